@@ -1,0 +1,114 @@
+# toibench: build, test, report and benchmark. `make help` lists the targets.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+# Project-mandatory flags: kept apart so `make CFLAGS=...` cannot drop them.
+TOI_CFLAGS := -Isrc -Ireference -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+              -ffp-contract=off -fno-fast-math -pthread -MMD -MP
+BUILD := build
+
+PKGS := mpfr gmp criterion
+# Evaluated lazily so that flags are read after `deps` has installed them.
+MPFR_CFLAGS = $(shell pkg-config --cflags mpfr gmp 2>/dev/null)
+MPFR_LIBS = $(or $(shell pkg-config --libs mpfr gmp 2>/dev/null),-lmpfr -lgmp)
+CRIT_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
+CRIT_LIBS = $(or $(shell pkg-config --libs criterion 2>/dev/null),-lcriterion)
+
+LIB_SRC := $(wildcard src/*.c)
+REF_SRC := $(wildcard reference/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+REF_OBJ := $(REF_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+TOIBENCH := $(BUILD)/toibench
+LIBTOI := $(BUILD)/libtoi.a
+LIBREF := $(BUILD)/libtoiref.a
+TESTBIN := $(BUILD)/toitest
+
+APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox
+
+.PHONY: all deps check-deps test report bench install uninstall clean help
+
+## all: build build/toibench, build/libtoi.a and build/libtoiref.a
+all: $(TOIBENCH) $(LIBTOI) $(LIBREF)
+
+## deps: install missing Debian packages (apt-get as root, else print the command)
+deps:
+	@missing=""; \
+	for p in $(APT_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present ($(APT_PKGS))"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "deps: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "deps: missing$$missing; run as root:"; \
+	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	fi
+
+check-deps:
+	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null 2>&1; then :; \
+	else $(MAKE) --no-print-directory deps; fi
+
+$(BUILD)/%.o: %.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
+	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
+
+$(LIBTOI): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBREF): $(REF_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(TOIBENCH): $(CLI_OBJ) $(LIBREF) $(LIBTOI)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm -ldl
+
+$(TESTBIN): $(TEST_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
+
+## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
+test: $(TESTBIN)
+	$(TESTBIN) -j2 --short-filename
+
+## report: run the built-in default suite and write the report under reports/
+report: $(TOIBENCH)
+	$(TOIBENCH) report
+
+## bench: measure throughput and memory, as ratios against baselines in the same run
+bench: $(TOIBENCH)
+	bash reports/bench.sh $(TOIBENCH)
+
+## install: install toibench, the libraries and headers under $(DESTDIR)$(PREFIX)
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench
+	install -m 755 $(TOIBENCH) $(DESTDIR)$(PREFIX)/bin/toibench
+	install -m 644 $(LIBTOI) $(LIBREF) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 src/toi.h reference/toiref.h $(DESTDIR)$(PREFIX)/include/toibench/
+
+## uninstall: remove what install put in place
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/toibench $(DESTDIR)$(PREFIX)/lib/libtoi.a $(DESTDIR)$(PREFIX)/lib/libtoiref.a
+	rm -rf $(DESTDIR)$(PREFIX)/include/toibench
+
+## clean: remove build/ and generated report output
+clean:
+	rm -rf $(BUILD) reports/out
+
+## help: list the targets
+help:
+	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## /  make /'
+
+-include $(LIB_OBJ:.o=.d) $(REF_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,53 @@
+/* toiref.h: the certified reference (GMP exact classes, MPFR correctly rounded roots). */
+#ifndef TOIREF_H
+#define TOIREF_H
+
+#include "toi.h"
+
+/// The exact answer for one case.
+///
+/// With s = pB - pA, v = vB - vA, R = rA + rB (+ delta) taken as exact reals:
+/// a = v.v, b = s.v, c = s.s - R^2, D = b^2 - a c. The class is decided
+/// exactly, in this order: overlap if c < 0; else static if a = 0; else if
+/// c = 0: contact when b < 0, otherwise separating; else separating if b >= 0;
+/// else miss if D < 0, graze if D = 0, hit if D > 0.
+typedef struct toi_ref {
+  toi_class cls;   ///< exact class
+  double tlo;      ///< RN((-b - sqrt D)/a), NaN unless a > 0 and D >= 0
+  double thi;      ///< RN((-b + sqrt D)/a), NaN unless a > 0 and D >= 0
+  double tfwd;     ///< the smallest root >= 0 (decided exactly), else NaN
+  double trev;     ///< the largest root <= 0 (decided exactly), else NaN
+  int fwd_is_lo;   ///< 1 when tfwd is the lower root, 0 when the upper, -1 none
+  int rev_is_lo;   ///< 1 when trev is the lower root, 0 when the upper, -1 none
+} toi_ref;
+
+/// Solves a case exactly. Every finite double input is legal.
+TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
+
+/// Same with the contact distance R + delta instead of R (delta a finite
+/// double, R + delta >= 0 required, else TOI_ERR_RANGE).
+TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta);
+
+/// Error of a double T against the exact root t* in direction dir:
+/// *ulp = |T - t*| / ulp(t*) with ulp(x) = 2^(max(e,-1022)-52) for
+/// 2^e <= |x| < 2^(e+1) (ulp(0) = 2^-1074), accurate to the printed digits;
+/// *bits = log2(1 + |ord(T) - ord(RN(t*))|), ord the position of a double in
+/// the ordered set of doubles (Herbie's measure: 0 when T = RN(t*), 1 for a
+/// neighbour).
+/// Both are NaN when there is no such root or T is NaN; +Inf when T is infinite
+/// and t* is not.
+TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c,
+                                      toi_direction dir);
+
+/// Relative condition number of the root in direction dir with respect to all
+/// inputs (positions, velocities, radii):
+/// kappa = sum_i |x_i dt/dx_i| / |t|, from the exact derivatives of
+/// F(t, x) = |s + v t|^2 - R^2 = 0 (dt/dx = -F_x / F_t), evaluated in MPFR.
+/// +Inf when t* = 0 or D = 0; NaN when there is no such root.
+TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir);
+
+/// Versions of the linked MPFR and GMP libraries, for reports.
+const char *toi_ref_mpfr_version(void);
+const char *toi_ref_gmp_version(void);
+
+#endif

@@ -1,0 +1,58 @@
+/* cli.h: shared helpers of the toibench command-line tool (the only code that prints). */
+#ifndef TOI_CLI_H
+#define TOI_CLI_H
+
+#include <stdio.h>
+#include "toi.h"
+
+/// Exit codes of every command.
+enum {
+  EXIT_OK = 0,       ///< success
+  EXIT_RUNTIME = 1,  ///< runtime failure (I/O, memory, a solver that failed)
+  EXIT_USAGE = 2,    ///< bad command line
+  EXIT_INPUT = 3     ///< invalid input file
+};
+
+/// A command: name, one-line summary, entry point.
+typedef struct cli_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} cli_command;
+
+/// Prints "toibench CMD: message" and the "Try" line to stderr; returns EXIT_USAGE.
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// Prints "toibench: message" to stderr.
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/// Reads every case file named in paths into list; prints every diagnostic.
+/// Returns EXIT_OK, EXIT_INPUT or EXIT_RUNTIME.
+int cli_read_case_files(toi_caselist *list, int npaths, char **paths);
+
+/// Splits a comma-separated list of formulation names ("all" or NULL means
+/// every built-in one). Returns the count, or -1 after printing an error
+/// naming the unknown formulation. *out is malloc'ed.
+int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out);
+
+/// Output that appears only when complete: writes go to a temporary file
+/// beside path, cli_out_commit renames it into place, cli_out_abort removes it.
+/// path "-" or NULL means stdout.
+typedef struct cli_out {
+  FILE *f;
+  char path[4096];
+  char tmp[4096];
+  int is_stdout;
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
+int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
+void cli_out_abort(cli_out *o);
+
+/// Parses a whole decimal or hex number; 0 on success.
+int cli_parse_double(const char *s, double *out);
+int cli_parse_long(const char *s, long *out);
+int cli_parse_u64(const char *s, unsigned long long *out);
+
+/// Writes a double as C99 hex float, or "nan", "inf", "-inf".
+void cli_print_hex(FILE *f, double x);
+
+#endif

@@ -1,0 +1,50 @@
+/* main.c: the toibench command dispatcher. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+int cmd_list(int argc, char **argv);
+int cmd_reference(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+/* COMMAND DECLARATIONS: add `int cmd_NAME(int argc, char **argv);` above this line */
+
+static const cli_command commands[] = {
+    {"list", "list the formulations with their source and summary", cmd_list},
+    {"reference", "print the certified exact class and roots of each case", cmd_reference},
+    {"solve", "print one formulation's verdict and time for each case", cmd_solve},
+    {"run", "score formulations against the certified reference", cmd_run},
+    /* COMMAND TABLE: add `{"NAME", "summary", cmd_NAME},` above this line */
+};
+
+static void print_help(FILE *f) {
+  fprintf(f,
+          "Usage: toibench COMMAND [OPTIONS] [FILE...]\n"
+          "A verification and numerical-accuracy bench for the time of impact of two\n"
+          "moving balls. Formulations in double precision are checked against a\n"
+          "certified MPFR/GMP reference.\n\nCommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n'toibench COMMAND --help' describes a command.\n"
+          "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 invalid input.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_help(stderr);
+    return EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_help(stdout);
+    return EXIT_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("toibench %s\n", TOI_VERSION);
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "toibench: unknown command '%s'\nTry 'toibench --help'\n", argv[1]);
+  return EXIT_USAGE;
+}

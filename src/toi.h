@@ -1,0 +1,143 @@
+/* toi.h: the toibench double-precision library: cases, classes and formulations. */
+#ifndef TOI_H
+#define TOI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define TOI_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define TOI_MUST_USE __attribute__((warn_unused_result))
+#else
+#define TOI_MUST_USE
+#endif
+
+/// Longest case ID, terminating NUL excluded.
+#define TOI_ID_MAX 63
+
+/// Status codes returned by library functions; 0 is success.
+typedef enum toi_status {
+  TOI_OK = 0,
+  TOI_ERR_IO = 1,      ///< a file could not be read or written
+  TOI_ERR_INPUT = 3,   ///< the input is invalid (see the error list)
+  TOI_ERR_NOMEM = 4,   ///< out of memory
+  TOI_ERR_RANGE = 5    ///< an argument is outside its legal range
+} toi_status;
+
+/// Exact class of a two-ball problem, or a formulation's verdict.
+/// The order of the reference's decision is documented in reference/toiref.h.
+typedef enum toi_class {
+  TOI_NONE = 0,      ///< formulation only: "no contact" without saying why
+  TOI_OVERLAP,       ///< c < 0: the balls overlap at t = 0
+  TOI_STATIC,        ///< a = 0: no relative motion
+  TOI_CONTACT,       ///< c = 0 and b < 0: touching now and approaching
+  TOI_SEPARATING,    ///< c = 0 and b >= 0, or c > 0 and b >= 0
+  TOI_MISS,          ///< approaching but D < 0
+  TOI_GRAZE,         ///< D = 0: one touching instant
+  TOI_HIT,           ///< D > 0: a forward contact
+  TOI_CLASS_COUNT
+} toi_class;
+
+/// Name of a class as printed and parsed ("none", "overlap", ...).
+const char *toi_class_name(toi_class c);
+/// Parses a class name; returns -1 when the name is unknown.
+int toi_class_parse(const char *name);
+
+/// Verdict groups used to score a formulation against the exact class.
+typedef enum toi_group {
+  TOI_G_NOCONTACT = 0,  ///< none, miss, separating, static
+  TOI_G_CONTACT,        ///< hit, graze, contact
+  TOI_G_OVERLAP         ///< overlap
+} toi_group;
+toi_group toi_class_group(toi_class c);
+
+/// One two-ball case. In 2D the third components are zero.
+typedef struct toi_case {
+  char id[TOI_ID_MAX + 1]; ///< letters, digits and ._:-
+  int dim;                 ///< 2 or 3
+  double pa[3];            ///< centre of ball A at t = 0
+  double va[3];            ///< velocity of ball A
+  double ra;               ///< radius of A, >= 0
+  double ma;               ///< mass of A, > 0
+  double pb[3];            ///< centre of ball B at t = 0
+  double vb[3];            ///< velocity of ball B
+  double rb;               ///< radius of B, >= 0
+  double mb;               ///< mass of B, > 0
+} toi_case;
+
+/// A formulation's answer: its own verdict and its time (NaN when none).
+typedef struct toi_result {
+  toi_class cls; ///< the formulation's verdict
+  double t;      ///< contact time in the formulation's direction, or NaN
+} toi_result;
+
+/// Which root a formulation answers.
+typedef enum toi_direction {
+  TOI_FORWARD = 0, ///< the smallest root >= 0
+  TOI_REVERSE = 1  ///< the largest root <= 0 (reverse time, overlap recovery)
+} toi_direction;
+
+typedef toi_result (*toi_solve_fn)(const toi_case *c);
+
+/// A registered formulation.
+typedef struct toi_formulation {
+  const char *name;      ///< the name used with -f
+  const char *source;    ///< the document it comes from
+  const char *summary;   ///< one line: what it computes and its quirks
+  toi_direction direction;
+  toi_solve_fn solve;
+} toi_formulation;
+
+/// The built-in formulations, in a stable order; *count receives their number.
+const toi_formulation *toi_formulations(size_t *count);
+/// The formulation with this name, or NULL.
+const toi_formulation *toi_formulation_find(const char *name);
+
+/* ---- case files (caseio.c) ---- */
+
+/// One diagnostic about an input file.
+typedef struct toi_diag {
+  char file[256];
+  long line;     ///< 1-based line number, 0 for the whole file
+  int field;     ///< 1-based field number, 0 when not about a field
+  char field_name[16];
+  char message[160];
+} toi_diag;
+
+/// A growable list of cases read from files.
+typedef struct toi_caselist {
+  toi_case *items;
+  size_t count, cap;
+} toi_caselist;
+
+/// Diagnostics collected while reading; at most TOI_DIAG_MAX are kept.
+#define TOI_DIAG_MAX 20
+typedef struct toi_diags {
+  toi_diag items[TOI_DIAG_MAX];
+  size_t count;  ///< number kept
+  size_t total;  ///< number of problems found (may exceed count)
+} toi_diags;
+
+/// Reads one case file (or "-" for stdin) and appends its cases to list.
+/// On any bad line the whole file is refused: nothing is appended, diags
+/// lists the problems and TOI_ERR_INPUT is returned.
+TOI_MUST_USE toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags);
+/// Parses one text buffer as if it were a file named name.
+TOI_MUST_USE toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text,
+                                        size_t len, toi_diags *diags);
+/// Parses one non-comment line into *c; returns 0 or a field number > 0 on error
+/// with a message in msg.
+int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz);
+void toi_caselist_free(toi_caselist *list);
+TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
+/// Formats a diagnostic as "FILE:LINE: field N (name): message".
+void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
+/// Writes one case as a v1 line (hex floats, round-trip exact) with a newline.
+int toi_write_case(FILE *f, const toi_case *c);
+/// Field name of field number n (1-based) for a case of dimension dim.
+const char *toi_field_name(int dim, int n);
+/// True when id is a legal case ID.
+int toi_id_valid(const char *id);
+
+#endif
