@@ -1,0 +1,394 @@
+/* caseio.c: reading and writing case files (format v1). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "toi.h"
+
+static const char *const names2[14] = {"id",   "dim",  "pA.x", "pA.y", "vA.x", "vA.y", "rA",
+                                        "mA",   "pB.x", "pB.y", "vB.x", "vB.y", "rB",   "mB"};
+static const char *const names3[18] = {"id",   "dim",  "pA.x", "pA.y", "pA.z", "vA.x",
+                                        "vA.y", "vA.z", "rA",   "mA",   "pB.x", "pB.y",
+                                        "pB.z", "vB.x", "vB.y", "vB.z", "rB",   "mB"};
+
+const char *toi_field_name(int dim, int n) {
+  if (dim == 3 && n >= 1 && n <= 18) return names3[n - 1];
+  if (n >= 1 && n <= 14) return names2[n - 1];
+  return "extra";
+}
+
+static int id_char(int ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+         ch == '_' || ch == ':' || ch == '-';
+}
+
+int toi_id_valid(const char *id) {
+  size_t n = strlen(id);
+  if (n == 0 || n > TOI_ID_MAX) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!id_char((unsigned char)id[i])) return 0;
+  return 1;
+}
+
+/* Reads a whole token as the nearest double. strtod also accepts "inf",
+ * "nan" and hex floats; the first two are refused here because every field
+ * must be finite. Underflow to a subnormal or zero is the nearest double and
+ * is legal; overflow is not. */
+static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
+  const char *p = tok;
+  if (*p == '+' || *p == '-') p++;
+  if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))) {
+    if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
+      snprintf(msg, msgsz, "'%.40s' is not finite (NaN and Inf are not allowed)", tok);
+    else
+      snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+    return -1;
+  }
+  char *end;
+  errno = 0;
+  double x = strtod(tok, &end);
+  if (end == tok || *end != '\0') {
+    snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+    return -1;
+  }
+  if (errno == ERANGE && isinf(x)) {
+    snprintf(msg, msgsz, "'%.40s' is beyond the double range (overflow)", tok);
+    return -1;
+  }
+  if (!isfinite(x)) {
+    snprintf(msg, msgsz, "'%.40s' is not finite", tok);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}
+
+int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
+  char buf[4096];
+  size_t len = strlen(line);
+  if (len >= sizeof buf) {
+    *field = 0;
+    snprintf(msg, msgsz, "line is longer than %zu characters", sizeof buf - 1);
+    return -1;
+  }
+  memcpy(buf, line, len + 1);
+  char *tok[20];
+  int n = 0;
+  for (char *p = buf; *p;) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) break;
+    if (n < 20) tok[n] = p;
+    n++;
+    while (*p && *p != ' ' && *p != '\t') p++;
+    if (*p) *p++ = '\0';
+  }
+  for (int i = 0; i < n && i < 20; i++)
+    for (const char *q = tok[i]; *q; q++)
+      if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f) {
+        *field = i + 1;
+        snprintf(msg, msgsz, "control character 0x%02x in the field", (unsigned char)*q);
+        return -1;
+      }
+  memset(c, 0, sizeof *c);
+  if (n < 2) {
+    *field = 0;
+    snprintf(msg, msgsz, "expected 14 fields (2D) or 18 fields (3D), found %d", n);
+    return -1;
+  }
+  if (!toi_id_valid(tok[0])) {
+    *field = 1;
+    if (strlen(tok[0]) > TOI_ID_MAX)
+      snprintf(msg, msgsz, "ID longer than %d characters", TOI_ID_MAX);
+    else
+      snprintf(msg, msgsz, "ID '%.40s' has a character outside letters, digits and ._:-", tok[0]);
+    return -1;
+  }
+  strcpy(c->id, tok[0]);
+  if (!strcmp(tok[1], "2"))
+    c->dim = 2;
+  else if (!strcmp(tok[1], "3"))
+    c->dim = 3;
+  else {
+    *field = 2;
+    snprintf(msg, msgsz, "DIM must be 2 or 3, found '%.40s'", tok[1]);
+    return -1;
+  }
+  int want = c->dim == 2 ? 14 : 18;
+  if (n != want) {
+    *field = 0;
+    snprintf(msg, msgsz, "expected %d fields for DIM %d, found %d", want, c->dim, n);
+    return -1;
+  }
+  double v[18];
+  for (int i = 2; i < want; i++) {
+    if (parse_number(tok[i], &v[i], msg, msgsz)) {
+      *field = i + 1;
+      return -1;
+    }
+  }
+  int d = c->dim, k = 2;
+  for (int i = 0; i < d; i++) c->pa[i] = v[k++];
+  for (int i = 0; i < d; i++) c->va[i] = v[k++];
+  c->ra = v[k++];
+  c->ma = v[k++];
+  for (int i = 0; i < d; i++) c->pb[i] = v[k++];
+  for (int i = 0; i < d; i++) c->vb[i] = v[k++];
+  c->rb = v[k++];
+  c->mb = v[k++];
+  int ra_f = 2 * d + 3, ma_f = ra_f + 1, rb_f = 4 * d + 5, mb_f = rb_f + 1;
+  if (c->ra < 0) {
+    *field = ra_f;
+    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->ra);
+    return -1;
+  }
+  if (!(c->ma > 0)) {
+    *field = ma_f;
+    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->ma);
+    return -1;
+  }
+  if (c->rb < 0) {
+    *field = rb_f;
+    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->rb);
+    return -1;
+  }
+  if (!(c->mb > 0)) {
+    *field = mb_f;
+    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->mb);
+    return -1;
+  }
+  return 0;
+}
+
+void toi_caselist_free(toi_caselist *list) {
+  free(list->items);
+  list->items = NULL;
+  list->count = list->cap = 0;
+}
+
+toi_status toi_caselist_push(toi_caselist *list, const toi_case *c) {
+  if (list->count == list->cap) {
+    size_t cap = list->cap ? 2 * list->cap : 64;
+    toi_case *p = realloc(list->items, cap * sizeof *p);
+    if (!p) return TOI_ERR_NOMEM;
+    list->items = p;
+    list->cap = cap;
+  }
+  list->items[list->count++] = *c;
+  return TOI_OK;
+}
+
+static void add_diag(toi_diags *dg, const char *name, long line, int field, int dim, const char *msg) {
+  dg->total++;
+  if (dg->count >= TOI_DIAG_MAX) return;
+  toi_diag *d = &dg->items[dg->count++];
+  snprintf(d->file, sizeof d->file, "%s", name);
+  d->line = line;
+  d->field = field;
+  snprintf(d->field_name, sizeof d->field_name, "%s", field ? toi_field_name(dim, field) : "");
+  snprintf(d->message, sizeof d->message, "%s", msg);
+}
+
+void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz) {
+  if (d->line == 0)
+    snprintf(buf, bufsz, "%s: %s", d->file, d->message);
+  else if (d->field == 0)
+    snprintf(buf, bufsz, "%s:%ld: %s", d->file, d->line, d->message);
+  else
+    snprintf(buf, bufsz, "%s:%ld: field %d (%s): %s", d->file, d->line, d->field, d->field_name,
+             d->message);
+}
+
+/* Duplicate IDs are found with an open-addressing table of indices into the
+ * new cases, so a file of millions of cases stays linear. */
+static uint64_t hash_id(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text, size_t len,
+                           toi_diags *diags) {
+  toi_caselist local = {0};
+  size_t *table = NULL, tcap = 0;
+  long *lines = NULL;
+  size_t lines_cap = 0;
+  toi_status st = TOI_OK;
+  size_t first_diag = diags->total;
+  char *linebuf = NULL;
+  size_t linecap = 0;
+  long lineno = 0;
+  int nonempty = 0;
+
+  if (memchr(text, '\0', len)) {
+    const char *z = memchr(text, '\0', len);
+    long ln = 1;
+    for (const char *p = text; p < z; p++) ln += *p == '\n';
+    add_diag(diags, name, ln, 0, 2, "NUL byte in the file (not a text file)");
+    return TOI_ERR_INPUT;
+  }
+  for (size_t pos = 0; pos < len;) {
+    const char *start = text + pos;
+    const char *nl = memchr(start, '\n', len - pos);
+    size_t l = nl ? (size_t)(nl - start) : len - pos;
+    pos += l + (nl ? 1 : 0);
+    lineno++;
+    if (l > 0 && start[l - 1] == '\r') l--; /* CRLF files are accepted */
+    if (l + 1 > linecap) {
+      linecap = l + 1 > 256 ? l + 1 : 256;
+      char *nb = realloc(linebuf, linecap);
+      if (!nb) {
+        st = TOI_ERR_NOMEM;
+        goto out;
+      }
+      linebuf = nb;
+    }
+    memcpy(linebuf, start, l);
+    linebuf[l] = '\0';
+    const char *p = linebuf;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == '\0' || *p == '#') continue;
+    nonempty = 1;
+    toi_case c;
+    int field = 0;
+    char msg[160];
+    if (toi_parse_case_line(&c, p, &field, msg, sizeof msg)) {
+      add_diag(diags, name, lineno, field, c.dim ? c.dim : 2, msg);
+      continue;
+    }
+    if ((st = toi_caselist_push(&local, &c)) != TOI_OK) goto out;
+    if (local.count > lines_cap) {
+      lines_cap = lines_cap ? 2 * lines_cap : 64;
+      long *nl2 = realloc(lines, lines_cap * sizeof *lines);
+      if (!nl2) {
+        st = TOI_ERR_NOMEM;
+        goto out;
+      }
+      lines = nl2;
+    }
+    lines[local.count - 1] = lineno;
+    if (2 * local.count > tcap) {
+      size_t ncap = tcap ? 2 * tcap : 256;
+      size_t *nt = malloc(ncap * sizeof *nt);
+      if (!nt) {
+        st = TOI_ERR_NOMEM;
+        goto out;
+      }
+      for (size_t i = 0; i < ncap; i++) nt[i] = SIZE_MAX;
+      for (size_t i = 0; i + 1 < local.count; i++) {
+        size_t h = hash_id(local.items[i].id) & (ncap - 1);
+        while (nt[h] != SIZE_MAX) h = (h + 1) & (ncap - 1);
+        nt[h] = i;
+      }
+      free(table);
+      table = nt;
+      tcap = ncap;
+    }
+    size_t h = hash_id(c.id) & (tcap - 1);
+    int dup = 0;
+    while (table[h] != SIZE_MAX) {
+      if (!strcmp(local.items[table[h]].id, c.id)) {
+        snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", c.id, lines[table[h]]);
+        add_diag(diags, name, lineno, 1, c.dim, msg);
+        dup = 1;
+        break;
+      }
+      h = (h + 1) & (tcap - 1);
+    }
+    if (dup)
+      local.count--;
+    else
+      table[h] = local.count - 1;
+  }
+  if (diags->total > first_diag) {
+    st = TOI_ERR_INPUT;
+    goto out;
+  }
+  if (!nonempty) {
+    add_diag(diags, name, 0, 0, 2, "no cases (the file is empty or holds only comments)");
+    st = TOI_ERR_INPUT;
+    goto out;
+  }
+  for (size_t i = 0; i < local.count; i++)
+    if ((st = toi_caselist_push(list, &local.items[i])) != TOI_OK) goto out;
+out:
+  free(linebuf);
+  free(table);
+  free(lines);
+  toi_caselist_free(&local);
+  return st;
+}
+
+toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags) {
+  int is_stdin = !strcmp(path, "-");
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+    add_diag(diags, path, 0, 0, 2, msg);
+    return TOI_ERR_IO;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    if (!is_stdin) fclose(f);
+    return TOI_ERR_NOMEM;
+  }
+  for (;;) {
+    if (len == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        if (!is_stdin) fclose(f);
+        return TOI_ERR_NOMEM;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  int err = ferror(f);
+  if (!is_stdin) fclose(f);
+  if (err) {
+    free(buf);
+    add_diag(diags, path, 0, 0, 2, "read error");
+    return TOI_ERR_IO;
+  }
+  toi_status st = toi_parse_cases(list, is_stdin ? "<stdin>" : path, buf, len, diags);
+  free(buf);
+  return st;
+}
+
+int toi_format_case(char *buf, size_t bufsz, const toi_case *c) {
+  size_t n = 0;
+  int w = snprintf(buf, bufsz, "%s %d", c->id, c->dim);
+  if (w < 0) return w;
+  n = (size_t)w;
+  double v[18];
+  int k = 0;
+  for (int i = 0; i < c->dim; i++) v[k++] = c->pa[i];
+  for (int i = 0; i < c->dim; i++) v[k++] = c->va[i];
+  v[k++] = c->ra;
+  v[k++] = c->ma;
+  for (int i = 0; i < c->dim; i++) v[k++] = c->pb[i];
+  for (int i = 0; i < c->dim; i++) v[k++] = c->vb[i];
+  v[k++] = c->rb;
+  v[k++] = c->mb;
+  for (int i = 0; i < k; i++) {
+    w = snprintf(n < bufsz ? buf + n : NULL, n < bufsz ? bufsz - n : 0, " %a", v[i]);
+    if (w < 0) return w;
+    n += (size_t)w;
+  }
+  return (int)n;
+}
+
+int toi_write_case(FILE *f, const toi_case *c) {
+  char buf[1024];
+  int n = toi_format_case(buf, sizeof buf, c);
+  if (n < 0 || (size_t)n >= sizeof buf) return -1;
+  return fprintf(f, "%s\n", buf) < 0 ? -1 : 0;
+}

@@ -1,0 +1,27 @@
+/* classes.c: names and groups of the exact classes and verdicts. */
+#include <string.h>
+#include "toi.h"
+
+static const char *const class_names[TOI_CLASS_COUNT] = {
+    "none", "overlap", "static", "contact", "separating", "miss", "graze", "hit"};
+
+const char *toi_class_name(toi_class c) {
+  if ((unsigned)c >= TOI_CLASS_COUNT) return "invalid";
+  return class_names[c];
+}
+
+int toi_class_parse(const char *name) {
+  for (int i = 0; i < TOI_CLASS_COUNT; i++)
+    if (!strcmp(name, class_names[i])) return i;
+  return -1;
+}
+
+toi_group toi_class_group(toi_class c) {
+  switch (c) {
+    case TOI_HIT:
+    case TOI_GRAZE:
+    case TOI_CONTACT: return TOI_G_CONTACT;
+    case TOI_OVERLAP: return TOI_G_OVERLAP;
+    default: return TOI_G_NOCONTACT;
+  }
+}

@@ -1,0 +1,196 @@
+/* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "toibench %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nTry 'toibench --help' or 'toibench %s --help'\n", cmd);
+  va_end(ap);
+  return EXIT_USAGE;
+}
+
+void cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "toibench: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int cli_read_case_files(toi_caselist *list, int npaths, char **paths) {
+  int rc = EXIT_OK;
+  for (int i = 0; i < npaths; i++) {
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    toi_status st = toi_read_cases(list, paths[i], &dg);
+    for (size_t k = 0; k < dg.count; k++) {
+      char buf[700];
+      toi_diag_format(&dg.items[k], buf, sizeof buf);
+      fprintf(stderr, "%s\n", buf);
+    }
+    if (dg.total > dg.count)
+      fprintf(stderr, "%s: %zu more problems not shown\n", paths[i], dg.total - dg.count);
+    if (st == TOI_ERR_NOMEM) {
+      cli_error("out of memory reading %s", paths[i]);
+      return EXIT_RUNTIME;
+    }
+    if (st == TOI_ERR_IO) rc = EXIT_RUNTIME;
+    if (st == TOI_ERR_INPUT && rc == EXIT_OK) rc = EXIT_INPUT;
+  }
+  if (rc == EXIT_INPUT) fprintf(stderr, "toibench: invalid input: nothing was written\n");
+  return rc;
+}
+
+int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out) {
+  size_t n;
+  const toi_formulation *all = toi_formulations(&n);
+  *out = NULL;
+  if (!names || !strcmp(names, "all")) {
+    const toi_formulation **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) return -1;
+    for (size_t i = 0; i < n; i++) v[i] = &all[i];
+    *out = v;
+    return (int)n;
+  }
+  size_t len = strlen(names);
+  const toi_formulation **v = malloc((len + 1) * sizeof *v);
+  char *copy = strdup(names);
+  if (!v || !copy) {
+    free(v);
+    free(copy);
+    return -1;
+  }
+  int count = 0;
+  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    const toi_formulation *f = toi_formulation_find(tok);
+    if (!f) {
+      fprintf(stderr, "toibench %s: unknown formulation '%s' (see 'toibench list')\n", cmd, tok);
+      free(v);
+      free(copy);
+      return -1;
+    }
+    int dup = 0;
+    for (int i = 0; i < count; i++) dup |= v[i] == f;
+    if (!dup) v[count++] = f;
+  }
+  free(copy);
+  if (count == 0) {
+    fprintf(stderr, "toibench %s: empty formulation list\n", cmd);
+    free(v);
+    return -1;
+  }
+  *out = v;
+  return count;
+}
+
+int cli_out_open(cli_out *o, const char *path) {
+  memset(o, 0, sizeof *o);
+  if (!path || !strcmp(path, "-")) {
+    o->f = stdout;
+    o->is_stdout = 1;
+    return 0;
+  }
+  if (strlen(path) + 16 >= sizeof o->path) {
+    cli_error("%s: path too long", path);
+    return -1;
+  }
+  snprintf(o->path, sizeof o->path, "%s", path);
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    cli_error("%s: cannot create: %s", path, strerror(errno));
+    return -1;
+  }
+  o->f = fdopen(fd, "w");
+  if (!o->f) {
+    close(fd);
+    unlink(o->tmp);
+    cli_error("%s: cannot open: %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+int cli_out_commit(cli_out *o) {
+  if (o->is_stdout) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      cli_error("write error on standard output");
+      return -1;
+    }
+    return 0;
+  }
+  int bad = ferror(o->f);
+  if (fclose(o->f) != 0) bad = 1;
+  o->f = NULL;
+  if (bad) {
+    unlink(o->tmp);
+    cli_error("%s: write error", o->path);
+    return -1;
+  }
+  if (chmod(o->tmp, 0644) != 0 || rename(o->tmp, o->path) != 0) {
+    cli_error("%s: cannot move into place: %s", o->path, strerror(errno));
+    unlink(o->tmp);
+    return -1;
+  }
+  return 0;
+}
+
+void cli_out_abort(cli_out *o) {
+  if (o->is_stdout || !o->f) return;
+  fclose(o->f);
+  o->f = NULL;
+  unlink(o->tmp);
+}
+
+int cli_parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || !isfinite(x)) return -1;
+  *out = x;
+  return 0;
+}
+
+int cli_parse_long(const char *s, long *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (end == s || *end || errno) return -1;
+  *out = x;
+  return 0;
+}
+
+int cli_parse_u64(const char *s, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  if (*s == '-') return -1;
+  /* Accept 1e6-style counts too, when they are exact integers. */
+  unsigned long long x = strtoull(s, &end, 0);
+  if (*end == 'e' || *end == 'E') {
+    double d = strtod(s, &end);
+    if (*end || d < 0 || d > 1.8e19 || d != floor(d)) return -1;
+    x = (unsigned long long)d;
+  }
+  if (end == s || *end || errno) return -1;
+  *out = x;
+  return 0;
+}
+
+void cli_print_hex(FILE *f, double x) {
+  if (isnan(x))
+    fputs("nan", f);
+  else if (isinf(x))
+    fputs(x > 0 ? "inf" : "-inf", f);
+  else
+    fprintf(f, "%a", x);
+}

@@ -1,0 +1,86 @@
+/* cmd_reference.c: `toibench reference`, the certified class and roots of each case. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "toiref.h"
+
+static void help(void) {
+  printf("Usage: toibench reference [--target-distance DELTA] [-o FILE] FILE...\n"
+         "Prints one line per case, in input order:\n"
+         "  ID CLASS TLO THI\n"
+         "CLASS is the exact class (overlap, static, contact, separating, miss, graze, hit),\n"
+         "decided exactly with GMP; TLO <= THI are the roots of |s + v t| = R correctly\n"
+         "rounded to the nearest double (C99 hex floats), or nan when there is no real root.\n"
+         "  --target-distance DELTA  solve |s + v t| = R + DELTA instead (engines that stop\n"
+         "                           short of contact); R + DELTA must be >= 0\n"
+         "  -o FILE                  write to FILE (only when complete) instead of stdout\n"
+         "FILE may be '-' for standard input.\n");
+}
+
+int cmd_reference(int argc, char **argv) {
+  const char *outpath = NULL;
+  double delta = 0;
+  int have_delta = 0, nfiles = 0;
+  char **files = calloc((size_t)argc, sizeof *files);
+  if (!files) return EXIT_RUNTIME;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      help();
+      free(files);
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+      outpath = argv[++i];
+    } else if (!strcmp(argv[i], "--target-distance") && i + 1 < argc) {
+      if (cli_parse_double(argv[++i], &delta)) {
+        free(files);
+        return cli_usage_error("reference", "--target-distance needs a finite number, got '%s'", argv[i]);
+      }
+      have_delta = 1;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      free(files);
+      return cli_usage_error("reference", "unknown option '%s'", argv[i]);
+    } else {
+      files[nfiles++] = argv[i];
+    }
+  }
+  if (nfiles == 0) {
+    free(files);
+    return cli_usage_error("reference", "no case file given");
+  }
+  toi_caselist list = {0};
+  int rc = cli_read_case_files(&list, nfiles, files);
+  free(files);
+  if (rc != EXIT_OK) {
+    toi_caselist_free(&list);
+    return rc;
+  }
+  cli_out out;
+  if (cli_out_open(&out, outpath)) {
+    toi_caselist_free(&list);
+    return EXIT_RUNTIME;
+  }
+  for (size_t i = 0; i < list.count; i++) {
+    toi_ref ref;
+    const toi_case *c = &list.items[i];
+    toi_status st = have_delta ? toi_ref_solve_target(&ref, c, delta) : toi_ref_solve(&ref, c);
+    if (st == TOI_ERR_RANGE) {
+      cli_error("case %s: R + DELTA is negative", c->id);
+      cli_out_abort(&out);
+      toi_caselist_free(&list);
+      return EXIT_USAGE;
+    }
+    if (st != TOI_OK) {
+      cli_error("case %s: the reference failed (status %d)", c->id, (int)st);
+      cli_out_abort(&out);
+      toi_caselist_free(&list);
+      return EXIT_RUNTIME;
+    }
+    fprintf(out.f, "%s %s ", c->id, toi_class_name(ref.cls));
+    cli_print_hex(out.f, ref.tlo);
+    fputc(' ', out.f);
+    cli_print_hex(out.f, ref.thi);
+    fputc('\n', out.f);
+  }
+  toi_caselist_free(&list);
+  return cli_out_commit(&out) ? EXIT_RUNTIME : EXIT_OK;
+}

@@ -1,0 +1,201 @@
+/* test_caseio.c: the case file format v1: parsing, rejection, round trip. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "toi.h"
+
+static toi_status parse(toi_caselist *l, const char *text, toi_diags *dg) {
+  memset(dg, 0, sizeof *dg);
+  return toi_parse_cases(l, "t.cases", text, strlen(text), dg);
+}
+
+Test(caseio, reads_decimal_hex_and_extremes) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  const char *text =
+      "# comment\n\n  \t\n"
+      "a 2 1 -2 0x1.8p+1 -0x1p-1074 0.5 3  1e300 -1e-300 4.9e-324 1.7976931348623157e308 0 1e-320\n"
+      "b.c:d_e-f 3 0 0 0 1 2 3 0 1  1 1 1 0 0 0 2 2\n";
+  cr_assert_eq(parse(&l, text, &dg), TOI_OK, "first diag: %s", dg.count ? dg.items[0].message : "");
+  cr_assert_eq(l.count, 2);
+  toi_case *a = &l.items[0], *b = &l.items[1];
+  cr_assert_str_eq(a->id, "a");
+  cr_assert_eq(a->dim, 2);
+  cr_assert_eq(a->pa[0], 1.0);
+  cr_assert_eq(a->pa[1], -2.0);
+  cr_assert_eq(a->va[0], 3.0);
+  cr_assert_eq(a->va[1], -0x1p-1074);
+  cr_assert_eq(a->ra, 0.5);
+  cr_assert_eq(a->ma, 3.0);
+  cr_assert_eq(a->pb[0], 1e300);
+  cr_assert_eq(a->pb[1], -1e-300);
+  cr_assert_eq(a->vb[0], 0x1p-1074);
+  cr_assert_eq(a->vb[1], 0x1.fffffffffffffp+1023);
+  cr_assert_eq(a->rb, 0.0);
+  cr_assert_eq(a->mb, 1e-320);
+  cr_assert_eq(a->pa[2], 0.0);
+  cr_assert_str_eq(b->id, "b.c:d_e-f");
+  cr_assert_eq(b->dim, 3);
+  cr_assert_eq(b->va[2], 3.0);
+  cr_assert_eq(b->rb, 2.0);
+  cr_assert_eq(b->mb, 2.0);
+  toi_caselist_free(&l);
+}
+
+Test(caseio, decimal_is_read_as_nearest_double) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  /* 0.1 and 2^-1075 * 3 (halfway cases are where a sloppy reader goes wrong). */
+  cr_assert_eq(parse(&l, "x 2 0.1 0 0 0 1 1 0 0 0 0 1 1\n", &dg), TOI_OK);
+  cr_assert_eq(l.items[0].pa[0], 0x1.999999999999ap-4);
+  toi_caselist_free(&l);
+}
+
+Test(caseio, crlf_is_accepted) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  cr_assert_eq(parse(&l, "# c\r\nx 2 0 0 0 0 1 1 3 0 -1 0 1 2\r\ny 2 0 0 0 0 1 1 3 0 -1 0 1 2\r\n", &dg),
+               TOI_OK);
+  cr_assert_eq(l.count, 2);
+  cr_assert_eq(l.items[0].mb, 2.0);
+  toi_caselist_free(&l);
+}
+
+Test(caseio, bad_file_is_refused_whole) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  cr_assert_eq(parse(&l, "x 2 0 0 0 0 1 1 3 0 -1 0 1 2\ny 2 0 0 0 0 1 1 3 0 -1 0 1 0\n", &dg),
+               TOI_ERR_INPUT);
+  cr_assert_eq(l.count, 0, "no case of a refused file may be kept");
+  cr_assert_eq(dg.total, 1);
+  char buf[512];
+  toi_diag_format(&dg.items[0], buf, sizeof buf);
+  cr_assert_str_eq(buf, "t.cases:2: field 14 (mB): mass must be > 0, found 0");
+}
+
+Test(caseio, diagnostics_are_capped_but_counted) {
+  char *text = malloc(100 * 40);
+  size_t n = 0;
+  for (int i = 0; i < 50; i++) n += (size_t)sprintf(text + n, "c%d 2 0 0\n", i);
+  toi_caselist l = {0};
+  toi_diags dg;
+  cr_assert_eq(parse(&l, text, &dg), TOI_ERR_INPUT);
+  cr_assert_eq(dg.count, TOI_DIAG_MAX);
+  cr_assert_eq(dg.total, 50);
+  cr_assert_eq(dg.items[TOI_DIAG_MAX - 1].line, TOI_DIAG_MAX);
+  free(text);
+}
+
+Test(caseio, nul_byte_is_refused) {
+  toi_caselist l = {0};
+  toi_diags dg = {0};
+  const char text[] = "x 2 0 0 0 0 1 1 3 0 -1 0 1 2\n\0y";
+  cr_assert_eq(toi_parse_cases(&l, "t.cases", text, sizeof text - 1, &dg), TOI_ERR_INPUT);
+  cr_assert_eq(dg.items[0].line, 2);
+}
+
+static uint64_t sm_state;
+static uint64_t splitmix(void) {
+  uint64_t z = (sm_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double random_finite(void) {
+  for (;;) {
+    uint64_t u = splitmix();
+    double d;
+    memcpy(&d, &u, sizeof d);
+    if (isfinite(d)) return d;
+  }
+}
+
+Test(caseio, format_then_parse_is_bit_exact) {
+  const char *seed = getenv("TOI_TEST_SEED");
+  sm_state = seed ? strtoull(seed, NULL, 0) : 12345;
+  const char *sc = getenv("TOI_TEST_SCALE");
+  int count = 2000 * (sc ? atoi(sc) : 1);
+  for (int i = 0; i < count; i++) {
+    toi_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.id, sizeof c.id, "r%d", i);
+    c.dim = 2 + (i & 1);
+    for (int k = 0; k < c.dim; k++) {
+      c.pa[k] = random_finite();
+      c.va[k] = random_finite();
+      c.pb[k] = random_finite();
+      c.vb[k] = random_finite();
+    }
+    c.ra = fabs(random_finite());
+    c.rb = fabs(random_finite());
+    c.ma = fabs(random_finite()) + 0x1p-1074;
+    c.mb = fabs(random_finite()) + 0x1p-1074;
+    char line[1024];
+    int n = toi_format_case(line, sizeof line, &c);
+    cr_assert(n > 0 && (size_t)n < sizeof line);
+    toi_case back;
+    int field = 0;
+    char msg[160];
+    cr_assert_eq(toi_parse_case_line(&back, line, &field, msg, sizeof msg), 0,
+                 "seed %s: line %s: %s (include this in bug reports)", seed ? seed : "12345", line, msg);
+    cr_assert_eq(memcmp(&back, &c, sizeof c), 0, "round trip of %s changed bits", line);
+  }
+}
+
+/* Every file in cases/bad/ is refused with exactly the messages listed in
+ * cases/bad/EXPECTED (written from the format's rules, not from the program). */
+Test(caseio, bad_corpus_messages) {
+  FILE *f = fopen(TOI_SOURCE_DIR "/cases/bad/EXPECTED", "r");
+  cr_assert_not_null(f);
+  char line[1024];
+  int checked = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    line[strcspn(line, "\n")] = 0;
+    char *tab = strchr(line, '\t');
+    cr_assert_not_null(tab);
+    *tab = 0;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/cases/bad/%s", TOI_SOURCE_DIR, line);
+    toi_caselist l = {0};
+    toi_diags dg = {0};
+    cr_assert_eq(toi_read_cases(&l, path, &dg), TOI_ERR_INPUT, "%s was not refused", line);
+    cr_assert_eq(l.count, 0);
+    int found = 0;
+    for (size_t i = 0; i < dg.count; i++) {
+      char buf[700];
+      toi_diag_format(&dg.items[i], buf, sizeof buf);
+      const char *base = strstr(buf, "/cases/bad/");
+      if (base && !strcmp(base + strlen("/cases/bad/"), tab + 1)) found = 1;
+    }
+    cr_assert(found, "%s: expected message '%s' not produced", line, tab + 1);
+    checked++;
+  }
+  fclose(f);
+  cr_assert_geq(checked, 15);
+}
+
+Test(caseio, good_corpus_parses) {
+  const char *files[] = {"/cases/degenerate.cases", "/cases/documents.cases"};
+  for (size_t i = 0; i < 2; i++) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s%s", TOI_SOURCE_DIR, files[i]);
+    toi_caselist l = {0};
+    toi_diags dg = {0};
+    cr_assert_eq(toi_read_cases(&l, path, &dg), TOI_OK, "%s: %s", files[i],
+                 dg.count ? dg.items[0].message : "");
+    cr_assert_gt(l.count, 5);
+    toi_caselist_free(&l);
+  }
+}
+
+Test(caseio, class_names_round_trip) {
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) cr_assert_eq(toi_class_parse(toi_class_name((toi_class)c)), c);
+  cr_assert_eq(toi_class_parse("bogus"), -1);
+  cr_assert_eq(toi_class_group(TOI_GRAZE), TOI_G_CONTACT);
+  cr_assert_eq(toi_class_group(TOI_MISS), TOI_G_NOCONTACT);
+  cr_assert_eq(toi_class_group(TOI_OVERLAP), TOI_G_OVERLAP);
+}
