@@ -1,0 +1,218 @@
+/* test_cli.c: the toibench command line end to end (exit codes, outputs, atomicity). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct run_out {
+  int status;
+  char out[1 << 16];
+  char err[1 << 14];
+} run_out;
+
+static void slurp(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "r");
+  size_t got = f ? fread(buf, 1, n - 1, f) : 0;
+  buf[got] = 0;
+  if (f) fclose(f);
+}
+
+/* Runs `toibench ARGS` from the source directory; captures both streams. */
+static run_out *run(const char *args) {
+  static run_out r;
+  char dir[] = "/tmp/toicliXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char cmd[4096], o[64], e[64];
+  snprintf(o, sizeof o, "%s/out", dir);
+  snprintf(e, sizeof e, "%s/err", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >%s 2>%s </dev/null", TOI_SOURCE_DIR, TOIBENCH_PATH, args, o, e);
+  int st = system(cmd);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  slurp(o, r.out, sizeof r.out);
+  slurp(e, r.err, sizeof r.err);
+  unlink(o);
+  unlink(e);
+  rmdir(dir);
+  return &r;
+}
+
+static int count_lines(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+/* Finds the line of case id in `reference` output and parses it. */
+static void ref_line(const char *out, const char *id, char *cls, double *lo, double *hi) {
+  char key[80];
+  snprintf(key, sizeof key, "\n%s ", id);
+  char buf[1 << 16];
+  snprintf(buf, sizeof buf, "\n%s", out);
+  const char *p = strstr(buf, key);
+  cr_assert_not_null(p, "case %s missing from reference output", id);
+  char l[64], h[64];
+  cr_assert_eq(sscanf(p + strlen(key), "%31s %63s %63s", cls, l, h), 3);
+  *lo = strtod(l, NULL);
+  *hi = strtod(h, NULL);
+}
+
+Test(cli, help_everywhere) {
+  const char *cmds[] = {"--help", "list --help", "reference --help", "solve --help", "run --help"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    run_out *r = run(cmds[i]);
+    cr_assert_eq(r->status, 0, "%s", cmds[i]);
+    cr_assert(strstr(r->out, "Usage") || strstr(r->out, "usage"), "%s: no usage text", cmds[i]);
+  }
+}
+
+Test(cli, usage_errors_exit_2) {
+  const char *cmds[] = {"", "frobnicate", "reference", "solve cases/degenerate.cases",
+                        "solve -f nosuch cases/degenerate.cases", "run -f nosuch cases/degenerate.cases",
+                        "run --bogus cases/degenerate.cases"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    run_out *r = run(cmds[i]);
+    cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
+    cr_assert(strstr(r->err, "toibench"), "'%s': no message", cmds[i]);
+  }
+}
+
+/* The reference on exact constructions whose roots are known in closed form
+ * (cases/degenerate.cases explains each). */
+Test(cli, reference_exact_constructions) {
+  run_out *r = run("reference cases/degenerate.cases");
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  char cls[32];
+  double lo, hi;
+  ref_line(r->out, "c345-hit", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "hit");
+  cr_assert(lo == 4 && hi == 8);
+  ref_line(r->out, "c345-contact", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "contact");
+  cr_assert(lo == 0 && hi == 2);
+  ref_line(r->out, "c345-leaving", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "separating");
+  cr_assert(lo == -2 && hi == 0);
+  ref_line(r->out, "tangent-graze", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "graze");
+  cr_assert(lo == 10 && hi == 10);
+  ref_line(r->out, "tangent-miss", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "miss");
+  cr_assert(isnan(lo) && isnan(hi));
+  ref_line(r->out, "tangent-hit", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 7 && hi == 13);
+  ref_line(r->out, "static-apart", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "static") && isnan(lo));
+  ref_line(r->out, "overlap", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "overlap") && lo == -3 && hi == 1);
+  ref_line(r->out, "overlap-static", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "overlap") && isnan(lo));
+  ref_line(r->out, "zero-radius", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "graze") && lo == 2 && hi == 2);
+  ref_line(r->out, "zero-radius-miss", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "miss");
+  ref_line(r->out, "head-on-3d", cls, &lo, &hi);
+  /* 11/13 and 15/13 correctly rounded: IEEE division of exact integers is. */
+  cr_assert(!strcmp(cls, "hit") && lo == 11.0 / 13.0 && hi == 15.0 / 13.0);
+  ref_line(r->out, "separating-past", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "separating") && lo == -7 && hi == -3);
+  ref_line(r->out, "pass-wide", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "miss");
+  ref_line(r->out, "third", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 1.0 / 3.0 && hi == 5.0 / 3.0);
+  ref_line(r->out, "subnormal-speed", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 0x1p1019 && isinf(hi) && hi > 0);
+  ref_line(r->out, "subnormal-time", cls, &lo, &hi);
+  cr_assert_str_eq(cls, "hit");
+  cr_assert_eq(lo, 0x1p-1053);
+  cr_assert_eq(hi, (4 - 0x1p-53) * 0x1p-1000);
+  ref_line(r->out, "huge", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 16 && hi == 48);
+  ref_line(r->out, "tiny", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 16 && hi == 48);
+}
+
+Test(cli, reference_document_times) {
+  run_out *r = run("reference cases/documents.cases");
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  char cls[32];
+  double lo, hi;
+  /* 001 figure 7: 0.9, 0.7, 0.5; the exact roots are (9/10, 11/10) etc., RN of each. */
+  ref_line(r->out, "doc001-fig7-AB", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "hit") && lo == 9.0 / 10.0 && hi == 11.0 / 10.0);
+  ref_line(r->out, "doc001-fig7-BC", cls, &lo, &hi);
+  cr_assert(lo == 7.0 / 10.0 && hi == 9.0 / 10.0);
+  ref_line(r->out, "doc001-fig7-AC", cls, &lo, &hi);
+  cr_assert(lo == 0.5 && hi == 0.7);
+  ref_line(r->out, "doc000-fig1", cls, &lo, &hi);
+  cr_assert(lo == 7.0 / 5.0 && hi == 13.0 / 5.0);
+  ref_line(r->out, "doc002-reverse", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "separating") && lo == -0.75 && hi == -0.25);
+  ref_line(r->out, "doc004-overlap", cls, &lo, &hi);
+  cr_assert(!strcmp(cls, "overlap") && lo == -0.25 && hi == 1.75);
+}
+
+Test(cli, bad_input_exit_3_and_no_output_file) {
+  char path[] = "/tmp/toiclioutXXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  unlink(path);
+  const char *cmds[] = {"reference", "solve -f ericson", "run --rows"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    char args[512];
+    snprintf(args, sizeof args, "%s %s%s cases/degenerate.cases cases/bad/several.cases", cmds[i],
+             i == 2 ? "" : "-o ", path);
+    run_out *r = run(args);
+    cr_assert_eq(r->status, 3, "%s: exit %d", args, r->status);
+    cr_assert(strstr(r->err, "several.cases:2: field 13 (rB)"), "%s: %s", args, r->err);
+    cr_assert(strstr(r->err, "several.cases:5: field 14 (mB)"));
+    cr_assert_str_eq(r->out, "");
+    struct stat sb;
+    cr_assert_neq(stat(path, &sb), 0, "%s left an output file behind", args);
+  }
+}
+
+Test(cli, missing_file_is_runtime_error) {
+  run_out *r = run("reference /nonexistent/x.cases");
+  cr_assert_eq(r->status, 1);
+  cr_assert(strstr(r->err, "/nonexistent/x.cases"));
+}
+
+Test(cli, solve_and_run_cover_every_case_and_formulation) {
+  run_out *r = run("list --names");
+  cr_assert_eq(r->status, 0);
+  int nf = count_lines(r->out);
+  cr_assert_geq(nf, 9, "every document formulation must be registered");
+  static const char *names[] = {"expanded", "expanded-corner", "inner-product", "ericson", "minkowski",
+                                "phet", "phet-reverse", "overlap-recovery", "gsl-stable"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "%s\n", names[i]);
+    cr_assert(strstr(r->out, key), "formulation %s missing", names[i]);
+  }
+  r = run("reference cases/degenerate.cases");
+  int ncases = count_lines(r->out);
+  r = run("solve -f ericson cases/degenerate.cases");
+  cr_assert_eq(r->status, 0);
+  cr_assert_eq(count_lines(r->out), ncases);
+  /* Ericson on the 3-4-5 hit: c = 128, a = 4, b = -24, d = 64, t = (24 - 8)/4 = 4 exactly. */
+  cr_assert(strstr(r->out, "c345-hit hit 0x1p+2\n"), "%s", r->out);
+  char rows[] = "/tmp/toirowsXXXXXX";
+  int fd = mkstemp(rows);
+  close(fd);
+  char args[256];
+  snprintf(args, sizeof args, "run --rows %s cases/degenerate.cases cases/documents.cases", rows);
+  r = run(args);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) cr_assert(strstr(r->out, names[i]));
+  char buf[1 << 16];
+  run_out *ref2 = run("reference cases/documents.cases");
+  int total = ncases + count_lines(ref2->out);
+  slurp(rows, buf, sizeof buf);
+  cr_assert(!strncmp(buf, "# id formulation class ref_class t ref_t ulp bits\n", 50));
+  cr_assert_eq(count_lines(buf), 1 + total * nf);
+  unlink(rows);
+}
