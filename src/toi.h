@@ -87,7 +87,12 @@ typedef struct toi_formulation {
   const char *summary;   ///< one line: what it computes and its quirks
   toi_direction direction;
   toi_solve_fn solve;
+  /// Exact classes the formulation claims to answer, as a mask of
+  /// TOI_CLASS_BIT(cls); 0 means every class. Cases outside it are counted as
+  /// out of domain and not scored (overlap-recovery answers only overlaps).
+  unsigned domain;
 } toi_formulation;
+#define TOI_CLASS_BIT(cls) (1u << (unsigned)(cls))
 
 /// The built-in formulations, in a stable order; *count receives their number.
 const toi_formulation *toi_formulations(size_t *count);
@@ -133,6 +138,9 @@ void toi_caselist_free(toi_caselist *list);
 TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
 /// Formats a diagnostic as "FILE:LINE: field N (name): message".
 void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
+/// Formats one case as a v1 line without newline; returns the length that
+/// the full line needs (like snprintf).
+int toi_format_case(char *buf, size_t bufsz, const toi_case *c);
 /// Writes one case as a v1 line (hex floats, round-trip exact) with a newline.
 int toi_write_case(FILE *f, const toi_case *c);
 /// Field name of field number n (1-based) for a case of dimension dim.
