@@ -8,6 +8,7 @@ CFLAGS ?= -O2 -g
 TOI_CFLAGS := -Isrc -Ireference -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
               -ffp-contract=off -fno-fast-math -pthread -MMD -MP
 BUILD := build
+GIT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 PKGS := mpfr gmp criterion
 # Evaluated lazily so that flags are read after `deps` has installed them.
@@ -59,6 +60,12 @@ check-deps:
 $(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -c $< -o $@
+
+# The report names the version and flags it was built with.
+$(BUILD)/src/cli/report_write.o: src/cli/report_write.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
+	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off"' -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | check-deps
 	@mkdir -p $(dir $@)

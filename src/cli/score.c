@@ -23,7 +23,7 @@ toi_status score_result(score_case *out, toi_result r, toi_direction dir, unsign
     toi_group ge = toi_class_group(ref->cls);
     if (gv == ge)
       out->kind = SCORE_AGREE;
-    else if (gv == TOI_G_NOCONTACT)
+    else if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT)
       out->kind = SCORE_MISSED;
     else if (ge == TOI_G_NOCONTACT)
       out->kind = SCORE_GHOST;

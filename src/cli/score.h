@@ -9,9 +9,10 @@
 ///
 /// Forward formulations: verdicts and exact classes fall in three groups:
 /// no contact {none, miss, separating, static}, contact {hit, graze, contact}
-/// and overlap {overlap}. Same group: agree. Exact contact or overlap but a
-/// no-contact verdict: missed. Exact no contact but a contact or overlap
-/// verdict: ghost. Contact against overlap: other.
+/// and overlap {overlap}. Same group: agree. Exact contact but a no-contact
+/// verdict: missed. Exact no contact but a contact or overlap verdict: ghost.
+/// Any other disagreement (an exact overlap reported as no contact or as a
+/// contact, an exact contact reported as an overlap): other.
 /// Reverse formulations: the exact answer "has a reverse contact" when the
 /// largest root <= 0 exists; the verdict claims one unless it is in the
 /// no-contact group. missed / ghost as above.

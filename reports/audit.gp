@@ -1,0 +1,18 @@
+# audit.gp: distributions of energy error and contact gap from the pairwise response audit.
+# Usage: gnuplot -c audit.gp DATA OUT svg|png "NAME1 NAME2 ..."
+out_file = ARG2
+out_fmt = ARG3
+names = ARG4
+data = ARG1
+load sprintf("%s/common.gp", system("dirname ".ARG0))
+set multiplot layout 1,2 title "Collision response audit (E = 1): cumulative distributions"
+set key inside left top font ",8"
+set logscale x
+set format x "10^{%L}"
+set yrange [0:1.02]
+set ylabel "fraction of audited hits at or below"
+set xlabel "|relative kinetic energy error|"
+plot for [i=1:words(names)] data index (i-1) using ($2 > 0 ? $2 : 1e-20):1 with steps lw 2 lc rgb col(i) title word(names, i)
+set xlabel "|contact gap| / R"
+plot for [i=1:words(names)] data index (i-1) using ($3 > 0 ? $3 : 1e-20):1 with steps lw 2 lc rgb col(i) notitle
+unset multiplot

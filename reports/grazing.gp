@@ -1,0 +1,14 @@
+# grazing.gp: median and max ULP error against the grazing parameter k.
+# Usage: gnuplot -c grazing.gp DATA OUT svg|png "NAME1 NAME2 ..."
+out_file = ARG2
+out_fmt = ARG3
+names = ARG4
+data = ARG1
+load sprintf("%s/common.gp", system("dirname ".ARG0))
+set title "ULP error near grazing (impact parameter R(1 - 2^{-k}))"
+set xlabel "k"
+set ylabel "ULP error (solid: median, dashed: max; below 1e-3 drawn at 1e-3)"
+set logscale y
+set format y "10^{%L}"
+plot for [i=1:words(names)] data index (i-1) using 1:(column(3) > 0 ? clampu($4) : NaN) with linespoints pt 7 ps 0.4 lw 2 lc rgb col(i) title word(names, i), \
+     for [i=1:words(names)] data index (i-1) using 1:(column(3) > 0 ? clampu($5) : NaN) with lines dt 2 lw 1 lc rgb col(i) notitle

@@ -1,0 +1,15 @@
+# kappa.gp: ULP error against the condition number kappa of t*, with the line error = kappa.
+# Usage: gnuplot -c kappa.gp DATA OUT svg|png "NAME1 NAME2 ..."
+out_file = ARG2
+out_fmt = ARG3
+names = ARG4
+data = ARG1
+load sprintf("%s/common.gp", system("dirname ".ARG0))
+set title "Error against conditioning (line: error = {/Symbol k}, i.e. relative error = {/Symbol k} u)"
+set xlabel "condition number {/Symbol k} of t*"
+set ylabel "ULP error (below 1e-3 drawn at 1e-3)"
+set logscale xy
+set format x "10^{%L}"
+set format y "10^{%L}"
+plot for [i=1:words(names)] data index (i-1) using 1:(clampu($2)) with points pt 7 ps 0.3 lc rgb col(i) title word(names, i), \
+     x with lines lw 2 lc rgb "black" title "error = {/Symbol k}"

@@ -1,0 +1,142 @@
+/* cmd_report.c: `toibench report`, the accuracy report (HTML, Markdown, JSON, gnuplot plots). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "report.h"
+#include "sweep.h"
+
+static void help(void) {
+  printf(
+      "Usage: toibench report [--quick | --suite FILE] [--out DIR] [--seed S] [-j N] [--quiet]\n"
+      "Runs the built-in default suite and writes an accuracy report to DIR\n"
+      "(default reports/out/): index.html (open it in a browser; no external resources),\n"
+      "summary.md (tables for a pull request), report.json (every figure of the tables),\n"
+      "img/*.svg and img/*.png (gnuplot), data/*.dat (the data behind every plot) and\n"
+      "worst.cases (the worst cases, replayable).\n\n"
+      "The default suite (generated, seed 1; 'toibench gen --help' describes the families):\n"
+      "  mixed          120000 cases: the summary table, distributions, kappa, audits\n"
+      "  grazing        k = 1..60, 600 cases per k\n"
+      "  near-contact   k = 1..60, 300 cases per k\n"
+      "  far            e = 0..15, 600 cases per e\n"
+      "plus a pairwise response audit of up to 4000 exact hits (E = 1) and a many-ball\n"
+      "simulation (200 balls, 2D box, 20000 events) per forward formulation and the\n"
+      "reference.\n"
+      "  --quick        a 20x smaller suite and simulation (for tests)\n"
+      "  --suite FILE   use the cases of FILE instead of the mixed family for the table,\n"
+      "                 distributions and audits (the family plots stay generated)\n"
+      "  --out DIR      output folder; written to a temporary folder and moved into place\n"
+      "                 only when complete (an existing DIR is replaced)\n"
+      "  --seed S       generator seed (default 1)\n"
+      "  -j N           threads (default: the number of cores)\n"
+      "  --quiet        no progress line\n"
+      "gnuplot (Debian package gnuplot-nox) must be installed.\n");
+}
+
+static int gnuplot_present(void) {
+  return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+int cmd_report(int argc, char **argv) {
+  rep_data d;
+  memset(&d, 0, sizeof d);
+  d.opts.out_dir = "reports/out";
+  d.opts.seed = 1;
+  d.opts.jobs = sweep_default_jobs();
+  d.opts.progress = isatty(2);
+  /* The reproducing command: every option but those that do not change the
+   * content (-j, --quiet). */
+  size_t cmdlen = (size_t)snprintf(d.opts.command, sizeof d.opts.command, "toibench report");
+  for (int i = 1; i < argc && cmdlen < sizeof d.opts.command; i++) {
+    if (!strcmp(argv[i], "--quiet")) continue;
+    if (!strcmp(argv[i], "-j")) {
+      i++;
+      continue;
+    }
+    cmdlen += (size_t)snprintf(d.opts.command + cmdlen, sizeof d.opts.command - cmdlen, " %s", argv[i]);
+  }
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help();
+      return EXIT_OK;
+    } else if (!strcmp(a, "--quick")) {
+      d.opts.quick = 1;
+    } else if (!strcmp(a, "--quiet")) {
+      d.opts.progress = 0;
+    } else if (!strcmp(a, "--suite") && i + 1 < argc) {
+      d.opts.suite_file = argv[++i];
+    } else if (!strcmp(a, "--out") && i + 1 < argc) {
+      d.opts.out_dir = argv[++i];
+    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+      unsigned long long s;
+      if (cli_parse_u64(argv[++i], &s)) return cli_usage_error("report", "--seed needs an integer");
+      d.opts.seed = s;
+    } else if (!strcmp(a, "-j") && i + 1 < argc) {
+      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return cli_usage_error("report", "-j needs 1..1024");
+    } else {
+      return cli_usage_error("report", "unknown option or missing value '%s'", a);
+    }
+  }
+  if (d.opts.quick && d.opts.suite_file) return cli_usage_error("report", "--quick and --suite exclude each other");
+  if (!gnuplot_present()) {
+    cli_error("report: gnuplot is not installed (Debian package gnuplot-nox: apt-get install gnuplot-nox,"
+              " or run 'make deps'); no report was written");
+    return EXIT_RUNTIME;
+  }
+
+  int nf = cli_parse_formulations("report", NULL, &d.fs);
+  if (nf < 0) return EXIT_RUNTIME;
+  d.nf = (size_t)nf;
+
+  int div = d.opts.quick ? 20 : 1;
+  rep_section *s = &d.sec[0];
+  if (d.opts.suite_file) {
+    toi_caselist list = {0};
+    char *paths[1] = {(char *)d.opts.suite_file};
+    int rc = cli_read_case_files(&list, 1, paths);
+    if (rc != EXIT_OK) {
+      toi_caselist_free(&list);
+      free(d.fs);
+      return rc;
+    }
+    snprintf(s->name, sizeof s->name, "suite");
+    s->from_file = 1;
+    s->n = list.count;
+    s->cases = list.items;
+  } else {
+    snprintf(s->name, sizeof s->name, "mixed");
+    gen_opts_default(&s->gen, GEN_MIXED);
+    s->gen.seed = d.opts.seed;
+    s->n = 120000 / (size_t)div;
+  }
+  struct {
+    const char *name;
+    gen_family fam;
+    size_t per_bin;
+  } fams[3] = {{"grazing", GEN_GRAZING, 600}, {"near-contact", GEN_NEAR_CONTACT, 300}, {"far", GEN_FAR, 600}};
+  d.nsec = 1;
+  for (int k = 0; k < 3; k++) {
+    rep_section *t = &d.sec[d.nsec++];
+    snprintf(t->name, sizeof t->name, "%s", fams[k].name);
+    gen_opts_default(&t->gen, fams[k].fam);
+    t->gen.seed = d.opts.seed;
+    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
+  }
+
+  double t0 = sweep_now();
+  int rc = EXIT_RUNTIME;
+  if (report_evaluate(&d)) goto out;
+  if (report_audit(&d)) goto out;
+  if (report_simulate(&d)) goto out;
+  report_timing(&d);
+  d.seconds_total = sweep_now() - t0;
+  if (report_write(&d, d.opts.out_dir)) goto out;
+  if (d.opts.progress || isatty(1))
+    fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d.opts.out_dir, d.seconds_total);
+  rc = EXIT_OK;
+out:
+  report_free(&d);
+  return rc;
+}

@@ -1,0 +1,90 @@
+/* report.h: the accuracy report: evaluated suites, audits, simulations, and their output. */
+#ifndef TOI_REPORT_H
+#define TOI_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "gen.h"
+#include "score.h"
+#include "toi.h"
+
+/// One evaluated section of the suite (a generated family, or a case file).
+typedef struct rep_section {
+  char name[32];          ///< "mixed", "grazing", "near-contact", "far", or "suite"
+  gen_opts gen;           ///< generator options (unused for a case file)
+  int from_file;
+  size_t n;               ///< cases
+  toi_case *cases;        ///< [n]
+  int *bin;               ///< [n] generator bin (k or e index), 0 for a file
+  int *param;             ///< [n] bin parameter value (k or e)
+  unsigned char *cls;     ///< [n] exact class
+  double *kappa;          ///< [n] condition number of the forward root (NaN if none)
+  double *ulp;            ///< [n * nf] ULP error, NaN when not timed
+  double *bits;           ///< [n * nf] bits of error, NaN when not timed
+  unsigned char *kind;    ///< [n * nf] score_kind
+  unsigned char *verdict; ///< [n * nf] the formulation's verdict
+} rep_section;
+
+/// Pairwise audit of one formulation (over the suite's exact hits and contacts).
+typedef struct rep_audit {
+  size_t n;                 ///< audited cases
+  double *ke, *mom, *gap, *angle, *vulp; ///< [n] per-case metrics
+  size_t *idx;              ///< [n] index of the case in the section
+  size_t penetrations;      ///< gap < -1e-12
+} rep_audit;
+
+/// Many-ball simulation of one kernel.
+typedef struct rep_sim {
+  char name[48];
+  int ran;                  ///< 0 when the kernel could not run
+  char status[64];          ///< how the run ended
+  size_t nsamples;
+  uint64_t *event;          ///< [nsamples]
+  double *ke_err;           ///< [nsamples]
+  double drift_per_mevent;  ///< |final ke_err| per 10^6 events
+  double final_ke_err;
+  uint64_t overlaps, missed, events;
+} rep_sim;
+
+typedef struct rep_opts {
+  int quick;
+  const char *suite_file;
+  const char *out_dir;
+  uint64_t seed;
+  int jobs;
+  int progress;
+  char command[1024];       ///< the command that reproduces the report
+} rep_opts;
+
+typedef struct rep_data {
+  rep_opts opts;
+  size_t nf;
+  const toi_formulation **fs;
+  size_t nsec;
+  rep_section sec[4];       ///< sec[0] is the main suite (mixed or the file)
+  rep_audit *audit;         ///< [nf]
+  size_t nsim;
+  rep_sim *sim;             ///< [nsim]
+  double *ns_per_call;      ///< [nf]
+  double ref_ns_per_call;
+  double seconds_eval, seconds_total;
+} rep_data;
+
+/// Evaluates every section against the reference (threads, deterministic).
+int report_evaluate(rep_data *d);
+/// Pairwise response audits of every forward formulation on sec[0].
+int report_audit(rep_data *d);
+/// Runs the many-ball simulation for every forward formulation and the reference.
+int report_simulate(rep_data *d);
+/// Measures ns per call of every formulation and of the reference on sec[0].
+void report_timing(rep_data *d);
+/// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
+int report_write(const rep_data *d, const char *dir);
+void report_free(rep_data *d);
+
+/// Quantile (nearest rank) of v[0..n-1] sorted ascending; NaN if n = 0.
+double rep_quantile_sorted(const double *v, size_t n, double q);
+/// Sorts a copy of the non-NaN values; returns the count (*out malloc'ed).
+size_t rep_sorted_copy(const double *v, size_t n, size_t stride, double **out);
+
+#endif

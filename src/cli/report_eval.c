@@ -1,0 +1,293 @@
+/* report_eval.c: the report's measurements: suite evaluation, pairwise audits, timing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "report.h"
+#include "response.h"
+#include "sweep.h"
+#include "toiref.h"
+#include "toiresp.h"
+
+#define CHUNK 512
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double rep_quantile_sorted(const double *v, size_t n, double q) {
+  if (n == 0) return NAN;
+  size_t k = (size_t)ceil(q * (double)n);
+  if (k == 0) k = 1;
+  if (k > n) k = n;
+  return v[k - 1];
+}
+
+size_t rep_sorted_copy(const double *v, size_t n, size_t stride, double **out) {
+  double *c = malloc((n ? n : 1) * sizeof *c);
+  size_t m = 0;
+  if (!c) {
+    *out = NULL;
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(v[i * stride])) c[m++] = v[i * stride];
+  qsort(c, m, sizeof *c, cmp_double);
+  *out = c;
+  return m;
+}
+
+typedef struct eval_ctx {
+  rep_data *d;
+  rep_section *s;
+  sweep_run *run;
+} eval_ctx;
+
+static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
+  (void)worker;
+  eval_ctx *e = vctx;
+  rep_section *s = e->s;
+  size_t nf = e->d->nf;
+  size_t lo = (size_t)chunk * CHUNK, hi = lo + CHUNK < s->n ? lo + CHUNK : s->n;
+  for (size_t i = lo; i < hi; i++) {
+    toi_case *c = &s->cases[i];
+    if (!s->from_file) {
+      size_t bin = 0;
+      if (gen_case(c, NULL, &bin, &s->gen, i) != TOI_OK) return 1;
+      const char *param;
+      int value;
+      char label[32];
+      gen_bin_describe(&s->gen, bin, &param, &value, label, sizeof label);
+      s->bin[i] = (int)bin;
+      s->param[i] = value;
+    }
+    toi_ref ref;
+    if (toi_ref_solve(&ref, c) != TOI_OK) return 2;
+    s->cls[i] = (unsigned char)ref.cls;
+    double kappa = NAN;
+    if (ref.fwd_is_lo >= 0 && toi_ref_kappa(&kappa, c, TOI_FORWARD) != TOI_OK) return 3;
+    s->kappa[i] = kappa;
+    for (size_t k = 0; k < nf; k++) {
+      score_case sc;
+      if (score_eval(&sc, e->d->fs[k], c, &ref) != TOI_OK) return 4;
+      s->ulp[i * nf + k] = sc.timed ? sc.ulp : NAN;
+      s->bits[i * nf + k] = sc.timed ? sc.bits : NAN;
+      s->kind[i * nf + k] = (unsigned char)sc.kind;
+      s->verdict[i * nf + k] = (unsigned char)sc.verdict;
+    }
+  }
+  atomic_fetch_add(&e->run->done, hi - lo);
+  return 0;
+}
+
+static int section_alloc(rep_section *s, size_t nf) {
+  size_t n = s->n ? s->n : 1;
+  if (!s->cases) s->cases = calloc(n, sizeof *s->cases);
+  s->bin = calloc(n, sizeof *s->bin);
+  s->param = calloc(n, sizeof *s->param);
+  s->cls = calloc(n, 1);
+  s->kappa = calloc(n, sizeof *s->kappa);
+  s->ulp = calloc(n * nf, sizeof *s->ulp);
+  s->bits = calloc(n * nf, sizeof *s->bits);
+  s->kind = calloc(n * nf, 1);
+  s->verdict = calloc(n * nf, 1);
+  return s->cases && s->bin && s->param && s->cls && s->kappa && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
+}
+
+int report_evaluate(rep_data *d) {
+  double t0 = sweep_now();
+  for (size_t k = 0; k < d->nsec; k++) {
+    rep_section *s = &d->sec[k];
+    if (section_alloc(s, d->nf)) {
+      cli_error("report: out of memory");
+      return -1;
+    }
+    sweep_run run;
+    memset(&run, 0, sizeof run);
+    eval_ctx e = {d, s, &run};
+    run.jobs = d->opts.jobs;
+    run.nchunks = (s->n + CHUNK - 1) / CHUNK;
+    run.fn = eval_chunk;
+    run.ctx = &e;
+    run.total = s->n;
+    run.progress = d->opts.progress;
+    char what[64];
+    snprintf(what, sizeof what, "report: %s", s->name);
+    run.what = what;
+    atomic_init(&run.done, 0);
+    int rc = sweep_parallel(&run);
+    if (rc) {
+      cli_error("report: evaluating section %s failed (code %d)", s->name, rc);
+      return -1;
+    }
+  }
+  d->seconds_eval = sweep_now() - t0;
+  return 0;
+}
+
+/* ---- pairwise response audit ---- */
+
+#define AUDIT_MAX 4000
+
+typedef struct audit_ctx {
+  rep_data *d;
+  size_t *todo; /* section indices of exact hits and contacts */
+  size_t ntodo;
+  sweep_run *run;
+} audit_ctx;
+
+static int audit_chunk(void *vctx, int worker, uint64_t chunk) {
+  (void)worker;
+  audit_ctx *a = vctx;
+  rep_data *d = a->d;
+  rep_section *s = &d->sec[0];
+  size_t lo = (size_t)chunk * 64, hi = lo + 64 < a->ntodo ? lo + 64 : a->ntodo;
+  for (size_t j = lo; j < hi; j++) {
+    size_t i = a->todo[j];
+    const toi_case *c = &s->cases[i];
+    for (size_t k = 0; k < d->nf; k++) {
+      rep_audit *au = &d->audit[k];
+      au->idx[j] = i;
+      au->ke[j] = au->mom[j] = au->gap[j] = au->angle[j] = au->vulp[j] = NAN;
+      if (d->fs[k]->direction != TOI_FORWARD) continue;
+      if (s->kind[i * d->nf + k] != SCORE_AGREE) continue;
+      toi_result r = d->fs[k]->solve(c);
+      if (!isfinite(r.t)) continue;
+      toi_response resp;
+      if (toi_response_compute(&resp, c, r.t, 1.0) != TOI_OK) continue;
+      toi_resp_audit ra;
+      if (toi_ref_response_audit(&ra, c, 1.0, resp.pa, resp.pb, resp.n, resp.va, resp.vb) != TOI_OK)
+        continue;
+      au->ke[j] = ra.ke_err;
+      au->mom[j] = ra.mom_err;
+      au->gap[j] = ra.gap;
+      au->angle[j] = ra.angle;
+      au->vulp[j] = ra.ulp_max;
+    }
+  }
+  atomic_fetch_add(&a->run->done, hi - lo);
+  return 0;
+}
+
+int report_audit(rep_data *d) {
+  rep_section *s = &d->sec[0];
+  d->audit = calloc(d->nf, sizeof *d->audit);
+  size_t *todo = malloc((s->n ? s->n : 1) * sizeof *todo);
+  if (!d->audit || !todo) {
+    free(todo);
+    cli_error("report: out of memory");
+    return -1;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < s->n && m < AUDIT_MAX; i++)
+    if (s->cls[i] == TOI_HIT || s->cls[i] == TOI_CONTACT) todo[m++] = i;
+  for (size_t k = 0; k < d->nf; k++) {
+    rep_audit *au = &d->audit[k];
+    au->n = m;
+    size_t n = m ? m : 1;
+    au->ke = malloc(n * sizeof(double));
+    au->mom = malloc(n * sizeof(double));
+    au->gap = malloc(n * sizeof(double));
+    au->angle = malloc(n * sizeof(double));
+    au->vulp = malloc(n * sizeof(double));
+    au->idx = malloc(n * sizeof(size_t));
+    if (!au->ke || !au->mom || !au->gap || !au->angle || !au->vulp || !au->idx) {
+      free(todo);
+      cli_error("report: out of memory");
+      return -1;
+    }
+  }
+  sweep_run run;
+  memset(&run, 0, sizeof run);
+  audit_ctx a = {d, todo, m, &run};
+  run.jobs = d->opts.jobs;
+  run.nchunks = (m + 63) / 64;
+  run.fn = audit_chunk;
+  run.ctx = &a;
+  run.total = m;
+  run.progress = d->opts.progress;
+  run.what = "report: audit";
+  atomic_init(&run.done, 0);
+  int rc = sweep_parallel(&run);
+  free(todo);
+  if (rc) {
+    cli_error("report: audit failed");
+    return -1;
+  }
+  for (size_t k = 0; k < d->nf; k++)
+    for (size_t j = 0; j < d->audit[k].n; j++)
+      if (d->audit[k].gap[j] < -1e-12) d->audit[k].penetrations++;
+  return 0;
+}
+
+/* ---- timing ---- */
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+/* The sink keeps the compiler from dropping calls whose results are unused. */
+static volatile double timing_sink;
+
+void report_timing(rep_data *d) {
+  rep_section *s = &d->sec[0];
+  size_t n = s->n < 20000 ? s->n : 20000;
+  d->ns_per_call = calloc(d->nf ? d->nf : 1, sizeof *d->ns_per_call);
+  if (!d->ns_per_call || n == 0) return;
+  for (size_t k = 0; k < d->nf; k++) {
+    double best = INFINITY;
+    for (int rep = 0; rep < 3; rep++) {
+      double acc = 0, t0 = now_ns();
+      for (size_t i = 0; i < n; i++) acc += d->fs[k]->solve(&s->cases[i]).t;
+      double dt = (now_ns() - t0) / (double)n;
+      timing_sink = acc;
+      if (dt < best) best = dt;
+    }
+    d->ns_per_call[k] = best;
+  }
+  size_t nr = n < 5000 ? n : 5000;
+  double t0 = now_ns(), acc = 0;
+  for (size_t i = 0; i < nr; i++) {
+    toi_ref ref;
+    if (toi_ref_solve(&ref, &s->cases[i]) == TOI_OK) acc += ref.tlo;
+  }
+  timing_sink = acc;
+  d->ref_ns_per_call = nr ? (now_ns() - t0) / (double)nr : NAN;
+}
+
+void report_free(rep_data *d) {
+  for (size_t k = 0; k < d->nsec; k++) {
+    rep_section *s = &d->sec[k];
+    free(s->cases);
+    free(s->bin);
+    free(s->param);
+    free(s->cls);
+    free(s->kappa);
+    free(s->ulp);
+    free(s->bits);
+    free(s->kind);
+    free(s->verdict);
+  }
+  if (d->audit)
+    for (size_t k = 0; k < d->nf; k++) {
+      rep_audit *a = &d->audit[k];
+      free(a->ke);
+      free(a->mom);
+      free(a->gap);
+      free(a->angle);
+      free(a->vulp);
+      free(a->idx);
+    }
+  free(d->audit);
+  for (size_t k = 0; k < d->nsim; k++) {
+    free(d->sim[k].event);
+    free(d->sim[k].ke_err);
+  }
+  free(d->sim);
+  free(d->ns_per_call);
+  free(d->fs);
+}

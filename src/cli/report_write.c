@@ -1,0 +1,832 @@
+/* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "report.h"
+#include "toiref.h"
+
+#ifndef TOI_GIT_VERSION
+#define TOI_GIT_VERSION "unknown"
+#endif
+#ifndef TOI_BUILD_FLAGS
+#define TOI_BUILD_FLAGS "unknown"
+#endif
+
+/* One row of the summary table. */
+typedef struct row {
+  const char *name;
+  const char *dir;
+  size_t cases, agree, missed, ghost, other, timed, ood;
+  double agree_pct, median, p99, max, max_bits;
+  double ke_max, mom_max, gap_min;
+  size_t penetrations;
+  double drift, ns;
+  long worst_ulp, first_missed, first_ghost, worst_ke, worst_gap; /* section indices or -1 */
+} row;
+
+static double maxabs(const double *v, size_t n, long *at) {
+  double m = NAN;
+  *at = -1;
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(v[i]) && (isnan(m) || fabs(v[i]) > m)) {
+      m = fabs(v[i]);
+      *at = (long)i;
+    }
+  return m;
+}
+
+static void build_rows(const rep_data *d, row *rows) {
+  const rep_section *s = &d->sec[0];
+  for (size_t k = 0; k < d->nf; k++) {
+    row *r = &rows[k];
+    memset(r, 0, sizeof *r);
+    r->name = d->fs[k]->name;
+    r->dir = d->fs[k]->direction == TOI_FORWARD ? "forward" : "reverse";
+    r->worst_ulp = r->first_missed = r->first_ghost = r->worst_ke = r->worst_gap = -1;
+    r->max_bits = NAN;
+    double maxu = -1;
+    for (size_t i = 0; i < s->n; i++) {
+      int kind = s->kind[i * d->nf + k];
+      if (kind == SCORE_OUT_OF_DOMAIN) {
+        r->ood++;
+        continue;
+      }
+      r->cases++;
+      if (kind == SCORE_AGREE) r->agree++;
+      if (kind == SCORE_MISSED) {
+        r->missed++;
+        if (r->first_missed < 0) r->first_missed = (long)i;
+      }
+      if (kind == SCORE_GHOST) {
+        r->ghost++;
+        if (r->first_ghost < 0) r->first_ghost = (long)i;
+      }
+      if (kind == SCORE_OTHER) r->other++;
+      double u = s->ulp[i * d->nf + k];
+      if (!isnan(u)) {
+        r->timed++;
+        if (u > maxu) {
+          maxu = u;
+          r->worst_ulp = (long)i;
+        }
+        double b = s->bits[i * d->nf + k];
+        if (isnan(r->max_bits) || b > r->max_bits) r->max_bits = b;
+      }
+    }
+    r->agree_pct = r->cases ? 100.0 * (double)r->agree / (double)r->cases : NAN;
+    double *sorted;
+    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->nf, &sorted);
+    r->median = rep_quantile_sorted(sorted, m, 0.5);
+    r->p99 = rep_quantile_sorted(sorted, m, 0.99);
+    r->max = m ? sorted[m - 1] : NAN;
+    free(sorted);
+    r->ke_max = r->mom_max = r->gap_min = NAN;
+    if (d->audit && d->fs[k]->direction == TOI_FORWARD) {
+      const rep_audit *a = &d->audit[k];
+      long at;
+      r->ke_max = maxabs(a->ke, a->n, &at);
+      if (at >= 0) r->worst_ke = (long)a->idx[at];
+      r->mom_max = maxabs(a->mom, a->n, &at);
+      for (size_t j = 0; j < a->n; j++)
+        if (!isnan(a->gap[j]) && (isnan(r->gap_min) || a->gap[j] < r->gap_min)) {
+          r->gap_min = a->gap[j];
+          r->worst_gap = (long)a->idx[j];
+        }
+      r->penetrations = a->penetrations;
+    }
+    r->drift = NAN;
+    for (size_t j = 0; j < d->nsim; j++)
+      if (!strcmp(d->sim[j].name, r->name) && d->sim[j].ran) r->drift = d->sim[j].drift_per_mevent;
+    r->ns = d->ns_per_call ? d->ns_per_call[k] : NAN;
+  }
+}
+
+/* ---- small output helpers ---- */
+
+static int mkdir_p(const char *path) {
+  char buf[PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static FILE *open_in(const char *dir, const char *name) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) cli_error("report: cannot write %s: %s", path, strerror(errno));
+  return f;
+}
+
+static int close_ok(FILE *f) {
+  int bad = ferror(f);
+  return fclose(f) || bad ? -1 : 0;
+}
+
+/* %.4g for people, "-" for a missing value, "inf" for infinity. */
+static const char *fmt_num(char *buf, size_t n, double x) {
+  if (isnan(x))
+    snprintf(buf, n, "-");
+  else if (isinf(x))
+    snprintf(buf, n, x > 0 ? "inf" : "-inf");
+  else
+    snprintf(buf, n, "%.4g", x);
+  return buf;
+}
+
+static void json_num(FILE *f, double x) {
+  if (isnan(x))
+    fputs("null", f);
+  else if (isinf(x))
+    fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
+  else
+    fprintf(f, "%.17g", x);
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void html_str(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '<')
+      fputs("&lt;", f);
+    else if (*s == '>')
+      fputs("&gt;", f);
+    else if (*s == '&')
+      fputs("&amp;", f);
+    else if (*s == '"')
+      fputs("&quot;", f);
+    else
+      fputc(*s, f);
+  }
+}
+
+/* Single-quotes s for /bin/sh. */
+static void shell_quote(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  if (k + 1 < n) out[k++] = '\'';
+  for (; *s && k + 5 < n; s++) {
+    if (*s == '\'') {
+      memcpy(out + k, "'\\''", 4);
+      k += 4;
+    } else {
+      out[k++] = *s;
+    }
+  }
+  if (k + 1 < n) out[k++] = '\'';
+  out[k] = 0;
+}
+
+/* ---- data files ---- */
+
+static int write_family(const rep_data *d, const rep_section *s, const char *dir, const char *file,
+                        const char *param) {
+  FILE *f = open_in(dir, file);
+  if (!f) return -1;
+  size_t nb = gen_bin_count(&s->gen);
+  fprintf(f, "# toibench report: %s family, per formulation (gnuplot index = formulation order)\n", s->name);
+  double *buf = malloc((s->n ? s->n : 1) * sizeof *buf);
+  if (!buf) {
+    fclose(f);
+    return -1;
+  }
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "%s# formulation %s\n# %s cases timed median_ulp max_ulp missed ghost other\n", k ? "\n\n" : "",
+            d->fs[k]->name, param);
+    int rows_written = 0;
+    for (size_t b = 0; b < nb; b++) {
+      size_t cases = 0, m = 0, missed = 0, ghost = 0, other = 0;
+      int value = 0;
+      for (size_t i = 0; i < s->n; i++) {
+        if ((size_t)s->bin[i] != b) continue;
+        value = s->param[i];
+        int kind = s->kind[i * d->nf + k];
+        if (kind == SCORE_OUT_OF_DOMAIN) continue;
+        cases++;
+        missed += kind == SCORE_MISSED;
+        ghost += kind == SCORE_GHOST;
+        other += kind == SCORE_OTHER;
+        double u = s->ulp[i * d->nf + k];
+        if (!isnan(u)) buf[m++] = u;
+      }
+      if (!cases) continue;
+      double *sorted;
+      size_t ms = rep_sorted_copy(buf, m, 1, &sorted);
+      double med = rep_quantile_sorted(sorted, ms, 0.5), mx = ms ? sorted[ms - 1] : NAN;
+      free(sorted);
+      fprintf(f, "%d %zu %zu %.6g %.6g %zu %zu %zu\n", value, cases, m, med, mx, missed, ghost, other);
+      rows_written = 1;
+    }
+    /* gnuplot numbers blocks by their data: an empty block needs a row. */
+    if (!rows_written) fprintf(f, "nan 0 0 nan nan nan nan nan\n");
+  }
+  free(buf);
+  return close_ok(f);
+}
+
+static int write_data(const rep_data *d, const char *dir) {
+  const rep_section *s = &d->sec[0];
+  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
+  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
+  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
+
+  FILE *f = open_in(dir, "kappa.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "%s# formulation %s\n# kappa ulp\n", k ? "\n\n" : "", d->fs[k]->name);
+    size_t timed = 0;
+    for (size_t i = 0; i < s->n; i++) timed += !isnan(s->ulp[i * d->nf + k]) && isfinite(s->kappa[i]);
+    size_t stride = timed > 1500 ? timed / 1500 : 1, seen = 0;
+    if (timed == 0) fprintf(f, "nan nan\n");
+    for (size_t i = 0; i < s->n; i++) {
+      double u = s->ulp[i * d->nf + k];
+      if (isnan(u) || !isfinite(s->kappa[i]) || !isfinite(u)) continue;
+      if (seen++ % stride) continue;
+      fprintf(f, "%.6g %.6g\n", s->kappa[i], u);
+    }
+  }
+  if (close_ok(f)) return -1;
+
+  f = open_in(dir, "cdf.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "%s# formulation %s\n# ulp fraction_at_or_below\n", k ? "\n\n" : "", d->fs[k]->name);
+    double *sorted;
+    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->nf, &sorted);
+    size_t step = m > 400 ? m / 400 : 1;
+    if (m == 0 || !isfinite(sorted[0])) fprintf(f, "nan nan\n");
+    for (size_t i = 0; i < m; i += step)
+      if (isfinite(sorted[i])) fprintf(f, "%.6g %.6g\n", sorted[i], (double)(i + 1) / (double)m);
+    if (m && isfinite(sorted[m - 1])) fprintf(f, "%.6g 1\n", sorted[m - 1]);
+    free(sorted);
+  }
+  if (close_ok(f)) return -1;
+
+  f = open_in(dir, "audit.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "%s# formulation %s\n# fraction abs_energy_error abs_gap\n", k ? "\n\n" : "", d->fs[k]->name);
+    if (!d->audit) {
+      fprintf(f, "nan nan nan\n");
+      continue;
+    }
+    const rep_audit *a = &d->audit[k];
+    double *ke = malloc((a->n ? a->n : 1) * sizeof *ke), *gp = malloc((a->n ? a->n : 1) * sizeof *gp);
+    if (!ke || !gp) {
+      free(ke);
+      free(gp);
+      fclose(f);
+      return -1;
+    }
+    for (size_t j = 0; j < a->n; j++) {
+      ke[j] = isnan(a->ke[j]) ? NAN : fabs(a->ke[j]);
+      gp[j] = isnan(a->gap[j]) ? NAN : fabs(a->gap[j]);
+    }
+    double *sk, *sg;
+    size_t mk = rep_sorted_copy(ke, a->n, 1, &sk), mg = rep_sorted_copy(gp, a->n, 1, &sg);
+    size_t m = mk < mg ? mk : mg, step = m > 300 ? m / 300 : 1;
+    if (m == 0) fprintf(f, "nan nan nan\n");
+    for (size_t i = 0; i < m; i += step)
+      fprintf(f, "%.6g %.6g %.6g\n", (double)(i + 1) / (double)m, sk[i], sg[i]);
+    free(sk);
+    free(sg);
+    free(ke);
+    free(gp);
+  }
+  if (close_ok(f)) return -1;
+
+  f = open_in(dir, "sim.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
+  for (size_t j = 0; j < d->nsim; j++) {
+    fprintf(f, "%s# kernel %s (%s)\n# event abs_ke_err\n", j ? "\n\n" : "", d->sim[j].name, d->sim[j].status);
+    if (d->sim[j].nsamples == 0) fprintf(f, "nan nan\n");
+    for (size_t i = 0; i < d->sim[j].nsamples; i++)
+      fprintf(f, "%llu %.6g\n", (unsigned long long)d->sim[j].event[i], fabs(d->sim[j].ke_err[i]));
+  }
+  if (close_ok(f)) return -1;
+  return 0;
+}
+
+static int write_pareto(const rep_data *d, const row *rows, const char *dir) {
+  FILE *f = open_in(dir, "pareto.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: accuracy against cost (timing: machine-dependent)\n# ns_per_call p99_ulp name\n");
+  for (size_t k = 0; k < d->nf; k++)
+    if (isfinite(rows[k].ns) && isfinite(rows[k].p99))
+      fprintf(f, "%.6g %.6g %s\n", rows[k].ns, rows[k].p99, rows[k].name);
+  return close_ok(f);
+}
+
+/* ---- plots ---- */
+
+typedef struct plot {
+  const char *script; /* reports/NAME.gp */
+  const char *data;   /* data/FILE */
+  const char *title;
+  const char *caption;
+} plot;
+
+static const plot plots[] = {
+    {"grazing", "grazing.dat", "ULP error near grazing",
+     "Median (solid) and maximum (dashed) ULP error of the contact time against k, for impact parameters "
+     "R(1 - 2^-k) (hits) and R(1 + 2^-k) (misses) of the grazing family. Only correctly classified hits are "
+     "timed. Rising lines show digits lost as the discriminant goes to zero; a line that stops means the "
+     "formulation no longer reports those hits (see the classification plot)."},
+    {"near_contact", "near_contact.dat", "ULP error near contact",
+     "Median (solid) and maximum (dashed) ULP error against k for an initial gap of R 2^-k (near-contact "
+     "family): the constant term c = |s|^2 - R^2 cancels, and the contact time is tiny."},
+    {"far", "far.dat", "ULP error far from the origin",
+     "Median (solid) and maximum (dashed) ULP error against e for a configuration translated by 10^e (far "
+     "family). World-coordinate formulations (minkowski) lose digits as e grows; difference-first ones do not."},
+    {"kappa", "kappa.dat", "Error against conditioning",
+     "ULP error of each timed case against the relative condition number kappa of t* (mixed suite). The "
+     "black line is error = kappa: below it the error is what the problem's conditioning explains; points far "
+     "above it are losses of the formulation itself."},
+    {"cdf", "cdf.dat", "Distribution of ULP error",
+     "Cumulative distribution of the ULP error over the timed cases of the main suite: the fraction of cases "
+     "with an error at or below x. Errors of 0 ULP are not drawn (log scale); curves further left are better."},
+    {"classification", "grazing.dat", "Classification errors near grazing",
+     "Missed collisions (exact hit, formulation says no contact; solid) and ghost collisions (no exact contact, "
+     "formulation reports one; dashed) per k in the grazing family, out of the cases per k."},
+    {"audit", "audit.dat", "Collision response audit",
+     "Left: cumulative distribution of the relative kinetic energy error after moving both balls to the "
+     "formulation's time and applying the elastic impulse in double (exact change: 0). Right: the same for "
+     "the relative contact gap |(|pB - pA| - R)/R| at that time."},
+    {"sim", "sim.dat", "Energy drift in a many-ball simulation",
+     "Relative kinetic energy error of the whole system against processed events in the event-driven "
+     "many-ball simulation (elastic balls in a box), one line per TOI kernel, all from the same initial state."},
+    {"pareto", "pareto.dat", "Accuracy against cost",
+     "p99 ULP error on the main suite against the cost of one call in nanoseconds on this machine: the "
+     "lower-left frontier holds the formulations worth choosing."},
+};
+#define NPLOTS (sizeof plots / sizeof plots[0])
+
+static int find_scripts(char *out, size_t n) {
+  const char *env = getenv("TOIBENCH_REPORTS_DIR");
+  char probe[PATH_MAX + 64];
+  if (env) {
+    snprintf(out, n, "%s", env);
+    return 0;
+  }
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    const char *cands[] = {"/../reports", "/../share/toibench/reports"};
+    for (size_t i = 0; i < 2; i++) {
+      snprintf(probe, sizeof probe, "%s%s/grazing.gp", exe, cands[i]);
+      if (access(probe, R_OK) == 0 && (size_t)snprintf(out, n, "%s%s", exe, cands[i]) < n) return 0;
+    }
+  }
+  if (access("reports/grazing.gp", R_OK) == 0) {
+    snprintf(out, n, "reports");
+    return 0;
+  }
+  return -1;
+}
+
+static int run_plots(const rep_data *d, const char *dir) {
+  char scripts[PATH_MAX];
+  if (find_scripts(scripts, sizeof scripts)) {
+    cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
+    return -1;
+  }
+  char names[4096] = "", simnames[2048] = "";
+  size_t len = 0;
+  for (size_t k = 0; k < d->nf; k++) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? " " : "", d->fs[k]->name);
+  len = 0;
+  for (size_t j = 0; j < d->nsim; j++)
+    len += (size_t)snprintf(simnames + len, sizeof simnames - len, "%s%s", j ? " " : "", d->sim[j].name);
+  for (size_t p = 0; p < NPLOTS; p++) {
+    for (int fmt = 0; fmt < 2; fmt++) {
+      char script[PATH_MAX + 64], data[PATH_MAX + 64], out[PATH_MAX + 64], qs[PATH_MAX * 2], qd[PATH_MAX * 2],
+          qo[PATH_MAX * 2], qn[8192];
+      snprintf(script, sizeof script, "%s/%s.gp", scripts, plots[p].script);
+      snprintf(data, sizeof data, "%s/data/%s", dir, plots[p].data);
+      snprintf(out, sizeof out, "%s/img/%s.%s", dir, plots[p].script, fmt ? "png" : "svg");
+      shell_quote(qs, sizeof qs, script);
+      shell_quote(qd, sizeof qd, data);
+      shell_quote(qo, sizeof qo, out);
+      shell_quote(qn, sizeof qn, strcmp(plots[p].script, "sim") ? names : simnames);
+      char cmd[40000];
+      snprintf(cmd, sizeof cmd, "gnuplot -c %s %s %s %s %s 2>&1", qs, qd, qo, fmt ? "png" : "svg", qn);
+      FILE *pp = popen(cmd, "r");
+      if (!pp) {
+        cli_error("report: cannot run gnuplot");
+        return -1;
+      }
+      char msg[4096];
+      size_t got = fread(msg, 1, sizeof msg - 1, pp);
+      msg[got] = 0;
+      int st = pclose(pp);
+      struct stat sb;
+      if (st != 0 || stat(out, &sb) != 0 || sb.st_size == 0) {
+        cli_error("report: gnuplot failed on %s:\n%s", script, msg);
+        return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---- tables ---- */
+
+enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, NCOLS };
+
+static double col_value(const row *r, int c) {
+  switch (c) {
+    case COL_AGREE: return r->agree_pct;
+    case COL_MISSED: return (double)r->missed;
+    case COL_GHOST: return (double)r->ghost;
+    case COL_MEDIAN: return r->median;
+    case COL_P99: return r->p99;
+    case COL_MAX: return r->max;
+    case COL_BITS: return r->max_bits;
+    case COL_KE: return r->ke_max;
+    case COL_MOM: return r->mom_max;
+    case COL_DRIFT: return r->drift;
+    default: return r->ns;
+  }
+}
+
+/* Best per column: the largest agreement, the smallest of everything else. */
+static void best_values(const row *rows, size_t n, double *best) {
+  for (int c = 0; c < NCOLS; c++) {
+    best[c] = NAN;
+    for (size_t k = 0; k < n; k++) {
+      double v = col_value(&rows[k], c);
+      if (isnan(v)) continue;
+      if (isnan(best[c]) || (c == COL_AGREE ? v > best[c] : v < best[c])) best[c] = v;
+    }
+  }
+}
+
+static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
+                                        "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call"};
+
+static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
+  FILE *f = open_in(dir, "summary.md");
+  if (!f) return -1;
+  const rep_section *s = &d->sec[0];
+  fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu.\n"
+             "Reproduce: `%s`\n\n",
+          date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed, d->opts.command);
+  fprintf(f, "| formulation | direction | cases | timed |");
+  for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
+  fprintf(f, "\n|---|---|---:|---:|");
+  for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
+  fputc('\n', f);
+  double best[NCOLS];
+  best_values(rows, d->nf, best);
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "| %s | %s | %zu | %zu |", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      double v = col_value(&rows[k], c);
+      int is_best = !isnan(v) && v == best[c];
+      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_num(b, sizeof b, v), is_best ? "**" : "");
+    }
+    fputc('\n', f);
+  }
+  fprintf(f, "\nBest value per column in bold. ULP statistics are over correctly classified cases with an exact "
+             "root; classification errors are counted apart. Timing (ns/call) is machine-dependent; "
+             "everything else is reproducible from the seed.\n");
+  return close_ok(f);
+}
+
+static void case_line(const rep_section *s, long i, char *buf, size_t n) {
+  if (i < 0 || (size_t)i >= s->n) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  toi_format_case(buf, n, &s->cases[i]);
+}
+
+static int write_worst(const rep_data *d, const row *rows, const char *dir) {
+  FILE *f = open_in(dir, "worst.cases");
+  if (!f) return -1;
+  const rep_section *s = &d->sec[0];
+  fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
+             "# Sampled maxima are lower bounds of the true maxima.\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    long idx[5] = {rows[k].worst_ulp, rows[k].first_missed, rows[k].first_ghost, rows[k].worst_ke, rows[k].worst_gap};
+    const char *what[5] = {"max ULP", "first missed", "first ghost", "max energy error", "min contact gap"};
+    for (int m = 0; m < 5; m++) {
+      if (idx[m] < 0) continue;
+      int dup = 0;
+      for (int q = 0; q < m; q++) dup |= idx[q] == idx[m];
+      if (dup) continue;
+      char line[1024];
+      case_line(s, idx[m], line, sizeof line);
+      fprintf(f, "# %s: %s\n", rows[k].name, what[m]);
+      /* The same case may be the worst of several formulations; IDs must stay unique. */
+      int seen = 0;
+      for (size_t k2 = 0; k2 < k && !seen; k2++) {
+        long o[5] = {rows[k2].worst_ulp, rows[k2].first_missed, rows[k2].first_ghost, rows[k2].worst_ke, rows[k2].worst_gap};
+        for (int q = 0; q < 5; q++) seen |= o[q] == idx[m];
+      }
+      if (!seen) fprintf(f, "%s\n", line);
+    }
+  }
+  return close_ok(f);
+}
+
+static void html_worst_row(FILE *f, const rep_section *s, const char *form, const char *what, long i, double value) {
+  if (i < 0) return;
+  char line[1024], v[32];
+  case_line(s, i, line, sizeof line);
+  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", form, what, fmt_num(v, sizeof v, value));
+  html_str(f, line);
+  fprintf(f, "</code></td><td><code>echo '");
+  html_str(f, line);
+  fprintf(f, "' | toibench run -f %s -</code></td></tr>\n", form);
+}
+
+static void machine_line(char *buf, size_t n) {
+  struct utsname u;
+  char model[256] = "unknown cpu";
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "model name", 10)) {
+        char *c = strchr(line, ':');
+        if (c) {
+          snprintf(model, sizeof model, "%s", c + 2);
+          model[strcspn(model, "\n")] = 0;
+        }
+        break;
+      }
+    fclose(f);
+  }
+  if (uname(&u) == 0)
+    snprintf(buf, n, "%s %s %s, %s, %ld cores", u.sysname, u.release, u.machine, model, sysconf(_SC_NPROCESSORS_ONLN));
+  else
+    snprintf(buf, n, "%s", model);
+}
+
+static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
+  FILE *f = open_in(dir, "index.html");
+  if (!f) return -1;
+  const rep_section *s = &d->sec[0];
+  char machine[600];
+  machine_line(machine, sizeof machine);
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>toibench accuracy report</title>\n<style>\n"
+          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
+          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
+          "td:first-child,th:first-child{text-align:left}\n"
+          "td.best{background:#d8f5d0;font-weight:bold}\n"
+          "table.meta td{text-align:left}\n"
+          "figure{margin:1.5em 0}figure img{max-width:100%%;border:1px solid #ddd}\n"
+          "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
+          "code{font-size:0.85em;word-break:break-all}\n"
+          ".worst td{text-align:left}\n"
+          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+  fprintf(f, "<table class=\"meta\">\n<tr><td>date</td><td>%s</td></tr>\n", date);
+  fprintf(f, "<tr><td>version</td><td>toibench %s (%s)</td></tr>\n", TOI_VERSION, TOI_GIT_VERSION);
+  fprintf(f, "<tr><td>machine</td><td>");
+  html_str(f, machine);
+  fprintf(f, "</td></tr>\n<tr><td>compiler</td><td>");
+  html_str(f, __VERSION__);
+  fprintf(f, "; flags: ");
+  html_str(f, TOI_BUILD_FLAGS);
+  fprintf(f, "</td></tr>\n<tr><td>reference</td><td>MPFR %s, GMP %s</td></tr>\n", toi_ref_mpfr_version(),
+          toi_ref_gmp_version());
+  fprintf(f, "<tr><td>seed</td><td>%llu (generator families sampled uniformly over real ranges)</td></tr>\n",
+          (unsigned long long)d->opts.seed);
+  fprintf(f, "<tr><td>cases</td><td>");
+  for (size_t k = 0; k < d->nsec; k++) fprintf(f, "%s%s: %zu", k ? ", " : "", d->sec[k].name, d->sec[k].n);
+  fprintf(f, "; audit: %zu hits; simulation: %zu kernels</td></tr>\n", d->audit ? d->audit[0].n : 0, d->nsim);
+  fprintf(f, "<tr><td>reproduce</td><td><code>");
+  html_str(f, d->opts.command);
+  fprintf(f, "</code></td></tr>\n<tr><td>run time</td><td>%.1f s (evaluation %.1f s) on %d threads</td></tr>\n</table>\n",
+          d->seconds_total, d->seconds_eval, d->opts.jobs);
+
+  fprintf(f, "<h2>Summary</h2>\n<p>One row per formulation on the %s suite. ULP error = |T - t*| / ulp(t*) over "
+             "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
+             "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
+             "audit (relative errors, E = 1). Sim drift: |energy error| per 10<sup>6</sup> events in the many-ball "
+             "simulation. Best value per column highlighted.</p>\n<table>\n<tr><th>formulation</th><th>dir</th>"
+             "<th>cases</th><th>timed</th>",
+          s->name);
+  for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
+  fprintf(f, "</tr>\n");
+  double best[NCOLS];
+  best_values(rows, d->nf, best);
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "<tr><td title=\"");
+    html_str(f, d->fs[k]->summary);
+    fprintf(f, "\">%s</td><td>%s</td><td>%zu</td><td>%zu</td>", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      double v = col_value(&rows[k], c);
+      fprintf(f, "<td%s>%s</td>", !isnan(v) && v == best[c] ? " class=\"best\"" : "", fmt_num(b, sizeof b, v));
+    }
+    fprintf(f, "</tr>\n");
+  }
+  fprintf(f, "</table>\n<h3>Formulations</h3>\n<table class=\"worst\">\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    fprintf(f, "<tr><td>%s</td><td>", d->fs[k]->name);
+    html_str(f, d->fs[k]->source);
+    fprintf(f, "</td><td>");
+    html_str(f, d->fs[k]->summary);
+    fprintf(f, "</td></tr>\n");
+  }
+  fprintf(f, "</table>\n<h2>Plots</h2>\n");
+  for (size_t p = 0; p < NPLOTS; p++)
+    fprintf(f, "<figure id=\"%s\"><h3>%zu. %s</h3><img src=\"img/%s.svg\" alt=\"%s\"><figcaption>%s "
+               "(<a href=\"img/%s.png\">PNG</a>, <a href=\"data/%s\">data</a>)</figcaption></figure>\n",
+            plots[p].script, p + 1, plots[p].title, plots[p].script, plots[p].title, plots[p].caption,
+            plots[p].script, plots[p].data);
+  fprintf(f, "<h2>Worst cases</h2>\n<p>Each case line is in format v1; the command replays it. All of them are "
+             "in <a href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
+             "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case</th>"
+             "<th>replay</th></tr>\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    html_worst_row(f, s, rows[k].name, "max ULP", rows[k].worst_ulp, rows[k].max);
+    html_worst_row(f, s, rows[k].name, "first missed", rows[k].first_missed, NAN);
+    html_worst_row(f, s, rows[k].name, "first ghost", rows[k].first_ghost, NAN);
+    html_worst_row(f, s, rows[k].name, "max energy error", rows[k].worst_ke, rows[k].ke_max);
+    html_worst_row(f, s, rows[k].name, "min contact gap", rows[k].worst_gap, rows[k].gap_min);
+  }
+  fprintf(f, "</table>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
+             "<th>final energy error</th><th>drift per 10<sup>6</sup> events</th><th>overlaps (max)</th>"
+             "<th>missed</th></tr>\n");
+  for (size_t j = 0; j < d->nsim; j++) {
+    const rep_sim *m = &d->sim[j];
+    char a[32], b[32];
+    fprintf(f, "<tr><td>%s</td><td>", m->name);
+    html_str(f, m->status);
+    fprintf(f, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%llu</td><td>%llu</td></tr>\n",
+            (unsigned long long)m->events, fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
+            (unsigned long long)m->overlaps, (unsigned long long)m->missed);
+  }
+  fprintf(f, "</table>\n<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
+             "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
+  return close_ok(f);
+}
+
+static int write_json(const rep_data *d, const row *rows, const char *dir, const char *date) {
+  FILE *f = open_in(dir, "report.json");
+  if (!f) return -1;
+  fprintf(f, "{\n  \"format\": \"toibench-report v1\",\n  \"date\": ");
+  json_str(f, date);
+  fprintf(f, ",\n  \"version\": ");
+  json_str(f, TOI_VERSION);
+  fprintf(f, ",\n  \"git\": ");
+  json_str(f, TOI_GIT_VERSION);
+  fprintf(f, ",\n  \"command\": ");
+  json_str(f, d->opts.command);
+  fprintf(f, ",\n  \"seed\": %llu,\n  \"mpfr\": ", (unsigned long long)d->opts.seed);
+  json_str(f, toi_ref_mpfr_version());
+  fprintf(f, ",\n  \"gmp\": ");
+  json_str(f, toi_ref_gmp_version());
+  fprintf(f, ",\n  \"sections\": [");
+  for (size_t k = 0; k < d->nsec; k++) {
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    json_str(f, d->sec[k].name);
+    fprintf(f, ", \"cases\": %zu}", d->sec[k].n);
+  }
+  fprintf(f, "],\n  \"formulations\": [\n");
+  for (size_t k = 0; k < d->nf; k++) {
+    const row *r = &rows[k];
+    fprintf(f, "    {\"name\": ");
+    json_str(f, r->name);
+    fprintf(f, ", \"direction\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, \"agree\": %zu, \"missed\": %zu, "
+               "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu",
+            r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed);
+    const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
+                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call"};
+    for (int c = 0; c < NCOLS; c++) {
+      if (c == COL_MISSED || c == COL_GHOST) continue;
+      fprintf(f, ", \"%s\": ", keys[c]);
+      json_num(f, col_value(r, c));
+    }
+    fprintf(f, ", \"gap_min\": ");
+    json_num(f, r->gap_min);
+    fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->nf ? "," : "");
+  }
+  fprintf(f, "  ],\n  \"simulation\": [\n");
+  for (size_t j = 0; j < d->nsim; j++) {
+    const rep_sim *m = &d->sim[j];
+    fprintf(f, "    {\"kernel\": ");
+    json_str(f, m->name);
+    fprintf(f, ", \"status\": ");
+    json_str(f, m->status);
+    fprintf(f, ", \"events\": %llu, \"final_energy_error\": ", (unsigned long long)m->events);
+    json_num(f, m->final_ke_err);
+    fprintf(f, ", \"drift_per_mevent\": ");
+    json_num(f, m->drift_per_mevent);
+    fprintf(f, ", \"overlaps\": %llu, \"missed\": %llu}%s\n", (unsigned long long)m->overlaps,
+            (unsigned long long)m->missed, j + 1 < d->nsim ? "," : "");
+  }
+  fprintf(f, "  ],\n  \"reference_ns_per_call\": ");
+  json_num(f, d->ref_ns_per_call);
+  fprintf(f, ",\n  \"seconds\": ");
+  json_num(f, d->seconds_total);
+  fprintf(f, "\n}\n");
+  return close_ok(f);
+}
+
+static int remove_tree(const char *path) {
+  char q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 16];
+  shell_quote(q, sizeof q, path);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", q);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+int report_write(const rep_data *d, const char *dir) {
+  char tmp[PATH_MAX], sub[PATH_MAX + 16];
+  size_t dl = strlen(dir);
+  while (dl > 1 && dir[dl - 1] == '/') dl--;
+  char parent[PATH_MAX];
+  snprintf(parent, sizeof parent, "%.*s", (int)dl, dir);
+  char *slash = strrchr(parent, '/');
+  if (slash && slash != parent) {
+    *slash = 0;
+    if (mkdir_p(parent)) {
+      cli_error("report: cannot create %s: %s", parent, strerror(errno));
+      return -1;
+    }
+  }
+  snprintf(tmp, sizeof tmp, "%.*s.tmp.XXXXXX", (int)dl, dir);
+  if (!mkdtemp(tmp)) {
+    cli_error("report: cannot create a temporary folder beside %s: %s", dir, strerror(errno));
+    return -1;
+  }
+  chmod(tmp, 0755);
+  row *rows = calloc(d->nf ? d->nf : 1, sizeof *rows);
+  int rc = -1;
+  if (!rows) goto fail;
+  build_rows(d, rows);
+  snprintf(sub, sizeof sub, "%s/data", tmp);
+  if (mkdir_p(sub)) goto fail;
+  snprintf(sub, sizeof sub, "%s/img", tmp);
+  if (mkdir_p(sub)) goto fail;
+  snprintf(sub, sizeof sub, "%s/data", tmp);
+  if (write_data(d, sub) || write_pareto(d, rows, sub)) goto fail;
+  if (run_plots(d, tmp)) goto fail;
+  char date[64];
+  time_t now = time(NULL);
+  struct tm tmv;
+  gmtime_r(&now, &tmv);
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tmv);
+  if (write_markdown(d, rows, tmp, date) || write_html(d, rows, tmp, date) || write_json(d, rows, tmp, date) ||
+      write_worst(d, rows, tmp))
+    goto fail;
+  /* Move into place: the old report is replaced only by a complete new one. */
+  char old[PATH_MAX + 16];
+  snprintf(old, sizeof old, "%.*s.old.%ld", (int)dl, dir, (long)getpid());
+  struct stat sb;
+  int had_old = stat(dir, &sb) == 0;
+  if (had_old && rename(dir, old) != 0) {
+    cli_error("report: cannot replace %s: %s", dir, strerror(errno));
+    goto fail;
+  }
+  if (rename(tmp, dir) != 0) {
+    cli_error("report: cannot move the report into %s: %s", dir, strerror(errno));
+    if (had_old) rename(old, dir);
+    goto fail;
+  }
+  if (had_old) remove_tree(old);
+  rc = 0;
+  free(rows);
+  return rc;
+fail:
+  free(rows);
+  remove_tree(tmp);
+  return -1;
+}
