@@ -20,6 +20,9 @@
 #define TOI_BUILD_FLAGS "unknown"
 #endif
 
+/* Columns of the summary table. */
+enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, NCOLS };
+
 /* One row of the summary table. */
 typedef struct row {
   const char *name;
@@ -137,6 +140,15 @@ static int close_ok(FILE *f) {
 }
 
 /* %.4g for people, "-" for a missing value, "inf" for infinity. */
+static const char *fmt_num(char *buf, size_t n, double x);
+/* Counts are printed whole; everything else with fmt_num. */
+static const char *fmt_col(char *buf, size_t n, double x, int col) {
+  if ((col == COL_MISSED || col == COL_GHOST) && !isnan(x)) {
+    snprintf(buf, n, "%.0f", x);
+    return buf;
+  }
+  return fmt_num(buf, n, x);
+}
 static const char *fmt_num(char *buf, size_t n, double x) {
   if (isnan(x))
     snprintf(buf, n, "-");
@@ -460,7 +472,6 @@ static int run_plots(const rep_data *d, const char *dir) {
 
 /* ---- tables ---- */
 
-enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, NCOLS };
 
 static double col_value(const row *r, int c) {
   switch (c) {
@@ -513,7 +524,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
       char b[32];
       double v = col_value(&rows[k], c);
       int is_best = !isnan(v) && v == best[c];
-      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_num(b, sizeof b, v), is_best ? "**" : "");
+      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
     }
     fputc('\n', f);
   }
@@ -653,7 +664,7 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
       double v = col_value(&rows[k], c);
-      fprintf(f, "<td%s>%s</td>", !isnan(v) && v == best[c] ? " class=\"best\"" : "", fmt_num(b, sizeof b, v));
+      fprintf(f, "<td%s>%s</td>", !isnan(v) && v == best[c] ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
     }
     fprintf(f, "</tr>\n");
   }
@@ -731,7 +742,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
     const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
                                "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call"};
     for (int c = 0; c < NCOLS; c++) {
-      if (c == COL_MISSED || c == COL_GHOST) continue;
+      if (c == COL_MISSED || c == COL_GHOST) continue; /* written above as counts */
       fprintf(f, ", \"%s\": ", keys[c]);
       json_num(f, col_value(r, c));
     }
