@@ -83,8 +83,11 @@ $(LIBREF): $(REF_OBJ)
 $(TOIBENCH): $(CLI_OBJ) $(LIBREF) $(LIBTOI)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm -ldl
 
-$(TESTBIN): $(TEST_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
+# Tests link the command-line modules too (scoring, sweeps), all but main().
+CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
+
+$(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
 
 ## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
 test: $(TESTBIN)

@@ -16,10 +16,10 @@ static void help(void) {
       "img/*.svg and img/*.png (gnuplot), data/*.dat (the data behind every plot) and\n"
       "worst.cases (the worst cases, replayable).\n\n"
       "The default suite (generated, seed 1; 'toibench gen --help' describes the families):\n"
-      "  mixed          120000 cases: the summary table, distributions, kappa, audits\n"
-      "  grazing        k = 1..60, 600 cases per k\n"
-      "  near-contact   k = 1..60, 300 cases per k\n"
-      "  far            e = 0..15, 600 cases per e\n"
+      "  mixed          400000 cases: the summary table, distributions, kappa, audits\n"
+      "  grazing        k = 1..60, 2000 cases per k\n"
+      "  near-contact   k = 1..60, 1000 cases per k\n"
+      "  far            e = 0..15, 2000 cases per e\n"
       "plus a pairwise response audit of up to 4000 exact hits (E = 1) and a many-ball\n"
       "simulation (200 balls, 2D box, 20000 events) per forward formulation and the\n"
       "reference.\n"
@@ -109,13 +109,13 @@ int cmd_report(int argc, char **argv) {
     snprintf(s->name, sizeof s->name, "mixed");
     gen_opts_default(&s->gen, GEN_MIXED);
     s->gen.seed = d.opts.seed;
-    s->n = 120000 / (size_t)div;
+    s->n = 400000 / (size_t)div;
   }
   struct {
     const char *name;
     gen_family fam;
     size_t per_bin;
-  } fams[3] = {{"grazing", GEN_GRAZING, 600}, {"near-contact", GEN_NEAR_CONTACT, 300}, {"far", GEN_FAR, 600}};
+  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
   d.nsec = 1;
   for (int k = 0; k < 3; k++) {
     rep_section *t = &d.sec[d.nsec++];
