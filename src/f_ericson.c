@@ -1,0 +1,28 @@
+/* f_ericson.c: Ericson's TestMovingSphereSphere (Real-Time Collision Detection 5.5.5). */
+#include <math.h>
+#include "formulations.h"
+
+/* The book leaves EPSILON to the reader; this is an absolute threshold on
+   |v|^2, so it also rejects slow but real approaches (|v| < 1e-6). */
+#define ERICSON_EPSILON 1e-12
+
+/* The book's code in double instead of float: halved b, early outs in its
+   order, and t = 0 for spheres that already overlap. */
+toi_result toi_f_ericson(const toi_case *c) {
+  const int n = toi_fdim(c);
+  double s[3], v[3];
+  for (int i = 0; i < n; i++) {
+    s[i] = c->pb[i] - c->pa[i]; /* vector between sphere centers */
+    v[i] = c->vb[i] - c->va[i]; /* relative motion of B with respect to A */
+  }
+  const double r = c->rb + c->ra;
+  const double cc = toi_fdot(s, s, n) - r * r;
+  if (cc < 0) return toi_fresult(TOI_OVERLAP, 0.0);
+  const double a = toi_fdot(v, v, n);
+  if (a < ERICSON_EPSILON) return toi_fnone(); /* not moving relative to each other */
+  const double b = toi_fdot(v, s, n);
+  if (b >= 0) return toi_fnone(); /* not moving towards each other */
+  const double d = b * b - a * cc;
+  if (d < 0) return toi_fnone(); /* no real root: no intersection */
+  return toi_fresult(TOI_HIT, (-b - sqrt(d)) / a);
+}

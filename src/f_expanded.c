@@ -1,0 +1,24 @@
+/* f_expanded.c: the textbook expanded quadratic in centre coordinates, minimal guards. */
+#include <math.h>
+#include "formulations.h"
+
+/* The form every derivation reaches first (000 and 002 expand to it): no
+   overlap test, so an overlap gives a negative lower root and "none". */
+toi_result toi_f_expanded(const toi_case *c) {
+  const int n = toi_fdim(c);
+  double s[3], v[3];
+  for (int i = 0; i < n; i++) {
+    s[i] = c->pb[i] - c->pa[i];
+    v[i] = c->vb[i] - c->va[i];
+  }
+  const double R = c->ra + c->rb;
+  const double A = toi_fdot(v, v, n);
+  const double B = 2 * toi_fdot(s, v, n);
+  const double C = toi_fdot(s, s, n) - R * R;
+  if (A == 0) return toi_fnone();
+  const double disc = B * B - 4 * A * C;
+  if (disc < 0) return toi_fnone();
+  const double t = (-B - sqrt(disc)) / (2 * A);
+  if (t >= 0) return toi_fresult(TOI_HIT, t);
+  return toi_fnone();
+}

@@ -1,0 +1,25 @@
+/* f_inner_product.c: document 000's inner-product form of the lower root. */
+#include <math.h>
+#include "formulations.h"
+
+/* 000's last formula, term by term: t = -p/q - sqrt(p^2/q^2 + (R^2 - <s,s>)/q)
+   with p = <s,v>, q = <v,v>. The document writes the first term under the
+   root as <s,v>^2 over <v,v>^2, a quotient of squares, so it is computed that
+   way. "Delta <= 0: no collision" makes an exact graze a miss, and "check
+   whether t_c is positive" rejects t = 0. No guard for q == 0 (NaN, none). */
+toi_result toi_f_inner_product(const toi_case *c) {
+  const int n = toi_fdim(c);
+  double s[3], v[3];
+  for (int i = 0; i < n; i++) {
+    s[i] = c->pb[i] - c->pa[i];
+    v[i] = c->vb[i] - c->va[i];
+  }
+  const double R = c->ra + c->rb;
+  const double p = toi_fdot(s, v, n);
+  const double q = toi_fdot(v, v, n);
+  const double rad = (p * p) / (q * q) + (R * R - toi_fdot(s, s, n)) / q;
+  if (rad <= 0) return toi_fnone();
+  const double t = -(p / q) - sqrt(rad);
+  if (t > 0) return toi_fresult(TOI_HIT, t);
+  return toi_fnone();
+}

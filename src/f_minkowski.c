@@ -1,0 +1,25 @@
+/* f_minkowski.c: document 001's moving point against the inflated circle, world coordinates. */
+#include <math.h>
+#include "formulations.h"
+
+/* 001 section 4: the point p = pB moves by d = vB - vA per unit time, the
+   circle has centre q = pA and radius r = rA + rB. The coefficients are formed
+   from world positions, not from differences, exactly as written:
+   a = d.d, b = 2(d.p - d.q), c = p.p + q.q - 2 p.q - r^2. The document then
+   intersects [t-, t+] with the step [0, 1]; the bench scores "within a step"
+   apart, so here the step is unbounded and t- >= 0 is a hit. No guard for
+   a == 0 (the root is then NaN or -Inf, so none). */
+toi_result toi_f_minkowski(const toi_case *c) {
+  const int n = toi_fdim(c);
+  const double *p = c->pb, *q = c->pa;
+  double d[3];
+  for (int i = 0; i < n; i++) d[i] = c->vb[i] - c->va[i];
+  const double r = c->ra + c->rb;
+  const double a = toi_fdot(d, d, n);
+  const double b = 2 * (toi_fdot(d, p, n) - toi_fdot(d, q, n));
+  const double cc = toi_fdot(p, p, n) + toi_fdot(q, q, n) - 2 * toi_fdot(p, q, n) - r * r;
+  if (b * b < 4 * a * cc) return toi_fnone();
+  const double t_minus = (-b - sqrt(b * b - 4 * a * cc)) / (2 * a);
+  if (t_minus >= 0) return toi_fresult(TOI_HIT, t_minus);
+  return toi_fnone();
+}
