@@ -1,0 +1,6 @@
+/* ref_version.c: versions of the MPFR and GMP libraries the reference runs on, for reports. */
+#include "ref_internal.h"
+
+const char *toi_ref_mpfr_version(void) { return mpfr_get_version(); }
+
+const char *toi_ref_gmp_version(void) { return gmp_version; }

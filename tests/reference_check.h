@@ -1,0 +1,204 @@
+/* reference_check.h: independent checks for the reference tests (naive MPFR solver, RNG, case builders). */
+#ifndef REFERENCE_CHECK_H
+#define REFERENCE_CHECK_H
+
+/*
+ * Everything here recomputes the answer by another road than reference/:
+ * a, b, c, D as MPFR floats at a precision that makes them exact, the
+ * textbook formula (-b -+ sqrt D)/a at a precision that swamps its
+ * cancellation, and the rounding to double done the way the MPFR manual
+ * documents for emulating IEEE doubles (exponent range [-1073, 1024] and
+ * mpfr_subnormalize) on an exact mpq, not by the reference's round-to-odd
+ * or Ziv loop.
+ */
+
+#include <gmp.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "toiref.h"
+
+/* ---- environment: scale and seed ---- */
+
+static inline long tr_scale(void) {
+  const char *s = getenv("TOI_TEST_SCALE");
+  long k = s ? strtol(s, NULL, 10) : 1;
+  return k > 0 ? k : 1;
+}
+
+static inline uint64_t tr_seed(void) {
+  const char *s = getenv("TOI_TEST_SEED");
+  return s ? strtoull(s, NULL, 0) : 20240611u;
+}
+
+/* splitmix64: small, good enough for test data, and the same everywhere. */
+typedef struct tr_rng {
+  uint64_t s;
+} tr_rng;
+
+static inline uint64_t tr_next(tr_rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Uniform integer in [lo, hi]. */
+static inline long tr_int(tr_rng *r, long lo, long hi) {
+  return lo + (long)(tr_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+/* A random double: random sign, full 53-bit mantissa, exponent in [elo, ehi]. */
+static inline double tr_double(tr_rng *r, int elo, int ehi) {
+  double m = (double)((tr_next(r) >> 11) | (1ULL << 52)) * 0x1p-52; /* [1, 2) */
+  double x = ldexp(m, (int)tr_int(r, elo, ehi));
+  return (tr_next(r) & 1) ? -x : x;
+}
+
+/* ---- case builders ---- */
+
+/* A 2D case with A at pa moving va and B at pb moving vb. */
+static inline toi_case tr_case2(double pax, double pay, double vax, double vay, double ra, double pbx,
+                                double pby, double vbx, double vby, double rb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.id, "t");
+  c.dim = 2;
+  c.pa[0] = pax, c.pa[1] = pay, c.va[0] = vax, c.va[1] = vay, c.ra = ra, c.ma = 1;
+  c.pb[0] = pbx, c.pb[1] = pby, c.vb[0] = vbx, c.vb[1] = vby, c.rb = rb, c.mb = 1;
+  return c;
+}
+
+/* A at rest at the origin with radius ra; B at s moving v with radius rb. */
+static inline toi_case tr_rel2(double sx, double sy, double vx, double vy, double ra, double rb) {
+  return tr_case2(0, 0, 0, 0, ra, sx, sy, vx, vy, rb);
+}
+
+static inline toi_case tr_rel3(double sx, double sy, double sz, double vx, double vy, double vz,
+                               double ra, double rb) {
+  toi_case c = tr_rel2(sx, sy, vx, vy, ra, rb);
+  c.dim = 3;
+  c.pb[2] = sz;
+  c.vb[2] = vz;
+  return c;
+}
+
+/* Bit-for-bit equality of doubles (NaN equals NaN, +0 differs from -0). */
+static inline int tr_same(double x, double y) { return memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)); }
+
+static inline int tr_same_ref(const toi_ref *x, const toi_ref *y) {
+  return x->cls == y->cls && tr_same(x->tlo, y->tlo) && tr_same(x->thi, y->thi) &&
+         tr_same(x->tfwd, y->tfwd) && tr_same(x->trev, y->trev) && x->fwd_is_lo == y->fwd_is_lo &&
+         x->rev_is_lo == y->rev_is_lo;
+}
+
+/* ---- rounding to double as the MPFR manual documents it ---- */
+
+/* RN(q) in IEEE binary64, subnormals and overflow included. */
+static inline double tr_round_q(const mpq_t q) {
+  mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_t r;
+  mpfr_set_emin(-1073);
+  mpfr_set_emax(1024);
+  mpfr_init2(r, 53);
+  int i = mpfr_set_q(r, q, MPFR_RNDN);
+  i = mpfr_subnormalize(r, i, MPFR_RNDN);
+  double d = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_clear(r);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  return d;
+}
+
+/* RN of a high-precision float, through its exact rational value. */
+static inline double tr_round_fr(mpfr_srcptr x) {
+  /* A root that is exactly 0 (c = 0) has no sign: +0, whatever -b - sqrt D gave. */
+  if (mpfr_zero_p(x)) return 0.0;
+  mpq_t q;
+  mpq_init(q);
+  mpfr_get_q(q, x);
+  double d = tr_round_q(q);
+  /* A value that rounds to zero keeps its sign. */
+  if (d == 0 && mpfr_sgn(x) < 0) d = -0.0;
+  mpq_clear(q);
+  return d;
+}
+
+/* ---- the naive solver ---- */
+
+/* Span in bits of the binary exponents of a case's nonzero fields. */
+static inline long tr_span(const toi_case *c, double delta) {
+  double v[15];
+  int k = 0;
+  for (int i = 0; i < 3; i++) v[k++] = c->pa[i], v[k++] = c->pb[i], v[k++] = c->va[i], v[k++] = c->vb[i];
+  v[k++] = c->ra, v[k++] = c->rb, v[k++] = delta;
+  int lo = 2000, hi = -2000;
+  for (int i = 0; i < k; i++) {
+    if (v[i] == 0) continue;
+    int e;
+    frexp(v[i], &e);
+    if (e > hi) hi = e;
+    if (e - 53 < lo) lo = e - 53;
+  }
+  return hi >= lo ? hi - lo : 0;
+}
+
+typedef struct tr_answer {
+  toi_class cls;
+  double tlo, thi; /* NaN when no roots */
+} tr_answer;
+
+/* The class and RN roots from the textbook formulas in MPFR. */
+static inline tr_answer tr_naive(const toi_case *c, double delta) {
+  long span = tr_span(c, delta);
+  mpfr_prec_t pe = 4 * span + 64;  /* a, b, c, D exact: four factors of span bits */
+  mpfr_prec_t pr = 2 * pe + 256;   /* the root: cancellation loses at most ~pe bits */
+  mpfr_t s, v, t, a, b, cc, R, D;
+  mpfr_inits2(pe, s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+  mpfr_set_zero(a, 1), mpfr_set_zero(b, 1), mpfr_set_zero(cc, 1);
+  for (int i = 0; i < c->dim; i++) {
+    mpfr_set_d(t, c->pb[i], MPFR_RNDN);
+    mpfr_sub_d(s, t, c->pa[i], MPFR_RNDN);
+    mpfr_set_d(t, c->vb[i], MPFR_RNDN);
+    mpfr_sub_d(v, t, c->va[i], MPFR_RNDN);
+    mpfr_fma(a, v, v, a, MPFR_RNDN);
+    mpfr_fma(b, s, v, b, MPFR_RNDN);
+    mpfr_fma(cc, s, s, cc, MPFR_RNDN);
+  }
+  mpfr_set_d(R, c->ra, MPFR_RNDN);
+  mpfr_add_d(R, R, c->rb, MPFR_RNDN);
+  mpfr_add_d(R, R, delta, MPFR_RNDN);
+  mpfr_mul(t, R, R, MPFR_RNDN);
+  mpfr_sub(cc, cc, t, MPFR_RNDN);
+  mpfr_mul(D, b, b, MPFR_RNDN);
+  mpfr_mul(t, a, cc, MPFR_RNDN);
+  mpfr_sub(D, D, t, MPFR_RNDN);
+  int sa = mpfr_sgn(a), sb = mpfr_sgn(b), sc = mpfr_sgn(cc), sd = mpfr_sgn(D);
+  tr_answer ans;
+  if (sc < 0) ans.cls = TOI_OVERLAP;
+  else if (sa == 0) ans.cls = TOI_STATIC;
+  else if (sc == 0) ans.cls = sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
+  else if (sb >= 0) ans.cls = TOI_SEPARATING;
+  else ans.cls = sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
+  ans.tlo = ans.thi = NAN;
+  if (sa > 0 && sd >= 0) {
+    mpfr_t q, r;
+    mpfr_inits2(pr, q, r, (mpfr_ptr)0);
+    mpfr_sqrt(q, D, MPFR_RNDN);
+    mpfr_neg(r, b, MPFR_RNDN);
+    mpfr_sub(r, r, q, MPFR_RNDN);
+    mpfr_div(r, r, a, MPFR_RNDN);
+    ans.tlo = tr_round_fr(r);
+    mpfr_neg(r, b, MPFR_RNDN);
+    mpfr_add(r, r, q, MPFR_RNDN);
+    mpfr_div(r, r, a, MPFR_RNDN);
+    ans.thi = tr_round_fr(r);
+    mpfr_clears(q, r, (mpfr_ptr)0);
+  }
+  mpfr_clears(s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+  return ans;
+}
+
+#endif
