@@ -86,12 +86,103 @@ $(TOIBENCH): $(CLI_OBJ) $(LIBREF) $(LIBTOI)
 # Tests link the command-line modules too (scoring, sweeps), all but main().
 CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
 
+# The solver tests run deliberately broken solvers and the examples.
+TEST_SOLVERS := $(BUILD)/tests/solvers/misbehave_cmd $(BUILD)/tests/solvers/misbehave_plugin.so \
+                $(BUILD)/tests/solvers/wrong_abi_plugin.so
+EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so
+
+$(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES)
 $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
 
 ## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
 test: $(TESTBIN)
 	$(TESTBIN) -j2 --short-filename
+
+$(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iexamples/solver_c -o $@ $< -lm
+
+$(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c src/toi_solver.h examples/solver_c/ball_toi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Isrc -Iexamples/solver_c -o $@ $< -lm
+
+.PHONY: examples engines engine-deps engine-libs engine-node
+
+## examples: build the example solvers: build/examples/solver_c (subprocess) and example_plugin.so
+examples: $(EXAMPLES)
+
+$(BUILD)/examples/solver_c: examples/solver_c/solver.c examples/solver_c/ball_toi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -o $@ $< -lm
+
+$(BUILD)/examples/example_plugin.so: examples/solver_c/plugin.c examples/solver_c/ball_toi.h src/toi_solver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Isrc -o $@ $< -lm
+
+# Engines: Debian's libraries (Bullet ships float and float64 builds), npm's packages.
+ENGINE_APT := libchipmunk-dev libbox2d-dev libbullet-dev libgsl-dev
+ENGINE_DIR := $(BUILD)/engines
+ENGINE_FLAGS := -O2 -g -Wall -Wextra -ffp-contract=off -fPIC -shared -Isrc -Iengines
+ENGINE_LIBS := $(ENGINE_DIR)/chipmunk.so $(ENGINE_DIR)/gsl.so $(ENGINE_DIR)/box2d.so $(ENGINE_DIR)/bullet.so \
+               $(ENGINE_DIR)/bullet64.so
+ENGINE_HDRS := engines/engine_common.h src/toi_solver.h
+NODE_STAMP := engines/node/node_modules/.package-lock.json
+
+## engines: install the engines' Debian and npm packages, build their adapters under build/engines/
+engines: engine-deps
+	@$(MAKE) --no-print-directory engine-libs engine-node
+	@echo "engines: built; 'build/toibench list' shows them"
+
+engine-deps:
+	@missing=""; \
+	for p in $(ENGINE_APT); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	if [ -z "$$missing" ]; then echo "engines: packages present ($(ENGINE_APT), node, npm)"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "engines: installing$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "engines: missing$$missing; run as root:"; \
+	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
+	fi
+
+engine-libs: $(ENGINE_LIBS)
+
+$(ENGINE_DIR)/chipmunk.so: engines/chipmunk.c $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENGINE_FLAGS) -std=c11 -o $@ $< -lchipmunk -lm
+
+$(ENGINE_DIR)/gsl.so: engines/gsl.c $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENGINE_FLAGS) -std=c11 -o $@ $< $$(pkg-config --libs gsl) -lm
+
+$(ENGINE_DIR)/box2d.so: engines/box2d.cpp $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ENGINE_FLAGS) -std=c++11 -o $@ $< -lbox2d
+
+$(ENGINE_DIR)/bullet.so: engines/bullet.cpp $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ENGINE_FLAGS) -std=c++11 $$(pkg-config --cflags bullet) -o $@ $< $$(pkg-config --libs bullet)
+
+$(ENGINE_DIR)/bullet64.so: engines/bullet.cpp $(ENGINE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(ENGINE_FLAGS) -std=c++11 $$(pkg-config --cflags bullet-float64) -o $@ $< \
+	  $$(pkg-config --libs bullet-float64)
+
+# The node adapters are listed in a manifest the engine registry reads.
+engine-node: $(ENGINE_DIR)/node.solvers
+
+$(NODE_STAMP): engines/node/package.json engines/node/package-lock.json
+	cd engines/node && npm ci --no-audit --no-fund --loglevel=error
+
+$(ENGINE_DIR)/node.solvers: $(NODE_STAMP) engines/node/planck.js engines/node/rapier.js engines/node/protocol.js
+	@mkdir -p $(dir $@)
+	{ node engines/node/planck.js --manifest && node engines/node/rapier.js --manifest; } > $@.tmp
+	mv $@.tmp $@
 
 ## report: run the built-in default suite and write the report under reports/
 report: $(TOIBENCH)
@@ -106,7 +197,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench
 	install -m 755 $(TOIBENCH) $(DESTDIR)$(PREFIX)/bin/toibench
 	install -m 644 $(LIBTOI) $(LIBREF) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 src/toi.h reference/toiref.h $(DESTDIR)$(PREFIX)/include/toibench/
+	install -m 644 src/toi.h src/toi_solver.h reference/toiref.h $(DESTDIR)$(PREFIX)/include/toibench/
 
 ## uninstall: remove what install put in place
 uninstall:

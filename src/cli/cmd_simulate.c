@@ -1,0 +1,284 @@
+/* cmd_simulate.c: `toibench simulate`, the event-driven many-ball audit, kernels side by side. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "sim.h"
+#include "toiresp.h"
+
+static void help(void) {
+  printf(
+      "Usage: toibench simulate [-f NAME,...|reference] [--n N] [--events M] [--seed S]\n"
+      "                         [--dim 2|3] [--every K] [--state FILE] [--series FILE] [options]\n"
+      "Event-driven simulation of N balls in a box with elastic walls (document 001 section 5):\n"
+      "the earliest contact among all pairs and walls is found, everything advances to it, it\n"
+      "is resolved, and only what involves the balls that changed is recomputed (document 003).\n"
+      "Events wait in a binary heap with per-ball change counters; a uniform grid of cells one\n"
+      "diameter wide (document 001 section 3) limits predictions to neighbouring cells, so an\n"
+      "event costs O(log N). Every kernel runs from the same initial state, one after another.\n"
+      "\n"
+      "Kernels (-f, comma-separated; default: all forward formulations):\n"
+      "  NAME       a built-in forward formulation ('toibench list'): its time of impact, then\n"
+      "             the double response (move to T, normal, impulse, only when approaching);\n"
+      "             walls in double: ((wall -+ r) - x)/v\n"
+      "  reference  the certified kernel: exact class and RN(t*), the response computed exactly\n"
+      "             at t* and rounded to double once; walls exact. Slow: use fewer events\n"
+      "  all        every forward formulation\n"
+      "\n"
+      "Initial state:\n"
+      "  --state FILE      read it (format below); otherwise generate it from:\n"
+      "  --n N             balls (default 100)\n"
+      "  --dim 2|3         (default 2)\n"
+      "  --seed S          (default 1)\n"
+      "  --spacing H       lattice spacing, > 2 (default 4): ceil(N^(1/dim)) sites per axis,\n"
+      "                    box side = sites * H; radii in [0.5, 1], masses in [0.5, 2],\n"
+      "                    velocity components in [-1, 1], balls jittered in distinct sites\n"
+      "  --write-state FILE  write the initial state (hex floats) and go on\n"
+      "Run:\n"
+      "  --events M        physical events per kernel: contacts with an impulse, and wall\n"
+      "                    bounces (default 100000); cell crossings and null contacts (predicted\n"
+      "                    but not approaching: nothing changes) are counted apart\n"
+      "  --every K         sample every K events (default 1000)\n"
+      "  --same-instant L  most events at one instant before the run is stopped as a state that\n"
+      "                    does not advance (document 001's warning; default 10 N + 1000)\n"
+      "  --overlap-tol X   a pair overlaps when (|d| - R)/R < -X (default 1e-9; the absolute time\n"
+      "                    grows, so the state carries errors of order ulp(t) |v|)\n"
+      "  --series FILE     the time series (below)\n"
+      "\n"
+      "Series (text, '# toibench-series v1', one block per kernel, blocks separated by two\n"
+      "blank lines for gnuplot's 'index'); columns:\n"
+      "  event time ke_err mom_err min_gap overlaps missed late pair_events wall_events\n"
+      "  cell_events null_events\n"
+      "  ke_err    (KE - KE0)/KE0, sums in double-double (exact to ~1e-30)\n"
+      "  mom_err   |sum over pair contacts of (P' - P)| / sum_i m_i |v_i(0)|: the walls change\n"
+      "            momentum by design, so momentum is audited across ball-ball contacts only\n"
+      "  min_gap   smallest (|d| - R)/R over neighbouring pairs at the sample, in double\n"
+      "  overlaps  pairs overlapping beyond --overlap-tol at the sample\n"
+      "  missed    of those, pairs that were apart when their current paths began and have no\n"
+      "            pending contact event: a collision the kernel never predicted\n"
+      "  late      of those, pairs whose predicted contact is still pending (predicted late)\n"
+      "Same seed, state and kernel give a byte-identical series. Wall-clock rates are not in\n"
+      "the series (they are the only non-reproducible figures): they are printed in the summary.\n"
+      "\n"
+      "Summary (stdout), one row per kernel: status, events, simulated time, final ke_err,\n"
+      "drift per 1e6 events (final ke_err * 1e6 / events), max |ke_err| over the samples,\n"
+      "final mom_err, smallest gap, most overlaps in a sample, missed and late (summed over\n"
+      "samples), null contacts, events/s (wall clock).\n"
+      "\n"
+      "State files ('# toibench-state v1'): '#' comments, blank lines ignored, numbers\n"
+      "decimal or hex floats:\n"
+      "  box DIM L1 L2 [L3]               the box [0,L1] x [0,L2] (x [0,L3]), first\n"
+      "  ball X Y [Z] VX VY [VZ] R M       one line per ball, inside the box, not overlapping\n"
+      "\n"
+      "Exit status: 0 when every kernel ran its events; 1 when a kernel stopped on a\n"
+      "pathological state (NaN time, too many events at one instant: the event number is\n"
+      "printed); 2 usage; 3 invalid state file.\n");
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct series_ctx {
+  FILE *f;
+} series_ctx;
+
+static int write_sample(void *ctx, const sim_sample *s) {
+  series_ctx *c = ctx;
+  if (!c->f) return 0;
+  fprintf(c->f,
+          "%" PRIu64 " %.17g %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+          " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+          s->event, s->time, s->ke_err, s->mom_err, s->min_gap, s->overlaps, s->missed, s->late,
+          s->pair_events, s->wall_events, s->cell_events, s->null_events);
+  return ferror(c->f) ? 1 : 0;
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *s, unsigned long long lo,
+                       unsigned long long hi, unsigned long long *out) {
+  if (cli_parse_u64(s, out) || *out < lo || *out > hi)
+    return cli_usage_error(cmd, "%s wants an integer in [%llu, %llu], got '%s'", opt, lo, hi, s);
+  return 0;
+}
+
+int cmd_simulate(int argc, char **argv) {
+  const char *names = NULL, *state_path = NULL, *series_path = NULL, *write_path = NULL;
+  unsigned long long n = 100, events = 100000, seed = 1, dim = 2, every = 1000, same = 0;
+  double spacing = 4, tol = 1e-9;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help();
+      return EXIT_OK;
+    }
+    if (i + 1 >= argc)
+      return cli_usage_error("simulate", "unknown option or missing value '%s'", a);
+    const char *v = argv[++i];
+    int rc = 0;
+    if (!strcmp(a, "-f")) names = v;
+    else if (!strcmp(a, "--n")) rc = parse_count("simulate", a, v, 1, 100000000, &n);
+    else if (!strcmp(a, "--events")) rc = parse_count("simulate", a, v, 0, UINT64_MAX / 2, &events);
+    else if (!strcmp(a, "--seed")) rc = parse_count("simulate", a, v, 0, UINT64_MAX, &seed);
+    else if (!strcmp(a, "--dim")) rc = parse_count("simulate", a, v, 2, 3, &dim);
+    else if (!strcmp(a, "--every")) rc = parse_count("simulate", a, v, 1, UINT64_MAX, &every);
+    else if (!strcmp(a, "--same-instant")) rc = parse_count("simulate", a, v, 1, UINT64_MAX, &same);
+    else if (!strcmp(a, "--state")) state_path = v;
+    else if (!strcmp(a, "--series")) series_path = v;
+    else if (!strcmp(a, "--write-state")) write_path = v;
+    else if (!strcmp(a, "--spacing")) {
+      if (cli_parse_double(v, &spacing) || !(spacing > 2) || spacing > 1e100)
+        return cli_usage_error("simulate", "--spacing wants a number > 2, got '%s'", v);
+    } else if (!strcmp(a, "--overlap-tol")) {
+      if (cli_parse_double(v, &tol) || !(tol >= 0) || !isfinite(tol))
+        return cli_usage_error("simulate", "--overlap-tol wants a finite number >= 0, got '%s'", v);
+    } else
+      return cli_usage_error("simulate", "unknown option '%s'", a);
+    if (rc) return rc;
+  }
+
+  /* kernels: formulations by name, 'all', 'reference' */
+  size_t nall;
+  const toi_formulation *all = toi_formulations(&nall);
+  sim_kernel *kernels = calloc(nall + 2, sizeof *kernels);
+  int nk = 0;
+  if (!kernels) return EXIT_RUNTIME;
+  char *list = strdup(names ? names : "all");
+  if (!list) {
+    free(kernels);
+    return EXIT_RUNTIME;
+  }
+  int bad = 0;
+  for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !bad;
+       tok = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(tok, "reference")) {
+      int dup = 0;
+      for (int k = 0; k < nk; k++) dup |= !strcmp(kernels[k].name, "reference");
+      if (!dup)
+        kernels[nk++] = (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
+                                     toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+      continue;
+    }
+    int want_all = !strcmp(tok, "all");
+    const toi_formulation *f = want_all ? NULL : toi_formulation_find(tok);
+    if (!want_all && !f) {
+      cli_usage_error("simulate", "unknown kernel '%s' (a forward formulation, 'all' or 'reference')", tok);
+      bad = 1;
+      break;
+    }
+    if (f && f->direction != TOI_FORWARD) {
+      cli_usage_error("simulate", "'%s' answers in reverse time: a simulation needs a forward formulation", tok);
+      bad = 1;
+      break;
+    }
+    for (size_t j = 0; j < nall; j++) {
+      const toi_formulation *g = &all[j];
+      if (g->direction != TOI_FORWARD || (f && g != f)) continue;
+      int dup = 0;
+      for (int k = 0; k < nk; k++) dup |= kernels[k].ctx == (void *)g;
+      if (!dup && nk < (int)nall + 1) kernels[nk++] = sim_formulation_kernel(g);
+    }
+  }
+  free(list);
+  if (bad || nk == 0) {
+    if (!bad) cli_usage_error("simulate", "no kernel selected");
+    free(kernels);
+    return EXIT_USAGE;
+  }
+
+  /* the initial state, shared by every kernel */
+  sim_state st;
+  if (state_path) {
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    toi_status s = sim_state_read(&st, state_path, &dg);
+    for (size_t k = 0; k < dg.count; k++) {
+      char buf[700];
+      toi_diag_format(&dg.items[k], buf, sizeof buf);
+      fprintf(stderr, "%s\n", buf);
+    }
+    if (dg.total > dg.count) fprintf(stderr, "%s: %zu more problems not shown\n", state_path, dg.total - dg.count);
+    if (s != TOI_OK) {
+      free(kernels);
+      if (s == TOI_ERR_INPUT) {
+        fprintf(stderr, "toibench: invalid input: nothing was written\n");
+        return EXIT_INPUT;
+      }
+      if (s == TOI_ERR_NOMEM) cli_error("out of memory reading %s", state_path);
+      return EXIT_RUNTIME;
+    }
+  } else if (sim_generate(&st, seed, (int)dim, (size_t)n, spacing) != TOI_OK) {
+    cli_error("cannot generate %llu balls (out of memory?)", n);
+    free(kernels);
+    return EXIT_RUNTIME;
+  }
+
+  cli_out series, wstate;
+  int have_series = 0, rc = EXIT_OK;
+  if (write_path) {
+    if (cli_out_open(&wstate, write_path)) rc = EXIT_RUNTIME;
+    else if (sim_state_write(wstate.f, &st) || cli_out_commit(&wstate)) {
+      cli_out_abort(&wstate);
+      rc = EXIT_RUNTIME;
+    }
+  }
+  if (rc == EXIT_OK && series_path) {
+    if (cli_out_open(&series, series_path)) rc = EXIT_RUNTIME;
+    else have_series = 1;
+  }
+  if (rc != EXIT_OK) {
+    sim_state_free(&st);
+    free(kernels);
+    return rc;
+  }
+  series_ctx sc = {have_series ? series.f : NULL};
+  if (sc.f) {
+    fprintf(sc.f, "# toibench-series v1\n# state: ");
+    if (state_path) fprintf(sc.f, "file %s\n", state_path);
+    else fprintf(sc.f, "generated, seed %llu, spacing %a\n", seed, spacing);
+    fprintf(sc.f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a\n", st.dim, st.n, events,
+            every, tol);
+  }
+
+  printf("# toibench simulate: dim %d, %zu balls, box", st.dim, st.n);
+  for (int d = 0; d < st.dim; d++) printf("%s%.6g", d ? " x " : " ", st.box[d]);
+  if (state_path) printf(", state %s", state_path);
+  else printf(", seed %llu, spacing %.6g", seed, spacing);
+  printf(", %llu events per kernel, sample every %llu\n", events, every);
+  printf("# events/s is wall clock (not reproducible); every other figure is.\n");
+  printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s\n", "kernel", "status",
+         "events", "time", "ke_err", "drift/1e6", "max|ke_err|", "mom_err", "min_gap", "overlaps",
+         "missed", "late", "null", "events/s");
+  int failures = 0;
+  for (int k = 0; k < nk; k++) {
+    if (sc.f) fprintf(sc.f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
+                      "pair_events wall_events cell_events null_events\n", k ? "\n\n" : "", kernels[k].name);
+    sim_config cfg = {1.0, events, every, same, tol, write_sample, NULL, &sc};
+    sim_report rep;
+    double t0 = now_seconds();
+    sim_status s = sim_run(&rep, &st, &kernels[k], &cfg);
+    double secs = now_seconds() - t0;
+    uint64_t ev = rep.last.event;
+    double drift = ev ? rep.last.ke_err * 1e6 / (double)ev : 0;
+    printf("%-16s %-8s %9" PRIu64 " %11.5g %11.4g %11.4g %11.4g %11.4g %11.4g %8" PRIu64 " %7" PRIu64
+           " %7" PRIu64 " %8" PRIu64 " %10.4g\n",
+           kernels[k].name, sim_status_name(s), ev, rep.time, rep.last.ke_err, drift, rep.max_abs_ke_err,
+           rep.last.mom_err, rep.min_gap, rep.max_overlaps, rep.missed, rep.late, rep.last.null_events,
+           secs > 0 ? (double)ev / secs : 0.0);
+    if (s != SIM_OK) {
+      failures++;
+      fprintf(stderr, "toibench simulate: kernel %s stopped: %s\n", kernels[k].name, rep.message);
+      if (s == SIM_NOMEM) rc = EXIT_RUNTIME;
+    }
+    fflush(stdout);
+  }
+  if (sc.f && cli_out_commit(&series)) rc = EXIT_RUNTIME;
+  if (fflush(stdout) != 0 || ferror(stdout)) rc = EXIT_RUNTIME;
+  sim_state_free(&st);
+  free(kernels);
+  if (rc == EXIT_OK && failures) rc = EXIT_RUNTIME;
+  return rc;
+}

@@ -1,0 +1,1190 @@
+/* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "response.h"
+#include "rng.h"
+#include "sim.h"
+
+/*
+ * The loop of document 001 section 5: find the earliest event, advance to it,
+ * resolve it, and recompute only what involves the balls that changed
+ * (document 003, "recompute only necessary balls").
+ *
+ * - Each ball keeps its centre p at its own reference time tr; its centre at
+ *   time t is p + v (t - tr). Nothing moves the other balls, so an event
+ *   costs O(neighbours + log heap), not O(N).
+ * - Events sit in one binary heap ordered by (time, insertion number). Each
+ *   event carries the change counters of its balls at prediction; a ball's
+ *   counter grows whenever its velocity changes, so stale events are dropped
+ *   when popped (lazy invalidation) and swept out when the heap grows.
+ * - A uniform grid of cells at least one largest diameter wide (document 001
+ *   section 3): two balls in contact are in the same or neighbouring cells,
+ *   so a ball is predicted only against the 3^dim cells around it. A cell
+ *   crossing is an event of its own (scheduled from the straight path); on a
+ *   crossing the ball is predicted against the layer of cells that just came
+ *   into its neighbourhood. Crossings are bookkeeping, not counted as
+ *   physical events.
+ * - A pair is predicted from a toi_case whose origin is the current time:
+ *   both centres moved there in double. The event stores that origin and the
+ *   kernel's dt, so the response sees exactly the same case.
+ * - Physical events are pair contacts where an impulse was applied and wall
+ *   contacts. A predicted pair contact where the balls turn out not to
+ *   approach is a "null" event: nothing changes and nothing is recomputed, so
+ *   a kernel that keeps predicting t = 0 for separating pairs cannot loop.
+ * - Document 001 warns that the loop must terminate: more than
+ *   same_instant events at one instant stop the run with SIM_ZENO and the
+ *   event number; a NaN time stops it with SIM_NAN.
+ */
+
+#define NONE32 UINT32_MAX
+
+typedef struct ev {
+  double time;   /* when it happens */
+  double base;   /* pair: origin of the case; wall: the ball's reference time */
+  double dt;     /* the kernel's answer from base */
+  uint64_t seq;  /* insertion number: ties in time break deterministically */
+  uint32_t a, b; /* balls; wall and cell events: b = 2 axis + side */
+  uint32_t ca, cb;
+  uint8_t kind;
+} ev;
+
+/* sums in double-double: error-free transformations (fma is correctly
+   rounded everywhere, so these are reproducible) */
+typedef struct dd {
+  double hi, lo;
+} dd;
+
+static void dd_add(dd *s, double x) {
+  double t = s->hi + x;
+  double bb = t - s->hi;
+  double e = (s->hi - (t - bb)) + (x - bb);
+  s->hi = t;
+  s->lo += e;
+}
+
+static void dd_add_prod(dd *s, double a, double b) {
+  double p = a * b;
+  double e = fma(a, b, -p);
+  dd_add(s, p);
+  s->lo += e;
+}
+
+typedef struct sim {
+  const sim_state *st;
+  const sim_kernel *k;
+  const sim_config *cfg;
+  sim_report *rep;
+  size_t n;
+  int dim;
+  double *p, *v, *tr; /* n*3, n*3, n */
+  uint32_t *cnt;
+  int32_t *cell;      /* n*3 cell coordinates */
+  uint32_t *next, *prev, *head;
+  int nc[3];
+  double w[3];
+  size_t ncells;
+  ev *heap;
+  size_t hn, hcap, compact_at;
+  uint64_t seq;
+  double tnow;
+  uint64_t phys, pairs, walls, cells, nulls, predictions;
+  dd mom[3];
+  dd ke0;
+  double pscale;
+  int stop;
+} sim;
+
+const char *sim_status_name(sim_status s) {
+  switch (s) {
+    case SIM_OK: return "ok";
+    case SIM_NOMEM: return "out-of-memory";
+    case SIM_NAN: return "nan";
+    case SIM_ZENO: return "zeno";
+    case SIM_FAILED: return "failed";
+    case SIM_STOPPED: return "stopped";
+    case SIM_BAD_INPUT: return "bad-input";
+  }
+  return "unknown";
+}
+
+void sim_state_free(sim_state *s) {
+  free(s->balls);
+  free(s->lines);
+  s->balls = NULL;
+  s->lines = NULL;
+  s->n = 0;
+}
+
+/* ---- grid ---- */
+
+/* Cells at least one largest diameter wide (a hair more, so rounding of
+   positions cannot hide a contact), and about one ball per cell: smaller
+   cells only add crossings. */
+static void grid_shape(int dim, const double box[3], double rmax, size_t n, int nc[3],
+                       double w[3]) {
+  double wmin = 2 * rmax * (1 + 0x1p-20);
+  long target = 1;
+  while (1) {
+    long t = target + 1, pw = 1;
+    for (int d = 0; d < dim; d++) pw *= t;
+    if ((size_t)pw > n || t > 1000000) break;
+    target = t;
+  }
+  for (int d = 0; d < 3; d++) {
+    nc[d] = 1;
+    w[d] = d < dim ? box[d] : 1;
+    if (d >= dim) continue;
+    double fit = floor(box[d] / wmin);
+    long c = fit < 1 ? 1 : (fit > target ? target : (long)fit);
+    nc[d] = (int)c;
+    w[d] = box[d] / (double)c;
+    if (w[d] < wmin) { /* rounding of the division: use one cell fewer */
+      if (c > 1) nc[d] = (int)(c - 1);
+      w[d] = box[d] / (double)nc[d];
+    }
+  }
+}
+
+static int cell_coord(double x, double w, int nc) {
+  double f = floor(x / w);
+  if (!(f >= 0)) return 0;
+  if (f >= nc) return nc - 1;
+  return (int)f;
+}
+
+static size_t cell_index(const sim *s, const int32_t c[3]) {
+  return ((size_t)c[2] * (size_t)s->nc[1] + (size_t)c[1]) * (size_t)s->nc[0] + (size_t)c[0];
+}
+
+static void cell_insert(sim *s, uint32_t i) {
+  size_t ci = cell_index(s, &s->cell[3 * i]);
+  s->prev[i] = NONE32;
+  s->next[i] = s->head[ci];
+  if (s->head[ci] != NONE32) s->prev[s->head[ci]] = i;
+  s->head[ci] = i;
+}
+
+static void cell_remove(sim *s, uint32_t i) {
+  size_t ci = cell_index(s, &s->cell[3 * i]);
+  if (s->prev[i] != NONE32) s->next[s->prev[i]] = s->next[i];
+  else s->head[ci] = s->next[i];
+  if (s->next[i] != NONE32) s->prev[s->next[i]] = s->prev[i];
+}
+
+/* ---- heap ---- */
+
+static int ev_less(const ev *x, const ev *y) {
+  if (x->time != y->time) return x->time < y->time;
+  return x->seq < y->seq;
+}
+
+static void heap_up(ev *h, size_t i) {
+  ev e = h[i];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!ev_less(&e, &h[p])) break;
+    h[i] = h[p];
+    i = p;
+  }
+  h[i] = e;
+}
+
+static void heap_down(ev *h, size_t n, size_t i) {
+  ev e = h[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && ev_less(&h[c + 1], &h[c])) c++;
+    if (!ev_less(&h[c], &e)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = e;
+}
+
+static int ev_valid(const sim *s, const ev *e) {
+  if (s->cnt[e->a] != e->ca) return 0;
+  return e->kind != SIM_EV_PAIR || s->cnt[e->b] == e->cb;
+}
+
+static void heap_compact(sim *s) {
+  size_t j = 0;
+  for (size_t i = 0; i < s->hn; i++)
+    if (ev_valid(s, &s->heap[i])) s->heap[j++] = s->heap[i];
+  s->hn = j;
+  for (size_t i = j / 2; i-- > 0;) heap_down(s->heap, s->hn, i);
+  size_t floor_ = 64 + 16 * s->n;
+  s->compact_at = 2 * s->hn > floor_ ? 2 * s->hn : floor_;
+}
+
+static int heap_push(sim *s, ev e) {
+  if (s->hn >= s->compact_at) heap_compact(s);
+  if (s->hn == s->hcap) {
+    size_t cap = s->hcap ? 2 * s->hcap : 1024;
+    ev *h = realloc(s->heap, cap * sizeof *h);
+    if (!h) return -1;
+    s->heap = h;
+    s->hcap = cap;
+  }
+  e.seq = s->seq++;
+  s->heap[s->hn++] = e;
+  heap_up(s->heap, s->hn - 1);
+  return 0;
+}
+
+static ev heap_pop(sim *s) {
+  ev top = s->heap[0];
+  s->heap[0] = s->heap[--s->hn];
+  if (s->hn) heap_down(s->heap, s->hn, 0);
+  return top;
+}
+
+/* ---- failures ---- */
+
+static void fail(sim *s, sim_status st, size_t a, size_t b, const char *what) {
+  if (s->stop) return;
+  s->stop = 1;
+  s->rep->status = st;
+  s->rep->event = s->phys + 1;
+  s->rep->a = a;
+  s->rep->b = b;
+  if (a == SIZE_MAX)
+    snprintf(s->rep->message, sizeof s->rep->message, "event %llu: %s",
+             (unsigned long long)(s->phys + 1), what);
+  else if (a == b)
+    snprintf(s->rep->message, sizeof s->rep->message, "event %llu: kernel %s: %s (ball %zu)",
+             (unsigned long long)(s->phys + 1), s->k->name, what, a);
+  else
+    snprintf(s->rep->message, sizeof s->rep->message,
+             "event %llu: kernel %s: %s (balls %zu and %zu)", (unsigned long long)(s->phys + 1),
+             s->k->name, what, a, b);
+}
+
+/* ---- prediction ---- */
+
+static void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
+  double dt = t - s->tr[i];
+  for (int d = 0; d < 3; d++) out[d] = d < s->dim ? s->p[3 * i + d] + s->v[3 * i + d] * dt : 0;
+}
+
+static void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_case *c) {
+  memset(c, 0, sizeof *c);
+  c->dim = s->dim;
+  centre_at(s, a, base, c->pa);
+  centre_at(s, b, base, c->pb);
+  for (int d = 0; d < s->dim; d++) {
+    c->va[d] = s->v[3 * a + d];
+    c->vb[d] = s->v[3 * b + d];
+  }
+  c->ra = s->st->balls[a].r;
+  c->rb = s->st->balls[b].r;
+  c->ma = s->st->balls[a].m;
+  c->mb = s->st->balls[b].m;
+}
+
+static void predict_pair(sim *s, uint32_t a, uint32_t b) {
+  if (s->stop) return;
+  toi_case c;
+  build_case(s, a, b, s->tnow, &c);
+  double dt = NAN;
+  s->predictions++;
+  int r = s->k->pair_toi(s->k->ctx, &c, &dt);
+  if (r < 0 || (r > 0 && isnan(dt))) {
+    fail(s, SIM_NAN, a, b, "NaN contact time");
+    return;
+  }
+  if (r == 0 || !(dt >= 0)) return;
+  double t = s->tnow + dt;
+  if (isinf(t)) return;
+  ev e = {.time = t, .base = s->tnow, .dt = dt, .a = a, .b = b, .ca = s->cnt[a],
+          .cb = s->cnt[b], .kind = SIM_EV_PAIR};
+  if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+}
+
+static void predict_wall(sim *s, uint32_t i) {
+  if (s->stop) return;
+  const sim_ball *bl = &s->st->balls[i];
+  double best = INFINITY, bdt = 0;
+  int baxis = -1, bside = 0;
+  for (int d = 0; d < s->dim; d++) {
+    double vd = s->v[3 * i + d];
+    if (vd == 0) continue;
+    int side = vd > 0;
+    double wall = side ? s->st->box[d] : 0, dt = NAN;
+    int r = s->k->wall_toi(s->k->ctx, &s->p[3 * i], &s->v[3 * i], bl->r, s->dim, d, wall, &dt);
+    if (r < 0 || isnan(dt)) {
+      fail(s, SIM_NAN, i, i, "NaN wall contact time");
+      return;
+    }
+    if (dt < 0) dt = 0; /* already at the wall through rounding: bounce now */
+    double t = s->tr[i] + dt;
+    if (t < best) {
+      best = t;
+      bdt = dt;
+      baxis = d;
+      bside = side;
+    }
+  }
+  if (baxis < 0 || isinf(best)) return;
+  if (best < s->tnow) best = s->tnow;
+  ev e = {.time = best, .base = s->tr[i], .dt = bdt, .a = i, .b = (uint32_t)(2 * baxis + bside),
+          .ca = s->cnt[i], .kind = SIM_EV_WALL};
+  if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+}
+
+static void predict_cell(sim *s, uint32_t i) {
+  if (s->stop) return;
+  double best = INFINITY;
+  int baxis = -1, bside = 0;
+  for (int d = 0; d < s->dim; d++) {
+    double vd = s->v[3 * i + d];
+    int c = s->cell[3 * i + d];
+    double bound;
+    if (vd > 0 && c < s->nc[d] - 1) bound = (c + 1) * s->w[d];
+    else if (vd < 0 && c > 0) bound = c * s->w[d];
+    else continue;
+    double t = s->tr[i] + (bound - s->p[3 * i + d]) / vd;
+    if (t < best) {
+      best = t;
+      baxis = d;
+      bside = vd > 0;
+    }
+  }
+  if (baxis < 0 || !(best < INFINITY)) return;
+  if (best < s->tnow) best = s->tnow;
+  ev e = {.time = best, .a = i, .b = (uint32_t)(2 * baxis + bside), .ca = s->cnt[i],
+          .kind = SIM_EV_CELL};
+  if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+}
+
+/* Pairs of ball i with the balls of the cells within one cell of it; with
+   only_higher, only partners j > i (the first sweep predicts each pair once). */
+static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
+  int32_t lo[3], hi[3], c[3];
+  for (int d = 0; d < 3; d++) {
+    int32_t ci = s->cell[3 * i + d];
+    lo[d] = ci > 0 ? ci - 1 : 0;
+    hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
+  }
+  for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+    for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+      for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+        for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
+          if (j == i || j == skip || (only_higher && j < i)) continue;
+          predict_pair(s, i, j);
+          if (s->stop) return;
+        }
+}
+
+static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
+  predict_neighbours(s, i, skip, 0);
+  predict_wall(s, i);
+  predict_cell(s, i);
+}
+
+/* ---- samples ---- */
+
+static void kinetic(const sim *s, dd *ke) {
+  ke->hi = ke->lo = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    double m = s->st->balls[i].m;
+    for (int d = 0; d < s->dim; d++) {
+      double vd = s->v[3 * i + d];
+      double p = vd * vd, e = fma(vd, vd, -p);
+      dd_add_prod(ke, m, p);
+      dd_add_prod(ke, m, e);
+    }
+  }
+  ke->hi *= 0.5;
+  ke->lo *= 0.5;
+}
+
+typedef struct pairkey {
+  uint32_t a, b;
+  int pending;
+} pairkey;
+
+static int pairkey_cmp(const void *x, const void *y) {
+  const pairkey *p = x, *q = y;
+  if (p->a != q->a) return p->a < q->a ? -1 : 1;
+  if (p->b != q->b) return p->b < q->b ? -1 : 1;
+  return 0;
+}
+
+static double rel_gap(const double pi[3], const double pj[3], double R, int dim) {
+  double s = 0;
+  for (int d = 0; d < dim; d++) {
+    double x = pj[d] - pi[d];
+    s += x * x;
+  }
+  return (sqrt(s) - R) / R;
+}
+
+/* Overlaps are counted among neighbouring pairs at the current time. An
+   overlapping pair that was not overlapping when its current straight paths
+   began (the later reference time of the two balls) crossed contact on those
+   paths: if a valid contact event for it is still pending, the kernel
+   predicted it too late ("late"); otherwise it was never predicted
+   ("missed"). An overlap already present at that time comes from an earlier
+   response (for example a contact resolved late) and is only counted. */
+static int take_sample(sim *s, sim_sample *out) {
+  memset(out, 0, sizeof *out);
+  out->event = s->phys;
+  out->time = s->tnow;
+  dd ke;
+  kinetic(s, &ke);
+  out->ke_err = ((ke.hi - s->ke0.hi) + (ke.lo - s->ke0.lo)) / s->ke0.hi;
+  if (!(s->ke0.hi > 0)) out->ke_err = 0;
+  double m2 = 0;
+  for (int d = 0; d < s->dim; d++) {
+    double x = s->mom[d].hi + s->mom[d].lo;
+    m2 += x * x;
+  }
+  out->mom_err = s->pscale > 0 ? sqrt(m2) / s->pscale : 0;
+  out->min_gap = INFINITY;
+  double *q = malloc(3 * s->n * sizeof *q);
+  pairkey *cand = NULL;
+  size_t ncand = 0, capc = 0;
+  if (!q) return -1;
+  for (size_t i = 0; i < s->n; i++) centre_at(s, (uint32_t)i, s->tnow, &q[3 * i]);
+  double tol = s->cfg->overlap_tol;
+  for (uint32_t i = 0; i < s->n; i++) {
+    int32_t lo[3], hi[3], c[3];
+    for (int d = 0; d < 3; d++) {
+      int32_t ci = s->cell[3 * i + d];
+      lo[d] = ci > 0 ? ci - 1 : 0;
+      hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+          for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
+            if (j <= i) continue;
+            double R = s->st->balls[i].r + s->st->balls[j].r;
+            double g = rel_gap(&q[3 * i], &q[3 * j], R, s->dim);
+            if (g < out->min_gap) out->min_gap = g;
+            if (!(g < -tol)) continue;
+            out->overlaps++;
+            double base = s->tr[i] > s->tr[j] ? s->tr[i] : s->tr[j], pi[3], pj[3];
+            centre_at(s, i, base, pi);
+            centre_at(s, j, base, pj);
+            if (rel_gap(pi, pj, R, s->dim) < -tol) continue;
+            if (ncand == capc) {
+              size_t nc = capc ? 2 * capc : 16;
+              pairkey *t = realloc(cand, nc * sizeof *t);
+              if (!t) {
+                free(cand);
+                free(q);
+                return -1;
+              }
+              cand = t;
+              capc = nc;
+            }
+            cand[ncand++] = (pairkey){i, j, 0};
+          }
+  }
+  if (ncand) {
+    qsort(cand, ncand, sizeof *cand, pairkey_cmp);
+    for (size_t h = 0; h < s->hn; h++) {
+      const ev *e = &s->heap[h];
+      if (e->kind != SIM_EV_PAIR || !ev_valid(s, e)) continue;
+      pairkey key = {e->a < e->b ? e->a : e->b, e->a < e->b ? e->b : e->a, 0};
+      pairkey *f = bsearch(&key, cand, ncand, sizeof *cand, pairkey_cmp);
+      if (f) f->pending = 1;
+    }
+    for (size_t i = 0; i < ncand; i++) {
+      if (cand[i].pending) out->late++;
+      else out->missed++;
+    }
+  }
+  if (s->n < 2) out->min_gap = NAN;
+  free(cand);
+  free(q);
+  out->pair_events = s->pairs;
+  out->wall_events = s->walls;
+  out->cell_events = s->cells;
+  out->null_events = s->nulls;
+  return 0;
+}
+
+static int sample(sim *s) {
+  sim_sample smp;
+  if (take_sample(s, &smp)) {
+    fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+    return -1;
+  }
+  sim_report *r = s->rep;
+  r->last = smp;
+  if (fabs(smp.ke_err) > r->max_abs_ke_err || isnan(smp.ke_err)) r->max_abs_ke_err = fabs(smp.ke_err);
+  if (smp.min_gap < r->min_gap) r->min_gap = smp.min_gap;
+  if (smp.overlaps > r->max_overlaps) r->max_overlaps = smp.overlaps;
+  r->missed += smp.missed;
+  r->late += smp.late;
+  if (s->cfg->on_sample && s->cfg->on_sample(s->cfg->ctx, &smp)) {
+    if (r->status == SIM_OK) {
+      s->stop = 1;
+      r->status = SIM_STOPPED;
+      r->event = s->phys;
+      snprintf(r->message, sizeof r->message, "stopped by the caller after event %llu",
+               (unsigned long long)s->phys);
+    }
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- events ---- */
+
+static int finite3(const double x[3]) { return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]); }
+
+static int report_event(sim *s, sim_event_kind kind, size_t a, size_t b, int applied) {
+  if (!s->cfg->on_event) return 0;
+  sim_event_info info = {s->phys, kind, s->tnow, a, b, applied};
+  if (s->cfg->on_event(s->cfg->ctx, &info)) {
+    s->stop = 1;
+    s->rep->status = SIM_STOPPED;
+    s->rep->event = s->phys;
+    snprintf(s->rep->message, sizeof s->rep->message, "stopped by the caller at event %llu",
+             (unsigned long long)s->phys);
+    return -1;
+  }
+  return 0;
+}
+
+static void do_pair(sim *s, const ev *e) {
+  toi_case c;
+  build_case(s, e->a, e->b, e->base, &c);
+  double pa[3] = {0, 0, 0}, pb[3] = {0, 0, 0}, va[3] = {0, 0, 0}, vb[3] = {0, 0, 0};
+  int r = s->k->pair_respond(s->k->ctx, &c, e->dt, s->cfg->restitution, pa, pb, va, vb);
+  if (r < 0) {
+    fail(s, SIM_FAILED, e->a, e->b, "could not resolve the contact (coincident centres)");
+    return;
+  }
+  if (r == 0) {
+    s->nulls++;
+    report_event(s, SIM_EV_PAIR, e->a, e->b, 0);
+    return;
+  }
+  if (!finite3(pa) || !finite3(pb) || !finite3(va) || !finite3(vb)) {
+    fail(s, SIM_NAN, e->a, e->b, "non-finite state after the contact");
+    return;
+  }
+  double ma = s->st->balls[e->a].m, mb = s->st->balls[e->b].m;
+  for (int d = 0; d < s->dim; d++) {
+    dd_add_prod(&s->mom[d], ma, va[d]);
+    dd_add_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
+    dd_add_prod(&s->mom[d], mb, vb[d]);
+    dd_add_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
+  }
+  for (int d = 0; d < 3; d++) {
+    s->p[3 * e->a + d] = d < s->dim ? pa[d] : 0;
+    s->p[3 * e->b + d] = d < s->dim ? pb[d] : 0;
+    s->v[3 * e->a + d] = d < s->dim ? va[d] : 0;
+    s->v[3 * e->b + d] = d < s->dim ? vb[d] : 0;
+  }
+  s->tr[e->a] = s->tr[e->b] = e->time;
+  s->cnt[e->a]++;
+  s->cnt[e->b]++;
+  s->phys++;
+  s->pairs++;
+  if (report_event(s, SIM_EV_PAIR, e->a, e->b, 1)) return;
+  predict_ball(s, e->a, NONE32);
+  predict_ball(s, e->b, e->a);
+}
+
+static void do_wall(sim *s, const ev *e) {
+  uint32_t i = e->a;
+  int axis = (int)(e->b / 2), side = (int)(e->b % 2);
+  double wall = side ? s->st->box[axis] : 0, pout[3] = {0, 0, 0};
+  int r = s->k->wall_respond(s->k->ctx, &s->p[3 * i], &s->v[3 * i], s->st->balls[i].r, s->dim, axis,
+                             wall, e->dt, pout);
+  if (r < 0 || !finite3(pout)) {
+    fail(s, SIM_NAN, i, i, "non-finite wall contact");
+    return;
+  }
+  for (int d = 0; d < 3; d++) s->p[3 * i + d] = d < s->dim ? pout[d] : 0;
+  s->v[3 * i + axis] = -s->v[3 * i + axis]; /* exact in every kernel */
+  s->tr[i] = e->time;
+  s->cnt[i]++;
+  s->phys++;
+  s->walls++;
+  if (report_event(s, SIM_EV_WALL, i, e->b, 1)) return;
+  predict_ball(s, i, NONE32);
+}
+
+static void do_cell(sim *s, const ev *e) {
+  uint32_t i = e->a;
+  int axis = (int)(e->b / 2), dir = e->b % 2 ? 1 : -1;
+  cell_remove(s, i);
+  s->cell[3 * i + axis] += dir;
+  cell_insert(s, i);
+  s->cells++;
+  /* the layer of cells that just came within one cell of the ball */
+  int32_t layer = s->cell[3 * i + axis] + dir;
+  if (layer >= 0 && layer < s->nc[axis]) {
+    int32_t lo[3], hi[3], c[3];
+    for (int d = 0; d < 3; d++) {
+      int32_t ci = s->cell[3 * i + d];
+      lo[d] = ci > 0 ? ci - 1 : 0;
+      hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
+    }
+    lo[axis] = hi[axis] = layer;
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+          for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
+            if (j == i) continue;
+            predict_pair(s, i, j);
+            if (s->stop) return;
+          }
+  }
+  predict_cell(s, i);
+}
+
+/* ---- the run ---- */
+
+static void sim_free(sim *s) {
+  free(s->p);
+  free(s->v);
+  free(s->tr);
+  free(s->cnt);
+  free(s->cell);
+  free(s->next);
+  free(s->prev);
+  free(s->head);
+  free(s->heap);
+}
+
+static sim_status bad(sim_report *rep, const char *msg) {
+  rep->status = SIM_BAD_INPUT;
+  snprintf(rep->message, sizeof rep->message, "%s", msg);
+  return rep->status;
+}
+
+sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, const sim_config *cfg) {
+  memset(rep, 0, sizeof *rep);
+  rep->a = rep->b = SIZE_MAX;
+  rep->min_gap = INFINITY;
+  if (st->dim != 2 && st->dim != 3) return bad(rep, "dimension must be 2 or 3");
+  if (st->n == 0 || st->n >= NONE32) return bad(rep, "the number of balls must be in [1, 2^32-1)");
+  if (!(cfg->restitution >= 0 && cfg->restitution <= 1)) return bad(rep, "restitution outside [0, 1]");
+  if (!(cfg->overlap_tol >= 0)) return bad(rep, "overlap tolerance must be >= 0");
+  double rmax = 0;
+  for (size_t i = 0; i < st->n; i++)
+    if (st->balls[i].r > rmax) rmax = st->balls[i].r;
+  for (int d = 0; d < st->dim; d++)
+    if (!(st->box[d] > 0) || !isfinite(st->box[d])) return bad(rep, "box sides must be > 0 and finite");
+
+  sim s;
+  memset(&s, 0, sizeof s);
+  s.st = st;
+  s.k = k;
+  s.cfg = cfg;
+  s.rep = rep;
+  s.n = st->n;
+  s.dim = st->dim;
+  grid_shape(st->dim, st->box, rmax, st->n, s.nc, s.w);
+  s.ncells = (size_t)s.nc[0] * (size_t)s.nc[1] * (size_t)s.nc[2];
+  s.p = malloc(3 * s.n * sizeof *s.p);
+  s.v = malloc(3 * s.n * sizeof *s.v);
+  s.tr = calloc(s.n, sizeof *s.tr);
+  s.cnt = calloc(s.n, sizeof *s.cnt);
+  s.cell = malloc(3 * s.n * sizeof *s.cell);
+  s.next = malloc(s.n * sizeof *s.next);
+  s.prev = malloc(s.n * sizeof *s.prev);
+  s.head = malloc(s.ncells * sizeof *s.head);
+  if (!s.p || !s.v || !s.tr || !s.cnt || !s.cell || !s.next || !s.prev || !s.head) {
+    sim_free(&s);
+    rep->status = SIM_NOMEM;
+    snprintf(rep->message, sizeof rep->message, "out of memory");
+    return rep->status;
+  }
+  for (size_t c = 0; c < s.ncells; c++) s.head[c] = NONE32;
+  s.compact_at = 64 + 16 * s.n;
+  for (size_t i = 0; i < s.n; i++) {
+    double speed2 = 0;
+    for (int d = 0; d < 3; d++) {
+      int in = d < s.dim;
+      s.p[3 * i + d] = in ? st->balls[i].p[d] : 0;
+      s.v[3 * i + d] = in ? st->balls[i].v[d] : 0;
+      s.cell[3 * i + d] = in ? cell_coord(s.p[3 * i + d], s.w[d], s.nc[d]) : 0;
+      speed2 += s.v[3 * i + d] * s.v[3 * i + d];
+    }
+    s.pscale += st->balls[i].m * sqrt(speed2);
+    cell_insert(&s, (uint32_t)i);
+  }
+  kinetic(&s, &s.ke0);
+  uint64_t limit = cfg->same_instant ? cfg->same_instant : 10 * (uint64_t)s.n + 1000;
+
+  for (uint32_t i = 0; i < s.n && !s.stop; i++) {
+    predict_neighbours(&s, i, NONE32, 1);
+    predict_wall(&s, i);
+    predict_cell(&s, i);
+  }
+  if (!s.stop) sample(&s);
+  uint64_t last_sampled = 0, same = 0;
+  double last_time = -INFINITY;
+  while (!s.stop && s.phys < cfg->events && s.hn > 0) {
+    ev e = heap_pop(&s);
+    if (!ev_valid(&s, &e)) continue;
+    if (e.time < s.tnow) e.time = s.tnow; /* never move backwards */
+    if (e.time == last_time) {
+      if (++same > limit) {
+        s.rep->status = SIM_ZENO;
+        s.rep->event = s.phys + 1;
+        s.rep->a = e.a;
+        s.rep->b = e.kind == SIM_EV_PAIR ? e.b : e.a;
+        snprintf(s.rep->message, sizeof s.rep->message,
+                 "more than %llu events at time %.17g (event %llu): the state does not advance",
+                 (unsigned long long)limit, e.time, (unsigned long long)(s.phys + 1));
+        s.stop = 1;
+        break;
+      }
+    } else {
+      same = 1;
+      last_time = e.time;
+    }
+    s.tnow = e.time;
+    uint64_t before = s.phys;
+    switch (e.kind) {
+      case SIM_EV_PAIR: do_pair(&s, &e); break;
+      case SIM_EV_WALL: do_wall(&s, &e); break;
+      default: do_cell(&s, &e); break;
+    }
+    if (s.stop) break;
+    if (s.phys != before && cfg->every && s.phys % cfg->every == 0) {
+      last_sampled = s.phys;
+      if (sample(&s)) break;
+    }
+  }
+  /* a last sample, also after a failure: it shows the state that failed */
+  if (rep->status != SIM_STOPPED && s.phys != last_sampled) {
+    s.stop = 0;
+    sample(&s);
+  }
+  rep->time = s.tnow;
+  rep->predictions = s.predictions;
+  rep->last.pair_events = s.pairs;
+  rep->last.wall_events = s.walls;
+  rep->last.cell_events = s.cells;
+  rep->last.null_events = s.nulls;
+  sim_free(&s);
+  return rep->status;
+}
+
+/* ---- the double wall kernel ---- */
+
+int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                        int axis, double wall, double *dt) {
+  (void)ctx;
+  (void)dim;
+  double target = v[axis] > 0 ? wall - r : wall + r;
+  *dt = (target - p[axis]) / v[axis];
+  return isnan(*dt) ? -1 : 1;
+}
+
+int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                            int axis, double wall, double dt, double pout[3]) {
+  (void)ctx;
+  (void)r;
+  (void)axis;
+  (void)wall;
+  for (int d = 0; d < 3; d++) pout[d] = d < dim ? p[d] + v[d] * dt : 0;
+  return 0;
+}
+
+/* ---- formulation kernels ---- */
+
+static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
+  const toi_formulation *f = ctx;
+  toi_result r = f->solve(c);
+  if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
+  if (isnan(r.t)) return -1;
+  if (!(r.t >= 0) || isinf(r.t)) return 0;
+  *dt = r.t;
+  return 1;
+}
+
+static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                             double pb[3], double va[3], double vb[3]) {
+  (void)ctx;
+  toi_response r;
+  if (toi_response_compute(&r, c, dt, E) != TOI_OK) return -1;
+  if (!(r.vn < 0)) return 0; /* separating or tangent: no impulse */
+  for (int d = 0; d < 3; d++) {
+    pa[d] = r.pa[d];
+    pb[d] = r.pb[d];
+    va[d] = r.va[d];
+    vb[d] = r.vb[d];
+  }
+  return 1;
+}
+
+sim_kernel sim_formulation_kernel(const toi_formulation *f) {
+  sim_kernel k = {f->name, (void *)f, form_pair_toi, form_pair_respond, sim_wall_toi_double,
+                  sim_wall_respond_double};
+  return k;
+}
+
+/* ---- states ---- */
+
+static toi_status alloc_state(sim_state *s, size_t n, int lines) {
+  s->balls = calloc(n ? n : 1, sizeof *s->balls);
+  s->lines = lines ? calloc(n ? n : 1, sizeof *s->lines) : NULL;
+  if (!s->balls || (lines && !s->lines)) {
+    sim_state_free(s);
+    return TOI_ERR_NOMEM;
+  }
+  s->n = n;
+  return TOI_OK;
+}
+
+toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n, double spacing) {
+  memset(out, 0, sizeof *out);
+  if ((dim != 2 && dim != 3) || n == 0 || n > 100000000 || !(spacing > 2) || !isfinite(spacing) ||
+      spacing > 1e100)
+    return TOI_ERR_RANGE;
+  size_t k = 1;
+  for (;;) {
+    size_t cells = 1;
+    for (int d = 0; d < dim; d++) cells *= k;
+    if (cells >= n) break;
+    k++;
+  }
+  size_t sites = 1;
+  for (int d = 0; d < dim; d++) sites *= k;
+  uint32_t *perm = malloc(sites * sizeof *perm);
+  if (!perm || alloc_state(out, n, 0)) {
+    free(perm);
+    return TOI_ERR_NOMEM;
+  }
+  out->dim = dim;
+  for (int d = 0; d < 3; d++) out->box[d] = d < dim ? (double)k * spacing : 0;
+  toi_rng rng;
+  toi_rng_seed(&rng, seed);
+  for (size_t i = 0; i < sites; i++) perm[i] = (uint32_t)i;
+  for (size_t i = 0; i < n; i++) { /* partial Fisher-Yates: n distinct sites */
+    size_t j = i + (size_t)toi_rng_below(&rng, sites - i);
+    uint32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  for (size_t i = 0; i < n; i++) {
+    sim_ball *b = &out->balls[i];
+    b->r = toi_rng_uniform(&rng, 0.5, 1);
+    b->m = toi_rng_uniform(&rng, 0.5, 2);
+    /* the jitter keeps a margin so that neighbours never touch */
+    double amp = (spacing / 2 - b->r) * (1 - 0x1p-10);
+    size_t site = perm[i];
+    for (int d = 0; d < 3; d++) {
+      if (d >= dim) {
+        b->p[d] = b->v[d] = 0;
+        continue;
+      }
+      size_t idx = site % k;
+      site /= k;
+      b->p[d] = ((double)idx + 0.5) * spacing + toi_rng_uniform(&rng, -amp, amp);
+      b->v[d] = toi_rng_uniform(&rng, -1, 1);
+    }
+  }
+  free(perm);
+  return TOI_OK;
+}
+
+int sim_state_write(FILE *f, const sim_state *s) {
+  int r = fprintf(f, "# toibench-state v1\n# box DIM L...; ball P... V... R M\nbox %d", s->dim) < 0;
+  for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", s->box[d]) < 0;
+  r |= fputc('\n', f) == EOF;
+  for (size_t i = 0; i < s->n; i++) {
+    const sim_ball *b = &s->balls[i];
+    r |= fputs("ball", f) == EOF;
+    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->p[d]) < 0;
+    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->v[d]) < 0;
+    r |= fprintf(f, " %a %a\n", b->r, b->m) < 0;
+  }
+  return r ? -1 : 0;
+}
+
+static void diag(toi_diags *dg, const char *file, long line, int field, const char *fname,
+                 const char *fmt, const char *a, const char *b) {
+  if (!dg) return;
+  dg->total++;
+  if (dg->count >= TOI_DIAG_MAX) return;
+  toi_diag *d = &dg->items[dg->count++];
+  snprintf(d->file, sizeof d->file, "%s", file);
+  d->line = line;
+  d->field = field;
+  snprintf(d->field_name, sizeof d->field_name, "%s", fname ? fname : "");
+  snprintf(d->message, sizeof d->message, fmt, a, b);
+}
+
+static int parse_num(const char *tok, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(tok, &end);
+  if (end == tok || *end || !isfinite(x) || (errno == ERANGE && isinf(x))) return -1;
+  *out = x;
+  return 0;
+}
+
+static const char *ball_field(int dim, int f) {
+  static const char *const n2[] = {"kind", "x", "y", "vx", "vy", "r", "m"};
+  static const char *const n3[] = {"kind", "x", "y", "z", "vx", "vy", "vz", "r", "m"};
+  if (dim == 3) return f >= 1 && f <= 9 ? n3[f - 1] : "extra";
+  return f >= 1 && f <= 7 ? n2[f - 1] : "extra";
+}
+
+toi_status sim_state_parse(sim_state *out, const char *name, const char *text, size_t len,
+                           toi_diags *dg) {
+  memset(out, 0, sizeof *out);
+  size_t cap = 0, nb = 0;
+  sim_ball *balls = NULL;
+  long *lines = NULL;
+  int have_box = 0, dim = 0;
+  double box[3] = {0, 0, 0};
+  size_t errors0 = dg ? dg->total : 0;
+  int bad_any = 0;
+  long lineno = 0;
+  size_t pos = 0;
+  char buf[4096];
+  while (pos < len) {
+    size_t e = pos;
+    while (e < len && text[e] != '\n') e++;
+    lineno++;
+    size_t l = e - pos;
+    int too_long = l >= sizeof buf;
+    if (!too_long) {
+      memcpy(buf, text + pos, l);
+      buf[l] = 0;
+    }
+    pos = e + 1;
+    if (too_long) {
+      diag(dg, name, lineno, 0, NULL, "line is longer than %s characters%s", "4095", "");
+      bad_any = 1;
+      continue;
+    }
+    char *hash = strchr(buf, '#');
+    if (hash) *hash = 0;
+    char *tok[12];
+    int nt = 0;
+    for (char *p = strtok(buf, " \t\r\v\f"); p; p = strtok(NULL, " \t\r\v\f")) {
+      if (nt == 12) {
+        nt++;
+        break;
+      }
+      tok[nt++] = p;
+    }
+    if (nt == 0) continue;
+    if (!strcmp(tok[0], "box")) {
+      if (have_box) {
+        diag(dg, name, lineno, 1, "kind", "a second box line%s%s", "", "");
+        bad_any = 1;
+        continue;
+      }
+      have_box = 1;
+      double dd_;
+      if (nt < 2 || parse_num(tok[1], &dd_) || (dd_ != 2 && dd_ != 3)) {
+        diag(dg, name, lineno, 2, "dim", "dimension must be 2 or 3%s%s", "", "");
+        bad_any = 1;
+        continue;
+      }
+      dim = (int)dd_;
+      if (nt != 2 + dim) {
+        diag(dg, name, lineno, nt < 2 + dim ? nt + 1 : 3 + dim, "L",
+             "box needs DIM and %s side lengths%s", dim == 2 ? "2" : "3", "");
+        bad_any = 1;
+        dim = 0;
+        continue;
+      }
+      for (int d = 0; d < dim; d++) {
+        if (parse_num(tok[2 + d], &box[d]) || !(box[d] > 0)) {
+          diag(dg, name, lineno, 3 + d, "L", "'%.40s' is not a side length > 0%s", tok[2 + d], "");
+          bad_any = 1;
+        }
+      }
+      continue;
+    }
+    if (strcmp(tok[0], "ball")) {
+      diag(dg, name, lineno, 1, "kind", "unknown line kind '%.40s' (box or ball)%s", tok[0], "");
+      bad_any = 1;
+      continue;
+    }
+    if (!dim) {
+      diag(dg, name, lineno, 1, "kind", "a ball before the box line%s%s", "", "");
+      bad_any = 1;
+      continue;
+    }
+    int want = 3 + 2 * dim;
+    if (nt != want) {
+      int f = nt < want ? nt + 1 : want + 1;
+      diag(dg, name, lineno, f, ball_field(dim, f), "a %s-D ball line has %s fields", dim == 2 ? "2" : "3",
+           dim == 2 ? "7" : "9");
+      bad_any = 1;
+      continue;
+    }
+    sim_ball b;
+    memset(&b, 0, sizeof b);
+    int ok = 1;
+    for (int f = 1; f < want; f++) {
+      double x;
+      if (parse_num(tok[f], &x)) {
+        diag(dg, name, lineno, f + 1, ball_field(dim, f + 1), "'%.40s' is not a finite number%s", tok[f], "");
+        ok = 0;
+        continue;
+      }
+      if (f <= dim) b.p[f - 1] = x;
+      else if (f <= 2 * dim) b.v[f - 1 - dim] = x;
+      else if (f == 2 * dim + 1) b.r = x;
+      else b.m = x;
+    }
+    if (ok && !(b.r > 0)) {
+      diag(dg, name, lineno, 2 * dim + 2, "r", "radius must be > 0%s%s", "", "");
+      ok = 0;
+    }
+    if (ok && !(b.m > 0)) {
+      diag(dg, name, lineno, 2 * dim + 3, "m", "mass must be > 0%s%s", "", "");
+      ok = 0;
+    }
+    for (int d = 0; ok && d < dim; d++)
+      if (!(b.p[d] - b.r >= 0 && b.p[d] + b.r <= box[d])) {
+        diag(dg, name, lineno, d + 2, ball_field(dim, d + 2), "ball is not inside the box%s%s", "", "");
+        ok = 0;
+      }
+    if (!ok) {
+      bad_any = 1;
+      continue;
+    }
+    if (nb == cap) {
+      size_t nc = cap ? 2 * cap : 64;
+      sim_ball *t = realloc(balls, nc * sizeof *t);
+      long *tl = t ? realloc(lines, nc * sizeof *tl) : NULL;
+      if (t) balls = t;
+      if (!t || !tl) {
+        free(balls);
+        free(lines);
+        return TOI_ERR_NOMEM;
+      }
+      lines = tl;
+      cap = nc;
+    }
+    balls[nb] = b;
+    lines[nb] = lineno;
+    nb++;
+  }
+  if (!have_box) {
+    diag(dg, name, 0, 0, NULL, "no box line%s%s", "", "");
+    bad_any = 1;
+  } else if (nb == 0 && !bad_any) {
+    diag(dg, name, 0, 0, NULL, "no ball%s%s", "", "");
+    bad_any = 1;
+  }
+  if (!bad_any) {
+    /* no two balls may overlap: checked on a grid, O(n) */
+    out->balls = balls;
+    out->lines = lines;
+    out->n = nb;
+    out->dim = dim;
+    memcpy(out->box, box, sizeof box);
+    double rmax = 0;
+    for (size_t i = 0; i < nb; i++)
+      if (balls[i].r > rmax) rmax = balls[i].r;
+    int nc[3];
+    double w[3];
+    grid_shape(dim, box, rmax, nb, nc, w);
+    size_t ncells = (size_t)nc[0] * (size_t)nc[1] * (size_t)nc[2];
+    uint32_t *head = malloc(ncells * sizeof *head), *next = malloc(nb * sizeof *next);
+    int32_t *cc = malloc(3 * nb * sizeof *cc);
+    if (!head || !next || !cc) {
+      free(head);
+      free(next);
+      free(cc);
+      sim_state_free(out);
+      return TOI_ERR_NOMEM;
+    }
+    for (size_t c = 0; c < ncells; c++) head[c] = NONE32;
+    for (size_t i = 0; i < nb; i++) {
+      for (int d = 0; d < 3; d++) cc[3 * i + d] = d < dim ? cell_coord(balls[i].p[d], w[d], nc[d]) : 0;
+      size_t ci = ((size_t)cc[3 * i + 2] * nc[1] + cc[3 * i + 1]) * nc[0] + cc[3 * i];
+      next[i] = head[ci];
+      head[ci] = (uint32_t)i;
+    }
+    for (size_t i = 0; i < nb; i++) {
+      int32_t lo[3], hi[3], c[3];
+      for (int d = 0; d < 3; d++) {
+        lo[d] = cc[3 * i + d] > 0 ? cc[3 * i + d] - 1 : 0;
+        hi[d] = cc[3 * i + d] + 1 < nc[d] ? cc[3 * i + d] + 1 : nc[d] - 1;
+      }
+      for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+          for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+            for (uint32_t j = head[((size_t)c[2] * nc[1] + c[1]) * nc[0] + c[0]]; j != NONE32; j = next[j]) {
+              if (j <= i) continue;
+              double s2 = 0, R = balls[i].r + balls[j].r;
+              for (int d = 0; d < dim; d++) {
+                double x = balls[j].p[d] - balls[i].p[d];
+                s2 += x * x;
+              }
+              if (s2 < R * R) {
+                char other[32];
+                snprintf(other, sizeof other, "%ld", lines[i]);
+                diag(dg, name, lines[j], 0, NULL, "ball overlaps the ball of line %s%s", other, "");
+                bad_any = 1;
+              }
+            }
+    }
+    free(head);
+    free(next);
+    free(cc);
+    if (!bad_any) return TOI_OK;
+    sim_state_free(out);
+    return TOI_ERR_INPUT;
+  }
+  (void)errors0;
+  free(balls);
+  free(lines);
+  return TOI_ERR_INPUT;
+}
+
+toi_status sim_state_read(sim_state *out, const char *path, toi_diags *dg) {
+  memset(out, 0, sizeof *out);
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    diag(dg, path, 0, 0, NULL, "cannot open: %s%s", strerror(errno), "");
+    return TOI_ERR_IO;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) {
+    if (f != stdin) fclose(f);
+    return TOI_ERR_NOMEM;
+  }
+  for (;;) {
+    if (len == cap) {
+      char *t = realloc(buf, 2 * cap);
+      if (!t) {
+        free(buf);
+        if (f != stdin) fclose(f);
+        return TOI_ERR_NOMEM;
+      }
+      buf = t;
+      cap *= 2;
+    }
+    size_t r = fread(buf + len, 1, cap - len, f);
+    len += r;
+    if (r == 0) break;
+  }
+  int err = ferror(f);
+  if (f != stdin) fclose(f);
+  if (err) {
+    free(buf);
+    diag(dg, path, 0, 0, NULL, "read error%s%s", "", "");
+    return TOI_ERR_IO;
+  }
+  toi_status st = sim_state_parse(out, path, buf, len, dg);
+  free(buf);
+  return st;
+}

@@ -1,0 +1,162 @@
+/* sim.h: event-driven many-ball simulation in a box, with pluggable TOI and response kernels. */
+#ifndef TOI_SIM_H
+#define TOI_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "toi.h"
+
+/// One ball of a state.
+typedef struct sim_ball {
+  double p[3];  ///< centre (third component 0 in 2D)
+  double v[3];  ///< velocity
+  double r;     ///< radius, > 0
+  double m;     ///< mass, > 0
+} sim_ball;
+
+/// Balls in the box [0, box[0]] x [0, box[1]] (x [0, box[2]] in 3D) with
+/// elastic walls, at time 0.
+typedef struct sim_state {
+  int dim;           ///< 2 or 3
+  double box[3];     ///< side lengths (third 0 in 2D)
+  size_t n;          ///< number of balls
+  sim_ball *balls;   ///< n balls, malloc'ed
+  long *lines;       ///< line of each ball in its state file, or NULL
+} sim_state;
+
+void sim_state_free(sim_state *s);
+
+/// Generates a non-overlapping state from a seed: ceil(n^(1/dim)) sites per
+/// axis spaced `spacing` apart (box side = sites * spacing), n distinct sites
+/// chosen at random, each ball jittered inside its site; radii uniform in
+/// [0.5, 1], masses uniform in [0.5, 2], velocity components uniform in
+/// [-1, 1]. spacing must be > 2 (the largest diameter). Same arguments, same
+/// state, on every machine (toi_rng, no libm).
+TOI_MUST_USE toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n,
+                                     double spacing);
+
+/// State files (format "toibench-state v1"): '#' starts a comment, blank
+/// lines are ignored, numbers are decimal or C99 hex floats.
+///   box DIM L1 L2 [L3]                    once, before the balls
+///   ball X Y [Z] VX VY [VZ] R M           one line per ball
+/// Every ball must lie inside the box (r <= x <= L - r on each axis) and no
+/// two balls may overlap. Errors name FILE:LINE: field N (name).
+TOI_MUST_USE toi_status sim_state_parse(sim_state *out, const char *name, const char *text,
+                                        size_t len, toi_diags *diags);
+TOI_MUST_USE toi_status sim_state_read(sim_state *out, const char *path, toi_diags *diags);
+/// Writes a state in that format with hex floats (reads back bit for bit).
+int sim_state_write(FILE *f, const sim_state *s);
+
+/// The pluggable numerics. All callbacks are deterministic functions of their
+/// arguments. A pair is always passed as a toi_case whose time origin is the
+/// moment of prediction (both centres moved there in double).
+typedef struct sim_kernel {
+  const char *name;
+  void *ctx;
+  /// Time to the next contact of the pair from the case's origin. Returns 1
+  /// with *dt >= 0 for a predicted contact, 0 for none, -1 when the kernel
+  /// claims a contact with a NaN time (pathological).
+  int (*pair_toi)(void *ctx, const toi_case *c, double *dt);
+  /// Resolves the contact predicted at dt with restitution E: centres at the
+  /// contact and velocities after. Returns 1 when an impulse was applied, 0
+  /// when the balls do not approach (nothing changes), -1 on failure.
+  int (*pair_respond)(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                      double pb[3], double va[3], double vb[3]);
+  /// Time for the ball (p, v, r) to touch the wall plane x[axis] = wall
+  /// (v[axis] != 0 points at it): 1 with *dt, or -1 for a NaN time.
+  int (*wall_toi)(void *ctx, const double p[3], const double v[3], double r, int dim, int axis,
+                  double wall, double *dt);
+  /// Centre of that ball at its wall contact dt later; 0 or -1 on failure.
+  int (*wall_respond)(void *ctx, const double p[3], const double v[3], double r, int dim,
+                      int axis, double wall, double dt, double pout[3]);
+} sim_kernel;
+
+/// The double-precision wall kernel shared by the formulation kernels:
+/// dt = ((wall -+ r) - x)/v, centre p + v dt.
+int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                        int axis, double wall, double *dt);
+int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                            int axis, double wall, double dt, double pout[3]);
+
+/// A kernel from a built-in forward formulation f. Pairs: f->solve; a verdict
+/// of the contact or overlap group with a time >= 0 is a predicted contact,
+/// a NaN time with such a verdict is pathological, a negative or infinite
+/// time is ignored (no contact ahead). Response: toi_response_compute at the
+/// predicted time, applied only when the balls approach there (vn < 0), the
+/// usual engine rule. Walls: sim_wall_toi_double / sim_wall_respond_double.
+sim_kernel sim_formulation_kernel(const toi_formulation *f);
+
+/// Kinds of events.
+typedef enum sim_event_kind { SIM_EV_PAIR = 0, SIM_EV_WALL = 1, SIM_EV_CELL = 2 } sim_event_kind;
+
+/// An event as it is processed (for logs and tests).
+typedef struct sim_event_info {
+  uint64_t number;   ///< 1-based number among physical (pair and wall) events
+  sim_event_kind kind;
+  double time;
+  size_t a, b;       ///< balls (b: the second ball of a pair; for a wall 2*axis+side)
+  int applied;       ///< pair: 1 when an impulse was applied
+} sim_event_info;
+
+/// A sample of the time series, taken every K physical events.
+typedef struct sim_sample {
+  uint64_t event;      ///< physical events processed so far
+  double time;         ///< simulated time
+  double ke_err;       ///< (KE - KE0)/KE0, sums in double-double
+  double mom_err;      ///< |sum over pair events of (P' - P)| / sum_i m_i |v_i(0)|
+  double min_gap;      ///< smallest (|d| - R)/R over neighbouring pairs, in double
+  uint64_t overlaps;   ///< pairs with (|d| - R)/R < -overlap_tol
+  uint64_t missed;     ///< of those, pairs that crossed contact unseen (see sim.c)
+  uint64_t late;       ///< of those, pairs with a pending contact event in the past
+  uint64_t pair_events, wall_events, cell_events, null_events;
+} sim_sample;
+
+/// Run parameters.
+typedef struct sim_config {
+  double restitution;        ///< ball-ball E in [0, 1]; walls are always elastic
+  uint64_t events;           ///< physical events to run
+  uint64_t every;            ///< sample every K physical events (0: first and last only)
+  uint64_t same_instant;     ///< most events allowed at one instant (0: 10 n + 1000)
+  double overlap_tol;        ///< relative overlap threshold for the overlap count
+  /// Called for each sample; a non-zero return stops the run (SIM_STOPPED).
+  int (*on_sample)(void *ctx, const sim_sample *s);
+  /// Called for each processed event (may be NULL); non-zero stops the run.
+  int (*on_event)(void *ctx, const sim_event_info *e);
+  void *ctx;
+} sim_config;
+
+/// How a run ended.
+typedef enum sim_status {
+  SIM_OK = 0,        ///< ran the requested number of events (or no event was left)
+  SIM_NOMEM,         ///< out of memory
+  SIM_NAN,           ///< a kernel produced a NaN time or state
+  SIM_ZENO,          ///< too many events at one instant
+  SIM_FAILED,        ///< a response failed (coincident centres)
+  SIM_STOPPED,       ///< a callback asked to stop
+  SIM_BAD_INPUT      ///< invalid state or configuration
+} sim_status;
+
+/// Outcome of a run.
+typedef struct sim_report {
+  sim_status status;
+  uint64_t event;        ///< physical event number at which the run stopped early
+  double time;           ///< simulated time reached
+  size_t a, b;           ///< balls involved in a failure (SIZE_MAX: none)
+  char message[200];     ///< what went wrong, for people
+  sim_sample last;       ///< the final sample
+  double max_abs_ke_err; ///< largest |ke_err| over the samples
+  double min_gap;        ///< smallest gap over the samples
+  uint64_t max_overlaps; ///< most overlapping pairs in one sample
+  uint64_t missed;       ///< sum of missed over the samples
+  uint64_t late;         ///< sum of late over the samples
+  uint64_t predictions;  ///< pair predictions asked of the kernel
+} sim_report;
+
+const char *sim_status_name(sim_status s);
+
+/// Runs the event-driven simulation of document 001 section 5 from state s
+/// with kernel k. Returns the status also stored in rep->status.
+sim_status sim_run(sim_report *rep, const sim_state *s, const sim_kernel *k,
+                   const sim_config *cfg);
+
+#endif

@@ -1,0 +1,405 @@
+/* test_sim.c: the event-driven simulation on states whose event sequence is known by construction. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "response.h"
+#include "sim.h"
+#include "toiresp.h"
+
+static unsigned long long sim_seed(void) {
+  const char *s = getenv("TOI_TEST_SEED");
+  return s ? strtoull(s, NULL, 0) : 7ULL;
+}
+
+static int sim_scale(void) {
+  const char *s = getenv("TOI_TEST_SCALE");
+  int k = s ? atoi(s) : 1;
+  return k > 0 ? k : 1;
+}
+
+/* the kernels under test: every forward formulation that resolves a contact
+   at t = 0 (the cradle needs it), and the certified one */
+static const char *const exact_kernels[] = {"reference", "expanded", "ericson", "gsl-stable", "minkowski"};
+
+static sim_kernel kernel_named(const char *name) {
+  if (!strcmp(name, "reference"))
+    return (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
+                        toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+  const toi_formulation *f = toi_formulation_find(name);
+  cr_assert(f, "formulation %s missing", name);
+  return sim_formulation_kernel(f);
+}
+
+typedef struct evlog {
+  sim_event_info ev[64];
+  size_t n;
+} evlog;
+
+static int log_event(void *ctx, const sim_event_info *e) {
+  evlog *l = ctx;
+  if (e->kind == SIM_EV_PAIR && !e->applied) return 0;
+  if (l->n < 64) l->ev[l->n++] = *e;
+  return 0;
+}
+
+/* a state of balls of radius 1 and mass 1 on the line y = 8, given x and vx */
+static sim_state line_state(double lx, double ly, const double *x, const double *vx, size_t n) {
+  sim_state s;
+  memset(&s, 0, sizeof s);
+  s.dim = 2;
+  s.box[0] = lx;
+  s.box[1] = ly;
+  s.n = n;
+  s.balls = calloc(n, sizeof *s.balls);
+  for (size_t i = 0; i < n; i++) {
+    s.balls[i].p[0] = x[i];
+    s.balls[i].p[1] = ly / 2;
+    s.balls[i].v[0] = vx[i];
+    s.balls[i].r = 1;
+    s.balls[i].m = 1;
+  }
+  return s;
+}
+
+static sim_config config(uint64_t events, void *ctx) {
+  sim_config c = {1.0, events, 0, 0, 1e-9, NULL, log_event, ctx};
+  return c;
+}
+
+/* Two balls between walls: A at x = 2 moving +1, B at x = 10 moving -1, box 16.
+   They meet at t = 3 (x = 5, 7) and swap; A reaches the left wall (x = 1) at 7,
+   B the right wall (x = 15) at 11; they meet at 15 (x = 9, 11); B's wall at 19,
+   A's at 23; they meet again at 27. Every time is an integer. */
+Test(sim, two_balls_between_walls) {
+  double x[2] = {2, 10}, vx[2] = {1, -1};
+  sim_state st = line_state(16, 16, x, vx, 2);
+  struct {
+    sim_event_kind kind;
+    double t;
+    size_t a, b;
+  } want[7] = {{SIM_EV_PAIR, 3, 0, 1}, {SIM_EV_WALL, 7, 0, 0},  {SIM_EV_WALL, 11, 1, 1},
+               {SIM_EV_PAIR, 15, 0, 1}, {SIM_EV_WALL, 19, 1, 1}, {SIM_EV_WALL, 23, 0, 0},
+               {SIM_EV_PAIR, 27, 0, 1}};
+  for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
+    sim_kernel ker = kernel_named(exact_kernels[k]);
+    evlog log = {.n = 0};
+    sim_config cfg = config(7, &log);
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s: %s", ker.name, rep.message);
+    cr_assert_eq(log.n, 7, "%s: %zu events", ker.name, log.n);
+    for (size_t i = 0; i < 7; i++) {
+      const sim_event_info *e = &log.ev[i];
+      size_t a = e->a < e->b || e->kind != SIM_EV_PAIR ? e->a : e->b;
+      size_t b = e->kind == SIM_EV_PAIR ? (e->a < e->b ? e->b : e->a) : e->b;
+      cr_assert(e->kind == want[i].kind && e->time == want[i].t && a == want[i].a,
+                "%s event %zu: kind %d t %a ball %zu", ker.name, i + 1, e->kind, e->time, a);
+      if (e->kind == SIM_EV_WALL) cr_assert_eq(b, want[i].b ? 1 : 0, "%s: wall side", ker.name); /* axis 0 */
+      cr_assert_eq(e->number, i + 1);
+    }
+    cr_assert(rep.last.ke_err == 0 && rep.last.mom_err == 0 && rep.last.overlaps == 0);
+    cr_assert(rep.time == 27);
+  }
+  sim_state_free(&st);
+}
+
+/* Newton's cradle: a striker at x = 4 moving +1 against four touching balls at
+   8, 10, 12, 14. The striker hits at t = 2 and the impulse runs down the line
+   in three contacts at the same instant (c = 0 exactly, approaching); the last
+   ball leaves at speed 1 and reaches the wall (x = 31) at t = 19, comes back
+   and touches the line at t = 36, and the striker leaves at speed -1. */
+Test(sim, newtons_cradle) {
+  double x[5] = {4, 8, 10, 12, 14}, vx[5] = {1, 0, 0, 0, 0};
+  sim_state st = line_state(32, 16, x, vx, 5);
+  for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
+    sim_kernel ker = kernel_named(exact_kernels[k]);
+    evlog log = {.n = 0};
+    sim_config cfg = config(5, &log);
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s: %s", ker.name, rep.message);
+    cr_assert_eq(log.n, 5);
+    for (size_t i = 0; i < 4; i++) {
+      const sim_event_info *e = &log.ev[i];
+      size_t lo = e->a < e->b ? e->a : e->b, hi = e->a < e->b ? e->b : e->a;
+      cr_assert(e->kind == SIM_EV_PAIR && e->time == 2 && lo == i && hi == i + 1,
+                "%s event %zu: kind %d t %a balls %zu %zu", ker.name, i + 1, e->kind, e->time, lo, hi);
+    }
+    cr_assert(log.ev[4].kind == SIM_EV_WALL && log.ev[4].time == 19 && log.ev[4].a == 4, "%s", ker.name);
+    /* the way back: 4 more contacts at t = 36, then the striker's wall at x = 1: t = 41 */
+    log.n = 0;
+    cfg.events = 10;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK);
+    cr_assert_eq(log.n, 10);
+    for (size_t i = 5; i < 9; i++) cr_assert(log.ev[i].kind == SIM_EV_PAIR && log.ev[i].time == 36);
+    cr_assert(log.ev[9].kind == SIM_EV_WALL && log.ev[9].time == 41 && log.ev[9].a == 0, "%s: t %a ball %zu",
+              ker.name, log.ev[9].time, log.ev[9].a);
+    cr_assert(rep.last.ke_err == 0 && rep.last.overlaps == 0);
+  }
+  sim_state_free(&st);
+}
+
+/* ---- pathological kernels ---- */
+
+typedef struct nan_ctx {
+  int calls, nan_at;
+} nan_ctx;
+
+static int nan_pair_toi(void *ctx, const toi_case *c, double *dt) {
+  nan_ctx *n = ctx;
+  if (++n->calls == n->nan_at) {
+    *dt = NAN;
+    return 1;
+  }
+  sim_kernel k = sim_formulation_kernel(toi_formulation_find("expanded"));
+  return k.pair_toi(k.ctx, c, dt);
+}
+
+static int expanded_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3], double pb[3],
+                            double va[3], double vb[3]) {
+  (void)ctx;
+  sim_kernel k = sim_formulation_kernel(toi_formulation_find("expanded"));
+  return k.pair_respond(k.ctx, c, dt, E, pa, pb, va, vb);
+}
+
+Test(sim, nan_kernel_reported_with_event_number) {
+  /* the third pair prediction happens after event 2 (A's wall at t = 7), so
+     the run stops while preparing event 3 */
+  double x[2] = {2, 10}, vx[2] = {1, -1};
+  sim_state st = line_state(16, 16, x, vx, 2);
+  nan_ctx nc = {0, 3};
+  sim_kernel k = {"nan-at-3", &nc, nan_pair_toi, expanded_respond, sim_wall_toi_double,
+                  sim_wall_respond_double};
+  evlog log = {.n = 0};
+  sim_config cfg = config(100, &log);
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_NAN);
+  cr_assert_eq(rep.event, 3, "event %llu", (unsigned long long)rep.event);
+  cr_assert_eq(log.n, 2);
+  cr_assert(strstr(rep.message, "event 3") && strstr(rep.message, "NaN"), "%s", rep.message);
+  sim_state_free(&st);
+}
+
+static int zero_toi(void *ctx, const toi_case *c, double *dt) {
+  (void)ctx;
+  (void)c;
+  *dt = 0;
+  return 1;
+}
+
+/* the response without the engine's approach test: always applies the impulse */
+static int blind_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3], double pb[3],
+                         double va[3], double vb[3]) {
+  (void)ctx;
+  toi_response r;
+  if (toi_response_compute(&r, c, dt, E) != TOI_OK) return -1;
+  memcpy(pa, r.pa, sizeof r.pa);
+  memcpy(pb, r.pb, sizeof r.pb);
+  memcpy(va, r.va, sizeof r.va);
+  memcpy(vb, r.vb, sizeof r.vb);
+  return 1;
+}
+
+Test(sim, zero_time_kernel_stops) {
+  double x[2] = {2, 10}, vx[2] = {1, -1};
+  sim_state st = line_state(16, 16, x, vx, 2);
+  sim_kernel k = {"always-zero", NULL, zero_toi, blind_respond, sim_wall_toi_double, sim_wall_respond_double};
+  evlog log = {.n = 0};
+  sim_config cfg = config(1000000, &log);
+  cfg.same_instant = 50;
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_ZENO, "%s", rep.message);
+  cr_assert_eq(rep.event, 51, "event %llu", (unsigned long long)rep.event);
+  cr_assert(rep.time == 0);
+  sim_state_free(&st);
+}
+
+/* A real state that does not advance: two balls touching each other and both
+   walls (box 4, centres 1 and 3), approaching. Contact, wall, wall, contact...
+   all at t = 0. Every correct kernel must be stopped, not hang. */
+Test(sim, trapped_pair_stops) {
+  double x[2] = {1, 3}, vx[2] = {1, -1};
+  sim_state st = line_state(4, 4, x, vx, 2);
+  for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
+    sim_kernel ker = kernel_named(exact_kernels[k]);
+    sim_config cfg = config(1000000, NULL);
+    cfg.on_event = NULL;
+    cfg.same_instant = 200;
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_ZENO, "%s: %s", ker.name, rep.message);
+    cr_assert(rep.event > 100 && rep.event <= 201, "%s: event %llu", ker.name, (unsigned long long)rep.event);
+  }
+  sim_state_free(&st);
+}
+
+/* ---- generated states, determinism, conservation ---- */
+
+Test(sim, generated_state_is_valid) {
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, sim_seed(), dim, 300, 2.5), TOI_OK);
+    for (size_t i = 0; i < st.n; i++) {
+      const sim_ball *a = &st.balls[i];
+      for (int d = 0; d < dim; d++) cr_assert(a->p[d] - a->r > 0 && a->p[d] + a->r < st.box[d]);
+      for (size_t j = i + 1; j < st.n; j++) {
+        double s2 = 0, R = a->r + st.balls[j].r;
+        for (int d = 0; d < dim; d++) s2 += (st.balls[j].p[d] - a->p[d]) * (st.balls[j].p[d] - a->p[d]);
+        cr_assert(s2 > R * R, "dim %d: balls %zu and %zu overlap", dim, i, j);
+      }
+    }
+    sim_state_free(&st);
+  }
+}
+
+typedef struct membuf {
+  char *buf;
+  size_t len;
+  FILE *f;
+} membuf;
+
+static int sample_to_file(void *ctx, const sim_sample *s) {
+  membuf *m = ctx;
+  fprintf(m->f, "%llu %a %a %a %a %llu %llu %llu\n", (unsigned long long)s->event, s->time, s->ke_err,
+          s->mom_err, s->min_gap, (unsigned long long)s->overlaps, (unsigned long long)s->missed,
+          (unsigned long long)s->late);
+  return 0;
+}
+
+static void series_of(membuf *m, const sim_state *st, const sim_kernel *k, uint64_t events, sim_report *rep) {
+  m->buf = NULL;
+  m->len = 0;
+  m->f = open_memstream(&m->buf, &m->len);
+  sim_config cfg = {1.0, events, 200, 0, 1e-9, sample_to_file, NULL, m};
+  sim_run(rep, st, k, &cfg);
+  fclose(m->f);
+}
+
+Test(sim, same_seed_same_series) {
+  sim_state a, b, c;
+  unsigned long long seed = sim_seed();
+  cr_assert_eq(sim_generate(&a, seed, 2, 120, 4), TOI_OK);
+  cr_assert_eq(sim_generate(&b, seed, 2, 120, 4), TOI_OK);
+  cr_assert_eq(sim_generate(&c, seed + 1, 2, 120, 4), TOI_OK);
+  cr_assert(!memcmp(a.balls, b.balls, a.n * sizeof *a.balls));
+  sim_kernel k = kernel_named("expanded");
+  membuf m1, m2, m3;
+  sim_report r1, r2, r3;
+  series_of(&m1, &a, &k, 3000, &r1);
+  series_of(&m2, &b, &k, 3000, &r2);
+  series_of(&m3, &c, &k, 3000, &r3);
+  cr_assert_eq(r1.status, SIM_OK, "%s", r1.message);
+  cr_assert(m1.len == m2.len && !memcmp(m1.buf, m2.buf, m1.len), "seed %llu: series differ", seed);
+  cr_assert(m1.len != m3.len || memcmp(m1.buf, m3.buf, m1.len), "another seed gave the same series");
+  free(m1.buf);
+  free(m2.buf);
+  free(m3.buf);
+  sim_state_free(&a);
+  sim_state_free(&b);
+  sim_state_free(&c);
+}
+
+/* Every kernel conserves energy and momentum to rounding on a small gas, and
+   the cells hide no contact: no pair is ever found overlapping. */
+Test(sim, small_gas_conserves) {
+  unsigned long long seed = sim_seed();
+  uint64_t events = 4000 * (uint64_t)sim_scale();
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, seed, dim, 150, 3), TOI_OK);
+    for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
+      sim_kernel ker = kernel_named(exact_kernels[k]);
+      if (!strcmp(ker.name, "reference") && dim == 3) continue; /* keep the suite fast */
+      sim_config cfg = {1.0, events, 500, 0, 1e-9, NULL, NULL, NULL};
+      sim_report rep;
+      cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
+      cr_assert_eq(rep.last.event, events);
+      cr_assert(rep.last.pair_events > events / 4, "%s: only %llu pair contacts", ker.name,
+                (unsigned long long)rep.last.pair_events);
+      cr_assert(rep.max_abs_ke_err < 1e-12, "seed %llu %s dim %d: |ke_err| %g", seed, ker.name, dim,
+                rep.max_abs_ke_err);
+      cr_assert(rep.last.mom_err < 1e-13, "seed %llu %s: mom_err %g", seed, ker.name, rep.last.mom_err);
+      cr_assert(rep.max_overlaps == 0 && rep.missed == 0 && rep.late == 0, "seed %llu %s: overlaps %llu",
+                seed, ker.name, (unsigned long long)rep.max_overlaps);
+      cr_assert(rep.min_gap > -1e-9);
+    }
+    sim_state_free(&st);
+  }
+}
+
+/* A kernel that never sees contacts lets balls pass through each other: the
+   sample finds them overlapping and counts them as missed. */
+static int blind_toi(void *ctx, const toi_case *c, double *dt) {
+  (void)ctx;
+  (void)c;
+  (void)dt;
+  return 0;
+}
+
+Test(sim, missed_collisions_counted) {
+  /* A (x = 4, +1) and B (x = 7, -1) would touch at t = 0.5; C (x = 14.5, +0.5)
+     reaches the right wall (x = 15) at t = 1, the first event for a kernel
+     blind to pairs. Then A is at 5 and B at 6: overlapping, and they were
+     apart when their paths began, with no contact pending: one missed. */
+  double x[3] = {4, 7, 14.5}, vx[3] = {1, -1, 0.5};
+  sim_state st = line_state(16, 16, x, vx, 3);
+  sim_kernel k = {"blind", NULL, blind_toi, expanded_respond, sim_wall_toi_double, sim_wall_respond_double};
+  sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL};
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK);
+  cr_assert(rep.time == 1, "t %a", rep.time);
+  cr_assert_eq(rep.last.overlaps, 1);
+  cr_assert_eq(rep.last.missed, 1);
+  cr_assert_eq(rep.last.late, 0);
+  cr_assert(rep.last.min_gap == -0.5);
+  /* the same state with a real kernel: the contact at 0.5 comes first */
+  sim_kernel e = kernel_named("expanded");
+  cr_assert_eq(sim_run(&rep, &st, &e, &cfg), SIM_OK);
+  cr_assert(rep.time == 0.5 && rep.last.overlaps == 0 && rep.last.missed == 0);
+  sim_state_free(&st);
+}
+
+Test(sim, state_file_round_trip_and_errors) {
+  sim_state st, back;
+  cr_assert_eq(sim_generate(&st, sim_seed(), 3, 40, 3), TOI_OK);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert_eq(sim_state_write(f, &st), 0);
+  fclose(f);
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(sim_state_parse(&back, "mem", buf, len, &dg), TOI_OK);
+  cr_assert(back.n == st.n && back.dim == 3 && !memcmp(back.box, st.box, sizeof st.box));
+  for (size_t i = 0; i < st.n; i++) {
+    cr_assert(!memcmp(back.balls[i].p, st.balls[i].p, sizeof st.balls[i].p));
+    cr_assert(!memcmp(back.balls[i].v, st.balls[i].v, sizeof st.balls[i].v));
+    cr_assert(back.balls[i].r == st.balls[i].r && back.balls[i].m == st.balls[i].m);
+  }
+  free(buf);
+  sim_state_free(&st);
+  sim_state_free(&back);
+
+  struct {
+    const char *text;
+    long line;
+    int field;
+  } bad[] = {
+      {"box 2 10 10\nball 5 5 0 0 1 1\nball 6 5 0 0 1 1\n", 3, 0}, /* overlap */
+      {"box 2 10 10\n# c\nball 0.5 5 0 0 1 1\n", 3, 2},          /* outside the box */
+      {"box 2 10 10\nball 5 5 zz 0 1 1\n", 2, 4},                /* not a number */
+      {"box 2 10 10\nball 5 5 0 0 1 -1\n", 2, 7},                /* mass */
+      {"ball 5 5 0 0 1 1\n", 1, 1},                              /* no box yet */
+      {"box 4 10 10\n", 1, 2},                                   /* dimension */
+      {"box 2 10 10\nball 5 5 0 0 1\n", 2, 7},                   /* missing field */
+      {"box 2 10 10\nball 5 5 nan 0 1 1\n", 2, 4},               /* NaN */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    memset(&dg, 0, sizeof dg);
+    cr_assert_eq(sim_state_parse(&back, "s.state", bad[i].text, strlen(bad[i].text), &dg), TOI_ERR_INPUT,
+                 "bad %zu accepted", i);
+    cr_assert(dg.count >= 1 && dg.items[0].line == bad[i].line && dg.items[0].field == bad[i].field,
+              "bad %zu: line %ld field %d: %s", i, dg.items[0].line, dg.items[0].field, dg.items[0].message);
+    cr_assert(!strcmp(dg.items[0].file, "s.state"));
+    cr_assert(back.balls == NULL && back.n == 0);
+  }
+}
