@@ -1,25 +1,33 @@
-/* cmd_list.c: `toibench list`, the formulations with their source and summary. */
+/* cmd_list.c: `toibench list`, the formulations and built engine solvers with their source and summary. */
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "solvers.h"
 
 int cmd_list(int argc, char **argv) {
   int names_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("Usage: toibench list [--names]\n"
+      printf("Usage: toibench list [--names | --engines]\n"
              "Lists the built-in formulations: name, direction (forward: smallest root >= 0;\n"
-             "reverse: largest root <= 0), source document and a one-line summary.\n"
-             "  --names   print the names only, one per line\n");
+             "reverse: largest root <= 0), source document and a one-line summary;\n"
+             "then the engine solvers built by 'make engines' (found in build/engines/,\n"
+             "the installed engines directory, or the directories listed in\n"
+             "TOIBENCH_ENGINES), which -f selects like formulations.\n"
+             "  --names    print the formulation names only, one per line\n"
+             "  --engines  print the built engine solver names only, one per line\n");
       return EXIT_OK;
     }
     if (!strcmp(argv[i], "--names"))
       names_only = 1;
+    else if (!strcmp(argv[i], "--engines"))
+      names_only = 2;
     else
       return cli_usage_error("list", "unknown option '%s'", argv[i]);
   }
   size_t n;
   const toi_formulation *f = toi_formulations(&n);
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n && names_only != 2; i++) {
     if (names_only) {
       printf("%s\n", f[i].name);
       continue;
@@ -27,5 +35,19 @@ int cmd_list(int argc, char **argv) {
     printf("%s (%s)\n  source:  %s\n  summary: %s\n", f[i].name,
            f[i].direction == TOI_FORWARD ? "forward" : "reverse", f[i].source, f[i].summary);
   }
+  solver_def *v;
+  size_t ne = solvers_engines(&v);
+  for (size_t i = 0; i < ne && names_only != 1; i++) {
+    if (names_only) {
+      printf("%s\n", v[i].name);
+      continue;
+    }
+    if (v[i].kind == SOLVER_PLUGIN)
+      printf("%s (forward, engine plug-in)\n  source:  %s:%s\n", v[i].name, v[i].path, v[i].symbol);
+    else
+      printf("%s (forward, engine command)\n  source:  %s\n", v[i].name, v[i].command);
+    printf("  summary: %s\n", v[i].summary[0] ? v[i].summary : "-");
+  }
+  free(v);
   return fflush(stdout) ? EXIT_RUNTIME : EXIT_OK;
 }

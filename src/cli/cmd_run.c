@@ -35,7 +35,8 @@ static void help(void) {
       "               its catalog, or toi_solver_solve. Runs in a child process.\n"
       "  --solver-cmd COMMAND  a solver speaking the subprocess protocol (/bin/sh -c):\n"
       "               case lines on its stdin, 'ID CLASS T [TARGET [TOLERANCE]]' lines on\n"
-      "               its stdout, one per case, any order ('ID unsupported' declines).\n"
+      "               its stdout, one per case, any order ('ID unsupported' declines a\n"
+      "               case, 'ID failed' reports the solver's own failure).\n"
       "               Both options may be repeated: every solver gets its row.\n"
       "  --tmax T     the step: solvers answer within [0, T], and every row is scored\n"
       "               as \"hit within the step\" (an exact contact after T counts as no\n"
@@ -49,10 +50,20 @@ static void help(void) {
       "               (t, ref_t as hex floats; ulp, bits as %%.6g; nan when not timed;\n"
       "               class 'failed' or 'unsupported' for a solver without an answer)\n"
       "  -o FILE      write the table to FILE instead of stdout\n"
-      "External solvers get a second table: failed and unsupported cases, the target they\n"
-      "aim at, ULP errors against the root of |s + v t| = R + target, the gap\n"
-      "|s + v T| - R at the returned time relative to R (speed-independent), and the\n"
-      "cases off the tolerance they claim. Failures are listed on stderr by case ID.\n"
+      "External solvers get a second table, against their own target as well as the\n"
+      "true contact:\n"
+      "  failed, unsupp  cases without an answer (crash, hang, bad answer, NaN time,\n"
+      "             the solver's own failure) and cases it declined\n"
+      "  target     the separation it aims at ('per-case' when it varies)\n"
+      "  miss_t, ghost_t  missed and ghost collisions against the exact class of\n"
+      "             |s + v t| = R + target\n"
+      "  t_timed, med_ulp_t, max_ulp_t  ULP errors against that problem's root\n"
+      "  med_gap, max_gap  |s + v T| - R at the returned time, relative to R (a\n"
+      "             speed-independent error), over cases timed against the contact\n"
+      "  max_dev    largest |gap - target| / R\n"
+      "  off_tol    timed cases whose |gap - target| exceeds the tolerance it claims\n"
+      "  worst_gap  the case with the largest gap\n"
+      "Failures are listed on stderr by case ID.\n"
       "Outputs appear only when complete; invalid input writes nothing (exit 3). The\n"
       "exit status is 1 when a solver crashed, hung or broke the protocol (the tables\n"
       "are still written).\n");
@@ -75,7 +86,7 @@ typedef struct entry {
   size_t failed, unsupported, shown;
   /* second table */
   double *tulps, *gaps, *devs;
-  size_t ntulps, ngaps, ndevs, off_tol, have_tol;
+  size_t ntulps, ngaps, ndevs, off_tol, have_tol, tkind[SCORE_KIND_COUNT];
   double tmin, tmax_seen, max_gap;
   int targets_seen;
   char worst_gap[TOI_ID_MAX + 1];
@@ -238,6 +249,7 @@ static int score_solver(entry *x, const toi_case *c, const toi_ref *ref, const s
   if (!x->targets_seen || target < x->tmin) x->tmin = target;
   if (!x->targets_seen || target > x->tmax_seen) x->tmax_seen = target;
   x->targets_seen = 1;
+  x->tkind[ss.target_kind]++;
   if (ss.target_timed && push_val(&x->tulps, &x->ntulps, ss.target_ulp)) return -1;
   if (ss.sc.timed && !isnan(ss.gap)) {
     double R = c->ra + c->rb;
@@ -259,8 +271,9 @@ static int score_solver(entry *x, const toi_case *c, const toi_ref *ref, const s
 
 static void print_solver_table(FILE *f, entries *e) {
   fprintf(f, "\n# external solvers: failures, target, gap |s + v T| - R at the returned time (relative to R)\n");
-  fprintf(f, "%-18s %7s %7s %10s %7s %10s %10s %10s %10s %10s %7s  %s\n", "solver", "failed", "unsupp",
-          "target", "t_timed", "med_ulp_t", "max_ulp_t", "med_gap", "max_gap", "max_dev", "off_tol", "worst_gap");
+  fprintf(f, "%-18s %7s %7s %10s %7s %7s %7s %10s %10s %10s %10s %10s %7s  %s\n", "solver", "failed", "unsupp",
+          "target", "miss_t", "ghost_t", "t_timed", "med_ulp_t", "max_ulp_t", "med_gap", "max_gap", "max_dev",
+          "off_tol", "worst_gap");
   for (size_t k = 0; k < e->n; k++) {
     entry *x = &e->v[k];
     if (x->f) continue;
@@ -271,7 +284,7 @@ static void print_solver_table(FILE *f, entries *e) {
       fprintf(f, " %10.4g", x->tmin);
     else
       fprintf(f, " %10s", "per-case");
-    fprintf(f, " %7zu", x->ntulps);
+    fprintf(f, " %7zu %7zu %7zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
     print_num(f, quantile(x->tulps, x->ntulps, 0.5));
     print_num(f, max_of(x->tulps, x->ntulps));
     print_num(f, quantile(x->gaps, x->ngaps, 0.5));
@@ -489,7 +502,8 @@ int cmd_run(int argc, char **argv) {
     if (x->shown > FAILURES_SHOWN)
       cli_error("solver %s: %zu more failed cases not shown", x->s.name, x->shown - FAILURES_SHOWN);
     if (x->info.malfunctions || x->info.protocol_errors) {
-      cli_error("solver %s: %zu case%s lost to crashes, hangs or protocol errors, %zu stray answer line%s",
+      cli_error("solver %s: %zu case%s lost to crashes, hangs or protocol errors; %zu protocol error%s outside any "
+                "case",
                 x->s.name, x->info.malfunctions, x->info.malfunctions == 1 ? "" : "s", x->info.protocol_errors,
                 x->info.protocol_errors == 1 ? "" : "s");
       rc = EXIT_RUNTIME;

@@ -1,21 +1,66 @@
-/* cmd_solve.c: `toibench solve`, one formulation's own verdict and time per case. */
+/* cmd_solve.c: `toibench solve`, one formulation's or engine solver's own verdict and time per case. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "solvers.h"
 
 static void help(void) {
-  printf("Usage: toibench solve -f NAME [-o FILE] FILE...\n"
-         "Runs one formulation (see 'toibench list') on every case and prints, in input order:\n"
-         "  ID CLASS T\n"
+  printf("Usage: toibench solve -f NAME [--tmax T] [--timeout SEC] [-o FILE] FILE...\n"
+         "Runs one formulation or built engine solver (see 'toibench list') on every case\n"
+         "and prints, in input order:\n"
+         "  ID CLASS T [TARGET TOLERANCE]\n"
          "CLASS is the formulation's own verdict ('none' when it only knows \"no contact\"),\n"
-         "T its time as a C99 hex float, or nan. This is also the answer format of the\n"
-         "subprocess solver protocol.\n"
-         "  -f NAME   the formulation (required)\n"
-         "  -o FILE   write to FILE (only when complete) instead of stdout\n");
+         "T its time as a C99 hex float, or nan. An engine solver adds the separation it\n"
+         "aims at and its claimed tolerance, and prints 'ID unsupported' for a case it\n"
+         "declines; a case it fails on (crash, hang) is reported on stderr and the exit\n"
+         "status is 1. This is also the answer format of the subprocess solver protocol.\n"
+         "  -f NAME       the formulation or engine solver (required)\n"
+         "  --tmax T      the step given to an engine solver (default: none)\n"
+         "  --timeout SEC time allowed per answer of an engine solver (default 10)\n"
+         "  -o FILE       write to FILE (only when complete) instead of stdout\n");
+}
+
+/* An engine solver's answers, in the same format, with its target when it states one. */
+static int solve_engine(const solver_def *s, const toi_caselist *list, const solver_opts *opts, cli_out *out) {
+  solver_answer *ans = calloc(list->count ? list->count : 1, sizeof *ans);
+  solver_run_info info;
+  if (!ans || solver_run(s, list->items, list->count, opts, ans, &info)) {
+    free(ans);
+    cli_out_abort(out);
+    return EXIT_RUNTIME;
+  }
+  size_t failed = 0;
+  for (size_t i = 0; i < list->count; i++) {
+    const solver_answer *a = &ans[i];
+    const char *id = list->items[i].id;
+    if (a->state == SOLVER_FAILED) {
+      if (++failed <= 20) cli_error("solver %s: case %s: %s", s->name, id, a->why);
+      continue;
+    }
+    if (a->state == SOLVER_UNSUPPORTED) {
+      fprintf(out->f, "%s unsupported\n", id);
+      continue;
+    }
+    fprintf(out->f, "%s %s ", id, toi_class_name(a->r.cls));
+    cli_print_hex(out->f, a->r.t);
+    if (isfinite(a->target)) {
+      fputc(' ', out->f);
+      cli_print_hex(out->f, a->target);
+      fputc(' ', out->f);
+      cli_print_hex(out->f, isfinite(a->tolerance) ? a->tolerance : 0);
+    }
+    fputc('\n', out->f);
+  }
+  free(ans);
+  if (failed > 20) cli_error("solver %s: %zu more failed cases not shown", s->name, failed - 20);
+  if (cli_out_commit(out)) return EXIT_RUNTIME;
+  return failed ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int cmd_solve(int argc, char **argv) {
   const char *outpath = NULL, *name = NULL;
+  solver_opts opts = {INFINITY, 10};
   int nfiles = 0;
   char **files = calloc((size_t)argc, sizeof *files);
   if (!files) return EXIT_RUNTIME;
@@ -28,6 +73,16 @@ int cmd_solve(int argc, char **argv) {
       outpath = argv[++i];
     } else if (!strcmp(argv[i], "-f") && i + 1 < argc) {
       name = argv[++i];
+    } else if (!strcmp(argv[i], "--tmax") && i + 1 < argc) {
+      if (cli_parse_double(argv[++i], &opts.tmax) || !(opts.tmax > 0)) {
+        free(files);
+        return cli_usage_error("solve", "--tmax needs a finite number > 0, got '%s'", argv[i]);
+      }
+    } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+      if (cli_parse_double(argv[++i], &opts.timeout) || !(opts.timeout > 0) || opts.timeout > 1e6) {
+        free(files);
+        return cli_usage_error("solve", "--timeout needs a number of seconds > 0, got '%s'", argv[i]);
+      }
     } else if (argv[i][0] == '-' && argv[i][1]) {
       free(files);
       return cli_usage_error("solve", "unknown option '%s'", argv[i]);
@@ -40,9 +95,10 @@ int cmd_solve(int argc, char **argv) {
     return cli_usage_error("solve", "-f NAME is required");
   }
   const toi_formulation *f = toi_formulation_find(name);
-  if (!f) {
+  solver_def engine;
+  if (!f && solvers_find_engine(name, &engine)) {
     free(files);
-    return cli_usage_error("solve", "unknown formulation '%s' (see 'toibench list')", name);
+    return cli_usage_error("solve", "unknown formulation or solver '%s' (see 'toibench list')", name);
   }
   if (nfiles == 0) {
     free(files);
@@ -59,6 +115,11 @@ int cmd_solve(int argc, char **argv) {
   if (cli_out_open(&out, outpath)) {
     toi_caselist_free(&list);
     return EXIT_RUNTIME;
+  }
+  if (!f) {
+    int rc = solve_engine(&engine, &list, &opts, &out);
+    toi_caselist_free(&list);
+    return rc;
   }
   for (size_t i = 0; i < list.count; i++) {
     toi_result r = f->solve(&list.items[i]);

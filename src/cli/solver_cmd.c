@@ -1,0 +1,502 @@
+/* solver_cmd.c: the subprocess protocol: case lines to a command's stdin, `ID CLASS T` answers from its stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "solvers.h"
+
+/* Longest answer line accepted; a longer one is malformed, not a reason to
+ * grow without bound. */
+#define LINE_MAX_LEN 8192
+/* Lines of a solver's stderr shown per run; the rest are counted. */
+#define STDERR_SHOWN 20
+/* Protocol messages shown per run; the rest are counted. */
+#define MESSAGES_SHOWN 20
+
+typedef struct id_entry {
+  const char *id;
+  size_t pos; /* position in the batch */
+} id_entry;
+
+typedef struct batch {
+  const solver_def *s;
+  const toi_case *cases;
+  solver_answer *ans;
+  solver_run_info *info;
+  size_t *idx; /* case indices */
+  size_t n;
+  id_entry *map; /* sorted by ID */
+  unsigned char *got;
+  size_t answered;
+  size_t line_no;
+  int *stderr_shown, *messages_shown;
+} batch;
+
+typedef struct linebuf {
+  char *buf;
+  size_t len;
+  int overflow;
+} linebuf;
+
+static int cmp_entry(const void *a, const void *b) {
+  return strcmp(((const id_entry *)a)->id, ((const id_entry *)b)->id);
+}
+
+static int cmp_entry_pos(const void *a, const void *b) {
+  const id_entry *x = a, *y = b;
+  int c = strcmp(x->id, y->id);
+  return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void message(batch *b, const char *fmt, const char *arg, size_t line) {
+  if (++*b->messages_shown > MESSAGES_SHOWN) return;
+  char text[512];
+  snprintf(text, sizeof text, fmt, arg);
+  if (line)
+    cli_error("solver %s: answer line %zu: %s", b->s->name, line, text);
+  else
+    cli_error("solver %s: %s", b->s->name, text);
+}
+
+static int parse_num(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end) return -1;
+  *out = x;
+  return 0;
+}
+
+static void set_failed(solver_answer *a, const char *why, size_t line) {
+  a->state = SOLVER_FAILED;
+  a->malfunction = 1;
+  char at[40] = "";
+  if (line) snprintf(at, sizeof at, " (answer line %zu)", line);
+  size_t n = strlen(why), room = sizeof a->why - 1 - strlen(at);
+  if (n > room) n = room;
+  memcpy(a->why, why, n);
+  strcpy(a->why + n, at);
+}
+
+/* A pipe whose ends are not inherited by the solver unless dup2'ed. */
+static int cloexec_pipe(int fd[2]) {
+  if (pipe(fd)) return -1;
+  fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+  return 0;
+}
+
+static void handle_line(batch *b, char *line) {
+  size_t ln = ++b->line_no;
+  line[strcspn(line, "\r")] = 0;
+  char *tok[6];
+  int nt = 0;
+  for (char *save = NULL, *t = strtok_r(line, " \t", &save); t && nt < 6; t = strtok_r(NULL, " \t", &save))
+    tok[nt++] = t;
+  if (nt == 0 || tok[0][0] == '#') return;
+  id_entry key = {tok[0], 0};
+  id_entry *e = bsearch(&key, b->map, b->n, sizeof *b->map, cmp_entry);
+  if (!e) {
+    b->info->protocol_errors++;
+    message(b, "answer for unknown case ID '%.80s'", tok[0], ln);
+    return;
+  }
+  solver_answer *a = &b->ans[b->idx[e->pos]];
+  if (b->got[e->pos]) {
+    set_failed(a, "answered more than once", ln);
+    return;
+  }
+  b->got[e->pos] = 1;
+  b->answered++;
+  memset(a, 0, sizeof *a);
+  a->r = (toi_result){TOI_NONE, NAN};
+  a->target = a->tolerance = NAN;
+  if (nt == 2 && !strcmp(tok[1], "unsupported")) {
+    a->state = SOLVER_UNSUPPORTED;
+    return;
+  }
+  if (nt == 2 && !strcmp(tok[1], "failed")) {
+    /* The solver's own failure state: counted, not a malfunction. */
+    a->state = SOLVER_FAILED;
+    snprintf(a->why, sizeof a->why, "the solver reported failure");
+    return;
+  }
+  if (nt < 3 || nt > 5) {
+    set_failed(a, "malformed answer: expected 'ID CLASS T [TARGET [TOLERANCE]]', 'ID unsupported' or 'ID failed'",
+               ln);
+    return;
+  }
+  int cls = toi_class_parse(tok[1]);
+  double t, target = NAN, tol = NAN;
+  if (cls < 0) {
+    char why[128];
+    snprintf(why, sizeof why, "malformed answer: unknown class '%.40s'", tok[1]);
+    set_failed(a, why, ln);
+    return;
+  }
+  if (parse_num(tok[2], &t) || (nt > 3 && (parse_num(tok[3], &target) || !isfinite(target))) ||
+      (nt > 4 && (parse_num(tok[4], &tol) || !isfinite(tol)))) {
+    set_failed(a, "malformed answer: a number is not readable", ln);
+    return;
+  }
+  a->state = SOLVER_ANSWERED;
+  a->r = (toi_result){(toi_class)cls, t};
+  a->target = target;
+  a->tolerance = tol;
+}
+
+/* Appends data and hands every complete line to handle (stdout) or relays it (stderr). */
+static int feed(batch *b, linebuf *lb, const char *data, size_t len, int is_err) {
+  int answers = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = data[i];
+    if (ch != '\n') {
+      if (lb->len < LINE_MAX_LEN)
+        lb->buf[lb->len++] = ch;
+      else
+        lb->overflow = 1;
+      continue;
+    }
+    lb->buf[lb->len] = 0;
+    if (is_err) {
+      if (++*b->stderr_shown <= STDERR_SHOWN) cli_error("solver %s: stderr: %s", b->s->name, lb->buf);
+    } else if (lb->overflow) {
+      b->line_no++;
+      b->info->protocol_errors++;
+      message(b, "line longer than %s bytes ignored", "8192", b->line_no);
+    } else {
+      size_t before = b->answered;
+      handle_line(b, lb->buf);
+      answers += b->answered > before;
+    }
+    lb->len = 0;
+    lb->overflow = 0;
+  }
+  return answers;
+}
+
+static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+static char *build_input(const batch *b, double tmax, size_t *len) {
+  size_t cap = 128 + 512 * b->n, n = 0;
+  char *buf = malloc(cap);
+  if (!buf) return NULL;
+  n += (size_t)snprintf(buf, cap, "# toibench solver protocol 1\n");
+  if (isfinite(tmax))
+    n += (size_t)snprintf(buf + n, cap - n, "# tmax %a\n", tmax);
+  else
+    n += (size_t)snprintf(buf + n, cap - n, "# tmax inf\n");
+  for (size_t i = 0; i < b->n; i++) {
+    int need = toi_format_case(NULL, 0, &b->cases[b->idx[i]]);
+    if (need < 0) continue;
+    if (n + (size_t)need + 2 > cap) {
+      cap = 2 * (n + (size_t)need + 2);
+      char *p = realloc(buf, cap);
+      if (!p) {
+        free(buf);
+        return NULL;
+      }
+      buf = p;
+    }
+    toi_format_case(buf + n, cap - n, &b->cases[b->idx[i]]);
+    n += (size_t)need;
+    buf[n++] = '\n';
+  }
+  *len = n;
+  return buf;
+}
+
+enum { OUT_EXITED, OUT_FAILED, OUT_HUNG, OUT_NOSTART };
+
+/* Runs the command on one batch (IDs unique within it). */
+static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
+  size_t inlen;
+  char *input = build_input(b, o->tmax, &inlen);
+  int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+  linebuf lo = {malloc(LINE_MAX_LEN + 1), 0, 0}, le = {malloc(LINE_MAX_LEN + 1), 0, 0};
+  if (!input || !lo.buf || !le.buf || cloexec_pipe(pin) || cloexec_pipe(pout) || cloexec_pipe(perr)) {
+    snprintf(reason, rsz, "cannot start: %s", input && lo.buf && le.buf ? strerror(errno) : "out of memory");
+    free(input);
+    free(lo.buf);
+    free(le.buf);
+    for (int k = 0; k < 2; k++) {
+      if (pin[k] >= 0) close(pin[k]);
+      if (pout[k] >= 0) close(pout[k]);
+      if (perr[k] >= 0) close(perr[k]);
+    }
+    return OUT_NOSTART;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_CORE, &rl);
+    dup2(pin[0], 0);
+    dup2(pout[1], 1);
+    dup2(perr[1], 2);
+    execl("/bin/sh", "sh", "-c", b->s->command, (char *)NULL);
+    _exit(127);
+  }
+  close(pin[0]);
+  close(pout[1]);
+  close(perr[1]);
+  if (pid < 0) {
+    snprintf(reason, rsz, "cannot start: fork: %s", strerror(errno));
+    close(pin[1]);
+    close(pout[0]);
+    close(perr[0]);
+    free(input);
+    free(lo.buf);
+    free(le.buf);
+    return OUT_NOSTART;
+  }
+  /* Both sides set the group, so whichever runs first wins the race. */
+  setpgid(pid, pid);
+  set_nonblock(pin[1]);
+  set_nonblock(pout[0]);
+  set_nonblock(perr[0]);
+  int in_fd = pin[1], out_fd = pout[0], err_fd = perr[0];
+  size_t woff = 0;
+  double deadline = solver_now() + o->timeout;
+  int hung = 0;
+  char chunk[16384];
+  if (inlen == 0) {
+    close(in_fd);
+    in_fd = -1;
+  }
+  while (out_fd >= 0 || err_fd >= 0) {
+    double left = deadline - solver_now();
+    if (left <= 0) {
+      hung = 1;
+      break;
+    }
+    struct pollfd p[3];
+    int np = 0, iin = -1, iout = -1, ierr = -1;
+    if (in_fd >= 0) {
+      iin = np;
+      p[np++] = (struct pollfd){in_fd, POLLOUT, 0};
+    }
+    if (out_fd >= 0) {
+      iout = np;
+      p[np++] = (struct pollfd){out_fd, POLLIN, 0};
+    }
+    if (err_fd >= 0) {
+      ierr = np;
+      p[np++] = (struct pollfd){err_fd, POLLIN, 0};
+    }
+    int pr = poll(p, (nfds_t)np, (int)ceil(left * 1000));
+    if (pr < 0 && errno != EINTR) break;
+    if (pr <= 0) continue;
+    int progress = 0;
+    if (iin >= 0 && p[iin].revents) {
+      ssize_t w = write(in_fd, input + woff, inlen - woff);
+      if (w > 0) {
+        woff += (size_t)w;
+        progress = 1;
+      } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+        woff = inlen; /* the solver closed its input (EPIPE): it has all it wants */
+      }
+      if (woff >= inlen) {
+        close(in_fd);
+        in_fd = -1;
+      }
+    }
+    if (iout >= 0 && p[iout].revents) {
+      ssize_t r = read(out_fd, chunk, sizeof chunk);
+      if (r > 0) {
+        progress |= feed(b, &lo, chunk, (size_t)r, 0) > 0;
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        if (lo.len) feed(b, &lo, "\n", 1, 0); /* a last line without newline still counts */
+        close(out_fd);
+        out_fd = -1;
+      }
+    }
+    if (ierr >= 0 && p[ierr].revents) {
+      ssize_t r = read(err_fd, chunk, sizeof chunk);
+      if (r > 0) {
+        feed(b, &le, chunk, (size_t)r, 1);
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        if (le.len) feed(b, &le, "\n", 1, 1);
+        close(err_fd);
+        err_fd = -1;
+      }
+    }
+    if (progress) deadline = solver_now() + o->timeout;
+  }
+  if (in_fd >= 0) close(in_fd);
+  if (out_fd >= 0) close(out_fd);
+  if (err_fd >= 0) close(err_fd);
+  int status = 0, killed = 0;
+  if (hung) {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  } else {
+    /* Output closed: the process should be on its way out. */
+    double until = solver_now() + o->timeout;
+    for (;;) {
+      pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) break;
+      if (solver_now() >= until) {
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        killed = 1;
+        break;
+      }
+      struct timespec ts = {0, 2000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  /* Anything the solver left running in its group goes too. */
+  kill(-pid, SIGKILL);
+  free(input);
+  free(lo.buf);
+  free(le.buf);
+  if (hung || killed) {
+    snprintf(reason, rsz, "no answer within %gs: the solver was stopped", o->timeout);
+    return OUT_HUNG;
+  }
+  if (WIFSIGNALED(status)) {
+    snprintf(reason, rsz, "the solver crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return OUT_FAILED;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + 65) {
+    /* The shell running the command reports a signal as 128 + N. */
+    int sig = WEXITSTATUS(status) - 128;
+    snprintf(reason, rsz, "the solver crashed (signal %d, %s; shell status %d)", sig, strsignal(sig),
+             WEXITSTATUS(status));
+    return OUT_FAILED;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    snprintf(reason, rsz, "the solver exited with status %d", WEXITSTATUS(status));
+    return OUT_FAILED;
+  }
+  return OUT_EXITED;
+}
+
+int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
+                   solver_answer *ans, solver_run_info *info) {
+  size_t *todo = malloc((n ? n : 1) * sizeof *todo), ntodo = n;
+  size_t *bidx = malloc((n ? n : 1) * sizeof *bidx);
+  id_entry *map = malloc((n ? n : 1) * sizeof *map);
+  unsigned char *got = malloc(n ? n : 1);
+  if (!todo || !bidx || !map || !got) {
+    free(todo);
+    free(bidx);
+    free(map);
+    free(got);
+    cli_error("solver %s: out of memory", s->name);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) todo[i] = i;
+  /* A solver that does not read its input must not kill the bench with SIGPIPE. */
+  struct sigaction ign, old;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, &old);
+  int stderr_shown = 0, messages_shown = 0;
+  while (ntodo) {
+    /* A batch holds each ID once (IDs are unique per file, not across files);
+     * a repeated ID waits for the next batch. Sorting by ID, then by input
+     * position, finds the repeats. */
+    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &stderr_shown, &messages_shown};
+    for (size_t k = 0; k < ntodo; k++) map[k] = (id_entry){cases[todo[k]].id, todo[k]};
+    qsort(map, ntodo, sizeof *map, cmp_entry_pos);
+    size_t keep = 0;
+    for (size_t k = 0; k < ntodo; k++) {
+      if (k > 0 && !strcmp(map[k].id, map[k - 1].id))
+        todo[keep++] = map[k].pos;
+      else
+        bidx[b.n++] = map[k].pos;
+    }
+    ntodo = keep;
+    qsort(bidx, b.n, sizeof *bidx, cmp_size);
+    qsort(todo, ntodo, sizeof *todo, cmp_size);
+    for (size_t j = 0; j < b.n; j++) map[j] = (id_entry){cases[bidx[j]].id, j};
+    qsort(map, b.n, sizeof *map, cmp_entry);
+    memset(got, 0, b.n);
+    char reason[160];
+    int outcome = run_batch(&b, o, reason, sizeof reason);
+    if (outcome == OUT_NOSTART) {
+      cli_error("solver %s: %s", s->name, reason);
+      for (size_t j = 0; j < b.n; j++) set_failed(&ans[bidx[j]], reason, 0);
+      for (size_t k = 0; k < ntodo; k++) set_failed(&ans[todo[k]], reason, 0);
+      break;
+    }
+    if (b.answered == b.n) {
+      if (outcome == OUT_HUNG) {
+        char t[32];
+        snprintf(t, sizeof t, "%g", o->timeout);
+        info->protocol_errors++;
+        message(&b, "still running %ss after answering every case: stopped (a solver must exit when its input ends)",
+                t, 0);
+      } else if (outcome != OUT_EXITED) {
+        info->protocol_errors++;
+        message(&b, "%s after answering every case", reason, 0);
+      }
+      continue;
+    }
+    if (outcome == OUT_EXITED) {
+      for (size_t j = 0; j < b.n; j++)
+        if (!got[j]) set_failed(&ans[bidx[j]], "no answer (the solver exited normally without answering)", 0);
+      continue;
+    }
+    /* Crash, hang or failure: the first unanswered case in input order is the
+     * likely culprit. The others go to a fresh process, as long as this one
+     * made progress; otherwise they would only fail the same way again. */
+    size_t first = b.n;
+    for (size_t j = 0; j < b.n && first == b.n; j++)
+      if (!got[j]) first = j;
+    char blame[200];
+    snprintf(blame, sizeof blame, "%s (first unanswered case)", reason);
+    set_failed(&ans[bidx[first]], blame, 0);
+    for (size_t j = first + 1; j < b.n; j++) {
+      if (got[j]) continue;
+      if (b.answered > 0) {
+        todo[ntodo++] = bidx[j];
+      } else {
+        char why[200];
+        snprintf(why, sizeof why, "%s before answering anything", reason);
+        set_failed(&ans[bidx[j]], why, 0);
+      }
+    }
+    if (b.answered == 0) {
+      /* Cases waiting for a later batch would fail the same way. */
+      char why[200];
+      snprintf(why, sizeof why, "%s before answering anything", reason);
+      for (size_t k = 0; k < ntodo; k++) set_failed(&ans[todo[k]], why, 0);
+      ntodo = 0;
+    } else {
+      qsort(todo, ntodo, sizeof *todo, cmp_size); /* input order for the next batch */
+    }
+  }
+  sigaction(SIGPIPE, &old, NULL);
+  if (stderr_shown > STDERR_SHOWN)
+    cli_error("solver %s: %d more stderr lines not shown", s->name, stderr_shown - STDERR_SHOWN);
+  if (messages_shown > MESSAGES_SHOWN)
+    cli_error("solver %s: %d more protocol messages not shown", s->name, messages_shown - MESSAGES_SHOWN);
+  free(todo);
+  free(bidx);
+  free(map);
+  free(got);
+  return 0;
+}

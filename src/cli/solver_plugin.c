@@ -1,0 +1,233 @@
+/* solver_plugin.c: runs a plug-in's solve function in a child process, so a crash, a hang or a NaN costs one case. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "solvers.h"
+#include "toi_solver.h"
+
+/* One answer as the child sends it; smaller than PIPE_BUF, so each write is atomic. */
+typedef struct rec {
+  uint64_t index;
+  int32_t status;
+  int32_t cls;
+  double t, target, tolerance;
+} rec;
+
+/* Exit statuses the child uses to explain itself before any solving. */
+enum { CHILD_LOAD_FAILED = 125 };
+
+double solver_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void to_abi_case(toi_solver_case *o, const toi_case *c, double tmax) {
+  memset(o, 0, sizeof *o);
+  memcpy(o->id, c->id, sizeof o->id);
+  o->dim = c->dim;
+  for (int k = 0; k < 3; k++) {
+    o->pa[k] = c->pa[k];
+    o->va[k] = c->va[k];
+    o->pb[k] = c->pb[k];
+    o->vb[k] = c->vb[k];
+  }
+  o->ra = c->ra;
+  o->ma = c->ma;
+  o->rb = c->rb;
+  o->mb = c->mb;
+  o->tmax = tmax;
+}
+
+static int write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+static void child_main(const solver_def *s, const toi_case *cases, size_t from, size_t n, double tmax, int wfd) {
+  /* A deliberate crash should not leave a core file behind. */
+  struct rlimit rl = {0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+  /* What the plug-in prints must not land in the bench's own output. */
+  dup2(2, 1);
+  int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) {
+    dup2(null, 0);
+    close(null);
+  }
+  void *h = dlopen(s->path, RTLD_NOW | RTLD_LOCAL);
+  toi_solver_fn fn = NULL;
+  if (h) *(void **)(&fn) = dlsym(h, s->symbol);
+  if (!fn) _exit(CHILD_LOAD_FAILED);
+  for (size_t i = from; i < n; i++) {
+    toi_solver_case c;
+    to_abi_case(&c, &cases[i], tmax);
+    toi_solver_result r = {TOI_SOLVER_NONE, NAN, 0, 0};
+    int st = fn(&r, &c);
+    rec m = {(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
+    if (write_all(wfd, &m, sizeof m)) _exit(0);
+  }
+  _exit(0);
+}
+
+static void fail(solver_answer *a, int malfunction, const char *fmt, const char *detail) {
+  a->state = SOLVER_FAILED;
+  a->malfunction = malfunction;
+  snprintf(a->why, sizeof a->why, fmt, detail);
+}
+
+static void describe_exit(char *buf, size_t sz, int status) {
+  if (WIFSIGNALED(status))
+    snprintf(buf, sz, "crashed (signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else if (WIFEXITED(status))
+    snprintf(buf, sz, "exited with status %d before answering", WEXITSTATUS(status));
+  else
+    snprintf(buf, sz, "stopped");
+}
+
+/* Waits for the child until the deadline, then kills it. */
+static int reap(pid_t pid, double deadline, int *killed) {
+  int status = 0;
+  *killed = 0;
+  for (;;) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0 && errno != EINTR) return 0;
+    if (solver_now() >= deadline) break;
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+  }
+  kill(pid, SIGKILL);
+  *killed = 1;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
+                      solver_answer *ans, solver_run_info *info) {
+  (void)info;
+  size_t next = 0;
+  while (next < n) {
+    int fds[2];
+    if (pipe(fds)) {
+      cli_error("solver %s: pipe: %s", s->name, strerror(errno));
+      return -1;
+    }
+    /* Whatever stdio holds would otherwise be written a second time by a
+     * plug-in that flushes or exits in the child. */
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      cli_error("solver %s: fork: %s", s->name, strerror(errno));
+      return -1;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      child_main(s, cases, next, n, o->tmax, fds[1]);
+    }
+    close(fds[1]);
+    size_t expect = next;
+    double deadline = solver_now() + o->timeout;
+    char buf[64 * sizeof(rec)];
+    size_t have = 0;
+    int eof = 0, hung = 0;
+    while (!eof) {
+      double left = deadline - solver_now();
+      if (left <= 0) {
+        hung = 1;
+        break;
+      }
+      struct pollfd p = {fds[0], POLLIN, 0};
+      int pr = poll(&p, 1, (int)ceil(left * 1000));
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr == 0) continue; /* the deadline check above decides */
+      ssize_t r = read(fds[0], buf + have, sizeof buf - have);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        eof = 1;
+        break;
+      }
+      have += (size_t)r;
+      size_t off = 0;
+      for (; have - off >= sizeof(rec); off += sizeof(rec)) {
+        rec m;
+        memcpy(&m, buf + off, sizeof m);
+        if (m.index != expect || expect >= n) {
+          /* Only a plug-in scribbling over the bench's descriptors can do this. */
+          hung = 2;
+          break;
+        }
+        solver_answer *a = &ans[expect];
+        memset(a, 0, sizeof *a);
+        a->target = m.target;
+        a->tolerance = m.tolerance;
+        a->r = (toi_result){(toi_class)m.cls, m.t};
+        if (m.status == TOI_SOLVER_OK) {
+          a->state = SOLVER_ANSWERED;
+        } else if (m.status == TOI_SOLVER_UNSUPPORTED) {
+          a->state = SOLVER_UNSUPPORTED;
+        } else if (m.status == TOI_SOLVER_FAILED) {
+          a->state = SOLVER_FAILED;
+          snprintf(a->why, sizeof a->why, "the solver reported failure");
+        } else {
+          a->state = SOLVER_FAILED;
+          a->malfunction = 1;
+          snprintf(a->why, sizeof a->why, "the solver returned status %d, not a toi_solver_status", (int)m.status);
+        }
+        expect++;
+        deadline = solver_now() + o->timeout;
+      }
+      if (hung) break;
+      memmove(buf, buf + off, have - off);
+      have -= off;
+    }
+    close(fds[0]);
+    int killed = 0, status;
+    if (hung) {
+      kill(pid, SIGKILL);
+      status = reap(pid, solver_now(), &killed);
+    } else {
+      status = reap(pid, solver_now() + o->timeout, &killed);
+    }
+    if (expect >= n) break;
+    char why[128];
+    if (hung == 2) {
+      fail(&ans[expect], 1, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
+    } else if (hung || killed) {
+      char t[64];
+      snprintf(t, sizeof t, "%g", o->timeout);
+      fail(&ans[expect], 1, "no answer within %ss: the solver was stopped", t);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_LOAD_FAILED && expect == next) {
+      for (size_t i = next; i < n; i++) fail(&ans[i], 1, "%s", "the plug-in could not be loaded in the child");
+      break;
+    } else {
+      describe_exit(why, sizeof why, status);
+      fail(&ans[expect], 1, "%s", why);
+    }
+    /* The case that broke the child is blamed; a fresh child goes on after it. */
+    next = expect + 1;
+  }
+  return 0;
+}

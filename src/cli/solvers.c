@@ -1,0 +1,343 @@
+/* solvers.c: the registry of external solvers: plug-in catalogs, engine directories, command names. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cli.h"
+#include "solvers.h"
+#include "toi_solver.h"
+
+/* The plug-in ABI numbers its verdicts like toi_class so that they pass
+ * through unchanged; this fails to compile if the two ever drift apart. */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(TOI_SOLVER_NONE, TOI_NONE) && SAME(TOI_SOLVER_OVERLAP, TOI_OVERLAP) &&
+                   SAME(TOI_SOLVER_STATIC, TOI_STATIC) && SAME(TOI_SOLVER_CONTACT, TOI_CONTACT) &&
+                   SAME(TOI_SOLVER_SEPARATING, TOI_SEPARATING) && SAME(TOI_SOLVER_MISS, TOI_MISS) &&
+                   SAME(TOI_SOLVER_GRAZE, TOI_GRAZE) && SAME(TOI_SOLVER_HIT, TOI_HIT) && TOI_CLASS_COUNT == 8,
+               "toi_solver.h classes must match toi.h");
+#undef SAME
+_Static_assert(TOI_SOLVER_ID_MAX == TOI_ID_MAX, "case ID lengths must match");
+
+/* Copies with truncation; names and paths longer than their fields are cut. */
+static void copy_str(char *dst, size_t sz, const char *src) {
+  size_t n = src ? strlen(src) : 0;
+  if (n >= sz) n = sz - 1;
+  if (n) memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz) {
+  *out = NULL;
+  char full[PATH_MAX];
+  /* dlopen searches the library path for a bare name; a file given on the
+   * command line is meant, so it is resolved first. */
+  if (!realpath(path, full)) {
+    snprintf(err, errsz, "%s: no such plug-in file", path);
+    return -1;
+  }
+  dlerror();
+  void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(err, errsz, "%s: cannot load: %s", path, e ? e : "unknown error");
+    return -1;
+  }
+  int count = -1;
+  solver_def *v = NULL;
+  const int *abi = (const int *)dlsym(h, "toi_solver_abi");
+  const toi_solver_info *cat = (const toi_solver_info *)dlsym(h, "toi_solver_catalog");
+  if (!abi) {
+    snprintf(err, errsz, "%s: not a toibench solver plug-in (no toi_solver_abi symbol; see toi_solver.h)", path);
+    goto done;
+  }
+  if (*abi != TOI_SOLVER_ABI_VERSION) {
+    snprintf(err, errsz, "%s: built for solver ABI %d, this toibench speaks %d", path, *abi, TOI_SOLVER_ABI_VERSION);
+    goto done;
+  }
+  size_t ncat = 0;
+  if (cat)
+    while (cat[ncat].name && ncat < 1000) ncat++;
+  size_t want = symbol || !ncat ? 1 : ncat;
+  v = calloc(want, sizeof *v);
+  if (!v) {
+    snprintf(err, errsz, "out of memory");
+    goto done;
+  }
+  for (size_t k = 0; k < want; k++) {
+    const char *sym = symbol ? symbol : ncat ? cat[k].symbol : "toi_solver_solve";
+    const toi_solver_info *info = NULL;
+    for (size_t j = 0; j < ncat && !info; j++)
+      if (cat[j].symbol && sym && !strcmp(cat[j].symbol, sym)) info = &cat[j];
+    if (!sym || !dlsym(h, sym)) {
+      snprintf(err, errsz, "%s: no solve function '%s'%s", path, sym ? sym : "(null)",
+               symbol || ncat ? "" : " (name one with lib.so:symbol)");
+      goto done;
+    }
+    solver_def *d = &v[k];
+    d->kind = SOLVER_PLUGIN;
+    copy_str(d->path, sizeof d->path, full);
+    copy_str(d->symbol, sizeof d->symbol, sym);
+    if (info) {
+      copy_str(d->name, sizeof d->name, info->name);
+      copy_str(d->summary, sizeof d->summary, info->summary);
+    } else if (symbol) {
+      copy_str(d->name, sizeof d->name, symbol);
+    } else {
+      /* No catalog: the library's name, without "lib" and ".so". */
+      const char *b = base_name(path);
+      if (!strncmp(b, "lib", 3) && b[3]) b += 3;
+      copy_str(d->name, sizeof d->name, b);
+      char *dot = strstr(d->name, ".so");
+      if (dot && dot != d->name) *dot = 0;
+    }
+  }
+  *out = v;
+  v = NULL;
+  count = (int)want;
+done:
+  free(v);
+  /* The child process that runs the solver loads the library itself; this
+   * copy only served to read the catalog. */
+  dlclose(h);
+  return count;
+}
+
+static int is_number(const char *w, size_t n) {
+  char buf[64], *end;
+  if (n == 0 || n >= sizeof buf) return 0;
+  memcpy(buf, w, n);
+  buf[n] = 0;
+  strtod(buf, &end);
+  return *end == 0;
+}
+
+void solvers_from_command(const char *command, solver_def *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = SOLVER_COMMAND;
+  copy_str(out->command, sizeof out->command, command);
+  /* Named after the program or script: the last word that looks like a path
+   * or a file name ("node solver.js" is "solver.js", "./mysolver --fast 3" is
+   * "mysolver"), else the first word ("mysolver" found on PATH). */
+  const char *best = NULL, *first = NULL;
+  size_t bestlen = 0, firstlen = 0;
+  for (const char *p = command; *p;) {
+    while (*p == ' ' || *p == '\t') p++;
+    const char *w = p;
+    while (*p && *p != ' ' && *p != '\t') p++;
+    size_t n = (size_t)(p - w);
+    if (n == 0 || *w == '-' || memchr(w, '=', n) || is_number(w, n)) continue;
+    if (!first) {
+      first = w;
+      firstlen = n;
+    }
+    if (memchr(w, '/', n) || memchr(w, '.', n)) {
+      best = w;
+      bestlen = n;
+    }
+  }
+  if (!best) {
+    best = first;
+    bestlen = firstlen;
+  }
+  char word[4096];
+  snprintf(word, sizeof word, "%.*s", best ? (int)bestlen : 0, best ? best : "");
+  char *q = word;
+  for (char *s = word; *s; s++)
+    if (*s == '/' && s[1]) q = s + 1;
+  /* Quotes and shell punctuation are not part of the name. */
+  size_t j = 0;
+  for (char *s = q; *s && j < sizeof out->name - 1; s++)
+    if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("._+-", *s))
+      out->name[j++] = *s;
+  out->name[j] = 0;
+  if (!out->name[0]) copy_str(out->name, sizeof out->name, "command");
+}
+
+/* ---- engine directories ---- */
+
+typedef struct defvec {
+  solver_def *v;
+  size_t n, cap;
+} defvec;
+
+static int push(defvec *d, const solver_def *s) {
+  for (size_t i = 0; i < d->n; i++)
+    if (!strcmp(d->v[i].name, s->name)) return 0; /* the first directory wins */
+  if (d->n == d->cap) {
+    size_t cap = d->cap ? 2 * d->cap : 16;
+    solver_def *p = realloc(d->v, cap * sizeof *p);
+    if (!p) return -1;
+    d->v = p;
+    d->cap = cap;
+  }
+  d->v[d->n++] = *s;
+  return 0;
+}
+
+static int has_suffix(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a > b && !strcmp(s + a - b, suf);
+}
+
+/* A manifest lists command solvers, one per line: NAME<TAB>COMMAND<TAB>SUMMARY. */
+static void read_manifest(defvec *d, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[8192];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (!line[0] || line[0] == '#') continue;
+    char *name = line, *cmd = strchr(line, '\t');
+    if (!cmd) continue;
+    *cmd++ = 0;
+    char *sum = strchr(cmd, '\t');
+    if (sum) *sum++ = 0;
+    solver_def s;
+    memset(&s, 0, sizeof s);
+    s.kind = SOLVER_COMMAND;
+    s.engine = 1;
+    copy_str(s.name, sizeof s.name, name);
+    copy_str(s.command, sizeof s.command, cmd);
+    copy_str(s.summary, sizeof s.summary, sum);
+    if (push(d, &s)) break;
+  }
+  fclose(f);
+}
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(((const solver_def *)a)->name, ((const solver_def *)b)->name);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void scan_dir(defvec *d, const char *dir) {
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  /* Sorted, so that which of two same-named solvers wins does not depend on
+   * the order the file system lists them in. */
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  for (struct dirent *e; (e = readdir(dp));) {
+    if (!has_suffix(e->d_name, ".so") && !has_suffix(e->d_name, ".solvers")) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      char **p = realloc(names, cap * sizeof *p);
+      if (!p) break;
+      names = p;
+    }
+    if (!(names[n] = strdup(e->d_name))) break;
+    n++;
+  }
+  closedir(dp);
+  if (n) qsort(names, n, sizeof *names, cmp_str);
+  for (size_t i = 0; i < n; i++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (has_suffix(names[i], ".solvers")) {
+      read_manifest(d, path);
+    } else {
+      solver_def *v;
+      char err[512];
+      int k = solvers_from_plugin(path, NULL, &v, err, sizeof err);
+      /* A broken engine library is reported, not fatal: the others still work. */
+      if (k < 0) cli_error("engine %s", err);
+      for (int j = 0; j < k; j++) {
+        v[j].engine = 1;
+        push(d, &v[j]);
+      }
+      if (k > 0) free(v);
+    }
+    free(names[i]);
+  }
+  free(names);
+}
+
+size_t solvers_engines(solver_def **out) {
+  defvec d = {0};
+  const char *env = getenv("TOIBENCH_ENGINES");
+  if (env) {
+    char *copy = strdup(env);
+    for (char *save = NULL, *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+      scan_dir(&d, t);
+    free(copy);
+  } else {
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+      exe[len] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash) *slash = 0;
+      char dir[PATH_MAX + 32];
+      snprintf(dir, sizeof dir, "%s/engines", exe);
+      scan_dir(&d, dir);
+      snprintf(dir, sizeof dir, "%s/../lib/toibench/engines", exe);
+      scan_dir(&d, dir);
+    }
+  }
+  if (d.n) qsort(d.v, d.n, sizeof *d.v, cmp_name);
+  *out = d.v;
+  return d.n;
+}
+
+int solvers_find_engine(const char *name, solver_def *out) {
+  solver_def *v;
+  size_t n = solvers_engines(&v);
+  int rc = -1;
+  for (size_t i = 0; i < n && rc; i++)
+    if (!strcmp(v[i].name, name)) {
+      *out = v[i];
+      rc = 0;
+    }
+  free(v);
+  return rc;
+}
+
+/* ---- running ---- */
+
+int solver_check_answer(solver_answer *a) {
+  if (a->state != SOLVER_ANSWERED) return 0;
+  int cls = (int)a->r.cls;
+  if (cls < 0 || cls >= TOI_CLASS_COUNT) {
+    a->state = SOLVER_FAILED;
+    snprintf(a->why, sizeof a->why, "verdict %d is not a class", cls);
+    return -1;
+  }
+  if (toi_class_group(a->r.cls) == TOI_G_CONTACT && !isfinite(a->r.t)) {
+    a->state = SOLVER_FAILED;
+    snprintf(a->why, sizeof a->why, "verdict %s with time %s", toi_class_name(a->r.cls),
+             isnan(a->r.t) ? "nan" : a->r.t > 0 ? "inf" : "-inf");
+    return -1;
+  }
+  return 0;
+}
+
+int solver_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
+               solver_run_info *info) {
+  memset(info, 0, sizeof *info);
+  for (size_t i = 0; i < n; i++) {
+    memset(&ans[i], 0, sizeof ans[i]);
+    ans[i].state = SOLVER_FAILED;
+    ans[i].r = (toi_result){TOI_NONE, NAN};
+    ans[i].target = ans[i].tolerance = NAN;
+    snprintf(ans[i].why, sizeof ans[i].why, "no answer");
+  }
+  int rc = s->kind == SOLVER_PLUGIN ? solver_plugin_run(s, cases, n, o, ans, info)
+                                    : solver_cmd_run(s, cases, n, o, ans, info);
+  if (rc) return rc;
+  info->malfunctions = 0;
+  for (size_t i = 0; i < n; i++) {
+    solver_check_answer(&ans[i]);
+    if (ans[i].state == SOLVER_FAILED && ans[i].malfunction) info->malfunctions++;
+  }
+  return 0;
+}

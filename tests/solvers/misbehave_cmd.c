@@ -1,0 +1,88 @@
+/* misbehave_cmd.c: a subprocess solver that breaks the protocol on purpose, case by case, for the solver tests. */
+/*
+ * Answers each case as it reads it (one flushed line per case), correctly,
+ * except by the prefix of the case ID:
+ *   crash-  raises SIGSEGV          hang-  sleeps forever
+ *   bad-    a malformed answer      skip-  no answer
+ *   dup-    two answers             nan-   'hit nan'
+ *   declined- 'ID unsupported'      gaveup- 'ID failed'
+ * Options: --noread (never reads stdin, sleeps), --exit N (exits with N after
+ * answering), --stray (adds an answer for an unknown ID), --stderr (talks on
+ * stderr), --slow MS (sleeps MS milliseconds before each answer).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "ball_toi.h"
+
+static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
+int main(int argc, char **argv) {
+  int noread = 0, code = 0, stray = 0, talk = 0;
+  long slow = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--noread")) noread = 1;
+    else if (!strcmp(argv[i], "--exit") && i + 1 < argc) code = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--stray")) stray = 1;
+    else if (!strcmp(argv[i], "--stderr")) talk = 1;
+    else if (!strcmp(argv[i], "--slow") && i + 1 < argc) slow = atol(argv[++i]);
+  }
+  if (noread)
+    for (;;) pause();
+  if (talk) fprintf(stderr, "misbehave: starting\n");
+  char line[4096];
+  double tmax = INFINITY;
+  int bad = 0;
+  while (fgets(line, sizeof line, stdin)) {
+    if (!strncmp(line, "# tmax ", 7)) {
+      tmax = strtod(line + 7, NULL);
+      continue;
+    }
+    char *tok[20];
+    int n = 0;
+    for (char *p = strtok(line, " \t\r\n"); p && n < 20; p = strtok(NULL, " \t\r\n")) tok[n++] = p;
+    if (n == 0 || tok[0][0] == '#') continue;
+    const char *id = tok[0];
+    int dim = atoi(tok[1]);
+    double x[16] = {0}, pa[3] = {0}, va[3] = {0}, pb[3] = {0}, vb[3] = {0};
+    for (int k = 2; k < n && k < 18; k++) x[k - 2] = strtod(tok[k], NULL);
+    const double *a = x, *b = x + 2 * dim + 2;
+    for (int k = 0; k < dim; k++) {
+      pa[k] = a[k];
+      va[k] = a[dim + k];
+      pb[k] = b[k];
+      vb[k] = b[dim + k];
+    }
+    double t;
+    int cls = ball_toi(pa, va, a[2 * dim], pb, vb, b[2 * dim], tmax, &t);
+    if (slow) {
+      struct timespec ts = {slow / 1000, (slow % 1000) * 1000000};
+      nanosleep(&ts, NULL);
+    }
+    if (starts(id, "crash-")) raise(SIGSEGV);
+    if (starts(id, "hang-"))
+      for (;;) pause();
+    if (starts(id, "skip-")) continue;
+    if (starts(id, "bad-")) {
+      /* A different kind of garbage each time. */
+      static const char *const forms[] = {"%s hit notanumber\n", "%s banana 1\n", "%s\n", "%s hit 1 2 3 4\n"};
+      printf(forms[bad++ % 4], id);
+    } else if (starts(id, "nan-")) {
+      printf("%s hit nan\n", id);
+    } else if (starts(id, "declined-")) {
+      printf("%s unsupported\n", id);
+    } else if (starts(id, "gaveup-")) {
+      printf("%s failed\n", id);
+    } else {
+      if (starts(id, "dup-")) printf("%s %s %a\n", id, ball_class_names[cls], t);
+      printf("%s %s %a\n", id, ball_class_names[cls], t);
+    }
+    fflush(stdout);
+    if (talk) fprintf(stderr, "misbehave: answered %s\n", id);
+  }
+  if (stray) printf("no-such-case hit 0x1p+0\n&&& garbage line\n");
+  return code;
+}
