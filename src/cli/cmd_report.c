@@ -10,6 +10,7 @@
 static void help(void) {
   printf(
       "Usage: toibench report [--quick | --suite FILE] [--out DIR] [--seed S] [-j N] [--quiet]\n"
+      "                       [--engines] [--solver LIB[:SYM]]... [--solver-cmd CMD]...\n"
       "Runs the built-in default suite and writes an accuracy report to DIR\n"
       "(default reports/out/): index.html (open it in a browser; no external resources),\n"
       "summary.md (tables for a pull request), report.json (every figure of the tables),\n"
@@ -21,7 +22,7 @@ static void help(void) {
       "  near-contact   k = 1..60, 1000 cases per k\n"
       "  far            e = 0..15, 2000 cases per e\n"
       "plus a pairwise response audit of up to 4000 exact hits (E = 1) and a many-ball\n"
-      "simulation (200 balls, 2D box, 20000 events) per forward formulation and the\n"
+      "simulation (400 balls, 2D box, 40000 events) per forward formulation and the\n"
       "reference.\n"
       "  --quick        a 20x smaller suite and simulation (for tests)\n"
       "  --suite FILE   use the cases of FILE instead of the mixed family for the table,\n"
@@ -31,7 +32,34 @@ static void help(void) {
       "  --seed S       generator seed (default 1)\n"
       "  -j N           threads (default: the number of cores)\n"
       "  --quiet        no progress line\n"
+      "External solvers get their rows in every table and plot (see 'toibench run --help'):\n"
+      "  --engines            every engine built by 'make engines'\n"
+      "  --solver LIB[:SYM]   a C plug-in (toi_solver.h); repeatable\n"
+      "  --solver-cmd CMD     a command speaking the subprocess protocol; repeatable\n"
+      "  --timeout SEC        seconds allowed per answer (default 10)\n"
       "gnuplot (Debian package gnuplot-nox) must be installed.\n");
+}
+
+static int usage_free(solver_def *solv, const char *msg) {
+  free(solv);
+  return cli_usage_error("report", "%s", msg);
+}
+
+/* Appends n solvers (taking defs) to the list, skipping names already there. */
+static int add_solvers(solver_def **list, size_t *count, solver_def *defs, size_t n) {
+  solver_def *grown = realloc(*list, (*count + n + 1) * sizeof *grown);
+  if (!grown) {
+    free(defs);
+    return -1;
+  }
+  *list = grown;
+  for (size_t k = 0; k < n; k++) {
+    int dup = 0;
+    for (size_t j = 0; j < *count; j++) dup |= !strcmp(grown[j].name, defs[k].name);
+    if (!dup) grown[(*count)++] = defs[k];
+  }
+  free(defs);
+  return 0;
 }
 
 static int gnuplot_present(void) {
@@ -45,6 +73,9 @@ int cmd_report(int argc, char **argv) {
   d.opts.seed = 1;
   d.opts.jobs = sweep_default_jobs();
   d.opts.progress = isatty(2);
+  d.opts.timeout = 10;
+  solver_def *solv = NULL;
+  size_t nsolv = 0;
   /* The reproducing command: every option but those that do not change the
    * content (-j, --quiet). */
   size_t cmdlen = (size_t)snprintf(d.opts.command, sizeof d.opts.command, "toibench report");
@@ -59,6 +90,7 @@ int cmd_report(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      free(solv);
       help();
       return EXIT_OK;
     } else if (!strcmp(a, "--quick")) {
@@ -71,24 +103,67 @@ int cmd_report(int argc, char **argv) {
       d.opts.out_dir = argv[++i];
     } else if (!strcmp(a, "--seed") && i + 1 < argc) {
       unsigned long long s;
-      if (cli_parse_u64(argv[++i], &s)) return cli_usage_error("report", "--seed needs an integer");
+      if (cli_parse_u64(argv[++i], &s)) return usage_free(solv, "--seed needs an integer");
       d.opts.seed = s;
     } else if (!strcmp(a, "-j") && i + 1 < argc) {
-      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return cli_usage_error("report", "-j needs 1..1024");
+      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
+    } else if (!strcmp(a, "--engines")) {
+      d.opts.engines = 1;
+    } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+      if (cli_parse_double(argv[++i], &d.opts.timeout) || !(d.opts.timeout > 0))
+        return usage_free(solv, "--timeout needs a positive number of seconds");
+    } else if ((!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) && i + 1 < argc) {
+      solver_def *defs = NULL;
+      int n = 1;
+      if (!strcmp(a, "--solver")) {
+        char path[4096], err[256];
+        snprintf(path, sizeof path, "%s", argv[++i]);
+        char *colon = strrchr(path, ':');
+        if (colon) *colon = 0;
+        n = solvers_from_plugin(path, colon ? colon + 1 : NULL, &defs, err, sizeof err);
+        if (n < 0) return usage_free(solv, err);
+      } else {
+        defs = calloc(1, sizeof *defs);
+        if (!defs) return EXIT_RUNTIME;
+        solvers_from_command(argv[++i], defs);
+      }
+      if (add_solvers(&solv, &nsolv, defs, (size_t)n)) return EXIT_RUNTIME;
     } else {
+      free(solv);
       return cli_usage_error("report", "unknown option or missing value '%s'", a);
     }
   }
-  if (d.opts.quick && d.opts.suite_file) return cli_usage_error("report", "--quick and --suite exclude each other");
+  if (d.opts.quick && d.opts.suite_file) return usage_free(solv, "--quick and --suite exclude each other");
+  if (d.opts.engines) {
+    solver_def *defs = NULL;
+    size_t n = solvers_engines(&defs);
+    if (n == 0) {
+      free(defs);
+      free(solv);
+      cli_error("report: --engines: no engine is built (run 'make engines')");
+      return EXIT_RUNTIME;
+    }
+    if (add_solvers(&solv, &nsolv, defs, n)) return EXIT_RUNTIME;
+  }
+  d.solv = solv;
+  d.nsolv = nsolv;
   if (!gnuplot_present()) {
+    free(d.solv);
     cli_error("report: gnuplot is not installed (Debian package gnuplot-nox: apt-get install gnuplot-nox,"
               " or run 'make deps'); no report was written");
     return EXIT_RUNTIME;
   }
 
   int nf = cli_parse_formulations("report", NULL, &d.fs);
-  if (nf < 0) return EXIT_RUNTIME;
+  if (nf < 0) {
+    free(d.solv);
+    return EXIT_RUNTIME;
+  }
   d.nf = (size_t)nf;
+  if (report_columns(&d)) {
+    report_free(&d);
+    return EXIT_RUNTIME;
+  }
 
   int div = d.opts.quick ? 20 : 1;
   rep_section *s = &d.sec[0];
@@ -98,7 +173,7 @@ int cmd_report(int argc, char **argv) {
     int rc = cli_read_case_files(&list, 1, paths);
     if (rc != EXIT_OK) {
       toi_caselist_free(&list);
-      free(d.fs);
+      report_free(&d);
       return rc;
     }
     snprintf(s->name, sizeof s->name, "suite");

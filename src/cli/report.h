@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "gen.h"
 #include "score.h"
+#include "solvers.h"
 #include "toi.h"
 
 /// One evaluated section of the suite (a generated family, or a case file).
@@ -19,11 +20,27 @@ typedef struct rep_section {
   int *param;             ///< [n] bin parameter value (k or e)
   unsigned char *cls;     ///< [n] exact class
   double *kappa;          ///< [n] condition number of the forward root (NaN if none)
-  double *ulp;            ///< [n * nf] ULP error, NaN when not timed
-  double *bits;           ///< [n * nf] bits of error, NaN when not timed
-  unsigned char *kind;    ///< [n * nf] score_kind
-  unsigned char *verdict; ///< [n * nf] the formulation's verdict
+  double *ulp;            ///< [n * ncol] ULP error, NaN when not timed
+  double *bits;           ///< [n * ncol] bits of error, NaN when not timed
+  unsigned char *kind;    ///< [n * ncol] score_kind, or REP_FAILED
+  unsigned char *verdict; ///< [n * ncol] the verdict
+  solver_answer **ans;    ///< [nsolv][n] answers of the external solvers
 } rep_section;
+
+/// Kind of a case an external solver gave no usable answer for (crash, hang,
+/// NaN, declined): counted apart, never scored.
+#define REP_FAILED SCORE_KIND_COUNT
+
+/// One column of the results: a formulation or an external solver.
+typedef struct rep_col {
+  const char *name;
+  const char *source;
+  const char *summary;
+  toi_direction dir;
+  unsigned domain;
+  const toi_formulation *f; ///< NULL for an external solver
+  int solver;               ///< index into rep_data.solv, -1 for a formulation
+} rep_col;
 
 /// Pairwise audit of one formulation (over the suite's exact hits and contacts).
 typedef struct rep_audit {
@@ -53,26 +70,34 @@ typedef struct rep_opts {
   uint64_t seed;
   int jobs;
   int progress;
+  int engines;              ///< include every built engine
+  double timeout;           ///< seconds per answer of an external solver
   char command[1024];       ///< the command that reproduces the report
 } rep_opts;
 
 typedef struct rep_data {
   rep_opts opts;
-  size_t nf;
+  size_t nf;                ///< formulations (the first nf columns)
   const toi_formulation **fs;
+  size_t nsolv;             ///< external solvers (the columns after them)
+  solver_def *solv;
+  size_t ncol;
+  rep_col *cols;
   size_t nsec;
   rep_section sec[4];       ///< sec[0] is the main suite (mixed or the file)
-  rep_audit *audit;         ///< [nf]
+  rep_audit *audit;         ///< [ncol]
   size_t nsim;
   rep_sim *sim;             ///< [nsim]
-  double *ns_per_call;      ///< [nf]
+  double *ns_per_call;      ///< [ncol] (external solvers: wall time including the process round trip)
   double ref_ns_per_call;
   double seconds_eval, seconds_total;
 } rep_data;
 
+/// Builds the columns from the formulations and solvers.
+int report_columns(rep_data *d);
 /// Evaluates every section against the reference (threads, deterministic).
 int report_evaluate(rep_data *d);
-/// Pairwise response audits of every forward formulation on sec[0].
+/// Pairwise response audits of every forward column on sec[0].
 int report_audit(rep_data *d);
 /// Runs the many-ball simulation for every forward formulation and the reference.
 int report_simulate(rep_data *d);

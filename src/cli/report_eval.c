@@ -39,50 +39,98 @@ size_t rep_sorted_copy(const double *v, size_t n, size_t stride, double **out) {
   return m;
 }
 
+int report_columns(rep_data *d) {
+  d->ncol = d->nf + d->nsolv;
+  d->cols = calloc(d->ncol ? d->ncol : 1, sizeof *d->cols);
+  if (!d->cols) return -1;
+  for (size_t k = 0; k < d->nf; k++) {
+    rep_col *c = &d->cols[k];
+    c->name = d->fs[k]->name;
+    c->source = d->fs[k]->source;
+    c->summary = d->fs[k]->summary;
+    c->dir = d->fs[k]->direction;
+    c->domain = d->fs[k]->domain;
+    c->f = d->fs[k];
+    c->solver = -1;
+  }
+  for (size_t j = 0; j < d->nsolv; j++) {
+    rep_col *c = &d->cols[d->nf + j];
+    c->name = d->solv[j].name;
+    c->source = d->solv[j].kind == SOLVER_PLUGIN ? d->solv[j].path : d->solv[j].command;
+    c->summary = d->solv[j].summary[0] ? d->solv[j].summary : "external solver";
+    c->dir = TOI_FORWARD;
+    c->domain = 0;
+    c->f = NULL;
+    c->solver = (int)j;
+  }
+  return 0;
+}
+
 typedef struct eval_ctx {
   rep_data *d;
   rep_section *s;
   sweep_run *run;
 } eval_ctx;
 
+static int gen_chunk(void *vctx, int worker, uint64_t chunk) {
+  (void)worker;
+  eval_ctx *e = vctx;
+  rep_section *s = e->s;
+  size_t lo = (size_t)chunk * CHUNK, hi = lo + CHUNK < s->n ? lo + CHUNK : s->n;
+  for (size_t i = lo; i < hi; i++) {
+    size_t bin = 0;
+    if (gen_case(&s->cases[i], NULL, &bin, &s->gen, i) != TOI_OK) return 1;
+    const char *param;
+    int value;
+    char label[32];
+    gen_bin_describe(&s->gen, bin, &param, &value, label, sizeof label);
+    s->bin[i] = (int)bin;
+    s->param[i] = value;
+  }
+  atomic_fetch_add(&e->run->done, hi - lo);
+  return 0;
+}
+
 static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
   (void)worker;
   eval_ctx *e = vctx;
   rep_section *s = e->s;
-  size_t nf = e->d->nf;
+  size_t nc = e->d->ncol;
   size_t lo = (size_t)chunk * CHUNK, hi = lo + CHUNK < s->n ? lo + CHUNK : s->n;
   for (size_t i = lo; i < hi; i++) {
     toi_case *c = &s->cases[i];
-    if (!s->from_file) {
-      size_t bin = 0;
-      if (gen_case(c, NULL, &bin, &s->gen, i) != TOI_OK) return 1;
-      const char *param;
-      int value;
-      char label[32];
-      gen_bin_describe(&s->gen, bin, &param, &value, label, sizeof label);
-      s->bin[i] = (int)bin;
-      s->param[i] = value;
-    }
     toi_ref ref;
     if (toi_ref_solve(&ref, c) != TOI_OK) return 2;
     s->cls[i] = (unsigned char)ref.cls;
     double kappa = NAN;
     if (ref.fwd_is_lo >= 0 && toi_ref_kappa(&kappa, c, TOI_FORWARD) != TOI_OK) return 3;
     s->kappa[i] = kappa;
-    for (size_t k = 0; k < nf; k++) {
+    for (size_t k = 0; k < nc; k++) {
+      const rep_col *col = &e->d->cols[k];
       score_case sc;
-      if (score_eval(&sc, e->d->fs[k], c, &ref) != TOI_OK) return 4;
-      s->ulp[i * nf + k] = sc.timed ? sc.ulp : NAN;
-      s->bits[i * nf + k] = sc.timed ? sc.bits : NAN;
-      s->kind[i * nf + k] = (unsigned char)sc.kind;
-      s->verdict[i * nf + k] = (unsigned char)sc.verdict;
+      if (col->f) {
+        if (score_eval(&sc, col->f, c, &ref) != TOI_OK) return 4;
+      } else {
+        const solver_answer *a = &s->ans[col->solver][i];
+        if (a->state != SOLVER_ANSWERED) {
+          s->ulp[i * nc + k] = s->bits[i * nc + k] = NAN;
+          s->kind[i * nc + k] = REP_FAILED;
+          s->verdict[i * nc + k] = TOI_NONE;
+          continue;
+        }
+        if (score_result(&sc, a->r, col->dir, col->domain, c, &ref) != TOI_OK) return 4;
+      }
+      s->ulp[i * nc + k] = sc.timed ? sc.ulp : NAN;
+      s->bits[i * nc + k] = sc.timed ? sc.bits : NAN;
+      s->kind[i * nc + k] = (unsigned char)sc.kind;
+      s->verdict[i * nc + k] = (unsigned char)sc.verdict;
     }
   }
   atomic_fetch_add(&e->run->done, hi - lo);
   return 0;
 }
 
-static int section_alloc(rep_section *s, size_t nf) {
+static int section_alloc(rep_section *s, size_t nf, size_t nsolv) {
   size_t n = s->n ? s->n : 1;
   if (!s->cases) s->cases = calloc(n, sizeof *s->cases);
   s->bin = calloc(n, sizeof *s->bin);
@@ -93,33 +141,62 @@ static int section_alloc(rep_section *s, size_t nf) {
   s->bits = calloc(n * nf, sizeof *s->bits);
   s->kind = calloc(n * nf, 1);
   s->verdict = calloc(n * nf, 1);
+  s->ans = calloc(nsolv ? nsolv : 1, sizeof *s->ans);
+  if (!s->ans) return -1;
+  for (size_t j = 0; j < nsolv; j++)
+    if (!(s->ans[j] = calloc(n, sizeof **s->ans))) return -1;
   return s->cases && s->bin && s->param && s->cls && s->kappa && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
+}
+
+static int run_chunks(rep_data *d, rep_section *s, sweep_chunk_fn fn, const char *what) {
+  sweep_run run;
+  memset(&run, 0, sizeof run);
+  eval_ctx e = {d, s, &run};
+  run.jobs = d->opts.jobs;
+  run.nchunks = (s->n + CHUNK - 1) / CHUNK;
+  run.fn = fn;
+  run.ctx = &e;
+  run.total = s->n;
+  run.progress = d->opts.progress;
+  char label[64];
+  snprintf(label, sizeof label, "report: %s %s", what, s->name);
+  run.what = label;
+  atomic_init(&run.done, 0);
+  return sweep_parallel(&run);
 }
 
 int report_evaluate(rep_data *d) {
   double t0 = sweep_now();
+  d->ns_per_call = calloc(d->ncol ? d->ncol : 1, sizeof *d->ns_per_call);
+  if (!d->ns_per_call) return -1;
   for (size_t k = 0; k < d->nsec; k++) {
     rep_section *s = &d->sec[k];
-    if (section_alloc(s, d->nf)) {
+    if (section_alloc(s, d->ncol, d->nsolv)) {
       cli_error("report: out of memory");
       return -1;
     }
-    sweep_run run;
-    memset(&run, 0, sizeof run);
-    eval_ctx e = {d, s, &run};
-    run.jobs = d->opts.jobs;
-    run.nchunks = (s->n + CHUNK - 1) / CHUNK;
-    run.fn = eval_chunk;
-    run.ctx = &e;
-    run.total = s->n;
-    run.progress = d->opts.progress;
-    char what[64];
-    snprintf(what, sizeof what, "report: %s", s->name);
-    run.what = what;
-    atomic_init(&run.done, 0);
-    int rc = sweep_parallel(&run);
-    if (rc) {
-      cli_error("report: evaluating section %s failed (code %d)", s->name, rc);
+    if (!s->from_file && run_chunks(d, s, gen_chunk, "generating")) {
+      cli_error("report: generating section %s failed", s->name);
+      return -1;
+    }
+    /* External solvers run one after another, each in its own processes. */
+    for (size_t j = 0; j < d->nsolv; j++) {
+      solver_opts so = {INFINITY, d->opts.timeout};
+      solver_run_info info;
+      memset(&info, 0, sizeof info);
+      if (d->opts.progress) fprintf(stderr, "report: %s on %s (%zu cases)\n", d->solv[j].name, s->name, s->n);
+      double ts = sweep_now();
+      if (solver_run(&d->solv[j], s->cases, s->n, &so, s->ans[j], &info)) {
+        cli_error("report: solver %s could not be run", d->solv[j].name);
+        return -1;
+      }
+      if (k == 0 && s->n) d->ns_per_call[d->nf + j] = 1e9 * (sweep_now() - ts) / (double)s->n;
+      if (info.malfunctions)
+        fprintf(stderr, "toibench: report: %s: %zu cases lost to crashes, hangs or protocol errors\n",
+                d->solv[j].name, info.malfunctions);
+    }
+    if (run_chunks(d, s, eval_chunk, "evaluating")) {
+      cli_error("report: evaluating section %s failed", s->name);
       return -1;
     }
   }
@@ -147,13 +224,14 @@ static int audit_chunk(void *vctx, int worker, uint64_t chunk) {
   for (size_t j = lo; j < hi; j++) {
     size_t i = a->todo[j];
     const toi_case *c = &s->cases[i];
-    for (size_t k = 0; k < d->nf; k++) {
+    for (size_t k = 0; k < d->ncol; k++) {
       rep_audit *au = &d->audit[k];
+      const rep_col *col = &d->cols[k];
       au->idx[j] = i;
       au->ke[j] = au->mom[j] = au->gap[j] = au->angle[j] = au->vulp[j] = NAN;
-      if (d->fs[k]->direction != TOI_FORWARD) continue;
-      if (s->kind[i * d->nf + k] != SCORE_AGREE) continue;
-      toi_result r = d->fs[k]->solve(c);
+      if (col->dir != TOI_FORWARD) continue;
+      if (s->kind[i * d->ncol + k] != SCORE_AGREE) continue;
+      toi_result r = col->f ? col->f->solve(c) : s->ans[col->solver][i].r;
       if (!isfinite(r.t)) continue;
       toi_response resp;
       if (toi_response_compute(&resp, c, r.t, 1.0) != TOI_OK) continue;
@@ -173,7 +251,7 @@ static int audit_chunk(void *vctx, int worker, uint64_t chunk) {
 
 int report_audit(rep_data *d) {
   rep_section *s = &d->sec[0];
-  d->audit = calloc(d->nf, sizeof *d->audit);
+  d->audit = calloc(d->ncol ? d->ncol : 1, sizeof *d->audit);
   size_t *todo = malloc((s->n ? s->n : 1) * sizeof *todo);
   if (!d->audit || !todo) {
     free(todo);
@@ -183,7 +261,7 @@ int report_audit(rep_data *d) {
   size_t m = 0;
   for (size_t i = 0; i < s->n && m < AUDIT_MAX; i++)
     if (s->cls[i] == TOI_HIT || s->cls[i] == TOI_CONTACT) todo[m++] = i;
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     rep_audit *au = &d->audit[k];
     au->n = m;
     size_t n = m ? m : 1;
@@ -216,7 +294,7 @@ int report_audit(rep_data *d) {
     cli_error("report: audit failed");
     return -1;
   }
-  for (size_t k = 0; k < d->nf; k++)
+  for (size_t k = 0; k < d->ncol; k++)
     for (size_t j = 0; j < d->audit[k].n; j++)
       if (d->audit[k].gap[j] < -1e-12) d->audit[k].penetrations++;
   return 0;
@@ -236,7 +314,6 @@ static volatile double timing_sink;
 void report_timing(rep_data *d) {
   rep_section *s = &d->sec[0];
   size_t n = s->n < 20000 ? s->n : 20000;
-  d->ns_per_call = calloc(d->nf ? d->nf : 1, sizeof *d->ns_per_call);
   if (!d->ns_per_call || n == 0) return;
   for (size_t k = 0; k < d->nf; k++) {
     double best = INFINITY;
@@ -271,9 +348,12 @@ void report_free(rep_data *d) {
     free(s->bits);
     free(s->kind);
     free(s->verdict);
+    if (s->ans)
+      for (size_t j = 0; j < d->nsolv; j++) free(s->ans[j]);
+    free(s->ans);
   }
   if (d->audit)
-    for (size_t k = 0; k < d->nf; k++) {
+    for (size_t k = 0; k < d->ncol; k++) {
       rep_audit *a = &d->audit[k];
       free(a->ke);
       free(a->mom);
@@ -290,4 +370,6 @@ void report_free(rep_data *d) {
   free(d->sim);
   free(d->ns_per_call);
   free(d->fs);
+  free(d->solv);
+  free(d->cols);
 }

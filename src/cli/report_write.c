@@ -21,13 +21,13 @@
 #endif
 
 /* Columns of the summary table. */
-enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, NCOLS };
+enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, COL_FAILED, NCOLS };
 
 /* One row of the summary table. */
 typedef struct row {
   const char *name;
   const char *dir;
-  size_t cases, agree, missed, ghost, other, timed, ood;
+  size_t cases, agree, missed, ghost, other, timed, ood, failed;
   double agree_pct, median, p99, max, max_bits;
   double ke_max, mom_max, gap_min;
   size_t penetrations;
@@ -48,18 +48,22 @@ static double maxabs(const double *v, size_t n, long *at) {
 
 static void build_rows(const rep_data *d, row *rows) {
   const rep_section *s = &d->sec[0];
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     row *r = &rows[k];
     memset(r, 0, sizeof *r);
-    r->name = d->fs[k]->name;
-    r->dir = d->fs[k]->direction == TOI_FORWARD ? "forward" : "reverse";
+    r->name = d->cols[k].name;
+    r->dir = d->cols[k].dir == TOI_FORWARD ? "forward" : "reverse";
     r->worst_ulp = r->first_missed = r->first_ghost = r->worst_ke = r->worst_gap = -1;
     r->max_bits = NAN;
     double maxu = -1;
     for (size_t i = 0; i < s->n; i++) {
-      int kind = s->kind[i * d->nf + k];
+      int kind = s->kind[i * d->ncol + k];
       if (kind == SCORE_OUT_OF_DOMAIN) {
         r->ood++;
+        continue;
+      }
+      if (kind == REP_FAILED) {
+        r->failed++;
         continue;
       }
       r->cases++;
@@ -73,26 +77,26 @@ static void build_rows(const rep_data *d, row *rows) {
         if (r->first_ghost < 0) r->first_ghost = (long)i;
       }
       if (kind == SCORE_OTHER) r->other++;
-      double u = s->ulp[i * d->nf + k];
+      double u = s->ulp[i * d->ncol + k];
       if (!isnan(u)) {
         r->timed++;
         if (u > maxu) {
           maxu = u;
           r->worst_ulp = (long)i;
         }
-        double b = s->bits[i * d->nf + k];
+        double b = s->bits[i * d->ncol + k];
         if (isnan(r->max_bits) || b > r->max_bits) r->max_bits = b;
       }
     }
     r->agree_pct = r->cases ? 100.0 * (double)r->agree / (double)r->cases : NAN;
     double *sorted;
-    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->nf, &sorted);
+    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->ncol, &sorted);
     r->median = rep_quantile_sorted(sorted, m, 0.5);
     r->p99 = rep_quantile_sorted(sorted, m, 0.99);
     r->max = m ? sorted[m - 1] : NAN;
     free(sorted);
     r->ke_max = r->mom_max = r->gap_min = NAN;
-    if (d->audit && d->fs[k]->direction == TOI_FORWARD) {
+    if (d->audit && d->cols[k].dir == TOI_FORWARD) {
       const rep_audit *a = &d->audit[k];
       long at;
       r->ke_max = maxabs(a->ke, a->n, &at);
@@ -143,7 +147,7 @@ static int close_ok(FILE *f) {
 static const char *fmt_num(char *buf, size_t n, double x);
 /* Counts are printed whole; everything else with fmt_num. */
 static const char *fmt_col(char *buf, size_t n, double x, int col) {
-  if ((col == COL_MISSED || col == COL_GHOST) && !isnan(x)) {
+  if ((col == COL_MISSED || col == COL_GHOST || col == COL_FAILED) && !isnan(x)) {
     snprintf(buf, n, "%.0f", x);
     return buf;
   }
@@ -225,9 +229,9 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
     fclose(f);
     return -1;
   }
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "%s# formulation %s\n# %s cases timed median_ulp max_ulp missed ghost other\n", k ? "\n\n" : "",
-            d->fs[k]->name, param);
+            d->cols[k].name, param);
     int rows_written = 0;
     for (size_t b = 0; b < nb; b++) {
       size_t cases = 0, m = 0, missed = 0, ghost = 0, other = 0;
@@ -235,13 +239,13 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
       for (size_t i = 0; i < s->n; i++) {
         if ((size_t)s->bin[i] != b) continue;
         value = s->param[i];
-        int kind = s->kind[i * d->nf + k];
-        if (kind == SCORE_OUT_OF_DOMAIN) continue;
+        int kind = s->kind[i * d->ncol + k];
+        if (kind == SCORE_OUT_OF_DOMAIN || kind == REP_FAILED) continue;
         cases++;
         missed += kind == SCORE_MISSED;
         ghost += kind == SCORE_GHOST;
         other += kind == SCORE_OTHER;
-        double u = s->ulp[i * d->nf + k];
+        double u = s->ulp[i * d->ncol + k];
         if (!isnan(u)) buf[m++] = u;
       }
       if (!cases) continue;
@@ -268,14 +272,14 @@ static int write_data(const rep_data *d, const char *dir) {
   FILE *f = open_in(dir, "kappa.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
-  for (size_t k = 0; k < d->nf; k++) {
-    fprintf(f, "%s# formulation %s\n# kappa ulp\n", k ? "\n\n" : "", d->fs[k]->name);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "%s# formulation %s\n# kappa ulp\n", k ? "\n\n" : "", d->cols[k].name);
     size_t timed = 0;
-    for (size_t i = 0; i < s->n; i++) timed += !isnan(s->ulp[i * d->nf + k]) && isfinite(s->kappa[i]);
+    for (size_t i = 0; i < s->n; i++) timed += !isnan(s->ulp[i * d->ncol + k]) && isfinite(s->kappa[i]);
     size_t stride = timed > 1500 ? timed / 1500 : 1, seen = 0;
     if (timed == 0) fprintf(f, "nan nan\n");
     for (size_t i = 0; i < s->n; i++) {
-      double u = s->ulp[i * d->nf + k];
+      double u = s->ulp[i * d->ncol + k];
       if (isnan(u) || !isfinite(s->kappa[i]) || !isfinite(u)) continue;
       if (seen++ % stride) continue;
       fprintf(f, "%.6g %.6g\n", s->kappa[i], u);
@@ -286,10 +290,10 @@ static int write_data(const rep_data *d, const char *dir) {
   f = open_in(dir, "cdf.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
-  for (size_t k = 0; k < d->nf; k++) {
-    fprintf(f, "%s# formulation %s\n# ulp fraction_at_or_below\n", k ? "\n\n" : "", d->fs[k]->name);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "%s# formulation %s\n# ulp fraction_at_or_below\n", k ? "\n\n" : "", d->cols[k].name);
     double *sorted;
-    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->nf, &sorted);
+    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->ncol, &sorted);
     size_t step = m > 400 ? m / 400 : 1;
     if (m == 0 || !isfinite(sorted[0])) fprintf(f, "nan nan\n");
     for (size_t i = 0; i < m; i += step)
@@ -302,8 +306,8 @@ static int write_data(const rep_data *d, const char *dir) {
   f = open_in(dir, "audit.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
-  for (size_t k = 0; k < d->nf; k++) {
-    fprintf(f, "%s# formulation %s\n# fraction abs_energy_error abs_gap\n", k ? "\n\n" : "", d->fs[k]->name);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "%s# formulation %s\n# fraction abs_energy_error abs_gap\n", k ? "\n\n" : "", d->cols[k].name);
     if (!d->audit) {
       fprintf(f, "nan nan nan\n");
       continue;
@@ -350,7 +354,7 @@ static int write_pareto(const rep_data *d, const row *rows, const char *dir) {
   FILE *f = open_in(dir, "pareto.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: accuracy against cost (timing: machine-dependent)\n# ns_per_call p99_ulp name\n");
-  for (size_t k = 0; k < d->nf; k++)
+  for (size_t k = 0; k < d->ncol; k++)
     if (isfinite(rows[k].ns) && isfinite(rows[k].p99))
       fprintf(f, "%.6g %.6g %s\n", rows[k].ns, rows[k].p99, rows[k].name);
   return close_ok(f);
@@ -434,7 +438,7 @@ static int run_plots(const rep_data *d, const char *dir) {
   }
   char names[4096] = "", simnames[2048] = "";
   size_t len = 0;
-  for (size_t k = 0; k < d->nf; k++) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? " " : "", d->fs[k]->name);
+  for (size_t k = 0; k < d->ncol; k++) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? " " : "", d->cols[k].name);
   len = 0;
   for (size_t j = 0; j < d->nsim; j++)
     len += (size_t)snprintf(simnames + len, sizeof simnames - len, "%s%s", j ? " " : "", d->sim[j].name);
@@ -485,7 +489,8 @@ static double col_value(const row *r, int c) {
     case COL_KE: return r->ke_max;
     case COL_MOM: return r->mom_max;
     case COL_DRIFT: return r->drift;
-    default: return r->ns;
+    case COL_NS: return r->ns;
+    default: return (double)r->failed;
   }
 }
 
@@ -496,13 +501,14 @@ static void best_values(const row *rows, size_t n, double *best) {
     for (size_t k = 0; k < n; k++) {
       double v = col_value(&rows[k], c);
       if (isnan(v)) continue;
+      if (c == COL_FAILED) continue;
       if (isnan(best[c]) || (c == COL_AGREE ? v > best[c] : v < best[c])) best[c] = v;
     }
   }
 }
 
 static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
-                                        "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call"};
+                                        "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call", "failed"};
 
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "summary.md");
@@ -517,8 +523,8 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
   for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
   fputc('\n', f);
   double best[NCOLS];
-  best_values(rows, d->nf, best);
-  for (size_t k = 0; k < d->nf; k++) {
+  best_values(rows, d->ncol, best);
+  for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "| %s | %s | %zu | %zu |", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
@@ -548,7 +554,7 @@ static int write_worst(const rep_data *d, const row *rows, const char *dir) {
   const rep_section *s = &d->sec[0];
   fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
              "# Sampled maxima are lower bounds of the true maxima.\n");
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     long idx[5] = {rows[k].worst_ulp, rows[k].first_missed, rows[k].first_ghost, rows[k].worst_ke, rows[k].worst_gap};
     const char *what[5] = {"max ULP", "first missed", "first ghost", "max energy error", "min contact gap"};
     for (int m = 0; m < 5; m++) {
@@ -656,10 +662,10 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
   fprintf(f, "</tr>\n");
   double best[NCOLS];
-  best_values(rows, d->nf, best);
-  for (size_t k = 0; k < d->nf; k++) {
+  best_values(rows, d->ncol, best);
+  for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "<tr><td title=\"");
-    html_str(f, d->fs[k]->summary);
+    html_str(f, d->cols[k].summary);
     fprintf(f, "\">%s</td><td>%s</td><td>%zu</td><td>%zu</td>", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
@@ -669,11 +675,11 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
     fprintf(f, "</tr>\n");
   }
   fprintf(f, "</table>\n<h3>Formulations</h3>\n<table class=\"worst\">\n");
-  for (size_t k = 0; k < d->nf; k++) {
-    fprintf(f, "<tr><td>%s</td><td>", d->fs[k]->name);
-    html_str(f, d->fs[k]->source);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "<tr><td>%s</td><td>", d->cols[k].name);
+    html_str(f, d->cols[k].source);
     fprintf(f, "</td><td>");
-    html_str(f, d->fs[k]->summary);
+    html_str(f, d->cols[k].summary);
     fprintf(f, "</td></tr>\n");
   }
   fprintf(f, "</table>\n<h2>Plots</h2>\n");
@@ -686,7 +692,7 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
              "in <a href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
              "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case</th>"
              "<th>replay</th></tr>\n");
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     html_worst_row(f, s, rows[k].name, "max ULP", rows[k].worst_ulp, rows[k].max);
     html_worst_row(f, s, rows[k].name, "first missed", rows[k].first_missed, NAN);
     html_worst_row(f, s, rows[k].name, "first ghost", rows[k].first_ghost, NAN);
@@ -732,23 +738,25 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
     fprintf(f, ", \"cases\": %zu}", d->sec[k].n);
   }
   fprintf(f, "],\n  \"formulations\": [\n");
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncol; k++) {
     const row *r = &rows[k];
     fprintf(f, "    {\"name\": ");
     json_str(f, r->name);
     fprintf(f, ", \"direction\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, \"agree\": %zu, \"missed\": %zu, "
-               "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu",
-            r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed);
+               "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, \"external\": %s",
+            r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed, r->failed,
+            d->cols[k].f ? "false" : "true");
     const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
-                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call"};
+                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
+                               "failed_n"};
     for (int c = 0; c < NCOLS; c++) {
-      if (c == COL_MISSED || c == COL_GHOST) continue; /* written above as counts */
+      if (c == COL_MISSED || c == COL_GHOST || c == COL_FAILED) continue; /* written above as counts */
       fprintf(f, ", \"%s\": ", keys[c]);
       json_num(f, col_value(r, c));
     }
     fprintf(f, ", \"gap_min\": ");
     json_num(f, r->gap_min);
-    fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->nf ? "," : "");
+    fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->ncol ? "," : "");
   }
   fprintf(f, "  ],\n  \"simulation\": [\n");
   for (size_t j = 0; j < d->nsim; j++) {
@@ -799,7 +807,7 @@ int report_write(const rep_data *d, const char *dir) {
     return -1;
   }
   chmod(tmp, 0755);
-  row *rows = calloc(d->nf ? d->nf : 1, sizeof *rows);
+  row *rows = calloc(d->ncol ? d->ncol : 1, sizeof *rows);
   int rc = -1;
   if (!rows) goto fail;
   build_rows(d, rows);

@@ -38,7 +38,9 @@ toi_status score_result(score_case *out, toi_result r, toi_direction dir, unsign
     out->timed = has_e && has_v;
   }
   if (out->timed) {
-    if (!isfinite(r.t)) {
+    /* An infinite time can be right (a root beyond DBL_MAX rounds to Inf):
+     * the reference decides; a NaN time never is. */
+    if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else {
       toi_status st = toi_ref_error(&out->ulp, &out->bits, r.t, c, dir);

@@ -32,7 +32,7 @@ typedef struct score_case {
   double ref_t;       ///< RN of the exact root in the formulation's direction, or NaN
   score_kind kind;
   int timed;          ///< 1 when the time is scored (agree, and an exact root exists)
-  double ulp;         ///< ULP error when timed (+Inf for a NaN or infinite time)
+  double ulp;         ///< ULP error when timed (+Inf for a NaN time)
   double bits;        ///< bits of error when timed
 } score_case;
 
