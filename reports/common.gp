@@ -9,8 +9,10 @@ set output out_file
 set grid lc rgb "#dddddd"
 set key outside right top font ",10" spacing 1.1
 set border lw 1
-# Ten distinguishable colours, then dash patterns.
-array C[10] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
-col(i) = C[(i-1)%10+1]
+# Twenty-four distinguishable colours (formulations first, then engines).
+array C[24] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", \
+               "#7f7f7f", "#bcbd22", "#000000", "#aec7e8", "#ff9896", "#98df8a", "#ffbb78", "#c5b0d5", \
+               "#c49c94", "#f7b6d2", "#9edae5", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"]
+col(i) = C[(i-1)%24+1]
 floor_ulp = 1e-3
 clampu(x) = (x < floor_ulp ? floor_ulp : x)
