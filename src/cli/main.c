@@ -7,6 +7,13 @@ int cmd_list(int argc, char **argv);
 int cmd_reference(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_hunt(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 /* COMMAND DECLARATIONS: add `int cmd_NAME(int argc, char **argv);` above this line */
 
 static const cli_command commands[] = {
@@ -14,6 +21,13 @@ static const cli_command commands[] = {
     {"reference", "print the certified exact class and roots of each case", cmd_reference},
     {"solve", "print one formulation's verdict and time for each case", cmd_solve},
     {"run", "score formulations against the certified reference", cmd_run},
+    {"gen", "write cases of a family (grazing, near-contact, tangent, mixed, ...)", cmd_gen},
+    {"sweep", "stream a family through every formulation: binned errors, mergeable", cmd_sweep},
+    {"merge", "combine sweep shard results into the whole sweep's result", cmd_merge},
+    {"hunt", "search for the worst inputs of one formulation", cmd_hunt},
+    {"audit", "audit the collision response of each formulation against the exact one", cmd_audit},
+    {"simulate", "event-driven many-ball simulation: energy, momentum, overlaps per kernel", cmd_simulate},
+    {"report", "run the default suite and write the HTML/Markdown/JSON accuracy report", cmd_report},
     /* COMMAND TABLE: add `{"NAME", "summary", cmd_NAME},` above this line */
 };
 

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench.sh: toibench throughput and memory on this machine, each figure beside a baseline measured in the same run.
+# Usage: bash reports/bench.sh [build/toibench]   (run by `make bench`)
+# Environment: TOI_BENCH_COUNT (the big sweep, default 10^7), TOI_BENCH_JOBS (default: online cores).
+set -euo pipefail
+
+TB=${1:-build/toibench}
+N=${TOI_BENCH_COUNT:-10000000}
+J=${TOI_BENCH_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
+SMALL=100000
+TARGET_S=60
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+[ -x "$TB" ] || { echo "bench.sh: $TB is not an executable (run make first)" >&2; exit 1; }
+# A private copy: a rebuild during the run must not change the program under test.
+cp "$TB" "$tmp/toibench"
+TB=$tmp/toibench
+
+# Field after "X cases in T s ...: R cases/s": prints R.
+rate_of() { sed -n 's/.*: \([0-9.e+]*\) cases\/s.*/\1/p' | head -1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3g", a / b; else print "nan" }'; }
+
+# Runs a command under /usr/bin/time -v when it exists; prints "SECONDS PEAK_KB".
+# Without it, the sweep's own --stats line (VmHWM from /proc/self/status) gives the peak.
+measure() {
+  local log=$tmp/measure.log
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -v "$@" 2>"$log" >/dev/null
+    local kb secs
+    kb=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$log")
+    secs=$(sed -n 's/.*sweep stats: [0-9]* cases in \([0-9.]*\) s.*/\1/p' "$log")
+    echo "$secs $kb"
+  else
+    "$@" 2>"$log" >/dev/null
+    sed -n 's/.*sweep stats: [0-9]* cases in \([0-9.]*\) s.*peak RSS \([0-9]*\) kB.*/\1 \2/p' "$log"
+  fi
+}
+
+echo "toibench bench: $("$TB" --version), $(uname -m), $J thread(s) for sweeps, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo
+
+echo "== single-thread speed on mixed cases (generated beforehand; only the named work is timed)"
+ref_rate=$("$TB" sweep mixed --time-only reference --count 2000000 -j1 | rate_of)
+gen_rate=$("$TB" sweep mixed --time-only gen --count 2000000 -j1 | rate_of)
+printf "  %-18s %12.4g cases/s   (baseline)\n" reference "$ref_rate"
+printf "  %-18s %12.4g cases/s   %8s x the reference\n" "gen (mixed)" "$gen_rate" "$(ratio "$gen_rate" "$ref_rate")"
+cheapest=""
+cheap_rate=0
+for f in $("$TB" list | awk '/^[a-z][a-z0-9-]* \((forward|reverse)\)$/ {print $1}'); do
+  r=$("$TB" sweep mixed --time-only "$f" --count 20000000 -j1 | rate_of)
+  printf "  %-18s %12.4g cases/s   %8s x the reference\n" "$f" "$r" "$(ratio "$r" "$ref_rate")"
+  if awk -v a="$r" -v b="$cheap_rate" 'BEGIN { exit !(a > b) }'; then cheapest=$f; cheap_rate=$r; fi
+done
+echo "  reference cost / cheapest formulation ($cheapest): $(ratio "$cheap_rate" "$ref_rate")"
+echo
+
+echo "== full sweep: mixed, every formulation scored against the reference, $J thread(s)"
+full_rate=$("$TB" sweep mixed --count 1000000 -j"$J" --quiet --stats -o "$tmp/r1e6" 2>&1 | rate_of)
+printf "  %-18s %12.4g cases/s   %8s x the reference alone on one thread\n" "sweep 10^6" "$full_rate" \
+  "$(ratio "$full_rate" "$ref_rate")"
+echo
+
+echo "== memory: peak resident set of a sweep of $N cases against one of $SMALL"
+read -r s_small kb_small < <(measure "$TB" sweep mixed --count $SMALL -j"$J" --quiet --stats -o "$tmp/small")
+read -r s_big kb_big < <(measure "$TB" sweep mixed --count "$N" -j"$J" --quiet --stats -o "$tmp/whole")
+printf "  %-18s %10s kB\n" "$SMALL cases" "$kb_small"
+printf "  %-18s %10s kB   %8s x (flat when close to 1)\n" "$N cases" "$kb_big" "$(ratio "$kb_big" "$kb_small")"
+echo
+
+echo "== target: a mixed sweep of $N cases, all formulations and the reference, in under ${TARGET_S} s on $J thread(s)"
+big_rate=$(awk -v n="$N" -v s="$s_big" 'BEGIN { printf "%.4g", n / s }')
+verdict=$(awk -v s="$s_big" -v t="$TARGET_S" 'BEGIN { print (s < t) ? "met" : "NOT met" }')
+printf "  %s s (%s cases/s): %s x the target, target %s\n" "$s_big" "$big_rate" "$(ratio "$s_big" "$TARGET_S")" "$verdict"
+echo
+
+echo "== the same sweep sharded in two and merged"
+t0=$(date +%s.%N)
+"$TB" sweep mixed --count "$N" -j"$J" --quiet --shard 1/2 -o "$tmp/s1"
+"$TB" sweep mixed --count "$N" -j"$J" --quiet --shard 2/2 -o "$tmp/s2"
+"$TB" merge -o "$tmp/merged" "$tmp/s2" "$tmp/s1"
+t1=$(date +%s.%N)
+printf "  shards + merge: %.1f s (%s x the whole sweep)\n" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+  "$(ratio "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$s_big")"
+if cmp -s "$tmp/whole" "$tmp/merged"; then
+  echo "  cmp: merged result identical to the whole sweep's ($(wc -c <"$tmp/whole") bytes)"
+else
+  echo "  cmp: MERGED RESULT DIFFERS from the whole sweep's"
+  exit 1
+fi
+
+echo
+echo "== event-driven simulation: 1000 balls (2D, seed 1, spacing 4), every kernel from the same state"
+SIM_EVENTS=${TOI_BENCH_SIM_EVENTS:-1000000}
+SIM_REF_EVENTS=${TOI_BENCH_SIM_REF_EVENTS:-100000}
+# Summary columns: kernel status events time ke_err drift/1e6 max|ke_err| mom_err min_gap overlaps missed late null events/s
+"$TB" simulate --n 1000 --events "$SIM_EVENTS" --every 100000 >"$tmp/sim_f" || true
+"$TB" simulate --n 1000 --events "$SIM_REF_EVENTS" --every 10000 -f reference >"$tmp/sim_r" || true
+base_rate=$(awk '$1 == "expanded" { print $NF }' "$tmp/sim_f")
+printf "  %-16s %9s %12s %12s %11s %8s %7s\n" kernel events "events/s" "x expanded" "drift/1e6" overlaps missed
+awk '!/^#/ && $1 != "kernel" { print $1, $3, $NF, $6, $10, $11, $2 }' "$tmp/sim_f" "$tmp/sim_r" |
+  while read -r k ev rate drift ov miss status; do
+    printf "  %-16s %9s %12.4g %12s %11.3g %8s %7s%s\n" "$k" "$ev" "$rate" "$(ratio "$rate" "$base_rate")" "$drift" \
+      "$ov" "$miss" "$([ "$status" = ok ] || echo "  ($status)")"
+  done
+echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference runs $SIM_REF_EVENTS events)"

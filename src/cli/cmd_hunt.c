@@ -1,0 +1,357 @@
+/* cmd_hunt.c: `toibench hunt`, a worst-case search for one formulation (global sampling, then local search). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "rng.h"
+#include "sweep.h"
+#include "toiref.h"
+
+#define CHUNK 256
+#define MAXKEEP 64
+/* Stream of the local-search generators, apart from the families' streams. */
+#define HUNT_STREAM 0x68756e74u
+
+static void help(void) {
+  printf(
+      "Usage: toibench hunt -f NAME [FAMILY] [generator options] [--budget N] [--keep K]\n"
+      "                    [-o FILE] [-j N] [--quiet]\n"
+      "Searches for the inputs on which formulation NAME is worst, as worst-case\n"
+      "searches for libm functions do:\n"
+      "  1. a random global pass: cases 0 .. N/2-1 of FAMILY (default mixed) scored\n"
+      "     against the certified reference. Kept: the K largest finite ULP errors;\n"
+      "     the K largest ratios error / (kappa 2^-53) (error beyond what the\n"
+      "     conditioning of t* explains: the formulation's own loss); the first K\n"
+      "     cases with a NaN or infinite time where a root exists; the first K\n"
+      "     classification errors (missed, ghost, other).\n"
+      "  2. a local search around each case kept by ULP error or by ratio: one input\n"
+      "     (a position or velocity component or a radius) is moved by a few ulps\n"
+      "     (1 to 4 steps of nextafter; one move in four up to 2^16 steps) and the\n"
+      "     move is kept when the case's ULP error (or ratio) does not decrease; a\n"
+      "     move that flips the classification is recorded as a classification\n"
+      "     error found. N/2 evaluations in all, shared between the kept cases.\n"
+      "Writes a case file (stdout or -o FILE): for each case a '# found:' line saying\n"
+      "how it was found (with kappa and the ratio), a '# ulp=... bits=... class=...\n"
+      "verdict=... kind=...' line with its error at search time, then the case, named\n"
+      "worst-NAME-{ulp,ratio,inf,class}-NN. Deterministic for a given seed and any -j.\n"
+      "Sampled maxima are lower bounds: the true worst error may be larger.\n"
+      "  -f NAME      the formulation (required)\n"
+      "  --budget N   cases evaluated in all (default 20000)\n"
+      "  --keep K     cases kept per list (default 8, at most 64)\n"
+      "  -o FILE      output file (appears only when complete)\n"
+      "  -j N         threads (default: the number of online cores)\n"
+      "  --quiet      no progress line and no summary on stderr\n\n");
+  gen_cli_help(stdout);
+}
+
+enum { BY_ULP = 0, BY_RATIO = 1 };
+
+typedef struct found {
+  toi_case c;
+  uint64_t index;     /* global-pass index of the case it grew from */
+  score_case sc;
+  double kappa, ratio; /* NaN when not timed or kappa is not finite */
+  int by;             /* BY_ULP or BY_RATIO: the key of its list */
+  char note[240];
+} found;
+
+static double key(const found *f) { return f->by == BY_RATIO ? f->ratio : f->sc.ulp; }
+
+/* Ordering of the ranked lists: larger key first, then lower index. */
+static int better(const found *a, const found *b) {
+  double ka = key(a), kb = key(b);
+  if (ka != kb) return ka > kb;
+  return a->index < b->index;
+}
+
+typedef struct list {
+  found items[MAXKEEP];
+  int n;
+} list;
+
+/* Keeps the `keep` best by `better`, or the `keep` lowest indexes when first. */
+static void list_offer(list *l, const found *f, int keep, int first) {
+  int pos = l->n;
+  while (pos > 0 && (first ? f->index < l->items[pos - 1].index : better(f, &l->items[pos - 1]))) pos--;
+  if (pos >= keep) return;
+  int last = l->n < keep ? l->n : keep - 1;
+  memmove(&l->items[pos + 1], &l->items[pos], (size_t)(last - pos) * sizeof *f);
+  l->items[pos] = *f;
+  if (l->n < keep) l->n++;
+}
+
+static int misclassified(const score_case *s) {
+  return s->kind == SCORE_MISSED || s->kind == SCORE_GHOST || s->kind == SCORE_OTHER;
+}
+
+/* Scores fd->c; kappa and the ratio only for a finite scored error. */
+static toi_status evaluate(found *fd, const toi_formulation *f) {
+  toi_ref ref;
+  toi_status st = toi_ref_solve(&ref, &fd->c);
+  if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
+  fd->kappa = fd->ratio = NAN;
+  if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
+  st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
+  if (st == TOI_OK) fd->ratio = sweep_ratio(fd->sc.ulp, fd->sc.ref_t, fd->kappa);
+  return st;
+}
+
+typedef struct hunt_ctx {
+  const gen_opts *g;
+  const toi_formulation *f;
+  int keep;
+  uint64_t global;
+  uint64_t steps;   /* local steps per candidate */
+  list *lists;      /* [worker][4]: by ulp, by ratio, infinite, misclassified */
+  found *cands;     /* local search: candidates in, results out */
+  found *flips;     /* local search: classification flips, one per candidate */
+  int *has_flip;
+  int ncands;
+  sweep_run *run;
+} hunt_ctx;
+
+enum { L_ULP, L_RATIO, L_INF, L_BAD, L_COUNT };
+
+static int global_chunk(void *vctx, int worker, uint64_t chunk) {
+  hunt_ctx *x = vctx;
+  list *l = &x->lists[worker * L_COUNT];
+  uint64_t lo = chunk * CHUNK, hi = x->global - lo < CHUNK ? x->global : lo + CHUNK;
+  for (uint64_t i = lo; i < hi; i++) {
+    found fd;
+    size_t b;
+    memset(&fd, 0, sizeof fd);
+    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
+    fd.index = i;
+    if (misclassified(&fd.sc)) {
+      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
+      list_offer(&l[L_BAD], &fd, x->keep, 1);
+    } else if (fd.sc.timed && isinf(fd.sc.ulp)) {
+      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s), time %a", i, fd.c.id, fd.sc.t);
+      list_offer(&l[L_INF], &fd, x->keep, 1);
+    } else if (fd.sc.timed && !isnan(fd.sc.ulp)) {
+      fd.by = BY_ULP;
+      list_offer(&l[L_ULP], &fd, x->keep, 0);
+      if (!isnan(fd.ratio)) {
+        fd.by = BY_RATIO;
+        list_offer(&l[L_RATIO], &fd, x->keep, 0);
+      }
+    }
+  }
+  atomic_fetch_add(&x->run->done, hi - lo);
+  return 0;
+}
+
+/* Moves one input of c by a few ulps; returns 0 when the result is not a
+   legal case (non-finite, negative radius). */
+static int perturb(toi_rng *r, toi_case *c) {
+  int nfield = 4 * c->dim + 2;
+  int pick = (int)toi_rng_below(r, (uint64_t)nfield);
+  double *x;
+  if (pick < 4 * c->dim) {
+    double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
+    x = &vecs[pick / c->dim][pick % c->dim];
+  } else {
+    x = pick == 4 * c->dim ? &c->ra : &c->rb;
+  }
+  int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
+  if (toi_rng_below(r, 4) == 0) k = 1 + (int64_t)toi_rng_below(r, (uint64_t)1 << 16);
+  if (toi_rng_below(r, 2)) k = -k;
+  /* k steps of nextafter, done at once on the ordered positions of doubles. */
+  double y = toi_double_from_ord(toi_double_ord(*x) + k);
+  if (!isfinite(y)) return 0;
+  if ((x == &c->ra || x == &c->rb) && y < 0) return 0;
+  *x = y == 0 ? 0.0 : y;
+  return 1;
+}
+
+static int local_chunk(void *vctx, int worker, uint64_t chunk) {
+  (void)worker;
+  hunt_ctx *x = vctx;
+  found *cur = &x->cands[chunk];
+  toi_rng r;
+  toi_rng_seed_item(&r, x->g->seed, HUNT_STREAM + (uint64_t)cur->by, cur->index);
+  double start = key(cur);
+  uint64_t raised = 0;
+  for (uint64_t s = 0; s < x->steps; s++) {
+    found next = *cur;
+    if (!perturb(&r, &next.c)) continue;
+    if (evaluate(&next, x->f) != TOI_OK) return 1;
+    if (misclassified(&next.sc)) {
+      if (!x->has_flip[chunk]) {
+        found *fl = &x->flips[chunk];
+        *fl = next;
+        snprintf(fl->note, sizeof fl->note,
+                 "local search from global case %" PRIu64 " (%s, %s %.6g), step %" PRIu64
+                 " flipped the classification",
+                 cur->index, cur->c.id, cur->by == BY_RATIO ? "ratio" : "ulp", key(cur), s + 1);
+        x->has_flip[chunk] = 1;
+      }
+      continue;
+    }
+    if (!next.sc.timed || !isfinite(next.sc.ulp) || isnan(key(&next))) continue;
+    if (key(&next) >= key(cur)) {
+      raised += key(&next) > key(cur);
+      *cur = next;
+    }
+  }
+  snprintf(cur->note, sizeof cur->note,
+           "global pass case %" PRIu64 " (%s, %s %.6g), then local search: %" PRIu64 " steps, %" PRIu64
+           " raised it, %s %.6g; kappa %.6g, ratio %.6g",
+           cur->index, cur->c.id, cur->by == BY_RATIO ? "ratio" : "ulp", start, x->steps, raised,
+           cur->by == BY_RATIO ? "ratio" : "ulp", key(cur), cur->kappa, cur->ratio);
+  atomic_fetch_add(&x->run->done, 1);
+  return 0;
+}
+
+static void write_found(FILE *f, const found *fd, const char *name, const char *what, int rank) {
+  toi_case c = fd->c;
+  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
+  fprintf(f, "\n# found: %s\n", fd->note);
+  fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
+          toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+  (void)toi_write_case(f, &c);
+}
+
+int cmd_hunt(int argc, char **argv) {
+  gen_cli g;
+  gen_cli_init(&g);
+  unsigned long long budget = 20000, keep = 8;
+  const char *out = NULL, *name = NULL;
+  int jobs = sweep_default_jobs(), quiet = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help();
+      return EXIT_OK;
+    } else if (!strcmp(a, "--budget") || !strcmp(a, "--keep")) {
+      if (i + 1 >= argc || cli_parse_u64(argv[i + 1], a[2] == 'b' ? &budget : &keep))
+        return cli_usage_error("hunt", "%s needs an unsigned integer", a);
+      i++;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "-f")) {
+      if (i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
+      if (a[1] == 'o') out = argv[++i];
+      else name = argv[++i];
+    } else if (!strncmp(a, "-j", 2)) {
+      const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
+      if (sweep_parse_jobs(v, &jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet = 1;
+    } else {
+      int r = gen_cli_option(&g, "hunt", argc, argv, &i);
+      if (r < 0) return EXIT_USAGE;
+      if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
+    }
+  }
+  if (!name) return cli_usage_error("hunt", "-f NAME is required");
+  const toi_formulation *f = toi_formulation_find(name);
+  if (!f) return cli_usage_error("hunt", "unknown formulation '%s' (see 'toibench list')", name);
+  if (keep < 1 || keep > MAXKEEP) return cli_usage_error("hunt", "--keep must be in 1..%d", MAXKEEP);
+  if (budget < 2) return cli_usage_error("hunt", "--budget must be at least 2");
+  gen_opts o;
+  if (gen_cli_build(&g, "hunt", GEN_MIXED, &o)) return EXIT_USAGE;
+
+  hunt_ctx x;
+  memset(&x, 0, sizeof x);
+  x.g = &o;
+  x.f = f;
+  x.keep = (int)keep;
+  x.global = budget / 2;
+  x.lists = calloc((size_t)jobs * L_COUNT, sizeof *x.lists);
+  x.cands = calloc(2 * MAXKEEP, sizeof *x.cands);
+  x.flips = calloc(2 * MAXKEEP, sizeof *x.flips);
+  x.has_flip = calloc(2 * MAXKEEP, sizeof *x.has_flip);
+  list *all = calloc(L_COUNT, sizeof *all);     /* the lists joined over workers */
+  list *best = calloc(2, sizeof *best);         /* after local search: by ulp, by ratio */
+  int rc = EXIT_OK;
+  if (!x.lists || !x.cands || !x.flips || !x.has_flip || !all || !best) {
+    cli_error("hunt: out of memory");
+    rc = EXIT_RUNTIME;
+    goto done;
+  }
+  sweep_run run;
+  memset(&run, 0, sizeof run);
+  run.jobs = jobs;
+  run.nchunks = (x.global + CHUNK - 1) / CHUNK;
+  run.fn = global_chunk;
+  run.ctx = &x;
+  run.total = x.global;
+  run.progress = !quiet && isatty(2);
+  run.what = "toibench hunt (global pass)";
+  x.run = &run;
+  if (sweep_parallel(&run)) {
+    cli_error("hunt: the reference or scoring failed");
+    rc = EXIT_RUNTIME;
+    goto done;
+  }
+  /* Per-thread lists joined under the same total orders: independent of -j. */
+  for (int w = 0; w < jobs; w++)
+    for (int k = 0; k < L_COUNT; k++) {
+      const list *l = &x.lists[w * L_COUNT + k];
+      for (int i = 0; i < l->n; i++) list_offer(&all[k], &l->items[i], x.keep, k >= L_INF);
+    }
+  for (int k = L_ULP; k <= L_RATIO; k++)
+    for (int i = 0; i < all[k].n; i++) x.cands[x.ncands++] = all[k].items[i];
+  x.steps = x.ncands ? (budget - x.global) / (uint64_t)x.ncands : 0;
+  sweep_run run2;
+  memset(&run2, 0, sizeof run2);
+  run2.jobs = jobs;
+  run2.nchunks = (uint64_t)x.ncands;
+  run2.fn = local_chunk;
+  run2.ctx = &x;
+  run2.total = (uint64_t)x.ncands;
+  run2.progress = !quiet && isatty(2);
+  run2.what = "toibench hunt (local search, cases)";
+  x.run = &run2;
+  if (x.ncands && sweep_parallel(&run2)) {
+    cli_error("hunt: the reference or scoring failed");
+    rc = EXIT_RUNTIME;
+    goto done;
+  }
+  /* Final rankings after the local search; flips join the classification errors. */
+  for (int k = 0; k < x.ncands; k++) list_offer(&best[x.cands[k].by], &x.cands[k], x.keep, 0);
+  for (int k = 0; k < x.ncands; k++)
+    if (x.has_flip[k] && all[L_BAD].n < x.keep) all[L_BAD].items[all[L_BAD].n++] = x.flips[k];
+
+  cli_out w;
+  if (cli_out_open(&w, out)) {
+    rc = EXIT_RUNTIME;
+    goto done;
+  }
+  char desc[512];
+  gen_opts_format(desc, sizeof desc, &o);
+  fprintf(w.f, "# toibench hunt -f %s %s budget=%llu keep=%llu\n", f->name, desc, budget, keep);
+  fprintf(w.f,
+          "# Worst cases of %s found by a random global pass over %" PRIu64 " cases and a local\n"
+          "# search of %" PRIu64 " steps around each of the %d kept by ULP error or by error /\n"
+          "# (kappa 2^-53) (inputs moved by a few ulps).\n"
+          "# Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
+          f->name, x.global, x.steps, x.ncands, f->name);
+  for (int k = 0; k < best[BY_ULP].n; k++) write_found(w.f, &best[BY_ULP].items[k], f->name, "ulp", k + 1);
+  for (int k = 0; k < best[BY_RATIO].n; k++)
+    write_found(w.f, &best[BY_RATIO].items[k], f->name, "ratio", k + 1);
+  for (int k = 0; k < all[L_INF].n; k++) write_found(w.f, &all[L_INF].items[k], f->name, "inf", k + 1);
+  for (int k = 0; k < all[L_BAD].n; k++) write_found(w.f, &all[L_BAD].items[k], f->name, "class", k + 1);
+  if (cli_out_commit(&w)) rc = EXIT_RUNTIME;
+  if (!quiet && rc == EXIT_OK) {
+    fprintf(stderr, "hunt %s:", f->name);
+    if (best[BY_ULP].n)
+      fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", best[BY_ULP].items[0].sc.ulp,
+              best[BY_ULP].items[0].sc.bits);
+    if (best[BY_RATIO].n)
+      fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", best[BY_RATIO].items[0].ratio);
+    fprintf(stderr,
+            "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
+            "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
+            all[L_INF].n, all[L_BAD].n);
+  }
+done:
+  free(x.lists);
+  free(x.cands);
+  free(x.flips);
+  free(x.has_flip);
+  free(all);
+  free(best);
+  return rc;
+}

@@ -1,0 +1,125 @@
+/* cmd_merge.c: `toibench merge`, shard results combined into the result of the whole sweep. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "sweep.h"
+
+static void help(void) {
+  printf(
+      "Usage: toibench merge [-o RESULT] RESULT...\n"
+      "Combines sweep results of disjoint parts of the same sweep (toibench sweep\n"
+      "--shard I/N) into one result: with every shard of a sweep, the output is\n"
+      "byte-identical to the result of the whole sweep. The inputs may come in any\n"
+      "order; they must share the generator options, the case count, the\n"
+      "formulations and the bins, and their ranges must join without gap or overlap\n"
+      "(otherwise nothing is written and the exit status is 3).\n"
+      "  -o RESULT   output file (default stdout; appears only when complete)\n");
+}
+
+typedef struct input {
+  const char *path;
+  sweep_meta m;
+  sweep_acc a;
+} input;
+
+static int by_start(const void *x, const void *y) {
+  const input *a = x, *b = y;
+  return (a->m.start > b->m.start) - (a->m.start < b->m.start);
+}
+
+static int same_shape(const input *a, const input *b) {
+  if (strcmp(a->m.gen, b->m.gen)) {
+    cli_error("merge: %s and %s come from different generator options:\n  %s\n  %s", a->path, b->path,
+              a->m.gen, b->m.gen);
+    return 0;
+  }
+  if (a->m.count != b->m.count) {
+    cli_error("merge: %s and %s come from sweeps of different sizes (count %" PRIu64 " and %" PRIu64 ")",
+              a->path, b->path, a->m.count, b->m.count);
+    return 0;
+  }
+  int forms = a->m.nform == b->m.nform;
+  for (size_t j = 0; forms && j < a->m.nform; j++) forms = !strcmp(a->m.forms[j], b->m.forms[j]);
+  if (!forms) {
+    cli_error("merge: %s and %s score different formulations", a->path, b->path);
+    return 0;
+  }
+  int bins = a->m.nbins == b->m.nbins;
+  for (size_t k = 0; bins && k < a->m.nbins; k++)
+    bins = !strcmp(a->m.bins[k].param, b->m.bins[k].param) && a->m.bins[k].value == b->m.bins[k].value &&
+           !strcmp(a->m.bins[k].label, b->m.bins[k].label);
+  if (!bins) {
+    cli_error("merge: %s and %s have different bins", a->path, b->path);
+    return 0;
+  }
+  return 1;
+}
+
+int cmd_merge(int argc, char **argv) {
+  const char *out = NULL;
+  int n = 0;
+  input *in = calloc((size_t)argc, sizeof *in);
+  if (!in) return EXIT_RUNTIME;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      help();
+      free(in);
+      return EXIT_OK;
+    } else if (!strcmp(argv[i], "-o")) {
+      if (i + 1 >= argc) {
+        free(in);
+        return cli_usage_error("merge", "-o needs a file name");
+      }
+      out = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      free(in);
+      return cli_usage_error("merge", "unknown option '%s'", argv[i]);
+    } else {
+      in[n++].path = argv[i];
+    }
+  }
+  if (n == 0) {
+    free(in);
+    return cli_usage_error("merge", "no result file given");
+  }
+  int rc = EXIT_OK;
+  for (int i = 0; i < n && rc == EXIT_OK; i++)
+    if (sweep_read(in[i].path, &in[i].m, &in[i].a)) rc = EXIT_INPUT;
+  if (rc == EXIT_OK) {
+    qsort(in, (size_t)n, sizeof *in, by_start);
+    for (int i = 1; i < n && rc == EXIT_OK; i++) {
+      if (!same_shape(&in[0], &in[i])) {
+        rc = EXIT_INPUT;
+      } else if (in[i].m.start < in[i - 1].m.end) {
+        cli_error("merge: %s and %s overlap (cases %" PRIu64 "..%" PRIu64 " are in both)", in[i - 1].path,
+                  in[i].path, in[i].m.start, (in[i - 1].m.end < in[i].m.end ? in[i - 1].m.end : in[i].m.end) - 1);
+        rc = EXIT_INPUT;
+      } else if (in[i].m.start > in[i - 1].m.end) {
+        cli_error("merge: cases %" PRIu64 "..%" PRIu64 " are missing between %s and %s", in[i - 1].m.end,
+                  in[i].m.start - 1, in[i - 1].path, in[i].path);
+        rc = EXIT_INPUT;
+      }
+    }
+  }
+  if (rc == EXIT_OK) {
+    for (int i = 1; i < n; i++) sweep_acc_merge(&in[0].a, &in[i].a);
+    in[0].m.end = in[n - 1].m.end;
+    cli_out w;
+    if (cli_out_open(&w, out)) {
+      rc = EXIT_RUNTIME;
+    } else if (sweep_write(w.f, &in[0].m, &in[0].a)) {
+      cli_error("merge: write error");
+      cli_out_abort(&w);
+      rc = EXIT_RUNTIME;
+    } else if (cli_out_commit(&w)) {
+      rc = EXIT_RUNTIME;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    sweep_meta_free(&in[i].m);
+    sweep_acc_free(&in[i].a);
+  }
+  free(in);
+  return rc;
+}

@@ -1,0 +1,222 @@
+/* sweep.h: the sweep result accumulator, its versioned text format, and the shared gen options. */
+#ifndef TOI_SWEEP_H
+#define TOI_SWEEP_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "gen.h"
+#include "score.h"
+#include "toi.h"
+
+/*
+ * Result file format, version 1 (`toibench sweep`, `toibench merge`).
+ *
+ * Text, one record per line, fields separated by single spaces; lines
+ * starting with '#' are comments. The first line is exactly
+ * "# toibench-sweep v1". Then a header:
+ *
+ *   gen OPTIONS...        the generator options (gen_opts_format), e.g.
+ *                         "gen family=grazing seed=1 dim=2 k=1:60:1"
+ *   count N               cases in the whole sweep (indexes 0 .. N-1)
+ *   range START END       the cases this file covers, [START, END): a shard
+ *                         covers a part, a whole sweep or a full merge 0 N
+ *   formulations NAME...  the formulations scored, in order
+ *   bins B                number of parameter bins
+ *
+ * and six blocks, each introduced by two blank lines (gnuplot's `index 0`
+ * .. `index 5`) and a '#' line naming its columns. Every record starts with
+ * its block's tag, so `grep '^stat '` or awk also select a block.
+ *
+ * index 0  bin B PARAM VALUE LABEL CASES N_none N_overlap N_static N_contact
+ *              N_separating N_miss N_graze N_hit
+ *          one per bin: its parameter (k, e, family or all), value, label,
+ *          case count and the counts per exact class (reference).
+ * index 1  stat FORM B CASES IN_DOMAIN OUT_OF_DOMAIN AGREE MISSED GHOST OTHER
+ *               TIMED MAX_ULP MAX_BITS KAPPA_MIN KAPPA_MAX KAPPA_INF MAX_RATIO
+ *               MAX_ULP_HEX MAX_BITS_HEX KAPPA_MIN_HEX KAPPA_MAX_HEX MAX_RATIO_HEX
+ *          one per formulation and bin. MISSED/GHOST/OTHER are classification
+ *          errors (see score.h); TIMED cases have their time scored. MAX_ULP is
+ *          the largest |T - t*|/ulp(t*), MAX_BITS the largest bits of error,
+ *          KAPPA_* the range of the relative condition number of t* over timed
+ *          cases (KAPPA_INF counts kappa = +Inf: t* = 0 or D = 0), MAX_RATIO the
+ *          largest relerr / (kappa 2^-53) with relerr = |T - t*|/|t*|: about 1
+ *          or below means the error is what the conditioning explains, far
+ *          above means the formulation loses accuracy of its own. Maxima are
+ *          %.6g for people and again as C99 hex floats (exact, used by merge);
+ *          "nan" when there is no timed case.
+ * index 2  hist FORM B H LO HI COUNT
+ *          histogram of the ULP error of timed cases, nonzero bins only (the
+ *          edges LO, HI are exact, %.17g):
+ *          H = 0: ulp = 0 (LO = HI = 0); H = 1: 0 < ulp < 0.5 (correctly
+ *          rounded); H = 2..65: 2^(H-3) <= ulp < 2^(H-2); H = 66: ulp >= 2^63;
+ *          H = 67: infinite (a NaN or infinite time where a root exists).
+ * index 3  khist FORM B J LO HI COUNT
+ *          histogram of kappa over timed cases, nonzero bins only: J = 0:
+ *          kappa < 2; J = 1..126: 2^J <= kappa < 2^(J+1); J = 127: >= 2^127;
+ *          J = 128: infinite.
+ * index 4  confusion FORM B EXACT VERDICT COUNT
+ *          nonzero counts of (exact class, the formulation's verdict).
+ * index 5  witness FORM B WHAT INDEX VALUE AUX VALUE_HEX AUX_HEX CASE-LINE...
+ *          WHAT = max_ulp (largest ULP error; AUX its bits of error),
+ *          max_ratio (largest relerr/(kappa 2^-53); AUX its kappa) or misclass
+ *          (the lowest-index classification error; VALUE its score kind,
+ *          1 missed, 2 ghost, 3 other, AUX the verdict as a toi_class number).
+ *          INDEX is the case index in the sweep; ties of VALUE go to the lowest
+ *          index. From field 10 on, the line is the case in format v1, so
+ *            grep '^witness ' R | cut -d' ' -f10- > worst.cases
+ *          gives a replayable case file.
+ *
+ * Every count is an integer and every statistic a maximum or minimum with a
+ * deterministic tie rule, so the result does not depend on the order in which
+ * cases are evaluated: any -j gives the same bytes, and merging shards gives
+ * exactly the whole sweep's file. Sampled maxima are lower bounds of the true
+ * maxima over the family.
+ */
+
+#define SWEEP_VERSION_LINE "# toibench-sweep v1"
+#define SWEEP_HBINS 68
+#define SWEEP_KBINS 129
+#define SWEEP_MAXFORMS 64
+
+typedef enum sweep_what { SW_MAX_ULP = 0, SW_MAX_RATIO, SW_MISCLASS, SW_WHAT_COUNT } sweep_what;
+
+/// A case that reached a statistic: value (ULP error, ratio, or the score
+/// kind of a misclassification), aux (bits of error, kappa, or the verdict).
+typedef struct sweep_witness {
+  int set;
+  double value, aux;
+  uint64_t index;
+  toi_case c;
+} sweep_witness;
+
+/// Statistics of one formulation on one bin.
+typedef struct sweep_cell {
+  uint64_t cases;
+  uint64_t kind[SCORE_KIND_COUNT];
+  uint64_t confusion[TOI_CLASS_COUNT][TOI_CLASS_COUNT]; ///< [exact][verdict]
+  uint64_t timed;
+  uint64_t hist[SWEEP_HBINS];
+  uint64_t khist[SWEEP_KBINS];
+  uint64_t kinf;
+  double max_ulp, max_bits, kmin, kmax, max_ratio; ///< NaN until set
+  sweep_witness w[SW_WHAT_COUNT];
+} sweep_cell;
+
+/// One parameter bin as written in the file.
+typedef struct sweep_bin {
+  char param[16];
+  int value;
+  char label[32];
+} sweep_bin;
+
+/// At most this many bins (a finer range needs a STEP).
+#define SWEEP_MAXBINS 4096
+
+/// What a result file describes, apart from its statistics.
+typedef struct sweep_meta {
+  char gen[512];
+  uint64_t count, start, end;
+  size_t nform;
+  char forms[SWEEP_MAXFORMS][48];
+  size_t nbins;
+  sweep_bin *bins;  ///< [nbins], malloc'ed
+} sweep_meta;
+
+/// Fills m from generator options and formulations (range 0..count). 0 or -1.
+int sweep_meta_init(sweep_meta *m, const gen_opts *g, uint64_t count, const toi_formulation *const *fs,
+                    size_t nf);
+void sweep_meta_free(sweep_meta *m);
+
+typedef struct sweep_acc {
+  size_t nform, nbins;
+  uint64_t *bincount;  ///< [bin]
+  uint64_t *bincls;    ///< [bin][class]
+  sweep_cell *cells;   ///< [form][bin]
+} sweep_acc;
+
+int sweep_acc_init(sweep_acc *a, size_t nform, size_t nbins);  ///< 0 or -1 (no memory)
+void sweep_acc_free(sweep_acc *a);
+/// Adds b into a (same shape): commutative and associative.
+void sweep_acc_merge(sweep_acc *a, const sweep_acc *b);
+/// Offers a witness: kept when the value is larger, or equal with a lower index.
+void sweep_witness_offer(sweep_witness *w, double value, double aux, uint64_t index, const toi_case *c);
+/// Offers a witness kept when its index is the lowest (first occurrence).
+void sweep_witness_offer_first(sweep_witness *w, double value, double aux, uint64_t index,
+                               const toi_case *c);
+
+/// Histogram bin of a ULP error (>= 0 or +Inf) and of a kappa (>= 0 or +Inf).
+int sweep_ulp_bin(double ulp);
+int sweep_kappa_bin(double kappa);
+/// relerr / (kappa 2^-53) for a scored time, or NaN when not defined.
+double sweep_ratio(double ulp, double ref_t, double kappa);
+
+/// Scores one case for every formulation into acc (bin b). Kappa is computed
+/// only when some formulation's time is scored in that direction.
+TOI_MUST_USE toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
+                                        const toi_case *c, size_t b, uint64_t index);
+
+/// Name of a score kind ("agree", "missed", ...).
+const char *sweep_kind_name(int k);
+
+/// Writes the result file. 0 or -1 on a write error.
+int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a);
+/// Reads a result file into m and a (both initialised here; free them even on
+/// error). On error prints "toibench: FILE:LINE: message" and returns -1.
+int sweep_read(const char *path, sweep_meta *m, sweep_acc *a);
+
+/* ---- generator options shared by gen, sweep and hunt ---- */
+
+/// Options given on the command line before the family is known.
+typedef struct gen_cli {
+  int family;           ///< -1 until given
+  int has_seed, has_dim, has_k, has_e, has_f, has_pos, has_vel, has_radius, has_impact, has_sampling;
+  uint64_t seed;
+  int dim;
+  gen_range k, e, f;
+  double pos, vel, rlo, rhi, blo, bhi;
+  gen_sampling sampling;
+} gen_cli;
+
+void gen_cli_init(gen_cli *g);
+/// Tries argv[*i] as a generator option (consuming its value). Returns 1 when
+/// consumed, 0 when not a generator option, -1 after printing a usage error.
+int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i);
+/// Builds the options of family g->family (default_family when none was
+/// given). Returns 0 or -1 after printing a usage error (an option that does
+/// not apply to the family, a range out of bounds).
+int gen_cli_build(const gen_cli *g, const char *cmd, gen_family default_family, gen_opts *o);
+/// The generator part of --help.
+void gen_cli_help(FILE *f);
+
+/* ---- parallel chunks with a progress line ---- */
+
+/// Work on one chunk; returns 0, or nonzero to stop every worker.
+typedef int (*sweep_chunk_fn)(void *ctx, int worker, uint64_t chunk);
+
+typedef struct sweep_run {
+  int jobs;
+  uint64_t nchunks;
+  sweep_chunk_fn fn;
+  void *ctx;
+  atomic_uint_least64_t done;  ///< cases done, updated by fn
+  uint64_t total;              ///< cases to do, for the progress line
+  int progress;                ///< print a progress line on stderr
+  const char *what;            ///< label of the progress line
+} sweep_run;
+
+/// Runs fn over chunks 0 .. nchunks-1 on `jobs` threads. Returns the first
+/// nonzero value fn returned (0 when all succeeded), or -1 when threads could
+/// not be started.
+int sweep_parallel(sweep_run *r);
+
+/// Number of online cores (at least 1).
+int sweep_default_jobs(void);
+/// Parses -j's value (1..1024). 0 or -1.
+int sweep_parse_jobs(const char *s, int *jobs);
+/// Peak resident set size of this process in kB (VmHWM), or -1.
+long sweep_peak_rss_kb(void);
+/// Monotonic seconds.
+double sweep_now(void);
+
+#endif

@@ -1,0 +1,505 @@
+/* gen.c: the case families of gen.h, each case a pure function of (seed, options, index). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gen.h"
+#include "rng.h"
+
+static const char *const family_names[GEN_FAMILY_COUNT] = {
+    "generic", "aimed", "grazing", "near-contact", "far", "scale", "slow", "tangent", "mixed"};
+
+/* The mixed suite: sub-family of case i is mix_slots[i % 16]. */
+static const gen_family mix_slots[16] = {
+    GEN_GENERIC, GEN_AIMED,        GEN_GRAZING, GEN_NEAR_CONTACT, GEN_FAR,     GEN_SCALE,
+    GEN_TANGENT, GEN_GRAZING,      GEN_GENERIC, GEN_AIMED,        GEN_GRAZING, GEN_NEAR_CONTACT,
+    GEN_FAR,     GEN_SCALE,        GEN_SLOW,    GEN_TANGENT};
+
+/* Limits that keep every generated input finite (scale: base lengths < 2^7,
+   speeds < 2^3; far: 10^e times 2^29 stays below DBL_MAX). */
+#define K_MIN 0
+#define K_MAX 1000
+#define SCALE_MIN (-1100)
+#define SCALE_MAX 1000
+#define FAR_MIN (-300)
+#define FAR_MAX 300
+
+const char *gen_family_name(gen_family f) {
+  return (unsigned)f < GEN_FAMILY_COUNT ? family_names[f] : NULL;
+}
+
+int gen_family_parse(const char *name) {
+  for (int i = 0; i < GEN_FAMILY_COUNT; i++)
+    if (!strcmp(name, family_names[i])) return i;
+  return -1;
+}
+
+void gen_opts_default(gen_opts *o, gen_family f) {
+  memset(o, 0, sizeof *o);
+  o->family = f;
+  o->seed = 1;
+  o->dim = f == GEN_MIXED ? 0 : 2;
+  o->sampling = GEN_SAMPLE_REAL;
+  o->k = (gen_range){1, 60, 1};
+  if (f == GEN_SLOW) o->k = (gen_range){10, 60, 1};
+  if (f == GEN_TANGENT) o->k = (gen_range){0, 16, 1};
+  o->e = (gen_range){0, 15, 1};
+  if (f == GEN_SCALE) o->e = (gen_range){-1000, 1000, 50};
+  o->f = (gen_range){-1000, 1000, 1};
+  o->pos = 10;
+  o->vel = 5;
+  o->rlo = 0.1;
+  o->rhi = 2;
+  o->blo = 0;
+  o->bhi = 1.25;
+}
+
+static int uses_k(gen_family f) {
+  return f == GEN_GRAZING || f == GEN_NEAR_CONTACT || f == GEN_SLOW || f == GEN_TANGENT;
+}
+static int uses_e(gen_family f) { return f == GEN_FAR || f == GEN_SCALE; }
+static int uses_shape(gen_family f) { return f == GEN_GENERIC || f == GEN_AIMED; }
+
+static int range_ok(const gen_range *r, int lo, int hi, const char *name, char *msg, size_t msgsz) {
+  if (r->step < 1 || r->lo > r->hi || r->lo < lo || r->hi > hi) {
+    snprintf(msg, msgsz, "--%s %d:%d:%d: need %d <= LO <= HI <= %d and STEP >= 1", name, r->lo, r->hi,
+             r->step, lo, hi);
+    return -1;
+  }
+  return 0;
+}
+
+int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz) {
+  if ((unsigned)o->family >= GEN_FAMILY_COUNT) {
+    snprintf(msg, msgsz, "unknown family");
+    return -1;
+  }
+  if (o->dim != 0 && o->dim != 2 && o->dim != 3) {
+    snprintf(msg, msgsz, "--dim must be 2, 3 or any");
+    return -1;
+  }
+  if (uses_k(o->family)) {
+    int lo = o->family == GEN_TANGENT ? 0 : 1;
+    int hi = o->family == GEN_TANGENT ? 1 << 20 : K_MAX;
+    if (range_ok(&o->k, lo, hi, "k", msg, msgsz)) return -1;
+  }
+  if (o->family == GEN_FAR && range_ok(&o->e, FAR_MIN, FAR_MAX, "e", msg, msgsz)) return -1;
+  if (o->family == GEN_SCALE) {
+    if (range_ok(&o->e, SCALE_MIN, SCALE_MAX, "e", msg, msgsz)) return -1;
+    if (range_ok(&o->f, SCALE_MIN, SCALE_MAX, "f", msg, msgsz)) return -1;
+  }
+  if (!(o->pos >= 0 && o->pos <= 0x1p1000) || !(o->vel >= 0 && o->vel <= 0x1p1000)) {
+    snprintf(msg, msgsz, "--pos and --vel must be in [0, 2^1000]");
+    return -1;
+  }
+  if (!(o->rlo >= 0 && o->rlo <= o->rhi && o->rhi <= 0x1p1000)) {
+    snprintf(msg, msgsz, "--radius LO:HI needs 0 <= LO <= HI <= 2^1000");
+    return -1;
+  }
+  if (!(o->blo >= 0 && o->blo <= o->bhi && o->bhi <= 1e6)) {
+    snprintf(msg, msgsz, "--impact LO:HI needs 0 <= LO <= HI <= 1e6");
+    return -1;
+  }
+  return 0;
+}
+
+static size_t range_count(const gen_range *r) { return (size_t)((r->hi - r->lo) / r->step) + 1; }
+
+size_t gen_bin_count(const gen_opts *o) {
+  if (o->family == GEN_MIXED) return GEN_MIXED;
+  if (uses_k(o->family)) return range_count(&o->k);
+  if (uses_e(o->family)) return range_count(&o->e);
+  return 1;
+}
+
+void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *value, char *label,
+                      size_t labelsz) {
+  if (o->family == GEN_MIXED) {
+    *param = "family";
+    *value = (int)b;
+    snprintf(label, labelsz, "%s", family_names[b < GEN_MIXED ? b : 0]);
+  } else if (uses_k(o->family) || uses_e(o->family)) {
+    const gen_range *r = uses_k(o->family) ? &o->k : &o->e;
+    *param = uses_k(o->family) ? "k" : "e";
+    *value = r->lo + (int)b * r->step;
+    snprintf(label, labelsz, "%s=%d", *param, *value);
+  } else {
+    *param = "all";
+    *value = 0;
+    snprintf(label, labelsz, "all");
+  }
+}
+
+int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o) {
+  char dim[8];
+  if (o->dim) snprintf(dim, sizeof dim, "%d", o->dim);
+  else snprintf(dim, sizeof dim, "any");
+  int n = snprintf(buf, bufsz, "family=%s seed=%" PRIu64 " dim=%s", family_names[o->family], o->seed,
+                   dim);
+  size_t used = n < 0 ? 0 : (size_t)n;
+#define APPEND(...)                                                              \
+  do {                                                                           \
+    int m_ = snprintf(buf + (used < bufsz ? used : bufsz),                       \
+                      used < bufsz ? bufsz - used : 0, __VA_ARGS__);             \
+    if (m_ > 0) used += (size_t)m_;                                              \
+  } while (0)
+  if (uses_k(o->family)) APPEND(" k=%d:%d:%d", o->k.lo, o->k.hi, o->k.step);
+  if (uses_e(o->family)) APPEND(" e=%d:%d:%d", o->e.lo, o->e.hi, o->e.step);
+  if (o->family == GEN_SCALE) APPEND(" f=%d:%d", o->f.lo, o->f.hi);
+  if (uses_shape(o->family))
+    APPEND(" pos=%a vel=%a radius=%a:%a", o->pos, o->vel, o->rlo, o->rhi);
+  if (o->family == GEN_GENERIC)
+    APPEND(" sampling=%s", o->sampling == GEN_SAMPLE_BITS ? "bits" : "real");
+  if (o->family == GEN_AIMED) APPEND(" impact=%a:%a", o->blo, o->bhi);
+#undef APPEND
+  return (int)used;
+}
+
+/* ---- helpers ---- */
+
+/* Pythagorean frames: integer d, n with d.n = 0 and |d| = |n| = h, so that
+   multiples of d and n by dyadic numbers stay exact. */
+typedef struct frame {
+  int d[3], n[3], h;
+} frame;
+static const frame frames2[] = {{{1, 0, 0}, {0, 1, 0}, 1},     {{3, 4, 0}, {-4, 3, 0}, 5},
+                                {{5, 12, 0}, {-12, 5, 0}, 13}, {{8, 15, 0}, {-15, 8, 0}, 17},
+                                {{20, 21, 0}, {-21, 20, 0}, 29}};
+static const frame frames3[] = {{{1, 0, 0}, {0, 1, 0}, 1},  {{1, 2, 2}, {2, 1, -2}, 3},
+                                {{3, 4, 0}, {0, 0, 5}, 5},  {{2, 3, 6}, {3, -6, 2}, 7},
+                                {{1, 4, 8}, {4, 7, -4}, 9}, {{2, 6, 9}, {6, 7, -6}, 11}};
+
+static const frame *pick_frame(toi_rng *r, int dim) {
+  if (dim == 2) return &frames2[toi_rng_below(r, sizeof frames2 / sizeof frames2[0])];
+  return &frames3[toi_rng_below(r, sizeof frames3 / sizeof frames3[0])];
+}
+
+/* 2^e for -1022 <= e <= 1023 from the exponent field. */
+static double pow2(int e) {
+  uint64_t bits = (uint64_t)(e + 1023) << 52;
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/* Nearest point of the 2^-20 grid (|x| < 2^30): adding and removing 1.5 2^52
+   rounds to an integer in the default rounding mode, exactly. */
+static double grid20(double x) {
+  double y = x * 0x1p20;
+  y = (y + 0x1.8p52) - 0x1.8p52;
+  return y * 0x1p-20;
+}
+
+/* x rounded to 24 significant bits (nearest, ties away) by integer operations
+   on its bit pattern: a carry out of the mantissa correctly bumps the exponent. */
+static double round24(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  b = (b + ((uint64_t)1 << 28)) & ~(((uint64_t)1 << 29) - 1);
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* A uniformly random unit vector (rejection from the cube, then sqrt). */
+static void unit(toi_rng *r, int dim, double u[3]) {
+  for (;;) {
+    double n2 = 0;
+    u[2] = 0;
+    for (int i = 0; i < dim; i++) {
+      u[i] = toi_rng_uniform(r, -1, 1);
+      n2 += u[i] * u[i];
+    }
+    if (n2 > 0.0625 && n2 <= 1) {
+      double n = sqrt(n2);
+      for (int i = 0; i < dim; i++) u[i] /= n;
+      return;
+    }
+  }
+}
+
+/* A unit vector perpendicular to the unit vector u. */
+static void perpendicular(toi_rng *r, int dim, const double u[3], double w[3]) {
+  if (dim == 2) {
+    w[0] = -u[1];
+    w[1] = u[0];
+    w[2] = 0;
+    return;
+  }
+  for (;;) {
+    double y[3];
+    unit(r, 3, y);
+    double p = y[0] * u[0] + y[1] * u[1] + y[2] * u[2];
+    double n2 = 0;
+    for (int i = 0; i < 3; i++) {
+      w[i] = y[i] - p * u[i];
+      n2 += w[i] * w[i];
+    }
+    if (n2 > 0.0625) {
+      double n = sqrt(n2);
+      for (int i = 0; i < 3; i++) w[i] /= n;
+      return;
+    }
+  }
+}
+
+static double mass(toi_rng *r) { return toi_rng_uniform(r, 0.5, 2); }
+
+/* Exact symmetries: a signed permutation of the axes applied to every vector,
+   and swapping the two balls (s -> -s, v -> -v): the class and D are unchanged. */
+static void shuffle(toi_rng *r, toi_case *c) {
+  int perm[3] = {0, 1, 2};
+  for (int i = c->dim - 1; i > 0; i--) {
+    int j = (int)toi_rng_below(r, (uint64_t)i + 1);
+    int t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  double sign[3];
+  for (int i = 0; i < 3; i++) sign[i] = toi_rng_below(r, 2) ? -1.0 : 1.0;
+  double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
+  for (int k = 0; k < 4; k++) {
+    double t[3] = {0, 0, 0};
+    for (int i = 0; i < c->dim; i++) t[i] = sign[i] * vecs[k][perm[i]];
+    memcpy(vecs[k], t, sizeof t);
+  }
+  if (toi_rng_below(r, 2)) {
+    toi_case t = *c;
+    memcpy(c->pa, t.pb, sizeof c->pa);
+    memcpy(c->va, t.vb, sizeof c->va);
+    memcpy(c->pb, t.pa, sizeof c->pb);
+    memcpy(c->vb, t.va, sizeof c->vb);
+    c->ra = t.rb;
+    c->rb = t.ra;
+    c->ma = t.mb;
+    c->mb = t.ma;
+  }
+}
+
+/* The dyadic scaffolding of the exact families: m = M 2^-20 in [0.5, 1),
+   R = h m split into two dyadic radii, masses. */
+static double exact_radii(toi_rng *r, toi_case *c, const frame *fr) {
+  int64_t M = toi_rng_int(r, (int64_t)1 << 19, ((int64_t)1 << 20) - 1);
+  int64_t RA = toi_rng_int(r, 1, fr->h * M - 1);
+  c->ra = (double)RA * 0x1p-20;
+  c->rb = (double)(fr->h * M - RA) * 0x1p-20;
+  c->ma = mass(r);
+  c->mb = mass(r);
+  return (double)M * 0x1p-20;
+}
+
+/* ---- the families ---- */
+
+static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
+  int bits = o->sampling == GEN_SAMPLE_BITS;
+#define DRAW(lo, hi) (bits ? toi_rng_bits(r, (lo), (hi)) : toi_rng_uniform(r, (lo), (hi)))
+  for (int i = 0; i < c->dim; i++) c->pa[i] = DRAW(-o->pos, o->pos);
+  for (int i = 0; i < c->dim; i++) c->va[i] = DRAW(-o->vel, o->vel);
+  c->ra = DRAW(o->rlo, o->rhi);
+  for (int i = 0; i < c->dim; i++) c->pb[i] = DRAW(-o->pos, o->pos);
+  for (int i = 0; i < c->dim; i++) c->vb[i] = DRAW(-o->vel, o->vel);
+  c->rb = DRAW(o->rlo, o->rhi);
+#undef DRAW
+  c->ma = mass(r);
+  c->mb = mass(r);
+}
+
+static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
+  double u[3], w[3];
+  c->ra = toi_rng_uniform(r, o->rlo, o->rhi);
+  c->rb = toi_rng_uniform(r, o->rlo, o->rhi);
+  double R = c->ra + c->rb;
+  for (int i = 0; i < c->dim; i++) c->pa[i] = toi_rng_uniform(r, -o->pos, o->pos);
+  for (int i = 0; i < c->dim; i++) c->va[i] = toi_rng_uniform(r, -1, 1);
+  unit(r, c->dim, u);
+  perpendicular(r, c->dim, u, w);
+  double d = toi_rng_uniform(r, 2, 20);
+  double b = toi_rng_uniform(r, o->blo, o->bhi);
+  double speed = toi_rng_uniform(r, 0.25, 4);
+  for (int i = 0; i < c->dim; i++) {
+    c->pb[i] = c->pa[i] + R * (d * u[i] + b * w[i]);
+    c->vb[i] = c->va[i] - speed * u[i];
+  }
+  c->ma = mass(r);
+  c->mb = mass(r);
+}
+
+/* Impact parameter h m (1 + sigma 2^-k) with sigma in {-1, 0, +1}; see gen.h. */
+static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate) {
+  const frame *fr = pick_frame(r, c->dim);
+  double m = exact_radii(r, c, fr);
+  double alpha = (double)toi_rng_int(r, 2 * (int64_t)(m * 0x1p20), 20 * (int64_t)(m * 0x1p20) - 1) *
+                 0x1p-20;
+  double w = (double)toi_rng_int(r, (int64_t)1 << 18, (int64_t)1 << 22) * 0x1p-20;
+  double tiny = sigma ? (double)sigma * m * pow2(-k) : 0.0;
+  for (int i = 0; i < c->dim; i++) {
+    double P = translate ? toi_rng_dyadic(r, 20, 16) : 0.0;
+    double V = toi_rng_dyadic(r, 20, 20);
+    c->pb[i] = P + (alpha * fr->d[i] + m * fr->n[i]);
+    c->pa[i] = P - tiny * fr->n[i];
+    c->va[i] = V;
+    c->vb[i] = V - w * fr->d[i];
+  }
+}
+
+static void fam_grazing(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+  int sigma = toi_rng_below(r, 2) ? 1 : -1;
+  exact_graze(c, r, sigma, k, 0);
+  shuffle(r, c);
+  snprintf(tag, tagsz, "k%d-%s", k, sigma < 0 ? "in" : "out");
+}
+
+static void fam_near_contact(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+  int sigma = toi_rng_below(r, 2) ? 1 : -1;
+  int approach = (int)toi_rng_below(r, 2);
+  const frame *fr = pick_frame(r, c->dim);
+  double m = exact_radii(r, c, fr);
+  double mu = (double)toi_rng_int(r, (int64_t)1 << 18, (int64_t)1 << 22) * 0x1p-20;
+  if (approach) mu = -mu;
+  double eta = toi_rng_uniform(r, -0.5, 0.5) * mu;
+  eta = grid20(eta);
+  double tiny = (double)sigma * m * pow2(-k);
+  for (int i = 0; i < c->dim; i++) {
+    double V = toi_rng_dyadic(r, 20, 20);
+    c->pb[i] = m * fr->d[i];
+    c->pa[i] = -tiny * fr->d[i];
+    c->va[i] = V;
+    c->vb[i] = V + (mu * fr->d[i] + eta * fr->n[i]);
+  }
+  shuffle(r, c);
+  snprintf(tag, tagsz, "k%d-%s-%s", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
+}
+
+static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, char *tag, size_t tagsz) {
+  gen_opts a;
+  gen_opts_default(&a, GEN_AIMED);
+  fam_aimed(c, r, &a);
+  for (int i = 0; i < c->dim; i++) {
+    c->pa[i] = grid20(c->pa[i]);
+    c->pb[i] = grid20(c->pb[i]);
+  }
+  if (base) *base = *c;
+  /* 10^e by repeated IEEE products: not exactly 10^e beyond 10^22, but the
+     same bits everywhere, which is what the offset needs. */
+  double ten = 1;
+  for (int i = 0; i < (e < 0 ? -e : e); i++) ten = e < 0 ? ten / 10 : ten * 10;
+  double u[3];
+  unit(r, c->dim, u);
+  for (int i = 0; i < c->dim; i++) {
+    double O = round24(ten * u[i]);
+    c->pa[i] += O;
+    c->pb[i] += O;
+  }
+  snprintf(tag, tagsz, "e%d", e);
+}
+
+static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, char *tag,
+                      size_t tagsz) {
+  gen_opts a;
+  gen_opts_default(&a, GEN_AIMED);
+  fam_aimed(c, r, &a);
+  if (base) *base = *c;
+  for (int i = 0; i < c->dim; i++) {
+    c->pa[i] = scalbn(c->pa[i], e);
+    c->pb[i] = scalbn(c->pb[i], e);
+    c->va[i] = scalbn(c->va[i], f);
+    c->vb[i] = scalbn(c->vb[i], f);
+  }
+  c->ra = scalbn(c->ra, e);
+  c->rb = scalbn(c->rb, e);
+  snprintf(tag, tagsz, "e%d-f%d", e, f);
+}
+
+static void fam_slow(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+  gen_opts a;
+  gen_opts_default(&a, GEN_AIMED);
+  fam_aimed(c, r, &a);
+  double s = pow2(-k);
+  for (int i = 0; i < c->dim; i++) {
+    c->va[i] *= s;
+    c->vb[i] *= s;
+  }
+  snprintf(tag, tagsz, "k%d", k);
+}
+
+static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, char *tag, size_t tagsz) {
+  exact_graze(c, r, 0, 0, 1);
+  shuffle(r, c);
+  if (base) *base = *c;
+  /* Fields a tangent neighbour may move: position and velocity components in
+     use, then the two radii. */
+  int nfield = 4 * c->dim + 2;
+  int pick = (int)toi_rng_below(r, (uint64_t)nfield);
+  int up = (int)toi_rng_below(r, 2);
+  double *x;
+  if (pick < 4 * c->dim) {
+    double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
+    x = &vecs[pick / c->dim][pick % c->dim];
+  } else {
+    x = pick == 4 * c->dim ? &c->ra : &c->rb;
+  }
+  *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
+  if (*x == 0) *x = 0.0;
+  snprintf(tag, tagsz, "k%d", k);
+}
+
+static int range_pick(const gen_range *g, uint64_t index) {
+  return g->lo + (int)(index % range_count(g)) * g->step;
+}
+
+static int range_draw(toi_rng *r, const gen_range *g) {
+  return g->lo + (int)toi_rng_below(r, range_count(g)) * g->step;
+}
+
+/* One case of family o->family (not mixed); param is its k or e. */
+static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_opts *o, int param,
+                    char *tag, size_t tagsz) {
+  tag[0] = 0;
+  switch (o->family) {
+    case GEN_GENERIC: fam_generic(c, r, o); break;
+    case GEN_AIMED: fam_aimed(c, r, o); break;
+    case GEN_GRAZING: fam_grazing(c, r, param, tag, tagsz); break;
+    case GEN_NEAR_CONTACT: fam_near_contact(c, r, param, tag, tagsz); break;
+    case GEN_FAR: fam_far(c, base, r, param, tag, tagsz); return;
+    case GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), tag, tagsz); return;
+    case GEN_SLOW: fam_slow(c, r, param, tag, tagsz); break;
+    case GEN_TANGENT: fam_tangent(c, base, r, param, tag, tagsz); return;
+    default: break;
+  }
+  if (base) *base = *c;
+}
+
+toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, uint64_t index) {
+  char msg[160];
+  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  toi_rng r;
+  toi_rng_seed_item(&r, o->seed, (uint64_t)o->family, index);
+  memset(out, 0, sizeof *out);
+  out->dim = o->dim ? o->dim : 2 + (int)toi_rng_below(&r, 2);
+  char tag[40];
+  const char *prefix = "";
+  gen_family fam = o->family;
+  if (fam == GEN_MIXED) {
+    gen_opts sub;
+    fam = mix_slots[index % 16];
+    gen_opts_default(&sub, fam);
+    sub.seed = o->seed;
+    int param = 0;
+    if (uses_k(fam)) param = range_draw(&r, &sub.k);
+    if (uses_e(fam)) param = range_draw(&r, &sub.e);
+    gen_one(out, base, &r, &sub, param, tag, sizeof tag);
+    *bin = (size_t)fam;
+    prefix = "mixed-";
+  } else {
+    int param = 0;
+    *bin = 0;
+    if (uses_k(fam) || uses_e(fam)) {
+      param = range_pick(uses_k(fam) ? &o->k : &o->e, index);
+      *bin = (size_t)(index % gen_bin_count(o));
+    }
+    gen_one(out, base, &r, o, param, tag, sizeof tag);
+  }
+  snprintf(out->id, sizeof out->id, "%s%s%s%s-%06" PRIu64, prefix, family_names[fam], tag[0] ? "-" : "",
+           tag, index);
+  if (base) snprintf(base->id, sizeof base->id, "%s", out->id);
+  return TOI_OK;
+}

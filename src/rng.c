@@ -1,0 +1,119 @@
+/* rng.c: splitmix64 seeding and the xoshiro256** generator, with bit-built uniform doubles. */
+#include <string.h>
+#include "rng.h"
+
+uint64_t toi_splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+void toi_rng_seed(toi_rng *r, uint64_t seed) {
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++) r->s[i] = toi_splitmix64(&x);
+  /* splitmix64 is a bijection of its counter, so four consecutive outputs are
+     never all zero; the check documents the invariant xoshiro needs. */
+  if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) r->s[0] = 1;
+}
+
+void toi_rng_seed_item(toi_rng *r, uint64_t seed, uint64_t stream, uint64_t index) {
+  /* Chain the three words through the finaliser: each step is a bijection of
+     the running value, so distinct (stream, index) under one seed give distinct
+     splitmix64 starting points. */
+  uint64_t x = seed;
+  uint64_t h = toi_splitmix64(&x);
+  x = h ^ stream;
+  h = toi_splitmix64(&x);
+  x = h ^ index;
+  h = toi_splitmix64(&x);
+  toi_rng_seed(r, h);
+}
+
+static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t toi_rng_next(toi_rng *r) {
+  uint64_t *s = r->s;
+  const uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+void toi_rng_jump(toi_rng *r) {
+  static const uint64_t jump[] = {0x180ec6d33cfd0aba, 0xd5a61266f0c9392c, 0xa9582618e03fc9aa,
+                                  0x39abdc4529b1661c};
+  uint64_t t[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; i++)
+    for (int b = 0; b < 64; b++) {
+      if (jump[i] & ((uint64_t)1 << b))
+        for (int j = 0; j < 4; j++) t[j] ^= r->s[j];
+      (void)toi_rng_next(r);
+    }
+  memcpy(r->s, t, sizeof t);
+}
+
+uint64_t toi_rng_below(toi_rng *r, uint64_t n) {
+  /* Reject the lowest (2^64 mod n) values so every residue is equally likely. */
+  const uint64_t threshold = (0 - n) % n;
+  for (;;) {
+    uint64_t x = toi_rng_next(r);
+    if (x >= threshold) return x % n;
+  }
+}
+
+int64_t toi_rng_int(toi_rng *r, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  if (span == UINT64_MAX) return (int64_t)toi_rng_next(r);
+  return (int64_t)((uint64_t)lo + toi_rng_below(r, span + 1));
+}
+
+double toi_rng_u01(toi_rng *r) {
+  /* 53 random bits times 2^-53: exact, so the result is the same everywhere. */
+  return (double)(toi_rng_next(r) >> 11) * 0x1p-53;
+}
+
+double toi_rng_uniform(toi_rng *r, double lo, double hi) {
+  return lo + (hi - lo) * toi_rng_u01(r);
+}
+
+int64_t toi_double_ord(double x) {
+  int64_t i;
+  memcpy(&i, &x, sizeof i);
+  /* Negative doubles order backwards in their bit pattern: fold them below
+     zero. -0 (pattern INT64_MIN) lands on 0 like +0. */
+  return i >= 0 ? i : (int64_t)((uint64_t)INT64_MIN - (uint64_t)i);
+}
+
+double toi_double_from_ord(int64_t k) {
+  int64_t i = k >= 0 ? k : (int64_t)((uint64_t)INT64_MIN - (uint64_t)k);
+  double x;
+  memcpy(&x, &i, sizeof x);
+  return x;
+}
+
+double toi_rng_bits(toi_rng *r, double lo, double hi) {
+  int64_t a = toi_double_ord(lo), b = toi_double_ord(hi);
+  uint64_t k = (uint64_t)a + toi_rng_below(r, (uint64_t)b - (uint64_t)a + 1);
+  double x = toi_double_from_ord((int64_t)k);
+  return x == 0 ? 0.0 : x;
+}
+
+/* 2^e for -1022 <= e <= 1023, built from the exponent field (no libm). */
+static double pow2(int e) {
+  uint64_t bits = (uint64_t)(e + 1023) << 52;
+  double x;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+double toi_rng_dyadic(toi_rng *r, int bits, int shift) {
+  int64_t m = (int64_t)1 << bits;
+  int64_t k = toi_rng_int(r, -m + 1, m - 1);
+  return (double)k * pow2(-shift);
+}

@@ -1,0 +1,61 @@
+/* rng.h: deterministic pseudo-random numbers (splitmix64, xoshiro256**), private to the library. */
+#ifndef TOI_RNG_H
+#define TOI_RNG_H
+
+#include <stdint.h>
+
+/// xoshiro256** state (Blackman and Vigna). Never all zero.
+typedef struct toi_rng {
+  uint64_t s[4];
+} toi_rng;
+
+/// One step of splitmix64: advances *x and returns a well-mixed 64-bit value.
+uint64_t toi_splitmix64(uint64_t *x);
+
+/// Seeds the generator from one 64-bit seed through splitmix64 (the
+/// initialisation its authors recommend).
+void toi_rng_seed(toi_rng *r, uint64_t seed);
+
+/// Seeds the generator of item `index` of stream `stream` under `seed`.
+/// Streams are counter-based: item i is reached directly, in O(1), without
+/// running items 0..i-1, so whatever thread or shard generates item i draws
+/// the same numbers. The three words are mixed through splitmix64's
+/// finaliser so that neighbouring indexes give unrelated states.
+void toi_rng_seed_item(toi_rng *r, uint64_t seed, uint64_t stream, uint64_t index);
+
+/// Next 64 random bits (xoshiro256**).
+uint64_t toi_rng_next(toi_rng *r);
+
+/// Advances the generator by 2^128 steps (the xoshiro256 jump polynomial):
+/// 2^128 non-overlapping subsequences for parallel use of one long stream.
+void toi_rng_jump(toi_rng *r);
+
+/// Uniform integer in [0, n), n >= 1, without modulo bias (Lemire's method).
+uint64_t toi_rng_below(toi_rng *r, uint64_t n);
+
+/// Uniform integer in [lo, hi] (lo <= hi).
+int64_t toi_rng_int(toi_rng *r, int64_t lo, int64_t hi);
+
+/// Uniform double in [0, 1) on the grid k 2^-53: built from bits, no libm.
+double toi_rng_u01(toi_rng *r);
+
+/// lo + (hi - lo) u with u = toi_rng_u01: uniform over the reals of [lo, hi)
+/// up to the rounding of that expression (IEEE, so identical on every machine).
+double toi_rng_uniform(toi_rng *r, double lo, double hi);
+
+/// Uniform over the double bit patterns in [lo, hi] (finite lo <= hi): every
+/// double of the interval is equally likely, so small magnitudes dominate
+/// (log-like). -0 and +0 count as one point (+0 is returned).
+double toi_rng_bits(toi_rng *r, double lo, double hi);
+
+/// A dyadic number M 2^-shift with M uniform in [-2^bits + 1, 2^bits - 1]:
+/// few significant bits, so that sums and small integer multiples are exact.
+double toi_rng_dyadic(toi_rng *r, int bits, int shift);
+
+/// Position of a double in the ordered set of doubles (+0 and -0 both map to 0);
+/// monotone: x < y implies toi_double_ord(x) < toi_double_ord(y).
+int64_t toi_double_ord(double x);
+/// Inverse of toi_double_ord on the finite doubles.
+double toi_double_from_ord(int64_t k);
+
+#endif

@@ -1,0 +1,350 @@
+/* test_sweep.c: sweeps, shards and merge end to end; the result format; hunt's determinism. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "gen.h"
+#include "replay.h"
+#include "toi.h"
+#include "toiref.h"
+
+static char dir[64];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/toisweepXXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static const char *path(const char *name) {
+  static char buf[8][256];
+  static int k;
+  k = (k + 1) % 8;
+  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+  return buf[k];
+}
+
+/* Runs toibench with args (in dir); stderr goes to dir/err. Exit status. */
+static int tb(const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", dir, TOIBENCH_PATH, args);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *p, size_t *len) {
+  FILE *f = fopen(p, "rb");
+  cr_assert_not_null(f, "cannot open %s", p);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = 0;
+  fclose(f);
+  if (len) *len = (size_t)n;
+  return buf;
+}
+
+static int same_file(const char *a, const char *b) {
+  size_t la, lb;
+  char *x = slurp(a, &la), *y = slurp(b, &lb);
+  int same = la == lb && memcmp(x, y, la) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
+static int exists(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+/* ---- end to end ---- */
+
+Test(sweep, identical_for_any_thread_count, .init = setup, .fini = teardown) {
+  cr_assert_eq(tb("sweep mixed --count 3000 -j1 -o r1"), 0);
+  cr_assert_eq(tb("sweep mixed --count 3000 -j2 -o r2"), 0);
+  cr_assert_eq(tb("sweep mixed --count 3000 -j3 > r3"), 0);
+  cr_assert_eq(tb("sweep mixed --count 3000 -j2 --stats -o r4"), 0);
+  cr_assert(same_file(path("r1"), path("r4")));
+  char *st = slurp(path("err"), NULL);
+  cr_assert_not_null(strstr(st, "cases/s; peak RSS "), "--stats line: %s", st);
+  free(st);
+  cr_assert_eq(tb("sweep mixed --count 3000 -j2 -o r4"), 0);
+  cr_assert(same_file(path("r1"), path("r2")), "-j1 and -j2 differ");
+  cr_assert(same_file(path("r1"), path("r3")), "-j1 and -j3 differ");
+  size_t n;
+  char *err = slurp(path("err"), &n);
+  cr_assert_eq(n, 0, "no progress line when stderr is not a terminal: %s", err);
+  free(err);
+}
+
+Test(sweep, shards_merge_into_the_whole, .init = setup, .fini = teardown) {
+  const char *fam = "grazing --k 1:40 --dim 3 --count 2501";
+  char a[256];
+  snprintf(a, sizeof a, "sweep %s -j2 -o whole", fam);
+  cr_assert_eq(tb(a), 0);
+  for (int i = 1; i <= 3; i++) {
+    snprintf(a, sizeof a, "sweep %s -j%d --shard %d/3 -o s%d", fam, i % 2 + 1, i, i);
+    cr_assert_eq(tb(a), 0);
+  }
+  cr_assert_eq(tb("merge s2 s3 s1 -o m"), 0);
+  cr_assert(same_file(path("whole"), path("m")), "merge of the shards differs from the whole sweep");
+  /* Merging is associative: a partial merge merged again gives the same. */
+  cr_assert_eq(tb("merge s1 s2 -o m12"), 0);
+  cr_assert_eq(tb("merge m12 s3 -o m123"), 0);
+  cr_assert(same_file(path("whole"), path("m123")));
+  /* More shards than chunks, some empty. */
+  cr_assert_eq(tb("sweep tangent --count 5 -o t"), 0);
+  char list[512] = "merge -o tm";
+  for (int i = 1; i <= 7; i++) {
+    snprintf(a, sizeof a, "sweep tangent --count 5 --shard %d/7 -o t%d", i, i);
+    cr_assert_eq(tb(a), 0);
+    snprintf(list + strlen(list), sizeof list - strlen(list), " t%d", i);
+  }
+  cr_assert_eq(tb(list), 0);
+  cr_assert(same_file(path("t"), path("tm")));
+}
+
+static int err_has(const char *needle) {
+  char *e = slurp(path("err"), NULL);
+  int ok = strstr(e, needle) != NULL;
+  if (!ok) cr_log_error("stderr: %s", e);
+  free(e);
+  return ok;
+}
+
+Test(sweep, merge_rejects_mismatched_inputs, .init = setup, .fini = teardown) {
+  cr_assert_eq(tb("sweep grazing --count 300 --shard 1/2 -o a1"), 0);
+  cr_assert_eq(tb("sweep grazing --count 300 --shard 2/2 -o a2"), 0);
+  cr_assert_eq(tb("sweep grazing --count 300 --seed 2 --shard 2/2 -o seed2"), 0);
+  cr_assert_eq(tb("sweep grazing --count 300 -f expanded --shard 2/2 -o fexp"), 0);
+  cr_assert_eq(tb("sweep grazing --count 301 --shard 2/2 -o n301"), 0);
+  cr_assert_eq(tb("sweep grazing --count 300 --shard 2/3 -o mid"), 0);
+
+  cr_assert_eq(tb("merge a1 seed2 -o out"), 3);
+  cr_assert(err_has("different generator options"));
+  cr_assert_eq(tb("merge a1 fexp -o out"), 3);
+  cr_assert(err_has("different formulations"));
+  cr_assert_eq(tb("merge a1 n301 -o out"), 3);
+  cr_assert(err_has("different sizes"));
+  cr_assert_eq(tb("merge a1 a1 -o out"), 3);
+  cr_assert(err_has("overlap"));
+  cr_assert_eq(tb("merge a1 mid -o out"), 3);
+  cr_assert(err_has("overlap"));
+  cr_assert_eq(tb("sweep grazing --count 300 --shard 1/3 -o first3"), 0);
+  cr_assert_eq(tb("merge first3 a2 -o out"), 3);
+  cr_assert(err_has("missing"));
+
+  /* Not a result, truncated, corrupted: file:line in the message. */
+  FILE *f = fopen(path("bogus"), "w");
+  fprintf(f, "hello\n");
+  fclose(f);
+  cr_assert_eq(tb("merge bogus a2 -o out"), 3);
+  cr_assert(err_has("bogus:1:"));
+  cr_assert_eq(system("true"), 0);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "head -5 '%s' > '%s'", path("a1"), path("trunc"));
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(tb("merge trunc a2 -o out"), 3);
+  cr_assert(err_has("trunc:"));
+  snprintf(cmd, sizeof cmd, "sed 's/^hist \\(.*\\) \\([0-9]*\\)$/hist \\1 x\\2/' '%s' > '%s'", path("a1"),
+           path("corrupt"));
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(tb("merge corrupt a2 -o out"), 3);
+  cr_assert(err_has("corrupt:"));
+  cr_assert(err_has("not a count"));
+  cr_assert(!exists(path("out")), "nothing written on error");
+  cr_assert_eq(tb("merge a1 a2 -o out"), 0);
+}
+
+/* Field k (0-based) of a space-separated line, copied into buf. */
+static const char *field(const char *line, int k, char *buf, size_t n) {
+  const char *p = line;
+  for (int i = 0; i < k; i++) {
+    p = strchr(p, ' ');
+    cr_assert_not_null(p);
+    p++;
+  }
+  size_t l = strcspn(p, " \n");
+  if (l >= n) l = n - 1;
+  memcpy(buf, p, l);
+  buf[l] = 0;
+  return buf;
+}
+
+static unsigned long long ufield(const char *line, int k) {
+  char b[64];
+  return strtoull(field(line, k, b, sizeof b), NULL, 10);
+}
+
+Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = teardown) {
+  /* 1200 grazing cases over k = 1..60: 20 per bin, each a hit or a miss. */
+  cr_assert_eq(tb("sweep grazing --count 1200 -o r"), 0);
+  char *text = slurp(path("r"), NULL);
+  cr_assert_eq(strncmp(text, "# toibench-sweep v1\n", 20), 0);
+  size_t nf;
+  const toi_formulation *forms = toi_formulations(&nf);
+  int bins = 0, stats = 0, witnesses = 0;
+  unsigned long long hist_sum[64][64] = {{0}}, timed[64][64] = {{0}};
+  static int top_h[64][64];
+  static double top_ulp[64][64];
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char b[64];
+    if (!strncmp(line, "bin ", 4)) {
+      bins++;
+      cr_assert_eq(ufield(line, 5), 20, "%s", line);
+      /* Classes: none overlap static contact separating miss graze hit. */
+      cr_assert_eq(ufield(line, 11) + ufield(line, 13), 20, "only misses and hits: %s", line);
+      cr_assert_eq(ufield(line, 12), 0);
+    } else if (!strncmp(line, "stat ", 5)) {
+      stats++;
+      unsigned long long cases = ufield(line, 3), indom = ufield(line, 4), ood = ufield(line, 5);
+      cr_assert_eq(cases, 20);
+      cr_assert_eq(indom + ood, cases);
+      cr_assert_eq(ufield(line, 6) + ufield(line, 7) + ufield(line, 8) + ufield(line, 9), indom, "%s", line);
+      int j = -1;
+      for (size_t k = 0; k < nf; k++)
+        if (!strcmp(field(line, 1, b, sizeof b), forms[k].name)) j = (int)k;
+      cr_assert_geq(j, 0);
+      timed[j][ufield(line, 2)] = ufield(line, 10);
+    } else if (!strncmp(line, "hist ", 5)) {
+      int j = -1;
+      for (size_t k = 0; k < nf; k++)
+        if (!strcmp(field(line, 1, b, sizeof b), forms[k].name)) j = (int)k;
+      hist_sum[j][ufield(line, 2)] += ufield(line, 6);
+      /* Bin edges as documented: H 0 exact, 1 (0, 0.5), H: [2^(H-3), 2^(H-2)). */
+      int h = (int)ufield(line, 3);
+      double lo = strtod(field(line, 4, b, sizeof b), NULL), hi = strtod(field(line, 5, b, sizeof b), NULL);
+      if (h == 1) cr_assert(lo == 0 && hi == 0.5);
+      if (h >= 2 && h <= 65) cr_assert(lo == ldexp(1, h - 3) && hi == ldexp(1, h - 2), "%s", line);
+      if (h > top_h[ufield(line, 2)][j]) top_h[ufield(line, 2)][j] = h;
+    } else if (!strncmp(line, "witness ", 8)) {
+      witnesses++;
+      const toi_formulation *f = toi_formulation_find(field(line, 1, b, sizeof b));
+      cr_assert_not_null(f);
+      char what[32], vhex[64];
+      field(line, 3, what, sizeof what);
+      field(line, 7, vhex, sizeof vhex);
+      unsigned long long index = ufield(line, 4);
+      const char *cl = line;
+      for (int k = 0; k < 9; k++) cl = strchr(cl, ' ') + 1;
+      toi_case c;
+      int fld;
+      char msg[160];
+      cr_assert_eq(toi_parse_case_line(&c, cl, &fld, msg, sizeof msg), 0, "%s", msg);
+      /* The witness is case INDEX of the family, bit for bit. */
+      gen_opts o;
+      gen_opts_default(&o, GEN_GRAZING);
+      toi_case g;
+      size_t gb;
+      cr_assert_eq(gen_case(&g, NULL, &gb, &o, index), TOI_OK);
+      cr_assert_str_eq(g.id, c.id);
+      cr_assert_eq(memcmp(g.pa, c.pa, sizeof g.pa), 0);
+      cr_assert_eq(memcmp(g.vb, c.vb, sizeof g.vb), 0);
+      cr_assert_eq(gb, ufield(line, 2));
+      replay rp;
+      cr_assert_eq(replay_case(&rp, f, &c), 0);
+      double value = strtod(vhex, NULL);
+      if (!strcmp(what, "max_ulp")) {
+        cr_assert_eq(rp.ulp, value, "%s replays to %a", line, rp.ulp);
+        cr_assert_eq(rp.bits, strtod(field(line, 8, b, sizeof b), NULL));
+        top_ulp[ufield(line, 2)][f - forms] = value;
+      } else if (!strcmp(what, "max_ratio")) {
+        /* relerr / (kappa 2^-53), kappa from the reference, relerr from the ULP
+           error: ulp(t*) = 2^(e-53) for 2^(e-1) <= |t*| < 2^e (normal t*). */
+        double kappa;
+        cr_assert_eq(toi_ref_kappa(&kappa, &c, f->direction), TOI_OK);
+        cr_assert_eq(kappa, strtod(field(line, 8, b, sizeof b), NULL));
+        int e;
+        frexp(rp.ref_t, &e);
+        double want = rp.ulp * ldexp(1, e - 53) / fabs(rp.ref_t) / (kappa * 0x1p-53);
+        cr_assert(fabs(value - want) <= 1e-12 * want, "%s: ratio %a, expected %a", line, value, want);
+      } else {
+        cr_assert_str_eq(what, "misclass");
+        cr_assert_eq(rp.kind, (int)value, "%s", line);
+        cr_assert(rp.kind >= RP_MISSED && rp.kind <= RP_OTHER);
+      }
+    }
+  }
+  cr_assert_eq(bins, 60);
+  cr_assert_eq(stats, 60 * (int)nf);
+  cr_assert_gt(witnesses, 60);
+  for (size_t j = 0; j < nf; j++)
+    for (int b = 0; b < 60; b++) {
+      cr_assert_eq(hist_sum[j][b], timed[j][b], "%s bin %d", forms[j].name, b);
+      if (!timed[j][b]) continue;
+      /* The largest error falls in the highest non-empty histogram bin. */
+      double u = top_ulp[b][j];
+      int h = top_h[b][j];
+      if (h >= 2 && h <= 65) cr_assert(u >= ldexp(1, h - 3) && u < ldexp(1, h - 2), "%s bin %d", forms[j].name, b);
+      if (h == 1) cr_assert(u > 0 && u < 0.5);
+      if (h == 0) cr_assert(u == 0);
+    }
+  free(text);
+}
+
+Test(sweep, usage_errors, .init = setup, .fini = teardown) {
+  cr_assert_eq(tb("sweep --help > h"), 0);
+  cr_assert_eq(tb("merge --help > h"), 0);
+  cr_assert_eq(tb("hunt --help > h"), 0);
+  cr_assert_eq(tb("sweep"), 2);
+  cr_assert(err_has("Try 'toibench --help'"));
+  cr_assert_eq(tb("sweep mixed --shard 3/2"), 2);
+  cr_assert_eq(tb("sweep mixed --shard x"), 2);
+  cr_assert_eq(tb("sweep mixed -j 0"), 2);
+  cr_assert_eq(tb("sweep mixed -f nosuch"), 2);
+  cr_assert_eq(tb("sweep grazing --e 3"), 2);
+  cr_assert_eq(tb("merge"), 2);
+  cr_assert_eq(tb("merge missing-file"), 3);
+  cr_assert_eq(tb("hunt grazing"), 2);
+  cr_assert_eq(tb("hunt -f nosuch"), 2);
+  cr_assert_eq(tb("hunt -f expanded --keep 0"), 2);
+}
+
+Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = setup, .fini = teardown) {
+  cr_assert_eq(tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j1 -o h1 --quiet"), 0);
+  cr_assert_eq(tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j2 -o h2"), 0);
+  cr_assert(same_file(path("h1"), path("h2")), "hunt must not depend on -j");
+  cr_assert(err_has("lower bound"));
+  size_t n;
+  char *text = slurp(path("h1"), &n);
+  cr_assert_not_null(strstr(text, "lower bounds"));
+  toi_caselist list = {0};
+  toi_diags diags = {0};
+  cr_assert_eq(toi_parse_cases(&list, "h1", text, n, &diags), TOI_OK);
+  cr_assert_geq(list.count, 1);
+  /* The first case is the worst: at least as bad as any case of the global pass. */
+  const toi_formulation *f = toi_formulation_find("expanded");
+  replay sc;
+  cr_assert_eq(replay_case(&sc, f, &list.items[0]), 0);
+  const char *rec = strstr(text, "# ulp=");
+  cr_assert_not_null(rec);
+  char want[64];
+  snprintf(want, sizeof want, "# ulp=%.6g ", sc.ulp);
+  cr_assert_eq(strncmp(rec, want, strlen(want)), 0, "recorded %.30s, replayed %s", rec, want);
+  gen_opts o;
+  gen_opts_default(&o, GEN_GRAZING);
+  o.k = (gen_range){20, 40, 1};
+  for (uint64_t i = 0; i < 400; i++) {
+    toi_case c;
+    size_t b;
+    replay s2;
+    cr_assert_eq(gen_case(&c, NULL, &b, &o, i), TOI_OK);
+    cr_assert_eq(replay_case(&s2, f, &c), 0);
+    if (s2.timed) cr_assert_geq(sc.ulp, s2.ulp, "case %llu beats the hunt", (unsigned long long)i);
+  }
+  toi_caselist_free(&list);
+  free(text);
+}
