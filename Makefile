@@ -96,7 +96,7 @@ $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
 
 ## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
-test: $(TESTBIN)
+test: $(TESTBIN) | check-deps
 	$(TESTBIN) -j2 --short-filename
 
 $(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
@@ -185,7 +185,7 @@ $(ENGINE_DIR)/node.solvers: $(NODE_STAMP) engines/node/planck.js engines/node/ra
 	mv $@.tmp $@
 
 ## report: run the built-in default suite and write the report under reports/
-report: $(TOIBENCH)
+report: $(TOIBENCH) | check-deps
 	$(TOIBENCH) report
 
 ## bench: measure throughput and memory, as ratios against baselines in the same run
@@ -197,12 +197,18 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench
 	install -m 755 $(TOIBENCH) $(DESTDIR)$(PREFIX)/bin/toibench
 	install -m 644 $(LIBTOI) $(LIBREF) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 src/toi.h src/toi_solver.h reference/toiref.h $(DESTDIR)$(PREFIX)/include/toibench/
+	install -m 644 src/toi.h src/toi_solver.h reference/toiref.h reference/toiresp.h $(DESTDIR)$(PREFIX)/include/toibench/
+	install -d $(DESTDIR)$(PREFIX)/share/toibench/reports
+	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/toibench/reports/
+	@if [ -d $(ENGINE_DIR) ]; then \
+	  install -d $(DESTDIR)$(PREFIX)/lib/toibench/engines && \
+	  install -m 644 $(ENGINE_DIR)/*.so $(DESTDIR)$(PREFIX)/lib/toibench/engines/ && \
+	  echo "install: engines installed (the node manifest names scripts in this source tree)"; fi
 
 ## uninstall: remove what install put in place
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/toibench $(DESTDIR)$(PREFIX)/lib/libtoi.a $(DESTDIR)$(PREFIX)/lib/libtoiref.a
-	rm -rf $(DESTDIR)$(PREFIX)/include/toibench
+	rm -rf $(DESTDIR)$(PREFIX)/include/toibench $(DESTDIR)$(PREFIX)/share/toibench $(DESTDIR)$(PREFIX)/lib/toibench
 
 ## clean: remove build/ and generated report output
 clean:
