@@ -57,7 +57,14 @@
     "GSL gsl_poly_solve_quadratic (poly/solve_quadratic.c), not from the documents",                    \
     "decided like the reference in double: C<0 overlap t=0; A==0 static; B>=0 separating; "             \
     "disc<0 miss; disc==0 graze t=-0.5*B/A; else q=-0.5(B+sgn(B)sqrt(disc)), hit t=min(q/A, "           \
-    "C/q)")
+    "C/q)")                                                                                             \
+  F(toi_f_robust, "robust", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",            \
+    "plain double; s, v, R scaled by powers of two outside [2^-200,2^200); reference order; "           \
+    "c=fma(-R,R,s.s), recomputed compensated (TwoSum, FMA TwoProd) when c<3R^2; D=a*R^2-|s x v|^2 "     \
+    "(Lagrange) with Kahan's FMA determinant per component; t=c/(sqrt(D)-b)")                           \
+  F(toi_f_accurate, "accurate", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",        \
+    "exact class: signs of c, b, D by a proven double-double filter, else Shewchuk expansions (big "    \
+    "numbers for extreme ranges); t=c/(sqrt(D)-b) in double-double to 2^-62.4, so within 0.502 ulp")
 
 #define DECLARE(fn, name, dir, domain, source, summary) toi_result fn(const toi_case *c);
 TOI_FORMULATION_LIST(DECLARE)

@@ -143,7 +143,8 @@ static const toi_formulation *fm_find(const char *name) {
 
 static const char *const fm_names[] = {"expanded",  "expanded-corner", "inner-product",
                                        "ericson",   "minkowski",       "phet",
-                                       "phet-reverse", "overlap-recovery", "gsl-stable"};
+                                       "phet-reverse", "overlap-recovery", "gsl-stable",
+                                       "robust",    "accurate"};
 #define FM_NAMES (sizeof fm_names / sizeof fm_names[0])
 
 Test(formulation_registry, entries_are_complete_and_unique) {
@@ -267,6 +268,14 @@ typedef struct exact_row {
       {"ericson", k, HIT_(t)}, {"minkowski", k, HIT_(t)}, {"phet", k, HIT_(t)},                  \
       {"phet-reverse", k, NONE_}, {"overlap-recovery", k, NONE_}, {"gsl-stable", k, HIT_(t)}
 
+/* The bench's own kernels give every case its exact class and the exact
+   lower root (all the roots here are integers or quotients of integers). */
+#define EXACT_KERNEL(name)                                                                              \
+  {name, 0, HIT_(4)}, {name, 1, HIT_(5)}, {name, 2, HIT_(2)}, {name, 3, HIT_(5)}, {name, 4, HIT_(1)},    \
+      {name, 5, TOI_OVERLAP, NAN, 0}, {name, 6, TOI_OVERLAP, NAN, 0}, {name, 7, TOI_SEPARATING, NAN, 0}, \
+      {name, 8, TOI_SEPARATING, NAN, 0}, {name, 9, TOI_STATIC, NAN, 0}, {name, 10, TOI_GRAZE, 10, 0},   \
+      {name, 11, TOI_CONTACT, 0, 0}, {name, 12, HIT_(0.9)}, {name, 13, HIT_(0.7)}, {name, 14, HIT_(0.5)}
+
 static exact_row fm_rows[] = {
     ALL_HIT(0, 4), ALL_HIT(1, 5), ALL_HIT(2, 2), ALL_HIT(3, 5), ALL_HIT(4, 1),
     /* 5: overlap. Textbook forms find the entry root -4 and say none; Ericson
@@ -349,6 +358,7 @@ static exact_row fm_rows[] = {
     {"overlap-recovery", 11, NONE_},
     {"gsl-stable", 11, HIT_(0)},
     FIG7(12, 0.9), FIG7(13, 0.7), FIG7(14, 0.5),
+    EXACT_KERNEL("robust"), EXACT_KERNEL("accurate"),
 };
 
 ParameterizedTestParameters(formulation_exact, known_answers) {
@@ -607,6 +617,7 @@ static const fm_bound fm_bounds[] = {
     {"expanded", 128},  {"expanded-corner", 128}, {"inner-product", 128},
     {"ericson", 128},   {"minkowski", 1024},      {"phet", 128},
     {"phet-reverse", 128}, {"overlap-recovery", 64}, {"gsl-stable", 128},
+    {"robust", 16},     {"accurate", 1},
 };
 
 static double fm_bound_of(const char *name) {

@@ -1,0 +1,488 @@
+/* f_accurate.c: exact classification and the forward root within one ulp (double-double, expansions). */
+#include <float.h>
+#include <math.h>
+#include "accurate.h"
+#include "eft.h"
+#include "formulations.h"
+#include "quad_exact.h"
+
+/*
+ * The problem, with s = pB - pA, v = vB - vA, R = rA + rB exact: a = v.v,
+ * b = s.v, c = s.s - R^2, D = b^2 - a c, classified in the reference's order
+ * (overlap, static, contact / separating, miss, graze, hit) with every sign
+ * exact, and the forward root of a hit or graze from the cancellation-free
+ * t = c / (-b + sqrt D) (b < 0 < c there, so nothing cancels).
+ *
+ * 1. Filter. From the exact differences (TwoSum), c, b and a are evaluated
+ *    as double-doubles (compensated dot products, every product by TwoProd)
+ *    with proven bounds on their errors (derivations at fast_c and
+ *    fast_dot), and D = b^2 - a c from them with a bound that adds the
+ *    propagated errors (fast_d). A sign is certain when |estimate| exceeds
+ *    its bound. Underflow only adds an absolute 2^-1075 per operation, which
+ *    the bounds carry as ETA.
+ *
+ * 2. Root. If c, b and sqrt D are each known within ACC_REL = 2^-64 of
+ *    the denominator -b + sqrt D (c relative to itself), the denominator is
+ *    within 2^-63 and the double-double operations add below 2^-99: t is
+ *    within 2^-62.4 relative before its one final rounding, so at most
+ *    0.5 + 2^-9.4 ulp (< 0.502 ulp) from t*, and correctly rounded unless t*
+ *    lies within 2^-9.4 ulp of a midpoint between two doubles.
+ *
+ * 3. Fast path (solve_fast). Most cases end there: every difference below
+ *    2^150 (nothing overflows), the filter certain of every sign it needs,
+ *    the accuracy of step 2 met, and c, |b| >= 2^-700, D >= 2^-900 so that
+ *    every low part in the root stays normal.
+ *
+ * 4. Slow path (solve_slow), for everything else. Positions and radii
+ *    ("lengths") and velocities are each multiplied by a power of two that
+ *    brings every nonzero input of the group into [2^-150, 2^150): exact,
+ *    sign-preserving, and t is multiplied by a known power of two. Then
+ *    every input is a multiple of 2^-202, the differences too, c, b and a
+ *    are multiples of 2^-404 and D of 2^-808, |D| < 2^620, every product's
+ *    rounding error is representable and the conditions of step 3 hold. The
+ *    same filter runs; a sign it cannot settle, or a value not accurate
+ *    enough for step 2, is computed exactly with Shewchuk's expansions
+ *    (quad_exact.c), whose compressed value also gives a double-double
+ *    within 2^-100. A group spread over more than 2^297 cannot be scaled so:
+ *    such "wide" cases (only contrived mixes of huge and tiny inputs) are
+ *    done with big binary numbers throughout (bigf.c), and so is any case
+ *    whose expansions would outgrow their buffers.
+ */
+
+#define SAFE_EXP 150       /* nonzero inputs are brought into [2^-SAFE_EXP, 2^SAFE_EXP) */
+#define SAFE_LO 0x1p-150
+#define SAFE_HI 0x1p150
+#define ACC_REL 0x1p-64    /* accuracy demanded of c, b and sqrt D for the root (step 2) */
+/* Absolute slack for any underflow in a product of two tiny double-double
+   parts (at most 2^-1075 each); every nonzero c, b, D is at least 2^-808. */
+#define ETA 0x1p-1000
+
+/*
+ * c = s.s - R^2 as a normalized double-double, with |result - c| <= *err.
+ * With s_i = sh + sl and R = Rh + Rl exact (|lo| <= u |hi|, u = 2^-53),
+ * sh^2 = p + e exactly (TwoProd); the p's and -Rh^2 are summed by a TwoSum
+ * chain S, whose errors q.lo, the e's and the cross terms 2 sh sl - 2 Rh Rl
+ * go to a plain double tail T; sl^2 and Rl^2 are dropped. With M the sum of
+ * the p's and of Rh^2: the TwoSum errors (n of them) are each <= u M, the
+ * e's together <= u M, the cross terms together <= 2u(1+u) M, so the tail's
+ * terms sum to at most (n+3) u M (1+u) <= 6.01 u M; summing them in double
+ * along at most 13 roundings errs by <= 13 u * 6.01 u M < 79 u^2 M, and the
+ * dropped squares are below 1.01 u^2 M. Total < 80 u^2 M < 2^-99.6 M;
+ * we use 2^-99 M (the computed M is within 4u of M).
+ */
+TOI_INLINE dd fast_c(const dd *s, dd R, int n, double *err) {
+  dd p = two_prod(s[0].hi, s[0].hi);
+  double S = p.hi, T = p.lo, M = p.hi, cross = s[0].hi * s[0].lo;
+  for (int i = 1; i < n; i++) {
+    p = two_prod(s[i].hi, s[i].hi);
+    dd q = two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += p.hi;
+    cross += s[i].hi * s[i].lo;
+  }
+  p = two_prod(R.hi, R.hi);
+  dd q = two_sum(S, -p.hi);
+  T += q.lo - p.lo;
+  M += p.hi;
+  T += 2 * (cross - R.hi * R.lo);
+  *err = 0x1p-99 * M + ETA;
+  return two_sum(q.hi, T);
+}
+
+/*
+ * x.y as a normalized double-double with |result - x.y| <= *err, for exact
+ * double-doubles x_i, y_i. Same scheme as fast_c: xh yh = p + e exactly, a
+ * TwoSum chain over the p's, the rest in a tail. With M the sum of |p|:
+ * the e's sum to <= u M, the n-1 TwoSum errors each <= u M, the cross terms
+ * xh yl + xl yh to <= 2u(1+u) M: the tail's terms sum to <= (n+2) u M (1+u)
+ * <= 5.01 u M, its evaluation errs by < 13 u * 5.01 u M, and the dropped
+ * xl yl are below 1.01 u^2 M: total < 67 u^2 M < 2^-99.9 M; we use 2^-99 M.
+ */
+TOI_INLINE dd fast_dot(const dd *x, const dd *y, int n, double *err) {
+  dd p = two_prod(x[0].hi, y[0].hi);
+  double S = p.hi, T = p.lo, M = fabs(p.hi), cross = x[0].hi * y[0].lo + x[0].lo * y[0].hi;
+  for (int i = 1; i < n; i++) {
+    p = two_prod(x[i].hi, y[i].hi);
+    dd q = two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += fabs(p.hi);
+    cross += x[i].hi * y[i].lo + x[i].lo * y[i].hi;
+  }
+  T += cross;
+  *err = 0x1p-99 * M + ETA;
+  return two_sum(S, T);
+}
+
+/*
+ * D = b^2 - a c from normalized double-doubles a, b, c with error bounds
+ * ea, eb, ec. Rounding: bh^2 = P1 + e1 and ah ch = P2 + e2 exactly, P1 - P2
+ * by TwoSum; the tail (TwoSum error, e1 - e2, 2 bh bl - (ah cl + al ch))
+ * has terms summing to <= 4u(1+u)(P1 + |P2|) and is evaluated in 8
+ * operations (< 24 u^2 (P1 + |P2|)); bl^2 - al cl is dropped (< 2.01 u^2
+ * (P1 + |P2|)): < 2^-101 (P1 + |P2|), we use 2^-100. Propagation: |b'^2 -
+ * b^2| <= (2|b'| + eb) eb and |a'c' - ac| <= |a'| ec + (|c'| + ec) ea, with
+ * |x'| <= 1.001 |xh| covering the low parts and the rounding of the bound.
+ */
+TOI_INLINE dd fast_d(dd a, double ea, dd b, double eb, dd c, double ec, double *err) {
+  dd P1 = two_prod(b.hi, b.hi);
+  dd P2 = two_prod(a.hi, c.hi);
+  dd S = two_sum(P1.hi, -P2.hi);
+  double T = S.lo + (P1.lo - P2.lo) + (2 * b.hi * b.lo - (a.hi * c.lo + a.lo * c.hi));
+  double ab = fabs(a.hi), bb = fabs(b.hi), cb = fabs(c.hi);
+  *err = 0x1p-100 * (P1.hi + fabs(P2.hi)) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea +
+         ETA;
+  return two_sum(S.hi, T);
+}
+
+/* Sign of an estimate x within err of the value: -1, +1, or 2 when unsure.
+   A normalized x has |x| >= |x.hi| (1 - u), hence the 1.001. A certain
+   sign is never 0: an exact zero always goes to the exact path. */
+TOI_INLINE int filter_sign(dd x, double err) {
+  if (x.hi > 1.001 * err) return 1;
+  if (x.hi < -1.001 * err) return -1;
+  return 2;
+}
+
+/* sqrt of a value the filter proved positive; saying so lets the compiler
+   use the instruction instead of a library call that keeps errno. */
+TOI_INLINE double sqrt_pos(double x) { return sqrt(x > 0 ? x : 0); }
+
+/* c / (-b + sqrt D) as a normalized double-double, for c > 0, b < 0,
+   D >= 0 normalized double-doubles whose magnitudes keep every low part
+   normal (see the callers); h is RN(sqrt(D.hi)). sqrt D is h plus one
+   correction from the exact remainder D.hi - h^2 (an FMA gives it):
+   relative error below 2^-102; the sum of two positive terms is within
+   2^-104 and the quotient within 2^-101. */
+TOI_INLINE dd root_dd(dd c, dd b, dd d, double h) {
+  dd den = {-b.hi, -b.lo};
+  if (d.hi > 0) {
+    double r = fma(-h, h, d.hi);
+    den = dd_add_same_sign(den, fast_two_sum(h, (r + d.lo) / (2 * h)));
+  }
+  return dd_div(c, den);
+}
+
+/* RN((x.hi + x.lo) 2^k) for a normalized double-double. Where the result is
+   normal this is x.hi 2^k (x.hi is already RN(x.hi + x.lo)). In the
+   subnormal range x.hi 2^k is rounded once more, and the low part matters
+   only when x.hi 2^k falls exactly on a midpoint of the subnormal grid:
+   then the low part's sign, not ties-to-even, picks the side. */
+static double scale_round(dd x, int k) {
+  double y = scale2(x.hi, k);
+  if (!(fabs(y) < DBL_MIN) || x.lo == 0) return y;
+  double back = scale2(y, -k);                 /* exact: a grid point, scaled up */
+  double diff = x.hi - back;                   /* exact: within one grid step */
+  if (fabs(diff) != scale2(1.0, -1075 - k)) return y; /* not a midpoint (half a grid step) */
+  return scale2((diff > 0) == (x.lo > 0) ? back + 2 * diff : back, k);
+}
+
+/* ---- the slow path: scaling, exact fallback, big numbers ---- */
+
+/* The root from exponent-tagged exact values of any magnitude: |b| and
+   sqrt D are brought to a common exponent q first (a term far below the
+   other may underflow to zero, which changes nothing at 2^-100), then
+   t = c / den 2^(ec - q). */
+static double root_x(const qx_num *c, const qx_num *b, const qx_num *d) {
+  dd B = {-b->hi, -b->lo};
+  int q = b->e;
+  dd den = B;
+  if (d->sign > 0) {
+    dd Dm = {d->hi, d->lo};
+    int ed = d->e;
+    if (ed % 2) {
+      Dm.hi *= 2;
+      Dm.lo *= 2;
+      ed -= 1;
+    }
+    int h = ed / 2;
+    if (h > q) q = h;
+    dd Bs = {scale2(B.hi, b->e - q), scale2(B.lo, b->e - q)};
+    dd Ds = {scale2(Dm.hi, ed - 2 * q), scale2(Dm.lo, ed - 2 * q)};
+    den = Bs;
+    if (Ds.hi > 0) den = dd_add_same_sign(Bs, dd_sqrt(Ds));
+  }
+  dd C = {c->hi, c->lo};
+  return scale_round(dd_div(C, den), c->e - q);
+}
+
+static toi_result result(toi_class cls, double t) {
+  toi_result r = {cls, t};
+  return r;
+}
+
+/* Cases whose inputs no scaling can bring into the safe range: everything
+   with big numbers. */
+static toi_result solve_wide(const toi_case *cs, int n, toi_accurate_info *info) {
+  if (info) info->path |= TOI_ACC_WIDE;
+  qx_num c, b, d;
+  qx_big(cs, n, &c, &b, &d);
+  if (c.sign < 0) return result(TOI_OVERLAP, NAN);
+  int moving = 0;
+  for (int i = 0; i < n; i++) moving |= cs->va[i] != cs->vb[i];
+  if (!moving) return result(TOI_STATIC, NAN);
+  if (c.sign == 0) return b.sign < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
+  if (b.sign >= 0) return result(TOI_SEPARATING, NAN);
+  if (d.sign < 0) return result(TOI_MISS, NAN);
+  return result(d.sign == 0 ? TOI_GRAZE : TOI_HIT, root_x(&c, &b, &d));
+}
+
+/* Exact values from the expansions, or from big numbers on the scaled
+   inputs when an expansion outgrows its buffer. */
+typedef struct exact_ctx {
+  const dd *s, *v;
+  dd R;
+  int n;
+  const double *pa, *pb, *va, *vb;
+  double ra, rb;
+  toi_accurate_info *info;
+} exact_ctx;
+
+static void big_fallback(const exact_ctx *x, qx_num *c, qx_num *b, qx_num *d) {
+  toi_case t = {{0}, x->n, {0}, {0}, x->ra, 1, {0}, {0}, x->rb, 1};
+  for (int i = 0; i < x->n; i++) {
+    t.pa[i] = x->pa[i];
+    t.pb[i] = x->pb[i];
+    t.va[i] = x->va[i];
+    t.vb[i] = x->vb[i];
+  }
+  if (x->info) x->info->path |= TOI_ACC_BIG;
+  qx_big(&t, x->n, c, b, d);
+}
+
+/* A value known exactly as a plain double-double with its error bound. In
+   the safe range its exponent brings it back exactly. */
+static dd exact_dd(const qx_num *q, double *err) {
+  dd r = {scale2(q->hi, q->e), scale2(q->lo, q->e)};
+  *err = 0x1p-100 * fabs(r.hi);
+  return r;
+}
+
+static dd exact_c(const exact_ctx *x, int *sign, double *err) {
+  qx_num c, b, d;
+  if (qx_c(x->s, x->R, x->n, &c)) big_fallback(x, &c, &b, &d);
+  if (x->info) x->info->path |= TOI_ACC_EXACT_C;
+  *sign = c.sign;
+  return exact_dd(&c, err);
+}
+
+static dd exact_b(const exact_ctx *x, int *sign, double *err) {
+  qx_num c, b, d;
+  if (qx_b(x->s, x->v, x->n, &b)) big_fallback(x, &c, &b, &d);
+  if (x->info) x->info->path |= TOI_ACC_EXACT_B;
+  *sign = b.sign;
+  return exact_dd(&b, err);
+}
+
+static dd exact_d(const exact_ctx *x, int *sign, double *err) {
+  qx_num c, b, d;
+  if (qx_d(x->s, x->v, x->R, x->n, &d)) big_fallback(x, &c, &b, &d);
+  if (x->info) x->info->path |= TOI_ACC_EXACT_D;
+  *sign = d.sign;
+  return exact_dd(&d, err);
+}
+
+static void track(double x, double *mx, double *mn) {
+  double ax = fabs(x);
+  if (ax > *mx) *mx = ax;
+  if (ax != 0 && ax < *mn) *mn = ax;
+}
+
+/* The power of two bringing a group's nonzero magnitudes [mn, mx] into
+   [2^-SAFE_EXP, 2^SAFE_EXP); returns 0 and sets *k, or -1 when the spread is
+   too wide. */
+static int group_scale(double mx, double mn, int *k) {
+  *k = 0;
+  if (mx == 0 || (mx < SAFE_HI && mn >= SAFE_LO)) return 0;
+  int hi = ilog2d(mx), lo = ilog2d(mn);
+  int kk = -(hi + lo) / 2;
+  if (hi + kk >= SAFE_EXP || lo + kk < -SAFE_EXP) return -1;
+  *k = kk;
+  return 0;
+}
+
+static void record(toi_accurate_info *info, double *est, double *errp, dd x, double err) {
+  if (!info) return;
+  est[0] = x.hi;
+  est[1] = x.lo;
+  *errp = err;
+}
+
+/* Every case the fast path leaves: inputs scaled into the safe range (or big
+   numbers throughout when impossible), the same filter, and the exact
+   fallback wherever the filter cannot settle a sign or an accuracy. */
+TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accurate_info *info) {
+  double pmax = 0, pmin = INFINITY, vmax = 0, vmin = INFINITY;
+  for (int i = 0; i < n; i++) {
+    track(cs->pa[i], &pmax, &pmin);
+    track(cs->pb[i], &pmax, &pmin);
+    track(cs->va[i], &vmax, &vmin);
+    track(cs->vb[i], &vmax, &vmin);
+  }
+  track(cs->ra, &pmax, &pmin);
+  track(cs->rb, &pmax, &pmin);
+  int kp, kv;
+  if (group_scale(pmax, pmin, &kp) || group_scale(vmax, vmin, &kv)) return solve_wide(cs, n, info);
+
+  const double *pa = cs->pa, *pb = cs->pb, *va = cs->va, *vb = cs->vb;
+  double ra = cs->ra, rb = cs->rb;
+  double spa[3], spb[3], sva[3], svb[3];
+  if (kp || kv) {
+    for (int i = 0; i < n; i++) {
+      spa[i] = scale2(pa[i], kp);
+      spb[i] = scale2(pb[i], kp);
+      sva[i] = scale2(va[i], kv);
+      svb[i] = scale2(vb[i], kv);
+    }
+    ra = scale2(ra, kp);
+    rb = scale2(rb, kp);
+    pa = spa;
+    pb = spb;
+    va = sva;
+    vb = svb;
+    if (info) {
+      info->path |= TOI_ACC_SCALED;
+      info->kp = kp;
+      info->kv = kv;
+    }
+  }
+
+  dd s[3], v[3];
+  int moving = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(pb[i], -pa[i]);
+    v[i] = two_sum(vb[i], -va[i]);
+    moving |= v[i].hi != 0; /* a difference rounds to zero only when it is zero */
+  }
+  dd R = two_sum(ra, rb);
+  exact_ctx x = {s, v, R, n, pa, pb, va, vb, ra, rb, info};
+
+  double ec;
+  dd c = fast_c(s, R, n, &ec);
+  if (info) record(info, info->c_est, &info->c_err, c, ec);
+  int sc = filter_sign(c, ec), c_exact = 0;
+  if (sc == 2) {
+    c = exact_c(&x, &sc, &ec);
+    c_exact = 1;
+  }
+  if (sc < 0) return result(TOI_OVERLAP, NAN);
+  if (!moving) return result(TOI_STATIC, NAN);
+
+  double eb;
+  dd b = fast_dot(s, v, n, &eb);
+  if (info) record(info, info->b_est, &info->b_err, b, eb);
+  int sb = filter_sign(b, eb), b_exact = 0;
+  if (sb == 2) {
+    b = exact_b(&x, &sb, &eb);
+    b_exact = 1;
+  }
+  if (sc == 0) return sb < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
+  if (sb >= 0) return result(TOI_SEPARATING, NAN);
+
+  /* Approaching from outside: the root needs c and b to ACC_REL. */
+  int ignored;
+  if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
+  if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
+  double ea, ed;
+  dd a = fast_dot(v, v, n, &ea);
+  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
+  if (info) record(info, info->d_est, &info->d_err, d, ed);
+  int sd = filter_sign(d, ed);
+  /* sqrt D is within ed / sqrt(d) of its value, which must be within
+     ACC_REL of the denominator -b + sqrt D. */
+  if (sd == 2 || (sd > 0 && ed > ACC_REL * sqrt_pos(d.hi) * (sqrt_pos(d.hi) - b.hi))) d = exact_d(&x, &sd, &ed);
+  if (sd < 0) return result(TOI_MISS, NAN);
+  dd t = sd > 0 ? root_dd(c, b, d, sqrt_pos(d.hi)) : root_dd(c, b, dd_make(0, 0), 0);
+  return result(sd > 0 ? TOI_HIT : TOI_GRAZE, kp != kv ? scale_round(t, kv - kp) : t.hi + t.lo);
+}
+
+/* ---- the fast path ---- */
+
+/* The common case, without scaling and without any exact computation:
+   returns 1 with *out set, or 0 when the slow path must decide. It gives the
+   slow path's answer whenever it answers: the same estimates, bounds and
+   root, and it requires what makes them valid and accurate without the
+   safe range (no overflow: every difference below 2^150; low parts normal
+   in the root: c, |b| >= 2^-700 and D >= 2^-900, so that 2^-1003 <= t <=
+   2^1002). */
+TOI_INLINE int solve_fast(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
+  dd s[3], v[3];
+  double mx = 0;
+  int moving = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    double as = fabs(s[i].hi), av = fabs(v[i].hi);
+    mx = as > mx ? as : mx;
+    mx = av > mx ? av : mx;
+    moving |= v[i].hi != 0;
+  }
+  dd R = two_sum(cs->ra, cs->rb);
+  if (!(mx < SAFE_HI && R.hi < SAFE_HI)) return 0;
+
+  double ec;
+  dd c = fast_c(s, R, n, &ec);
+  if (info) record(info, info->c_est, &info->c_err, c, ec);
+  int sc = filter_sign(c, ec);
+  if (sc == 2) return 0;
+  if (sc < 0) {
+    *out = result(TOI_OVERLAP, NAN);
+    return 1;
+  }
+  if (!moving) {
+    *out = result(TOI_STATIC, NAN);
+    return 1;
+  }
+  double eb;
+  dd b = fast_dot(s, v, n, &eb);
+  if (info) record(info, info->b_est, &info->b_err, b, eb);
+  int sb = filter_sign(b, eb);
+  if (sb == 2) return 0;
+  if (sb > 0) {
+    *out = result(TOI_SEPARATING, NAN);
+    return 1;
+  }
+  if (ec > ACC_REL * c.hi || eb > ACC_REL * -b.hi) return 0;
+  double ea, ed;
+  dd a = fast_dot(v, v, n, &ea);
+  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
+  if (info) record(info, info->d_est, &info->d_err, d, ed);
+  int sd = filter_sign(d, ed);
+  if (sd == 2) return 0;
+  if (sd < 0) {
+    *out = result(TOI_MISS, NAN);
+    return 1;
+  }
+  double h = sqrt_pos(d.hi);
+  if (ed > ACC_REL * h * (h - b.hi)) return 0;
+  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
+  dd t = root_dd(c, b, d, h);
+  *out = result(TOI_HIT, t.hi + t.lo);
+  return 1;
+}
+
+static void info_reset(toi_accurate_info *info) {
+  info->kp = info->kv = 0;
+  info->c_est[0] = info->c_est[1] = info->c_err = NAN;
+  info->b_est[0] = info->b_est[1] = info->b_err = NAN;
+  info->d_est[0] = info->d_est[1] = info->d_err = NAN;
+}
+
+TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
+  toi_result r;
+  if (cs->dim == 3 ? solve_fast(cs, 3, info, &r) : solve_fast(cs, 2, info, &r)) return r;
+  if (info) {
+    info_reset(info); /* the slow path records its own (possibly scaled) estimates */
+    info->path |= TOI_ACC_SLOW;
+  }
+  return solve_slow(cs, toi_fdim(cs), info);
+}
+
+TOI_FMA_CLONES toi_result toi_accurate_explain(const toi_case *c, toi_accurate_info *info) {
+  info->path = 0;
+  info_reset(info);
+  return solve(c, info);
+}
+
+TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return solve(c, NULL); }
