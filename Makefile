@@ -192,6 +192,18 @@ report: $(TOIBENCH) | check-deps
 bench: $(TOIBENCH)
 	bash reports/bench.sh $(TOIBENCH)
 
+# ---- fast reference engine: bit-identity and speed against the MPFR engine ----
+# build/bench_fastref (bench/bench_fastref.c) solves the same cases with both
+# engines of the reference; reports/bench.sh runs it as its last section.
+BENCH_FASTREF := $(BUILD)/bench_fastref
+
+$(BENCH_FASTREF): bench/bench_fastref.c $(LIBREF) $(LIBTOI) | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -o $@ $< $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm
+
+bench: $(BENCH_FASTREF)
+# ---- end of the fast reference block ----
+
 ## install: install toibench, the libraries and headers under $(DESTDIR)$(PREFIX)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench

@@ -70,4 +70,15 @@ void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
 /// Precision whose error bound ref_root_approx meets, for mpfr_can_round.
 #define REF_ERR_BITS(p) ((mpfr_exp_t)(p) - 5)
 
+/// The whole of toi_ref_solve_target (delta != NULL) or toi_ref_solve with
+/// the GMP/MPFR engine (ref_solve.c), and with the fast engine (ref_fast.c).
+toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
+toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
+
+/// For tests: run the fast engine's build without FMA (on = 0), with it
+/// (on = 1, only where the processor has one), or choose by the processor
+/// (on = -1, the default). Returns 1 when the FMA build is in use after the
+/// call. Process-wide; not for concurrent use with solving threads.
+int ref_fast_use_fma(int on);
+
 #endif

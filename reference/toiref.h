@@ -21,7 +21,8 @@ typedef struct toi_ref {
   int rev_is_lo;   ///< 1 when trev is the lower root, 0 when the upper, -1 none
 } toi_ref;
 
-/// Solves a case exactly. Every finite double input is legal.
+/// Solves a case exactly. Every finite double input is legal. Uses the engine
+/// chosen with toi_ref_set_engine (default TOI_REF_FAST); both answer alike.
 TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
 
 /// Same with the contact distance R + delta instead of R (delta a finite
@@ -45,6 +46,56 @@ TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const
 /// F(t, x) = |s + v t|^2 - R^2 = 0 (dt/dx = -F_x / F_t), evaluated in MPFR.
 /// +Inf when t* = 0 or D = 0; NaN when there is no such root.
 TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir);
+
+/// The two engines behind toi_ref_solve and toi_ref_solve_target. Both give
+/// bit-identical results on every input; they differ only in speed.
+typedef enum toi_ref_engine {
+  /// The default: the signs of c, b and D from floating-point filters with
+  /// proven error bounds (exact expansions of c, b and D when a filter cannot
+  /// decide), the roots in double-double with a proven error bound, certified
+  /// when both ends of each root's enclosure round to the same double.
+  /// Whatever it cannot certify goes to TOI_REF_MPFR (reference/ref_fast.c).
+  TOI_REF_FAST = 0,
+  /// GMP integers for the class and an MPFR Ziv loop for the roots, every case.
+  TOI_REF_MPFR = 1
+} toi_ref_engine;
+
+/// Selects the engine of toi_ref_solve and toi_ref_solve_target for the whole
+/// process (every thread). Set it before starting threads that solve.
+/// TOI_ERR_RANGE for an unknown engine (the setting is then unchanged).
+TOI_MUST_USE toi_status toi_ref_set_engine(toi_ref_engine e);
+/// The engine toi_ref_solve uses now.
+toi_ref_engine toi_ref_get_engine(void);
+/// "fast" or "mpfr"; NULL for an unknown value.
+const char *toi_ref_engine_name(toi_ref_engine e);
+/// The engine named name ("fast", "mpfr"), or -1.
+int toi_ref_engine_parse(const char *name);
+
+/// toi_ref_solve and toi_ref_solve_target with an explicit engine, whatever
+/// the process-wide setting.
+TOI_MUST_USE toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e);
+TOI_MUST_USE toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta,
+                                                    toi_ref_engine e);
+
+/// How often the fast engine needed help, counted per thread.
+typedef struct toi_ref_fast_stats {
+  unsigned long long calls;     ///< valid cases the fast engine was given
+  unsigned long long exact;     ///< of which c, b or D needed more than the double-double filter:
+                                ///< c to 2^-145 (near contact) or an exact expansion (D = 0)
+  unsigned long long fb_range;  ///< fallbacks to MPFR: data outside the fast range (no relative
+                                ///< motion or all lengths zero, a difference that overflows, R + delta
+                                ///< not fitting two doubles, a component too small for an exact stage,
+                                ///< c, b or D below 2^-800 of the scale where a root needs them)
+  unsigned long long fb_sign;   ///< fallbacks to MPFR: a sign still undecided after the exact stage
+                                ///< (expansions too long to be worth it)
+  unsigned long long fb_round;  ///< fallbacks to MPFR: a root's enclosure contains a rounding
+                                ///< boundary (or the root is exactly a midpoint between doubles)
+} toi_ref_fast_stats;
+
+/// The calling thread's counters since it started or since the last reset.
+void toi_ref_fast_stats_get(toi_ref_fast_stats *out);
+/// Sets the calling thread's counters to zero.
+void toi_ref_fast_stats_reset(void);
 
 /// Versions of the linked MPFR and GMP libraries, for reports.
 const char *toi_ref_mpfr_version(void);

@@ -104,3 +104,17 @@ awk '!/^#/ && $1 != "kernel" { print $1, $3, $NF, $6, $10, $11, $2 }' "$tmp/sim_
       "$ov" "$miss" "$([ "$status" = ok ] || echo "  ($status)")"
   done
 echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference runs $SIM_REF_EVENTS events)"
+
+# ---- the reference's engines (fast vs mpfr): bit-identity, speed ratio, fallbacks per family ----
+# Environment: TOI_BENCH_FASTREF_COUNT (mixed cases checked, default 10^7),
+# TOI_BENCH_FASTREF_FAMILY (cases per family, default 10^5).
+FR=$(dirname "$TB")/bench_fastref
+FR_N=${TOI_BENCH_FASTREF_COUNT:-10000000}
+FR_P=${TOI_BENCH_FASTREF_FAMILY:-100000}
+echo
+echo "== reference engines: fast (default) against mpfr on $FR_N mixed cases, one thread, same run"
+if [ -x "$FR" ]; then
+  "$FR" --count "$FR_N" --per-family "$FR_P" || { echo "  THE ENGINES DISAGREE (cases above)"; exit 1; }
+else
+  echo "  $FR is missing (make bench builds it)"
+fi

@@ -5,7 +5,7 @@
 #include "toiref.h"
 
 static void help(void) {
-  printf("Usage: toibench reference [--target-distance DELTA] [-o FILE] FILE...\n"
+  printf("Usage: toibench reference [--target-distance DELTA] [--reference ENGINE] [-o FILE] FILE...\n"
          "Prints one line per case, in input order:\n"
          "  ID CLASS TLO THI\n"
          "CLASS is the exact class (overlap, static, contact, separating, miss, graze, hit),\n"
@@ -13,6 +13,9 @@ static void help(void) {
          "rounded to the nearest double (C99 hex floats), or nan when there is no real root.\n"
          "  --target-distance DELTA  solve |s + v t| = R + DELTA instead (engines that stop\n"
          "                           short of contact); R + DELTA must be >= 0\n"
+         "  --reference ENGINE       fast (default: double-double with proven error bounds,\n"
+         "                           MPFR only where they cannot decide) or mpfr (GMP and\n"
+         "                           MPFR on every case); both print the same bits\n"
          "  -o FILE                  write to FILE (only when complete) instead of stdout\n"
          "FILE may be '-' for standard input.\n");
 }
@@ -36,6 +39,12 @@ int cmd_reference(int argc, char **argv) {
         return cli_usage_error("reference", "--target-distance needs a finite number, got '%s'", argv[i]);
       }
       have_delta = 1;
+    } else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+      int e = toi_ref_engine_parse(argv[++i]);
+      if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK) {
+        free(files);
+        return cli_usage_error("reference", "--reference must be fast or mpfr, got '%s'", argv[i]);
+      }
     } else if (argv[i][0] == '-' && argv[i][1]) {
       free(files);
       return cli_usage_error("reference", "unknown option '%s'", argv[i]);

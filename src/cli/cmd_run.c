@@ -50,6 +50,8 @@ static void help(void) {
       "               (t, ref_t as hex floats; ulp, bits as %%.6g; nan when not timed;\n"
       "               class 'failed' or 'unsupported' for a solver without an answer)\n"
       "  -o FILE      write the table to FILE instead of stdout\n"
+      "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr;\n"
+      "               both give the same bits, mpfr is many times slower\n"
       "External solvers get a second table, against their own target as well as the\n"
       "true contact:\n"
       "  failed, unsupp  cases without an answer (crash, hang, bad answer, NaN time,\n"
@@ -343,6 +345,12 @@ int cmd_run(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--target-distance") && i + 1 < argc) {
       if (cli_parse_double(argv[++i], &delta)) {
         cli_usage_error("run", "--target-distance needs a finite number, got '%s'", argv[i]);
+        goto done;
+      }
+    } else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+      int eng = toi_ref_engine_parse(argv[++i]);
+      if (eng < 0 || toi_ref_set_engine((toi_ref_engine)eng) != TOI_OK) {
+        cli_usage_error("run", "--reference must be fast or mpfr, got '%s'", argv[i]);
         goto done;
       }
     } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {

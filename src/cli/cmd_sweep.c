@@ -28,6 +28,8 @@ static void help(void) {
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
       "  --quiet       no progress line (it is shown only when stderr is a terminal)\n"
       "  --stats       print cases, seconds, cases/s and peak memory (VmHWM) to stderr\n"
+      "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr\n"
+      "                (same results, mpfr many times slower)\n"
       "  --time-only WHAT  measure speed only, no result: WHAT = gen, reference, or a\n"
       "                formulation name; the cases are generated beforehand (up to\n"
       "                65536, reused) and only WHAT is timed; prints cases/s to stdout\n\n"
@@ -216,6 +218,11 @@ int cmd_sweep(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--stats")) {
       stats = 1;
+    } else if (!strcmp(a, "--reference")) { /* engine of the reference (reference/toiref.h) */
+      int eng = i + 1 < argc ? toi_ref_engine_parse(argv[i + 1]) : -1;
+      if (eng < 0 || toi_ref_set_engine((toi_ref_engine)eng) != TOI_OK)
+        return cli_usage_error("sweep", "--reference must be fast or mpfr");
+      i++;
     } else {
       int r = gen_cli_option(&g, "sweep", argc, argv, &i);
       if (r < 0) return EXIT_USAGE;

@@ -1,0 +1,143 @@
+/* bench_fastref.c: the fast reference engine against the MPFR one: bit-identity, speed ratio, fallbacks per family. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "gen.h"
+#include "toiref.h"
+
+/*
+ * Cases are generated a block at a time (not timed), then the block is
+ * solved by the fast engine and by the MPFR engine, each timed on its own
+ * over the same cases in the same process, and the two answers compared
+ * field by field, bit for bit. Single thread: the figures are per core.
+ * Exit status 1 when any answer differs (the first ones are printed as
+ * case lines, hex floats, so they can be replayed with
+ * `toibench reference --reference mpfr`).
+ */
+
+#define BLOCK 4096 /* cases per block: they stay in cache, as in a sweep's chunks */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int same_d(double x, double y) { return memcmp(&x, &y, sizeof x) == 0 || (x != x && y != y); }
+
+static int same_ref(const toi_ref *x, const toi_ref *y) {
+  return x->cls == y->cls && same_d(x->tlo, y->tlo) && same_d(x->thi, y->thi) && same_d(x->tfwd, y->tfwd) &&
+         same_d(x->trev, y->trev) && x->fwd_is_lo == y->fwd_is_lo && x->rev_is_lo == y->rev_is_lo;
+}
+
+typedef struct tally {
+  uint64_t cases, differ;
+  double tfast, tmpfr;
+  toi_ref_fast_stats st;
+} tally;
+
+static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
+  fprintf(stderr, "bench_fastref: DIFFERENT ANSWERS on this case:\n  ");
+  toi_write_case(stderr, c);
+  fprintf(stderr, "  fast: %s %a %a fwd %d rev %d\n  mpfr: %s %a %a fwd %d rev %d\n", toi_class_name(f->cls),
+          f->tlo, f->thi, f->fwd_is_lo, f->rev_is_lo, toi_class_name(m->cls), m->tlo, m->thi, m->fwd_is_lo,
+          m->rev_is_lo);
+}
+
+/* Runs count cases of family fam (default options, the given seed). */
+static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
+  static toi_case cases[BLOCK];
+  static toi_ref rf[BLOCK], rm[BLOCK];
+  gen_opts o;
+  gen_opts_default(&o, fam);
+  o.seed = seed;
+  memset(t, 0, sizeof *t);
+  toi_ref_fast_stats_reset();
+  for (uint64_t lo = 0; lo < count; lo += BLOCK) {
+    size_t n = count - lo < BLOCK ? (size_t)(count - lo) : BLOCK;
+    for (size_t i = 0; i < n; i++) {
+      size_t bin;
+      if (gen_case(&cases[i], NULL, &bin, &o, lo + i) != TOI_OK) {
+        fprintf(stderr, "bench_fastref: generating case %" PRIu64 " failed\n", lo + i);
+        return -1;
+      }
+    }
+    double t0 = now();
+    for (size_t i = 0; i < n; i++)
+      if (toi_ref_solve_engine(&rf[i], &cases[i], TOI_REF_FAST) != TOI_OK) return -1;
+    double t1 = now();
+    for (size_t i = 0; i < n; i++)
+      if (toi_ref_solve_engine(&rm[i], &cases[i], TOI_REF_MPFR) != TOI_OK) return -1;
+    double t2 = now();
+    t->tfast += t1 - t0;
+    t->tmpfr += t2 - t1;
+    for (size_t i = 0; i < n; i++)
+      if (!same_ref(&rf[i], &rm[i]) && t->differ++ < 5) show_diff(&cases[i], &rf[i], &rm[i]);
+    t->cases += n;
+  }
+  toi_ref_fast_stats_get(&t->st);
+  return 0;
+}
+
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void usage(FILE *f) {
+  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S]\n"
+             "Checks that the fast reference engine answers bit for bit as the MPFR engine on N\n"
+             "mixed cases (default 10^7) and M cases of every family (default 10^5), and prints\n"
+             "the cases/s of both engines on the mixed cases (one thread, same run), their ratio,\n"
+             "and how often the fast engine fell back to MPFR, per family.\n");
+}
+
+int main(int argc, char **argv) {
+  unsigned long long count = 10000000, per = 100000, seed = 1;
+  for (int i = 1; i < argc; i++) {
+    unsigned long long *dst = NULL;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (!strcmp(argv[i], "--count")) {
+      dst = &count;
+    } else if (!strcmp(argv[i], "--per-family")) {
+      dst = &per;
+    } else if (!strcmp(argv[i], "--seed")) {
+      dst = &seed;
+    }
+    char *end = NULL;
+    if (!dst || i + 1 >= argc || (*dst = strtoull(argv[i + 1], &end, 0), *end != 0 || end == argv[i + 1])) {
+      fprintf(stderr, "bench_fastref: bad argument '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+    i++;
+  }
+  int bad = 0;
+  tally t;
+  if (run(&t, GEN_MIXED, seed, count)) return 1;
+  double rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
+  printf("  mixed, %" PRIu64 " cases, seed %llu: %s\n", t.cases, seed,
+         t.differ ? "ANSWERS DIFFER" : "fast and mpfr answers bit-identical");
+  printf("  %-6s %12.4g cases/s\n", "mpfr", rm);
+  printf("  %-6s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rf, rf / rm,
+         rf >= 20 * rm ? "met" : "NOT met");
+  if (t.differ) {
+    printf("  %" PRIu64 " cases differ\n", t.differ);
+    bad = 1;
+  }
+  printf("\n  fallbacks of the fast engine to MPFR per family (%llu cases each, default options):\n", per);
+  printf("  %-13s %8s %8s %9s %9s %9s %9s %10s %10s %s\n", "family", "cases", "exact%", "range%", "sign%",
+         "round%", "fallback%", "fast/s", "mpfr/s", "identical");
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    if (run(&t, (gen_family)f, seed, per)) return 1;
+    const toi_ref_fast_stats *s = &t.st;
+    uint64_t fb = s->fb_range + s->fb_sign + s->fb_round;
+    printf("  %-13s %8" PRIu64 " %8.3f %9.4f %9.4f %9.4f %9.4f %10.3g %10.3g %s\n", gen_family_name((gen_family)f),
+           t.cases, pct(s->exact, s->calls), pct(s->fb_range, s->calls), pct(s->fb_sign, s->calls),
+           pct(s->fb_round, s->calls), pct(fb, s->calls), (double)t.cases / t.tfast, (double)t.cases / t.tmpfr,
+           t.differ ? "NO" : "yes");
+    if (t.differ) bad = 1;
+  }
+  return bad;
+}

@@ -1,0 +1,422 @@
+/* test_ref_fast.c: the fast reference engine answers bit for bit as the MPFR engine, and as the maths says. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gen.h"
+#include "ref_internal.h"
+#include "reference_check.h"
+
+/*
+ * The MPFR engine is the specification (its own tests check it against an
+ * independent naive solver); here the fast engine must give the same status
+ * and the same bits in every field, on the case files, on every generator
+ * family, on random bit patterns over the whole exponent range, and with a
+ * target distance. Cases with a known answer (powers of two, 3-4-5
+ * triangles, exact contact and grazing) check both against the maths too.
+ * Counts scale with TOI_TEST_SCALE; seeds come from TOI_TEST_SEED.
+ */
+
+#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
+#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
+
+/* Formats a case for a failure message (hex floats, replayable). */
+static const char *rf_fmt(const toi_case *c) {
+  static char buf[1024];
+  if (toi_format_case(buf, sizeof buf, c) < 0) snprintf(buf, sizeof buf, "(unprintable case)");
+  return buf;
+}
+
+static void rf_show(char *buf, size_t n, const toi_ref *r) {
+  snprintf(buf, n, "%s %a %a %a %a fwd %d rev %d", toi_class_name(r->cls), r->tlo, r->thi, r->tfwd, r->trev,
+           r->fwd_is_lo, r->rev_is_lo);
+}
+
+/* Both engines on one case (delta NULL: no target); returns the status. */
+static toi_status rf_check(const toi_case *c, const double *delta, const char *where) {
+  toi_ref f, m;
+  memset(&f, 0x55, sizeof f); /* garbage, so that a field left unset shows */
+  memset(&m, 0x55, sizeof m);
+  toi_status sf = delta ? toi_ref_solve_target_engine(&f, c, *delta, TOI_REF_FAST)
+                        : toi_ref_solve_engine(&f, c, TOI_REF_FAST);
+  toi_status sm = delta ? toi_ref_solve_target_engine(&m, c, *delta, TOI_REF_MPFR)
+                        : toi_ref_solve_engine(&m, c, TOI_REF_MPFR);
+  cr_assert_eq(sf, sm, "%s: status fast %d, mpfr %d on %s delta %a", where, (int)sf, (int)sm, rf_fmt(c),
+               delta ? *delta : 0.0);
+  if (!tr_same_ref(&f, &m)) {
+    char a[256], b[256];
+    rf_show(a, sizeof a, &f);
+    rf_show(b, sizeof b, &m);
+    cr_assert_fail("%s: engines differ on\n  %s (delta %a)\n  fast: %s\n  mpfr: %s", where, rf_fmt(c),
+                   delta ? *delta : 0.0, a, b);
+  }
+  return sf;
+}
+
+/* ---- the case files ---- */
+
+static int rf_check_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "cannot open %s", dir);
+  struct dirent *e;
+  int files = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 6, ".cases")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    toi_caselist list = {0};
+    toi_diags diags = {0};
+    cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
+    for (size_t i = 0; i < list.count; i++) {
+      const toi_case *c = &list.items[i];
+      char where[4200];
+      snprintf(where, sizeof where, "%s case %s", path, c->id);
+      rf_check(c, NULL, where);
+      /* Targets: none, half the radii, exactly -R (R + delta = 0), beyond. */
+      double R = c->ra + c->rb;
+      double deltas[] = {0.0, 0.5 * R, -0.5 * R, -R, -2 * R - 1};
+      for (size_t k = 0; k < sizeof deltas / sizeof deltas[0]; k++)
+        if (isfinite(deltas[k])) rf_check(c, &deltas[k], where);
+    }
+    toi_caselist_free(&list);
+    files++;
+  }
+  closedir(d);
+  return files;
+}
+
+Test(ref_fast, case_files_bit_identical) {
+  int n = rf_check_dir(TOI_SOURCE_DIR "/cases");
+  n += rf_check_dir(TOI_SOURCE_DIR "/cases/worst");
+  cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
+}
+
+/* ---- the generator families ---- */
+
+typedef struct fam_param {
+  int family;
+  int fma; /* 1: the build chosen for this processor; 0: the build without FMA */
+} fam_param;
+
+ParameterizedTestParameters(ref_fast, families_bit_identical) {
+  static fam_param p[2 * GEN_FAMILY_COUNT];
+  size_t k = 0;
+  for (int fma = 1; fma >= 0; fma--)
+    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
+  return cr_make_param_array(fam_param, p, k);
+}
+
+/* 2 10^4 cases per family and scale unit (half of them in 3D), 4 10^3 for
+ * the build without FMA; `make bench` and the hand run check 10^6 and more. */
+ParameterizedTest(fam_param *p, ref_fast, families_bit_identical) {
+  int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
+  if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
+  long n = (p->fma ? 20000 : 4000) * tr_scale();
+  gen_opts o;
+  gen_opts_default(&o, (gen_family)p->family);
+  o.seed = tr_seed();
+  toi_ref_fast_stats_reset();
+  for (long i = 0; i < n; i++) {
+    if (i == n / 2 && o.dim != 0) o.dim = 3;
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    char where[128];
+    snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
+    rf_check(&c, NULL, where);
+  }
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, (unsigned long long)n);
+  /* Measured: at most a few in 10^5 on every family; 1% would mean the
+   * engine lost its speed. */
+  unsigned long long fb = st.fb_range + st.fb_sign + st.fb_round;
+  cr_expect_leq(fb * 100, (unsigned long long)n, "%s: %llu fallbacks in %ld cases " SEED_MSG,
+                gen_family_name(o.family), fb, n, SEED_ARGS);
+  ref_fast_use_fma(-1);
+}
+
+/* ---- random data over the whole exponent range ---- */
+
+/* A random finite double: random bits, exponent field uniform over the
+ * finite ones (zero and subnormals included). */
+static double rf_bits(tr_rng *r) {
+  uint64_t b = tr_next(r);
+  uint64_t e = tr_next(r) % 0x7ff; /* 0 .. 0x7fe */
+  b = (b & 0x800fffffffffffffULL) | (e << 52);
+  if ((tr_next(r) & 7) == 0) b &= 0x8000000000000000ULL; /* some zeros */
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+static toi_case rf_case_bits(tr_rng *r) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.id, "bits");
+  c.dim = 2 + (int)(tr_next(r) & 1);
+  for (int i = 0; i < c.dim; i++) {
+    c.pa[i] = rf_bits(r), c.pb[i] = rf_bits(r);
+    c.va[i] = rf_bits(r), c.vb[i] = rf_bits(r);
+  }
+  c.ra = fabs(rf_bits(r)), c.rb = fabs(rf_bits(r));
+  c.ma = c.mb = 1;
+  return c;
+}
+
+Test(ref_fast, random_bit_patterns_whole_range) {
+  tr_rng r = {tr_seed() ^ 0x6269747370617474ULL};
+  long n = 10000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = rf_case_bits(&r);
+    char where[128];
+    snprintf(where, sizeof where, "bit pattern case %ld " SEED_MSG, i, SEED_ARGS);
+    rf_check(&c, NULL, where);
+  }
+}
+
+/* Lengths with exponents in [el, el + 40], velocities in [ev, ev + 40], el
+ * and ev anywhere in the double range, every other case aimed: the fast
+ * path works on most of them (scaling, subnormal and infinite roots). */
+Test(ref_fast, random_moderate_spread_any_scale) {
+  tr_rng r = {tr_seed() ^ 0x73707265616421ULL};
+  long n = 20000 * tr_scale();
+  toi_ref_fast_stats_reset();
+  for (long i = 0; i < n; i++) {
+    int el = (int)tr_int(&r, -1060, 980), ev = (int)tr_int(&r, -1060, 980);
+    toi_case c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.id, "spread");
+    c.dim = 2 + (int)(tr_next(&r) & 1);
+    double s[3], v[3];
+    for (int k = 0; k < c.dim; k++) {
+      c.pa[k] = tr_double(&r, el, el + 40);
+      s[k] = tr_double(&r, el, el + 40);
+      c.va[k] = tr_double(&r, ev, ev + 40);
+      v[k] = tr_double(&r, ev, ev + 40);
+      c.pb[k] = c.pa[k] + s[k];
+    }
+    int aim = (int)(tr_next(&r) & 1);
+    double f = ldexp(1.0, ev - el) * (0.75 + 0.25 * (double)(tr_next(&r) & 3));
+    for (int k = 0; k < c.dim; k++) c.vb[k] = aim && isfinite(f) ? c.va[k] - s[k] * f : c.va[k] + v[k];
+    c.ra = fabs(tr_double(&r, el, el + 40)), c.rb = fabs(tr_double(&r, el, el + 40));
+    c.ma = c.mb = 1;
+    char where[128];
+    snprintf(where, sizeof where, "spread case %ld " SEED_MSG, i, SEED_ARGS);
+    rf_check(&c, NULL, where);
+  }
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, (unsigned long long)n);
+}
+
+Test(ref_fast, random_targets) {
+  tr_rng r = {tr_seed() ^ 0x746172676574ULL};
+  long n = 5000 * tr_scale();
+  gen_opts o;
+  gen_opts_default(&o, GEN_MIXED);
+  o.seed = tr_seed();
+  int neg = 0;
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    double R = c.ra + c.rb, delta;
+    switch (tr_next(&r) % 4) {
+    case 0: delta = R * ldexp(1.0, -(int)tr_int(&r, 1, 60)); break;
+    case 1: delta = -R * (1 - ldexp(1.0, -(int)tr_int(&r, 1, 60))); break;
+    case 2: delta = -R * (1 + ldexp(1.0, -(int)tr_int(&r, 1, 60))); break; /* R + delta < 0 */
+    default: delta = tr_double(&r, -60, 4); break;
+    }
+    char where[128];
+    snprintf(where, sizeof where, "target case %ld " SEED_MSG, i, SEED_ARGS);
+    neg += rf_check(&c, &delta, where) == TOI_ERR_RANGE;
+  }
+  cr_expect_gt(neg, 0, "no case had R + delta < 0");
+}
+
+/* ---- answers known from the maths ---- */
+
+/* RN(2^e) in the double format. */
+static double rf_pow2(long e) {
+  if (e > 1023) return INFINITY;
+  if (e >= -1074) return ldexp(1.0, (int)e);
+  return 0.0; /* 2^-1075 is a tie: to even, 0 */
+}
+
+/* RN(m 2^e) for m in [1, 2) a double, when m 2^e is normal; else NaN (the
+ * test then relies on the MPFR engine only). */
+static double rf_scaled(double m, long e) {
+  if (e < -1022 || e > 1023) return NAN;
+  return ldexp(m, (int)e);
+}
+
+/* A on the origin at rest, B at s moving v; radii 2^k and 2^(k+1) (R = 3 2^k),
+ * along axis ax (0..2) in 3D, or in the plane in 2D. */
+static toi_case rf_line(int dim, int ax, double s0, double s1, double v0, double v1, int k) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.id, "exact");
+  c.dim = dim;
+  int ay = (ax + 1) % dim;
+  c.pb[ax] = s0, c.pb[ay] = s1;
+  c.vb[ax] = v0, c.vb[ay] = v1;
+  c.ra = ldexp(1.0, k), c.rb = ldexp(1.0, k + 1);
+  c.ma = c.mb = 1;
+  return c;
+}
+
+static void rf_expect(const toi_case *c, toi_class cls, double tlo, double thi, const char *what) {
+  toi_ref f;
+  cr_assert_eq(toi_ref_solve_engine(&f, c, TOI_REF_FAST), TOI_OK);
+  rf_check(c, NULL, what);
+  cr_expect_eq(f.cls, cls, "%s: class %s, expected %s on %s", what, toi_class_name(f.cls), toi_class_name(cls),
+               rf_fmt(c));
+  if (!isnan(tlo)) cr_expect(tr_same(f.tlo, tlo), "%s: tlo %a, expected %a on %s", what, f.tlo, tlo, rf_fmt(c));
+  if (!isnan(thi)) cr_expect(tr_same(f.thi, thi), "%s: thi %a, expected %a on %s", what, f.thi, thi, rf_fmt(c));
+}
+
+Test(ref_fast, known_answers_over_the_exponent_range) {
+  static const int ks[] = {-1072, -1000, -600, -80, -1, 0, 1, 60, 500, 1000, 1019};
+  static const int js[] = {-1074, -1040, -700, -60, 0, 3, 90, 700, 1023};
+  char what[160];
+  for (size_t a = 0; a < sizeof ks / sizeof ks[0]; a++)
+    for (size_t b = 0; b < sizeof js / sizeof js[0]; b++)
+      for (int dim = 2; dim <= 3; dim++) {
+        int k = ks[a], j = js[b], ax = dim == 3 ? (int)((a + b) % 3) : (int)(b % 2);
+        long e = (long)k - j;
+        double d = 5 * ldexp(1.0, k), w = ldexp(1.0, j);
+        /* Head on: |s| = 5 2^k, R = 3 2^k, closing speed 2^j. */
+        snprintf(what, sizeof what, "head-on k=%d j=%d dim=%d", k, j, dim);
+        toi_case c = rf_line(dim, ax, d, 0, -w, 0, k);
+        rf_expect(&c, TOI_HIT, rf_pow2(e + 1), rf_pow2(e + 3), what);
+        /* Moving apart: the same roots, negated. */
+        snprintf(what, sizeof what, "apart k=%d j=%d dim=%d", k, j, dim);
+        c = rf_line(dim, ax, d, 0, w, 0, k);
+        rf_expect(&c, TOI_SEPARATING, -rf_pow2(e + 3), -rf_pow2(e + 1), what);
+        /* Overlapping: |s| = 2^k < R. */
+        snprintf(what, sizeof what, "overlap k=%d j=%d dim=%d", k, j, dim);
+        c = rf_line(dim, ax, ldexp(1.0, k), 0, -w, 0, k);
+        rf_expect(&c, TOI_OVERLAP, -rf_pow2(e + 1), rf_pow2(e + 2), what);
+        /* Touching and approaching: roots 0 and 2R / w = 1.5 2^(e+2). */
+        snprintf(what, sizeof what, "contact k=%d j=%d dim=%d", k, j, dim);
+        c = rf_line(dim, ax, 3 * ldexp(1.0, k), 0, -w, 0, k);
+        rf_expect(&c, TOI_CONTACT, 0.0, rf_scaled(1.5, e + 2), what);
+        /* Grazing: offset R across the motion, D = 0, double root 5 2^e. */
+        snprintf(what, sizeof what, "graze k=%d j=%d dim=%d", k, j, dim);
+        c = rf_line(dim, ax, d, 3 * ldexp(1.0, k), -w, 0, k);
+        rf_expect(&c, TOI_GRAZE, rf_scaled(1.25, e + 2), rf_scaled(1.25, e + 2), what);
+        /* 3-4-5: |s| = 5 2^k along (3, 4), speed 5 2^j: roots 0.4 and 1.6 2^e. */
+        if (k <= 1020 && j <= 1020) {
+          snprintf(what, sizeof what, "3-4-5 k=%d j=%d dim=%d", k, j, dim);
+          c = rf_line(dim, ax, 3 * ldexp(1.0, k), 4 * ldexp(1.0, k), -3 * w, -4 * w, k);
+          rf_expect(&c, TOI_HIT, rf_scaled(0x1.999999999999ap-2, e), rf_scaled(0x1.999999999999ap+0, e), what);
+        }
+      }
+}
+
+/* Far from the origin: pA = 2^50 + small, exactly representable sums, so the
+ * relative motion is the head-on one. */
+Test(ref_fast, known_answers_far_away) {
+  for (int dim = 2; dim <= 3; dim++) {
+    toi_case c = rf_line(dim, 0, 5, 0, -1, 0, 0);
+    for (int i = 0; i < dim; i++) c.pa[i] += 0x1p50, c.pb[i] += 0x1p50, c.va[i] += 3, c.vb[i] += 3;
+    rf_expect(&c, TOI_HIT, 2.0, 8.0, "far head-on");
+  }
+}
+
+/* ---- the API around the engines ---- */
+
+Test(ref_fast, invalid_inputs_same_status_and_cleared_output) {
+  toi_case good = tr_rel2(5, 0, -1, 0, 1, 2);
+  toi_case bad[8];
+  for (int i = 0; i < 8; i++) bad[i] = good;
+  bad[0].pa[0] = NAN;
+  bad[1].vb[1] = INFINITY;
+  bad[2].ra = -1;
+  bad[3].rb = NAN;
+  bad[4].dim = 4;
+  bad[5].pb[2] = 1; /* 2D with a third component */
+  bad[6].va[0] = -INFINITY;
+  bad[7].dim = 1;
+  for (int i = 0; i < 8; i++) {
+    char where[32];
+    snprintf(where, sizeof where, "bad case %d", i);
+    cr_expect_eq(rf_check(&bad[i], NULL, where), TOI_ERR_INPUT, "%s", where);
+    /* An invalid case is refused as such whatever the target. */
+    double deltas[] = {0.0, -100.0, INFINITY, NAN};
+    for (int k = 0; k < 4; k++) cr_expect_eq(rf_check(&bad[i], &deltas[k], where), TOI_ERR_INPUT, "%s", where);
+  }
+  double inf = INFINITY;
+  cr_expect_eq(rf_check(&good, &inf, "infinite delta"), TOI_ERR_RANGE);
+  cr_expect_eq(toi_ref_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
+  toi_ref r;
+  cr_expect_eq(toi_ref_solve_engine(&r, &good, (toi_ref_engine)7), TOI_ERR_RANGE);
+}
+
+Test(ref_fast, engine_setting_names_and_counters) {
+  cr_assert_eq(toi_ref_get_engine(), TOI_REF_FAST, "the fast engine is the default");
+  cr_expect_str_eq(toi_ref_engine_name(TOI_REF_FAST), "fast");
+  cr_expect_str_eq(toi_ref_engine_name(TOI_REF_MPFR), "mpfr");
+  cr_expect_null(toi_ref_engine_name((toi_ref_engine)9));
+  cr_expect_eq(toi_ref_engine_parse("fast"), TOI_REF_FAST);
+  cr_expect_eq(toi_ref_engine_parse("mpfr"), TOI_REF_MPFR);
+  cr_expect_eq(toi_ref_engine_parse("gmp"), -1);
+  cr_expect_eq(toi_ref_engine_parse(NULL), -1);
+  cr_expect_eq(toi_ref_set_engine((toi_ref_engine)5), TOI_ERR_RANGE);
+  cr_expect_eq(toi_ref_get_engine(), TOI_REF_FAST, "a refused setting changes nothing");
+
+  toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
+  toi_ref a, b;
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_reset();
+  cr_assert_eq(toi_ref_solve(&a, &c), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "toi_ref_solve went through the fast engine");
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
+  cr_expect_eq(toi_ref_get_engine(), TOI_REF_MPFR);
+  cr_assert_eq(toi_ref_solve(&b, &c), TOI_OK);
+  cr_assert_eq(toi_ref_solve_target(&b, &c, 0.0), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "the MPFR engine does not count as the fast one");
+  cr_expect(tr_same_ref(&a, &b));
+  cr_expect(tr_same(a.tlo, 2.0) && tr_same(a.thi, 8.0));
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+}
+
+/* Exactly tangent paths (D = 0) are decided by the exact expansion, not by
+ * the MPFR engine. */
+Test(ref_fast, exact_tangents_need_no_fallback) {
+  gen_opts o;
+  gen_opts_default(&o, GEN_TANGENT);
+  o.seed = tr_seed();
+  o.k.lo = o.k.hi = 0;
+  o.k.step = 1;
+  long n = 2000 * tr_scale();
+  toi_ref_fast_stats_reset();
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_ref r;
+    cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(r.cls, TOI_GRAZE, "tangent case %ld is %s " SEED_MSG, i, toi_class_name(r.cls), SEED_ARGS);
+    cr_assert(tr_same(r.tlo, r.thi));
+  }
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_get(&st);
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    rf_check(&c, NULL, "exact tangent");
+  }
+  cr_expect_eq(st.exact, (unsigned long long)n, "%llu of %ld cases used an exact stage", st.exact, n);
+  cr_expect_eq(st.fb_range + st.fb_sign + st.fb_round, 0, "fallbacks: range %llu sign %llu round %llu",
+               st.fb_range, st.fb_sign, st.fb_round);
+}
