@@ -803,6 +803,14 @@ static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
   const toi_formulation *f = ctx;
   toi_result r = f->solve(c);
   if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
+  /* An overlap verdict means "in contact now", whatever time comes with it
+   * (Ericson says 0, the exact kernels say NaN: the overlap has no forward
+   * contact time). Rounding leaves touching pairs overlapping by an ulp after
+   * a contact; the response then applies an impulse only if they approach. */
+  if (toi_class_group(r.cls) == TOI_G_OVERLAP) {
+    *dt = 0;
+    return 1;
+  }
   if (isnan(r.t)) return -1;
   if (!(r.t >= 0) || isinf(r.t)) return 0;
   *dt = r.t;

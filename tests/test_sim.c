@@ -326,6 +326,28 @@ Test(sim, small_gas_conserves) {
   }
 }
 
+/* Every forward formulation of the registry, whatever it answers for an
+   overlap left by rounding (a time of 0 or NaN), runs a small gas without
+   stopping and without losing energy: the simulation must not take an
+   overlap verdict for a pathological state. */
+Test(sim, every_forward_formulation_runs_a_gas) {
+  unsigned long long seed = sim_seed();
+  sim_state st;
+  cr_assert_eq(sim_generate(&st, seed, 2, 150, 3), TOI_OK);
+  size_t n;
+  const toi_formulation *all = toi_formulations(&n);
+  for (size_t k = 0; k < n; k++) {
+    if (all[k].direction != TOI_FORWARD) continue;
+    sim_kernel ker = sim_formulation_kernel(&all[k]);
+    sim_config cfg = {1.0, 4000, 500, 0, 1e-9, NULL, NULL, NULL};
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
+    cr_assert_eq(rep.last.event, 4000, "%s", ker.name);
+    cr_assert(rep.max_abs_ke_err < 1e-12, "seed %llu %s: |ke_err| %g", seed, ker.name, rep.max_abs_ke_err);
+  }
+  sim_state_free(&st);
+}
+
 /* A kernel that never sees contacts lets balls pass through each other: the
    sample finds them overlapping and counts them as missed. */
 static int blind_toi(void *ctx, const toi_case *c, double *dt) {
