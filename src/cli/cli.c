@@ -1,5 +1,6 @@
 /* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "toibench %s: ", cmd);
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\nTry 'toibench --help' or 'toibench %s --help'\n", cmd);
+  fprintf(stderr, "\nTry 'toibench --help'\n");
   va_end(ap);
   return EXIT_USAGE;
 }
@@ -93,6 +94,46 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   return count;
 }
 
+/* Temporary files not yet moved into place, removed if a signal ends the
+ * process (a killed `gen -o` must not leave a partial file behind). Only
+ * async-signal-safe calls are made in the handler. */
+#define MAX_PENDING 16
+static char pending[MAX_PENDING][4096];
+static volatile sig_atomic_t pending_used[MAX_PENDING];
+static int handlers_installed;
+
+static void on_fatal_signal(int sig) {
+  for (int i = 0; i < MAX_PENDING; i++)
+    if (pending_used[i]) unlink(pending[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void pending_add(const char *tmp) {
+  if (!handlers_installed) {
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = on_fatal_signal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(sigs[i], &sa, NULL);
+    }
+    handlers_installed = 1;
+  }
+  for (int i = 0; i < MAX_PENDING; i++)
+    if (!pending_used[i]) {
+      snprintf(pending[i], sizeof pending[i], "%s", tmp);
+      pending_used[i] = 1;
+      return;
+    }
+}
+
+static void pending_remove(const char *tmp) {
+  for (int i = 0; i < MAX_PENDING; i++)
+    if (pending_used[i] && !strcmp(pending[i], tmp)) pending_used[i] = 0;
+}
+
 int cli_out_open(cli_out *o, const char *path) {
   memset(o, 0, sizeof *o);
   if (!path || !strcmp(path, "-")) {
@@ -104,17 +145,63 @@ int cli_out_open(cli_out *o, const char *path) {
     cli_error("%s: path too long", path);
     return -1;
   }
-  snprintf(o->path, sizeof o->path, "%s", path);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
+  /* A device or a pipe (/dev/null, a FIFO) is written directly: it cannot be
+   * replaced by a rename, and has no partial state to protect. A symbolic
+   * link is followed, so the file it names is what gets replaced. */
+  struct stat sb;
+  char target[4096];
+  snprintf(target, sizeof target, "%s", path);
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) {
+      cli_error("%s: is a directory", path);
+      return -1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+      o->f = fopen(path, "w");
+      if (!o->f) {
+        cli_error("%s: cannot open: %s", path, strerror(errno));
+        return -1;
+      }
+      o->is_stdout = 0;
+      o->direct = 1;
+      snprintf(o->path, sizeof o->path, "%s", path);
+      return 0;
+    }
+    char *real = realpath(path, NULL);
+    if (real) {
+      snprintf(target, sizeof target, "%s", real);
+      free(real);
+    }
+  } else if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+    /* A link to a file that does not exist yet: create that file. */
+    char link[4096];
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n > 0) {
+      link[n] = 0;
+      const char *slash = strrchr(path, '/');
+      int w = link[0] == '/' || !slash
+                  ? snprintf(target, sizeof target, "%s", link)
+                  : snprintf(target, sizeof target, "%.*s/%s", (int)(slash - path), path, link);
+      if (w < 0 || (size_t)w >= sizeof target) snprintf(target, sizeof target, "%s", path);
+    }
+  }
+  if (strlen(target) + 16 >= sizeof o->path) {
+    cli_error("%s: path too long", path);
+    return -1;
+  }
+  snprintf(o->path, sizeof o->path, "%s", target);
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", target);
   int fd = mkstemp(o->tmp);
   if (fd < 0) {
     cli_error("%s: cannot create: %s", path, strerror(errno));
     return -1;
   }
+  pending_add(o->tmp);
   o->f = fdopen(fd, "w");
   if (!o->f) {
     close(fd);
     unlink(o->tmp);
+    pending_remove(o->tmp);
     cli_error("%s: cannot open: %s", path, strerror(errno));
     return -1;
   }
@@ -132,16 +219,23 @@ int cli_out_commit(cli_out *o) {
   int bad = ferror(o->f);
   if (fclose(o->f) != 0) bad = 1;
   o->f = NULL;
+  if (o->direct) {
+    if (bad) cli_error("%s: write error", o->path);
+    return bad ? -1 : 0;
+  }
   if (bad) {
     unlink(o->tmp);
+    pending_remove(o->tmp);
     cli_error("%s: write error", o->path);
     return -1;
   }
   if (chmod(o->tmp, 0644) != 0 || rename(o->tmp, o->path) != 0) {
     cli_error("%s: cannot move into place: %s", o->path, strerror(errno));
     unlink(o->tmp);
+    pending_remove(o->tmp);
     return -1;
   }
+  pending_remove(o->tmp);
   return 0;
 }
 
@@ -149,7 +243,9 @@ void cli_out_abort(cli_out *o) {
   if (o->is_stdout || !o->f) return;
   fclose(o->f);
   o->f = NULL;
+  if (o->direct) return;
   unlink(o->tmp);
+  pending_remove(o->tmp);
 }
 
 int cli_parse_double(const char *s, double *out) {

@@ -20,7 +20,7 @@ typedef struct cli_command {
   int (*run)(int argc, char **argv);
 } cli_command;
 
-/// Prints "toibench CMD: message" and the "Try" line to stderr; returns EXIT_USAGE.
+/// Prints "toibench CMD: message" and "Try 'toibench --help'" to stderr; returns EXIT_USAGE.
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /// Prints "toibench: message" to stderr.
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -42,6 +42,7 @@ typedef struct cli_out {
   char path[4096];
   char tmp[4096];
   int is_stdout;
+  int direct;   ///< a device or pipe written in place
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
