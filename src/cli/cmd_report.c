@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "report.h"
 #include "sweep.h"
+#include "toiref.h"
 
 static void help(void) {
   printf(
@@ -32,6 +33,7 @@ static void help(void) {
       "  --seed S       generator seed (default 1)\n"
       "  -j N           threads (default: the number of cores)\n"
       "  --quiet        no progress line\n"
+      "  --reference fast|mpfr  the reference engine (bit-identical answers; default fast)\n"
       "External solvers get their rows in every table and plot (see 'toibench run --help'):\n"
       "  --engines            every engine built by 'make engines'\n"
       "  --solver LIB[:SYM]   a C plug-in (toi_solver.h); repeatable\n"
@@ -85,6 +87,7 @@ int cmd_report(int argc, char **argv) {
       i++;
       continue;
     }
+    if (!strncmp(argv[i], "-j", 2)) continue;
     cmdlen += (size_t)snprintf(d.opts.command + cmdlen, sizeof d.opts.command - cmdlen, " %s", argv[i]);
   }
   for (int i = 1; i < argc; i++) {
@@ -107,6 +110,12 @@ int cmd_report(int argc, char **argv) {
       d.opts.seed = s;
     } else if (!strcmp(a, "-j") && i + 1 < argc) {
       if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
+    } else if (!strncmp(a, "-j", 2) && a[2]) {
+      if (sweep_parse_jobs(a + 2, &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
+    } else if (!strcmp(a, "--reference") && i + 1 < argc) {
+      int e = toi_ref_engine_parse(argv[++i]);
+      if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK)
+        return usage_free(solv, "--reference needs fast or mpfr");
     } else if (!strcmp(a, "--engines")) {
       d.opts.engines = 1;
     } else if (!strcmp(a, "--timeout") && i + 1 < argc) {

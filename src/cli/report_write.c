@@ -1,4 +1,5 @@
 /* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -510,13 +511,98 @@ static void best_values(const row *rows, size_t n, double *best) {
 static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
                                         "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call", "failed"};
 
+static void case_line(const rep_section *s, long i, char *buf, size_t n) {
+  if (i < 0 || (size_t)i >= s->n) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  toi_format_case(buf, n, &s->cases[i]);
+}
+
+/* The worst cases of one column: metric name, case index, value, and the
+ * command that shows that metric (the audit metrics need `audit`). */
+typedef struct worst_item {
+  const char *what;
+  long idx;
+  double value;
+  const char *verb;
+} worst_item;
+
+static int worst_items(const row *r, worst_item *w) {
+  worst_item all[5] = {{"max ULP", r->worst_ulp, r->max, "run"},
+                       {"first missed", r->first_missed, NAN, "run"},
+                       {"first ghost", r->first_ghost, NAN, "run"},
+                       {"max energy error", r->worst_ke, r->ke_max, "audit"},
+                       {"min contact gap", r->worst_gap, r->gap_min, "audit"}};
+  int n = 0;
+  for (int m = 0; m < 5; m++)
+    if (all[m].idx >= 0) w[n++] = all[m];
+  return n;
+}
+
+/* How an external solver is named on a replay command line. */
+static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
+  const rep_col *c = &d->cols[k];
+  if (c->f || (c->solver >= 0 && d->solv[c->solver].engine))
+    snprintf(buf, n, "-f %s", c->name);
+  else if (d->solv[c->solver].kind == SOLVER_PLUGIN)
+    snprintf(buf, n, "--solver %s:%s", d->solv[c->solver].path, d->solv[c->solver].symbol);
+  else
+    snprintf(buf, n, "--solver-cmd '%s'", d->solv[c->solver].command);
+}
+
+static int write_worst(const rep_data *d, const row *rows, const char *dir) {
+  FILE *f = open_in(dir, "worst.cases");
+  if (!f) return -1;
+  const rep_section *s = &d->sec[0];
+  fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
+             "# Sampled maxima are lower bounds of the true maxima.\n");
+  /* A case may be the worst of several columns: each line appears once, so
+   * the IDs stay unique, with every reason on a comment line before it. */
+  char *written = calloc(s->n ? s->n : 1, 1);
+  if (!written) {
+    fclose(f);
+    return -1;
+  }
+  for (size_t k = 0; k < d->ncol; k++) {
+    worst_item w[5];
+    int n = worst_items(&rows[k], w);
+    for (int m = 0; m < n; m++) {
+      fprintf(f, "# %s: %s\n", rows[k].name, w[m].what);
+      if (written[w[m].idx]) continue;
+      written[w[m].idx] = 1;
+      char line[1024];
+      case_line(s, w[m].idx, line, sizeof line);
+      fprintf(f, "%s\n", line);
+    }
+  }
+  free(written);
+  return close_ok(f);
+}
+
+static void html_worst_row(FILE *f, const rep_data *d, size_t k, const worst_item *w) {
+  const rep_section *s = &d->sec[0];
+  char line[1024], v[32], sel[4300];
+  case_line(s, w->idx, line, sizeof line);
+  replay_selector(d, k, sel, sizeof sel);
+  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", d->cols[k].name, w->what,
+          fmt_num(v, sizeof v, w->value));
+  html_str(f, line);
+  fprintf(f, "</code></td><td><code>echo '");
+  html_str(f, line);
+  fprintf(f, "' | toibench %s ", w->verb);
+  html_str(f, sel);
+  fprintf(f, " -</code></td></tr>\n");
+}
+
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "summary.md");
   if (!f) return -1;
   const rep_section *s = &d->sec[0];
-  fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu.\n"
+  fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu, %s reference.\n"
              "Reproduce: `%s`\n\n",
-          date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed, d->opts.command);
+          date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
+          toi_ref_engine_name(toi_ref_get_engine()), d->opts.command);
   fprintf(f, "| formulation | direction | cases | timed |");
   for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
   fprintf(f, "\n|---|---|---:|---:|");
@@ -537,55 +623,29 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
   fprintf(f, "\nBest value per column in bold. ULP statistics are over correctly classified cases with an exact "
              "root; classification errors are counted apart. Timing (ns/call) is machine-dependent; "
              "everything else is reproducible from the seed.\n");
-  return close_ok(f);
-}
-
-static void case_line(const rep_section *s, long i, char *buf, size_t n) {
-  if (i < 0 || (size_t)i >= s->n) {
-    snprintf(buf, n, "-");
-    return;
-  }
-  toi_format_case(buf, n, &s->cases[i]);
-}
-
-static int write_worst(const rep_data *d, const row *rows, const char *dir) {
-  FILE *f = open_in(dir, "worst.cases");
-  if (!f) return -1;
-  const rep_section *s = &d->sec[0];
-  fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
-             "# Sampled maxima are lower bounds of the true maxima.\n");
+  fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each command replays the case.\n\n"
+             "| formulation | metric | value | replay |\n|---|---|---:|---|\n");
   for (size_t k = 0; k < d->ncol; k++) {
-    long idx[5] = {rows[k].worst_ulp, rows[k].first_missed, rows[k].first_ghost, rows[k].worst_ke, rows[k].worst_gap};
-    const char *what[5] = {"max ULP", "first missed", "first ghost", "max energy error", "min contact gap"};
-    for (int m = 0; m < 5; m++) {
-      if (idx[m] < 0) continue;
-      int dup = 0;
-      for (int q = 0; q < m; q++) dup |= idx[q] == idx[m];
-      if (dup) continue;
-      char line[1024];
-      case_line(s, idx[m], line, sizeof line);
-      fprintf(f, "# %s: %s\n", rows[k].name, what[m]);
-      /* The same case may be the worst of several formulations; IDs must stay unique. */
-      int seen = 0;
-      for (size_t k2 = 0; k2 < k && !seen; k2++) {
-        long o[5] = {rows[k2].worst_ulp, rows[k2].first_missed, rows[k2].first_ghost, rows[k2].worst_ke, rows[k2].worst_gap};
-        for (int q = 0; q < 5; q++) seen |= o[q] == idx[m];
-      }
-      if (!seen) fprintf(f, "%s\n", line);
+    worst_item w[5];
+    int n = worst_items(&rows[k], w);
+    for (int m = 0; m < n; m++) {
+      char line[1024], v[32], sel[4300];
+      case_line(s, w[m].idx, line, sizeof line);
+      replay_selector(d, k, sel, sizeof sel);
+      fprintf(f, "| %s | %s | %s | `echo '%s' \\| toibench %s %s -` |\n", rows[k].name, w[m].what,
+              fmt_num(v, sizeof v, w[m].value), line, w[m].verb, sel);
     }
   }
+  fprintf(f, "\n## Many-ball simulation\n\n| kernel | status | events | final energy error | drift per 1e6 events "
+             "| overlaps (max) | missed |\n|---|---|---:|---:|---:|---:|---:|\n");
+  for (size_t j = 0; j < d->nsim; j++) {
+    const rep_sim *m = &d->sim[j];
+    char a[32], b[32];
+    fprintf(f, "| %s | %s | %llu | %s | %s | %llu | %llu |\n", m->name, m->status, (unsigned long long)m->events,
+            fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
+            (unsigned long long)m->overlaps, (unsigned long long)m->missed);
+  }
   return close_ok(f);
-}
-
-static void html_worst_row(FILE *f, const rep_section *s, const char *form, const char *what, long i, double value) {
-  if (i < 0) return;
-  char line[1024], v[32];
-  case_line(s, i, line, sizeof line);
-  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", form, what, fmt_num(v, sizeof v, value));
-  html_str(f, line);
-  fprintf(f, "</code></td><td><code>echo '");
-  html_str(f, line);
-  fprintf(f, "' | toibench run -f %s -</code></td></tr>\n", form);
 }
 
 static void machine_line(char *buf, size_t n) {
@@ -640,8 +700,8 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   html_str(f, __VERSION__);
   fprintf(f, "; flags: ");
   html_str(f, TOI_BUILD_FLAGS);
-  fprintf(f, "</td></tr>\n<tr><td>reference</td><td>MPFR %s, GMP %s</td></tr>\n", toi_ref_mpfr_version(),
-          toi_ref_gmp_version());
+  fprintf(f, "</td></tr>\n<tr><td>reference</td><td>%s engine (bit-identical to the other); MPFR %s, GMP %s</td></tr>\n",
+          toi_ref_engine_name(toi_ref_get_engine()), toi_ref_mpfr_version(), toi_ref_gmp_version());
   fprintf(f, "<tr><td>seed</td><td>%llu (generator families sampled uniformly over real ranges)</td></tr>\n",
           (unsigned long long)d->opts.seed);
   fprintf(f, "<tr><td>cases</td><td>");
@@ -693,11 +753,9 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
              "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case</th>"
              "<th>replay</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
-    html_worst_row(f, s, rows[k].name, "max ULP", rows[k].worst_ulp, rows[k].max);
-    html_worst_row(f, s, rows[k].name, "first missed", rows[k].first_missed, NAN);
-    html_worst_row(f, s, rows[k].name, "first ghost", rows[k].first_ghost, NAN);
-    html_worst_row(f, s, rows[k].name, "max energy error", rows[k].worst_ke, rows[k].ke_max);
-    html_worst_row(f, s, rows[k].name, "min contact gap", rows[k].worst_gap, rows[k].gap_min);
+    worst_item w[5];
+    int n = worst_items(&rows[k], w);
+    for (int m = 0; m < n; m++) html_worst_row(f, d, k, &w[m]);
   }
   fprintf(f, "</table>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
              "<th>final energy error</th><th>drift per 10<sup>6</sup> events</th><th>overlaps (max)</th>"
@@ -731,6 +789,8 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   json_str(f, toi_ref_mpfr_version());
   fprintf(f, ",\n  \"gmp\": ");
   json_str(f, toi_ref_gmp_version());
+  fprintf(f, ",\n  \"reference_engine\": ");
+  json_str(f, toi_ref_engine_name(toi_ref_get_engine()));
   fprintf(f, ",\n  \"sections\": [");
   for (size_t k = 0; k < d->nsec; k++) {
     fprintf(f, "%s{\"name\": ", k ? ", " : "");
@@ -778,6 +838,31 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   json_num(f, d->seconds_total);
   fprintf(f, "\n}\n");
   return close_ok(f);
+}
+
+/* Only an earlier report (or an empty folder) may be replaced: --out must
+ * never delete a folder of someone else's files. */
+static int is_replaceable_report(const char *dir) {
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/report.json", dir);
+  FILE *f = fopen(path, "r");
+  if (f) {
+    char head[256] = "";
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = 0;
+    fclose(f);
+    return strstr(head, "\"format\": \"toibench-report v1\"") != NULL;
+  }
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int empty = 1;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
+  closedir(d);
+  return empty;
 }
 
 static int remove_tree(const char *path) {
@@ -831,6 +916,12 @@ int report_write(const rep_data *d, const char *dir) {
   snprintf(old, sizeof old, "%.*s.old.%ld", (int)dl, dir, (long)getpid());
   struct stat sb;
   int had_old = stat(dir, &sb) == 0;
+  if (had_old && !is_replaceable_report(dir)) {
+    cli_error("report: %s exists and is not a toibench report (no report.json of ours in it): "
+              "choose another --out or remove it",
+              dir);
+    goto fail;
+  }
   if (had_old && rename(dir, old) != 0) {
     cli_error("report: cannot replace %s: %s", dir, strerror(errno));
     goto fail;
