@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "toi.h"
 
 static const char *const names2[14] = {"id",   "dim",  "pA.x", "pA.y", "vA.x", "vA.y", "rA",
@@ -94,8 +95,8 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
       }
   memset(c, 0, sizeof *c);
   if (n < 2) {
-    *field = 0;
-    snprintf(msg, msgsz, "expected 14 fields (2D) or 18 fields (3D), found %d", n);
+    *field = 2;
+    snprintf(msg, msgsz, "missing (expected 14 fields (2D) or 18 fields (3D), found %d)", n);
     return -1;
   }
   if (!toi_id_valid(tok[0])) {
@@ -118,8 +119,10 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
   }
   int want = c->dim == 2 ? 14 : 18;
   if (n != want) {
-    *field = 0;
-    snprintf(msg, msgsz, "expected %d fields for DIM %d, found %d", want, c->dim, n);
+    /* Name the first field that is missing, or the first one too many. */
+    *field = n < want ? n + 1 : want + 1;
+    snprintf(msg, msgsz, "%s (expected %d fields for DIM %d, found %d)",
+             n < want ? "missing" : "one field too many", want, c->dim, n);
     return -1;
   }
   double v[18];
@@ -222,6 +225,11 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
   long lineno = 0;
   int nonempty = 0;
 
+  /* A UTF-8 byte order mark, as some editors write, is not part of the data. */
+  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+    text += 3;
+    len -= 3;
+  }
   if (memchr(text, '\0', len)) {
     const char *z = memchr(text, '\0', len);
     long ln = 1;
@@ -324,6 +332,12 @@ out:
 toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags) {
   int is_stdin = !strcmp(path, "-");
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  struct stat sb;
+  if (f && !is_stdin && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    fclose(f);
+    add_diag(diags, path, 0, 0, 2, "is a directory, not a case file");
+    return TOI_ERR_IO;
+  }
   if (!f) {
     char msg[160];
     snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));

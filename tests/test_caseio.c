@@ -64,6 +64,14 @@ Test(caseio, crlf_is_accepted) {
   toi_caselist_free(&l);
 }
 
+Test(caseio, utf8_bom_is_skipped) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  cr_assert_eq(parse(&l, "\xEF\xBB\xBFx 2 0 0 0 0 1 1 3 0 -1 0 1 2\n", &dg), TOI_OK);
+  cr_assert_str_eq(l.items[0].id, "x");
+  toi_caselist_free(&l);
+}
+
 Test(caseio, bad_file_is_refused_whole) {
   toi_caselist l = {0};
   toi_diags dg;
