@@ -262,14 +262,17 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
         cr_assert_eq(rp.bits, strtod(field(line, 8, b, sizeof b), NULL));
         top_ulp[ufield(line, 2)][f - forms] = value;
       } else if (!strcmp(what, "max_ratio")) {
-        /* relerr / (kappa 2^-53), kappa from the reference, relerr from the ULP
-           error: ulp(t*) = 2^(e-53) for 2^(e-1) <= |t*| < 2^e (normal t*). */
+        /* |T - t*| / (kappa 2^-53 |t*| + 2^-1075), kappa from the reference,
+           |T - t*| from the ULP error: ulp(t*) = 2^max(e-53, -1074) for
+           2^(e-1) <= |t*| < 2^e. In long double, which holds 2^-1075 and
+           the products here without underflow. */
         double kappa;
         cr_assert_eq(toi_ref_kappa(&kappa, &c, f->direction), TOI_OK);
         cr_assert_eq(kappa, strtod(field(line, 8, b, sizeof b), NULL));
         int e;
         frexp(rp.ref_t, &e);
-        double want = rp.ulp * ldexp(1, e - 53) / fabs(rp.ref_t) / (kappa * 0x1p-53);
+        long double err = (long double)rp.ulp * ldexpl(1, e - 53 < -1074 ? -1074 : e - 53);
+        double want = (double)(err / ((long double)kappa * 0x1p-53L * fabsl((long double)rp.ref_t) + 0x1p-1075L));
         cr_assert(fabs(value - want) <= 1e-12 * want, "%s: ratio %a, expected %a", line, value, want);
       } else {
         cr_assert_str_eq(what, "misclass");

@@ -50,7 +50,7 @@ static void help(void) {
       "           first misclass (VALUE = 1 missed, 2 ghost, 3 other; AUX = verdict);\n"
       "           ties go to the lowest index. Replay them with\n"
       "           grep '^witness ' RESULT | cut -d' ' -f10- > worst.cases\n"
-      "MAX_RATIO is relerr / (kappa 2^-53), relerr = |T - t*|/|t*|: about 1 or less is\n"
+      "MAX_RATIO is |T - t*| / (kappa 2^-53 |t*| + 2^-1075) (the floor: a subnormal t*): about 1 or less is\n"
       "the error the conditioning of t* explains; far above, the formulation loses\n"
       "accuracy of its own. Classification errors are counted apart, never folded\n"
       "into the ULP statistics. Sampled maxima are lower bounds of the true maxima.\n"

@@ -117,9 +117,14 @@ double sweep_ratio(double ulp, double ref_t, double kappa) {
   int e;
   double m = frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
   int ue = (e - 1 < -1022 ? -1022 : e - 1) - 52; /* ulp(t*) = 2^ue, as toi_ref_error */
-  /* relerr / (kappa 2^-53) = ulp 2^ue / (m 2^e) / kappa 2^53; ue - e stays
-     small even for subnormal or huge t*, so nothing overflows on the way. */
-  return ldexp(ulp / m, ue - e + 53) / kappa;
+  /* |T - t*| / (kappa 2^-53 |t*| + 2^-1075): the error against the best a
+     double can do, the conditioning's share plus half the smallest subnormal
+     (a subnormal t* cannot be closer than that, whatever kappa says). In units
+     of 2^ue: numerator ulp, denominator kappa m 2^(e-53-ue) + 2^(-1075-ue); the
+     exponents stay small (e - 53 - ue <= 0, -1075 - ue <= -1), so nothing
+     overflows on the way. */
+  double den = kappa * ldexp(m, e - 53 - ue) + ldexp(1, -1075 - ue);
+  return ulp / den;
 }
 
 toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf, const toi_case *c,

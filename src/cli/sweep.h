@@ -40,7 +40,8 @@
  *          the largest |T - t*|/ulp(t*), MAX_BITS the largest bits of error,
  *          KAPPA_* the range of the relative condition number of t* over timed
  *          cases (KAPPA_INF counts kappa = +Inf: t* = 0 or D = 0), MAX_RATIO the
- *          largest relerr / (kappa 2^-53) with relerr = |T - t*|/|t*|: about 1
+ *          largest |T - t*| / (kappa 2^-53 |t*| + 2^-1075) (relative error
+ *          against conditioning, with the subnormal floor): about 1
  *          or below means the error is what the conditioning explains, far
  *          above means the formulation loses accuracy of its own. Maxima are
  *          %.6g for people and again as C99 hex floats (exact, used by merge);
@@ -148,7 +149,8 @@ void sweep_witness_offer_first(sweep_witness *w, double value, double aux, uint6
 /// Histogram bin of a ULP error (>= 0 or +Inf) and of a kappa (>= 0 or +Inf).
 int sweep_ulp_bin(double ulp);
 int sweep_kappa_bin(double kappa);
-/// relerr / (kappa 2^-53) for a scored time, or NaN when not defined.
+/// |T - t*| / (kappa 2^-53 |t*| + 2^-1075) for a scored time (about 1 or
+/// below: what the conditioning and the double format explain), or NaN.
 double sweep_ratio(double ulp, double ref_t, double kappa);
 
 /// Scores one case for every formulation into acc (bin b). Kappa is computed
