@@ -14,6 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 [ -x "$TB" ] || { echo "bench.sh: $TB is not an executable (run make first)" >&2; exit 1; }
 # A private copy: a rebuild during the run must not change the program under test.
+BUILD_DIR=$(dirname "$TB")
 cp "$TB" "$tmp/toibench"
 TB=$tmp/toibench
 
@@ -49,10 +50,18 @@ cheapest=""
 cheap_rate=0
 for f in $("$TB" list | awk '/^[a-z][a-z0-9-]* \((forward|reverse)\)$/ {print $1}'); do
   r=$("$TB" sweep mixed --time-only "$f" --count 20000000 -j1 | rate_of)
+  echo "$f $r" >>"$tmp/rates"
   printf "  %-18s %12.4g cases/s   %8s x the reference\n" "$f" "$r" "$(ratio "$r" "$ref_rate")"
   if awk -v a="$r" -v b="$cheap_rate" 'BEGIN { exit !(a > b) }'; then cheapest=$f; cheap_rate=$r; fi
 done
 echo "  reference cost / cheapest formulation ($cheapest): $(ratio "$cheap_rate" "$ref_rate")"
+eric_rate=$(awk -v n=ericson '$1 == n {print $2}' "$tmp/rates")
+echo "  reference cost / ericson: $(ratio "$eric_rate" "$ref_rate")"
+echo "  cost per call against ericson (targets: robust <= 1.5, accurate <= 5):"
+for f in robust accurate; do
+  r=$(awk -v n="$f" '$1 == n {print $2}' "$tmp/rates")
+  [ -n "$r" ] && printf "    %-10s %6s x ericson\n" "$f" "$(ratio "$eric_rate" "$r")"
+done
 echo
 
 echo "== full sweep: mixed, every formulation scored against the reference, $J thread(s)"
@@ -108,9 +117,9 @@ echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference r
 # ---- the reference's engines (fast vs mpfr): bit-identity, speed ratio, fallbacks per family ----
 # Environment: TOI_BENCH_FASTREF_COUNT (mixed cases checked, default 10^7),
 # TOI_BENCH_FASTREF_FAMILY (cases per family, default 10^5).
-FR=$(dirname "$TB")/bench_fastref
+FR=$BUILD_DIR/bench_fastref
 FR_N=${TOI_BENCH_FASTREF_COUNT:-10000000}
-FR_P=${TOI_BENCH_FASTREF_FAMILY:-100000}
+FR_P=${TOI_BENCH_FASTREF_FAMILY:-1000000}
 echo
 echo "== reference engines: fast (default) against mpfr on $FR_N mixed cases, one thread, same run"
 if [ -x "$FR" ]; then
@@ -118,3 +127,26 @@ if [ -x "$FR" ]; then
 else
   echo "  $FR is missing (make bench builds it)"
 fi
+
+# ---- the kernels' claims, checked per family (issue: robust and accurate) ----
+# Environment: TOI_BENCH_KERNEL_COUNT (cases per family, default 10^7).
+KN=${TOI_BENCH_KERNEL_COUNT:-10000000}
+echo
+echo "== robust and accurate: $KN cases per family against the reference ($J thread(s))"
+printf "  %-13s %-9s %9s %8s %10s %12s %12s %10s\n" family kernel misclass "max ULP" "<=0.5 ULP" "<=4 ULP" "max ratio" seconds
+for fam in generic aimed grazing near-contact far scale slow tangent mixed; do
+  t0=$(date +%s.%N)
+  "$TB" sweep "$fam" --count "$KN" -f robust,accurate -j"$J" --quiet -o "$tmp/k_$fam"
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  # stat: 8 missed 9 ghost 10 other 11 timed 12 max_ulp 17 max_ratio; hist: 4 H 7 count
+  awk -v fam="$fam" -v secs="$secs" '
+    $1 == "stat" { f = $2; mis[f] += $8 + $9 + $10; timed[f] += $11;
+                   if ($12 != "nan" && $12 + 0 > mu[f]) mu[f] = $12 + 0;
+                   if ($17 != "nan" && $17 + 0 > mr[f]) mr[f] = $17 + 0; seen[f] = 1 }
+    $1 == "hist" { f = $2; if ($4 <= 1) cr[f] += $7; if ($4 <= 4) w4[f] += $7 }
+    END { for (f in seen) printf "  %-13s %-9s %9d %8.4g %9.5f%% %11.5f%% %12.4g %10s\n", fam, f, mis[f], mu[f],
+                                 timed[f] ? 100 * cr[f] / timed[f] : 0, timed[f] ? 100 * w4[f] / timed[f] : 0, mr[f], secs }' \
+    "$tmp/k_$fam" | sort -k2
+done
+echo "  (misclass: missed + ghost + other; <=4 ULP counts histogram bins up to [1, 2) and [2, 4): errors < 4 ULP;"
+echo "   max ratio: |T - t*| / (kappa 2^-53 |t*| + 2^-1075); sampled maxima are lower bounds)"
