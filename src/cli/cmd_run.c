@@ -60,6 +60,7 @@ static void help(void) {
       "  miss_t, ghost_t  missed and ghost collisions against the exact class of\n"
       "             |s + v t| = R + target\n"
       "  t_timed, med_ulp_t, max_ulp_t  ULP errors against that problem's root\n"
+      "  med_dt, max_dt  |T - RN(t*)| in time units, against the true contact\n"
       "  med_gap, max_gap  |s + v T| - R at the returned time, relative to R (a\n"
       "             speed-independent error), over cases timed against the contact\n"
       "  max_dev    largest |gap - target| / R\n"
@@ -87,8 +88,8 @@ typedef struct entry {
   score_stats st;
   size_t failed, unsupported, shown;
   /* second table */
-  double *tulps, *gaps, *devs;
-  size_t ntulps, ngaps, ndevs, off_tol, have_tol, tkind[SCORE_KIND_COUNT];
+  double *tulps, *gaps, *devs, *dts;
+  size_t ntulps, ngaps, ndevs, ndts, off_tol, have_tol, tkind[SCORE_KIND_COUNT];
   double tmin, tmax_seen, max_gap;
   int targets_seen;
   char worst_gap[TOI_ID_MAX + 1];
@@ -253,6 +254,11 @@ static int score_solver(entry *x, const toi_case *c, const toi_ref *ref, const s
   x->targets_seen = 1;
   x->tkind[ss.target_kind]++;
   if (ss.target_timed && push_val(&x->tulps, &x->ntulps, ss.target_ulp)) return -1;
+  /* The error in time itself, in the case's time units: what a user of the
+   * engine sees as "how late or early". */
+  if (ss.sc.timed && isfinite(ss.sc.t) && isfinite(ss.sc.ref_t) &&
+      push_val(&x->dts, &x->ndts, fabs(ss.sc.t - ss.sc.ref_t)))
+    return -1;
   if (ss.sc.timed && !isnan(ss.gap)) {
     double R = c->ra + c->rb;
     double rel = R > 0 ? fabs(ss.gap) / R : fabs(ss.gap);
@@ -273,9 +279,9 @@ static int score_solver(entry *x, const toi_case *c, const toi_ref *ref, const s
 
 static void print_solver_table(FILE *f, entries *e) {
   fprintf(f, "\n# external solvers: failures, target, gap |s + v T| - R at the returned time (relative to R)\n");
-  fprintf(f, "%-18s %7s %7s %10s %7s %7s %7s %10s %10s %10s %10s %10s %7s  %s\n", "solver", "failed", "unsupp",
-          "target", "miss_t", "ghost_t", "t_timed", "med_ulp_t", "max_ulp_t", "med_gap", "max_gap", "max_dev",
-          "off_tol", "worst_gap");
+  fprintf(f, "%-18s %7s %7s %10s %7s %7s %7s %10s %10s %10s %10s %10s %10s %10s %7s  %s\n", "solver", "failed",
+          "unsupp", "target", "miss_t", "ghost_t", "t_timed", "med_ulp_t", "max_ulp_t", "med_dt", "max_dt", "med_gap",
+          "max_gap", "max_dev", "off_tol", "worst_gap");
   for (size_t k = 0; k < e->n; k++) {
     entry *x = &e->v[k];
     if (x->f) continue;
@@ -289,6 +295,8 @@ static void print_solver_table(FILE *f, entries *e) {
     fprintf(f, " %7zu %7zu %7zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
     print_num(f, quantile(x->tulps, x->ntulps, 0.5));
     print_num(f, max_of(x->tulps, x->ntulps));
+    print_num(f, quantile(x->dts, x->ndts, 0.5));
+    print_num(f, max_of(x->dts, x->ndts));
     print_num(f, quantile(x->gaps, x->ngaps, 0.5));
     print_num(f, x->ngaps ? x->max_gap : NAN);
     print_num(f, max_of(x->devs, x->ndevs));
@@ -525,6 +533,7 @@ done:
     free(e.v[k].tulps);
     free(e.v[k].gaps);
     free(e.v[k].devs);
+    free(e.v[k].dts);
   }
   free(e.v);
   free(files);
