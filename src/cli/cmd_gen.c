@@ -42,6 +42,8 @@ int cmd_gen(int argc, char **argv) {
   }
   if (g.family < 0) return cli_usage_error("gen", "no family given");
   if (start + count < start) return cli_usage_error("gen", "--start + --count overflows");
+  /* A file with no case is refused by every reader: do not write one. */
+  if (count == 0) return cli_usage_error("gen", "--count must be at least 1");
   gen_opts o;
   if (gen_cli_build(&g, "gen", GEN_MIXED, &o)) return EXIT_USAGE;
 

@@ -73,10 +73,10 @@ int cmd_reference(int argc, char **argv) {
     const toi_case *c = &list.items[i];
     toi_status st = have_delta ? toi_ref_solve_target(&ref, c, delta) : toi_ref_solve(&ref, c);
     if (st == TOI_ERR_RANGE) {
-      cli_error("case %s: R + DELTA is negative", c->id);
+      cli_error("case %s: rA + rB + DELTA is negative: no contact distance; nothing was written", c->id);
       cli_out_abort(&out);
       toi_caselist_free(&list);
-      return EXIT_USAGE;
+      return EXIT_INPUT;
     }
     if (st != TOI_OK) {
       cli_error("case %s: the reference failed (status %d)", c->id, (int)st);
