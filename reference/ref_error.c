@@ -4,6 +4,15 @@
 #include <string.h>
 #include "ref_internal.h"
 
+/*
+ * *ulp is the correctly rounded double (to nearest, ties to even, subnormals
+ * and overflow as IEEE 754 has them) of the exact quotient |T - t*| / ulp(t*),
+ * so that it is one well-defined number that two engines can agree on bit
+ * for bit: exactly for a rational root, by a Ziv loop for an irrational one.
+ * The fast engine's path (ref_fast_err.c) answers with the same double
+ * whenever it can prove it, and comes here otherwise.
+ */
+
 /* Position of a double in the ordered set of doubles; +0 and -0 coincide. */
 static int64_t ref_ord(double d) {
   int64_t i;
@@ -11,8 +20,8 @@ static int64_t ref_ord(double d) {
   return i < 0 ? -(i & INT64_MAX) : i;
 }
 
-/* log2(1 + |ord(a) - ord(b)|); the distance can exceed INT64_MAX. */
-static double ref_bits(double a, double b) {
+/* The distance can exceed INT64_MAX. */
+double ref_bits_apart(double a, double b) {
   int64_t oa = ref_ord(a), ob = ref_ord(b);
   uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
   return log2(1.0 + (double)dist);
@@ -27,7 +36,7 @@ static long ref_ulp_exp(long e) {
   return e - 52;
 }
 
-/* Rational root: T - t* exactly in mpq. */
+/* Rational root: T - t* exactly in mpq, then rounded once. */
 static double ref_ulp_rational(ref_ctx *x, int lo, double T) {
   mpq_ptr t = x->q[0], d = x->q[1];
   long e2;
@@ -60,21 +69,32 @@ static double ref_ulp_rational(ref_ctx *x, int lo, double T) {
     mpq_mul_2exp(d, d, (mp_bitcnt_t)-ue);
   else
     mpq_div_2exp(d, d, (mp_bitcnt_t)ue);
+  /* Round to odd at 64 bits (truncate, then set the last bit when inexact),
+   * then to nearest double: the odd result is no 54-bit number unless exact,
+   * and it shares with d the open interval between two consecutive 63-bit
+   * numbers, so no double or midpoint between doubles (all 54-bit numbers,
+   * subnormal ones and the overflow threshold included) separates them:
+   * one correct rounding, as in ref_roots.c. d >= 0. */
   mpfr_ptr f = x->f[6];
   mpfr_set_prec(f, 64);
-  mpfr_set_q(f, d, MPFR_RNDN);
+  if (mpfr_set_q(f, d, MPFR_RNDZ) != 0 && mpfr_min_prec(f) < 64) mpfr_nextabove(f);
   return mpfr_get_d(f, MPFR_RNDN);
 }
 
 /*
- * Irrational root: Ziv's loop. t approximates t* with |t - t*| < 2^(EXP(t)+4-p)
- * and dif = RN_p(T - t) has relative error <= 2^-p against T - t. Once
- * EXP(dif) >= EXP(t) + 37 - p, |dif| >= 2^(EXP(t)+36-p) >= 2^32 |t - t*|, so
- * dif is T - t* within a relative 2^-32 + 2^-p; with the final rounding to
- * double the ulp error is right to better than 2^-30. T - t* is never 0
- * (T is rational), so the loop ends. Once mpfr_can_round succeeded at 54
- * bits, t and t* lie between the same two consecutive 54-bit numbers, hence
- * in the same binade: floor(log2 |t*|) = EXP(t) - 1.
+ * Irrational root: Ziv's loop on the quotient itself. t approximates t* with
+ * |t - t*| < 2^(EXP(t)+4-p); once mpfr_can_round succeeded on t at 54 bits,
+ * t and t* lie between the same two consecutive 54-bit numbers, hence in the
+ * same binade: floor(log2 |t*|) = EXP(t) - 1. dif = RN_p(T - t) errs from
+ * T - t by at most 2^(EXP(dif)-1-p), so |dif - (T - t*)| <= 2^(m+1-p) with
+ * m = max(EXP(dif) - 1, EXP(t) + 4). Scaled by the exact power of two
+ * 1/ulp(t*), dif is accepted when mpfr_can_round says that it and every
+ * point within that bound lie between the same two consecutive 54-bit
+ * numbers: the quotient is irrational (T is rational, t* is not), so it is
+ * no 54-bit number, and then no breakpoint of the rounding to double
+ * separates it from dif (ref_roots.c): mpfr_get_d rounds both alike. The
+ * loop ends because an irrational number is at a positive distance from
+ * every breakpoint.
  */
 static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
   mpfr_ptr t = x->f[4], tt = x->f[5], dif = x->f[6];
@@ -85,25 +105,25 @@ static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
     if (!mpfr_can_round(t, REF_ERR_BITS(p), MPFR_RNDN, MPFR_RNDZ, 54)) continue;
     mpfr_set_prec(dif, p);
     mpfr_sub(dif, tt, t, MPFR_RNDN);
-    if (mpfr_zero_p(dif) || mpfr_get_exp(dif) < mpfr_get_exp(t) + 37 - p) continue;
-    long ue = ref_ulp_exp((long)mpfr_get_exp(t) - 1);
+    if (mpfr_zero_p(dif)) continue;
+    mpfr_exp_t ed = mpfr_get_exp(dif), et = mpfr_get_exp(t);
+    mpfr_exp_t m = ed - 1 > et + 4 ? ed - 1 : et + 4;
+    long ue = ref_ulp_exp((long)et - 1);
     mpfr_abs(dif, dif, MPFR_RNDN);
-    mpfr_mul_2si(dif, dif, -ue, MPFR_RNDN);
+    mpfr_mul_2si(dif, dif, -ue, MPFR_RNDN); /* exact: MPFR's range is wide */
+    /* The error bound 2^(m+1-p) relative to the exponent: scaling moved both. */
+    if (!mpfr_can_round(dif, ed - (m + 1 - (mpfr_exp_t)p), MPFR_RNDN, MPFR_RNDZ, 54)) continue;
     return mpfr_get_d(dif, MPFR_RNDN);
   }
 }
 
-toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
-  if (!ulp || !bits) return TOI_ERR_RANGE;
-  *ulp = *bits = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
+/* The whole answer by GMP and MPFR, for a checked case. */
+static toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
   ref_ctx *x = ref_ctx_get();
   if (!x) return TOI_ERR_NOMEM;
   ref_env env;
   ref_env_enter(&env);
-  st = ref_load(x, c, NULL);
+  toi_status st = ref_load(x, c, NULL);
   if (st == TOI_OK) {
     toi_ref r;
     ref_solve_loaded(x, &r);
@@ -114,11 +134,22 @@ toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c,
         /* An infinite T is right only when the root itself rounds to it. */
         *ulp = *bits = T == rn ? 0.0 : INFINITY;
       } else {
-        *bits = ref_bits(T, rn);
+        *bits = ref_bits_apart(T, rn);
         *ulp = x->rational ? ref_ulp_rational(x, lo, T) : ref_ulp_irrational(x, lo, T);
       }
     }
   }
   ref_env_leave(&env);
   return st;
+}
+
+toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  if (!ulp || !bits) return TOI_ERR_RANGE;
+  *ulp = *bits = NAN;
+  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
+  toi_status st = ref_check_case(c);
+  if (st != TOI_OK) return st;
+  if (toi_ref_get_engine() == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
+  *ulp = *bits = NAN;
+  return ref_error_mpfr(ulp, bits, T, c, dir);
 }

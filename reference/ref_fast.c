@@ -50,166 +50,12 @@
  * FMA one only in the exact stages. Both certify, so both give the MPFR
  * engine's answer; they differ only in speed and in how often they fall
  * back. 2D cases run as 3D ones with exactly zero third components.
+ *
+ * The double-double kit (TwoSum, TwoProd, the divisions and square root with
+ * their bounds, the final rounding fast_certify) lives in ref_internal.h,
+ * shared with the fast paths of toi_ref_error and toi_ref_kappa
+ * (ref_fast_err.c), which reuse the state this engine proves (ref_fast_prepare).
  */
-
-#define FAST_INLINE static inline __attribute__((always_inline))
-
-typedef struct fdd {
-  double h, l;
-} fdd;
-
-/* ---- error-free transformations ---- */
-
-/* Knuth: h = RN(a + b), h + l = a + b exactly, for any finite a, b whose sum
- * does not overflow (additions never lose to underflow). */
-FAST_INLINE fdd two_sum(double a, double b) {
-  double s = a + b, bb = s - a, aa = s - bb;
-  fdd r = {s, (a - aa) + (b - bb)};
-  return r;
-}
-
-/* Dekker: exact like two_sum when a = 0 or |a| >= |b|. */
-FAST_INLINE fdd fast_two_sum(double a, double b) {
-  double s = a + b;
-  fdd r = {s, b - (s - a)};
-  return r;
-}
-
-/* h = RN(a b), h + l = a b, for |a|, |b| < 2^995. With an FMA, l =
- * RN(a b - h): exact when e_a + e_b >= -970 (e the binary exponents), and in
- * any case |h + l - a b| <= 2^-1075. Without, Veltkamp's split into 26-bit
- * halves and Dekker's product, exact when e_a + e_b >= -970 (the Dekker build
- * only calls it so). */
-FAST_INLINE fdd two_prod(double a, double b, const int fm) {
-  double p = a * b;
-  if (fm) {
-    fdd r = {p, __builtin_fma(a, b, -p)};
-    return r;
-  }
-  double t = 0x1.0000002p27 * a; /* 2^27 + 1 */
-  double ah = t - (t - a), al = a - ah;
-  t = 0x1.0000002p27 * b;
-  double bh = t - (t - b), bl = b - bh;
-  fdd r = {p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
-  return r;
-}
-
-FAST_INLINE fdd dd_neg(fdd x) {
-  fdd r = {-x.h, -x.l};
-  return r;
-}
-
-/* ---- double-double operations with their error bounds ----
- * A double-double x = x.h + x.l is normalized when x.h = RN(x.h + x.l), so
- * |x.l| <= u |x.h|. The operands of dd_dot are normalized and below 2^400;
- * D in dd_add_sqrt and both operands of dd_div have hi parts in
- * [2^-850, 2^850] (x in dd_add_sqrt only enters sums), which keeps their
- * TwoProds exact; a lower-order product there may still
- * underflow, adding an absolute 2^-1074 that is below 2^-250 relative to the
- * result and absorbed by the constants' margins. gamma_k = k u / (1 - k u)
- * as in Higham's book. */
-
-/*
- * Sum_i x_i y_i, n <= 4 terms. With P_i = x_i.h y_i.h (TwoProd: p_i + e_i),
- * the cross terms k_i = x_i.h y_i.l + x_i.l y_i.h (|k_i| <= 2u|P_i|, rounded
- * with error <= gamma_2 |k_i|) and the dropped x_i.l y_i.l (<= u^2 |P_i|):
- * the p_i are summed by a chain of TwoSums (exact: S + sum of the q_i = sum
- * of the p_i), the 3n - 1 small terms e_i, k_i, q_i recursively into T
- * (error <= gamma_(3n-2) times the sum of their magnitudes, at most
- * (n + 2) u (1 + 2^-48) M with M = sum |P_i|: |e_i| <= u|p_i|, |q_i| <=
- * u |running sum| <= u (1 + 2^-48) M). Total error of S + T:
- * (gamma_(3n-2) (n + 2) u + 2 u gamma_2 + u^2)(1 + 2^-47) M <= 65.1 u^2 M
- * for n = 4 (less for n < 4); the final TwoSum is exact. Underflow: each
- * product and each TwoProd then errs by at most an extra 2^-1074, fewer than
- * 30 of them: below 2^-1060. The bound used is 2^-99 M + 2^-1000: a factor
- * 1.9 of margin that also covers the rounding of M itself (the sum of the
- * |p_i|, relative error below 2^-49). *mag receives that computed M.
- */
-FAST_INLINE fdd dd_dot(const fdd *x, const fdd *y, int n, double *mag, const int fm) {
-  fdd p = two_prod(x[0].h, y[0].h, fm);
-  double S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = fabs(p.h);
-#pragma GCC unroll 4
-  for (int i = 1; i < n; i++) {
-    p = two_prod(x[i].h, y[i].h, fm);
-    fdd q = two_sum(S, p.h);
-    S = q.h;
-    T = ((T + q.l) + p.l) + (x[i].h * y[i].l + x[i].l * y[i].h);
-    M += fabs(p.h);
-  }
-  *mag = M;
-  return two_sum(S, T);
-}
-
-/*
- * W = x + sqrt(d), x >= 0 and d > 0 normalized (x is |b|, d is D), in one
- * pass, so that *w0 = RN(x.h + h), h = RN(sqrt d.h), is ready early for the
- * reciprocal that the divisions by W use (|W.h - w0| <= 3.57u w0, below).
- * sqrt: h = sqrt(d.h)(1 + e0), |e0| <= u; rho = d.h - h^2 exactly real,
- * |rho| <= (2u + u^2) d.h. TwoProd gives h^2 = P + p exactly; d.h - P is
- * exact (Sterbenz), so r = RN(RN((d.h - P) - p) + d.l) errs from rho + d.l by
- * <= u|rho| + u(|rho|(1 + u) + u d.h) <= (5u^2 + O(u^3)) d.h, and
- * |r| <= 3.02u d.h. sqrt d = h sqrt(1 + t), t = (rho + d.l)/h^2, |t| <= 3.01u,
- * |sqrt(1 + t) - 1 - t/2| <= t^2/8 (1 - |t|)^(-3/2) <= 1.14u^2. The
- * correction multiplies r by g = RN(h RN(0.5 / d.h)), |2 h g - 1| <= 4.01u
- * (so the division by 2h runs alongside the square root): its error against
- * r / 2h is <= 4.01u |r / 2h| + u |r g| + (error of r) / 2h <= (6.1 + 1.53 +
- * 2.51) u^2 h. So |h + corr - sqrt d| <= 11.3u^2 h. The sum: TwoSum(x.h, h)
- * exact, RN(x.l + corr) errs by <= u(u x.h + 1.53u h), RN(e + that) by
- * <= u^2 (2 x.h + 2.54 h), Fast2Sum exact. Total <= 15.4u^2 (x.h + h)
- * <= 15.5u^2 W.h. Bound used: 2^-101 W.h (32 u^2). And w0: the low part
- * e + (x.l + corr) is at most (u + 1.55u)(1 + u) w0, so W.h = RN(w0 + it)
- * lies within 3.57u w0 of w0.
- */
-FAST_INLINE fdd dd_add_sqrt(fdd x, fdd d, double *h0, double *w0, const int fm) {
-  double h = sqrt(d.h), g = 0.5 / d.h;
-  fdd p = two_prod(h, h, fm);
-  double r = ((d.h - p.h) - p.l) + d.l;
-  double corr = r * (h * g);
-  fdd s = two_sum(x.h, h);
-  *h0 = h;
-  *w0 = s.h;
-  return fast_two_sum(s.h, s.l + (x.l + corr));
-}
-
-/*
- * x / y, normalized, y != 0, from iy with |iy y.h - 1| <= k u (one division
- * serves several quotients and may run before y is complete).
- * q1 = RN(x.h iy) = (x.h / y.h)(1 + e), |e| <= (k + 1.01)u, so rho = x.h -
- * q1 y.h has |rho| <= (k + 1.01)u |x.h|; TwoProd(q1, y.h) = P + p exactly and
- * x.h - P is exact (Sterbenz). The true remainder is r* = x - q1 y = rho +
- * x.l - q1 y.l, |r*| <= (k + 3.03)u |x.h|. The computed r errs from r* by at
- * most u|rho| (subtracting p) + (k + 2.02)u^2 |x.h| (adding x.l) +
- * 1.01u^2 |x.h| (rounding q1 y.l) + (k + 3.03)u^2 |x.h| (the last
- * subtraction) = (3k + 7.1)u^2 |x.h|; q2 = RN(r iy) errs from r / y.h by
- * <= (k + 1.01)(k + 3.1)u^2 |x.h / y.h|, and using y.h for y costs
- * |r*| |y.l| / (|y.h| |y|) <= (k + 3.03)u^2 |x.h / y|. Fast2Sum(q1, q2) is
- * exact. Total, with |x.h| <= |x|(1 + u) and |y.h| >= |y|(1 - u):
- * 22.4u^2 |x / y| for iy = RN(1 / y.h) (k = 1.01): bound used 2^-100;
- * 72u^2 |x / y| for iy = RN(1 / w0) against W (k = 3.57 + 1.01): bound used
- * 2^-98.
- */
-FAST_INLINE fdd dd_div(fdd x, fdd y, double iy, const int fm) {
-  double q1 = x.h * iy;
-  fdd p = two_prod(q1, y.h, fm);
-  double r = (((x.h - p.h) - p.l) + x.l) - q1 * y.l;
-  return fast_two_sum(q1, r * iy);
-}
-
-/* A bound computed in floating point from nonnegative terms, made safe: each
- * bound expression below has at most 10 roundings (each <= a factor 1 + u)
- * and uses |x.h| (1 + 2^-52) >= |x| or 1/|x.h| <= (1 + 2u)/|x|; a factor
- * 1 + 2^-40 covers all of it. */
-FAST_INLINE double up(double e) { return e * (1 + 0x1p-40); }
-
-/* Error bound of T = dd_div(X, Y) against the exact x / y, when |X - x| <= EX,
- * |Y - y| <= EY: |X/Y - x/y| <= |X/Y| (rx + ry) / (1 - ry) with
- * rx = EX/|X|, ry = EY/|Y|, plus the division's own bound ed |X/Y|. The
- * result is only used when it is at most 2^-60 |T.h| (fast_certify), so
- * rx, ry <= 2^-60 then, and 1.001 covers 1/(1 - ry), |X/Y| <= |T.h|(1 + 2^-51),
- * the use of hi parts in rx, ry and the roundings. */
-FAST_INLINE double fast_quot_err(fdd T, double ed, double rx, double ry) {
-  return fabs(T.h) * (ed + 1.001 * (rx + ry));
-}
 
 /*
  * c = sum_i x_i y_i for y_i = +-x_i (s.s - R^2), to about 2^-145 M instead
@@ -411,94 +257,6 @@ FAST_RARE_DEFS(fma, 1, __attribute__((target("fma"))))
 #define FAST_RARE(name, fm) name##_gen
 #endif
 
-/* ---- powers of two and the final rounding ---- */
-
-/* floor(log2 x) for finite x > 0, subnormals included. */
-static inline int fast_ilog2(double x) {
-  uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  int e = (int)((b >> 52) & 0x7ff);
-  if (e) return e - 1023;
-  x *= 0x1p64; /* exact */
-  memcpy(&b, &x, sizeof b);
-  return (int)((b >> 52) & 0x7ff) - 1023 - 64;
-}
-
-/* 2^k for -1022 <= k <= 1023, from its bits. */
-static inline double fast_pow2(int k) {
-  uint64_t b = (uint64_t)(k + 1023) << 52;
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-/* x 2^k for |k| <= 2044, exact whenever the result and x are normal: two
- * products by normal powers of two, the intermediate lying between x and
- * the result. Otherwise RN(x 2^k) up to a double rounding, which the
- * callers only use where every result below 2^-480 is refused. */
-static inline double fast_scale(double x, int k) {
-  if (k >= -1022 && k <= 1023) return x * fast_pow2(k);
-  int k1 = k / 2;
-  return x * fast_pow2(k1) * fast_pow2(k - k1);
-}
-
-/*
- * RN(x 2^k) in the double format, for x = x.h + x.l normalized with
- * 2^-850 <= |x.h| <= 2^850 and |k| <= 2200 (every fast_scale below has a
- * normal result from x.h, so its |k| <= 1873). x.h = RN_53(x) with unbounded
- * exponent, so x.h 2^k = RN_53(x 2^k): when that lies in the normal range
- * it is the answer; from 2^1024 on IEEE 754 overflows to +-Inf (the overflow
- * test is made on the unbounded rounding, as here). Below 2^-1022 the grid is
- * 2^-1074: with m = |x.h| 2^(k+1074) (exact, normal, m < 2^52) and fl, fr its
- * integer and fractional parts, the answer is fl or fl + 1 times 2^-1074.
- * m and 0.5 are multiples of ulp(m) and |x.l| 2^(k+1074) <= ulp(m)/2, so x.l
- * can only decide a tie fr = 1/2 (toward its sign, to even when it is zero);
- * a value that rounds to zero keeps its sign, as mpfr_get_d gives it.
- */
-static double fast_rn(fdd x, int k) {
-  int e = fast_ilog2(fabs(x.h)) + k;
-  if (e > 1023) return copysign(INFINITY, x.h);
-  if (e >= -1022) return fast_scale(x.h, k);
-  if (e < -1080) return copysign(0.0, x.h);
-  double m = fabs(fast_scale(x.h, k + 1074)); /* exact: normal, in [2^-6, 2^52) */
-  double l = x.h > 0 ? x.l : -x.l;           /* the correction toward larger |x| */
-  int64_t f = (int64_t)m;                     /* floor: m >= 0 */
-  double fr = m - (double)f;                  /* exact */
-  if (fr > 0.5 || (fr == 0.5 && (l > 0 || (l == 0 && (f & 1))))) f += 1;
-  return copysign((double)f * 0x1p-1074, x.h);
-}
-
-/*
- * RN(t*) from T (t = T 2^k) with |T - t*| <= E, if certain.
- * The enclosure's ends are T.h + RN(T.l -+ E2) with E2 >= E + 2^-104 |T.h|:
- * the rounding of T.l -+ E2 is at most u(u + 2^-59)|T.h| < 2^-105 |T.h|, so
- * the ends lie outside [T - E, T + E]. RN is monotone, so when both ends
- * round to the same double (same bits: the sign of zero counts) every point
- * between them does, t* included. Usual case first: the RN_53 of both ends
- * (plain sums, which Fast2Sum would normalize to) agree and that value times
- * 2^k is a normal double, which is then the answer (RN in the double format
- * is RN_53 there). Otherwise both ends go through fast_rn.
- */
-static inline int fast_certify(double *out, fdd T, double E, int k) {
-  double ah = fabs(T.h);
-  if (!(ah >= 0x1p-850 && ah <= 0x1p850 && E <= 0x1p-60 * ah)) return 0;
-  double E2 = (E + ah * 0x1p-104) * (1 + 0x1p-50);
-  double l1 = T.l - E2, l2 = T.l + E2;
-  double h1 = T.h + l1, h2 = T.h + l2;
-  if (h1 == h2) {
-    int e = fast_ilog2(ah) + k; /* h1 is T.h or a neighbour: same binade or the next */
-    if (e >= -1021 && e <= 1022) {
-      *out = fast_scale(h1, k);
-      return 1;
-    }
-  }
-  double y1 = fast_rn(fast_two_sum(T.h, l1), k);
-  double y2 = fast_rn(fast_two_sum(T.h, l2), k);
-  if (memcmp(&y1, &y2, sizeof y1)) return 0;
-  *out = y1;
-  return 1;
-}
-
 /* Directions from the exact signs of b and c, as ref_roots.c sets them. */
 FAST_INLINE void fast_dirs(toi_ref *out, int sb, int sc) {
   if (sc < 0) {
@@ -522,17 +280,39 @@ static inline int sgn(double x) { return (x > 0) - (x < 0); }
 
 /* The double root -b/a (D = 0, b != 0), or the nonzero root -2b/a of a
  * touching pair (c = 0): mul = 1 or 2. */
-FAST_INLINE int fast_root_ba(double *t, fdd A, double Ea, double ia, fdd B, double Eb, double mul, int k,
-                             const int fm) {
+FAST_INLINE int fast_root_ba(double *t, fdd *Tq, double *Eq, fdd A, double Ea, double ia, fdd B, double Eb,
+                             double mul, int k, const int fm) {
   if (!(fabs(B.h) >= 0x1p-800)) return FAST_FB_RANGE;
   fdd T = dd_div(B, A, ia, fm);
   double E = fast_quot_err(T, 0x1p-100, Eb / fabs(B.h), Ea / A.h) * mul;
   T.h *= -mul, T.l *= -mul; /* exact */
+  *Tq = T;
+  *Eq = E;
   return fast_certify(t, T, E, k) ? FAST_OK : FAST_FB_ROUND;
 }
 
+/* Keeps what the fast paths of toi_ref_error and toi_ref_kappa need (fs is
+ * NULL, and all of it compiled away, in the builds that only solve). */
+FAST_INLINE void fast_keep(ref_fast_state *fs, const toi_ref *out, const fdd *s, const fdd *v, int es, int ev,
+                           int exact_data, int sb, int sc, fdd A, double Ea) {
+  fs->r = *out;
+  for (int i = 0; i < 4; i++) fs->s[i] = s[i];
+  for (int i = 0; i < 3; i++) fs->v[i] = v[i];
+  fs->es = es, fs->ev = ev, fs->k2 = es - ev;
+  fs->exact_data = exact_data;
+  fs->sb = sb, fs->sc = sc;
+  fs->A = A, fs->Ea = Ea;
+  fs->roots = 0;
+  fs->graze = 0;
+}
+
+FAST_INLINE void fast_keep_root(ref_fast_state *fs, int j, fdd T, double E) {
+  fs->t[j] = T;
+  fs->Et[j] = E;
+}
+
 FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, toi_ref_fast_stats *st,
-                         const int n, const int fm) {
+                         ref_fast_state *fs, const int n, const int fm) {
   fdd s[4], sr[4], v[3];
   /* x - x is 0 for finite x, NaN otherwise: z = 0 exactly when every
    * difference is finite, hence every input (an infinite or NaN input makes
@@ -644,19 +424,31 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
     /* Touching now: D = b^2, the roots are 0 (exactly: +0, as the exact
      * path writes it) and -2b/a. */
     out->cls = sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
-    double t = 0;
+    double t = 0, Et = 0;
+    fdd Tq = {0, 0};
     if (sb != 0) {
-      int why = fast_root_ba(&t, A, Ea, ia, B, Eb, 2, k2, fm);
+      int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 2, k2, fm);
       if (why) return why;
     }
     out->tlo = sb < 0 ? 0.0 : t;
     out->thi = sb < 0 ? t : 0.0;
     fast_dirs(out, sb, sc);
+    if (fs) {
+      /* The root 0 is exact: an enclosure of width 0. */
+      const fdd zero = {0, 0};
+      fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+      fast_keep_root(fs, sb < 0 ? 0 : 1, zero, 0);
+      fast_keep_root(fs, sb < 0 ? 1 : 0, Tq, Et);
+      fs->roots = 1;
+    }
     return FAST_OK;
   }
   if (sc > 0 && sb >= 0) {
     out->cls = TOI_SEPARATING;
-    if (sb == 0) return FAST_OK; /* D = -ac < 0: no roots */
+    if (sb == 0) { /* D = -ac < 0: no roots */
+      if (fs) fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+      return FAST_OK;
+    }
   }
 
   /* Step 3: D = b^2 - a c. dd_dot errs by <= 2^-99 M_D + 2^-1000 on the
@@ -689,14 +481,25 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
     out->cls = TOI_OVERLAP;
   else if (sb < 0)
     out->cls = sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
-  if (sd < 0) return FAST_OK;
+  if (sd < 0) {
+    if (fs) fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+    return FAST_OK;
+  }
   if (sd == 0) {
     /* A double root -b/a (c > 0 here, so b != 0). */
-    double t;
-    int why = fast_root_ba(&t, A, Ea, ia, B, Eb, 1, k2, fm);
+    double t, Et;
+    fdd Tq;
+    int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 1, k2, fm);
     if (why) return why;
     out->tlo = out->thi = t;
     fast_dirs(out, sb, sc);
+    if (fs) {
+      fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+      fast_keep_root(fs, 0, Tq, Et);
+      fast_keep_root(fs, 1, Tq, Et);
+      fs->roots = 1;
+      fs->graze = 1;
+    }
     return FAST_OK;
   }
 
@@ -731,6 +534,13 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
   out->tlo = bneg ? t1 : t2;
   out->thi = bneg ? t2 : t1;
   fast_dirs(out, sb, sc);
+  if (fs) {
+    fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+    fast_keep_root(fs, bneg ? 0 : 1, bneg ? Q1 : dd_neg(Q1), E1);
+    fast_keep_root(fs, bneg ? 1 : 0, bneg ? Q2 : dd_neg(Q2), E2);
+    fs->D = D, fs->ED = ED;
+    fs->roots = 1;
+  }
   return FAST_OK;
 #undef FAST_FLOOR_OK
 }
@@ -743,17 +553,23 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
  * the values and to the bounds), which spares a branch that mixed 2D and 3D
  * data would mispredict half the time. */
 static int fast_try_generic(toi_ref *out, const toi_case *cs, const double *delta, toi_ref_fast_stats *st) {
-#ifdef FP_FAST_FMA
-  return fast_try(out, cs, delta, st, 3, 1);
-#else
-  return fast_try(out, cs, delta, st, 3, 0);
-#endif
+  return fast_try(out, cs, delta, st, NULL, 3, FAST_GEN_FMA);
+}
+
+/* The same, keeping the state for ref_fast_prepare. */
+static int fast_keep_generic(toi_ref *out, const toi_case *cs, toi_ref_fast_stats *st, ref_fast_state *fs) {
+  return fast_try(out, cs, NULL, st, fs, 3, FAST_GEN_FMA);
 }
 
 #ifdef FAST_DISPATCH
 __attribute__((target("fma"))) static int fast_try_fma(toi_ref *out, const toi_case *cs, const double *delta,
                                                        toi_ref_fast_stats *st) {
-  return fast_try(out, cs, delta, st, 3, 1);
+  return fast_try(out, cs, delta, st, NULL, 3, 1);
+}
+
+__attribute__((target("fma"))) static int fast_keep_fma(toi_ref *out, const toi_case *cs, toi_ref_fast_stats *st,
+                                                        ref_fast_state *fs) {
+  return fast_try(out, cs, NULL, st, fs, 3, 1);
 }
 
 /* 1 with an FMA unit, 0 without, -1 not asked yet (a benign, idempotent race
@@ -770,6 +586,14 @@ static int fast_have_fma(void) {
   return f;
 }
 #endif
+
+int ref_fast_fma(void) {
+#ifdef FAST_DISPATCH
+  return fast_have_fma();
+#else
+  return FAST_GEN_FMA;
+#endif
+}
 
 int ref_fast_use_fma(int on) {
 #ifdef FAST_DISPATCH
@@ -833,4 +657,34 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
   default: s->fb_round++; break;
   }
   return ref_solve_mpfr(out, c, delta);
+}
+
+int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {
+  if (!fs || !fast_plausible(c)) return 0;
+  toi_ref out;
+  out.cls = TOI_NONE;
+  out.tlo = out.thi = out.tfwd = out.trev = NAN;
+  out.fwd_is_lo = out.rev_is_lo = -1;
+  /* The public counters describe toi_ref_solve alone. */
+  toi_ref_fast_stats scratch = {0};
+  int why;
+#ifdef FAST_DISPATCH
+  why = fast_have_fma() ? fast_keep_fma(&out, c, &scratch, fs) : fast_keep_generic(&out, c, &scratch, fs);
+#else
+  why = fast_keep_generic(&out, c, &scratch, fs);
+#endif
+  return why == FAST_OK;
+}
+
+int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, int *mb, double *xc, int *mc) {
+  if (!fs->exact_data) return 0;
+  fdd sr[4];
+  for (int i = 0; i < 4; i++) sr[i] = fs->s[i];
+  sr[3] = dd_neg(fs->s[3]);
+  int fm = ref_fast_fma();
+  (void)fm; /* unused when there is a single build */
+  *ma = FAST_RARE(fast_xdot, fm)(xa, fs->v, fs->v, 3, 1);
+  *mb = FAST_RARE(fast_xdot, fm)(xb, fs->s, fs->v, 3, 0);
+  *mc = FAST_RARE(fast_xdot, fm)(xc, fs->s, sr, 4, 1);
+  return 1;
 }

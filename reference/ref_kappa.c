@@ -4,8 +4,12 @@
 
 /* Working precision: every term below is free of cancellation, so a few
  * dozen roundings at 128 bits leave kappa right to ~35 digits, far more than
- * the few it needs. */
+ * the few it needs. The result is that 128-bit value rounded to double; the
+ * fast engine's path (ref_fast_err.c) answers with the same double only when
+ * it proves that the exact kappa, widened by the bound REF_KAPPA_REL_ERR
+ * derived below, rounds to a single double, and comes here otherwise. */
 #define REF_KAPPA_PREC 128
+_Static_assert(REF_KAPPA_PREC == 128, "REF_KAPPA_REL_ERR is proved for 128 bits");
 
 /* y = |d1| + |d2|, rounded once; tmp is scratch. */
 static void ref_abs_sum(mpfr_ptr y, mpfr_ptr tmp, double d1, double d2) {
@@ -23,6 +27,23 @@ static void ref_abs_sum(mpfr_ptr y, mpfr_ptr tmp, double d1, double d2) {
  * P_i = S_i A - V_i B, A U_i = P_i + sg V_i sqrt D. When the two terms have
  * opposite signs it is computed as (P_i^2 - V_i^2 D) / (P_i - sg V_i sqrt D):
  * an exact integer over a sum of same-sign terms.
+ *
+ * Error bound (the fast path relies on it): with u = 2^-128, every MPFR
+ * operation rounds to nearest with relative error <= u (MPFR's exponent
+ * range is wide, the scalings by powers of two are exact, and the doubles
+ * enter exactly). Writing r(y) for a bound on the relative error of a
+ * computed y against its exact value, and using r(x o y) <= r(x) + r(y) + u
+ * for products and quotients (first order; the second-order terms are below
+ * 2^-240) and r(x + y) <= max(r(x), r(y)) + u for same-sign sums:
+ *   t: |t - t*| < 2^(EXP(t)+4-p) <= 32u |t|, so r(t) <= 32.1u;
+ *   q = sqrt(RN(D)): 1.5u; a: u; t1 = RN(V_i) q: 3.5u;
+ *   t2, same signs: RN(P) + t1: 4.5u; opposite signs: G / (RN(P) - t1):
+ *   u + 4.5u + u = 6.5u; |u_i| = t2 / a: 8.5u;
+ *   w1 = |pA_i| + |pB_i|: u; w2 = (|vA_i| + |vB_i|) t: 34.1u; w1 + w2:
+ *   35.1u; times |u_i|: 44.6u; the sum over i of these nonnegative terms:
+ *   47.6u; the radius term: 3u; the numerator: 48.6u;
+ *   the denominator q t: 34.6u; the quotient: 84.2u < 2^-121.5.
+ * REF_KAPPA_REL_ERR (ref_internal.h) is 2^-120.
  */
 static double ref_kappa_loaded(ref_ctx *x, const toi_case *c, int lo) {
   const mpfr_prec_t p = REF_KAPPA_PREC;
@@ -79,17 +100,13 @@ static double ref_kappa_loaded(ref_ctx *x, const toi_case *c, int lo) {
   return mpfr_get_d(sum, MPFR_RNDN);
 }
 
-toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  if (!kappa) return TOI_ERR_RANGE;
-  *kappa = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
+/* The whole answer by GMP and MPFR, for a checked case. */
+static toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction dir) {
   ref_ctx *x = ref_ctx_get();
   if (!x) return TOI_ERR_NOMEM;
   ref_env env;
   ref_env_enter(&env);
-  st = ref_load(x, c, NULL);
+  toi_status st = ref_load(x, c, NULL);
   if (st == TOI_OK) {
     toi_ref r;
     ref_solve_loaded(x, &r);
@@ -105,4 +122,15 @@ toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
   }
   ref_env_leave(&env);
   return st;
+}
+
+toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
+  if (!kappa) return TOI_ERR_RANGE;
+  *kappa = NAN;
+  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
+  toi_status st = ref_check_case(c);
+  if (st != TOI_OK) return st;
+  if (toi_ref_get_engine() == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
+  *kappa = NAN;
+  return ref_kappa_mpfr(kappa, c, dir);
 }

@@ -1,0 +1,630 @@
+/* ref_fast_err.c: the fast engine's toi_ref_error and toi_ref_kappa: proven enclosures in double arithmetic, else MPFR. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "ref_internal.h"
+
+/*
+ * What these paths must give: exactly the doubles of the GMP/MPFR paths of
+ * ref_error.c and ref_kappa.c, bit for bit. They start from the state the
+ * fast engine proved for the case (ref_fast_prepare: the scaled exact data,
+ * a, D, the signs, each root as a double-double with an absolute error bound
+ * Et <= 2^-60 |t|), build an enclosure of the wanted number, and answer only
+ * when every point of it rounds to the same double (fast_certify); otherwise
+ * the caller asks MPFR. u = 2^-53 throughout; an "error" is an absolute
+ * bound, proved beside the code. All in scaled units (ref_fast_state).
+ *
+ *  - The ulp error q = |T - t*| / ulp(t*) is, on both paths, the correctly
+ *    rounded double of the exact quotient (ref_error.c). ulp(t*) is an exact
+ *    power of two read from RN(t*) (the engine's certified root), so what
+ *    needs care is d = T - t*. When T is far from t* (|d| >= 2^60 Et) the
+ *    root's enclosure gives d to 2^-60 relative ("far"). When T is near t*,
+ *    the usual case since most answers are within a few ulps, Et ~ 2^-91 |t|
+ *    would give only a few bits of d, so d comes from the identity
+ *    F(T) = a (T - t*)(T - t**), F(x) = a x^2 + 2 b x + c, t** the other
+ *    root ("near"): d = F(T) / (a (T - t**)), F(T) summed from the exact
+ *    expansions of a, b, c (held as three doubles with an error bound, once
+ *    per case) and exact products with T, to about 2^-145 of its terms.
+ *    a (T - t**) is a times an enclosure of T - t** when the roots are far
+ *    apart, else (a T + b) -+ sqrt(D) from the same three-double data (near
+ *    a graze). A double root (D = 0, t* = -b/a) uses d = (a T + b) / a.
+ *  - kappa = [sum_i (|pA_i| + |pB_i| + |t| (|vA_i| + |vB_i|)) |u_i| + (rA +
+ *    rB) R] / (sqrt(D) |t|), u = s + v t, is a sum of nonnegative terms
+ *    evaluated in double-double with relative error bounds; the enclosure is
+ *    widened by REF_KAPPA_REL_ERR, the proven error of the 128-bit MPFR
+ *    value, so that certifying it proves that the MPFR path rounds to the
+ *    same double. Near a graze, where D and the root's enclosure lose
+ *    accuracy, sqrt(D) comes from the three-double data and t* from the near
+ *    method applied to RN(t*).
+ *
+ * A sweep asks both for the same case many times in a row (one error per
+ * formulation, one kappa per direction), so each thread keeps the state of
+ * the last case it prepared, with what was derived from it.
+ */
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(FP_FAST_FMA)
+#define FE_DISPATCH 1
+#endif
+#ifdef FP_FAST_FMA
+#define FE_GEN_FMA 1
+#else
+#define FE_GEN_FMA 0
+#endif
+
+/* ---- the per-thread state of the last case ---- */
+
+typedef struct fe_cache {
+  int valid;            /* key holds a case */
+  int ok;               /* ref_fast_prepare answered alone for it */
+  int dim;              /* the key: dim and the fields the roots depend on */
+  double key[14];
+  ref_fast_state st;
+  int have3;            /* a3, b3, c3: 0 not computed yet, 1 ready, -1 unavailable */
+  double a3[3], b3[3], c3[3];
+  double ea3, eb3, ec3; /* their absolute errors */
+  int haveD;            /* sD: the same */
+  fdd sD;               /* sqrt(D) from the triples, with absolute error esD */
+  double esD;
+} fe_cache;
+
+static _Thread_local fe_cache fe_tls;
+static _Thread_local ref_fast_err_counts fe_counts;
+
+void ref_fast_err_counts_get(ref_fast_err_counts *out) { *out = fe_counts; }
+void ref_fast_err_counts_reset(void) { memset(&fe_counts, 0, sizeof fe_counts); }
+
+static void fe_key(double *k, const toi_case *c) {
+  for (int i = 0; i < 3; i++) {
+    k[i] = c->pa[i];
+    k[3 + i] = c->pb[i];
+    k[6 + i] = c->va[i];
+    k[9 + i] = c->vb[i];
+  }
+  k[12] = c->ra;
+  k[13] = c->rb;
+}
+
+/* The calling thread's state for case c, prepared when c is new (compared
+ * bit for bit, so -0 and +0 count as different: harmless). */
+static fe_cache *fe_get(const toi_case *c) {
+  fe_cache *k = &fe_tls;
+  double key[14];
+  fe_key(key, c);
+  if (k->valid && k->dim == c->dim && !memcmp(k->key, key, sizeof key)) return k;
+  k->valid = 0;
+  k->ok = ref_fast_prepare(&k->st, c);
+  k->have3 = k->haveD = 0;
+  k->dim = c->dim;
+  memcpy(k->key, key, sizeof key);
+  k->valid = 1;
+  return k;
+}
+
+/* ---- summing a few exact terms to about u^3 of their magnitude ---- */
+
+/*
+ * A TwoSum chain S1 over the terms x_i (exact: S1 + the f_i = sum x), a
+ * second chain S2 over the f_i (exact: S2 + the g_i = sum f), the g_i
+ * summed in floating point into S3, G the sum of their magnitudes: sum x =
+ * S1 + S2 + (the g_i) exactly, and |S3 - sum g| <= gamma_(n-1) G <= n u G
+ * (Higham), about n^3 u^3 times the magnitude of the terms. A term known to
+ * be small may enter the second chain (fe_sum_add2) or S3 itself
+ * (fe_sum_add3, its magnitude then counted in G): the identity and the bound
+ * hold whatever the sizes, only the accuracy depends on putting each term
+ * at its level. fe_sum_end makes a normalized double-double of it:
+ * TwoSum(S1, S2) = H + L exactly, L + S3 rounded once (<= u |L + S3|), a
+ * last exact TwoSum. Additions never lose to underflow; nothing here comes
+ * near overflow (the callers keep every term below 2^940).
+ */
+typedef struct fe_sum {
+  double S1, S2, S3, G;
+  int n;
+} fe_sum;
+
+FAST_INLINE void fe_sum_add(fe_sum *s, double x) {
+  fdd f = two_sum(s->S1, x);
+  s->S1 = f.h;
+  fdd g = two_sum(s->S2, f.l);
+  s->S2 = g.h;
+  s->S3 += g.l;
+  s->G += fabs(g.l);
+  s->n++;
+}
+
+FAST_INLINE void fe_sum_add2(fe_sum *s, double x) {
+  fdd g = two_sum(s->S2, x);
+  s->S2 = g.h;
+  s->S3 += g.l;
+  s->G += fabs(g.l);
+  s->n++;
+}
+
+FAST_INLINE void fe_sum_add3(fe_sum *s, double x) {
+  s->S3 += x;
+  s->G += fabs(x);
+  s->n++;
+}
+
+FAST_INLINE fdd fe_sum_end(const fe_sum *s, double *err) {
+  fdd hl = two_sum(s->S1, s->S2);
+  double l = hl.l + s->S3;
+  *err = up((double)(s->n + 1) * 0x1p-53 * s->G + 0x1p-53 * fabs(l));
+  return two_sum(hl.h, l);
+}
+
+/* x y as two more terms, exactly when the exponents of x and y add up to
+ * -970 or more (TwoProd; the callers keep |x|, |y| below 2^995). Below that,
+ * |x y| < 2^-900 or so, the FMA's TwoProd errs by <= 2^-1075 and Dekker's by
+ * less than 2^-940 (every partial product and sum is then below 2^-899, each
+ * rounding costs < 2^-952, each underflow 2^-1075): each caller adds 2^-930
+ * for all of its TwoProds, and for the underflows of its rounded products. */
+FAST_INLINE void fe_sum_prod(fe_sum *s, double x, double y, const int fm) {
+  fdd p = two_prod(x, y, fm);
+  fe_sum_add(s, p.h);
+  fe_sum_add2(s, p.l);
+}
+
+/* The same for a product about u times smaller than the leading terms. */
+FAST_INLINE void fe_sum_prod2(fe_sum *s, double x, double y, const int fm) {
+  fdd p = two_prod(x, y, fm);
+  fe_sum_add2(s, p.h);
+  fe_sum_add3(s, p.l);
+}
+
+/* A rounded product, about u^2 times the leading terms, into S3; *mag
+ * collects |x y| for its error (u |x y|, plus underflow). */
+FAST_INLINE void fe_sum_rprod(fe_sum *s, double *mag, double x, double y) {
+  double r = x * y;
+  fe_sum_add3(s, r);
+  *mag += fabs(r);
+}
+
+/* ---- a, b, c and sqrt(D) as three doubles ---- */
+
+/* The three-double form of a, b, c, once per case; 0 when the data are not
+ * exact. From the exact expansions (ref_fast_expand), by the cascade above
+ * with S1, S2, S3 as the three doubles: error (n + 1) u G. */
+static void fe_triple(double *o, double *err, const double *e, int m) {
+  fe_sum s = {0, 0, 0, 0, 0};
+  for (int i = m - 1; i >= 0; i--) fe_sum_add(&s, e[i]);
+  o[0] = s.S1, o[1] = s.S2, o[2] = s.S3;
+  *err = up((double)(s.n + 1) * 0x1p-53 * s.G);
+}
+
+static int fe_triples(fe_cache *k) {
+  if (k->have3) return k->have3 > 0;
+  double xa[32], xb[32], xc[32];
+  int ma, mb, mc;
+  k->have3 = -1;
+  if (!ref_fast_expand(&k->st, xa, &ma, xb, &mb, xc, &mc)) return 0;
+  fe_triple(k->a3, &k->ea3, xa, ma);
+  fe_triple(k->b3, &k->eb3, xb, mb);
+  fe_triple(k->c3, &k->ec3, xc, mc);
+  k->have3 = 1;
+  return 1;
+}
+
+static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x[2]); }
+
+/*
+ * sqrt(D), D = b^2 - a c, from the triples, once per case: the nine
+ * products of each pair of triples, those of the leading components by
+ * TwoProd, the others rounded (u each, in P), and the triples' errors:
+ * |b^2 - b~^2| <= eb (2 |b~| + eb), |a c - a~ c~| <= ea |c~| + (|a~| + ea) ec.
+ * Near a graze D cancels, but the triples hold a, b, c to about 2^-145 of
+ * their magnitude, so D keeps about 145 - (bits lost) bits. Then
+ * dd_add_sqrt(0, D): 2^-101 of the result, plus ED / h (1 + 2.1u) for the
+ * error of D (ref_fast.c, step 4). The triples stay below 2^140: no
+ * overflow.
+ */
+FAST_INLINE int fe_sqrt_D(fe_cache *k, const int fm) {
+  if (k->haveD) return k->haveD > 0;
+  k->haveD = -1;
+  if (!fe_triples(k)) return 0;
+  const double *a = k->a3, *b = k->b3, *c = k->c3;
+  fe_sum s = {0, 0, 0, 0, 0};
+  double P = 0;
+  fe_sum_prod(&s, b[0], b[0], fm);
+  fe_sum_prod(&s, -a[0], c[0], fm);
+  fe_sum_prod2(&s, 2 * b[0], b[1], fm);
+  fe_sum_prod2(&s, -a[0], c[1], fm);
+  fe_sum_prod2(&s, -a[1], c[0], fm);
+  fe_sum_rprod(&s, &P, b[1], b[1]);
+  fe_sum_rprod(&s, &P, 2 * b[0], b[2]);
+  fe_sum_rprod(&s, &P, 2 * b[1], b[2]);
+  fe_sum_rprod(&s, &P, b[2], b[2]);
+  fe_sum_rprod(&s, &P, -a[1], c[1]);
+  fe_sum_rprod(&s, &P, -a[0], c[2]);
+  fe_sum_rprod(&s, &P, -a[2], c[0]);
+  fe_sum_rprod(&s, &P, -a[1], c[2]);
+  fe_sum_rprod(&s, &P, -a[2], c[1]);
+  fe_sum_rprod(&s, &P, -a[2], c[2]);
+  double ED;
+  fdd D = fe_sum_end(&s, &ED);
+  ED = up(ED + 0x1p-53 * P + k->eb3 * (2 * fe_abs3(b) + k->eb3) + k->ea3 * fe_abs3(c) +
+          (fe_abs3(a) + k->ea3) * k->ec3) + 0x1p-930;
+  if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && ED <= 0x1p-62 * D.h)) return 0;
+  double h, w0;
+  const fdd zero = {0, 0};
+  k->sD = dd_add_sqrt(zero, D, &h, &w0, fm);
+  k->esD = up(0x1p-101 * k->sD.h + ED / h * (1 + 0x1p-51));
+  k->haveD = 1;
+  return 1;
+}
+
+/* ---- d = T - t* near the root ---- */
+
+/* G = a Ts + b from the triples (error *EG), as fe_sqrt_D: TwoProds of Ts by
+ * the two leading components of a, the third rounded; |Ts| <= 2^400. */
+FAST_INLINE fdd fe_G(const fe_cache *k, double Ts, double *EG, const int fm) {
+  const double *a = k->a3, *b = k->b3;
+  fe_sum s = {0, 0, 0, 0, 0};
+  double P = 0;
+  fe_sum_add(&s, b[0]);
+  fe_sum_prod(&s, Ts, a[0], fm);
+  fe_sum_add2(&s, b[1]);
+  fe_sum_prod2(&s, Ts, a[1], fm);
+  fe_sum_add3(&s, b[2]);
+  fe_sum_rprod(&s, &P, Ts, a[2]);
+  fdd G = fe_sum_end(&s, EG);
+  *EG = up(*EG + 0x1p-53 * P + k->eb3 + fabs(Ts) * k->ea3) + 0x1p-930;
+  return G;
+}
+
+/* F(Ts) = c + 2 Ts b + Ts^2 a from the triples (error *EF): Ts^2 = H + h by
+ * TwoProd (exact: |Ts| >= 2^-400 or Ts = 0), then TwoProds of 2 Ts and H by
+ * the leading components, h by the first, the rest rounded. With the
+ * triples' errors: ec + 2 |Ts| eb + (|H| + |h|) ea. |Ts| <= 2^400 and the
+ * triples below 2^140 keep every operand below 2^995 and every term below
+ * 2^940. */
+FAST_INLINE fdd fe_F(const fe_cache *k, double Ts, double *EF, const int fm) {
+  const double *a = k->a3, *b = k->b3, *c = k->c3;
+  fe_sum s = {0, 0, 0, 0, 0};
+  double P = 0, T2 = 2 * Ts;
+  fdd H = two_prod(Ts, Ts, fm);
+  fe_sum_add(&s, c[0]);
+  fe_sum_prod(&s, T2, b[0], fm);
+  fe_sum_prod(&s, H.h, a[0], fm);
+  fe_sum_add2(&s, c[1]);
+  fe_sum_prod2(&s, T2, b[1], fm);
+  fe_sum_prod2(&s, H.h, a[1], fm);
+  fe_sum_prod2(&s, H.l, a[0], fm);
+  fe_sum_add3(&s, c[2]);
+  fe_sum_rprod(&s, &P, T2, b[2]);
+  fe_sum_rprod(&s, &P, H.h, a[2]);
+  fe_sum_rprod(&s, &P, H.l, a[1]);
+  fe_sum_rprod(&s, &P, H.l, a[2]);
+  fdd F = fe_sum_end(&s, EF);
+  *EF = up(*EF + 0x1p-53 * P + k->ec3 + fabs(T2) * k->eb3 + (fabs(H.h) + fabs(H.l)) * k->ea3) + 0x1p-930;
+  return F;
+}
+
+/* y - Q for a double y and an enclosure Q of a root (error EQ): a
+ * normalized double-double and its error. TwoSum(y, -Q.h) is exact, the one
+ * rounding of d.l - Q.l costs <= u |that|, the last TwoSum is exact. */
+FAST_INLINE fdd fe_diff(double y, fdd Q, double EQ, double *err) {
+  fdd d = two_sum(y, -Q.h);
+  double l = d.l - Q.l;
+  *err = up(EQ + 0x1p-53 * fabs(l));
+  return two_sum(d.h, l);
+}
+
+/* x + y for double-doubles of any signs: TwoSum of the hi parts (exact),
+ * two roundings (<= u times each result), a last exact TwoSum. */
+FAST_INLINE fdd fe_add_any(fdd x, fdd y, double *err) {
+  fdd s = two_sum(x.h, y.h);
+  double t = s.l + x.l, l = t + y.l;
+  *err = up(0x1p-53 * (fabs(t) + fabs(l)));
+  return two_sum(s.h, l);
+}
+
+/* A double-double is usable as an operand of dd_div, and known to 2^-62. */
+static inline int fe_fine(fdd x, double E) {
+  return fabs(x.h) >= 0x1p-800 && fabs(x.h) <= 0x1p800 && E <= 0x1p-62 * fabs(x.h);
+}
+
+/*
+ * d = Ts - t* for root j (0 lower, 1 upper), |Ts| <= 2^400, triples ready.
+ * Double root: d = G / a. Otherwise d = F / Y, Y = a (Ts - t**), either
+ * Y = Delta a with Delta = Ts - t** from the enclosure of t** (two dd_div)
+ * or, when that enclosure is too wide for Delta (close roots), Y = G + sigma
+ * sqrt(D) (sigma = +1 for the upper root, -1 for the lower: t** = (-b -
+ * sigma sqrt D)/a), a sum without cancellation while Ts is near t*. Each
+ * dd_div with iy = RN(1/y.h) is within 2^-100 relative; with r_x the
+ * relative errors of the operands (each checked below 2^-62, read against
+ * the hi parts, which the factor 1 + 2^-51 covers), the quotient's relative
+ * error is below (sum r_x + 2^-99)(1 + 2^-58), and against |d~.h| one more
+ * 1 + 2^-52: 1 + 2^-49 and up() cover all of it.
+ */
+FAST_INLINE int fe_near(fdd *dq, double *Ed, fe_cache *k, int j, double Ts, const int fm) {
+  const ref_fast_state *fs = &k->st;
+  double EX, EY, rel;
+  fdd X, d;
+  if (fs->graze) {
+    X = fe_G(k, Ts, &EX, fm);
+    if (!fe_fine(X, EX) || !fe_fine(fs->A, fs->Ea)) return 0;
+    d = dd_div(X, fs->A, 1 / fs->A.h, fm);
+    rel = EX / fabs(X.h) + fs->Ea / fs->A.h;
+  } else {
+    X = fe_F(k, Ts, &EX, fm);
+    if (!fe_fine(X, EX)) return 0;
+    rel = EX / fabs(X.h);
+    fdd Y = fe_diff(Ts, fs->t[1 - j], fs->Et[1 - j], &EY);
+    if (fe_fine(Y, EY) && fe_fine(fs->A, fs->Ea)) {
+      fdd Z = dd_div(X, Y, 1 / Y.h, fm);
+      if (!fe_fine(Z, 0)) return 0;
+      d = dd_div(Z, fs->A, 1 / fs->A.h, fm);
+      rel += EY / fabs(Y.h) + fs->Ea / fs->A.h;
+    } else {
+      if (!fe_sqrt_D(k, fm)) return 0;
+      double EG, Er;
+      fdd G = fe_G(k, Ts, &EG, fm);
+      Y = fe_add_any(G, j ? k->sD : dd_neg(k->sD), &Er);
+      EY = up(EG + k->esD + Er);
+      if (!fe_fine(Y, EY)) return 0;
+      d = dd_div(X, Y, 1 / Y.h, fm);
+      rel += EY / fabs(Y.h);
+    }
+  }
+  *dq = d;
+  *Ed = up((rel + 0x1p-99) * (1 + 0x1p-49) * fabs(d.h));
+  return 1;
+}
+
+/* ---- the ulp error ---- */
+
+/* x 2^k exactly into *out, or 0: when bits were lost (a subnormal result;
+ * scaling it back then misses x, since scaling up is exact), or beyond
+ * 2^1000 (too close to overflow for the sums). */
+static int fe_scale_exact(double *out, double x, int k) {
+  double y = x;
+  if (x != 0 && k != 0) {
+    if (k < -2044 || k > 2044) return 0;
+    y = fast_scale(x, k);
+    if (y == 0 || fast_scale(y, -k) != x) return 0;
+  }
+  *out = y;
+  return fabs(y) <= 0x1p1000;
+}
+
+/*
+ * The exponent of ulp(t*) from RN(t*) = rn: 2^e <= |rn| < 2^(e+1) puts t* in
+ * the same binade unless |rn| is a power of two, which t* may lie just
+ * below; then the enclosure decides (undecided: 0). Below 2^-1021 and for
+ * an infinite rn the clamps of ref_error.c make the binade irrelevant.
+ */
+static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn) {
+  double arn = fabs(rn);
+  if (!(arn >= 0x1p-1021)) { /* then |t*| < 2^-1021: ulp(t*) = 2^-1074 */
+    *ue = -1074;
+    return 1;
+  }
+  if (arn == INFINITY) { /* |t*| >= 2^1024 - 2^970 */
+    *ue = 971;
+    return 1;
+  }
+  int e = fast_ilog2(arn);
+  if (arn == fast_pow2(e)) {
+    /* sign(|t*| - 2^e) in scaled units: |Q.h| - P is exact (Sterbenz: Q is
+     * within 2^-60 of t*, itself within half an ulp of P), adding the low
+     * part rounds once (relative u), and Q errs by at most Et. */
+    int eP = e - fs->k2;
+    if (eP < -1022 || eP > 1023) return 0;
+    fdd Q = fs->t[j];
+    double sq = Q.h < 0 ? -1 : 1;
+    double d = (sq * Q.h - fast_pow2(eP)) + sq * Q.l;
+    if (!(fabs(d) * (1 - 0x1p-52) > fs->Et[j])) return 0;
+    if (d < 0) e--;
+  }
+  *ue = (e < -1022 ? -1022 : e > 1023 ? 1023 : e) - 52;
+  return 1;
+}
+
+/* The ulp error of T against root j (0 lower, 1 upper) whose RN is rn. */
+FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const int fm) {
+  const ref_fast_state *fs = &k->st;
+  int ue;
+  double Ts;
+  if (!fe_ulp_exp(&ue, fs, j, rn) || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
+  const int kq = fs->k2 - ue; /* q = |d| 2^kq, d scaled */
+
+  /* Far: d straight from the enclosure. An exact root (the 0 of a touching
+   * pair, Et = 0) always ends here: d = Ts exactly. */
+  double Ed;
+  fdd d = fe_diff(Ts, fs->t[j], fs->Et[j], &Ed);
+  if (d.h == 0 && Ed == 0) {
+    *q = 0;
+    return 1;
+  }
+  if (fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return 1;
+
+  /* Near. */
+  if (fs->Et[j] == 0 || !(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
+  if (!fe_triples(k) || !fe_near(&d, &Ed, k, j, Ts, fm)) return 0;
+  return fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq);
+}
+
+/* ---- kappa ---- */
+
+/* x y for normalized double-doubles: x.h y.h exactly (TwoProd), the cross
+ * products rounded, x.l y.l dropped. Error <= (1 + 1 + 1 + 2 + 3) u^2
+ * |x.h y.h| (1 + 2^-50) <= 2^-103 |x y|: the dropped term, the two cross
+ * products, their sum (<= u 2u), the sum with the TwoProd's low part
+ * (<= u 3u); the last Fast2Sum is exact (|l| <= 3.1u |p.h|). Underflow adds
+ * at most 5 2^-1075, and a TwoProd below 2^-900 less than 2^-940
+ * (fe_sum_prod). */
+FAST_INLINE fdd fe_mul(fdd x, fdd y, const int fm) {
+  fdd p = two_prod(x.h, y.h, fm);
+  double l = p.l + (x.h * y.l + x.l * y.h);
+  return fast_two_sum(p.h, l);
+}
+
+/* x + y for nonnegative normalized double-doubles: TwoSum of the hi parts
+ * (exact), two roundings of the low parts, each within u of a value at most
+ * 3u (x + y): error <= 5u^2 (x + y) (1 + 2^-50) <= 2^-103 (x + y); the
+ * Fast2Sum is exact. */
+FAST_INLINE fdd fe_add(fdd x, fdd y) {
+  fdd s = two_sum(x.h, y.h);
+  return fast_two_sum(s.h, (s.l + x.l) + y.l);
+}
+
+/* |x| + |y| for doubles as an exact normalized double-double, scaled by 2^k:
+ * exact when each nonzero part stays in [2^-900, 2^300] (checked; the bounds
+ * also keep every product below far from overflow and underflow). */
+static int fe_weight(fdd *w, double x, double y, int k) {
+  fdd s = two_sum(fabs(x), fabs(y));
+  if (!isfinite(s.h)) return 0;
+  if (k) {
+    s.h = fast_scale(s.h, k);
+    s.l = fast_scale(s.l, k);
+  }
+  int ok = s.h == 0 || (s.h >= 0x1p-900 && s.h <= 0x1p300);
+  ok &= s.l == 0 || (fabs(s.l) >= 0x1p-900 && fabs(s.l) <= 0x1p300);
+  *w = s;
+  return ok;
+}
+
+/*
+ * kappa from an enclosure Qs of the signed root (error Et) and one of
+ * sqrt(D) (error Esq). Weights wp_i = (|pA_i| + |pB_i|) 2^-es, wv_i =
+ * (|vA_i| + |vB_i|) 2^-ev, wr = (rA + rB) 2^-es, all exact; |t| = |Qs|
+ * (relative error rt = Et / |Q.h|, 1 + 2^-51 for the hi part);
+ * u_i = s_i + v_i Qs: TwoProd(v.h, Qs.h) exact (|v.h| >= 2^-480 by exact
+ * data, |Q.h| >= 2^-400), TwoSum(s.h, that) exact, the other five pieces
+ * summed by recursion (gamma_5 <= 6u of their magnitudes) after three
+ * roundings of products (u each, underflow 2^-1075 each), then |v_i| Et
+ * for the root: e_i. Then
+ *   N = sum_i (wp_i + |t| wv_i) |u_i| + wr R,   den = sqrt(D) |t|,
+ * every operation on nonnegative numbers with relative error <= 2^-103
+ * (fe_mul, fe_add): N errs by <= sum_i W_i e_i + N (rt + 8 2^-103), W_i >=
+ * the weight, plus 2^-600 for underflow (errors below 2^-936 times factors
+ * below 2^336: weights <= 2^300, |u_i| <= 2^66); N >= 2^-480 is required.
+ * den adds rt and 2^-103 to sqrt(D)'s relative error, dd_div 2^-100. The
+ * first-order sum of the relative errors, the rest covered by 1 + 2^-49.
+ * Finally the MPFR value lies within REF_KAPPA_REL_ERR of kappa: certifying
+ * the widened enclosure certifies its rounding too.
+ */
+FAST_INLINE int fe_kappa_at(double *kappa, const ref_fast_state *fs, const toi_case *c, fdd Qs, double Et,
+                            fdd sq, double Esq, const int fm) {
+  const fdd Q = Qs.h < 0 ? dd_neg(Qs) : Qs;
+  if (!(Q.h >= 0x1p-400 && Q.h <= 0x1p300) || !(sq.h >= 0x1p-400 && sq.h <= 0x1p400)) return 0;
+  const double rt = Et / Q.h * (1 + 0x1p-51);
+  fdd N = {0, 0}, w;
+  double EN = 0;
+  for (int i = 0; i < 3; i++) {
+    fdd wp, wv;
+    if (!fe_weight(&wp, c->pa[i], c->pb[i], -fs->es) || !fe_weight(&wv, c->va[i], c->vb[i], -fs->ev)) return 0;
+    fdd s = fs->s[i], v = fs->v[i];
+    fdd p = two_prod(v.h, Qs.h, fm);
+    fdd x = two_sum(s.h, p.h);
+    double m1 = v.h * Qs.l, m2 = v.l * Qs.h, m3 = v.l * Qs.l;
+    double rest = ((((x.l + s.l) + p.l) + m1) + m2) + m3;
+    double mag = fabs(x.l) + fabs(s.l) + fabs(p.l) + fabs(m1) + fabs(m2) + fabs(m3);
+    fdd U = two_sum(x.h, rest);
+    if (U.h < 0) U = dd_neg(U);
+    double e = up(6 * 0x1p-53 * mag + 0x1p-53 * (fabs(m1) + fabs(m2) + fabs(m3)) +
+                  fabs(v.h) * (1 + 0x1p-52) * Et) + 0x1p-1070;
+    w = fe_add(wp, fe_mul(Q, wv, fm));
+    N = fe_add(N, fe_mul(w, U, fm));
+    EN += w.h * e;
+  }
+  if (!fe_weight(&w, c->ra, c->rb, -fs->es)) return 0;
+  N = fe_add(N, fe_mul(w, fs->s[3], fm));
+  if (!(N.h >= 0x1p-480 && N.h <= 0x1p800)) return 0;
+  EN = up(EN * (1 + 0x1p-50) + N.h * (rt + 0x1p-100)) + 0x1p-600;
+  fdd den = fe_mul(sq, Q, fm);
+  fdd K = dd_div(N, den, 1 / den.h, fm);
+  double rK = (EN / N.h + Esq / sq.h + rt + 0x1p-103 + 0x1p-100) * (1 + 0x1p-49);
+  double E = up(K.h * (rK + REF_KAPPA_REL_ERR * (1 + 0x1p-49)));
+  return fast_certify(kappa, K, E, 0);
+}
+
+/* kappa for root j: with the engine's root and D first; when either is
+ * known to less than 2^-80 and the certification failed (near a graze),
+ * again with sqrt(D) from the triples and the root refined by the near
+ * method at RN(t*): t* = Ts - d within Ed plus the rounding (fe_diff). */
+FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, const int fm) {
+  const ref_fast_state *fs = &k->st;
+  if (!fs->exact_data) return 0;
+  fdd Q = fs->t[j];
+  double EQ = fs->Et[j], h, w0;
+  const fdd zero = {0, 0};
+  fdd sq = dd_add_sqrt(zero, fs->D, &h, &w0, fm);
+  double Esq = up(0x1p-101 * sq.h + fs->ED / h * (1 + 0x1p-51)); /* as fe_sqrt_D */
+  if (fe_kappa_at(kappa, fs, c, Q, EQ, sq, Esq, fm)) return 1;
+  int better = 0;
+  if (Esq > 0x1p-80 * sq.h && fe_sqrt_D(k, fm) && k->esD < Esq / sq.h * k->sD.h) {
+    sq = k->sD, Esq = k->esD;
+    better = 1;
+  }
+  double rn = j ? fs->r.thi : fs->r.tlo, Ts, Ed;
+  fdd d;
+  if (EQ > 0x1p-80 * fabs(Q.h) && fe_scale_exact(&Ts, rn, -fs->k2) && fabs(Ts) >= 0x1p-400 &&
+      fabs(Ts) <= 0x1p400 && fe_triples(k) && fe_near(&d, &Ed, k, j, Ts, fm)) {
+    double Er;
+    fdd Qr = fe_diff(Ts, d, Ed, &Er);
+    if (Er < EQ) Q = Qr, EQ = Er, better = 1;
+  }
+  return better && fe_kappa_at(kappa, fs, c, Q, EQ, sq, Esq, fm);
+}
+
+/* ---- the builds ---- */
+
+static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn) {
+  return fe_ulp(q, k, j, T, rn, FE_GEN_FMA);
+}
+static int fe_kappa_gen(double *kappa, fe_cache *k, const toi_case *c, int j) {
+  return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
+}
+#ifdef FE_DISPATCH
+__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double T, double rn) {
+  return fe_ulp(q, k, j, T, rn, 1);
+}
+__attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *k, const toi_case *c, int j) {
+  return fe_kappa(kappa, k, c, j, 1);
+}
+#define FE_PICK(name) (ref_fast_fma() ? name##_fma : name##_gen)
+#else
+#define FE_PICK(name) name##_gen
+#endif
+
+int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  fe_counts.error_calls++;
+  fe_cache *k = fe_get(c);
+  if (!k->ok) return fe_counts.error_fb++, 0;
+  const toi_ref *r = &k->st.r;
+  int lo = ref_dir_root(r, dir);
+  if (lo < 0 || isnan(T)) { /* as ref_error.c: no root, or no answer */
+    *ulp = *bits = NAN;
+    return 1;
+  }
+  double rn = lo ? r->tlo : r->thi;
+  if (isinf(T)) {
+    *ulp = *bits = T == rn ? 0.0 : INFINITY;
+    return 1;
+  }
+  double q;
+  if (!FE_PICK(fe_ulp)(&q, k, lo ? 0 : 1, T, rn)) return fe_counts.error_fb++, 0;
+  *ulp = q;
+  *bits = ref_bits_apart(T, rn);
+  return 1;
+}
+
+int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {
+  fe_counts.kappa_calls++;
+  fe_cache *k = fe_get(c);
+  if (!k->ok) return fe_counts.kappa_fb++, 0;
+  const ref_fast_state *fs = &k->st;
+  int lo = ref_dir_root(&fs->r, dir);
+  if (lo < 0) {
+    *kappa = NAN;
+    return 1;
+  }
+  /* As ref_kappa.c: t* = 0 (c = 0) or a double root (D = 0). */
+  if (fs->sc == 0 || fs->graze) {
+    *kappa = INFINITY;
+    return 1;
+  }
+  if (!FE_PICK(fe_kappa)(kappa, k, c, lo ? 0 : 1)) return fe_counts.kappa_fb++, 0;
+  return 1;
+}

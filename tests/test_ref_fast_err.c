@@ -1,0 +1,547 @@
+/* test_ref_fast_err.c: toi_ref_error and toi_ref_kappa answer bit for bit alike with both engines, and as the maths says. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "gen.h"
+#include "ref_internal.h"
+#include "reference_check.h"
+
+/*
+ * The GMP/MPFR paths of toi_ref_error and toi_ref_kappa are the
+ * specification; the fast engine's paths must give the same status and the
+ * same bits, for every T a scorer can meet (the root's own rounding, its
+ * neighbours, far answers, 0, infinities, subnormals, NaN), on the case
+ * files, on every generator family (with and without the FMA build), on
+ * random bit patterns over the whole range, and through a whole sweep. The
+ * error must moreover be the correctly rounded quotient |T - t*| / ulp(t*):
+ * checked against exact answers and against an independent high-precision
+ * computation. Counts scale with TOI_TEST_SCALE; seeds come from
+ * TOI_TEST_SEED.
+ */
+
+#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
+#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
+
+static const char *fe_fmt(const toi_case *c) {
+  static char buf[1024];
+  if (toi_format_case(buf, sizeof buf, c) < 0) snprintf(buf, sizeof buf, "(unprintable case)");
+  return buf;
+}
+
+/* Both engines on toi_ref_error; the setting is restored to the fast one. */
+static void fe_check_error(const toi_case *c, toi_direction dir, double T, const char *where) {
+  double uf, bf, um, bm;
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+  toi_status sf = toi_ref_error(&uf, &bf, T, c, dir);
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
+  toi_status sm = toi_ref_error(&um, &bm, T, c, dir);
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(sf, sm, "%s: error status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, fe_fmt(c));
+  if (!tr_same(uf, um) || !tr_same(bf, bm))
+    cr_assert_fail("%s: toi_ref_error(T = %a, %s) differs on\n  %s\n  fast: ulp %a bits %a\n  mpfr: ulp %a bits %a",
+                   where, T, dir == TOI_FORWARD ? "forward" : "reverse", fe_fmt(c), uf, bf, um, bm);
+}
+
+static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *where) {
+  double kf, km;
+  toi_status sf = toi_ref_kappa(&kf, c, dir);
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
+  toi_status sm = toi_ref_kappa(&km, c, dir);
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(sf, sm, "%s: kappa status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, fe_fmt(c));
+  if (!tr_same(kf, km))
+    cr_assert_fail("%s: toi_ref_kappa(%s) differs on\n  %s\n  fast: %a\n  mpfr: %a", where,
+                   dir == TOI_FORWARD ? "forward" : "reverse", fe_fmt(c), kf, km);
+}
+
+/* ---- the times T a scorer can meet ---- */
+
+enum { FE_KINDS = 24 };
+
+/* Kind k of T for a root that rounds to rn (1.0 when there is none): rn,
+ * its neighbours 1..5 ulps above and below, far values, 0 and -0, the
+ * infinities, subnormals, NaN, DBL_MAX, the other root. */
+static double fe_T(int k, double rn, double other) {
+  double base = isnan(rn) ? 1.0 : rn;
+  if (k >= 1 && k <= 10) {
+    double t = base, dir = k <= 5 ? INFINITY : -INFINITY;
+    for (int i = 0; i < (k - 1) % 5 + 1; i++) t = nextafter(t, dir);
+    return t;
+  }
+  switch (k) {
+  case 0: return base;
+  case 11: return base * (1 + 0x1p-20);
+  case 12: return 2 * base + 1;
+  case 13: return -base;
+  case 14: return 0.0;
+  case 15: return -0.0;
+  case 16: return INFINITY;
+  case 17: return -INFINITY;
+  case 18: return 0x1p-1074;
+  case 19: return -0x1.8p-1030;
+  case 20: return NAN;
+  case 21: return DBL_MAX;
+  case 22: return isnan(other) ? base * 0.5 : other;
+  default: return base * 0x1p-600;
+  }
+}
+
+/* Every kind for both directions, and kappa. */
+static void fe_check_all(const toi_case *c, const char *where) {
+  toi_ref r;
+  if (toi_ref_solve(&r, c) != TOI_OK) return;
+  for (int dir = 0; dir < 2; dir++) {
+    double rn = dir ? r.trev : r.tfwd;
+    double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
+    for (int k = 0; k < FE_KINDS; k++) fe_check_error(c, (toi_direction)dir, fe_T(k, rn, other), where);
+    fe_check_kappa(c, (toi_direction)dir, where);
+  }
+}
+
+/* ---- the case files ---- */
+
+static int fe_check_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "cannot open %s", dir);
+  struct dirent *e;
+  int files = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 6, ".cases")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    toi_caselist list = {0};
+    toi_diags diags = {0};
+    cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
+    for (size_t i = 0; i < list.count; i++) {
+      char where[4200];
+      snprintf(where, sizeof where, "%s case %s", path, list.items[i].id);
+      fe_check_all(&list.items[i], where);
+    }
+    toi_caselist_free(&list);
+    files++;
+  }
+  closedir(d);
+  return files;
+}
+
+Test(ref_fast_err, case_files_bit_identical) {
+  int n = fe_check_dir(TOI_SOURCE_DIR "/cases");
+  n += fe_check_dir(TOI_SOURCE_DIR "/cases/worst");
+  cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
+}
+
+/* ---- the generator families ---- */
+
+typedef struct fe_fam_param {
+  int family;
+  int fma; /* 1: the build chosen for this processor; 0: the build without FMA */
+} fe_fam_param;
+
+ParameterizedTestParameters(ref_fast_err, families_bit_identical) {
+  static fe_fam_param p[2 * GEN_FAMILY_COUNT];
+  size_t k = 0;
+  for (int fma = 1; fma >= 0; fma--)
+    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
+  return cr_make_param_array(fe_fam_param, p, k);
+}
+
+/* 2 10^4 cases per family and scale unit (half of them in 3D, when the
+ * family lets the dimension be chosen), 4 10^3 for the build without FMA.
+ * Each direction: T = RN(t*) and one more kind, in turn; kappa. */
+ParameterizedTest(fe_fam_param *p, ref_fast_err, families_bit_identical) {
+  int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
+  if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
+  long n = (p->fma ? 20000 : 4000) * tr_scale();
+  gen_opts o;
+  gen_opts_default(&o, (gen_family)p->family);
+  o.seed = tr_seed();
+  ref_fast_err_counts_reset();
+  for (long i = 0; i < n; i++) {
+    if (i == n / 2 && o.dim != 0) o.dim = 3;
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    char where[160];
+    snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
+    toi_ref r;
+    cr_assert_eq(toi_ref_solve(&r, &c), TOI_OK);
+    for (int dir = 0; dir < 2; dir++) {
+      double rn = dir ? r.trev : r.tfwd;
+      double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
+      fe_check_error(&c, (toi_direction)dir, fe_T(0, rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, fe_T(1 + (int)((i + dir) % (FE_KINDS - 1)), rn, other), where);
+      fe_check_kappa(&c, (toi_direction)dir, where);
+    }
+  }
+  /* The fast paths must rarely need MPFR (measured: a few in 10^4 calls on
+   * the families, mostly T that cannot be scaled exactly); 2% would mean
+   * they lost their speed. Counted only for the fast engine's calls. */
+  ref_fast_err_counts k;
+  ref_fast_err_counts_get(&k);
+  cr_expect_eq(k.error_calls, (unsigned long long)(4 * n));
+  cr_expect_leq(k.error_fb * 50, k.error_calls, "%s: %llu of %llu errors left to MPFR " SEED_MSG,
+                gen_family_name(o.family), k.error_fb, k.error_calls, SEED_ARGS);
+  cr_expect_leq(k.kappa_fb * 50, k.kappa_calls, "%s: %llu of %llu kappas left to MPFR " SEED_MSG,
+                gen_family_name(o.family), k.kappa_fb, k.kappa_calls, SEED_ARGS);
+  ref_fast_use_fma(-1);
+}
+
+/* ---- random data over the whole exponent range ---- */
+
+static double fe_bits(tr_rng *r) {
+  uint64_t b = tr_next(r);
+  uint64_t e = tr_next(r) % 0x7ff;
+  b = (b & 0x800fffffffffffffULL) | (e << 52);
+  if ((tr_next(r) & 7) == 0) b &= 0x8000000000000000ULL;
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* Lengths with exponents in [el, el + 40], velocities in [ev, ev + 40] (el,
+ * ev anywhere), every other pair aimed so that roots occur; or random bit
+ * patterns. Subnormal and infinite roots, scaled data, fallbacks. */
+Test(ref_fast_err, random_any_scale) {
+  tr_rng r = {tr_seed() ^ 0x6665727273636cULL};
+  long n = 4000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    memset(&c, 0, sizeof c);
+    strcpy(c.id, "rnd");
+    c.dim = 2 + (int)(tr_next(&r) & 1);
+    c.ma = c.mb = 1;
+    if (i % 4 == 0) {
+      for (int k = 0; k < c.dim; k++) c.pa[k] = fe_bits(&r), c.pb[k] = fe_bits(&r), c.va[k] = fe_bits(&r), c.vb[k] = fe_bits(&r);
+      c.ra = fabs(fe_bits(&r)), c.rb = fabs(fe_bits(&r));
+    } else {
+      int el = (int)tr_int(&r, -1060, 980), ev = (int)tr_int(&r, -1060, 980);
+      double s[3], v[3];
+      for (int k = 0; k < c.dim; k++) {
+        c.pa[k] = tr_double(&r, el, el + 40);
+        s[k] = tr_double(&r, el, el + 40);
+        c.va[k] = tr_double(&r, ev, ev + 40);
+        v[k] = tr_double(&r, ev, ev + 40);
+        c.pb[k] = c.pa[k] + s[k];
+      }
+      double f = ldexp(1.0, ev - el) * (0.75 + 0.25 * (double)(tr_next(&r) & 3));
+      for (int k = 0; k < c.dim; k++) c.vb[k] = i % 2 && isfinite(f) ? c.va[k] - s[k] * f : c.va[k] + v[k];
+      c.ra = fabs(tr_double(&r, el, el + 40)), c.rb = fabs(tr_double(&r, el, el + 40));
+    }
+    char where[128];
+    snprintf(where, sizeof where, "random case %ld " SEED_MSG, i, SEED_ARGS);
+    toi_ref ref;
+    if (toi_ref_solve(&ref, &c) != TOI_OK) continue;
+    for (int dir = 0; dir < 2; dir++) {
+      double rn = dir ? ref.trev : ref.tfwd;
+      double other = ref_dir_root(&ref, (toi_direction)dir) == 1 ? ref.thi : ref.tlo;
+      fe_check_error(&c, (toi_direction)dir, fe_T(0, rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, fe_T((int)(i % FE_KINDS), rn, other), where);
+      fe_check_kappa(&c, (toi_direction)dir, where);
+    }
+  }
+}
+
+/* ---- the error is the correctly rounded quotient ---- */
+
+/* 1D motion with rational, non-dyadic roots: B at (2, 0) moving (-3, 0)
+ * towards A at rest at the origin, R = 1: a = 9, b = -6, c = 3, D = 9, roots
+ * 1/3 and 1. RN(1/3) = 1/3 - 2^-54/3 and ulp(1/3) = 2^-54, so T = RN(1/3)
+ * is 1/3 ulp away, its upper neighbour 2/3, 0 is 2^54/3 ulps away; the
+ * quotients are those rationals, correctly rounded. kappa = [(|0| + |2| +
+ * (1/3)(|0| + |-3|)) |u_x| + (0.5 + 0.5) R] / (sqrt(D) |t|) with u = s + v t
+ * = (1, 0): (3 + 1) / (3 / 3) = 4. */
+Test(ref_fast_err, exact_rational_quotients) {
+  toi_case c = tr_case2(0, 0, 0, 0, 0.5, 2, 0, -3, 0, 0.5);
+  const double third = 0x1.5555555555555p-2; /* RN(1/3) */
+  struct {
+    double T, ulp, bits;
+  } want[] = {
+      {third, 0x1.5555555555555p-2, 0},                 /* 1/3 */
+      {nextafter(third, 1), 0x1.5555555555555p-1, 1},   /* 2/3 */
+      {nextafter(third, 0), 0x1.5555555555555p+0, 1},   /* 4/3 */
+      {0, 0x1.5555555555555p+52, NAN},                  /* 2^54/3 */
+      {1, 0x1.5555555555555p+53, NAN},                  /* (2/3) 2^54 */
+  };
+  for (int e = 0; e < 2; e++) {
+    cr_assert_eq(toi_ref_set_engine(e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+      double u, b;
+      cr_assert_eq(toi_ref_error(&u, &b, want[i].T, &c, TOI_FORWARD), TOI_OK);
+      cr_expect(tr_same(u, want[i].ulp), "%s engine, T = %a: ulp %a, want %a", e ? "mpfr" : "fast", want[i].T, u,
+                want[i].ulp);
+      if (!isnan(want[i].bits)) cr_expect_eq(b, want[i].bits, "T = %a: bits %g", want[i].T, b);
+    }
+    double k;
+    cr_assert_eq(toi_ref_kappa(&k, &c, TOI_FORWARD), TOI_OK);
+    cr_expect(tr_same(k, 4.0), "%s engine: kappa %a, want 4", e ? "mpfr" : "fast", k);
+    cr_assert_eq(toi_ref_kappa(&k, &c, TOI_REVERSE), TOI_OK);
+    cr_expect(isnan(k), "no reverse root: kappa %a", k);
+  }
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+}
+
+/* Dyadic roots, where the quotient is exact: h (B at (5, 0) moving (-1, 0),
+ * R = 4: a = 1, b = -5, c = 9, D = 16) has roots 1 and 9, and t* = 1 is a
+ * power of two, so T = 1 - 2^-53 lies in the binade below but is measured
+ * in ulp(1) = 2^-52: 1/2; g (s = (4, 3), v = (-1, 0), R = 3: a = 1, b = -4,
+ * c = 16, D = 0) grazes at t* = 4; z (|s| = 5 = R, v = (-1, -1): c = 0,
+ * b = -7) touches now: its forward root is exactly 0, ulp(0) = 2^-1074, so
+ * T = 2^-1074 is 1 ulp away and T = 1 overflows the quotient to +Inf. */
+Test(ref_fast_err, exact_dyadic_roots) {
+  toi_case h = tr_rel2(5, 0, -1, 0, 2, 2);
+  toi_case g = tr_rel2(4, 3, -1, 0, 1.5, 1.5);
+  toi_case z = tr_rel2(3, 4, -1, -1, 2.5, 2.5);
+  struct {
+    const toi_case *c;
+    double T, ulp;
+  } want[] = {
+      {&h, 1, 0},
+      {&h, 0x1.fffffffffffffp-1, 0.5},
+      {&h, 0x1.0000000000001p+0, 1},
+      {&h, 2, 0x1p+52},
+      {&g, 4, 0},
+      {&g, 0x1.0000000000001p+2, 1},
+      {&g, 0x1.fffffffffffffp+1, 0.5},
+      {&z, 0, 0},
+      {&z, -0.0, 0},
+      {&z, 0x1p-1074, 1},
+      {&z, 0x1.8p-1070, 24},
+      {&z, 1, INFINITY},
+  };
+  for (int e = 0; e < 2; e++) {
+    cr_assert_eq(toi_ref_set_engine(e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+      double u, b;
+      cr_assert_eq(toi_ref_error(&u, &b, want[i].T, want[i].c, TOI_FORWARD), TOI_OK);
+      cr_expect(tr_same(u, want[i].ulp), "%s engine, row %zu, T = %a: ulp %a, want %a", e ? "mpfr" : "fast", i,
+                want[i].T, u, want[i].ulp);
+    }
+  }
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+}
+
+/*
+ * Against an independent computation: t* from the textbook formula at
+ * several thousand bits (reference_check.h's precisions), |T - t*| and the
+ * ulp of its binade at that precision, then the rounding to double the MPFR
+ * manual documents (exponent range and mpfr_subnormalize on an exact mpq).
+ * A wrong last bit would need t* within 2^-2000 of a breakpoint. On moderate
+ * families only (their data span a few hundred bits at most).
+ */
+static double fe_independent_ulp(const toi_case *c, toi_direction dir, double T) {
+  toi_ref r;
+  if (toi_ref_solve(&r, c) != TOI_OK) return NAN;
+  int lo = ref_dir_root(&r, dir);
+  if (lo < 0 || isnan(T)) return NAN;
+  long span = tr_span(c, 0);
+  mpfr_prec_t pe = 4 * span + 64, pr = 2 * pe + 1024;
+  mpfr_t s, v, t, a, b, cc, R, D, q, x;
+  mpfr_inits2(pe, s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+  mpfr_inits2(pr, q, x, (mpfr_ptr)0);
+  mpfr_set_zero(a, 1), mpfr_set_zero(b, 1), mpfr_set_zero(cc, 1);
+  for (int i = 0; i < c->dim; i++) {
+    mpfr_set_d(t, c->pb[i], MPFR_RNDN);
+    mpfr_sub_d(s, t, c->pa[i], MPFR_RNDN);
+    mpfr_set_d(t, c->vb[i], MPFR_RNDN);
+    mpfr_sub_d(v, t, c->va[i], MPFR_RNDN);
+    mpfr_fma(a, v, v, a, MPFR_RNDN);
+    mpfr_fma(b, s, v, b, MPFR_RNDN);
+    mpfr_fma(cc, s, s, cc, MPFR_RNDN);
+  }
+  mpfr_set_d(R, c->ra, MPFR_RNDN);
+  mpfr_add_d(R, R, c->rb, MPFR_RNDN);
+  mpfr_mul(t, R, R, MPFR_RNDN);
+  mpfr_sub(cc, cc, t, MPFR_RNDN);
+  mpfr_mul(D, b, b, MPFR_RNDN);
+  mpfr_mul(t, a, cc, MPFR_RNDN);
+  mpfr_sub(D, D, t, MPFR_RNDN);
+  mpfr_sqrt(q, D, MPFR_RNDN);
+  mpfr_neg(x, b, MPFR_RNDN);
+  if (lo)
+    mpfr_sub(x, x, q, MPFR_RNDN);
+  else
+    mpfr_add(x, x, q, MPFR_RNDN);
+  mpfr_div(x, x, a, MPFR_RNDN); /* t* */
+  long e = mpfr_zero_p(x) ? -1074 : (long)mpfr_get_exp(x) - 1;
+  if (e < -1022) e = -1022;
+  if (e > 1023) e = 1023;
+  mpfr_set_d(q, T, MPFR_RNDN);
+  mpfr_sub(x, q, x, MPFR_RNDN);
+  mpfr_abs(x, x, MPFR_RNDN);
+  mpfr_mul_2si(x, x, -(e - 52), MPFR_RNDN);
+  double u = tr_round_fr(x);
+  mpfr_clears(s, v, t, a, b, cc, R, D, q, x, (mpfr_ptr)0);
+  return u;
+}
+
+Test(ref_fast_err, mpfr_error_correctly_rounded) {
+  long n = 300 * tr_scale();
+  const gen_family fams[] = {GEN_GENERIC, GEN_AIMED, GEN_NEAR_CONTACT, GEN_GRAZING, GEN_SLOW};
+  for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+    gen_opts o;
+    gen_opts_default(&o, fams[f]);
+    o.seed = tr_seed();
+    for (long i = 0; i < n; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      toi_ref r;
+      cr_assert_eq(toi_ref_solve(&r, &c), TOI_OK);
+      for (int dir = 0; dir < 2; dir++) {
+        double rn = dir ? r.trev : r.tfwd;
+        if (isnan(rn)) continue;
+        const int kinds[] = {0, 1, 6, 5, 11, 12, 14};
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+          double T = fe_T(kinds[k], rn, NAN), want = fe_independent_ulp(&c, (toi_direction)dir, T);
+          for (int e = 0; e < 2; e++) {
+            double u, b;
+            cr_assert_eq(toi_ref_set_engine(e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
+            cr_assert_eq(toi_ref_error(&u, &b, T, &c, (toi_direction)dir), TOI_OK);
+            cr_assert(tr_same(u, want), "%s engine, %s case %ld dir %d T %a: ulp %a, independently %a " SEED_MSG,
+                      e ? "mpfr" : "fast", gen_family_name(fams[f]), i, dir, T, u, want, SEED_ARGS);
+          }
+        }
+      }
+    }
+  }
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+}
+
+/* ---- the engine setting, the counters, threads ---- */
+
+Test(ref_fast_err, mpfr_engine_never_takes_the_fast_path) {
+  toi_case c = tr_case2(0, 0, 0, 0, 0.5, 2, 0, -3, 0, 0.5);
+  double u, b, k;
+  ref_fast_err_counts n;
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_reset();
+  ref_fast_err_counts_reset();
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(toi_ref_error(&u, &b, 0.25, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(toi_ref_kappa(&k, &c, TOI_FORWARD), TOI_OK);
+  ref_fast_err_counts_get(&n);
+  cr_expect_eq(n.error_calls + n.kappa_calls, 0, "the MPFR engine used the fast paths");
+  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(toi_ref_error(&u, &b, 0.25, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(toi_ref_kappa(&k, &c, TOI_FORWARD), TOI_OK);
+  ref_fast_err_counts_get(&n);
+  cr_expect_eq(n.error_calls, 1);
+  cr_expect_eq(n.kappa_calls, 1);
+  cr_expect_eq(n.error_fb + n.kappa_fb, 0);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 0, "toi_ref_fast_stats count toi_ref_solve alone");
+}
+
+#define FE_THREAD_CASES 2000
+
+typedef struct fe_job {
+  const toi_case *cases;
+  double *ulp, *kap;
+  int stride; /* visit the cases in another order than the serial run */
+  int failures;
+} fe_job;
+
+static void *fe_thread(void *arg) {
+  fe_job *j = arg;
+  for (int n = 0; n < FE_THREAD_CASES; n++) {
+    int i = (int)(((long)n * j->stride) % FE_THREAD_CASES);
+    toi_ref r;
+    double b;
+    if (toi_ref_solve(&r, &j->cases[i]) != TOI_OK) j->failures++;
+    double T = isnan(r.tfwd) ? 1.0 : nextafter(r.tfwd, 0);
+    if (toi_ref_error(&j->ulp[i], &b, T, &j->cases[i], TOI_FORWARD) != TOI_OK) j->failures++;
+    if (toi_ref_kappa(&j->kap[i], &j->cases[i], TOI_FORWARD) != TOI_OK) j->failures++;
+  }
+  return NULL;
+}
+
+/* Each thread keeps the state of its last case: two threads on the same
+ * cases in different orders must still agree with a serial run. */
+Test(ref_fast_err, two_threads_match_serial) {
+  static toi_case cases[FE_THREAD_CASES];
+  static double su[FE_THREAD_CASES], sk[FE_THREAD_CASES], pu[2][FE_THREAD_CASES], pk[2][FE_THREAD_CASES];
+  gen_opts o;
+  gen_opts_default(&o, GEN_MIXED);
+  o.seed = tr_seed();
+  for (int i = 0; i < FE_THREAD_CASES; i++) {
+    size_t bin;
+    cr_assert_eq(gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+  }
+  fe_job serial = {cases, su, sk, 1, 0};
+  fe_thread(&serial);
+  cr_assert_eq(serial.failures, 0);
+  fe_job par[2] = {{cases, pu[0], pk[0], 7, 0}, {cases, pu[1], pk[1], 1999, 0}};
+  pthread_t th[2];
+  for (int t = 0; t < 2; t++) cr_assert_eq(pthread_create(&th[t], NULL, fe_thread, &par[t]), 0);
+  for (int t = 0; t < 2; t++) cr_assert_eq(pthread_join(th[t], NULL), 0);
+  for (int t = 0; t < 2; t++) {
+    cr_assert_eq(par[t].failures, 0);
+    for (int i = 0; i < FE_THREAD_CASES; i++) {
+      cr_assert(tr_same(pu[t][i], su[i]), "thread %d case %d: ulp %a, serial %a", t, i, pu[t][i], su[i]);
+      cr_assert(tr_same(pk[t][i], sk[i]), "thread %d case %d: kappa %a, serial %a", t, i, pk[t][i], sk[i]);
+    }
+  }
+}
+
+/* ---- a whole sweep ---- */
+
+static int fe_run(const char *dir, const char *args) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", dir, TOIBENCH_PATH, args);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *fe_slurp(const char *p, size_t *len) {
+  FILE *f = fopen(p, "rb");
+  cr_assert_not_null(f, "cannot open %s", p);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  cr_assert_not_null(buf);
+  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = 0;
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+/* 10^5 mixed cases (every family, every formulation: 11 errors and up to two
+ * kappas per case) give byte-identical result files with both engines. */
+Test(ref_fast_err, sweep_identical_with_both_engines) {
+  char dir[64] = "/tmp/toifasterrXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char args[256];
+  long n = 100000 * tr_scale();
+  snprintf(args, sizeof args, "sweep mixed --count %ld -j 2 --quiet --reference fast -o fast.txt", n);
+  cr_assert_eq(fe_run(dir, args), 0, "sweep --reference fast failed");
+  snprintf(args, sizeof args, "sweep mixed --count %ld -j 2 --quiet --reference mpfr -o mpfr.txt", n);
+  cr_assert_eq(fe_run(dir, args), 0, "sweep --reference mpfr failed");
+  char pf[128], pm[128];
+  snprintf(pf, sizeof pf, "%s/fast.txt", dir);
+  snprintf(pm, sizeof pm, "%s/mpfr.txt", dir);
+  size_t lf, lm;
+  char *f = fe_slurp(pf, &lf), *m = fe_slurp(pm, &lm);
+  cr_assert_gt(lf, 1000, "a sweep result is more than a header");
+  if (lf != lm || memcmp(f, m, lf)) {
+    size_t i = 0;
+    while (i < lf && i < lm && f[i] == m[i]) i++;
+    cr_assert_fail("sweep results differ from byte %zu (kept in %s)", i, dir);
+  }
+  free(f);
+  free(m);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
