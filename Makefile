@@ -5,8 +5,11 @@ DESTDIR ?=
 CC ?= cc
 CFLAGS ?= -O2 -g
 # Project-mandatory flags: kept apart so `make CFLAGS=...` cannot drop them.
+# -fno-tree-slp-vectorize: GCC 12 has been seen to emit packed fused
+# multiply-adds from straight-line code in FMA-targeted functions despite
+# -ffp-contract=off; formulations must compute exactly the operations written.
 TOI_CFLAGS := -Isrc -Ireference -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-              -ffp-contract=off -fno-fast-math -pthread -MMD -MP
+              -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize -pthread -MMD -MP
 BUILD := build
 GIT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 

@@ -31,7 +31,7 @@ TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, do
 
 /// Error of a double T against the exact root t* in direction dir:
 /// *ulp = |T - t*| / ulp(t*) with ulp(x) = 2^(max(e,-1022)-52) for
-/// 2^e <= |x| < 2^(e+1) (ulp(0) = 2^-1074), accurate to the printed digits;
+/// 2^e <= |x| < 2^(e+1) (ulp(0) = 2^-1074), correctly rounded to double;
 /// *bits = log2(1 + |ord(T) - ord(RN(t*))|), ord the position of a double in
 /// the ordered set of doubles (Herbie's measure: 0 when T = RN(t*), 1 for a
 /// neighbour).

@@ -224,7 +224,7 @@ enum { OUT_EXITED, OUT_FAILED, OUT_HUNG, OUT_NOSTART };
 
 /* Runs the command on one batch (IDs unique within it). */
 static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
-  size_t inlen;
+  size_t inlen = 0;
   char *input = build_input(b, o->tmax, &inlen);
   int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
   linebuf lo = {malloc(LINE_MAX_LEN + 1), 0, 0}, le = {malloc(LINE_MAX_LEN + 1), 0, 0};
