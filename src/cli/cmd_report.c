@@ -23,7 +23,7 @@ static void help(void) {
       "  near-contact   k = 1..60, 1000 cases per k\n"
       "  far            e = 0..15, 2000 cases per e\n"
       "plus a pairwise response audit of up to 4000 exact hits (E = 1) and a many-ball\n"
-      "simulation (400 balls, 2D box, 40000 events) per forward formulation and the\n"
+      "simulation (1000 balls, 2D box, 200000 events) per forward formulation and the\n"
       "reference.\n"
       "  --quick        a 20x smaller suite and simulation (for tests)\n"
       "  --suite FILE   use the cases of FILE instead of the mixed family for the table,\n"

@@ -32,8 +32,8 @@ static int on_sample(void *ctx, const sim_sample *s) {
 }
 
 int report_simulate(rep_data *d) {
-  size_t nballs = d->opts.quick ? 40 : 400;
-  uint64_t events = d->opts.quick ? 2000 : 40000;
+  size_t nballs = d->opts.quick ? 40 : 1000;
+  uint64_t events = d->opts.quick ? 2000 : 200000;
   sim_state st;
   if (sim_generate(&st, d->opts.seed, 2, nballs, 2.5) != TOI_OK) {
     cli_error("report: cannot generate the simulation state");
