@@ -34,7 +34,7 @@ LIBTOI := $(BUILD)/libtoi.a
 LIBREF := $(BUILD)/libtoiref.a
 TESTBIN := $(BUILD)/toitest
 
-APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox
+APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config
 
 .PHONY: all deps check-deps test report bench install uninstall clean help
 
