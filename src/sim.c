@@ -1,5 +1,6 @@
 /* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +72,25 @@ static void dd_add_prod(dd *s, double a, double b) {
   double e = fma(a, b, -p);
   dd_add(s, p);
   s->lo += e;
+}
+
+/* |x| over dim components without the spurious overflow or underflow of the
+   squares (speeds up to DBL_MAX are legal input); the plain formula where it
+   is safe, so ordinary figures do not depend on the scaling. */
+static double norm(const double *x, int dim) {
+  double s = 0, big = 0;
+  for (int d = 0; d < dim; d++) {
+    s += x[d] * x[d];
+    if (fabs(x[d]) > big) big = fabs(x[d]);
+  }
+  if (!(big > 0) || !isfinite(big)) return big;
+  if (isfinite(s) && s >= DBL_MIN) return sqrt(s);
+  s = 0;
+  for (int d = 0; d < dim; d++) {
+    double y = x[d] / big;
+    s += y * y;
+  }
+  return big * sqrt(s);
 }
 
 typedef struct sim {
@@ -438,13 +458,17 @@ static int take_sample(sim *s, sim_sample *out) {
   dd ke;
   kinetic(s, &ke);
   out->ke_err = ((ke.hi - s->ke0.hi) + (ke.lo - s->ke0.lo)) / s->ke0.hi;
-  if (!(s->ke0.hi > 0)) out->ke_err = 0;
-  double m2 = 0;
-  for (int d = 0; d < s->dim; d++) {
-    double x = s->mom[d].hi + s->mom[d].lo;
-    m2 += x * x;
-  }
-  out->mom_err = s->pscale > 0 ? sqrt(m2) / s->pscale : 0;
+  /* A kinetic energy beyond DBL_MAX leaves no relative error to speak of:
+     NaN, which the caller reports as such, rather than a 0 it is not. */
+  if (!isfinite(s->ke0.hi) || !isfinite(s->ke0.lo)) out->ke_err = NAN;
+  else if (!(s->ke0.hi > 0)) out->ke_err = 0;
+  if (isnan(out->ke_err)) out->ke_err = NAN; /* one NaN, whatever sign the arithmetic left */
+  double mom[3];
+  for (int d = 0; d < s->dim; d++) mom[d] = s->mom[d].hi + s->mom[d].lo;
+  double mnorm = norm(mom, s->dim);
+  /* Likewise for momenta beyond DBL_MAX (inf/inf would be a NaN of either sign). */
+  if (!isfinite(s->pscale) || !isfinite(mnorm)) out->mom_err = NAN;
+  else out->mom_err = s->pscale > 0 ? mnorm / s->pscale : 0;
   out->min_gap = INFINITY;
   double *q = malloc(3 * s->n * sizeof *q);
   pairkey *cand = NULL;
@@ -706,15 +730,13 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
   for (size_t c = 0; c < s.ncells; c++) s.head[c] = NONE32;
   s.compact_at = 64 + 16 * s.n;
   for (size_t i = 0; i < s.n; i++) {
-    double speed2 = 0;
     for (int d = 0; d < 3; d++) {
       int in = d < s.dim;
       s.p[3 * i + d] = in ? st->balls[i].p[d] : 0;
       s.v[3 * i + d] = in ? st->balls[i].v[d] : 0;
       s.cell[3 * i + d] = in ? cell_coord(s.p[3 * i + d], s.w[d], s.nc[d]) : 0;
-      speed2 += s.v[3 * i + d] * s.v[3 * i + d];
     }
-    s.pscale += st->balls[i].m * sqrt(speed2);
+    s.pscale += st->balls[i].m * norm(&s.v[3 * i], s.dim);
     cell_insert(&s, (uint32_t)i);
   }
   kinetic(&s, &s.ke0);
@@ -761,6 +783,9 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
       if (sample(&s)) break;
     }
   }
+  /* Nothing pending before the events asked for: nothing can happen any
+     more, which is not the same as a run that did its events. */
+  if (!s.stop && rep->status == SIM_OK && s.phys < cfg->events && s.hn == 0) rep->idle = 1;
   /* a last sample, also after a failure: it shows the state that failed */
   if (rep->status != SIM_STOPPED && s.phys != last_sampled) {
     s.stop = 0;
@@ -1050,7 +1075,13 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
       else b.m = x;
     }
     if (ok && !(b.r > 0)) {
-      diag(dg, name, lineno, 2 * dim + 2, "r", "radius must be > 0%s%s", "", "");
+      /* Case files allow r = 0; a simulation does not: its gaps are relative to
+         ra + rb, and two point balls touch only with coincident centres, where
+         the contact has no normal to resolve it along. */
+      diag(dg, name, lineno, 2 * dim + 2, "r",
+           "radius must be > 0 (gaps are relative to ra + rb, and two point balls touch only with "
+           "coincident centres, where a contact has no normal)%s%s",
+           "", "");
       ok = 0;
     }
     if (ok && !(b.m > 0)) {

@@ -10,7 +10,8 @@
 typedef struct sim_ball {
   double p[3];  ///< centre (third component 0 in 2D)
   double v[3];  ///< velocity
-  double r;     ///< radius, > 0
+  double r;     ///< radius, > 0 (gaps are relative to ra + rb, and two point balls touch
+                ///< only with coincident centres, where the contact has no normal)
   double m;     ///< mass, > 0
 } sim_ball;
 
@@ -102,8 +103,9 @@ typedef struct sim_event_info {
 typedef struct sim_sample {
   uint64_t event;      ///< physical events processed so far
   double time;         ///< simulated time
-  double ke_err;       ///< (KE - KE0)/KE0, sums in double-double
-  double mom_err;      ///< |sum over pair events of (P' - P)| / sum_i m_i |v_i(0)|
+  double ke_err;       ///< (KE - KE0)/KE0, sums in double-double; NaN when KE0 is not finite
+  double mom_err;      ///< |sum over pair events of (P' - P)| / sum_i m_i |v_i(0)|; NaN when
+                       ///< either is not finite (momenta beyond DBL_MAX)
   double min_gap;      ///< smallest (|d| - R)/R over neighbouring pairs, in double
   uint64_t overlaps;   ///< pairs with (|d| - R)/R < -overlap_tol
   uint64_t missed;     ///< of those, pairs that crossed contact unseen (see sim.c)
@@ -127,7 +129,7 @@ typedef struct sim_config {
 
 /// How a run ended.
 typedef enum sim_status {
-  SIM_OK = 0,        ///< ran the requested number of events (or no event was left)
+  SIM_OK = 0,        ///< ran the requested number of events (or no event was left: idle)
   SIM_NOMEM,         ///< out of memory
   SIM_NAN,           ///< a kernel produced a NaN time or state
   SIM_ZENO,          ///< too many events at one instant
@@ -150,6 +152,8 @@ typedef struct sim_report {
   uint64_t missed;       ///< sum of missed over the samples
   uint64_t late;         ///< sum of late over the samples
   uint64_t predictions;  ///< pair predictions asked of the kernel
+  int idle;              ///< 1 when the run ended with fewer events than asked because none
+                         ///< was pending (every ball at rest, or too slow to reach anything)
 } sim_report;
 
 const char *sim_status_name(sim_status s);

@@ -425,3 +425,45 @@ Test(sim, state_file_round_trip_and_errors) {
     cr_assert(back.balls == NULL && back.n == 0);
   }
 }
+
+/* Runs kernel on two unit balls at x = 2 and 10 on the line y = 8 of a 16 x 16
+   box with velocities vx; the run must end normally. */
+static sim_report run_two_balls(const char *kernel, double vx0, double vx1, uint64_t events) {
+  double x[2] = {2, 10}, vx[2] = {vx0, vx1};
+  sim_kernel ker = kernel_named(kernel);
+  sim_config cfg = config(events, NULL);
+  cfg.on_event = NULL;
+  sim_report rep;
+  sim_state st = line_state(16, 16, x, vx, 2);
+  cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s: %s", kernel, rep.message);
+  sim_state_free(&st);
+  return rep;
+}
+
+/* Balls at rest: no event can be predicted, so the run ends at once and says
+   it was idle; moving balls are not idle, nor is a run asked for no event. */
+Test(sim, idle_when_nothing_can_happen) {
+  sim_report rep = run_two_balls("expanded", 0, 0, 5);
+  cr_assert_eq(rep.idle, 1);
+  cr_assert_eq(rep.last.event, 0);
+  rep = run_two_balls("expanded", 1, -1, 5);
+  cr_assert_eq(rep.idle, 0);
+  cr_assert_eq(rep.last.event, 5);
+  rep = run_two_balls("expanded", 1, -1, 0);
+  cr_assert_eq(rep.idle, 0);
+}
+
+/* Speeds of 2^520: the kinetic energy (2^1040) is beyond DBL_MAX but every
+   momentum is not. ke_err has no value (NaN, not 0); mom_err is measured:
+   equal masses head on swap velocities exactly (reference kernel), so the
+   momentum change is exactly 0. Speeds of 2^1023 make sum m |v| overflow:
+   mom_err is then NaN too, and never a NaN with its sign bit set. */
+Test(sim, overflowing_energy_and_momentum) {
+  sim_report rep = run_two_balls("reference", 0x1p520, -0x1p520, 4);
+  cr_assert_gt(rep.last.pair_events, 0);
+  cr_assert(isnan(rep.last.ke_err) && !signbit(rep.last.ke_err), "ke_err %g", rep.last.ke_err);
+  cr_assert_eq(rep.last.mom_err, 0, "mom_err %g", rep.last.mom_err);
+  rep = run_two_balls("expanded", 0x1p1023, -0x1p1023, 4);
+  cr_assert(isnan(rep.last.mom_err) && !signbit(rep.last.mom_err), "mom_err %g", rep.last.mom_err);
+  cr_assert(isnan(rep.last.ke_err) && !signbit(rep.last.ke_err), "ke_err %g", rep.last.ke_err);
+}

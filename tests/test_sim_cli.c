@@ -20,13 +20,22 @@ static void simcli_teardown(void) {
   cr_assert_eq(system(cmd), 0);
 }
 
-/* runs toibench in the temporary directory; returns its exit status */
-static int tb(const char *args) {
+/* runs toibench in the temporary directory after the shell commands setup
+   (each ending with &&, or ""); returns its exit status */
+static int tb_after(const char *setup, const char *args) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >out.txt 2>err.txt </dev/null", simcli_dir, TOIBENCH_PATH, args);
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >out.txt 2>err.txt </dev/null", simcli_dir, setup, TOIBENCH_PATH,
+           args);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+static int tb(const char *args) { return tb_after("", args); }
+
+/* tb under a 1 GB address-space limit, so that a regression of a size check
+   fails fast (out of memory, exit 1) instead of taking the machine's memory;
+   AddressSanitizer reserves far more address space than that, so not under it */
+static int tb_small(const char *args) { return tb_after(getenv("ASAN_OPTIONS") ? "" : "ulimit -v 1000000 &&", args); }
 
 static char *slurp(const char *name) {
   char path[256];
@@ -125,4 +134,80 @@ Test(simcli, simulate_bad_state_and_zeno) {
   free(err);
   cr_assert_eq(tb("simulate -f overlap-recovery"), 2);
   cr_assert_eq(tb("simulate --dim 4"), 2);
+}
+
+/* `simulate --help` succeeds and documents what: checked by every test of a
+   behaviour that --help promises */
+static void simulate_help_says(const char *what) {
+  cr_assert_eq(tb("simulate --help"), 0);
+  char *out = slurp("out.txt");
+  cr_assert(out && strstr(out, what), "--help does not say '%s'", what);
+  free(out);
+}
+
+Test(simcli, simulate_nan_printed_unsigned_with_reason) {
+  /* velocities near DBL_MAX: sum m |v| and the kinetic energy overflow */
+  put("big.state", "box 2 100 100\nball 10 50 1e308 0 1 1\nball 90 50 -1e308 0 1 1\n");
+  cr_assert_eq(tb("simulate -f expanded,reference --state big.state --events 6 --every 1 --series s.txt"), 0);
+  char *out = slurp("out.txt"), *ser = slurp("s.txt");
+  cr_assert(!strstr(out, "-nan") && !strstr(ser, "-nan"), "%s\n%s", out, ser);
+  const char *row = strstr(out, "\nreference ");
+  cr_assert(row && strstr(row, " nan ") && strstr(row, "mom_err nan: non-finite momentum"), "%s", out);
+  cr_assert(strstr(strstr(out, "\nexpanded "), "mom_err nan: non-finite momentum"), "%s", out);
+  cr_assert(strstr(ser, " nan nan "), "%s", ser);
+  free(out);
+  free(ser);
+  /* speeds of 1e155: the energy overflows, the momenta do not */
+  put("fast.state", "box 2 100 100\nball 10 50 1e155 0 1 1\nball 90 50 -1e155 0 1 1\n");
+  cr_assert_eq(tb("simulate -f reference --state fast.state --events 6 --every 1"), 0);
+  out = slurp("out.txt");
+  cr_assert(strstr(out, "ke_err nan: non-finite kinetic energy") && !strstr(out, "mom_err nan"), "%s", out);
+  free(out);
+  simulate_help_says("'nan'");
+  simulate_help_says("DBL_MAX");
+}
+
+Test(simcli, simulate_refuses_absurd_n) {
+  cr_assert_eq(tb_small("simulate --n 100000000 --events 1"), 2);
+  char *err = slurp("err.txt"), *out = slurp("out.txt");
+  cr_assert(strstr(err, "limit of 10000000 balls") && strstr(err, "Try 'toibench --help'"), "%s", err);
+  cr_assert(!strstr(out, "kernel"), "nothing runs: %s", out);
+  free(err);
+  free(out);
+  cr_assert_eq(tb_small("simulate --n 10000001 --events 1"), 2);
+  cr_assert_eq(tb("simulate --n 0"), 2);
+  cr_assert_eq(tb("simulate -f expanded --n 5 --events 3"), 0);
+  simulate_help_says("at most 10^7");
+}
+
+Test(simcli, simulate_idle_when_nothing_moves) {
+  put("still.state", "box 2 100 100\nball 10 50 0 0 1 1\nball 90 50 0 0 1 1\n");
+  cr_assert_eq(tb("simulate -f expanded,reference --state still.state --events 10"), 0);
+  char *out = slurp("out.txt");
+  const char *row = strstr(out, "\nexpanded ");
+  cr_assert(row && !strncmp(row + 1 + 17, "idle ", 5), "%s", out);
+  cr_assert(strstr(row, "no event was possible"), "%s", out);
+  cr_assert(strstr(strstr(out, "\nreference "), "idle"), "%s", out);
+  cr_assert(!strstr(out, " ok "), "%s", out);
+  free(out);
+  /* the same balls moving run their events: ok, no note */
+  put("moving.state", "box 2 100 100\nball 10 50 1 0 1 1\nball 90 50 -1 0 1 1\n");
+  cr_assert_eq(tb("simulate -f expanded --state moving.state --events 10"), 0);
+  out = slurp("out.txt");
+  row = strstr(out, "\nexpanded ");
+  cr_assert(row && !strncmp(row + 1 + 17, "ok ", 3) && !strstr(out, "possible"), "%s", out);
+  free(out);
+  simulate_help_says("idle (no event was pending");
+}
+
+Test(simcli, simulate_zero_radius_refused_with_reason) {
+  put("point.state", "box 2 100 100\nball 10 50 1 0 0 1\nball 90 50 -1 0 1 1\n");
+  cr_assert_eq(tb("simulate -f expanded --state point.state --series s.txt"), 3);
+  char *err = slurp("err.txt");
+  cr_assert(strstr(err, "point.state:2:") && strstr(err, "radius must be > 0") &&
+                strstr(err, "coincident centres"),
+            "%s", err);
+  free(err);
+  cr_assert(!exists("s.txt"));
+  simulate_help_says("R = 0 is refused");
 }

@@ -254,7 +254,7 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
       cr_assert_eq(memcmp(g.pa, c.pa, sizeof g.pa), 0);
       cr_assert_eq(memcmp(g.vb, c.vb, sizeof g.vb), 0);
       cr_assert_eq(gb, ufield(line, 2));
-      replay rp;
+      score_case rp;
       cr_assert_eq(replay_case(&rp, f, &c), 0);
       double value = strtod(vhex, NULL);
       if (!strcmp(what, "max_ulp")) {
@@ -277,7 +277,7 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
       } else {
         cr_assert_str_eq(what, "misclass");
         cr_assert_eq(rp.kind, (int)value, "%s", line);
-        cr_assert(rp.kind >= RP_MISSED && rp.kind <= RP_OTHER);
+        cr_assert(rp.kind >= SCORE_MISSED && rp.kind <= SCORE_OTHER);
       }
     }
   }
@@ -330,7 +330,7 @@ Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = setup, .fini = t
   cr_assert_geq(list.count, 1);
   /* The first case is the worst: at least as bad as any case of the global pass. */
   const toi_formulation *f = toi_formulation_find("expanded");
-  replay sc;
+  score_case sc;
   cr_assert_eq(replay_case(&sc, f, &list.items[0]), 0);
   const char *rec = strstr(text, "# ulp=");
   cr_assert_not_null(rec);
@@ -343,7 +343,7 @@ Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = setup, .fini = t
   for (uint64_t i = 0; i < 400; i++) {
     toi_case c;
     size_t b;
-    replay s2;
+    score_case s2;
     cr_assert_eq(gen_case(&c, NULL, &b, &o, i), TOI_OK);
     cr_assert_eq(replay_case(&s2, f, &c), 0);
     if (s2.timed) cr_assert_geq(sc.ulp, s2.ulp, "case %llu beats the hunt", (unsigned long long)i);

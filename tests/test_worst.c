@@ -44,12 +44,12 @@ ParameterizedTest(form_param *p, worst, corpus_reproduces_recorded_errors) {
     int field;
     char msg[160];
     cr_assert_eq(toi_parse_case_line(&c, line, &field, msg, sizeof msg), 0, "%s:%ld: %s", path, lineno, msg);
-    replay r;
+    score_case r;
     cr_assert_eq(replay_case(&r, f, &c), 0, "%s:%ld: reference failed", path, lineno);
     /* The error is compared as printed (%.6g), which is how it was recorded. */
     char now[2048];
     snprintf(now, sizeof now, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s", r.ulp, r.bits,
-             toi_class_name(r.cls), toi_class_name(r.verdict), rp_kind_names[r.kind]);
+             toi_class_name(r.ref_cls), toi_class_name(r.verdict), rp_kind_names[r.kind]);
     cr_expect_str_eq(now, rec, "%s:%ld (%s): recorded and replayed errors differ", path, lineno, c.id);
     cases++;
     timed += r.timed;

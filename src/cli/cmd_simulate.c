@@ -8,6 +8,11 @@
 #include "sim.h"
 #include "toiresp.h"
 
+/* Memory grows with N (a few hundred bytes a ball for the state, the grid and
+   the event heap: about 360 MB measured at 10^6 balls): beyond this a run
+   wants tens of GB, which is a typing slip rather than an experiment. */
+#define SIM_MAX_BALLS 10000000ULL
+
 static void help(void) {
   printf(
       "Usage: toibench simulate [-f NAME,...|reference] [--n N] [--events M] [--seed S]\n"
@@ -29,7 +34,8 @@ static void help(void) {
       "\n"
       "Initial state:\n"
       "  --state FILE      read it (format below); otherwise generate it from:\n"
-      "  --n N             balls (default 100)\n"
+      "  --n N             balls (default 100, at most 10^7: memory grows by a few\n"
+      "                    hundred bytes a ball)\n"
       "  --dim 2|3         (default 2)\n"
       "  --seed S          (default 1)\n"
       "  --spacing H       lattice spacing, > 2 (default 4): ceil(N^(1/dim)) sites per axis,\n"
@@ -65,14 +71,23 @@ static void help(void) {
       "Summary (stdout), one row per kernel: status, events, simulated time, final ke_err,\n"
       "drift per 1e6 events (final ke_err * 1e6 / events), max |ke_err| over the samples,\n"
       "final mom_err, smallest gap, most overlaps in a sample, missed and late (summed over\n"
-      "samples), null contacts, events/s (wall clock).\n"
+      "samples), null contacts, events/s (wall clock), then a note when there is one to make.\n"
+      "Status: ok (ran its events), idle (no event was pending before the events asked for:\n"
+      "every ball at rest, or too slow to reach a wall in finite time; note 'no event was\n"
+      "possible'), or why the kernel stopped (nan, zeno, failed, out-of-memory).\n"
+      "A figure that has no finite value is printed 'nan' with the reason in the note:\n"
+      "momenta or kinetic energy beyond DBL_MAX (velocities near 1e308, or 1e154 for\n"
+      "the energy) leave mom_err or ke_err without meaning.\n"
       "\n"
       "State files ('# toibench-state v1'): '#' comments, blank lines ignored, numbers\n"
       "decimal or hex floats:\n"
       "  box DIM L1 L2 [L3]               the box [0,L1] x [0,L2] (x [0,L3]), first\n"
       "  ball X Y [Z] VX VY [VZ] R M       one line per ball, inside the box, not overlapping\n"
+      "R and M must be > 0. Unlike case files, R = 0 is refused: gaps are measured relative\n"
+      "to ra + rb, and two point balls touch only with coincident centres, where a contact\n"
+      "has no normal to resolve it along.\n"
       "\n"
-      "Exit status: 0 when every kernel ran its events; 1 when a kernel stopped on a\n"
+      "Exit status: 0 when every kernel ran its events or was idle; 1 when a kernel stopped on a\n"
       "pathological state (NaN time, too many events at one instant: the event number is\n"
       "printed); 2 usage; 3 invalid state file.\n");
 }
@@ -87,13 +102,18 @@ typedef struct series_ctx {
   FILE *f;
 } series_ctx;
 
+/* printf writes a NaN with its sign bit as "-nan"; the sign of a NaN means
+   nothing here, so every NaN is printed "nan". */
+static double unsigned_nan(double x) { return isnan(x) ? NAN : x; }
+
 static int write_sample(void *ctx, const sim_sample *s) {
   series_ctx *c = ctx;
   if (!c->f) return 0;
   fprintf(c->f,
           "%" PRIu64 " %.17g %.17g %.17g %.17g %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
           " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-          s->event, s->time, s->ke_err, s->mom_err, s->min_gap, s->overlaps, s->missed, s->late,
+          s->event, unsigned_nan(s->time), unsigned_nan(s->ke_err), unsigned_nan(s->mom_err),
+          unsigned_nan(s->min_gap), s->overlaps, s->missed, s->late,
           s->pair_events, s->wall_events, s->cell_events, s->null_events);
   return ferror(c->f) ? 1 : 0;
 }
@@ -120,7 +140,12 @@ int cmd_simulate(int argc, char **argv) {
     const char *v = argv[++i];
     int rc = 0;
     if (!strcmp(a, "-f")) names = v;
-    else if (!strcmp(a, "--n")) rc = parse_count("simulate", a, v, 1, 100000000, &n);
+    else if (!strcmp(a, "--n")) {
+      if (cli_parse_u64(v, &n) || n < 1)
+        return cli_usage_error("simulate", "--n wants a number of balls >= 1, got '%s'", v);
+      if (n > SIM_MAX_BALLS)
+        return cli_usage_error("simulate", "--n %s is above the limit of %llu balls (10^7)", v, SIM_MAX_BALLS);
+    }
     else if (!strcmp(a, "--events")) rc = parse_count("simulate", a, v, 0, UINT64_MAX / 2, &events);
     else if (!strcmp(a, "--seed")) rc = parse_count("simulate", a, v, 0, UINT64_MAX, &seed);
     else if (!strcmp(a, "--dim")) rc = parse_count("simulate", a, v, 2, 3, &dim);
@@ -249,9 +274,9 @@ int cmd_simulate(int argc, char **argv) {
   else printf(", seed %llu, spacing %.6g", seed, spacing);
   printf(", %llu events per kernel, sample every %llu\n", events, every);
   printf("# events/s is wall clock (not reproducible); every other figure is.\n");
-  printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s\n", "kernel", "status",
+  printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s  %s\n", "kernel", "status",
          "events", "time", "ke_err", "drift/1e6", "max|ke_err|", "mom_err", "min_gap", "overlaps",
-         "missed", "late", "null", "events/s");
+         "missed", "late", "null", "events/s", "note");
   int failures = 0;
   for (int k = 0; k < nk; k++) {
     if (sc.f) fprintf(sc.f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
@@ -263,11 +288,20 @@ int cmd_simulate(int argc, char **argv) {
     double secs = now_seconds() - t0;
     uint64_t ev = rep.last.event;
     double drift = ev ? rep.last.ke_err * 1e6 / (double)ev : 0;
+    char note[160] = "";
+    if (rep.idle) snprintf(note, sizeof note, ev ? "no further event was possible" : "no event was possible");
+    if (isnan(rep.last.ke_err) || isnan(rep.max_abs_ke_err))
+      snprintf(note + strlen(note), sizeof note - strlen(note), "%ske_err nan: non-finite kinetic energy",
+               note[0] ? "; " : "");
+    if (isnan(rep.last.mom_err))
+      snprintf(note + strlen(note), sizeof note - strlen(note), "%smom_err nan: non-finite momentum",
+               note[0] ? "; " : "");
     printf("%-16s %-8s %9" PRIu64 " %11.5g %11.4g %11.4g %11.4g %11.4g %11.4g %8" PRIu64 " %7" PRIu64
-           " %7" PRIu64 " %8" PRIu64 " %10.4g\n",
-           kernels[k].name, sim_status_name(s), ev, rep.time, rep.last.ke_err, drift, rep.max_abs_ke_err,
-           rep.last.mom_err, rep.min_gap, rep.max_overlaps, rep.missed, rep.late, rep.last.null_events,
-           secs > 0 ? (double)ev / secs : 0.0);
+           " %7" PRIu64 " %8" PRIu64 " %10.4g%s%s\n",
+           kernels[k].name, s == SIM_OK && rep.idle ? "idle" : sim_status_name(s), ev, unsigned_nan(rep.time),
+           unsigned_nan(rep.last.ke_err), unsigned_nan(drift), unsigned_nan(rep.max_abs_ke_err),
+           unsigned_nan(rep.last.mom_err), unsigned_nan(rep.min_gap), rep.max_overlaps, rep.missed, rep.late,
+           rep.last.null_events, secs > 0 ? (double)ev / secs : 0.0, note[0] ? "  " : "", note);
     if (s != SIM_OK) {
       failures++;
       fprintf(stderr, "toibench simulate: kernel %s stopped: %s\n", kernels[k].name, rep.message);
