@@ -105,9 +105,9 @@ SIM_REF_EVENTS=${TOI_BENCH_SIM_REF_EVENTS:-100000}
 # Summary columns: kernel status events time ke_err drift/1e6 max|ke_err| mom_err min_gap overlaps missed late null events/s
 "$TB" simulate --n 1000 --events "$SIM_EVENTS" --every 100000 >"$tmp/sim_f" || true
 "$TB" simulate --n 1000 --events "$SIM_REF_EVENTS" --every 10000 -f reference >"$tmp/sim_r" || true
-base_rate=$(awk '$1 == "expanded" { print $NF }' "$tmp/sim_f")
+base_rate=$(awk '$1 == "expanded" { print $14 }' "$tmp/sim_f")
 printf "  %-16s %9s %12s %12s %11s %8s %7s\n" kernel events "events/s" "x expanded" "drift/1e6" overlaps missed
-awk '!/^#/ && $1 != "kernel" { print $1, $3, $NF, $6, $10, $11, $2 }' "$tmp/sim_f" "$tmp/sim_r" |
+awk '!/^#/ && $1 != "kernel" { print $1, $3, $14, $6, $10, $11, $2 }' "$tmp/sim_f" "$tmp/sim_r" |
   while read -r k ev rate drift ov miss status; do
     printf "  %-16s %9s %12.4g %12s %11.3g %8s %7s%s\n" "$k" "$ev" "$rate" "$(ratio "$rate" "$base_rate")" "$drift" \
       "$ov" "$miss" "$([ "$status" = ok ] || echo "  ($status)")"
