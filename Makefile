@@ -231,6 +231,6 @@ clean:
 
 ## help: list the targets
 help:
-	@grep -E '^## ' $(MAKEFILE_LIST) | sed 's/^## /  make /'
+	@grep -hE '^## ' $(MAKEFILE_LIST) | sed 's/^## /  make /'
 
 -include $(LIB_OBJ:.o=.d) $(REF_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
