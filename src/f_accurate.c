@@ -26,7 +26,10 @@
  *    within 2^-63 and the double-double operations add below 2^-99: t is
  *    within 2^-62.4 relative before its one final rounding, so at most
  *    0.5 + 2^-9.4 ulp (< 0.502 ulp) from t*, and correctly rounded unless t*
- *    lies within 2^-9.4 ulp of a midpoint between two doubles.
+ *    lies within 2^-9.4 ulp of a midpoint between two doubles. There (step
+ *    5) the side of the midpoint is decided exactly: an exact tie, possible
+ *    when t* is rational (D a perfect square, or D = 0), goes to even as in
+ *    the reference.
  *
  * 3. Fast path (solve_fast). Most cases end there: every difference below
  *    2^150 (nothing overflows), the filter certain of every sign it needs,
@@ -47,6 +50,13 @@
  *    such "wide" cases (only contrived mixes of huge and tiny inputs) are
  *    done with big binary numbers throughout (bigf.c), and so is any case
  *    whose expansions would outgrow their buffers.
+ *
+ * 5. Rounding. The actual bounds give |t - t*| <= rel t with rel usually
+ *    near 2^-98, far below 2^-62.4 (root_rel). When t lies within rel t of
+ *    the midpoint m between the result and its neighbour, the sign of
+ *    t* - m is computed exactly from the unscaled inputs (qx_root_side).
+ *    A first test against 2^-6 of half a step, which the 2^-62.4 bound
+ *    implies, keeps the divisions of root_rel off the common path.
  */
 
 #define SAFE_EXP 150       /* nonzero inputs are brought into [2^-SAFE_EXP, 2^SAFE_EXP) */
@@ -178,13 +188,81 @@ static double scale_round(dd x, int k) {
   return scale2((diff > 0) == (x.lo > 0) ? back + 2 * diff : back, k);
 }
 
+/* A bound on |t - t*| / t* for t = root_dd(c, b, d, h) from c, b, D within
+   ec, eb, ed of their values (h = 0 when D is exactly 0): c contributes
+   ec / c, the denominator -b + sqrt D (eb + ed / sqrt D) / (-b + sqrt D),
+   root_dd itself below 2^-100; the factor covers second-order terms, h
+   against sqrt(d) and the rounding of the bound. */
+TOI_INLINE double root_rel(dd c, double ec, dd b, double eb, double ed, double h) {
+  double den_err = eb + (h > 0 ? ed / h : 0);
+  return 1.01 * (ec / c.hi + den_err / (h - b.hi) + 0x1p-98);
+}
+
+/* Whether t > 0, whose final rounding (scaled by 2^k) gave y, lies within
+   2^-6 half a grid step of the midpoint between y and its neighbour *nb on
+   t's side. Then *dist is |t - midpoint| in t's scale; elsewhere the
+   rounding is right (step 5). y = +inf needs no check: t 2^k >= 2^1024
+   there, and t* is at least 2^1024 (1 - 2^-62), past the midpoint between
+   DBL_MAX and 2^1024. */
+TOI_INLINE int near_midpoint(dd t, int k, double y, double *nb, double *dist) {
+  if (!(y < INFINITY)) return 0;
+  double back = k ? scale2(y, -k) : y;  /* exact: a double of t's scale */
+  double r = (t.hi - back) + t.lo;      /* t - back, within one grid step */
+  uint64_t bits;
+  memcpy(&bits, &y, sizeof bits);
+  /* The neighbour toward t (below when r = 0: then no midpoint is near).
+     y >= +0, and y > 0 when r <= 0 (t > 0). Without a branch: its
+     direction is a coin toss. */
+  bits += 2 * (uint64_t)(r > 0) - 1;
+  memcpy(nb, &bits, sizeof bits);
+  double step = *nb < INFINITY ? *nb - y : 0x1p971; /* past DBL_MAX: 2^1024 */
+  double half = 0.5 * (k ? scale2(step, -k) : step);
+  *dist = fabs(r - half);
+  return *dist <= 0x1p-6 * fabs(half);
+}
+
+/* A first test for the fast path (t normalized, k = 0), on the bits alone:
+   whether |t.lo| lies within 2^-4 of a power of two that half a grid step
+   around t.hi can be (2^-53 or 2^-54 of t.hi's binade). Necessary for
+   near_midpoint, and false with a predictable branch on all but a few
+   percent of cases. */
+TOI_INLINE int maybe_midpoint(dd t) {
+  uint64_t h, l;
+  memcpy(&h, &t.hi, sizeof h);
+  memcpy(&l, &t.lo, sizeof l);
+  int64_t half = (int64_t)(h & 0x7ff0000000000000u) - ((int64_t)53 << 52); /* bits of 2^(E-53) */
+  int64_t d1 = (int64_t)(l & 0x7fffffffffffffffu) - half;
+  int64_t d2 = d1 + ((int64_t)1 << 52); /* against 2^(E-54) */
+  const int64_t w = (int64_t)1 << 48;
+  /* Below 2^-967 half a step may be subnormal, with other bits: no shortcut. */
+  return (uint64_t)(d1 + w) <= (uint64_t)(2 * w) || (uint64_t)(d2 + w) <= (uint64_t)(2 * w) ||
+         (h & 0x7ff0000000000000u) < ((uint64_t)56 << 52);
+}
+
+/* The correctly rounded root when t* is so near the midpoint between y and
+   nb that only the exact sign of t* - midpoint decides; an exact tie goes
+   to the even one (2^1024, past DBL_MAX, counts as even). Rare: kept out of
+   line. */
+static __attribute__((noinline, cold)) double tie_break(const toi_case *cs, int n, double y, double nb) {
+  double gap = nb < INFINITY ? nb - y : 0x1p971;
+  int side = qx_root_side(cs, n, y, gap);
+  if (side == 0) {
+    uint64_t bits;
+    memcpy(&bits, &y, sizeof bits);
+    return bits & 1 ? nb : y;
+  }
+  return (side > 0) == (gap > 0) ? nb : y;
+}
+
 /* ---- the slow path: scaling, exact fallback, big numbers ---- */
 
 /* The root from exponent-tagged exact values of any magnitude: |b| and
    sqrt D are brought to a common exponent q first (a term far below the
    other may underflow to zero, which changes nothing at 2^-100), then
-   t = c / den 2^(ec - q). */
-static double root_x(const qx_num *c, const qx_num *b, const qx_num *d) {
+   t = c / den 2^(ec - q), within 2^-96 of t* relative: c, b, D within
+   2^-100, the terms dropped by underflow below 2^-100 of den, the
+   double-double operations below 2^-100. */
+static double root_x(const toi_case *cs, int n, const qx_num *c, const qx_num *b, const qx_num *d) {
   dd B = {-b->hi, -b->lo};
   int q = b->e;
   dd den = B;
@@ -204,7 +282,10 @@ static double root_x(const qx_num *c, const qx_num *b, const qx_num *d) {
     if (Ds.hi > 0) den = dd_add_same_sign(Bs, dd_sqrt(Ds));
   }
   dd C = {c->hi, c->lo};
-  return scale_round(dd_div(C, den), c->e - q);
+  dd t = dd_div(C, den);
+  double y = scale_round(t, c->e - q), nb, dist;
+  if (near_midpoint(t, c->e - q, y, &nb, &dist) && dist <= 0x1p-96 * t.hi) y = tie_break(cs, n, y, nb);
+  return y;
 }
 
 static toi_result result(toi_class cls, double t) {
@@ -225,7 +306,7 @@ static toi_result solve_wide(const toi_case *cs, int n, toi_accurate_info *info)
   if (c.sign == 0) return b.sign < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
   if (b.sign >= 0) return result(TOI_SEPARATING, NAN);
   if (d.sign < 0) return result(TOI_MISS, NAN);
-  return result(d.sign == 0 ? TOI_GRAZE : TOI_HIT, root_x(&c, &b, &d));
+  return result(d.sign == 0 ? TOI_GRAZE : TOI_HIT, root_x(cs, n, &c, &b, &d));
 }
 
 /* Exact values from the expansions, or from big numbers on the scaled
@@ -393,8 +474,13 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
      ACC_REL of the denominator -b + sqrt D. */
   if (sd == 2 || (sd > 0 && ed > ACC_REL * sqrt_pos(d.hi) * (sqrt_pos(d.hi) - b.hi))) d = exact_d(&x, &sd, &ed);
   if (sd < 0) return result(TOI_MISS, NAN);
-  dd t = sd > 0 ? root_dd(c, b, d, sqrt_pos(d.hi)) : root_dd(c, b, dd_make(0, 0), 0);
-  return result(sd > 0 ? TOI_HIT : TOI_GRAZE, kp != kv ? scale_round(t, kv - kp) : t.hi + t.lo);
+  double h = sd > 0 ? sqrt_pos(d.hi) : 0;
+  dd t = root_dd(c, b, sd > 0 ? d : dd_make(0, 0), h);
+  int k = kv - kp;
+  double y = k ? scale_round(t, k) : t.hi + t.lo, nb, dist;
+  if (near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+    y = tie_break(cs, n, y, nb);
+  return result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
 }
 
 /* ---- the fast path ---- */
@@ -458,7 +544,10 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, toi_accurate_info *in
   if (ed > ACC_REL * h * (h - b.hi)) return 0;
   if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
   dd t = root_dd(c, b, d, h);
-  *out = result(TOI_HIT, t.hi + t.lo);
+  double y = t.hi + t.lo, nb, dist;
+  if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+    y = tie_break(cs, n, y, nb);
+  *out = result(TOI_HIT, y);
   return 1;
 }
 

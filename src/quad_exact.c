@@ -117,3 +117,43 @@ void qx_big(const toi_case *cs, int n, qx_num *c, qx_num *b, qx_num *d) {
   bigf_sub(&t, &x, &y);
   big_out(&t, d);
 }
+
+/* With w = s + v m, f(m) = |w|^2 - R^2 = a m^2 + 2 b m + c and g = v.w =
+   a m + b, a > 0. The forward root t* = (-b - sqrt D) / a lies at or below
+   the vertex -b/a, where f is -D/a: past the vertex (g > 0) m > t*; at the
+   vertex m = t* exactly when f(m) = 0 (then D = 0); before it f falls
+   through zero at t*, so the sign of f(m) is that of t* - m. Every value is
+   exact: m has 54 significant bits, and w^2 spans at most 2^-4298 ..
+   2^4102, which BIGF_LIMBS holds. */
+int qx_root_side(const toi_case *cs, int n, double y, double gap) {
+  bigf m, x, z, w, t, f, g, v;
+  bigf_set_d(&x, gap);
+  bigf_set_d(&z, 0.5);
+  bigf_mul(&t, &x, &z);
+  bigf_set_d(&x, y);
+  bigf_add(&m, &x, &t);
+  bigf_set_d(&x, cs->ra);
+  bigf_set_d(&z, cs->rb);
+  bigf_add(&t, &x, &z);
+  bigf_mul(&f, &t, &t);
+  f.neg = f.n ? 1 : 0; /* f = -R^2 */
+  g.n = g.neg = g.exp = 0;
+  for (int i = 0; i < n; i++) {
+    bigf_set_d(&x, cs->vb[i]);
+    bigf_set_d(&z, cs->va[i]);
+    bigf_sub(&v, &x, &z);
+    bigf_mul(&t, &v, &m);
+    bigf_set_d(&x, cs->pb[i]);
+    bigf_set_d(&z, cs->pa[i]);
+    bigf_sub(&w, &x, &z);
+    bigf_add(&w, &w, &t); /* w_i = s_i + v_i m */
+    bigf_mul(&t, &w, &w);
+    bigf_add(&f, &f, &t);
+    bigf_mul(&t, &v, &w);
+    bigf_add(&g, &g, &t);
+  }
+  int sg = bigf_sign(&g), sf = bigf_sign(&f);
+  if (sg > 0) return -1;
+  if (sg == 0) return sf == 0 ? 0 : -1;
+  return sf;
+}

@@ -27,4 +27,10 @@ int qx_d(const dd *s, const dd *v, dd R, int n, qx_num *d);
 /// expansions cannot hold). n is the number of components used (2 or 3).
 void qx_big(const toi_case *cs, int n, qx_num *c, qx_num *b, qx_num *d);
 
+/// The exact sign (-1, 0, +1) of t* - m, m = y + gap/2 (the midpoint between
+/// the double y and its neighbour y + gap), t* the forward root of a case
+/// whose exact class is hit or graze; y and gap finite, |y + gap/2| below
+/// 2^1024. With big numbers on the unscaled inputs: slow, for near ties only.
+int qx_root_side(const toi_case *cs, int n, double y, double gap);
+
 #endif

@@ -931,3 +931,124 @@ Test(robust, random_bit_patterns_never_crash) {
     if (x.cls == TOI_HIT || x.cls == TOI_GRAZE) cr_assert(x.t >= 0, "negative forward time %a", x.t);
   }
 }
+
+/* ---- exact ties ---- */
+
+/* Roots exactly halfway between two doubles: m = M 2^-54 with M odd in
+   [2^53, 2^54), so that the even neighbour is (M - 1) or (M + 1) 2^-54,
+   whichever is a multiple of 4 in units of 2^-54. Two constructions from
+   integers, each derived in cases/ties.cases: a hit with v = (-3, 0) and
+   D = 9 R^2, and a graze with v = (-3, -4) and D = 0. Lengths 2^e and speeds
+   2^f move the tie to m 2^(e-f): in the fast path, the scaled slow path,
+   near the ends of the range and, for e - f = -1021, onto the subnormal
+   grid (M 2^-1075, odd: again a tie). */
+static const int kt_tie_scalings[][2] = {{0, 0},       {-600, 0}, {500, 500}, {3, -7},    {-1000, -1000},
+                                         {-1000, -40}, {0, -600}, {600, -400}, {-900, 100}, {-500, 521}};
+
+static void kt_tie_case(toi_case *c, kt_rng *r, int hit, int e, int f, int dim, int swap, uint64_t *M_out) {
+  uint64_t M = ((UINT64_C(1) << 53) + (kt_next(r) >> 11)) | 1; /* odd, [2^53, 2^54) */
+  double s[2], v[2], ra, rb;
+  if (hit) {
+    uint64_t X = (3 * M + 3) / 4 + (kt_next(r) >> 14); /* x = X 2^-52 >= 3m, R = x - 3m < 2^-2 */
+    if (X >= (UINT64_C(1) << 53)) X += X & 1;        /* x in [2, 4): an even X */
+    s[0] = ldexp((double)X, -52);
+    s[1] = 0;
+    v[0] = -3;
+    v[1] = 0;
+    ra = ldexp((double)(4 * X - 3 * M), -54);
+    rb = 0;
+  } else {
+    /* R'' = R 2^54 / 20 with 16 R'' < 3 M and R'' = M mod 4, so that
+       s2 2^54 = 4 M + 12 R'' is a multiple of 16 (s2 < 8 needs no more). */
+    uint64_t q = (3 * M) / 16;
+    while (q % 4 != M % 4 || 16 * q >= 3 * M) q--;
+    s[0] = ldexp((double)(3 * M - 16 * q), -54);
+    s[1] = ldexp((double)(4 * M + 12 * q), -54);
+    v[0] = -3;
+    v[1] = -4;
+    ra = ldexp((double)(16 * q), -54);
+    rb = ldexp((double)(4 * q), -54);
+    cr_assert(ldexp(s[1], 54) == (double)(4 * M + 12 * q), "s2 not exact");
+  }
+  cr_assert(ldexp(s[0], 52) == floor(ldexp(s[0], 52)) || !hit, "x not exact");
+  kt_blank(c, dim);
+  double S[3] = {s[0], s[1], 0}, V[3] = {v[0], v[1], 0};
+  if (dim == 3) { /* (x, y, z) -> (z, x, -y), exact */
+    double S2[3] = {0, S[0], -S[1]}, V2[3] = {0, V[0], -V[1]};
+    memcpy(S, S2, sizeof S);
+    memcpy(V, V2, sizeof V);
+  }
+  for (int i = 0; i < dim; i++) {
+    double ss = ldexp(S[i], e) + 0.0, vv = ldexp(V[i], f) + 0.0; /* exact for every scaling of the table */
+    if (swap) { /* B at the origin: s and v change sign, t* does not */
+      c->pa[i] = -ss;
+      c->va[i] = -vv;
+    } else {
+      c->pb[i] = ss;
+      c->vb[i] = vv;
+    }
+  }
+  c->ra = ldexp(swap ? rb : ra, e);
+  c->rb = ldexp(swap ? ra : rb, e);
+  *M_out = M;
+}
+
+Test(accurate, constructed_ties_go_to_even) {
+  kt_rng r = {kt_seed() ^ 0x7469u};
+  int m = (int)(sizeof kt_tie_scalings / sizeof kt_tie_scalings[0]);
+  long reps = 6 * kt_scale(), checked = 0;
+  char line[512];
+  for (long rep = 0; rep < reps; rep++)
+    for (int j = 0; j < m; j++)
+      for (int k = 0; k < 8; k++) {
+        int hit = k & 1, dim = 2 + ((k >> 1) & 1), swap = k >> 2;
+        int e = kt_tie_scalings[j][0], f = kt_tie_scalings[j][1];
+        toi_case c;
+        uint64_t M;
+        kt_tie_case(&c, &r, hit, e, f, dim, swap, &M);
+        uint64_t even = (M - 1) % 4 == 0 ? M - 1 : M + 1;
+        double want = ldexp((double)even, -54 + e - f); /* exact: even < 2^55, a double of the grid */
+        toi_result res = toi_f_accurate(&c);
+        kt_case_text(&c, line, sizeof line);
+        cr_assert_eq(res.cls, hit ? TOI_HIT : TOI_GRAZE, "class %s: %s", toi_class_name(res.cls), line);
+        cr_assert(res.t == want, "tie rounded to %a, the even neighbour is %a (M = %llu): %s " KT_SEED_MSG, res.t,
+                  want, (unsigned long long)M, line, KT_SEED_ARGS);
+        checked++;
+        if (rep == 0) { /* the construction itself, against the certified reference */
+          toi_ref ref;
+          cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
+          cr_assert(ref.cls == res.cls && ref.tfwd == want, "reference: %s %a, want %a: %s",
+                    toi_class_name(ref.cls), ref.tfwd, want, line);
+        }
+      }
+  cr_assert_eq(checked, reps * m * 8);
+}
+
+/* cases/ties.cases: each root an exact tie (the exact side test says t* is
+   the midpoint between the reference's double and one neighbour), rounded by
+   accurate to the reference's double, which is the even one; the "near-"
+   cases are no ties, and only the rounding is checked. */
+Test(accurate, tie_regression_cases) {
+  toi_caselist list = {0};
+  toi_diags diags = {0};
+  const char *path = TOI_SOURCE_DIR "/cases/ties.cases";
+  cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
+  cr_assert_geq(list.count, 5, "%s: only %zu cases", path, list.count);
+  for (size_t i = 0; i < list.count; i++) {
+    const toi_case *c = &list.items[i];
+    toi_ref ref;
+    cr_assert_eq(kt_ref(&ref, c), TOI_OK);
+    cr_assert(ref.cls == TOI_HIT || ref.cls == TOI_GRAZE, "%s: class %s", c->id, toi_class_name(ref.cls));
+    double y = ref.tfwd, up = nextafter(y, INFINITY), down = nextafter(y, 0);
+    int tie = qx_root_side(c, c->dim, y, up - y) == 0 || qx_root_side(c, c->dim, y, down - y) == 0;
+    int near = !strncmp(c->id, "near-", 5);
+    cr_assert(tie != near, "%s: t* is %sa tie", c->id, tie ? "" : "not ");
+    uint64_t bits;
+    memcpy(&bits, &y, sizeof bits);
+    cr_assert(near || (bits & 1) == 0, "%s: the reference's %a is odd", c->id, y);
+    toi_result res = toi_f_accurate(c);
+    cr_assert(res.cls == ref.cls && res.t == y, "%s: accurate %s %a, reference %a", c->id,
+              toi_class_name(res.cls), res.t, y);
+  }
+  toi_caselist_free(&list);
+}
