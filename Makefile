@@ -64,8 +64,9 @@ $(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -c $< -o $@
 
-# The report names the version and flags it was built with.
-$(BUILD)/src/cli/report_write.o: src/cli/report_write.c | check-deps
+# The report names the version and flags it was built with: rebuilt when a
+# commit or checkout changes what git describe says.
+$(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off"' -c $< -o $@
