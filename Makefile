@@ -69,7 +69,7 @@ $(BUILD)/%.o: %.c | check-deps
 $(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
-	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off"' -c $< -o $@
+	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | check-deps
 	@mkdir -p $(dir $@)
