@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "toiref.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
@@ -26,6 +27,56 @@ void cli_error(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
+}
+
+int cli_args_init(cli_args *a, int argc) {
+  memset(a, 0, sizeof *a);
+  a->tmax = INFINITY;
+  a->timeout = 10;
+  a->files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->files);
+  return a->files ? 0 : -1;
+}
+
+void cli_args_free(cli_args *a) {
+  free(a->files);
+  a->files = NULL;
+}
+
+int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  int has_value = *i + 1 < argc;
+  if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return CLI_HELP;
+  if (arg[0] != '-' || !arg[1]) {
+    a->files[a->nfiles++] = argv[*i];
+    return CLI_TAKEN;
+  }
+  if (!has_value) return cli_usage_error(cmd, "unknown option or missing value '%s'", arg), -1;
+  const char *v = argv[*i + 1];
+  const char **str = (accept & CLI_OPT_OUT) && !strcmp(arg, "-o")          ? &a->out
+                     : (accept & CLI_OPT_ROWS) && !strcmp(arg, "--rows")  ? &a->rows
+                     : (accept & CLI_OPT_NAMES) && !strcmp(arg, "-f")     ? &a->names
+                                                                          : NULL;
+  if (str) {
+    *str = v;
+  } else if ((accept & CLI_OPT_REFERENCE) && !strcmp(arg, "--reference")) {
+    int e = toi_ref_engine_parse(v);
+    if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK)
+      return cli_usage_error(cmd, "--reference must be fast or mpfr, got '%s'", v), -1;
+  } else if ((accept & CLI_OPT_TMAX) && !strcmp(arg, "--tmax")) {
+    if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
+      return cli_usage_error(cmd, "--tmax needs a finite number > 0, got '%s'", v), -1;
+  } else if ((accept & CLI_OPT_TIMEOUT) && !strcmp(arg, "--timeout")) {
+    if (cli_parse_double(v, &a->timeout) || !(a->timeout > 0) || a->timeout > 1e6)
+      return cli_usage_error(cmd, "--timeout needs a number of seconds > 0, got '%s'", v), -1;
+  } else if ((accept & CLI_OPT_TARGET) && !strcmp(arg, "--target-distance")) {
+    if (cli_parse_double(v, &a->delta))
+      return cli_usage_error(cmd, "--target-distance needs a finite number, got '%s'", v), -1;
+    a->have_delta = 1;
+  } else {
+    return cli_usage_error(cmd, "unknown option '%s'", arg), -1;
+  }
+  (*i)++;
+  return CLI_TAKEN;
 }
 
 int cli_read_case_files(toi_caselist *list, int npaths, char **paths) {

@@ -34,6 +34,37 @@ int cli_read_case_files(toi_caselist *list, int npaths, char **paths);
 /// naming the unknown formulation. *out is malloc'ed.
 int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out);
 
+/// Options several commands share; a command names those it accepts.
+enum {
+  CLI_OPT_OUT = 1,        ///< -o FILE
+  CLI_OPT_ROWS = 2,       ///< --rows FILE
+  CLI_OPT_NAMES = 4,      ///< -f NAMES
+  CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (sets the engine)
+  CLI_OPT_TMAX = 16,      ///< --tmax T (> 0)
+  CLI_OPT_TIMEOUT = 32,   ///< --timeout SEC (> 0)
+  CLI_OPT_TARGET = 64     ///< --target-distance DELTA
+};
+
+/// The shared options and the file arguments of a command line.
+typedef struct cli_args {
+  const char *out, *rows, *names;
+  double tmax;      ///< +Inf unless --tmax
+  double timeout;   ///< 10 unless --timeout
+  double delta;     ///< 0 unless --target-distance
+  int have_delta;
+  char **files;     ///< the arguments that are not options ("-" is stdin)
+  int nfiles;
+} cli_args;
+
+enum { CLI_TAKEN = 1, CLI_HELP = 2 };
+int cli_args_init(cli_args *a, int argc);  ///< 0, or -1 when out of memory
+void cli_args_free(cli_args *a);
+/// Takes argv[*i] (and its value) as a shared option in `accept` or as a
+/// file. Returns CLI_TAKEN, CLI_HELP for --help/-h, or -1 after printing a
+/// usage error (an unknown option, a missing or bad value). Call it after the
+/// command's own options.
+int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char **argv, int *i);
+
 /// Output that appears only when complete: writes go to a temporary file
 /// beside path, cli_out_commit renames it into place, cli_out_abort removes it.
 /// path "-" or NULL means stdout.

@@ -81,35 +81,30 @@ static void print_row_num(FILE *f, double x) {
 }
 
 int cmd_audit(int argc, char **argv) {
-  const char *outpath = NULL, *rowspath = NULL, *names = NULL;
   double E = 1;
-  int nfiles = 0;
-  char **files = calloc((size_t)argc, sizeof *files);
-  if (!files) return EXIT_RUNTIME;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      help();
-      free(files);
-      return EXIT_OK;
-    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-      outpath = argv[++i];
-    } else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
-      rowspath = argv[++i];
-    } else if (!strcmp(argv[i], "-f") && i + 1 < argc) {
-      names = argv[++i];
-    } else if (!strcmp(argv[i], "--restitution") && i + 1 < argc) {
+    if (!strcmp(argv[i], "--restitution") && i + 1 < argc) {
       const char *v = argv[++i];
       if (cli_parse_double(v, &E) || !(E >= 0 && E <= 1)) {
-        free(files);
+        cli_args_free(&args);
         return cli_usage_error("audit", "--restitution wants a number in [0, 1], got '%s'", v);
       }
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      free(files);
-      return cli_usage_error("audit", "unknown option or missing value '%s'", argv[i]);
-    } else {
-      files[nfiles++] = argv[i];
+      continue;
     }
+    int r = cli_args_take(&args, "audit", CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES, argc, argv, &i);
+    if (r == CLI_TAKEN) continue;
+    cli_args_free(&args);
+    if (r == CLI_HELP) {
+      help();
+      return EXIT_OK;
+    }
+    return EXIT_USAGE;
   }
+  const char *outpath = args.out, *rowspath = args.rows, *names = args.names;
+  int nfiles = args.nfiles;
+  char **files = args.files;
   if (nfiles == 0) {
     free(files);
     return cli_usage_error("audit", "no case file given");

@@ -57,28 +57,27 @@ static int same_shape(const input *a, const input *b) {
 }
 
 int cmd_merge(int argc, char **argv) {
-  const char *out = NULL;
-  int n = 0;
-  input *in = calloc((size_t)argc, sizeof *in);
-  if (!in) return EXIT_RUNTIME;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    int r = cli_args_take(&args, "merge", CLI_OPT_OUT, argc, argv, &i);
+    if (r == CLI_TAKEN) continue;
+    cli_args_free(&args);
+    if (r == CLI_HELP) {
       help();
-      free(in);
       return EXIT_OK;
-    } else if (!strcmp(argv[i], "-o")) {
-      if (i + 1 >= argc) {
-        free(in);
-        return cli_usage_error("merge", "-o needs a file name");
-      }
-      out = argv[++i];
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      free(in);
-      return cli_usage_error("merge", "unknown option '%s'", argv[i]);
-    } else {
-      in[n++].path = argv[i];
     }
+    return EXIT_USAGE;
   }
+  const char *out = args.out;
+  int n = args.nfiles;
+  input *in = calloc((size_t)argc, sizeof *in);
+  if (!in) {
+    cli_args_free(&args);
+    return EXIT_RUNTIME;
+  }
+  for (int k = 0; k < n; k++) in[k].path = args.files[k];
+  cli_args_free(&args);
   if (n == 0) {
     free(in);
     return cli_usage_error("merge", "no result file given");

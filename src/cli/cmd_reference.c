@@ -21,44 +21,28 @@ static void help(void) {
 }
 
 int cmd_reference(int argc, char **argv) {
-  const char *outpath = NULL;
-  double delta = 0;
-  int have_delta = 0, nfiles = 0;
-  char **files = calloc((size_t)argc, sizeof *files);
-  if (!files) return EXIT_RUNTIME;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    int r = cli_args_take(&args, "reference", CLI_OPT_OUT | CLI_OPT_TARGET | CLI_OPT_REFERENCE, argc, argv, &i);
+    if (r == CLI_TAKEN) continue;
+    cli_args_free(&args);
+    if (r == CLI_HELP) {
       help();
-      free(files);
       return EXIT_OK;
-    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-      outpath = argv[++i];
-    } else if (!strcmp(argv[i], "--target-distance") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &delta)) {
-        free(files);
-        return cli_usage_error("reference", "--target-distance needs a finite number, got '%s'", argv[i]);
-      }
-      have_delta = 1;
-    } else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
-      int e = toi_ref_engine_parse(argv[++i]);
-      if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK) {
-        free(files);
-        return cli_usage_error("reference", "--reference must be fast or mpfr, got '%s'", argv[i]);
-      }
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      free(files);
-      return cli_usage_error("reference", "unknown option '%s'", argv[i]);
-    } else {
-      files[nfiles++] = argv[i];
     }
+    return EXIT_USAGE;
   }
-  if (nfiles == 0) {
-    free(files);
+  if (args.nfiles == 0) {
+    cli_args_free(&args);
     return cli_usage_error("reference", "no case file given");
   }
+  const char *outpath = args.out;
+  double delta = args.delta;
+  int have_delta = args.have_delta;
   toi_caselist list = {0};
-  int rc = cli_read_case_files(&list, nfiles, files);
-  free(files);
+  int rc = cli_read_case_files(&list, args.nfiles, args.files);
+  cli_args_free(&args);
   if (rc != EXIT_OK) {
     toi_caselist_free(&list);
     return rc;

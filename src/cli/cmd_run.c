@@ -325,48 +325,16 @@ static int split_plugin(const char *arg, char *path, size_t psz, char *sym, size
 }
 
 int cmd_run(int argc, char **argv) {
-  const char *outpath = NULL, *rowspath = NULL, *names = NULL;
-  double tmax = INFINITY, delta = 0, timeout = 10;
-  int nfiles = 0, nsolvers = 0, rc = EXIT_USAGE;
+  int nsolvers = 0, rc = EXIT_USAGE;
   entries e = {0};
   toi_caselist list = {0};
   cli_out out = {0}, rows = {0};
   int rows_open = 0;
-  char **files = calloc((size_t)argc, sizeof *files);
-  if (!files) return EXIT_RUNTIME;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
+  char **files = args.files;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      help();
-      free(files);
-      return EXIT_OK;
-    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-      outpath = argv[++i];
-    } else if (!strcmp(argv[i], "--rows") && i + 1 < argc) {
-      rowspath = argv[++i];
-    } else if (!strcmp(argv[i], "-f") && i + 1 < argc) {
-      names = argv[++i];
-    } else if (!strcmp(argv[i], "--tmax") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &tmax) || !(tmax > 0)) {
-        cli_usage_error("run", "--tmax needs a finite number > 0, got '%s'", argv[i]);
-        goto done;
-      }
-    } else if (!strcmp(argv[i], "--target-distance") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &delta)) {
-        cli_usage_error("run", "--target-distance needs a finite number, got '%s'", argv[i]);
-        goto done;
-      }
-    } else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
-      int eng = toi_ref_engine_parse(argv[++i]);
-      if (eng < 0 || toi_ref_set_engine((toi_ref_engine)eng) != TOI_OK) {
-        cli_usage_error("run", "--reference must be fast or mpfr, got '%s'", argv[i]);
-        goto done;
-      }
-    } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &timeout) || !(timeout > 0) || timeout > 1e6) {
-        cli_usage_error("run", "--timeout needs a number of seconds > 0, got '%s'", argv[i]);
-        goto done;
-      }
-    } else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
+    if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
       char path[4096], sym[128], err[600];
       split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
       solver_def *v;
@@ -395,13 +363,22 @@ int cmd_run(int argc, char **argv) {
         goto done;
       }
       nsolvers++;
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      cli_usage_error("run", "unknown option or missing value '%s'", argv[i]);
-      goto done;
     } else {
-      files[nfiles++] = argv[i];
+      int r = cli_args_take(&args, "run",
+                            CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES | CLI_OPT_TMAX | CLI_OPT_TARGET |
+                                CLI_OPT_REFERENCE | CLI_OPT_TIMEOUT,
+                            argc, argv, &i);
+      if (r == CLI_HELP) {
+        help();
+        free(files);
+        return EXIT_OK;
+      }
+      if (r < 0) goto done;
     }
   }
+  const char *outpath = args.out, *rowspath = args.rows, *names = args.names;
+  double tmax = args.tmax, delta = args.delta, timeout = args.timeout;
+  int nfiles = args.nfiles;
   if (nfiles == 0) {
     cli_usage_error("run", "no case file given");
     goto done;
@@ -414,7 +391,7 @@ int cmd_run(int argc, char **argv) {
     if (prc) {
       free(named.v);
       if (prc < 0) rc = EXIT_RUNTIME;
-      else if (rc == EXIT_USAGE) fprintf(stderr, "Try 'toibench --help' or 'toibench run --help'\n");
+      else if (rc == EXIT_USAGE) fprintf(stderr, "Try 'toibench --help'\n");
       goto done;
     }
     for (size_t k = 0; k < e.n; k++) {

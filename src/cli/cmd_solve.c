@@ -59,37 +59,23 @@ static int solve_engine(const solver_def *s, const toi_caselist *list, const sol
 }
 
 int cmd_solve(int argc, char **argv) {
-  const char *outpath = NULL, *name = NULL;
-  solver_opts opts = {INFINITY, 10};
-  int nfiles = 0;
-  char **files = calloc((size_t)argc, sizeof *files);
-  if (!files) return EXIT_RUNTIME;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    int r = cli_args_take(&args, "solve", CLI_OPT_OUT | CLI_OPT_NAMES | CLI_OPT_TMAX | CLI_OPT_TIMEOUT, argc, argv,
+                          &i);
+    if (r == CLI_TAKEN) continue;
+    cli_args_free(&args);
+    if (r == CLI_HELP) {
       help();
-      free(files);
       return EXIT_OK;
-    } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-      outpath = argv[++i];
-    } else if (!strcmp(argv[i], "-f") && i + 1 < argc) {
-      name = argv[++i];
-    } else if (!strcmp(argv[i], "--tmax") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &opts.tmax) || !(opts.tmax > 0)) {
-        free(files);
-        return cli_usage_error("solve", "--tmax needs a finite number > 0, got '%s'", argv[i]);
-      }
-    } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &opts.timeout) || !(opts.timeout > 0) || opts.timeout > 1e6) {
-        free(files);
-        return cli_usage_error("solve", "--timeout needs a number of seconds > 0, got '%s'", argv[i]);
-      }
-    } else if (argv[i][0] == '-' && argv[i][1]) {
-      free(files);
-      return cli_usage_error("solve", "unknown option '%s'", argv[i]);
-    } else {
-      files[nfiles++] = argv[i];
     }
+    return EXIT_USAGE;
   }
+  const char *outpath = args.out, *name = args.names;
+  solver_opts opts = {args.tmax, args.timeout};
+  int nfiles = args.nfiles;
+  char **files = args.files;
   if (!name) {
     free(files);
     return cli_usage_error("solve", "-f NAME is required");
