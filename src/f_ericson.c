@@ -11,10 +11,7 @@
 toi_result toi_f_ericson(const toi_case *c) {
   const int n = toi_fdim(c);
   double s[3], v[3];
-  for (int i = 0; i < n; i++) {
-    s[i] = c->pb[i] - c->pa[i]; /* vector between sphere centers */
-    v[i] = c->vb[i] - c->va[i]; /* relative motion of B with respect to A */
-  }
+  toi_frelative(c, n, s, v);
   const double r = c->rb + c->ra;
   const double cc = toi_fdot(s, s, n) - r * r;
   if (cc < 0) return toi_fresult(TOI_OVERLAP, 0.0);

@@ -10,10 +10,7 @@
 toi_result toi_f_inner_product(const toi_case *c) {
   const int n = toi_fdim(c);
   double s[3], v[3];
-  for (int i = 0; i < n; i++) {
-    s[i] = c->pb[i] - c->pa[i];
-    v[i] = c->vb[i] - c->va[i];
-  }
+  toi_frelative(c, n, s, v);
   const double R = c->ra + c->rb;
   const double p = toi_fdot(s, v, n);
   const double q = toi_fdot(v, v, n);

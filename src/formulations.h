@@ -18,6 +18,15 @@ static inline double toi_fdot(const double *x, const double *y, int n) {
   return sum;
 }
 
+/* The relative position s = pB - pA and velocity v = vB - vA, componentwise
+   in double, as the difference-first derivations write them. */
+static inline void toi_frelative(const toi_case *c, int n, double s[3], double v[3]) {
+  for (int i = 0; i < n; i++) {
+    s[i] = c->pb[i] - c->pa[i];
+    v[i] = c->vb[i] - c->va[i];
+  }
+}
+
 static inline toi_result toi_fresult(toi_class cls, double t) {
   toi_result r = {cls, t};
   return r;
