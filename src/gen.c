@@ -425,18 +425,9 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, char *ta
   exact_graze(c, r, 0, 0, 1);
   shuffle(r, c);
   if (base) *base = *c;
-  /* Fields a tangent neighbour may move: position and velocity components in
-     use, then the two radii. */
-  int nfield = 4 * c->dim + 2;
-  int pick = (int)toi_rng_below(r, (uint64_t)nfield);
+  int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
   int up = (int)toi_rng_below(r, 2);
-  double *x;
-  if (pick < 4 * c->dim) {
-    double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
-    x = &vecs[pick / c->dim][pick % c->dim];
-  } else {
-    x = pick == 4 * c->dim ? &c->ra : &c->rb;
-  }
+  double *x = gen_case_input(c, pick);
   *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
   if (*x == 0) *x = 0.0;
   snprintf(tag, tagsz, "k%d", k);

@@ -140,6 +140,18 @@ void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *valu
 /// identical text); returns the snprintf length.
 int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o);
 
+/// The inputs a perturbation may move: the position and velocity components
+/// in use, then the two radii. gen_case_input_count(c) of them; input k
+/// (0-based) of c.
+static inline int gen_case_input_count(const toi_case *c) { return 4 * c->dim + 2; }
+static inline double *gen_case_input(toi_case *c, int k) {
+  if (k < 4 * c->dim) {
+    double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
+    return &vecs[k / c->dim][k % c->dim];
+  }
+  return k == 4 * c->dim ? &c->ra : &c->rb;
+}
+
 /// Generates case number index. *bin receives its result bin. When base is
 /// not NULL it receives the configuration before the family's final
 /// transformation (far: before the translation, scale: before the scaling,

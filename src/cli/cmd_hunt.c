@@ -146,15 +146,7 @@ static int global_chunk(void *vctx, int worker, uint64_t chunk) {
 /* Moves one input of c by a few ulps; returns 0 when the result is not a
    legal case (non-finite, negative radius). */
 static int perturb(toi_rng *r, toi_case *c) {
-  int nfield = 4 * c->dim + 2;
-  int pick = (int)toi_rng_below(r, (uint64_t)nfield);
-  double *x;
-  if (pick < 4 * c->dim) {
-    double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
-    x = &vecs[pick / c->dim][pick % c->dim];
-  } else {
-    x = pick == 4 * c->dim ? &c->ra : &c->rb;
-  }
+  double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
   int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
   if (toi_rng_below(r, 4) == 0) k = 1 + (int64_t)toi_rng_below(r, (uint64_t)1 << 16);
   if (toi_rng_below(r, 2)) k = -k;
