@@ -152,7 +152,6 @@ Test(sweep, merge_rejects_mismatched_inputs, .init = setup, .fini = teardown) {
   fclose(f);
   cr_assert_eq(tb("merge bogus a2 -o out"), 3);
   cr_assert(err_has("bogus:1:"));
-  cr_assert_eq(system("true"), 0);
   char cmd[512];
   snprintf(cmd, sizeof cmd, "head -5 '%s' > '%s'", path("a1"), path("trunc"));
   cr_assert_eq(system(cmd), 0);
