@@ -569,8 +569,10 @@ TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
 }
 
 TOI_FMA_CLONES toi_result toi_accurate_explain(const toi_case *c, toi_accurate_info *info) {
-  info->path = 0;
-  info_reset(info);
+  if (info) {
+    info->path = 0;
+    info_reset(info);
+  }
   return solve(c, info);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gen.h"
+#include "eft.h"
 #include "rng.h"
 
 static const char *const family_names[GEN_FAMILY_COUNT] = {
@@ -174,14 +175,6 @@ static const frame *pick_frame(toi_rng *r, int dim) {
   return &frames3[toi_rng_below(r, sizeof frames3 / sizeof frames3[0])];
 }
 
-/* 2^e for -1022 <= e <= 1023 from the exponent field. */
-static double pow2(int e) {
-  uint64_t bits = (uint64_t)(e + 1023) << 52;
-  double x;
-  memcpy(&x, &bits, sizeof x);
-  return x;
-}
-
 /* Nearest point of the 2^-20 grid (|x| < 2^30): adding and removing 1.5 2^52
    rounds to an integer in the default rounding mode, exactly. */
 static double grid20(double x) {
@@ -330,7 +323,7 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   double alpha = (double)toi_rng_int(r, 2 * (int64_t)(m * 0x1p20), 20 * (int64_t)(m * 0x1p20) - 1) *
                  0x1p-20;
   double w = (double)toi_rng_int(r, (int64_t)1 << 18, (int64_t)1 << 22) * 0x1p-20;
-  double tiny = sigma ? (double)sigma * m * pow2(-k) : 0.0;
+  double tiny = sigma ? (double)sigma * m * pow2i(-k) : 0.0;
   for (int i = 0; i < c->dim; i++) {
     double P = translate ? toi_rng_dyadic(r, 20, 16) : 0.0;
     double V = toi_rng_dyadic(r, 20, 20);
@@ -357,7 +350,7 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, char *tag, size_t t
   if (approach) mu = -mu;
   double eta = toi_rng_uniform(r, -0.5, 0.5) * mu;
   eta = grid20(eta);
-  double tiny = (double)sigma * m * pow2(-k);
+  double tiny = (double)sigma * m * pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
     double V = toi_rng_dyadic(r, 20, 20);
     c->pb[i] = m * fr->d[i];
@@ -413,7 +406,7 @@ static void fam_slow(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
   gen_opts a;
   gen_opts_default(&a, GEN_AIMED);
   fam_aimed(c, r, &a);
-  double s = pow2(-k);
+  double s = pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
     c->va[i] *= s;
     c->vb[i] *= s;

@@ -1,6 +1,7 @@
 /* rng.c: splitmix64 seeding and the xoshiro256** generator, with bit-built uniform doubles. */
 #include <string.h>
 #include "rng.h"
+#include "eft.h"
 
 uint64_t toi_splitmix64(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15u);
@@ -104,16 +105,8 @@ double toi_rng_bits(toi_rng *r, double lo, double hi) {
   return x == 0 ? 0.0 : x;
 }
 
-/* 2^e for -1022 <= e <= 1023, built from the exponent field (no libm). */
-static double pow2(int e) {
-  uint64_t bits = (uint64_t)(e + 1023) << 52;
-  double x;
-  memcpy(&x, &bits, sizeof x);
-  return x;
-}
-
 double toi_rng_dyadic(toi_rng *r, int bits, int shift) {
   int64_t m = (int64_t)1 << bits;
   int64_t k = toi_rng_int(r, -m + 1, m - 1);
-  return (double)k * pow2(-shift);
+  return (double)k * pow2i(-shift);
 }

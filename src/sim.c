@@ -9,6 +9,8 @@
 #include "response.h"
 #include "rng.h"
 #include "sim.h"
+#include "eft.h"
+#include "eft.h"
 
 /*
  * The loop of document 001 section 5: find the earliest event, advance to it,
@@ -53,25 +55,18 @@ typedef struct ev {
   uint8_t kind;
 } ev;
 
-/* sums in double-double: error-free transformations (fma is correctly
-   rounded everywhere, so these are reproducible) */
-typedef struct dd {
-  double hi, lo;
-} dd;
-
+/* Sums in double-double (error-free transformations from eft.h; fma is
+   correctly rounded everywhere, so these are reproducible). */
 static void dd_add(dd *s, double x) {
-  double t = s->hi + x;
-  double bb = t - s->hi;
-  double e = (s->hi - (t - bb)) + (x - bb);
-  s->hi = t;
-  s->lo += e;
+  dd t = two_sum(s->hi, x);
+  s->hi = t.hi;
+  s->lo += t.lo;
 }
 
 static void dd_add_prod(dd *s, double a, double b) {
-  double p = a * b;
-  double e = fma(a, b, -p);
-  dd_add(s, p);
-  s->lo += e;
+  dd p = two_prod(a, b);
+  dd_add(s, p.hi);
+  s->lo += p.lo;
 }
 
 /* |x| over dim components without the spurious overflow or underflow of the
@@ -979,7 +974,6 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
   long *lines = NULL;
   int have_box = 0, dim = 0;
   double box[3] = {0, 0, 0};
-  size_t errors0 = dg ? dg->total : 0;
   int bad_any = 0;
   long lineno = 0;
   size_t pos = 0;
@@ -1004,7 +998,8 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
     if (hash) *hash = 0;
     char *tok[12];
     int nt = 0;
-    for (char *p = strtok(buf, " \t\r\v\f"); p; p = strtok(NULL, " \t\r\v\f")) {
+    char *save = NULL;
+    for (char *p = strtok_r(buf, " \t\r\v\f", &save); p; p = strtok_r(NULL, " \t\r\v\f", &save)) {
       if (nt == 12) {
         nt++;
         break;
@@ -1182,7 +1177,6 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
     sim_state_free(out);
     return TOI_ERR_INPUT;
   }
-  (void)errors0;
   free(balls);
   free(lines);
   return TOI_ERR_INPUT;
