@@ -5,6 +5,7 @@
 #include <mpfr.h>
 #include "toiref.h"
 #include "toiresp.h"
+#include "ref_internal.h"
 
 /* Precision cap of the Ziv loops. The values are algebraic numbers of bounded
    height built from finite doubles, so the loops end well before it; reaching
@@ -535,7 +536,7 @@ static void resp_totals(toi_ref_resp *out, const exact *x, const toi_case *c, co
 
 static int valid_e(double E) { return E >= 0 && E <= 1; }
 
-toi_status toi_ref_response(toi_ref_resp *out, const toi_case *c, double E) {
+static toi_status response_exact(toi_ref_resp *out, const toi_case *c, double E) {
   resp_nan(out);
   out->cls = TOI_NONE;
   if (!case_finite(c) || !valid_e(E)) return TOI_ERR_RANGE;
@@ -589,7 +590,7 @@ toi_status toi_ref_response(toi_ref_resp *out, const toi_case *c, double E) {
   return ok ? TOI_OK : TOI_ERR_RANGE;
 }
 
-toi_status toi_ref_response_at(toi_ref_resp *out, const toi_case *c, double E, double T) {
+static toi_status response_at(toi_ref_resp *out, const toi_case *c, double E, double T) {
   resp_nan(out);
   out->cls = TOI_NONE;
   if (!case_finite(c) || !valid_e(E) || !isfinite(T)) return TOI_ERR_RANGE;
@@ -705,9 +706,9 @@ static void q_sqrt(mpfr_t out, const mpq_t v, mpfr_prec_t p) {
   mpfr_sqrt(out, out, MPFR_RNDN);
 }
 
-toi_status toi_ref_response_audit(toi_resp_audit *out, const toi_case *c, double E,
-                                  const double pa[3], const double pb[3], const double n[3],
-                                  const double va[3], const double vb[3]) {
+static toi_status response_audit(toi_resp_audit *out, const toi_case *c, double E, const double pa[3],
+                                 const double pb[3], const double n[3], const double va[3],
+                                 const double vb[3]) {
   out->gap = out->ke_err = out->mom_err = out->angle = out->ulp_max = NAN;
   for (int i = 0; i < 6; i++) out->ulp[i] = NAN;
   if (!case_finite(c) || !valid_e(E)) return TOI_ERR_RANGE;
@@ -856,8 +857,8 @@ toi_status toi_ref_response_audit(toi_resp_audit *out, const toi_case *c, double
   return ok ? TOI_OK : TOI_ERR_RANGE;
 }
 
-toi_status toi_ref_wall(double *t, double pout[3], const double p[3], const double v[3], double r,
-                        int dim, int axis, double wall) {
+static toi_status wall_exact(double *t, double pout[3], const double p[3], const double v[3], double r,
+                             int dim, int axis, double wall) {
   *t = NAN;
   for (int i = 0; i < 3; i++) pout[i] = NAN;
   if ((dim != 2 && dim != 3) || axis < 0 || axis >= dim || !(r >= 0) || !isfinite(r) ||
@@ -894,6 +895,44 @@ toi_status toi_ref_wall(double *t, double pout[3], const double p[3], const doub
 }
 
 /* ---- the simulation's certified kernel ---- */
+
+/* The public entry points run in the reference's MPFR environment (a wide
+ * exponent range, the caller's range and flags restored on return), as the
+ * solver's do: the bounds above assume the range cannot overflow. */
+toi_status toi_ref_response(toi_ref_resp *out, const toi_case *c, double E) {
+  ref_env env;
+  ref_env_enter(&env);
+  toi_status st = response_exact(out, c, E);
+  ref_env_leave(&env);
+  return st;
+}
+
+toi_status toi_ref_response_at(toi_ref_resp *out, const toi_case *c, double E, double T) {
+  ref_env env;
+  ref_env_enter(&env);
+  toi_status st = response_at(out, c, E, T);
+  ref_env_leave(&env);
+  return st;
+}
+
+toi_status toi_ref_response_audit(toi_resp_audit *out, const toi_case *c, double E, const double pa[3],
+                                  const double pb[3], const double n[3], const double va[3],
+                                  const double vb[3]) {
+  ref_env env;
+  ref_env_enter(&env);
+  toi_status st = response_audit(out, c, E, pa, pb, n, va, vb);
+  ref_env_leave(&env);
+  return st;
+}
+
+toi_status toi_ref_wall(double *t, double pout[3], const double p[3], const double v[3], double r, int dim,
+                        int axis, double wall) {
+  ref_env env;
+  ref_env_enter(&env);
+  toi_status st = wall_exact(t, pout, p, v, r, dim, axis, wall);
+  ref_env_leave(&env);
+  return st;
+}
 
 int toi_ref_sim_pair_toi(void *ctx, const toi_case *c, double *dt) {
   (void)ctx;

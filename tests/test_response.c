@@ -323,3 +323,22 @@ Test(response, ref_wall) {
   double v3[3] = {0, 1, 0};
   cr_assert_eq(toi_ref_wall(&t, out, p2, v3, 0.25, 3, 0, 1), TOI_ERR_RANGE);
 }
+
+/* Like the solver, the exact response leaves the caller's MPFR exponent
+ * range and flags alone, and answers the same when the caller narrowed the
+ * range (its bounds assume a wide one). */
+Test(response, ref_mpfr_environment) {
+  toi_case c = mk2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, 3);
+  toi_ref_resp wide, narrow;
+  cr_assert_eq(toi_ref_response(&wide, &c, 0.5), TOI_OK);
+  mpfr_set_emin(-100);
+  mpfr_set_emax(100);
+  mpfr_clear_flags();
+  cr_assert_eq(toi_ref_response(&narrow, &c, 0.5), TOI_OK);
+  cr_expect_eq(memcmp(&wide, &narrow, sizeof wide), 0, "a narrowed exponent range changed the answer");
+  cr_expect_eq(mpfr_get_emin(), -100);
+  cr_expect_eq(mpfr_get_emax(), 100);
+  cr_expect_eq(mpfr_flags_save(), 0, "flags raised by the response leaked");
+  mpfr_set_emin(mpfr_get_emin_min());
+  mpfr_set_emax(mpfr_get_emax_max());
+}
