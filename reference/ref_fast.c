@@ -628,9 +628,7 @@ static inline int fast_plausible(const toi_case *c) {
 
 toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) {
   if (!out) return TOI_ERR_RANGE;
-  out->cls = TOI_NONE;
-  out->tlo = out->thi = out->tfwd = out->trev = NAN;
-  out->fwd_is_lo = out->rev_is_lo = -1;
+  ref_clear(out, TOI_NONE);
   /* Each refusal here is one ref_check_case would make too (TOI_ERR_INPUT). */
   if (!fast_plausible(c)) return TOI_ERR_INPUT;
   if (delta && !isfinite(*delta)) return ref_check_case(c) != TOI_OK ? TOI_ERR_INPUT : TOI_ERR_RANGE;
@@ -662,9 +660,7 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {
   if (!fs || !fast_plausible(c)) return 0;
   toi_ref out;
-  out.cls = TOI_NONE;
-  out.tlo = out.thi = out.tfwd = out.trev = NAN;
-  out.fwd_is_lo = out.rev_is_lo = -1;
+  ref_clear(&out, TOI_NONE);
   /* The public counters describe toi_ref_solve alone. */
   toi_ref_fast_stats scratch = {0};
   int why;

@@ -413,4 +413,11 @@ void ref_fast_err_counts_reset(void);
 /// log2(1 + |ord(a) - ord(b)|), ord the position in the ordered doubles.
 double ref_bits_apart(double a, double b);
 
+/* A toi_ref with no class and no root, the state every solver starts from. */
+static inline void ref_clear(toi_ref *out, toi_class cls) {
+  out->cls = cls;
+  out->tlo = out->thi = out->tfwd = out->trev = NAN;
+  out->fwd_is_lo = out->rev_is_lo = -1;
+}
+
 #endif

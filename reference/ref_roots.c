@@ -119,9 +119,7 @@ int ref_dir_root(const toi_ref *r, toi_direction dir) {
 }
 
 void ref_solve_loaded(ref_ctx *x, toi_ref *out) {
-  out->cls = x->cls;
-  out->tlo = out->thi = out->tfwd = out->trev = NAN;
-  out->fwd_is_lo = out->rev_is_lo = -1;
+  ref_clear(out, x->cls);
   if (!x->has_roots) return;
 
   if (x->rational) {

@@ -3,15 +3,9 @@
 #include <stdatomic.h>
 #include "ref_internal.h"
 
-static void ref_clear(toi_ref *out) {
-  out->cls = TOI_NONE;
-  out->tlo = out->thi = out->tfwd = out->trev = NAN;
-  out->fwd_is_lo = out->rev_is_lo = -1;
-}
-
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta) {
   if (!out) return TOI_ERR_RANGE;
-  ref_clear(out);
+  ref_clear(out, TOI_NONE);
   toi_status st = ref_check_case(c);
   if (st != TOI_OK) return st;
   if (delta && !isfinite(*delta)) return TOI_ERR_RANGE;
