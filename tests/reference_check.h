@@ -12,10 +12,13 @@
  * or Ziv loop.
  */
 
+#include <criterion/criterion.h>
+#include <dirent.h>
 #include <gmp.h>
 #include <math.h>
 #include <mpfr.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "toiref.h"
@@ -199,6 +202,56 @@ static inline tr_answer tr_naive(const toi_case *c, double delta) {
   }
   mpfr_clears(s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
   return ans;
+}
+
+/* The line a failure message ends with, so the failing seed can be rerun. */
+#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
+#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
+
+/* A case as a replayable line (hex floats), for failure messages. */
+static inline const char *tr_fmt(const toi_case *c) {
+  static char buf[1024];
+  if (toi_format_case(buf, sizeof buf, c) < 0) snprintf(buf, sizeof buf, "(unprintable case)");
+  return buf;
+}
+
+/* A random finite double: random bits, exponent field uniform over the
+ * finite ones (zero and subnormals included), one in eight a signed zero. */
+static inline double tr_bits(tr_rng *r) {
+  uint64_t b = tr_next(r);
+  uint64_t e = tr_next(r) % 0x7ff; /* 0 .. 0x7fe */
+  b = (b & 0x800fffffffffffffULL) | (e << 52);
+  if ((tr_next(r) & 7) == 0) b &= 0x8000000000000000ULL;
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* Calls fn on every case of every *.cases file in dir (not recursing), with a
+ * "FILE case ID" label; returns the number of files. Every file must read. */
+static inline int tr_each_case_file(const char *dir, void (*fn)(const toi_case *c, const char *where)) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "cannot open %s", dir);
+  struct dirent *e;
+  int files = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 6, ".cases")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    toi_caselist list = {0};
+    toi_diags diags = {0};
+    cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
+    for (size_t i = 0; i < list.count; i++) {
+      char where[4200];
+      snprintf(where, sizeof where, "%s case %s", path, list.items[i].id);
+      fn(&list.items[i], where);
+    }
+    toi_caselist_free(&list);
+    files++;
+  }
+  closedir(d);
+  return files;
 }
 
 #endif

@@ -21,16 +21,6 @@
  * Counts scale with TOI_TEST_SCALE; seeds come from TOI_TEST_SEED.
  */
 
-#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
-#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
-
-/* Formats a case for a failure message (hex floats, replayable). */
-static const char *rf_fmt(const toi_case *c) {
-  static char buf[1024];
-  if (toi_format_case(buf, sizeof buf, c) < 0) snprintf(buf, sizeof buf, "(unprintable case)");
-  return buf;
-}
-
 static void rf_show(char *buf, size_t n, const toi_ref *r) {
   snprintf(buf, n, "%s %a %a %a %a fwd %d rev %d", toi_class_name(r->cls), r->tlo, r->thi, r->tfwd, r->trev,
            r->fwd_is_lo, r->rev_is_lo);
@@ -45,13 +35,13 @@ static toi_status rf_check(const toi_case *c, const double *delta, const char *w
                         : toi_ref_solve_engine(&f, c, TOI_REF_FAST);
   toi_status sm = delta ? toi_ref_solve_target_engine(&m, c, *delta, TOI_REF_MPFR)
                         : toi_ref_solve_engine(&m, c, TOI_REF_MPFR);
-  cr_assert_eq(sf, sm, "%s: status fast %d, mpfr %d on %s delta %a", where, (int)sf, (int)sm, rf_fmt(c),
+  cr_assert_eq(sf, sm, "%s: status fast %d, mpfr %d on %s delta %a", where, (int)sf, (int)sm, tr_fmt(c),
                delta ? *delta : 0.0);
   if (!tr_same_ref(&f, &m)) {
     char a[256], b[256];
     rf_show(a, sizeof a, &f);
     rf_show(b, sizeof b, &m);
-    cr_assert_fail("%s: engines differ on\n  %s (delta %a)\n  fast: %s\n  mpfr: %s", where, rf_fmt(c),
+    cr_assert_fail("%s: engines differ on\n  %s (delta %a)\n  fast: %s\n  mpfr: %s", where, tr_fmt(c),
                    delta ? *delta : 0.0, a, b);
   }
   return sf;
@@ -59,40 +49,19 @@ static toi_status rf_check(const toi_case *c, const double *delta, const char *w
 
 /* ---- the case files ---- */
 
-static int rf_check_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  cr_assert_not_null(d, "cannot open %s", dir);
-  struct dirent *e;
-  int files = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 7 || strcmp(e->d_name + len - 6, ".cases")) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    toi_caselist list = {0};
-    toi_diags diags = {0};
-    cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
-    for (size_t i = 0; i < list.count; i++) {
-      const toi_case *c = &list.items[i];
-      char where[4200];
-      snprintf(where, sizeof where, "%s case %s", path, c->id);
-      rf_check(c, NULL, where);
-      /* Targets: none, half the radii, exactly -R (R + delta = 0), beyond. */
-      double R = c->ra + c->rb;
-      double deltas[] = {0.0, 0.5 * R, -0.5 * R, -R, -2 * R - 1};
-      for (size_t k = 0; k < sizeof deltas / sizeof deltas[0]; k++)
-        if (isfinite(deltas[k])) rf_check(c, &deltas[k], where);
-    }
-    toi_caselist_free(&list);
-    files++;
-  }
-  closedir(d);
-  return files;
+/* Both engines on a case, without a target and with targets: none, half
+   the radii, exactly -R (R + delta = 0), beyond. */
+static void rf_check_targets(const toi_case *c, const char *where) {
+  rf_check(c, NULL, where);
+  double R = c->ra + c->rb;
+  double deltas[] = {0.0, 0.5 * R, -0.5 * R, -R, -2 * R - 1};
+  for (size_t k = 0; k < sizeof deltas / sizeof deltas[0]; k++)
+    if (isfinite(deltas[k])) rf_check(c, &deltas[k], where);
 }
 
 Test(ref_fast, case_files_bit_identical) {
-  int n = rf_check_dir(TOI_SOURCE_DIR "/cases");
-  n += rf_check_dir(TOI_SOURCE_DIR "/cases/worst");
+  int n = tr_each_case_file(TOI_SOURCE_DIR "/cases", rf_check_targets);
+  n += tr_each_case_file(TOI_SOURCE_DIR "/cases/worst", rf_check_targets);
   cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
 }
 
@@ -143,28 +112,16 @@ ParameterizedTest(fam_param *p, ref_fast, families_bit_identical) {
 
 /* ---- random data over the whole exponent range ---- */
 
-/* A random finite double: random bits, exponent field uniform over the
- * finite ones (zero and subnormals included). */
-static double rf_bits(tr_rng *r) {
-  uint64_t b = tr_next(r);
-  uint64_t e = tr_next(r) % 0x7ff; /* 0 .. 0x7fe */
-  b = (b & 0x800fffffffffffffULL) | (e << 52);
-  if ((tr_next(r) & 7) == 0) b &= 0x8000000000000000ULL; /* some zeros */
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
-
 static toi_case rf_case_bits(tr_rng *r) {
   toi_case c;
   memset(&c, 0, sizeof c);
   strcpy(c.id, "bits");
   c.dim = 2 + (int)(tr_next(r) & 1);
   for (int i = 0; i < c.dim; i++) {
-    c.pa[i] = rf_bits(r), c.pb[i] = rf_bits(r);
-    c.va[i] = rf_bits(r), c.vb[i] = rf_bits(r);
+    c.pa[i] = tr_bits(r), c.pb[i] = tr_bits(r);
+    c.va[i] = tr_bits(r), c.vb[i] = tr_bits(r);
   }
-  c.ra = fabs(rf_bits(r)), c.rb = fabs(rf_bits(r));
+  c.ra = fabs(tr_bits(r)), c.rb = fabs(tr_bits(r));
   c.ma = c.mb = 1;
   return c;
 }
@@ -276,9 +233,9 @@ static void rf_expect(const toi_case *c, toi_class cls, double tlo, double thi, 
   cr_assert_eq(toi_ref_solve_engine(&f, c, TOI_REF_FAST), TOI_OK);
   rf_check(c, NULL, what);
   cr_expect_eq(f.cls, cls, "%s: class %s, expected %s on %s", what, toi_class_name(f.cls), toi_class_name(cls),
-               rf_fmt(c));
-  if (!isnan(tlo)) cr_expect(tr_same(f.tlo, tlo), "%s: tlo %a, expected %a on %s", what, f.tlo, tlo, rf_fmt(c));
-  if (!isnan(thi)) cr_expect(tr_same(f.thi, thi), "%s: thi %a, expected %a on %s", what, f.thi, thi, rf_fmt(c));
+               tr_fmt(c));
+  if (!isnan(tlo)) cr_expect(tr_same(f.tlo, tlo), "%s: tlo %a, expected %a on %s", what, f.tlo, tlo, tr_fmt(c));
+  if (!isnan(thi)) cr_expect(tr_same(f.thi, thi), "%s: thi %a, expected %a on %s", what, f.thi, thi, tr_fmt(c));
 }
 
 Test(ref_fast, known_answers_over_the_exponent_range) {

@@ -28,15 +28,6 @@
  * TOI_TEST_SEED.
  */
 
-#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
-#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
-
-static const char *fe_fmt(const toi_case *c) {
-  static char buf[1024];
-  if (toi_format_case(buf, sizeof buf, c) < 0) snprintf(buf, sizeof buf, "(unprintable case)");
-  return buf;
-}
-
 /* Both engines on toi_ref_error; the setting is restored to the fast one. */
 static void fe_check_error(const toi_case *c, toi_direction dir, double T, const char *where) {
   double uf, bf, um, bm;
@@ -45,10 +36,10 @@ static void fe_check_error(const toi_case *c, toi_direction dir, double T, const
   cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
   toi_status sm = toi_ref_error(&um, &bm, T, c, dir);
   cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
-  cr_assert_eq(sf, sm, "%s: error status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, fe_fmt(c));
+  cr_assert_eq(sf, sm, "%s: error status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, tr_fmt(c));
   if (!tr_same(uf, um) || !tr_same(bf, bm))
     cr_assert_fail("%s: toi_ref_error(T = %a, %s) differs on\n  %s\n  fast: ulp %a bits %a\n  mpfr: ulp %a bits %a",
-                   where, T, dir == TOI_FORWARD ? "forward" : "reverse", fe_fmt(c), uf, bf, um, bm);
+                   where, T, dir == TOI_FORWARD ? "forward" : "reverse", tr_fmt(c), uf, bf, um, bm);
 }
 
 static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *where) {
@@ -57,10 +48,10 @@ static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *whe
   cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
   toi_status sm = toi_ref_kappa(&km, c, dir);
   cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
-  cr_assert_eq(sf, sm, "%s: kappa status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, fe_fmt(c));
+  cr_assert_eq(sf, sm, "%s: kappa status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, tr_fmt(c));
   if (!tr_same(kf, km))
     cr_assert_fail("%s: toi_ref_kappa(%s) differs on\n  %s\n  fast: %a\n  mpfr: %a", where,
-                   dir == TOI_FORWARD ? "forward" : "reverse", fe_fmt(c), kf, km);
+                   dir == TOI_FORWARD ? "forward" : "reverse", tr_fmt(c), kf, km);
 }
 
 /* ---- the times T a scorer can meet ---- */
@@ -109,34 +100,10 @@ static void fe_check_all(const toi_case *c, const char *where) {
 
 /* ---- the case files ---- */
 
-static int fe_check_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  cr_assert_not_null(d, "cannot open %s", dir);
-  struct dirent *e;
-  int files = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 7 || strcmp(e->d_name + len - 6, ".cases")) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    toi_caselist list = {0};
-    toi_diags diags = {0};
-    cr_assert_eq(toi_read_cases(&list, path, &diags), TOI_OK, "%s does not read", path);
-    for (size_t i = 0; i < list.count; i++) {
-      char where[4200];
-      snprintf(where, sizeof where, "%s case %s", path, list.items[i].id);
-      fe_check_all(&list.items[i], where);
-    }
-    toi_caselist_free(&list);
-    files++;
-  }
-  closedir(d);
-  return files;
-}
 
 Test(ref_fast_err, case_files_bit_identical) {
-  int n = fe_check_dir(TOI_SOURCE_DIR "/cases");
-  n += fe_check_dir(TOI_SOURCE_DIR "/cases/worst");
+  int n = tr_each_case_file(TOI_SOURCE_DIR "/cases", fe_check_all);
+  n += tr_each_case_file(TOI_SOURCE_DIR "/cases/worst", fe_check_all);
   cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
 }
 
@@ -198,16 +165,6 @@ ParameterizedTest(fe_fam_param *p, ref_fast_err, families_bit_identical) {
 
 /* ---- random data over the whole exponent range ---- */
 
-static double fe_bits(tr_rng *r) {
-  uint64_t b = tr_next(r);
-  uint64_t e = tr_next(r) % 0x7ff;
-  b = (b & 0x800fffffffffffffULL) | (e << 52);
-  if ((tr_next(r) & 7) == 0) b &= 0x8000000000000000ULL;
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
-
 /* Lengths with exponents in [el, el + 40], velocities in [ev, ev + 40] (el,
  * ev anywhere), every other pair aimed so that roots occur; or random bit
  * patterns. Subnormal and infinite roots, scaled data, fallbacks. */
@@ -221,8 +178,8 @@ Test(ref_fast_err, random_any_scale) {
     c.dim = 2 + (int)(tr_next(&r) & 1);
     c.ma = c.mb = 1;
     if (i % 4 == 0) {
-      for (int k = 0; k < c.dim; k++) c.pa[k] = fe_bits(&r), c.pb[k] = fe_bits(&r), c.va[k] = fe_bits(&r), c.vb[k] = fe_bits(&r);
-      c.ra = fabs(fe_bits(&r)), c.rb = fabs(fe_bits(&r));
+      for (int k = 0; k < c.dim; k++) c.pa[k] = tr_bits(&r), c.pb[k] = tr_bits(&r), c.va[k] = tr_bits(&r), c.vb[k] = tr_bits(&r);
+      c.ra = fabs(tr_bits(&r)), c.rb = fabs(tr_bits(&r));
     } else {
       int el = (int)tr_int(&r, -1060, 980), ev = (int)tr_int(&r, -1060, 980);
       double s[3], v[3];

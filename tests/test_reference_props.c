@@ -12,9 +12,6 @@ static tr_rng props_rng(uint64_t salt) {
   return r;
 }
 
-#define SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
-#define SEED_ARGS (unsigned long long)tr_seed(), (unsigned long long)tr_seed()
-
 /* A random case whose lengths have exponents in [pl, ph] and velocities in
  * [vl, vh]; every other one is aimed so that roots are common. */
 static toi_case props_case(tr_rng *r, int pl, int ph, int vl, int vh) {
