@@ -329,13 +329,15 @@ out:
   return st;
 }
 
-toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags) {
+toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags) {
+  *text = NULL;
+  *len = 0;
   int is_stdin = !strcmp(path, "-");
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   struct stat sb;
   if (f && !is_stdin && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
     fclose(f);
-    add_diag(diags, path, 0, 0, 2, "is a directory, not a case file");
+    add_diag(diags, path, 0, 0, 2, "is a directory, not a file to read");
     return TOI_ERR_IO;
   }
   if (!f) {
@@ -344,35 +346,43 @@ toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags
     add_diag(diags, path, 0, 0, 2, msg);
     return TOI_ERR_IO;
   }
-  size_t cap = 1 << 16, len = 0;
+  size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
-  if (!buf) {
-    if (!is_stdin) fclose(f);
-    return TOI_ERR_NOMEM;
-  }
-  for (;;) {
-    if (len == cap) {
+  toi_status st = buf ? TOI_OK : TOI_ERR_NOMEM;
+  while (st == TOI_OK) {
+    if (n == cap) {
       char *nb = realloc(buf, cap * 2);
       if (!nb) {
-        free(buf);
-        if (!is_stdin) fclose(f);
-        return TOI_ERR_NOMEM;
+        st = TOI_ERR_NOMEM;
+        break;
       }
       buf = nb;
       cap *= 2;
     }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
     if (got == 0) break;
   }
-  int err = ferror(f);
-  if (!is_stdin) fclose(f);
-  if (err) {
-    free(buf);
+  if (st == TOI_OK && ferror(f)) {
     add_diag(diags, path, 0, 0, 2, "read error");
-    return TOI_ERR_IO;
+    st = TOI_ERR_IO;
   }
-  toi_status st = toi_parse_cases(list, is_stdin ? "<stdin>" : path, buf, len, diags);
+  if (!is_stdin) fclose(f);
+  if (st != TOI_OK) {
+    free(buf);
+    return st;
+  }
+  *text = buf;
+  *len = n;
+  return TOI_OK;
+}
+
+toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags) {
+  char *buf;
+  size_t len;
+  toi_status st = toi_read_file(&buf, &len, path, diags);
+  if (st != TOI_OK) return st;
+  st = toi_parse_cases(list, strcmp(path, "-") ? path : "<stdin>", buf, len, diags);
   free(buf);
   return st;
 }

@@ -1184,40 +1184,12 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
 
 toi_status sim_state_read(sim_state *out, const char *path, toi_diags *dg) {
   memset(out, 0, sizeof *out);
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    diag(dg, path, 0, 0, NULL, "cannot open: %s%s", strerror(errno), "");
-    return TOI_ERR_IO;
-  }
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) {
-    if (f != stdin) fclose(f);
-    return TOI_ERR_NOMEM;
-  }
-  for (;;) {
-    if (len == cap) {
-      char *t = realloc(buf, 2 * cap);
-      if (!t) {
-        free(buf);
-        if (f != stdin) fclose(f);
-        return TOI_ERR_NOMEM;
-      }
-      buf = t;
-      cap *= 2;
-    }
-    size_t r = fread(buf + len, 1, cap - len, f);
-    len += r;
-    if (r == 0) break;
-  }
-  int err = ferror(f);
-  if (f != stdin) fclose(f);
-  if (err) {
-    free(buf);
-    diag(dg, path, 0, 0, NULL, "read error%s%s", "", "");
-    return TOI_ERR_IO;
-  }
-  toi_status st = sim_state_parse(out, path, buf, len, dg);
+  char *buf;
+  size_t len;
+  toi_diags scratch = {0};
+  toi_status st = toi_read_file(&buf, &len, path, dg ? dg : &scratch);
+  if (st != TOI_OK) return st;
+  st = sim_state_parse(out, strcmp(path, "-") ? path : "<stdin>", buf, len, dg);
   free(buf);
   return st;
 }

@@ -124,6 +124,10 @@ typedef struct toi_diags {
   size_t total;  ///< number of problems found (may exceed count)
 } toi_diags;
 
+/// Reads a whole file (or "-" for stdin) into *text (malloc'ed, not
+/// NUL-terminated, *len bytes). A missing file, a directory or a read error
+/// is recorded in diags as "FILE: what" and gives TOI_ERR_IO.
+TOI_MUST_USE toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags);
 /// Reads one case file (or "-" for stdin) and appends its cases to list.
 /// On any bad line the whole file is refused: nothing is appended, diags
 /// lists the problems and TOI_ERR_INPUT is returned.
