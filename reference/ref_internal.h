@@ -420,4 +420,13 @@ static inline void ref_clear(toi_ref *out, toi_class cls) {
   out->fwd_is_lo = out->rev_is_lo = -1;
 }
 
+/* The exact class from the signs of a, b, c and D, in toiref.h's order. */
+static inline toi_class ref_classify(int sa, int sb, int sc, int sd) {
+  if (sc < 0) return TOI_OVERLAP;
+  if (sa == 0) return TOI_STATIC;
+  if (sc == 0) return sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
+  if (sb >= 0) return TOI_SEPARATING;
+  return sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
+}
+
 #endif

@@ -107,16 +107,7 @@ toi_status ref_load(ref_ctx *x, const toi_case *c, const double *delta) {
   } else {
     mpz_set_ui(x->D, 0);
   }
-  if (sc < 0)
-    x->cls = TOI_OVERLAP;
-  else if (sa == 0)
-    x->cls = TOI_STATIC;
-  else if (sc == 0)
-    x->cls = sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
-  else if (sb >= 0)
-    x->cls = TOI_SEPARATING;
-  else
-    x->cls = sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
+  x->cls = ref_classify(sa, sb, sc, sd);
 
   x->has_roots = sa > 0 && sd >= 0;
   x->rational = 0;

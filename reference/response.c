@@ -335,14 +335,7 @@ static void exact_init(exact *x, const toi_case *c, double E) {
   mpq_set_ui(one, 1, 1);
   mpq_add(x->e1, x->e1, one);
   mpq_clear(one);
-  /* the decision order of toiref.h */
-  if (mpz_sgn(x->c) < 0) x->cls = TOI_OVERLAP;
-  else if (mpz_sgn(x->a) == 0) x->cls = TOI_STATIC;
-  else if (mpz_sgn(x->c) == 0) x->cls = mpz_sgn(x->b) < 0 ? TOI_CONTACT : TOI_SEPARATING;
-  else if (mpz_sgn(x->b) >= 0) x->cls = TOI_SEPARATING;
-  else if (mpz_sgn(x->d) < 0) x->cls = TOI_MISS;
-  else if (mpz_sgn(x->d) == 0) x->cls = TOI_GRAZE;
-  else x->cls = TOI_HIT;
+  x->cls = ref_classify(mpz_sgn(x->a), mpz_sgn(x->b), mpz_sgn(x->c), mpz_sgn(x->d));
 }
 
 static void exact_clear(exact *x) {
