@@ -258,21 +258,7 @@ FAST_RARE_DEFS(fma, 1, __attribute__((target("fma"))))
 #endif
 
 /* Directions from the exact signs of b and c, as ref_roots.c sets them. */
-FAST_INLINE void fast_dirs(toi_ref *out, int sb, int sc) {
-  if (sc < 0) {
-    out->fwd_is_lo = 0;
-    out->rev_is_lo = 1;
-  } else if (sc == 0) {
-    out->fwd_is_lo = sb <= 0;
-    out->rev_is_lo = sb < 0;
-  } else if (sb < 0) {
-    out->fwd_is_lo = 1;
-  } else {
-    out->rev_is_lo = 0;
-  }
-  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? out->tlo : out->thi;
-  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? out->tlo : out->thi;
-}
+FAST_INLINE void fast_dirs(toi_ref *out, int sb, int sc) { ref_set_dirs(out, sb, sc); }
 
 enum { FAST_OK = 0, FAST_NEG_R, FAST_NOT_FINITE, FAST_FB_RANGE, FAST_FB_SIGN, FAST_FB_ROUND };
 

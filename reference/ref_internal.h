@@ -429,4 +429,23 @@ static inline toi_class ref_classify(int sa, int sb, int sc, int sd) {
   return sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
 }
 
+/* Which root answers each direction, from the exact signs of B and C alone
+ * (product of the roots C/A, sum -2B/A; a root is 0 iff C = 0), then tfwd and
+ * trev from tlo and thi. Only for a case with roots. */
+static inline void ref_set_dirs(toi_ref *out, int sb, int sc) {
+  if (sc < 0) { /* lower < 0 < upper */
+    out->fwd_is_lo = 0;
+    out->rev_is_lo = 1;
+  } else if (sc == 0) { /* a root at 0; with B = 0 a double root: lower forward, upper backward */
+    out->fwd_is_lo = sb <= 0;
+    out->rev_is_lo = sb < 0;
+  } else if (sb < 0) { /* 0 < lower <= upper */
+    out->fwd_is_lo = 1;
+  } else { /* lower <= upper < 0 (B = 0 with C > 0 has D < 0, no roots) */
+    out->rev_is_lo = 0;
+  }
+  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? out->tlo : out->thi;
+  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? out->tlo : out->thi;
+}
+
 #endif

@@ -107,9 +107,11 @@ static toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction
   ref_env env;
   ref_env_enter(&env);
   toi_status st = ref_load(x, c, NULL);
-  if (st == TOI_OK) {
+  if (st == TOI_OK && x->has_roots) {
+    /* Which root is asked depends on signs only: no need to round them. */
     toi_ref r;
-    ref_solve_loaded(x, &r);
+    ref_clear(&r, x->cls);
+    ref_set_dirs(&r, mpz_sgn(x->B), mpz_sgn(x->C));
     int lo = ref_dir_root(&r, dir);
     if (lo >= 0) {
       /* At t* = 0 the relative condition divides by 0; at D = 0 the root

@@ -148,27 +148,5 @@ void ref_solve_loaded(ref_ctx *x, toi_ref *out) {
     }
   }
 
-  /* The signs of the exact roots: product C/A, sum -2B/A; a root is 0 iff C = 0. */
-  int sb = mpz_sgn(x->B), sc = mpz_sgn(x->C);
-  if (sc < 0) { /* lower < 0 < upper */
-    out->fwd_is_lo = 0;
-    out->rev_is_lo = 1;
-  } else if (sc == 0) {
-    if (sb < 0) { /* 0 = lower < upper */
-      out->fwd_is_lo = 1;
-      out->rev_is_lo = 1;
-    } else if (sb > 0) { /* lower < upper = 0 */
-      out->fwd_is_lo = 0;
-      out->rev_is_lo = 0;
-    } else { /* double root at 0: the lower forward, the upper backward */
-      out->fwd_is_lo = 1;
-      out->rev_is_lo = 0;
-    }
-  } else if (sb < 0) { /* 0 < lower <= upper */
-    out->fwd_is_lo = 1;
-  } else { /* lower <= upper < 0 (B = 0 with C > 0 has D < 0, no roots) */
-    out->rev_is_lo = 0;
-  }
-  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? out->tlo : out->thi;
-  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? out->tlo : out->thi;
+  ref_set_dirs(out, mpz_sgn(x->B), mpz_sgn(x->C));
 }
