@@ -83,6 +83,30 @@ Test(simcli, audit_345_rows) {
   free(rows);
 }
 
+Test(simcli, audit_huge_masses_counted_apart) {
+  /* Head-on, unit speeds, mA = mB = 1.5e308 (legal inputs): the double pipeline's impulse
+   * j = (1 + E)(-(vB - vA).n) / (1/mA + 1/mB) = 2 * 2 / (2 / 1.5e308) = 3e308 > DBL_MAX overflows,
+   * so its velocities are not finite. The second case is the same with unit masses (finite, exact).
+   * The summary must count the first apart and keep its NaN metrics out of the statistics. */
+  put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n"
+                 "unit 2 0 0 1 0 1 1 3 0 -1 0 1 1\n");
+  cr_assert_eq(tb("audit -f ericson c.cases"), 0);
+  char *out = slurp("out.txt");
+  cr_assert(strstr(out, "ericson: 2 audited"), "%s", out);
+  cr_assert(strstr(out, "1 with a non-finite response (the double pipeline overflowed), first at big"), "%s", out);
+  cr_assert(strstr(out, "  ke_err              0            0            0  unit"), "%s", out);
+  cr_assert(!strstr(out, "nan"), "%s", out);
+  free(out);
+  /* alone, the overflowing case leaves no value for the velocity metrics: '-' */
+  put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n");
+  cr_assert_eq(tb("audit -f ericson c.cases"), 0);
+  out = slurp("out.txt");
+  cr_assert(strstr(out, "  ke_err              -            -            -  -"), "%s", out);
+  cr_assert(strstr(out, "  gap                 0            0            0  big"), "%s", out);
+  cr_assert(!strstr(out, "nan"), "%s", out);
+  free(out);
+}
+
 Test(simcli, audit_errors) {
   put("c.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\n");
   cr_assert_eq(tb("audit --restitution 1.5 c.cases"), 2);

@@ -29,7 +29,10 @@ static void help(void) {
       "  ulp      ULP error of each post-collision velocity component against the exact one\n"
       "           (ulp as in 'toibench run'); ulp_max is the largest over the components\n"
       "Summary per formulation: median, p99 and max of |metric| with the case that reaches the\n"
-      "max, the most negative gap, and the count of penetrations beyond 1e-12 R.\n"
+      "max, the most negative gap, and the count of penetrations beyond 1e-12 R. A response\n"
+      "whose positions, normal or velocities are not finite (the double pipeline overflowed,\n"
+      "e.g. with masses near DBL_MAX) is counted apart, with the first such case, and its\n"
+      "undefined metrics are left out of the statistics ('-' when no value is left).\n"
       "  -f NAMES          comma-separated forward formulations, or 'all' (default: every\n"
       "                    forward one; reverse-time formulations have no response to audit)\n"
       "  --restitution E   coefficient of restitution in [0, 1] (default 1)\n"
@@ -52,6 +55,7 @@ typedef struct mval {
 typedef struct fstats {
   const toi_formulation *f;
   size_t audited, not_reported, failed, penetrations;
+  size_t nonfinite, first_nonfinite; /* responses with a non-finite number, and the first case */
   mval *m[M_COUNT];
   double min_gap;
   size_t min_gap_case;
@@ -73,6 +77,15 @@ static double quantile(const mval *v, size_t n, double q) {
   if (k < 1) k = 1;
   if (k > n) k = n;
   return v[k - 1].v;
+}
+
+/* 1 when the n numbers of every group are finite */
+static int response_finite(const toi_response *r, int n) {
+  int ok = 1;
+  for (int i = 0; i < n; i++)
+    ok &= isfinite(r->pa[i]) && isfinite(r->pb[i]) && isfinite(r->n[i]) && isfinite(r->va[i]) &&
+          isfinite(r->vb[i]);
+  return ok;
 }
 
 static void print_row_num(FILE *f, double x) {
@@ -197,6 +210,7 @@ int cmd_audit(int argc, char **argv) {
         rc = EXIT_RUNTIME;
         break;
       }
+      if (!response_finite(&dp, c->dim) && s->nonfinite++ == 0) s->first_nonfinite = ci;
       size_t i = s->audited++;
       double vals[M_COUNT] = {fabs(a.gap), fabs(a.ke_err), fabs(a.mom_err), fabs(a.angle), a.ulp_max};
       for (int m = 0; m < M_COUNT; m++) s->m[m][i] = (mval){vals[m], ci};
@@ -229,16 +243,28 @@ int cmd_audit(int argc, char **argv) {
       fprintf(f, "\n%s: %zu audited, %zu not reported as contacts, %zu without a normal, "
                  "%zu penetrations beyond 1e-12 R\n",
               s->f->name, s->audited, s->not_reported, s->failed, s->penetrations);
+      if (s->nonfinite)
+        fprintf(f, "  %zu with a non-finite response (the double pipeline overflowed), first at %s\n", s->nonfinite,
+                list.items[s->first_nonfinite].id);
       if (!s->audited) continue;
       fprintf(f, "  %-8s %12s %12s %12s  %s\n", "metric", "median", "p99", "max", "worst case");
       for (int m = 0; m < M_COUNT; m++) {
+        /* NaN sorts last: the statistics are over the values before it */
         qsort(s->m[m], s->audited, sizeof(mval), mval_cmp);
-        const mval *top = &s->m[m][s->audited - 1];
-        /* the worst case is the largest finite value, or a NaN if any */
-        fprintf(f, "  %-8s %12.4g %12.4g %12.4g  %s\n", metric_names[m], quantile(s->m[m], s->audited, 0.5),
-                quantile(s->m[m], s->audited, 0.99), top->v, list.items[top->c].id);
+        size_t n = s->audited;
+        while (n > 0 && isnan(s->m[m][n - 1].v)) n--;
+        if (n == 0) {
+          fprintf(f, "  %-8s %12s %12s %12s  %s\n", metric_names[m], "-", "-", "-", "-");
+          continue;
+        }
+        const mval *top = &s->m[m][n - 1];
+        fprintf(f, "  %-8s %12.4g %12.4g %12.4g  %s\n", metric_names[m], quantile(s->m[m], n, 0.5),
+                quantile(s->m[m], n, 0.99), top->v, list.items[top->c].id);
       }
-      fprintf(f, "  most negative gap %.6g at %s\n", s->min_gap, list.items[s->min_gap_case].id);
+      if (isnan(s->min_gap))
+        fprintf(f, "  most negative gap -\n");
+      else
+        fprintf(f, "  most negative gap %.6g at %s\n", s->min_gap, list.items[s->min_gap_case].id);
     }
     if (cli_out_commit(&out)) rc = EXIT_RUNTIME;
   }
