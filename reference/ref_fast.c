@@ -13,6 +13,10 @@
  *
  * Plan (u = 2^-53; an "error" is an absolute bound on the distance to the
  * exact real, proved in the comment beside the code that computes it):
+ *  0. Without a target distance, in the FMA build, a first stage
+ *     (ref_fast_quick.c) tries the case in plain double with rigorous
+ *     filters and a Newton step per root; what it declines comes here
+ *     unchanged. The steps below are fast_try's.
  *  1. s = pB - pA, v = vB - vA and R = rA + rB (+ delta, when the sum fits
  *     in two doubles) exactly as double-doubles (TwoSum); an infinite or NaN
  *     difference sends the case back to ref_check_case and, when valid, to
@@ -621,8 +625,20 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
   toi_ref_fast_stats *s = &fast_stats;
   int why;
 #ifdef FAST_DISPATCH
+  /* The first stage (ref_fast_quick.c) answers most cases without a target
+   * in plain double; what it declines goes on below, unchanged. */
+  if (!delta && fast_have_fma() && ref_fast_quick(out, c)) {
+    s->calls++;
+    s->quick++;
+    return TOI_OK;
+  }
   why = fast_have_fma() ? fast_try_fma(out, c, delta, s) : fast_try_generic(out, c, delta, s);
 #else
+  if (FAST_GEN_FMA && !delta && ref_fast_quick(out, c)) {
+    s->calls++;
+    s->quick++;
+    return TOI_OK;
+  }
   why = fast_try_generic(out, c, delta, s);
 #endif
   if (why == FAST_NOT_FINITE) {

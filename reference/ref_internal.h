@@ -78,6 +78,13 @@ void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
 toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
 
+/// The fast engine's first stage (ref_fast_quick.c), FMA build only: for a
+/// plausible case (fast_plausible in ref_fast.c) without a target distance,
+/// 1 when it answered alone (out then holds toi_ref_solve's answer), 0 when
+/// the case must go on to the double-double stage (out untouched: the
+/// caller has cleared it). Always 0 where there is no FMA build.
+int ref_fast_quick(toi_ref *out, const toi_case *c);
+
 /// For tests: run the fast engine's build without FMA (on = 0), with it
 /// (on = 1, only where the processor has one), or choose by the processor
 /// (on = -1, the default). Returns 1 when the FMA build is in use after the

@@ -50,7 +50,10 @@ TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_dire
 /// The two engines behind toi_ref_solve and toi_ref_solve_target. Both give
 /// bit-identical results on every input; they differ only in speed.
 typedef enum toi_ref_engine {
-  /// The default: the signs of c, b and D from floating-point filters with
+  /// The default: without a target distance, first the class from plain-double
+  /// filters and each root by a Newton step with a double-double residual
+  /// (reference/ref_fast_quick.c, where the processor has an FMA); then, for
+  /// what that cannot prove, the signs of c, b and D from floating-point filters with
   /// proven error bounds (exact expansions of c, b and D when a filter cannot
   /// decide), the roots in double-double with a proven error bound, certified
   /// when both ends of each root's enclosure round to the same double.
@@ -90,6 +93,8 @@ typedef struct toi_ref_fast_stats {
                                 ///< (expansions too long to be worth it)
   unsigned long long fb_round;  ///< fallbacks to MPFR: a root's enclosure contains a rounding
                                 ///< boundary (or the root is exactly a midpoint between doubles)
+  unsigned long long quick;     ///< of calls, answered by the first stage alone (plain-double class,
+                                ///< roots by Newton steps), without the double-double stage
 } toi_ref_fast_stats;
 
 /// The calling thread's counters since it started or since the last reset.
