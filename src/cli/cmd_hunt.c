@@ -5,21 +5,20 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "rng.h"
-#include "sweep.h"
+#include "hunt_solver.h"
 #include "toiref.h"
 
 #define CHUNK 256
-#define MAXKEEP 64
-/* Stream of the local-search generators, apart from the families' streams. */
-#define HUNT_STREAM 0x68756e74u
 
 static void help(void) {
   printf(
       "Usage: toibench hunt -f NAME [FAMILY] [generator options] [--budget N] [--keep K]\n"
       "                    [-o FILE] [-j N] [--quiet]\n"
-      "Searches for the inputs on which formulation NAME is worst, as worst-case\n"
-      "searches for libm functions do:\n"
+      "       toibench hunt {-f ENGINE | --solver LIB.so[:SYMBOL] | --solver-cmd COMMAND}\n"
+      "                    [FAMILY] [generator options] [--tmax T] [--timeout SEC]\n"
+      "                    [--target-distance DELTA] [--budget N] [--keep K] [-o FILE]\n"
+      "Searches for the inputs on which formulation or solver NAME is worst, as\n"
+      "worst-case searches for libm functions do:\n"
       "  1. a random global pass: cases 0 .. N/2-1 of FAMILY (default mixed) scored\n"
       "     against the certified reference. Kept: the K largest finite ULP errors;\n"
       "     the K largest ratios error / (kappa 2^-53) (error beyond what the\n"
@@ -37,42 +36,47 @@ static void help(void) {
       "verdict=... kind=...' line with its error at search time, then the case, named\n"
       "worst-NAME-{ulp,ratio,inf,class}-NN. Deterministic for a given seed and any -j.\n"
       "Sampled maxima are lower bounds: the true worst error may be larger.\n"
-      "  -f NAME      the formulation (required)\n"
+      "External solvers (a built engine, a plug-in, a command; see 'toibench run\n"
+      "--help') are searched the same way, their answers scored as 'run' scores them.\n"
+      "They run in a child process, on batches: the global pass in calls of up to 4096\n"
+      "cases; the local search in rounds (at most 64 unless a round would exceed 65536\n"
+      "cases), each kept case proposing P moves per round, the whole round one call,\n"
+      "each case moving to its best proposal when that does not lower its key; the\n"
+      "header says the rounds and P. ULP errors are ranked against the target the\n"
+      "solver is scored against (its own stated target, else --target-distance, else\n"
+      "the true contact); the ratio only where that target is 0. The '# ulp=' line\n"
+      "gives the error against the true contact (as 'run --rows'), then target=,\n"
+      "ulp_t= and kind_t= against the target. A further list worst-NAME-fail-NN holds\n"
+      "the first K cases on which the solver crashed, hung, broke the protocol or gave\n"
+      "an unusable answer, the reason in the '# found:' line; declined cases are\n"
+      "skipped. The search goes on after any failure; the exit status is 1 when a\n"
+      "solver crashed, hung or broke the protocol (the file is still written).\n"
+      "Deterministic for a given seed and a deterministic solver.\n"
+      "  -f NAME      a formulation, or a built engine solver (see 'toibench list')\n"
+      "  --solver LIB.so[:SYMBOL]  a plug-in solver; a catalog of several needs SYMBOL\n"
+      "  --solver-cmd COMMAND  a solver speaking the subprocess protocol\n"
+      "               (exactly one of -f, --solver, --solver-cmd)\n"
+      "  --tmax T, --timeout SEC, --target-distance DELTA  as in 'run' (solvers only;\n"
+      "               --timeout default 10 seconds per answer)\n"
       "  --budget N   cases evaluated in all (default 20000)\n"
       "  --keep K     cases kept per list (default 8, at most 64)\n"
       "  -o FILE      output file (appears only when complete)\n"
-      "  -j N         threads (default: the number of online cores)\n"
+      "  -j N         threads for formulations (default: the number of online cores);\n"
+      "               solvers are scored in one thread\n"
       "  --quiet      no progress line and no summary on stderr\n\n");
   gen_cli_help(stdout);
 }
 
-enum { BY_ULP = 0, BY_RATIO = 1 };
-
-typedef struct found {
-  toi_case c;
-  uint64_t index;     /* global-pass index of the case it grew from */
-  score_case sc;
-  double kappa, ratio; /* NaN when not timed or kappa is not finite */
-  int by;             /* BY_ULP or BY_RATIO: the key of its list */
-  char note[240];
-} found;
-
-static double key(const found *f) { return f->by == BY_RATIO ? f->ratio : f->sc.ulp; }
+double hunt_key(const hunt_found *f) { return f->by == HUNT_BY_RATIO ? f->ratio : f->err; }
 
 /* Ordering of the ranked lists: larger key first, then lower index. */
-static int better(const found *a, const found *b) {
-  double ka = key(a), kb = key(b);
+static int better(const hunt_found *a, const hunt_found *b) {
+  double ka = hunt_key(a), kb = hunt_key(b);
   if (ka != kb) return ka > kb;
   return a->index < b->index;
 }
 
-typedef struct list {
-  found items[MAXKEEP];
-  int n;
-} list;
-
-/* Keeps the `keep` best by `better`, or the `keep` lowest indexes when first. */
-static void list_offer(list *l, const found *f, int keep, int first) {
+void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first) {
   int pos = l->n;
   while (pos > 0 && (first ? f->index < l->items[pos - 1].index : better(f, &l->items[pos - 1]))) pos--;
   if (pos >= keep) return;
@@ -82,70 +86,9 @@ static void list_offer(list *l, const found *f, int keep, int first) {
   if (l->n < keep) l->n++;
 }
 
-static int misclassified(const score_case *s) {
-  return s->kind == SCORE_MISSED || s->kind == SCORE_GHOST || s->kind == SCORE_OTHER;
-}
+int hunt_misclassified(score_kind k) { return k == SCORE_MISSED || k == SCORE_GHOST || k == SCORE_OTHER; }
 
-/* Scores fd->c; kappa and the ratio only for a finite scored error. */
-static toi_status evaluate(found *fd, const toi_formulation *f) {
-  toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, &fd->c);
-  if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
-  fd->kappa = fd->ratio = NAN;
-  if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
-  st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
-  if (st == TOI_OK) fd->ratio = sweep_ratio(fd->sc.ulp, fd->sc.ref_t, fd->kappa);
-  return st;
-}
-
-typedef struct hunt_ctx {
-  const gen_opts *g;
-  const toi_formulation *f;
-  int keep;
-  uint64_t global;
-  uint64_t steps;   /* local steps per candidate */
-  list *lists;      /* [worker][4]: by ulp, by ratio, infinite, misclassified */
-  found *cands;     /* local search: candidates in, results out */
-  found *flips;     /* local search: classification flips, one per candidate */
-  int *has_flip;
-  int ncands;
-  sweep_run *run;
-} hunt_ctx;
-
-enum { L_ULP, L_RATIO, L_INF, L_BAD, L_COUNT };
-
-static int global_chunk(void *vctx, int worker, uint64_t chunk) {
-  hunt_ctx *x = vctx;
-  list *l = &x->lists[worker * L_COUNT];
-  uint64_t lo = chunk * CHUNK, hi = x->global - lo < CHUNK ? x->global : lo + CHUNK;
-  for (uint64_t i = lo; i < hi; i++) {
-    found fd;
-    size_t b;
-    memset(&fd, 0, sizeof fd);
-    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
-    fd.index = i;
-    if (misclassified(&fd.sc)) {
-      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
-      list_offer(&l[L_BAD], &fd, x->keep, 1);
-    } else if (fd.sc.timed && isinf(fd.sc.ulp)) {
-      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s), time %a", i, fd.c.id, fd.sc.t);
-      list_offer(&l[L_INF], &fd, x->keep, 1);
-    } else if (fd.sc.timed && !isnan(fd.sc.ulp)) {
-      fd.by = BY_ULP;
-      list_offer(&l[L_ULP], &fd, x->keep, 0);
-      if (!isnan(fd.ratio)) {
-        fd.by = BY_RATIO;
-        list_offer(&l[L_RATIO], &fd, x->keep, 0);
-      }
-    }
-  }
-  atomic_fetch_add(&x->run->done, hi - lo);
-  return 0;
-}
-
-/* Moves one input of c by a few ulps; returns 0 when the result is not a
-   legal case (non-finite, negative radius). */
-static int perturb(toi_rng *r, toi_case *c) {
+int hunt_perturb(toi_rng *r, toi_case *c) {
   double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
   int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
   if (toi_rng_below(r, 4) == 0) k = 1 + (int64_t)toi_rng_below(r, (uint64_t)1 << 16);
@@ -158,104 +101,131 @@ static int perturb(toi_rng *r, toi_case *c) {
   return 1;
 }
 
+void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
+                      const char *score_line) {
+  toi_case c = fd->c;
+  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
+  fprintf(f, "\n# found: %s\n", fd->note);
+  if (score_line)
+    fprintf(f, "%s\n", score_line);
+  else
+    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
+            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+  (void)toi_write_case(f, &c);
+}
+
+/* Scores fd->c; kappa and the ratio only for a finite scored error. */
+static toi_status evaluate(hunt_found *fd, const toi_formulation *f) {
+  toi_ref ref;
+  toi_status st = toi_ref_solve(&ref, &fd->c);
+  if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
+  fd->err = fd->sc.ulp;
+  fd->kappa = fd->ratio = NAN;
+  if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
+  st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
+  if (st == TOI_OK) fd->ratio = sweep_ratio(fd->sc.ulp, fd->sc.ref_t, fd->kappa);
+  return st;
+}
+
+typedef struct hunt_ctx {
+  const gen_opts *g;
+  const toi_formulation *f;
+  int keep;
+  uint64_t global;
+  uint64_t steps;     /* local steps per candidate */
+  hunt_list *lists;   /* [worker][4]: by ulp, by ratio, infinite, misclassified */
+  hunt_found *cands;  /* local search: candidates in, results out */
+  hunt_found *flips;  /* local search: classification flips, one per candidate */
+  int *has_flip;
+  int ncands;
+  sweep_run *run;
+} hunt_ctx;
+
+enum { L_ULP, L_RATIO, L_INF, L_BAD, L_COUNT };
+
+static int global_chunk(void *vctx, int worker, uint64_t chunk) {
+  hunt_ctx *x = vctx;
+  hunt_list *l = &x->lists[worker * L_COUNT];
+  uint64_t lo = chunk * CHUNK, hi = x->global - lo < CHUNK ? x->global : lo + CHUNK;
+  for (uint64_t i = lo; i < hi; i++) {
+    hunt_found fd;
+    size_t b;
+    memset(&fd, 0, sizeof fd);
+    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
+    fd.index = i;
+    if (hunt_misclassified(fd.sc.kind)) {
+      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
+      hunt_list_offer(&l[L_BAD], &fd, x->keep, 1);
+    } else if (fd.sc.timed && isinf(fd.sc.ulp)) {
+      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s), time %a", i, fd.c.id, fd.sc.t);
+      hunt_list_offer(&l[L_INF], &fd, x->keep, 1);
+    } else if (fd.sc.timed && !isnan(fd.sc.ulp)) {
+      fd.by = HUNT_BY_ULP;
+      hunt_list_offer(&l[L_ULP], &fd, x->keep, 0);
+      if (!isnan(fd.ratio)) {
+        fd.by = HUNT_BY_RATIO;
+        hunt_list_offer(&l[L_RATIO], &fd, x->keep, 0);
+      }
+    }
+  }
+  atomic_fetch_add(&x->run->done, hi - lo);
+  return 0;
+}
+
 static int local_chunk(void *vctx, int worker, uint64_t chunk) {
   (void)worker;
   hunt_ctx *x = vctx;
-  found *cur = &x->cands[chunk];
+  hunt_found *cur = &x->cands[chunk];
   toi_rng r;
   toi_rng_seed_item(&r, x->g->seed, HUNT_STREAM + (uint64_t)cur->by, cur->index);
-  double start = key(cur);
+  double start = hunt_key(cur);
   uint64_t raised = 0;
   for (uint64_t s = 0; s < x->steps; s++) {
-    found next = *cur;
-    if (!perturb(&r, &next.c)) continue;
+    hunt_found next = *cur;
+    if (!hunt_perturb(&r, &next.c)) continue;
     if (evaluate(&next, x->f) != TOI_OK) return 1;
-    if (misclassified(&next.sc)) {
+    if (hunt_misclassified(next.sc.kind)) {
       if (!x->has_flip[chunk]) {
-        found *fl = &x->flips[chunk];
+        hunt_found *fl = &x->flips[chunk];
         *fl = next;
         snprintf(fl->note, sizeof fl->note,
                  "local search from global case %" PRIu64 " (%s, %s %.6g), step %" PRIu64
                  " flipped the classification",
-                 cur->index, cur->c.id, cur->by == BY_RATIO ? "ratio" : "ulp", key(cur), s + 1);
+                 cur->index, cur->c.id, cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", hunt_key(cur), s + 1);
         x->has_flip[chunk] = 1;
       }
       continue;
     }
-    if (!next.sc.timed || !isfinite(next.sc.ulp) || isnan(key(&next))) continue;
-    if (key(&next) >= key(cur)) {
-      raised += key(&next) > key(cur);
+    if (!next.sc.timed || !isfinite(next.sc.ulp) || isnan(hunt_key(&next))) continue;
+    if (hunt_key(&next) >= hunt_key(cur)) {
+      raised += hunt_key(&next) > hunt_key(cur);
       *cur = next;
     }
   }
   snprintf(cur->note, sizeof cur->note,
            "global pass case %" PRIu64 " (%s, %s %.6g), then local search: %" PRIu64 " steps, %" PRIu64
            " raised it, %s %.6g; kappa %.6g, ratio %.6g",
-           cur->index, cur->c.id, cur->by == BY_RATIO ? "ratio" : "ulp", start, x->steps, raised,
-           cur->by == BY_RATIO ? "ratio" : "ulp", key(cur), cur->kappa, cur->ratio);
+           cur->index, cur->c.id, cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", start, x->steps, raised,
+           cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", hunt_key(cur), cur->kappa, cur->ratio);
   atomic_fetch_add(&x->run->done, 1);
   return 0;
 }
 
-static void write_found(FILE *f, const found *fd, const char *name, const char *what, int rank) {
-  toi_case c = fd->c;
-  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
-  fprintf(f, "\n# found: %s\n", fd->note);
-  fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
-          toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
-  (void)toi_write_case(f, &c);
-}
-
-int cmd_hunt(int argc, char **argv) {
-  gen_cli g;
-  gen_cli_init(&g);
-  unsigned long long budget = 20000, keep = 8;
-  const char *out = NULL, *name = NULL;
-  int jobs = sweep_default_jobs(), quiet = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      help();
-      return EXIT_OK;
-    } else if (!strcmp(a, "--budget") || !strcmp(a, "--keep")) {
-      if (i + 1 >= argc || cli_parse_u64(argv[i + 1], a[2] == 'b' ? &budget : &keep))
-        return cli_usage_error("hunt", "%s needs an unsigned integer", a);
-      i++;
-    } else if (!strcmp(a, "-o") || !strcmp(a, "-f")) {
-      if (i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
-      if (a[1] == 'o') out = argv[++i];
-      else name = argv[++i];
-    } else if (!strncmp(a, "-j", 2)) {
-      const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
-      if (sweep_parse_jobs(v, &jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
-    } else {
-      int r = gen_cli_option(&g, "hunt", argc, argv, &i);
-      if (r < 0) return EXIT_USAGE;
-      if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
-    }
-  }
-  if (!name) return cli_usage_error("hunt", "-f NAME is required");
-  const toi_formulation *f = toi_formulation_find(name);
-  if (!f) return cli_usage_error("hunt", "unknown formulation '%s' (see 'toibench list')", name);
-  if (keep < 1 || keep > MAXKEEP) return cli_usage_error("hunt", "--keep must be in 1..%d", MAXKEEP);
-  if (budget < 2) return cli_usage_error("hunt", "--budget must be at least 2");
-  gen_opts o;
-  if (gen_cli_build(&g, "hunt", GEN_MIXED, &o)) return EXIT_USAGE;
-
+/* The search for a built-in formulation: every evaluation in this process, on -j threads. */
+static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigned long long budget,
+                            unsigned long long keep, int jobs, int quiet, const char *out) {
   hunt_ctx x;
   memset(&x, 0, sizeof x);
-  x.g = &o;
+  x.g = o;
   x.f = f;
   x.keep = (int)keep;
   x.global = budget / 2;
   x.lists = calloc((size_t)jobs * L_COUNT, sizeof *x.lists);
-  x.cands = calloc(2 * MAXKEEP, sizeof *x.cands);
-  x.flips = calloc(2 * MAXKEEP, sizeof *x.flips);
-  x.has_flip = calloc(2 * MAXKEEP, sizeof *x.has_flip);
-  list *all = calloc(L_COUNT, sizeof *all);     /* the lists joined over workers */
-  list *best = calloc(2, sizeof *best);         /* after local search: by ulp, by ratio */
+  x.cands = calloc(2 * HUNT_MAXKEEP, sizeof *x.cands);
+  x.flips = calloc(2 * HUNT_MAXKEEP, sizeof *x.flips);
+  x.has_flip = calloc(2 * HUNT_MAXKEEP, sizeof *x.has_flip);
+  hunt_list *all = calloc(L_COUNT, sizeof *all);     /* the lists joined over workers */
+  hunt_list *best = calloc(2, sizeof *best);         /* after local search: by ulp, by ratio */
   int rc = EXIT_OK;
   if (!x.lists || !x.cands || !x.flips || !x.has_flip || !all || !best) {
     cli_error("hunt: out of memory");
@@ -280,8 +250,8 @@ int cmd_hunt(int argc, char **argv) {
   /* Per-thread lists joined under the same total orders: independent of -j. */
   for (int w = 0; w < jobs; w++)
     for (int k = 0; k < L_COUNT; k++) {
-      const list *l = &x.lists[w * L_COUNT + k];
-      for (int i = 0; i < l->n; i++) list_offer(&all[k], &l->items[i], x.keep, k >= L_INF);
+      const hunt_list *l = &x.lists[w * L_COUNT + k];
+      for (int i = 0; i < l->n; i++) hunt_list_offer(&all[k], &l->items[i], x.keep, k >= L_INF);
     }
   for (int k = L_ULP; k <= L_RATIO; k++)
     for (int i = 0; i < all[k].n; i++) x.cands[x.ncands++] = all[k].items[i];
@@ -302,7 +272,7 @@ int cmd_hunt(int argc, char **argv) {
     goto done;
   }
   /* Final rankings after the local search; flips join the classification errors. */
-  for (int k = 0; k < x.ncands; k++) list_offer(&best[x.cands[k].by], &x.cands[k], x.keep, 0);
+  for (int k = 0; k < x.ncands; k++) hunt_list_offer(&best[x.cands[k].by], &x.cands[k], x.keep, 0);
   for (int k = 0; k < x.ncands; k++)
     if (x.has_flip[k] && all[L_BAD].n < x.keep) all[L_BAD].items[all[L_BAD].n++] = x.flips[k];
 
@@ -312,7 +282,7 @@ int cmd_hunt(int argc, char **argv) {
     goto done;
   }
   char desc[512];
-  gen_opts_format(desc, sizeof desc, &o);
+  gen_opts_format(desc, sizeof desc, o);
   fprintf(w.f, "# toibench hunt -f %s %s budget=%llu keep=%llu\n", f->name, desc, budget, keep);
   fprintf(w.f,
           "# Worst cases of %s found by a random global pass over %" PRIu64 " cases and a local\n"
@@ -320,19 +290,20 @@ int cmd_hunt(int argc, char **argv) {
           "# (kappa 2^-53) (inputs moved by a few ulps).\n"
           "# Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
           f->name, x.global, x.steps, x.ncands, f->name);
-  for (int k = 0; k < best[BY_ULP].n; k++) write_found(w.f, &best[BY_ULP].items[k], f->name, "ulp", k + 1);
-  for (int k = 0; k < best[BY_RATIO].n; k++)
-    write_found(w.f, &best[BY_RATIO].items[k], f->name, "ratio", k + 1);
-  for (int k = 0; k < all[L_INF].n; k++) write_found(w.f, &all[L_INF].items[k], f->name, "inf", k + 1);
-  for (int k = 0; k < all[L_BAD].n; k++) write_found(w.f, &all[L_BAD].items[k], f->name, "class", k + 1);
+  for (int k = 0; k < best[HUNT_BY_ULP].n; k++)
+    hunt_write_found(w.f, &best[HUNT_BY_ULP].items[k], f->name, "ulp", k + 1, NULL);
+  for (int k = 0; k < best[HUNT_BY_RATIO].n; k++)
+    hunt_write_found(w.f, &best[HUNT_BY_RATIO].items[k], f->name, "ratio", k + 1, NULL);
+  for (int k = 0; k < all[L_INF].n; k++) hunt_write_found(w.f, &all[L_INF].items[k], f->name, "inf", k + 1, NULL);
+  for (int k = 0; k < all[L_BAD].n; k++) hunt_write_found(w.f, &all[L_BAD].items[k], f->name, "class", k + 1, NULL);
   if (cli_out_commit(&w)) rc = EXIT_RUNTIME;
   if (!quiet && rc == EXIT_OK) {
     fprintf(stderr, "hunt %s:", f->name);
-    if (best[BY_ULP].n)
-      fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", best[BY_ULP].items[0].sc.ulp,
-              best[BY_ULP].items[0].sc.bits);
-    if (best[BY_RATIO].n)
-      fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", best[BY_RATIO].items[0].ratio);
+    if (best[HUNT_BY_ULP].n)
+      fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", best[HUNT_BY_ULP].items[0].sc.ulp,
+              best[HUNT_BY_ULP].items[0].sc.bits);
+    if (best[HUNT_BY_RATIO].n)
+      fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", best[HUNT_BY_RATIO].items[0].ratio);
     fprintf(stderr,
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
             "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
@@ -346,4 +317,108 @@ done:
   free(all);
   free(best);
   return rc;
+}
+
+/* The one plug-in solver of --solver; a catalog of several needs a SYMBOL. */
+static int plugin_solver(const char *arg, solver_def *out) {
+  char path[4096], sym[128], err[600];
+  solvers_split_plugin(arg, path, sizeof path, sym, sizeof sym);
+  solver_def *v;
+  int k = solvers_from_plugin(path, sym[0] ? sym : NULL, &v, err, sizeof err);
+  if (k < 0) return cli_usage_error("hunt", "--solver %s", err);
+  if (k > 1) {
+    char names[1024] = "";
+    size_t len = 0;
+    for (int j = 0; j < k && len < sizeof names; j++)
+      len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%s:%s)", j ? ", " : "", v[j].name, path,
+                              v[j].symbol);
+    free(v);
+    return cli_usage_error("hunt", "--solver %s holds %d solvers: %s; hunt searches one, name it with LIB.so:SYMBOL",
+                           path, k, names);
+  }
+  *out = v[0];
+  free(v);
+  return EXIT_OK;
+}
+
+int cmd_hunt(int argc, char **argv) {
+  gen_cli g;
+  gen_cli_init(&g);
+  unsigned long long budget = 20000, keep = 8;
+  const char *out = NULL, *name = NULL, *plugin = NULL, *command = NULL;
+  int jobs = sweep_default_jobs(), quiet = 0, given = 0, solver_opts_given = 0;
+  cli_args args;
+  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
+  free(args.files); /* hunt takes no files: a FAMILY is a generator option */
+  args.files = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help();
+      return EXIT_OK;
+    } else if (!strcmp(a, "--budget") || !strcmp(a, "--keep")) {
+      if (i + 1 >= argc || cli_parse_u64(argv[i + 1], a[2] == 'b' ? &budget : &keep))
+        return cli_usage_error("hunt", "%s needs an unsigned integer", a);
+      i++;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
+      if (i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
+      if (a[1] == 'o') {
+        out = argv[++i];
+        continue;
+      }
+      const char **slot = a[1] == 'f' ? &name : !strcmp(a, "--solver") ? &plugin : &command;
+      *slot = argv[++i];
+      given++;
+    } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout") || !strcmp(a, "--target-distance")) {
+      if (cli_args_take(&args, "hunt", CLI_OPT_TMAX | CLI_OPT_TIMEOUT | CLI_OPT_TARGET, argc, argv, &i) < 0)
+        return EXIT_USAGE;
+      solver_opts_given = 1;
+    } else if (!strncmp(a, "-j", 2)) {
+      const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
+      if (sweep_parse_jobs(v, &jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet = 1;
+    } else {
+      int r = gen_cli_option(&g, "hunt", argc, argv, &i);
+      if (r < 0) return EXIT_USAGE;
+      if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
+    }
+  }
+  if (given == 0)
+    return cli_usage_error("hunt", "-f NAME, --solver LIB.so[:SYMBOL] or --solver-cmd COMMAND is required");
+  if (given > 1)
+    return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
+  if (command && !command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
+  const toi_formulation *f = name ? toi_formulation_find(name) : NULL;
+  hunt_solver_args sa;
+  memset(&sa, 0, sizeof sa);
+  if (plugin) {
+    if (plugin_solver(plugin, &sa.s)) return EXIT_USAGE;
+  } else if (command) {
+    solvers_from_command(command, &sa.s);
+  } else if (!f && solvers_find_engine(name, &sa.s)) {
+    return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", name);
+  }
+  if (f && solver_opts_given)
+    return cli_usage_error("hunt", "--tmax, --timeout and --target-distance apply to solvers, not to formulation %s",
+                           f->name);
+  if (keep < 1 || keep > HUNT_MAXKEEP) return cli_usage_error("hunt", "--keep must be in 1..%d", HUNT_MAXKEEP);
+  if (budget < 2) return cli_usage_error("hunt", "--budget must be at least 2");
+  gen_opts o;
+  if (gen_cli_build(&g, "hunt", GEN_MIXED, &o)) return EXIT_USAGE;
+  if (!f) {
+    char spec[4200];
+    snprintf(spec, sizeof spec, "%s %s", plugin ? "--solver" : command ? "--solver-cmd" : "-f",
+             plugin ? plugin : command ? command : name);
+    sa.g = &o;
+    sa.spec = spec;
+    sa.so = (solver_opts){args.tmax, args.timeout};
+    sa.delta = args.delta;
+    sa.budget = budget;
+    sa.keep = (int)keep;
+    sa.quiet = quiet;
+    sa.out = out;
+    return hunt_solver(&sa);
+  }
+  return hunt_formulation(f, &o, budget, keep, jobs, quiet, out);
 }

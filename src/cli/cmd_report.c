@@ -125,11 +125,9 @@ int cmd_report(int argc, char **argv) {
       solver_def *defs = NULL;
       int n = 1;
       if (!strcmp(a, "--solver")) {
-        char path[4096], err[256];
-        snprintf(path, sizeof path, "%s", argv[++i]);
-        char *colon = strrchr(path, ':');
-        if (colon) *colon = 0;
-        n = solvers_from_plugin(path, colon ? colon + 1 : NULL, &defs, err, sizeof err);
+        char path[4096], sym[128], err[256];
+        solvers_split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
+        n = solvers_from_plugin(path, sym[0] ? sym : NULL, &defs, err, sizeof err);
         if (n < 0) return usage_free(solv, err);
       } else {
         defs = calloc(1, sizeof *defs);

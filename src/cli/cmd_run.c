@@ -308,22 +308,6 @@ static void print_solver_table(FILE *f, entries *e) {
   }
 }
 
-static int split_plugin(const char *arg, char *path, size_t psz, char *sym, size_t ssz) {
-  /* LIB.so:SYMBOL; a colon followed by something that is not an identifier is part of the path. */
-  const char *colon = strrchr(arg, ':');
-  int ident = colon && colon[1] && !(colon[1] >= '0' && colon[1] <= '9');
-  for (const char *p = colon ? colon + 1 : ""; ident && *p; p++)
-    ident = (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
-  if (ident && colon != arg) {
-    snprintf(path, psz, "%.*s", (int)(colon - arg), arg);
-    snprintf(sym, ssz, "%s", colon + 1);
-    return 1;
-  }
-  snprintf(path, psz, "%s", arg);
-  sym[0] = 0;
-  return 0;
-}
-
 int cmd_run(int argc, char **argv) {
   int nsolvers = 0, rc = EXIT_USAGE;
   entries e = {0};
@@ -336,7 +320,7 @@ int cmd_run(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
       char path[4096], sym[128], err[600];
-      split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
+      solvers_split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
       solver_def *v;
       int k = solvers_from_plugin(path, sym[0] ? sym : NULL, &v, err, sizeof err);
       if (k < 0) {

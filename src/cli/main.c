@@ -24,7 +24,7 @@ static const cli_command commands[] = {
     {"gen", "write cases of a family (grazing, near-contact, tangent, mixed, ...)", cmd_gen},
     {"sweep", "stream a family through every formulation: binned errors, mergeable", cmd_sweep},
     {"merge", "combine sweep shard results into the whole sweep's result", cmd_merge},
-    {"hunt", "search for the worst inputs of one formulation", cmd_hunt},
+    {"hunt", "search for the worst inputs of one formulation or external solver", cmd_hunt},
     {"audit", "audit the collision response of each formulation against the exact one", cmd_audit},
     {"simulate", "event-driven many-ball simulation: energy, momentum, overlaps per kernel", cmd_simulate},
     {"report", "run the default suite and write the HTML/Markdown/JSON accuracy report", cmd_report},

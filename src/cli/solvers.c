@@ -341,3 +341,13 @@ int solver_run(const solver_def *s, const toi_case *cases, size_t n, const solve
   }
   return 0;
 }
+
+int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, size_t ssz) {
+  static const char ident[] = "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const char *c = strrchr(arg, ':');
+  size_t n = c ? strlen(c + 1) : 0;
+  int named = c && c != arg && n && !(c[1] >= '0' && c[1] <= '9') && strspn(c + 1, ident) == n;
+  snprintf(path, psz, "%.*s", named ? (int)(c - arg) : (int)strlen(arg), arg);
+  snprintf(sym, ssz, "%s", named ? c + 1 : "");
+  return named;
+}

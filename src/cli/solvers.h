@@ -69,6 +69,10 @@ int solvers_find_engine(const char *name, solver_def *out);
 int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz);
 /// A command solver named after the command.
 void solvers_from_command(const char *command, solver_def *out);
+/// Splits a --solver argument LIB.so[:SYMBOL]: the part after the last colon
+/// names a symbol only when it is a C identifier (else the colon belongs to the
+/// path). Fills path and sym (empty when none); returns 1 when a symbol was named.
+int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, size_t ssz);
 
 /// Runs a solver on n cases; ans[i] receives case i's answer. Returns 0, or -1
 /// when the solver could not be started at all (reason printed).
