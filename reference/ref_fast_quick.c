@@ -24,11 +24,18 @@
  * as large); otherwise the case is declined. So every component is at most
  * 2^64, a, |b|, |c| are below 2^131, D below 2^264, each root below 2^132 in
  * magnitude (|b|/a <= |s|/|v| <= 2^66 2^64, |c|/a <= 2^131 2^128). Each
- * estimate T of a root must lie in [2^-600, 2^200]: no quantity below can
+ * estimate T of a root must lie in [2^-300, 2^200]: no quantity below can
  * overflow (the largest, the squares of s_i + v_i T, stay below 2^540).
  * Underflow only ever adds absolute errors, counted apart: a product or an
  * FMA remainder errs by at most 2^-1075 beyond its relative bound, a sum
- * never does.
+ * never does. The step's own quantities (dl, dm^2, dm^2 K4) are not counted
+ * so: they are bounded below by Ed >= X0 K2 >= 2^-98 sum m_i^2 / |Qp| >=
+ * 2^-100 |T| >= 2^-400 (|Qp| <= 2.01 sum |vh_i| m_i <= 3.5 max|vh_i|
+ * sqrt(sum m_i^2) and m_i >= |vh_i T| (1 - u)), so dm^2 >= 2^-800 is normal
+ * and an underflow of dl or of dm^2 K4 (2^-1075) is far inside up()'s
+ * margin. (The roots that pass step 1 are at least about 2^-57 ms/mv in
+ * magnitude, 2^-185 unscaled, since |c| > 2^-52 (s.s + R^2); this bound is
+ * never the binding check.)
  *
  * 1. The class, in plain double from the hi parts. For a dot product
  *    sum_(i < n) x_i y_i of such data, n <= 4, with M = sum |RN(xh_i yh_i)|
@@ -153,14 +160,15 @@ QUICK_INLINE void v_two_prod(v2d a, v2d b, v2d *h, v2d *l) {
  *  size: <= 12.2u Ms <= 123u^2 sum m_i^2 + 74u^2 Rh^2. Using tau_i for t_i
  *  costs |tau_i^2 - t_i^2 + 2 S_i (tau_i - t_i)| <=
  *  (2|S_i| + 2|tau_i| + 10.1u^2 m_i) 10.1u^2 m_i <= 20.3u^2 m_i^2, plus
- *  2.01 m_i 2^-1070 for the absolute part: at most 2^-99.2 m_i^2 when
- *  m_i >= 2^-966, and below 2^-2000 otherwise. Q = RN(G + small) adds
- *  u|Q| (1 + u). The remaining underflows (about 20 products and
- *  remainders, 2^-1075 each) stay below 2^-1065. Total:
- *  |Q - q(T)| <= 144u^2 sum m_i^2 + 74u^2 Rh^2 + (2^-99.2 sum m_i^2 or
- *  2^-2000) + u|Q| (1 + u) + 2^-1065 <=
+ *  2.01 m_i 2^-1070 for the absolute part: at most 28.3u^2 m_i^2
+ *  (2^-101.2) when m_i >= 2^-966, and below 2^-2000 otherwise.
+ *  Q = RN(G + small) adds u|Q| (1 + u). The remaining underflows (about 20
+ *  products and remainders, 2^-1075 each) stay below 2^-1065. Total:
+ *  |Q - q(T)| <= 123u^2 sum m_i^2 + 74u^2 Rh^2 + (28.3u^2 sum m_i^2 or
+ *  2^-2000) + u|Q| (1 + u) + 2^-1065 <= 152u^2 (sum m_i^2 + Rh^2) + u|Q|
+ *  (1 + u) + 2^-1065 <=
  *  EQ = up(2^-98 (sum m_i^2 + Rh^2) + u|Q|) + 2^-999 (256u^2 = 2^-98 also
- *  covers the roundings of m_i^2 and of their sum).
+ *  covers the roundings of m_i^2 and of their sum, with room to spare).
  *
  * q'(T) = 2 sum v_i p_i is taken as Qp = 2 RN(sum RN(vh_i S_i)):
  *  v_i p_i - vh_i S_i = vl_i S_i + v_i t_i, |vl_i S_i| <= 1.01u |vh_i| m_i,
@@ -195,7 +203,7 @@ QUICK_INLINE void v_two_prod(v2d a, v2d b, v2d *h, v2d *l) {
 QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh, const double *sl, const double *vh,
                             const double *vl, double Rh, fdd H2, double mR, double A, double Ea) {
   const v2d aT = v_abs(T);
-  v2l ok = (aT >= v_set(0x1p-600)) & (aT <= v_set(0x1p200));
+  v2l ok = (aT >= v_set(0x1p-300)) & (aT <= v_set(0x1p200));
   v2d S[3], tau[3], m2 = v_set(0), vm = v_set(0), qp = v_set(0);
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
