@@ -116,7 +116,7 @@ echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference r
 
 # ---- the reference's engines (fast vs mpfr): bit-identity, speed ratio, fallbacks per family ----
 # Environment: TOI_BENCH_FASTREF_COUNT (mixed cases checked, default 10^7),
-# TOI_BENCH_FASTREF_FAMILY (cases per family, default 10^5).
+# TOI_BENCH_FASTREF_FAMILY (cases per family, default 10^6).
 FR=$BUILD_DIR/bench_fastref
 FR_N=${TOI_BENCH_FASTREF_COUNT:-10000000}
 FR_P=${TOI_BENCH_FASTREF_FAMILY:-1000000}
