@@ -343,22 +343,15 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
     /* lost: a nonzero component fell below 2^-480 (maybe to zero): the
      * scaled data may then differ from the exact data, which only the
      * floating-point stages tolerate (see step 2). */
-#define FAST_SCALE1(x, k)                                                                                    \
-  do {                                                                                                       \
-    double y_ = fast_scale((x), (k));                                                                        \
-    lost |= (x) != 0 && !(fabs(y_) >= 0x1p-480);                                                             \
-    (x) = y_;                                                                                                \
-  } while (0)
 #pragma GCC unroll 3
     for (int i = 0; i < n; i++) {
-      FAST_SCALE1(s[i].h, -es);
-      FAST_SCALE1(s[i].l, -es);
-      FAST_SCALE1(v[i].h, -ev);
-      FAST_SCALE1(v[i].l, -ev);
+      fast_scale_keep(&s[i].h, -es, &lost);
+      fast_scale_keep(&s[i].l, -es, &lost);
+      fast_scale_keep(&v[i].h, -ev, &lost);
+      fast_scale_keep(&v[i].l, -ev, &lost);
     }
-    FAST_SCALE1(R.h, -es);
-    FAST_SCALE1(R.l, -es);
-#undef FAST_SCALE1
+    fast_scale_keep(&R.h, -es, &lost);
+    fast_scale_keep(&R.l, -es, &lost);
   }
 #pragma GCC unroll 3
   for (int i = 0; i < n; i++) sr[i] = s[i];

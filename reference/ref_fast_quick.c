@@ -303,25 +303,18 @@ QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
     if (ms == 0 || mv == 0) return 0;
     const int es = fast_ilog2(ms), ev = fast_ilog2(mv);
     int lost = 0;
-#define QUICK_SCALE(x, k)                                                                                   \
-  do {                                                                                                      \
-    double y_ = fast_scale((x), (k));                                                                       \
-    lost |= (x) != 0 && !(fabs(y_) >= 0x1p-480);                                                            \
-    (x) = y_;                                                                                               \
-  } while (0)
 #pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
       sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
       vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
-      QUICK_SCALE(sh[i], -es);
-      QUICK_SCALE(sl[i], -es);
-      QUICK_SCALE(vh[i], -ev);
-      QUICK_SCALE(vl[i], -ev);
+      fast_scale_keep(&sh[i], -es, &lost);
+      fast_scale_keep(&sl[i], -es, &lost);
+      fast_scale_keep(&vh[i], -ev, &lost);
+      fast_scale_keep(&vl[i], -ev, &lost);
     }
     Rl = quick_low(cs->ra, cs->rb, Rh);
-    QUICK_SCALE(Rh, -es);
-    QUICK_SCALE(Rl, -es);
-#undef QUICK_SCALE
+    fast_scale_keep(&Rh, -es, &lost);
+    fast_scale_keep(&Rl, -es, &lost);
     if (lost) return 0;
     k2 = es - ev;
     lows = 1;

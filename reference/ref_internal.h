@@ -305,6 +305,15 @@ static inline double fast_scale(double x, int k) {
   return x * fast_pow2(k1) * fast_pow2(k - k1);
 }
 
+/* fast_scale(*x, k) in place, setting *lost when a nonzero *x falls below
+ * 2^-480 (maybe to zero): the scaled data may then differ from the exact
+ * data (a normal result of a scaling by a power of two is exact). */
+static inline void fast_scale_keep(double *x, int k, int *lost) {
+  double y = fast_scale(*x, k);
+  *lost |= *x != 0 && !(fabs(y) >= 0x1p-480);
+  *x = y;
+}
+
 /*
  * RN(x 2^k) in the double format, for x = x.h + x.l normalized with
  * 2^-850 <= |x.h| <= 2^850 and |k| <= 2200 (every fast_scale below has a

@@ -52,7 +52,7 @@ TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_dire
 typedef enum toi_ref_engine {
   /// The default: without a target distance, first the class from plain-double
   /// filters and each root by a Newton step with a double-double residual
-  /// (reference/ref_fast_quick.c, where the processor has an FMA); then, for
+  /// (reference/ref_fast_quick.c, in x86-64 GCC builds on processors with an FMA); then, for
   /// what that cannot prove, the signs of c, b and D from floating-point filters with
   /// proven error bounds (exact expansions of c, b and D when a filter cannot
   /// decide), the roots in double-double with a proven error bound, certified

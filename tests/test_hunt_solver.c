@@ -239,8 +239,8 @@ Test(hunt_solver, formulation_through_the_protocol_matches_the_formulation_path)
   static const char start[] = "# found: global pass case ";
   for (const char *p = strstr(s.out, start); p; p = strstr(p + 1, start)) {
     const char *k = strstr(p, ", ulp ") ? strstr(p, ", ulp ") : strstr(p, ", ratio ");
-    const char *e = strstr(p, " raised it, ");
-    cr_assert(k && e);
+    const char *e = strstr(p, " raised it, "), *eol = strchr(p, '\n');
+    cr_assert(k && e && eol && k < eol && e < eol, "%.200s", p);
     double start = strtod(strchr(k + 2, ' ') + 1, NULL), end = strtod(strchr(e + 12, ' ') + 1, NULL);
     cr_assert_geq(end, start, "seed %llu: %.200s", hs_seed(), p);
   }
@@ -298,8 +298,8 @@ Test(hunt_solver, command_crashes_and_hangs_fill_the_fail_list, .timeout = 120) 
   cr_assert(strstr(r.out, "\nworst-misbehave_cmd-fail-08 "), "%s", r.out);
   const char *crash = strstr(r.out, "# found: global pass, case 7 (");
   cr_assert_not_null(crash, "%s", r.out);
-  cr_assert(strstr(crash, "the solver crashed (signal 11") < strchr(crash, '\n') && strstr(crash, "signal 11"),
-            "%.300s", crash);
+  const char *why = strstr(crash, "the solver crashed (signal 11");
+  cr_assert(why && why < strchr(crash, '\n'), "%.300s", crash);
   const char *hang = strstr(r.out, "# found: global pass, case 13 (");
   cr_assert_not_null(hang, "%s", r.out);
   cr_assert(strstr(hang, "no answer within 1s") && strstr(hang, "no answer within 1s") < strchr(hang, '\n'),
@@ -362,7 +362,9 @@ Test(hunt_solver, plugin_crashes_and_hangs_fill_the_fail_list, .timeout = 120) {
   hs_result r = hs_plugin_hunt(&t, so, "renamed", "--timeout 1 --budget 200 --keep 8 --quiet", 1);
   cr_assert(strstr(r.out, "\nworst-renamed-ulp-01 "), "the search went on: %s", r.out);
   const char *crash = strstr(r.out, "# found: global pass, case 7 (");
-  cr_assert(crash && strstr(crash, "crashed (signal 11") < strchr(crash, '\n'), "%s", r.out);
+  cr_assert_not_null(crash, "%s", r.out);
+  const char *why = strstr(crash, "crashed (signal 11");
+  cr_assert(why && why < strchr(crash, '\n'), "%s", r.out);
   const char *hang = strstr(r.out, "# found: global pass, case 13 (");
   cr_assert(hang && strstr(hang, "no answer within 1s") && strstr(hang, "no answer within 1s") < strchr(hang, '\n'),
             "%s", r.out);
@@ -410,6 +412,62 @@ Test(hunt_solver, usage_errors) {
   hs_result r = hs_toibench(&t, NULL, "hunt --help");
   cr_assert_eq(r.status, 0);
   cr_assert(strstr(r.out, "--solver-cmd COMMAND") && strstr(r.out, "worst-NAME-fail-NN"), "%s", r.out);
+  hs_free(&r);
+  hs_clean(&t);
+}
+
+/* The budget counts every case the solver is sent: counted here by a tee in
+ * front of the example solver, independently of what hunt says. With a budget
+ * too small for one proposal per kept case there is no local search at all. */
+Test(hunt_solver, budget_bounds_the_cases_sent) {
+  hs_tmp t;
+  hs_tmp_make(&t);
+  static const struct {
+    int budget, keep;
+  } runs[] = {{16, 64}, {10, 64}, {1000, 8}, {2, 1}};
+  for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+    char count[600], args[9000];
+    snprintf(count, sizeof count, "%s.count", t.path[0]);
+    remove(count);
+    snprintf(args, sizeof args, "hunt --solver-cmd \"tee -a '%s' | '%s'\" aimed --budget %d --keep %d --quiet", count,
+             hs_built("examples/solver_c"), runs[k].budget, runs[k].keep);
+    hs_result r = hs_toibench(&t, NULL, args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *sent = hs_read(count);
+    long lines = 0; /* case lines: the protocol's '#' header lines are not cases */
+    for (const char *p = sent; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+      lines += *p != '#' && *p != '\n';
+    cr_assert_leq(lines, runs[k].budget, "budget %d, keep %d: %ld cases sent", runs[k].budget, runs[k].keep, lines);
+    char said[64];
+    snprintf(said, sizeof said, "): %ld cases sent to the solver.", lines);
+    cr_assert(strstr(r.out, said), "hunt's own count differs from %ld:\n%.600s", lines, r.out);
+    free(sent);
+    hs_free(&r);
+    remove(count);
+  }
+  hs_clean(&t);
+}
+
+/* With --target-distance, answers that state no target are ranked against
+ * it: every score line names that target, and there is no ratio list (kappa
+ * belongs to the true contact). */
+Test(hunt_solver, target_distance_ranks_against_the_target) {
+  hs_tmp t;
+  hs_tmp_make(&t);
+  char args[4400];
+  snprintf(args, sizeof args, "hunt --solver-cmd '%s' aimed --target-distance 0.25 --budget 400 --keep 4 --quiet",
+           hs_built("examples/solver_c"));
+  hs_result r = hs_toibench(&t, NULL, args);
+  cr_assert_eq(r.status, 0, "%s", r.err);
+  cr_assert(strstr(r.out, "\nworst-solver_c-ulp-01 "), "%s", r.out);
+  cr_assert_null(strstr(r.out, "-ratio-"), "%s", r.out);
+  int lines = 0;
+  for (const char *p = strstr(r.out, "\n# ulp="); p; p = strstr(p + 1, "\n# ulp=")) {
+    const char *eol = strchr(p + 1, '\n'), *tg = strstr(p, " target=0.25 ulp_t=");
+    cr_assert(tg && tg < eol, "%.200s", p + 1);
+    lines++;
+  }
+  cr_assert_gt(lines, 0);
   hs_free(&r);
   hs_clean(&t);
 }

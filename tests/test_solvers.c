@@ -372,6 +372,43 @@ Test(solver, plugin_refused_when_not_a_plugin_or_wrong_abi_or_no_symbol) {
   cr_assert_str_empty(r->out);
 }
 
+/* LIB.so[:SYMBOL]: the symbol is split off only when it is an identifier, and
+ * a file whose own name ends in ':identifier' is meant whole when the part
+ * before the colon is not a file. */
+Test(solver, plugin_argument_splitting) {
+  char path[4096], sym[128];
+  cr_assert_eq(solvers_split_plugin("x.so:my_solve", path, sizeof path, sym, sizeof sym), 1);
+  cr_assert_str_eq(path, "x.so");
+  cr_assert_str_eq(sym, "my_solve");
+  static const char *whole[] = {"dir:9/x.so", "x.so:9abc", "x.so:", ":sym", "x.so:a-b", "plain.so"};
+  for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+    cr_assert_eq(solvers_split_plugin(whole[i], path, sizeof path, sym, sizeof sym), 0, "%s", whole[i]);
+    cr_assert_str_eq(path, whole[i]);
+    cr_assert_str_eq(sym, "");
+  }
+  char dir[] = "/tmp/toibench-split-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char named[200], bare[200];
+  snprintf(named, sizeof named, "%s/lib:sym", dir);
+  snprintf(bare, sizeof bare, "%s/lib", dir);
+  FILE *f = fopen(named, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  /* only DIR/lib:sym exists: it is the library */
+  cr_assert_eq(solvers_split_plugin(named, path, sizeof path, sym, sizeof sym), 0);
+  cr_assert_str_eq(path, named);
+  /* DIR/lib exists too: the symbol syntax wins */
+  f = fopen(bare, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  cr_assert_eq(solvers_split_plugin(named, path, sizeof path, sym, sizeof sym), 1);
+  cr_assert_str_eq(path, bare);
+  cr_assert_str_eq(sym, "sym");
+  remove(named);
+  remove(bare);
+  rmdir(dir);
+}
+
 Test(solver, run_args_are_checked) {
   sol_out *r = sol_run(NULL, "run --tmax 0 cases/degenerate.cases");
   cr_assert_eq(r->status, 2);

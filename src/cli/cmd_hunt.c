@@ -1,4 +1,4 @@
-/* cmd_hunt.c: `toibench hunt`, a worst-case search for one formulation (global sampling, then local search). */
+/* cmd_hunt.c: `toibench hunt`, a worst-case search for one formulation or solver (global sampling, then local search). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -67,59 +67,12 @@ static void help(void) {
   gen_cli_help(stdout);
 }
 
-double hunt_key(const hunt_found *f) { return f->by == HUNT_BY_RATIO ? f->ratio : f->err; }
-
-/* Ordering of the ranked lists: larger key first, then lower index. */
-static int better(const hunt_found *a, const hunt_found *b) {
-  double ka = hunt_key(a), kb = hunt_key(b);
-  if (ka != kb) return ka > kb;
-  return a->index < b->index;
-}
-
-void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first) {
-  int pos = l->n;
-  while (pos > 0 && (first ? f->index < l->items[pos - 1].index : better(f, &l->items[pos - 1]))) pos--;
-  if (pos >= keep) return;
-  int last = l->n < keep ? l->n : keep - 1;
-  memmove(&l->items[pos + 1], &l->items[pos], (size_t)(last - pos) * sizeof *f);
-  l->items[pos] = *f;
-  if (l->n < keep) l->n++;
-}
-
-int hunt_misclassified(score_kind k) { return k == SCORE_MISSED || k == SCORE_GHOST || k == SCORE_OTHER; }
-
-int hunt_perturb(toi_rng *r, toi_case *c) {
-  double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
-  int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
-  if (toi_rng_below(r, 4) == 0) k = 1 + (int64_t)toi_rng_below(r, (uint64_t)1 << 16);
-  if (toi_rng_below(r, 2)) k = -k;
-  /* k steps of nextafter, done at once on the ordered positions of doubles. */
-  double y = toi_double_from_ord(toi_double_ord(*x) + k);
-  if (!isfinite(y)) return 0;
-  if ((x == &c->ra || x == &c->rb) && y < 0) return 0;
-  *x = y == 0 ? 0.0 : y;
-  return 1;
-}
-
-void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
-                      const char *score_line) {
-  toi_case c = fd->c;
-  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
-  fprintf(f, "\n# found: %s\n", fd->note);
-  if (score_line)
-    fprintf(f, "%s\n", score_line);
-  else
-    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
-            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
-  (void)toi_write_case(f, &c);
-}
-
 /* Scores fd->c; kappa and the ratio only for a finite scored error. */
 static toi_status evaluate(hunt_found *fd, const toi_formulation *f) {
   toi_ref ref;
   toi_status st = toi_ref_solve(&ref, &fd->c);
   if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
-  fd->err = fd->sc.ulp;
+  fd->err = fd->sc.timed ? fd->sc.ulp : NAN;
   fd->kappa = fd->ratio = NAN;
   if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
   st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
@@ -141,11 +94,9 @@ typedef struct hunt_ctx {
   sweep_run *run;
 } hunt_ctx;
 
-enum { L_ULP, L_RATIO, L_INF, L_BAD, L_COUNT };
-
 static int global_chunk(void *vctx, int worker, uint64_t chunk) {
   hunt_ctx *x = vctx;
-  hunt_list *l = &x->lists[worker * L_COUNT];
+  hunt_list *l = &x->lists[worker * HUNT_L_COUNT];
   uint64_t lo = chunk * CHUNK, hi = x->global - lo < CHUNK ? x->global : lo + CHUNK;
   for (uint64_t i = lo; i < hi; i++) {
     hunt_found fd;
@@ -153,20 +104,7 @@ static int global_chunk(void *vctx, int worker, uint64_t chunk) {
     memset(&fd, 0, sizeof fd);
     if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
     fd.index = i;
-    if (hunt_misclassified(fd.sc.kind)) {
-      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
-      hunt_list_offer(&l[L_BAD], &fd, x->keep, 1);
-    } else if (fd.sc.timed && isinf(fd.sc.ulp)) {
-      snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s), time %a", i, fd.c.id, fd.sc.t);
-      hunt_list_offer(&l[L_INF], &fd, x->keep, 1);
-    } else if (fd.sc.timed && !isnan(fd.sc.ulp)) {
-      fd.by = HUNT_BY_ULP;
-      hunt_list_offer(&l[L_ULP], &fd, x->keep, 0);
-      if (!isnan(fd.ratio)) {
-        fd.by = HUNT_BY_RATIO;
-        hunt_list_offer(&l[L_RATIO], &fd, x->keep, 0);
-      }
-    }
+    hunt_file(l, &fd, fd.sc.kind, x->keep, i);
   }
   atomic_fetch_add(&x->run->done, hi - lo);
   return 0;
@@ -220,11 +158,11 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   x.f = f;
   x.keep = (int)keep;
   x.global = budget / 2;
-  x.lists = calloc((size_t)jobs * L_COUNT, sizeof *x.lists);
+  x.lists = calloc((size_t)jobs * HUNT_L_COUNT, sizeof *x.lists);
   x.cands = calloc(2 * HUNT_MAXKEEP, sizeof *x.cands);
   x.flips = calloc(2 * HUNT_MAXKEEP, sizeof *x.flips);
   x.has_flip = calloc(2 * HUNT_MAXKEEP, sizeof *x.has_flip);
-  hunt_list *all = calloc(L_COUNT, sizeof *all);     /* the lists joined over workers */
+  hunt_list *all = calloc(HUNT_L_COUNT, sizeof *all);     /* the lists joined over workers */
   hunt_list *best = calloc(2, sizeof *best);         /* after local search: by ulp, by ratio */
   int rc = EXIT_OK;
   if (!x.lists || !x.cands || !x.flips || !x.has_flip || !all || !best) {
@@ -249,11 +187,11 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   }
   /* Per-thread lists joined under the same total orders: independent of -j. */
   for (int w = 0; w < jobs; w++)
-    for (int k = 0; k < L_COUNT; k++) {
-      const hunt_list *l = &x.lists[w * L_COUNT + k];
-      for (int i = 0; i < l->n; i++) hunt_list_offer(&all[k], &l->items[i], x.keep, k >= L_INF);
+    for (int k = 0; k < HUNT_L_COUNT; k++) {
+      const hunt_list *l = &x.lists[w * HUNT_L_COUNT + k];
+      for (int i = 0; i < l->n; i++) hunt_list_offer(&all[k], &l->items[i], x.keep, k >= HUNT_L_INF);
     }
-  for (int k = L_ULP; k <= L_RATIO; k++)
+  for (int k = HUNT_L_ULP; k <= HUNT_L_RATIO; k++)
     for (int i = 0; i < all[k].n; i++) x.cands[x.ncands++] = all[k].items[i];
   x.steps = x.ncands ? (budget - x.global) / (uint64_t)x.ncands : 0;
   sweep_run run2;
@@ -274,7 +212,7 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   /* Final rankings after the local search; flips join the classification errors. */
   for (int k = 0; k < x.ncands; k++) hunt_list_offer(&best[x.cands[k].by], &x.cands[k], x.keep, 0);
   for (int k = 0; k < x.ncands; k++)
-    if (x.has_flip[k] && all[L_BAD].n < x.keep) all[L_BAD].items[all[L_BAD].n++] = x.flips[k];
+    if (x.has_flip[k] && all[HUNT_L_BAD].n < x.keep) all[HUNT_L_BAD].items[all[HUNT_L_BAD].n++] = x.flips[k];
 
   cli_out w;
   if (cli_out_open(&w, out)) {
@@ -294,8 +232,8 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
     hunt_write_found(w.f, &best[HUNT_BY_ULP].items[k], f->name, "ulp", k + 1, NULL);
   for (int k = 0; k < best[HUNT_BY_RATIO].n; k++)
     hunt_write_found(w.f, &best[HUNT_BY_RATIO].items[k], f->name, "ratio", k + 1, NULL);
-  for (int k = 0; k < all[L_INF].n; k++) hunt_write_found(w.f, &all[L_INF].items[k], f->name, "inf", k + 1, NULL);
-  for (int k = 0; k < all[L_BAD].n; k++) hunt_write_found(w.f, &all[L_BAD].items[k], f->name, "class", k + 1, NULL);
+  for (int k = 0; k < all[HUNT_L_INF].n; k++) hunt_write_found(w.f, &all[HUNT_L_INF].items[k], f->name, "inf", k + 1, NULL);
+  for (int k = 0; k < all[HUNT_L_BAD].n; k++) hunt_write_found(w.f, &all[HUNT_L_BAD].items[k], f->name, "class", k + 1, NULL);
   if (cli_out_commit(&w)) rc = EXIT_RUNTIME;
   if (!quiet && rc == EXIT_OK) {
     fprintf(stderr, "hunt %s:", f->name);
@@ -307,7 +245,7 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
     fprintf(stderr,
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
             "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
-            all[L_INF].n, all[L_BAD].n);
+            all[HUNT_L_INF].n, all[HUNT_L_BAD].n);
   }
 done:
   free(x.lists);
@@ -321,10 +259,9 @@ done:
 
 /* The one plug-in solver of --solver; a catalog of several needs a SYMBOL. */
 static int plugin_solver(const char *arg, solver_def *out) {
-  char path[4096], sym[128], err[600];
-  solvers_split_plugin(arg, path, sizeof path, sym, sizeof sym);
+  char path[4096], err[600];
   solver_def *v;
-  int k = solvers_from_plugin(path, sym[0] ? sym : NULL, &v, err, sizeof err);
+  int k = solvers_from_plugin_arg(arg, &v, err, sizeof err, path, sizeof path);
   if (k < 0) return cli_usage_error("hunt", "--solver %s", err);
   if (k > 1) {
     char names[1024] = "";

@@ -125,9 +125,8 @@ int cmd_report(int argc, char **argv) {
       solver_def *defs = NULL;
       int n = 1;
       if (!strcmp(a, "--solver")) {
-        char path[4096], sym[128], err[256];
-        solvers_split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
-        n = solvers_from_plugin(path, sym[0] ? sym : NULL, &defs, err, sizeof err);
+        char err[600];
+        n = solvers_from_plugin_arg(argv[++i], &defs, err, sizeof err, NULL, 0);
         if (n < 0) return usage_free(solv, err);
       } else {
         defs = calloc(1, sizeof *defs);

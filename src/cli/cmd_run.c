@@ -319,10 +319,9 @@ int cmd_run(int argc, char **argv) {
   char **files = args.files;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
-      char path[4096], sym[128], err[600];
-      solvers_split_plugin(argv[++i], path, sizeof path, sym, sizeof sym);
+      char err[600];
       solver_def *v;
-      int k = solvers_from_plugin(path, sym[0] ? sym : NULL, &v, err, sizeof err);
+      int k = solvers_from_plugin_arg(argv[++i], &v, err, sizeof err, NULL, 0);
       if (k < 0) {
         cli_usage_error("run", "--solver %s", err);
         goto done;

@@ -17,11 +17,9 @@
 #define MAX_ROUNDS 64
 #define ROUND_CASES 65536
 
-enum { L_ULP, L_RATIO, L_INF, L_BAD, L_FAIL, L_COUNT };
-
 typedef struct search {
   const hunt_solver_args *a;
-  hunt_list lists[L_COUNT];
+  hunt_list lists[HUNT_L_COUNT];
   uint64_t sent, failed, declined, stated, aimed, malfunctions, protocol_errors;
   int progress;
 } search;
@@ -85,7 +83,7 @@ static void offer_failure(search *h, hunt_found *fd, uint64_t order, const char 
   size_t len = strlen(fd->note);
   snprintf(fd->note + len, sizeof fd->note - len, ": %s", why);
   fd->index = order;
-  hunt_list_offer(&h->lists[L_FAIL], fd, h->a->keep, 1);
+  hunt_list_offer(&h->lists[HUNT_L_FAIL], fd, h->a->keep, 1);
 }
 
 static int global_pass(search *h, uint64_t global, toi_case *cases, solver_answer *ans) {
@@ -106,19 +104,8 @@ static int global_pass(search *h, uint64_t global, toi_case *cases, solver_answe
       if (ans[j].state == SOLVER_FAILED) {
         snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
         offer_failure(h, &fd, i, ans[j].why);
-      } else if (hunt_misclassified(fd.tkind)) {
-        snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s)", i, fd.c.id);
-        hunt_list_offer(&h->lists[L_BAD], &fd, a->keep, 1);
-      } else if (isinf(fd.err)) {
-        snprintf(fd.note, sizeof fd.note, "global pass, case %" PRIu64 " (%s), time %a", i, fd.c.id, fd.sc.t);
-        hunt_list_offer(&h->lists[L_INF], &fd, a->keep, 1);
-      } else if (!isnan(fd.err)) {
-        fd.by = HUNT_BY_ULP;
-        hunt_list_offer(&h->lists[L_ULP], &fd, a->keep, 0);
-        if (!isnan(fd.ratio)) {
-          fd.by = HUNT_BY_RATIO;
-          hunt_list_offer(&h->lists[L_RATIO], &fd, a->keep, 0);
-        }
+      } else {
+        hunt_file(h->lists, &fd, fd.tkind, a->keep, i);
       }
     }
   }
@@ -139,7 +126,7 @@ typedef struct walk {
  * best proposal (the earliest of equal keys) when that does not lower its key. */
 static int local_search(search *h, hunt_found *cands, int ncands, uint64_t rounds, uint64_t per) {
   const hunt_solver_args *a = h->a;
-  size_t cap = (size_t)ncands * per;
+  size_t cap = (size_t)ncands * per + 1; /* + 1: no zero-size allocation when there is no round */
   walk *w = calloc((size_t)ncands, sizeof *w);
   toi_case *props = malloc(cap * sizeof *props);
   solver_answer *ans = malloc(cap * sizeof *ans);
@@ -208,7 +195,7 @@ static int local_search(search *h, hunt_found *cands, int ncands, uint64_t round
              c->kappa, c->ratio);
   }
   /* Flips join the classification errors while there is room, as for formulations. */
-  hunt_list *bad = &h->lists[L_BAD];
+  hunt_list *bad = &h->lists[HUNT_L_BAD];
   for (int k = 0; k < ncands; k++)
     if (w[k].has_flip && bad->n < a->keep) bad->items[bad->n++] = w[k].flip;
   rc = 0;
@@ -248,8 +235,10 @@ static void write_header(FILE *f, const search *h, uint64_t global, uint64_t rou
   const char *name = a->s.name;
   char desc[512];
   gen_opts_format(desc, sizeof desc, a->g);
-  fprintf(f, "# toibench hunt %s %s budget=%" PRIu64 " keep=%d timeout=%g", a->spec, desc, a->budget, a->keep,
-          a->so.timeout);
+  /* The command as given, on one comment line whatever it holds. */
+  fputs("# toibench hunt ", f);
+  for (const char *p = a->spec; *p; p++) fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, f);
+  fprintf(f, " %s budget=%" PRIu64 " keep=%d timeout=%g", desc, a->budget, a->keep, a->so.timeout);
   if (isfinite(a->so.tmax)) fprintf(f, " tmax=%a", a->so.tmax);
   fprintf(f, " target-distance=%a\n", a->delta);
   fprintf(f,
@@ -290,14 +279,14 @@ int hunt_solver(const hunt_solver_args *a) {
     goto done;
   }
   int ncands = 0;
-  for (int k = L_ULP; k <= L_RATIO; k++)
+  for (int k = HUNT_L_ULP; k <= HUNT_L_RATIO; k++)
     for (int i = 0; i < h->lists[k].n; i++) cands[ncands++] = h->lists[k].items[i];
   uint64_t rest = a->budget - global, rounds = 0, per = 0;
   if (ncands) {
+    /* Within the budget: no round at all when it cannot give every kept case one proposal. */
     rounds = rest / (uint64_t)ncands;
-    rounds = rounds < 1 ? 1 : rounds > MAX_ROUNDS ? MAX_ROUNDS : rounds;
-    per = rest / (rounds * (uint64_t)ncands);
-    if (per < 1) per = 1;
+    if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
+    per = rounds ? rest / (rounds * (uint64_t)ncands) : 0;
     if (per * (uint64_t)ncands > ROUND_CASES) {
       per = ROUND_CASES / (uint64_t)ncands;
       rounds = rest / (per * (uint64_t)ncands);
@@ -317,9 +306,9 @@ int hunt_solver(const hunt_solver_args *a) {
   write_header(w.f, h, global, rounds, per, ncands);
   write_list(w.f, &best[HUNT_BY_ULP], name, "ulp", 0);
   write_list(w.f, &best[HUNT_BY_RATIO], name, "ratio", 0);
-  write_list(w.f, &h->lists[L_INF], name, "inf", 0);
-  write_list(w.f, &h->lists[L_BAD], name, "class", 0);
-  write_list(w.f, &h->lists[L_FAIL], name, "fail", 1);
+  write_list(w.f, &h->lists[HUNT_L_INF], name, "inf", 0);
+  write_list(w.f, &h->lists[HUNT_L_BAD], name, "class", 0);
+  write_list(w.f, &h->lists[HUNT_L_FAIL], name, "fail", 1);
   if (cli_out_commit(&w)) goto done;
   rc = EXIT_OK;
   if (!a->quiet) {
@@ -333,7 +322,7 @@ int hunt_solver(const hunt_solver_args *a) {
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors,\n"
             "  %" PRIu64 " failed cases, %" PRIu64 " declined.\n"
             "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
-            h->lists[L_INF].n, h->lists[L_BAD].n, h->failed, h->declined);
+            h->lists[HUNT_L_INF].n, h->lists[HUNT_L_BAD].n, h->failed, h->declined);
   }
   if (h->malfunctions || h->protocol_errors) {
     cli_error("solver %s: %" PRIu64 " case%s lost to crashes, hangs or protocol errors (the fail list shows the "

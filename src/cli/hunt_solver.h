@@ -1,51 +1,10 @@
-/* hunt_solver.h: the worst-case search for external solvers, and the lists and moves it shares with cmd_hunt.c. */
+/* hunt_solver.h: the worst-case search of `toibench hunt` for one external solver. */
 #ifndef TOI_HUNT_SOLVER_H
 #define TOI_HUNT_SOLVER_H
 
 #include <stdint.h>
-#include <stdio.h>
-#include "rng.h"
-#include "score.h"
+#include "hunt.h"
 #include "solvers.h"
-#include "sweep.h"
-
-#define HUNT_MAXKEEP 64
-/* Stream of the local-search generators, apart from the families' streams. */
-#define HUNT_STREAM 0x68756e74u
-
-enum { HUNT_BY_ULP = 0, HUNT_BY_RATIO = 1 };
-
-/// A case found by the search, with its score at search time.
-typedef struct hunt_found {
-  toi_case c;
-  uint64_t index;      ///< global-pass index of the case it grew from (fail list: order of discovery)
-  score_case sc;       ///< against the true contact
-  double err;          ///< the ranked ULP error: sc.ulp, or against a solver's target
-  double target;       ///< solvers: the separation scored against (NaN for formulations)
-  score_kind tkind;    ///< solvers: the verdict against that target
-  double kappa, ratio; ///< NaN when not timed or kappa is not finite
-  int by;              ///< HUNT_BY_ULP or HUNT_BY_RATIO: the key of its list
-  char note[320];
-} hunt_found;
-
-/// The `keep` best found cases of one kind, best first.
-typedef struct hunt_list {
-  hunt_found items[HUNT_MAXKEEP];
-  int n;
-} hunt_list;
-
-/// The ranked value: the ratio for HUNT_BY_RATIO, else the ULP error.
-double hunt_key(const hunt_found *f);
-/// Keeps the `keep` largest keys (ties: lower index), or the `keep` lowest indexes when first.
-void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first);
-/// 1 for a missed, ghost or other classification error.
-int hunt_misclassified(score_kind k);
-/// Moves one input of c by a few ulps; 0 when the result is not a legal case.
-int hunt_perturb(toi_rng *r, toi_case *c);
-/// Writes '# found:', the score line (score_line, or the formulation's
-/// '# ulp=...' line when NULL) and the case named worst-NAME-WHAT-RANK.
-void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
-                      const char *score_line);
 
 /// What `toibench hunt` was asked for an external solver.
 typedef struct hunt_solver_args {

@@ -348,6 +348,19 @@ int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, siz
   size_t n = c ? strlen(c + 1) : 0;
   int named = c && c != arg && n && !(c[1] >= '0' && c[1] <= '9') && strspn(c + 1, ident) == n;
   snprintf(path, psz, "%.*s", named ? (int)(c - arg) : (int)strlen(arg), arg);
+  /* A file whose own name ends in ':identifier' is meant whole. */
+  if (named && access(path, F_OK) != 0 && access(arg, F_OK) == 0) {
+    named = 0;
+    snprintf(path, psz, "%s", arg);
+  }
   snprintf(sym, ssz, "%s", named ? c + 1 : "");
   return named;
+}
+
+int solvers_from_plugin_arg(const char *arg, solver_def **out, char *err, size_t errsz, char *path_out,
+                            size_t path_sz) {
+  char path[4096], sym[128];
+  solvers_split_plugin(arg, path, sizeof path, sym, sizeof sym);
+  if (path_out) snprintf(path_out, path_sz, "%s", path);
+  return solvers_from_plugin(path, sym[0] ? sym : NULL, out, err, errsz);
 }

@@ -70,9 +70,14 @@ int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, 
 /// A command solver named after the command.
 void solvers_from_command(const char *command, solver_def *out);
 /// Splits a --solver argument LIB.so[:SYMBOL]: the part after the last colon
-/// names a symbol only when it is a C identifier (else the colon belongs to the
-/// path). Fills path and sym (empty when none); returns 1 when a symbol was named.
+/// names a symbol only when it is a C identifier and the part before it is an
+/// existing file, or the whole argument is not one (else the colon belongs to
+/// the path). Fills path and sym (empty when none); returns 1 when a symbol was named.
 int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, size_t ssz);
+/// solvers_from_plugin on a --solver argument LIB.so[:SYMBOL] (split by
+/// solvers_split_plugin); *path_out (may be NULL) receives the library path.
+int solvers_from_plugin_arg(const char *arg, solver_def **out, char *err, size_t errsz, char *path_out,
+                            size_t path_sz);
 
 /// Runs a solver on n cases; ans[i] receives case i's answer. Returns 0, or -1
 /// when the solver could not be started at all (reason printed).

@@ -1,0 +1,69 @@
+/* hunt.c: what the worst-case searches of `toibench hunt` share: ranked lists, filing, moves, output. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include "hunt.h"
+
+double hunt_key(const hunt_found *f) { return f->by == HUNT_BY_RATIO ? f->ratio : f->err; }
+
+/* Ordering of the ranked lists: larger key first, then lower index. */
+static int better(const hunt_found *a, const hunt_found *b) {
+  double ka = hunt_key(a), kb = hunt_key(b);
+  if (ka != kb) return ka > kb;
+  return a->index < b->index;
+}
+
+void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first) {
+  int pos = l->n;
+  while (pos > 0 && (first ? f->index < l->items[pos - 1].index : better(f, &l->items[pos - 1]))) pos--;
+  if (pos >= keep) return;
+  int last = l->n < keep ? l->n : keep - 1;
+  memmove(&l->items[pos + 1], &l->items[pos], (size_t)(last - pos) * sizeof *f);
+  l->items[pos] = *f;
+  if (l->n < keep) l->n++;
+}
+
+int hunt_misclassified(score_kind k) { return k == SCORE_MISSED || k == SCORE_GHOST || k == SCORE_OTHER; }
+
+int hunt_perturb(toi_rng *r, toi_case *c) {
+  double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
+  int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
+  if (toi_rng_below(r, 4) == 0) k = 1 + (int64_t)toi_rng_below(r, (uint64_t)1 << 16);
+  if (toi_rng_below(r, 2)) k = -k;
+  /* k steps of nextafter, done at once on the ordered positions of doubles. */
+  double y = toi_double_from_ord(toi_double_ord(*x) + k);
+  if (!isfinite(y)) return 0;
+  if ((x == &c->ra || x == &c->rb) && y < 0) return 0;
+  *x = y == 0 ? 0.0 : y;
+  return 1;
+}
+
+void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
+                      const char *score_line) {
+  toi_case c = fd->c;
+  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
+  fprintf(f, "\n# found: %s\n", fd->note);
+  if (score_line)
+    fprintf(f, "%s\n", score_line);
+  else
+    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
+            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+  (void)toi_write_case(f, &c);
+}
+
+void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i) {
+  if (hunt_misclassified(kind)) {
+    snprintf(fd->note, sizeof fd->note, "global pass, case %" PRIu64 " (%s)", i, fd->c.id);
+    hunt_list_offer(&lists[HUNT_L_BAD], fd, keep, 1);
+  } else if (isinf(fd->err)) {
+    snprintf(fd->note, sizeof fd->note, "global pass, case %" PRIu64 " (%s), time %a", i, fd->c.id, fd->sc.t);
+    hunt_list_offer(&lists[HUNT_L_INF], fd, keep, 1);
+  } else if (!isnan(fd->err)) {
+    fd->by = HUNT_BY_ULP;
+    hunt_list_offer(&lists[HUNT_L_ULP], fd, keep, 0);
+    if (!isnan(fd->ratio)) {
+      fd->by = HUNT_BY_RATIO;
+      hunt_list_offer(&lists[HUNT_L_RATIO], fd, keep, 0);
+    }
+  }
+}
