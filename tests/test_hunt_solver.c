@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli_check.h"
 
 /* The seed of every hunt here (TOI_TEST_SEED overrides it); printed on failure. */
 static unsigned long long hs_seed(void) {
@@ -38,22 +39,6 @@ static void hs_clean(hs_tmp *t) {
   cr_assert_eq(system(cmd), 0);
 }
 
-/* The whole of a file as a string (empty when missing); the caller frees it. */
-static char *hs_read(const char *path) {
-  FILE *f = fopen(path, "rb");
-  long n = 0;
-  if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-  char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
-  cr_assert_not_null(s);
-  size_t got = 0;
-  if (f && n > 0) {
-    rewind(f);
-    got = fread(s, 1, (size_t)n, f);
-  }
-  s[got] = 0;
-  if (f) fclose(f);
-  return s;
-}
 
 typedef struct hs_result {
   int status;
@@ -68,7 +53,7 @@ static hs_result hs_toibench(hs_tmp *t, const char *env, const char *args) {
            TOIBENCH_PATH, args, t->path[0], t->path[1]);
   int st = system(cmd);
   free(cmd);
-  hs_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, hs_read(t->path[0]), hs_read(t->path[1])};
+  hs_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, cc_read(t->path[0]), cc_read(t->path[1])};
   return r;
 }
 
@@ -77,17 +62,6 @@ static void hs_free(hs_result *r) {
   free(r->err);
 }
 
-/* Where the build put toibench, and so the examples and the broken solvers. */
-static const char *hs_built(const char *rel) {
-  static char slots[4][4200];
-  static int next;
-  char *p = slots[next++ % 4];
-  snprintf(p, sizeof slots[0], "%s", TOIBENCH_PATH);
-  char *slash = strrchr(p, '/');
-  snprintf(slash ? slash + 1 : p, sizeof slots[0] - (size_t)(slash ? slash + 1 - p : 0), "%s", rel);
-  cr_assert_eq(access(p, F_OK), 0, "%s is missing: `make test` builds it", p);
-  return p;
-}
 
 static void hs_write(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -118,7 +92,7 @@ static int hs_replay(hs_tmp *t, const char *hunt, const char *solver_arg, const 
   snprintf(args, sizeof args, "run %s --rows '%s' '%s'", solver_arg, t->path[3], t->path[2]);
   hs_result r = hs_toibench(t, NULL, args);
   cr_assert_eq(r.status, 0, "seed %llu: %s", hs_seed(), r.err);
-  char *rows = hs_read(t->path[3]);
+  char *rows = cc_read(t->path[3]);
   int checked = 0;
   for (const char *p = strstr(hunt, "\n# ulp="); p; p = strstr(p + 1, "\n# ulp=")) {
     char ulp[64], cls[64], verdict[64], id[80], key[200];
@@ -162,13 +136,13 @@ static void hs_examples(const char *solver_arg, const char *name) {
 
 Test(hunt_solver, example_plugin_hunt_is_deterministic_and_replays) {
   char arg[4400];
-  snprintf(arg, sizeof arg, "--solver '%s'", hs_built("examples/example_plugin.so"));
+  snprintf(arg, sizeof arg, "--solver '%s'", cc_built("examples/example_plugin.so"));
   hs_examples(arg, "example-stable");
 }
 
 Test(hunt_solver, example_command_hunt_is_deterministic_and_replays) {
   char arg[4400];
-  snprintf(arg, sizeof arg, "--solver-cmd '%s'", hs_built("examples/solver_c"));
+  snprintf(arg, sizeof arg, "--solver-cmd '%s'", cc_built("examples/solver_c"));
   hs_examples(arg, "solver_c");
 }
 
@@ -261,7 +235,7 @@ Test(hunt_solver, engine_by_name_is_the_command_it_names) {
   char manifest[4400], env[200], args[8192];
   snprintf(manifest, sizeof manifest, "%s/ex.solvers", t.dir);
   char line[4400];
-  snprintf(line, sizeof line, "ex-engine\t%s\tthe example, as an engine\n", hs_built("examples/solver_c"));
+  snprintf(line, sizeof line, "ex-engine\t%s\tthe example, as an engine\n", cc_built("examples/solver_c"));
   hs_write(manifest, line);
   snprintf(env, sizeof env, "TOIBENCH_ENGINES='%s'", t.dir);
   snprintf(args, sizeof args, "hunt -f ex-engine --budget %ld --keep 3 --seed %llu --quiet", hs_budget(1000),
@@ -269,7 +243,7 @@ Test(hunt_solver, engine_by_name_is_the_command_it_names) {
   hs_result e = hs_toibench(&t, env, args);
   cr_assert_eq(e.status, 0, "%s", e.err);
   snprintf(args, sizeof args, "hunt --solver-cmd '%s' --budget %ld --keep 3 --seed %llu --quiet",
-           hs_built("examples/solver_c"), hs_budget(1000), hs_seed());
+           cc_built("examples/solver_c"), hs_budget(1000), hs_seed());
   hs_result c = hs_toibench(&t, NULL, args);
   cr_assert_eq(c.status, 0, "%s", c.err);
   char *a = hs_lines(e.out, "worst-", "ex-engine", NULL), *b = hs_lines(c.out, "worst-", "solver_c", NULL);
@@ -291,7 +265,7 @@ Test(hunt_solver, command_crashes_and_hangs_fill_the_fail_list, .timeout = 120) 
   snprintf(args, sizeof args,
            "hunt --timeout 1 --budget 200 --keep 8 --quiet --solver-cmd "
            "\"sed -u 's/^\\([^ #]*7\\) /crash-\\1 /; s/^\\([^ #]*000013\\) /hang-\\1 /' | '%s'\"",
-           hs_built("tests/solvers/misbehave_cmd"));
+           cc_built("tests/solvers/misbehave_cmd"));
   hs_result r = hs_toibench(&t, NULL, args);
   cr_assert_eq(r.status, 1, "a crash makes the exit status 1: %s", r.err);
   cr_assert(strstr(r.out, "\nworst-misbehave_cmd-ulp-01 "), "the search went on: %s", r.out);
@@ -341,7 +315,7 @@ static const char *hs_plugin(hs_tmp *t) {
            "  {\"renamed\", \"renamed\", \"the broken plug-in\"},\n"
            "  {\"declines\", \"declines\", \"declines all\"},\n  {0, 0, 0}};\n");
   snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/src' -DMISBEHAVE='\"%s\"' -o '%s' '%s' -ldl 2>/dev/null",
-           TOI_SOURCE_DIR, hs_built("tests/solvers/misbehave_plugin.so"), so, src);
+           TOI_SOURCE_DIR, cc_built("tests/solvers/misbehave_plugin.so"), so, src);
   return system(cmd) == 0 ? so : NULL;
 }
 
@@ -387,8 +361,8 @@ Test(hunt_solver, usage_errors) {
   hs_tmp t;
   hs_tmp_make(&t);
   char two[9000];
-  snprintf(two, sizeof two, "hunt --solver '%s' --solver-cmd '%s'", hs_built("examples/example_plugin.so"),
-           hs_built("examples/solver_c"));
+  snprintf(two, sizeof two, "hunt --solver '%s' --solver-cmd '%s'", cc_built("examples/example_plugin.so"),
+           cc_built("examples/solver_c"));
   const char *const cases[][2] = {
       {two, "only one of -f, --solver, --solver-cmd"},
       {"hunt -f expanded --solver-cmd cat", "only one of"},
@@ -430,10 +404,10 @@ Test(hunt_solver, budget_bounds_the_cases_sent) {
     snprintf(count, sizeof count, "%s.count", t.path[0]);
     remove(count);
     snprintf(args, sizeof args, "hunt --solver-cmd \"tee -a '%s' | '%s'\" aimed --budget %d --keep %d --quiet", count,
-             hs_built("examples/solver_c"), runs[k].budget, runs[k].keep);
+             cc_built("examples/solver_c"), runs[k].budget, runs[k].keep);
     hs_result r = hs_toibench(&t, NULL, args);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *sent = hs_read(count);
+    char *sent = cc_read(count);
     long lines = 0; /* case lines: the protocol's '#' header lines are not cases */
     for (const char *p = sent; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
       lines += *p != '#' && *p != '\n';
@@ -456,7 +430,7 @@ Test(hunt_solver, target_distance_ranks_against_the_target) {
   hs_tmp_make(&t);
   char args[4400];
   snprintf(args, sizeof args, "hunt --solver-cmd '%s' aimed --target-distance 0.25 --budget 400 --keep 4 --quiet",
-           hs_built("examples/solver_c"));
+           cc_built("examples/solver_c"));
   hs_result r = hs_toibench(&t, NULL, args);
   cr_assert_eq(r.status, 0, "%s", r.err);
   cr_assert(strstr(r.out, "\nworst-solver_c-ulp-01 "), "%s", r.out);

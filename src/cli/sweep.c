@@ -1,7 +1,8 @@
-/* sweep.c: the order-independent accumulator of sweep statistics and per-case scoring. */
+/* sweep.c: the order-independent accumulator of sweep statistics and per-case scoring of formulations and solvers. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "solvers.h"
 #include "sweep.h"
 #include "toiref.h"
 
@@ -127,8 +128,25 @@ double sweep_ratio(double ulp, double ref_t, double kappa) {
   return ulp / den;
 }
 
+/* Scores result r of a column (direction dir, domain mask) against ref: as
+   score_result, or "hit within the step" when tmax is finite. */
+static toi_status score_column(score_case *sc, toi_result r, toi_direction dir, unsigned domain,
+                               const toi_case *c, const toi_ref *ref, double tmax) {
+  if (!isfinite(tmax)) return score_result(sc, r, dir, domain, c, ref);
+  solver_score ss;
+  toi_status st = solver_score_result(&ss, r, dir, domain, c, ref, tmax, 0, 0);
+  *sc = ss.sc;
+  return st;
+}
+
 toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf, const toi_case *c,
                            size_t b, uint64_t index) {
+  return sweep_eval_case_with(acc, fs, nf, NULL, 0, INFINITY, c, b, index);
+}
+
+toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
+                                const sweep_answer *ans, size_t ns, double tmax, const toi_case *c, size_t b,
+                                uint64_t index) {
   toi_ref ref;
   toi_status st = toi_ref_solve(&ref, c);
   if (st != TOI_OK) return st;
@@ -137,11 +155,22 @@ toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, siz
   acc->bincls[b * TOI_CLASS_COUNT + ref.cls]++;
   double kappa[2] = {NAN, NAN};
   int have[2] = {0, 0};
-  for (size_t j = 0; j < nf; j++) {
-    score_case sc;
-    st = score_eval(&sc, fs[j], c, &ref);
-    if (st != TOI_OK) return st;
+  for (size_t j = 0; j < nf + ns; j++) {
     sweep_cell *cell = &acc->cells[j * acc->nbins + b];
+    /* Solver columns are forward, for every class; an answer that is not
+       there (declined, failed) is out of the solver's domain for this case. */
+    toi_direction dir = j < nf ? fs[j]->direction : TOI_FORWARD;
+    if (j >= nf && !ans[j - nf].answered) {
+      cell->cases++;
+      cell->kind[SCORE_OUT_OF_DOMAIN]++;
+      continue;
+    }
+    score_case sc;
+    if (j < nf)
+      st = score_column(&sc, fs[j]->solve(c), dir, fs[j]->domain, c, &ref, tmax);
+    else
+      st = score_column(&sc, ans[j - nf].r, dir, 0, c, &ref, tmax);
+    if (st != TOI_OK) return st;
     cell->cases++;
     if ((unsigned)sc.kind < SCORE_KIND_COUNT) cell->kind[sc.kind]++;
     unsigned verdict = (unsigned)sc.verdict < TOI_CLASS_COUNT ? (unsigned)sc.verdict : TOI_NONE;
@@ -155,13 +184,13 @@ toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, siz
     if (!isnan(sc.ulp)) cell->max_ulp = max_set(cell->max_ulp, sc.ulp);
     if (!isnan(sc.bits)) cell->max_bits = max_set(cell->max_bits, sc.bits);
     sweep_witness_offer(&cell->w[SW_MAX_ULP], sc.ulp, sc.bits, index, c);
-    int dir = fs[j]->direction == TOI_REVERSE;
-    if (!have[dir]) {
-      st = toi_ref_kappa(&kappa[dir], c, fs[j]->direction);
+    int d = dir == TOI_REVERSE;
+    if (!have[d]) {
+      st = toi_ref_kappa(&kappa[d], c, dir);
       if (st != TOI_OK) return st;
-      have[dir] = 1;
+      have[d] = 1;
     }
-    double k = kappa[dir];
+    double k = kappa[d];
     int kb = sweep_kappa_bin(k);
     if (kb < 0) continue;
     cell->khist[kb]++;

@@ -18,10 +18,15 @@
  *
  *   gen OPTIONS...        the generator options (gen_opts_format), e.g.
  *                         "gen family=grazing seed=1 dim=2 k=1:60:1"
+ *                         (then " tmax=T" when sweep --tmax scored every
+ *                         column as hit within the step T)
  *   count N               cases in the whole sweep (indexes 0 .. N-1)
  *   range START END       the cases this file covers, [START, END): a shard
  *                         covers a part, a whole sweep or a full merge 0 N
- *   formulations NAME...  the formulations scored, in order
+ *   formulations NAME...  the formulations scored, in order, then the
+ *                         external solvers (sweep --solver, --solver-cmd,
+ *                         engines named by -f), each a column like a
+ *                         formulation's
  *   bins B                number of parameter bins
  *
  * and six blocks, each introduced by two blank lines (gnuplot's `index 0`
@@ -35,7 +40,8 @@
  * index 1  stat FORM B CASES IN_DOMAIN OUT_OF_DOMAIN AGREE MISSED GHOST OTHER
  *               TIMED MAX_ULP MAX_BITS KAPPA_MIN KAPPA_MAX KAPPA_INF MAX_RATIO
  *               MAX_ULP_HEX MAX_BITS_HEX KAPPA_MIN_HEX KAPPA_MAX_HEX MAX_RATIO_HEX
- *          one per formulation and bin. MISSED/GHOST/OTHER are classification
+ *          one per formulation and bin. A solver's OUT_OF_DOMAIN counts the
+ *          cases it declined or failed on (not scored). MISSED/GHOST/OTHER are classification
  *          errors (see score.h); TIMED cases have their time scored. MAX_ULP is
  *          the largest |T - t*|/ulp(t*), MAX_BITS the largest bits of error,
  *          KAPPA_* the range of the relative condition number of t* over timed
@@ -119,7 +125,7 @@ typedef struct sweep_meta {
   char gen[512];
   uint64_t count, start, end;
   size_t nform;
-  char forms[SWEEP_MAXFORMS][48];
+  char forms[SWEEP_MAXFORMS][64];  ///< formulations, then solver columns
   size_t nbins;
   sweep_bin *bins;  ///< [nbins], malloc'ed
 } sweep_meta;
@@ -157,6 +163,20 @@ double sweep_ratio(double ulp, double ref_t, double kappa);
 /// only when some formulation's time is scored in that direction.
 TOI_MUST_USE toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
                                         const toi_case *c, size_t b, uint64_t index);
+
+/// A solver's answer to one case, as a sweep column scores it.
+typedef struct sweep_answer {
+  int answered;  ///< 0: declined or failed: counted OUT_OF_DOMAIN, not scored
+  toi_result r;
+} sweep_answer;
+
+/// sweep_eval_case with ns solver columns after the nf formulations (column
+/// nf + k is ans[k]), each scored as a forward formulation with no domain
+/// restriction, against the true contact. A finite tmax scores every column
+/// as "hit within the step" (as `run --tmax`); +Inf scores as sweep_eval_case.
+TOI_MUST_USE toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
+                                             const sweep_answer *ans, size_t ns, double tmax,
+                                             const toi_case *c, size_t b, uint64_t index);
 
 /// Name of a score kind ("agree", "missed", ...).
 const char *sweep_kind_name(int k);
