@@ -349,13 +349,16 @@ int cmd_hunt(int argc, char **argv) {
              plugin ? plugin : command ? command : name);
     sa.g = &o;
     sa.spec = spec;
-    sa.so = (solver_opts){args.tmax, args.timeout};
+    solver_quota quota = {0, 0};
+    sa.so = (solver_opts){args.tmax, args.timeout, &quota};
     sa.delta = args.delta;
     sa.budget = budget;
     sa.keep = (int)keep;
     sa.quiet = quiet;
     sa.out = out;
-    return hunt_solver(&sa);
+    int rc = hunt_solver(&sa);
+    solver_quota_report(sa.s.name, &quota);
+    return rc;
   }
   return hunt_formulation(f, &o, budget, keep, jobs, quiet, out);
 }

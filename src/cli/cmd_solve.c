@@ -73,7 +73,7 @@ int cmd_solve(int argc, char **argv) {
     return EXIT_USAGE;
   }
   const char *outpath = args.out, *name = args.names;
-  solver_opts opts = {args.tmax, args.timeout};
+  solver_opts opts = {args.tmax, args.timeout, NULL};
   int nfiles = args.nfiles;
   char **files = args.files;
   if (!name) {

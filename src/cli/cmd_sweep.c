@@ -360,6 +360,7 @@ static void block_progress(uint64_t done, uint64_t total, double t0, int final) 
 /* What became of one solver over the whole sweep. */
 typedef struct solver_tally {
   uint64_t failed, declined, shown, malfunctions, protocol_errors;
+  solver_quota quota; /* stderr lines and protocol messages shown, over every block */
 } solver_tally;
 
 /* Runs one pass (generation or scoring) of the current block on the workers. */
@@ -403,7 +404,9 @@ static int sweep_blocks(sweep_ctx *x, const solver_def *sv, const solver_opts *s
     for (size_t s = 0; s < x->ns && !rc; s++) {
       solver_answer *ans = &x->ans[s * BLOCK];
       solver_run_info info;
-      if (solver_run(&sv[s], x->cases, x->bn, so, ans, &info)) {
+      solver_opts o = *so;
+      o.quota = &tally[s].quota;
+      if (solver_run(&sv[s], x->cases, x->bn, &o, ans, &info)) {
         cli_error("sweep: solver %s could not be run", sv[s].name);
         rc = -2;
         break;
@@ -438,7 +441,7 @@ int cmd_sweep(int argc, char **argv) {
   const char *out = NULL, *names = NULL, *time_what = NULL;
   int jobs = sweep_default_jobs(), quiet = 0, stats = 0;
   unsigned long long shard_i = 1, shard_n = 1;
-  solver_opts so = {INFINITY, 10};
+  solver_opts so = {INFINITY, 10, NULL};
   solver_vec given = {0}; /* --solver and --solver-cmd, in command-line order */
   int rc = EXIT_USAGE;
   for (int i = 1; i < argc; i++) {
@@ -681,6 +684,7 @@ int cmd_sweep(int argc, char **argv) {
       const solver_tally *t = &tally[k];
       if (t->shown > FAILURES_SHOWN)
         cli_error("solver %s: %" PRIu64 " more failed cases not shown", sv.v[k].name, t->shown - FAILURES_SHOWN);
+      solver_quota_report(sv.v[k].name, &t->quota);
       if (t->failed || t->declined)
         cli_error("solver %s: %" PRIu64 " failed and %" PRIu64
                   " declined cases not scored (counted in OUT_OF_DOMAIN)",

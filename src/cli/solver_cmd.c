@@ -413,12 +413,13 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
-  int stderr_shown = 0, messages_shown = 0;
+  solver_quota local = {0, 0}, *q = o->quota ? o->quota : &local;
+  int *stderr_shown_p = &q->stderr_shown, *messages_shown_p = &q->messages_shown;
   while (ntodo) {
     /* A batch holds each ID once (IDs are unique per file, not across files);
      * a repeated ID waits for the next batch. Sorting by ID, then by input
      * position, finds the repeats. */
-    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &stderr_shown, &messages_shown};
+    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, stderr_shown_p, messages_shown_p};
     for (size_t k = 0; k < ntodo; k++) map[k] = (id_entry){cases[todo[k]].id, todo[k]};
     qsort(map, ntodo, sizeof *map, cmp_entry_pos);
     size_t keep = 0;
@@ -490,13 +491,17 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
     }
   }
   sigaction(SIGPIPE, &old, NULL);
-  if (stderr_shown > STDERR_SHOWN)
-    cli_error("solver %s: %d more stderr lines not shown", s->name, stderr_shown - STDERR_SHOWN);
-  if (messages_shown > MESSAGES_SHOWN)
-    cli_error("solver %s: %d more protocol messages not shown", s->name, messages_shown - MESSAGES_SHOWN);
+  if (!o->quota) solver_quota_report(s->name, &local);
   free(todo);
   free(bidx);
   free(map);
   free(got);
   return 0;
+}
+
+void solver_quota_report(const char *name, const solver_quota *q) {
+  if (q->stderr_shown > STDERR_SHOWN)
+    cli_error("solver %s: %d more stderr lines not shown", name, q->stderr_shown - STDERR_SHOWN);
+  if (q->messages_shown > MESSAGES_SHOWN)
+    cli_error("solver %s: %d more protocol messages not shown", name, q->messages_shown - MESSAGES_SHOWN);
 }

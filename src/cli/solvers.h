@@ -26,10 +26,19 @@ typedef struct solver_def {
   int engine;          ///< 1 when found in an engines directory
 } solver_def;
 
+/// How many of a solver's stderr lines and protocol messages were relayed:
+/// one per solver, carried across the calls of a sweep or a hunt so that the
+/// first 20 of each are shown in all, not per call.
+typedef struct solver_quota {
+  int stderr_shown, messages_shown;
+} solver_quota;
+
 /// Options of one run.
 typedef struct solver_opts {
-  double tmax;     ///< the step given to solvers (+Inf: none)
-  double timeout;  ///< seconds allowed per answer
+  double tmax;         ///< the step given to solvers (+Inf: none)
+  double timeout;      ///< seconds allowed per answer
+  solver_quota *quota; ///< NULL: the first 20 per call, and the rest counted at the end of the call;
+                       ///< else counts carried across calls (solver_quota_report tells the rest)
 } solver_opts;
 
 /// What became of one case.
@@ -87,6 +96,10 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
                       solver_answer *ans, solver_run_info *info);
 int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info);
+
+/// After the last call with a quota: says how many stderr lines and protocol
+/// messages of solver `name` were not shown.
+void solver_quota_report(const char *name, const solver_quota *q);
 
 /// Monotonic clock in seconds.
 double solver_now(void);
