@@ -376,15 +376,20 @@ static void predict_cell(sim *s, uint32_t i) {
   if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
 }
 
-/* Pairs of ball i with the balls of the cells within one cell of it; with
-   only_higher, only partners j > i (the first sweep predicts each pair once). */
-static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
-  int32_t lo[3], hi[3], c[3];
+/* The cells within one cell of ball i's, clipped to the grid: lo..hi per axis. */
+static void neighbour_cells(const sim *s, uint32_t i, int32_t lo[3], int32_t hi[3]) {
   for (int d = 0; d < 3; d++) {
     int32_t ci = s->cell[3 * i + d];
     lo[d] = ci > 0 ? ci - 1 : 0;
     hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
   }
+}
+
+/* Pairs of ball i with the balls of the cells within one cell of it; with
+   only_higher, only partners j > i (the first sweep predicts each pair once). */
+static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
+  int32_t lo[3], hi[3], c[3];
+  neighbour_cells(s, i, lo, hi);
   for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
     for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
       for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
@@ -473,11 +478,7 @@ static int take_sample(sim *s, sim_sample *out) {
   double tol = s->cfg->overlap_tol;
   for (uint32_t i = 0; i < s->n; i++) {
     int32_t lo[3], hi[3], c[3];
-    for (int d = 0; d < 3; d++) {
-      int32_t ci = s->cell[3 * i + d];
-      lo[d] = ci > 0 ? ci - 1 : 0;
-      hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
-    }
+    neighbour_cells(s, i, lo, hi);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
       for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
         for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
@@ -646,11 +647,7 @@ static void do_cell(sim *s, const ev *e) {
   int32_t layer = s->cell[3 * i + axis] + dir;
   if (layer >= 0 && layer < s->nc[axis]) {
     int32_t lo[3], hi[3], c[3];
-    for (int d = 0; d < 3; d++) {
-      int32_t ci = s->cell[3 * i + d];
-      lo[d] = ci > 0 ? ci - 1 : 0;
-      hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
-    }
+    neighbour_cells(s, i, lo, hi);
     lo[axis] = hi[axis] = layer;
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
       for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)

@@ -8,9 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The whole of a file as a string (empty when missing); the caller frees it. */
-static inline char *cc_read(const char *path) {
+/* The whole of a file as a string, its length in *len (when len is not
+ * NULL); a missing file is a failure when must_exist, else an empty string.
+ * The caller frees it. */
+static inline char *cc_read_len(const char *path, size_t *len, int must_exist) {
   FILE *f = fopen(path, "rb");
+  if (must_exist) cr_assert_not_null(f, "cannot open %s", path);
   long n = 0;
   if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
   char *s = malloc((size_t)(n > 0 ? n : 0) + 1);
@@ -22,8 +25,15 @@ static inline char *cc_read(const char *path) {
   }
   s[got] = 0;
   if (f) fclose(f);
+  if (len) *len = got;
   return s;
 }
+
+/* The whole of a file as a string (empty when missing); the caller frees it. */
+static inline char *cc_read(const char *path) { return cc_read_len(path, NULL, 0); }
+
+/* The whole of a file that must exist, its length in *len (len may be NULL). */
+static inline char *cc_slurp(const char *path, size_t *len) { return cc_read_len(path, len, 1); }
 
 /* Where the build put toibench, and so the examples and the broken solvers
  * (rel: a path under the build directory); four results stay valid at once. */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gen.h"
 #include "toiref.h"
 
 /* ---- environment: scale and seed ---- */
@@ -153,13 +154,13 @@ typedef struct tr_answer {
   double tlo, thi; /* NaN when no roots */
 } tr_answer;
 
-/* The class and RN roots from the textbook formulas in MPFR. */
-static inline tr_answer tr_naive(const toi_case *c, double delta) {
-  long span = tr_span(c, delta);
-  mpfr_prec_t pe = 4 * span + 64;  /* a, b, c, D exact: four factors of span bits */
-  mpfr_prec_t pr = 2 * pe + 256;   /* the root: cancellation loses at most ~pe bits */
-  mpfr_t s, v, t, a, b, cc, R, D;
-  mpfr_inits2(pe, s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+/* a = v.v, b = s.v, c = s.s - (R + delta)^2 and D = b^2 - a c of a case,
+ * exactly, in MPFR numbers of precision pe (4 span + 64 bits: every
+ * product of four factors of span bits fits), which the caller clears. */
+static inline void tr_exact_abcd(mpfr_t a, mpfr_t b, mpfr_t cc, mpfr_t D, const toi_case *c, double delta,
+                                 mpfr_prec_t pe) {
+  mpfr_t s, v, t, R;
+  mpfr_inits2(pe, s, v, t, R, a, b, cc, D, (mpfr_ptr)0);
   mpfr_set_zero(a, 1), mpfr_set_zero(b, 1), mpfr_set_zero(cc, 1);
   for (int i = 0; i < c->dim; i++) {
     mpfr_set_d(t, c->pb[i], MPFR_RNDN);
@@ -178,6 +179,16 @@ static inline tr_answer tr_naive(const toi_case *c, double delta) {
   mpfr_mul(D, b, b, MPFR_RNDN);
   mpfr_mul(t, a, cc, MPFR_RNDN);
   mpfr_sub(D, D, t, MPFR_RNDN);
+  mpfr_clears(s, v, t, R, (mpfr_ptr)0);
+}
+
+/* The class and RN roots from the textbook formulas in MPFR. */
+static inline tr_answer tr_naive(const toi_case *c, double delta) {
+  long span = tr_span(c, delta);
+  mpfr_prec_t pe = 4 * span + 64;  /* a, b, c, D exact: four factors of span bits */
+  mpfr_prec_t pr = 2 * pe + 256;   /* the root: cancellation loses at most ~pe bits */
+  mpfr_t a, b, cc, D;
+  tr_exact_abcd(a, b, cc, D, c, delta, pe);
   int sa = mpfr_sgn(a), sb = mpfr_sgn(b), sc = mpfr_sgn(cc), sd = mpfr_sgn(D);
   tr_answer ans;
   if (sc < 0) ans.cls = TOI_OVERLAP;
@@ -200,8 +211,24 @@ static inline tr_answer tr_naive(const toi_case *c, double delta) {
     ans.thi = tr_round_fr(r);
     mpfr_clears(q, r, (mpfr_ptr)0);
   }
-  mpfr_clears(s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+  mpfr_clears(a, b, cc, D, (mpfr_ptr)0);
   return ans;
+}
+
+/* A family, and the fast engine's build it runs under: the parameters of the
+ * tests that run every family through both builds. */
+typedef struct tr_fam_param {
+  int family;
+  int fma; /* 1: the build chosen for this processor; 0: the build without FMA */
+} tr_fam_param;
+
+/* Every family under the chosen build, then under the build without FMA,
+ * into p (2 GEN_FAMILY_COUNT entries); returns the count. */
+static inline size_t tr_fam_params(tr_fam_param *p) {
+  size_t k = 0;
+  for (int fma = 1; fma >= 0; fma--)
+    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
+  return k;
 }
 
 /* The line a failure message ends with, so the failing seed can be rerun. */

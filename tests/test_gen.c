@@ -13,6 +13,7 @@
 #include "rng.h"
 #include "toi.h"
 #include "toiref.h"
+#include "cli_check.h"
 
 static int test_scale(void) {
   const char *s = getenv("TOI_TEST_SCALE");
@@ -488,26 +489,13 @@ static int run_cmd(const char *args, const char *out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "%s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = 0;
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
 
 Test(gen, command_output_is_reproducible_and_parses_back) {
   const char *a = "/tmp/toi_gen_test_a.cases", *b = "/tmp/toi_gen_test_b.cases";
   cr_assert_eq(run_cmd("gen mixed --count 300 --seed 77", a), 0);
   cr_assert_eq(run_cmd("gen mixed --seed 77 --count 300", b), 0);
   size_t la, lb;
-  char *x = slurp(a, &la), *y = slurp(b, &lb);
+  char *x = cc_slurp(a, &la), *y = cc_slurp(b, &lb);
   cr_assert(la == lb && memcmp(x, y, la) == 0, "same seed, same bytes");
   toi_caselist list = {0};
   toi_diags diags = {0};
@@ -528,7 +516,7 @@ Test(gen, command_output_is_reproducible_and_parses_back) {
   /* A slice with --start is the same cases. */
   cr_assert_eq(run_cmd("gen mixed --seed 77 --start 100 --count 5", b), 0);
   free(y);
-  y = slurp(b, &lb);
+  y = cc_slurp(b, &lb);
   const char *first = strchr(y, '\n') + 1;
   toi_case c100;
   size_t bin100;

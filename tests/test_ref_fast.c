@@ -67,25 +67,17 @@ Test(ref_fast, case_files_bit_identical) {
 
 /* ---- the generator families ---- */
 
-typedef struct fam_param {
-  int family;
-  int fma; /* 1: the build chosen for this processor; 0: the build without FMA */
-} fam_param;
-
 ParameterizedTestParameters(ref_fast, families_bit_identical) {
-  static fam_param p[2 * GEN_FAMILY_COUNT];
-  size_t k = 0;
-  for (int fma = 1; fma >= 0; fma--)
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
-  return cr_make_param_array(fam_param, p, k);
+  static tr_fam_param p[2 * GEN_FAMILY_COUNT];
+  return cr_make_param_array(tr_fam_param, p, tr_fam_params(p));
 }
 
-/* 2 10^4 cases per family and scale unit (half of them in 3D), 4 10^3 for
- * the build without FMA; `make bench` and the hand run check 10^6 and more. */
-ParameterizedTest(fam_param *p, ref_fast, families_bit_identical) {
+/* 10^6 cases per family and scale unit (half of them in 3D), 4 10^3 for
+ * the build without FMA; `make bench` re-checks 10^7 mixed cases. */
+ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
   int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
   if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
-  long n = (p->fma ? 20000 : 4000) * tr_scale();
+  long n = (p->fma ? 1000000 : 4000) * tr_scale();
   gen_opts o;
   gen_opts_default(&o, (gen_family)p->family);
   o.seed = tr_seed();

@@ -14,6 +14,7 @@
 #include "gen.h"
 #include "ref_internal.h"
 #include "reference_check.h"
+#include "cli_check.h"
 
 /*
  * The GMP/MPFR paths of toi_ref_error and toi_ref_kappa are the
@@ -109,23 +110,15 @@ Test(ref_fast_err, case_files_bit_identical) {
 
 /* ---- the generator families ---- */
 
-typedef struct fe_fam_param {
-  int family;
-  int fma; /* 1: the build chosen for this processor; 0: the build without FMA */
-} fe_fam_param;
-
 ParameterizedTestParameters(ref_fast_err, families_bit_identical) {
-  static fe_fam_param p[2 * GEN_FAMILY_COUNT];
-  size_t k = 0;
-  for (int fma = 1; fma >= 0; fma--)
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
-  return cr_make_param_array(fe_fam_param, p, k);
+  static tr_fam_param p[2 * GEN_FAMILY_COUNT];
+  return cr_make_param_array(tr_fam_param, p, tr_fam_params(p));
 }
 
 /* 2 10^4 cases per family and scale unit (half of them in 3D, when the
  * family lets the dimension be chosen), 4 10^3 for the build without FMA.
  * Each direction: T = RN(t*) and one more kind, in turn; kappa. */
-ParameterizedTest(fe_fam_param *p, ref_fast_err, families_bit_identical) {
+ParameterizedTest(tr_fam_param *p, ref_fast_err, families_bit_identical) {
   int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
   if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
   long n = (p->fma ? 20000 : 4000) * tr_scale();
@@ -302,26 +295,9 @@ static double fe_independent_ulp(const toi_case *c, toi_direction dir, double T)
   if (lo < 0 || isnan(T)) return NAN;
   long span = tr_span(c, 0);
   mpfr_prec_t pe = 4 * span + 64, pr = 2 * pe + 1024;
-  mpfr_t s, v, t, a, b, cc, R, D, q, x;
-  mpfr_inits2(pe, s, v, t, a, b, cc, R, D, (mpfr_ptr)0);
+  mpfr_t a, b, cc, D, q, x;
+  tr_exact_abcd(a, b, cc, D, c, 0, pe);
   mpfr_inits2(pr, q, x, (mpfr_ptr)0);
-  mpfr_set_zero(a, 1), mpfr_set_zero(b, 1), mpfr_set_zero(cc, 1);
-  for (int i = 0; i < c->dim; i++) {
-    mpfr_set_d(t, c->pb[i], MPFR_RNDN);
-    mpfr_sub_d(s, t, c->pa[i], MPFR_RNDN);
-    mpfr_set_d(t, c->vb[i], MPFR_RNDN);
-    mpfr_sub_d(v, t, c->va[i], MPFR_RNDN);
-    mpfr_fma(a, v, v, a, MPFR_RNDN);
-    mpfr_fma(b, s, v, b, MPFR_RNDN);
-    mpfr_fma(cc, s, s, cc, MPFR_RNDN);
-  }
-  mpfr_set_d(R, c->ra, MPFR_RNDN);
-  mpfr_add_d(R, R, c->rb, MPFR_RNDN);
-  mpfr_mul(t, R, R, MPFR_RNDN);
-  mpfr_sub(cc, cc, t, MPFR_RNDN);
-  mpfr_mul(D, b, b, MPFR_RNDN);
-  mpfr_mul(t, a, cc, MPFR_RNDN);
-  mpfr_sub(D, D, t, MPFR_RNDN);
   mpfr_sqrt(q, D, MPFR_RNDN);
   mpfr_neg(x, b, MPFR_RNDN);
   if (lo)
@@ -337,7 +313,7 @@ static double fe_independent_ulp(const toi_case *c, toi_direction dir, double T)
   mpfr_abs(x, x, MPFR_RNDN);
   mpfr_mul_2si(x, x, -(e - 52), MPFR_RNDN);
   double u = tr_round_fr(x);
-  mpfr_clears(s, v, t, a, b, cc, R, D, q, x, (mpfr_ptr)0);
+  mpfr_clears(a, b, cc, D, q, x, (mpfr_ptr)0);
   return u;
 }
 
@@ -459,20 +435,6 @@ static int fe_run(const char *dir, const char *args) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *fe_slurp(const char *p, size_t *len) {
-  FILE *f = fopen(p, "rb");
-  cr_assert_not_null(f, "cannot open %s", p);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  cr_assert_not_null(buf);
-  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = 0;
-  fclose(f);
-  *len = (size_t)n;
-  return buf;
-}
 
 /* 10^5 mixed cases (every family, every formulation: 11 errors and up to two
  * kappas per case) give byte-identical result files with both engines. */
@@ -489,7 +451,7 @@ Test(ref_fast_err, sweep_identical_with_both_engines) {
   snprintf(pf, sizeof pf, "%s/fast.txt", dir);
   snprintf(pm, sizeof pm, "%s/mpfr.txt", dir);
   size_t lf, lm;
-  char *f = fe_slurp(pf, &lf), *m = fe_slurp(pm, &lm);
+  char *f = cc_slurp(pf, &lf), *m = cc_slurp(pm, &lm);
   cr_assert_gt(lf, 1000, "a sweep result is more than a header");
   if (lf != lm || memcmp(f, m, lf)) {
     size_t i = 0;

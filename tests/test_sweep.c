@@ -11,6 +11,7 @@
 #include "replay.h"
 #include "toi.h"
 #include "toiref.h"
+#include "cli_check.h"
 
 static char dir[64];
 
@@ -41,23 +42,10 @@ static int tb(const char *args) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *p, size_t *len) {
-  FILE *f = fopen(p, "rb");
-  cr_assert_not_null(f, "cannot open %s", p);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = 0;
-  fclose(f);
-  if (len) *len = (size_t)n;
-  return buf;
-}
 
 static int same_file(const char *a, const char *b) {
   size_t la, lb;
-  char *x = slurp(a, &la), *y = slurp(b, &lb);
+  char *x = cc_slurp(a, &la), *y = cc_slurp(b, &lb);
   int same = la == lb && memcmp(x, y, la) == 0;
   free(x);
   free(y);
@@ -77,14 +65,14 @@ Test(sweep, identical_for_any_thread_count, .init = setup, .fini = teardown) {
   cr_assert_eq(tb("sweep mixed --count 3000 -j3 > r3"), 0);
   cr_assert_eq(tb("sweep mixed --count 3000 -j2 --stats -o r4"), 0);
   cr_assert(same_file(path("r1"), path("r4")));
-  char *st = slurp(path("err"), NULL);
+  char *st = cc_slurp(path("err"), NULL);
   cr_assert_not_null(strstr(st, "cases/s; peak RSS "), "--stats line: %s", st);
   free(st);
   cr_assert_eq(tb("sweep mixed --count 3000 -j2 -o r4"), 0);
   cr_assert(same_file(path("r1"), path("r2")), "-j1 and -j2 differ");
   cr_assert(same_file(path("r1"), path("r3")), "-j1 and -j3 differ");
   size_t n;
-  char *err = slurp(path("err"), &n);
+  char *err = cc_slurp(path("err"), &n);
   cr_assert_eq(n, 0, "no progress line when stderr is not a terminal: %s", err);
   free(err);
 }
@@ -117,7 +105,7 @@ Test(sweep, shards_merge_into_the_whole, .init = setup, .fini = teardown) {
 }
 
 static int err_has(const char *needle) {
-  char *e = slurp(path("err"), NULL);
+  char *e = cc_slurp(path("err"), NULL);
   int ok = strstr(e, needle) != NULL;
   if (!ok) cr_log_error("stderr: %s", e);
   free(e);
@@ -190,7 +178,7 @@ static unsigned long long ufield(const char *line, int k) {
 Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = teardown) {
   /* 1200 grazing cases over k = 1..60: 20 per bin, each a hit or a miss. */
   cr_assert_eq(tb("sweep grazing --count 1200 -o r"), 0);
-  char *text = slurp(path("r"), NULL);
+  char *text = cc_slurp(path("r"), NULL);
   cr_assert_eq(strncmp(text, "# toibench-sweep v1\n", 20), 0);
   size_t nf;
   const toi_formulation *forms = toi_formulations(&nf);
@@ -321,7 +309,7 @@ Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = setup, .fini = t
   cr_assert(same_file(path("h1"), path("h2")), "hunt must not depend on -j");
   cr_assert(err_has("lower bound"));
   size_t n;
-  char *text = slurp(path("h1"), &n);
+  char *text = cc_slurp(path("h1"), &n);
   cr_assert_not_null(strstr(text, "lower bounds"));
   toi_caselist list = {0};
   toi_diags diags = {0};

@@ -631,20 +631,13 @@ int cmd_sweep(int argc, char **argv) {
       free(x.accs);
       x.accs = NULL;
     }
+  int progress = !quiet && isatty(2), prc;
+  double t0 = sweep_now(), dt = 0;
   if (!x.accs || !tally) {
     cli_error("sweep: out of memory");
-    if (x.accs)
-      for (int w = 0; w < jobs; w++) sweep_acc_free(&x.accs[w]);
-    free(x.accs);
-    free(tally);
-    pthread_mutex_destroy(&x.lock);
-    sweep_meta_free(&meta);
-    free(fs);
-    free(sv.v);
-    return EXIT_RUNTIME;
+    rc = EXIT_RUNTIME;
+    goto release;
   }
-  int progress = !quiet && isatty(2), prc;
-  double t0 = sweep_now();
   if (sv.n) {
     prc = sweep_blocks(&x, sv.v, &so, jobs, progress, tally);
   } else {
@@ -660,7 +653,7 @@ int cmd_sweep(int argc, char **argv) {
     x.run = &run;
     prc = sweep_parallel(&run);
   }
-  double dt = sweep_now() - t0;
+  dt = sweep_now() - t0;
   if (prc) {
     if (x.failed)
       cli_error("sweep: the reference or scoring failed (status %d) on case %" PRIu64, (int)x.err_status,
@@ -702,7 +695,8 @@ int cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "sweep stats: %" PRIu64 " cases in %.3f s on %d thread%s: %.6g cases/s; peak RSS %ld kB\n",
             meta.end - meta.start, dt, jobs, jobs == 1 ? "" : "s",
             dt > 0 ? (double)(meta.end - meta.start) / dt : 0.0, sweep_peak_rss_kb());
-  for (int w = 0; w < jobs; w++) sweep_acc_free(&x.accs[w]);
+release:
+  for (int w = 0; x.accs && w < jobs; w++) sweep_acc_free(&x.accs[w]);
   free(x.accs);
   free(tally);
   pthread_mutex_destroy(&x.lock);
