@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "gen.h"
+#include "ref_internal.h"
 #include "toiref.h"
 
 /*
@@ -34,9 +35,18 @@ static int same_ref(const toi_ref *x, const toi_ref *y) {
 
 typedef struct tally {
   uint64_t cases, differ;
-  double tfast, tmpfr;
-  toi_ref_fast_stats st;
+  double tbatch, tfast, tmpfr;
+  toi_ref_fast_stats st; /* of the batch calls alone */
 } tally;
+
+static void stats_add(toi_ref_fast_stats *t, const toi_ref_fast_stats *a, const toi_ref_fast_stats *b) {
+  t->calls += b->calls - a->calls;
+  t->exact += b->exact - a->exact;
+  t->fb_range += b->fb_range - a->fb_range;
+  t->fb_sign += b->fb_sign - a->fb_sign;
+  t->fb_round += b->fb_round - a->fb_round;
+  t->quick += b->quick - a->quick;
+}
 
 static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
   fprintf(stderr, "bench_fastref: DIFFERENT ANSWERS on this case:\n  ");
@@ -49,12 +59,12 @@ static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
 /* Runs count cases of family fam (default options, the given seed). */
 static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
   static toi_case cases[BLOCK];
-  static toi_ref rf[BLOCK], rm[BLOCK];
+  static toi_ref rb[BLOCK], rf[BLOCK], rm[BLOCK];
+  static toi_status sb[BLOCK];
   gen_opts o;
   gen_opts_default(&o, fam);
   o.seed = seed;
   memset(t, 0, sizeof *t);
-  toi_ref_fast_stats_reset();
   for (uint64_t lo = 0; lo < count; lo += BLOCK) {
     size_t n = count - lo < BLOCK ? (size_t)(count - lo) : BLOCK;
     for (size_t i = 0; i < n; i++) {
@@ -64,20 +74,28 @@ static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
         return -1;
       }
     }
+    toi_ref_fast_stats s0, s1;
+    toi_ref_fast_stats_get(&s0);
     double t0 = now();
+    if (toi_ref_solve_batch_engine(rb, sb, cases, n, TOI_REF_FAST) != 0) return -1;
+    double t1 = now();
+    toi_ref_fast_stats_get(&s1);
+    stats_add(&t->st, &s0, &s1);
     for (size_t i = 0; i < n; i++)
       if (toi_ref_solve_engine(&rf[i], &cases[i], TOI_REF_FAST) != TOI_OK) return -1;
-    double t1 = now();
+    double t2 = now();
     for (size_t i = 0; i < n; i++)
       if (toi_ref_solve_engine(&rm[i], &cases[i], TOI_REF_MPFR) != TOI_OK) return -1;
-    double t2 = now();
-    t->tfast += t1 - t0;
-    t->tmpfr += t2 - t1;
-    for (size_t i = 0; i < n; i++)
+    double t3 = now();
+    t->tbatch += t1 - t0;
+    t->tfast += t2 - t1;
+    t->tmpfr += t3 - t2;
+    for (size_t i = 0; i < n; i++) {
+      if (!same_ref(&rb[i], &rm[i]) && t->differ++ < 5) show_diff(&cases[i], &rb[i], &rm[i]);
       if (!same_ref(&rf[i], &rm[i]) && t->differ++ < 5) show_diff(&cases[i], &rf[i], &rm[i]);
+    }
     t->cases += n;
   }
-  toi_ref_fast_stats_get(&t->st);
   return 0;
 }
 
@@ -88,7 +106,8 @@ static void usage(FILE *f) {
              "Checks that the fast reference engine answers bit for bit as the MPFR engine on N\n"
              "mixed cases (default 10^7) and M cases of every family (default 10^5), and prints\n"
              "the cases/s of both engines on the mixed cases (one thread, same run), their ratio,\n"
-             "and, per family, how often the fast engine's first stage answered alone (quick%%)\n"
+             "for the fast engine both through toi_ref_solve_batch (the way a suite is solved) and\n"
+             "one toi_ref_solve call per case; and, per family, how often the fast engine's first stage answered alone (quick%%)\n"
              "and how often it fell back to MPFR.\n");
 }
 
@@ -117,12 +136,13 @@ int main(int argc, char **argv) {
   int bad = 0;
   tally t;
   if (run(&t, GEN_MIXED, seed, count)) return 1;
-  double rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
-  printf("  mixed, %" PRIu64 " cases, seed %llu: %s\n", t.cases, seed,
-         t.differ ? "ANSWERS DIFFER" : "fast and mpfr answers bit-identical");
-  printf("  %-6s %12.4g cases/s\n", "mpfr", rm);
-  printf("  %-6s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rf, rf / rm,
-         rf >= 20 * rm ? "met" : "NOT met");
+  double rb = (double)t.cases / t.tbatch, rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
+  printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d: %s\n", t.cases, seed, ref_fast_batch_use(-1),
+         t.differ ? "ANSWERS DIFFER" : "fast (batch and per call) and mpfr answers bit-identical");
+  printf("  %-10s %12.4g cases/s\n", "mpfr", rm);
+  printf("  %-10s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rb, rb / rm,
+         rb >= 20 * rm ? "met" : "NOT met");
+  printf("  %-10s %12.4g cases/s   %.3g x mpfr (one toi_ref_solve call per case)\n", "fast/call", rf, rf / rm);
   if (t.differ) {
     printf("  %" PRIu64 " cases differ\n", t.differ);
     bad = 1;
@@ -130,16 +150,16 @@ int main(int argc, char **argv) {
   printf("\n  answers of the fast engine's first stage alone (quick%%) and fallbacks to MPFR per family\n"
          "  (%llu cases each, default options):\n",
          per);
-  printf("  %-13s %8s %8s %8s %9s %9s %9s %9s %10s %10s %s\n", "family", "cases", "quick%", "exact%", "range%",
-         "sign%", "round%", "fallback%", "fast/s", "mpfr/s", "identical");
+  printf("  %-13s %8s %8s %8s %9s %9s %9s %9s %10s %10s %10s %s\n", "family", "cases", "quick%", "exact%", "range%",
+         "sign%", "round%", "fallback%", "fast/s", "call/s", "mpfr/s", "identical");
   for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
     if (run(&t, (gen_family)f, seed, per)) return 1;
     const toi_ref_fast_stats *s = &t.st;
     uint64_t fb = s->fb_range + s->fb_sign + s->fb_round;
-    printf("  %-13s %8" PRIu64 " %8.3f %8.3f %9.4f %9.4f %9.4f %9.4f %10.3g %10.3g %s\n",
+    printf("  %-13s %8" PRIu64 " %8.3f %8.3f %9.4f %9.4f %9.4f %9.4f %10.3g %10.3g %10.3g %s\n",
            gen_family_name((gen_family)f), t.cases, pct(s->quick, s->calls), pct(s->exact, s->calls),
            pct(s->fb_range, s->calls), pct(s->fb_sign, s->calls), pct(s->fb_round, s->calls), pct(fb, s->calls),
-           (double)t.cases / t.tfast, (double)t.cases / t.tmpfr, t.differ ? "NO" : "yes");
+           (double)t.cases / t.tbatch, (double)t.cases / t.tfast, (double)t.cases / t.tmpfr, t.differ ? "NO" : "yes");
     if (t.differ) bad = 1;
   }
   return bad;

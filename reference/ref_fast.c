@@ -609,7 +609,10 @@ static inline int fast_plausible(const toi_case *c) {
   return c->dim == 3 || (c->pa[2] == 0 && c->pb[2] == 0 && c->va[2] == 0 && c->vb[2] == 0);
 }
 
-toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) {
+/* The whole fast engine: the first stage, the double-double stage, then
+ * MPFR; skip_quick: the caller's own first stage (the batch's) has already
+ * declined this case, so it starts at the double-double stage. */
+static toi_status fast_solve(toi_ref *out, const toi_case *c, const double *delta, int skip_quick) {
   if (!out) return TOI_ERR_RANGE;
   ref_clear(out, TOI_NONE);
   /* Each refusal here is one ref_check_case would make too (TOI_ERR_INPUT). */
@@ -620,14 +623,14 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
 #ifdef FAST_DISPATCH
   /* The first stage (ref_fast_quick.c) answers most cases without a target
    * in plain double; what it declines goes on below, unchanged. */
-  if (!delta && fast_have_fma() && ref_fast_quick(out, c)) {
+  if (!skip_quick && !delta && fast_have_fma() && ref_fast_quick(out, c)) {
     s->calls++;
     s->quick++;
     return TOI_OK;
   }
   why = fast_have_fma() ? fast_try_fma(out, c, delta, s) : fast_try_generic(out, c, delta, s);
 #else
-  if (FAST_GEN_FMA && !delta && ref_fast_quick(out, c)) {
+  if (FAST_GEN_FMA && !skip_quick && !delta && ref_fast_quick(out, c)) {
     s->calls++;
     s->quick++;
     return TOI_OK;
@@ -650,6 +653,17 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
   default: s->fb_round++; break;
   }
   return ref_solve_mpfr(out, c, delta);
+}
+
+toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) {
+  return fast_solve(out, c, delta, 0);
+}
+
+toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c) { return fast_solve(out, c, NULL, 1); }
+
+void ref_fast_count_quick(unsigned long long n) {
+  fast_stats.calls += n;
+  fast_stats.quick += n;
 }
 
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {

@@ -77,6 +77,23 @@ void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
 /// the GMP/MPFR engine (ref_solve.c), and with the fast engine (ref_fast.c).
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
 toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
+/// ref_solve_fast without a target, for a case whose first stage (ref_fast_quick
+/// or the batch's) has already declined it: the double-double stage, then MPFR.
+toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c);
+/// The batch's first stage (ref_fast_batch_kernel.h) on 4 or 8 cases at once,
+/// for CPUs with AVX2 and FMA, or AVX-512: bit j of the result set when case j
+/// was answered into out[j]; bit j of *signs when it was declined for a sign
+/// the plain-double filters cannot read. The cases must pass the plain checks
+/// of ref_solve_fast (dimension, radii, zero third components in 2D).
+int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs);
+int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs);
+/// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
+/// through ref_solve_fast), -1 the widest this CPU runs; a width the CPU
+/// lacks gives the widest it has. Returns the width now in use. Process-wide,
+/// for tests and benchmarks; not for use while solving threads run.
+int ref_fast_batch_use(int w);
+/// Counts n cases answered by a first stage outside ref_solve_fast (the batch's).
+void ref_fast_count_quick(unsigned long long n);
 
 /// The fast engine's first stage (ref_fast_quick.c), FMA build only: for a
 /// plausible case (fast_plausible in ref_fast.c) without a target distance,
