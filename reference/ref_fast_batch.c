@@ -1,6 +1,7 @@
 /* ref_fast_batch.c: toi_ref_solve_batch, many cases at once: the first stage four cases at a time in AVX2. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include "ref_internal.h"
 
 /*
@@ -15,17 +16,17 @@
  * the scalar ones are, so the batch answers bit for bit as toi_ref_solve (and
  * so as the MPFR engine).
  *
- * Two simplifications, both only ever declining more than the scalar code:
- * - scaling (the data outside [2^-64, 2^64]): a lane whose largest length or
- *   speed is subnormal or zero goes to the scalar engine; the others are
- *   scaled by 2^-es and 2^-ev in two products by normal powers of two, each
- *   exact while the result is normal, and every result below 2^-480 marks
- *   the lane lost, as fast_scale_keep does (so the kept lanes hold exactly
- *   the scaled data the scalar code would hold).
- * - one Newton step: a lane that the first step cannot certify goes to the
- *   scalar engine, whose first stage tries a second step.
- * Nothing here changes the answers; the mixing of families in a stream of
- * cases costs no mispredicted branches, which is most of the gain.
+ * One simplification, which only ever declines more than the scalar code:
+ * scaling (the data outside [2^-64, 2^64]): a lane whose largest length or
+ * speed is subnormal or zero goes to the scalar engine; the others are
+ * scaled by 2^-es and 2^-ev in two products by normal powers of two, each
+ * exact while the result is normal, and every result below 2^-480 marks the
+ * lane lost, as fast_scale_keep does (so the kept lanes hold exactly the
+ * scaled data the scalar code would hold). A lane the batch declines
+ * anywhere else, the scalar first stage would decline too: it goes straight
+ * to the double-double stage (ref_solve_fast_rest).
+ * Nothing here changes the answers; the gain is the vector width and a
+ * stream of mixed cases that costs no mispredicted branches.
  */
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -90,22 +91,34 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
 #if BATCH_BUILD
   const int w = e == TOI_REF_FAST && ref_fast_fma() ? batch_width() : 0;
   if (w) {
+    /* First the vector stage over a stretch of cases, noting the lanes it
+     * declines (an index and whether the scalar first stage may still
+     * answer it), then those cases one by one: the vector loop stays free
+     * of calls and of branches on which lanes were declined. */
+    enum { STRETCH = 1024 };
+    uint32_t left[STRETCH];
     unsigned long long quick = 0;
-    for (; i + (size_t)w <= n; i += (size_t)w) {
-      int signs = 0, done = 0, plain = 1;
-      for (int j = 0; j < w; j++) plain &= batch_plain(&c[i + j]);
-      if (plain) done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
-      quick += (unsigned long long)__builtin_popcount((unsigned)done);
-      for (int j = 0; j < w; j++) {
-        if ((done >> j & 1) && !st) continue;
-        toi_status s = TOI_OK;
-        /* A sign the first stage cannot read: straight to the double-double
-         * stage; anything else the scalar first stage may still answer. */
-        if (signs >> j & 1)
-          s = ref_solve_fast_rest(&out[i + j], &c[i + j]);
-        else if (!(done >> j & 1))
-          s = ref_solve_fast(&out[i + j], &c[i + j], NULL);
-        if (st) st[i + j] = s;
+    while (i + (size_t)w <= n) {
+      size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
+      const size_t start = i;
+      for (; i < end; i += (size_t)w) {
+        int signs = 0, done = 0, plain = 1;
+        for (int j = 0; j < w; j++) plain &= batch_plain(&c[i + j]);
+        if (plain) done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
+        quick += (unsigned long long)__builtin_popcount((unsigned)done);
+        /* left[]: the offset in the stretch times 2, plus 1 when only the
+         * double-double stage is left to try. */
+        for (unsigned m = ~(unsigned)done & ((1u << w) - 1); m; m &= m - 1) {
+          unsigned j = (unsigned)__builtin_ctz(m);
+          left[nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
+        }
+      }
+      if (st)
+        for (size_t k = start; k < end; k++) st[k] = TOI_OK;
+      for (size_t k = 0; k < nl; k++) {
+        size_t at = start + (left[k] >> 1);
+        toi_status s = left[k] & 1 ? ref_solve_fast_rest(&out[at], &c[at]) : ref_solve_fast(&out[at], &c[at], NULL);
+        if (st) st[at] = s;
         bad += s != TOI_OK;
       }
     }

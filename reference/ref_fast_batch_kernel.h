@@ -116,7 +116,7 @@ BATCH_INLINE v4l b_step(v4d *dlo, v4d *Eo, v4d *Fo, v4d T, double want, const bd
  * times 2^k; the mask of lanes certified, the doubles in *out. A lane that
  * needs fast_certify's second path (the enclosure straddles a double's
  * rounding boundary only after the scaling) is declined. */
-BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
+BATCH_INLINE v4l b_certify(v4d *out, v4l *edge, v4d T, v4d dl, v4d E, v4l k) {
   v4d Th, Tl;
   b_two_sum(T, dl, &Th, &Tl);
   const v4d ah = b_abs(Th);
@@ -124,18 +124,21 @@ BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
   const v4d E2 = (E + ah * b_set(0x1p-104)) * b_set(1 + 0x1p-50);
   const v4d l1 = Tl - E2, l2 = Tl + E2;
   const v4d h1 = Th + l1, h2 = Th + l2;
-  ok &= h1 == h2;
   /* ah is normal where ok holds: its exponent is the field less 1023. */
   const v4l e = b_expo(ah) - 1023 + k;
-  ok &= (e >= -1021) & (e <= 1022);
+  const v4l inside = (h1 == h2) & (e >= -1021) & (e <= 1022);
+  *edge |= ok & ~inside;
+  ok &= inside;
   *out = b_scale(h1, k & ok); /* k & ok: no shift of a garbage k */
   return ok;
 }
 
 /* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
  * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
- * was declined for a sign its filter could not read (or no D > 0 where
- * roots are needed), which ref_fast_quick would decline too. */
+ * was declined where ref_fast_quick would decline it too (a sign its filter
+ * cannot read, no D > 0 where roots are needed, a lossy scaling, roots it
+ * cannot certify in two steps), so it may go straight to the double-double
+ * stage. */
 BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
 #define LD(f) B_LOAD(c, f)
   bdata d;
@@ -162,11 +165,15 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
   }
   const v4l inr = (ms >= b_set(0x1p-64)) & (ms <= b_set(0x1p64)) & (mv >= b_set(0x1p-64)) & (mv <= b_set(0x1p64));
   v4l k2 = {};
+  /* The lanes this code follows ref_fast_quick through to the end: what it
+   * declines there, ref_fast_quick declines too. */
+  v4l whole = live;
   if (__builtin_expect(B_MASK(~inr & live) != 0, 0)) {
     /* Scaling, for the live lanes out of range (as ref_fast_quick). */
     const v4l xs = b_expo(ms), xv = b_expo(mv);
     const v4l sc = ~inr & live;
     live &= inr | ((xs != 0) & (xv != 0)); /* subnormal or zero maxima: scalar */
+    whole = live;
     const v4l es = (xs - 1023) & sc & live, ev = (xv - 1023) & sc & live;
     v4l lost = {};
 #define KEEP(x, k)                                                                 \
@@ -212,7 +219,6 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
   const v4l read = (cpos | cneg) & ~(cpos & ~((bpos | bneg) & (dpos | dneg)));
   const v4l noroot = live & read & cpos & dneg; /* miss or separating: the class alone */
   v4l roots = live & read & ~noroot & (Dc > b_set(0));
-  *signs = B_MASK((live & ~noroot & ~roots));
 
   /* Step 2: the estimates, then one Newton step for each root. */
   v4d tlo = b_set(0), thi = b_set(0);
@@ -224,19 +230,30 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     v4d H2h, H2l;
     b_two_prod(d.Rh, d.Rh, &H2h, &H2l);
     const v4d mR = d.Rl * (2 * d.Rh + d.Rl);
-    v4d dl, E, Flo, Fhi;
-    const v4l want = roots;
-    roots &= b_step(&dl, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
-    roots &= b_certify(&tlo, Tlo, dl, E, k2);
-    roots &= b_step(&dl, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
-    roots &= b_certify(&thi, Thi, dl, E, k2);
-    /* A lane the step failed: ref_fast_quick's second step runs only when
-     * both floors leave room (quick_roots); otherwise it would decline too,
-     * so the lane goes straight to the double-double stage. */
-    const v4l again = (Flo <= b_set(0x1p-66) * b_abs(Tlo)) & (Fhi <= b_set(0x1p-66) * b_abs(Thi));
-    *signs |= B_MASK(want & ~roots & ~again);
+    v4d dlo, dhi, E, Flo, Fhi;
+    v4l edge = {};
+    v4l okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
+    okl &= b_certify(&tlo, &edge, Tlo, dlo, E, k2);
+    v4l okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
+    okh &= b_certify(&thi, &edge, Thi, dhi, E, k2);
+    /* quick_roots: where the first step could not certify both roots yet
+     * both floors leave room, a second step from RN(T + dl). */
+    const v4l again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
+                      (Fhi <= b_set(0x1p-66) * b_abs(Thi));
+    roots &= okl & okh;
+    if (B_MASK(again)) {
+      const v4d T2lo = Tlo + dlo, T2hi = Thi + dhi;
+      v4d t2lo, t2hi;
+      v4l ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
+      ok2 &= b_certify(&t2lo, &edge, T2lo, dlo, E, k2);
+      ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
+      ok2 &= b_certify(&t2hi, &edge, T2hi, dhi, E, k2);
+      tlo = b_pick(ok2, t2lo, tlo);
+      thi = b_pick(ok2, t2hi, thi);
+      roots |= ok2;
+    }
+    whole &= ~edge;
   }
-
   /* The answers, with directions as ref_fast_quick sets them, from tables
    * rather than branches on signs that a stream of cases draws at random:
    * w = 0 for c < 0 (forward the upper root, backward the lower), 1 for
@@ -245,6 +262,7 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
   static const signed char fwd[4] = {0, 1, -1, -1}, rev[4] = {1, -1, 0, -1};
   static const toi_class wcls[4] = {TOI_OVERLAP, TOI_HIT, TOI_SEPARATING, TOI_NONE};
   const int mn = B_MASK(noroot), mr = B_MASK(roots);
+  *signs = B_MASK(whole) & ~(mn | mr);
   tlo = b_pick(noroot, b_set(NAN), tlo);
   thi = b_pick(noroot, b_set(NAN), thi);
   for (int j = 0; j < BW; j++) {

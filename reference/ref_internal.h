@@ -82,8 +82,8 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
 toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c);
 /// The batch's first stage (ref_fast_batch_kernel.h) on 4 or 8 cases at once,
 /// for CPUs with AVX2 and FMA, or AVX-512: bit j of the result set when case j
-/// was answered into out[j]; bit j of *signs when it was declined for a sign
-/// the plain-double filters cannot read. The cases must pass the plain checks
+/// was answered into out[j]; bit j of *signs when it was declined where
+/// ref_fast_quick would decline it too. The cases must pass the plain checks
 /// of ref_solve_fast (dimension, radii, zero third components in 2D).
 int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs);
 int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs);
