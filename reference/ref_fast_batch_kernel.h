@@ -254,30 +254,28 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     }
     whole &= ~edge;
   }
-  /* The answers, with directions as ref_fast_quick sets them, from tables
-   * rather than branches on signs that a stream of cases draws at random:
-   * w = 0 for c < 0 (forward the upper root, backward the lower), 1 for
-   * c > 0, b < 0 (forward the lower), 2 for c > 0, b > 0 (backward the
-   * upper), 3 without roots (the class alone, NaN times). */
-  static const signed char fwd[4] = {0, 1, -1, -1}, rev[4] = {1, -1, 0, -1};
-  static const toi_class wcls[4] = {TOI_OVERLAP, TOI_HIT, TOI_SEPARATING, TOI_NONE};
+  /* The answers, with directions as ref_fast_quick sets them, chosen lane
+   * by lane without branches (a stream of cases draws the signs at random):
+   * c < 0: overlap, forward the upper root, backward the lower; c > 0,
+   * b < 0: hit, forward the lower; c > 0, b > 0: separating, backward the
+   * upper; without roots the class alone (miss or separating), NaN times. */
   const int mn = B_MASK(noroot), mr = B_MASK(roots);
   *signs = B_MASK(whole) & ~(mn | mr);
-  tlo = b_pick(noroot, b_set(NAN), tlo);
-  thi = b_pick(noroot, b_set(NAN), thi);
-  for (int j = 0; j < BW; j++) {
-    if (!((mn | mr) >> j & 1)) continue;
-    const int nr = mn >> j & 1, w = nr ? 3 : cneg[j] ? 0 : bneg[j] ? 1 : 2;
-    const double pick[3] = {thi[j], tlo[j], NAN}; /* by is_lo: 0 upper, 1 lower, -1 none */
-    toi_ref *o = &out[j];
-    o->cls = nr ? (bpos[j] ? TOI_SEPARATING : TOI_MISS) : wcls[w];
-    o->tlo = tlo[j];
-    o->thi = thi[j];
-    o->fwd_is_lo = fwd[w];
-    o->rev_is_lo = rev[w];
-    o->tfwd = pick[(fwd[w] + 3) % 3];
-    o->trev = pick[(rev[w] + 3) % 3];
+  const v4d nan = b_set(NAN);
+  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
+  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
+  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
+  const v4l none = (v4l)b_set(0) - 1;
+  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
+  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
+  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
+                  (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
+  tlo = b_pick(roots, tlo, nan);
+  thi = b_pick(roots, thi, nan);
+  for (unsigned m = (unsigned)(mn | mr); m; m &= m - 1) {
+    const int j = __builtin_ctz(m);
+    out[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
+                       .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
   }
   return mn | mr;
 }
-
