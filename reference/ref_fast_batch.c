@@ -96,8 +96,8 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
      * answer it), then those cases one by one: the vector loop stays free
      * of calls and of branches on which lanes were declined. */
     enum { STRETCH = 1024 };
-    uint32_t left[STRETCH];
-    unsigned long long quick = 0;
+    uint32_t left[STRETCH], scalar[STRETCH];
+    unsigned long long quick = 0, dd = 0;
     while (i + (size_t)w <= n) {
       size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
       const size_t start = i;
@@ -107,7 +107,8 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
         if (plain) done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
         quick += (unsigned long long)__builtin_popcount((unsigned)done);
         /* left[]: the offset in the stretch times 2, plus 1 when only the
-         * double-double stage is left to try. */
+         * double-double stage is left to try (the scalar first stage would
+         * decline the case too). */
         for (unsigned m = ~(unsigned)done & ((1u << w) - 1); m; m &= m - 1) {
           unsigned j = (unsigned)__builtin_ctz(m);
           left[nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
@@ -115,14 +116,42 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       }
       if (st)
         for (size_t k = start; k < end; k++) st[k] = TOI_OK;
-      for (size_t k = 0; k < nl; k++) {
-        size_t at = start + (left[k] >> 1);
-        toi_status s = left[k] & 1 ? ref_solve_fast_rest(&out[at], &c[at]) : ref_solve_fast(&out[at], &c[at], NULL);
+      /* The lanes only the double-double stage can answer, w at a time
+       * through its vector form (a short last group repeats its last case,
+       * which writes the same answer twice), then whatever it declines, and
+       * the lanes the scalar first stage may still answer, one by one. */
+      size_t nd = 0, ns = 0;
+      for (size_t k = 0; k < nl; k++)
+        if (left[k] & 1) left[nd++] = left[k] >> 1;
+        else scalar[ns++] = left[k] >> 1;
+      for (size_t k = 0; k < nd; k += (size_t)w) {
+        const toi_case *cp[8];
+        toi_ref *op[8];
+        for (int j = 0; j < w; j++) {
+          size_t at = start + left[k + (size_t)j < nd ? k + (size_t)j : nd - 1];
+          cp[j] = &c[at];
+          op[j] = &out[at];
+        }
+        int done = w == 8 ? ref_fast_batch8_dd(op, cp) : ref_fast_batch4_dd(op, cp);
+        for (int j = 0; j < w && k + (size_t)j < nd; j++) {
+          size_t at = start + left[k + (size_t)j];
+          if (done >> j & 1) {
+            dd++;
+            continue;
+          }
+          toi_status s = ref_solve_fast_rest(&out[at], &c[at]);
+          if (st) st[at] = s;
+          bad += s != TOI_OK;
+        }
+      }
+      for (size_t k = 0; k < ns; k++) {
+        size_t at = start + scalar[k];
+        toi_status s = ref_solve_fast(&out[at], &c[at], NULL);
         if (st) st[at] = s;
         bad += s != TOI_OK;
       }
     }
-    ref_fast_count_quick(quick);
+    ref_fast_count(quick, dd);
   }
 #endif
   for (; i < n; i++) {

@@ -6,11 +6,12 @@
 #define BW 4
 #define BATCH_ATTR __attribute__((target("avx2,fma")))
 #define B_NAME ref_fast_batch4
+#define B_NAME_DD ref_fast_batch4_dd
 #define B_MAX(a, b) _mm256_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm256_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm256_sqrt_pd(a)
 #define B_MASK(m) _mm256_movemask_pd((__m256d)(m))
-#define B_LOAD(c, f) ((v4d){c[0].f, c[1].f, c[2].f, c[3].f})
+#define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
 #define B_SET(x) ((v4d){x, x, x, x})
 #include "ref_fast_batch_kernel.h"
 #endif

@@ -6,11 +6,12 @@
 #define BW 8
 #define BATCH_ATTR __attribute__((target("avx512f,avx512dq,fma")))
 #define B_NAME ref_fast_batch8
+#define B_NAME_DD ref_fast_batch8_dd
 #define B_MAX(a, b) _mm512_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm512_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm512_sqrt_pd(a)
 #define B_MASK(m) ((int)_mm512_movepi64_mask((__m512i)(m)))
-#define B_LOAD(c, f) ((v4d){c[0].f, c[1].f, c[2].f, c[3].f, c[4].f, c[5].f, c[6].f, c[7].f})
+#define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
 #define B_SET(x) ((v4d){x, x, x, x, x, x, x, x})
 #include "ref_fast_batch_kernel.h"
 #endif

@@ -133,14 +133,48 @@ BATCH_INLINE v4l b_certify(v4d *out, v4l *edge, v4d T, v4d dl, v4d E, v4l k) {
   return ok;
 }
 
+/* The answers of the lanes in noroot | roots into *op[j], with directions
+ * as ref_set_dirs sets them, chosen lane by lane without branches (a stream
+ * of cases draws the signs at random): c < 0 (cneg): overlap, forward the
+ * upper root, backward the lower; c > 0, b < 0 (bneg): hit, forward the
+ * lower; c > 0, b > 0: separating, backward the upper; noroot: the class
+ * alone (miss or separating by bpos), NaN times. Returns the lanes stored. */
+BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4l bneg, v4l bpos, v4d tlo, v4d thi) {
+  const v4d nan = b_set(NAN);
+  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
+  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
+  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
+  const v4l none = (v4l)b_set(0) - 1;
+  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
+  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
+  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
+                  (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
+  tlo = b_pick(roots, tlo, nan);
+  thi = b_pick(roots, thi, nan);
+  const int m = B_MASK(noroot | roots);
+  for (unsigned k = (unsigned)m; k; k &= k - 1) {
+    const int j = __builtin_ctz(k);
+    *op[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
+                       .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
+  }
+  return m;
+}
+
 /* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
  * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
  * was declined where ref_fast_quick would decline it too (a sign its filter
  * cannot read, no D > 0 where roots are needed, a lossy scaling, roots it
  * cannot certify in two steps), so it may go straight to the double-double
  * stage. */
-BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
-#define LD(f) B_LOAD(c, f)
+/* The data of the cases *cp[0..BW-1] into d: s = pB - pA, v = vB - vA and
+ * R = rA + rB as exact pairs (hi, lo), scaled as ref_fast_quick and fast_try
+ * scale them (*k2 = es - ev, t = T 2^k2). Returns the lanes whose data are
+ * finite and exactly held; *whole: those, plus the lanes whose scaling lost
+ * bits (which both scalar stages decline too, the FMA build's fast_try only
+ * in its exact stages). Lanes whose largest length or speed is subnormal or
+ * zero are in neither. */
+BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *const *cp) {
+#define LD(f) B_LOADP(cp, f)
   bdata d;
   v4d z = b_set(0);
 #pragma GCC unroll 3
@@ -165,8 +199,6 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
   }
   const v4l inr = (ms >= b_set(0x1p-64)) & (ms <= b_set(0x1p64)) & (mv >= b_set(0x1p-64)) & (mv <= b_set(0x1p64));
   v4l k2 = {};
-  /* The lanes this code follows ref_fast_quick through to the end: what it
-   * declines there, ref_fast_quick declines too. */
   v4l whole = live;
   if (__builtin_expect(B_MASK(~inr & live) != 0, 0)) {
     /* Scaling, for the live lanes out of range (as ref_fast_quick). */
@@ -200,6 +232,21 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     d.ash[i] = b_abs(d.sh[i]);
     d.avh[i] = b_abs(d.vh[i]);
   }
+  *dp = d;
+  *wholep = whole;
+  *k2p = k2;
+  return live;
+}
+
+BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
+  const toi_case *cp[BW];
+  toi_ref *op[BW];
+  for (int j = 0; j < BW; j++) cp[j] = &c[j], op[j] = &out[j];
+  bdata d;
+  /* whole: the lanes this code follows ref_fast_quick through to the end:
+   * what it declines there, ref_fast_quick declines too. */
+  v4l whole, k2;
+  v4l live = b_prepare(&d, &whole, &k2, cp);
 
   /* Step 1 of ref_fast_quick.c. */
   const v4d *sh = d.sh, *vh = d.vh;
@@ -254,28 +301,147 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     }
     whole &= ~edge;
   }
-  /* The answers, with directions as ref_fast_quick sets them, chosen lane
-   * by lane without branches (a stream of cases draws the signs at random):
-   * c < 0: overlap, forward the upper root, backward the lower; c > 0,
-   * b < 0: hit, forward the lower; c > 0, b > 0: separating, backward the
-   * upper; without roots the class alone (miss or separating), NaN times. */
-  const int mn = B_MASK(noroot), mr = B_MASK(roots);
-  *signs = B_MASK(whole) & ~(mn | mr);
-  const v4d nan = b_set(NAN);
-  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
-  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
-  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
-  const v4l none = (v4l)b_set(0) - 1;
-  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
-  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
-  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
-                  (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
-  tlo = b_pick(roots, tlo, nan);
-  thi = b_pick(roots, thi, nan);
-  for (unsigned m = (unsigned)(mn | mr); m; m &= m - 1) {
-    const int j = __builtin_ctz(m);
-    out[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
-                       .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
+  const int done = b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
+  *signs = B_MASK(whole) & ~done;
+  return done;
+}
+
+/* ---- the double-double stage (fast_try of ref_fast.c) in BW lanes ---- */
+
+typedef struct vdd {
+  v4d h, l;
+} vdd;
+
+BATCH_INLINE vdd d_two_sum(v4d a, v4d b) {
+  vdd r;
+  b_two_sum(a, b, &r.h, &r.l);
+  return r;
+}
+
+BATCH_INLINE vdd d_fast_two_sum(v4d a, v4d b) {
+  V_OPAQUE(a);
+  V_OPAQUE(b);
+  const v4d s = a + b;
+  return (vdd){s, b - (s - a)};
+}
+
+BATCH_INLINE vdd d_two_prod(v4d a, v4d b) {
+  vdd r;
+  b_two_prod(a, b, &r.h, &r.l);
+  return r;
+}
+
+BATCH_INLINE vdd d_neg(vdd x) { return (vdd){-x.h, -x.l}; }
+
+/* dd_dot of ref_internal.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
+BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, v4d *mag) {
+  vdd p = d_two_prod(x[0].h, y[0].h);
+  v4d S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = b_abs(p.h);
+#pragma GCC unroll 4
+  for (int i = 1; i < n; i++) {
+    p = d_two_prod(x[i].h, y[i].h);
+    const vdd q = d_two_sum(S, p.h);
+    S = q.h;
+    T = ((T + q.l) + p.l) + (x[i].h * y[i].l + x[i].l * y[i].h);
+    M += b_abs(p.h);
   }
-  return mn | mr;
+  *mag = M;
+  return d_two_sum(S, T);
+}
+
+/* dd_add_sqrt, lane by lane (bound 2^-101 W.h; |W.h - w0| <= 3.57u w0). */
+BATCH_INLINE vdd d_add_sqrt(vdd x, vdd d, v4d *h0, v4d *w0) {
+  const v4d h = B_SQRT(d.h), g = b_set(0.5) / d.h;
+  const vdd p = d_two_prod(h, h);
+  const v4d r = ((d.h - p.h) - p.l) + d.l;
+  const v4d corr = r * (h * g);
+  const vdd s = d_two_sum(x.h, h);
+  *h0 = h;
+  *w0 = s.h;
+  return d_fast_two_sum(s.h, s.l + (x.l + corr));
+}
+
+/* dd_div, lane by lane. */
+BATCH_INLINE vdd d_div(vdd x, vdd y, v4d iy) {
+  const v4d q1 = x.h * iy;
+  const vdd p = d_two_prod(q1, y.h);
+  const v4d r = (((x.h - p.h) - p.l) + x.l) - q1 * y.l;
+  return d_fast_two_sum(q1, r * iy);
+}
+
+/* fast_quot_err, lane by lane. */
+BATCH_INLINE v4d d_quot_err(vdd T, double ed, v4d rx, v4d ry) {
+  return b_abs(T.h) * (b_set(ed) + b_set(1.001) * (rx + ry));
+}
+
+/*
+ * fast_try's usual path (FMA build, no target distance) on the cases
+ * *cp[0..BW-1], answers into *op[j]: the same operations in the same order
+ * lane by lane, so its proofs hold in each lane. A lane is declined (left
+ * to the scalar engine) wherever fast_try would take a rarer path: c within
+ * 2^64 of its bound (fast_c3 and the exact stages), b's or D's sign not
+ * read by the double-double filter (exact expansions), data outside the
+ * range of step 4, a root that fast_certify's first path cannot round, a
+ * lossy scaling. Returns the lanes answered.
+ */
+BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp) {
+  bdata d;
+  v4l whole, k2;
+  v4l live = b_prepare(&d, &whole, &k2, cp);
+  vdd s[4], sr[4], v[3];
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; i++) {
+    s[i] = sr[i] = (vdd){d.sh[i], d.sl[i]};
+    v[i] = (vdd){d.vh[i], d.vl[i]};
+  }
+  s[3] = (vdd){d.Rh, d.Rl};
+  sr[3] = d_neg(s[3]);
+
+  /* Step 2: a, b, c with errors 2^-99 M + 2^-1000. */
+  v4d Ma, Mb, Mc;
+  const vdd A = d_dot(v, v, 3, &Ma), B = d_dot(s, v, 3, &Mb), C = d_dot(s, sr, 4, &Mc);
+  const v4d Ea = b_set(0x1p-99) * Ma + b_set(0x1p-1000), Eb = b_set(0x1p-99) * Mb + b_set(0x1p-1000);
+  const v4d Ec = b_set(0x1p-99) * Mc + b_set(0x1p-1000);
+  const v4d ia = b_set(1) / A.h;
+  const v4l cpos = C.h > b_set(0x1p64) * Ec, cneg = -C.h > b_set(0x1p64) * Ec;
+  const v4l bpos = B.h > 2 * Eb, bneg = -B.h > 2 * Eb;
+  live &= (cpos | cneg) & (cneg | bpos | bneg);
+
+  /* Step 3: D = b^2 - a c with its bound. */
+  const v4d Aa = A.h * b_set(1 + 0x1p-52), Ba = b_abs(B.h) * b_set(1 + 0x1p-52), Ca = b_abs(C.h) * b_set(1 + 0x1p-52);
+  const vdd dx[2] = {B, A}, dy[2] = {B, d_neg(C)};
+  v4d Md;
+  const vdd D = d_dot(dx, dy, 2, &Md);
+  const v4d ED = b_up(b_set(0x1p-99) * Md + Eb * (2 * Ba + Eb) + Ea * Ca + (Aa + Ea) * Ec) + b_set(0x1p-1000);
+  const v4l dpos = cneg | (D.h > 2 * ED), dneg = ~cneg & (-D.h > 2 * ED);
+  live &= dpos | dneg;
+  const v4l noroot = live & dneg;
+  v4l roots = live & dpos;
+
+  /* Step 4: the roots by W = |B| + sqrt D, c / W and W / a. */
+  roots &= (D.h >= b_set(0x1p-800)) & (D.h <= b_set(0x1p800)) & (b_abs(C.h) >= b_set(0x1p-800));
+  v4d tlo = b_set(0), thi = b_set(0);
+  if (B_MASK(roots)) {
+    const v4l bn = B.h <= b_set(0);
+    const vdd X = {b_pick(bn, -B.h, B.h), b_pick(bn, -B.l, B.l)};
+    v4d h, w0;
+    const vdd W = d_add_sqrt(X, D, &h, &w0);
+    const v4d iw = b_set(1) / w0;
+    const vdd Q1 = d_div(C, W, iw), Q2 = d_div(W, A, ia);
+    const v4l usual = (ED <= b_set(0x1p-96) * (h * h)) & (Eb <= b_set(0x1p-96) * W.h) &
+                      (Ec <= b_set(0x1p-93) * b_abs(C.h)) & (Ea <= b_set(0x1p-93) * A.h);
+    const v4d EW = b_up(Eb + ED / h + b_set(0x1p-101) * W.h);
+    const v4d rw = EW / W.h;
+    const v4d E1 = b_pick(usual, b_set(0x1p-91) * b_abs(Q1.h), d_quot_err(Q1, 0x1p-98, Ec / b_abs(C.h), rw));
+    const v4d E2 = b_pick(usual, b_set(0x1p-91) * b_abs(Q2.h), d_quot_err(Q2, 0x1p-100, rw, Ea / A.h));
+    /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
+    const v4d s1 = b_pick(bn, b_set(1), b_set(-1));
+    v4d t1, t2;
+    v4l edge = {};
+    roots &= b_certify(&t1, &edge, Q1.h * s1, Q1.l * s1, E1, k2);
+    roots &= b_certify(&t2, &edge, Q2.h * s1, Q2.l * s1, E2, k2);
+    tlo = b_pick(bn, t1, t2);
+    thi = b_pick(bn, t2, t1);
+  }
+  return b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
 }
