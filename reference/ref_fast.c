@@ -661,9 +661,10 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) 
 
 toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c) { return fast_solve(out, c, NULL, 1); }
 
-void ref_fast_count(unsigned long long quick, unsigned long long dd) {
+void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact) {
   fast_stats.calls += quick + dd;
   fast_stats.quick += quick;
+  fast_stats.exact += exact;
 }
 
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {

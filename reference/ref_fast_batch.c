@@ -97,7 +97,7 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
      * of calls and of branches on which lanes were declined. */
     enum { STRETCH = 1024 };
     uint32_t left[STRETCH], scalar[STRETCH];
-    unsigned long long quick = 0, dd = 0;
+    unsigned long long quick = 0, dd = 0, exact = 0;
     while (i + (size_t)w <= n) {
       size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
       const size_t start = i;
@@ -132,11 +132,12 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
           cp[j] = &c[at];
           op[j] = &out[at];
         }
-        int done = w == 8 ? ref_fast_batch8_dd(op, cp) : ref_fast_batch4_dd(op, cp);
+        int c3 = 0, done = w == 8 ? ref_fast_batch8_dd(op, cp, &c3) : ref_fast_batch4_dd(op, cp, &c3);
         for (int j = 0; j < w && k + (size_t)j < nd; j++) {
           size_t at = start + left[k + (size_t)j];
           if (done >> j & 1) {
             dd++;
+            exact += (unsigned)c3 >> j & 1;
             continue;
           }
           toi_status s = ref_solve_fast_rest(&out[at], &c[at]);
@@ -151,7 +152,7 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
         bad += s != TOI_OK;
       }
     }
-    ref_fast_count(quick, dd);
+    ref_fast_count(quick, dd, exact);
   }
 #endif
   for (; i < n; i++) {

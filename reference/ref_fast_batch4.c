@@ -10,6 +10,7 @@
 #define B_MAX(a, b) _mm256_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm256_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm256_sqrt_pd(a)
+#define B_FLOOR(a) _mm256_round_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define B_MASK(m) _mm256_movemask_pd((__m256d)(m))
 #define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
 #define B_SET(x) ((v4d){x, x, x, x})

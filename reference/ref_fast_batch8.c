@@ -10,6 +10,7 @@
 #define B_MAX(a, b) _mm512_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm512_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm512_sqrt_pd(a)
+#define B_FLOOR(a) _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define B_MASK(m) ((int)_mm512_movepi64_mask((__m512i)(m)))
 #define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
 #define B_SET(x) ((v4d){x, x, x, x, x, x, x, x})

@@ -112,60 +112,61 @@ BATCH_INLINE v4l b_step(v4d *dlo, v4d *Eo, v4d *Fo, v4d T, double want, const bd
   return ok;
 }
 
-/* fast_certify's first path in BW lanes: T + dl within E of the root,
- * times 2^k; the mask of lanes certified, the doubles in *out. A lane that
- * needs fast_certify's second path (the enclosure straddles a double's
- * rounding boundary only after the scaling) is declined. */
-BATCH_INLINE v4l b_certify(v4d *out, v4l *edge, v4d T, v4d dl, v4d E, v4l k) {
+/* fast_rn of ref_internal.h in the lanes of mask: RN(x 2^k) for the
+ * normalized pair x = xh + xl, 2^-850 <= |xh| <= 2^850, overflow to +-Inf
+ * and the subnormal grid as IEEE 754 rounds (the argument is there). */
+BATCH_INLINE v4d b_rn(v4d xh, v4d xl, v4l k, v4l mask) {
+  const v4l sign = (v4l)b_set(-0.0);
+  const v4l km = k & mask;
+  const v4l e = b_expo(b_abs(xh)) - 1023 + km;
+  const v4l inf = e > 1023, norm = ~inf & (e >= -1022), zero = e < -1080, sub = ~inf & ~norm & ~zero;
+  const v4d yn = b_scale(xh, km & norm);
+  const v4d m = b_abs(b_scale(xh, (km + 1074) & sub)); /* exact: normal, in [2^-6, 2^52) */
+  const v4d l = b_pick(xh > b_set(0), xl, -xl);       /* the correction toward larger |x| */
+  v4d f = B_FLOOR(m);
+  const v4d fr = m - f; /* exact */
+  const v4l odd = ((v4l)(f + b_set(0x1p52)) & 1) != 0;
+  const v4l upr = (fr > b_set(0.5)) | ((fr == b_set(0.5)) & ((l > b_set(0)) | ((l == b_set(0)) & odd)));
+  f += (v4d)(upr & (v4l)b_set(1));
+  const v4d ys = f * b_set(0x1p-52) * b_set(0x1p-1022); /* f 2^-1074, exact */
+  const v4d mag = b_pick(inf, b_set(INFINITY), b_pick(sub, ys, b_set(0)));
+  return b_pick(norm, yn, (v4d)(((v4l)mag & ~sign) | ((v4l)xh & sign)));
+}
+
+/* fast_certify in BW lanes: T + dl (a TwoSum) within E of the root, times
+ * 2^k; the mask of lanes certified, the doubles in *out. Its first path
+ * (both ends round to the same double, which scales exactly), else its
+ * second (each end rounded by fast_rn, subnormal and overflowing results
+ * included, and compared), as there. */
+BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
   v4d Th, Tl;
   b_two_sum(T, dl, &Th, &Tl);
   const v4d ah = b_abs(Th);
-  v4l ok = (ah >= b_set(0x1p-850)) & (ah <= b_set(0x1p850)) & (E <= b_set(0x1p-60) * ah);
+  const v4l ok = (ah >= b_set(0x1p-850)) & (ah <= b_set(0x1p850)) & (E <= b_set(0x1p-60) * ah);
   const v4d E2 = (E + ah * b_set(0x1p-104)) * b_set(1 + 0x1p-50);
   const v4d l1 = Tl - E2, l2 = Tl + E2;
   const v4d h1 = Th + l1, h2 = Th + l2;
   /* ah is normal where ok holds: its exponent is the field less 1023. */
   const v4l e = b_expo(ah) - 1023 + k;
-  const v4l inside = (h1 == h2) & (e >= -1021) & (e <= 1022);
-  *edge |= ok & ~inside;
-  ok &= inside;
-  *out = b_scale(h1, k & ok); /* k & ok: no shift of a garbage k */
-  return ok;
-}
-
-/* The answers of the lanes in noroot | roots into *op[j], with directions
- * as ref_set_dirs sets them, chosen lane by lane without branches (a stream
- * of cases draws the signs at random): c < 0 (cneg): overlap, forward the
- * upper root, backward the lower; c > 0, b < 0 (bneg): hit, forward the
- * lower; c > 0, b > 0: separating, backward the upper; noroot: the class
- * alone (miss or separating by bpos), NaN times. Returns the lanes stored. */
-BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4l bneg, v4l bpos, v4d tlo, v4d thi) {
-  const v4d nan = b_set(NAN);
-  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
-  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
-  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
-  const v4l none = (v4l)b_set(0) - 1;
-  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
-  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
-  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
-                  (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
-  tlo = b_pick(roots, tlo, nan);
-  thi = b_pick(roots, thi, nan);
-  const int m = B_MASK(noroot | roots);
-  for (unsigned k = (unsigned)m; k; k &= k - 1) {
-    const int j = __builtin_ctz(k);
-    *op[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
-                       .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
+  const v4l first = ok & (h1 == h2) & (e >= -1021) & (e <= 1022);
+  v4d y = b_scale(h1, k & first); /* k & first: no shift of a garbage k */
+  const v4l slow = ok & ~first;
+  v4l done = first;
+  if (__builtin_expect(B_MASK(slow) != 0, 0)) {
+    v4d a = Th, b1 = l1, b2 = l2;
+    V_OPAQUE(a);
+    V_OPAQUE(b1);
+    V_OPAQUE(b2);
+    const v4d x1 = a + b1, x2 = a + b2; /* fast_two_sum(T.h, l1), (T.h, l2) */
+    const v4d y1 = b_rn(x1, b1 - (x1 - a), k, slow), y2 = b_rn(x2, b2 - (x2 - a), k, slow);
+    const v4l same = slow & ((v4l)y1 == (v4l)y2);
+    y = b_pick(same, y1, y);
+    done |= same;
   }
-  return m;
+  *out = y;
+  return done;
 }
 
-/* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
- * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
- * was declined where ref_fast_quick would decline it too (a sign its filter
- * cannot read, no D > 0 where roots are needed, a lossy scaling, roots it
- * cannot certify in two steps), so it may go straight to the double-double
- * stage. */
 /* The data of the cases *cp[0..BW-1] into d: s = pB - pA, v = vB - vA and
  * R = rA + rB as exact pairs (hi, lo), scaled as ref_fast_quick and fast_try
  * scale them (*k2 = es - ev, t = T 2^k2). Returns the lanes whose data are
@@ -238,6 +239,40 @@ BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *con
   return live;
 }
 
+/* The answers of the lanes in noroot | roots into *op[j], with directions
+ * as ref_set_dirs sets them, chosen lane by lane without branches (a stream
+ * of cases draws the signs at random): c < 0 (cneg): overlap, forward the
+ * upper root, backward the lower; c > 0, b < 0 (bneg): hit, forward the
+ * lower; c > 0, b > 0: separating, backward the upper; noroot: the class
+ * alone (miss or separating by bpos), NaN times. Returns the lanes stored. */
+BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4l bneg, v4l bpos, v4d tlo, v4d thi) {
+  const v4d nan = b_set(NAN);
+  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
+  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
+  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
+  const v4l none = (v4l)b_set(0) - 1;
+  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
+  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
+  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
+                  (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
+  tlo = b_pick(roots, tlo, nan);
+  thi = b_pick(roots, thi, nan);
+  const int m = B_MASK(noroot | roots);
+  for (unsigned k = (unsigned)m; k; k &= k - 1) {
+    const int j = __builtin_ctz(k);
+    *op[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
+                       .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
+  }
+  return m;
+}
+
+/* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
+ * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
+ * was declined where ref_fast_quick would decline it too (a sign its filter
+ * cannot read, no D > 0 where roots are needed, a lossy scaling, roots it
+ * cannot certify in two steps), so it may go straight to the double-double
+ * stage. */
+
 BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
   const toi_case *cp[BW];
   toi_ref *op[BW];
@@ -278,11 +313,10 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     b_two_prod(d.Rh, d.Rh, &H2h, &H2l);
     const v4d mR = d.Rl * (2 * d.Rh + d.Rl);
     v4d dlo, dhi, E, Flo, Fhi;
-    v4l edge = {};
     v4l okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
-    okl &= b_certify(&tlo, &edge, Tlo, dlo, E, k2);
+    okl &= b_certify(&tlo, Tlo, dlo, E, k2);
     v4l okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
-    okh &= b_certify(&thi, &edge, Thi, dhi, E, k2);
+    okh &= b_certify(&thi, Thi, dhi, E, k2);
     /* quick_roots: where the first step could not certify both roots yet
      * both floors leave room, a second step from RN(T + dl). */
     const v4l again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
@@ -292,14 +326,13 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
       const v4d T2lo = Tlo + dlo, T2hi = Thi + dhi;
       v4d t2lo, t2hi;
       v4l ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2lo, &edge, T2lo, dlo, E, k2);
+      ok2 &= b_certify(&t2lo, T2lo, dlo, E, k2);
       ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2hi, &edge, T2hi, dhi, E, k2);
+      ok2 &= b_certify(&t2hi, T2hi, dhi, E, k2);
       tlo = b_pick(ok2, t2lo, tlo);
       thi = b_pick(ok2, t2hi, thi);
       roots |= ok2;
     }
-    whole &= ~edge;
   }
   const int done = b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
   *signs = B_MASK(whole) & ~done;
@@ -349,6 +382,37 @@ BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, v4d *mag) {
   return d_two_sum(S, T);
 }
 
+/* fast_c3 of ref_fast.c for n = 4 (c near contact, to about 2^-145 M),
+ * lane by lane, with its bound in *err. */
+BATCH_INLINE vdd d_c3(const vdd *x, const vdd *y, v4d *err) {
+  vdd P = d_two_prod(x[0].h, y[0].h);
+  v4d S1 = P.h, S2 = P.l, T = b_set(0), A3 = b_set(0);
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    if (i > 0) {
+      P = d_two_prod(x[i].h, y[i].h);
+      const vdd e1 = d_two_sum(S1, P.h);
+      S1 = e1.h;
+      vdd f = d_two_sum(S2, e1.l);
+      S2 = f.h;
+      T += f.l, A3 += b_abs(f.l);
+      f = d_two_sum(S2, P.l);
+      S2 = f.h;
+      T += f.l, A3 += b_abs(f.l);
+    }
+    const vdd Q = d_two_prod(2 * x[i].h, y[i].l);
+    const vdd f = d_two_sum(S2, Q.h);
+    S2 = f.h;
+    const v4d r = x[i].l * y[i].l;
+    T += f.l + Q.l + r;
+    A3 += b_abs(f.l) + b_abs(Q.l) + 2 * b_abs(r);
+  }
+  const vdd HL = d_two_sum(S1, S2);
+  const v4d L = HL.l + T;
+  *err = b_up(b_set(24 * 0x1p-52) * A3 + b_set(0x1p-52) * (b_abs(HL.l) + b_abs(T))) + b_set(0x1p-1000);
+  return d_two_sum(HL.h, L);
+}
+
 /* dd_add_sqrt, lane by lane (bound 2^-101 W.h; |W.h - w0| <= 3.57u w0). */
 BATCH_INLINE vdd d_add_sqrt(vdd x, vdd d, v4d *h0, v4d *w0) {
   const v4d h = B_SQRT(d.h), g = b_set(0.5) / d.h;
@@ -377,14 +441,15 @@ BATCH_INLINE v4d d_quot_err(vdd T, double ed, v4d rx, v4d ry) {
 /*
  * fast_try's usual path (FMA build, no target distance) on the cases
  * *cp[0..BW-1], answers into *op[j]: the same operations in the same order
- * lane by lane, so its proofs hold in each lane. A lane is declined (left
- * to the scalar engine) wherever fast_try would take a rarer path: c within
- * 2^64 of its bound (fast_c3 and the exact stages), b's or D's sign not
- * read by the double-double filter (exact expansions), data outside the
- * range of step 4, a root that fast_certify's first path cannot round, a
- * lossy scaling. Returns the lanes answered.
+ * lane by lane, so its proofs hold in each lane; c near contact by fast_c3
+ * as there (*c3: the lanes that needed it). A lane is declined (left to the
+ * scalar engine) wherever fast_try would take a rarer path: c's sign not
+ * read after fast_c3, b's or D's sign not read by the double-double filter
+ * (exact expansions), data outside the range of step 4, a root that
+ * fast_certify's first path cannot round, a lossy scaling. Returns the
+ * lanes answered.
  */
-BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp) {
+BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) {
   bdata d;
   v4l whole, k2;
   v4l live = b_prepare(&d, &whole, &k2, cp);
@@ -399,11 +464,24 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp) {
 
   /* Step 2: a, b, c with errors 2^-99 M + 2^-1000. */
   v4d Ma, Mb, Mc;
-  const vdd A = d_dot(v, v, 3, &Ma), B = d_dot(s, v, 3, &Mb), C = d_dot(s, sr, 4, &Mc);
+  const vdd A = d_dot(v, v, 3, &Ma), B = d_dot(s, v, 3, &Mb);
+  vdd C = d_dot(s, sr, 4, &Mc);
   const v4d Ea = b_set(0x1p-99) * Ma + b_set(0x1p-1000), Eb = b_set(0x1p-99) * Mb + b_set(0x1p-1000);
-  const v4d Ec = b_set(0x1p-99) * Mc + b_set(0x1p-1000);
+  v4d Ec = b_set(0x1p-99) * Mc + b_set(0x1p-1000);
   const v4d ia = b_set(1) / A.h;
-  const v4l cpos = C.h > b_set(0x1p64) * Ec, cneg = -C.h > b_set(0x1p64) * Ec;
+  v4l cpos = C.h > b_set(0x1p64) * Ec, cneg = -C.h > b_set(0x1p64) * Ec;
+  /* c lost more than 64 bits (or its sign is in doubt): fast_c3. */
+  const v4l near = live & ~(cpos | cneg);
+  *c3 = B_MASK(near);
+  if (*c3) {
+    v4d E3;
+    const vdd C3 = d_c3(s, sr, &E3);
+    C.h = b_pick(near, C3.h, C.h);
+    C.l = b_pick(near, C3.l, C.l);
+    Ec = b_pick(near, E3, Ec);
+    cpos |= near & (C.h > 2 * Ec);
+    cneg |= near & (-C.h > 2 * Ec);
+  }
   const v4l bpos = B.h > 2 * Eb, bneg = -B.h > 2 * Eb;
   live &= (cpos | cneg) & (cneg | bpos | bneg);
 
@@ -437,9 +515,8 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp) {
     /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
     const v4d s1 = b_pick(bn, b_set(1), b_set(-1));
     v4d t1, t2;
-    v4l edge = {};
-    roots &= b_certify(&t1, &edge, Q1.h * s1, Q1.l * s1, E1, k2);
-    roots &= b_certify(&t2, &edge, Q2.h * s1, Q2.l * s1, E2, k2);
+    roots &= b_certify(&t1, Q1.h * s1, Q1.l * s1, E1, k2);
+    roots &= b_certify(&t2, Q2.h * s1, Q2.l * s1, E2, k2);
     tlo = b_pick(bn, t1, t2);
     thi = b_pick(bn, t2, t1);
   }

@@ -89,17 +89,19 @@ int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs);
 int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs);
 /// The usual path of the double-double stage (fast_try) on the cases
 /// *c[0..3] or *c[0..7], for cases the first stage declined: bit j of the
-/// result set when *c[j] was answered into *out[j].
-int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c);
-int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c);
+/// result set when *c[j] was answered into *out[j]; bit j of *c3 when c was
+/// computed to 2^-145 for it (near contact).
+int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
+int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 /// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
 /// through ref_solve_fast), -1 the widest this CPU runs; a width the CPU
 /// lacks gives the widest it has. Returns the width now in use. Process-wide,
 /// for tests and benchmarks; not for use while solving threads run.
 int ref_fast_batch_use(int w);
 /// Counts cases answered outside ref_solve_fast (by the batch): quick by
-/// its first stage, dd by its double-double stage.
-void ref_fast_count(unsigned long long quick, unsigned long long dd);
+/// its first stage, dd by its double-double stage, exact of those dd with c
+/// to 2^-145 (fast_c3).
+void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact);
 
 /// The fast engine's first stage (ref_fast_quick.c), FMA build only: for a
 /// plausible case (fast_plausible in ref_fast.c) without a target distance,
