@@ -65,13 +65,6 @@ int ref_fast_batch_use(int w) {
   return batch_width();
 }
 
-/* The plain checks ref_solve_fast makes before its first stage: a case that
- * fails one goes to the scalar engine, which refuses it as toi_ref_solve does. */
-static inline int batch_plain(const toi_case *c) {
-  /* & rather than &&: 2D and 3D cases alternate at random in a suite. */
-  return (c->ra >= 0) & (c->rb >= 0) &
-         ((c->dim == 3) | ((c->dim == 2) & (c->pa[2] == 0) & (c->pb[2] == 0) & (c->va[2] == 0) & (c->vb[2] == 0)));
-}
 
 #else
 
@@ -102,9 +95,8 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
       const size_t start = i;
       for (; i < end; i += (size_t)w) {
-        int signs = 0, done = 0, plain = 1;
-        for (int j = 0; j < w; j++) plain &= batch_plain(&c[i + j]);
-        if (plain) done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
+        int signs = 0;
+        const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
         quick += (unsigned long long)__builtin_popcount((unsigned)done);
         /* left[]: the offset in the stretch times 2, plus 1 when only the
          * double-double stage is left to try (the scalar first stage would

@@ -169,8 +169,8 @@ BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
 
 /* The data of the cases *cp[0..BW-1] into d: s = pB - pA, v = vB - vA and
  * R = rA + rB as exact pairs (hi, lo), scaled as ref_fast_quick and fast_try
- * scale them (*k2 = es - ev, t = T 2^k2). Returns the lanes whose data are
- * finite and exactly held; *whole: those, plus the lanes whose scaling lost
+ * scale them (*k2 = es - ev, t = T 2^k2). Returns the lanes of valid cases
+ * whose data are finite and exactly held; *whole: those, plus the lanes whose scaling lost
  * bits (which both scalar stages decline too, the FMA build's fast_try only
  * in its exact stages). Lanes whose largest length or speed is subnormal or
  * zero are in neither. */
@@ -178,20 +178,25 @@ BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *con
 #define LD(f) B_LOADP(cp, f)
   bdata d;
   v4d z = b_set(0);
+  v4l z3 = {};
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
     const v4d pa = LD(pa[i]), pb = LD(pb[i]), va = LD(va[i]), vb = LD(vb[i]);
+    if (i == 2) z3 = (pa == b_set(0)) & (pb == b_set(0)) & (va == b_set(0)) & (vb == b_set(0));
     d.sh[i] = pb - pa;
     d.vh[i] = vb - va;
     z += (d.sh[i] - d.sh[i]) + (d.vh[i] - d.vh[i]);
     d.sl[i] = b_low(pb, -pa, d.sh[i]);
     d.vl[i] = b_low(vb, -va, d.vh[i]);
   }
-  const v4d ra = LD(ra), rb = LD(rb);
+  const v4d ra = LD(ra), rb = LD(rb), dim = LD(dim);
 #undef LD
   d.Rh = ra + rb;
   d.Rl = b_low(ra, rb, d.Rh);
-  v4l live = (z + (d.Rh - d.Rh)) == b_set(0);
+  /* The checks ref_solve_fast makes first (dimension, radii, a 2D case's
+   * zero third components), then finite data. */
+  const v4l plain = (ra >= b_set(0)) & (rb >= b_set(0)) & ((dim == b_set(3)) | ((dim == b_set(2)) & z3));
+  v4l live = plain & ((z + (d.Rh - d.Rh)) == b_set(0));
   v4d ms = d.Rh, mv = b_set(0);
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
