@@ -18,10 +18,10 @@
  *
  * One simplification, which only ever declines more than the scalar code:
  * scaling (the data outside [2^-64, 2^64]): a lane whose largest length or
- * speed is subnormal or zero goes to the scalar engine; the others are
- * scaled by 2^-es and 2^-ev in two products by normal powers of two, each
- * exact while the result is normal, and every result below 2^-480 marks the
- * lane lost, as fast_scale_keep does (so the kept lanes hold exactly the
+ * speed is subnormal, zero or at least 2^1023 goes to the scalar engine; the
+ * others are scaled by 2^-es and 2^-ev, one product by a normal power of
+ * two as in fast_scale, and every result below 2^-480 marks the lane lost,
+ * as fast_scale_keep does (so the kept lanes hold exactly the
  * scaled data the scalar code would hold). A lane the batch declines
  * anywhere else, the scalar first stage would decline too: it goes straight
  * to the double-double stage (ref_solve_fast_rest).

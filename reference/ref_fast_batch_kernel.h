@@ -210,25 +210,30 @@ BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *con
     /* Scaling, for the live lanes out of range (as ref_fast_quick). */
     const v4l xs = b_expo(ms), xv = b_expo(mv);
     const v4l sc = ~inr & live;
-    live &= inr | ((xs != 0) & (xv != 0)); /* subnormal or zero maxima: scalar */
+    /* Subnormal or zero maxima, or a maximum of 2^1023 or more (2^-1023 is
+     * no normal double): the scalar engine. */
+    live &= inr | ((xs != 0) & (xv != 0) & (xs < 2046) & (xv < 2046));
     whole = live;
     const v4l es = (xs - 1023) & sc & live, ev = (xv - 1023) & sc & live;
+    /* One product by the normal power 2^-es (2^-ev): exact when the result
+     * is normal, else one rounding, as fast_scale's single product. */
+    const v4d ps = b_pow2(-es), pv = b_pow2(-ev);
     v4l lost = {};
-#define KEEP(x, k)                                                                 \
+#define KEEP(x, p)                                                                 \
   do {                                                                             \
-    const v4d y_ = b_scale(x, -(k));                                               \
+    const v4d y_ = x * p;                                                          \
     lost |= (x != b_set(0)) & ~(b_abs(y_) >= b_set(0x1p-480));                     \
     x = y_;                                                                        \
   } while (0)
 #pragma GCC unroll 3
     for (int i = 0; i < 3; i++) {
-      KEEP(d.sh[i], es);
-      KEEP(d.sl[i], es);
-      KEEP(d.vh[i], ev);
-      KEEP(d.vl[i], ev);
+      KEEP(d.sh[i], ps);
+      KEEP(d.sl[i], ps);
+      KEEP(d.vh[i], pv);
+      KEEP(d.vl[i], pv);
     }
-    KEEP(d.Rh, es);
-    KEEP(d.Rl, es);
+    KEEP(d.Rh, ps);
+    KEEP(d.Rl, ps);
 #undef KEEP
     live &= ~(lost & sc);
     k2 = es - ev;
