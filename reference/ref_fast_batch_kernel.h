@@ -8,6 +8,8 @@
 
 #define BATCH_INLINE BATCH_ATTR FAST_INLINE
 
+#include <stddef.h>
+
 /* Operands of error-free sums kept opaque, as FAST_OPAQUE does. */
 #define V_OPAQUE(x) __asm__("" : "+v"(x))
 
@@ -128,7 +130,9 @@ BATCH_INLINE v4d b_rn(v4d xh, v4d xl, v4l k, v4l mask) {
   const v4l odd = ((v4l)(f + b_set(0x1p52)) & 1) != 0;
   const v4l upr = (fr > b_set(0.5)) | ((fr == b_set(0.5)) & ((l > b_set(0)) | ((l == b_set(0)) & odd)));
   f += (v4d)(upr & (v4l)b_set(1));
-  const v4d ys = f * b_set(0x1p-52) * b_set(0x1p-1022); /* f 2^-1074, exact */
+  /* f 2^-1074, 0 <= f <= 2^52, from its bits (the integer f itself): no
+   * arithmetic with a subnormal result, which some processors microcode. */
+  const v4d ys = (v4d)((v4l)(f + b_set(0x1p52)) - (v4l)b_set(0x1p52));
   const v4d mag = b_pick(inf, b_set(INFINITY), b_pick(sub, ys, b_set(0)));
   return b_pick(norm, yn, (v4d)(((v4l)mag & ~sign) | ((v4l)xh & sign)));
 }
@@ -268,13 +272,49 @@ BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4
   tlo = b_pick(roots, tlo, nan);
   thi = b_pick(roots, thi, nan);
   const int m = B_MASK(noroot | roots);
+#if BW == 8
+  /* Each toi_ref as six quadwords (cls and its padding, the four times, the
+   * two directions), the columns transposed into rows in registers, each
+   * row stored by one masked store. */
+  const v4d w0 = (v4d)(cls & 0xffffffff), w5 = (v4d)((fwd & 0xffffffff) | (rev << 32));
+  const __m512d c[8] = {(__m512d)w0, (__m512d)tlo, (__m512d)thi, (__m512d)tfwd, (__m512d)trev, (__m512d)w5,
+                        (__m512d)w5, (__m512d)w5};
+  __m512d t[8], u[8], r[8];
+  for (int j = 0; j < 8; j += 2) {
+    t[j] = _mm512_unpacklo_pd(c[j], c[j + 1]);
+    t[j + 1] = _mm512_unpackhi_pd(c[j], c[j + 1]);
+  }
+  for (int j = 0; j < 8; j += 4) {
+    u[j] = _mm512_shuffle_f64x2(t[j], t[j + 2], 0x88);
+    u[j + 1] = _mm512_shuffle_f64x2(t[j], t[j + 2], 0xdd);
+    u[j + 2] = _mm512_shuffle_f64x2(t[j + 1], t[j + 3], 0x88);
+    u[j + 3] = _mm512_shuffle_f64x2(t[j + 1], t[j + 3], 0xdd);
+  }
+  r[0] = _mm512_shuffle_f64x2(u[0], u[4], 0x88);
+  r[4] = _mm512_shuffle_f64x2(u[0], u[4], 0xdd);
+  r[2] = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
+  r[6] = _mm512_shuffle_f64x2(u[1], u[5], 0xdd);
+  r[1] = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
+  r[5] = _mm512_shuffle_f64x2(u[2], u[6], 0xdd);
+  r[3] = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
+  r[7] = _mm512_shuffle_f64x2(u[3], u[7], 0xdd);
+  for (int j = 0; j < 8; j++)
+    if (m >> j & 1) _mm512_mask_storeu_pd((double *)op[j], 0x3f, r[j]);
+#else
   for (unsigned k = (unsigned)m; k; k &= k - 1) {
     const int j = __builtin_ctz(k);
     *op[j] = (toi_ref){.cls = (toi_class)cls[j], .tlo = tlo[j], .thi = thi[j], .tfwd = tfwd[j], .trev = trev[j],
                        .fwd_is_lo = (int)fwd[j], .rev_is_lo = (int)rev[j]};
   }
+#endif
   return m;
 }
+
+_Static_assert(sizeof(toi_ref) == 48 && offsetof(toi_ref, tlo) == 8 && offsetof(toi_ref, thi) == 16 &&
+                   offsetof(toi_ref, tfwd) == 24 && offsetof(toi_ref, trev) == 32 &&
+                   offsetof(toi_ref, fwd_is_lo) == 40 && offsetof(toi_ref, rev_is_lo) == 44 &&
+                   sizeof(toi_class) == 4,
+               "toi_ref is six quadwords: cls, the four times, the two directions");
 
 /* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
  * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
