@@ -1,6 +1,7 @@
 /* ref_fast.c: the fast engine: filtered exact signs, double-double roots with a proven error bound, MPFR fallback. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -24,7 +25,10 @@
  *     velocity component lies outside [2^-64, 2^64], both groups are scaled
  *     by powers of two so that it lies in [1, 2) (t then scales by
  *     2^(es - ev)). So every quantity below stays far from overflow, and
- *     underflow can only touch tiny low-order terms.
+ *     underflow can only touch tiny low-order terms. In the FMA build on
+ *     x86-64 (GCC), a case without a target that needs no scaling runs
+ *     steps 1 and 2 in four vector lanes (fast_front_vec), the same sums and
+ *     products, a, b and c side by side.
  *  2. a = v.v, b = s.v, c = s.s - R^2 in double-double with error
  *     2^-99 M + 2^-1000 (M the sum of the magnitudes of the leading
  *     products; the absolute term covers every underflow, including the
@@ -37,8 +41,10 @@
  *     partial products.
  *  3. D = b^2 - a c in double-double, with a bound that adds the propagated
  *     errors of a, b and c. Its sign is read when |D| clears twice the bound;
- *     otherwise (D = 0 exactly: exactly tangent paths) D is formed exactly as
- *     an expansion from the exact expansions of a, b and c.
+ *     otherwise (D = 0 exactly: exactly tangent paths) its sign is found in
+ *     integer arithmetic when the data fit (fast_int_D_sign), and D is formed
+ *     exactly as an expansion from the exact expansions of a, b and c when
+ *     they do not or when D > 0 (step 4 needs its value).
  *  4. The roots by the cancellation-free pair W = |b| + sqrt D, c / W and
  *     W / a (signs as in ref_roots.c), in double-double with a bound; a root
  *     is certified when both ends of its enclosure, scaled back, round to the
@@ -158,23 +164,28 @@ static fdd fast_xdd(const double *e, int m, double *err, int *sign) {
  * that every nonzero component lies in [2^-480, 2^400], so e_x + e_y >= -960);
  * for a square (sq: y = +-x) x.h y.l and x.l y.h merge into (2 x.h) y.l. At
  * most 8n terms. */
+/* Appends the nonzero parts of p to t[0..k-1] (fast_xsum would skip the
+ * zeros): exact data often have zero low parts, whose products are zero. */
+#define FAST_PUT(p) (t[k] = (p).h, k += t[k] != 0, t[k] = (p).l, k += t[k] != 0)
+
 FAST_INLINE int fast_xdot(double *e, const fdd *x, const fdd *y, int n, const int sq, const int fm) {
   double t[32];
   int k = 0;
   for (int i = 0; i < n; i++) {
     fdd p = two_prod(x[i].h, y[i].h, fm);
-    t[k++] = p.h, t[k++] = p.l;
+    FAST_PUT(p);
+    if (x[i].l == 0 && y[i].l == 0) continue;
     if (sq) {
       p = two_prod(2 * x[i].h, y[i].l, fm);
-      t[k++] = p.h, t[k++] = p.l;
+      FAST_PUT(p);
     } else {
       p = two_prod(x[i].h, y[i].l, fm);
-      t[k++] = p.h, t[k++] = p.l;
+      FAST_PUT(p);
       p = two_prod(x[i].l, y[i].h, fm);
-      t[k++] = p.h, t[k++] = p.l;
+      FAST_PUT(p);
     }
     p = two_prod(x[i].l, y[i].l, fm);
-    t[k++] = p.h, t[k++] = p.l;
+    FAST_PUT(p);
   }
   return fast_xsum(e, t, k);
 }
@@ -219,19 +230,116 @@ FAST_INLINE int fast_exact_D(double *e, fast_x *x, const fdd *s, const fdd *sr, 
   int k = 0;
   for (int i = 0; i < x->mb; i++) {
     fdd p = two_prod(x->b[i], x->b[i], fm);
-    t[k++] = p.h, t[k++] = p.l;
+    FAST_PUT(p);
     for (int j = i + 1; j < x->mb; j++) {
       p = two_prod(2 * x->b[i], x->b[j], fm);
-      t[k++] = p.h, t[k++] = p.l;
+      FAST_PUT(p);
     }
   }
   for (int i = 0; i < x->ma; i++)
     for (int j = 0; j < x->mc; j++) {
       fdd p = two_prod(x->a[i], -x->c[j], fm);
-      t[k++] = p.h, t[k++] = p.l;
+      FAST_PUT(p);
     }
   return fast_xsum(e, t, k);
+#undef FAST_PUT
 }
+
+/*
+ * The sign of D = b^2 - a c (-1, 0, 1) in integer arithmetic, or 2 when the
+ * data do not fit (the caller then forms D's expansion). The lengths
+ * (s[0..n-1], R = s[n]) and the velocities (v[0..n-1]) are the exact data,
+ * hi and lo parts. Within each group let lo be the smallest exponent of a
+ * last nonzero bit and hi the largest floor(log2 |x|) over the nonzero
+ * parts. When hi - lo <= 60 in both groups, every part x is an integer
+ * times 2^lo below 2^61 in magnitude, and x 2^-lo is that integer exactly
+ * (2^-lo is a normal power of two, checked) and converts exactly to int64;
+ * so each component is S_i 2^ls (V_i 2^lv, Rr 2^ls), |S_i| < 2^62 the sum
+ * of its two parts. Then a = A 2^(2 lv), b = B 2^(ls + lv), c = C 2^(2 ls)
+ * with A = sum V_i^2, B = sum S_i V_i, C = sum S_i^2 - Rr^2: at most four
+ * products below 2^124 in magnitude each, so every partial sum is below
+ * 2^126, exact in signed 128-bit integers. D = (B^2 - A C) 2^(2 ls + 2 lv),
+ * and B^2 and A C, below 2^252, are compared as exact 256-bit products. The
+ * caller is where c > 0, so C > 0 and A > 0 (checked for C): both products
+ * are nonnegative.
+ */
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 fast_u128;
+
+/* For x != 0: the exponent of its last nonzero bit; *top = floor(log2 |x|). */
+static inline int fast_bits(double x, int *top) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff);
+  uint64_t m = b & ((UINT64_C(1) << 52) - 1);
+  int e0 = -1074; /* subnormal: m 2^-1074 */
+  if (ex) {
+    m |= UINT64_C(1) << 52;
+    e0 = ex - 1075;
+  }
+  *top = e0 + 63 - __builtin_clzll(m);
+  return e0 + __builtin_ctzll(m);
+}
+
+/* lo and hi (above) over the nonzero parts of x[0..n-1]; 0 when all are zero. */
+static inline int fast_span(const fdd *x, int n, int *lo) {
+  int l = INT32_MAX, h = INT32_MIN;
+  for (int i = 0; i < n; i++) {
+    const double p[2] = {x[i].h, x[i].l};
+    for (int j = 0; j < 2; j++) {
+      if (p[j] == 0) continue;
+      int t, b = fast_bits(p[j], &t);
+      l = b < l ? b : l;
+      h = t > h ? t : h;
+    }
+  }
+  *lo = l;
+  return h != INT32_MIN && h - l <= 60;
+}
+
+/* x 2^-lo as an integer (exact, see fast_int_D_sign). */
+static inline int64_t fast_int(fdd x, int lo) {
+  const double f = fast_pow2(-lo);
+  return (int64_t)(x.h * f) + (int64_t)(x.l * f);
+}
+
+/* x y for x, y < 2^126: *hi 2^128 + *lo, exactly. */
+static inline void fast_mul128(fast_u128 x, fast_u128 y, fast_u128 *hi, fast_u128 *lo) {
+  const uint64_t x0 = (uint64_t)x, x1 = (uint64_t)(x >> 64), y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
+  const fast_u128 p00 = (fast_u128)x0 * y0, p01 = (fast_u128)x0 * y1, p10 = (fast_u128)x1 * y0;
+  const fast_u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10; /* < 3 2^64 */
+  *lo = mid << 64 | (uint64_t)p00;
+  *hi = (fast_u128)x1 * y1 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+static int fast_int_D_sign(const fdd *s, const fdd *v, int n) {
+  int ls, lv;
+  /* 2^-lo must be a normal power of two: lo in [-1022, 1023] (lo >= -1074
+   * always; the exact data here are at least 2^-480). */
+  if (!fast_span(s, n + 1, &ls) || !fast_span(v, n, &lv) || ls < -1022 || lv < -1022) return 2;
+  __int128 A = 0, B = 0, C = 0;
+  for (int i = 0; i < n; i++) {
+    const __int128 S = fast_int(s[i], ls), V = fast_int(v[i], lv);
+    A += V * V;
+    B += S * V;
+    C += S * S;
+  }
+  const __int128 Rr = fast_int(s[n], ls);
+  C -= Rr * Rr;
+  if (!(C > 0)) return 2;
+  const fast_u128 aB = (fast_u128)(B < 0 ? -B : B);
+  fast_u128 bh, bl, ch, cl;
+  fast_mul128(aB, aB, &bh, &bl);
+  fast_mul128((fast_u128)A, (fast_u128)C, &ch, &cl);
+  if (bh != ch) return bh > ch ? 1 : -1;
+  return (bl > cl) - (bl < cl);
+}
+#else
+static int fast_int_D_sign(const fdd *s, const fdd *v, int n) {
+  (void)s, (void)v, (void)n;
+  return 2;
+}
+#endif
 
 /* The rare stages run out of line, so that the usual path keeps its
  * registers; each build gets its own copy. */
@@ -261,6 +369,159 @@ FAST_RARE_DEFS(fma, 1, __attribute__((target("fma"))))
 #define FAST_RARE(name, fm) name##_gen
 #endif
 
+/* ---- steps 1 and 2 in four lanes (the FMA build on x86-64) ---- */
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define FAST_VEC 1
+typedef double fv4 __attribute__((vector_size(32)));
+typedef long long fv4l __attribute__((vector_size(32)));
+
+/* Only ever reached in the FMA build, whose functions have AVX and FMA
+ * (target("fma") implies AVX): the code below is dead in the others. The
+ * vectors go by pointer, never by value, so that no 32-byte vector crosses
+ * a function boundary of a build without AVX. */
+
+/* two_sum lane by lane, its operands opaque as in two_sum. */
+FAST_INLINE void fv_two_sum(fv4 *s, fv4 *l, const fv4 *pa, const fv4 *pb) {
+  fv4 a = *pa, b = *pb;
+  __asm__("" : "+x"(a));
+  __asm__("" : "+x"(b));
+  fv4 x = a + b, bb = x - a, aa = x - bb;
+  *s = x;
+  *l = (a - aa) + (b - bb);
+}
+
+/* two_prod with an FMA lane by lane: h = RN(a b), l = RN(a b - h). GCC has
+ * no generic vector FMA outside functions compiled for it, so the FMA is
+ * written out (e = a b - e); being an asm, it is also opaque. */
+FAST_INLINE void fv_two_prod(fv4 *h, fv4 *l, const fv4 *pa, const fv4 *pb) {
+  fv4 a = *pa, b = *pb, p = a * b, e = p;
+  __asm__("vfmsub231pd {%2, %1, %0|%0, %1, %2}" : "+x"(e) : "x"(a), "x"(b));
+  *h = p;
+  *l = e;
+}
+
+/* |x| lane by lane. */
+#define FV_ABS(x) ((fv4)((fv4l)(x) & (fv4l){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
+
+/* The sign bits of the four lanes of a comparison's result, as a number. */
+FAST_INLINE int fv_mask(const fv4l *m) {
+  int r;
+  __asm__("vmovmskpd {%1, %0|%0, %1}" : "=r"(r) : "x"(*m));
+  return r;
+}
+
+_Static_assert(offsetof(toi_case, va) == offsetof(toi_case, pa) + 3 * sizeof(double) &&
+                   offsetof(toi_case, ra) == offsetof(toi_case, va) + 3 * sizeof(double) &&
+                   offsetof(toi_case, vb) == offsetof(toi_case, pb) + 3 * sizeof(double) &&
+                   offsetof(toi_case, rb) == offsetof(toi_case, vb) + 3 * sizeof(double),
+               "fast_front_vec loads the fields of a ball four at a time");
+
+/* Rows r[0..2] and a row of zeros, transposed: c[j] = {r[0][j], r[1][j], r[2][j], 0}. */
+FAST_INLINE void fv_transpose3(fv4 *c, const fv4 *r) {
+  const fv4 z = {0, 0, 0, 0};
+  fv4 t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 2, 6), t1 = __builtin_shufflevector(r[0], r[1], 1, 5, 3, 7);
+  fv4 t2 = __builtin_shufflevector(r[2], z, 0, 4, 2, 6), t3 = __builtin_shufflevector(r[2], z, 1, 5, 3, 7);
+  c[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  c[1] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  c[2] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  c[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+/*
+ * Steps 1 and 2 of fast_try for a case without a target distance whose
+ * data need no scaling, the three dot products side by side. Returns 1 with
+ * s, sr, v (v[3] = 0), a, b, c and their magnitudes M filled; 0 when the
+ * case needs what only the scalar code does (a non-finite difference, a
+ * scaling), which then starts again from the case.
+ *
+ * Step 1: lanes 0..2 are the components, lane 3 the radii, so one TwoSum
+ * gives s and R = rA + rB, another v (lane 3: 0 + -0 = 0), exactly as
+ * fast_try's scalar TwoSums.
+ *
+ * Step 2: lane j holds the terms j of the three dot products a = v.v,
+ * b = s.v (lane 3: R 0 = 0) and c = s.sr (sr = s with -R in lane 3): the
+ * TwoProds P + p of the hi parts, the cross terms k (x.h y.l + x.l y.h; for
+ * a square 2 RN(x.h y.l), the same value) and e = RN(p + k). Transposed,
+ * lane q (a, b, c, unused) then carries dd_dot's sum of the four terms of
+ * its dot product: the P_j by a TwoSum chain (S + the chain's q_j exactly),
+ * T = (T + q_j) + e_j, M = sum |P_j| in dd_dot's order, and TwoSum(S, T).
+ * This is dd_dot with n = 4 (a zero term changes no sum and no bound) but
+ * for the order in which the small terms p_j, k_j, q_j meet in T: the bound
+ * of dd_dot does not depend on it (a sum of m terms by m - 1 additions, in
+ * any tree, errs by at most gamma_(m-1) times the sum of their magnitudes,
+ * Higham 4.2). So |A - a| <= 2^-99 Ma + 2^-1000 and likewise for b and c,
+ * as fast_try uses them.
+ */
+FAST_INLINE int fast_front_vec(fdd *s, fdd *sr, fdd *v, fdd *abc, double *mag, const toi_case *cs) {
+  /* The fields as laid out in toi_case: pa, va, ra and pb, vb, rb follow
+   * each other, so four loads of four doubles hold them all. */
+  const char *base = (const char *)cs;
+  fv4 la, lva, lb, lvb;
+  memcpy(&la, base + offsetof(toi_case, pa), sizeof la);   /* pa0 pa1 pa2 va0 */
+  memcpy(&lva, base + offsetof(toi_case, va), sizeof lva); /* va0 va1 va2 ra */
+  memcpy(&lb, base + offsetof(toi_case, pb), sizeof lb);   /* pb0 pb1 pb2 vb0 */
+  memcpy(&lvb, base + offsetof(toi_case, vb), sizeof lvb); /* vb0 vb1 vb2 rb */
+  const fv4 zero = {0, 0, 0, 0};
+  const fv4l neg012 = {INT64_MIN, INT64_MIN, INT64_MIN, 0}; /* flips the sign of lanes 0..2 */
+  const fv4 x = __builtin_shufflevector(lb, lva, 0, 1, 2, 7);                     /* pb, ra */
+  const fv4 y = (fv4)((fv4l)__builtin_shufflevector(la, lvb, 0, 1, 2, 7) ^ neg012); /* -pa, rb */
+  const fv4 xv = __builtin_shufflevector(lvb, zero, 0, 1, 2, 4);                  /* vb, 0 */
+  const fv4 yv = (fv4)((fv4l)__builtin_shufflevector(lva, zero, 0, 1, 2, 4) ^ neg012); /* -va, 0 */
+  fv4 Sh, Sl, Vh, Vl;
+  fv_two_sum(&Sh, &Sl, &x, &y);
+  fv_two_sum(&Vh, &Vl, &xv, &yv);
+  /* fast_try's unscaled range: every difference finite and both maxima in
+   * [2^-64, 2^64]. That is: every |s_i|, R, |v_i| at most 2^64 (false for
+   * an infinity or a NaN) and some |s_i| or R, and some |v_i|, at least
+   * 2^-64. */
+  const fv4 as = FV_ABS(Sh), av = FV_ABS(Vh);
+  const fv4l le = (as <= 0x1p64) & (av <= 0x1p64), ges = as >= 0x1p-64, gev = av >= 0x1p-64;
+  if (fv_mask(&le) != 15 || !fv_mask(&ges) || !fv_mask(&gev)) return 0;
+  const fv4 neg3 = {1, 1, 1, -1};
+  const fv4 Srh = Sh * neg3, Srl = Sl * neg3; /* exact */
+  {
+    fv4 lo = __builtin_shufflevector(Sh, Sl, 0, 4, 1, 5), hi = __builtin_shufflevector(Sh, Sl, 2, 6, 3, 7);
+    memcpy(s, &lo, sizeof lo);
+    memcpy(s + 2, &hi, sizeof hi);
+    memcpy(sr, &lo, sizeof lo);
+    hi = __builtin_shufflevector(Srh, Srl, 2, 6, 3, 7);
+    memcpy(sr + 2, &hi, sizeof hi);
+    lo = __builtin_shufflevector(Vh, Vl, 0, 4, 1, 5), hi = __builtin_shufflevector(Vh, Vl, 2, 6, 3, 7);
+    memcpy(v, &lo, sizeof lo);
+    memcpy(v + 2, &hi, sizeof hi);
+  }
+  fv4 P[3], p[3], e[3];
+  fv_two_prod(&P[0], &p[0], &Vh, &Vh);
+  fv_two_prod(&P[1], &p[1], &Sh, &Vh);
+  fv_two_prod(&P[2], &p[2], &Sh, &Srh);
+  e[0] = p[0] + 2 * (Vh * Vl);
+  e[1] = p[1] + (Sh * Vl + Sl * Vh);
+  e[2] = p[2] + 2 * (Sh * Srl);
+  fv4 H[4], E[4];
+  fv_transpose3(H, P);
+  fv_transpose3(E, e);
+  fv4 S = H[0], T = E[0], M = FV_ABS(H[0]);
+#pragma GCC unroll 3
+  for (int j = 1; j < 4; j++) {
+    fv4 q;
+    fv_two_sum(&S, &q, &S, &H[j]);
+    T = (T + q) + E[j];
+    M += FV_ABS(H[j]);
+  }
+  fv4 rh, rl;
+  fv_two_sum(&rh, &rl, &S, &T);
+  for (int q = 0; q < 3; q++) {
+    abc[q].h = rh[q];
+    abc[q].l = rl[q];
+    mag[q] = M[q];
+  }
+  return 1;
+}
+#else
+#define FAST_VEC 0
+#endif
+
 /* Directions from the exact signs of b and c, as ref_roots.c sets them. */
 FAST_INLINE void fast_dirs(toi_ref *out, int sb, int sc) { ref_set_dirs(out, sb, sc); }
 
@@ -268,13 +529,36 @@ enum { FAST_OK = 0, FAST_NEG_R, FAST_NOT_FINITE, FAST_FB_RANGE, FAST_FB_SIGN, FA
 
 static inline int sgn(double x) { return (x > 0) - (x < 0); }
 
+/* fast_certify of two roots at once: the usual case of fast_certify for
+ * both, with one branch, when k = 0; there |T.h| in [2^-850, 2^850] puts
+ * the exponent inside [-1021, 1022] and fast_scale(h1, 0) = h1. Anything
+ * else goes through fast_certify, root by root. */
+FAST_INLINE int fast_certify2(double *t1, double *t2, fdd T1, double E1, fdd T2, double E2, int k) {
+  const double a1 = fabs(T1.h), a2 = fabs(T2.h);
+  const double F1 = (E1 + a1 * 0x1p-104) * (1 + 0x1p-50), F2 = (E2 + a2 * 0x1p-104) * (1 + 0x1p-50);
+  const double x1 = T1.h + (T1.l - F1), y1 = T1.h + (T1.l + F1);
+  const double x2 = T2.h + (T2.l - F2), y2 = T2.h + (T2.l + F2);
+  int ok = k == 0;
+  ok &= (a1 >= 0x1p-850) & (a1 <= 0x1p850) & (E1 <= 0x1p-60 * a1) & (x1 == y1);
+  ok &= (a2 >= 0x1p-850) & (a2 <= 0x1p850) & (E2 <= 0x1p-60 * a2) & (x2 == y2);
+  if (ok) {
+    *t1 = x1;
+    *t2 = x2;
+    return 1;
+  }
+  return fast_certify(t1, T1, E1, k) && fast_certify(t2, T2, E2, k);
+}
+
 /* The double root -b/a (D = 0, b != 0), or the nonzero root -2b/a of a
- * touching pair (c = 0): mul = 1 or 2. */
+ * touching pair (c = 0): mul = 1 or 2 (an exact scaling of the root and of
+ * its bound). The bound is fast_quot_err's with ia = RN(1 / A.h) >= (1 - u)
+ * / A.h for the divisions: its rx |X/Y| is Eb / |A| <= Eb ia (1 + 2.1u),
+ * its ry = Ea / |A| <= Ea ia (1 + 2.1u), factors its 1.001 covers. */
 FAST_INLINE int fast_root_ba(double *t, fdd *Tq, double *Eq, fdd A, double Ea, double ia, fdd B, double Eb,
                              double mul, int k, const int fm) {
   if (!(fabs(B.h) >= 0x1p-800)) return FAST_FB_RANGE;
   fdd T = dd_div(B, A, ia, fm);
-  double E = fast_quot_err(T, 0x1p-100, Eb / fabs(B.h), Ea / A.h) * mul;
+  double E = (fabs(T.h) * (0x1p-100 + 1.001 * (Ea * ia)) + 1.001 * (Eb * ia)) * mul;
   T.h *= -mul, T.l *= -mul; /* exact */
   *Tq = T;
   *Eq = E;
@@ -303,74 +587,86 @@ FAST_INLINE void fast_keep_root(ref_fast_state *fs, int j, fdd T, double E) {
 
 FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, toi_ref_fast_stats *st,
                          ref_fast_state *fs, const int n, const int fm) {
-  fdd s[4], sr[4], v[3];
-  /* x - x is 0 for finite x, NaN otherwise: z = 0 exactly when every
-   * difference is finite, hence every input (an infinite or NaN input makes
-   * its difference infinite or NaN; a finite one may still overflow). */
-  double z = 0;
-#pragma GCC unroll 3
-  for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
-    z += (s[i].h - s[i].h) + (v[i].h - v[i].h);
+  fdd s[4], sr[4], v[4], A = {0, 0}, B = A, C = A;
+  double Ma = 0, Mb = 0, Mc = 0;
+  int es = 0, ev = 0, lost = 0, front = 0;
+#if FAST_VEC
+  /* The usual case (FMA build, no target, no scaling) in four lanes. */
+  if (fm && n == 3 && !delta) {
+    fdd abc[3];
+    double mag[3];
+    front = fast_front_vec(s, sr, v, abc, mag, cs);
+    A = abc[0], B = abc[1], C = abc[2];
+    Ma = mag[0], Mb = mag[1], Mc = mag[2];
   }
-  fdd R = two_sum(cs->ra, cs->rb);
-  if (!(z + (R.h - R.h) == 0)) return FAST_NOT_FINITE;
-  if (delta) {
-    /* R + delta as a double-double when it fits in two doubles. */
-    fdd t = two_sum(R.h, *delta);
-    if (!isfinite(t.h)) return FAST_FB_RANGE;
-    fdd m = two_sum(R.l, t.l);
-    if (m.l != 0) return FAST_FB_RANGE;
-    R = two_sum(t.h, m.h);
-    if (R.h < 0) return FAST_NEG_R; /* R.h = RN(R) has the sign of R */
-  }
-
-  /* Step 1: the scales. Unscaled when both maxima lie in [2^-64, 2^64]:
-   * every component is then below 2^65, a, b, c below 2^132, D below 2^266. */
-  double ms = R.h, mv = 0;
-#pragma GCC unroll 3
-  for (int i = 0; i < n; i++) {
-    double as = fabs(s[i].h), av = fabs(v[i].h);
-    ms = as > ms ? as : ms;
-    mv = av > mv ? av : mv;
-  }
-  if (ms == 0 || mv == 0) return FAST_FB_RANGE;
-  int es = 0, ev = 0, lost = 0;
-  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
-    es = fast_ilog2(ms);
-    ev = fast_ilog2(mv);
-    /* lost: a nonzero component fell below 2^-480 (maybe to zero): the
-     * scaled data may then differ from the exact data, which only the
-     * floating-point stages tolerate (see step 2). */
+#endif
+#define FAST_FLOOR_OK() (!lost && fast_floor_ok(s, n + 1) && fast_floor_ok(v, n))
+  if (!front) {
+    /* x - x is 0 for finite x, NaN otherwise: z = 0 exactly when every
+     * difference is finite, hence every input (an infinite or NaN input makes
+     * its difference infinite or NaN; a finite one may still overflow). */
+    double z = 0;
 #pragma GCC unroll 3
     for (int i = 0; i < n; i++) {
-      fast_scale_keep(&s[i].h, -es, &lost);
-      fast_scale_keep(&s[i].l, -es, &lost);
-      fast_scale_keep(&v[i].h, -ev, &lost);
-      fast_scale_keep(&v[i].l, -ev, &lost);
+      s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+      v[i] = two_sum(cs->vb[i], -cs->va[i]);
+      z += (s[i].h - s[i].h) + (v[i].h - v[i].h);
     }
-    fast_scale_keep(&R.h, -es, &lost);
-    fast_scale_keep(&R.l, -es, &lost);
-  }
-#pragma GCC unroll 3
-  for (int i = 0; i < n; i++) sr[i] = s[i];
-  s[n] = R;
-  sr[n] = dd_neg(R);
-  /* The exact stages, and every product of the Dekker build, need the exact
-   * data with every nonzero component at least 2^-480. */
-#define FAST_FLOOR_OK() (!lost && fast_floor_ok(s, n + 1) && fast_floor_ok(v, n))
-  if (!fm && !FAST_FLOOR_OK()) return FAST_FB_RANGE;
-  const int k2 = es - ev; /* t = T 2^(es - ev) */
+    fdd R = two_sum(cs->ra, cs->rb);
+    if (!(z + (R.h - R.h) == 0)) return FAST_NOT_FINITE;
+    if (delta) {
+      /* R + delta as a double-double when it fits in two doubles. */
+      fdd t = two_sum(R.h, *delta);
+      if (!isfinite(t.h)) return FAST_FB_RANGE;
+      fdd m = two_sum(R.l, t.l);
+      if (m.l != 0) return FAST_FB_RANGE;
+      R = two_sum(t.h, m.h);
+      if (R.h < 0) return FAST_NEG_R; /* R.h = RN(R) has the sign of R */
+    }
 
-  /* Step 2: a, b, c with errors 2^-99 M + 2^-1000 (dd_dot). A scaled
-   * component that underflowed moved by at most 2^-1074 (two roundings when
-   * scaled in two steps), which moves a, b, c by less than 2^-1067: inside
-   * the 2^-1000. a > 0 since v != 0. */
-  double Ma, Mb, Mc;
-  fdd A = dd_dot(v, v, n, &Ma, fm);
-  fdd B = dd_dot(s, v, n, &Mb, fm);
-  fdd C = dd_dot(s, sr, n + 1, &Mc, fm);
+    /* Step 1: the scales. Unscaled when both maxima lie in [2^-64, 2^64]:
+     * every component is then below 2^65, a, b, c below 2^132, D below 2^266. */
+    double ms = R.h, mv = 0;
+#pragma GCC unroll 3
+    for (int i = 0; i < n; i++) {
+      double as = fabs(s[i].h), av = fabs(v[i].h);
+      ms = as > ms ? as : ms;
+      mv = av > mv ? av : mv;
+    }
+    if (ms == 0 || mv == 0) return FAST_FB_RANGE;
+    if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
+      es = fast_ilog2(ms);
+      ev = fast_ilog2(mv);
+      /* lost: a nonzero component fell below 2^-480 (maybe to zero): the
+       * scaled data may then differ from the exact data, which only the
+       * floating-point stages tolerate (see step 2). */
+#pragma GCC unroll 3
+      for (int i = 0; i < n; i++) {
+        fast_scale_keep(&s[i].h, -es, &lost);
+        fast_scale_keep(&s[i].l, -es, &lost);
+        fast_scale_keep(&v[i].h, -ev, &lost);
+        fast_scale_keep(&v[i].l, -ev, &lost);
+      }
+      fast_scale_keep(&R.h, -es, &lost);
+      fast_scale_keep(&R.l, -es, &lost);
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < n; i++) sr[i] = s[i];
+    s[n] = R;
+    sr[n] = dd_neg(R);
+    /* The exact stages, and every product of the Dekker build, need the exact
+     * data with every nonzero component at least 2^-480. */
+    if (!fm && !FAST_FLOOR_OK()) return FAST_FB_RANGE;
+
+    /* Step 2: a, b, c with errors 2^-99 M + 2^-1000 (dd_dot). A scaled
+     * component that underflowed moved by at most 2^-1074 (two roundings when
+     * scaled in two steps), which moves a, b, c by less than 2^-1067: inside
+     * the 2^-1000. a > 0 since v != 0. */
+    A = dd_dot(v, v, n, &Ma, fm);
+    B = dd_dot(s, v, n, &Mb, fm);
+    C = dd_dot(s, sr, n + 1, &Mc, fm);
+  }
+  const int k2 = es - ev; /* t = T 2^(es - ev) */
   double Ea = 0x1p-99 * Ma + 0x1p-1000, Eb = 0x1p-99 * Mb + 0x1p-1000, Ec = 0x1p-99 * Mc + 0x1p-1000;
   const double ia = 1 / A.h;
   int sc, sb = 2, exact = 0;
@@ -451,14 +747,19 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
   } else if (fabs(D.h) > 2 * ED) {
     sd = sgn(D.h);
   } else {
-    /* D within its bound of 0 (exactly tangent paths): D exactly. */
+    /* D within its bound of 0 (exactly tangent paths): D's sign exactly,
+     * first in integers (fast_int_D_sign: enough unless D > 0, where step 4
+     * needs D's value too), else from D's expansion. */
     if (!FAST_FLOOR_OK()) return FAST_FB_RANGE;
-    double e[96];
-    int m = FAST_RARE(fast_exact_D, fm)(e, &X, s, sr, v, n);
-    if (!m) return FAST_FB_SIGN;
-    D = fast_xdd(e, m, &ED, &sd);
     st->exact += (unsigned)!exact;
-    if (sd == 2) return FAST_FB_SIGN;
+    sd = fast_int_D_sign(s, v, n);
+    if (sd > 0) {
+      double e[96];
+      int m = FAST_RARE(fast_exact_D, fm)(e, &X, s, sr, v, n);
+      if (!m) return FAST_FB_SIGN;
+      D = fast_xdd(e, m, &ED, &sd);
+      if (sd == 2) return FAST_FB_SIGN;
+    }
   }
   if (sc < 0)
     out->cls = TOI_OVERLAP;
@@ -497,30 +798,38 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
   fdd W = dd_add_sqrt(bneg ? dd_neg(B) : B, D, &h, &w0, fm);
   double iw = 1 / w0;
   fdd Q1 = dd_div(C, W, iw, fm), Q2 = dd_div(W, A, ia, fm);
-  double E1, E2;
-  if (ED <= 0x1p-96 * (h * h) && Eb <= 0x1p-96 * W.h && Ec <= 0x1p-93 * fabs(C.h) && Ea <= 0x1p-93 * A.h) {
-    /* Usual case, without divisions: ED / h <= 2^-96 h (1 + 2^-50) and
-     * h <= W.h (1 + 4u), so |W - W*| <= (2^-96 + 2^-96 + 2^-101)(1 + 2^-40)
-     * W.h < 2^-94.9 W.h; with rc, ra <= 2^-93, fast_quot_err <= |Q.h|
-     * (2^-98 + 1.001 (2^-93 + 2^-94.9)) < 2^-92.3 |Q.h|. */
-    E1 = 0x1p-91 * fabs(Q1.h);
-    E2 = 0x1p-91 * fabs(Q2.h);
-  } else {
-    double EW = up(Eb + ED / h + 0x1p-101 * W.h);
-    double rw = EW / W.h;
-    E1 = fast_quot_err(Q1, 0x1p-98, Ec / fabs(C.h), rw);
-    E2 = fast_quot_err(Q2, 0x1p-100, rw, Ea / A.h);
-  }
+  /*
+   * The bounds, with multiplications by the reciprocals at hand instead of
+   * divisions. rw >= EW / W.h, EW = Eb + ED / h (1 + 2.1u) + 2^-101 W.h the
+   * bound on |W - W*| above: iw = RN(1 / w0) >= (1 - u) / w0 and W.h >=
+   * (1 - 3.57u) w0 (dd_add_sqrt) give 1 / W.h <= (1 + 4.6u) iw; with
+   * gh = RN(h RN(0.5 / D.h)), the product dd_add_sqrt forms (the compiler
+   * shares it), |2 h gh - 1| <= 4.01u (proved there), so 1 / h <=
+   * 2 gh / (1 - 4.01u) and ED (1 + 2.1u) / (h W.h) <= 2 gh ED iw
+   * (1 + 10.8u). That factor and the four roundings of rw are far inside
+   * up()'s 1 + 2^-40.
+   * fast_quot_err's rx |X/Y| is EX / |Y|: for Q1 = C / W that is
+   * Ec / |W| <= Ec iw (1 + 5.7u), so E1 = |Q1.h| (2^-98 + 1.001 rw) +
+   * 1.001 Ec iw is fast_quot_err's bound (its 1.001 covers the 1 + 5.7u).
+   * For Q2 = W / A, ra = RN(Ea ia) >= (1 - 2.2u) Ea / A.h (ia = RN(1 /
+   * A.h)), a factor fast_quot_err's 1.001 covers likewise. Where the
+   * bounds are small (ED <= 2^-96 h^2, Eb <= 2^-96 W.h, Ec <= 2^-93 |C.h|,
+   * Ea <= 2^-93 A.h) they stay below 2^-92 |Q.h|.
+   */
+  const double gh = h * (0.5 / D.h);
+  const double rw = up((Eb + 2 * gh * ED) * iw + 0x1p-101);
+  const double E1 = fabs(Q1.h) * (0x1p-98 + 1.001 * rw) + 1.001 * (Ec * iw);
+  const double E2 = fast_quot_err(Q2, 0x1p-100, rw, Ea * ia);
   double t1, t2;
-  if (!fast_certify(&t1, bneg ? Q1 : dd_neg(Q1), E1, k2)) return FAST_FB_ROUND;
-  if (!fast_certify(&t2, bneg ? Q2 : dd_neg(Q2), E2, k2)) return FAST_FB_ROUND;
+  const fdd T1 = bneg ? Q1 : dd_neg(Q1), T2 = bneg ? Q2 : dd_neg(Q2);
+  if (!fast_certify2(&t1, &t2, T1, E1, T2, E2, k2)) return FAST_FB_ROUND;
   out->tlo = bneg ? t1 : t2;
   out->thi = bneg ? t2 : t1;
   fast_dirs(out, sb, sc);
   if (fs) {
     fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
-    fast_keep_root(fs, bneg ? 0 : 1, bneg ? Q1 : dd_neg(Q1), E1);
-    fast_keep_root(fs, bneg ? 1 : 0, bneg ? Q2 : dd_neg(Q2), E2);
+    fast_keep_root(fs, bneg ? 0 : 1, T1, E1);
+    fast_keep_root(fs, bneg ? 1 : 0, T2, E2);
     fs->D = D, fs->ED = ED;
     fs->roots = 1;
   }
