@@ -560,3 +560,47 @@ Test(ref_quick, roots_at_and_next_to_midpoints) {
   }
   if (ref_fast_fma()) cr_expect_gt(answered, 0, "the first stage answered none of the near-midpoint cases");
 }
+
+/* ---- D = +-1 exactly with terms near 2^100 (Pell pairs) ---- */
+
+/* w^2 - 2 R^2 = -+1 (Pell pairs, (w, R) -> (3w + 4R, 2w + 3R) keeps it).
+ * B at s = (-R, -(w + R)) moving v = (1, 1) towards A at rest, radius R:
+ * a = 2, b = -(w + 2R), c = (w + R)^2, D = b^2 - a c = 2R^2 - w^2 = +-1.
+ * D = 1: a hit at ((w + 2R) -+ 1) / 2, integers (w is odd); D = -1: a miss.
+ * Lengths times 2^e and speeds times 2^-e leave D and scale the roots by
+ * 2^(2e). b^2 and a c are near 2^100: only an exact sign of D tells them
+ * apart (the integer path of the double-double stage, D != 0). */
+Test(ref_fast, pell_pairs_exact_D_plus_minus_one) {
+  int n = 0;
+  for (int start = 0; start < 2; start++) {
+    double w = start ? 3 : 1, R = start ? 2 : 1; /* 1 - 2 = -1: D = 1; 9 - 8 = 1: D = -1 */
+    for (int it = 0; it < 40 && w < 0x1p50; it++) {
+      const int hit = start == 0;
+      for (int e = -300; e <= 300; e += 150)
+        for (int dim = 2; dim <= 3; dim++) {
+          toi_case c = dim == 2 ? tr_rel2(ldexp(-R, e), ldexp(-(w + R), e), ldexp(1, -e), ldexp(1, -e), ldexp(R, e), 0)
+                                : tr_rel3(ldexp(-R, e), ldexp(-(w + R), e), 0, ldexp(1, -e), ldexp(1, -e), 0,
+                                          ldexp(R, e), 0);
+          char where[128];
+          snprintf(where, sizeof where, "Pell pair w %.17g R %.17g, e %d, %dD", w, R, e, dim);
+          rf_check(&c, NULL, where);
+          toi_ref f, b;
+          toi_status sb;
+          cr_assert_eq(toi_ref_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
+          cr_assert_eq(toi_ref_solve_batch_engine(&b, &sb, &c, 1, TOI_REF_FAST), 0);
+          cr_assert(tr_same_ref(&f, &b), "%s: the batch differs", where);
+          if (hit) {
+            double lo = ldexp((w + 2 * R - 1) / 2, 2 * e), hi = ldexp((w + 2 * R + 1) / 2, 2 * e);
+            cr_assert(f.cls == TOI_HIT && f.tlo == lo && f.thi == hi, "%s: %s %a %a, expected hit %a %a", where,
+                      toi_class_name(f.cls), f.tlo, f.thi, lo, hi);
+          } else {
+            cr_assert(f.cls == TOI_MISS && isnan(f.tlo), "%s: %s, expected a miss", where, toi_class_name(f.cls));
+          }
+          n++;
+        }
+      const double w2 = 3 * w + 4 * R, R2 = 2 * w + 3 * R;
+      w = w2, R = R2;
+    }
+  }
+  cr_assert_geq(n, 200);
+}
