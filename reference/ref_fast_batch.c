@@ -94,16 +94,39 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
     while (i + (size_t)w <= n) {
       size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
       const size_t start = i;
+      size_t nlat = 0;
       for (; i < end; i += (size_t)w) {
-        int signs = 0;
-        const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs) : ref_fast_batch4(&out[i], &c[i], &signs);
+        int signs = 0, later = 0;
+        const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs, &later)
+                                : ref_fast_batch4(&out[i], &c[i], &signs, &later);
         quick += (unsigned long long)__builtin_popcount((unsigned)done);
         /* left[]: the offset in the stretch times 2, plus 1 when only the
          * double-double stage is left to try (the scalar first stage would
-         * decline the case too). */
-        for (unsigned m = ~(unsigned)done & ((1u << w) - 1); m; m &= m - 1) {
+         * decline the case too); scalar[]: the lanes for the full kernel. */
+        for (unsigned m = ~(unsigned)(done | later) & ((1u << w) - 1); m; m &= m - 1) {
           unsigned j = (unsigned)__builtin_ctz(m);
           left[nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
+        }
+        for (unsigned m = (unsigned)later; m; m &= m - 1) scalar[nlat++] = (uint32_t)(i - start) + (unsigned)__builtin_ctz(m);
+      }
+      /* The lanes that need a second Newton step or the rounding of a
+       * subnormal or overflowing root, gathered w at a time for the full
+       * kernel (a short last group repeats its last case, which writes the
+       * same answer twice). */
+      for (size_t k = 0; k < nlat; k += (size_t)w) {
+        const toi_case *cp[8];
+        toi_ref *op[8];
+        for (int j = 0; j < w; j++) {
+          size_t at = start + scalar[k + (size_t)j < nlat ? k + (size_t)j : nlat - 1];
+          cp[j] = &c[at];
+          op[j] = &out[at];
+        }
+        int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
+        for (int j = 0; j < w && k + (size_t)j < nlat; j++) {
+          if (done >> j & 1)
+            quick++;
+          else
+            left[nl++] = scalar[k + (size_t)j] << 1 | (unsigned)(signs >> j & 1);
         }
       }
       if (st)

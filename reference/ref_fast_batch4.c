@@ -6,6 +6,7 @@
 #define BW 4
 #define BATCH_ATTR __attribute__((target("avx2,fma")))
 #define B_NAME ref_fast_batch4
+#define B_NAME_FULL ref_fast_batch4_full
 #define B_NAME_DD ref_fast_batch4_dd
 #define B_MAX(a, b) _mm256_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm256_fmsub_pd(a, b, c)

@@ -6,6 +6,7 @@
 #define BW 8
 #define BATCH_ATTR __attribute__((target("avx512f,avx512dq,fma")))
 #define B_NAME ref_fast_batch8
+#define B_NAME_FULL ref_fast_batch8_full
 #define B_NAME_DD ref_fast_batch8_dd
 #define B_MAX(a, b) _mm512_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm512_fmsub_pd(a, b, c)

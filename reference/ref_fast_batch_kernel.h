@@ -141,8 +141,9 @@ BATCH_INLINE v4d b_rn(v4d xh, v4d xl, v4l k, v4l mask) {
  * 2^k; the mask of lanes certified, the doubles in *out. Its first path
  * (both ends round to the same double, which scales exactly), else its
  * second (each end rounded by fast_rn, subnormal and overflowing results
- * included, and compared), as there. */
-BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
+ * included, and compared), as there; only when full, else the lanes that
+ * need it are added to *later. */
+BATCH_INLINE v4l b_certify(v4d *out, v4l *later, v4d T, v4d dl, v4d E, v4l k, const int full) {
   v4d Th, Tl;
   b_two_sum(T, dl, &Th, &Tl);
   const v4d ah = b_abs(Th);
@@ -156,7 +157,8 @@ BATCH_INLINE v4l b_certify(v4d *out, v4d T, v4d dl, v4d E, v4l k) {
   v4d y = b_scale(h1, k & first); /* k & first: no shift of a garbage k */
   const v4l slow = ok & ~first;
   v4l done = first;
-  if (__builtin_expect(B_MASK(slow) != 0, 0)) {
+  *later |= slow;
+  if (full && __builtin_expect(B_MASK(slow) != 0, 0)) {
     v4d a = Th, b1 = l1, b2 = l2;
     V_OPAQUE(a);
     V_OPAQUE(b1);
@@ -316,17 +318,18 @@ _Static_assert(sizeof(toi_ref) == 48 && offsetof(toi_ref, tlo) == 8 && offsetof(
                    sizeof(toi_class) == 4,
                "toi_ref is six quadwords: cls, the four times, the two directions");
 
-/* The first stage on c[0..BW-1]. Lane j answered: bit j of the result set and
- * out[j] written; the other lanes untouched. Bit j of *signs set: lane j
- * was declined where ref_fast_quick would decline it too (a sign its filter
- * cannot read, no D > 0 where roots are needed, a lossy scaling, roots it
- * cannot certify in two steps), so it may go straight to the double-double
- * stage. */
+/* The first stage on *cp[0..BW-1]. Lane j answered: bit j of the result
+ * set and *op[j] written; the other lanes untouched. Bit j of *signs set:
+ * lane j was declined where ref_fast_quick would decline it too (a sign its
+ * filter cannot read, no D > 0 where roots are needed, a lossy scaling,
+ * roots it cannot certify in two steps), so it may go straight to the
+ * double-double stage. Unless full, the lanes that need a second Newton
+ * step or fast_certify's second path are left undone and marked in *later
+ * (a few lanes in a stream of mixed cases: done for all BW lanes, that work
+ * would cost every group; the caller gathers them for the full kernel).
+ * B_NAME: the cases c[0..BW-1] without those paths; B_NAME_FULL: with. */
 
-BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
-  const toi_case *cp[BW];
-  toi_ref *op[BW];
-  for (int j = 0; j < BW; j++) cp[j] = &c[j], op[j] = &out[j];
+BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *signs, int *later, const int full) {
   bdata d;
   /* whole: the lanes this code follows ref_fast_quick through to the end:
    * what it declines there, ref_fast_quick declines too. */
@@ -354,6 +357,7 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
 
   /* Step 2: the estimates, then one Newton step for each root. */
   v4d tlo = b_set(0), thi = b_set(0);
+  v4l late = {};
   if (B_MASK(roots)) {
     const v4d W = b_abs(B) + B_SQRT(Dc);
     const v4d q1 = C / W, q2 = W / A;
@@ -364,30 +368,45 @@ BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs) {
     const v4d mR = d.Rl * (2 * d.Rh + d.Rl);
     v4d dlo, dhi, E, Flo, Fhi;
     v4l okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
-    okl &= b_certify(&tlo, Tlo, dlo, E, k2);
+    okl &= b_certify(&tlo, &late, Tlo, dlo, E, k2, full);
     v4l okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
-    okh &= b_certify(&thi, Thi, dhi, E, k2);
+    okh &= b_certify(&thi, &late, Thi, dhi, E, k2, full);
     /* quick_roots: where the first step could not certify both roots yet
      * both floors leave room, a second step from RN(T + dl). */
     const v4l again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
                       (Fhi <= b_set(0x1p-66) * b_abs(Thi));
     roots &= okl & okh;
-    if (B_MASK(again)) {
+    if (!full) late |= again;
+    if (full && B_MASK(again)) {
       const v4d T2lo = Tlo + dlo, T2hi = Thi + dhi;
       v4d t2lo, t2hi;
       v4l ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2lo, T2lo, dlo, E, k2);
+      ok2 &= b_certify(&t2lo, &late, T2lo, dlo, E, k2, full);
       ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2hi, T2hi, dhi, E, k2);
+      ok2 &= b_certify(&t2hi, &late, T2hi, dhi, E, k2, full);
       tlo = b_pick(ok2, t2lo, tlo);
       thi = b_pick(ok2, t2hi, thi);
       roots |= ok2;
     }
   }
   const int done = b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
-  *signs = B_MASK(whole) & ~done;
+  *later = full ? 0 : B_MASK(late) & ~done;
+  *signs = B_MASK(whole) & ~done & ~*later;
   return done;
 }
+
+BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs, int *later) {
+  const toi_case *cp[BW];
+  toi_ref *op[BW];
+  for (int j = 0; j < BW; j++) cp[j] = &c[j], op[j] = &out[j];
+  return b_quick(op, cp, signs, later, 0);
+}
+
+BATCH_ATTR int B_NAME_FULL(toi_ref *const *op, const toi_case *const *cp, int *signs) {
+  int later;
+  return b_quick(op, cp, signs, &later, 1);
+}
+
 
 /* ---- the double-double stage (fast_try of ref_fast.c) in BW lanes ---- */
 
@@ -565,8 +584,9 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
     /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
     const v4d s1 = b_pick(bn, b_set(1), b_set(-1));
     v4d t1, t2;
-    roots &= b_certify(&t1, Q1.h * s1, Q1.l * s1, E1, k2);
-    roots &= b_certify(&t2, Q2.h * s1, Q2.l * s1, E2, k2);
+    v4l late;
+    roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
+    roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
     tlo = b_pick(bn, t1, t2);
     thi = b_pick(bn, t2, t1);
   }

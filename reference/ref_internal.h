@@ -85,8 +85,13 @@ toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c);
 /// was answered into out[j]; bit j of *signs when it was declined where
 /// ref_fast_quick would decline it too. The cases must pass the plain checks
 /// of ref_solve_fast (dimension, radii, zero third components in 2D).
-int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs);
-int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs);
+int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs, int *later);
+int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs, int *later);
+/// The same on the cases *c[j] into *out[j], with the second Newton step and
+/// the rounding of subnormal and overflowing roots (bit j of *later in the
+/// first form: gathered for this one).
+int ref_fast_batch4_full(toi_ref *const *out, const toi_case *const *c, int *signs);
+int ref_fast_batch8_full(toi_ref *const *out, const toi_case *const *c, int *signs);
 /// The usual path of the double-double stage (fast_try) on the cases
 /// *c[0..3] or *c[0..7], for cases the first stage declined: bit j of the
 /// result set when *c[j] was answered into *out[j]; bit j of *c3 when c was
