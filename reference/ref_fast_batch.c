@@ -75,6 +75,20 @@ int ref_fast_batch_use(int w) {
 
 #endif
 
+#if BATCH_BUILD
+/* The cases list[k .. k + w - 1] of the stretch at start (offsets) as
+ * pointers for a kernel; past the list's end n, its last case again (which
+ * writes the same answer twice). */
+static inline void batch_gather(const toi_case **cp, toi_ref **op, const toi_case *c, toi_ref *out, size_t start,
+                                const uint32_t *list, size_t k, size_t n, int w) {
+  for (int j = 0; j < w; j++) {
+    size_t at = start + list[k + (size_t)j < n ? k + (size_t)j : n - 1];
+    cp[j] = &c[at];
+    op[j] = &out[at];
+  }
+}
+#endif
+
 size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e) {
   size_t bad = 0, i = 0;
   if (!out || !c) {
@@ -116,11 +130,7 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       for (size_t k = 0; k < nlat; k += (size_t)w) {
         const toi_case *cp[8];
         toi_ref *op[8];
-        for (int j = 0; j < w; j++) {
-          size_t at = start + scalar[k + (size_t)j < nlat ? k + (size_t)j : nlat - 1];
-          cp[j] = &c[at];
-          op[j] = &out[at];
-        }
+        batch_gather(cp, op, c, out, start, scalar, k, nlat, w);
         int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
         for (int j = 0; j < w && k + (size_t)j < nlat; j++) {
           if (done >> j & 1)
@@ -142,11 +152,7 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       for (size_t k = 0; k < nd; k += (size_t)w) {
         const toi_case *cp[8];
         toi_ref *op[8];
-        for (int j = 0; j < w; j++) {
-          size_t at = start + left[k + (size_t)j < nd ? k + (size_t)j : nd - 1];
-          cp[j] = &c[at];
-          op[j] = &out[at];
-        }
+        batch_gather(cp, op, c, out, start, left, k, nd, w);
         int c3 = 0, done = w == 8 ? ref_fast_batch8_dd(op, cp, &c3) : ref_fast_batch4_dd(op, cp, &c3);
         for (int j = 0; j < w && k + (size_t)j < nd; j++) {
           size_t at = start + left[k + (size_t)j];
