@@ -102,17 +102,18 @@ static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 static void usage(FILE *f) {
-  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S]\n"
+  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S] [--width W]\n"
              "Checks that the fast reference engine answers bit for bit as the MPFR engine on N\n"
              "mixed cases (default 10^7) and M cases of every family (default 10^5), and prints\n"
              "the cases/s of both engines on the mixed cases (one thread, same run), their ratio,\n"
              "for the fast engine both through toi_ref_solve_batch (the way a suite is solved) and\n"
              "one toi_ref_solve call per case; and, per family, how often the fast engine's first stage answered alone (quick%%)\n"
-             "and how often it fell back to MPFR.\n");
+             "and how often it fell back to MPFR. --width: the batch's vector width, 8 (AVX-512),\n"
+             "4 (AVX2) or 0 (one case at a time); default the widest this processor runs.\n");
 }
 
 int main(int argc, char **argv) {
-  unsigned long long count = 10000000, per = 100000, seed = 1;
+  unsigned long long count = 10000000, per = 100000, seed = 1, width = 99;
   for (int i = 1; i < argc; i++) {
     unsigned long long *dst = NULL;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -124,6 +125,8 @@ int main(int argc, char **argv) {
       dst = &per;
     } else if (!strcmp(argv[i], "--seed")) {
       dst = &seed;
+    } else if (!strcmp(argv[i], "--width")) {
+      dst = &width;
     }
     char *end = NULL;
     if (!dst || i + 1 >= argc || (*dst = strtoull(argv[i + 1], &end, 0), *end != 0 || end == argv[i + 1])) {
@@ -133,11 +136,15 @@ int main(int argc, char **argv) {
     }
     i++;
   }
+  if (width != 99 && ref_fast_batch_use((int)width) != (int)width) {
+    fprintf(stderr, "bench_fastref: this processor cannot run the batch %llu lanes wide\n", width);
+    return 2;
+  }
   int bad = 0;
   tally t;
   if (run(&t, GEN_MIXED, seed, count)) return 1;
   double rb = (double)t.cases / t.tbatch, rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
-  printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d: %s\n", t.cases, seed, ref_fast_batch_use(-1),
+  printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d: %s\n", t.cases, seed, ref_fast_batch_width(),
          t.differ ? "ANSWERS DIFFER" : "fast (batch and per call) and mpfr answers bit-identical");
   printf("  %-10s %12.4g cases/s\n", "mpfr", rm);
   printf("  %-10s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rb, rb / rm,

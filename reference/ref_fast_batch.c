@@ -59,6 +59,8 @@ static int batch_width(void) {
   return w;
 }
 
+int ref_fast_batch_width(void) { return ref_fast_fma() ? batch_width() : 0; }
+
 int ref_fast_batch_use(int w) {
   int best = batch_best();
   atomic_store_explicit(&batch_w, w < 0 || w > best ? best : w >= 8 ? 8 : w >= 4 ? 4 : 0, memory_order_relaxed);
@@ -72,6 +74,8 @@ int ref_fast_batch_use(int w) {
   (void)w;
   return 0;
 }
+
+int ref_fast_batch_width(void) { return 0; }
 
 #endif
 

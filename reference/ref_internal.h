@@ -103,6 +103,8 @@ int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 /// lacks gives the widest it has. Returns the width now in use. Process-wide,
 /// for tests and benchmarks; not for use while solving threads run.
 int ref_fast_batch_use(int w);
+/// The batch's vector width in use now (0 without the FMA build).
+int ref_fast_batch_width(void);
 /// Counts cases answered outside ref_solve_fast (by the batch): quick by
 /// its first stage, dd by its double-double stage, exact of those dd with c
 /// to 2^-145 (fast_c3).
