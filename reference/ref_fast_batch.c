@@ -1,32 +1,33 @@
-/* ref_fast_batch.c: toi_ref_solve_batch, many cases at once: the first stage four cases at a time in AVX2. */
+/* ref_fast_batch.c: toi_ref_solve_batch, many cases at once: the fast engine's stages in 8 or 4 vector lanes. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include "ref_internal.h"
 
 /*
- * The batch runs the first stage of ref_fast_quick.c on four cases at once,
- * one case per lane of a 256-bit vector: the same operations in the same
- * order as the scalar code, lane by lane, so every bound proved there holds
- * in each lane unchanged (the proofs are not repeated here; each step below
- * names the scalar step it copies). Only the control flow differs: where the
- * scalar code returns early (a sign it cannot read, no roots, a check that
- * fails), a lane is marked and left to the scalar engine, which starts from
- * scratch; the lanes that pass every check hold answers certified exactly as
- * the scalar ones are, so the batch answers bit for bit as toi_ref_solve (and
- * so as the MPFR engine).
- *
- * One simplification, which only ever declines more than the scalar code:
- * scaling (the data outside [2^-64, 2^64]): a lane whose largest length or
- * speed is subnormal, zero or at least 2^1023 goes to the scalar engine; the
- * others are scaled by 2^-es and 2^-ev, one product by a normal power of
- * two as in fast_scale, and every result below 2^-480 marks the lane lost,
- * as fast_scale_keep does (so the kept lanes hold exactly the
- * scaled data the scalar code would hold). A lane the batch declines
- * anywhere else, the scalar first stage would decline too: it goes straight
- * to the double-double stage (ref_solve_fast_rest).
- * Nothing here changes the answers; the gain is the vector width and a
- * stream of mixed cases that costs no mispredicted branches.
+ * A suite of cases through the fast engine, several cases per vector
+ * instruction (ref_fast_batch_kernel.h, built for 8 lanes of AVX-512 in
+ * ref_fast_batch8.c and 4 of AVX2 in ref_fast_batch4.c; the widest this
+ * processor runs is chosen once). For each stretch of cases:
+ *  1. the first stage of ref_fast_quick.c on every case, w at a time, without
+ *     its rarer paths (a second Newton step, the rounding of a subnormal or
+ *     overflowing root); the lanes that need one are gathered and run again
+ *     through the full first stage, w at a time;
+ *  2. the lanes the first stage declines where ref_fast_quick would decline
+ *     them too, gathered w at a time through the usual path of the
+ *     double-double stage (fast_try of ref_fast.c, c near contact by
+ *     fast_c3 included);
+ *  3. whatever is left, one case at a time: the double-double stage's exact
+ *     paths and MPFR (ref_solve_fast_rest), or the whole scalar engine for
+ *     the cases the vector code does not follow (invalid or non-finite data,
+ *     a largest length or speed that is subnormal, zero or at least 2^1023).
+ * The kernels make the scalar code's operations in the same order, lane by
+ * lane, so every bound proved there holds in each lane (each step names the
+ * scalar step it copies); a lane whose checks do not all pass is handed on,
+ * never guessed. Certified answers are unique, so the batch gives bit for bit
+ * what one toi_ref_solve per case gives, which is what the MPFR engine gives.
+ * The gain: the vector width, and a stream that mixes families pays each
+ * path only for the cases that need it, without mispredicted branches.
  */
 
 #if defined(__GNUC__) && defined(__x86_64__)

@@ -358,6 +358,7 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
   /* Step 2: the estimates, then one Newton step for each root. */
   v4d tlo = b_set(0), thi = b_set(0);
   v4l late = {};
+  const v4l want = roots;
   if (B_MASK(roots)) {
     const v4d W = b_abs(B) + B_SQRT(Dc);
     const v4d q1 = C / W, q2 = W / A;
@@ -390,7 +391,7 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
     }
   }
   const int done = b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
-  *later = full ? 0 : B_MASK(late) & ~done;
+  *later = full ? 0 : B_MASK(late & want) & ~done;
   *signs = B_MASK(whole) & ~done & ~*later;
   return done;
 }
@@ -565,7 +566,22 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
   const v4l noroot = live & dneg;
   v4l roots = live & dpos;
 
-  /* Step 4: the roots by W = |B| + sqrt D, c / W and W / a. */
+  /* Step 4: the roots by W = |B| + sqrt D, c / W and W / a, with fast_try's
+   * bounds as they stood when this copy was made (ref_fast.c has tighter
+   * ones since; these stay valid, and a wider bound only declines more).
+   * W = |B| + sqrt(D) pairs with W* = -sigma b + sqrt D, sigma the sign of
+   * B.h (the formula stays exact whatever the true sign of b);
+   * |W - W*| <= Eb + |sqrt D - sqrt D~| + 2^-101 W.h (dd_add_sqrt), and
+   * |sqrt D - sqrt D~| <= ED / sqrt(D~) <= ED / h (1 + 2.1u). So with
+   * EW = up(Eb + ED / h + 2^-101 W.h) and rw = EW / W.h, the quotients
+   * c / W and W / a err by at most fast_quot_err(Q1, 2^-98, Ec / |C.h|, rw)
+   * and fast_quot_err(Q2, 2^-100, rw, Ea / A.h) (dd_div's own 2^-98 for a
+   * divisor W read through w0, 2^-100 for A). Usual case: ED <= 2^-96 h^2,
+   * Eb <= 2^-96 W.h, Ec <= 2^-93 |C.h|, Ea <= 2^-93 A.h give ED / h <=
+   * 2^-96 h (1 + 2^-50) and h <= W.h (1 + 4u), so |W - W*| <= (2^-96 +
+   * 2^-96 + 2^-101)(1 + 2^-40) W.h < 2^-94.9 W.h, and fast_quot_err <= |Q.h|
+   * (2^-98 + 1.001 (2^-93 + 2^-94.9)) < 2^-92.3 |Q.h|: 2^-91 |Q.h| is used.
+   * b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
   roots &= (D.h >= b_set(0x1p-800)) & (D.h <= b_set(0x1p800)) & (b_abs(C.h) >= b_set(0x1p-800));
   v4d tlo = b_set(0), thi = b_set(0);
   if (B_MASK(roots)) {
@@ -584,7 +600,7 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
     /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
     const v4d s1 = b_pick(bn, b_set(1), b_set(-1));
     v4d t1, t2;
-    v4l late;
+    v4l late = {}; /* unused: the full certification runs here */
     roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
     roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
     tlo = b_pick(bn, t1, t2);
