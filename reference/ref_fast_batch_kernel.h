@@ -377,8 +377,12 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
     const v4l again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
                       (Fhi <= b_set(0x1p-66) * b_abs(Thi));
     roots &= okl & okh;
-    if (!full) late |= again;
-    if (full && B_MASK(again)) {
+    /* Unless full, a few such lanes are left for the full kernel; when half
+     * the vector or more needs the step (a stream of grazing cases), it is
+     * cheaper here than twice. */
+    const int na = __builtin_popcount((unsigned)B_MASK(again)), here = full || 2 * na >= BW;
+    if (!here) late |= again;
+    if (here && na) {
       const v4d T2lo = Tlo + dlo, T2hi = Thi + dhi;
       v4d t2lo, t2hi;
       v4l ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
