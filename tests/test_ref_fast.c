@@ -26,8 +26,9 @@ static void rf_show(char *buf, size_t n, const toi_ref *r) {
            r->fwd_is_lo, r->rev_is_lo);
 }
 
-/* Both engines on one case (delta NULL: no target); returns the status. */
-static toi_status rf_check(const toi_case *c, const double *delta, const char *where) {
+/* Both engines on one case (delta NULL: no target); returns the status and,
+ * when mo is not NULL, the MPFR engine's answer in *mo. */
+static toi_status rf_check_keep(const toi_case *c, const double *delta, const char *where, toi_ref *mo) {
   toi_ref f, m;
   memset(&f, 0x55, sizeof f); /* garbage, so that a field left unset shows */
   memset(&m, 0x55, sizeof m);
@@ -44,7 +45,12 @@ static toi_status rf_check(const toi_case *c, const double *delta, const char *w
     cr_assert_fail("%s: engines differ on\n  %s (delta %a)\n  fast: %s\n  mpfr: %s", where, tr_fmt(c),
                    delta ? *delta : 0.0, a, b);
   }
+  if (mo) *mo = m;
   return sf;
+}
+
+static toi_status rf_check(const toi_case *c, const double *delta, const char *where) {
+  return rf_check_keep(c, delta, where, NULL);
 }
 
 /* ---- the case files ---- */
@@ -73,7 +79,9 @@ ParameterizedTestParameters(ref_fast, families_bit_identical) {
 }
 
 /* 10^6 cases per family and scale unit (half of them in 3D), 4 10^3 for
- * the build without FMA; `make bench` re-checks 10^7 mixed cases. */
+ * the build without FMA; `make bench` re-checks 10^7 mixed cases. Each
+ * block of cases also goes through toi_ref_solve_batch (the widest vector
+ * kernels this processor runs), which must give the MPFR engine's bits too. */
 ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
   int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
   if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
@@ -81,23 +89,40 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
   gen_opts o;
   gen_opts_default(&o, (gen_family)p->family);
   o.seed = tr_seed();
+  enum { BLK = 4096 };
+  static toi_case c[BLK];
+  static toi_ref m[BLK], b[BLK];
+  static toi_status sm[BLK], sb[BLK];
   toi_ref_fast_stats_reset();
-  for (long i = 0; i < n; i++) {
-    if (i == n / 2 && o.dim != 0) o.dim = 3;
-    toi_case c;
-    size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
-    char where[128];
-    snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
-    rf_check(&c, NULL, where);
+  unsigned long long batch_calls = 0;
+  for (long lo = 0; lo < n; lo += BLK) {
+    long k = n - lo < BLK ? n - lo : BLK;
+    for (long j = 0; j < k; j++) {
+      long i = lo + j;
+      if (i == n / 2 && o.dim != 0) o.dim = 3;
+      size_t bin;
+      cr_assert_eq(gen_case(&c[j], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      char where[128];
+      snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
+      sm[j] = rf_check_keep(&c[j], NULL, where, &m[j]); /* the statuses agree: checked there */
+    }
+    toi_ref_fast_stats s0, s1;
+    toi_ref_fast_stats_get(&s0);
+    (void)toi_ref_solve_batch_engine(b, sb, c, (size_t)k, TOI_REF_FAST);
+    toi_ref_fast_stats_get(&s1);
+    batch_calls += s1.calls - s0.calls;
+    for (long j = 0; j < k; j++)
+      cr_assert(sb[j] == sm[j] && tr_same_ref(&b[j], &m[j]), "%s case %ld: the batch differs from mpfr on %s " SEED_MSG,
+                gen_family_name(o.family), lo + j, tr_fmt(&c[j]), SEED_ARGS);
   }
   toi_ref_fast_stats st;
   toi_ref_fast_stats_get(&st);
-  cr_expect_eq(st.calls, (unsigned long long)n);
+  cr_expect_eq(st.calls - batch_calls, (unsigned long long)n);
+  cr_expect_eq(batch_calls, (unsigned long long)n);
   /* Measured: at most a few in 10^5 on every family; 1% would mean the
    * engine lost its speed. */
   unsigned long long fb = st.fb_range + st.fb_sign + st.fb_round;
-  cr_expect_leq(fb * 100, (unsigned long long)n, "%s: %llu fallbacks in %ld cases " SEED_MSG,
+  cr_expect_leq(fb * 100, 2 * (unsigned long long)n, "%s: %llu fallbacks in %ld cases " SEED_MSG,
                 gen_family_name(o.family), fb, n, SEED_ARGS);
   ref_fast_use_fma(-1);
 }
