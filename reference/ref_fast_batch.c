@@ -68,7 +68,6 @@ int ref_fast_batch_use(int w) {
   return batch_width();
 }
 
-
 #else
 
 int ref_fast_batch_use(int w) {
@@ -103,12 +102,12 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
 #if BATCH_BUILD
   const int w = e == TOI_REF_FAST && ref_fast_fma() ? batch_width() : 0;
   if (w) {
-    /* First the vector stage over a stretch of cases, noting the lanes it
-     * declines (an index and whether the scalar first stage may still
-     * answer it), then those cases one by one: the vector loop stays free
-     * of calls and of branches on which lanes were declined. */
+    /* A stretch of cases at a time: the first stage's vector pass over all
+     * of them, noting the lanes it leaves (see the top of the file), then
+     * those lanes, gathered by what they need: the vector loops stay free of
+     * calls and of branches on which lanes were left. */
     enum { STRETCH = 1024 };
-    uint32_t left[STRETCH], scalar[STRETCH];
+    uint32_t left[STRETCH], scalar[STRETCH], late[STRETCH];
     unsigned long long quick = 0, dd = 0, exact = 0;
     while (i + (size_t)w <= n) {
       size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
@@ -121,12 +120,14 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
         quick += (unsigned long long)__builtin_popcount((unsigned)done);
         /* left[]: the offset in the stretch times 2, plus 1 when only the
          * double-double stage is left to try (the scalar first stage would
-         * decline the case too); scalar[]: the lanes for the full kernel. */
+         * decline the case too); late[]: the offsets of the lanes for the
+         * full kernel. */
         for (unsigned m = ~(unsigned)(done | later) & ((1u << w) - 1); m; m &= m - 1) {
           unsigned j = (unsigned)__builtin_ctz(m);
           left[nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
         }
-        for (unsigned m = (unsigned)later; m; m &= m - 1) scalar[nlat++] = (uint32_t)(i - start) + (unsigned)__builtin_ctz(m);
+        for (unsigned m = (unsigned)later; m; m &= m - 1)
+          late[nlat++] = (uint32_t)(i - start) + (unsigned)__builtin_ctz(m);
       }
       /* The lanes that need a second Newton step or the rounding of a
        * subnormal or overflowing root, gathered w at a time for the full
@@ -135,13 +136,13 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       for (size_t k = 0; k < nlat; k += (size_t)w) {
         const toi_case *cp[8];
         toi_ref *op[8];
-        batch_gather(cp, op, c, out, start, scalar, k, nlat, w);
+        batch_gather(cp, op, c, out, start, late, k, nlat, w);
         int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
         for (int j = 0; j < w && k + (size_t)j < nlat; j++) {
           if (done >> j & 1)
             quick++;
           else
-            left[nl++] = scalar[k + (size_t)j] << 1 | (unsigned)(signs >> j & 1);
+            left[nl++] = late[k + (size_t)j] << 1 | (unsigned)(signs >> j & 1);
         }
       }
       if (st)
