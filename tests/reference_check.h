@@ -281,4 +281,13 @@ static inline int tr_each_case_file(const char *dir, void (*fn)(const toi_case *
   return files;
 }
 
+/* tr_each_case_file over cases/ and cases/worst/ of the source tree, which
+ * must hold at least three case files between them; returns the files. */
+static inline int tr_each_project_case(void (*fn)(const toi_case *c, const char *where)) {
+  int n = tr_each_case_file(TOI_SOURCE_DIR "/cases", fn);
+  n += tr_each_case_file(TOI_SOURCE_DIR "/cases/worst", fn);
+  cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
+  return n;
+}
+
 #endif
