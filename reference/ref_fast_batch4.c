@@ -1,4 +1,4 @@
-/* ref_fast_batch4.c: the batch's first stage four cases at a time (AVX2 and FMA). */
+/* ref_fast_batch4.c: the batch kernels four cases at a time (AVX2 and FMA). */
 #include "ref_internal.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -13,7 +13,7 @@
 #define B_SQRT(a) _mm256_sqrt_pd(a)
 #define B_FLOOR(a) _mm256_round_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define B_MASK(m) _mm256_movemask_pd((__m256d)(m))
-#define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
-#define B_SET(x) ((v4d){x, x, x, x})
+#define B_LOADP(c, f) ((bvd){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
+#define B_SET(x) ((bvd){x, x, x, x})
 #include "ref_fast_batch_kernel.h"
 #endif

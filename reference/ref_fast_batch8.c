@@ -1,4 +1,4 @@
-/* ref_fast_batch8.c: the batch's first stage eight cases at a time (AVX-512). */
+/* ref_fast_batch8.c: the batch kernels eight cases at a time (AVX-512). */
 #include "ref_internal.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -13,7 +13,7 @@
 #define B_SQRT(a) _mm512_sqrt_pd(a)
 #define B_FLOOR(a) _mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 #define B_MASK(m) ((int)_mm512_movepi64_mask((__m512i)(m)))
-#define B_LOADP(c, f) ((v4d){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
-#define B_SET(x) ((v4d){x, x, x, x, x, x, x, x})
+#define B_LOADP(c, f) ((bvd){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
+#define B_SET(x) ((bvd){x, x, x, x, x, x, x, x})
 #include "ref_fast_batch_kernel.h"
 #endif

@@ -1,9 +1,11 @@
-/* ref_fast_batch_kernel.h: the first stage of ref_fast_quick.c on BW cases at once, one per vector lane. */
+/* ref_fast_batch_kernel.h: the fast engine's first stage and double-double usual path on BW cases at once. */
 
 /*
  * Included by ref_fast_batch4.c (BW 4, AVX2) and ref_fast_batch8.c (BW 8,
- * AVX-512), which define BW, BATCH_ATTR, B_NAME and the few intrinsics
- * below. The argument is in ref_fast_batch.c.
+ * AVX-512), which define BW, BATCH_ATTR, the kernels' names (B_NAME,
+ * B_NAME_FULL, B_NAME_DD) and the few intrinsics below. bvd and bvl: BW
+ * doubles and BW 64-bit integers (lane masks: all ones or all zeros). The
+ * argument is in ref_fast_batch.c.
  */
 
 #define BATCH_INLINE BATCH_ATTR FAST_INLINE
@@ -13,100 +15,100 @@
 /* Operands of error-free sums kept opaque, as FAST_OPAQUE does. */
 #define V_OPAQUE(x) __asm__("" : "+v"(x))
 
-typedef double v4d __attribute__((vector_size(8 * BW)));
-typedef long long v4l __attribute__((vector_size(8 * BW)));
+typedef double bvd __attribute__((vector_size(8 * BW)));
+typedef long long bvl __attribute__((vector_size(8 * BW)));
 
-BATCH_INLINE v4d b_set(double x) { return B_SET(x); }
-BATCH_INLINE v4d b_abs(v4d x) { return (v4d)(~(v4l)b_set(-0.0) & (v4l)x); }
-BATCH_INLINE v4d b_up(v4d e) { return e * b_set(1 + 0x1p-40); }
-BATCH_INLINE v4d b_max(v4d a, v4d b) { return B_MAX(a, b); }
+BATCH_INLINE bvd b_set(double x) { return B_SET(x); }
+BATCH_INLINE bvd b_abs(bvd x) { return (bvd)(~(bvl)b_set(-0.0) & (bvl)x); }
+BATCH_INLINE bvd b_up(bvd e) { return e * b_set(1 + 0x1p-40); }
+BATCH_INLINE bvd b_max(bvd a, bvd b) { return B_MAX(a, b); }
 /* m ? x : y lane by lane (m all ones or all zeros). */
-BATCH_INLINE v4d b_pick(v4l m, v4d x, v4d y) { return (v4d)((m & (v4l)x) | (~m & (v4l)y)); }
+BATCH_INLINE bvd b_pick(bvl m, bvd x, bvd y) { return (bvd)((m & (bvl)x) | (~m & (bvl)y)); }
 
-BATCH_INLINE void b_two_sum(v4d a, v4d b, v4d *s, v4d *l) {
+BATCH_INLINE void b_two_sum(bvd a, bvd b, bvd *s, bvd *l) {
   V_OPAQUE(a);
   V_OPAQUE(b);
-  v4d x = a + b, bb = x - a, aa = x - bb;
+  bvd x = a + b, bb = x - a, aa = x - bb;
   *s = x;
   *l = (a - aa) + (b - bb);
 }
 
 /* quick_low lane by lane: the low part of s = RN(x + y). */
-BATCH_INLINE v4d b_low(v4d x, v4d y, v4d s) {
+BATCH_INLINE bvd b_low(bvd x, bvd y, bvd s) {
   V_OPAQUE(x);
   V_OPAQUE(y);
   V_OPAQUE(s);
-  v4d yy = s - x, xx = s - yy;
+  bvd yy = s - x, xx = s - yy;
   return (x - xx) + (y - yy);
 }
 
-BATCH_INLINE void b_two_prod(v4d a, v4d b, v4d *h, v4d *l) {
-  v4d p = a * b;
+BATCH_INLINE void b_two_prod(bvd a, bvd b, bvd *h, bvd *l) {
+  bvd p = a * b;
   *h = p;
   *l = B_FMSUB(a, b, p);
 }
 
 /* The biased exponent field of x >= 0 (0 for zero and subnormals). */
-BATCH_INLINE v4l b_expo(v4d x) { return ((v4l)x >> 52) & 0x7ff; }
+BATCH_INLINE bvl b_expo(bvd x) { return ((bvl)x >> 52) & 0x7ff; }
 
 /* 2^k for -1022 <= k <= 1023, from its bits. */
-BATCH_INLINE v4d b_pow2(v4l k) { return (v4d)((k + 1023) << 52); }
+BATCH_INLINE bvd b_pow2(bvl k) { return (bvd)((k + 1023) << 52); }
 
 /* x 2^k in two products by 2^(k>>1) and 2^(k - (k>>1)): for |k| <= 2044
  * both factors are normal powers of two, and the product is exact whenever
  * the result is normal (the intermediate lies between x and the result). */
-BATCH_INLINE v4d b_scale(v4d x, v4l k) {
-  v4l k1 = k >> 1;
+BATCH_INLINE bvd b_scale(bvd x, bvl k) {
+  bvl k1 = k >> 1;
   return x * b_pow2(k1) * b_pow2(k - k1);
 }
 
 /* The data of BW cases, scaled as ref_fast_quick scales them. */
 typedef struct bdata {
-  v4d sh[3], sl[3], vh[3], vl[3], ash[3], avh[3];
-  v4d Rh, Rl;
+  bvd sh[3], sl[3], vh[3], vl[3], ash[3], avh[3];
+  bvd Rh, Rl;
 } bdata;
 
 /* quick_step of ref_fast_quick.c in BW lanes, for the root named by want
  * (-1 the lower, +1 the upper). Returns the mask of lanes whose checks all
  * hold; *dlo, *Eo and *Fo as there. */
-BATCH_INLINE v4l b_step(v4d *dlo, v4d *Eo, v4d *Fo, v4d T, double want, const bdata *d, v4d H2h, v4d H2l, v4d mR, v4d A,
-                        v4d Ea) {
-  const v4d aT = b_abs(T);
-  v4l ok = (aT >= b_set(0x1p-300)) & (aT <= b_set(0x1p200));
-  v4d S[3], tau[3], m2 = b_set(0), vm = b_set(0), qp = b_set(0);
+BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, double want, const bdata *d, bvd H2h, bvd H2l, bvd mR, bvd A,
+                        bvd Ea) {
+  const bvd aT = b_abs(T);
+  bvl ok = (aT >= b_set(0x1p-300)) & (aT <= b_set(0x1p200));
+  bvd S[3], tau[3], m2 = b_set(0), vm = b_set(0), qp = b_set(0);
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
-    v4d P, p, Sh, g;
+    bvd P, p, Sh, g;
     b_two_prod(d->vh[i], T, &P, &p);
-    v4d r = d->vl[i] * T;
+    bvd r = d->vl[i] * T;
     b_two_sum(d->sh[i], P, &Sh, &g);
     S[i] = Sh;
     tau[i] = ((g + p) + d->sl[i]) + r;
-    v4d m = d->ash[i] + b_abs(P);
+    bvd m = d->ash[i] + b_abs(P);
     m2 += m * m;
     vm += d->avh[i] * m;
     qp += d->vh[i] * Sh;
   }
-  const v4d Qp = 2 * qp, aQp = b_abs(Qp);
-  const v4d EQp = b_up(b_set(0x1p-48) * vm) + b_set(0x1p-990);
+  const bvd Qp = 2 * qp, aQp = b_abs(Qp);
+  const bvd EQp = b_up(b_set(0x1p-48) * vm) + b_set(0x1p-990);
   ok &= (EQp <= b_set(0x1p-20) * aQp) & (Qp * b_set(want) > b_set(0));
-  const v4d iQ = b_set(1) / Qp, aiQ = b_abs(iQ);
-  v4d H[3], h[3], g1, e1, g2, e2, g3, e3;
+  const bvd iQ = b_set(1) / Qp, aiQ = b_abs(iQ);
+  bvd H[3], h[3], g1, e1, g2, e2, g3, e3;
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) b_two_prod(S[i], S[i], &H[i], &h[i]);
   b_two_sum(H[0], H[1], &g1, &e1);
   b_two_sum(H[2], -H2h, &g2, &e2);
   b_two_sum(g1, g2, &g3, &e3);
-  const v4d small = (((h[0] + h[1]) + (h[2] - H2l)) + ((e1 + e2) + e3)) +
+  const bvd small = (((h[0] + h[1]) + (h[2] - H2l)) + ((e1 + e2) + e3)) +
                     (((tau[0] * (2 * S[0] + tau[0]) + tau[1] * (2 * S[1] + tau[1])) + tau[2] * (2 * S[2] + tau[2])) -
                      mR);
-  const v4d Q = g3 + small, aQ = b_abs(Q);
-  const v4d X0 = b_set(0x1p-98) * (m2 + d->Rh * d->Rh) + b_set(0x1p-999);
-  const v4d K1 = EQp * aiQ + b_set(0x1p-51), K2 = aiQ * b_set(1 + 0x1p-19);
-  const v4d K4 = b_up(2 * (A + Ea) * K2);
-  const v4d dl = -Q * iQ;
-  const v4d Ed = b_up((aQ * K1 + X0) * K2);
-  const v4d dm = aQ * b_up(aiQ) + Ed;
+  const bvd Q = g3 + small, aQ = b_abs(Q);
+  const bvd X0 = b_set(0x1p-98) * (m2 + d->Rh * d->Rh) + b_set(0x1p-999);
+  const bvd K1 = EQp * aiQ + b_set(0x1p-51), K2 = aiQ * b_set(1 + 0x1p-19);
+  const bvd K4 = b_up(2 * (A + Ea) * K2);
+  const bvd dl = -Q * iQ;
+  const bvd Ed = b_up((aQ * K1 + X0) * K2);
+  const bvd dm = aQ * b_up(aiQ) + Ed;
   ok &= dm * K4 <= b_set(0.25);
   *dlo = dl;
   *Eo = b_up(Ed + dm * dm * K4);
@@ -117,24 +119,24 @@ BATCH_INLINE v4l b_step(v4d *dlo, v4d *Eo, v4d *Fo, v4d T, double want, const bd
 /* fast_rn of ref_internal.h in the lanes of mask: RN(x 2^k) for the
  * normalized pair x = xh + xl, 2^-850 <= |xh| <= 2^850, overflow to +-Inf
  * and the subnormal grid as IEEE 754 rounds (the argument is there). */
-BATCH_INLINE v4d b_rn(v4d xh, v4d xl, v4l k, v4l mask) {
-  const v4l sign = (v4l)b_set(-0.0);
-  const v4l km = k & mask;
-  const v4l e = b_expo(b_abs(xh)) - 1023 + km;
-  const v4l inf = e > 1023, norm = ~inf & (e >= -1022), zero = e < -1080, sub = ~inf & ~norm & ~zero;
-  const v4d yn = b_scale(xh, km & norm);
-  const v4d m = b_abs(b_scale(xh, (km + 1074) & sub)); /* exact: normal, in [2^-6, 2^52) */
-  const v4d l = b_pick(xh > b_set(0), xl, -xl);       /* the correction toward larger |x| */
-  v4d f = B_FLOOR(m);
-  const v4d fr = m - f; /* exact */
-  const v4l odd = ((v4l)(f + b_set(0x1p52)) & 1) != 0;
-  const v4l upr = (fr > b_set(0.5)) | ((fr == b_set(0.5)) & ((l > b_set(0)) | ((l == b_set(0)) & odd)));
-  f += (v4d)(upr & (v4l)b_set(1));
+BATCH_INLINE bvd b_rn(bvd xh, bvd xl, bvl k, bvl mask) {
+  const bvl sign = (bvl)b_set(-0.0);
+  const bvl km = k & mask;
+  const bvl e = b_expo(b_abs(xh)) - 1023 + km;
+  const bvl inf = e > 1023, norm = ~inf & (e >= -1022), zero = e < -1080, sub = ~inf & ~norm & ~zero;
+  const bvd yn = b_scale(xh, km & norm);
+  const bvd m = b_abs(b_scale(xh, (km + 1074) & sub)); /* exact: normal, in [2^-6, 2^52) */
+  const bvd l = b_pick(xh > b_set(0), xl, -xl);       /* the correction toward larger |x| */
+  bvd f = B_FLOOR(m);
+  const bvd fr = m - f; /* exact */
+  const bvl odd = ((bvl)(f + b_set(0x1p52)) & 1) != 0;
+  const bvl upr = (fr > b_set(0.5)) | ((fr == b_set(0.5)) & ((l > b_set(0)) | ((l == b_set(0)) & odd)));
+  f += (bvd)(upr & (bvl)b_set(1));
   /* f 2^-1074, 0 <= f <= 2^52, from its bits (the integer f itself): no
    * arithmetic with a subnormal result, which some processors microcode. */
-  const v4d ys = (v4d)((v4l)(f + b_set(0x1p52)) - (v4l)b_set(0x1p52));
-  const v4d mag = b_pick(inf, b_set(INFINITY), b_pick(sub, ys, b_set(0)));
-  return b_pick(norm, yn, (v4d)(((v4l)mag & ~sign) | ((v4l)xh & sign)));
+  const bvd ys = (bvd)((bvl)(f + b_set(0x1p52)) - (bvl)b_set(0x1p52));
+  const bvd mag = b_pick(inf, b_set(INFINITY), b_pick(sub, ys, b_set(0)));
+  return b_pick(norm, yn, (bvd)(((bvl)mag & ~sign) | ((bvl)xh & sign)));
 }
 
 /* fast_certify in BW lanes: T + dl (a TwoSum) within E of the root, times
@@ -143,29 +145,29 @@ BATCH_INLINE v4d b_rn(v4d xh, v4d xl, v4l k, v4l mask) {
  * second (each end rounded by fast_rn, subnormal and overflowing results
  * included, and compared), as there; only when full, else the lanes that
  * need it are added to *later. */
-BATCH_INLINE v4l b_certify(v4d *out, v4l *later, v4d T, v4d dl, v4d E, v4l k, const int full) {
-  v4d Th, Tl;
+BATCH_INLINE bvl b_certify(bvd *out, bvl *later, bvd T, bvd dl, bvd E, bvl k, const int full) {
+  bvd Th, Tl;
   b_two_sum(T, dl, &Th, &Tl);
-  const v4d ah = b_abs(Th);
-  const v4l ok = (ah >= b_set(0x1p-850)) & (ah <= b_set(0x1p850)) & (E <= b_set(0x1p-60) * ah);
-  const v4d E2 = (E + ah * b_set(0x1p-104)) * b_set(1 + 0x1p-50);
-  const v4d l1 = Tl - E2, l2 = Tl + E2;
-  const v4d h1 = Th + l1, h2 = Th + l2;
+  const bvd ah = b_abs(Th);
+  const bvl ok = (ah >= b_set(0x1p-850)) & (ah <= b_set(0x1p850)) & (E <= b_set(0x1p-60) * ah);
+  const bvd E2 = (E + ah * b_set(0x1p-104)) * b_set(1 + 0x1p-50);
+  const bvd l1 = Tl - E2, l2 = Tl + E2;
+  const bvd h1 = Th + l1, h2 = Th + l2;
   /* ah is normal where ok holds: its exponent is the field less 1023. */
-  const v4l e = b_expo(ah) - 1023 + k;
-  const v4l first = ok & (h1 == h2) & (e >= -1021) & (e <= 1022);
-  v4d y = b_scale(h1, k & first); /* k & first: no shift of a garbage k */
-  const v4l slow = ok & ~first;
-  v4l done = first;
+  const bvl e = b_expo(ah) - 1023 + k;
+  const bvl first = ok & (h1 == h2) & (e >= -1021) & (e <= 1022);
+  bvd y = b_scale(h1, k & first); /* k & first: no shift of a garbage k */
+  const bvl slow = ok & ~first;
+  bvl done = first;
   *later |= slow;
   if (full && __builtin_expect(B_MASK(slow) != 0, 0)) {
-    v4d a = Th, b1 = l1, b2 = l2;
+    bvd a = Th, b1 = l1, b2 = l2;
     V_OPAQUE(a);
     V_OPAQUE(b1);
     V_OPAQUE(b2);
-    const v4d x1 = a + b1, x2 = a + b2; /* fast_two_sum(T.h, l1), (T.h, l2) */
-    const v4d y1 = b_rn(x1, b1 - (x1 - a), k, slow), y2 = b_rn(x2, b2 - (x2 - a), k, slow);
-    const v4l same = slow & ((v4l)y1 == (v4l)y2);
+    const bvd x1 = a + b1, x2 = a + b2; /* fast_two_sum(T.h, l1), (T.h, l2) */
+    const bvd y1 = b_rn(x1, b1 - (x1 - a), k, slow), y2 = b_rn(x2, b2 - (x2 - a), k, slow);
+    const bvl same = slow & ((bvl)y1 == (bvl)y2);
     y = b_pick(same, y1, y);
     done |= same;
   }
@@ -180,14 +182,14 @@ BATCH_INLINE v4l b_certify(v4d *out, v4l *later, v4d T, v4d dl, v4d E, v4l k, co
  * bits (which both scalar stages decline too, the FMA build's fast_try only
  * in its exact stages). Lanes whose largest length or speed is subnormal or
  * zero are in neither. */
-BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *const *cp) {
+BATCH_INLINE bvl b_prepare(bdata *dp, bvl *wholep, bvl *k2p, const toi_case *const *cp) {
 #define LD(f) B_LOADP(cp, f)
   bdata d;
-  v4d z = b_set(0);
-  v4l z3 = {};
+  bvd z = b_set(0);
+  bvl z3 = {};
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
-    const v4d pa = LD(pa[i]), pb = LD(pb[i]), va = LD(va[i]), vb = LD(vb[i]);
+    const bvd pa = LD(pa[i]), pb = LD(pb[i]), va = LD(va[i]), vb = LD(vb[i]);
     if (i == 2) z3 = (pa == b_set(0)) & (pb == b_set(0)) & (va == b_set(0)) & (vb == b_set(0));
     d.sh[i] = pb - pa;
     d.vh[i] = vb - va;
@@ -195,39 +197,39 @@ BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *con
     d.sl[i] = b_low(pb, -pa, d.sh[i]);
     d.vl[i] = b_low(vb, -va, d.vh[i]);
   }
-  const v4d ra = LD(ra), rb = LD(rb), dim = LD(dim);
+  const bvd ra = LD(ra), rb = LD(rb), dim = LD(dim);
 #undef LD
   d.Rh = ra + rb;
   d.Rl = b_low(ra, rb, d.Rh);
   /* The checks ref_solve_fast makes first (dimension, radii, a 2D case's
    * zero third components), then finite data. */
-  const v4l plain = (ra >= b_set(0)) & (rb >= b_set(0)) & ((dim == b_set(3)) | ((dim == b_set(2)) & z3));
-  v4l live = plain & ((z + (d.Rh - d.Rh)) == b_set(0));
-  v4d ms = d.Rh, mv = b_set(0);
+  const bvl plain = (ra >= b_set(0)) & (rb >= b_set(0)) & ((dim == b_set(3)) | ((dim == b_set(2)) & z3));
+  bvl live = plain & ((z + (d.Rh - d.Rh)) == b_set(0));
+  bvd ms = d.Rh, mv = b_set(0);
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
     ms = b_max(ms, b_abs(d.sh[i]));
     mv = b_max(mv, b_abs(d.vh[i]));
   }
-  const v4l inr = (ms >= b_set(0x1p-64)) & (ms <= b_set(0x1p64)) & (mv >= b_set(0x1p-64)) & (mv <= b_set(0x1p64));
-  v4l k2 = {};
-  v4l whole = live;
+  const bvl inr = (ms >= b_set(0x1p-64)) & (ms <= b_set(0x1p64)) & (mv >= b_set(0x1p-64)) & (mv <= b_set(0x1p64));
+  bvl k2 = {};
+  bvl whole = live;
   if (__builtin_expect(B_MASK(~inr & live) != 0, 0)) {
     /* Scaling, for the live lanes out of range (as ref_fast_quick). */
-    const v4l xs = b_expo(ms), xv = b_expo(mv);
-    const v4l sc = ~inr & live;
+    const bvl xs = b_expo(ms), xv = b_expo(mv);
+    const bvl sc = ~inr & live;
     /* Subnormal or zero maxima, or a maximum of 2^1023 or more (2^-1023 is
      * no normal double): the scalar engine. */
     live &= inr | ((xs != 0) & (xv != 0) & (xs < 2046) & (xv < 2046));
     whole = live;
-    const v4l es = (xs - 1023) & sc & live, ev = (xv - 1023) & sc & live;
+    const bvl es = (xs - 1023) & sc & live, ev = (xv - 1023) & sc & live;
     /* One product by the normal power 2^-es (2^-ev): exact when the result
      * is normal, else one rounding, as fast_scale's single product. */
-    const v4d ps = b_pow2(-es), pv = b_pow2(-ev);
-    v4l lost = {};
+    const bvd ps = b_pow2(-es), pv = b_pow2(-ev);
+    bvl lost = {};
 #define KEEP(x, p)                                                                 \
   do {                                                                             \
-    const v4d y_ = x * p;                                                          \
+    const bvd y_ = x * p;                                                          \
     lost |= (x != b_set(0)) & ~(b_abs(y_) >= b_set(0x1p-480));                     \
     x = y_;                                                                        \
   } while (0)
@@ -261,15 +263,15 @@ BATCH_INLINE v4l b_prepare(bdata *dp, v4l *wholep, v4l *k2p, const toi_case *con
  * upper root, backward the lower; c > 0, b < 0 (bneg): hit, forward the
  * lower; c > 0, b > 0: separating, backward the upper; noroot: the class
  * alone (miss or separating by bpos), NaN times. Returns the lanes stored. */
-BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4l bneg, v4l bpos, v4d tlo, v4d thi) {
-  const v4d nan = b_set(NAN);
-  const v4l hit = ~cneg & bneg, sep = ~cneg & ~bneg;
-  const v4d tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
-  const v4d trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
-  const v4l none = (v4l)b_set(0) - 1;
-  const v4l fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
-  const v4l rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
-  const v4l cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
+BATCH_INLINE int b_store(toi_ref *const *op, bvl noroot, bvl roots, bvl cneg, bvl bneg, bvl bpos, bvd tlo, bvd thi) {
+  const bvd nan = b_set(NAN);
+  const bvl hit = ~cneg & bneg, sep = ~cneg & ~bneg;
+  const bvd tfwd = b_pick(roots & cneg, thi, b_pick(roots & hit, tlo, nan));
+  const bvd trev = b_pick(roots & cneg, tlo, b_pick(roots & sep, thi, nan));
+  const bvl none = (bvl)b_set(0) - 1;
+  const bvl fwd = (roots & hit & 1) | (~(roots & (cneg | hit)) & none);
+  const bvl rev = (roots & cneg & 1) | (~(roots & (cneg | sep)) & none);
+  const bvl cls = (roots & cneg & TOI_OVERLAP) | (roots & hit & TOI_HIT) | (roots & sep & TOI_SEPARATING) |
                   (noroot & bpos & TOI_SEPARATING) | (noroot & ~bpos & TOI_MISS);
   tlo = b_pick(roots, tlo, nan);
   thi = b_pick(roots, thi, nan);
@@ -278,7 +280,7 @@ BATCH_INLINE int b_store(toi_ref *const *op, v4l noroot, v4l roots, v4l cneg, v4
   /* Each toi_ref as six quadwords (cls and its padding, the four times, the
    * two directions), the columns transposed into rows in registers, each
    * row stored by one masked store. */
-  const v4d w0 = (v4d)(cls & 0xffffffff), w5 = (v4d)((fwd & 0xffffffff) | (rev << 32));
+  const bvd w0 = (bvd)(cls & 0xffffffff), w5 = (bvd)((fwd & 0xffffffff) | (rev << 32));
   const __m512d c[8] = {(__m512d)w0, (__m512d)tlo, (__m512d)thi, (__m512d)tfwd, (__m512d)trev, (__m512d)w5,
                         (__m512d)w5, (__m512d)w5};
   __m512d t[8], u[8], r[8];
@@ -333,48 +335,48 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
   bdata d;
   /* whole: the lanes this code follows ref_fast_quick through to the end:
    * what it declines there, ref_fast_quick declines too. */
-  v4l whole, k2;
-  v4l live = b_prepare(&d, &whole, &k2, cp);
+  bvl whole, k2;
+  bvl live = b_prepare(&d, &whole, &k2, cp);
 
   /* Step 1 of ref_fast_quick.c. */
-  const v4d *sh = d.sh, *vh = d.vh;
-  const v4d A = (vh[0] * vh[0] + vh[1] * vh[1]) + vh[2] * vh[2];
-  const v4d b0 = sh[0] * vh[0], b1 = sh[1] * vh[1], b2 = sh[2] * vh[2];
-  const v4d B = (b0 + b1) + b2, Mb = (b_abs(b0) + b_abs(b1)) + b_abs(b2);
-  const v4d SS = (sh[0] * sh[0] + sh[1] * sh[1]) + sh[2] * sh[2], RR = d.Rh * d.Rh;
-  const v4d C = SS - RR;
-  const v4d Ea = b_set(0x1p-50) * A + b_set(0x1p-1000), Eb = b_set(0x1p-50) * Mb + b_set(0x1p-1000);
-  const v4d Ec = b_set(0x1p-50) * (SS + RR) + b_set(0x1p-1000);
-  const v4l cpos = C > Ec, cneg = C < -Ec, bpos = B > Eb, bneg = B < -Eb;
-  const v4d BB = B * B, AC = A * C, Dc = BB - AC;
-  const v4d ED = b_up(Eb * (2 * b_abs(B) + Eb) + Ea * b_abs(C) + (A + Ea) * Ec +
+  const bvd *sh = d.sh, *vh = d.vh;
+  const bvd A = (vh[0] * vh[0] + vh[1] * vh[1]) + vh[2] * vh[2];
+  const bvd b0 = sh[0] * vh[0], b1 = sh[1] * vh[1], b2 = sh[2] * vh[2];
+  const bvd B = (b0 + b1) + b2, Mb = (b_abs(b0) + b_abs(b1)) + b_abs(b2);
+  const bvd SS = (sh[0] * sh[0] + sh[1] * sh[1]) + sh[2] * sh[2], RR = d.Rh * d.Rh;
+  const bvd C = SS - RR;
+  const bvd Ea = b_set(0x1p-50) * A + b_set(0x1p-1000), Eb = b_set(0x1p-50) * Mb + b_set(0x1p-1000);
+  const bvd Ec = b_set(0x1p-50) * (SS + RR) + b_set(0x1p-1000);
+  const bvl cpos = C > Ec, cneg = C < -Ec, bpos = B > Eb, bneg = B < -Eb;
+  const bvd BB = B * B, AC = A * C, Dc = BB - AC;
+  const bvd ED = b_up(Eb * (2 * b_abs(B) + Eb) + Ea * b_abs(C) + (A + Ea) * Ec +
                       b_set(0x1p-53) * (BB + b_abs(AC) + b_abs(Dc))) +
                  b_set(0x1p-1000);
-  const v4l dpos = Dc > ED, dneg = Dc < -ED;
-  const v4l read = (cpos | cneg) & ~(cpos & ~((bpos | bneg) & (dpos | dneg)));
-  const v4l noroot = live & read & cpos & dneg; /* miss or separating: the class alone */
-  v4l roots = live & read & ~noroot & (Dc > b_set(0));
+  const bvl dpos = Dc > ED, dneg = Dc < -ED;
+  const bvl read = (cpos | cneg) & ~(cpos & ~((bpos | bneg) & (dpos | dneg)));
+  const bvl noroot = live & read & cpos & dneg; /* miss or separating: the class alone */
+  bvl roots = live & read & ~noroot & (Dc > b_set(0));
 
   /* Step 2: the estimates, then one Newton step for each root. */
-  v4d tlo = b_set(0), thi = b_set(0);
-  v4l late = {};
-  const v4l want = roots;
+  bvd tlo = b_set(0), thi = b_set(0);
+  bvl late = {};
+  const bvl want = roots;
   if (B_MASK(roots)) {
-    const v4d W = b_abs(B) + B_SQRT(Dc);
-    const v4d q1 = C / W, q2 = W / A;
-    const v4l bp = B > b_set(0);
-    const v4d Tlo = b_pick(bp, -q2, q1), Thi = b_pick(bp, -q1, q2);
-    v4d H2h, H2l;
+    const bvd W = b_abs(B) + B_SQRT(Dc);
+    const bvd q1 = C / W, q2 = W / A;
+    const bvl bp = B > b_set(0);
+    const bvd Tlo = b_pick(bp, -q2, q1), Thi = b_pick(bp, -q1, q2);
+    bvd H2h, H2l;
     b_two_prod(d.Rh, d.Rh, &H2h, &H2l);
-    const v4d mR = d.Rl * (2 * d.Rh + d.Rl);
-    v4d dlo, dhi, E, Flo, Fhi;
-    v4l okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
+    const bvd mR = d.Rl * (2 * d.Rh + d.Rl);
+    bvd dlo, dhi, E, Flo, Fhi;
+    bvl okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
     okl &= b_certify(&tlo, &late, Tlo, dlo, E, k2, full);
-    v4l okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
+    bvl okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
     okh &= b_certify(&thi, &late, Thi, dhi, E, k2, full);
     /* quick_roots: where the first step could not certify both roots yet
      * both floors leave room, a second step from RN(T + dl). */
-    const v4l again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
+    const bvl again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
                       (Fhi <= b_set(0x1p-66) * b_abs(Thi));
     roots &= okl & okh;
     /* Unless full, a few such lanes are left for the full kernel; when half
@@ -383,9 +385,9 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
     const int na = __builtin_popcount((unsigned)B_MASK(again)), here = full || 2 * na >= BW;
     if (!here) late |= again;
     if (here && na) {
-      const v4d T2lo = Tlo + dlo, T2hi = Thi + dhi;
-      v4d t2lo, t2hi;
-      v4l ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
+      const bvd T2lo = Tlo + dlo, T2hi = Thi + dhi;
+      bvd t2lo, t2hi;
+      bvl ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
       ok2 &= b_certify(&t2lo, &late, T2lo, dlo, E, k2, full);
       ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
       ok2 &= b_certify(&t2hi, &late, T2hi, dhi, E, k2, full);
@@ -416,23 +418,23 @@ BATCH_ATTR int B_NAME_FULL(toi_ref *const *op, const toi_case *const *cp, int *s
 /* ---- the double-double stage (fast_try of ref_fast.c) in BW lanes ---- */
 
 typedef struct vdd {
-  v4d h, l;
+  bvd h, l;
 } vdd;
 
-BATCH_INLINE vdd d_two_sum(v4d a, v4d b) {
+BATCH_INLINE vdd d_two_sum(bvd a, bvd b) {
   vdd r;
   b_two_sum(a, b, &r.h, &r.l);
   return r;
 }
 
-BATCH_INLINE vdd d_fast_two_sum(v4d a, v4d b) {
+BATCH_INLINE vdd d_fast_two_sum(bvd a, bvd b) {
   V_OPAQUE(a);
   V_OPAQUE(b);
-  const v4d s = a + b;
+  const bvd s = a + b;
   return (vdd){s, b - (s - a)};
 }
 
-BATCH_INLINE vdd d_two_prod(v4d a, v4d b) {
+BATCH_INLINE vdd d_two_prod(bvd a, bvd b) {
   vdd r;
   b_two_prod(a, b, &r.h, &r.l);
   return r;
@@ -441,9 +443,9 @@ BATCH_INLINE vdd d_two_prod(v4d a, v4d b) {
 BATCH_INLINE vdd d_neg(vdd x) { return (vdd){-x.h, -x.l}; }
 
 /* dd_dot of ref_internal.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
-BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, v4d *mag) {
+BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, bvd *mag) {
   vdd p = d_two_prod(x[0].h, y[0].h);
-  v4d S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = b_abs(p.h);
+  bvd S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = b_abs(p.h);
 #pragma GCC unroll 4
   for (int i = 1; i < n; i++) {
     p = d_two_prod(x[i].h, y[i].h);
@@ -458,9 +460,9 @@ BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, v4d *mag) {
 
 /* fast_c3 of ref_fast.c for n = 4 (c near contact, to about 2^-145 M),
  * lane by lane, with its bound in *err. */
-BATCH_INLINE vdd d_c3(const vdd *x, const vdd *y, v4d *err) {
+BATCH_INLINE vdd d_c3(const vdd *x, const vdd *y, bvd *err) {
   vdd P = d_two_prod(x[0].h, y[0].h);
-  v4d S1 = P.h, S2 = P.l, T = b_set(0), A3 = b_set(0);
+  bvd S1 = P.h, S2 = P.l, T = b_set(0), A3 = b_set(0);
 #pragma GCC unroll 4
   for (int i = 0; i < 4; i++) {
     if (i > 0) {
@@ -477,22 +479,22 @@ BATCH_INLINE vdd d_c3(const vdd *x, const vdd *y, v4d *err) {
     const vdd Q = d_two_prod(2 * x[i].h, y[i].l);
     const vdd f = d_two_sum(S2, Q.h);
     S2 = f.h;
-    const v4d r = x[i].l * y[i].l;
+    const bvd r = x[i].l * y[i].l;
     T += f.l + Q.l + r;
     A3 += b_abs(f.l) + b_abs(Q.l) + 2 * b_abs(r);
   }
   const vdd HL = d_two_sum(S1, S2);
-  const v4d L = HL.l + T;
+  const bvd L = HL.l + T;
   *err = b_up(b_set(24 * 0x1p-52) * A3 + b_set(0x1p-52) * (b_abs(HL.l) + b_abs(T))) + b_set(0x1p-1000);
   return d_two_sum(HL.h, L);
 }
 
 /* dd_add_sqrt, lane by lane (bound 2^-101 W.h; |W.h - w0| <= 3.57u w0). */
-BATCH_INLINE vdd d_add_sqrt(vdd x, vdd d, v4d *h0, v4d *w0) {
-  const v4d h = B_SQRT(d.h), g = b_set(0.5) / d.h;
+BATCH_INLINE vdd d_add_sqrt(vdd x, vdd d, bvd *h0, bvd *w0) {
+  const bvd h = B_SQRT(d.h), g = b_set(0.5) / d.h;
   const vdd p = d_two_prod(h, h);
-  const v4d r = ((d.h - p.h) - p.l) + d.l;
-  const v4d corr = r * (h * g);
+  const bvd r = ((d.h - p.h) - p.l) + d.l;
+  const bvd corr = r * (h * g);
   const vdd s = d_two_sum(x.h, h);
   *h0 = h;
   *w0 = s.h;
@@ -500,15 +502,15 @@ BATCH_INLINE vdd d_add_sqrt(vdd x, vdd d, v4d *h0, v4d *w0) {
 }
 
 /* dd_div, lane by lane. */
-BATCH_INLINE vdd d_div(vdd x, vdd y, v4d iy) {
-  const v4d q1 = x.h * iy;
+BATCH_INLINE vdd d_div(vdd x, vdd y, bvd iy) {
+  const bvd q1 = x.h * iy;
   const vdd p = d_two_prod(q1, y.h);
-  const v4d r = (((x.h - p.h) - p.l) + x.l) - q1 * y.l;
+  const bvd r = (((x.h - p.h) - p.l) + x.l) - q1 * y.l;
   return d_fast_two_sum(q1, r * iy);
 }
 
 /* fast_quot_err, lane by lane. */
-BATCH_INLINE v4d d_quot_err(vdd T, double ed, v4d rx, v4d ry) {
+BATCH_INLINE bvd d_quot_err(vdd T, double ed, bvd rx, bvd ry) {
   return b_abs(T.h) * (b_set(ed) + b_set(1.001) * (rx + ry));
 }
 
@@ -525,8 +527,8 @@ BATCH_INLINE v4d d_quot_err(vdd T, double ed, v4d rx, v4d ry) {
  */
 BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) {
   bdata d;
-  v4l whole, k2;
-  v4l live = b_prepare(&d, &whole, &k2, cp);
+  bvl whole, k2;
+  bvl live = b_prepare(&d, &whole, &k2, cp);
   vdd s[4], sr[4], v[3];
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
@@ -537,18 +539,18 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
   sr[3] = d_neg(s[3]);
 
   /* Step 2: a, b, c with errors 2^-99 M + 2^-1000. */
-  v4d Ma, Mb, Mc;
+  bvd Ma, Mb, Mc;
   const vdd A = d_dot(v, v, 3, &Ma), B = d_dot(s, v, 3, &Mb);
   vdd C = d_dot(s, sr, 4, &Mc);
-  const v4d Ea = b_set(0x1p-99) * Ma + b_set(0x1p-1000), Eb = b_set(0x1p-99) * Mb + b_set(0x1p-1000);
-  v4d Ec = b_set(0x1p-99) * Mc + b_set(0x1p-1000);
-  const v4d ia = b_set(1) / A.h;
-  v4l cpos = C.h > b_set(0x1p64) * Ec, cneg = -C.h > b_set(0x1p64) * Ec;
+  const bvd Ea = b_set(0x1p-99) * Ma + b_set(0x1p-1000), Eb = b_set(0x1p-99) * Mb + b_set(0x1p-1000);
+  bvd Ec = b_set(0x1p-99) * Mc + b_set(0x1p-1000);
+  const bvd ia = b_set(1) / A.h;
+  bvl cpos = C.h > b_set(0x1p64) * Ec, cneg = -C.h > b_set(0x1p64) * Ec;
   /* c lost more than 64 bits (or its sign is in doubt): fast_c3. */
-  const v4l near = live & ~(cpos | cneg);
+  const bvl near = live & ~(cpos | cneg);
   *c3 = B_MASK(near);
   if (*c3) {
-    v4d E3;
+    bvd E3;
     const vdd C3 = d_c3(s, sr, &E3);
     C.h = b_pick(near, C3.h, C.h);
     C.l = b_pick(near, C3.l, C.l);
@@ -556,19 +558,19 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
     cpos |= near & (C.h > 2 * Ec);
     cneg |= near & (-C.h > 2 * Ec);
   }
-  const v4l bpos = B.h > 2 * Eb, bneg = -B.h > 2 * Eb;
+  const bvl bpos = B.h > 2 * Eb, bneg = -B.h > 2 * Eb;
   live &= (cpos | cneg) & (cneg | bpos | bneg);
 
   /* Step 3: D = b^2 - a c with its bound. */
-  const v4d Aa = A.h * b_set(1 + 0x1p-52), Ba = b_abs(B.h) * b_set(1 + 0x1p-52), Ca = b_abs(C.h) * b_set(1 + 0x1p-52);
+  const bvd Aa = A.h * b_set(1 + 0x1p-52), Ba = b_abs(B.h) * b_set(1 + 0x1p-52), Ca = b_abs(C.h) * b_set(1 + 0x1p-52);
   const vdd dx[2] = {B, A}, dy[2] = {B, d_neg(C)};
-  v4d Md;
+  bvd Md;
   const vdd D = d_dot(dx, dy, 2, &Md);
-  const v4d ED = b_up(b_set(0x1p-99) * Md + Eb * (2 * Ba + Eb) + Ea * Ca + (Aa + Ea) * Ec) + b_set(0x1p-1000);
-  const v4l dpos = cneg | (D.h > 2 * ED), dneg = ~cneg & (-D.h > 2 * ED);
+  const bvd ED = b_up(b_set(0x1p-99) * Md + Eb * (2 * Ba + Eb) + Ea * Ca + (Aa + Ea) * Ec) + b_set(0x1p-1000);
+  const bvl dpos = cneg | (D.h > 2 * ED), dneg = ~cneg & (-D.h > 2 * ED);
   live &= dpos | dneg;
-  const v4l noroot = live & dneg;
-  v4l roots = live & dpos;
+  const bvl noroot = live & dneg;
+  bvl roots = live & dpos;
 
   /* Step 4: the roots by W = |B| + sqrt D, c / W and W / a, with fast_try's
    * bounds as they stood when this copy was made (ref_fast.c has tighter
@@ -587,24 +589,24 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
    * (2^-98 + 1.001 (2^-93 + 2^-94.9)) < 2^-92.3 |Q.h|: 2^-91 |Q.h| is used.
    * b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
   roots &= (D.h >= b_set(0x1p-800)) & (D.h <= b_set(0x1p800)) & (b_abs(C.h) >= b_set(0x1p-800));
-  v4d tlo = b_set(0), thi = b_set(0);
+  bvd tlo = b_set(0), thi = b_set(0);
   if (B_MASK(roots)) {
-    const v4l bn = B.h <= b_set(0);
+    const bvl bn = B.h <= b_set(0);
     const vdd X = {b_pick(bn, -B.h, B.h), b_pick(bn, -B.l, B.l)};
-    v4d h, w0;
+    bvd h, w0;
     const vdd W = d_add_sqrt(X, D, &h, &w0);
-    const v4d iw = b_set(1) / w0;
+    const bvd iw = b_set(1) / w0;
     const vdd Q1 = d_div(C, W, iw), Q2 = d_div(W, A, ia);
-    const v4l usual = (ED <= b_set(0x1p-96) * (h * h)) & (Eb <= b_set(0x1p-96) * W.h) &
+    const bvl usual = (ED <= b_set(0x1p-96) * (h * h)) & (Eb <= b_set(0x1p-96) * W.h) &
                       (Ec <= b_set(0x1p-93) * b_abs(C.h)) & (Ea <= b_set(0x1p-93) * A.h);
-    const v4d EW = b_up(Eb + ED / h + b_set(0x1p-101) * W.h);
-    const v4d rw = EW / W.h;
-    const v4d E1 = b_pick(usual, b_set(0x1p-91) * b_abs(Q1.h), d_quot_err(Q1, 0x1p-98, Ec / b_abs(C.h), rw));
-    const v4d E2 = b_pick(usual, b_set(0x1p-91) * b_abs(Q2.h), d_quot_err(Q2, 0x1p-100, rw, Ea / A.h));
+    const bvd EW = b_up(Eb + ED / h + b_set(0x1p-101) * W.h);
+    const bvd rw = EW / W.h;
+    const bvd E1 = b_pick(usual, b_set(0x1p-91) * b_abs(Q1.h), d_quot_err(Q1, 0x1p-98, Ec / b_abs(C.h), rw));
+    const bvd E2 = b_pick(usual, b_set(0x1p-91) * b_abs(Q2.h), d_quot_err(Q2, 0x1p-100, rw, Ea / A.h));
     /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
-    const v4d s1 = b_pick(bn, b_set(1), b_set(-1));
-    v4d t1, t2;
-    v4l late = {}; /* unused: the full certification runs here */
+    const bvd s1 = b_pick(bn, b_set(1), b_set(-1));
+    bvd t1, t2;
+    bvl late = {}; /* unused: the full certification runs here */
     roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
     roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
     tlo = b_pick(bn, t1, t2);
