@@ -42,6 +42,13 @@ void cli_args_free(cli_args *a) {
   a->files = NULL;
 }
 
+int cli_args_stop(cli_args *a, int r, void (*help)(void)) {
+  cli_args_free(a);
+  if (r != CLI_HELP) return EXIT_USAGE;
+  help();
+  return EXIT_OK;
+}
+
 int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char **argv, int *i) {
   const char *arg = argv[*i];
   int has_value = *i + 1 < argc;

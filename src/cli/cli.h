@@ -64,6 +64,10 @@ void cli_args_free(cli_args *a);
 /// usage error (an unknown option, a missing or bad value). Call it after the
 /// command's own options.
 int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char **argv, int *i);
+/// Ends option parsing on r, a cli_args_take result other than CLI_TAKEN:
+/// frees *a, prints the help for CLI_HELP; returns the exit status (EXIT_OK
+/// after the help, EXIT_USAGE after a usage error).
+int cli_args_stop(cli_args *a, int r, void (*help)(void));
 
 /// Output that appears only when complete: writes go to a temporary file
 /// beside path, cli_out_commit renames it into place, cli_out_abort removes it.

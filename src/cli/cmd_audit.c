@@ -107,13 +107,7 @@ int cmd_audit(int argc, char **argv) {
       continue;
     }
     int r = cli_args_take(&args, "audit", CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES, argc, argv, &i);
-    if (r == CLI_TAKEN) continue;
-    cli_args_free(&args);
-    if (r == CLI_HELP) {
-      help();
-      return EXIT_OK;
-    }
-    return EXIT_USAGE;
+    if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   const char *outpath = args.out, *rowspath = args.rows, *names = args.names;
   int nfiles = args.nfiles;

@@ -61,13 +61,7 @@ int cmd_merge(int argc, char **argv) {
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
     int r = cli_args_take(&args, "merge", CLI_OPT_OUT, argc, argv, &i);
-    if (r == CLI_TAKEN) continue;
-    cli_args_free(&args);
-    if (r == CLI_HELP) {
-      help();
-      return EXIT_OK;
-    }
-    return EXIT_USAGE;
+    if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   const char *out = args.out;
   int n = args.nfiles;

@@ -25,13 +25,7 @@ int cmd_reference(int argc, char **argv) {
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
     int r = cli_args_take(&args, "reference", CLI_OPT_OUT | CLI_OPT_TARGET | CLI_OPT_REFERENCE, argc, argv, &i);
-    if (r == CLI_TAKEN) continue;
-    cli_args_free(&args);
-    if (r == CLI_HELP) {
-      help();
-      return EXIT_OK;
-    }
-    return EXIT_USAGE;
+    if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   if (args.nfiles == 0) {
     cli_args_free(&args);

@@ -64,13 +64,7 @@ int cmd_solve(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     int r = cli_args_take(&args, "solve", CLI_OPT_OUT | CLI_OPT_NAMES | CLI_OPT_TMAX | CLI_OPT_TIMEOUT, argc, argv,
                           &i);
-    if (r == CLI_TAKEN) continue;
-    cli_args_free(&args);
-    if (r == CLI_HELP) {
-      help();
-      return EXIT_OK;
-    }
-    return EXIT_USAGE;
+    if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   const char *outpath = args.out, *name = args.names;
   solver_opts opts = {args.tmax, args.timeout, NULL};
