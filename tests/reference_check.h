@@ -23,19 +23,13 @@
 #include <string.h>
 #include "gen.h"
 #include "toiref.h"
+#include "test_env.h"
 
 /* ---- environment: scale and seed ---- */
 
-static inline long tr_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  long k = s ? strtol(s, NULL, 10) : 1;
-  return k > 0 ? k : 1;
-}
+static inline long tr_scale(void) { return te_scale(); }
 
-static inline uint64_t tr_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 20240611u;
-}
+static inline uint64_t tr_seed(void) { return te_seed(20240611u); }
 
 /* splitmix64: small, good enough for test data, and the same everywhere. */
 typedef struct tr_rng {

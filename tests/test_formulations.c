@@ -9,19 +9,13 @@
 #include <string.h>
 #include "toi.h"
 #include "toiref.h"
+#include "test_env.h"
 
 /* ---- environment and random data ---- */
 
-static long fm_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  long k = s ? strtol(s, NULL, 10) : 1;
-  return k > 0 ? k : 1;
-}
+static long fm_scale(void) { return te_scale(); }
 
-static uint64_t fm_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 0x70b1u;
-}
+static uint64_t fm_seed(void) { return te_seed(0x70b1u); }
 
 typedef struct fm_rng {
   uint64_t s;

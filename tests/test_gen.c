@@ -14,17 +14,11 @@
 #include "toi.h"
 #include "toiref.h"
 #include "cli_check.h"
+#include "test_env.h"
 
-static int test_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  int v = s ? atoi(s) : 1;
-  return v < 1 ? 1 : v;
-}
+static int test_scale(void) { return (int)te_scale(); }
 
-static uint64_t test_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 20240601u;
-}
+static uint64_t test_seed(void) { return te_seed(20240601u); }
 
 /* ---- the generator against independently computed vectors ---- */
 

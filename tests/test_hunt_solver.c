@@ -6,12 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli_check.h"
+#include "test_env.h"
 
 /* The seed of every hunt here (TOI_TEST_SEED overrides it); printed on failure. */
-static unsigned long long hs_seed(void) {
-  const char *e = getenv("TOI_TEST_SEED");
-  return e ? strtoull(e, NULL, 0) : 11;
-}
+static unsigned long long hs_seed(void) { return te_seed(11); }
 
 /* Budgets grow with TOI_TEST_SCALE. */
 static long hs_budget(long base) {

@@ -16,6 +16,7 @@
 #include "quad_exact.h"
 #include "toi.h"
 #include "toiref.h"
+#include "test_env.h"
 
 /*
  * Measured with `toibench sweep FAMILY -f robust,accurate --count 10000000`
@@ -49,16 +50,9 @@ toi_result toi_f_accurate(const toi_case *c);
 
 /* ---- environment and random data ---- */
 
-static long kt_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  long k = s ? strtol(s, NULL, 10) : 1;
-  return k > 0 ? k : 1;
-}
+static long kt_scale(void) { return te_scale(); }
 
-static uint64_t kt_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 0x6b65726eu;
-}
+static uint64_t kt_seed(void) { return te_seed(0x6b65726eu); }
 
 #define KT_SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
 #define KT_SEED_ARGS (unsigned long long)kt_seed(), (unsigned long long)kt_seed()

@@ -10,17 +10,11 @@
 #include "rng.h"
 #include "toiref.h"
 #include "toiresp.h"
+#include "test_env.h"
 
-static unsigned long long resp_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 20240611ULL;
-}
+static unsigned long long resp_seed(void) { return te_seed(20240611ULL); }
 
-static int resp_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  int k = s ? atoi(s) : 1;
-  return k > 0 ? k : 1;
-}
+static int resp_scale(void) { return (int)te_scale(); }
 
 static toi_case mk2(double pax, double pay, double vax, double vay, double ra, double ma, double pbx,
                     double pby, double vbx, double vby, double rb, double mb) {

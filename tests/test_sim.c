@@ -7,17 +7,11 @@
 #include "response.h"
 #include "sim.h"
 #include "toiresp.h"
+#include "test_env.h"
 
-static unsigned long long sim_seed(void) {
-  const char *s = getenv("TOI_TEST_SEED");
-  return s ? strtoull(s, NULL, 0) : 7ULL;
-}
+static unsigned long long sim_seed(void) { return te_seed(7ULL); }
 
-static int sim_scale(void) {
-  const char *s = getenv("TOI_TEST_SCALE");
-  int k = s ? atoi(s) : 1;
-  return k > 0 ? k : 1;
-}
+static int sim_scale(void) { return (int)te_scale(); }
 
 /* the kernels under test: every forward formulation that resolves a contact
    at t = 0 (the cradle needs it), and the certified one */

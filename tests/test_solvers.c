@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli/solvers.h"
+#include "test_env.h"
 
 /* The build directory: where toibench, the example solvers and the broken
  * test solvers are (make BUILD=... moves them all). */
@@ -451,16 +452,9 @@ static double sol_num(uint64_t *s, int nonneg) {
   return nonneg ? fabs(x) : x;
 }
 
-static uint64_t sol_seed(void) {
-  const char *e = getenv("TOI_TEST_SEED");
-  return e ? strtoull(e, NULL, 0) : 0x70157e57ull;
-}
+static uint64_t sol_seed(void) { return te_seed(0x70157e57ull); }
 
-static long sol_scale(void) {
-  const char *e = getenv("TOI_TEST_SCALE");
-  long k = e ? atol(e) : 1;
-  return k > 0 ? k : 1;
-}
+static long sol_scale(void) { return te_scale(); }
 
 Test(solver, examples_c_plugin_and_node_agree_bit_for_bit) {
   uint64_t seed = sol_seed(), s = seed;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli_check.h"
+#include "test_env.h"
 
 /* Case counts grow with TOI_TEST_SCALE. */
 static long ss_count(long base) {
@@ -15,10 +16,7 @@ static long ss_count(long base) {
 }
 
 /* The generator seed of every sweep here (TOI_TEST_SEED overrides it); printed on failure. */
-static unsigned long long ss_seed(void) {
-  const char *e = getenv("TOI_TEST_SEED");
-  return e ? strtoull(e, NULL, 0) : 1;
-}
+static unsigned long long ss_seed(void) { return te_seed(1); }
 
 static char ss_dir[64];
 
