@@ -80,6 +80,21 @@ int ref_fast_batch_width(void) { return 0; }
 #endif
 
 #if BATCH_BUILD
+/* The cases c[at .. at + w - 1] (those before n) into the cache: a suite
+ * streams from memory (200 bytes a case), and the first stage's loads would
+ * otherwise wait for each of its vectors' 25 cache lines in turn. Measured
+ * on `sweep mixed --time-only reference` (65536 cases, 13 MB, reused): about
+ * 5% more cases/s with 2 vectors ahead; 4 and 8 did no better. */
+#ifndef BATCH_AHEAD
+#define BATCH_AHEAD 2
+#endif
+static inline void batch_prefetch(const toi_case *c, size_t at, size_t w, size_t n) {
+  if (at >= n || !BATCH_AHEAD) return;
+  const char *p = (const char *)&c[at], *e = (const char *)&c[n - at < w ? n : at + w];
+  for (; p < e; p += 64) __builtin_prefetch(p);
+  __builtin_prefetch(e - 1);
+}
+
 /* The cases list[k .. k + w - 1] of the stretch at start (offsets) as
  * pointers for a kernel; past the list's end n, its last case again (which
  * writes the same answer twice). */
@@ -115,6 +130,7 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
       size_t nlat = 0;
       for (; i < end; i += (size_t)w) {
         int signs = 0, later = 0;
+        batch_prefetch(c, i + BATCH_AHEAD * (size_t)w, (size_t)w, n);
         const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs, &later)
                                 : ref_fast_batch4(&out[i], &c[i], &signs, &later);
         quick += (unsigned long long)__builtin_popcount((unsigned)done);
