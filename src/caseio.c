@@ -70,6 +70,7 @@ static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
 int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
   char buf[4096];
   size_t len = strlen(line);
+  memset(c, 0, sizeof *c); /* callers read c->dim to name a field, whatever fails */
   if (len >= sizeof buf) {
     *field = 0;
     snprintf(msg, msgsz, "line is longer than %zu characters", sizeof buf - 1);
@@ -91,9 +92,9 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
       if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f) {
         *field = i + 1;
         snprintf(msg, msgsz, "control character 0x%02x in the field", (unsigned char)*q);
+        if (n >= 2 && !strcmp(tok[1], "3")) c->dim = 3; /* so that field names the 3D layout */
         return -1;
       }
-  memset(c, 0, sizeof *c);
   if (n < 2) {
     *field = 2;
     snprintf(msg, msgsz, "missing (expected 14 fields (2D) or 18 fields (3D), found %d)", n);

@@ -84,6 +84,29 @@ Test(caseio, bad_file_is_refused_whole) {
   cr_assert_str_eq(buf, "t.cases:2: field 14 (mB): mass must be > 0, found 0");
 }
 
+/* The field's name follows the line's dimension even when the line is refused
+ * before its numbers are read (a control character, an overlong line). The
+ * names come from the format: 3D field 13 is pB.z, 2D field 8 is mA. */
+Test(caseio, early_refusals_name_the_field_of_the_lines_layout) {
+  static const struct {
+    const char *text, *want;
+  } t[] = {
+      {"ok 3 0 0 0 1 0 0 1 1 10 0 0\x01 -1 0 0 1 1\n",
+       "t.cases:1: field 13 (pB.z): control character 0x01 in the field"},
+      {"ok 2 0 0 1 0 1 1\x01 10 0 -1 0 1 1\n", "t.cases:1: field 8 (mA): control character 0x01 in the field"},
+      {"ok 3\x02 0 0 0 1 0 0 1 1 10 0 0 -1 0 0 1 1\n",
+       "t.cases:1: field 2 (dim): control character 0x02 in the field"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    toi_caselist l = {0};
+    toi_diags dg;
+    cr_assert_eq(parse(&l, t[i].text, &dg), TOI_ERR_INPUT);
+    char buf[512];
+    toi_diag_format(&dg.items[0], buf, sizeof buf);
+    cr_assert_str_eq(buf, t[i].want);
+  }
+}
+
 Test(caseio, diagnostics_are_capped_but_counted) {
   char *text = malloc(100 * 40);
   size_t n = 0;
