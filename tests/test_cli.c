@@ -72,11 +72,35 @@ Test(cli, help_everywhere) {
 Test(cli, usage_errors_exit_2) {
   const char *cmds[] = {"", "frobnicate", "reference", "solve cases/degenerate.cases",
                         "solve -f nosuch cases/degenerate.cases", "run -f nosuch cases/degenerate.cases",
-                        "run --bogus cases/degenerate.cases"};
+                        "run --bogus cases/degenerate.cases", "audit -f nosuch cases/degenerate.cases",
+                        "audit -f , cases/degenerate.cases", "gen generic --count ' -5'",
+                        "gen generic --count -1", "gen generic --count 1.5", "gen generic --count 1e-400",
+                        "gen generic --count 0x", "gen generic --count 2e19", "gen generic --seed ''"};
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
     run_out *r = run(cmds[i]);
     cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
     cr_assert(strstr(r->err, "toibench"), "'%s': no message", cmds[i]);
+    cr_assert(strstr(r->err, "Try 'toibench --help'"), "'%s': no pointer to the help: %s", cmds[i], r->err);
+    cr_assert_eq(r->out[0], 0, "'%s' wrote to stdout", cmds[i]);
+  }
+}
+
+/* Counts are decimal (a leading zero does not make octal), 0x hexadecimal, or
+ * exact integers in exponent form. */
+Test(cli, counts_read_as_written) {
+  static const struct {
+    const char *arg;
+    int cases;
+  } t[] = {{"10", 10}, {"010", 10}, {"0x10", 16}, {"1e1", 10}, {"1.5e1", 15}, {"2.0", 2}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    char args[128];
+    snprintf(args, sizeof args, "gen generic --count %s", t[i].arg);
+    run_out *r = run(args);
+    cr_assert_eq(r->status, 0, "%s: exit %d: %s", args, r->status, r->err);
+    int lines = 0;
+    for (const char *p = r->out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+      lines += *p != '#' && *p != '\n';
+    cr_assert_eq(lines, t[i].cases, "%s: %d cases", args, lines);
   }
 }
 

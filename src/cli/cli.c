@@ -1,4 +1,5 @@
 /* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <math.h>
@@ -133,7 +134,7 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     const toi_formulation *f = toi_formulation_find(tok);
     if (!f) {
-      fprintf(stderr, "toibench %s: unknown formulation '%s' (see 'toibench list')\n", cmd, tok);
+      cli_usage_error(cmd, "unknown formulation '%s' (see 'toibench list')", tok);
       free(v);
       free(copy);
       return -1;
@@ -144,7 +145,7 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   }
   free(copy);
   if (count == 0) {
-    fprintf(stderr, "toibench %s: empty formulation list\n", cmd);
+    cli_usage_error(cmd, "empty formulation list");
     free(v);
     return -1;
   }
@@ -325,17 +326,22 @@ int cli_parse_long(const char *s, long *out) {
 }
 
 int cli_parse_u64(const char *s, unsigned long long *out) {
+  /* Decimal (leading zeros stay decimal: "010" is ten), 0x hexadecimal, or an
+   * exact integer written 1e6 or 1.5e1; no sign, no spaces (strtoull would
+   * skip a space and wrap " -5" to 2^64 - 5). */
+  if (!isdigit((unsigned char)s[0])) return -1;
+  const int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (hex && !isxdigit((unsigned char)s[2])) return -1;
   char *end;
   errno = 0;
-  if (*s == '-') return -1;
-  /* Accept 1e6-style counts too, when they are exact integers. */
-  unsigned long long x = strtoull(s, &end, 0);
-  if (*end == 'e' || *end == 'E') {
+  unsigned long long x = strtoull(s, &end, hex ? 16 : 10);
+  if (!hex && (*end == 'e' || *end == 'E' || *end == '.')) {
+    errno = 0;
     double d = strtod(s, &end);
-    if (*end || d < 0 || d > 1.8e19 || d != floor(d)) return -1;
+    if (*end || errno || !(d < 0x1p64) || d != floor(d)) return -1;
     x = (unsigned long long)d;
   }
-  if (end == s || *end || errno) return -1;
+  if (*end || errno) return -1;
   *out = x;
   return 0;
 }

@@ -83,7 +83,8 @@ int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);
 
-/// Parses a whole decimal or hex number; 0 on success.
+/// Parses a whole decimal or hex number; 0 on success. cli_parse_u64: decimal
+/// digits (never octal), 0x hex, or an exact integer such as 1e6; no sign or space.
 int cli_parse_double(const char *s, double *out);
 int cli_parse_long(const char *s, long *out);
 int cli_parse_u64(const char *s, unsigned long long *out);

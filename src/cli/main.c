@@ -46,7 +46,7 @@ static void print_help(FILE *f) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    print_help(stderr);
+    fprintf(stderr, "toibench: no command given (toibench COMMAND [OPTIONS] ...)\nTry 'toibench --help'\n");
     return EXIT_USAGE;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
