@@ -283,6 +283,22 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
       if (h == 0) cr_assert(u == 0);
     }
   free(text);
+  /* The replay recipe of the README and of sweep --help, as written: one case
+   * witnesses several statistics, and the file it makes must still be read. */
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && grep '^witness ' r | cut -d' ' -f10- | awk '!seen[$0]++' > worst.cases && "
+           "grep '^witness ' r | cut -d' ' -f10- | sort | uniq | wc -l > distinct",
+           dir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(tb("run worst.cases -o runout"), 0, "the replay file is refused");
+  char *distinct = cc_slurp(path("distinct"), NULL), *out = cc_slurp(path("runout"), NULL);
+  char want[64];
+  snprintf(want, sizeof want, "# toibench run: %ld cases", strtol(distinct, NULL, 10));
+  cr_assert(strstr(out, want), "expected '%s' in: %.200s", want, out);
+  cr_assert_gt(strtol(distinct, NULL, 10), 1);
+  free(distinct);
+  free(out);
 }
 
 Test(sweep, usage_errors, .init = setup, .fini = teardown) {

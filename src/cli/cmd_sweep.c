@@ -80,12 +80,14 @@ static void help(void) {
       "           case reaching max_ulp (AUX = bits), max_ratio (AUX = kappa), and the\n"
       "           first misclass (VALUE = 1 missed, 2 ghost, 3 other; AUX = verdict);\n"
       "           ties go to the lowest index. Replay them with\n"
-      "           grep '^witness ' RESULT | cut -d' ' -f10- > worst.cases\n"
+      "           grep '^witness ' RESULT | cut -d' ' -f10- | awk '!seen[$0]++' > worst.cases\n"
+      "           (a case often witnesses several statistics; a case file holds each ID once)\n"
       "MAX_RATIO is |T - t*| / (kappa 2^-53 |t*| + 2^-1075) (the floor: a subnormal t*): about 1 or less is\n"
       "the error the conditioning of t* explains; far above, the formulation loses\n"
       "accuracy of its own. Classification errors are counted apart, never folded\n"
       "into the ULP statistics. Sampled maxima are lower bounds of the true maxima.\n"
-      "Example (gnuplot): plot '< grep ^stat r.txt | grep expanded' using 3:11 with lp\n\n");
+      "Example (gnuplot; column 3 is the bin, 12 MAX_ULP):\n"
+      "  plot '< grep \"^stat expanded \" r.txt' using 3:12 with lp\n\n");
   gen_cli_help(stdout);
 }
 
