@@ -68,6 +68,11 @@ ref_ctx *ref_ctx_get(void) {
 #define REF_EMAX_NEED (1L << 20)
 
 void ref_env_enter(ref_env *env) {
+  /* Every thread that reaches MPFR through the reference gets its context
+   * here, even on paths that do not use it (the response audit): the
+   * context's destructor is what frees MPFR's per-thread caches when the
+   * thread exits. After the first call this is a thread-local load. */
+  (void)ref_ctx_get();
   env->emin = mpfr_get_emin();
   env->emax = mpfr_get_emax();
   env->flags = mpfr_flags_save();
