@@ -237,11 +237,9 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   if (cli_out_commit(&w)) rc = EXIT_RUNTIME;
   if (!quiet && rc == EXIT_OK) {
     fprintf(stderr, "hunt %s:", f->name);
-    if (best[HUNT_BY_ULP].n)
-      fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", best[HUNT_BY_ULP].items[0].sc.ulp,
-              best[HUNT_BY_ULP].items[0].sc.bits);
-    if (best[HUNT_BY_RATIO].n)
-      fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", best[HUNT_BY_RATIO].items[0].ratio);
+    const hunt_found *mu = hunt_largest(best, 2, HUNT_BY_ULP), *mr = hunt_largest(best, 2, HUNT_BY_RATIO);
+    if (mu) fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", mu->err, mu->sc.bits);
+    if (mr) fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", mr->ratio);
     fprintf(stderr,
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
             "  Sampled maxima are lower bounds: the true worst error may be larger.\n",

@@ -6,6 +6,17 @@
 
 double hunt_key(const hunt_found *f) { return f->by == HUNT_BY_RATIO ? f->ratio : f->err; }
 
+const hunt_found *hunt_largest(const hunt_list *lists, int nlists, int by) {
+  const hunt_found *best = NULL;
+  for (int j = 0; j < nlists; j++)
+    for (int k = 0; k < lists[j].n; k++) {
+      const hunt_found *f = &lists[j].items[k];
+      double v = by == HUNT_BY_RATIO ? f->ratio : f->err;
+      if (isfinite(v) && (!best || v > (by == HUNT_BY_RATIO ? best->ratio : best->err))) best = f;
+    }
+  return best;
+}
+
 /* Ordering of the ranked lists: larger key first, then lower index. */
 static int better(const hunt_found *a, const hunt_found *b) {
   double ka = hunt_key(a), kb = hunt_key(b);

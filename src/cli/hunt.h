@@ -39,6 +39,11 @@ typedef struct hunt_list {
 
 /// The ranked value: the ratio for HUNT_BY_RATIO, else the ULP error.
 double hunt_key(const hunt_found *f);
+/// The case with the largest finite ULP error (by HUNT_BY_ULP) or ratio (by
+/// HUNT_BY_RATIO) over lists[0 .. nlists-1], whatever list it was kept in (a
+/// local search around a case kept by ratio may raise its ULP error past the
+/// ULP list's best); NULL when none has one.
+const hunt_found *hunt_largest(const hunt_list *lists, int nlists, int by);
 /// Keeps the `keep` largest keys (ties: lower index), or the `keep` lowest indexes when first.
 void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first);
 /// 1 for a missed, ghost or other classification error.

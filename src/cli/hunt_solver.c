@@ -313,11 +313,9 @@ int hunt_solver(const hunt_solver_args *a) {
   rc = EXIT_OK;
   if (!a->quiet) {
     fprintf(stderr, "hunt %s:", a->s.name);
-    if (best[HUNT_BY_ULP].n)
-      fprintf(stderr, " largest finite ULP error found %.6g (%s);", hunt_key(&best[HUNT_BY_ULP].items[0]),
-              key_name(&best[HUNT_BY_ULP].items[0]));
-    if (best[HUNT_BY_RATIO].n)
-      fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", best[HUNT_BY_RATIO].items[0].ratio);
+    const hunt_found *mu = hunt_largest(best, 2, HUNT_BY_ULP), *mr = hunt_largest(best, 2, HUNT_BY_RATIO);
+    if (mu) fprintf(stderr, " largest finite ULP error found %.6g (%s);", mu->err, mu->target == 0 ? "ulp" : "ulp_t");
+    if (mr) fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", mr->ratio);
     fprintf(stderr,
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors,\n"
             "  %" PRIu64 " failed cases, %" PRIu64 " declined.\n"
