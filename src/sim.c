@@ -975,6 +975,16 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
   long lineno = 0;
   size_t pos = 0;
   char buf[4096];
+  /* As the case reader: a UTF-8 byte order mark is not data, a NUL byte means
+   * the file is not text. */
+  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) pos = 3;
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    long ln = 1;
+    for (const char *p = text; p < nul; p++) ln += *p == '\n';
+    diag(dg, name, ln, 0, NULL, "NUL byte in the file (not a text file)%s%s", "", "");
+    return TOI_ERR_INPUT;
+  }
   while (pos < len) {
     size_t e = pos;
     while (e < len && text[e] != '\n') e++;
@@ -1004,6 +1014,23 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
       tok[nt++] = p;
     }
     if (nt == 0) continue;
+    int ctrl = 0;
+    for (int i = 0; i < nt && i < 12 && !ctrl; i++)
+      for (const char *q = tok[i]; *q && !ctrl; q++)
+        if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f) {
+          char hex[8];
+          snprintf(hex, sizeof hex, "0x%02x", (unsigned char)*q);
+          const char *fn = i == 0                   ? "kind"
+                           : !strcmp(tok[0], "box") ? (i == 1 ? "dim" : "L")
+                           : dim                    ? ball_field(dim, i + 1)
+                                                    : NULL;
+          diag(dg, name, lineno, i + 1, fn, "control character %s in the field%s", hex, "");
+          ctrl = 1;
+        }
+    if (ctrl) {
+      bad_any = 1;
+      continue;
+    }
     if (!strcmp(tok[0], "box")) {
       if (have_box) {
         diag(dg, name, lineno, 1, "kind", "a second box line%s%s", "", "");

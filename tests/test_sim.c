@@ -408,6 +408,8 @@ Test(sim, state_file_round_trip_and_errors) {
       {"box 4 10 10\n", 1, 2},                                   /* dimension */
       {"box 2 10 10\nball 5 5 0 0 1\n", 2, 7},                   /* missing field */
       {"box 2 10 10\nball 5 5 nan 0 1 1\n", 2, 4},               /* NaN */
+      {"box 2 10 10\nball 5 5 0\x01 0 1 1\n", 2, 4},             /* control character */
+      {"box 2 10 10\x02\nball 5 5 0 0 1 1\n", 1, 4},             /* control character */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     memset(&dg, 0, sizeof dg);
@@ -418,6 +420,19 @@ Test(sim, state_file_round_trip_and_errors) {
     cr_assert(!strcmp(dg.items[0].file, "s.state"));
     cr_assert(back.balls == NULL && back.n == 0);
   }
+  /* A NUL byte is refused, not taken for the end of its line; a byte order
+   * mark is skipped. */
+  static const char nul[] = "box 2 10 10\nball 5 5 0 0 1 1\0junk\n";
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(sim_state_parse(&back, "s.state", nul, sizeof nul - 1, &dg), TOI_ERR_INPUT);
+  cr_assert_eq(dg.items[0].line, 2);
+  cr_assert(strstr(dg.items[0].message, "NUL"), "%s", dg.items[0].message);
+  static const char bom[] = "\xEF\xBB\xBF" "box 2 10 10\nball 5 5 0 0 1 1\n";
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(sim_state_parse(&back, "s.state", bom, sizeof bom - 1, &dg), TOI_OK);
+  cr_assert_eq(back.n, 1);
+  cr_assert_eq(back.balls[0].p[0], 5.0);
+  sim_state_free(&back);
 }
 
 /* Runs kernel on two unit balls at x = 2 and 10 on the line y = 8 of a 16 x 16
