@@ -75,7 +75,9 @@ Test(cli, usage_errors_exit_2) {
                         "run --bogus cases/degenerate.cases", "audit -f nosuch cases/degenerate.cases",
                         "audit -f , cases/degenerate.cases", "gen generic --count ' -5'",
                         "gen generic --count -1", "gen generic --count 1.5", "gen generic --count 1e-400",
-                        "gen generic --count 0x", "gen generic --count 2e19", "gen generic --seed ''"};
+                        "gen generic --count 0x", "gen generic --count 2e19", "gen generic --seed ''",
+                        "run -o /tmp/toi_same_out --rows /tmp/toi_same_out cases/degenerate.cases",
+                        "audit -o /tmp/toi_twice_a -o /tmp/toi_twice_b cases/degenerate.cases"};
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
     run_out *r = run(cmds[i]);
     cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
@@ -83,6 +85,9 @@ Test(cli, usage_errors_exit_2) {
     cr_assert(strstr(r->err, "Try 'toibench --help'"), "'%s': no pointer to the help: %s", cmds[i], r->err);
     cr_assert_eq(r->out[0], 0, "'%s' wrote to stdout", cmds[i]);
   }
+  struct stat st;
+  cr_assert(stat("/tmp/toi_same_out", &st) && stat("/tmp/toi_twice_a", &st) && stat("/tmp/toi_twice_b", &st),
+            "a refused command wrote its output");
 }
 
 /* Counts are decimal (a leading zero does not make octal), 0x hexadecimal, or

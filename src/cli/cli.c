@@ -50,6 +50,14 @@ int cli_args_stop(cli_args *a, int r, void (*help)(void)) {
   return EXIT_OK;
 }
 
+/* The same file by name, or by device and inode when both exist ("-" is
+ * stdout, which -o and --rows may not share either). */
+static int same_path(const char *x, const char *y) {
+  if (!strcmp(x, y)) return 1;
+  struct stat sx, sy;
+  return stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
 int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char **argv, int *i) {
   const char *arg = argv[*i];
   int has_value = *i + 1 < argc;
@@ -65,6 +73,10 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
                      : (accept & CLI_OPT_NAMES) && !strcmp(arg, "-f")     ? &a->names
                                                                           : NULL;
   if (str) {
+    if (*str) return cli_usage_error(cmd, "%s given twice ('%s' and '%s')", arg, *str, v), -1;
+    const char *other = str == &a->out ? a->rows : str == &a->rows ? a->out : NULL;
+    if (other && same_path(other, v))
+      return cli_usage_error(cmd, "-o and --rows name the same file '%s': one would overwrite the other", v), -1;
     *str = v;
   } else if ((accept & CLI_OPT_REFERENCE) && !strcmp(arg, "--reference")) {
     int e = toi_ref_engine_parse(v);
