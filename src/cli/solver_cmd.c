@@ -62,10 +62,26 @@ static int cmp_size(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A solver's bytes, shown to a person: at most max of them, and each byte
+ * outside printable ASCII as \xHH, so binary output cannot reach the
+ * terminal as is. */
+static const char *printable(const char *in, size_t max, char *out, size_t outsz) {
+  size_t k = 0;
+  for (size_t i = 0; in[i] && i < max && k + 5 < outsz; i++) {
+    unsigned char ch = (unsigned char)in[i];
+    if (ch >= 0x20 && ch < 0x7f)
+      out[k++] = (char)ch;
+    else
+      k += (size_t)snprintf(out + k, outsz - k, "\\x%02x", ch);
+  }
+  out[k] = 0;
+  return out;
+}
+
 static void message(batch *b, const char *fmt, const char *arg, size_t line) {
   if (++*b->messages_shown > MESSAGES_SHOWN) return;
-  char text[512];
-  snprintf(text, sizeof text, fmt, arg);
+  char text[512], shown[400];
+  snprintf(text, sizeof text, fmt, printable(arg, 80, shown, sizeof shown));
   if (line)
     cli_error("solver %s: answer line %zu: %s", b->s->name, line, text);
   else
@@ -112,7 +128,7 @@ static void handle_line(batch *b, char *line) {
   id_entry *e = bsearch(&key, b->map, b->n, sizeof *b->map, cmp_entry);
   if (!e) {
     b->info->protocol_errors++;
-    message(b, "answer for unknown case ID '%.80s'", tok[0], ln);
+    message(b, "answer for unknown case ID '%s'", tok[0], ln);
     return;
   }
   solver_answer *a = &b->ans[b->idx[e->pos]];
@@ -143,8 +159,8 @@ static void handle_line(batch *b, char *line) {
   int cls = toi_class_parse(tok[1]);
   double t, target = NAN, tol = NAN;
   if (cls < 0) {
-    char why[128];
-    snprintf(why, sizeof why, "malformed answer: unknown class '%.40s'", tok[1]);
+    char why[256], shown[200];
+    snprintf(why, sizeof why, "malformed answer: unknown class '%s'", printable(tok[1], 40, shown, sizeof shown));
     set_failed(a, why, ln);
     return;
   }

@@ -7,7 +7,7 @@
  *   dup-    two answers             nan-   'hit nan'
  *   declined- 'ID unsupported'      gaveup- 'ID failed'
  * Options: --noread (never reads stdin, sleeps), --exit N (exits with N after
- * answering), --stray (adds an answer for an unknown ID), --stderr (talks on
+ * answering), --stray (adds answers for unknown IDs, one of them binary), --stderr (talks on
  * stderr), --slow MS (sleeps MS milliseconds before each answer).
  */
 #include <signal.h>
@@ -83,6 +83,6 @@ int main(int argc, char **argv) {
     fflush(stdout);
     if (talk) fprintf(stderr, "misbehave: answered %s\n", id);
   }
-  if (stray) printf("no-such-case hit 0x1p+0\n&&& garbage line\n");
+  if (stray) printf("no-such-case hit 0x1p+0\n&&& garbage line\n\001\377-id hit 0x1p+0\n");
   return code;
 }
