@@ -13,7 +13,8 @@ static void help(void) {
       "byte-identical to the result of the whole sweep. The inputs may come in any\n"
       "order; they must share the generator options, the case count, the\n"
       "formulations and the bins, and their ranges must join without gap or overlap\n"
-      "(otherwise nothing is written and the exit status is 3).\n"
+      "(otherwise nothing is written and the exit status is 3; 1 when a file cannot\n"
+      "be read).\n"
       "  -o RESULT   output file (default stdout; appears only when complete)\n");
 }
 
@@ -77,8 +78,10 @@ int cmd_merge(int argc, char **argv) {
     return cli_usage_error("merge", "no result file given");
   }
   int rc = EXIT_OK;
-  for (int i = 0; i < n && rc == EXIT_OK; i++)
-    if (sweep_read(in[i].path, &in[i].m, &in[i].a)) rc = EXIT_INPUT;
+  for (int i = 0; i < n && rc == EXIT_OK; i++) {
+    int r = sweep_read(in[i].path, &in[i].m, &in[i].a);
+    if (r) rc = r == -2 ? EXIT_RUNTIME : EXIT_INPUT;
+  }
   if (rc == EXIT_OK) {
     qsort(in, (size_t)n, sizeof *in, by_start);
     for (int i = 1; i < n && rc == EXIT_OK; i++) {

@@ -79,6 +79,53 @@
  * cases are evaluated: any -j gives the same bytes, and merging shards gives
  * exactly the whole sweep's file. Sampled maxima are lower bounds of the true
  * maxima over the family.
+ *
+ * Reading (sweep_read, behind merge) refuses a file cut short or edited, with
+ * "FILE:LINE: what" (or "FILE: what" for a check on the whole file). Beyond
+ * the syntax of each field, it checks what sweep_write and the accumulator
+ * (sweep_eval_case_with, sweep_acc_merge) make true of every result, shards
+ * and merges included; every sum is checked for 64-bit overflow:
+ *  - every line ends with a newline; the six column lines ("# bin ...",
+ *    "# stat ...", "# hist ...", "# khist ...", "# confusion ...",
+ *    "# witness ...") come once each, in this order, after the header, even
+ *    when their blocks are empty, and each record lies in its own block;
+ *  - one bin record per bin and one stat record per column and bin; no second
+ *    hist or khist record for the same FORM B H, confusion record for the
+ *    same FORM B EXACT VERDICT, or witness for the same FORM B WHAT; no zero
+ *    histogram or confusion count (those are not written);
+ *  - the bins' CASES sum to END - START and each bin's class counts to its
+ *    CASES;
+ *  - per column and bin: CASES is the bin's CASES; IN_DOMAIN + OUT_OF_DOMAIN
+ *    = CASES; AGREE + MISSED + GHOST + OTHER = IN_DOMAIN; TIMED <= AGREE; the
+ *    hist counts sum to TIMED and so do the khist counts (a timed case has a
+ *    ULP error and a kappa, never NaN: its root exists); KAPPA_INF is the
+ *    count of khist bin 128;
+ *  - the statistics: MAX_ULP and MAX_BITS are nan exactly when TIMED is 0,
+ *    MAX_ULP lies in the highest hist bin, MAX_BITS >= 0; KAPPA_MIN and
+ *    KAPPA_MAX are nan exactly when no timed kappa is finite, else lie in the
+ *    lowest and highest of khist bins 0..127; MAX_RATIO is nan when no kappa
+ *    is finite, and 0 or nan when MAX_ULP is 0; each %.6g field is its hex
+ *    field printed with %.6g, and histogram edges are those of their bin;
+ *  - confusion: the counts of an exact class are at most the bin's count of
+ *    that class; they sum to CASES for a formulation (its out-of-domain cases
+ *    have records) or to IN_DOMAIN for a solver (the cases it declined have
+ *    none), a column is the same in every bin, and the formulations come
+ *    first; the counts AGREE (TIMED of them timed), MISSED, GHOST and OTHER
+ *    can be spread over the confusion entries as scoring does (score.h:
+ *    forward, by the groups of the exact class and the verdict; with tmax=,
+ *    either contact may count as no contact; a formulation named as a
+ *    reverse one in the registry, also agree or missed for a no-contact
+ *    verdict, agree or ghost for another), the out-of-domain cases making
+ *    whole exact classes;
+ *  - witnesses: max_ulp exactly when TIMED > 0, with VALUE = MAX_ULP and AUX
+ *    <= MAX_BITS; max_ratio exactly when MAX_RATIO is not nan, with VALUE =
+ *    MAX_RATIO and KAPPA_MIN <= AUX <= KAPPA_MAX; misclass exactly when
+ *    MISSED + GHOST + OTHER > 0, VALUE a kind with a nonzero count and AUX a
+ *    verdict of a confusion entry that can hold that kind; INDEX in
+ *    [START, END); VALUE and AUX are VALUE_HEX and AUX_HEX printed with %.6g.
+ * Not checked within one file: the count line, the gen line and the bin
+ * descriptions (merge compares them between its inputs), a witness's INDEX
+ * against its case, and the case itself.
  */
 
 #define SWEEP_VERSION_LINE "# toibench-sweep v1"
@@ -184,7 +231,10 @@ const char *sweep_kind_name(int k);
 /// Writes the result file. 0 or -1 on a write error.
 int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a);
 /// Reads a result file into m and a (both initialised here; free them even on
-/// error). On error prints "toibench: FILE:LINE: message" and returns -1.
+/// error) and checks it as the format comment above says. On error prints
+/// "toibench: FILE:LINE: message" (or "toibench: FILE: message") and returns -1
+/// for a bad result, -2 when the file cannot be read (missing, a directory,
+/// an I/O error).
 int sweep_read(const char *path, sweep_meta *m, sweep_acc *a);
 
 /* ---- generator options shared by gen, sweep and hunt ---- */

@@ -1,9 +1,13 @@
 /* sweep_io.c: writing and reading the versioned text result file of a sweep (format in sweep.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "sweep.h"
 
@@ -141,9 +145,27 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
 
 /* ---- reading ---- */
 
+/* The blocks in file order, each named by the tag of its records and of its
+   '#' column line. */
+#define NBLOCKS 6
+static const char *const block_tags[NBLOCKS] = {"bin", "stat", "hist", "khist", "confusion", "witness"};
+
+#define WORDS(n) (((n) + 63) / 64)
+
+/* Which records of one cell (formulation, bin) the file holds, and where. */
+typedef struct cell_seen {
+  long stat_line;                    /* 0: none yet */
+  long witness_line[SW_WHAT_COUNT];  /* 0: none */
+  uint64_t hist[WORDS(SWEEP_HBINS)], khist[WORDS(SWEEP_KBINS)];
+  uint64_t confusion[WORDS(TOI_CLASS_COUNT * TOI_CLASS_COUNT)];
+} cell_seen;
+
 typedef struct reader {
   const char *path;
   long line;
+  int block;        /* the last column line read: -1 none, else an index of block_tags */
+  long *bin_line;   /* [nbins]: the line of each bin record, 0 when none */
+  cell_seen *seen;  /* [nform * nbins] */
 } reader;
 
 static int bad(const reader *r, const char *msg, const char *tok) {
@@ -154,6 +176,45 @@ static int bad(const reader *r, const char *msg, const char *tok) {
   return -1;
 }
 
+/* "FILE:LINE: message" for a record (line > 0), "FILE: message" for the
+   whole file (line 0). Returns -1. */
+static int bad_at(const reader *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_at(const reader *r, long line, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (line > 0)
+    cli_error("%s:%ld: %s", r->path, line, msg);
+  else
+    cli_error("%s: %s", r->path, msg);
+  return -1;
+}
+
+/* *sum += v, or -1 when that leaves 64 bits: the counts of a real sweep never
+   do, so an overflow is a damaged count (2^64 - 1 would wrap a sum around). */
+static int add_count(uint64_t *sum, uint64_t v) {
+  if (v > UINT64_MAX - *sum) return -1;
+  *sum += v;
+  return 0;
+}
+
+/* Marks bit i of set; returns 1 when it was marked already (a duplicate). */
+static int mark(uint64_t *set, unsigned i) {
+  uint64_t bit = (uint64_t)1 << (i % 64);
+  int was = (set[i / 64] & bit) != 0;
+  set[i / 64] |= bit;
+  return was;
+}
+
+/* 1 when tok is v as the writer prints it with %.{digits}g. */
+static int printed_as(const char *tok, int digits, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return !strcmp(tok, buf);
+}
+
 #define MAXTOK 64
 static int split(char *s, char **tok) {
   int n = 0;
@@ -161,9 +222,10 @@ static int split(char *s, char **tok) {
   return n;
 }
 
+/* A count as the writer prints it (%PRIu64: no sign, no leading zero). */
 static int get_u64(const reader *r, const char *s, uint64_t *out) {
   char *end;
-  if (!*s || *s == '-' || *s == '+') return bad(r, "not a count:", s);
+  if (!*s || *s == '-' || *s == '+' || (s[0] == '0' && s[1])) return bad(r, "not a count:", s);
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
   if (*end || errno) return bad(r, "not a count:", s);
@@ -186,17 +248,42 @@ static int find_form(const sweep_meta *m, const char *name) {
   return -1;
 }
 
-static int get_cell(const reader *r, const sweep_meta *m, sweep_acc *a, char **tok, sweep_cell **out) {
+/* The cell of a record's FORM B fields, and what was seen of it. */
+static int get_cell(const reader *r, const sweep_meta *m, sweep_acc *a, char **tok, sweep_cell **out,
+                    cell_seen **seen) {
   int j = find_form(m, tok[1]);
   if (j < 0) return bad(r, "formulation not in the header:", tok[1]);
   uint64_t b;
   if (get_u64(r, tok[2], &b)) return -1;
   if (b >= m->nbins) return bad(r, "bin out of range:", tok[2]);
   *out = &a->cells[(size_t)j * a->nbins + b];
+  *seen = &r->seen[(size_t)j * a->nbins + b];
   return 0;
 }
 
-/* Parses the header and the records of a result file into m and a. */
+/* A '#' line: "# TAG ..." with a block's tag is that block's column line and
+   opens it (the blocks come in order, each once, after the header); any
+   other is a comment. */
+static int column_line(reader *r, const char *line, int header_done) {
+  if (strncmp(line, "# ", 2)) return 0;
+  const char *w = line + 2;
+  size_t l = strcspn(w, " \t\r\n");
+  int k = -1;
+  for (int i = 0; i < NBLOCKS; i++)
+    if (strlen(block_tags[i]) == l && !strncmp(w, block_tags[i], l)) k = i;
+  if (k < 0) return 0;
+  if (!header_done)
+    return bad_at(r, r->line, "the '# %s' column line comes before the end of the header", block_tags[k]);
+  if (k <= r->block) return bad_at(r, r->line, "a second '# %s' column line", block_tags[k]);
+  if (k > r->block + 1)
+    return bad_at(r, r->line, "the '# %s' column line comes before '# %s' (a block is missing)", block_tags[k],
+                  block_tags[r->block + 1]);
+  r->block = k;
+  return 0;
+}
+
+/* Parses the header and the records of a result file into m and a, and notes
+   in r which records it saw. */
 static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
   char *buf = NULL, *copy = NULL;
   size_t cap = 0;
@@ -205,6 +292,16 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
   const char *expect[] = {"gen", "count", "range", "formulations", "bins"};
   while ((len = getline(&buf, &cap, f)) != -1) {
     r->line++;
+    /* The writer ends every line; a last line without its end is a file cut
+       short, perhaps inside a number that still reads as one. */
+    if (len == 0 || buf[len - 1] != '\n') {
+      rc = bad(r, "the line has no end: the file is cut short", NULL);
+      break;
+    }
+    if (strlen(buf) != (size_t)len) {
+      rc = bad(r, "a NUL byte in the line", NULL);
+      break;
+    }
     if (r->line == 1) {
       if (strncmp(buf, SWEEP_VERSION_LINE, strlen(SWEEP_VERSION_LINE)) ||
           strspn(buf + strlen(SWEEP_VERSION_LINE), " \t\r\n") != strlen(buf + strlen(SWEEP_VERSION_LINE))) {
@@ -213,7 +310,10 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
       }
       continue;
     }
-    if (buf[0] == '#') continue;
+    if (buf[0] == '#') {
+      if ((rc = column_line(r, buf, stage == 5))) break;
+      continue;
+    }
     free(copy);
     copy = strdup(buf);
     if (!copy) {
@@ -261,6 +361,9 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
         }
         m->nform = (size_t)(n - 1);
         for (int j = 1; j < n; j++) snprintf(m->forms[j - 1], sizeof m->forms[j - 1], "%s", tok[j]);
+        for (size_t j = 1; j < m->nform && !rc; j++)
+          if (find_form(m, m->forms[j]) != (int)j) rc = bad(r, "a column named twice:", m->forms[j]);
+        if (rc) break;
       } else {
         uint64_t nb;
         if (n != 2 || get_u64(r, tok[1], &nb) || nb == 0 || nb > SWEEP_MAXBINS) {
@@ -269,7 +372,9 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
         }
         m->nbins = (size_t)nb;
         m->bins = calloc(m->nbins, sizeof *m->bins);
-        if (!m->bins || sweep_acc_init(a, m->nform, m->nbins)) {
+        r->bin_line = calloc(m->nbins, sizeof *r->bin_line);
+        r->seen = calloc(m->nform * m->nbins, sizeof *r->seen);
+        if (!m->bins || !r->bin_line || !r->seen || sweep_acc_init(a, m->nform, m->nbins)) {
           rc = bad(r, "out of memory", NULL);
           break;
         }
@@ -277,16 +382,37 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
       stage++;
       continue;
     }
+    /* Every record lies in its own block, after that block's column line. */
+    int t = -1;
+    for (int k = 0; k < NBLOCKS; k++)
+      if (!strcmp(tok[0], block_tags[k])) t = k;
+    if (t < 0) {
+      rc = bad(r, "unknown record", tok[0]);
+      break;
+    }
+    if (t != r->block) {
+      rc = t > r->block ? bad_at(r, r->line, "'%s' record before the '# %s' column line", tok[0], tok[0])
+                        : bad_at(r, r->line, "'%s' record in the '%s' block", tok[0], block_tags[r->block]);
+      break;
+    }
     sweep_cell *c = NULL;
+    cell_seen *cs = NULL;
     if (!strcmp(tok[0], "bin")) {
       uint64_t b, v;
       if (n != 6 + TOI_CLASS_COUNT) { rc = bad(r, "bin record needs 14 fields", NULL); break; }
       if (get_u64(r, tok[1], &b)) { rc = -1; break; }
       if (b >= m->nbins) { rc = bad(r, "bin out of range:", tok[1]); break; }
+      if (r->bin_line[b]) {
+        rc = bad_at(r, r->line, "a second 'bin %" PRIu64 "' record (the first is on line %ld)", b, r->bin_line[b]);
+        break;
+      }
+      r->bin_line[b] = r->line;
       sweep_bin *sb = &m->bins[b];
       char *end;
+      errno = 0;
       long value = strtol(tok[3], &end, 10);
-      if (*end || strlen(tok[2]) >= sizeof sb->param || strlen(tok[4]) >= sizeof sb->label) {
+      if (*end || errno || value < INT_MIN || value > INT_MAX || strlen(tok[2]) >= sizeof sb->param ||
+          strlen(tok[4]) >= sizeof sb->label) {
         rc = bad(r, "bad bin description", NULL);
         break;
       }
@@ -301,7 +427,13 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
       if (rc) break;
     } else if (!strcmp(tok[0], "stat")) {
       if (n != 22) { rc = bad(r, "stat record needs 22 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c)) { rc = -1; break; }
+      if (get_cell(r, m, a, tok, &c, &cs)) { rc = -1; break; }
+      if (cs->stat_line) {
+        rc = bad_at(r, r->line, "a second 'stat %s %s' record (the first is on line %ld)", tok[1], tok[2],
+                    cs->stat_line);
+        break;
+      }
+      cs->stat_line = r->line;
       uint64_t indom;
       if (get_u64(r, tok[3], &c->cases) || get_u64(r, tok[4], &indom) ||
           get_u64(r, tok[5], &c->kind[SCORE_OUT_OF_DOMAIN]) || get_u64(r, tok[6], &c->kind[SCORE_AGREE]) ||
@@ -313,36 +445,81 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
         rc = -1;
         break;
       }
-      if (indom + c->kind[SCORE_OUT_OF_DOMAIN] != c->cases) {
+      if (indom > c->cases || c->cases - indom != c->kind[SCORE_OUT_OF_DOMAIN]) {
         rc = bad(r, "IN_DOMAIN + OUT_OF_DOMAIN differs from CASES", NULL);
         break;
       }
+      /* The maxima are written twice, for people and exactly: the two must agree. */
+      static const char *const names[5] = {"MAX_ULP", "MAX_BITS", "KAPPA_MIN", "KAPPA_MAX", "MAX_RATIO"};
+      static const int field[5] = {11, 12, 13, 14, 16};
+      const double hex[5] = {c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio};
+      for (int k = 0; k < 5 && !rc; k++)
+        if (!printed_as(tok[field[k]], 6, hex[k]))
+          rc = bad_at(r, r->line, "%s '%s' is not %s_HEX '%s' (%.6g)", names[k], tok[field[k]], names[k],
+                      tok[17 + k], hex[k]);
+      if (rc) break;
     } else if (!strcmp(tok[0], "hist") || !strcmp(tok[0], "khist")) {
       int k = tok[0][0] == 'k';
       uint64_t h, v;
       if (n != 7) { rc = bad(r, "histogram record needs 7 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c) || get_u64(r, tok[3], &h) || get_u64(r, tok[6], &v)) { rc = -1; break; }
+      if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[3], &h) || get_u64(r, tok[6], &v)) { rc = -1; break; }
       if (h >= (uint64_t)(k ? SWEEP_KBINS : SWEEP_HBINS)) { rc = bad(r, "histogram bin out of range:", tok[3]); break; }
+      if (mark(k ? cs->khist : cs->hist, (unsigned)h)) {
+        rc = bad_at(r, r->line, "a second '%s %s %s %s' record", tok[0], tok[1], tok[2], tok[3]);
+        break;
+      }
+      if (v == 0) { rc = bad(r, "a zero count (empty histogram bins are not written)", NULL); break; }
+      double lo, hi;
+      if (k)
+        khist_edges((int)h, &lo, &hi);
+      else
+        hist_edges((int)h, &lo, &hi);
+      if (!printed_as(tok[4], 17, lo) || !printed_as(tok[5], 17, hi)) {
+        rc = bad_at(r, r->line, "edges '%s %s' are not those of %s bin %d (%.17g %.17g)", tok[4], tok[5], tok[0],
+                    (int)h, lo, hi);
+        break;
+      }
       if (k) c->khist[h] = v;
       else c->hist[h] = v;
     } else if (!strcmp(tok[0], "confusion")) {
       uint64_t v;
       if (n != 6) { rc = bad(r, "confusion record needs 6 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c) || get_u64(r, tok[5], &v)) { rc = -1; break; }
+      if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[5], &v)) { rc = -1; break; }
       int e = toi_class_parse(tok[3]), w = toi_class_parse(tok[4]);
       if (e < 0 || w < 0) { rc = bad(r, "unknown class", NULL); break; }
+      if (mark(cs->confusion, (unsigned)(e * TOI_CLASS_COUNT + w))) {
+        rc = bad_at(r, r->line, "a second 'confusion %s %s %s %s' record", tok[1], tok[2], tok[3], tok[4]);
+        break;
+      }
+      if (v == 0) { rc = bad(r, "a zero count (empty confusion entries are not written)", NULL); break; }
       c->confusion[e][w] = v;
-    } else if (!strcmp(tok[0], "witness")) {
+    } else {
       if (n < 10) { rc = bad(r, "witness record needs at least 10 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c)) { rc = -1; break; }
+      if (get_cell(r, m, a, tok, &c, &cs)) { rc = -1; break; }
       int w = -1;
       for (int k = 0; k < SW_WHAT_COUNT; k++)
         if (!strcmp(tok[3], what_names[k])) w = k;
       if (w < 0) { rc = bad(r, "unknown witness kind:", tok[3]); break; }
+      if (cs->witness_line[w]) {
+        rc = bad_at(r, r->line, "a second '%s' witness of %s bin %s (the first is on line %ld)", tok[3], tok[1],
+                    tok[2], cs->witness_line[w]);
+        break;
+      }
+      cs->witness_line[w] = r->line;
       sweep_witness *x = &c->w[w];
       if (get_u64(r, tok[4], &x->index) || get_double(r, tok[7], &x->value) ||
           get_double(r, tok[8], &x->aux)) {
         rc = -1;
+        break;
+      }
+      if (x->index < m->start || x->index >= m->end) {
+        rc = bad_at(r, r->line, "witness INDEX %" PRIu64 " outside the range %" PRIu64 " .. %" PRIu64, x->index,
+                    m->start, m->end);
+        break;
+      }
+      if (!printed_as(tok[5], 6, x->value) || !printed_as(tok[6], 6, x->aux)) {
+        rc = bad_at(r, r->line, "VALUE AUX '%s %s' are not VALUE_HEX AUX_HEX '%s %s' (%.6g %.6g)", tok[5], tok[6],
+                    tok[7], tok[8], x->value, x->aux);
         break;
       }
       /* The case line is the rest of the original line from field 10 on. */
@@ -366,25 +543,282 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
         break;
       }
       x->set = 1;
-    } else {
-      rc = bad(r, "unknown record", tok[0]);
-      break;
     }
   }
+  if (!rc && ferror(f)) rc = bad(r, "read error", NULL);
   if (!rc && stage < 5) {
     r->line++;
     rc = bad(r, "unexpected end of file: header incomplete", NULL);
   }
-  for (size_t b = 0; !rc && b < m->nbins; b++)
-    if (!m->bins[b].param[0]) {
-      char msg[64];
-      snprintf(msg, sizeof msg, "no 'bin %zu' record: the file is incomplete", b);
-      rc = bad(r, msg, NULL);
-    }
-  if (!rc && ferror(f)) rc = bad(r, "read error", NULL);
   free(buf);
   free(copy);
   return rc;
+}
+
+/* ---- the checks of a whole result ----
+ *
+ * sweep_eval_case_with counts every case of bin b once in the bin's record
+ * and once in every column's cell, and sweep_acc_merge only adds counts and
+ * keeps maxima, so every identity below holds in anything sweep or merge
+ * writes, shards included; a file that breaks one is cut short or edited. */
+
+/* score_result's forward kind of a verdict group against an exact group. */
+static score_kind forward_kind(toi_group ge, toi_group gv) {
+  if (gv == ge) return SCORE_AGREE;
+  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return SCORE_MISSED;
+  if (ge == TOI_G_NOCONTACT) return SCORE_GHOST;
+  return SCORE_OTHER;
+}
+
+/* What a scored case counts as: its kind (SCORE_AGREE .. SCORE_OTHER; for
+   SCORE_AGREE, untimed), or AGREE_TIMED, an agreeing case whose time was
+   scored. */
+enum { AGREE_TIMED = SCORE_OTHER + 1, NSCORES };
+
+/* Bits (1 << score above) of what a case in confusion entry (exact e,
+   verdict v) can count as. Forward (score_result): the kind follows from the
+   two groups. With a step (--tmax, solver_score_result) either contact may
+   count as no contact (a contact after the step). A reverse formulation
+   decides on the existence of a reverse root, which the class does not tell:
+   agree or missed for a no-contact verdict, agree or ghost for another; it is
+   timed when it claims a contact and agrees. A column named like a reverse
+   formulation could be a solver (forward): it gets both. */
+static unsigned entry_scores(int e, int v, int reverse, int tmax) {
+  toi_group ge = toi_class_group((toi_class)e), gv = toi_class_group((toi_class)v);
+  unsigned s = 0;
+  for (int de = 0; de <= (tmax && ge == TOI_G_CONTACT); de++)
+    for (int dv = 0; dv <= (tmax && gv == TOI_G_CONTACT); dv++)
+      s |= 1u << forward_kind(de ? TOI_G_NOCONTACT : ge, dv ? TOI_G_NOCONTACT : gv);
+  /* Forward, a time is scored for an agreeing contact only (score.c). */
+  if (ge == TOI_G_CONTACT && gv == TOI_G_CONTACT) s |= 1u << AGREE_TIMED;
+  if (reverse) {
+    s |= 1u << SCORE_AGREE | 1u << (gv == TOI_G_NOCONTACT ? SCORE_MISSED : SCORE_GHOST);
+    if (gv != TOI_G_NOCONTACT) s |= 1u << AGREE_TIMED;
+  }
+  return s;
+}
+
+/* Whether the confusion records of cell c can hold its AGREE (TIMED of them
+   timed), MISSED, GHOST and OTHER counts. The cases of the exact classes
+   outside a formulation's domain are counted OUT_OF_DOMAIN and have
+   confusion records too: whole rows, ood_rows cases (0 for a solver, whose
+   declined cases have none); every other case has a score its entry allows
+   (entry_scores). By Hall's theorem such an assignment exists iff for every
+   set T of scores, the cases with a score in T fit in the entries allowing
+   some score of T. */
+static int scores_fit(const sweep_cell *c, const uint64_t *row, uint64_t ood_rows, int reverse, int tmax) {
+  uint64_t want[NSCORES] = {c->kind[SCORE_AGREE] - c->timed, c->kind[SCORE_MISSED], c->kind[SCORE_GHOST],
+                       c->kind[SCORE_OTHER], c->timed};
+  unsigned rows = 0; /* the classes with cases: an empty row out of the domain changes nothing */
+  for (int e = 0; e < TOI_CLASS_COUNT; e++)
+    if (row[e]) rows |= 1u << e;
+  /* Every subset `out` of rows, the empty one last. */
+  for (unsigned out = rows;; out = (out - 1) & rows) {
+    uint64_t n = 0;
+    for (int e = 0; e < TOI_CLASS_COUNT; e++)
+      if (out >> e & 1) n += row[e];
+    if (n == ood_rows) {
+      uint64_t by_set[1u << NSCORES] = {0};
+      for (int e = 0; e < TOI_CLASS_COUNT; e++)
+        if (!(out >> e & 1))
+          for (int v = 0; v < TOI_CLASS_COUNT; v++)
+            if (c->confusion[e][v]) by_set[entry_scores(e, v, reverse, tmax)] += c->confusion[e][v];
+      int fits = 1;
+      for (unsigned t = 1; t < 1u << NSCORES && fits; t++) {
+        uint64_t need = 0, room = 0;
+        for (int k = 0; k < NSCORES; k++)
+          if (t >> k & 1) need += want[k];
+        for (unsigned s = 1; s < 1u << NSCORES; s++)
+          if (s & t) room += by_set[s];
+        fits = need <= room;
+      }
+      if (fits) return 1;
+    }
+    if (!out) return 0;
+  }
+}
+
+/* What the confusion counts say of a column: a formulation's include its
+   out-of-domain cases, a solver's leave out the cases it declined. */
+enum { COLUMN_EITHER, COLUMN_FORMULATION, COLUMN_SOLVER };
+
+static int bad_cell(const reader *r, long line, const char *form, size_t b, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int bad_cell(const reader *r, long line, const char *form, size_t b, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return bad_at(r, line, "%s bin %zu: %s", form, b, msg);
+}
+
+/* The identities of one cell (formulation j, bin b); *column gets what the
+   confusion counts say of the column. */
+static int check_cell(const reader *r, const sweep_meta *m, const sweep_acc *a, size_t j, size_t b, int reverse,
+                      int tmax, int *column) {
+  const sweep_cell *c = &a->cells[j * a->nbins + b];
+  const cell_seen *cs = &r->seen[j * a->nbins + b];
+  const char *form = m->forms[j];
+  long at = cs->stat_line;
+  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN]; /* no wrap: checked on reading */
+  if (c->cases != a->bincount[b])
+    return bad_cell(r, at, form, b, "CASES %" PRIu64 " differs from the bin's CASES %" PRIu64, c->cases,
+                    a->bincount[b]);
+  uint64_t scored = 0;
+  for (int k = SCORE_AGREE; k <= SCORE_OTHER; k++)
+    if (add_count(&scored, c->kind[k])) return bad_cell(r, at, form, b, "AGREE + MISSED + GHOST + OTHER overflows");
+  if (scored != indom)
+    return bad_cell(r, at, form, b, "AGREE + MISSED + GHOST + OTHER = %" PRIu64 " differs from IN_DOMAIN %" PRIu64,
+                    scored, indom);
+  if (c->timed > c->kind[SCORE_AGREE])
+    return bad_cell(r, at, form, b, "TIMED %" PRIu64 " exceeds AGREE %" PRIu64 " (only agreeing cases are timed)",
+                    c->timed, c->kind[SCORE_AGREE]);
+
+  /* Every timed case has a ULP error, bits of error and a kappa, none NaN
+     (its root exists), so each lands in a histogram bin. */
+  uint64_t nh = 0, nk = 0;
+  int htop = -1, klo = -1, khi = -1;
+  for (int h = 0; h < SWEEP_HBINS; h++) {
+    if (add_count(&nh, c->hist[h])) return bad_cell(r, at, form, b, "the hist counts overflow");
+    if (c->hist[h]) htop = h;
+  }
+  if (nh != c->timed)
+    return bad_cell(r, at, form, b, "the hist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nh, c->timed);
+  for (int k = 0; k < SWEEP_KBINS; k++) {
+    if (add_count(&nk, c->khist[k])) return bad_cell(r, at, form, b, "the khist counts overflow");
+    if (c->khist[k] && k < SWEEP_KBINS - 1) {
+      if (klo < 0) klo = k;
+      khi = k;
+    }
+  }
+  if (nk != c->timed)
+    return bad_cell(r, at, form, b, "the khist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nk, c->timed);
+  if (c->kinf != c->khist[SWEEP_KBINS - 1])
+    return bad_cell(r, at, form, b, "KAPPA_INF %" PRIu64 " differs from the count of khist bin %d (%" PRIu64 ")",
+                    c->kinf, SWEEP_KBINS - 1, c->khist[SWEEP_KBINS - 1]);
+
+  /* The maxima are over the histograms' cases, so they lie in their end bins. */
+  if (!c->timed != !!isnan(c->max_ulp) || !c->timed != !!isnan(c->max_bits))
+    return bad_cell(r, at, form, b, "MAX_ULP and MAX_BITS must be nan exactly when TIMED is 0");
+  if (c->timed && (sweep_ulp_bin(c->max_ulp) != htop || !(c->max_bits >= 0)))
+    return bad_cell(r, at, form, b, "MAX_ULP %a (bin %d) is not in the highest hist bin %d, or MAX_BITS %a < 0",
+                    c->max_ulp, sweep_ulp_bin(c->max_ulp), htop, c->max_bits);
+  uint64_t finite = c->timed - c->kinf;  /* timed cases with a finite kappa */
+  if (!finite != !!isnan(c->kmin) || !finite != !!isnan(c->kmax))
+    return bad_cell(r, at, form, b, "KAPPA_MIN and KAPPA_MAX must be nan exactly when no timed kappa is finite");
+  if (finite && (sweep_kappa_bin(c->kmin) != klo || sweep_kappa_bin(c->kmax) != khi || !(c->kmin <= c->kmax)))
+    return bad_cell(r, at, form, b,
+                    "KAPPA_MIN %a and KAPPA_MAX %a are not in the lowest and highest finite khist bins %d and %d",
+                    c->kmin, c->kmax, klo, khi);
+  /* A ratio needs a finite kappa; a ULP error of 0 has ratio 0. */
+  if (!isnan(c->max_ratio) && (!finite || !(c->max_ratio >= 0) || (c->max_ulp == 0 && c->max_ratio != 0)))
+    return bad_cell(r, at, form, b, "MAX_RATIO %a does not fit KAPPA_MIN %a and MAX_ULP %a", c->max_ratio, c->kmin,
+                    c->max_ulp);
+
+  /* Each scored case has one confusion record entry (exact class, verdict). */
+  uint64_t total = 0, row[TOI_CLASS_COUNT] = {0};
+  for (int e = 0; e < TOI_CLASS_COUNT; e++)
+    for (int v = 0; v < TOI_CLASS_COUNT; v++) {
+      if (add_count(&total, c->confusion[e][v])) return bad_cell(r, at, form, b, "the confusion counts overflow");
+      row[e] += c->confusion[e][v];
+    }
+  for (int e = 0; e < TOI_CLASS_COUNT; e++)
+    if (row[e] > a->bincls[b * TOI_CLASS_COUNT + e])
+      return bad_cell(r, at, form, b,
+                      "the confusion records count %" PRIu64 " cases of exact class %s, the bin has %" PRIu64, row[e],
+                      toi_class_name((toi_class)e), a->bincls[b * TOI_CLASS_COUNT + e]);
+  if (total != c->cases && total != indom)
+    return bad_cell(r, at, form, b,
+                    "the confusion counts sum to %" PRIu64 ", neither CASES %" PRIu64
+                    " (a formulation's) nor IN_DOMAIN %" PRIu64 " (a solver's)",
+                    total, c->cases, indom);
+  *column = total == indom ? (total == c->cases ? COLUMN_EITHER : COLUMN_SOLVER) : COLUMN_FORMULATION;
+  if (!scores_fit(c, row, total - indom, reverse, tmax))
+    return bad_cell(r, at, form, b, "AGREE, MISSED, GHOST, OTHER and TIMED do not fit the confusion records");
+
+  /* The witnesses: each where the accumulator offers one, at its maximum. */
+  const sweep_witness *w = c->w;
+  const int want[SW_WHAT_COUNT] = {c->timed > 0, !isnan(c->max_ratio),
+                                   c->kind[SCORE_MISSED] + c->kind[SCORE_GHOST] + c->kind[SCORE_OTHER] > 0};
+  static const char *const why[SW_WHAT_COUNT] = {"TIMED > 0", "MAX_RATIO is not nan", "MISSED + GHOST + OTHER > 0"};
+  for (int k = 0; k < SW_WHAT_COUNT; k++)
+    if (w[k].set != want[k])
+      return w[k].set ? bad_cell(r, cs->witness_line[k], form, b, "a %s witness, but not %s", what_names[k], why[k])
+                      : bad_cell(r, at, form, b, "no %s witness, but %s", what_names[k], why[k]);
+  if (w[SW_MAX_ULP].set && (w[SW_MAX_ULP].value != c->max_ulp || !(w[SW_MAX_ULP].aux <= c->max_bits)))
+    return bad_cell(r, cs->witness_line[SW_MAX_ULP], form, b,
+                    "the max_ulp witness (VALUE %a, AUX %a) is not at MAX_ULP %a within MAX_BITS %a",
+                    w[SW_MAX_ULP].value, w[SW_MAX_ULP].aux, c->max_ulp, c->max_bits);
+  if (w[SW_MAX_RATIO].set && (w[SW_MAX_RATIO].value != c->max_ratio || !(w[SW_MAX_RATIO].aux >= c->kmin) ||
+                              !(w[SW_MAX_RATIO].aux <= c->kmax)))
+    return bad_cell(r, cs->witness_line[SW_MAX_RATIO], form, b,
+                    "the max_ratio witness (VALUE %a, AUX %a) is not at MAX_RATIO %a with a kappa in "
+                    "KAPPA_MIN %a .. KAPPA_MAX %a",
+                    w[SW_MAX_RATIO].value, w[SW_MAX_RATIO].aux, c->max_ratio, c->kmin, c->kmax);
+  if (w[SW_MISCLASS].set) {
+    /* VALUE is the case's score kind, AUX its verdict: some entry with that
+       verdict must hold a case of that kind. */
+    double kv = w[SW_MISCLASS].value, vv = w[SW_MISCLASS].aux;
+    int found = 0;
+    if ((kv == SCORE_MISSED || kv == SCORE_GHOST || kv == SCORE_OTHER) && c->kind[(int)kv] > 0 && vv >= 0 &&
+        vv < TOI_CLASS_COUNT && vv == (int)vv)
+      for (int e = 0; e < TOI_CLASS_COUNT; e++)
+        found |= c->confusion[e][(int)vv] && (entry_scores(e, (int)vv, reverse, tmax) >> (int)kv & 1);
+    if (!found)
+      return bad_cell(r, cs->witness_line[SW_MISCLASS], form, b,
+                      "the misclass witness (kind %a, verdict %a) fits no confusion record", kv, vv);
+  }
+  return 0;
+}
+
+/* The checks that need the whole file. */
+static int check_result(const reader *r, const sweep_meta *m, const sweep_acc *a) {
+  if (r->block < NBLOCKS - 1)
+    return bad_at(r, 0, "the file ends before the '# %s' column line: it is incomplete", block_tags[r->block + 1]);
+  uint64_t total = 0;
+  for (size_t b = 0; b < m->nbins; b++) {
+    if (!r->bin_line[b]) return bad_at(r, 0, "no 'bin %zu' record: the file is incomplete", b);
+    uint64_t n = 0;
+    for (int k = 0; k < TOI_CLASS_COUNT; k++)
+      if (add_count(&n, a->bincls[b * TOI_CLASS_COUNT + k]))
+        return bad_at(r, r->bin_line[b], "bin %zu: the class counts overflow", b);
+    if (n != a->bincount[b])
+      return bad_at(r, r->bin_line[b], "bin %zu: the class counts sum to %" PRIu64 ", not CASES %" PRIu64, b, n,
+                    a->bincount[b]);
+    if (add_count(&total, n)) return bad_at(r, r->bin_line[b], "bin %zu: the bins' CASES overflow", b);
+  }
+  if (total != m->end - m->start)
+    return bad_at(r, 0,
+                  "the bins' CASES sum to %" PRIu64 ", not END - START = %" PRIu64 " (range %" PRIu64 " %" PRIu64 ")",
+                  total, m->end - m->start, m->start, m->end);
+  /* The step is recorded on the gen line (cmd_sweep.c). */
+  int tmax = strstr(m->gen, " tmax=") != NULL;
+  size_t first_solver = SIZE_MAX;
+  for (size_t j = 0; j < m->nform; j++) {
+    const toi_formulation *f = toi_formulation_find(m->forms[j]);
+    int reverse = f && f->direction == TOI_REVERSE;
+    size_t as[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}; /* the first bin saying each column kind */
+    for (size_t b = 0; b < m->nbins; b++) {
+      if (!r->seen[j * m->nbins + b].stat_line)
+        return bad_at(r, 0, "no 'stat %s %zu' record: the file is incomplete", m->forms[j], b);
+      int column = COLUMN_EITHER;
+      if (check_cell(r, m, a, j, b, reverse, tmax, &column)) return -1;
+      if (as[column] == SIZE_MAX) as[column] = b;
+    }
+    /* A column is a formulation or a solver in every bin, and the solvers
+       come after the formulations (sweep_meta: formulations, then solvers). */
+    if (as[COLUMN_FORMULATION] != SIZE_MAX && as[COLUMN_SOLVER] != SIZE_MAX)
+      return bad_at(r, 0,
+                    "%s: the confusion counts include the OUT_OF_DOMAIN cases in bin %zu (a formulation's) "
+                    "but not in bin %zu (a solver's)",
+                    m->forms[j], as[COLUMN_FORMULATION], as[COLUMN_SOLVER]);
+    if (as[COLUMN_FORMULATION] != SIZE_MAX && first_solver != SIZE_MAX)
+      return bad_at(r, 0, "%s: the confusion counts make it a formulation, but it comes after the solver %s",
+                    m->forms[j], m->forms[first_solver]);
+    if (as[COLUMN_SOLVER] != SIZE_MAX && first_solver == SIZE_MAX) first_solver = j;
+  }
+  return 0;
 }
 
 int sweep_read(const char *path, sweep_meta *m, sweep_acc *a) {
@@ -393,11 +827,21 @@ int sweep_read(const char *path, sweep_meta *m, sweep_acc *a) {
   FILE *f = fopen(path, "r");
   if (!f) {
     cli_error("%s: %s", path, strerror(errno));
-    return -1;
+    return -2;
   }
-  reader r = {path, 0};
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    cli_error("%s: is a directory, not a sweep result", path);
+    fclose(f);
+    return -2;
+  }
+  reader r = {path, 0, -1, NULL, NULL};
   int rc = read_body(&r, f, m, a);
+  if (rc && ferror(f)) rc = -2; /* the read failed, not the file's content */
+  if (!rc) rc = check_result(&r, m, a);
   fclose(f);
+  free(r.bin_line);
+  free(r.seen);
   return rc;
 }
 
