@@ -12,147 +12,104 @@
 #include "toi.h"
 #include "toiref.h"
 #include "cli_check.h"
-
-static char dir[64];
-
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/toisweepXXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *name) {
-  static char buf[8][256];
-  static int k;
-  k = (k + 1) % 8;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-  return buf[k];
-}
-
-/* Runs toibench with args (in dir); stderr goes to dir/err. Exit status. */
-static int tb(const char *args) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", dir, TOIBENCH_PATH, args);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-
-static int same_file(const char *a, const char *b) {
-  size_t la, lb;
-  char *x = cc_slurp(a, &la), *y = cc_slurp(b, &lb);
-  int same = la == lb && memcmp(x, y, la) == 0;
-  free(x);
-  free(y);
-  return same;
-}
-
-static int exists(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0;
-}
+#include "tmp_dir.h"
 
 /* ---- end to end ---- */
 
-Test(sweep, identical_for_any_thread_count, .init = setup, .fini = teardown) {
-  cr_assert_eq(tb("sweep mixed --count 3000 -j1 -o r1"), 0);
-  cr_assert_eq(tb("sweep mixed --count 3000 -j2 -o r2"), 0);
-  cr_assert_eq(tb("sweep mixed --count 3000 -j3 > r3"), 0);
-  cr_assert_eq(tb("sweep mixed --count 3000 -j2 --stats -o r4"), 0);
-  cr_assert(same_file(path("r1"), path("r4")));
-  char *st = cc_slurp(path("err"), NULL);
+Test(sweep, identical_for_any_thread_count, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("sweep mixed --count 3000 -j1 -o r1"), 0);
+  cr_assert_eq(td_tb("sweep mixed --count 3000 -j2 -o r2"), 0);
+  cr_assert_eq(td_tb("sweep mixed --count 3000 -j3 > r3"), 0);
+  cr_assert_eq(td_tb("sweep mixed --count 3000 -j2 --stats -o r4"), 0);
+  cr_assert(td_same_file(td_path("r1"), td_path("r4")));
+  char *st = cc_slurp(td_path("err"), NULL);
   cr_assert_not_null(strstr(st, "cases/s; peak RSS "), "--stats line: %s", st);
   free(st);
-  cr_assert_eq(tb("sweep mixed --count 3000 -j2 -o r4"), 0);
-  cr_assert(same_file(path("r1"), path("r2")), "-j1 and -j2 differ");
-  cr_assert(same_file(path("r1"), path("r3")), "-j1 and -j3 differ");
+  cr_assert_eq(td_tb("sweep mixed --count 3000 -j2 -o r4"), 0);
+  cr_assert(td_same_file(td_path("r1"), td_path("r2")), "-j1 and -j2 differ");
+  cr_assert(td_same_file(td_path("r1"), td_path("r3")), "-j1 and -j3 differ");
   size_t n;
-  char *err = cc_slurp(path("err"), &n);
+  char *err = cc_slurp(td_path("err"), &n);
   cr_assert_eq(n, 0, "no progress line when stderr is not a terminal: %s", err);
   free(err);
 }
 
-Test(sweep, shards_merge_into_the_whole, .init = setup, .fini = teardown) {
+Test(sweep, shards_merge_into_the_whole, .init = td_setup, .fini = td_teardown) {
   const char *fam = "grazing --k 1:40 --dim 3 --count 2501";
   char a[256];
   snprintf(a, sizeof a, "sweep %s -j2 -o whole", fam);
-  cr_assert_eq(tb(a), 0);
+  cr_assert_eq(td_tb(a), 0);
   for (int i = 1; i <= 3; i++) {
     snprintf(a, sizeof a, "sweep %s -j%d --shard %d/3 -o s%d", fam, i % 2 + 1, i, i);
-    cr_assert_eq(tb(a), 0);
+    cr_assert_eq(td_tb(a), 0);
   }
-  cr_assert_eq(tb("merge s2 s3 s1 -o m"), 0);
-  cr_assert(same_file(path("whole"), path("m")), "merge of the shards differs from the whole sweep");
+  cr_assert_eq(td_tb("merge s2 s3 s1 -o m"), 0);
+  cr_assert(td_same_file(td_path("whole"), td_path("m")), "merge of the shards differs from the whole sweep");
   /* Merging is associative: a partial merge merged again gives the same. */
-  cr_assert_eq(tb("merge s1 s2 -o m12"), 0);
-  cr_assert_eq(tb("merge m12 s3 -o m123"), 0);
-  cr_assert(same_file(path("whole"), path("m123")));
+  cr_assert_eq(td_tb("merge s1 s2 -o m12"), 0);
+  cr_assert_eq(td_tb("merge m12 s3 -o m123"), 0);
+  cr_assert(td_same_file(td_path("whole"), td_path("m123")));
   /* More shards than chunks, some empty. */
-  cr_assert_eq(tb("sweep tangent --count 5 -o t"), 0);
+  cr_assert_eq(td_tb("sweep tangent --count 5 -o t"), 0);
   char list[512] = "merge -o tm";
   for (int i = 1; i <= 7; i++) {
     snprintf(a, sizeof a, "sweep tangent --count 5 --shard %d/7 -o t%d", i, i);
-    cr_assert_eq(tb(a), 0);
+    cr_assert_eq(td_tb(a), 0);
     snprintf(list + strlen(list), sizeof list - strlen(list), " t%d", i);
   }
-  cr_assert_eq(tb(list), 0);
-  cr_assert(same_file(path("t"), path("tm")));
+  cr_assert_eq(td_tb(list), 0);
+  cr_assert(td_same_file(td_path("t"), td_path("tm")));
 }
 
 static int err_has(const char *needle) {
-  char *e = cc_slurp(path("err"), NULL);
+  char *e = cc_slurp(td_path("err"), NULL);
   int ok = strstr(e, needle) != NULL;
   if (!ok) cr_log_error("stderr: %s", e);
   free(e);
   return ok;
 }
 
-Test(sweep, merge_rejects_mismatched_inputs, .init = setup, .fini = teardown) {
-  cr_assert_eq(tb("sweep grazing --count 300 --shard 1/2 -o a1"), 0);
-  cr_assert_eq(tb("sweep grazing --count 300 --shard 2/2 -o a2"), 0);
-  cr_assert_eq(tb("sweep grazing --count 300 --seed 2 --shard 2/2 -o seed2"), 0);
-  cr_assert_eq(tb("sweep grazing --count 300 -f expanded --shard 2/2 -o fexp"), 0);
-  cr_assert_eq(tb("sweep grazing --count 301 --shard 2/2 -o n301"), 0);
-  cr_assert_eq(tb("sweep grazing --count 300 --shard 2/3 -o mid"), 0);
+Test(sweep, merge_rejects_mismatched_inputs, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 1/2 -o a1"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 2/2 -o a2"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 300 --seed 2 --shard 2/2 -o seed2"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 300 -f expanded --shard 2/2 -o fexp"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 301 --shard 2/2 -o n301"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 2/3 -o mid"), 0);
 
-  cr_assert_eq(tb("merge a1 seed2 -o out"), 3);
+  cr_assert_eq(td_tb("merge a1 seed2 -o out"), 3);
   cr_assert(err_has("different generator options"));
-  cr_assert_eq(tb("merge a1 fexp -o out"), 3);
+  cr_assert_eq(td_tb("merge a1 fexp -o out"), 3);
   cr_assert(err_has("different formulations"));
-  cr_assert_eq(tb("merge a1 n301 -o out"), 3);
+  cr_assert_eq(td_tb("merge a1 n301 -o out"), 3);
   cr_assert(err_has("different sizes"));
-  cr_assert_eq(tb("merge a1 a1 -o out"), 3);
+  cr_assert_eq(td_tb("merge a1 a1 -o out"), 3);
   cr_assert(err_has("overlap"));
-  cr_assert_eq(tb("merge a1 mid -o out"), 3);
+  cr_assert_eq(td_tb("merge a1 mid -o out"), 3);
   cr_assert(err_has("overlap"));
-  cr_assert_eq(tb("sweep grazing --count 300 --shard 1/3 -o first3"), 0);
-  cr_assert_eq(tb("merge first3 a2 -o out"), 3);
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 1/3 -o first3"), 0);
+  cr_assert_eq(td_tb("merge first3 a2 -o out"), 3);
   cr_assert(err_has("missing"));
 
   /* Not a result, truncated, corrupted: file:line in the message. */
-  FILE *f = fopen(path("bogus"), "w");
+  FILE *f = fopen(td_path("bogus"), "w");
   fprintf(f, "hello\n");
   fclose(f);
-  cr_assert_eq(tb("merge bogus a2 -o out"), 3);
+  cr_assert_eq(td_tb("merge bogus a2 -o out"), 3);
   cr_assert(err_has("bogus:1:"));
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "head -5 '%s' > '%s'", path("a1"), path("trunc"));
+  snprintf(cmd, sizeof cmd, "head -5 '%s' > '%s'", td_path("a1"), td_path("trunc"));
   cr_assert_eq(system(cmd), 0);
-  cr_assert_eq(tb("merge trunc a2 -o out"), 3);
+  cr_assert_eq(td_tb("merge trunc a2 -o out"), 3);
   cr_assert(err_has("trunc:"));
-  snprintf(cmd, sizeof cmd, "sed 's/^hist \\(.*\\) \\([0-9]*\\)$/hist \\1 x\\2/' '%s' > '%s'", path("a1"),
-           path("corrupt"));
+  snprintf(cmd, sizeof cmd, "sed 's/^hist \\(.*\\) \\([0-9]*\\)$/hist \\1 x\\2/' '%s' > '%s'", td_path("a1"),
+           td_path("corrupt"));
   cr_assert_eq(system(cmd), 0);
-  cr_assert_eq(tb("merge corrupt a2 -o out"), 3);
+  cr_assert_eq(td_tb("merge corrupt a2 -o out"), 3);
   cr_assert(err_has("corrupt:"));
   cr_assert(err_has("not a count"));
-  cr_assert(!exists(path("out")), "nothing written on error");
-  cr_assert_eq(tb("merge a1 a2 -o out"), 0);
+  cr_assert(!td_exists(td_path("out")), "nothing written on error");
+  cr_assert_eq(td_tb("merge a1 a2 -o out"), 0);
 }
 
 /* Field k (0-based) of a space-separated line, copied into buf. */
@@ -175,10 +132,10 @@ static unsigned long long ufield(const char *line, int k) {
   return strtoull(field(line, k, b, sizeof b), NULL, 10);
 }
 
-Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = teardown) {
+Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini = td_teardown) {
   /* 1200 grazing cases over k = 1..60: 20 per bin, each a hit or a miss. */
-  cr_assert_eq(tb("sweep grazing --count 1200 -o r"), 0);
-  char *text = cc_slurp(path("r"), NULL);
+  cr_assert_eq(td_tb("sweep grazing --count 1200 -o r"), 0);
+  char *text = cc_slurp(td_path("r"), NULL);
   cr_assert_eq(strncmp(text, "# toibench-sweep v1\n", 20), 0);
   size_t nf;
   const toi_formulation *forms = toi_formulations(&nf);
@@ -289,10 +246,10 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
   snprintf(cmd, sizeof cmd,
            "cd '%s' && grep '^witness ' r | cut -d' ' -f10- | awk '!seen[$0]++' > worst.cases && "
            "grep '^witness ' r | cut -d' ' -f10- | sort | uniq | wc -l > distinct",
-           dir);
+           td_dir);
   cr_assert_eq(system(cmd), 0);
-  cr_assert_eq(tb("run worst.cases -o runout"), 0, "the replay file is refused");
-  char *distinct = cc_slurp(path("distinct"), NULL), *out = cc_slurp(path("runout"), NULL);
+  cr_assert_eq(td_tb("run worst.cases -o runout"), 0, "the replay file is refused");
+  char *distinct = cc_slurp(td_path("distinct"), NULL), *out = cc_slurp(td_path("runout"), NULL);
   char want[64];
   snprintf(want, sizeof want, "# toibench run: %ld cases", strtol(distinct, NULL, 10));
   cr_assert(strstr(out, want), "expected '%s' in: %.200s", want, out);
@@ -301,31 +258,31 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = setup, .fini = te
   free(out);
 }
 
-Test(sweep, usage_errors, .init = setup, .fini = teardown) {
-  cr_assert_eq(tb("sweep --help > h"), 0);
-  cr_assert_eq(tb("merge --help > h"), 0);
-  cr_assert_eq(tb("hunt --help > h"), 0);
-  cr_assert_eq(tb("sweep"), 2);
+Test(sweep, usage_errors, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("sweep --help > h"), 0);
+  cr_assert_eq(td_tb("merge --help > h"), 0);
+  cr_assert_eq(td_tb("hunt --help > h"), 0);
+  cr_assert_eq(td_tb("sweep"), 2);
   cr_assert(err_has("Try 'toibench --help'"));
-  cr_assert_eq(tb("sweep mixed --shard 3/2"), 2);
-  cr_assert_eq(tb("sweep mixed --shard x"), 2);
-  cr_assert_eq(tb("sweep mixed -j 0"), 2);
-  cr_assert_eq(tb("sweep mixed -f nosuch"), 2);
-  cr_assert_eq(tb("sweep grazing --e 3"), 2);
-  cr_assert_eq(tb("merge"), 2);
-  cr_assert_eq(tb("merge missing-file"), 1); /* cannot be read: a runtime error, as for every command */
-  cr_assert_eq(tb("hunt grazing"), 2);
-  cr_assert_eq(tb("hunt -f nosuch"), 2);
-  cr_assert_eq(tb("hunt -f expanded --keep 0"), 2);
+  cr_assert_eq(td_tb("sweep mixed --shard 3/2"), 2);
+  cr_assert_eq(td_tb("sweep mixed --shard x"), 2);
+  cr_assert_eq(td_tb("sweep mixed -j 0"), 2);
+  cr_assert_eq(td_tb("sweep mixed -f nosuch"), 2);
+  cr_assert_eq(td_tb("sweep grazing --e 3"), 2);
+  cr_assert_eq(td_tb("merge"), 2);
+  cr_assert_eq(td_tb("merge missing-file"), 1); /* cannot be read: a runtime error, as for every command */
+  cr_assert_eq(td_tb("hunt grazing"), 2);
+  cr_assert_eq(td_tb("hunt -f nosuch"), 2);
+  cr_assert_eq(td_tb("hunt -f expanded --keep 0"), 2);
 }
 
-Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = setup, .fini = teardown) {
-  cr_assert_eq(tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j1 -o h1 --quiet"), 0);
-  cr_assert_eq(tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j2 -o h2"), 0);
-  cr_assert(same_file(path("h1"), path("h2")), "hunt must not depend on -j");
+Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j1 -o h1 --quiet"), 0);
+  cr_assert_eq(td_tb("hunt -f expanded grazing --k 20:40 --budget 800 --keep 4 -j2 -o h2"), 0);
+  cr_assert(td_same_file(td_path("h1"), td_path("h2")), "hunt must not depend on -j");
   cr_assert(err_has("lower bound"));
   size_t n;
-  char *text = cc_slurp(path("h1"), &n);
+  char *text = cc_slurp(td_path("h1"), &n);
   cr_assert_not_null(strstr(text, "lower bounds"));
   toi_caselist list = {0};
   toi_diags diags = {0};

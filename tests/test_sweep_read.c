@@ -13,49 +13,7 @@
 #include "cli_check.h"
 #include "rng.h"
 #include "test_env.h"
-
-static char dir[64];
-
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/toisweepreadXXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
-
-static const char *path(const char *name) {
-  static char buf[8][256];
-  static int k;
-  k = (k + 1) % 8;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-  return buf[k];
-}
-
-/* Runs toibench with args in dir, stderr to dir/err. Exit status. */
-static int tb(const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", dir, TOIBENCH_PATH, args);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int exists(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0;
-}
-
-static int same_file(const char *a, const char *b) {
-  size_t la, lb;
-  char *x = cc_slurp(a, &la), *y = cc_slurp(b, &lb);
-  int same = la == lb && memcmp(x, y, la) == 0;
-  free(x);
-  free(y);
-  return same;
-}
+#include "tmp_dir.h"
 
 /* The sweep the damage is done to: every family of mixed (8 bins), forward
    formulations, a reverse one, one with a domain (overlap-recovery: its
@@ -64,7 +22,7 @@ static int same_file(const char *a, const char *b) {
 static long count_of_sweep(void) { return 400 * te_scale(); }
 
 static void write_declining_solver(void) {
-  FILE *f = fopen(path("decl.sh"), "w");
+  FILE *f = fopen(td_path("decl.sh"), "w");
   cr_assert_not_null(f);
   fprintf(f, "'%s' solve -f expanded - | sed -u 's/^\\([^ ]*5\\) .*/\\1 unsupported/'\n", TOIBENCH_PATH);
   fclose(f);
@@ -74,10 +32,10 @@ static void write_declining_solver(void) {
 static void sweep_whole_and_shards(const char *args, int n) {
   char a[4096];
   snprintf(a, sizeof a, "sweep %s --quiet -o whole", args);
-  cr_assert_eq(tb(a), 0, "%s", a);
+  cr_assert_eq(td_tb(a), 0, "%s", a);
   for (int i = 1; i <= n; i++) {
     snprintf(a, sizeof a, "sweep %s --quiet --shard %d/%d -o s%d", args, i, n, i);
-    cr_assert_eq(tb(a), 0, "%s", a);
+    cr_assert_eq(td_tb(a), 0, "%s", a);
   }
 }
 
@@ -165,7 +123,7 @@ static int starts(const char *l, const char *tag) { return !strncmp(l, tag, strl
 
 /* sweep_read on p, its messages kept in *msg (the caller frees it). 0 or -1. */
 static int read_result(const char *p, char **msg) {
-  const char *errp = path("read.err");
+  const char *errp = td_path("read.err");
   fflush(stderr);
   int saved = dup(2), fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   cr_assert(saved >= 0 && fd >= 0);
@@ -205,20 +163,20 @@ static int accepted(const char *p) {
 
 /* ---- intact results ---- */
 
-Test(sweep_read, intact_shards_merge_into_the_whole, .init = setup, .fini = teardown) {
+Test(sweep_read, intact_shards_merge_into_the_whole, .init = td_setup, .fini = td_teardown) {
   sweep_main();
-  cr_assert(accepted(path("whole")));
-  cr_assert(accepted(path("s1")));
-  cr_assert(accepted(path("s2")));
-  cr_assert_eq(tb("merge s2 s1 -o m"), 0);
-  cr_assert(same_file(path("whole"), path("m")), "the merged shards differ from the whole sweep");
-  cr_assert_eq(tb("merge whole -o m1"), 0);
-  cr_assert(same_file(path("whole"), path("m1")), "a whole result read and written again differs");
+  cr_assert(accepted(td_path("whole")));
+  cr_assert(accepted(td_path("s1")));
+  cr_assert(accepted(td_path("s2")));
+  cr_assert_eq(td_tb("merge s2 s1 -o m"), 0);
+  cr_assert(td_same_file(td_path("whole"), td_path("m")), "the merged shards differ from the whole sweep");
+  cr_assert_eq(td_tb("merge whole -o m1"), 0);
+  cr_assert(td_same_file(td_path("whole"), td_path("m1")), "a whole result read and written again differs");
 }
 
 /* Sweeps with a step, every formulation, one case and no case: three shards
    merge into the whole sweep's bytes. */
-Test(sweep_read, every_kind_of_sweep_is_accepted, .init = setup, .fini = teardown) {
+Test(sweep_read, every_kind_of_sweep_is_accepted, .init = td_setup, .fini = td_teardown) {
   static const char *const sweeps[] = {
       "grazing --count 300 --tmax 0.5 -f all",
       "near-contact --count 300 --dim 3 -f all",
@@ -229,19 +187,19 @@ Test(sweep_read, every_kind_of_sweep_is_accepted, .init = setup, .fini = teardow
   };
   for (size_t k = 0; k < sizeof sweeps / sizeof sweeps[0]; k++) {
     sweep_whole_and_shards(sweeps[k], 3);
-    cr_assert(accepted(path("whole")), "%s", sweeps[k]);
-    cr_assert_eq(tb("merge s3 s1 s2 -o m"), 0, "%s", sweeps[k]);
-    cr_assert(same_file(path("whole"), path("m")), "%s: the merged shards differ from the whole sweep", sweeps[k]);
+    cr_assert(accepted(td_path("whole")), "%s", sweeps[k]);
+    cr_assert_eq(td_tb("merge s3 s1 s2 -o m"), 0, "%s", sweeps[k]);
+    cr_assert(td_same_file(td_path("whole"), td_path("m")), "%s: the merged shards differ from the whole sweep", sweeps[k]);
   }
 }
 
 /* ---- damage ---- */
 
-Test(sweep_read, every_cut_is_refused, .init = setup, .fini = teardown) {
+Test(sweep_read, every_cut_is_refused, .init = td_setup, .fini = td_teardown) {
   sweep_main();
-  lines t = read_lines(path("s1"));
+  lines t = read_lines(td_path("s1"));
   char d[256];
-  snprintf(d, sizeof d, "%s", path("d")); /* path() reuses its buffers */
+  snprintf(d, sizeof d, "%s", td_path("d")); /* td_path() reuses its buffers */
   /* At every line: the header, between blocks, inside one. */
   for (size_t keep = 0; keep < t.n; keep++) {
     write_lines(d, &t, keep, NONE, NONE, NONE, NULL);
@@ -251,7 +209,7 @@ Test(sweep_read, every_cut_is_refused, .init = setup, .fini = teardown) {
   }
   /* Inside a line, even where what is left still reads as a number. */
   size_t len;
-  char *text = cc_slurp(path("s1"), &len);
+  char *text = cc_slurp(td_path("s1"), &len);
   uint64_t seed = te_seed(0x5eed5eadu);
   toi_rng r;
   toi_rng_seed(&r, seed);
@@ -272,12 +230,12 @@ Test(sweep_read, every_cut_is_refused, .init = setup, .fini = teardown) {
 
 /* A sweep with no case leaves the last four blocks empty: only their column
    lines show that the file is complete. */
-Test(sweep_read, empty_blocks_are_still_required, .init = setup, .fini = teardown) {
-  cr_assert_eq(tb("sweep mixed --count 0 --quiet -o r"), 0);
-  cr_assert(accepted(path("r")));
-  lines t = read_lines(path("r"));
+Test(sweep_read, empty_blocks_are_still_required, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("sweep mixed --count 0 --quiet -o r"), 0);
+  cr_assert(accepted(td_path("r")));
+  lines t = read_lines(td_path("r"));
   char d[256];
-  snprintf(d, sizeof d, "%s", path("d")); /* path() reuses its buffers */
+  snprintf(d, sizeof d, "%s", td_path("d")); /* td_path() reuses its buffers */
   static const char *const tags[] = {"bin", "stat", "hist", "khist", "confusion", "witness"};
   size_t k = 0;
   for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
@@ -297,11 +255,11 @@ Test(sweep_read, empty_blocks_are_still_required, .init = setup, .fini = teardow
   free_lines(&t);
 }
 
-Test(sweep_read, every_deleted_or_repeated_record_is_refused, .init = setup, .fini = teardown) {
+Test(sweep_read, every_deleted_or_repeated_record_is_refused, .init = td_setup, .fini = td_teardown) {
   sweep_main();
-  lines t = read_lines(path("s1"));
+  lines t = read_lines(td_path("s1"));
   char d[256];
-  snprintf(d, sizeof d, "%s", path("d")); /* path() reuses its buffers */
+  snprintf(d, sizeof d, "%s", td_path("d")); /* td_path() reuses its buffers */
   size_t records = 0;
   for (size_t k = 0; k < t.n; k++) {
     if (!is_record(t.line[k])) continue;
@@ -328,11 +286,11 @@ static const struct {
     {"hist ", 6, 6},                  {"khist ", 6, 6}, {"confusion ", 5, 5},
 };
 
-Test(sweep_read, every_count_changed_is_refused, .init = setup, .fini = teardown) {
+Test(sweep_read, every_count_changed_is_refused, .init = td_setup, .fini = td_teardown) {
   sweep_main();
-  lines t = read_lines(path("s1"));
+  lines t = read_lines(td_path("s1"));
   char d[256];
-  snprintf(d, sizeof d, "%s", path("d")); /* path() reuses its buffers */
+  snprintf(d, sizeof d, "%s", td_path("d")); /* td_path() reuses its buffers */
   size_t changes = 0;
   for (size_t k = 0; k < t.n; k++)
     for (size_t c = 0; c < sizeof count_fields / sizeof count_fields[0]; c++) {
@@ -359,9 +317,9 @@ Test(sweep_read, every_count_changed_is_refused, .init = setup, .fini = teardown
 
 /* Through the command: exit status 3, no output, the damaged file named,
    and what is wrong said. */
-Test(sweep_read, merge_refuses_each_damage, .init = setup, .fini = teardown) {
+Test(sweep_read, merge_refuses_each_damage, .init = td_setup, .fini = td_teardown) {
   sweep_main();
-  lines t = read_lines(path("s1"));
+  lines t = read_lines(td_path("s1"));
   size_t first[6] = {NONE, NONE, NONE, NONE, NONE, NONE};
   static const char *const tags[6] = {"bin ", "stat ", "hist ", "khist ", "confusion ", "witness "};
   for (size_t k = 0; k < t.n; k++)
@@ -400,40 +358,40 @@ Test(sweep_read, merge_refuses_each_damage, .init = setup, .fini = teardown) {
       {"TIMED + 1", t.n, NONE, NONE, first[1], timed, "not TIMED"},
   };
   for (size_t i = 0; i < sizeof damage / sizeof damage[0]; i++) {
-    write_lines(path("d"), &t, damage[i].keep, damage[i].del, damage[i].dup, damage[i].sub, damage[i].with);
-    cr_assert_eq(tb("merge d s2 -o out"), 3, "%s", damage[i].what);
-    cr_assert(!exists(path("out")), "%s: nothing is written", damage[i].what);
-    char *err = cc_read(path("err"));
+    write_lines(td_path("d"), &t, damage[i].keep, damage[i].del, damage[i].dup, damage[i].sub, damage[i].with);
+    cr_assert_eq(td_tb("merge d s2 -o out"), 3, "%s", damage[i].what);
+    cr_assert(!td_exists(td_path("out")), "%s: nothing is written", damage[i].what);
+    char *err = cc_read(td_path("err"));
     cr_assert(strstr(err, "toibench: d:"), "%s: the message names the file: %s", damage[i].what, err);
     cr_assert(strstr(err, damage[i].says), "%s: the message says '%s': %s", damage[i].what, damage[i].says, err);
     free(err);
   }
   /* Cut inside the last line: what is left of its last field may still read as a number. */
   size_t len;
-  char *text = cc_slurp(path("s1"), &len);
-  FILE *f = fopen(path("d"), "w");
+  char *text = cc_slurp(td_path("s1"), &len);
+  FILE *f = fopen(td_path("d"), "w");
   cr_assert_not_null(f);
   fwrite(text, 1, len - 2, f);
   fclose(f);
   free(text);
-  cr_assert_eq(tb("merge s2 d -o out"), 3);
-  cr_assert(!exists(path("out")));
-  char *err = cc_read(path("err"));
+  cr_assert_eq(td_tb("merge s2 d -o out"), 3);
+  cr_assert(!td_exists(td_path("out")));
+  char *err = cc_read(td_path("err"));
   cr_assert(strstr(err, "toibench: d:"), "%s", err);
   cr_assert(strstr(err, "cut short"), "%s", err);
   free(err);
   free_lines(&t);
   /* A file that cannot be read is a runtime error (exit 1), as for every
      command: a directory, a missing file. */
-  cr_assert_eq(mkdir(path("adir"), 0700), 0);
-  cr_assert_eq(tb("merge adir s2 -o out"), 1);
-  cr_assert(!exists(path("out")));
-  err = cc_read(path("err"));
+  cr_assert_eq(mkdir(td_path("adir"), 0700), 0);
+  cr_assert_eq(td_tb("merge adir s2 -o out"), 1);
+  cr_assert(!td_exists(td_path("out")));
+  err = cc_read(td_path("err"));
   cr_assert(strstr(err, "adir: is a directory"), "%s", err);
   free(err);
-  cr_assert_eq(tb("merge s1 no-such-file -o out"), 1);
-  cr_assert(!exists(path("out")));
+  cr_assert_eq(td_tb("merge s1 no-such-file -o out"), 1);
+  cr_assert(!td_exists(td_path("out")));
   /* The intact shards still merge. */
-  cr_assert_eq(tb("merge s1 s2 -o out"), 0);
-  cr_assert(same_file(path("whole"), path("out")));
+  cr_assert_eq(td_tb("merge s1 s2 -o out"), 0);
+  cr_assert(td_same_file(td_path("whole"), td_path("out")));
 }
