@@ -67,16 +67,35 @@ static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
   return 0;
 }
 
+static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz);
+
+/* A line is split in a copy: on the stack when short, as written lines are
+ * (at most 24 characters a number in hex or %.17g), else on the heap, up to
+ * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
+ * the smallest subnormal) are read too. */
 int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
-  char buf[4096];
+  char small[1024];
   size_t len = strlen(line);
   memset(c, 0, sizeof *c); /* callers read c->dim to name a field, whatever fails */
-  if (len >= sizeof buf) {
+  if (len > TOI_LINE_MAX) {
     *field = 0;
-    snprintf(msg, msgsz, "line is longer than %zu characters", sizeof buf - 1);
+    snprintf(msg, msgsz, "line is longer than %d characters", TOI_LINE_MAX);
+    return -1;
+  }
+  char *buf = len < sizeof small ? small : malloc(len + 1);
+  if (!buf) {
+    *field = 0;
+    snprintf(msg, msgsz, "out of memory for a line of %zu characters", len);
     return -1;
   }
   memcpy(buf, line, len + 1);
+  int r = parse_fields(c, buf, field, msg, msgsz);
+  if (buf != small) free(buf);
+  return r;
+}
+
+/* The fields of the line in buf (split in place). */
+static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz) {
   char *tok[20];
   int n = 0;
   for (char *p = buf; *p;) {

@@ -15,6 +15,8 @@
 
 /// Longest case ID, terminating NUL excluded.
 #define TOI_ID_MAX 63
+/// Longest case line read (characters, without the line end).
+#define TOI_LINE_MAX (1 << 20)
 
 /// Status codes returned by library functions; 0 is success.
 typedef enum toi_status {

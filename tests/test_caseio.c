@@ -107,6 +107,68 @@ Test(caseio, early_refusals_name_the_field_of_the_lines_layout) {
   }
 }
 
+/* The exact decimal expansion of 2^-k: 5^k / 10^k, 5^k by schoolbook
+ * multiplication in base 10 (an independent computation). */
+static char *exact_pow2_decimal(int k) {
+  int digits[1200] = {1}, n = 1; /* little endian */
+  for (int i = 0; i < k; i++) {
+    int carry = 0;
+    for (int j = 0; j < n; j++) {
+      int v = digits[j] * 5 + carry;
+      digits[j] = v % 10;
+      carry = v / 10;
+    }
+    if (carry) digits[n++] = carry;
+  }
+  char *s = malloc((size_t)k + 3);
+  cr_assert_not_null(s);
+  size_t at = 0;
+  s[at++] = '0';
+  s[at++] = '.';
+  for (int i = 0; i < k - n; i++) s[at++] = '0';
+  for (int j = n - 1; j >= 0; j--) s[at++] = (char)('0' + digits[j]);
+  s[at] = 0;
+  return s;
+}
+
+/* Every finite double is legal, however it is written: the exact decimal
+ * expansions of the smallest subnormal (1076 characters) read as that
+ * subnormal, four in one line; a line beyond TOI_LINE_MAX is refused. */
+Test(caseio, long_exact_decimals_are_read) {
+  char *d = exact_pow2_decimal(1074);
+  cr_assert_eq(strlen(d), 1076);
+  size_t cap = 8 * strlen(d) + 200;
+  char *text = malloc(cap);
+  cr_assert_not_null(text);
+  snprintf(text, cap, "sub 2 0 0 %s %s 1 1 3 0 %s %s 1 1\n", d, d, d, d);
+  cr_assert_gt(strlen(text), 4096);
+  toi_caselist l = {0};
+  toi_diags dg;
+  cr_assert_eq(parse(&l, text, &dg), TOI_OK, "%s", dg.count ? dg.items[0].message : "");
+  cr_assert_eq(l.count, 1);
+  cr_assert_eq(l.items[0].va[0], 0x1p-1074);
+  cr_assert_eq(l.items[0].va[1], 0x1p-1074);
+  cr_assert_eq(l.items[0].vb[0], 0x1p-1074);
+  cr_assert_eq(l.items[0].vb[1], 0x1p-1074);
+  toi_caselist_free(&l);
+  free(text);
+  free(d);
+  size_t big = (size_t)TOI_LINE_MAX + 2;
+  text = malloc(big + 64);
+  cr_assert_not_null(text);
+  int at = snprintf(text, big + 64, "big 2 0 0 0 0 1 1 3 0 0 0 1 0.");
+  memset(text + at, '0', big - (size_t)at);
+  memcpy(text + big, "1\n", 3);
+  memset(&l, 0, sizeof l);
+  cr_assert_eq(parse(&l, text, &dg), TOI_ERR_INPUT);
+  char buf[512];
+  toi_diag_format(&dg.items[0], buf, sizeof buf);
+  char want[128];
+  snprintf(want, sizeof want, "t.cases:1: line is longer than %d characters", TOI_LINE_MAX);
+  cr_assert_str_eq(buf, want);
+  free(text);
+}
+
 Test(caseio, diagnostics_are_capped_but_counted) {
   char *text = malloc(100 * 40);
   size_t n = 0;
