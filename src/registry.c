@@ -42,7 +42,8 @@
     DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions)",                     \
     "dot solveQuadraticRootsReal(|dv|^2, 2dv.dr, c), c=|dr|^2-R^2 set to 0 if |c|<1e-10; linear "       \
     "root -c/b if a==0 or |b/a|>1e7 or |c/a|>1e7; smallest root, hit if finite, >=0 and "               \
-    "|dv.dr|>=1e-11 (else 'parallel': none); overlaps give none; Vector2 code, 3D adds z terms")        \
+    "|dv.dr|>=1e-11 (else 'parallel': none); an overlap gives none from the quadratic (a root < 0) "    \
+    "but a hit at -c/b > 0 from the linear root (slow separation); Vector2 code, 3D adds z terms")      \
   F(toi_f_phet_reverse, "phet-reverse", TOI_REVERSE, 0,                                                 \
     DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions, sim reversed)",       \
     "phet with dv multiplied by -1 (the sim running backwards) and t=-root: the largest root "          \

@@ -175,7 +175,7 @@ Test(report, quick_report_is_complete, .timeout = 120) {
     free(data);
     images++;
   }
-  cr_assert_geq(images, 8, "the report must hold the eight plots");
+  cr_assert_geq(images, 9, "the report must hold the nine plots");
 
   /* Every formulation has its row in the Markdown and the HTML tables. */
   snprintf(cmd, sizeof cmd, "'%s' list --names", TOIBENCH_PATH);
@@ -224,6 +224,38 @@ Test(report, quick_report_is_complete, .timeout = 120) {
       cr_assert_str_eq(cell[cols[k]], v, "%s %s: Markdown '%s' but JSON '%s'", names[i], keys[k], cell[cols[k]], v);
     }
   }
+  /* The accuracy-against-cost plot holds every column with a p99, an
+     infinite one included (drawn at the top), with the table's p99. */
+  snprintf(path, sizeof path, "%s/data/pareto.dat", out);
+  char *pareto = slurp(path, NULL);
+  cr_assert_not_null(pareto);
+  int infinite = 0;
+  for (int i = 0; i < nn; i++) {
+    char v[64];
+    json_field(json, names[i], "p99_ulp", v, sizeof v);
+    if (!strcmp(v, "null")) continue;
+    char pat[4400];
+    snprintf(pat, sizeof pat, " %s\n", names[i]);
+    const char *e = strstr(pareto, pat);
+    cr_assert_not_null(e, "%s (p99 %s) missing from pareto.dat", names[i], v);
+    const char *b = e;
+    while (b > pareto && b[-1] != '\n') b--;
+    double ns, drawn;
+    char p99[64];
+    cr_assert_eq(sscanf(b, "%lf %63s %lf", &ns, p99, &drawn), 3, "%.80s", b);
+    if (strstr(v, "inf")) {
+      cr_assert_str_eq(p99, "inf", "%s", names[i]);
+      cr_assert_geq(drawn, 1e30, "%s: an infinite p99 is drawn above every finite one", names[i]);
+      infinite++;
+    } else {
+      double want = strtod(v, NULL), got = strtod(p99, NULL);
+      /* the table rounds to 4 digits, the data file to 6 */
+      cr_assert(fabs(got - want) <= 5e-4 * fabs(want), "%s: p99 %s in pareto.dat, %s in the table", names[i], p99, v);
+      cr_assert_eq(drawn, got);
+    }
+  }
+  cr_assert_gt(infinite, 0, "the quick suite has formulations with an infinite p99 (overflow in scale cases)");
+  free(pareto);
   free(md);
   free(json);
   free(html);
