@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "textin.h"
 #include "toi.h"
 
 static const char *const names2[14] = {"id",   "dim",  "pA.x", "pA.y", "vA.x", "vA.y", "rA",
@@ -106,14 +107,15 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     while (*p && *p != ' ' && *p != '\t') p++;
     if (*p) *p++ = '\0';
   }
-  for (int i = 0; i < n && i < 20; i++)
-    for (const char *q = tok[i]; *q; q++)
-      if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f) {
-        *field = i + 1;
-        snprintf(msg, msgsz, "control character 0x%02x in the field", (unsigned char)*q);
-        if (n >= 2 && !strcmp(tok[1], "3")) c->dim = 3; /* so that field names the 3D layout */
-        return -1;
-      }
+  for (int i = 0; i < n && i < 20; i++) {
+    int ctrl = text_control_byte(tok[i]);
+    if (ctrl >= 0) {
+      *field = i + 1;
+      snprintf(msg, msgsz, "control character 0x%02x in the field", ctrl);
+      if (n >= 2 && !strcmp(tok[1], "3")) c->dim = 3; /* so that field names the 3D layout */
+      return -1;
+    }
+  }
   if (n < 2) {
     *field = 2;
     snprintf(msg, msgsz, "missing (expected 14 fields (2D) or 18 fields (3D), found %d)", n);
@@ -245,16 +247,12 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
   long lineno = 0;
   int nonempty = 0;
 
-  /* A UTF-8 byte order mark, as some editors write, is not part of the data. */
-  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
-    text += 3;
-    len -= 3;
-  }
-  if (memchr(text, '\0', len)) {
-    const char *z = memchr(text, '\0', len);
-    long ln = 1;
-    for (const char *p = text; p < z; p++) ln += *p == '\n';
-    add_diag(diags, name, ln, 0, 2, "NUL byte in the file (not a text file)");
+  const size_t bom = text_bom_len(text, len);
+  text += bom;
+  len -= bom;
+  const long nul = text_nul_line(text, len);
+  if (nul) {
+    add_diag(diags, name, nul, 0, 2, "NUL byte in the file (not a text file)");
     return TOI_ERR_INPUT;
   }
   for (size_t pos = 0; pos < len;) {

@@ -9,6 +9,7 @@
 #include "response.h"
 #include "rng.h"
 #include "sim.h"
+#include "textin.h"
 #include "eft.h"
 #include "eft.h"
 
@@ -975,14 +976,11 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
   long lineno = 0;
   size_t pos = 0;
   char buf[4096];
-  /* As the case reader: a UTF-8 byte order mark is not data, a NUL byte means
-   * the file is not text. */
-  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) pos = 3;
-  const char *nul = memchr(text, '\0', len);
+  /* As the case reader (textin.h). */
+  pos = text_bom_len(text, len);
+  const long nul = text_nul_line(text, len);
   if (nul) {
-    long ln = 1;
-    for (const char *p = text; p < nul; p++) ln += *p == '\n';
-    diag(dg, name, ln, 0, NULL, "NUL byte in the file (not a text file)%s%s", "", "");
+    diag(dg, name, nul, 0, NULL, "NUL byte in the file (not a text file)%s%s", "", "");
     return TOI_ERR_INPUT;
   }
   while (pos < len) {
@@ -1014,20 +1012,19 @@ toi_status sim_state_parse(sim_state *out, const char *name, const char *text, s
       tok[nt++] = p;
     }
     if (nt == 0) continue;
-    int ctrl = 0;
-    for (int i = 0; i < nt && i < 12 && !ctrl; i++)
-      for (const char *q = tok[i]; *q && !ctrl; q++)
-        if ((unsigned char)*q < 0x20 || (unsigned char)*q == 0x7f) {
-          char hex[8];
-          snprintf(hex, sizeof hex, "0x%02x", (unsigned char)*q);
-          const char *fn = i == 0                   ? "kind"
-                           : !strcmp(tok[0], "box") ? (i == 1 ? "dim" : "L")
-                           : dim                    ? ball_field(dim, i + 1)
-                                                    : NULL;
-          diag(dg, name, lineno, i + 1, fn, "control character %s in the field%s", hex, "");
-          ctrl = 1;
-        }
-    if (ctrl) {
+    int ctrl = -1, at = 0;
+    for (int i = 0; i < nt && i < 12 && ctrl < 0; i++) {
+      ctrl = text_control_byte(tok[i]);
+      at = i;
+    }
+    if (ctrl >= 0) {
+      char hex[8];
+      snprintf(hex, sizeof hex, "0x%02x", ctrl);
+      const char *fn = at == 0                  ? "kind"
+                       : !strcmp(tok[0], "box") ? (at == 1 ? "dim" : "L")
+                       : dim                    ? ball_field(dim, at + 1)
+                                                : NULL;
+      diag(dg, name, lineno, at + 1, fn, "control character %s in the field%s", hex, "");
       bad_any = 1;
       continue;
     }
