@@ -8,7 +8,11 @@ CFLAGS ?= -O2 -g
 # -fno-tree-slp-vectorize: GCC 12 has been seen to emit packed fused
 # multiply-adds from straight-line code in FMA-targeted functions despite
 # -ffp-contract=off; formulations must compute exactly the operations written.
-TOI_CFLAGS := -Isrc -Ireference -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+# Layers, bottom up: include/toibench (public API), src/core, src/formulations
+# and reference, src/sim, src/bench, src/cli. See HACKING.md.
+LIB_DIRS := src/core src/formulations reference reference/mpfr reference/fast src/sim src/bench
+TOI_INC := -Iinclude/toibench $(addprefix -I,$(LIB_DIRS)) -Isrc/cli
+TOI_CFLAGS := $(TOI_INC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
               -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize -pthread -MMD -MP
 BUILD := build
 GIT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -20,8 +24,8 @@ MPFR_LIBS = $(or $(shell pkg-config --libs mpfr gmp 2>/dev/null),-lmpfr -lgmp)
 CRIT_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRIT_LIBS = $(or $(shell pkg-config --libs criterion 2>/dev/null),-lcriterion)
 
-LIB_SRC := $(wildcard src/*.c)
-REF_SRC := $(wildcard reference/*.c)
+LIB_SRC := $(foreach d,src/core src/formulations src/sim src/bench,$(wildcard $(d)/*.c))
+REF_SRC := $(foreach d,reference reference/mpfr reference/fast,$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -74,7 +78,7 @@ $(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .gi
 $(BUILD)/tests/%.o: tests/%.c | check-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
-	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
+	  -DTOI_SOURCE_DIR='"$(abspath .)"' -Itests/support -c $< -o $@
 
 $(LIBTOI): $(LIB_OBJ)
 	@rm -f $@
@@ -107,9 +111,9 @@ $(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iexamples/solver_c -o $@ $< -lm
 
-$(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c src/toi_solver.h examples/solver_c/ball_toi.h
+$(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c include/toibench/toi_solver.h examples/solver_c/ball_toi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Isrc -Iexamples/solver_c -o $@ $< -lm
+	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Iinclude/toibench -Iexamples/solver_c -o $@ $< -lm
 
 .PHONY: examples engines engine-deps engine-libs engine-node
 
@@ -120,17 +124,17 @@ $(BUILD)/examples/solver_c: examples/solver_c/solver.c examples/solver_c/ball_to
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -o $@ $< -lm
 
-$(BUILD)/examples/example_plugin.so: examples/solver_c/plugin.c examples/solver_c/ball_toi.h src/toi_solver.h
+$(BUILD)/examples/example_plugin.so: examples/solver_c/plugin.c examples/solver_c/ball_toi.h include/toibench/toi_solver.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Isrc -o $@ $< -lm
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Iinclude/toibench -o $@ $< -lm
 
 # Engines: Debian's libraries (Bullet ships float and float64 builds), npm's packages.
 ENGINE_APT := libchipmunk-dev libbox2d-dev libbullet-dev libgsl-dev
 ENGINE_DIR := $(BUILD)/engines
-ENGINE_FLAGS := -O2 -g -Wall -Wextra -ffp-contract=off -fPIC -shared -Isrc -Iengines
+ENGINE_FLAGS := -O2 -g -Wall -Wextra -ffp-contract=off -fPIC -shared -Iinclude/toibench -Iengines
 ENGINE_LIBS := $(ENGINE_DIR)/chipmunk.so $(ENGINE_DIR)/gsl.so $(ENGINE_DIR)/box2d.so $(ENGINE_DIR)/bullet.so \
                $(ENGINE_DIR)/bullet64.so
-ENGINE_HDRS := engines/engine_common.h src/toi_solver.h
+ENGINE_HDRS := engines/engine_common.h include/toibench/toi_solver.h
 NODE_STAMP := engines/node/node_modules/.package-lock.json
 
 ## engines: install the engines' Debian and npm packages, build their adapters under build/engines/
@@ -213,7 +217,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench
 	install -m 755 $(TOIBENCH) $(DESTDIR)$(PREFIX)/bin/toibench
 	install -m 644 $(LIBTOI) $(LIBREF) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 src/toi.h src/toi_solver.h reference/toiref.h reference/toiresp.h $(DESTDIR)$(PREFIX)/include/toibench/
+	install -m 644 include/toibench/*.h $(DESTDIR)$(PREFIX)/include/toibench/
 	install -d $(DESTDIR)$(PREFIX)/share/toibench/reports
 	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/toibench/reports/
 	@if [ -d $(ENGINE_DIR) ]; then \

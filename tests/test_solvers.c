@@ -10,7 +10,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cli/solvers.h"
+#include "solvers.h"
 #include "test_env.h"
 
 /* The build directory: where toibench, the example solvers and the broken

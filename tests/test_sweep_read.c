@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cli/sweep.h"
+#include "sweep.h"
 #include "cli_check.h"
 #include "rng.h"
 #include "test_env.h"

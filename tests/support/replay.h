@@ -2,7 +2,7 @@
 #ifndef TOI_TEST_REPLAY_H
 #define TOI_TEST_REPLAY_H
 
-#include "cli/score.h"
+#include "score.h"
 #include "toi.h"
 #include "toiref.h"
 
