@@ -21,6 +21,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   return EXIT_USAGE;
 }
 
+static void msg_to_stderr(void *ud, const char *text) {
+  (void)ud;
+  fprintf(stderr, "toibench: %s\n", text);
+}
+
+const toi_msg cli_msg_stderr = {msg_to_stderr, NULL};
+
 void cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

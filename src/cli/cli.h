@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "toi.h"
+#include "toi_msg.h"
 
 /// Exit codes of every command.
 enum {
@@ -22,6 +23,9 @@ typedef struct cli_command {
 
 /// Prints "toibench CMD: message" and "Try 'toibench --help'" to stderr; returns EXIT_USAGE.
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/// The sink that prints each library message as cli_error does.
+extern const toi_msg cli_msg_stderr;
+
 /// Prints "toibench: message" to stderr.
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
