@@ -80,6 +80,12 @@ TOI_MUST_USE toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, to
 TOI_MUST_USE toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta,
                                                     toi_ref_engine e);
 
+/// toi_ref_error and toi_ref_kappa with an explicit engine (both engines give
+/// the same bits). An engine other than TOI_REF_FAST or TOI_REF_MPFR is taken as MPFR.
+TOI_MUST_USE toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c,
+                                             toi_direction dir, toi_ref_engine e);
+TOI_MUST_USE toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e);
+
 /// Solves c[0..n-1] into out[0..n-1]: out[i] and st[i] (st may be NULL) exactly
 /// as toi_ref_solve_engine(&out[i], &c[i], e) gives them, bit for bit; returns
 /// how many statuses are not TOI_OK. The fast engine runs its stages on eight

@@ -144,12 +144,17 @@ static toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_
 }
 
 toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  return toi_ref_error_engine(ulp, bits, T, c, dir, toi_ref_get_engine());
+}
+
+toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                                toi_ref_engine e) {
   if (!ulp || !bits) return TOI_ERR_RANGE;
   *ulp = *bits = NAN;
   if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
   toi_status st = ref_check_case(c);
   if (st != TOI_OK) return st;
-  if (toi_ref_get_engine() == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
+  if (e == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
   *ulp = *bits = NAN;
   return ref_error_mpfr(ulp, bits, T, c, dir);
 }

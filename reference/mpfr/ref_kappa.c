@@ -127,12 +127,16 @@ static toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction
 }
 
 toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
+  return toi_ref_kappa_engine(kappa, c, dir, toi_ref_get_engine());
+}
+
+toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e) {
   if (!kappa) return TOI_ERR_RANGE;
   *kappa = NAN;
   if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
   toi_status st = ref_check_case(c);
   if (st != TOI_OK) return st;
-  if (toi_ref_get_engine() == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
+  if (e == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
   *kappa = NAN;
   return ref_kappa_mpfr(kappa, c, dir);
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "score.h"
+#include "stats.h"
 
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
@@ -87,20 +88,8 @@ toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id)
   return TOI_OK;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 double score_stats_quantile(score_stats *s, double q) {
-  if (s->timed == 0) return NAN;
-  qsort(s->ulps, s->timed, sizeof *s->ulps, cmp_double);
-  /* Nearest-rank quantile: the smallest value with at least q of the data at
-   * or below it. */
-  size_t k = (size_t)ceil(q * (double)s->timed);
-  if (k == 0) k = 1;
-  if (k > s->timed) k = s->timed;
-  return s->ulps[k - 1];
+  return toi_quantile(s->ulps, s->timed, q);
 }
 
 void score_stats_free(score_stats *s) {

@@ -6,6 +6,7 @@
 #include "response.h"
 #include "toiref.h"
 #include "toiresp.h"
+#include "stats.h"
 
 #define PENETRATION (1e-12)
 
@@ -73,10 +74,7 @@ static int mval_cmp(const void *a, const void *b) {
 /* nearest-rank quantile of a sorted array */
 static double quantile(const mval *v, size_t n, double q) {
   if (n == 0) return NAN;
-  size_t k = (size_t)ceil(q * (double)n);
-  if (k < 1) k = 1;
-  if (k > n) k = n;
-  return v[k - 1].v;
+  return v[toi_quantile_index(n, q)].v;
 }
 
 /* 1 when the n numbers of every group are finite */

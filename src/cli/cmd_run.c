@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 #include "score.h"
+#include "stats.h"
 #include "solvers.h"
 
 /* Per-case failure messages shown per solver; the rest are counted. */
@@ -194,21 +195,6 @@ static int push_val(double **v, size_t *n, double x) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Nearest-rank quantile, as score_stats_quantile. */
-static double quantile(double *v, size_t n, double q) {
-  if (n == 0) return NAN;
-  qsort(v, n, sizeof *v, cmp_double);
-  size_t k = (size_t)ceil(q * (double)n);
-  if (k == 0) k = 1;
-  if (k > n) k = n;
-  return v[k - 1];
-}
-
 static double max_of(const double *v, size_t n) {
   double m = NAN;
   for (size_t i = 0; i < n; i++)
@@ -293,11 +279,11 @@ static void print_solver_table(FILE *f, entries *e) {
     else
       fprintf(f, " %10s", "per-case");
     fprintf(f, " %7zu %7zu %7zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
-    print_num(f, quantile(x->tulps, x->ntulps, 0.5));
+    print_num(f, toi_quantile(x->tulps, x->ntulps, 0.5));
     print_num(f, max_of(x->tulps, x->ntulps));
-    print_num(f, quantile(x->dts, x->ndts, 0.5));
+    print_num(f, toi_quantile(x->dts, x->ndts, 0.5));
     print_num(f, max_of(x->dts, x->ndts));
-    print_num(f, quantile(x->gaps, x->ngaps, 0.5));
+    print_num(f, toi_quantile(x->gaps, x->ngaps, 0.5));
     print_num(f, x->ngaps ? x->max_gap : NAN);
     print_num(f, max_of(x->devs, x->ndevs));
     if (x->have_tol)
