@@ -181,7 +181,7 @@ int report_evaluate(rep_data *d) {
     }
     /* External solvers run one after another, each in its own processes. */
     for (size_t j = 0; j < d->nsolv; j++) {
-      solver_opts so = {INFINITY, d->opts.timeout, NULL};
+      solver_opts so = {INFINITY, d->opts.timeout, NULL, &cli_msg_stderr};
       solver_run_info info;
       memset(&info, 0, sizeof info);
       if (d->opts.progress) fprintf(stderr, "report: %s on %s (%zu cases)\n", d->solv[j].name, s->name, s->n);

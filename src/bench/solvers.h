@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include "toi.h"
+#include "toi_msg.h"
 #include "toiref.h"
 #include "score.h"
 
@@ -39,6 +40,7 @@ typedef struct solver_opts {
   double timeout;      ///< seconds allowed per answer
   solver_quota *quota; ///< NULL: the first 20 per call, and the rest counted at the end of the call;
                        ///< else counts carried across calls (solver_quota_report tells the rest)
+  const toi_msg *msg;  ///< where the solver's stderr lines, protocol errors and failures go (NULL: dropped)
 } solver_opts;
 
 /// What became of one case.

@@ -348,7 +348,7 @@ int cmd_hunt(int argc, char **argv) {
     sa.g = &o;
     sa.spec = spec;
     solver_quota quota = {0, 0};
-    sa.so = (solver_opts){args.tmax, args.timeout, &quota};
+    sa.so = (solver_opts){args.tmax, args.timeout, &quota, &cli_msg_stderr};
     sa.delta = args.delta;
     sa.budget = budget;
     sa.keep = (int)keep;

@@ -383,7 +383,7 @@ int cmd_run(int argc, char **argv) {
   rc = cli_read_case_files(&list, nfiles, files);
   if (rc != EXIT_OK) goto done;
   rc = EXIT_RUNTIME;
-  solver_opts opts = {tmax, timeout, NULL};
+  solver_opts opts = {tmax, timeout, NULL, &cli_msg_stderr};
   for (size_t k = 0; k < e.n; k++) {
     entry *x = &e.v[k];
     score_stats_init(&x->st, x->f ? x->f->name : x->s.name);

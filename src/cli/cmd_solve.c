@@ -67,7 +67,7 @@ int cmd_solve(int argc, char **argv) {
     if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   const char *outpath = args.out, *name = args.names;
-  solver_opts opts = {args.tmax, args.timeout, NULL};
+  solver_opts opts = {args.tmax, args.timeout, NULL, &cli_msg_stderr};
   int nfiles = args.nfiles;
   char **files = args.files;
   if (!name) {

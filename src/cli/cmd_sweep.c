@@ -453,7 +453,7 @@ int cmd_sweep(int argc, char **argv) {
   const char *out = NULL, *names = NULL, *time_what = NULL;
   int jobs = sweep_default_jobs(), quiet = 0, stats = 0;
   unsigned long long shard_i = 1, shard_n = 1;
-  solver_opts so = {INFINITY, 10, NULL};
+  solver_opts so = {INFINITY, 10, NULL, &cli_msg_stderr};
   solver_vec given = {0}; /* --solver and --solver-cmd, in command-line order */
   int rc = EXIT_USAGE;
   for (int i = 1; i < argc; i++) {
