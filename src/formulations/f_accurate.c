@@ -565,7 +565,7 @@ TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;
   }
-  return solve_slow(cs, toi_fdim(cs), info);
+  return solve_slow(cs, toi_components(cs), info);
 }
 
 TOI_FMA_CLONES toi_result toi_accurate_explain(const toi_case *c, toi_accurate_info *info) {

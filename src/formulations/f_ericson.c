@@ -9,17 +9,17 @@
 /* The book's code in double instead of float: halved b, early outs in its
    order, and t = 0 for spheres that already overlap. */
 toi_result toi_f_ericson(const toi_case *c) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   double s[3], v[3];
-  toi_frelative(c, n, s, v);
+  toi_relative_motion(c, n, s, v);
   const double r = c->rb + c->ra;
-  const double cc = toi_fdot(s, s, n) - r * r;
-  if (cc < 0) return toi_fresult(TOI_OVERLAP, 0.0);
-  const double a = toi_fdot(v, v, n);
-  if (a < ERICSON_EPSILON) return toi_fnone(); /* not moving relative to each other */
-  const double b = toi_fdot(v, s, n);
-  if (b >= 0) return toi_fnone(); /* not moving towards each other */
+  const double cc = toi_dot_in_order(s, s, n) - r * r;
+  if (cc < 0) return toi_verdict(TOI_OVERLAP, 0.0);
+  const double a = toi_dot_in_order(v, v, n);
+  if (a < ERICSON_EPSILON) return toi_no_contact(); /* not moving relative to each other */
+  const double b = toi_dot_in_order(v, s, n);
+  if (b >= 0) return toi_no_contact(); /* not moving towards each other */
   const double d = b * b - a * cc;
-  if (d < 0) return toi_fnone(); /* no real root: no intersection */
-  return toi_fresult(TOI_HIT, (-b - sqrt(d)) / a);
+  if (d < 0) return toi_no_contact(); /* no real root: no intersection */
+  return toi_verdict(TOI_HIT, (-b - sqrt(d)) / a);
 }

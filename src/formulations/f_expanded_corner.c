@@ -11,7 +11,7 @@
    the real code's quirks: no guard for n == 0, and times below -1 dropped
    (time counts frames, so a contact up to one frame ago is still resolved). */
 toi_result toi_f_expanded_corner(const toi_case *c) {
-  const int dim = toi_fdim(c);
+  const int dim = toi_components(c);
   double xa[3], xb[3], x_ab[3], v_ab[3];
   for (int i = 0; i < dim; i++) {
     xa[i] = c->pa[i] - c->ra;
@@ -22,7 +22,7 @@ toi_result toi_f_expanded_corner(const toi_case *c) {
     v_ab[i] = c->va[i] - c->vb[i];
     x_ab[i] = xa[i] - xb[i];
   }
-  const double n = toi_fdot(v_ab, v_ab, dim);
+  const double n = toi_dot_in_order(v_ab, v_ab, dim);
 
   double v_sum = v_ab[0], x_sum = x_ab[0];
   for (int i = 1; i < dim; i++) {
@@ -42,9 +42,9 @@ toi_result toi_f_expanded_corner(const toi_case *c) {
   for (int i = 0; i < dim; i++) k = k + x_ab[i] * x_ab[i];
 
   const double disc = m * m - 4 * n * k;
-  if (disc < 0) return toi_fnone();
-  if (disc == 0) return toi_fnone();
+  if (disc < 0) return toi_no_contact();
+  if (disc == 0) return toi_no_contact();
   const double t = (-sqrt(disc) - m) / (2 * n);
-  if (t < -1) return toi_fnone();
-  return toi_fresult(TOI_HIT, t);
+  if (t < -1) return toi_no_contact();
+  return toi_verdict(TOI_HIT, t);
 }

@@ -7,22 +7,22 @@
    from the pair q = -0.5 (B + sgn(B) sqrt(disc)), q / A, C / q, which never
    subtracts nearly equal numbers. */
 toi_result toi_f_gsl_stable(const toi_case *c) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   double s[3], v[3];
-  toi_frelative(c, n, s, v);
+  toi_relative_motion(c, n, s, v);
   const double R = c->ra + c->rb;
-  const double A = toi_fdot(v, v, n);
-  const double B = 2 * toi_fdot(s, v, n);
-  const double C = toi_fdot(s, s, n) - R * R;
-  if (C < 0) return toi_fresult(TOI_OVERLAP, 0.0);
-  if (A == 0) return toi_fresult(TOI_STATIC, NAN);
-  if (B >= 0) return toi_fresult(TOI_SEPARATING, NAN);
+  const double A = toi_dot_in_order(v, v, n);
+  const double B = 2 * toi_dot_in_order(s, v, n);
+  const double C = toi_dot_in_order(s, s, n) - R * R;
+  if (C < 0) return toi_verdict(TOI_OVERLAP, 0.0);
+  if (A == 0) return toi_verdict(TOI_STATIC, NAN);
+  if (B >= 0) return toi_verdict(TOI_SEPARATING, NAN);
   const double disc = B * B - 4 * A * C;
-  if (disc < 0) return toi_fresult(TOI_MISS, NAN);
-  if (disc == 0) return toi_fresult(TOI_GRAZE, -0.5 * B / A);
+  if (disc < 0) return toi_verdict(TOI_MISS, NAN);
+  if (disc == 0) return toi_verdict(TOI_GRAZE, -0.5 * B / A);
   const double sgnb = (B > 0 ? 1 : -1);
   const double temp = -0.5 * (B + sgnb * sqrt(disc));
   const double r1 = temp / A;
   const double r2 = C / temp;
-  return toi_fresult(TOI_HIT, r1 < r2 ? r1 : r2);
+  return toi_verdict(TOI_HIT, r1 < r2 ? r1 : r2);
 }

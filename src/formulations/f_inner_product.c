@@ -8,15 +8,15 @@
    way. "Delta <= 0: no collision" makes an exact graze a miss, and "check
    whether t_c is positive" rejects t = 0. No guard for q == 0 (NaN, none). */
 toi_result toi_f_inner_product(const toi_case *c) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   double s[3], v[3];
-  toi_frelative(c, n, s, v);
+  toi_relative_motion(c, n, s, v);
   const double R = c->ra + c->rb;
-  const double p = toi_fdot(s, v, n);
-  const double q = toi_fdot(v, v, n);
-  const double rad = (p * p) / (q * q) + (R * R - toi_fdot(s, s, n)) / q;
-  if (rad <= 0) return toi_fnone();
+  const double p = toi_dot_in_order(s, v, n);
+  const double q = toi_dot_in_order(v, v, n);
+  const double rad = (p * p) / (q * q) + (R * R - toi_dot_in_order(s, s, n)) / q;
+  if (rad <= 0) return toi_no_contact();
   const double t = -(p / q) - sqrt(rad);
-  if (t > 0) return toi_fresult(TOI_HIT, t);
-  return toi_fnone();
+  if (t > 0) return toi_verdict(TOI_HIT, t);
+  return toi_no_contact();
 }

@@ -10,16 +10,16 @@
    apart, so here the step is unbounded and t- >= 0 is a hit. No guard for
    a == 0 (the root is then NaN or -Inf, so none). */
 toi_result toi_f_minkowski(const toi_case *c) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   const double *p = c->pb, *q = c->pa;
   double d[3];
   for (int i = 0; i < n; i++) d[i] = c->vb[i] - c->va[i];
   const double r = c->ra + c->rb;
-  const double a = toi_fdot(d, d, n);
-  const double b = 2 * (toi_fdot(d, p, n) - toi_fdot(d, q, n));
-  const double cc = toi_fdot(p, p, n) + toi_fdot(q, q, n) - 2 * toi_fdot(p, q, n) - r * r;
-  if (b * b < 4 * a * cc) return toi_fnone();
+  const double a = toi_dot_in_order(d, d, n);
+  const double b = 2 * (toi_dot_in_order(d, p, n) - toi_dot_in_order(d, q, n));
+  const double cc = toi_dot_in_order(p, p, n) + toi_dot_in_order(q, q, n) - 2 * toi_dot_in_order(p, q, n) - r * r;
+  if (b * b < 4 * a * cc) return toi_no_contact();
   const double t_minus = (-b - sqrt(b * b - 4 * a * cc)) / (2 * a);
-  if (t_minus >= 0) return toi_fresult(TOI_HIT, t_minus);
-  return toi_fnone();
+  if (t_minus >= 0) return toi_verdict(TOI_HIT, t_minus);
+  return toi_no_contact();
 }

@@ -10,11 +10,11 @@
    dot's solveQuadraticRootsReal (same 1e7 linear fallback as phet); the first
    root >= 0 is the elapsed time, and `|| 0` turns "no such root" into 0. */
 toi_result toi_f_overlap_recovery(const toi_case *c) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   double apart[3], delta_r[3], delta_v[3];
   for (int i = 0; i < n; i++) apart[i] = c->pa[i] - c->pb[i];
-  const double distance_between_balls = sqrt(toi_fdot(apart, apart, n));
-  if (!(distance_between_balls < c->ra + c->rb)) return toi_fnone();
+  const double distance_between_balls = sqrt(toi_dot_in_order(apart, apart, n));
+  if (!(distance_between_balls < c->ra + c->rb)) return toi_no_contact();
 
   for (int i = 0; i < n; i++) {
     delta_r[i] = c->pb[i] - c->pa[i];
@@ -24,8 +24,8 @@ toi_result toi_f_overlap_recovery(const toi_case *c) {
   const double sum_of_radii = c->ra + c->rb;
   const double sum_of_radii_squared = sum_of_radii * sum_of_radii;
   double roots[2];
-  const int k = toi_phet_quadratic_roots(toi_fdot(delta_v, delta_v, n), -2 * toi_fdot(delta_r, delta_v, n),
-                                         toi_fdot(delta_r, delta_r, n) - sum_of_radii_squared, roots);
+  const int k = toi_phet_quadratic_roots(toi_dot_in_order(delta_v, delta_v, n), -2 * toi_dot_in_order(delta_r, delta_v, n),
+                                         toi_dot_in_order(delta_r, delta_r, n) - sum_of_radii_squared, roots);
   double contact_time = 0;
   for (int i = 0; i < k; i++) {
     if (roots[i] >= 0) {
@@ -34,5 +34,5 @@ toi_result toi_f_overlap_recovery(const toi_case *c) {
     }
   }
   /* The balls met contact_time ago: a reverse time. 0 - x keeps t = +0. */
-  return toi_fresult(TOI_OVERLAP, 0.0 - contact_time);
+  return toi_verdict(TOI_OVERLAP, 0.0 - contact_time);
 }

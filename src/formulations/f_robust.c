@@ -75,14 +75,14 @@ TOI_INLINE toi_result core(const toi_case *cs, const double *sh, const double *s
     dd q = two_sum(S, -p.hi);
     c = q.hi + (T + (q.lo - p.lo - 2 * Rh * Rl));
   }
-  if (c < 0) return toi_fresult(TOI_OVERLAP, NAN);
+  if (c < 0) return toi_verdict(TOI_OVERLAP, NAN);
   double a = v[0] * v[0] + v[1] * v[1];
   if (n == 3) a += v[2] * v[2];
-  if (a == 0) return toi_fresult(TOI_STATIC, NAN);
+  if (a == 0) return toi_verdict(TOI_STATIC, NAN);
   double b = sh[0] * v[0] + sh[1] * v[1];
   if (n == 3) b += sh[2] * v[2];
-  if (c == 0) return b < 0 ? toi_fresult(TOI_CONTACT, 0.0) : toi_fresult(TOI_SEPARATING, NAN);
-  if (b >= 0) return toi_fresult(TOI_SEPARATING, NAN);
+  if (c == 0) return b < 0 ? toi_verdict(TOI_CONTACT, 0.0) : toi_verdict(TOI_SEPARATING, NAN);
+  if (b >= 0) return toi_verdict(TOI_SEPARATING, NAN);
   double xx;
   if (n == 2) {
     double x = kahan_det(sh[0], sh[1], v[0], v[1]);
@@ -94,10 +94,10 @@ TOI_INLINE toi_result core(const toi_case *cs, const double *sh, const double *s
     xx = x0 * x0 + x1 * x1 + x2 * x2;
   }
   double d = fma(a, Rh * Rh, -xx);
-  if (d < 0) return toi_fresult(TOI_MISS, NAN);
+  if (d < 0) return toi_verdict(TOI_MISS, NAN);
   double t = c / (sqrt(d) - b);
   if (shift) t = scale2(t, shift);
-  return toi_fresult(d > 0 ? TOI_HIT : TOI_GRAZE, t);
+  return toi_verdict(d > 0 ? TOI_HIT : TOI_GRAZE, t);
 }
 
 static double max_abs(const double *x, int n, double extra) {

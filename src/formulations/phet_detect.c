@@ -15,7 +15,7 @@ static double js_min(double x, double y) {
    at its default CollisionLabConstants.ZERO_THRESHOLD = 1e-10. The collision
    time is elapsedTime + root * velocityMultiplier with elapsedTime = 0 here. */
 toi_result toi_phet_detect(const toi_case *c, double velocity_multiplier) {
-  const int n = toi_fdim(c);
+  const int n = toi_components(c);
   double delta_r[3], delta_v[3];
   for (int i = 0; i < n; i++) {
     delta_r[i] = c->pb[i] - c->pa[i];
@@ -25,22 +25,22 @@ toi_result toi_phet_detect(const toi_case *c, double velocity_multiplier) {
   const double sum_of_radii = c->ra + c->rb;
   const double sum_of_radii_squared = sum_of_radii * sum_of_radii;
 
-  const double relative_dot_product = toi_fdot(delta_v, delta_r, n);
+  const double relative_dot_product = toi_dot_in_order(delta_v, delta_r, n);
   const int is_effectively_parallel = fabs(relative_dot_product) < 1e-11;
 
-  double cc = toi_fdot(delta_r, delta_r, n) - sum_of_radii_squared;
+  double cc = toi_dot_in_order(delta_r, delta_r, n) - sum_of_radii_squared;
   if (fabs(cc) < 1e-10) cc = 0; /* clampDown */
 
   double roots[2];
-  const int k = toi_phet_quadratic_roots(toi_fdot(delta_v, delta_v, n), relative_dot_product * 2, cc,
+  const int k = toi_phet_quadratic_roots(toi_dot_in_order(delta_v, delta_v, n), relative_dot_product * 2, cc,
                                          roots);
-  if (k < 0) return toi_fnone(); /* null roots: `possibleRoots ? ... : null` */
+  if (k < 0) return toi_no_contact(); /* null roots: `possibleRoots ? ... : null` */
 
   /* Math.min( ...possibleRoots ): +Infinity for no roots, NaN if one is NaN. */
   double root = INFINITY;
   for (int i = 0; i < k; i++) root = js_min(root, roots[i]);
 
   if (isfinite(root) && root >= 0 && !is_effectively_parallel)
-    return toi_fresult(TOI_HIT, root * velocity_multiplier);
-  return toi_fnone();
+    return toi_verdict(TOI_HIT, root * velocity_multiplier);
+  return toi_no_contact();
 }

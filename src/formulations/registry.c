@@ -11,7 +11,7 @@
 /* One F(...) per formulation, in the order they are listed: solve function,
    name, direction, domain (0: every class), source, summary. The list both
    declares the solve functions and fills the table, so adding a formulation
-   is its src/f_NAME.c file plus one entry here. Summaries name every guard,
+   is its src/formulations/f_NAME.c file plus one entry here. Summaries name every guard,
    constant and quirk; 3D sums run over the third component too. */
 #define TOI_FORMULATION_LIST(F)                                                                         \
   F(toi_f_expanded, "expanded", TOI_FORWARD, 0,                                                         \
