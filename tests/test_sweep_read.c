@@ -121,7 +121,22 @@ static int starts(const char *l, const char *tag) { return !strncmp(l, tag, strl
 
 /* ---- reading in this process: fast enough for every position ---- */
 
-/* sweep_read on p, its messages kept in *msg (the caller frees it). 0 or -1. */
+/* A message sink keeping each message as the CLI prints it ("toibench: TEXT\n"). */
+typedef struct kept {
+  char *text;
+  size_t len;
+} kept;
+
+static void keep_message(void *ud, const char *text) {
+  kept *k = ud;
+  size_t n = strlen("toibench: \n") + strlen(text);
+  k->text = realloc(k->text, k->len + n + 1);
+  cr_assert_not_null(k->text);
+  k->len += (size_t)snprintf(k->text + k->len, n + 1, "toibench: %s\n", text);
+}
+
+/* sweep_read on p, its messages kept in *msg (the caller frees it); the
+   library itself must print nothing. 0 or -1. */
 static int read_result(const char *p, char **msg) {
   const char *errp = td_path("read.err");
   fflush(stderr);
@@ -131,13 +146,19 @@ static int read_result(const char *p, char **msg) {
   close(fd);
   sweep_meta m;
   sweep_acc a;
-  int rc = sweep_read(p, &m, &a);
+  kept k = {calloc(1, 1), 0};
+  cr_assert_not_null(k.text);
+  const toi_msg sink = {keep_message, &k};
+  int rc = sweep_read(p, &m, &a, &sink);
   sweep_meta_free(&m);
   sweep_acc_free(&a);
   fflush(stderr);
   dup2(saved, 2);
   close(saved);
-  *msg = cc_read(errp);
+  char *printed = cc_read(errp);
+  cr_assert_str_empty(printed, "sweep_read printed to stderr: %s", printed);
+  free(printed);
+  *msg = k.text;
   return rc;
 }
 
@@ -394,4 +415,22 @@ Test(sweep_read, merge_refuses_each_damage, .init = td_setup, .fini = td_teardow
   /* The intact shards still merge. */
   cr_assert_eq(td_tb("merge s1 s2 -o out"), 0);
   cr_assert(td_same_file(td_path("whole"), td_path("out")));
+}
+
+/* A message quoting a long token from the file keeps it whole (the CLI printed it whole before the sink). */
+Test(sweep_read, a_long_token_is_quoted_whole, .init = td_setup, .fini = td_teardown) {
+  const char *p = td_path("long");
+  FILE *f = fopen(p, "w");
+  cr_assert_not_null(f);
+  char tok[6001];
+  memset(tok, '7', 6000);
+  tok[0] = 'x';
+  tok[6000] = 0;
+  fprintf(f, "%s\ngen family=grazing\ncount %s\n", "# toibench-sweep v1", tok);
+  cr_assert_eq(fclose(f), 0);
+  char *msg, want[7000];
+  cr_assert_neq(read_result(p, &msg), 0);
+  snprintf(want, sizeof want, "toibench: %s:3: not a count: '%s'\n", p, tok);
+  cr_assert_str_eq(msg, want);
+  free(msg);
 }

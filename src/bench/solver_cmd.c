@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "solvers.h"
 
 /* Longest answer line accepted; a longer one is malformed, not a reason to
@@ -39,6 +38,7 @@ typedef struct batch {
   size_t answered;
   size_t line_no;
   int *stderr_shown, *messages_shown;
+  const toi_msg *msg;
 } batch;
 
 typedef struct linebuf {
@@ -83,9 +83,17 @@ static void message(batch *b, const char *fmt, const char *arg, size_t line) {
   char text[512], shown[400];
   snprintf(text, sizeof text, fmt, printable(arg, 80, shown, sizeof shown));
   if (line)
-    cli_error("solver %s: answer line %zu: %s", b->s->name, line, text);
+    toi_msgf(b->msg, "solver %s: answer line %zu: %s", b->s->name, line, text);
   else
-    cli_error("solver %s: %s", b->s->name, text);
+    toi_msgf(b->msg, "solver %s: %s", b->s->name, text);
+}
+
+/* One of the solver's stderr lines, whole: it may be longer than toi_msgf's 4095 bytes. */
+static void relay_stderr(const batch *b, const char *line) {
+  if (++*b->stderr_shown > STDERR_SHOWN || !b->msg || !b->msg->emit) return;
+  char text[LINE_MAX_LEN + SOLVER_NAME_MAX + 32];
+  snprintf(text, sizeof text, "solver %s: stderr: %s", b->s->name, line);
+  b->msg->emit(b->msg->ud, text);
 }
 
 static int parse_num(const char *s, double *out) {
@@ -189,7 +197,7 @@ static int feed(batch *b, linebuf *lb, const char *data, size_t len, int is_err)
     }
     lb->buf[lb->len] = 0;
     if (is_err) {
-      if (++*b->stderr_shown <= STDERR_SHOWN) cli_error("solver %s: stderr: %s", b->s->name, lb->buf);
+      relay_stderr(b, lb->buf);
     } else if (lb->overflow) {
       b->line_no++;
       b->info->protocol_errors++;
@@ -238,143 +246,175 @@ static char *build_input(const batch *b, double tmax, size_t *len) {
 
 enum { OUT_EXITED, OUT_FAILED, OUT_HUNG, OUT_NOSTART };
 
-/* Runs the command on one batch (IDs unique within it). */
-static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
-  size_t inlen = 0;
-  char *input = build_input(b, o->tmax, &inlen);
+/* A running solver: its pipe ends (-1 once closed), its input and how much of
+   it is written, and the partial lines of its stdout and stderr. */
+typedef struct proc {
+  pid_t pid;
+  int in_fd, out_fd, err_fd;
+  char *input;
+  size_t inlen, woff;
+  linebuf lo, le;
+} proc;
+
+static void proc_free(proc *p) {
+  free(p->input);
+  free(p->lo.buf);
+  free(p->le.buf);
+}
+
+static void close_pipes(int pin[2], int pout[2], int perr[2]) {
+  for (int k = 0; k < 2; k++) {
+    if (pin[k] >= 0) close(pin[k]);
+    if (pout[k] >= 0) close(pout[k]);
+    if (perr[k] >= 0) close(perr[k]);
+  }
+}
+
+/* The child: its own process group (so a hang can be killed whole), no core
+   file, the pipes as its standard streams. */
+static void exec_solver(const char *command, const int pin[2], const int pout[2], const int perr[2]) {
+  setpgid(0, 0);
+  signal(SIGPIPE, SIG_DFL);
+  struct rlimit rl = {0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+  dup2(pin[0], 0);
+  dup2(pout[1], 1);
+  dup2(perr[1], 2);
+  execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+  _exit(127);
+}
+
+/* Starts the command with the batch's input ready to write. 0, or -1 with
+   the reason in reason. */
+static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, size_t rsz) {
+  *p = (proc){.pid = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1};
+  p->input = build_input(b, o->tmax, &p->inlen);
   int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-  linebuf lo = {malloc(LINE_MAX_LEN + 1), 0, 0}, le = {malloc(LINE_MAX_LEN + 1), 0, 0};
-  if (!input || !lo.buf || !le.buf || cloexec_pipe(pin) || cloexec_pipe(pout) || cloexec_pipe(perr)) {
-    snprintf(reason, rsz, "cannot start: %s", input && lo.buf && le.buf ? strerror(errno) : "out of memory");
-    free(input);
-    free(lo.buf);
-    free(le.buf);
-    for (int k = 0; k < 2; k++) {
-      if (pin[k] >= 0) close(pin[k]);
-      if (pout[k] >= 0) close(pout[k]);
-      if (perr[k] >= 0) close(perr[k]);
-    }
-    return OUT_NOSTART;
+  p->lo.buf = malloc(LINE_MAX_LEN + 1);
+  p->le.buf = malloc(LINE_MAX_LEN + 1);
+  if (!p->input || !p->lo.buf || !p->le.buf || cloexec_pipe(pin) || cloexec_pipe(pout) || cloexec_pipe(perr)) {
+    snprintf(reason, rsz, "cannot start: %s",
+             p->input && p->lo.buf && p->le.buf ? strerror(errno) : "out of memory");
+    proc_free(p);
+    close_pipes(pin, pout, perr);
+    return -1;
   }
   fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGPIPE, SIG_DFL);
-    struct rlimit rl = {0, 0};
-    setrlimit(RLIMIT_CORE, &rl);
-    dup2(pin[0], 0);
-    dup2(pout[1], 1);
-    dup2(perr[1], 2);
-    execl("/bin/sh", "sh", "-c", b->s->command, (char *)NULL);
-    _exit(127);
-  }
+  p->pid = fork();
+  if (p->pid == 0) exec_solver(b->s->command, pin, pout, perr);
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);
-  if (pid < 0) {
+  if (p->pid < 0) {
     snprintf(reason, rsz, "cannot start: fork: %s", strerror(errno));
     close(pin[1]);
     close(pout[0]);
     close(perr[0]);
-    free(input);
-    free(lo.buf);
-    free(le.buf);
-    return OUT_NOSTART;
+    proc_free(p);
+    return -1;
   }
   /* Both sides set the group, so whichever runs first wins the race. */
-  setpgid(pid, pid);
+  setpgid(p->pid, p->pid);
   set_nonblock(pin[1]);
   set_nonblock(pout[0]);
   set_nonblock(perr[0]);
-  int in_fd = pin[1], out_fd = pout[0], err_fd = perr[0];
-  size_t woff = 0;
-  double deadline = solver_now() + o->timeout;
-  int hung = 0;
-  char chunk[16384];
-  if (inlen == 0) {
-    close(in_fd);
-    in_fd = -1;
+  p->in_fd = pin[1];
+  p->out_fd = pout[0];
+  p->err_fd = perr[0];
+  if (p->inlen == 0) {
+    close(p->in_fd);
+    p->in_fd = -1;
   }
-  while (out_fd >= 0 || err_fd >= 0) {
+  return 0;
+}
+
+/* Writes what the solver can take of its input, closing it when all is
+   written. 1 when bytes went through. */
+static int write_input(proc *p) {
+  int progress = 0;
+  ssize_t w = write(p->in_fd, p->input + p->woff, p->inlen - p->woff);
+  if (w > 0) {
+    p->woff += (size_t)w;
+    progress = 1;
+  } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
+    p->woff = p->inlen; /* the solver closed its input (EPIPE): it has all it wants */
+  }
+  if (p->woff >= p->inlen) {
+    close(p->in_fd);
+    p->in_fd = -1;
+  }
+  return progress;
+}
+
+/* Reads from the solver's stdout or stderr (is_err) into its lines, closing
+   *fd at its end. Returns the count of cases answered. */
+static int read_output(batch *b, int *fd, linebuf *lb, int is_err) {
+  char chunk[16384];
+  ssize_t r = read(*fd, chunk, sizeof chunk);
+  if (r > 0) return feed(b, lb, chunk, (size_t)r, is_err);
+  if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+    if (lb->len) feed(b, lb, "\n", 1, is_err); /* a last line without newline still counts */
+    close(*fd);
+    *fd = -1;
+  }
+  return 0;
+}
+
+/* Feeds the input and takes the answers and stderr lines until both outputs
+   close. Returns 1 when the solver made no progress for the timeout (hung). */
+static int exchange(batch *b, proc *p, double timeout) {
+  double deadline = solver_now() + timeout;
+  while (p->out_fd >= 0 || p->err_fd >= 0) {
     double left = deadline - solver_now();
-    if (left <= 0) {
-      hung = 1;
-      break;
-    }
-    struct pollfd p[3];
+    if (left <= 0) return 1;
+    struct pollfd fds[3];
     int np = 0, iin = -1, iout = -1, ierr = -1;
-    if (in_fd >= 0) {
+    if (p->in_fd >= 0) {
       iin = np;
-      p[np++] = (struct pollfd){in_fd, POLLOUT, 0};
+      fds[np++] = (struct pollfd){p->in_fd, POLLOUT, 0};
     }
-    if (out_fd >= 0) {
+    if (p->out_fd >= 0) {
       iout = np;
-      p[np++] = (struct pollfd){out_fd, POLLIN, 0};
+      fds[np++] = (struct pollfd){p->out_fd, POLLIN, 0};
     }
-    if (err_fd >= 0) {
+    if (p->err_fd >= 0) {
       ierr = np;
-      p[np++] = (struct pollfd){err_fd, POLLIN, 0};
+      fds[np++] = (struct pollfd){p->err_fd, POLLIN, 0};
     }
-    int pr = poll(p, (nfds_t)np, (int)ceil(left * 1000));
+    int pr = poll(fds, (nfds_t)np, (int)ceil(left * 1000));
     if (pr < 0 && errno != EINTR) break;
     if (pr <= 0) continue;
     int progress = 0;
-    if (iin >= 0 && p[iin].revents) {
-      ssize_t w = write(in_fd, input + woff, inlen - woff);
-      if (w > 0) {
-        woff += (size_t)w;
-        progress = 1;
-      } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-        woff = inlen; /* the solver closed its input (EPIPE): it has all it wants */
-      }
-      if (woff >= inlen) {
-        close(in_fd);
-        in_fd = -1;
-      }
-    }
-    if (iout >= 0 && p[iout].revents) {
-      ssize_t r = read(out_fd, chunk, sizeof chunk);
-      if (r > 0) {
-        progress |= feed(b, &lo, chunk, (size_t)r, 0) > 0;
-      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-        if (lo.len) feed(b, &lo, "\n", 1, 0); /* a last line without newline still counts */
-        close(out_fd);
-        out_fd = -1;
-      }
-    }
-    if (ierr >= 0 && p[ierr].revents) {
-      ssize_t r = read(err_fd, chunk, sizeof chunk);
-      if (r > 0) {
-        feed(b, &le, chunk, (size_t)r, 1);
-      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-        if (le.len) feed(b, &le, "\n", 1, 1);
-        close(err_fd);
-        err_fd = -1;
-      }
-    }
-    if (progress) deadline = solver_now() + o->timeout;
+    if (iin >= 0 && fds[iin].revents) progress = write_input(p);
+    if (iout >= 0 && fds[iout].revents) progress |= read_output(b, &p->out_fd, &p->lo, 0) > 0;
+    if (ierr >= 0 && fds[ierr].revents) read_output(b, &p->err_fd, &p->le, 1);
+    if (progress) deadline = solver_now() + timeout;
   }
-  if (in_fd >= 0) close(in_fd);
-  if (out_fd >= 0) close(out_fd);
-  if (err_fd >= 0) close(err_fd);
-  int status = 0, killed = 0;
+  return 0;
+}
+
+static void kill_and_wait(pid_t pid, int *status) {
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+/* Waits for the solver's exit status: a hung one is killed at once, else it
+   has the timeout to exit once its output closed. Anything it left running in
+   its group is killed too. Returns 1 when it had to be stopped. */
+static int stop_solver(pid_t pid, int hung, double timeout, int *status) {
+  *status = 0;
+  int killed = 0;
   if (hung) {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    kill_and_wait(pid, status);
   } else {
-    /* Output closed: the process should be on its way out. */
-    double until = solver_now() + o->timeout;
+    double until = solver_now() + timeout;
     for (;;) {
-      pid_t r = waitpid(pid, &status, WNOHANG);
+      pid_t r = waitpid(pid, status, WNOHANG);
       if (r == pid || (r < 0 && errno != EINTR)) break;
       if (solver_now() >= until) {
-        kill(-pid, SIGKILL);
-        kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        kill_and_wait(pid, status);
         killed = 1;
         break;
       }
@@ -382,13 +422,14 @@ static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
       nanosleep(&ts, NULL);
     }
   }
-  /* Anything the solver left running in its group goes too. */
   kill(-pid, SIGKILL);
-  free(input);
-  free(lo.buf);
-  free(le.buf);
-  if (hung || killed) {
-    snprintf(reason, rsz, "no answer within %gs: the solver was stopped", o->timeout);
+  return hung || killed;
+}
+
+/* The outcome of a solver's end, with the reason for any but OUT_EXITED. */
+static int outcome_of(int stopped, int status, double timeout, char *reason, size_t rsz) {
+  if (stopped) {
+    snprintf(reason, rsz, "no answer within %gs: the solver was stopped", timeout);
     return OUT_HUNG;
   }
   if (WIFSIGNALED(status)) {
@@ -409,6 +450,103 @@ static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
   return OUT_EXITED;
 }
 
+/* Runs the command on one batch (IDs unique within it). */
+static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
+  proc p;
+  if (start_solver(b, o, &p, reason, rsz)) return OUT_NOSTART;
+  int hung = exchange(b, &p, o->timeout);
+  if (p.in_fd >= 0) close(p.in_fd);
+  if (p.out_fd >= 0) close(p.out_fd);
+  if (p.err_fd >= 0) close(p.err_fd);
+  int status;
+  int stopped = stop_solver(p.pid, hung, o->timeout, &status);
+  proc_free(&p);
+  return outcome_of(stopped, status, o->timeout, reason, rsz);
+}
+
+/* Moves the next batch out of todo[0 .. *ntodo) into b: each ID once (IDs are
+   unique per file, not across files); a repeated ID waits in todo for a later
+   batch. Sorting by ID, then by input position, finds the repeats. */
+static void next_batch(batch *b, size_t *todo, size_t *ntodo) {
+  id_entry *map = b->map;
+  for (size_t k = 0; k < *ntodo; k++) map[k] = (id_entry){b->cases[todo[k]].id, todo[k]};
+  qsort(map, *ntodo, sizeof *map, cmp_entry_pos);
+  size_t keep = 0;
+  for (size_t k = 0; k < *ntodo; k++) {
+    if (k > 0 && !strcmp(map[k].id, map[k - 1].id))
+      todo[keep++] = map[k].pos;
+    else
+      b->idx[b->n++] = map[k].pos;
+  }
+  *ntodo = keep;
+  qsort(b->idx, b->n, sizeof *b->idx, cmp_size);
+  qsort(todo, *ntodo, sizeof *todo, cmp_size);
+  for (size_t j = 0; j < b->n; j++) map[j] = (id_entry){b->cases[b->idx[j]].id, j};
+  qsort(map, b->n, sizeof *map, cmp_entry);
+  memset(b->got, 0, b->n);
+}
+
+/* A solver that answered everything but then hung or failed breaks the protocol. */
+static void after_every_answer(batch *b, int outcome, const char *reason, double timeout) {
+  if (outcome == OUT_HUNG) {
+    char t[32];
+    snprintf(t, sizeof t, "%g", timeout);
+    b->info->protocol_errors++;
+    message(b, "still running %ss after answering every case: stopped (a solver must exit when its input ends)", t,
+            0);
+  } else if (outcome != OUT_EXITED) {
+    b->info->protocol_errors++;
+    message(b, "%s after answering every case", reason, 0);
+  }
+}
+
+/* Crash, hang or failure before every answer: the first unanswered case in
+   input order is the likely culprit. The others go back to todo for a fresh
+   process, as long as this one made progress; otherwise they would only fail
+   the same way again, and so would the cases waiting for a later batch. */
+static void blame_batch(batch *b, const char *reason, size_t *todo, size_t *ntodo) {
+  size_t first = b->n;
+  for (size_t j = 0; j < b->n && first == b->n; j++)
+    if (!b->got[j]) first = j;
+  char blame[200], why[200];
+  snprintf(blame, sizeof blame, "%s (first unanswered case)", reason);
+  set_failed(&b->ans[b->idx[first]], blame, 0);
+  snprintf(why, sizeof why, "%s before answering anything", reason);
+  for (size_t j = first + 1; j < b->n; j++) {
+    if (b->got[j]) continue;
+    if (b->answered > 0)
+      todo[(*ntodo)++] = b->idx[j];
+    else
+      set_failed(&b->ans[b->idx[j]], why, 0);
+  }
+  if (b->answered == 0) {
+    for (size_t k = 0; k < *ntodo; k++) set_failed(&b->ans[todo[k]], why, 0);
+    *ntodo = 0;
+  } else {
+    qsort(todo, *ntodo, sizeof *todo, cmp_size); /* input order for the next batch */
+  }
+}
+
+/* Settles the cases of a batch after its run. Returns 1 when no batch can
+   follow (the solver cannot be started): every case left has failed. */
+static int settle_batch(batch *b, int outcome, const char *reason, double timeout, size_t *todo, size_t *ntodo) {
+  if (outcome == OUT_NOSTART) {
+    toi_msgf(b->msg, "solver %s: %s", b->s->name, reason);
+    for (size_t j = 0; j < b->n; j++) set_failed(&b->ans[b->idx[j]], reason, 0);
+    for (size_t k = 0; k < *ntodo; k++) set_failed(&b->ans[todo[k]], reason, 0);
+    return 1;
+  }
+  if (b->answered == b->n) {
+    after_every_answer(b, outcome, reason, timeout);
+  } else if (outcome == OUT_EXITED) {
+    for (size_t j = 0; j < b->n; j++)
+      if (!b->got[j]) set_failed(&b->ans[b->idx[j]], "no answer (the solver exited normally without answering)", 0);
+  } else {
+    blame_batch(b, reason, todo, ntodo);
+  }
+  return 0;
+}
+
 int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info) {
   size_t *todo = malloc((n ? n : 1) * sizeof *todo), ntodo = n;
@@ -420,7 +558,7 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
     free(bidx);
     free(map);
     free(got);
-    cli_error("solver %s: out of memory", s->name);
+    toi_msgf(o->msg, "solver %s: out of memory", s->name);
     return -1;
   }
   for (size_t i = 0; i < n; i++) todo[i] = i;
@@ -430,84 +568,15 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
   solver_quota local = {0, 0}, *q = o->quota ? o->quota : &local;
-  int *stderr_shown_p = &q->stderr_shown, *messages_shown_p = &q->messages_shown;
   while (ntodo) {
-    /* A batch holds each ID once (IDs are unique per file, not across files);
-     * a repeated ID waits for the next batch. Sorting by ID, then by input
-     * position, finds the repeats. */
-    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, stderr_shown_p, messages_shown_p};
-    for (size_t k = 0; k < ntodo; k++) map[k] = (id_entry){cases[todo[k]].id, todo[k]};
-    qsort(map, ntodo, sizeof *map, cmp_entry_pos);
-    size_t keep = 0;
-    for (size_t k = 0; k < ntodo; k++) {
-      if (k > 0 && !strcmp(map[k].id, map[k - 1].id))
-        todo[keep++] = map[k].pos;
-      else
-        bidx[b.n++] = map[k].pos;
-    }
-    ntodo = keep;
-    qsort(bidx, b.n, sizeof *bidx, cmp_size);
-    qsort(todo, ntodo, sizeof *todo, cmp_size);
-    for (size_t j = 0; j < b.n; j++) map[j] = (id_entry){cases[bidx[j]].id, j};
-    qsort(map, b.n, sizeof *map, cmp_entry);
-    memset(got, 0, b.n);
+    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg};
+    next_batch(&b, todo, &ntodo);
     char reason[160];
     int outcome = run_batch(&b, o, reason, sizeof reason);
-    if (outcome == OUT_NOSTART) {
-      cli_error("solver %s: %s", s->name, reason);
-      for (size_t j = 0; j < b.n; j++) set_failed(&ans[bidx[j]], reason, 0);
-      for (size_t k = 0; k < ntodo; k++) set_failed(&ans[todo[k]], reason, 0);
-      break;
-    }
-    if (b.answered == b.n) {
-      if (outcome == OUT_HUNG) {
-        char t[32];
-        snprintf(t, sizeof t, "%g", o->timeout);
-        info->protocol_errors++;
-        message(&b, "still running %ss after answering every case: stopped (a solver must exit when its input ends)",
-                t, 0);
-      } else if (outcome != OUT_EXITED) {
-        info->protocol_errors++;
-        message(&b, "%s after answering every case", reason, 0);
-      }
-      continue;
-    }
-    if (outcome == OUT_EXITED) {
-      for (size_t j = 0; j < b.n; j++)
-        if (!got[j]) set_failed(&ans[bidx[j]], "no answer (the solver exited normally without answering)", 0);
-      continue;
-    }
-    /* Crash, hang or failure: the first unanswered case in input order is the
-     * likely culprit. The others go to a fresh process, as long as this one
-     * made progress; otherwise they would only fail the same way again. */
-    size_t first = b.n;
-    for (size_t j = 0; j < b.n && first == b.n; j++)
-      if (!got[j]) first = j;
-    char blame[200];
-    snprintf(blame, sizeof blame, "%s (first unanswered case)", reason);
-    set_failed(&ans[bidx[first]], blame, 0);
-    for (size_t j = first + 1; j < b.n; j++) {
-      if (got[j]) continue;
-      if (b.answered > 0) {
-        todo[ntodo++] = bidx[j];
-      } else {
-        char why[200];
-        snprintf(why, sizeof why, "%s before answering anything", reason);
-        set_failed(&ans[bidx[j]], why, 0);
-      }
-    }
-    if (b.answered == 0) {
-      /* Cases waiting for a later batch would fail the same way. */
-      char why[200];
-      snprintf(why, sizeof why, "%s before answering anything", reason);
-      for (size_t k = 0; k < ntodo; k++) set_failed(&ans[todo[k]], why, 0);
-      ntodo = 0;
-    } else {
-      qsort(todo, ntodo, sizeof *todo, cmp_size); /* input order for the next batch */
-    }
+    if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo)) break;
   }
   sigaction(SIGPIPE, &old, NULL);
-  if (!o->quota) solver_quota_report(s->name, &local);
+  if (!o->quota) solver_quota_report(s->name, &local, o->msg);
   free(todo);
   free(bidx);
   free(map);
@@ -515,9 +584,9 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   return 0;
 }
 
-void solver_quota_report(const char *name, const solver_quota *q) {
+void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg) {
   if (q->stderr_shown > STDERR_SHOWN)
-    cli_error("solver %s: %d more stderr lines not shown", name, q->stderr_shown - STDERR_SHOWN);
+    toi_msgf(msg, "solver %s: %d more stderr lines not shown", name, q->stderr_shown - STDERR_SHOWN);
   if (q->messages_shown > MESSAGES_SHOWN)
-    cli_error("solver %s: %d more protocol messages not shown", name, q->messages_shown - MESSAGES_SHOWN);
+    toi_msgf(msg, "solver %s: %d more protocol messages not shown", name, q->messages_shown - MESSAGES_SHOWN);
 }

@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "solvers.h"
 #include "toi_solver.h"
 
@@ -123,109 +122,130 @@ static int reap(pid_t pid, double deadline, int *killed) {
   return status;
 }
 
+/* Starts a child solving cases from .. n-1. Returns the read end of its
+   answer pipe (and *pid), or -1 after telling o->msg why. */
+static int start_child(const solver_def *s, const toi_case *cases, size_t from, size_t n, const solver_opts *o,
+                       pid_t *pid) {
+  int fds[2];
+  if (pipe(fds)) {
+    toi_msgf(o->msg, "solver %s: pipe: %s", s->name, strerror(errno));
+    return -1;
+  }
+  /* Whatever stdio holds would otherwise be written a second time by a
+   * plug-in that flushes or exits in the child. */
+  fflush(NULL);
+  *pid = fork();
+  if (*pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    toi_msgf(o->msg, "solver %s: fork: %s", s->name, strerror(errno));
+    return -1;
+  }
+  if (*pid == 0) {
+    close(fds[0]);
+    child_main(s, cases, from, n, o->tmax, fds[1]);
+  }
+  close(fds[1]);
+  return fds[0];
+}
+
+/* The answer a record carries. */
+static void take_record(solver_answer *a, const rec *m) {
+  memset(a, 0, sizeof *a);
+  a->target = m->target;
+  a->tolerance = m->tolerance;
+  a->r = (toi_result){(toi_class)m->cls, m->t};
+  if (m->status == TOI_SOLVER_OK) {
+    a->state = SOLVER_ANSWERED;
+  } else if (m->status == TOI_SOLVER_UNSUPPORTED) {
+    a->state = SOLVER_UNSUPPORTED;
+  } else if (m->status == TOI_SOLVER_FAILED) {
+    a->state = SOLVER_FAILED;
+    snprintf(a->why, sizeof a->why, "the solver reported failure");
+  } else {
+    a->state = SOLVER_FAILED;
+    a->malfunction = 1;
+    snprintf(a->why, sizeof a->why, "the solver returned status %d, not a toi_solver_status", (int)m->status);
+  }
+}
+
+enum { STREAM_ENDED = 0, STREAM_HUNG, STREAM_GARBLED };
+
+/* Takes the child's answers, case *expect on, until it closes the pipe
+   (STREAM_ENDED), sends nothing for the timeout (STREAM_HUNG) or sends a
+   record out of turn (STREAM_GARBLED). */
+static int read_answers(int fd, solver_answer *ans, size_t n, double timeout, size_t *expect) {
+  double deadline = solver_now() + timeout;
+  char buf[64 * sizeof(rec)];
+  size_t have = 0;
+  for (;;) {
+    double left = deadline - solver_now();
+    if (left <= 0) return STREAM_HUNG;
+    struct pollfd p = {fd, POLLIN, 0};
+    int pr = poll(&p, 1, (int)ceil(left * 1000));
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) continue; /* the deadline check above decides */
+    ssize_t r = read(fd, buf + have, sizeof buf - have);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return STREAM_ENDED;
+    have += (size_t)r;
+    size_t off = 0;
+    for (; have - off >= sizeof(rec); off += sizeof(rec)) {
+      rec m;
+      memcpy(&m, buf + off, sizeof m);
+      /* Only a plug-in scribbling over the bench's descriptors can send one out of turn. */
+      if (m.index != *expect || *expect >= n) return STREAM_GARBLED;
+      take_record(&ans[*expect], &m);
+      ++*expect;
+      deadline = solver_now() + timeout;
+    }
+    memmove(buf, buf + off, have - off);
+    have -= off;
+  }
+}
+
+/* Marks the case the child stopped at (expect) failed, saying why. Returns 1
+   when the plug-in could not be loaded at all: then every case from `from` on
+   has failed. */
+static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, int stream, int killed, int status,
+                      double timeout) {
+  if (stream == STREAM_GARBLED) {
+    fail(&ans[expect], 1, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
+  } else if (stream == STREAM_HUNG || killed) {
+    char t[64];
+    snprintf(t, sizeof t, "%g", timeout);
+    fail(&ans[expect], 1, "no answer within %ss: the solver was stopped", t);
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_LOAD_FAILED && expect == from) {
+    for (size_t i = from; i < n; i++) fail(&ans[i], 1, "%s", "the plug-in could not be loaded in the child");
+    return 1;
+  } else {
+    char why[128];
+    describe_exit(why, sizeof why, status);
+    fail(&ans[expect], 1, "%s", why);
+  }
+  return 0;
+}
+
 int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                       solver_answer *ans, solver_run_info *info) {
   (void)info;
   size_t next = 0;
   while (next < n) {
-    int fds[2];
-    if (pipe(fds)) {
-      cli_error("solver %s: pipe: %s", s->name, strerror(errno));
-      return -1;
-    }
-    /* Whatever stdio holds would otherwise be written a second time by a
-     * plug-in that flushes or exits in the child. */
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      cli_error("solver %s: fork: %s", s->name, strerror(errno));
-      return -1;
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      child_main(s, cases, next, n, o->tmax, fds[1]);
-    }
-    close(fds[1]);
+    pid_t pid;
+    int fd = start_child(s, cases, next, n, o, &pid);
+    if (fd < 0) return -1;
     size_t expect = next;
-    double deadline = solver_now() + o->timeout;
-    char buf[64 * sizeof(rec)];
-    size_t have = 0;
-    int eof = 0, hung = 0;
-    while (!eof) {
-      double left = deadline - solver_now();
-      if (left <= 0) {
-        hung = 1;
-        break;
-      }
-      struct pollfd p = {fds[0], POLLIN, 0};
-      int pr = poll(&p, 1, (int)ceil(left * 1000));
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr == 0) continue; /* the deadline check above decides */
-      ssize_t r = read(fds[0], buf + have, sizeof buf - have);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        eof = 1;
-        break;
-      }
-      have += (size_t)r;
-      size_t off = 0;
-      for (; have - off >= sizeof(rec); off += sizeof(rec)) {
-        rec m;
-        memcpy(&m, buf + off, sizeof m);
-        if (m.index != expect || expect >= n) {
-          /* Only a plug-in scribbling over the bench's descriptors can do this. */
-          hung = 2;
-          break;
-        }
-        solver_answer *a = &ans[expect];
-        memset(a, 0, sizeof *a);
-        a->target = m.target;
-        a->tolerance = m.tolerance;
-        a->r = (toi_result){(toi_class)m.cls, m.t};
-        if (m.status == TOI_SOLVER_OK) {
-          a->state = SOLVER_ANSWERED;
-        } else if (m.status == TOI_SOLVER_UNSUPPORTED) {
-          a->state = SOLVER_UNSUPPORTED;
-        } else if (m.status == TOI_SOLVER_FAILED) {
-          a->state = SOLVER_FAILED;
-          snprintf(a->why, sizeof a->why, "the solver reported failure");
-        } else {
-          a->state = SOLVER_FAILED;
-          a->malfunction = 1;
-          snprintf(a->why, sizeof a->why, "the solver returned status %d, not a toi_solver_status", (int)m.status);
-        }
-        expect++;
-        deadline = solver_now() + o->timeout;
-      }
-      if (hung) break;
-      memmove(buf, buf + off, have - off);
-      have -= off;
-    }
-    close(fds[0]);
+    int stream = read_answers(fd, ans, n, o->timeout, &expect);
+    close(fd);
     int killed = 0, status;
-    if (hung) {
+    if (stream != STREAM_ENDED) {
       kill(pid, SIGKILL);
       status = reap(pid, solver_now(), &killed);
     } else {
       status = reap(pid, solver_now() + o->timeout, &killed);
     }
     if (expect >= n) break;
-    char why[128];
-    if (hung == 2) {
-      fail(&ans[expect], 1, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
-    } else if (hung || killed) {
-      char t[64];
-      snprintf(t, sizeof t, "%g", o->timeout);
-      fail(&ans[expect], 1, "no answer within %ss: the solver was stopped", t);
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_LOAD_FAILED && expect == next) {
-      for (size_t i = next; i < n; i++) fail(&ans[i], 1, "%s", "the plug-in could not be loaded in the child");
-      break;
-    } else {
-      describe_exit(why, sizeof why, status);
-      fail(&ans[expect], 1, "%s", why);
-    }
+    if (blame_case(ans, next, expect, n, stream, killed, status, o->timeout)) break;
     /* The case that broke the child is blamed; a fresh child goes on after it. */
     next = expect + 1;
   }

@@ -99,9 +99,9 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
 int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info);
 
-/// After the last call with a quota: says how many stderr lines and protocol
-/// messages of solver `name` were not shown.
-void solver_quota_report(const char *name, const solver_quota *q);
+/// After the last call with a quota: tells msg how many stderr lines and
+/// protocol messages of solver `name` were not shown.
+void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg);
 
 /// Monotonic clock in seconds.
 double solver_now(void);

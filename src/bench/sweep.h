@@ -8,6 +8,7 @@
 #include "gen.h"
 #include "score.h"
 #include "toi.h"
+#include "toi_msg.h"
 
 /*
  * Result file format, version 1 (`toibench sweep`, `toibench merge`).
@@ -231,11 +232,10 @@ const char *sweep_kind_name(int k);
 /// Writes the result file. 0 or -1 on a write error.
 int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a);
 /// Reads a result file into m and a (both initialised here; free them even on
-/// error) and checks it as the format comment above says. On error prints
-/// "toibench: FILE:LINE: message" (or "toibench: FILE: message") and returns -1
-/// for a bad result, -2 when the file cannot be read (missing, a directory,
-/// an I/O error).
-int sweep_read(const char *path, sweep_meta *m, sweep_acc *a);
+/// error) and checks it as the format comment above says. On error hands msg
+/// "FILE:LINE: message" (or "FILE: message") and returns -1 for a bad result,
+/// -2 when the file cannot be read (missing, a directory, an I/O error).
+int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg);
 
 /* ---- generator options shared by gen, sweep and hunt ---- */
 

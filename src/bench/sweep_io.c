@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "cli.h"
 #include "sweep.h"
 
 static const char *const kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
@@ -56,7 +55,7 @@ static void khist_edges(int j, double *lo, double *hi) {
   else *lo = *hi = INFINITY;
 }
 
-int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
+static void write_header(FILE *f, const sweep_meta *m) {
   fprintf(f, SWEEP_VERSION_LINE "\n");
   fprintf(f, "# Summary of a toibench sweep; the format is described by 'toibench sweep --help'.\n");
   fprintf(f, "# Sampled maxima are lower bounds of the true maxima over the family.\n");
@@ -64,7 +63,9 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
           m->start, m->end);
   for (size_t j = 0; j < m->nform; j++) fprintf(f, " %s", m->forms[j]);
   fprintf(f, "\nbins %zu\n", m->nbins);
+}
 
+static void write_bins(FILE *f, const sweep_meta *m, const sweep_acc *a) {
   fprintf(f, "\n\n# bin B PARAM VALUE LABEL CASES");
   for (int k = 0; k < TOI_CLASS_COUNT; k++) fprintf(f, " %s", toi_class_name((toi_class)k));
   fprintf(f, "\n");
@@ -74,7 +75,9 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
     for (int k = 0; k < TOI_CLASS_COUNT; k++) fprintf(f, " %" PRIu64, a->bincls[b * TOI_CLASS_COUNT + k]);
     fprintf(f, "\n");
   }
+}
 
+static void write_stats(FILE *f, const sweep_meta *m, const sweep_acc *a) {
   fprintf(f,
           "\n\n# stat FORM B CASES IN_DOMAIN OUT_OF_DOMAIN AGREE MISSED GHOST OTHER TIMED MAX_ULP "
           "MAX_BITS KAPPA_MIN KAPPA_MAX KAPPA_INF MAX_RATIO MAX_ULP_HEX MAX_BITS_HEX KAPPA_MIN_HEX "
@@ -90,31 +93,33 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
               c->kind[SCORE_GHOST], c->kind[SCORE_OTHER], c->timed, c->max_ulp, c->max_bits, c->kmin,
               c->kmax, c->kinf, c->max_ratio, c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio);
     }
+}
 
-  fprintf(f, "\n\n# hist FORM B H LO HI COUNT (ULP error of timed cases)\n");
+/* The ULP histograms (kappa 0) or the kappa histograms (kappa 1). */
+static void write_hists(FILE *f, const sweep_meta *m, const sweep_acc *a, int kappa) {
+  if (kappa)
+    fprintf(f, "\n\n# khist FORM B J LO HI COUNT (kappa of timed cases)\n");
+  else
+    fprintf(f, "\n\n# hist FORM B H LO HI COUNT (ULP error of timed cases)\n");
+  int nbins = kappa ? SWEEP_KBINS : SWEEP_HBINS;
   for (size_t j = 0; j < m->nform; j++)
     for (size_t b = 0; b < m->nbins; b++) {
       const sweep_cell *c = &a->cells[j * a->nbins + b];
-      for (int h = 0; h < SWEEP_HBINS; h++) {
-        if (!c->hist[h]) continue;
+      const uint64_t *count = kappa ? c->khist : c->hist;
+      for (int h = 0; h < nbins; h++) {
+        if (!count[h]) continue;
         double lo, hi;
-        hist_edges(h, &lo, &hi);
-        fprintf(f, "hist %s %zu %d %.17g %.17g %" PRIu64 "\n", m->forms[j], b, h, lo, hi, c->hist[h]);
+        if (kappa)
+          khist_edges(h, &lo, &hi);
+        else
+          hist_edges(h, &lo, &hi);
+        fprintf(f, "%s %s %zu %d %.17g %.17g %" PRIu64 "\n", kappa ? "khist" : "hist", m->forms[j], b, h, lo, hi,
+                count[h]);
       }
     }
+}
 
-  fprintf(f, "\n\n# khist FORM B J LO HI COUNT (kappa of timed cases)\n");
-  for (size_t j = 0; j < m->nform; j++)
-    for (size_t b = 0; b < m->nbins; b++) {
-      const sweep_cell *c = &a->cells[j * a->nbins + b];
-      for (int h = 0; h < SWEEP_KBINS; h++) {
-        if (!c->khist[h]) continue;
-        double lo, hi;
-        khist_edges(h, &lo, &hi);
-        fprintf(f, "khist %s %zu %d %.17g %.17g %" PRIu64 "\n", m->forms[j], b, h, lo, hi, c->khist[h]);
-      }
-    }
-
+static void write_confusion(FILE *f, const sweep_meta *m, const sweep_acc *a) {
   fprintf(f, "\n\n# confusion FORM B EXACT VERDICT COUNT\n");
   for (size_t j = 0; j < m->nform; j++)
     for (size_t b = 0; b < m->nbins; b++) {
@@ -125,7 +130,10 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
             fprintf(f, "confusion %s %zu %s %s %" PRIu64 "\n", m->forms[j], b,
                     toi_class_name((toi_class)e), toi_class_name((toi_class)v), c->confusion[e][v]);
     }
+}
 
+/* -1 when a witness's case does not fit its line. */
+static int write_witnesses(FILE *f, const sweep_meta *m, const sweep_acc *a) {
   fprintf(f, "\n\n# witness FORM B WHAT INDEX VALUE AUX VALUE_HEX AUX_HEX CASE-LINE...\n");
   char line[1024];
   for (size_t j = 0; j < m->nform; j++)
@@ -140,6 +148,17 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
                 x->index, x->value, x->aux, x->value, x->aux, line);
       }
     }
+  return 0;
+}
+
+int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
+  write_header(f, m);
+  write_bins(f, m, a);
+  write_stats(f, m, a);
+  write_hists(f, m, a, 0);
+  write_hists(f, m, a, 1);
+  write_confusion(f, m, a);
+  if (write_witnesses(f, m, a)) return -1;
   return ferror(f) ? -1 : 0;
 }
 
@@ -166,13 +185,33 @@ typedef struct reader {
   int block;        /* the last column line read: -1 none, else an index of block_tags */
   long *bin_line;   /* [nbins]: the line of each bin record, 0 when none */
   cell_seen *seen;  /* [nform * nbins] */
+  const toi_msg *msg;
 } reader;
+
+/* Hands a message to the reader's sink whole: a token quoted from the file
+   may be longer than toi_msgf keeps. */
+static void say(const reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const reader *r, const char *fmt, ...) {
+  if (!r->msg || !r->msg->emit) return;
+  char small[1024], *big = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (len >= (int)sizeof small && (big = malloc((size_t)len + 1))) {
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+  }
+  r->msg->emit(r->msg->ud, big ? big : small);
+  free(big);
+}
 
 static int bad(const reader *r, const char *msg, const char *tok) {
   if (tok)
-    cli_error("%s:%ld: %s '%s'", r->path, r->line, msg, tok);
+    say(r, "%s:%ld: %s '%s'", r->path, r->line, msg, tok);
   else
-    cli_error("%s:%ld: %s", r->path, r->line, msg);
+    say(r, "%s:%ld: %s", r->path, r->line, msg);
   return -1;
 }
 
@@ -186,9 +225,9 @@ static int bad_at(const reader *r, long line, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (line > 0)
-    cli_error("%s:%ld: %s", r->path, line, msg);
+    say(r, "%s:%ld: %s", r->path, line, msg);
   else
-    cli_error("%s: %s", r->path, msg);
+    say(r, "%s: %s", r->path, msg);
   return -1;
 }
 
@@ -282,40 +321,282 @@ static int column_line(reader *r, const char *line, int header_done) {
   return 0;
 }
 
+/* ---- the header ---- */
+
+#define HEADER_LINES 5
+static const char *const header_keys[HEADER_LINES] = {"gen", "count", "range", "formulations", "bins"};
+
+/* The generator options: the rest of the gen line, as written. */
+static int header_gen(const reader *r, sweep_meta *m, const char *line) {
+  const char *p = line + strspn(line, " \t") + 3;
+  p += strspn(p, " \t");
+  size_t l = strcspn(p, "\r\n");
+  if (l >= sizeof m->gen) return bad(r, "gen line too long", NULL);
+  memcpy(m->gen, p, l);
+  m->gen[l] = 0;
+  return 0;
+}
+
+static int header_range(const reader *r, sweep_meta *m, char **tok, int n) {
+  if (n != 3) return bad(r, "range needs two numbers", NULL);
+  if (get_u64(r, tok[1], &m->start) || get_u64(r, tok[2], &m->end)) return -1;
+  if (m->start > m->end || m->end > m->count) return bad(r, "range outside 0..count", NULL);
+  return 0;
+}
+
+static int header_forms(const reader *r, sweep_meta *m, char **tok, int n) {
+  if (n - 1 > SWEEP_MAXFORMS || n < 2) return bad(r, "bad number of formulations", NULL);
+  m->nform = (size_t)(n - 1);
+  for (int j = 1; j < n; j++) snprintf(m->forms[j - 1], sizeof m->forms[j - 1], "%s", tok[j]);
+  for (size_t j = 1; j < m->nform; j++)
+    if (find_form(m, m->forms[j]) != (int)j) return bad(r, "a column named twice:", m->forms[j]);
+  return 0;
+}
+
+/* The bin count, and with it the room for the bins, the cells and what is seen of them. */
+static int header_bins(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n) {
+  uint64_t nb;
+  if (n != 2 || get_u64(r, tok[1], &nb) || nb == 0 || nb > SWEEP_MAXBINS)
+    return bad(r, "bins needs a number in 1..4096", NULL);
+  m->nbins = (size_t)nb;
+  m->bins = calloc(m->nbins, sizeof *m->bins);
+  r->bin_line = calloc(m->nbins, sizeof *r->bin_line);
+  r->seen = calloc(m->nform * m->nbins, sizeof *r->seen);
+  if (!m->bins || !r->bin_line || !r->seen || sweep_acc_init(a, m->nform, m->nbins))
+    return bad(r, "out of memory", NULL);
+  return 0;
+}
+
+/* Header line number `stage` (header_keys[stage]); line is the whole line as read. */
+static int header_line(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n, const char *line, int stage) {
+  if (strcmp(tok[0], header_keys[stage])) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "expected the header line '%s', found", header_keys[stage]);
+    return bad(r, msg, tok[0]);
+  }
+  switch (stage) {
+  case 0:
+    return header_gen(r, m, line);
+  case 1:
+    if (n != 2) return bad(r, "count needs one number", NULL);
+    return get_u64(r, tok[1], &m->count);
+  case 2:
+    return header_range(r, m, tok, n);
+  case 3:
+    return header_forms(r, m, tok, n);
+  default:
+    return header_bins(r, m, a, tok, n);
+  }
+}
+
+/* ---- the records, one kind per function ---- */
+
+static int read_bin(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n) {
+  uint64_t b, v;
+  if (n != 6 + TOI_CLASS_COUNT) return bad(r, "bin record needs 14 fields", NULL);
+  if (get_u64(r, tok[1], &b)) return -1;
+  if (b >= m->nbins) return bad(r, "bin out of range:", tok[1]);
+  if (r->bin_line[b])
+    return bad_at(r, r->line, "a second 'bin %" PRIu64 "' record (the first is on line %ld)", b, r->bin_line[b]);
+  r->bin_line[b] = r->line;
+  sweep_bin *sb = &m->bins[b];
+  char *end;
+  errno = 0;
+  long value = strtol(tok[3], &end, 10);
+  if (*end || errno || value < INT_MIN || value > INT_MAX || strlen(tok[2]) >= sizeof sb->param ||
+      strlen(tok[4]) >= sizeof sb->label)
+    return bad(r, "bad bin description", NULL);
+  snprintf(sb->param, sizeof sb->param, "%s", tok[2]);
+  sb->value = (int)value;
+  snprintf(sb->label, sizeof sb->label, "%s", tok[4]);
+  if (get_u64(r, tok[5], &a->bincount[b])) return -1;
+  for (int k = 0; k < TOI_CLASS_COUNT; k++) {
+    if (get_u64(r, tok[6 + k], &v)) return -1;
+    a->bincls[b * TOI_CLASS_COUNT + k] = v;
+  }
+  return 0;
+}
+
+static int read_stat(reader *r, const sweep_meta *m, sweep_acc *a, char **tok, int n) {
+  sweep_cell *c;
+  cell_seen *cs;
+  if (n != 22) return bad(r, "stat record needs 22 fields", NULL);
+  if (get_cell(r, m, a, tok, &c, &cs)) return -1;
+  if (cs->stat_line)
+    return bad_at(r, r->line, "a second 'stat %s %s' record (the first is on line %ld)", tok[1], tok[2],
+                  cs->stat_line);
+  cs->stat_line = r->line;
+  uint64_t indom;
+  if (get_u64(r, tok[3], &c->cases) || get_u64(r, tok[4], &indom) ||
+      get_u64(r, tok[5], &c->kind[SCORE_OUT_OF_DOMAIN]) || get_u64(r, tok[6], &c->kind[SCORE_AGREE]) ||
+      get_u64(r, tok[7], &c->kind[SCORE_MISSED]) || get_u64(r, tok[8], &c->kind[SCORE_GHOST]) ||
+      get_u64(r, tok[9], &c->kind[SCORE_OTHER]) || get_u64(r, tok[10], &c->timed) ||
+      get_u64(r, tok[15], &c->kinf) || get_double(r, tok[17], &c->max_ulp) ||
+      get_double(r, tok[18], &c->max_bits) || get_double(r, tok[19], &c->kmin) ||
+      get_double(r, tok[20], &c->kmax) || get_double(r, tok[21], &c->max_ratio))
+    return -1;
+  if (indom > c->cases || c->cases - indom != c->kind[SCORE_OUT_OF_DOMAIN])
+    return bad(r, "IN_DOMAIN + OUT_OF_DOMAIN differs from CASES", NULL);
+  /* The maxima are written twice, for people and exactly: the two must agree. */
+  static const char *const names[5] = {"MAX_ULP", "MAX_BITS", "KAPPA_MIN", "KAPPA_MAX", "MAX_RATIO"};
+  static const int field[5] = {11, 12, 13, 14, 16};
+  const double hex[5] = {c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio};
+  for (int k = 0; k < 5; k++)
+    if (!printed_as(tok[field[k]], 6, hex[k]))
+      return bad_at(r, r->line, "%s '%s' is not %s_HEX '%s' (%.6g)", names[k], tok[field[k]], names[k], tok[17 + k],
+                    hex[k]);
+  return 0;
+}
+
+/* A hist or a khist record. */
+static int read_hist(reader *r, const sweep_meta *m, sweep_acc *a, char **tok, int n) {
+  int k = tok[0][0] == 'k';
+  uint64_t h, v;
+  sweep_cell *c;
+  cell_seen *cs;
+  if (n != 7) return bad(r, "histogram record needs 7 fields", NULL);
+  if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[3], &h) || get_u64(r, tok[6], &v)) return -1;
+  if (h >= (uint64_t)(k ? SWEEP_KBINS : SWEEP_HBINS)) return bad(r, "histogram bin out of range:", tok[3]);
+  if (mark(k ? cs->khist : cs->hist, (unsigned)h))
+    return bad_at(r, r->line, "a second '%s %s %s %s' record", tok[0], tok[1], tok[2], tok[3]);
+  if (v == 0) return bad(r, "a zero count (empty histogram bins are not written)", NULL);
+  double lo, hi;
+  if (k)
+    khist_edges((int)h, &lo, &hi);
+  else
+    hist_edges((int)h, &lo, &hi);
+  if (!printed_as(tok[4], 17, lo) || !printed_as(tok[5], 17, hi))
+    return bad_at(r, r->line, "edges '%s %s' are not those of %s bin %d (%.17g %.17g)", tok[4], tok[5], tok[0],
+                  (int)h, lo, hi);
+  if (k)
+    c->khist[h] = v;
+  else
+    c->hist[h] = v;
+  return 0;
+}
+
+static int read_confusion(reader *r, const sweep_meta *m, sweep_acc *a, char **tok, int n) {
+  uint64_t v;
+  sweep_cell *c;
+  cell_seen *cs;
+  if (n != 6) return bad(r, "confusion record needs 6 fields", NULL);
+  if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[5], &v)) return -1;
+  int e = toi_class_parse(tok[3]), w = toi_class_parse(tok[4]);
+  if (e < 0 || w < 0) return bad(r, "unknown class", NULL);
+  if (mark(cs->confusion, (unsigned)(e * TOI_CLASS_COUNT + w)))
+    return bad_at(r, r->line, "a second 'confusion %s %s %s %s' record", tok[1], tok[2], tok[3], tok[4]);
+  if (v == 0) return bad(r, "a zero count (empty confusion entries are not written)", NULL);
+  c->confusion[e][w] = v;
+  return 0;
+}
+
+/* A witness's case: the rest of its line from field 10 on. */
+static int witness_case(const reader *r, toi_case *out, const char *line) {
+  const char *p = line;
+  for (int k = 0; k < 9; k++) {
+    p += strspn(p, " \t");
+    p += strcspn(p, " \t");
+  }
+  p += strspn(p, " \t");
+  char caseline[1024];
+  size_t l = strcspn(p, "\r\n");
+  if (l >= sizeof caseline) return bad(r, "witness case line too long", NULL);
+  memcpy(caseline, p, l);
+  caseline[l] = 0;
+  int field = 0;
+  char msg[160];
+  if (toi_parse_case_line(out, caseline, &field, msg, sizeof msg)) {
+    char m2[200];
+    snprintf(m2, sizeof m2, "witness case, field %d: %s", field, msg);
+    return bad(r, m2, NULL);
+  }
+  return 0;
+}
+
+/* A witness record; line is the whole line as read. */
+static int read_witness(reader *r, const sweep_meta *m, sweep_acc *a, char **tok, int n, const char *line) {
+  sweep_cell *c;
+  cell_seen *cs;
+  if (n < 10) return bad(r, "witness record needs at least 10 fields", NULL);
+  if (get_cell(r, m, a, tok, &c, &cs)) return -1;
+  int w = -1;
+  for (int k = 0; k < SW_WHAT_COUNT; k++)
+    if (!strcmp(tok[3], what_names[k])) w = k;
+  if (w < 0) return bad(r, "unknown witness kind:", tok[3]);
+  if (cs->witness_line[w])
+    return bad_at(r, r->line, "a second '%s' witness of %s bin %s (the first is on line %ld)", tok[3], tok[1], tok[2],
+                  cs->witness_line[w]);
+  cs->witness_line[w] = r->line;
+  sweep_witness *x = &c->w[w];
+  if (get_u64(r, tok[4], &x->index) || get_double(r, tok[7], &x->value) || get_double(r, tok[8], &x->aux))
+    return -1;
+  if (x->index < m->start || x->index >= m->end)
+    return bad_at(r, r->line, "witness INDEX %" PRIu64 " outside the range %" PRIu64 " .. %" PRIu64, x->index,
+                  m->start, m->end);
+  if (!printed_as(tok[5], 6, x->value) || !printed_as(tok[6], 6, x->aux))
+    return bad_at(r, r->line, "VALUE AUX '%s %s' are not VALUE_HEX AUX_HEX '%s %s' (%.6g %.6g)", tok[5], tok[6],
+                  tok[7], tok[8], x->value, x->aux);
+  if (witness_case(r, &x->c, line)) return -1;
+  x->set = 1;
+  return 0;
+}
+
+/* A record (line is the whole line as read): it lies in its own block, after
+   that block's column line. */
+static int read_record(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n, const char *line) {
+  int t = -1;
+  for (int k = 0; k < NBLOCKS; k++)
+    if (!strcmp(tok[0], block_tags[k])) t = k;
+  if (t < 0) return bad(r, "unknown record", tok[0]);
+  if (t != r->block)
+    return t > r->block ? bad_at(r, r->line, "'%s' record before the '# %s' column line", tok[0], tok[0])
+                        : bad_at(r, r->line, "'%s' record in the '%s' block", tok[0], block_tags[r->block]);
+  switch (t) {
+  case 0:
+    return read_bin(r, m, a, tok, n);
+  case 1:
+    return read_stat(r, m, a, tok, n);
+  case 2:
+  case 3:
+    return read_hist(r, m, a, tok, n);
+  case 4:
+    return read_confusion(r, m, a, tok, n);
+  default:
+    return read_witness(r, m, a, tok, n, line);
+  }
+}
+
+/* What every line must be before its content is read: whole (its end read),
+   without a NUL byte, and the first one the version line. */
+static int check_line(const reader *r, const char *buf, ssize_t len) {
+  /* The writer ends every line; a last line without its end is a file cut
+     short, perhaps inside a number that still reads as one. */
+  if (len == 0 || buf[len - 1] != '\n') return bad(r, "the line has no end: the file is cut short", NULL);
+  if (strlen(buf) != (size_t)len) return bad(r, "a NUL byte in the line", NULL);
+  if (r->line == 1 &&
+      (strncmp(buf, SWEEP_VERSION_LINE, strlen(SWEEP_VERSION_LINE)) ||
+       strspn(buf + strlen(SWEEP_VERSION_LINE), " \t\r\n") != strlen(buf + strlen(SWEEP_VERSION_LINE))))
+    return bad(r, "not a toibench sweep result (first line must be '" SWEEP_VERSION_LINE "')", NULL);
+  return 0;
+}
+
 /* Parses the header and the records of a result file into m and a, and notes
    in r which records it saw. */
 static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
   char *buf = NULL, *copy = NULL;
   size_t cap = 0;
   ssize_t len;
-  int stage = 0, rc = 0;
-  const char *expect[] = {"gen", "count", "range", "formulations", "bins"};
+  int stage = 0, rc = 0; /* stage: header lines read */
   while ((len = getline(&buf, &cap, f)) != -1) {
     r->line++;
-    /* The writer ends every line; a last line without its end is a file cut
-       short, perhaps inside a number that still reads as one. */
-    if (len == 0 || buf[len - 1] != '\n') {
-      rc = bad(r, "the line has no end: the file is cut short", NULL);
-      break;
-    }
-    if (strlen(buf) != (size_t)len) {
-      rc = bad(r, "a NUL byte in the line", NULL);
-      break;
-    }
-    if (r->line == 1) {
-      if (strncmp(buf, SWEEP_VERSION_LINE, strlen(SWEEP_VERSION_LINE)) ||
-          strspn(buf + strlen(SWEEP_VERSION_LINE), " \t\r\n") != strlen(buf + strlen(SWEEP_VERSION_LINE))) {
-        rc = bad(r, "not a toibench sweep result (first line must be '" SWEEP_VERSION_LINE "')", NULL);
-        break;
-      }
-      continue;
-    }
+    if ((rc = check_line(r, buf, len))) break;
+    if (r->line == 1) continue;
     if (buf[0] == '#') {
-      if ((rc = column_line(r, buf, stage == 5))) break;
+      if ((rc = column_line(r, buf, stage == HEADER_LINES))) break;
       continue;
     }
     free(copy);
-    copy = strdup(buf);
+    copy = strdup(buf); /* split cuts buf up; the gen and witness records need the line whole */
     if (!copy) {
       rc = bad(r, "out of memory", NULL);
       break;
@@ -323,230 +604,15 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
     char *tok[MAXTOK];
     int n = split(buf, tok);
     if (n == 0) continue;
-    if (stage < 5) {
-      if (strcmp(tok[0], expect[stage])) {
-        char msg[80];
-        snprintf(msg, sizeof msg, "expected the header line '%s', found", expect[stage]);
-        rc = bad(r, msg, tok[0]);
-        break;
-      }
-      if (stage == 0) {
-        const char *p = copy + strspn(copy, " \t") + 3;
-        p += strspn(p, " \t");
-        size_t l = strcspn(p, "\r\n");
-        if (l >= sizeof m->gen) {
-          rc = bad(r, "gen line too long", NULL);
-          break;
-        }
-        memcpy(m->gen, p, l);
-        m->gen[l] = 0;
-      } else if (stage == 1) {
-        if (n != 2 || get_u64(r, tok[1], &m->count)) {
-          rc = n != 2 ? bad(r, "count needs one number", NULL) : -1;
-          break;
-        }
-      } else if (stage == 2) {
-        if (n != 3 || get_u64(r, tok[1], &m->start) || get_u64(r, tok[2], &m->end)) {
-          rc = n != 3 ? bad(r, "range needs two numbers", NULL) : -1;
-          break;
-        }
-        if (m->start > m->end || m->end > m->count) {
-          rc = bad(r, "range outside 0..count", NULL);
-          break;
-        }
-      } else if (stage == 3) {
-        if (n - 1 > SWEEP_MAXFORMS || n < 2) {
-          rc = bad(r, "bad number of formulations", NULL);
-          break;
-        }
-        m->nform = (size_t)(n - 1);
-        for (int j = 1; j < n; j++) snprintf(m->forms[j - 1], sizeof m->forms[j - 1], "%s", tok[j]);
-        for (size_t j = 1; j < m->nform && !rc; j++)
-          if (find_form(m, m->forms[j]) != (int)j) rc = bad(r, "a column named twice:", m->forms[j]);
-        if (rc) break;
-      } else {
-        uint64_t nb;
-        if (n != 2 || get_u64(r, tok[1], &nb) || nb == 0 || nb > SWEEP_MAXBINS) {
-          rc = bad(r, "bins needs a number in 1..4096", NULL);
-          break;
-        }
-        m->nbins = (size_t)nb;
-        m->bins = calloc(m->nbins, sizeof *m->bins);
-        r->bin_line = calloc(m->nbins, sizeof *r->bin_line);
-        r->seen = calloc(m->nform * m->nbins, sizeof *r->seen);
-        if (!m->bins || !r->bin_line || !r->seen || sweep_acc_init(a, m->nform, m->nbins)) {
-          rc = bad(r, "out of memory", NULL);
-          break;
-        }
-      }
+    if (stage < HEADER_LINES) {
+      if ((rc = header_line(r, m, a, tok, n, copy, stage))) break;
       stage++;
-      continue;
-    }
-    /* Every record lies in its own block, after that block's column line. */
-    int t = -1;
-    for (int k = 0; k < NBLOCKS; k++)
-      if (!strcmp(tok[0], block_tags[k])) t = k;
-    if (t < 0) {
-      rc = bad(r, "unknown record", tok[0]);
+    } else if ((rc = read_record(r, m, a, tok, n, copy))) {
       break;
-    }
-    if (t != r->block) {
-      rc = t > r->block ? bad_at(r, r->line, "'%s' record before the '# %s' column line", tok[0], tok[0])
-                        : bad_at(r, r->line, "'%s' record in the '%s' block", tok[0], block_tags[r->block]);
-      break;
-    }
-    sweep_cell *c = NULL;
-    cell_seen *cs = NULL;
-    if (!strcmp(tok[0], "bin")) {
-      uint64_t b, v;
-      if (n != 6 + TOI_CLASS_COUNT) { rc = bad(r, "bin record needs 14 fields", NULL); break; }
-      if (get_u64(r, tok[1], &b)) { rc = -1; break; }
-      if (b >= m->nbins) { rc = bad(r, "bin out of range:", tok[1]); break; }
-      if (r->bin_line[b]) {
-        rc = bad_at(r, r->line, "a second 'bin %" PRIu64 "' record (the first is on line %ld)", b, r->bin_line[b]);
-        break;
-      }
-      r->bin_line[b] = r->line;
-      sweep_bin *sb = &m->bins[b];
-      char *end;
-      errno = 0;
-      long value = strtol(tok[3], &end, 10);
-      if (*end || errno || value < INT_MIN || value > INT_MAX || strlen(tok[2]) >= sizeof sb->param ||
-          strlen(tok[4]) >= sizeof sb->label) {
-        rc = bad(r, "bad bin description", NULL);
-        break;
-      }
-      snprintf(sb->param, sizeof sb->param, "%s", tok[2]);
-      sb->value = (int)value;
-      snprintf(sb->label, sizeof sb->label, "%s", tok[4]);
-      if (get_u64(r, tok[5], &a->bincount[b])) { rc = -1; break; }
-      for (int k = 0; k < TOI_CLASS_COUNT; k++) {
-        if (get_u64(r, tok[6 + k], &v)) { rc = -1; break; }
-        a->bincls[b * TOI_CLASS_COUNT + k] = v;
-      }
-      if (rc) break;
-    } else if (!strcmp(tok[0], "stat")) {
-      if (n != 22) { rc = bad(r, "stat record needs 22 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c, &cs)) { rc = -1; break; }
-      if (cs->stat_line) {
-        rc = bad_at(r, r->line, "a second 'stat %s %s' record (the first is on line %ld)", tok[1], tok[2],
-                    cs->stat_line);
-        break;
-      }
-      cs->stat_line = r->line;
-      uint64_t indom;
-      if (get_u64(r, tok[3], &c->cases) || get_u64(r, tok[4], &indom) ||
-          get_u64(r, tok[5], &c->kind[SCORE_OUT_OF_DOMAIN]) || get_u64(r, tok[6], &c->kind[SCORE_AGREE]) ||
-          get_u64(r, tok[7], &c->kind[SCORE_MISSED]) || get_u64(r, tok[8], &c->kind[SCORE_GHOST]) ||
-          get_u64(r, tok[9], &c->kind[SCORE_OTHER]) || get_u64(r, tok[10], &c->timed) ||
-          get_u64(r, tok[15], &c->kinf) || get_double(r, tok[17], &c->max_ulp) ||
-          get_double(r, tok[18], &c->max_bits) || get_double(r, tok[19], &c->kmin) ||
-          get_double(r, tok[20], &c->kmax) || get_double(r, tok[21], &c->max_ratio)) {
-        rc = -1;
-        break;
-      }
-      if (indom > c->cases || c->cases - indom != c->kind[SCORE_OUT_OF_DOMAIN]) {
-        rc = bad(r, "IN_DOMAIN + OUT_OF_DOMAIN differs from CASES", NULL);
-        break;
-      }
-      /* The maxima are written twice, for people and exactly: the two must agree. */
-      static const char *const names[5] = {"MAX_ULP", "MAX_BITS", "KAPPA_MIN", "KAPPA_MAX", "MAX_RATIO"};
-      static const int field[5] = {11, 12, 13, 14, 16};
-      const double hex[5] = {c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio};
-      for (int k = 0; k < 5 && !rc; k++)
-        if (!printed_as(tok[field[k]], 6, hex[k]))
-          rc = bad_at(r, r->line, "%s '%s' is not %s_HEX '%s' (%.6g)", names[k], tok[field[k]], names[k],
-                      tok[17 + k], hex[k]);
-      if (rc) break;
-    } else if (!strcmp(tok[0], "hist") || !strcmp(tok[0], "khist")) {
-      int k = tok[0][0] == 'k';
-      uint64_t h, v;
-      if (n != 7) { rc = bad(r, "histogram record needs 7 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[3], &h) || get_u64(r, tok[6], &v)) { rc = -1; break; }
-      if (h >= (uint64_t)(k ? SWEEP_KBINS : SWEEP_HBINS)) { rc = bad(r, "histogram bin out of range:", tok[3]); break; }
-      if (mark(k ? cs->khist : cs->hist, (unsigned)h)) {
-        rc = bad_at(r, r->line, "a second '%s %s %s %s' record", tok[0], tok[1], tok[2], tok[3]);
-        break;
-      }
-      if (v == 0) { rc = bad(r, "a zero count (empty histogram bins are not written)", NULL); break; }
-      double lo, hi;
-      if (k)
-        khist_edges((int)h, &lo, &hi);
-      else
-        hist_edges((int)h, &lo, &hi);
-      if (!printed_as(tok[4], 17, lo) || !printed_as(tok[5], 17, hi)) {
-        rc = bad_at(r, r->line, "edges '%s %s' are not those of %s bin %d (%.17g %.17g)", tok[4], tok[5], tok[0],
-                    (int)h, lo, hi);
-        break;
-      }
-      if (k) c->khist[h] = v;
-      else c->hist[h] = v;
-    } else if (!strcmp(tok[0], "confusion")) {
-      uint64_t v;
-      if (n != 6) { rc = bad(r, "confusion record needs 6 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[5], &v)) { rc = -1; break; }
-      int e = toi_class_parse(tok[3]), w = toi_class_parse(tok[4]);
-      if (e < 0 || w < 0) { rc = bad(r, "unknown class", NULL); break; }
-      if (mark(cs->confusion, (unsigned)(e * TOI_CLASS_COUNT + w))) {
-        rc = bad_at(r, r->line, "a second 'confusion %s %s %s %s' record", tok[1], tok[2], tok[3], tok[4]);
-        break;
-      }
-      if (v == 0) { rc = bad(r, "a zero count (empty confusion entries are not written)", NULL); break; }
-      c->confusion[e][w] = v;
-    } else {
-      if (n < 10) { rc = bad(r, "witness record needs at least 10 fields", NULL); break; }
-      if (get_cell(r, m, a, tok, &c, &cs)) { rc = -1; break; }
-      int w = -1;
-      for (int k = 0; k < SW_WHAT_COUNT; k++)
-        if (!strcmp(tok[3], what_names[k])) w = k;
-      if (w < 0) { rc = bad(r, "unknown witness kind:", tok[3]); break; }
-      if (cs->witness_line[w]) {
-        rc = bad_at(r, r->line, "a second '%s' witness of %s bin %s (the first is on line %ld)", tok[3], tok[1],
-                    tok[2], cs->witness_line[w]);
-        break;
-      }
-      cs->witness_line[w] = r->line;
-      sweep_witness *x = &c->w[w];
-      if (get_u64(r, tok[4], &x->index) || get_double(r, tok[7], &x->value) ||
-          get_double(r, tok[8], &x->aux)) {
-        rc = -1;
-        break;
-      }
-      if (x->index < m->start || x->index >= m->end) {
-        rc = bad_at(r, r->line, "witness INDEX %" PRIu64 " outside the range %" PRIu64 " .. %" PRIu64, x->index,
-                    m->start, m->end);
-        break;
-      }
-      if (!printed_as(tok[5], 6, x->value) || !printed_as(tok[6], 6, x->aux)) {
-        rc = bad_at(r, r->line, "VALUE AUX '%s %s' are not VALUE_HEX AUX_HEX '%s %s' (%.6g %.6g)", tok[5], tok[6],
-                    tok[7], tok[8], x->value, x->aux);
-        break;
-      }
-      /* The case line is the rest of the original line from field 10 on. */
-      const char *p = copy;
-      for (int k = 0; k < 9; k++) {
-        p += strspn(p, " \t");
-        p += strcspn(p, " \t");
-      }
-      p += strspn(p, " \t");
-      char caseline[1024];
-      size_t l = strcspn(p, "\r\n");
-      if (l >= sizeof caseline) { rc = bad(r, "witness case line too long", NULL); break; }
-      memcpy(caseline, p, l);
-      caseline[l] = 0;
-      int field = 0;
-      char msg[160];
-      if (toi_parse_case_line(&x->c, caseline, &field, msg, sizeof msg)) {
-        char m2[200];
-        snprintf(m2, sizeof m2, "witness case, field %d: %s", field, msg);
-        rc = bad(r, m2, NULL);
-        break;
-      }
-      x->set = 1;
     }
   }
   if (!rc && ferror(f)) rc = bad(r, "read error", NULL);
-  if (!rc && stage < 5) {
+  if (!rc && stage < HEADER_LINES) {
     r->line++;
     rc = bad(r, "unexpected end of file: header incomplete", NULL);
   }
@@ -642,134 +708,181 @@ static int scores_fit(const sweep_cell *c, const uint64_t *row, uint64_t ood_row
    out-of-domain cases, a solver's leave out the cases it declined. */
 enum { COLUMN_EITHER, COLUMN_FORMULATION, COLUMN_SOLVER };
 
-static int bad_cell(const reader *r, long line, const char *form, size_t b, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int bad_cell(const reader *r, long line, const char *form, size_t b, const char *fmt, ...) {
+/* A cell (formulation, bin) under check, and where its messages point. */
+typedef struct cell_check {
+  const reader *r;
+  const sweep_cell *c;
+  const cell_seen *cs;
+  const char *form;
+  size_t b;
+  long at; /* the line of its stat record */
+} cell_check;
+
+/* "FILE:LINE: FORM bin B: message". Returns -1. */
+static int bad_cell(const cell_check *k, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_cell(const cell_check *k, long line, const char *fmt, ...) {
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return bad_at(r, line, "%s bin %zu: %s", form, b, msg);
+  return bad_at(k->r, line, "%s bin %zu: %s", k->form, k->b, msg);
+}
+
+/* CASES is the bin's; the kinds sum to IN_DOMAIN; TIMED <= AGREE. */
+static int check_counts(const cell_check *k, const sweep_acc *a) {
+  const sweep_cell *c = k->c;
+  size_t b = k->b;
+  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN]; /* no wrap: checked on reading */
+  if (c->cases != a->bincount[b])
+    return bad_cell(k, k->at, "CASES %" PRIu64 " differs from the bin's CASES %" PRIu64, c->cases, a->bincount[b]);
+  uint64_t scored = 0;
+  for (int s = SCORE_AGREE; s <= SCORE_OTHER; s++)
+    if (add_count(&scored, c->kind[s])) return bad_cell(k, k->at, "AGREE + MISSED + GHOST + OTHER overflows");
+  if (scored != indom)
+    return bad_cell(k, k->at, "AGREE + MISSED + GHOST + OTHER = %" PRIu64 " differs from IN_DOMAIN %" PRIu64, scored,
+                    indom);
+  if (c->timed > c->kind[SCORE_AGREE])
+    return bad_cell(k, k->at, "TIMED %" PRIu64 " exceeds AGREE %" PRIu64 " (only agreeing cases are timed)",
+                    c->timed, c->kind[SCORE_AGREE]);
+  return 0;
+}
+
+/* The end bins of a cell's histograms: the highest hist bin, the lowest and
+   highest finite khist bins (-1: none). */
+typedef struct end_bins {
+  int htop, klo, khi;
+} end_bins;
+
+/* Every timed case has a ULP error, bits of error and a kappa, none NaN (its
+   root exists), so each lands in a histogram bin. */
+static int check_hists(const cell_check *k, end_bins *e) {
+  const sweep_cell *c = k->c;
+  uint64_t nh = 0, nk = 0;
+  *e = (end_bins){-1, -1, -1};
+  for (int h = 0; h < SWEEP_HBINS; h++) {
+    if (add_count(&nh, c->hist[h])) return bad_cell(k, k->at, "the hist counts overflow");
+    if (c->hist[h]) e->htop = h;
+  }
+  if (nh != c->timed)
+    return bad_cell(k, k->at, "the hist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nh, c->timed);
+  for (int j = 0; j < SWEEP_KBINS; j++) {
+    if (add_count(&nk, c->khist[j])) return bad_cell(k, k->at, "the khist counts overflow");
+    if (c->khist[j] && j < SWEEP_KBINS - 1) {
+      if (e->klo < 0) e->klo = j;
+      e->khi = j;
+    }
+  }
+  if (nk != c->timed)
+    return bad_cell(k, k->at, "the khist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nk, c->timed);
+  if (c->kinf != c->khist[SWEEP_KBINS - 1])
+    return bad_cell(k, k->at, "KAPPA_INF %" PRIu64 " differs from the count of khist bin %d (%" PRIu64 ")", c->kinf,
+                    SWEEP_KBINS - 1, c->khist[SWEEP_KBINS - 1]);
+  return 0;
+}
+
+/* The maxima are over the histograms' cases, so they lie in their end bins. */
+static int check_maxima(const cell_check *k, const end_bins *e) {
+  const sweep_cell *c = k->c;
+  if (!c->timed != !!isnan(c->max_ulp) || !c->timed != !!isnan(c->max_bits))
+    return bad_cell(k, k->at, "MAX_ULP and MAX_BITS must be nan exactly when TIMED is 0");
+  if (c->timed && (sweep_ulp_bin(c->max_ulp) != e->htop || !(c->max_bits >= 0)))
+    return bad_cell(k, k->at, "MAX_ULP %a (bin %d) is not in the highest hist bin %d, or MAX_BITS %a < 0",
+                    c->max_ulp, sweep_ulp_bin(c->max_ulp), e->htop, c->max_bits);
+  uint64_t finite = c->timed - c->kinf; /* timed cases with a finite kappa */
+  if (!finite != !!isnan(c->kmin) || !finite != !!isnan(c->kmax))
+    return bad_cell(k, k->at, "KAPPA_MIN and KAPPA_MAX must be nan exactly when no timed kappa is finite");
+  if (finite && (sweep_kappa_bin(c->kmin) != e->klo || sweep_kappa_bin(c->kmax) != e->khi || !(c->kmin <= c->kmax)))
+    return bad_cell(k, k->at,
+                    "KAPPA_MIN %a and KAPPA_MAX %a are not in the lowest and highest finite khist bins %d and %d",
+                    c->kmin, c->kmax, e->klo, e->khi);
+  /* A ratio needs a finite kappa; a ULP error of 0 has ratio 0. */
+  if (!isnan(c->max_ratio) && (!finite || !(c->max_ratio >= 0) || (c->max_ulp == 0 && c->max_ratio != 0)))
+    return bad_cell(k, k->at, "MAX_RATIO %a does not fit KAPPA_MIN %a and MAX_ULP %a", c->max_ratio, c->kmin,
+                    c->max_ulp);
+  return 0;
+}
+
+/* Each scored case has one confusion record entry (exact class, verdict);
+   *column gets what the counts say of the column. */
+static int check_confusion(const cell_check *k, const sweep_acc *a, int reverse, int tmax, int *column) {
+  const sweep_cell *c = k->c;
+  size_t b = k->b;
+  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN];
+  uint64_t total = 0, row[TOI_CLASS_COUNT] = {0};
+  for (int e = 0; e < TOI_CLASS_COUNT; e++)
+    for (int v = 0; v < TOI_CLASS_COUNT; v++) {
+      if (add_count(&total, c->confusion[e][v])) return bad_cell(k, k->at, "the confusion counts overflow");
+      row[e] += c->confusion[e][v];
+    }
+  for (int e = 0; e < TOI_CLASS_COUNT; e++)
+    if (row[e] > a->bincls[b * TOI_CLASS_COUNT + e])
+      return bad_cell(k, k->at, "the confusion records count %" PRIu64 " cases of exact class %s, the bin has %" PRIu64,
+                      row[e], toi_class_name((toi_class)e), a->bincls[b * TOI_CLASS_COUNT + e]);
+  if (total != c->cases && total != indom)
+    return bad_cell(k, k->at,
+                    "the confusion counts sum to %" PRIu64 ", neither CASES %" PRIu64
+                    " (a formulation's) nor IN_DOMAIN %" PRIu64 " (a solver's)",
+                    total, c->cases, indom);
+  *column = total == indom ? (total == c->cases ? COLUMN_EITHER : COLUMN_SOLVER) : COLUMN_FORMULATION;
+  if (!scores_fit(c, row, total - indom, reverse, tmax))
+    return bad_cell(k, k->at, "AGREE, MISSED, GHOST, OTHER and TIMED do not fit the confusion records");
+  return 0;
+}
+
+/* The misclass witness: VALUE is the case's score kind, AUX its verdict; some
+   entry with that verdict must hold a case of that kind. */
+static int check_misclass(const cell_check *k, int reverse, int tmax) {
+  const sweep_cell *c = k->c;
+  double kv = c->w[SW_MISCLASS].value, vv = c->w[SW_MISCLASS].aux;
+  int found = 0;
+  if ((kv == SCORE_MISSED || kv == SCORE_GHOST || kv == SCORE_OTHER) && c->kind[(int)kv] > 0 && vv >= 0 &&
+      vv < TOI_CLASS_COUNT && vv == (int)vv)
+    for (int e = 0; e < TOI_CLASS_COUNT; e++)
+      found |= c->confusion[e][(int)vv] && (entry_scores(e, (int)vv, reverse, tmax) >> (int)kv & 1);
+  if (!found)
+    return bad_cell(k, k->cs->witness_line[SW_MISCLASS],
+                    "the misclass witness (kind %a, verdict %a) fits no confusion record", kv, vv);
+  return 0;
+}
+
+/* The witnesses: each where the accumulator offers one, at its maximum. */
+static int check_witnesses(const cell_check *k, int reverse, int tmax) {
+  const sweep_cell *c = k->c;
+  const sweep_witness *w = c->w;
+  const long *wline = k->cs->witness_line;
+  const int want[SW_WHAT_COUNT] = {c->timed > 0, !isnan(c->max_ratio),
+                                   c->kind[SCORE_MISSED] + c->kind[SCORE_GHOST] + c->kind[SCORE_OTHER] > 0};
+  static const char *const why[SW_WHAT_COUNT] = {"TIMED > 0", "MAX_RATIO is not nan", "MISSED + GHOST + OTHER > 0"};
+  for (int i = 0; i < SW_WHAT_COUNT; i++)
+    if (w[i].set != want[i])
+      return w[i].set ? bad_cell(k, wline[i], "a %s witness, but not %s", what_names[i], why[i])
+                      : bad_cell(k, k->at, "no %s witness, but %s", what_names[i], why[i]);
+  if (w[SW_MAX_ULP].set && (w[SW_MAX_ULP].value != c->max_ulp || !(w[SW_MAX_ULP].aux <= c->max_bits)))
+    return bad_cell(k, wline[SW_MAX_ULP],
+                    "the max_ulp witness (VALUE %a, AUX %a) is not at MAX_ULP %a within MAX_BITS %a",
+                    w[SW_MAX_ULP].value, w[SW_MAX_ULP].aux, c->max_ulp, c->max_bits);
+  if (w[SW_MAX_RATIO].set && (w[SW_MAX_RATIO].value != c->max_ratio || !(w[SW_MAX_RATIO].aux >= c->kmin) ||
+                              !(w[SW_MAX_RATIO].aux <= c->kmax)))
+    return bad_cell(k, wline[SW_MAX_RATIO],
+                    "the max_ratio witness (VALUE %a, AUX %a) is not at MAX_RATIO %a with a kappa in "
+                    "KAPPA_MIN %a .. KAPPA_MAX %a",
+                    w[SW_MAX_RATIO].value, w[SW_MAX_RATIO].aux, c->max_ratio, c->kmin, c->kmax);
+  if (w[SW_MISCLASS].set) return check_misclass(k, reverse, tmax);
+  return 0;
 }
 
 /* The identities of one cell (formulation j, bin b); *column gets what the
    confusion counts say of the column. */
 static int check_cell(const reader *r, const sweep_meta *m, const sweep_acc *a, size_t j, size_t b, int reverse,
                       int tmax, int *column) {
-  const sweep_cell *c = &a->cells[j * a->nbins + b];
   const cell_seen *cs = &r->seen[j * a->nbins + b];
-  const char *form = m->forms[j];
-  long at = cs->stat_line;
-  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN]; /* no wrap: checked on reading */
-  if (c->cases != a->bincount[b])
-    return bad_cell(r, at, form, b, "CASES %" PRIu64 " differs from the bin's CASES %" PRIu64, c->cases,
-                    a->bincount[b]);
-  uint64_t scored = 0;
-  for (int k = SCORE_AGREE; k <= SCORE_OTHER; k++)
-    if (add_count(&scored, c->kind[k])) return bad_cell(r, at, form, b, "AGREE + MISSED + GHOST + OTHER overflows");
-  if (scored != indom)
-    return bad_cell(r, at, form, b, "AGREE + MISSED + GHOST + OTHER = %" PRIu64 " differs from IN_DOMAIN %" PRIu64,
-                    scored, indom);
-  if (c->timed > c->kind[SCORE_AGREE])
-    return bad_cell(r, at, form, b, "TIMED %" PRIu64 " exceeds AGREE %" PRIu64 " (only agreeing cases are timed)",
-                    c->timed, c->kind[SCORE_AGREE]);
-
-  /* Every timed case has a ULP error, bits of error and a kappa, none NaN
-     (its root exists), so each lands in a histogram bin. */
-  uint64_t nh = 0, nk = 0;
-  int htop = -1, klo = -1, khi = -1;
-  for (int h = 0; h < SWEEP_HBINS; h++) {
-    if (add_count(&nh, c->hist[h])) return bad_cell(r, at, form, b, "the hist counts overflow");
-    if (c->hist[h]) htop = h;
-  }
-  if (nh != c->timed)
-    return bad_cell(r, at, form, b, "the hist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nh, c->timed);
-  for (int k = 0; k < SWEEP_KBINS; k++) {
-    if (add_count(&nk, c->khist[k])) return bad_cell(r, at, form, b, "the khist counts overflow");
-    if (c->khist[k] && k < SWEEP_KBINS - 1) {
-      if (klo < 0) klo = k;
-      khi = k;
-    }
-  }
-  if (nk != c->timed)
-    return bad_cell(r, at, form, b, "the khist counts sum to %" PRIu64 ", not TIMED %" PRIu64, nk, c->timed);
-  if (c->kinf != c->khist[SWEEP_KBINS - 1])
-    return bad_cell(r, at, form, b, "KAPPA_INF %" PRIu64 " differs from the count of khist bin %d (%" PRIu64 ")",
-                    c->kinf, SWEEP_KBINS - 1, c->khist[SWEEP_KBINS - 1]);
-
-  /* The maxima are over the histograms' cases, so they lie in their end bins. */
-  if (!c->timed != !!isnan(c->max_ulp) || !c->timed != !!isnan(c->max_bits))
-    return bad_cell(r, at, form, b, "MAX_ULP and MAX_BITS must be nan exactly when TIMED is 0");
-  if (c->timed && (sweep_ulp_bin(c->max_ulp) != htop || !(c->max_bits >= 0)))
-    return bad_cell(r, at, form, b, "MAX_ULP %a (bin %d) is not in the highest hist bin %d, or MAX_BITS %a < 0",
-                    c->max_ulp, sweep_ulp_bin(c->max_ulp), htop, c->max_bits);
-  uint64_t finite = c->timed - c->kinf;  /* timed cases with a finite kappa */
-  if (!finite != !!isnan(c->kmin) || !finite != !!isnan(c->kmax))
-    return bad_cell(r, at, form, b, "KAPPA_MIN and KAPPA_MAX must be nan exactly when no timed kappa is finite");
-  if (finite && (sweep_kappa_bin(c->kmin) != klo || sweep_kappa_bin(c->kmax) != khi || !(c->kmin <= c->kmax)))
-    return bad_cell(r, at, form, b,
-                    "KAPPA_MIN %a and KAPPA_MAX %a are not in the lowest and highest finite khist bins %d and %d",
-                    c->kmin, c->kmax, klo, khi);
-  /* A ratio needs a finite kappa; a ULP error of 0 has ratio 0. */
-  if (!isnan(c->max_ratio) && (!finite || !(c->max_ratio >= 0) || (c->max_ulp == 0 && c->max_ratio != 0)))
-    return bad_cell(r, at, form, b, "MAX_RATIO %a does not fit KAPPA_MIN %a and MAX_ULP %a", c->max_ratio, c->kmin,
-                    c->max_ulp);
-
-  /* Each scored case has one confusion record entry (exact class, verdict). */
-  uint64_t total = 0, row[TOI_CLASS_COUNT] = {0};
-  for (int e = 0; e < TOI_CLASS_COUNT; e++)
-    for (int v = 0; v < TOI_CLASS_COUNT; v++) {
-      if (add_count(&total, c->confusion[e][v])) return bad_cell(r, at, form, b, "the confusion counts overflow");
-      row[e] += c->confusion[e][v];
-    }
-  for (int e = 0; e < TOI_CLASS_COUNT; e++)
-    if (row[e] > a->bincls[b * TOI_CLASS_COUNT + e])
-      return bad_cell(r, at, form, b,
-                      "the confusion records count %" PRIu64 " cases of exact class %s, the bin has %" PRIu64, row[e],
-                      toi_class_name((toi_class)e), a->bincls[b * TOI_CLASS_COUNT + e]);
-  if (total != c->cases && total != indom)
-    return bad_cell(r, at, form, b,
-                    "the confusion counts sum to %" PRIu64 ", neither CASES %" PRIu64
-                    " (a formulation's) nor IN_DOMAIN %" PRIu64 " (a solver's)",
-                    total, c->cases, indom);
-  *column = total == indom ? (total == c->cases ? COLUMN_EITHER : COLUMN_SOLVER) : COLUMN_FORMULATION;
-  if (!scores_fit(c, row, total - indom, reverse, tmax))
-    return bad_cell(r, at, form, b, "AGREE, MISSED, GHOST, OTHER and TIMED do not fit the confusion records");
-
-  /* The witnesses: each where the accumulator offers one, at its maximum. */
-  const sweep_witness *w = c->w;
-  const int want[SW_WHAT_COUNT] = {c->timed > 0, !isnan(c->max_ratio),
-                                   c->kind[SCORE_MISSED] + c->kind[SCORE_GHOST] + c->kind[SCORE_OTHER] > 0};
-  static const char *const why[SW_WHAT_COUNT] = {"TIMED > 0", "MAX_RATIO is not nan", "MISSED + GHOST + OTHER > 0"};
-  for (int k = 0; k < SW_WHAT_COUNT; k++)
-    if (w[k].set != want[k])
-      return w[k].set ? bad_cell(r, cs->witness_line[k], form, b, "a %s witness, but not %s", what_names[k], why[k])
-                      : bad_cell(r, at, form, b, "no %s witness, but %s", what_names[k], why[k]);
-  if (w[SW_MAX_ULP].set && (w[SW_MAX_ULP].value != c->max_ulp || !(w[SW_MAX_ULP].aux <= c->max_bits)))
-    return bad_cell(r, cs->witness_line[SW_MAX_ULP], form, b,
-                    "the max_ulp witness (VALUE %a, AUX %a) is not at MAX_ULP %a within MAX_BITS %a",
-                    w[SW_MAX_ULP].value, w[SW_MAX_ULP].aux, c->max_ulp, c->max_bits);
-  if (w[SW_MAX_RATIO].set && (w[SW_MAX_RATIO].value != c->max_ratio || !(w[SW_MAX_RATIO].aux >= c->kmin) ||
-                              !(w[SW_MAX_RATIO].aux <= c->kmax)))
-    return bad_cell(r, cs->witness_line[SW_MAX_RATIO], form, b,
-                    "the max_ratio witness (VALUE %a, AUX %a) is not at MAX_RATIO %a with a kappa in "
-                    "KAPPA_MIN %a .. KAPPA_MAX %a",
-                    w[SW_MAX_RATIO].value, w[SW_MAX_RATIO].aux, c->max_ratio, c->kmin, c->kmax);
-  if (w[SW_MISCLASS].set) {
-    /* VALUE is the case's score kind, AUX its verdict: some entry with that
-       verdict must hold a case of that kind. */
-    double kv = w[SW_MISCLASS].value, vv = w[SW_MISCLASS].aux;
-    int found = 0;
-    if ((kv == SCORE_MISSED || kv == SCORE_GHOST || kv == SCORE_OTHER) && c->kind[(int)kv] > 0 && vv >= 0 &&
-        vv < TOI_CLASS_COUNT && vv == (int)vv)
-      for (int e = 0; e < TOI_CLASS_COUNT; e++)
-        found |= c->confusion[e][(int)vv] && (entry_scores(e, (int)vv, reverse, tmax) >> (int)kv & 1);
-    if (!found)
-      return bad_cell(r, cs->witness_line[SW_MISCLASS], form, b,
-                      "the misclass witness (kind %a, verdict %a) fits no confusion record", kv, vv);
-  }
-  return 0;
+  const cell_check k = {r, &a->cells[j * a->nbins + b], cs, m->forms[j], b, cs->stat_line};
+  end_bins e;
+  if (check_counts(&k, a) || check_hists(&k, &e) || check_maxima(&k, &e) ||
+      check_confusion(&k, a, reverse, tmax, column))
+    return -1;
+  return check_witnesses(&k, reverse, tmax);
 }
 
 /* The checks that need the whole file. */
@@ -821,21 +934,21 @@ static int check_result(const reader *r, const sweep_meta *m, const sweep_acc *a
   return 0;
 }
 
-int sweep_read(const char *path, sweep_meta *m, sweep_acc *a) {
+int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg) {
   memset(m, 0, sizeof *m);
   memset(a, 0, sizeof *a);
+  reader r = {path, 0, -1, NULL, NULL, msg};
   FILE *f = fopen(path, "r");
   if (!f) {
-    cli_error("%s: %s", path, strerror(errno));
+    say(&r, "%s: %s", path, strerror(errno));
     return -2;
   }
   struct stat st;
   if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    cli_error("%s: is a directory, not a sweep result", path);
+    say(&r, "%s: is a directory, not a sweep result", path);
     fclose(f);
     return -2;
   }
-  reader r = {path, 0, -1, NULL, NULL};
   int rc = read_body(&r, f, m, a);
   if (rc && ferror(f)) rc = -2; /* the read failed, not the file's content */
   if (!rc) rc = check_result(&r, m, a);

@@ -355,7 +355,7 @@ int cmd_hunt(int argc, char **argv) {
     sa.quiet = quiet;
     sa.out = out;
     int rc = hunt_solver(&sa);
-    solver_quota_report(sa.s.name, &quota);
+    solver_quota_report(sa.s.name, &quota, &cli_msg_stderr);
     return rc;
   }
   return hunt_formulation(f, &o, budget, keep, jobs, quiet, out);

@@ -79,7 +79,7 @@ int cmd_merge(int argc, char **argv) {
   }
   int rc = EXIT_OK;
   for (int i = 0; i < n && rc == EXIT_OK; i++) {
-    int r = sweep_read(in[i].path, &in[i].m, &in[i].a);
+    int r = sweep_read(in[i].path, &in[i].m, &in[i].a, &cli_msg_stderr);
     if (r) rc = r == -2 ? EXIT_RUNTIME : EXIT_INPUT;
   }
   if (rc == EXIT_OK) {

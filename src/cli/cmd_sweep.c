@@ -689,7 +689,7 @@ int cmd_sweep(int argc, char **argv) {
       const solver_tally *t = &tally[k];
       if (t->shown > FAILURES_SHOWN)
         cli_error("solver %s: %" PRIu64 " more failed cases not shown", sv.v[k].name, t->shown - FAILURES_SHOWN);
-      solver_quota_report(sv.v[k].name, &t->quota);
+      solver_quota_report(sv.v[k].name, &t->quota, &cli_msg_stderr);
       if (t->failed || t->declined)
         cli_error("solver %s: %" PRIu64 " failed and %" PRIu64
                   " declined cases not scored (counted in OUT_OF_DOMAIN)",
