@@ -3,19 +3,20 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
+CXX ?= c++
 CFLAGS ?= -O2 -g
 # Project-mandatory flags: kept apart so `make CFLAGS=...` cannot drop them.
 # -fno-tree-slp-vectorize: GCC 12 has been seen to emit packed fused
 # multiply-adds from straight-line code in FMA-targeted functions despite
 # -ffp-contract=off; formulations must compute exactly the operations written.
-# Layers, bottom up: include/toibench (public API), src/core, src/formulations
-# and reference, src/sim, src/bench, src/cli. See HACKING.md.
-LIB_DIRS := src/core src/formulations reference reference/mpfr reference/fast src/sim src/bench
-TOI_INC := -Iinclude/toibench $(addprefix -I,$(LIB_DIRS)) -Isrc/cli
-TOI_CFLAGS := $(TOI_INC) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+TOI_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
               -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize -pthread -MMD -MP
 BUILD := build
 GIT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The library's version is TOI_VERSION in include/toibench/toi.h; the SONAME
+# carries its first number.
+VERSION := $(shell sed -n 's/^\#define TOI_VERSION "\(.*\)"/\1/p' include/toibench/toi.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
 PKGS := mpfr gmp criterion
 # Evaluated lazily so that flags are read after `deps` has installed them.
@@ -23,27 +24,60 @@ MPFR_CFLAGS = $(shell pkg-config --cflags mpfr gmp 2>/dev/null)
 MPFR_LIBS = $(or $(shell pkg-config --libs mpfr gmp 2>/dev/null),-lmpfr -lgmp)
 CRIT_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 CRIT_LIBS = $(or $(shell pkg-config --libs criterion 2>/dev/null),-lcriterion)
+SYS_LIBS := -lm -ldl -pthread
 
-LIB_SRC := $(foreach d,src/core src/formulations src/sim src/bench,$(wildcard $(d)/*.c))
-REF_SRC := $(foreach d,reference reference/mpfr reference/fast,$(wildcard $(d)/*.c))
+# ---- layers: each folder's objects see only their own headers and those of the layers below ----
+# include/toibench (public API) <- src/core <- src/formulations, reference <- src/sim <- src/bench
+# <- src/cli. See HACKING.md.
+INC_core := include/toibench src/core
+INC_formulations := $(INC_core) src/formulations
+INC_reference := $(INC_core) reference reference/mpfr reference/fast
+INC_sim := $(INC_core) src/formulations reference src/sim
+# src/cli in src/bench is transitional: a few bench files still include cli.h.
+INC_bench := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench src/cli
+INC_cli := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench src/cli
+INC_tests := $(INC_cli) tests/support
+
+# `private`: a prerequisite built for one of these targets does not inherit its flags.
+$(BUILD)/src/core/%.o: private LAYER_INC := $(INC_core)
+$(BUILD)/src/formulations/%.o: private LAYER_INC := $(INC_formulations)
+$(BUILD)/reference/%.o: private LAYER_INC := $(INC_reference)
+$(BUILD)/src/sim/%.o: private LAYER_INC := $(INC_sim)
+$(BUILD)/src/bench/%.o: private LAYER_INC := $(INC_bench)
+$(BUILD)/src/cli/%.o: private LAYER_INC := $(INC_cli)
+$(BUILD)/tests/%.o: private LAYER_INC := $(INC_tests)
+$(BUILD)/bench_fastref: private LAYER_INC := $(INC_cli)
+# Only the reference (and the tests and benchmarks that check it) use MPFR and GMP.
+$(BUILD)/reference/%.o $(BUILD)/tests/%.o $(BUILD)/bench_fastref: private LAYER_CFLAGS = $(MPFR_CFLAGS)
+
+# The library: every object below src/cli, position-independent so that the
+# same objects make the archive and the shared library.
+LIB_DIRS := src/core src/formulations src/sim src/bench reference reference/mpfr reference/fast
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-REF_OBJ := $(REF_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+$(LIB_OBJ): private LAYER_PIC := -fPIC -fno-semantic-interposition
 
+LIBTOIBENCH_A := $(BUILD)/libtoibench.a
+LIBTOIBENCH_SO := $(BUILD)/libtoibench.so
+SONAME := libtoibench.so.$(SOMAJOR)
+LIBTOIBENCH_SO_REAL := $(BUILD)/libtoibench.so.$(VERSION)
 TOIBENCH := $(BUILD)/toibench
-LIBTOI := $(BUILD)/libtoi.a
-LIBREF := $(BUILD)/libtoiref.a
 TESTBIN := $(BUILD)/toitest
 
 APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config
 
-.PHONY: all deps check-deps test report bench install uninstall clean help
+.PHONY: all libs deps check-deps test test-install examples engines engine-deps engine-libs report bench \
+        install uninstall clean help
 
-## all: build build/toibench, build/libtoi.a and build/libtoiref.a
-all: $(TOIBENCH) $(LIBTOI) $(LIBREF)
+## all: build build/toibench, build/libtoibench.a and build/libtoibench.so
+all: $(TOIBENCH) libs
+
+## libs: build build/libtoibench.a and build/libtoibench.so.VERSION (SONAME libtoibench.so.MAJOR) with its links
+libs: $(LIBTOIBENCH_A) $(LIBTOIBENCH_SO)
 
 ## deps: install missing Debian packages (apt-get as root, else print the command)
 deps:
@@ -60,52 +94,72 @@ deps:
 	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
 	fi
 
+## check-deps: run `make deps` when pkg-config or gnuplot says something is missing
 check-deps:
 	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null 2>&1; then :; \
 	else $(MAKE) --no-print-directory deps; fi
 
+COMPILE = $(CC) $(CFLAGS) $(TOI_CFLAGS) $(LAYER_PIC) $(addprefix -I,$(LAYER_INC)) $(LAYER_CFLAGS)
+
 $(BUILD)/%.o: %.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -c $< -o $@
+	$(COMPILE) -c $< -o $@
 
 # The report names the version and flags it was built with: rebuilt when a
 # commit or checkout changes what git describe says.
 $(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
+	$(COMPILE) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
-	  -DTOI_SOURCE_DIR='"$(abspath .)"' -Itests/support -c $< -o $@
+	$(COMPILE) $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
+	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
 
-$(LIBTOI): $(LIB_OBJ)
+$(LIBTOIBENCH_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIBREF): $(REF_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+# Transitional: while src/bench still calls cli_* functions defined in
+# src/cli/cli.c, the shared library is linked without --no-undefined and says
+# which symbols it lacks; once none is left, every symbol must resolve.
+SO_NEEDS_CLI = $(sort $(shell nm -u $(LIB_OBJ) | awk '$$2 ~ /^cli_/ {print $$2}'))
+NO_UNDEFINED := -Wl,--no-undefined
+$(LIBTOIBENCH_SO_REAL): $(LIB_OBJ)
+	@$(if $(SO_NEEDS_CLI),echo "$@: linked without --no-undefined: still needs $(SO_NEEDS_CLI) (src/cli)")
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) $(if $(SO_NEEDS_CLI),,$(NO_UNDEFINED)) -o $@ $^ \
+	  $(MPFR_LIBS) $(SYS_LIBS)
 
-$(TOIBENCH): $(CLI_OBJ) $(LIBREF) $(LIBTOI)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm -ldl
+$(LIBTOIBENCH_SO): $(LIBTOIBENCH_SO_REAL)
+	ln -sf $(notdir $<) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
-# Tests link the command-line modules too (scoring, sweeps), all but main().
+# The command and the tests link the archive: the binary needs no installed library.
+$(TOIBENCH): $(CLI_OBJ) $(LIBTOIBENCH_A)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
+
+# Tests link the command-line modules too, all but main().
 CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
 
 # The solver tests run deliberately broken solvers and the examples.
 TEST_SOLVERS := $(BUILD)/tests/solvers/misbehave_cmd $(BUILD)/tests/solvers/misbehave_plugin.so \
                 $(BUILD)/tests/solvers/wrong_abi_plugin.so
-EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so
+EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so $(BUILD)/examples/score_solver
 
 $(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES)
-$(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
+$(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(TOIBENCH)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(CRIT_LIBS) \
+	  $(SYS_LIBS)
 
-## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
-test: $(TESTBIN) | check-deps
+## test: build everything, run the Criterion suite (TOI_TEST_SCALE multiplies iteration counts), then test-install
+test: $(TESTBIN) libs | check-deps
 	$(TESTBIN) -j2 --short-filename
+	@$(MAKE) --no-print-directory test-install
+
+## test-install: install into a temporary prefix under build/, build examples/score_solver.c with pkg-config alone (shared and static), run it, uninstall
+test-install: all
+	MAKE="$(MAKE)" CC="$(CC)" sh tests/test_install.sh
 
 $(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
 	@mkdir -p $(dir $@)
@@ -115,9 +169,7 @@ $(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c include/toibench/to
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Iinclude/toibench -Iexamples/solver_c -o $@ $< -lm
 
-.PHONY: examples engines engine-deps engine-libs engine-node
-
-## examples: build the example solvers: build/examples/solver_c (subprocess) and example_plugin.so
+## examples: build the examples: build/examples/solver_c (subprocess), example_plugin.so, score_solver (library API)
 examples: $(EXAMPLES)
 
 $(BUILD)/examples/solver_c: examples/solver_c/solver.c examples/solver_c/ball_toi.h
@@ -128,28 +180,89 @@ $(BUILD)/examples/example_plugin.so: examples/solver_c/plugin.c examples/solver_
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Iinclude/toibench -o $@ $< -lm
 
-# Engines: Debian's libraries (Bullet ships float and float64 builds), npm's packages.
-ENGINE_APT := libchipmunk-dev libbox2d-dev libbullet-dev libgsl-dev
+# A user's program, built against the tree as it would be against an installed
+# copy (<toibench/...> headers); test-install builds it with pkg-config alone.
+$(BUILD)/examples/score_solver: examples/score_solver.c $(LIBTOIBENCH_A) $(wildcard include/toibench/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -Wextra -Iinclude -o $@ $< $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
+
+# ---- engines: one folder per adapter, engines/NAME/engine.mk ----
+# An engine.mk sets, all optional:
+#   ENGINE_APT   Debian packages it needs (make engines installs them)
+#   ENGINE_CMD   commands it needs, as COMMAND:DEBIAN_PACKAGE
+#   ENGINE_SRC   the adapter's source (default: engines/NAME/adapter.c or adapter.cpp)
+#   ENGINE_PC    pkg-config packages giving its compile and link flags
+#   ENGINE_CFLAGS, ENGINE_LIBS  further compile and link flags
+#   ENGINE_NPM   node scripts instead of a source: npm ci from the folder's
+#                package-lock.json, and their --manifest lines as NAME.solvers
+# It builds build/engines/NAME.so (or NAME.solvers), the file name the engine
+# registry scans build/engines/ for. `make engines ENGINES="box2d gsl"` builds some.
 ENGINE_DIR := $(BUILD)/engines
+ENGINES := $(patsubst engines/%/engine.mk,%,$(wildcard engines/*/engine.mk))
 ENGINE_FLAGS := -O2 -g -Wall -Wextra -ffp-contract=off -fPIC -shared -Iinclude/toibench -Iengines
-ENGINE_LIBS := $(ENGINE_DIR)/chipmunk.so $(ENGINE_DIR)/gsl.so $(ENGINE_DIR)/box2d.so $(ENGINE_DIR)/bullet.so \
-               $(ENGINE_DIR)/bullet64.so
 ENGINE_HDRS := engines/engine_common.h include/toibench/toi_solver.h
-NODE_STAMP := engines/node/node_modules/.package-lock.json
 
-## engines: install the engines' Debian and npm packages, build their adapters under build/engines/
+define engine_load
+ENGINE_APT :=
+ENGINE_CMD :=
+ENGINE_SRC := $$(wildcard engines/$(1)/adapter.c engines/$(1)/adapter.cpp)
+ENGINE_PC :=
+ENGINE_CFLAGS :=
+ENGINE_LIBS :=
+ENGINE_NPM :=
+include engines/$(1)/engine.mk
+ENGINE_$(1)_APT := $$(ENGINE_APT)
+ENGINE_$(1)_CMD := $$(ENGINE_CMD)
+ENGINE_$(1)_SRC := $$(ENGINE_SRC)
+ENGINE_$(1)_PC := $$(ENGINE_PC)
+ENGINE_$(1)_CFLAGS := $$(ENGINE_CFLAGS)
+ENGINE_$(1)_LIBS := $$(ENGINE_LIBS)
+ENGINE_$(1)_NPM := $$(ENGINE_NPM)
+ENGINE_$(1)_OUT := $(ENGINE_DIR)/$(1).$$(if $$(ENGINE_NPM),solvers,so)
+endef
+$(foreach e,$(ENGINES),$(eval $(call engine_load,$(e))))
+
+# A C or C++ adapter: one shared library. pkg-config runs when the recipe does,
+# after engine-deps has installed the packages.
+define engine_so_rule
+$(ENGINE_DIR)/$(1).so: $(ENGINE_$(1)_SRC) $(ENGINE_HDRS) engines/$(1)/engine.mk
+	@mkdir -p $$(dir $$@)
+	$(if $(filter %.cpp,$(ENGINE_$(1)_SRC)),$$(CXX) -std=c++11,$$(CC) -std=c11) $$(ENGINE_FLAGS) \
+	  $(ENGINE_$(1)_CFLAGS) $$(if $(ENGINE_$(1)_PC),$$(shell pkg-config --cflags $(ENGINE_$(1)_PC))) -o $$@ $$< \
+	  $(ENGINE_$(1)_LIBS) $$(if $(ENGINE_$(1)_PC),$$(shell pkg-config --libs $(ENGINE_$(1)_PC))) -lm
+endef
+
+# A node adapter: its folder copied to build/engines/NAME/ (the scripts find
+# node_modules beside them), npm ci there, and the manifest the registry reads.
+define engine_npm_rule
+ENGINE_$(1)_FILES := $(wildcard engines/$(1)/*.js engines/$(1)/package.json engines/$(1)/package-lock.json)
+$(ENGINE_DIR)/$(1)/%: engines/$(1)/%
+	@mkdir -p $$(dir $$@)
+	cp $$< $$@
+$(ENGINE_DIR)/$(1)/node_modules/.package-lock.json: $(ENGINE_DIR)/$(1)/package.json $(ENGINE_DIR)/$(1)/package-lock.json
+	cd $(ENGINE_DIR)/$(1) && npm ci --no-audit --no-fund --loglevel=error
+$(ENGINE_DIR)/$(1).solvers: $(ENGINE_DIR)/$(1)/node_modules/.package-lock.json \
+                            $$(patsubst engines/%,$(ENGINE_DIR)/%,$$(ENGINE_$(1)_FILES)) engines/$(1)/engine.mk
+	for s in $(ENGINE_$(1)_NPM); do node $(ENGINE_DIR)/$(1)/$$$$s --manifest || exit 1; done > $$@.tmp
+	mv $$@.tmp $$@
+endef
+$(foreach e,$(ENGINES),$(eval $(call $(if $(ENGINE_$(e)_NPM),engine_npm_rule,engine_so_rule),$(e))))
+
+## engines: install the engines' Debian and npm packages, build each engines/NAME/ under build/engines/
 engines: engine-deps
-	@$(MAKE) --no-print-directory engine-libs engine-node
-	@echo "engines: built; 'build/toibench list' shows them"
+	@$(MAKE) --no-print-directory engine-libs
+	@echo "engines: built $(ENGINES); 'build/toibench list' shows them"
 
+## engine-deps: install the Debian packages and commands the engines' engine.mk files name
 engine-deps:
 	@missing=""; \
-	for p in $(ENGINE_APT); do \
+	for p in $(sort $(foreach e,$(ENGINES),$(ENGINE_$(e)_APT))); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
-	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
-	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
-	if [ -z "$$missing" ]; then echo "engines: packages present ($(ENGINE_APT), node, npm)"; exit 0; fi; \
+	for cp in $(sort $(foreach e,$(ENGINES),$(ENGINE_$(e)_CMD))); do \
+	  command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "engines: packages present for $(ENGINES)"; exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
 	  echo "engines: installing$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -158,39 +271,8 @@ engine-deps:
 	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
 	fi
 
-engine-libs: $(ENGINE_LIBS)
-
-$(ENGINE_DIR)/chipmunk.so: engines/chipmunk.c $(ENGINE_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ENGINE_FLAGS) -std=c11 -o $@ $< -lchipmunk -lm
-
-$(ENGINE_DIR)/gsl.so: engines/gsl.c $(ENGINE_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ENGINE_FLAGS) -std=c11 -o $@ $< $$(pkg-config --libs gsl) -lm
-
-$(ENGINE_DIR)/box2d.so: engines/box2d.cpp $(ENGINE_HDRS)
-	@mkdir -p $(dir $@)
-	$(CXX) $(ENGINE_FLAGS) -std=c++11 -o $@ $< -lbox2d
-
-$(ENGINE_DIR)/bullet.so: engines/bullet.cpp $(ENGINE_HDRS)
-	@mkdir -p $(dir $@)
-	$(CXX) $(ENGINE_FLAGS) -std=c++11 $$(pkg-config --cflags bullet) -o $@ $< $$(pkg-config --libs bullet)
-
-$(ENGINE_DIR)/bullet64.so: engines/bullet.cpp $(ENGINE_HDRS)
-	@mkdir -p $(dir $@)
-	$(CXX) $(ENGINE_FLAGS) -std=c++11 $$(pkg-config --cflags bullet-float64) -o $@ $< \
-	  $$(pkg-config --libs bullet-float64)
-
-# The node adapters are listed in a manifest the engine registry reads.
-engine-node: $(ENGINE_DIR)/node.solvers
-
-$(NODE_STAMP): engines/node/package.json engines/node/package-lock.json
-	cd engines/node && npm ci --no-audit --no-fund --loglevel=error
-
-$(ENGINE_DIR)/node.solvers: $(NODE_STAMP) engines/node/planck.js engines/node/rapier.js engines/node/protocol.js
-	@mkdir -p $(dir $@)
-	{ node engines/node/planck.js --manifest && node engines/node/rapier.js --manifest; } > $@.tmp
-	mv $@.tmp $@
+## engine-libs: build the engine adapters without checking their packages first
+engine-libs: $(foreach e,$(ENGINES),$(ENGINE_$(e)_OUT))
 
 ## report: run the built-in default suite and write the report under reports/
 report: $(TOIBENCH) | check-deps
@@ -205,29 +287,46 @@ bench: $(TOIBENCH)
 # engines of the reference; reports/bench.sh runs it as its last section.
 BENCH_FASTREF := $(BUILD)/bench_fastref
 
-$(BENCH_FASTREF): bench/bench_fastref.c $(LIBREF) $(LIBTOI) | check-deps
+$(BENCH_FASTREF): bench/bench_fastref.c $(LIBTOIBENCH_A) | check-deps
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) $(MPFR_CFLAGS) -o $@ $< $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm
+	$(COMPILE) -o $@ $< $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
 
 bench: $(BENCH_FASTREF)
 # ---- end of the fast reference block ----
 
-## install: install toibench, the libraries and headers under $(DESTDIR)$(PREFIX)
+# Installed engines: the shared libraries, and each node adapter's folder with
+# its manifest rewritten to name the installed scripts.
+ENGINE_INST := $(DESTDIR)$(PREFIX)/lib/toibench/engines
+
+## install: install toibench, libtoibench (.a, .so), the headers, toibench.pc, the report scripts and built engines under $(DESTDIR)$(PREFIX)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/toibench
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/toibench \
+	  $(DESTDIR)$(PREFIX)/share/toibench/reports
 	install -m 755 $(TOIBENCH) $(DESTDIR)$(PREFIX)/bin/toibench
-	install -m 644 $(LIBTOI) $(LIBREF) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(LIBTOIBENCH_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBTOIBENCH_SO_REAL) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(LIBTOIBENCH_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtoibench.so
 	install -m 644 include/toibench/*.h $(DESTDIR)$(PREFIX)/include/toibench/
-	install -d $(DESTDIR)$(PREFIX)/share/toibench/reports
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' toibench.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/toibench.pc
 	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/toibench/reports/
-	@if [ -d $(ENGINE_DIR) ]; then \
-	  install -d $(DESTDIR)$(PREFIX)/lib/toibench/engines && \
-	  install -m 644 $(ENGINE_DIR)/*.so $(DESTDIR)$(PREFIX)/lib/toibench/engines/ && \
-	  echo "install: engines installed (the node manifest names scripts in this source tree)"; fi
+	@for e in $(ENGINES); do \
+	  if [ -f $(ENGINE_DIR)/$$e.so ]; then \
+	    install -d $(ENGINE_INST) && install -m 755 $(ENGINE_DIR)/$$e.so $(ENGINE_INST)/ || exit 1; \
+	    echo "install: engine $$e"; \
+	  elif [ -f $(ENGINE_DIR)/$$e.solvers ]; then \
+	    install -d $(ENGINE_INST) && rm -rf $(ENGINE_INST)/$$e && cp -R $(ENGINE_DIR)/$$e $(ENGINE_INST)/$$e && \
+	    sed "s|'$(abspath $(ENGINE_DIR))/|'$(PREFIX)/lib/toibench/engines/|g" $(ENGINE_DIR)/$$e.solvers \
+	      > $(ENGINE_INST)/$$e.solvers || exit 1; \
+	    echo "install: engine $$e"; \
+	  fi; \
+	done
 
 ## uninstall: remove what install put in place
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/toibench $(DESTDIR)$(PREFIX)/lib/libtoi.a $(DESTDIR)$(PREFIX)/lib/libtoiref.a
+	rm -f $(DESTDIR)$(PREFIX)/bin/toibench $(DESTDIR)$(PREFIX)/lib/libtoibench.a \
+	  $(DESTDIR)$(PREFIX)/lib/libtoibench.so $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
+	  $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBTOIBENCH_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/pkgconfig/toibench.pc
 	rm -rf $(DESTDIR)$(PREFIX)/include/toibench $(DESTDIR)$(PREFIX)/share/toibench $(DESTDIR)$(PREFIX)/lib/toibench
 
 ## clean: remove build/ and generated report output
@@ -236,6 +335,6 @@ clean:
 
 ## help: list the targets
 help:
-	@grep -hE '^## ' $(MAKEFILE_LIST) | sed 's/^## /  make /'
+	@grep -hE '^## ' Makefile | sed 's/^## /  make /'
 
--include $(LIB_OBJ:.o=.d) $(REF_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_FASTREF).d

@@ -1,4 +1,4 @@
-/* chipmunk.c: Chipmunk 7's cpShapeSegmentQuery on the relative motion of two circles, as a toibench plug-in. */
+/* chipmunk/adapter.c: Chipmunk 7's cpShapeSegmentQuery on the relative motion of two circles, as a toibench plug-in. */
 #include <chipmunk/chipmunk.h>
 #include "engine_common.h"
 

@@ -1,4 +1,4 @@
-/* bullet.cpp: Bullet 3.24's three convex casts on two btSphereShapes, as a toibench plug-in (float or double build). */
+/* bullet/adapter.cpp: Bullet 3.24's three convex casts on two btSphereShapes, as a toibench plug-in (float or double build). */
 #include <btBulletCollisionCommon.h>
 #include <BulletCollision/NarrowPhaseCollision/btContinuousConvexCollision.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkConvexCast.h>

@@ -1,4 +1,4 @@
-/* gsl.c: GSL's gsl_poly_solve_quadratic on the time-of-impact quadratic, as a toibench plug-in. */
+/* gsl/adapter.c: GSL's gsl_poly_solve_quadratic on the time-of-impact quadratic, as a toibench plug-in. */
 #include <gsl/gsl_poly.h>
 #include "engine_common.h"
 

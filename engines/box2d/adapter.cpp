@@ -1,4 +1,4 @@
-/* box2d.cpp: Box2D 2.4.1's b2TimeOfImpact and b2ShapeCast on two circle proxies, as a toibench plug-in. */
+/* box2d/adapter.cpp: Box2D 2.4.1's b2TimeOfImpact and b2ShapeCast on two circle proxies, as a toibench plug-in. */
 #include <box2d/box2d.h>
 #include <box2d/b2_distance.h>
 #include <box2d/b2_time_of_impact.h>
