@@ -4,7 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_fast_kernels.h"
+#include "ref_fast_state.h"
+#include "ref_mpfr.h"
 
 /*
  * What this engine must give: exactly what ref_solve_mpfr gives (class,
@@ -62,7 +66,7 @@
  * back. 2D cases run as 3D ones with exactly zero third components.
  *
  * The double-double kit (TwoSum, TwoProd, the divisions and square root with
- * their bounds, the final rounding fast_certify) lives in ref_internal.h,
+ * their bounds, the final rounding fast_certify) lives in ref_fdd.h,
  * shared with the fast paths of toi_ref_error and toi_ref_kappa
  * (ref_fast_err.c), which reuse the state this engine proves (ref_fast_prepare).
  */

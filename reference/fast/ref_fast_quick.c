@@ -1,6 +1,8 @@
 /* ref_fast_quick.c: the fast engine's first stage: the class from plain-double filters, the roots by a Newton step. */
 #include <math.h>
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_fdd.h"
 
 /*
  * Tried before the double-double stage of ref_fast.c (fast_try), in the FMA

@@ -1,11 +1,8 @@
 /* response.c: certified collision response in GMP/MPFR: contact, normal, impulse, energy, walls. */
 #include <math.h>
 #include <string.h>
-#include <gmp.h>
-#include <mpfr.h>
-#include "toiref.h"
+#include "ref_mpfr.h"
 #include "toiresp.h"
-#include "ref_internal.h"
 
 /* Precision cap of the Ziv loops. The values are algebraic numbers of bounded
    height built from finite doubles, so the loops end well before it; reaching

@@ -1,11 +1,14 @@
-/* ref_fast_batch_kernel.h: the fast engine's first stage and double-double usual path on BW cases at once. */
+/* ref_fast_batch_kernel.inl: the fast engine's first stage and double-double usual path on BW cases at once. */
 
 /*
- * Included by ref_fast_batch4.c (BW 4, AVX2) and ref_fast_batch8.c (BW 8,
+ * A type-generic source, not a header: it is compiled twice, once included
+ * by ref_fast_batch4.c (BW 4, AVX2) and once by ref_fast_batch8.c (BW 8,
  * AVX-512), which define BW, BATCH_ATTR, the kernels' names (B_NAME,
- * B_NAME_FULL, B_NAME_DD) and the few intrinsics below. bvd and bvl: BW
- * doubles and BW 64-bit integers (lane masks: all ones or all zeros). The
- * argument is in ref_fast_batch.c.
+ * B_NAME_FULL, B_NAME_DD) and the few intrinsics below before including it.
+ * One source for both widths, so the two cannot drift apart. It has no
+ * include guard on purpose and must not be included anywhere else. bvd and
+ * bvl: BW doubles and BW 64-bit integers (lane masks: all ones or all
+ * zeros). The argument is in ref_fast_batch.c.
  */
 
 #define BATCH_INLINE BATCH_ATTR FAST_INLINE
@@ -116,7 +119,7 @@ BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, double want, const bd
   return ok;
 }
 
-/* fast_rn of ref_internal.h in the lanes of mask: RN(x 2^k) for the
+/* fast_rn of ref_fdd.h in the lanes of mask: RN(x 2^k) for the
  * normalized pair x = xh + xl, 2^-850 <= |xh| <= 2^850, overflow to +-Inf
  * and the subnormal grid as IEEE 754 rounds (the argument is there). */
 BATCH_INLINE bvd b_rn(bvd xh, bvd xl, bvl k, bvl mask) {
@@ -442,7 +445,7 @@ BATCH_INLINE vdd d_two_prod(bvd a, bvd b) {
 
 BATCH_INLINE vdd d_neg(vdd x) { return (vdd){-x.h, -x.l}; }
 
-/* dd_dot of ref_internal.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
+/* dd_dot of ref_fdd.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
 BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, bvd *mag) {
   vdd p = d_two_prod(x[0].h, y[0].h);
   bvd S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = b_abs(p.h);
