@@ -8,7 +8,25 @@
 
 /* ---- the fast engine's double-double kit (ref_fast.c, ref_fast_err.c) ----
  * u = 2^-53. An "error" is an absolute bound on the distance to the exact
- * real, proved in the comment beside the code that computes it. */
+ * real, proved in the comment beside the code that computes it.
+ *
+ * Why this is not src/core/eft.h (the project's kit): its operations differ
+ * where the proofs and the speed of the fast engine depend on them, and the
+ * engine must stay bit for bit what it is.
+ *  - two_sum, fast_two_sum: the same sums as eft.h's, but with their
+ *    operands made opaque (FAST_OPAQUE, below), which eft.h's are not.
+ *  - two_prod takes the build (fm): an inline FMA instruction in the FMA
+ *    build, Dekker's split product in the other; eft.h always calls fma(),
+ *    a library call without FMA hardware, which the Dekker build avoids.
+ *  - dd_div divides through a reciprocal computed once (iy) and shared by
+ *    several quotients; eft.h's dd_div makes two divisions.
+ *  - dd_dot, dd_add_sqrt, fast_certify, fast_rn and fast_scale have no
+ *    counterpart there (eft.h's scale2 rounds subnormal results once,
+ *    fast_scale may round twice where its callers refuse the result).
+ *  - fast_ilog2 and fast_pow2 are the same operations as eft.h's ilog2d and
+ *    pow2i; eft.h is not included here because its two_sum, fast_two_sum,
+ *    two_prod and dd_div would clash with the names above.
+ * fdd's fields h, l are eft.h's dd's hi, lo. */
 
 #define FAST_INLINE static inline __attribute__((always_inline))
 
