@@ -1,4 +1,4 @@
-/* ref_error.c: toi_ref_error, the error of a double against the exact root in ulps and in bits. */
+/* ref_error.c: the MPFR engine's toi_ref_error (ref_error_mpfr), the error of a double against the exact root in ulps and in bits. */
 #include <math.h>
 #include "ref_mpfr.h"
 

@@ -1,4 +1,4 @@
-/* ref_kappa.c: toi_ref_kappa, the relative condition number of a root with respect to all inputs. */
+/* ref_kappa.c: the MPFR engine's toi_ref_kappa (ref_kappa_mpfr), the relative condition number of a root with respect to all inputs. */
 #include <math.h>
 #include "ref_mpfr.h"
 

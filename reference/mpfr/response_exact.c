@@ -1,4 +1,4 @@
-/* response.c: certified collision response in GMP/MPFR: contact, normal, impulse, energy, walls. */
+/* response_exact.c: certified collision response in GMP/MPFR: contact, normal, impulse, energy, walls. */
 #include <math.h>
 #include <string.h>
 #include "ref_mpfr.h"
