@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include "gen.h"
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
 #include "toiref.h"
 
 /*

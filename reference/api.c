@@ -1,43 +1,78 @@
-/* ref_solve.c: toi_ref_solve and toi_ref_solve_target, the certified class and roots of a case. */
+/* api.c: the reference's front door: solve, solve_target, batch, error and kappa by engine, and the engines' names. */
 #include <math.h>
-#include <stdatomic.h>
-#include "ref_internal.h"
+#include <string.h>
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_mpfr.h"
 
-toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta) {
-  if (!out) return TOI_ERR_RANGE;
-  ref_clear(out, TOI_NONE);
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (delta && !isfinite(*delta)) return TOI_ERR_RANGE;
-  ref_ctx *x = ref_ctx_get();
-  if (!x) return TOI_ERR_NOMEM;
-  ref_env env;
-  ref_env_enter(&env);
-  st = ref_load(x, c, delta);
-  if (st == TOI_OK) ref_solve_loaded(x, out);
-  ref_env_leave(&env);
-  return st;
-}
-
-/* The process-wide engine. Relaxed atomics: it is set before the solving
- * threads start, and a reader only needs some valid value. */
-static atomic_int ref_engine = TOI_REF_FAST;
-
-toi_status toi_ref_set_engine(toi_ref_engine e) {
-  if (e != TOI_REF_FAST && e != TOI_REF_MPFR) return TOI_ERR_RANGE;
-  atomic_store_explicit(&ref_engine, (int)e, memory_order_relaxed);
-  return TOI_OK;
-}
-
-toi_ref_engine toi_ref_get_engine(void) {
-  return (toi_ref_engine)atomic_load_explicit(&ref_engine, memory_order_relaxed);
-}
+/*
+ * Every public entry point of toiref.h that takes an engine starts here and
+ * picks it: the fast engine (fast/) for TOI_REF_FAST, which itself falls
+ * back on the GMP/MPFR engine (mpfr/) for what it cannot certify, or the
+ * GMP/MPFR engine directly. So the dependencies run one way: api.c -> fast
+ * -> mpfr, and both engines only share ref_common.h below them.
+ *
+ * The short forms (no engine argument) read the transitional process-wide
+ * setting of engine_compat.c, TOI_REF_FAST unless a caller changed it.
+ */
 
 static toi_status ref_solve_by(toi_ref *out, const toi_case *c, const double *delta, toi_ref_engine e) {
   if (e == TOI_REF_FAST) return ref_solve_fast(out, c, delta);
   if (e == TOI_REF_MPFR) return ref_solve_mpfr(out, c, delta);
   return TOI_ERR_RANGE;
 }
+
+toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e) {
+  return ref_solve_by(out, c, NULL, e);
+}
+
+toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta, toi_ref_engine e) {
+  return ref_solve_by(out, c, &delta, e);
+}
+
+/* The fast engine's vector kernels take whole groups of cases; the rest, and
+ * every case of the MPFR engine, go one by one. */
+size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e) {
+  size_t bad = 0, i = 0;
+  if (!out || !c) {
+    for (size_t j = 0; st && j < n; j++) st[j] = TOI_ERR_RANGE;
+    return n;
+  }
+  if (e == TOI_REF_FAST) i = ref_fast_solve_batch(out, st, c, n, &bad);
+  for (; i < n; i++) {
+    toi_status s = toi_ref_solve_engine(&out[i], &c[i], e);
+    if (st) st[i] = s;
+    bad += s != TOI_OK;
+  }
+  return bad;
+}
+
+/* The checks are made once here so that both engines refuse alike; the fast
+ * path answers only what it proves, and MPFR starts again from NaN. */
+toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                                toi_ref_engine e) {
+  if (!ulp || !bits) return TOI_ERR_RANGE;
+  *ulp = *bits = NAN;
+  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
+  toi_status st = ref_check_case(c);
+  if (st != TOI_OK) return st;
+  if (e == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
+  *ulp = *bits = NAN;
+  return ref_error_mpfr(ulp, bits, T, c, dir);
+}
+
+toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e) {
+  if (!kappa) return TOI_ERR_RANGE;
+  *kappa = NAN;
+  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
+  toi_status st = ref_check_case(c);
+  if (st != TOI_OK) return st;
+  if (e == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
+  *kappa = NAN;
+  return ref_kappa_mpfr(kappa, c, dir);
+}
+
+/* ---- the short forms: the transitional process-wide engine (engine_compat.c) ---- */
 
 toi_status toi_ref_solve(toi_ref *out, const toi_case *c) {
   return ref_solve_by(out, c, NULL, toi_ref_get_engine());
@@ -47,10 +82,31 @@ toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta) {
   return ref_solve_by(out, c, &delta, toi_ref_get_engine());
 }
 
-toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e) {
-  return ref_solve_by(out, c, NULL, e);
+size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n) {
+  return toi_ref_solve_batch_engine(out, st, c, n, toi_ref_get_engine());
 }
 
-toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta, toi_ref_engine e) {
-  return ref_solve_by(out, c, &delta, e);
+toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  return toi_ref_error_engine(ulp, bits, T, c, dir, toi_ref_get_engine());
+}
+
+toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
+  return toi_ref_kappa_engine(kappa, c, dir, toi_ref_get_engine());
+}
+
+/* ---- the engines' names, as the command line spells them ---- */
+
+const char *toi_ref_engine_name(toi_ref_engine e) {
+  switch (e) {
+  case TOI_REF_FAST: return "fast";
+  case TOI_REF_MPFR: return "mpfr";
+  }
+  return NULL;
+}
+
+int toi_ref_engine_parse(const char *name) {
+  if (!name) return -1;
+  if (!strcmp(name, "fast")) return TOI_REF_FAST;
+  if (!strcmp(name, "mpfr")) return TOI_REF_MPFR;
+  return -1;
 }

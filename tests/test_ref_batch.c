@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
 #include "reference_check.h"
 
 /*

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
 #include "reference_check.h"
 
 /*
@@ -331,8 +332,9 @@ Test(ref_fast, invalid_inputs_same_status_and_cleared_output) {
   cr_expect_eq(toi_ref_solve_engine(&r, &good, (toi_ref_engine)7), TOI_ERR_RANGE);
 }
 
-Test(ref_fast, engine_setting_names_and_counters) {
-  cr_assert_eq(toi_ref_get_engine(), TOI_REF_FAST, "the fast engine is the default");
+/* The engine is an argument: the explicit forms answer alike with both, the
+ * short forms are the fast engine, and only the fast engine counts. */
+Test(ref_fast, engine_names_and_counters) {
   cr_expect_str_eq(toi_ref_engine_name(TOI_REF_FAST), "fast");
   cr_expect_str_eq(toi_ref_engine_name(TOI_REF_MPFR), "mpfr");
   cr_expect_null(toi_ref_engine_name((toi_ref_engine)9));
@@ -340,25 +342,53 @@ Test(ref_fast, engine_setting_names_and_counters) {
   cr_expect_eq(toi_ref_engine_parse("mpfr"), TOI_REF_MPFR);
   cr_expect_eq(toi_ref_engine_parse("gmp"), -1);
   cr_expect_eq(toi_ref_engine_parse(NULL), -1);
-  cr_expect_eq(toi_ref_set_engine((toi_ref_engine)5), TOI_ERR_RANGE);
-  cr_expect_eq(toi_ref_get_engine(), TOI_REF_FAST, "a refused setting changes nothing");
 
+  toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
+  toi_ref a, b, d;
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_reset();
+  cr_assert_eq(toi_ref_solve_engine(&a, &c, TOI_REF_FAST), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "toi_ref_solve_engine(TOI_REF_FAST) went through the fast engine");
+  cr_assert_eq(toi_ref_solve_engine(&b, &c, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(toi_ref_solve_target_engine(&d, &c, 0.0, TOI_REF_MPFR), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "the MPFR engine does not count as the fast one");
+  cr_expect(tr_same_ref(&a, &b));
+  cr_expect(tr_same_ref(&a, &d));
+  cr_expect(tr_same(a.tlo, 2.0) && tr_same(a.thi, 8.0));
+  cr_assert_eq(toi_ref_solve_target_engine(&d, &c, 0.0, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same_ref(&a, &d));
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 2);
+}
+
+/* The short forms are the fast engine: the same bits as the explicit forms
+ * with TOI_REF_FAST, and counted as fast calls. */
+Test(ref_fast, short_forms_are_the_fast_engine) {
   toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
   toi_ref a, b;
   toi_ref_fast_stats st;
   toi_ref_fast_stats_reset();
   cr_assert_eq(toi_ref_solve(&a, &c), TOI_OK);
-  toi_ref_fast_stats_get(&st);
-  cr_expect_eq(st.calls, 1, "toi_ref_solve went through the fast engine");
-  cr_assert_eq(toi_ref_set_engine(TOI_REF_MPFR), TOI_OK);
-  cr_expect_eq(toi_ref_get_engine(), TOI_REF_MPFR);
-  cr_assert_eq(toi_ref_solve(&b, &c), TOI_OK);
-  cr_assert_eq(toi_ref_solve_target(&b, &c, 0.0), TOI_OK);
-  toi_ref_fast_stats_get(&st);
-  cr_expect_eq(st.calls, 1, "the MPFR engine does not count as the fast one");
+  cr_assert_eq(toi_ref_solve_engine(&b, &c, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&a, &b));
-  cr_expect(tr_same(a.tlo, 2.0) && tr_same(a.thi, 8.0));
-  cr_assert_eq(toi_ref_set_engine(TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(toi_ref_solve_target(&a, &c, 0.5), TOI_OK);
+  cr_assert_eq(toi_ref_solve_target_engine(&b, &c, 0.5, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same_ref(&a, &b));
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 4);
+  double u1, b1, u2, b2, k1, k2;
+  cr_assert_eq(toi_ref_error(&u1, &b1, 2.5, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(toi_ref_error_engine(&u2, &b2, 2.5, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same(u1, u2) && tr_same(b1, b2));
+  cr_assert_eq(toi_ref_kappa(&k1, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(toi_ref_kappa_engine(&k2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same(k1, k2));
+  toi_status s1, s2;
+  cr_expect_eq(toi_ref_solve_batch(&a, &s1, &c, 1), 0);
+  cr_expect_eq(toi_ref_solve_batch_engine(&b, &s2, &c, 1, TOI_REF_FAST), 0);
+  cr_expect(tr_same_ref(&a, &b) && s1 == s2);
 }
 
 /* Exactly tangent paths (D = 0) are decided by the exact expansion, not by

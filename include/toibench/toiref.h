@@ -21,12 +21,14 @@ typedef struct toi_ref {
   int rev_is_lo;   ///< 1 when trev is the lower root, 0 when the upper, -1 none
 } toi_ref;
 
-/// Solves a case exactly. Every finite double input is legal. Uses the engine
-/// chosen with toi_ref_set_engine (default TOI_REF_FAST); both answer alike.
+/// Solves a case exactly. Every finite double input is legal. Uses the fast
+/// engine, TOI_REF_FAST (see the transitional toi_ref_set_engine below);
+/// toi_ref_solve_engine names the engine. Both engines answer alike.
 TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
 
 /// Same with the contact distance R + delta instead of R (delta a finite
-/// double, R + delta >= 0 required, else TOI_ERR_RANGE).
+/// double, R + delta >= 0 required, else TOI_ERR_RANGE). TOI_REF_FAST, as
+/// toi_ref_solve.
 TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta);
 
 /// Error of a double T against the exact root t* in direction dir:
@@ -36,7 +38,7 @@ TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, do
 /// the ordered set of doubles (Herbie's measure: 0 when T = RN(t*), 1 for a
 /// neighbour).
 /// Both are NaN when there is no such root or T is NaN; +Inf when T is infinite
-/// and t* is not.
+/// and t* is not. TOI_REF_FAST, as toi_ref_solve (toi_ref_error_engine names it).
 TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c,
                                       toi_direction dir);
 
@@ -44,7 +46,8 @@ TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const
 /// inputs (positions, velocities, radii):
 /// kappa = sum_i |x_i dt/dx_i| / |t|, from the exact derivatives of
 /// F(t, x) = |s + v t|^2 - R^2 = 0 (dt/dx = -F_x / F_t), evaluated in MPFR.
-/// +Inf when t* = 0 or D = 0; NaN when there is no such root.
+/// +Inf when t* = 0 or D = 0; NaN when there is no such root. TOI_REF_FAST, as
+/// toi_ref_solve (toi_ref_kappa_engine names it).
 TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir);
 
 /// The two engines behind toi_ref_solve and toi_ref_solve_target. Both give
@@ -52,30 +55,35 @@ TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_dire
 typedef enum toi_ref_engine {
   /// The default: without a target distance, first the class from plain-double
   /// filters and each root by a Newton step with a double-double residual
-  /// (reference/ref_fast_quick.c, in x86-64 GCC builds on processors with an FMA); then, for
+  /// (reference/fast/ref_fast_quick.c, in x86-64 GCC builds on processors with an FMA); then, for
   /// what that cannot prove, the signs of c, b and D from floating-point filters with
   /// proven error bounds (exact expansions of c, b and D when a filter cannot
   /// decide), the roots in double-double with a proven error bound, certified
   /// when both ends of each root's enclosure round to the same double.
-  /// Whatever it cannot certify goes to TOI_REF_MPFR (reference/ref_fast.c).
+  /// Whatever it cannot certify goes to TOI_REF_MPFR (reference/fast/ref_fast.c).
   TOI_REF_FAST = 0,
   /// GMP integers for the class and an MPFR Ziv loop for the roots, every case.
   TOI_REF_MPFR = 1
 } toi_ref_engine;
 
-/// Selects the engine of toi_ref_solve and toi_ref_solve_target for the whole
-/// process (every thread). Set it before starting threads that solve.
+/// Transitional: removed once no caller remains (reference/engine_compat.c).
+/// A process-wide engine that the short forms (toi_ref_solve,
+/// toi_ref_solve_target, toi_ref_solve_batch, toi_ref_error, toi_ref_kappa)
+/// read; it stays TOI_REF_FAST unless a caller sets it, so that callers not
+/// yet moved to the explicit forms keep their behaviour. New code passes the
+/// engine to the _engine forms instead and never calls these.
 /// TOI_ERR_RANGE for an unknown engine (the setting is then unchanged).
 TOI_MUST_USE toi_status toi_ref_set_engine(toi_ref_engine e);
-/// The engine toi_ref_solve uses now.
+/// Transitional, as toi_ref_set_engine: the engine the short forms use now.
 toi_ref_engine toi_ref_get_engine(void);
+
 /// "fast" or "mpfr"; NULL for an unknown value.
 const char *toi_ref_engine_name(toi_ref_engine e);
 /// The engine named name ("fast", "mpfr"), or -1.
 int toi_ref_engine_parse(const char *name);
 
-/// toi_ref_solve and toi_ref_solve_target with an explicit engine, whatever
-/// the process-wide setting.
+/// toi_ref_solve and toi_ref_solve_target with an explicit engine; TOI_ERR_RANGE
+/// for an engine other than TOI_REF_FAST or TOI_REF_MPFR.
 TOI_MUST_USE toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e);
 TOI_MUST_USE toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta,
                                                     toi_ref_engine e);
@@ -93,7 +101,7 @@ TOI_MUST_USE toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, t
 /// cases about twice as cheap as one call per case. Counted in
 /// toi_ref_fast_stats as calls.
 size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e);
-/// The same with the process-wide engine.
+/// The same with TOI_REF_FAST, as toi_ref_solve.
 size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n);
 
 /// How often the fast engine needed help, counted per thread.

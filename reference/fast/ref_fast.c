@@ -4,7 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_fast_kernels.h"
+#include "ref_fast_state.h"
+#include "ref_mpfr.h"
 
 /*
  * What this engine must give: exactly what ref_solve_mpfr gives (class,
@@ -62,7 +66,7 @@
  * back. 2D cases run as 3D ones with exactly zero third components.
  *
  * The double-double kit (TwoSum, TwoProd, the divisions and square root with
- * their bounds, the final rounding fast_certify) lives in ref_internal.h,
+ * their bounds, the final rounding fast_certify) lives in ref_fdd.h,
  * shared with the fast paths of toi_ref_error and toi_ref_kappa
  * (ref_fast_err.c), which reuse the state this engine proves (ref_fast_prepare).
  */
@@ -585,213 +589,224 @@ FAST_INLINE void fast_keep_root(ref_fast_state *fs, int j, fdd T, double E) {
   fs->Et[j] = E;
 }
 
-FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, toi_ref_fast_stats *st,
-                         ref_fast_state *fs, const int n, const int fm) {
-  fdd s[4], sr[4], v[4], A = {0, 0}, B = A, C = A;
-  double Ma = 0, Mb = 0, Mc = 0;
-  int es = 0, ev = 0, lost = 0, front = 0;
-#if FAST_VEC
-  /* The usual case (FMA build, no target, no scaling) in four lanes. */
-  if (fm && n == 3 && !delta) {
-    fdd abc[3];
-    double mag[3];
-    front = fast_front_vec(s, sr, v, abc, mag, cs);
-    A = abc[0], B = abc[1], C = abc[2];
-    Ma = mag[0], Mb = mag[1], Mc = mag[2];
+/* Every nonzero component of the data at least 2^-480 and none lost by the
+ * scaling: the data are then exact, which the exact stages and every product
+ * of the Dekker build need (fast_floor_ok). Pure in its arguments, so it is
+ * evaluated only where a stage needs it, off the usual path. */
+FAST_INLINE int fast_exact_ok(int lost, const fdd *s, const fdd *v, const int n) {
+  return !lost && fast_floor_ok(s, n + 1) && fast_floor_ok(v, n);
+}
+
+/* fast_keep with the exactness of the data evaluated here (only when fs is
+ * kept: never on the solving path). */
+FAST_INLINE void fast_keep_at(ref_fast_state *fs, const toi_ref *out, const fdd *s, const fdd *v, int es, int ev,
+                              int lost, const int n, int sb, int sc, fdd A, double Ea) {
+  fast_keep(fs, out, s, v, es, ev, fast_exact_ok(lost, s, v, n), sb, sc, A, Ea);
+}
+
+/*
+ * Steps 1 and 2 of fast_try in scalar code: s, sr (s with -R last), v, then
+ * abc = a, b, c with the magnitudes mag of their leading products, and the
+ * scales es, ev (lost as fast_scale_keep sets it). FAST_OK, or why the case
+ * leaves the double-double stage.
+ */
+FAST_INLINE int fast_front(fdd *s, fdd *sr, fdd *v, fdd *abc, double *mag, int *es, int *ev, int *lost,
+                           const toi_case *cs, const double *delta, const int n, const int fm) {
+  /* x - x is 0 for finite x, NaN otherwise: z = 0 exactly when every
+   * difference is finite, hence every input (an infinite or NaN input makes
+   * its difference infinite or NaN; a finite one may still overflow). */
+  double z = 0;
+#pragma GCC unroll 3
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    z += (s[i].h - s[i].h) + (v[i].h - v[i].h);
   }
-#endif
-#define FAST_FLOOR_OK() (!lost && fast_floor_ok(s, n + 1) && fast_floor_ok(v, n))
-  if (!front) {
-    /* x - x is 0 for finite x, NaN otherwise: z = 0 exactly when every
-     * difference is finite, hence every input (an infinite or NaN input makes
-     * its difference infinite or NaN; a finite one may still overflow). */
-    double z = 0;
+  fdd R = two_sum(cs->ra, cs->rb);
+  if (!(z + (R.h - R.h) == 0)) return FAST_NOT_FINITE;
+  if (delta) {
+    /* R + delta as a double-double when it fits in two doubles. */
+    fdd t = two_sum(R.h, *delta);
+    if (!isfinite(t.h)) return FAST_FB_RANGE;
+    fdd m = two_sum(R.l, t.l);
+    if (m.l != 0) return FAST_FB_RANGE;
+    R = two_sum(t.h, m.h);
+    if (R.h < 0) return FAST_NEG_R; /* R.h = RN(R) has the sign of R */
+  }
+
+  /* Step 1: the scales. Unscaled when both maxima lie in [2^-64, 2^64]:
+   * every component is then below 2^65, a, b, c below 2^132, D below 2^266. */
+  double ms = R.h, mv = 0;
+#pragma GCC unroll 3
+  for (int i = 0; i < n; i++) {
+    double as = fabs(s[i].h), av = fabs(v[i].h);
+    ms = as > ms ? as : ms;
+    mv = av > mv ? av : mv;
+  }
+  if (ms == 0 || mv == 0) return FAST_FB_RANGE;
+  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
+    *es = fast_ilog2(ms);
+    *ev = fast_ilog2(mv);
+    /* lost: a nonzero component fell below 2^-480 (maybe to zero): the
+     * scaled data may then differ from the exact data, which only the
+     * floating-point stages tolerate (see step 2). */
 #pragma GCC unroll 3
     for (int i = 0; i < n; i++) {
-      s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-      v[i] = two_sum(cs->vb[i], -cs->va[i]);
-      z += (s[i].h - s[i].h) + (v[i].h - v[i].h);
+      fast_scale_keep(&s[i].h, -*es, lost);
+      fast_scale_keep(&s[i].l, -*es, lost);
+      fast_scale_keep(&v[i].h, -*ev, lost);
+      fast_scale_keep(&v[i].l, -*ev, lost);
     }
-    fdd R = two_sum(cs->ra, cs->rb);
-    if (!(z + (R.h - R.h) == 0)) return FAST_NOT_FINITE;
-    if (delta) {
-      /* R + delta as a double-double when it fits in two doubles. */
-      fdd t = two_sum(R.h, *delta);
-      if (!isfinite(t.h)) return FAST_FB_RANGE;
-      fdd m = two_sum(R.l, t.l);
-      if (m.l != 0) return FAST_FB_RANGE;
-      R = two_sum(t.h, m.h);
-      if (R.h < 0) return FAST_NEG_R; /* R.h = RN(R) has the sign of R */
-    }
-
-    /* Step 1: the scales. Unscaled when both maxima lie in [2^-64, 2^64]:
-     * every component is then below 2^65, a, b, c below 2^132, D below 2^266. */
-    double ms = R.h, mv = 0;
-#pragma GCC unroll 3
-    for (int i = 0; i < n; i++) {
-      double as = fabs(s[i].h), av = fabs(v[i].h);
-      ms = as > ms ? as : ms;
-      mv = av > mv ? av : mv;
-    }
-    if (ms == 0 || mv == 0) return FAST_FB_RANGE;
-    if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
-      es = fast_ilog2(ms);
-      ev = fast_ilog2(mv);
-      /* lost: a nonzero component fell below 2^-480 (maybe to zero): the
-       * scaled data may then differ from the exact data, which only the
-       * floating-point stages tolerate (see step 2). */
-#pragma GCC unroll 3
-      for (int i = 0; i < n; i++) {
-        fast_scale_keep(&s[i].h, -es, &lost);
-        fast_scale_keep(&s[i].l, -es, &lost);
-        fast_scale_keep(&v[i].h, -ev, &lost);
-        fast_scale_keep(&v[i].l, -ev, &lost);
-      }
-      fast_scale_keep(&R.h, -es, &lost);
-      fast_scale_keep(&R.l, -es, &lost);
-    }
-#pragma GCC unroll 3
-    for (int i = 0; i < n; i++) sr[i] = s[i];
-    s[n] = R;
-    sr[n] = dd_neg(R);
-    /* The exact stages, and every product of the Dekker build, need the exact
-     * data with every nonzero component at least 2^-480. */
-    if (!fm && !FAST_FLOOR_OK()) return FAST_FB_RANGE;
-
-    /* Step 2: a, b, c with errors 2^-99 M + 2^-1000 (dd_dot). A scaled
-     * component that underflowed moved by at most 2^-1074 (two roundings when
-     * scaled in two steps), which moves a, b, c by less than 2^-1067: inside
-     * the 2^-1000. a > 0 since v != 0. */
-    A = dd_dot(v, v, n, &Ma, fm);
-    B = dd_dot(s, v, n, &Mb, fm);
-    C = dd_dot(s, sr, n + 1, &Mc, fm);
+    fast_scale_keep(&R.h, -*es, lost);
+    fast_scale_keep(&R.l, -*es, lost);
   }
-  const int k2 = es - ev; /* t = T 2^(es - ev) */
-  double Ea = 0x1p-99 * Ma + 0x1p-1000, Eb = 0x1p-99 * Mb + 0x1p-1000, Ec = 0x1p-99 * Mc + 0x1p-1000;
-  const double ia = 1 / A.h;
-  int sc, sb = 2, exact = 0;
-  fast_x X;
-  X.ma = X.mb = X.mc = 0;
-  /* When cancellation cost c 64 bits (near contact; the roots need it to
-   * better than 2^-60) or its sign is in doubt: c to about 2^-145 M
-   * (fast_c3), and exactly if that still cannot tell its sign. */
-  if (fabs(C.h) > 0x1p64 * Ec) {
-    sc = sgn(C.h);
+#pragma GCC unroll 3
+  for (int i = 0; i < n; i++) sr[i] = s[i];
+  s[n] = R;
+  sr[n] = dd_neg(R);
+  /* The exact stages, and every product of the Dekker build, need the exact
+   * data with every nonzero component at least 2^-480. */
+  if (!fm && !fast_exact_ok(*lost, s, v, n)) return FAST_FB_RANGE;
+
+  /* Step 2: a, b, c with errors 2^-99 M + 2^-1000 (dd_dot). A scaled
+   * component that underflowed moved by at most 2^-1074 (two roundings when
+   * scaled in two steps), which moves a, b, c by less than 2^-1067: inside
+   * the 2^-1000. a > 0 since v != 0. */
+  abc[0] = dd_dot(v, v, n, &mag[0], fm);
+  abc[1] = dd_dot(s, v, n, &mag[1], fm);
+  abc[2] = dd_dot(s, sr, n + 1, &mag[2], fm);
+  return FAST_OK;
+}
+
+/*
+ * Step 2's signs: of c always, of b when the class needs it (c >= 0). When
+ * cancellation cost c 64 bits (near contact; the roots need it to better than
+ * 2^-60) or its sign is in doubt: c to about 2^-145 M (fast_c3), and exactly
+ * if that still cannot tell its sign; b exactly when its filter cannot tell.
+ * *exact is set when c or b needed more than the double-double filter.
+ * FAST_OK, or why the case goes to MPFR.
+ */
+FAST_INLINE int fast_signs(fdd *B, double *Eb, int *sb, fdd *C, double *Ec, int *sc, int *exact, fast_x *X,
+                           const fdd *s, const fdd *sr, const fdd *v, int lost, const int n, const int fm) {
+  if (fabs(C->h) > 0x1p64 * *Ec) {
+    *sc = sgn(C->h);
   } else {
-    exact = 1;
-    C = FAST_RARE(fast_c3, fm)(s, sr, n + 1, &Ec);
-    if (fabs(C.h) > 2 * Ec) {
-      sc = sgn(C.h);
+    *exact = 1;
+    *C = FAST_RARE(fast_c3, fm)(s, sr, n + 1, Ec);
+    if (fabs(C->h) > 2 * *Ec) {
+      *sc = sgn(C->h);
     } else {
-      if (!FAST_FLOOR_OK()) return FAST_FB_RANGE;
-      X.mc = FAST_RARE(fast_xdot, fm)(X.c, s, sr, n + 1, 1);
-      C = fast_xdd(X.c, X.mc, &Ec, &sc);
-      if (sc == 2) return FAST_FB_SIGN;
+      if (!fast_exact_ok(lost, s, v, n)) return FAST_FB_RANGE;
+      X->mc = FAST_RARE(fast_xdot, fm)(X->c, s, sr, n + 1, 1);
+      *C = fast_xdd(X->c, X->mc, Ec, sc);
+      if (*sc == 2) return FAST_FB_SIGN;
     }
   }
-  if (fabs(B.h) > 2 * Eb) sb = sgn(B.h);
-  if (sb == 2 && sc >= 0) {
-    if (!FAST_FLOOR_OK()) return FAST_FB_RANGE;
-    exact = 1;
-    X.mb = FAST_RARE(fast_xdot, fm)(X.b, s, v, n, 0);
-    B = fast_xdd(X.b, X.mb, &Eb, &sb);
-    if (sb == 2) return FAST_FB_SIGN;
+  if (fabs(B->h) > 2 * *Eb) *sb = sgn(B->h);
+  if (*sb == 2 && *sc >= 0) {
+    if (!fast_exact_ok(lost, s, v, n)) return FAST_FB_RANGE;
+    *exact = 1;
+    X->mb = FAST_RARE(fast_xdot, fm)(X->b, s, v, n, 0);
+    *B = fast_xdd(X->b, X->mb, Eb, sb);
+    if (*sb == 2) return FAST_FB_SIGN;
   }
-  st->exact += (unsigned)exact;
+  return FAST_OK;
+}
 
-  if (sc == 0) {
-    /* Touching now: D = b^2, the roots are 0 (exactly: +0, as the exact
-     * path writes it) and -2b/a. */
-    out->cls = sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
-    double t = 0, Et = 0;
-    fdd Tq = {0, 0};
-    if (sb != 0) {
-      int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 2, k2, fm);
-      if (why) return why;
-    }
-    out->tlo = sb < 0 ? 0.0 : t;
-    out->thi = sb < 0 ? t : 0.0;
-    fast_dirs(out, sb, sc);
-    if (fs) {
-      /* The root 0 is exact: an enclosure of width 0. */
-      const fdd zero = {0, 0};
-      fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
-      fast_keep_root(fs, sb < 0 ? 0 : 1, zero, 0);
-      fast_keep_root(fs, sb < 0 ? 1 : 0, Tq, Et);
-      fs->roots = 1;
-    }
-    return FAST_OK;
+/* c = 0, touching now: D = b^2, the roots are 0 (exactly: +0, as the exact
+ * path writes it) and -2b/a. */
+FAST_INLINE int fast_touching(toi_ref *out, ref_fast_state *fs, fdd A, double Ea, double ia, fdd B, double Eb, int sb,
+                              int k2, const fdd *s, const fdd *v, int es, int ev, int lost, const int n, const int fm) {
+  out->cls = sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
+  double t = 0, Et = 0;
+  fdd Tq = {0, 0};
+  if (sb != 0) {
+    int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 2, k2, fm);
+    if (why) return why;
   }
-  if (sc > 0 && sb >= 0) {
-    out->cls = TOI_SEPARATING;
-    if (sb == 0) { /* D = -ac < 0: no roots */
-      if (fs) fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
-      return FAST_OK;
-    }
+  out->tlo = sb < 0 ? 0.0 : t;
+  out->thi = sb < 0 ? t : 0.0;
+  fast_dirs(out, sb, 0);
+  if (fs) {
+    /* The root 0 is exact: an enclosure of width 0. */
+    const fdd zero = {0, 0};
+    fast_keep_at(fs, out, s, v, es, ev, lost, n, sb, 0, A, Ea);
+    fast_keep_root(fs, sb < 0 ? 0 : 1, zero, 0);
+    fast_keep_root(fs, sb < 0 ? 1 : 0, Tq, Et);
+    fs->roots = 1;
   }
+  return FAST_OK;
+}
 
-  /* Step 3: D = b^2 - a c. dd_dot errs by <= 2^-99 M_D + 2^-1000 on the
-   * rounded inputs (B.h, C.h below 2^133, A.h below 2^133); their own errors
-   * add |b^2 - B^2| <= Eb (2|B| + Eb) and |ac - AC| <= Ea |C| + (|A| + Ea) Ec.
-   * In the Dekker build B.h and C.h must clear the floor for its TwoProds. */
+/*
+ * Step 3: D = b^2 - a c and its sign *sd. dd_dot errs by <= 2^-99 M_D +
+ * 2^-1000 on the rounded inputs (B.h, C.h below 2^133, A.h below 2^133);
+ * their own errors add |b^2 - B^2| <= Eb (2|B| + Eb) and |ac - AC| <= Ea |C| +
+ * (|A| + Ea) Ec. In the Dekker build B.h and C.h must clear the floor for its
+ * TwoProds. FAST_OK, or why the case goes to MPFR.
+ */
+FAST_INLINE int fast_disc(fdd *D, double *ED, int *sd, fdd A, double Ea, fdd B, double Eb, fdd C, double Ec, int sc,
+                          int exact, toi_ref_fast_stats *st, fast_x *X, const fdd *s, const fdd *sr, const fdd *v,
+                          int lost, const int n, const int fm) {
   if (!fm && ((B.h != 0 && !(fabs(B.h) >= 0x1p-480)) || (C.h != 0 && !(fabs(C.h) >= 0x1p-480))))
     return FAST_FB_RANGE;
   const double Aa = A.h * (1 + 0x1p-52), Ba = fabs(B.h) * (1 + 0x1p-52), Ca = fabs(C.h) * (1 + 0x1p-52);
   fdd dx[2] = {B, A}, dy[2] = {B, dd_neg(C)};
   double Md;
-  fdd D = dd_dot(dx, dy, 2, &Md, fm);
-  double ED = up(0x1p-99 * Md + Eb * (2 * Ba + Eb) + Ea * Ca + (Aa + Ea) * Ec) + 0x1p-1000;
-  int sd;
+  *D = dd_dot(dx, dy, 2, &Md, fm);
+  *ED = up(0x1p-99 * Md + Eb * (2 * Ba + Eb) + Ea * Ca + (Aa + Ea) * Ec) + 0x1p-1000;
   if (sc < 0) {
-    sd = 1; /* c < 0 < a: D >= -ac > 0 */
-  } else if (fabs(D.h) > 2 * ED) {
-    sd = sgn(D.h);
+    *sd = 1; /* c < 0 < a: D >= -ac > 0 */
+  } else if (fabs(D->h) > 2 * *ED) {
+    *sd = sgn(D->h);
   } else {
     /* D within its bound of 0 (exactly tangent paths): D's sign exactly,
      * first in integers (fast_int_D_sign: enough unless D > 0, where step 4
      * needs D's value too), else from D's expansion. */
-    if (!FAST_FLOOR_OK()) return FAST_FB_RANGE;
+    if (!fast_exact_ok(lost, s, v, n)) return FAST_FB_RANGE;
     st->exact += (unsigned)!exact;
-    sd = fast_int_D_sign(s, v, n);
-    if (sd > 0) {
+    *sd = fast_int_D_sign(s, v, n);
+    if (*sd > 0) {
       double e[96];
-      int m = FAST_RARE(fast_exact_D, fm)(e, &X, s, sr, v, n);
+      int m = FAST_RARE(fast_exact_D, fm)(e, X, s, sr, v, n);
       if (!m) return FAST_FB_SIGN;
-      D = fast_xdd(e, m, &ED, &sd);
-      if (sd == 2) return FAST_FB_SIGN;
+      *D = fast_xdd(e, m, ED, sd);
+      if (*sd == 2) return FAST_FB_SIGN;
     }
   }
-  if (sc < 0)
-    out->cls = TOI_OVERLAP;
-  else if (sb < 0)
-    out->cls = sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
-  if (sd < 0) {
-    if (fs) fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
-    return FAST_OK;
-  }
-  if (sd == 0) {
-    /* A double root -b/a (c > 0 here, so b != 0). */
-    double t, Et;
-    fdd Tq;
-    int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 1, k2, fm);
-    if (why) return why;
-    out->tlo = out->thi = t;
-    fast_dirs(out, sb, sc);
-    if (fs) {
-      fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
-      fast_keep_root(fs, 0, Tq, Et);
-      fast_keep_root(fs, 1, Tq, Et);
-      fs->roots = 1;
-      fs->graze = 1;
-    }
-    return FAST_OK;
-  }
+  return FAST_OK;
+}
 
-  /* Step 4: the roots. W = |B| + sqrt(D) pairs with W* = -sigma b + sqrt D,
-   * sigma the sign of B.h (the formula stays exact whatever the true sign
-   * of b); |W - W*| <= Eb + |sqrt D - sqrt D~| + 2^-101 W.h, and
-   * |sqrt D - sqrt D~| <= ED / sqrt(D~) <= ED / h (1 + 2.1u). b <= 0:
-   * lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
+/* D = 0: a double root -b/a (c > 0 here, so b != 0). */
+FAST_INLINE int fast_graze(toi_ref *out, ref_fast_state *fs, fdd A, double Ea, double ia, fdd B, double Eb, int sb,
+                           int sc, int k2, const fdd *s, const fdd *v, int es, int ev, int lost, const int n,
+                           const int fm) {
+  double t, Et;
+  fdd Tq;
+  int why = fast_root_ba(&t, &Tq, &Et, A, Ea, ia, B, Eb, 1, k2, fm);
+  if (why) return why;
+  out->tlo = out->thi = t;
+  fast_dirs(out, sb, sc);
+  if (fs) {
+    fast_keep_at(fs, out, s, v, es, ev, lost, n, sb, sc, A, Ea);
+    fast_keep_root(fs, 0, Tq, Et);
+    fast_keep_root(fs, 1, Tq, Et);
+    fs->roots = 1;
+    fs->graze = 1;
+  }
+  return FAST_OK;
+}
+
+/*
+ * Step 4: the roots. W = |B| + sqrt(D) pairs with W* = -sigma b + sqrt D,
+ * sigma the sign of B.h (the formula stays exact whatever the true sign
+ * of b); |W - W*| <= Eb + |sqrt D - sqrt D~| + 2^-101 W.h, and
+ * |sqrt D - sqrt D~| <= ED / sqrt(D~) <= ED / h (1 + 2.1u). b <= 0:
+ * lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W.
+ */
+FAST_INLINE int fast_roots(toi_ref *out, ref_fast_state *fs, fdd A, double Ea, double ia, fdd B, double Eb, int sb,
+                           fdd C, double Ec, int sc, fdd D, double ED, int k2, const fdd *s, const fdd *v, int es,
+                           int ev, int lost, const int n, const int fm) {
   if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && fabs(C.h) >= 0x1p-800)) return FAST_FB_RANGE;
   const int bneg = B.h <= 0;
   double h, w0;
@@ -827,14 +842,66 @@ FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, 
   out->thi = bneg ? t2 : t1;
   fast_dirs(out, sb, sc);
   if (fs) {
-    fast_keep(fs, out, s, v, es, ev, FAST_FLOOR_OK(), sb, sc, A, Ea);
+    fast_keep_at(fs, out, s, v, es, ev, lost, n, sb, sc, A, Ea);
     fast_keep_root(fs, bneg ? 0 : 1, T1, E1);
     fast_keep_root(fs, bneg ? 1 : 0, T2, E2);
     fs->D = D, fs->ED = ED;
     fs->roots = 1;
   }
   return FAST_OK;
-#undef FAST_FLOOR_OK
+}
+
+/* The double-double stage on one case, steps 1 to 4 (see the top of the
+ * file): FAST_OK with out filled (and fs when kept), else why not. Each
+ * stage is a helper forced inline, so the usual path compiles as one
+ * function, as it did before it was split. */
+FAST_INLINE int fast_try(toi_ref *out, const toi_case *cs, const double *delta, toi_ref_fast_stats *st,
+                         ref_fast_state *fs, const int n, const int fm) {
+  fdd s[4], sr[4], v[4], abc[3];
+  double mag[3];
+  int es = 0, ev = 0, lost = 0, front = 0;
+#if FAST_VEC
+  /* The usual case (FMA build, no target, no scaling) in four lanes. */
+  if (fm && n == 3 && !delta) front = fast_front_vec(s, sr, v, abc, mag, cs);
+#endif
+  if (!front) {
+    int why = fast_front(s, sr, v, abc, mag, &es, &ev, &lost, cs, delta, n, fm);
+    if (why) return why;
+  }
+  fdd A = abc[0], B = abc[1], C = abc[2];
+  const int k2 = es - ev; /* t = T 2^(es - ev) */
+  double Ea = 0x1p-99 * mag[0] + 0x1p-1000, Eb = 0x1p-99 * mag[1] + 0x1p-1000, Ec = 0x1p-99 * mag[2] + 0x1p-1000;
+  const double ia = 1 / A.h;
+  int sc, sb = 2, exact = 0;
+  fast_x X;
+  X.ma = X.mb = X.mc = 0;
+  int why = fast_signs(&B, &Eb, &sb, &C, &Ec, &sc, &exact, &X, s, sr, v, lost, n, fm);
+  if (why) return why;
+  st->exact += (unsigned)exact;
+
+  if (sc == 0) return fast_touching(out, fs, A, Ea, ia, B, Eb, sb, k2, s, v, es, ev, lost, n, fm);
+  if (sc > 0 && sb >= 0) {
+    out->cls = TOI_SEPARATING;
+    if (sb == 0) { /* D = -ac < 0: no roots */
+      if (fs) fast_keep_at(fs, out, s, v, es, ev, lost, n, sb, sc, A, Ea);
+      return FAST_OK;
+    }
+  }
+  fdd D;
+  double ED;
+  int sd;
+  why = fast_disc(&D, &ED, &sd, A, Ea, B, Eb, C, Ec, sc, exact, st, &X, s, sr, v, lost, n, fm);
+  if (why) return why;
+  if (sc < 0)
+    out->cls = TOI_OVERLAP;
+  else if (sb < 0)
+    out->cls = sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
+  if (sd < 0) {
+    if (fs) fast_keep_at(fs, out, s, v, es, ev, lost, n, sb, sc, A, Ea);
+    return FAST_OK;
+  }
+  if (sd == 0) return fast_graze(out, fs, A, Ea, ia, B, Eb, sb, sc, k2, s, v, es, ev, lost, n, fm);
+  return fast_roots(out, fs, A, Ea, ia, B, Eb, sb, C, Ec, sc, D, ED, k2, s, v, es, ev, lost, n, fm);
 }
 
 /* ---- the builds and the entry point ---- */

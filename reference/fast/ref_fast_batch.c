@@ -1,12 +1,13 @@
-/* ref_fast_batch.c: toi_ref_solve_batch, many cases at once: the fast engine's stages in 8 or 4 vector lanes. */
+/* ref_fast_batch.c: the fast engine on many cases at once: its stages in 8 or 4 vector lanes (toi_ref_solve_batch). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include "ref_internal.h"
+#include "ref_fast_api.h"
+#include "ref_fast_kernels.h"
 
 /*
  * A suite of cases through the fast engine, several cases per vector
- * instruction (ref_fast_batch_kernel.h, built for 8 lanes of AVX-512 in
+ * instruction (ref_fast_batch_kernel.inl, built for 8 lanes of AVX-512 in
  * ref_fast_batch8.c and 4 of AVX2 in ref_fast_batch4.c; the widest this
  * processor runs is chosen once). For each stretch of cases:
  *  1. the first stage of ref_fast_quick.c on every case, w at a time, without
@@ -106,106 +107,115 @@ static inline void batch_gather(const toi_case **cp, toi_ref **op, const toi_cas
     op[j] = &out[at];
   }
 }
-#endif
 
-size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e) {
-  size_t bad = 0, i = 0;
-  if (!out || !c) {
-    for (size_t j = 0; st && j < n; j++) st[j] = TOI_ERR_RANGE;
-    return n;
-  }
-#if BATCH_BUILD
-  const int w = e == TOI_REF_FAST && ref_fast_fma() ? batch_width() : 0;
-  if (w) {
-    /* A stretch of cases at a time: the first stage's vector pass over all
-     * of them, noting the lanes it leaves (see the top of the file), then
-     * those lanes, gathered by what they need: the vector loops stay free of
-     * calls and of branches on which lanes were left. */
-    enum { STRETCH = 1024 };
-    uint32_t left[STRETCH], scalar[STRETCH], late[STRETCH];
-    unsigned long long quick = 0, dd = 0, exact = 0;
-    while (i + (size_t)w <= n) {
-      size_t end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH, nl = 0;
-      const size_t start = i;
-      size_t nlat = 0;
-      for (; i < end; i += (size_t)w) {
-        int signs = 0, later = 0;
-        batch_prefetch(c, i + BATCH_AHEAD * (size_t)w, (size_t)w, n);
-        const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs, &later)
-                                : ref_fast_batch4(&out[i], &c[i], &signs, &later);
-        quick += (unsigned long long)__builtin_popcount((unsigned)done);
-        /* left[]: the offset in the stretch times 2, plus 1 when only the
-         * double-double stage is left to try (the scalar first stage would
-         * decline the case too); late[]: the offsets of the lanes for the
-         * full kernel. */
-        for (unsigned m = ~(unsigned)(done | later) & ((1u << w) - 1); m; m &= m - 1) {
-          unsigned j = (unsigned)__builtin_ctz(m);
-          left[nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
-        }
-        for (unsigned m = (unsigned)later; m; m &= m - 1)
-          late[nlat++] = (uint32_t)(i - start) + (unsigned)__builtin_ctz(m);
-      }
-      /* The lanes that need a second Newton step or the rounding of a
-       * subnormal or overflowing root, gathered w at a time for the full
-       * kernel (a short last group repeats its last case, which writes the
-       * same answer twice). */
-      for (size_t k = 0; k < nlat; k += (size_t)w) {
-        const toi_case *cp[8];
-        toi_ref *op[8];
-        batch_gather(cp, op, c, out, start, late, k, nlat, w);
-        int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
-        for (int j = 0; j < w && k + (size_t)j < nlat; j++) {
-          if (done >> j & 1)
-            quick++;
-          else
-            left[nl++] = late[k + (size_t)j] << 1 | (unsigned)(signs >> j & 1);
-        }
-      }
-      if (st)
-        for (size_t k = start; k < end; k++) st[k] = TOI_OK;
-      /* The lanes only the double-double stage can answer, w at a time
-       * through its vector form (a short last group repeats its last case,
-       * which writes the same answer twice), then whatever it declines, and
-       * the lanes the scalar first stage may still answer, one by one. */
-      size_t nd = 0, ns = 0;
-      for (size_t k = 0; k < nl; k++)
-        if (left[k] & 1) left[nd++] = left[k] >> 1;
-        else scalar[ns++] = left[k] >> 1;
-      for (size_t k = 0; k < nd; k += (size_t)w) {
-        const toi_case *cp[8];
-        toi_ref *op[8];
-        batch_gather(cp, op, c, out, start, left, k, nd, w);
-        int c3 = 0, done = w == 8 ? ref_fast_batch8_dd(op, cp, &c3) : ref_fast_batch4_dd(op, cp, &c3);
-        for (int j = 0; j < w && k + (size_t)j < nd; j++) {
-          size_t at = start + left[k + (size_t)j];
-          if (done >> j & 1) {
-            dd++;
-            exact += (unsigned)c3 >> j & 1;
-            continue;
-          }
-          toi_status s = ref_solve_fast_rest(&out[at], &c[at]);
-          if (st) st[at] = s;
-          bad += s != TOI_OK;
-        }
-      }
-      for (size_t k = 0; k < ns; k++) {
-        size_t at = start + scalar[k];
-        toi_status s = ref_solve_fast(&out[at], &c[at], NULL);
-        if (st) st[at] = s;
-        bad += s != TOI_OK;
-      }
+/* The offsets of one stretch's cases, sorted by what they still need. */
+enum { STRETCH = 1024 };
+typedef struct batch_lists {
+  uint32_t left[STRETCH];   /* first pass: offset * 2, + 1 when only the double-double stage is left */
+  uint32_t scalar[STRETCH]; /* the lanes the scalar first stage may still answer */
+  uint32_t late[STRETCH];   /* the lanes for the full first-stage kernel */
+  size_t nl, nlat;
+  unsigned long long quick, dd, exact; /* answered by the first stage, by the double-double stage, of those with fast_c3 */
+} batch_lists;
+
+/* The first stage's vector pass over c[start .. end - 1], noting the lanes it
+ * leaves: left[] gets the offset in the stretch times 2, plus 1 when only the
+ * double-double stage is left to try (the scalar first stage would decline
+ * the case too); late[] the offsets of the lanes for the full kernel. */
+static void batch_first(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, size_t end, size_t n, int w) {
+  for (size_t i = start; i < end; i += (size_t)w) {
+    int signs = 0, later = 0;
+    batch_prefetch(c, i + BATCH_AHEAD * (size_t)w, (size_t)w, n);
+    const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs, &later)
+                            : ref_fast_batch4(&out[i], &c[i], &signs, &later);
+    L->quick += (unsigned long long)__builtin_popcount((unsigned)done);
+    for (unsigned m = ~(unsigned)(done | later) & ((1u << w) - 1); m; m &= m - 1) {
+      unsigned j = (unsigned)__builtin_ctz(m);
+      L->left[L->nl++] = (uint32_t)((i - start + j) << 1 | (unsigned)(signs >> j & 1));
     }
-    ref_fast_count(quick, dd, exact);
+    for (unsigned m = (unsigned)later; m; m &= m - 1)
+      L->late[L->nlat++] = (uint32_t)(i - start) + (unsigned)__builtin_ctz(m);
   }
-#endif
-  for (; i < n; i++) {
-    toi_status s = toi_ref_solve_engine(&out[i], &c[i], e);
-    if (st) st[i] = s;
+}
+
+/* The lanes that need a second Newton step or the rounding of a subnormal or
+ * overflowing root, gathered w at a time for the full kernel (a short last
+ * group repeats its last case, which writes the same answer twice). */
+static void batch_late(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, int w) {
+  for (size_t k = 0; k < L->nlat; k += (size_t)w) {
+    const toi_case *cp[8];
+    toi_ref *op[8];
+    batch_gather(cp, op, c, out, start, L->late, k, L->nlat, w);
+    int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
+    for (int j = 0; j < w && k + (size_t)j < L->nlat; j++) {
+      if (done >> j & 1)
+        L->quick++;
+      else
+        L->left[L->nl++] = L->late[k + (size_t)j] << 1 | (unsigned)(signs >> j & 1);
+    }
+  }
+}
+
+/* The lanes only the double-double stage can answer, w at a time through its
+ * vector form (a short last group repeats its last case, which writes the
+ * same answer twice), then whatever it declines, and the lanes the scalar
+ * first stage may still answer, one by one. */
+static size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi_case *c, size_t start, int w) {
+  size_t nd = 0, ns = 0, bad = 0;
+  for (size_t k = 0; k < L->nl; k++)
+    if (L->left[k] & 1) L->left[nd++] = L->left[k] >> 1;
+    else L->scalar[ns++] = L->left[k] >> 1;
+  for (size_t k = 0; k < nd; k += (size_t)w) {
+    const toi_case *cp[8];
+    toi_ref *op[8];
+    batch_gather(cp, op, c, out, start, L->left, k, nd, w);
+    int c3 = 0, done = w == 8 ? ref_fast_batch8_dd(op, cp, &c3) : ref_fast_batch4_dd(op, cp, &c3);
+    for (int j = 0; j < w && k + (size_t)j < nd; j++) {
+      size_t at = start + L->left[k + (size_t)j];
+      if (done >> j & 1) {
+        L->dd++;
+        L->exact += (unsigned)c3 >> j & 1;
+        continue;
+      }
+      toi_status s = ref_solve_fast_rest(&out[at], &c[at]);
+      if (st) st[at] = s;
+      bad += s != TOI_OK;
+    }
+  }
+  for (size_t k = 0; k < ns; k++) {
+    size_t at = start + L->scalar[k];
+    toi_status s = ref_solve_fast(&out[at], &c[at], NULL);
+    if (st) st[at] = s;
     bad += s != TOI_OK;
   }
   return bad;
 }
+#endif
 
-size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n) {
-  return toi_ref_solve_batch_engine(out, st, c, n, toi_ref_get_engine());
+/* A stretch of cases at a time: the first stage's vector pass over all of
+ * them, noting the lanes it leaves (see the top of the file), then those
+ * lanes, gathered by what they need: the vector loops stay free of calls and
+ * of branches on which lanes were left. */
+size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad) {
+  size_t i = 0;
+#if BATCH_BUILD
+  const int w = ref_fast_fma() ? batch_width() : 0;
+  if (!w) return 0;
+  batch_lists L;
+  L.quick = L.dd = L.exact = 0;
+  while (i + (size_t)w <= n) {
+    const size_t start = i, end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH;
+    L.nl = L.nlat = 0;
+    batch_first(&L, out, c, start, end, n, w);
+    i = end;
+    batch_late(&L, out, c, start, w);
+    if (st)
+      for (size_t k = start; k < end; k++) st[k] = TOI_OK;
+    *bad += batch_rest(&L, out, st, c, start, w);
+  }
+  ref_fast_count(L.quick, L.dd, L.exact);
+#else
+  (void)out, (void)st, (void)c, (void)n, (void)bad;
+#endif
+  return i;
 }

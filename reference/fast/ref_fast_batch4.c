@@ -1,5 +1,7 @@
-/* ref_fast_batch4.c: the batch kernels four cases at a time (AVX2 and FMA). */
-#include "ref_internal.h"
+/* ref_fast_batch4.c: the batch kernels four cases at a time (AVX2 and FMA), from ref_fast_batch_kernel.inl. */
+#include "ref_common.h"
+#include "ref_fast_kernels.h"
+#include "ref_fdd.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -15,5 +17,5 @@
 #define B_MASK(m) _mm256_movemask_pd((__m256d)(m))
 #define B_LOADP(c, f) ((bvd){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
 #define B_SET(x) ((bvd){x, x, x, x})
-#include "ref_fast_batch_kernel.h"
+#include "ref_fast_batch_kernel.inl"
 #endif

@@ -1,5 +1,7 @@
-/* ref_fast_batch8.c: the batch kernels eight cases at a time (AVX-512). */
-#include "ref_internal.h"
+/* ref_fast_batch8.c: the batch kernels eight cases at a time (AVX-512), from ref_fast_batch_kernel.inl. */
+#include "ref_common.h"
+#include "ref_fast_kernels.h"
+#include "ref_fdd.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -15,5 +17,5 @@
 #define B_MASK(m) ((int)_mm512_movepi64_mask((__m512i)(m)))
 #define B_LOADP(c, f) ((bvd){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
 #define B_SET(x) ((bvd){x, x, x, x, x, x, x, x})
-#include "ref_fast_batch_kernel.h"
+#include "ref_fast_batch_kernel.inl"
 #endif

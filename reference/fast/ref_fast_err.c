@@ -2,7 +2,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_fast_state.h"
+#include "ref_mpfr.h"
 
 /*
  * What these paths must give: exactly the doubles of the GMP/MPFR paths of

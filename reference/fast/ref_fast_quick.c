@@ -1,6 +1,8 @@
 /* ref_fast_quick.c: the fast engine's first stage: the class from plain-double filters, the roots by a Newton step. */
 #include <math.h>
-#include "ref_internal.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
+#include "ref_fdd.h"
 
 /*
  * Tried before the double-double stage of ref_fast.c (fast_try), in the FMA
@@ -272,6 +274,81 @@ QUICK_INLINE int quick_roots(double *t1, double *t2, v2d T, const double *sh, co
   }
 }
 
+/*
+ * Scaled as fast_try scales: lengths by 2^-es, velocities by 2^-ev, so that
+ * both maxima (ms, mv) lie in [1, 2) and t = T 2^(es - ev) (*k2 = es - ev).
+ * The low parts sl, vl, Rl of the differences are formed first. Every
+ * nonzero component, hi and lo, must stay at least 2^-480 after the scaling
+ * (then the scaling was exact and the scaled data are exact: all of the top
+ * of the file holds for them), else 0: the case is declined.
+ */
+QUICK_INLINE int quick_scale(double *sh, double *sl, double *vh, double *vl, double *Rh, double *Rl, int *k2,
+                             double ms, double mv, const toi_case *cs) {
+  if (ms == 0 || mv == 0) return 0;
+  const int es = fast_ilog2(ms), ev = fast_ilog2(mv);
+  int lost = 0;
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; i++) {
+    sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
+    vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
+    fast_scale_keep(&sh[i], -es, &lost);
+    fast_scale_keep(&sl[i], -es, &lost);
+    fast_scale_keep(&vh[i], -ev, &lost);
+    fast_scale_keep(&vl[i], -ev, &lost);
+  }
+  *Rl = quick_low(cs->ra, cs->rb, *Rh);
+  fast_scale_keep(Rh, -es, &lost);
+  fast_scale_keep(Rl, -es, &lost);
+  if (lost) return 0;
+  *k2 = es - ev;
+  return 1;
+}
+
+/* The answer for c != 0 (and b != 0 when c > 0) with both roots t1 <= t2.
+ * Directions as ref_set_dirs sets them, from a table rather than branches on
+ * signs that a stream of cases draws at random: c < 0 forward the upper
+ * root, backward the lower; c > 0, b < 0 forward the lower; c > 0, b > 0
+ * backward the upper. */
+QUICK_INLINE void quick_answer(toi_ref *out, toi_class cls, int sb, int sc, double t1, double t2) {
+  static const signed char fwd[3] = {0, 1, -1}, rev[3] = {1, -1, 0};
+  const int w = sc < 0 ? 0 : sb < 0 ? 1 : 2;
+  const double pick[3] = {t2, t1, NAN}; /* by is_lo: 0 upper, 1 lower, -1 none */
+  out->cls = cls;
+  out->tlo = t1;
+  out->thi = t2;
+  out->fwd_is_lo = fwd[w];
+  out->rev_is_lo = rev[w];
+  out->tfwd = pick[(fwd[w] + 3) % 3];
+  out->trev = pick[(rev[w] + 3) % 3];
+}
+
+/* Step 2 (the top of the file): from a, b, c and D = Dc > 0, the estimates
+ * by the cancellation-free pair W = |B| + sqrt(Dc), C/W and W/A, then a
+ * Newton step each (quick_roots). The low parts sl, vl, Rl are formed here
+ * when the scaling did not (lows = 0). 1 when both roots are certified. */
+QUICK_INLINE int quick_estimate(double *t1, double *t2, double A, double Ea, double B, double C, double Dc,
+                                const double *sh, double *sl, const double *vh, double *vl, double Rh, double Rl,
+                                int lows, int k2, const toi_case *cs) {
+  const double W = fabs(B) + sqrt(Dc);
+  /* b <= 0: lower C/W, upper W/A; b > 0: lower -W/A, upper -C/W. One
+   * division for both, and a lane swap instead of a branch on the sign. */
+  const v2d q = (v2d){C, W} / (v2d){W, A};
+  const v2l neg = (v2l)v_set(B > 0 ? -1.0 : 1.0) < (v2l){0, 0};
+  const v2d qs = -__builtin_shufflevector(q, q, 1, 0);
+  const v2d T = (v2d)((neg & (v2l)qs) | (~neg & (v2l)q));
+  if (!lows) {
+#pragma GCC unroll 3
+    for (int i = 0; i < 3; i++) {
+      sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
+      vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
+    }
+    Rl = quick_low(cs->ra, cs->rb, Rh);
+  }
+  const fdd H2 = two_prod(Rh, Rh, 1);
+  const double mR = Rl * (2 * Rh + Rl);
+  return quick_roots(t1, t2, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea, k2);
+}
+
 QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
   double sh[3], vh[3];
   /* x - x is 0 for finite x: z = 0 when every difference is finite (else
@@ -295,28 +372,7 @@ QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
   double sl[3], vl[3], Rl = 0;
   int k2 = 0, lows = 0;
   if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
-    /* Scaled as fast_try scales: lengths by 2^-es, velocities by 2^-ev,
-     * so that both maxima lie in [1, 2) and t = T 2^(es - ev). Every
-     * nonzero component, hi and lo, must stay at least 2^-480 after the
-     * scaling (then the scaling was exact and the scaled data are exact:
-     * all of the above holds for them), else the case is declined. */
-    if (ms == 0 || mv == 0) return 0;
-    const int es = fast_ilog2(ms), ev = fast_ilog2(mv);
-    int lost = 0;
-#pragma GCC unroll 3
-    for (int i = 0; i < 3; i++) {
-      sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
-      vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
-      fast_scale_keep(&sh[i], -es, &lost);
-      fast_scale_keep(&sl[i], -es, &lost);
-      fast_scale_keep(&vh[i], -ev, &lost);
-      fast_scale_keep(&vl[i], -ev, &lost);
-    }
-    Rl = quick_low(cs->ra, cs->rb, Rh);
-    fast_scale_keep(&Rh, -es, &lost);
-    fast_scale_keep(&Rl, -es, &lost);
-    if (lost) return 0;
-    k2 = es - ev;
+    if (!quick_scale(sh, sl, vh, vl, &Rh, &Rl, &k2, ms, mv, cs)) return 0;
     lows = 1;
   }
 
@@ -343,44 +399,10 @@ QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
     return 1;
   }
   const toi_class cls = sc < 0 ? TOI_OVERLAP : sb > 0 ? TOI_SEPARATING : TOI_HIT;
-
-  /* Step 2: the estimates, the cancellation-free pair W = |B| + sqrt(Dc),
-   * C/W and W/A, then one Newton step each. */
   if (!(Dc > 0)) return 0;
-  const double W = fabs(B) + sqrt(Dc);
-  /* b <= 0: lower C/W, upper W/A; b > 0: lower -W/A, upper -C/W. One
-   * division for both, and a lane swap instead of a branch on the sign. */
-  const v2d q = (v2d){C, W} / (v2d){W, A};
-  const v2l neg = (v2l)v_set(B > 0 ? -1.0 : 1.0) < (v2l){0, 0};
-  const v2d qs = -__builtin_shufflevector(q, q, 1, 0);
-  const v2d T = (v2d)((neg & (v2l)qs) | (~neg & (v2l)q));
-  if (!lows) {
-#pragma GCC unroll 3
-    for (int i = 0; i < 3; i++) {
-      sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
-      vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
-    }
-    Rl = quick_low(cs->ra, cs->rb, Rh);
-  }
-  const fdd H2 = two_prod(Rh, Rh, 1);
-  const double mR = Rl * (2 * Rh + Rl);
   double t1, t2;
-  if (!quick_roots(&t1, &t2, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea, k2)) return 0;
-  /* Directions as ref_set_dirs sets them for c != 0 (and b != 0 when
-   * c > 0), from a table rather than branches on signs that a stream of
-   * cases draws at random: c < 0 forward the upper root, backward the
-   * lower; c > 0, b < 0 forward the lower; c > 0, b > 0 backward the
-   * upper. */
-  static const signed char fwd[3] = {0, 1, -1}, rev[3] = {1, -1, 0};
-  const int w = sc < 0 ? 0 : sb < 0 ? 1 : 2;
-  const double pick[3] = {t2, t1, NAN}; /* by is_lo: 0 upper, 1 lower, -1 none */
-  out->cls = cls;
-  out->tlo = t1;
-  out->thi = t2;
-  out->fwd_is_lo = fwd[w];
-  out->rev_is_lo = rev[w];
-  out->tfwd = pick[(fwd[w] + 3) % 3];
-  out->trev = pick[(rev[w] + 3) % 3];
+  if (!quick_estimate(&t1, &t2, A, Ea, B, C, Dc, sh, sl, vh, vl, Rh, Rl, lows, k2, cs)) return 0;
+  quick_answer(out, cls, sb, sc, t1, t2);
   return 1;
 }
 

@@ -1,7 +1,7 @@
 /* ref_ctx.c: the per-thread working state of the reference and the MPFR environment guard. */
 #include <pthread.h>
 #include <stdlib.h>
-#include "ref_internal.h"
+#include "ref_mpfr.h"
 
 /*
  * Thread safety. The sweeps call the reference from several pthreads, and

@@ -1,31 +1,15 @@
-/* ref_error.c: toi_ref_error, the error of a double against the exact root in ulps and in bits. */
+/* ref_error.c: the MPFR engine's toi_ref_error (ref_error_mpfr), the error of a double against the exact root in ulps and in bits. */
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
-#include "ref_internal.h"
+#include "ref_mpfr.h"
 
 /*
  * *ulp is the correctly rounded double (to nearest, ties to even, subnormals
  * and overflow as IEEE 754 has them) of the exact quotient |T - t*| / ulp(t*),
  * so that it is one well-defined number that two engines can agree on bit
  * for bit: exactly for a rational root, by a Ziv loop for an irrational one.
- * The fast engine's path (ref_fast_err.c) answers with the same double
- * whenever it can prove it, and comes here otherwise.
+ * The fast engine's path (fast/ref_fast_err.c) answers with the same double
+ * whenever it can prove it; the front door (api.c) comes here otherwise.
  */
-
-/* Position of a double in the ordered set of doubles; +0 and -0 coincide. */
-static int64_t ref_ord(double d) {
-  int64_t i;
-  memcpy(&i, &d, sizeof i);
-  return i < 0 ? -(i & INT64_MAX) : i;
-}
-
-/* The distance can exceed INT64_MAX. */
-double ref_bits_apart(double a, double b) {
-  int64_t oa = ref_ord(a), ob = ref_ord(b);
-  uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
-  return log2(1.0 + (double)dist);
-}
 
 /* Exponent of ulp(t*) for floor(log2 |t*|) = e: subnormal spacing below
  * 2^-1022; above the double range (a root that rounds to Inf) the ulp of
@@ -117,8 +101,8 @@ static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
   }
 }
 
-/* The whole answer by GMP and MPFR, for a checked case. */
-static toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+/* The whole answer by GMP and MPFR, for a checked case (api.c checks it). */
+toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
   ref_ctx *x = ref_ctx_get();
   if (!x) return TOI_ERR_NOMEM;
   ref_env env;
@@ -141,20 +125,4 @@ static toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_
   }
   ref_env_leave(&env);
   return st;
-}
-
-toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
-  return toi_ref_error_engine(ulp, bits, T, c, dir, toi_ref_get_engine());
-}
-
-toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                                toi_ref_engine e) {
-  if (!ulp || !bits) return TOI_ERR_RANGE;
-  *ulp = *bits = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (e == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
-  *ulp = *bits = NAN;
-  return ref_error_mpfr(ulp, bits, T, c, dir);
 }

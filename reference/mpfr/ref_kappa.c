@@ -1,6 +1,6 @@
-/* ref_kappa.c: toi_ref_kappa, the relative condition number of a root with respect to all inputs. */
+/* ref_kappa.c: the MPFR engine's toi_ref_kappa (ref_kappa_mpfr), the relative condition number of a root with respect to all inputs. */
 #include <math.h>
-#include "ref_internal.h"
+#include "ref_mpfr.h"
 
 /* Working precision: every term below is free of cancellation, so a few
  * dozen roundings at 128 bits leave kappa right to ~35 digits, far more than
@@ -43,7 +43,7 @@ static void ref_abs_sum(mpfr_ptr y, mpfr_ptr tmp, double d1, double d2) {
  *   35.1u; times |u_i|: 44.6u; the sum over i of these nonnegative terms:
  *   47.6u; the radius term: 3u; the numerator: 48.6u;
  *   the denominator q t: 34.6u; the quotient: 84.2u < 2^-121.5.
- * REF_KAPPA_REL_ERR (ref_internal.h) is 2^-120.
+ * REF_KAPPA_REL_ERR (ref_mpfr.h) is 2^-120.
  */
 static double ref_kappa_loaded(ref_ctx *x, const toi_case *c, int lo) {
   const mpfr_prec_t p = REF_KAPPA_PREC;
@@ -100,8 +100,8 @@ static double ref_kappa_loaded(ref_ctx *x, const toi_case *c, int lo) {
   return mpfr_get_d(sum, MPFR_RNDN);
 }
 
-/* The whole answer by GMP and MPFR, for a checked case. */
-static toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction dir) {
+/* The whole answer by GMP and MPFR, for a checked case (api.c checks it). */
+toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction dir) {
   ref_ctx *x = ref_ctx_get();
   if (!x) return TOI_ERR_NOMEM;
   ref_env env;
@@ -124,19 +124,4 @@ static toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction
   }
   ref_env_leave(&env);
   return st;
-}
-
-toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  return toi_ref_kappa_engine(kappa, c, dir, toi_ref_get_engine());
-}
-
-toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e) {
-  if (!kappa) return TOI_ERR_RANGE;
-  *kappa = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (e == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
-  *kappa = NAN;
-  return ref_kappa_mpfr(kappa, c, dir);
 }

@@ -1,7 +1,7 @@
 /* ref_load.c: a case as exact scaled integers (GMP) and its class decided exactly. */
 #include <limits.h>
 #include <math.h>
-#include "ref_internal.h"
+#include "ref_mpfr.h"
 
 _Static_assert(LONG_MAX >= (1LL << 53), "mpz_set_si must hold a 54-bit integer");
 
@@ -23,17 +23,6 @@ static ref_dyadic ref_split(double x) {
   d.m = m / (1L << tz);
   d.e = e + tz;
   return d;
-}
-
-toi_status ref_check_case(const toi_case *c) {
-  if (!c || (c->dim != 2 && c->dim != 3)) return TOI_ERR_INPUT;
-  for (int i = 0; i < 3; i++)
-    if (!isfinite(c->pa[i]) || !isfinite(c->pb[i]) || !isfinite(c->va[i]) || !isfinite(c->vb[i]))
-      return TOI_ERR_INPUT;
-  if (c->dim == 2 && (c->pa[2] != 0 || c->pb[2] != 0 || c->va[2] != 0 || c->vb[2] != 0))
-    return TOI_ERR_INPUT;
-  if (!isfinite(c->ra) || !isfinite(c->rb) || c->ra < 0 || c->rb < 0) return TOI_ERR_INPUT;
-  return TOI_OK;
 }
 
 static void ref_min_exp(long *emin, int *any, ref_dyadic d) {

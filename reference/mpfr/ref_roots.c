@@ -1,6 +1,6 @@
 /* ref_roots.c: the roots of a loaded case, correctly rounded to double (exact or Ziv loop). */
 #include <math.h>
-#include "ref_internal.h"
+#include "ref_mpfr.h"
 
 /*
  * Rounding to double. Every result leaves through mpfr_get_d(., MPFR_RNDN),
@@ -112,10 +112,6 @@ static void ref_roots_approx(ref_ctx *x, mpfr_ptr tlo, mpfr_ptr thi, mpfr_prec_t
 
 void ref_root_approx(ref_ctx *x, int lo, mpfr_ptr t, mpfr_prec_t p) {
   ref_roots_approx(x, lo ? t : NULL, lo ? NULL : t, p);
-}
-
-int ref_dir_root(const toi_ref *r, toi_direction dir) {
-  return dir == TOI_FORWARD ? r->fwd_is_lo : r->rev_is_lo;
 }
 
 void ref_solve_loaded(ref_ctx *x, toi_ref *out) {

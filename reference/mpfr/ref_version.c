@@ -1,5 +1,7 @@
 /* ref_version.c: versions of the MPFR and GMP libraries the reference runs on, for reports. */
-#include "ref_internal.h"
+#include <gmp.h>
+#include <mpfr.h>
+#include "toiref.h"
 
 const char *toi_ref_mpfr_version(void) { return mpfr_get_version(); }
 

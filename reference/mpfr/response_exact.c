@@ -1,11 +1,8 @@
-/* response.c: certified collision response in GMP/MPFR: contact, normal, impulse, energy, walls. */
+/* response_exact.c: certified collision response in GMP/MPFR: contact, normal, impulse, energy, walls. */
 #include <math.h>
 #include <string.h>
-#include <gmp.h>
-#include <mpfr.h>
-#include "toiref.h"
+#include "ref_mpfr.h"
 #include "toiresp.h"
-#include "ref_internal.h"
 
 /* Precision cap of the Ziv loops. The values are algebraic numbers of bounded
    height built from finite doubles, so the loops end well before it; reaching
@@ -583,21 +580,12 @@ static toi_status response_exact(toi_ref_resp *out, const toi_case *c, double E)
   return ok ? TOI_OK : TOI_ERR_RANGE;
 }
 
-static toi_status response_at(toi_ref_resp *out, const toi_case *c, double E, double T) {
-  resp_nan(out);
-  out->cls = TOI_NONE;
-  if (!case_finite(c) || !valid_e(E) || !isfinite(T)) return TOI_ERR_RANGE;
-  exact x;
-  exact_init(&x, c, E);
-  out->cls = x.cls;
-  out->t = T;
-  int dim = c->dim;
-  mpq_t tq, qa[3], qb[3], s[3], v[3], ss, w, tmp, f;
-  mpq_inits(tq, ss, w, tmp, f, (mpq_ptr)0);
-  mpq_set_d(tq, T);
-  for (int i = 0; i < 3; i++) {
-    mpq_inits(qa[i], qb[i], s[i], v[i], (mpq_ptr)0);
-    if (i >= dim) continue;
+/* The exact centres qa, qb at T, s = qb - qa, v = vB - vA, ss = s.s and
+ * w = s.v (ss and w start at 0) for the first dim components; the others of
+ * qa, qb, s, v stay 0. tmp is scratch. */
+static void at_centres(mpq_t *qa, mpq_t *qb, mpq_t *s, mpq_t *v, mpq_ptr ss, mpq_ptr w, mpq_ptr tmp,
+                       const toi_case *c, mpq_srcptr tq) {
+  for (int i = 0; i < c->dim; i++) {
     /* exact centres at T */
     mpq_set_d(tmp, c->va[i]);
     mpq_mul(qa[i], tmp, tq);
@@ -616,12 +604,49 @@ static toi_status response_at(toi_ref_resp *out, const toi_case *c, double E, do
     mpq_mul(tmp, s[i], v[i]);
     mpq_add(w, w, tmp);
   }
-  int ok = 1;
-  toi_status st = TOI_OK;
-  if (mpq_sgn(ss) == 0) {
-    st = TOI_ERR_RANGE;
-    goto done;
+}
+
+/* The impulse of response_at when the balls approach at T: the velocities
+ * after it, j and the change of kinetic energy dke. qa is scratch; q holds
+ * (x + y sqrt(Sn Sd))/z with r the root of Sn Sd. 0 when a rounding failed. */
+static int at_impulse(toi_ref_resp *out, mpq_ptr dke, mpq_t *qa, const mpq_t *s, mpq_srcptr ss, mpq_srcptr w,
+                      mpq_ptr f, mpq_ptr tmp, qs *q, rootd *r, const exact *x, const toi_case *c) {
+  int dim = c->dim, ok = 1;
+  /* j n / m = (1+E) m_other/(mA+mB) (v.s) s / S: rational, no square root */
+  for (int side = 0; side < 2; side++) {
+    share(f, x, side == 0 ? x->mb : x->ma);
+    mpq_mul(f, f, w);
+    mpq_div(f, f, ss);
+    for (int i = 0; i < dim; i++) {
+      mpq_mul(tmp, f, s[i]);
+      mpq_set_d(qa[i], side == 0 ? c->va[i] : c->vb[i]);
+      if (side == 0) mpq_add(qa[i], qa[i], tmp);
+      else mpq_sub(qa[i], qa[i], tmp);
+      if (side == 0) out->va[i] = q_round(qa[i]);
+      else out->vb[i] = q_round(qa[i]);
+    }
   }
+  /* j = -(1+E) mu (v.s)/sqrt(S) = -(1+E) mu w sqrt(Sn Sd)/Sn */
+  reduced_mass(f, x);
+  mpq_mul(f, f, x->e1);
+  mpq_mul(f, f, w);
+  mpq_neg(f, f);
+  mpz_set_ui(q->x, 0);
+  mpz_set(q->y, mpq_numref(f));
+  mpz_mul(q->z, mpq_denref(f), mpq_numref(ss));
+  ok &= qs_round(&out->j, q, r);
+  mpq_mul(tmp, w, w);
+  mpq_div(tmp, tmp, ss);
+  energy_change(dke, x, tmp);
+  return ok;
+}
+
+/* The response at T from the exact centres there (at_centres), ss = s.s > 0:
+ * the centres, the normal s / sqrt(ss), and the impulse when w = s.v < 0.
+ * 0 when a rounding failed. */
+static int at_respond(toi_ref_resp *out, mpq_t *qa, mpq_t *qb, const mpq_t *s, mpq_srcptr ss, mpq_srcptr w, mpq_ptr f,
+                      mpq_ptr tmp, const exact *x, const toi_case *c) {
+  int dim = c->dim, ok = 1;
   /* n = s/sqrt(S): with S = Sn/Sd, 1/sqrt(S) = sqrt(Sn Sd)/Sn */
   mpz_t dd;
   mpz_init(dd);
@@ -647,45 +672,38 @@ static toi_status response_at(toi_ref_resp *out, const toi_case *c, double E, do
   }
   mpq_t ke, dke;
   mpq_inits(ke, dke, (mpq_ptr)0);
-  kinetic(ke, &x, c->va, c->vb);
+  kinetic(ke, x, c->va, c->vb);
   out->ke0 = q_round(ke);
-  if (out->applied) {
-    /* j n / m = (1+E) m_other/(mA+mB) (v.s) s / S: rational, no square root */
-    for (int side = 0; side < 2; side++) {
-      share(f, &x, side == 0 ? x.mb : x.ma);
-      mpq_mul(f, f, w);
-      mpq_div(f, f, ss);
-      for (int i = 0; i < dim; i++) {
-        mpq_mul(tmp, f, s[i]);
-        mpq_set_d(qa[i], side == 0 ? c->va[i] : c->vb[i]);
-        if (side == 0) mpq_add(qa[i], qa[i], tmp);
-        else mpq_sub(qa[i], qa[i], tmp);
-        if (side == 0) out->va[i] = q_round(qa[i]);
-        else out->vb[i] = q_round(qa[i]);
-      }
-    }
-    /* j = -(1+E) mu (v.s)/sqrt(S) = -(1+E) mu w sqrt(Sn Sd)/Sn */
-    reduced_mass(f, &x);
-    mpq_mul(f, f, x.e1);
-    mpq_mul(f, f, w);
-    mpq_neg(f, f);
-    mpz_set_ui(q.x, 0);
-    mpz_set(q.y, mpq_numref(f));
-    mpz_mul(q.z, mpq_denref(f), mpq_numref(ss));
-    ok &= qs_round(&out->j, &q, &r);
-    mpq_mul(tmp, w, w);
-    mpq_div(tmp, tmp, ss);
-    energy_change(dke, &x, tmp);
-  } else {
+  if (out->applied)
+    ok &= at_impulse(out, dke, qa, s, ss, w, f, tmp, &q, &r, x, c);
+  else
     out->j = 0;
-  }
   out->dke = q_round(dke);
-  resp_totals(out, &x, c, ke, dke);
+  resp_totals(out, x, c, ke, dke);
   mpq_clears(ke, dke, (mpq_ptr)0);
   qs_clear(&q);
   rootd_clear(&r);
-  if (!ok) st = TOI_ERR_RANGE;
-done:
+  return ok;
+}
+
+static toi_status response_at(toi_ref_resp *out, const toi_case *c, double E, double T) {
+  resp_nan(out);
+  out->cls = TOI_NONE;
+  if (!case_finite(c) || !valid_e(E) || !isfinite(T)) return TOI_ERR_RANGE;
+  exact x;
+  exact_init(&x, c, E);
+  out->cls = x.cls;
+  out->t = T;
+  mpq_t tq, qa[3], qb[3], s[3], v[3], ss, w, tmp, f;
+  mpq_inits(tq, ss, w, tmp, f, (mpq_ptr)0);
+  mpq_set_d(tq, T);
+  for (int i = 0; i < 3; i++) mpq_inits(qa[i], qb[i], s[i], v[i], (mpq_ptr)0);
+  at_centres(qa, qb, s, v, ss, w, tmp, c, tq);
+  toi_status st = TOI_OK;
+  if (mpq_sgn(ss) == 0)
+    st = TOI_ERR_RANGE;
+  else if (!at_respond(out, qa, qb, s, ss, w, f, tmp, &x, c))
+    st = TOI_ERR_RANGE;
   for (int i = 0; i < 3; i++) mpq_clears(qa[i], qb[i], s[i], v[i], (mpq_ptr)0);
   mpq_clears(tq, ss, w, tmp, f, (mpq_ptr)0);
   exact_clear(&x);
@@ -697,6 +715,153 @@ static void q_sqrt(mpfr_t out, const mpq_t v, mpfr_prec_t p) {
   mpfr_set_prec(out, p);
   mpfr_set_q(out, v, MPFR_RNDN);
   mpfr_sqrt(out, out, MPFR_RNDN);
+}
+
+/* Precision of the audit's metrics: they need a few digits; cancellation is done exactly. */
+#define AUDIT_PREC 256
+
+/* Scratch of response_audit's metrics, each of which sets what it reads. */
+typedef struct audit_tmp {
+  mpq_t t1, t2, sum, rq;
+  mpfr_t f1, f2, f3;
+} audit_tmp;
+
+/* 1 when the first dim components of the given doubles are all finite. */
+static int audit_finite(const double *a, const double *b, int dim) {
+  int finite = 1;
+  for (int i = 0; i < dim; i++) finite &= isfinite(a[i]) && isfinite(b[i]);
+  return finite;
+}
+
+/* gap = (|d| - R)/R = (|d|^2 - R^2)/((|d| + R) R), the numerator exact */
+static void audit_gap(toi_resp_audit *out, audit_tmp *k, const toi_case *c, const double pa[3], const double pb[3]) {
+  int dim = c->dim;
+  mpq_set_d(k->rq, c->ra);
+  mpq_set_d(k->t1, c->rb);
+  mpq_add(k->rq, k->rq, k->t1);
+  if (!audit_finite(pa, pb, dim)) return;
+  for (int i = 0; i < dim; i++) {
+    mpq_set_d(k->t1, pb[i]);
+    mpq_set_d(k->t2, pa[i]);
+    mpq_sub(k->t1, k->t1, k->t2);
+    mpq_mul(k->t1, k->t1, k->t1);
+    mpq_add(k->sum, k->sum, k->t1);
+  }
+  q_sqrt(k->f1, k->sum, AUDIT_PREC);
+  mpfr_add_q(k->f1, k->f1, k->rq, MPFR_RNDN);
+  mpfr_mul_q(k->f1, k->f1, k->rq, MPFR_RNDN);
+  mpq_mul(k->t1, k->rq, k->rq);
+  mpq_sub(k->t1, k->sum, k->t1);
+  mpfr_set_q(k->f2, k->t1, MPFR_RNDN);
+  mpfr_div(k->f2, k->f2, k->f1, MPFR_RNDN);
+  out->gap = mpfr_get_d(k->f2, MPFR_RNDN);
+}
+
+/* momentum: |P' - P| / (|mA vA| + |mB vB|), for finite va, vb */
+static void audit_momentum(toi_resp_audit *out, audit_tmp *k, const exact *x, const toi_case *c, const double va[3],
+                           const double vb[3]) {
+  int dim = c->dim;
+  mpq_set_ui(k->sum, 0, 1);
+  for (int i = 0; i < dim; i++) {
+    mpq_set_d(k->t1, va[i]);
+    mpq_set_d(k->t2, c->va[i]);
+    mpq_sub(k->t1, k->t1, k->t2);
+    mpq_mul(k->t1, k->t1, x->ma);
+    mpq_set_d(k->t2, vb[i]);
+    mpq_set_d(k->rq, c->vb[i]);
+    mpq_sub(k->t2, k->t2, k->rq);
+    mpq_mul(k->t2, k->t2, x->mb);
+    mpq_add(k->t1, k->t1, k->t2);
+    mpq_mul(k->t1, k->t1, k->t1);
+    mpq_add(k->sum, k->sum, k->t1);
+  }
+  q_sqrt(k->f1, k->sum, AUDIT_PREC);
+  mpq_t na, nb;
+  mpq_inits(na, nb, (mpq_ptr)0);
+  for (int i = 0; i < dim; i++) {
+    mpq_set_d(k->t1, c->va[i]);
+    mpq_mul(k->t1, k->t1, k->t1);
+    mpq_add(na, na, k->t1);
+    mpq_set_d(k->t1, c->vb[i]);
+    mpq_mul(k->t1, k->t1, k->t1);
+    mpq_add(nb, nb, k->t1);
+  }
+  q_sqrt(k->f2, na, AUDIT_PREC);
+  mpfr_mul_q(k->f2, k->f2, x->ma, MPFR_RNDN);
+  q_sqrt(k->f3, nb, AUDIT_PREC);
+  mpfr_mul_q(k->f3, k->f3, x->mb, MPFR_RNDN);
+  mpfr_add(k->f2, k->f2, k->f3, MPFR_RNDN);
+  mpfr_div(k->f1, k->f1, k->f2, MPFR_RNDN);
+  out->mom_err = mpfr_get_d(k->f1, MPFR_RNDN);
+  mpq_clears(na, nb, (mpq_ptr)0);
+}
+
+/* energy: KE(va, vb) - (KE0 + dKE exact), over KE0; then the momentum */
+static void audit_energy(toi_resp_audit *out, audit_tmp *k, const exact *x, const toi_case *c, const double va[3],
+                         const double vb[3]) {
+  mpq_t ke0, ke1, dke, vn2;
+  mpq_inits(ke0, ke1, dke, vn2, (mpq_ptr)0);
+  kinetic(ke0, x, c->va, c->vb);
+  vn2_at_root(vn2, x);
+  energy_change(dke, x, vn2);
+  if (audit_finite(va, vb, c->dim)) {
+    kinetic(ke1, x, va, vb);
+    mpq_sub(ke1, ke1, ke0);
+    mpq_sub(ke1, ke1, dke);
+    if (mpq_sgn(ke0) != 0) {
+      mpq_div(ke1, ke1, ke0);
+      out->ke_err = q_round(ke1);
+    }
+    audit_momentum(out, k, x, c, va, vb);
+  }
+  mpq_clears(ke0, ke1, dke, vn2, (mpq_ptr)0);
+}
+
+/* angle = 2 asin(|u - n*|/2), u the given normal made unit at precision P */
+static void audit_angle(toi_resp_audit *out, audit_tmp *k, const at_root *o, rootd *r, int dim, const double n[3]) {
+  if (!audit_finite(n, n, dim)) return;
+  mpfr_t u[3], ne;
+  mpfr_init2(ne, AUDIT_PREC);
+  mpfr_set_ui(k->f1, 0, MPFR_RNDN);
+  for (int i = 0; i < dim; i++) {
+    mpfr_init2(u[i], AUDIT_PREC);
+    mpfr_set_d(u[i], n[i], MPFR_RNDN);
+    mpfr_fma(k->f1, u[i], u[i], k->f1, MPFR_RNDN);
+  }
+  mpfr_sqrt(k->f1, k->f1, MPFR_RNDN);
+  if (!mpfr_zero_p(k->f1)) {
+    mpfr_set_ui(k->f3, 0, MPFR_RNDN);
+    for (int i = 0; i < dim; i++) {
+      mpfr_div(u[i], u[i], k->f1, MPFR_RNDN);
+      qs_approx(ne, &o->n[i], r, AUDIT_PREC);
+      mpfr_sub(k->f2, u[i], ne, MPFR_RNDN);
+      mpfr_fma(k->f3, k->f2, k->f2, k->f3, MPFR_RNDN);
+    }
+    mpfr_sqrt(k->f3, k->f3, MPFR_RNDN);
+    mpfr_div_2ui(k->f3, k->f3, 1, MPFR_RNDN);
+    mpfr_asin(k->f3, k->f3, MPFR_RNDN);
+    mpfr_mul_2ui(k->f3, k->f3, 1, MPFR_RNDN);
+    out->angle = mpfr_get_d(k->f3, MPFR_RNDN);
+  }
+  for (int i = 0; i < dim; i++) mpfr_clear(u[i]);
+  mpfr_clear(ne);
+}
+
+/* ULP error of each velocity component, and the largest; 0 when a rounding failed */
+static int audit_ulps(toi_resp_audit *out, const at_root *o, rootd *r, int dim, const double va[3],
+                      const double vb[3]) {
+  int ok = 1;
+  double mx = 0;
+  for (int i = 0; i < dim; i++) {
+    ok &= qs_ulp_err(&out->ulp[i], va[i], &o->va[i], r);
+    ok &= qs_ulp_err(&out->ulp[dim + i], vb[i], &o->vb[i], r);
+  }
+  for (int i = 0; i < 2 * dim; i++) {
+    if (isnan(out->ulp[i])) mx = NAN;
+    else if (!isnan(mx) && out->ulp[i] > mx) mx = out->ulp[i];
+  }
+  out->ulp_max = mx;
+  return ok;
 }
 
 static toi_status response_audit(toi_resp_audit *out, const toi_case *c, double E, const double pa[3],
@@ -711,139 +876,19 @@ static toi_status response_audit(toi_resp_audit *out, const toi_case *c, double 
     exact_clear(&x);
     return TOI_ERR_RANGE;
   }
-  int dim = c->dim, ok = 1;
-  const mpfr_prec_t P = 256; /* metrics need a few digits; cancellation is done exactly */
   rootd r;
   rootd_init(&r, x.d);
   at_root o;
   at_root_build(&o, &x);
-  mpq_t t1, t2, sum, rq;
-  mpq_inits(t1, t2, sum, rq, (mpq_ptr)0);
-  mpfr_t f1, f2, f3;
-  mpfr_inits2(P, f1, f2, f3, (mpfr_ptr)0);
-
-  /* gap = (|d| - R)/R = (|d|^2 - R^2)/((|d| + R) R), the numerator exact */
-  int finite = 1;
-  for (int i = 0; i < dim; i++) finite &= isfinite(pa[i]) && isfinite(pb[i]);
-  mpq_set_d(rq, c->ra);
-  mpq_set_d(t1, c->rb);
-  mpq_add(rq, rq, t1);
-  if (finite) {
-    for (int i = 0; i < dim; i++) {
-      mpq_set_d(t1, pb[i]);
-      mpq_set_d(t2, pa[i]);
-      mpq_sub(t1, t1, t2);
-      mpq_mul(t1, t1, t1);
-      mpq_add(sum, sum, t1);
-    }
-    q_sqrt(f1, sum, P);
-    mpfr_add_q(f1, f1, rq, MPFR_RNDN);
-    mpfr_mul_q(f1, f1, rq, MPFR_RNDN);
-    mpq_mul(t1, rq, rq);
-    mpq_sub(t1, sum, t1);
-    mpfr_set_q(f2, t1, MPFR_RNDN);
-    mpfr_div(f2, f2, f1, MPFR_RNDN);
-    out->gap = mpfr_get_d(f2, MPFR_RNDN);
-  }
-
-  /* energy: KE(va, vb) - (KE0 + dKE exact), over KE0 */
-  finite = 1;
-  for (int i = 0; i < dim; i++) finite &= isfinite(va[i]) && isfinite(vb[i]);
-  mpq_t ke0, ke1, dke, vn2;
-  mpq_inits(ke0, ke1, dke, vn2, (mpq_ptr)0);
-  kinetic(ke0, &x, c->va, c->vb);
-  vn2_at_root(vn2, &x);
-  energy_change(dke, &x, vn2);
-  if (finite) {
-    kinetic(ke1, &x, va, vb);
-    mpq_sub(ke1, ke1, ke0);
-    mpq_sub(ke1, ke1, dke);
-    if (mpq_sgn(ke0) != 0) {
-      mpq_div(ke1, ke1, ke0);
-      out->ke_err = q_round(ke1);
-    }
-    /* momentum: |P' - P| / (|mA vA| + |mB vB|) */
-    mpq_set_ui(sum, 0, 1);
-    for (int i = 0; i < dim; i++) {
-      mpq_set_d(t1, va[i]);
-      mpq_set_d(t2, c->va[i]);
-      mpq_sub(t1, t1, t2);
-      mpq_mul(t1, t1, x.ma);
-      mpq_set_d(t2, vb[i]);
-      mpq_set_d(rq, c->vb[i]);
-      mpq_sub(t2, t2, rq);
-      mpq_mul(t2, t2, x.mb);
-      mpq_add(t1, t1, t2);
-      mpq_mul(t1, t1, t1);
-      mpq_add(sum, sum, t1);
-    }
-    q_sqrt(f1, sum, P);
-    mpq_t na, nb;
-    mpq_inits(na, nb, (mpq_ptr)0);
-    for (int i = 0; i < dim; i++) {
-      mpq_set_d(t1, c->va[i]);
-      mpq_mul(t1, t1, t1);
-      mpq_add(na, na, t1);
-      mpq_set_d(t1, c->vb[i]);
-      mpq_mul(t1, t1, t1);
-      mpq_add(nb, nb, t1);
-    }
-    q_sqrt(f2, na, P);
-    mpfr_mul_q(f2, f2, x.ma, MPFR_RNDN);
-    q_sqrt(f3, nb, P);
-    mpfr_mul_q(f3, f3, x.mb, MPFR_RNDN);
-    mpfr_add(f2, f2, f3, MPFR_RNDN);
-    mpfr_div(f1, f1, f2, MPFR_RNDN);
-    out->mom_err = mpfr_get_d(f1, MPFR_RNDN);
-    mpq_clears(na, nb, (mpq_ptr)0);
-  }
-  mpq_clears(ke0, ke1, dke, vn2, (mpq_ptr)0);
-
-  /* angle = 2 asin(|u - n*|/2), u the given normal made unit at precision P */
-  finite = 1;
-  for (int i = 0; i < dim; i++) finite &= isfinite(n[i]);
-  if (finite) {
-    mpfr_t u[3], ne;
-    mpfr_init2(ne, P);
-    mpfr_set_ui(f1, 0, MPFR_RNDN);
-    for (int i = 0; i < dim; i++) {
-      mpfr_init2(u[i], P);
-      mpfr_set_d(u[i], n[i], MPFR_RNDN);
-      mpfr_fma(f1, u[i], u[i], f1, MPFR_RNDN);
-    }
-    mpfr_sqrt(f1, f1, MPFR_RNDN);
-    if (!mpfr_zero_p(f1)) {
-      mpfr_set_ui(f3, 0, MPFR_RNDN);
-      for (int i = 0; i < dim; i++) {
-        mpfr_div(u[i], u[i], f1, MPFR_RNDN);
-        qs_approx(ne, &o.n[i], &r, P);
-        mpfr_sub(f2, u[i], ne, MPFR_RNDN);
-        mpfr_fma(f3, f2, f2, f3, MPFR_RNDN);
-      }
-      mpfr_sqrt(f3, f3, MPFR_RNDN);
-      mpfr_div_2ui(f3, f3, 1, MPFR_RNDN);
-      mpfr_asin(f3, f3, MPFR_RNDN);
-      mpfr_mul_2ui(f3, f3, 1, MPFR_RNDN);
-      out->angle = mpfr_get_d(f3, MPFR_RNDN);
-    }
-    for (int i = 0; i < dim; i++) mpfr_clear(u[i]);
-    mpfr_clear(ne);
-  }
-
-  /* ULP error of each velocity component */
-  double mx = 0;
-  for (int i = 0; i < dim; i++) {
-    ok &= qs_ulp_err(&out->ulp[i], va[i], &o.va[i], &r);
-    ok &= qs_ulp_err(&out->ulp[dim + i], vb[i], &o.vb[i], &r);
-  }
-  for (int i = 0; i < 2 * dim; i++) {
-    if (isnan(out->ulp[i])) mx = NAN;
-    else if (!isnan(mx) && out->ulp[i] > mx) mx = out->ulp[i];
-  }
-  out->ulp_max = mx;
-
-  mpfr_clears(f1, f2, f3, (mpfr_ptr)0);
-  mpq_clears(t1, t2, sum, rq, (mpq_ptr)0);
+  audit_tmp k;
+  mpq_inits(k.t1, k.t2, k.sum, k.rq, (mpq_ptr)0);
+  mpfr_inits2(AUDIT_PREC, k.f1, k.f2, k.f3, (mpfr_ptr)0);
+  audit_gap(out, &k, c, pa, pb);
+  audit_energy(out, &k, &x, c, va, vb);
+  audit_angle(out, &k, &o, &r, c->dim, n);
+  int ok = audit_ulps(out, &o, &r, c->dim, va, vb);
+  mpfr_clears(k.f1, k.f2, k.f3, (mpfr_ptr)0);
+  mpq_clears(k.t1, k.t2, k.sum, k.rq, (mpq_ptr)0);
   at_root_clear(&o);
   rootd_clear(&r);
   exact_clear(&x);

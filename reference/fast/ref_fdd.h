@@ -1,131 +1,32 @@
-/* ref_internal.h: private state and helpers shared by the files of the certified reference. */
-#ifndef REF_INTERNAL_H
-#define REF_INTERNAL_H
+/* ref_fdd.h: the fast engine's double-double kit with proven error bounds, and its certified final rounding. */
+#ifndef REF_FDD_H
+#define REF_FDD_H
 
-#include <gmp.h>
 #include <math.h>
-#include <mpfr.h>
 #include <stdint.h>
 #include <string.h>
-#include "toiref.h"
-
-/// Scratch floats per thread; ref_kappa.c uses the most (f[0..8]).
-#define REF_NF 9
-
-/// Per-thread working state. The exact data are integers: with ep the
-/// smallest binary exponent among the nonzero lengths (positions, radii,
-/// delta) and ev the smallest among the nonzero velocities,
-/// s = S 2^ep, R = Rr 2^ep, v = V 2^ev, so that a = A 2^(2ev),
-/// b = B 2^(ep+ev), c = C 2^(2ep), D = (B^2 - A C) 2^(2ep+2ev) and the roots
-/// are (-B -+ sqrt D)/A 2^(ep-ev). Signs, classes and the rationality of the
-/// roots are those of the integers.
-typedef struct ref_ctx {
-  mpz_t s[3], v[3], R;  ///< S, V, Rr
-  mpz_t A, B, C, D;     ///< the integer quadratic and its discriminant
-  mpz_t Q;              ///< sqrt(D) when D is a perfect square
-  mpz_t z[4];           ///< integer scratch
-  mpq_t q[2];           ///< rational scratch (ref_error.c)
-  mpfr_t f[REF_NF];     ///< float scratch, precision set by each user
-  long ep, ev;          ///< the two scale exponents
-  int n;                ///< number of components, 2 or 3
-  toi_class cls;        ///< exact class
-  int has_roots;        ///< A > 0 and D >= 0
-  int rational;         ///< has_roots and D is a perfect square (Q valid)
-} ref_ctx;
-
-/// The calling thread's state, created on first use and freed when the
-/// thread exits; NULL when out of memory.
-ref_ctx *ref_ctx_get(void);
-
-/// MPFR exponent range and flags of the caller, saved on entry to a public
-/// function and restored on exit so that the reference leaves no trace.
-typedef struct ref_env {
-  mpfr_exp_t emin, emax;
-  mpfr_flags_t flags;
-  int widened;
-} ref_env;
-void ref_env_enter(ref_env *env);
-void ref_env_leave(const ref_env *env);
-
-/// Checks a case (dim, finite fields, radii >= 0, zero third components in
-/// 2D); TOI_OK or TOI_ERR_INPUT.
-toi_status ref_check_case(const toi_case *c);
-
-/// Loads a checked case exactly into x and decides its class; delta (NULL
-/// for none) is added to R. TOI_ERR_RANGE when R + delta < 0.
-toi_status ref_load(ref_ctx *x, const toi_case *c, const double *delta);
-
-/// Fills out from a loaded x: class, correctly rounded roots, directions.
-void ref_solve_loaded(ref_ctx *x, toi_ref *out);
-
-/// Which root answers direction dir: 1 the lower, 0 the upper, -1 none.
-int ref_dir_root(const toi_ref *r, toi_direction dir);
-
-/// For a root of a case with has_roots and |B| + sqrt(D) > 0 (every
-/// irrational root; kappa also uses it on rational ones): an approximation t of the
-/// lower (lo = 1) or upper root, in real units, at precision p >= 64, with
-/// |t - t*| < 2^(EXP(t) + 4 - p). Uses f[0..3]; t may be f[4] or above.
-void ref_root_approx(ref_ctx *x, int lo, mpfr_ptr t, mpfr_prec_t p);
-
-/// For a rational root: t* = num / den 2^e2 exactly, den > 0.
-void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
-
-/// Precision whose error bound ref_root_approx meets, for mpfr_can_round.
-#define REF_ERR_BITS(p) ((mpfr_exp_t)(p) - 5)
-
-/// The whole of toi_ref_solve_target (delta != NULL) or toi_ref_solve with
-/// the GMP/MPFR engine (ref_solve.c), and with the fast engine (ref_fast.c).
-toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
-toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
-/// ref_solve_fast without a target, for a case whose first stage (ref_fast_quick
-/// or the batch's) has already declined it: the double-double stage, then MPFR.
-toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c);
-/// The batch's first stage (ref_fast_batch_kernel.h) on 4 or 8 cases at once,
-/// for CPUs with AVX2 and FMA, or AVX-512: bit j of the result set when case j
-/// was answered into out[j]; bit j of *signs when it was declined where
-/// ref_fast_quick would decline it too. The cases must pass the plain checks
-/// of ref_solve_fast (dimension, radii, zero third components in 2D).
-int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs, int *later);
-int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs, int *later);
-/// The same on the cases *c[j] into *out[j], with the second Newton step and
-/// the rounding of subnormal and overflowing roots (bit j of *later in the
-/// first form: gathered for this one).
-int ref_fast_batch4_full(toi_ref *const *out, const toi_case *const *c, int *signs);
-int ref_fast_batch8_full(toi_ref *const *out, const toi_case *const *c, int *signs);
-/// The usual path of the double-double stage (fast_try) on the cases
-/// *c[0..3] or *c[0..7], for cases the first stage declined: bit j of the
-/// result set when *c[j] was answered into *out[j]; bit j of *c3 when c was
-/// computed to 2^-145 for it (near contact).
-int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
-int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
-/// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
-/// through ref_solve_fast), -1 the widest this CPU runs; a width the CPU
-/// lacks gives the widest it has. Returns the width now in use. Process-wide,
-/// for tests and benchmarks; not for use while solving threads run.
-int ref_fast_batch_use(int w);
-/// The batch's vector width in use now (0 without the FMA build).
-int ref_fast_batch_width(void);
-/// Counts cases answered outside ref_solve_fast (by the batch): quick by
-/// its first stage, dd by its double-double stage, exact of those dd with c
-/// to 2^-145 (fast_c3).
-void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact);
-
-/// The fast engine's first stage (ref_fast_quick.c), FMA build only: for a
-/// plausible case (fast_plausible in ref_fast.c) without a target distance,
-/// 1 when it answered alone (out then holds toi_ref_solve's answer), 0 when
-/// the case must go on to the double-double stage (out untouched: the
-/// caller has cleared it). Always 0 where there is no FMA build.
-int ref_fast_quick(toi_ref *out, const toi_case *c);
-
-/// For tests: run the fast engine's build without FMA (on = 0), with it
-/// (on = 1, only where the processor has one), or choose by the processor
-/// (on = -1, the default). Returns 1 when the FMA build is in use after the
-/// call. Process-wide; not for concurrent use with solving threads.
-int ref_fast_use_fma(int on);
 
 /* ---- the fast engine's double-double kit (ref_fast.c, ref_fast_err.c) ----
  * u = 2^-53. An "error" is an absolute bound on the distance to the exact
- * real, proved in the comment beside the code that computes it. */
+ * real, proved in the comment beside the code that computes it.
+ *
+ * Why this is not src/core/eft.h (the project's kit): its operations differ
+ * where the proofs and the speed of the fast engine depend on them, and the
+ * engine must stay bit for bit what it is.
+ *  - two_sum, fast_two_sum: the same sums as eft.h's, but with their
+ *    operands made opaque (FAST_OPAQUE, below), which eft.h's are not.
+ *  - two_prod takes the build (fm): an inline FMA instruction in the FMA
+ *    build, Dekker's split product in the other; eft.h always calls fma(),
+ *    a library call without FMA hardware, which the Dekker build avoids.
+ *  - dd_div divides through a reciprocal computed once (iy) and shared by
+ *    several quotients; eft.h's dd_div makes two divisions.
+ *  - dd_dot, dd_add_sqrt, fast_certify, fast_rn and fast_scale have no
+ *    counterpart there (eft.h's scale2 rounds subnormal results once,
+ *    fast_scale may round twice where its callers refuse the result).
+ *  - fast_ilog2 and fast_pow2 are the same operations as eft.h's ilog2d and
+ *    pow2i; eft.h is not included here because its two_sum, fast_two_sum,
+ *    two_prod and dd_div would clash with the names above.
+ * fdd's fields h, l are eft.h's dd's hi, lo. */
 
 #define FAST_INLINE static inline __attribute__((always_inline))
 
@@ -402,98 +303,4 @@ static inline int fast_certify(double *out, fdd T, double E, int k) {
   *out = y1;
   return 1;
 }
-
-/// What the fast engine proved about a case, for the fast paths of
-/// toi_ref_error and toi_ref_kappa (ref_fast_err.c). The data are scaled as
-/// in ref_fast.c: lengths by 2^-es, velocities by 2^-ev, so times by 2^-k2
-/// with k2 = es - ev; 2D cases in the 3D layout with zero third components.
-typedef struct ref_fast_state {
-  toi_ref r;          ///< the answer, bit for bit what toi_ref_solve gives
-  fdd s[4];           ///< s = pB - pA (s[0..2]) and R (s[3]), scaled, as double-doubles
-  fdd v[3];           ///< v = vB - vA, scaled
-  int es, ev, k2;     ///< the scales
-  int exact_data;     ///< s, R, v are the exact scaled data, every nonzero component in [2^-480, 2^65]
-  int sb, sc;         ///< the exact signs of b and c
-  fdd A;              ///< a = v.v, |A - a| <= Ea
-  double Ea;
-  int roots;          ///< a > 0 and D >= 0: t and Et below are valid
-  int graze;          ///< D = 0 exactly: one double root
-  fdd t[2];           ///< the lower (0) and upper (1) roots, scaled: |t[j] - t*_j 2^-k2| <= Et[j]
-  double Et[2];       ///< 0 for the exact root 0 of a touching pair; else <= 2^-60 |t[j].h|
-  fdd D;              ///< D when the roots came from step 4 of ref_fast.c (c != 0, D > 0),
-  double ED;          ///< |D - D*| <= ED; unset otherwise
-} ref_fast_state;
-
-/// Runs the fast engine on a case (no target distance) and keeps its state.
-/// 1 when it answered alone (then fs->r is toi_ref_solve's answer); 0 when
-/// it would hand the case to the MPFR engine or the case is invalid (fs is
-/// then unspecified). Does not touch the toi_ref_fast_stats counters.
-int ref_fast_prepare(ref_fast_state *fs, const toi_case *c);
-
-/// The exact expansions (ref_fast.c: nonoverlapping, increasing magnitude)
-/// of a = v.v, b = s.v and c = s.s - R^2 of a prepared state whose data are
-/// exact (fs->exact_data), each in at most 32 doubles. 0 when not exact_data.
-int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, int *mb, double *xc, int *mc);
-
-/// 1 when the fast engine runs its FMA build now, else 0.
-int ref_fast_fma(void);
-
-/// The fast paths of toi_ref_error and toi_ref_kappa (ref_fast_err.c), on a
-/// checked case with the fast engine selected: 1 when they answered (exactly
-/// what the GMP/MPFR paths of ref_error.c and ref_kappa.c would answer), 0
-/// when the caller must ask those.
-int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
-int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir);
-
-/// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
-/// and how often they left the answer to MPFR, counted per thread (for tests
-/// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).
-typedef struct ref_fast_err_counts {
-  unsigned long long error_calls, error_fb, kappa_calls, kappa_fb;
-} ref_fast_err_counts;
-void ref_fast_err_counts_get(ref_fast_err_counts *out);
-void ref_fast_err_counts_reset(void);
-
-/// A bound on the relative error of the 128-bit kappa of ref_kappa.c before
-/// its rounding to double (proved there).
-#define REF_KAPPA_REL_ERR 0x1p-120
-
-/// log2(1 + |ord(a) - ord(b)|), ord the position in the ordered doubles.
-double ref_bits_apart(double a, double b);
-
-/* A toi_ref with no class and no root, the state every solver starts from. */
-static inline void ref_clear(toi_ref *out, toi_class cls) {
-  out->cls = cls;
-  out->tlo = out->thi = out->tfwd = out->trev = NAN;
-  out->fwd_is_lo = out->rev_is_lo = -1;
-}
-
-/* The exact class from the signs of a, b, c and D, in toiref.h's order. */
-static inline toi_class ref_classify(int sa, int sb, int sc, int sd) {
-  if (sc < 0) return TOI_OVERLAP;
-  if (sa == 0) return TOI_STATIC;
-  if (sc == 0) return sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
-  if (sb >= 0) return TOI_SEPARATING;
-  return sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
-}
-
-/* Which root answers each direction, from the exact signs of B and C alone
- * (product of the roots C/A, sum -2B/A; a root is 0 iff C = 0), then tfwd and
- * trev from tlo and thi. Only for a case with roots. */
-static inline void ref_set_dirs(toi_ref *out, int sb, int sc) {
-  if (sc < 0) { /* lower < 0 < upper */
-    out->fwd_is_lo = 0;
-    out->rev_is_lo = 1;
-  } else if (sc == 0) { /* a root at 0; with B = 0 a double root: lower forward, upper backward */
-    out->fwd_is_lo = sb <= 0;
-    out->rev_is_lo = sb < 0;
-  } else if (sb < 0) { /* 0 < lower <= upper */
-    out->fwd_is_lo = 1;
-  } else { /* lower <= upper < 0 (B = 0 with C > 0 has D < 0, no roots) */
-    out->rev_is_lo = 0;
-  }
-  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? out->tlo : out->thi;
-  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? out->tlo : out->thi;
-}
-
 #endif

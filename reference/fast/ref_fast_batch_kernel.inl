@@ -1,11 +1,14 @@
-/* ref_fast_batch_kernel.h: the fast engine's first stage and double-double usual path on BW cases at once. */
+/* ref_fast_batch_kernel.inl: the fast engine's first stage and double-double usual path on BW cases at once. */
 
 /*
- * Included by ref_fast_batch4.c (BW 4, AVX2) and ref_fast_batch8.c (BW 8,
+ * A type-generic source, not a header: it is compiled twice, once included
+ * by ref_fast_batch4.c (BW 4, AVX2) and once by ref_fast_batch8.c (BW 8,
  * AVX-512), which define BW, BATCH_ATTR, the kernels' names (B_NAME,
- * B_NAME_FULL, B_NAME_DD) and the few intrinsics below. bvd and bvl: BW
- * doubles and BW 64-bit integers (lane masks: all ones or all zeros). The
- * argument is in ref_fast_batch.c.
+ * B_NAME_FULL, B_NAME_DD) and the few intrinsics below before including it.
+ * One source for both widths, so the two cannot drift apart. It has no
+ * include guard on purpose and must not be included anywhere else. bvd and
+ * bvl: BW doubles and BW 64-bit integers (lane masks: all ones or all
+ * zeros). The argument is in ref_fast_batch.c.
  */
 
 #define BATCH_INLINE BATCH_ATTR FAST_INLINE
@@ -116,7 +119,7 @@ BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, double want, const bd
   return ok;
 }
 
-/* fast_rn of ref_internal.h in the lanes of mask: RN(x 2^k) for the
+/* fast_rn of ref_fdd.h in the lanes of mask: RN(x 2^k) for the
  * normalized pair x = xh + xl, 2^-850 <= |xh| <= 2^850, overflow to +-Inf
  * and the subnormal grid as IEEE 754 rounds (the argument is there). */
 BATCH_INLINE bvd b_rn(bvd xh, bvd xl, bvl k, bvl mask) {
@@ -442,7 +445,7 @@ BATCH_INLINE vdd d_two_prod(bvd a, bvd b) {
 
 BATCH_INLINE vdd d_neg(vdd x) { return (vdd){-x.h, -x.l}; }
 
-/* dd_dot of ref_internal.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
+/* dd_dot of ref_fdd.h, lane by lane (its bound: 2^-99 M + 2^-1000). */
 BATCH_INLINE vdd d_dot(const vdd *x, const vdd *y, int n, bvd *mag) {
   vdd p = d_two_prod(x[0].h, y[0].h);
   bvd S = p.h, T = p.l + (x[0].h * y[0].l + x[0].l * y[0].h), M = b_abs(p.h);
@@ -515,6 +518,51 @@ BATCH_INLINE bvd d_quot_err(vdd T, double ed, bvd rx, bvd ry) {
 }
 
 /*
+ * Step 4 of B_NAME_DD: the roots by W = |B| + sqrt D, c / W and W / a, with fast_try's
+ * bounds as they stood when this copy was made (ref_fast.c has tighter
+ * ones since; these stay valid, and a wider bound only declines more).
+ * W = |B| + sqrt(D) pairs with W* = -sigma b + sqrt D, sigma the sign of
+ * B.h (the formula stays exact whatever the true sign of b);
+ * |W - W*| <= Eb + |sqrt D - sqrt D~| + 2^-101 W.h (dd_add_sqrt), and
+ * |sqrt D - sqrt D~| <= ED / sqrt(D~) <= ED / h (1 + 2.1u). So with
+ * EW = up(Eb + ED / h + 2^-101 W.h) and rw = EW / W.h, the quotients
+ * c / W and W / a err by at most fast_quot_err(Q1, 2^-98, Ec / |C.h|, rw)
+ * and fast_quot_err(Q2, 2^-100, rw, Ea / A.h) (dd_div's own 2^-98 for a
+ * divisor W read through w0, 2^-100 for A). Usual case: ED <= 2^-96 h^2,
+ * Eb <= 2^-96 W.h, Ec <= 2^-93 |C.h|, Ea <= 2^-93 A.h give ED / h <=
+ * 2^-96 h (1 + 2^-50) and h <= W.h (1 + 4u), so |W - W*| <= (2^-96 +
+ * 2^-96 + 2^-101)(1 + 2^-40) W.h < 2^-94.9 W.h, and fast_quot_err <= |Q.h|
+ * (2^-98 + 1.001 (2^-93 + 2^-94.9)) < 2^-92.3 |Q.h|: 2^-91 |Q.h| is used.
+ * b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W.
+ * The lanes of roots whose roots are certified stay set; their roots go
+ * to *tlo and *thi.
+ */
+BATCH_INLINE bvl b_dd_roots(bvd *tlo, bvd *thi, bvl roots, vdd A, bvd Ea, bvd ia, vdd B, bvd Eb, vdd C, bvd Ec,
+                            vdd D, bvd ED, bvl k2) {
+  const bvl bn = B.h <= b_set(0);
+  const vdd X = {b_pick(bn, -B.h, B.h), b_pick(bn, -B.l, B.l)};
+  bvd h, w0;
+  const vdd W = d_add_sqrt(X, D, &h, &w0);
+  const bvd iw = b_set(1) / w0;
+  const vdd Q1 = d_div(C, W, iw), Q2 = d_div(W, A, ia);
+  const bvl usual = (ED <= b_set(0x1p-96) * (h * h)) & (Eb <= b_set(0x1p-96) * W.h) &
+                    (Ec <= b_set(0x1p-93) * b_abs(C.h)) & (Ea <= b_set(0x1p-93) * A.h);
+  const bvd EW = b_up(Eb + ED / h + b_set(0x1p-101) * W.h);
+  const bvd rw = EW / W.h;
+  const bvd E1 = b_pick(usual, b_set(0x1p-91) * b_abs(Q1.h), d_quot_err(Q1, 0x1p-98, Ec / b_abs(C.h), rw));
+  const bvd E2 = b_pick(usual, b_set(0x1p-91) * b_abs(Q2.h), d_quot_err(Q2, 0x1p-100, rw, Ea / A.h));
+  /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
+  const bvd s1 = b_pick(bn, b_set(1), b_set(-1));
+  bvd t1, t2;
+  bvl late = {}; /* unused: the full certification runs here */
+  roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
+  roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
+  *tlo = b_pick(bn, t1, t2);
+  *thi = b_pick(bn, t2, t1);
+  return roots;
+}
+
+/*
  * fast_try's usual path (FMA build, no target distance) on the cases
  * *cp[0..BW-1], answers into *op[j]: the same operations in the same order
  * lane by lane, so its proofs hold in each lane; c near contact by fast_c3
@@ -572,45 +620,9 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
   const bvl noroot = live & dneg;
   bvl roots = live & dpos;
 
-  /* Step 4: the roots by W = |B| + sqrt D, c / W and W / a, with fast_try's
-   * bounds as they stood when this copy was made (ref_fast.c has tighter
-   * ones since; these stay valid, and a wider bound only declines more).
-   * W = |B| + sqrt(D) pairs with W* = -sigma b + sqrt D, sigma the sign of
-   * B.h (the formula stays exact whatever the true sign of b);
-   * |W - W*| <= Eb + |sqrt D - sqrt D~| + 2^-101 W.h (dd_add_sqrt), and
-   * |sqrt D - sqrt D~| <= ED / sqrt(D~) <= ED / h (1 + 2.1u). So with
-   * EW = up(Eb + ED / h + 2^-101 W.h) and rw = EW / W.h, the quotients
-   * c / W and W / a err by at most fast_quot_err(Q1, 2^-98, Ec / |C.h|, rw)
-   * and fast_quot_err(Q2, 2^-100, rw, Ea / A.h) (dd_div's own 2^-98 for a
-   * divisor W read through w0, 2^-100 for A). Usual case: ED <= 2^-96 h^2,
-   * Eb <= 2^-96 W.h, Ec <= 2^-93 |C.h|, Ea <= 2^-93 A.h give ED / h <=
-   * 2^-96 h (1 + 2^-50) and h <= W.h (1 + 4u), so |W - W*| <= (2^-96 +
-   * 2^-96 + 2^-101)(1 + 2^-40) W.h < 2^-94.9 W.h, and fast_quot_err <= |Q.h|
-   * (2^-98 + 1.001 (2^-93 + 2^-94.9)) < 2^-92.3 |Q.h|: 2^-91 |Q.h| is used.
-   * b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
+  /* Step 4: the roots (b_dd_roots). */
   roots &= (D.h >= b_set(0x1p-800)) & (D.h <= b_set(0x1p800)) & (b_abs(C.h) >= b_set(0x1p-800));
   bvd tlo = b_set(0), thi = b_set(0);
-  if (B_MASK(roots)) {
-    const bvl bn = B.h <= b_set(0);
-    const vdd X = {b_pick(bn, -B.h, B.h), b_pick(bn, -B.l, B.l)};
-    bvd h, w0;
-    const vdd W = d_add_sqrt(X, D, &h, &w0);
-    const bvd iw = b_set(1) / w0;
-    const vdd Q1 = d_div(C, W, iw), Q2 = d_div(W, A, ia);
-    const bvl usual = (ED <= b_set(0x1p-96) * (h * h)) & (Eb <= b_set(0x1p-96) * W.h) &
-                      (Ec <= b_set(0x1p-93) * b_abs(C.h)) & (Ea <= b_set(0x1p-93) * A.h);
-    const bvd EW = b_up(Eb + ED / h + b_set(0x1p-101) * W.h);
-    const bvd rw = EW / W.h;
-    const bvd E1 = b_pick(usual, b_set(0x1p-91) * b_abs(Q1.h), d_quot_err(Q1, 0x1p-98, Ec / b_abs(C.h), rw));
-    const bvd E2 = b_pick(usual, b_set(0x1p-91) * b_abs(Q2.h), d_quot_err(Q2, 0x1p-100, rw, Ea / A.h));
-    /* b <= 0: lower = c/W, upper = W/a; b > 0: lower = -W/a, upper = -c/W. */
-    const bvd s1 = b_pick(bn, b_set(1), b_set(-1));
-    bvd t1, t2;
-    bvl late = {}; /* unused: the full certification runs here */
-    roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
-    roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
-    tlo = b_pick(bn, t1, t2);
-    thi = b_pick(bn, t2, t1);
-  }
+  if (B_MASK(roots)) roots = b_dd_roots(&tlo, &thi, roots, A, Ea, ia, B, Eb, C, Ec, D, ED, k2);
   return b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
 }

@@ -1,0 +1,54 @@
+/* ref_fast_api.h: the fast engine as the front door (api.c), the tests and the benchmark call it. */
+#ifndef REF_FAST_API_H
+#define REF_FAST_API_H
+
+#include "toiref.h"
+
+/// toi_ref_solve_target (delta != NULL) or toi_ref_solve with the fast
+/// engine (ref_fast.c), which hands what it cannot certify to ref_solve_mpfr.
+toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
+
+/// The vector part of toi_ref_solve_batch_engine for the fast engine
+/// (ref_fast_batch.c): solves a prefix of c[0..n-1] (whole groups of the
+/// vector width; none without the FMA build or with width 0) into out and st
+/// (st may be NULL), adds the statuses that are not TOI_OK to *bad, and
+/// returns the length of that prefix; the caller solves the rest one by one.
+size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad);
+
+/// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
+/// through ref_solve_fast), -1 the widest this CPU runs; a width the CPU
+/// lacks gives the widest it has. Returns the width now in use. Process-wide,
+/// for tests and benchmarks; not for use while solving threads run.
+int ref_fast_batch_use(int w);
+/// The batch's vector width in use now (0 without the FMA build).
+int ref_fast_batch_width(void);
+/// The fast engine's first stage (ref_fast_quick.c), FMA build only: for a
+/// plausible case (fast_plausible in ref_fast.c) without a target distance,
+/// 1 when it answered alone (out then holds toi_ref_solve's answer), 0 when
+/// the case must go on to the double-double stage (out untouched: the
+/// caller has cleared it). Always 0 where there is no FMA build.
+int ref_fast_quick(toi_ref *out, const toi_case *c);
+
+/// For tests: run the fast engine's build without FMA (on = 0), with it
+/// (on = 1, only where the processor has one), or choose by the processor
+/// (on = -1, the default). Returns 1 when the FMA build is in use after the
+/// call. Process-wide; not for concurrent use with solving threads.
+int ref_fast_use_fma(int on);
+/// 1 when the fast engine runs its FMA build now, else 0.
+int ref_fast_fma(void);
+/// The fast paths of toi_ref_error and toi_ref_kappa (ref_fast_err.c), on a
+/// checked case with the fast engine selected: 1 when they answered (exactly
+/// what the GMP/MPFR paths of ref_error.c and ref_kappa.c would answer), 0
+/// when the caller must ask those.
+int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
+int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir);
+
+/// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
+/// and how often they left the answer to MPFR, counted per thread (for tests
+/// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).
+typedef struct ref_fast_err_counts {
+  unsigned long long error_calls, error_fb, kappa_calls, kappa_fb;
+} ref_fast_err_counts;
+void ref_fast_err_counts_get(ref_fast_err_counts *out);
+void ref_fast_err_counts_reset(void);
+#endif

@@ -1,0 +1,55 @@
+/* ref_common.h: what every part of the reference shares: the case check, the class rules, the bits measure. */
+#ifndef REF_COMMON_H
+#define REF_COMMON_H
+
+#include <math.h>
+#include "toiref.h"
+
+/*
+ * Both engines (mpfr/ and fast/) and the front door (api.c) use these; they
+ * depend on nothing but the public types, so either engine can include them
+ * without depending on the other (ref_common.c holds the out-of-line ones).
+ */
+
+/// Checks a case (dim, finite fields, radii >= 0, zero third components in
+/// 2D); TOI_OK or TOI_ERR_INPUT.
+toi_status ref_check_case(const toi_case *c);
+/// Which root answers direction dir: 1 the lower, 0 the upper, -1 none.
+int ref_dir_root(const toi_ref *r, toi_direction dir);
+/// log2(1 + |ord(a) - ord(b)|), ord the position in the ordered doubles.
+double ref_bits_apart(double a, double b);
+/* A toi_ref with no class and no root, the state every solver starts from. */
+static inline void ref_clear(toi_ref *out, toi_class cls) {
+  out->cls = cls;
+  out->tlo = out->thi = out->tfwd = out->trev = NAN;
+  out->fwd_is_lo = out->rev_is_lo = -1;
+}
+
+/* The exact class from the signs of a, b, c and D, in toiref.h's order. */
+static inline toi_class ref_classify(int sa, int sb, int sc, int sd) {
+  if (sc < 0) return TOI_OVERLAP;
+  if (sa == 0) return TOI_STATIC;
+  if (sc == 0) return sb < 0 ? TOI_CONTACT : TOI_SEPARATING;
+  if (sb >= 0) return TOI_SEPARATING;
+  return sd < 0 ? TOI_MISS : sd == 0 ? TOI_GRAZE : TOI_HIT;
+}
+
+/* Which root answers each direction, from the exact signs of B and C alone
+ * (product of the roots C/A, sum -2B/A; a root is 0 iff C = 0), then tfwd and
+ * trev from tlo and thi. Only for a case with roots. */
+static inline void ref_set_dirs(toi_ref *out, int sb, int sc) {
+  if (sc < 0) { /* lower < 0 < upper */
+    out->fwd_is_lo = 0;
+    out->rev_is_lo = 1;
+  } else if (sc == 0) { /* a root at 0; with B = 0 a double root: lower forward, upper backward */
+    out->fwd_is_lo = sb <= 0;
+    out->rev_is_lo = sb < 0;
+  } else if (sb < 0) { /* 0 < lower <= upper */
+    out->fwd_is_lo = 1;
+  } else { /* lower <= upper < 0 (B = 0 with C > 0 has D < 0, no roots) */
+    out->rev_is_lo = 0;
+  }
+  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? out->tlo : out->thi;
+  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? out->tlo : out->thi;
+}
+#endif
