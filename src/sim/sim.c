@@ -11,7 +11,6 @@
 #include "sim.h"
 #include "textin.h"
 #include "eft.h"
-#include "eft.h"
 
 /*
  * The loop of document 001 section 5: find the earliest event, advance to it,
@@ -55,20 +54,6 @@ typedef struct ev {
   uint32_t ca, cb;
   uint8_t kind;
 } ev;
-
-/* Sums in double-double (error-free transformations from eft.h; fma is
-   correctly rounded everywhere, so these are reproducible). */
-static void dd_add(dd *s, double x) {
-  dd t = two_sum(s->hi, x);
-  s->hi = t.hi;
-  s->lo += t.lo;
-}
-
-static void dd_add_prod(dd *s, double a, double b) {
-  dd p = two_prod(a, b);
-  dd_add(s, p.hi);
-  s->lo += p.lo;
-}
 
 /* |x| over dim components without the spurious overflow or underflow of the
    squares (speeds up to DBL_MAX are legal input); the plain formula where it
@@ -409,6 +394,8 @@ static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
 
 /* ---- samples ---- */
 
+/* Sums in double-double (dd_accum_prod, eft.h): fma is correctly rounded
+   everywhere, so they are reproducible. */
 static void kinetic(const sim *s, dd *ke) {
   ke->hi = ke->lo = 0;
   for (size_t i = 0; i < s->n; i++) {
@@ -416,8 +403,8 @@ static void kinetic(const sim *s, dd *ke) {
     for (int d = 0; d < s->dim; d++) {
       double vd = s->v[3 * i + d];
       double p = vd * vd, e = fma(vd, vd, -p);
-      dd_add_prod(ke, m, p);
-      dd_add_prod(ke, m, e);
+      dd_accum_prod(ke, m, p);
+      dd_accum_prod(ke, m, e);
     }
   }
   ke->hi *= 0.5;
@@ -596,10 +583,10 @@ static void do_pair(sim *s, const ev *e) {
   }
   double ma = s->st->balls[e->a].m, mb = s->st->balls[e->b].m;
   for (int d = 0; d < s->dim; d++) {
-    dd_add_prod(&s->mom[d], ma, va[d]);
-    dd_add_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
-    dd_add_prod(&s->mom[d], mb, vb[d]);
-    dd_add_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
+    dd_accum_prod(&s->mom[d], ma, va[d]);
+    dd_accum_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
+    dd_accum_prod(&s->mom[d], mb, vb[d]);
+    dd_accum_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
   }
   for (int d = 0; d < 3; d++) {
     s->p[3 * e->a + d] = d < s->dim ? pa[d] : 0;
