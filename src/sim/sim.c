@@ -796,3 +796,8 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
   sim_free(&s);
   return rep->status;
 }
+
+double sim_report_drift(const sim_report *rep) {
+  uint64_t ev = rep->last.event;
+  return ev ? rep->last.ke_err * 1e6 / (double)ev : 0;
+}

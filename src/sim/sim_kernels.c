@@ -1,7 +1,10 @@
-/* sim_kernels.c: the double kernels of the simulation: a formulation's TOI and response, walls in double. */
+/* sim_kernels.c: the simulation's kernels: formulations in double, or the certified one. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "response.h"
 #include "sim.h"
+#include "toiresp.h"
 
 int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double r, int dim,
                         int axis, double wall, double *dt) {
@@ -63,3 +66,66 @@ sim_kernel sim_formulation_kernel(const toi_formulation *f) {
   return k;
 }
 
+
+/* The certified kernel (reference/, toiresp.h): exact class and RN(t*), the
+   response computed exactly at t* and rounded once, walls exact. */
+static sim_kernel reference_kernel(void) {
+  sim_kernel k = {"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
+                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+  return k;
+}
+
+/* Adds the kernels one name of the list stands for, each only once: 0, or
+   -1 after a message when the name is not a forward formulation. */
+static int add_kernels(sim_kernel *ks, int *nk, int cap, const char *tok, const toi_msg *msg) {
+  if (!strcmp(tok, "reference")) {
+    int dup = 0;
+    for (int k = 0; k < *nk; k++) dup |= !strcmp(ks[k].name, "reference");
+    if (!dup) ks[(*nk)++] = reference_kernel();
+    return 0;
+  }
+  int want_all = !strcmp(tok, "all");
+  const toi_formulation *f = want_all ? NULL : toi_formulation_find(tok);
+  if (!want_all && !f) {
+    toi_msgf(msg, "unknown kernel '%s' (a forward formulation, 'all' or 'reference')", tok);
+    return -1;
+  }
+  if (f && f->direction != TOI_FORWARD) {
+    toi_msgf(msg, "'%s' answers in reverse time: a simulation needs a forward formulation", tok);
+    return -1;
+  }
+  size_t nall;
+  const toi_formulation *all = toi_formulations(&nall);
+  for (size_t j = 0; j < nall; j++) {
+    const toi_formulation *g = &all[j];
+    if (g->direction != TOI_FORWARD || (f && g != f)) continue;
+    int dup = 0;
+    for (int k = 0; k < *nk; k++) dup |= ks[k].ctx == (void *)g;
+    if (!dup && *nk < cap) ks[(*nk)++] = sim_formulation_kernel(g);
+  }
+  return 0;
+}
+
+int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg) {
+  *out = NULL;
+  size_t nall;
+  toi_formulations(&nall);
+  sim_kernel *ks = calloc(nall + 2, sizeof *ks);
+  char *list = strdup(names ? names : "all");
+  if (!ks || !list) {
+    free(ks);
+    free(list);
+    return -1;
+  }
+  int nk = 0, bad = 0;
+  for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save))
+    bad = add_kernels(ks, &nk, (int)nall + 1, tok, msg) != 0;
+  free(list);
+  if (bad || nk == 0) {
+    if (!bad) toi_msgf(msg, "no kernel selected");
+    free(ks);
+    return 0;
+  }
+  *out = ks;
+  return nk;
+}
