@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "toi.h"
+#include "test_env.h"
+#include "test_rng.h"
 
 static toi_status parse(toi_caselist *l, const char *text, toi_diags *dg) {
   memset(dg, 0, sizeof *dg);
@@ -190,25 +192,9 @@ Test(caseio, nul_byte_is_refused) {
   cr_assert_eq(dg.items[0].line, 2);
 }
 
-static uint64_t sm_state;
-static uint64_t splitmix(void) {
-  uint64_t z = (sm_state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double random_finite(void) {
-  for (;;) {
-    uint64_t u = splitmix();
-    double d;
-    memcpy(&d, &u, sizeof d);
-    if (isfinite(d)) return d;
-  }
-}
-
 Test(caseio, format_then_parse_is_bit_exact) {
   const char *seed = getenv("TOI_TEST_SEED");
-  sm_state = seed ? strtoull(seed, NULL, 0) : 12345;
+  test_rng rng = {te_seed(12345)};
   const char *sc = getenv("TOI_TEST_SCALE");
   int count = 2000 * (sc ? atoi(sc) : 1);
   for (int i = 0; i < count; i++) {
@@ -217,15 +203,15 @@ Test(caseio, format_then_parse_is_bit_exact) {
     snprintf(c.id, sizeof c.id, "r%d", i);
     c.dim = 2 + (i & 1);
     for (int k = 0; k < c.dim; k++) {
-      c.pa[k] = random_finite();
-      c.va[k] = random_finite();
-      c.pb[k] = random_finite();
-      c.vb[k] = random_finite();
+      c.pa[k] = test_rng_finite_bits(&rng);
+      c.va[k] = test_rng_finite_bits(&rng);
+      c.pb[k] = test_rng_finite_bits(&rng);
+      c.vb[k] = test_rng_finite_bits(&rng);
     }
-    c.ra = fabs(random_finite());
-    c.rb = fabs(random_finite());
-    c.ma = fabs(random_finite()) + 0x1p-1074;
-    c.mb = fabs(random_finite()) + 0x1p-1074;
+    c.ra = fabs(test_rng_finite_bits(&rng));
+    c.rb = fabs(test_rng_finite_bits(&rng));
+    c.ma = fabs(test_rng_finite_bits(&rng)) + 0x1p-1074;
+    c.mb = fabs(test_rng_finite_bits(&rng)) + 0x1p-1074;
     char line[1024];
     int n = toi_format_case(line, sizeof line, &c);
     cr_assert(n > 0 && (size_t)n < sizeof line);

@@ -7,38 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-typedef struct run_out {
-  int status;
-  char out[1 << 16];
-  char err[1 << 14];
-} run_out;
-
-static void slurp(const char *path, char *buf, size_t n) {
-  FILE *f = fopen(path, "r");
-  size_t got = f ? fread(buf, 1, n - 1, f) : 0;
-  buf[got] = 0;
-  if (f) fclose(f);
-}
-
-/* Runs `toibench ARGS` from the source directory; captures both streams. */
-static run_out *run(const char *args) {
-  static run_out r;
-  char dir[] = "/tmp/toicliXXXXXX";
-  cr_assert_not_null(mkdtemp(dir));
-  char cmd[4096], o[64], e[64];
-  snprintf(o, sizeof o, "%s/out", dir);
-  snprintf(e, sizeof e, "%s/err", dir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >%s 2>%s </dev/null", TOI_SOURCE_DIR, TOIBENCH_PATH, args, o, e);
-  int st = system(cmd);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  slurp(o, r.out, sizeof r.out);
-  slurp(e, r.err, sizeof r.err);
-  unlink(o);
-  unlink(e);
-  rmdir(dir);
-  return &r;
-}
+#include "cli_check.h"
 
 static int count_lines(const char *s) {
   int n = 0;
@@ -63,7 +32,7 @@ static void ref_line(const char *out, const char *id, char *cls, double *lo, dou
 Test(cli, help_everywhere) {
   const char *cmds[] = {"--help", "list --help", "reference --help", "solve --help", "run --help"};
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-    run_out *r = run(cmds[i]);
+    cc_out *r = cc_run(NULL, cmds[i]);
     cr_assert_eq(r->status, 0, "%s", cmds[i]);
     cr_assert(strstr(r->out, "Usage") || strstr(r->out, "usage"), "%s: no usage text", cmds[i]);
   }
@@ -79,7 +48,7 @@ Test(cli, usage_errors_exit_2) {
                         "run -o /tmp/toi_same_out --rows /tmp/toi_same_out cases/degenerate.cases",
                         "audit -o /tmp/toi_twice_a -o /tmp/toi_twice_b cases/degenerate.cases"};
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
-    run_out *r = run(cmds[i]);
+    cc_out *r = cc_run(NULL, cmds[i]);
     cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
     cr_assert(strstr(r->err, "toibench"), "'%s': no message", cmds[i]);
     cr_assert(strstr(r->err, "Try 'toibench --help'"), "'%s': no pointer to the help: %s", cmds[i], r->err);
@@ -100,7 +69,7 @@ Test(cli, counts_read_as_written) {
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     char args[128];
     snprintf(args, sizeof args, "gen generic --count %s", t[i].arg);
-    run_out *r = run(args);
+    cc_out *r = cc_run(NULL, args);
     cr_assert_eq(r->status, 0, "%s: exit %d: %s", args, r->status, r->err);
     int lines = 0;
     for (const char *p = r->out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
@@ -112,7 +81,7 @@ Test(cli, counts_read_as_written) {
 /* The reference on exact constructions whose roots are known in closed form
  * (cases/degenerate.cases explains each). */
 Test(cli, reference_exact_constructions) {
-  run_out *r = run("reference cases/degenerate.cases");
+  cc_out *r = cc_run(NULL, "reference cases/degenerate.cases");
   cr_assert_eq(r->status, 0, "%s", r->err);
   char cls[32];
   double lo, hi;
@@ -165,7 +134,7 @@ Test(cli, reference_exact_constructions) {
 }
 
 Test(cli, reference_document_times) {
-  run_out *r = run("reference cases/documents.cases");
+  cc_out *r = cc_run(NULL, "reference cases/documents.cases");
   cr_assert_eq(r->status, 0, "%s", r->err);
   char cls[32];
   double lo, hi;
@@ -194,7 +163,7 @@ Test(cli, bad_input_exit_3_and_no_output_file) {
     char args[512];
     snprintf(args, sizeof args, "%s %s%s cases/degenerate.cases cases/bad/several.cases", cmds[i],
              i == 2 ? "" : "-o ", path);
-    run_out *r = run(args);
+    cc_out *r = cc_run(NULL, args);
     cr_assert_eq(r->status, 3, "%s: exit %d", args, r->status);
     cr_assert(strstr(r->err, "several.cases:2: field 13 (rB)"), "%s: %s", args, r->err);
     cr_assert(strstr(r->err, "several.cases:5: field 14 (mB)"));
@@ -205,13 +174,13 @@ Test(cli, bad_input_exit_3_and_no_output_file) {
 }
 
 Test(cli, missing_file_is_runtime_error) {
-  run_out *r = run("reference /nonexistent/x.cases");
+  cc_out *r = cc_run(NULL, "reference /nonexistent/x.cases");
   cr_assert_eq(r->status, 1);
   cr_assert(strstr(r->err, "/nonexistent/x.cases"));
 }
 
 Test(cli, solve_and_run_cover_every_case_and_formulation) {
-  run_out *r = run("list --names");
+  cc_out *r = cc_run(NULL, "list --names");
   cr_assert_eq(r->status, 0);
   int nf = count_lines(r->out);
   cr_assert_geq(nf, 9, "every document formulation must be registered");
@@ -222,9 +191,9 @@ Test(cli, solve_and_run_cover_every_case_and_formulation) {
     snprintf(key, sizeof key, "%s\n", names[i]);
     cr_assert(strstr(r->out, key), "formulation %s missing", names[i]);
   }
-  r = run("reference cases/degenerate.cases");
+  r = cc_run(NULL, "reference cases/degenerate.cases");
   int ncases = count_lines(r->out);
-  r = run("solve -f ericson cases/degenerate.cases");
+  r = cc_run(NULL, "solve -f ericson cases/degenerate.cases");
   cr_assert_eq(r->status, 0);
   cr_assert_eq(count_lines(r->out), ncases);
   /* Ericson on the 3-4-5 hit: c = 128, a = 4, b = -24, d = 64, t = (24 - 8)/4 = 4 exactly. */
@@ -234,14 +203,14 @@ Test(cli, solve_and_run_cover_every_case_and_formulation) {
   close(fd);
   char args[256];
   snprintf(args, sizeof args, "run --rows %s cases/degenerate.cases cases/documents.cases", rows);
-  r = run(args);
+  r = cc_run(NULL, args);
   cr_assert_eq(r->status, 0, "%s", r->err);
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) cr_assert(strstr(r->out, names[i]));
-  char buf[1 << 16];
-  run_out *ref2 = run("reference cases/documents.cases");
+  cc_out *ref2 = cc_run(NULL, "reference cases/documents.cases");
   int total = ncases + count_lines(ref2->out);
-  slurp(rows, buf, sizeof buf);
+  char *buf = cc_slurp(rows, NULL);
   cr_assert(!strncmp(buf, "# id formulation class ref_class t ref_t ulp bits\n", 50));
   cr_assert_eq(count_lines(buf), 1 + total * nf);
+  free(buf);
   unlink(rows);
 }

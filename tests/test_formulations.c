@@ -9,29 +9,15 @@
 #include <string.h>
 #include "toi.h"
 #include "toiref.h"
+#include "case_build.h"
 #include "test_env.h"
+#include "test_rng.h"
 
 /* ---- environment and random data ---- */
 
 static long fm_scale(void) { return te_scale(); }
 
 static uint64_t fm_seed(void) { return te_seed(0x70b1u); }
-
-typedef struct fm_rng {
-  uint64_t s;
-} fm_rng;
-
-static uint64_t fm_next(fm_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [lo, hi). */
-static double fm_uni(fm_rng *r, double lo, double hi) {
-  return lo + (hi - lo) * ((double)(fm_next(r) >> 11) * 0x1p-53);
-}
 
 static double fm_norm(const double *x, int n) {
   double s = 0;
@@ -40,19 +26,13 @@ static double fm_norm(const double *x, int n) {
 }
 
 /* A random unit vector in n dimensions (rejection from the cube). */
-static void fm_unit(fm_rng *r, double *u, int n) {
+static void fm_unit(test_rng *r, double *u, int n) {
   double len;
   do {
-    for (int i = 0; i < n; i++) u[i] = fm_uni(r, -1, 1);
+    for (int i = 0; i < n; i++) u[i] = test_rng_uniform(r, -1, 1);
     len = fm_norm(u, n);
   } while (len < 0.1 || len > 1);
   for (int i = 0; i < n; i++) u[i] /= len;
-}
-
-static void fm_blank(toi_case *c, int dim) {
-  memset(c, 0, sizeof *c);
-  c->dim = dim;
-  c->ma = c->mb = 1;
 }
 
 /* A well-conditioned case, built from its answer: positions in [-10,10],
@@ -61,15 +41,15 @@ static void fm_blank(toi_case *c, int dim) {
    d >= 1.3 R (misses): never near a graze, where the root is ill-conditioned
    and any formulation loses digits. B starts at least 1 before the contact
    along its path, so the root is >= 0.2 and the balls are apart. */
-static void fm_hit_case(fm_rng *r, toi_case *c, int dim) {
-  fm_blank(c, dim);
+static void fm_hit_case(test_rng *r, toi_case *c, int dim) {
+  tc_blank(c, dim);
   double off[3], u[3], w[3];
   int inside;
   do {
-    c->ra = fm_uni(r, 0.5, 2);
-    c->rb = fm_uni(r, 0.5, 2);
+    c->ra = test_rng_uniform(r, 0.5, 2);
+    c->rb = test_rng_uniform(r, 0.5, 2);
     const double R = c->ra + c->rb;
-    const double d = (fm_next(r) % 10 ? fm_uni(r, 0, 0.8) : fm_uni(r, 1.3, 2)) * R;
+    const double d = (test_rng_next(r) % 10 ? test_rng_uniform(r, 0, 0.8) : test_rng_uniform(r, 1.3, 2)) * R;
     fm_unit(r, off, dim);
     double dot;
     do { /* u: a unit direction of motion orthogonal to off */
@@ -80,15 +60,15 @@ static void fm_hit_case(fm_rng *r, toi_case *c, int dim) {
     } while (fm_norm(u, dim) < 0.1);
     const double ulen = fm_norm(u, dim);
     for (int i = 0; i < dim; i++) u[i] /= ulen;
-    const double half = d < R ? sqrt(R * R - d * d) : 0, L = fm_uni(r, half + 1, half + 16);
+    const double half = d < R ? sqrt(R * R - d * d) : 0, L = test_rng_uniform(r, half + 1, half + 16);
     inside = 1;
     for (int i = 0; i < dim; i++) {
-      c->pa[i] = fm_uni(r, -10, 10);
+      c->pa[i] = test_rng_uniform(r, -10, 10);
       c->pb[i] = c->pa[i] + d * off[i] - L * u[i];
       if (fabs(c->pb[i]) > 10) inside = 0;
     }
   } while (!inside);
-  const double speed = fm_uni(r, 0.5, 5), sa = fm_uni(r, 0, 5);
+  const double speed = test_rng_uniform(r, 0.5, 5), sa = test_rng_uniform(r, 0, 5);
   fm_unit(r, w, dim);
   for (int i = 0; i < dim; i++) {
     c->va[i] = sa * w[i];
@@ -98,20 +78,20 @@ static void fm_hit_case(fm_rng *r, toi_case *c, int dim) {
 
 /* Overlapping balls, centre distance in [0.1 R, 0.9 R] (never near touching),
    relative speed in [0.5, 5] in any direction. */
-static void fm_overlap_case(fm_rng *r, toi_case *c, int dim) {
-  fm_blank(c, dim);
+static void fm_overlap_case(test_rng *r, toi_case *c, int dim) {
+  tc_blank(c, dim);
   double u[3], w[3];
-  c->ra = fm_uni(r, 0.5, 2);
-  c->rb = fm_uni(r, 0.5, 2);
+  c->ra = test_rng_uniform(r, 0.5, 2);
+  c->rb = test_rng_uniform(r, 0.5, 2);
   fm_unit(r, u, dim);
-  const double d = fm_uni(r, 0.1, 0.9) * (c->ra + c->rb);
+  const double d = test_rng_uniform(r, 0.1, 0.9) * (c->ra + c->rb);
   for (int i = 0; i < dim; i++) {
-    c->pa[i] = fm_uni(r, -10, 10);
+    c->pa[i] = test_rng_uniform(r, -10, 10);
     c->pb[i] = c->pa[i] + d * u[i];
   }
   fm_unit(r, u, dim);
   fm_unit(r, w, dim);
-  const double speed = fm_uni(r, 0.5, 5), sa = fm_uni(r, 0, 5);
+  const double speed = test_rng_uniform(r, 0.5, 5), sa = test_rng_uniform(r, 0, 5);
   for (int i = 0; i < dim; i++) {
     c->va[i] = sa * w[i];
     c->vb[i] = c->va[i] + speed * u[i];
@@ -530,7 +510,7 @@ Test(formulation_quirks, minkowski_world_coordinates_are_not_translation_invaria
 /* phet-reverse is phet on the time-reversed motion: the same rounding, with
    the sign of the answer flipped. Swapping the balls changes nothing either. */
 Test(formulation_quirks, phet_reverse_mirrors_phet) {
-  fm_rng rng = {fm_seed()};
+  test_rng rng = {fm_seed()};
   const toi_formulation *fwd = fm_find("phet"), *rev = fm_find("phet-reverse");
   const long n = 500 * fm_scale();
   for (long k = 0; k < n; k++) {
@@ -558,24 +538,24 @@ Test(formulation_quirks, phet_reverse_mirrors_phet) {
 /* Any finite input, however extreme: no crash, and "none" always comes with
    a NaN time. */
 Test(formulation_quirks, extreme_inputs_never_crash) {
-  fm_rng rng = {fm_seed() ^ 0x5eed};
+  test_rng rng = {fm_seed() ^ 0x5eed};
   size_t nf = 0;
   const toi_formulation *f = toi_formulations(&nf);
   const double special[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074, DBL_MIN, DBL_MAX, -DBL_MAX, 1.0, -1.0};
   const long n = 2000 * fm_scale();
   for (long k = 0; k < n; k++) {
     toi_case c;
-    fm_blank(&c, 2 + (int)(k & 1));
+    tc_blank(&c, 2 + (int)(k & 1));
     double *fields[] = {c.pa, c.va, c.pb, c.vb};
     for (int j = 0; j < 4; j++)
       for (int i = 0; i < c.dim; i++) {
-        uint64_t u = fm_next(&rng);
+        uint64_t u = test_rng_next(&rng);
         double d;
         if (u % 4 == 0) {
           d = special[(u >> 8) % (sizeof special / sizeof special[0])];
         } else {
           do {
-            u = fm_next(&rng);
+            u = test_rng_next(&rng);
             memcpy(&d, &u, sizeof d);
           } while (!isfinite(d));
         }
@@ -626,7 +606,7 @@ static double fm_bound_of(const char *name) {
    are in the past), overlap-recovery on an overlapping one. */
 static void fm_check_against_reference(int dim) {
   const uint64_t seed = fm_seed() + (uint64_t)dim;
-  fm_rng rng = {seed};
+  test_rng rng = {seed};
   size_t nf = 0;
   const toi_formulation *f = toi_formulations(&nf);
   const long n = 400 * fm_scale();

@@ -14,6 +14,7 @@
 #include "toi.h"
 #include "toiref.h"
 #include "cli_check.h"
+#include "tmp_dir.h"
 #include "test_env.h"
 
 static int test_scale(void) { return (int)te_scale(); }
@@ -484,8 +485,8 @@ static int run_cmd(const char *args, const char *out) {
 }
 
 
-Test(gen, command_output_is_reproducible_and_parses_back) {
-  const char *a = "/tmp/toi_gen_test_a.cases", *b = "/tmp/toi_gen_test_b.cases";
+Test(gen, command_output_is_reproducible_and_parses_back, .init = td_setup, .fini = td_teardown) {
+  const char *a = td_path("a.cases"), *b = td_path("b.cases");
   cr_assert_eq(run_cmd("gen mixed --count 300 --seed 77", a), 0);
   cr_assert_eq(run_cmd("gen mixed --seed 77 --count 300", b), 0);
   size_t la, lb;
@@ -521,12 +522,10 @@ Test(gen, command_output_is_reproducible_and_parses_back) {
   toi_caselist_free(&list);
   free(x);
   free(y);
-  unlink(a);
-  unlink(b);
 }
 
-Test(gen, command_usage_errors) {
-  const char *o = "/tmp/toi_gen_test_err.txt";
+Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
+  const char *o = td_path("err.txt");
   cr_assert_eq(run_cmd("gen --help", o), 0);
   cr_assert_eq(run_cmd("gen", o), 2);
   cr_assert_eq(run_cmd("gen nosuchfamily", o), 2);
@@ -539,5 +538,4 @@ Test(gen, command_usage_errors) {
   snprintf(cmd, sizeof cmd, "'%s' gen grazing --bogus 2>&1 >/dev/null | grep -q \"Try 'toibench --help'\"",
            TOIBENCH_PATH);
   cr_assert_eq(system(cmd), 0, "usage errors end with the Try line");
-  unlink(o);
 }

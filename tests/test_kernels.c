@@ -16,7 +16,9 @@
 #include "quad_exact.h"
 #include "toi.h"
 #include "toiref.h"
+#include "case_build.h"
 #include "test_env.h"
+#include "test_rng.h"
 
 /*
  * Measured with `toibench sweep FAMILY -f robust,accurate --count 10000000`
@@ -57,41 +59,8 @@ static uint64_t kt_seed(void) { return te_seed(0x6b65726eu); }
 #define KT_SEED_MSG "(seed %llu: rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
 #define KT_SEED_ARGS (unsigned long long)kt_seed(), (unsigned long long)kt_seed()
 
-typedef struct kt_rng {
-  uint64_t s;
-} kt_rng;
-
-static uint64_t kt_next(kt_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
-
-static long kt_int(kt_rng *r, long lo, long hi) { return lo + (long)(kt_next(r) % (uint64_t)(hi - lo + 1)); }
-
-/* Any finite double with a random sign, mantissa and exponent in [elo, ehi]
-   (ldexp rounds into the subnormal range when asked to). */
-static double kt_double(kt_rng *r, int elo, int ehi) {
-  double m = (double)((kt_next(r) >> 11) | (UINT64_C(1) << 52)) * 0x1p-52;
-  double x = ldexp(m, (int)kt_int(r, elo, ehi));
-  return (kt_next(r) & 1) ? -x : x;
-}
-
-/* A uniformly random finite double (any bit pattern but NaN and Inf). */
-static double kt_bits(kt_rng *r) {
-  for (;;) {
-    uint64_t u = kt_next(r);
-    double x;
-    memcpy(&x, &u, sizeof x);
-    if (isfinite(x)) return x;
-  }
-}
-
 static void kt_blank(toi_case *c, int dim) {
-  memset(c, 0, sizeof *c);
-  c->dim = dim;
-  c->ma = c->mb = 1;
+  tc_blank(c, dim);
   snprintf(c->id, sizeof c->id, "kt");
 }
 
@@ -460,45 +429,45 @@ Test(accurate, far_and_extreme_scales) {
    speeds mixed in one case, differences that overflow, subnormal speeds
    against coordinates near DBL_MAX. These take the big-number path. */
 Test(accurate, wide_inputs_take_the_exact_path) {
-  kt_rng r = {kt_seed() + 17};
+  test_rng r = {kt_seed() + 17};
   kt_tally tl = {0};
   long n = 3000 * kt_scale();
   long wide = 0;
   for (long i = 0; i < n; i++) {
     toi_case c;
-    int dim = (int)kt_int(&r, 2, 3);
+    int dim = (int)test_rng_int(&r, 2, 3);
     kt_blank(&c, dim);
     int style = (int)(i % 4);
     for (int j = 0; j < dim; j++) {
       switch (style) {
         case 0: /* everything anywhere */
-          c.pa[j] = kt_double(&r, -1074, 1023);
-          c.pb[j] = kt_double(&r, -1074, 1023);
-          c.va[j] = kt_double(&r, -1074, 1023);
-          c.vb[j] = kt_double(&r, -1074, 1023);
+          c.pa[j] = test_rng_double(&r, -1074, 1023);
+          c.pb[j] = test_rng_double(&r, -1074, 1023);
+          c.va[j] = test_rng_double(&r, -1074, 1023);
+          c.vb[j] = test_rng_double(&r, -1074, 1023);
           break;
         case 1: /* near DBL_MAX, approaching across the origin */
-          c.pa[j] = -kt_double(&r, 1020, 1023) * (j ? 0x1p-600 : 1);
-          c.pb[j] = fabs(kt_double(&r, 1020, 1023)) * (j ? 0x1p-600 : 1);
-          c.va[j] = fabs(kt_double(&r, 1000, 1020));
-          c.vb[j] = -fabs(kt_double(&r, -1074, -900));
+          c.pa[j] = -test_rng_double(&r, 1020, 1023) * (j ? 0x1p-600 : 1);
+          c.pb[j] = fabs(test_rng_double(&r, 1020, 1023)) * (j ? 0x1p-600 : 1);
+          c.va[j] = fabs(test_rng_double(&r, 1000, 1020));
+          c.vb[j] = -fabs(test_rng_double(&r, -1074, -900));
           break;
         case 2: /* a huge gap to close at subnormal-plus-normal speed */
-          c.pa[j] = kt_double(&r, -400, -300);
-          c.pb[j] = j ? kt_double(&r, -1074, -1000) : 0x1p700;
+          c.pa[j] = test_rng_double(&r, -400, -300);
+          c.pb[j] = j ? test_rng_double(&r, -1074, -1000) : 0x1p700;
           c.va[j] = j ? 0 : 0x1p-1070;
-          c.vb[j] = j ? kt_double(&r, -1074, -1060) : -1.5;
+          c.vb[j] = j ? test_rng_double(&r, -1074, -1060) : -1.5;
           break;
         default: /* radius far above the tiny offsets, and tiny radius far below */
-          c.pa[j] = kt_double(&r, -1074, -1000);
-          c.pb[j] = kt_double(&r, -1074, -1000);
-          c.va[j] = kt_double(&r, -10, 10);
-          c.vb[j] = kt_double(&r, -1074, 1000);
+          c.pa[j] = test_rng_double(&r, -1074, -1000);
+          c.pb[j] = test_rng_double(&r, -1074, -1000);
+          c.va[j] = test_rng_double(&r, -10, 10);
+          c.vb[j] = test_rng_double(&r, -1074, 1000);
           break;
       }
     }
-    c.ra = fabs(kt_double(&r, -1074, style == 3 ? 1000 : 1023));
-    c.rb = fabs(kt_double(&r, -1074, -1000));
+    c.ra = fabs(test_rng_double(&r, -1074, style == 3 ? 1000 : 1023));
+    c.rb = fabs(test_rng_double(&r, -1074, -1000));
     toi_accurate_info info;
     toi_result x = toi_accurate_explain(&c, &info);
     toi_result y = toi_f_accurate(&c);
@@ -511,15 +480,15 @@ Test(accurate, wide_inputs_take_the_exact_path) {
 
 /* Random bit patterns: every finite double is legal. */
 Test(accurate, random_bit_patterns) {
-  kt_rng r = {kt_seed() + 19};
+  test_rng r = {kt_seed() + 19};
   kt_tally tl = {0};
   long n = 3000 * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
-    kt_blank(&c, (int)kt_int(&r, 2, 3));
+    kt_blank(&c, (int)test_rng_int(&r, 2, 3));
     double *f[18];
     int nf = kt_fields(&c, f);
-    for (int j = 0; j < nf; j++) *f[j] = kt_bits(&r);
+    for (int j = 0; j < nf; j++) *f[j] = test_rng_finite_bits(&r);
     c.ra = fabs(c.ra);
     c.rb = fabs(c.rb);
     kt_check_accurate(&c, &tl);
@@ -554,7 +523,7 @@ Test(accurate, swap_and_power_of_two_scaling) {
   gen_opts o;
   gen_opts_default(&o, GEN_MIXED);
   o.seed = kt_seed() + 23;
-  kt_rng r = {kt_seed() + 29};
+  test_rng r = {kt_seed() + 29};
   long n = 6000 * kt_scale(), scaled = 0;
   char line[512];
   for (long i = 0; i < n; i++) {
@@ -567,7 +536,7 @@ Test(accurate, swap_and_power_of_two_scaling) {
     kt_case_text(&c, line, sizeof line);
     cr_assert(kt_same(x, toi_f_accurate(&d)), "accurate not symmetric in the balls: %s", line);
     cr_assert(kt_same(xr, toi_f_robust(&d)), "robust not symmetric in the balls: %s", line);
-    int k = (int)kt_int(&r, -300, 300), m = (int)kt_int(&r, -300, 300);
+    int k = (int)test_rng_int(&r, -300, 300), m = (int)test_rng_int(&r, -300, 300);
     toi_case e = c;
     double *f[18];
     int nf = kt_fields(&e, f);
@@ -667,7 +636,7 @@ static int kt_approx_ok(const qx_num *q, mpfr_t x) {
 
 /* Hard inputs for the filter: near-degenerate cases from the families, with
    the exact tangent's inputs nudged by random ulps, and random low bits. */
-static void kt_hard_case(toi_case *c, kt_rng *r, uint64_t i) {
+static void kt_hard_case(toi_case *c, test_rng *r, uint64_t i) {
   static const int fams[] = {GEN_TANGENT, GEN_GRAZING, GEN_NEAR_CONTACT, GEN_MIXED, GEN_GENERIC, GEN_FAR};
   gen_opts o;
   gen_opts_default(&o, (gen_family)fams[i % 6]);
@@ -678,14 +647,14 @@ static void kt_hard_case(toi_case *c, kt_rng *r, uint64_t i) {
   if (i % 3 == 0) {
     double *f[18];
     int nf = kt_fields(c, f);
-    int j = (int)kt_int(r, 0, nf - 1);
-    double x = *f[j] + ldexp(kt_double(r, 0, 0), ilogb(*f[j] == 0 ? 1 : *f[j]) - (int)kt_int(r, 30, 60));
+    int j = (int)test_rng_int(r, 0, nf - 1);
+    double x = *f[j] + ldexp(test_rng_double(r, 0, 0), ilogb(*f[j] == 0 ? 1 : *f[j]) - (int)test_rng_int(r, 30, 60));
     if (!((f[j] == &c->ra || f[j] == &c->rb) && x < 0)) *f[j] = x;
   }
 }
 
 Test(accurate, filter_bounds_hold) {
-  kt_rng r = {kt_seed() + 37};
+  test_rng r = {kt_seed() + 37};
   long n = 4000 * kt_scale(), checked = 0;
   kt_exact_q q;
   kt_q_init(&q);
@@ -717,7 +686,7 @@ Test(accurate, filter_bounds_hold) {
 /* qx_big (big numbers, any input) and the expansions (safe range) give the
    exact sign and a value within 2^-100, checked against MPFR. */
 Test(accurate, exact_modules_match_mpfr) {
-  kt_rng r = {kt_seed() + 41};
+  test_rng r = {kt_seed() + 41};
   long n = 2000 * kt_scale();
   kt_exact_q q;
   kt_q_init(&q);
@@ -727,10 +696,10 @@ Test(accurate, exact_modules_match_mpfr) {
     if (i % 2) {
       kt_hard_case(&c, &r, (uint64_t)i);
     } else {
-      kt_blank(&c, (int)kt_int(&r, 2, 3));
+      kt_blank(&c, (int)test_rng_int(&r, 2, 3));
       double *f[18];
       int nf = kt_fields(&c, f);
-      for (int j = 0; j < nf; j++) *f[j] = kt_bits(&r);
+      for (int j = 0; j < nf; j++) *f[j] = test_rng_finite_bits(&r);
       c.ra = fabs(c.ra);
       c.rb = fabs(c.rb);
     }
@@ -766,13 +735,13 @@ Test(accurate, exact_modules_match_mpfr) {
 /* Big numbers on their own: sums and products of doubles with every
    magnitude, against MPFR. */
 Test(accurate, big_numbers_match_mpfr) {
-  kt_rng r = {kt_seed() + 43};
+  test_rng r = {kt_seed() + 43};
   long n = 3000 * kt_scale();
   mpfr_t x, y, z;
   mpfr_inits2(KT_PREC, x, y, z, (mpfr_ptr)0);
   for (long i = 0; i < n; i++) {
-    double u = kt_bits(&r), v = kt_bits(&r), w = kt_bits(&r);
-    if (i % 3 == 0) v = -u * (1 + 0x1p-52 * (double)kt_int(&r, -2, 2)); /* cancellation */
+    double u = test_rng_finite_bits(&r), v = test_rng_finite_bits(&r), w = test_rng_finite_bits(&r);
+    if (i % 3 == 0) v = -u * (1 + 0x1p-52 * (double)test_rng_int(&r, -2, 2)); /* cancellation */
     bigf a, b, c, p;
     bigf_set_d(&a, u);
     bigf_set_d(&b, v);
@@ -882,22 +851,22 @@ ParameterizedTest(kt_family *f, robust, backward_stable) {
 /* Inputs near overflow and underflow: quartering and power-of-two scaling
    keep robust backward stable there too, and it never crashes. */
 Test(robust, extreme_inputs) {
-  kt_rng r = {kt_seed() + 47};
+  test_rng r = {kt_seed() + 47};
   kt_stats st = {0};
   long n = 3000 * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
-    kt_blank(&c, (int)kt_int(&r, 2, 3));
+    kt_blank(&c, (int)test_rng_int(&r, 2, 3));
     /* an aimed configuration (B heading at A) at a random scale */
-    int e = (int)kt_int(&r, -1060, 1020), f = (int)kt_int(&r, -1060, 1020);
+    int e = (int)test_rng_int(&r, -1060, 1020), f = (int)test_rng_int(&r, -1060, 1020);
     double lift = i % 5 == 0 ? 0x1.fp1023 : 0; /* differences that overflow */
     if (lift != 0 && e > 1000) e -= 100;       /* keep the lifted coordinates finite */
     for (int j = 0; j < c.dim; j++) {
-      double u = kt_double(&r, -1, 1) * (j ? 0.05 : 1);
+      double u = test_rng_double(&r, -1, 1) * (j ? 0.05 : 1);
       c.pa[j] = ldexp(j ? u : -1.5, e) - (j ? 0 : lift);
       c.pb[j] = ldexp(j ? -u : 1.5, e) + (j ? 0 : lift);
       c.va[j] = ldexp(j ? 0 : 1, f);
-      c.vb[j] = ldexp(j ? kt_double(&r, -1, 1) * 0.01 : -1, f);
+      c.vb[j] = ldexp(j ? test_rng_double(&r, -1, 1) * 0.01 : -1, f);
     }
     c.ra = ldexp(0.25, e);
     c.rb = ldexp(0.5, e);
@@ -909,14 +878,14 @@ Test(robust, extreme_inputs) {
 }
 
 Test(robust, random_bit_patterns_never_crash) {
-  kt_rng r = {kt_seed() + 53};
+  test_rng r = {kt_seed() + 53};
   long n = 20000 * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
-    kt_blank(&c, (int)kt_int(&r, 2, 3));
+    kt_blank(&c, (int)test_rng_int(&r, 2, 3));
     double *f[18];
     int nf = kt_fields(&c, f);
-    for (int j = 0; j < nf; j++) *f[j] = kt_bits(&r);
+    for (int j = 0; j < nf; j++) *f[j] = test_rng_finite_bits(&r);
     c.ra = fabs(c.ra);
     c.rb = fabs(c.rb);
     toi_result x = toi_f_robust(&c);
@@ -939,11 +908,11 @@ Test(robust, random_bit_patterns_never_crash) {
 static const int kt_tie_scalings[][2] = {{0, 0},       {-600, 0}, {500, 500}, {3, -7},    {-1000, -1000},
                                          {-1000, -40}, {0, -600}, {600, -400}, {-900, 100}, {-500, 521}};
 
-static void kt_tie_case(toi_case *c, kt_rng *r, int hit, int e, int f, int dim, int swap, uint64_t *M_out) {
-  uint64_t M = ((UINT64_C(1) << 53) + (kt_next(r) >> 11)) | 1; /* odd, [2^53, 2^54) */
+static void kt_tie_case(toi_case *c, test_rng *r, int hit, int e, int f, int dim, int swap, uint64_t *M_out) {
+  uint64_t M = ((UINT64_C(1) << 53) + (test_rng_next(r) >> 11)) | 1; /* odd, [2^53, 2^54) */
   double s[2], v[2], ra, rb;
   if (hit) {
-    uint64_t X = (3 * M + 3) / 4 + (kt_next(r) >> 14); /* x = X 2^-52 >= 3m, R = x - 3m < 2^-2 */
+    uint64_t X = (3 * M + 3) / 4 + (test_rng_next(r) >> 14); /* x = X 2^-52 >= 3m, R = x - 3m < 2^-2 */
     if (X >= (UINT64_C(1) << 53)) X += X & 1;        /* x in [2, 4): an even X */
     s[0] = ldexp((double)X, -52);
     s[1] = 0;
@@ -988,7 +957,7 @@ static void kt_tie_case(toi_case *c, kt_rng *r, int hit, int e, int f, int dim, 
 }
 
 Test(accurate, constructed_ties_go_to_even) {
-  kt_rng r = {kt_seed() ^ 0x7469u};
+  test_rng r = {kt_seed() ^ 0x7469u};
   int m = (int)(sizeof kt_tie_scalings / sizeof kt_tie_scalings[0]);
   long reps = 6 * kt_scale(), checked = 0;
   char line[512];

@@ -10,22 +10,12 @@
 #include "rng.h"
 #include "toiref.h"
 #include "toiresp.h"
+#include "case_build.h"
 #include "test_env.h"
 
 static unsigned long long resp_seed(void) { return te_seed(20240611ULL); }
 
 static int resp_scale(void) { return (int)te_scale(); }
-
-static toi_case mk2(double pax, double pay, double vax, double vay, double ra, double ma, double pbx,
-                    double pby, double vbx, double vby, double rb, double mb) {
-  toi_case c;
-  memset(&c, 0, sizeof c);
-  strcpy(c.id, "t");
-  c.dim = 2;
-  c.pa[0] = pax, c.pa[1] = pay, c.va[0] = vax, c.va[1] = vay, c.ra = ra, c.ma = ma;
-  c.pb[0] = pbx, c.pb[1] = pby, c.vb[0] = vbx, c.vb[1] = vby, c.rb = rb, c.mb = mb;
-  return c;
-}
 
 /* ulp of x as toi_ref_error defines it */
 static double ulp_of(double x) {
@@ -39,7 +29,7 @@ static double ulp_of(double x) {
 /* ---- head-on, equal masses: the velocities are exchanged exactly ---- */
 
 Test(response, double_head_on_swaps) {
-  toi_case c = mk2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
+  toi_case c = tc_case2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
   toi_response r;
   cr_assert_eq(toi_response_compute(&r, &c, 1, 1), TOI_OK);
   cr_assert(r.pa[0] == 1 && r.pb[0] == 3 && r.n[0] == 1 && r.n[1] == 0);
@@ -56,7 +46,7 @@ Test(response, double_head_on_swaps) {
 }
 
 Test(response, ref_head_on_swaps) {
-  toi_case c = mk2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
+  toi_case c = tc_case2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
   toi_ref_resp r;
   cr_assert_eq(toi_ref_response(&r, &c, 1), TOI_OK);
   cr_assert_eq(r.cls, TOI_HIT);
@@ -86,7 +76,7 @@ static const r345 cases345[] = {
 Test(response, ref_345_closed_form) {
   for (size_t i = 0; i < sizeof cases345 / sizeof cases345[0]; i++) {
     const r345 *k = &cases345[i];
-    toi_case c = mk2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, k->mb);
+    toi_case c = tc_case2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, k->mb);
     toi_ref_resp r;
     cr_assert_eq(toi_ref_response(&r, &c, k->E), TOI_OK);
     cr_assert(r.t == 2 && r.pa[0] == 0 && r.pa[1] == 0 && r.pb[0] == 3 && r.pb[1] == 4);
@@ -107,7 +97,7 @@ Test(response, ref_345_closed_form) {
 Test(response, double_345_within_ulps) {
   for (size_t i = 0; i < sizeof cases345 / sizeof cases345[0]; i++) {
     const r345 *k = &cases345[i];
-    toi_case c = mk2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, k->mb);
+    toi_case c = tc_case2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, k->mb);
     toi_response r;
     cr_assert_eq(toi_response_compute(&r, &c, 2, k->E), TOI_OK);
     double want[4] = {k->va0, k->va1, k->vb0, k->vb1}, got[4] = {r.va[0], r.va[1], r.vb[0], r.vb[1]};
@@ -129,7 +119,7 @@ Test(response, double_345_within_ulps) {
 
 Test(response, audit_sees_penetration) {
   /* one ulp past t* = 2: the balls are inside each other, gap about -3 dT / 5 */
-  toi_case c = mk2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, 1);
+  toi_case c = tc_case2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, 1);
   double T = nextafter(2, 3);
   toi_response r;
   cr_assert_eq(toi_response_compute(&r, &c, T, 1), TOI_OK);
@@ -272,18 +262,18 @@ Test(response, ref_conserves) {
 
 Test(response, ref_at_time_overlap) {
   /* overlapping (distance 1.5 < 2) and approaching: resolved where they are */
-  toi_case c = mk2(0, 0, 1, 0, 1, 1, 1.5, 0, -1, 0, 1, 1);
+  toi_case c = tc_case2(0, 0, 1, 0, 1, 1, 1.5, 0, -1, 0, 1, 1);
   toi_ref_resp r;
   cr_assert_eq(toi_ref_response(&r, &c, 1), TOI_ERR_RANGE);
   cr_assert_eq(r.cls, TOI_OVERLAP);
   cr_assert_eq(toi_ref_response_at(&r, &c, 1, 0), TOI_OK);
   cr_assert(r.applied && r.va[0] == -1 && r.vb[0] == 1 && r.n[0] == 1 && r.j == 2);
   /* same pair separating: nothing applied */
-  toi_case d = mk2(0, 0, -1, 0, 1, 1, 1.5, 0, 1, 0, 1, 1);
+  toi_case d = tc_case2(0, 0, -1, 0, 1, 1, 1.5, 0, 1, 0, 1, 1);
   cr_assert_eq(toi_ref_response_at(&r, &d, 1, 0), TOI_OK);
   cr_assert(!r.applied && r.va[0] == -1 && r.vb[0] == 1 && r.j == 0);
   /* a 3-4-5 normal at T = 1: centres (1, 0) and (4, 4) */
-  toi_case e = mk2(0, 0, 1, 0, 3, 1, 4, 4, 0, 0, 3, 1);
+  toi_case e = tc_case2(0, 0, 1, 0, 3, 1, 4, 4, 0, 0, 3, 1);
   cr_assert_eq(toi_ref_response_at(&r, &e, 1, 1), TOI_OK);
   cr_assert(r.pa[0] == 1 && r.pb[0] == 4 && r.pb[1] == 4 && r.n[0] == 0.6 && r.n[1] == 0.8);
   /* v.n = -0.6: j = 0.6, vA' = (1 - 0.36, -0.48), vB' = (0.36, 0.48) */
@@ -291,7 +281,7 @@ Test(response, ref_at_time_overlap) {
 }
 
 Test(response, bad_arguments) {
-  toi_case c = mk2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
+  toi_case c = tc_case2(0, 0, 1, 0, 1, 1, 4, 0, -1, 0, 1, 1);
   toi_response r;
   toi_ref_resp q;
   cr_assert_eq(toi_response_compute(&r, &c, 1, 1.5), TOI_ERR_RANGE);
@@ -300,7 +290,7 @@ Test(response, bad_arguments) {
   cr_assert_eq(toi_response_compute(&r, &c, 2, 1), TOI_ERR_RANGE); /* centres coincide at T = 2 */
   cr_assert_eq(toi_ref_response(&q, &c, -0.1), TOI_ERR_RANGE);
   cr_assert_eq(toi_ref_response_at(&q, &c, 1, 2), TOI_ERR_RANGE);
-  toi_case miss = mk2(0, 0, 1, 0, 1, 1, 4, 5, -1, 0, 1, 1);
+  toi_case miss = tc_case2(0, 0, 1, 0, 1, 1, 4, 5, -1, 0, 1, 1);
   cr_assert_eq(toi_ref_response(&q, &miss, 1), TOI_ERR_RANGE);
   cr_assert_eq(q.cls, TOI_MISS);
 }
@@ -322,7 +312,7 @@ Test(response, ref_wall) {
  * range and flags alone, and answers the same when the caller narrowed the
  * range (its bounds assume a wide one). */
 Test(response, ref_mpfr_environment) {
-  toi_case c = mk2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, 3);
+  toi_case c = tc_case2(-10, 0, 5, 0, 2.5, 1, 3, 4, 0, 0, 2.5, 3);
   toi_ref_resp wide, narrow;
   cr_assert_eq(toi_ref_response(&wide, &c, 0.5), TOI_OK);
   mpfr_set_emin(-100);

@@ -3,28 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-static char simcli_dir[64];
-
-static void simcli_setup(void) {
-  snprintf(simcli_dir, sizeof simcli_dir, "/tmp/toi-simcli-XXXXXX");
-  cr_assert_not_null(mkdtemp(simcli_dir));
-}
-
-static void simcli_teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", simcli_dir);
-  cr_assert_eq(system(cmd), 0);
-}
+#include "tmp_dir.h"
 
 /* runs toibench in the temporary directory after the shell commands setup
    (each ending with &&, or ""); returns its exit status */
 static int tb_after(const char *setup, const char *args) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >out.txt 2>err.txt </dev/null", simcli_dir, setup, TOIBENCH_PATH,
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >out.txt 2>err.txt </dev/null", td_dir, setup, TOIBENCH_PATH,
            args);
   int st = system(cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -37,43 +23,13 @@ static int tb(const char *args) { return tb_after("", args); }
    AddressSanitizer reserves far more address space than that, so not under it */
 static int tb_small(const char *args) { return tb_after(getenv("ASAN_OPTIONS") ? "" : "ulimit -v 1000000 &&", args); }
 
-static char *slurp(const char *name) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", simcli_dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  static char buf[1 << 20];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = 0;
-  fclose(f);
-  char *s = malloc(n + 1);
-  memcpy(s, buf, n + 1);
-  return s;
-}
-
-static void put(const char *name, const char *text) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", simcli_dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static int exists(const char *name) {
-  char path[256];
-  struct stat sb;
-  snprintf(path, sizeof path, "%s/%s", simcli_dir, name);
-  return stat(path, &sb) == 0;
-}
-
-TestSuite(simcli, .init = simcli_setup, .fini = simcli_teardown);
+TestSuite(simcli, .init = td_setup, .fini = td_teardown);
 
 Test(simcli, audit_345_rows) {
   /* the 3-4-5 target: T = 2 exactly for every formulation, centres exact, so gap 0 */
-  put("c.cases", "# 3-4-5\ns345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\nmiss 2 0 0 1 0 1 1 4 5 -1 0 1 1\n");
+  td_put("c.cases", "# 3-4-5\ns345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\nmiss 2 0 0 1 0 1 1 4 5 -1 0 1 1\n");
   cr_assert_eq(tb("audit -f expanded,ericson --rows rows.txt c.cases"), 0);
-  char *out = slurp("out.txt"), *rows = slurp("rows.txt");
+  char *out = td_read("out.txt"), *rows = td_read("rows.txt");
   cr_assert(strstr(out, "2 cases, 1 exact hits or contacts"), "%s", out);
   cr_assert(strstr(out, "expanded: 1 audited") && strstr(out, "ericson: 1 audited"), "%s", out);
   cr_assert(strstr(rows, "# id formulation class T gap"), "%s", rows);
@@ -88,19 +44,19 @@ Test(simcli, audit_huge_masses_counted_apart) {
    * j = (1 + E)(-(vB - vA).n) / (1/mA + 1/mB) = 2 * 2 / (2 / 1.5e308) = 3e308 > DBL_MAX overflows,
    * so its velocities are not finite. The second case is the same with unit masses (finite, exact).
    * The summary must count the first apart and keep its NaN metrics out of the statistics. */
-  put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n"
+  td_put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n"
                  "unit 2 0 0 1 0 1 1 3 0 -1 0 1 1\n");
   cr_assert_eq(tb("audit -f ericson c.cases"), 0);
-  char *out = slurp("out.txt");
+  char *out = td_read("out.txt");
   cr_assert(strstr(out, "ericson: 2 audited"), "%s", out);
   cr_assert(strstr(out, "1 with a non-finite response (the double pipeline overflowed), first at big"), "%s", out);
   cr_assert(strstr(out, "  ke_err              0            0            0  unit"), "%s", out);
   cr_assert(!strstr(out, "nan"), "%s", out);
   free(out);
   /* alone, the overflowing case leaves no value for the velocity metrics: '-' */
-  put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n");
+  td_put("c.cases", "big 2 0 0 1 0 1 1.5e308 3 0 -1 0 1 1.5e308\n");
   cr_assert_eq(tb("audit -f ericson c.cases"), 0);
-  out = slurp("out.txt");
+  out = td_read("out.txt");
   cr_assert(strstr(out, "  ke_err              -            -            -  -"), "%s", out);
   cr_assert(strstr(out, "  gap                 0            0            0  big"), "%s", out);
   cr_assert(!strstr(out, "nan"), "%s", out);
@@ -108,15 +64,15 @@ Test(simcli, audit_huge_masses_counted_apart) {
 }
 
 Test(simcli, audit_errors) {
-  put("c.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\n");
+  td_put("c.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\n");
   cr_assert_eq(tb("audit --restitution 1.5 c.cases"), 2);
-  char *err = slurp("err.txt");
+  char *err = td_read("err.txt");
   cr_assert(strstr(err, "Try 'toibench --help'"), "%s", err);
   free(err);
   cr_assert_eq(tb("audit -f phet-reverse c.cases"), 2);
-  put("bad.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5\n");
+  td_put("bad.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5\n");
   cr_assert_eq(tb("audit --rows rows.txt bad.cases"), 3);
-  cr_assert(!exists("rows.txt"));
+  cr_assert(!td_exists(td_path("rows.txt")));
   cr_assert_eq(tb("audit --help"), 0);
 }
 
@@ -128,13 +84,13 @@ Test(simcli, simulate_reproducible) {
   cr_assert_eq(tb(a), 0);
   snprintf(a, sizeof a, args, "s2.txt", "st2.txt");
   cr_assert_eq(tb(a), 0);
-  char *s1 = slurp("s1.txt"), *s2 = slurp("s2.txt"), *st = slurp("st.txt");
+  char *s1 = td_read("s1.txt"), *s2 = td_read("s2.txt"), *st = td_read("st.txt");
   cr_assert(s1 && s2 && !strcmp(s1, s2), "series differ for the same seed");
   cr_assert(strstr(s1, "# kernel expanded") && strstr(s1, "\n\n\n# kernel reference"));
   cr_assert(strstr(st, "box 2 ") && strstr(st, "\nball "));
   /* the written state gives the same series (the header names the state's origin) */
   cr_assert_eq(tb("simulate -f expanded,reference --state st.txt --events 600 --every 100 --series s3.txt"), 0);
-  char *s3 = slurp("s3.txt");
+  char *s3 = td_read("s3.txt");
   const char *b1 = strstr(s1, "# kernel"), *b3 = strstr(s3, "# kernel");
   cr_assert(b1 && b3 && !strcmp(b1, b3), "state file run differs");
   free(s1);
@@ -144,16 +100,16 @@ Test(simcli, simulate_reproducible) {
 }
 
 Test(simcli, simulate_bad_state_and_zeno) {
-  put("bad.state", "box 2 10 10\nball 5 5 0 0 1 1\nball 6 5 0 0 1 1\n");
+  td_put("bad.state", "box 2 10 10\nball 5 5 0 0 1 1\nball 6 5 0 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded --state bad.state --series s.txt"), 3);
-  char *err = slurp("err.txt");
+  char *err = td_read("err.txt");
   cr_assert(strstr(err, "bad.state:3:"), "%s", err);
-  cr_assert(!exists("s.txt"));
+  cr_assert(!td_exists(td_path("s.txt")));
   free(err);
   /* touching each other and both walls, approaching: a state that does not advance */
-  put("trap.state", "box 2 4 4\nball 1 2 1 0 1 1\nball 3 2 -1 0 1 1\n");
+  td_put("trap.state", "box 2 4 4\nball 1 2 1 0 1 1\nball 3 2 -1 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded --state trap.state --same-instant 100"), 1);
-  err = slurp("err.txt");
+  err = td_read("err.txt");
   cr_assert(strstr(err, "stopped") && strstr(err, "event 10"), "%s", err);
   free(err);
   cr_assert_eq(tb("simulate -f overlap-recovery"), 2);
@@ -164,16 +120,16 @@ Test(simcli, simulate_bad_state_and_zeno) {
    behaviour that --help promises */
 static void simulate_help_says(const char *what) {
   cr_assert_eq(tb("simulate --help"), 0);
-  char *out = slurp("out.txt");
+  char *out = td_read("out.txt");
   cr_assert(out && strstr(out, what), "--help does not say '%s'", what);
   free(out);
 }
 
 Test(simcli, simulate_nan_printed_unsigned_with_reason) {
   /* velocities near DBL_MAX: sum m |v| and the kinetic energy overflow */
-  put("big.state", "box 2 100 100\nball 10 50 1e308 0 1 1\nball 90 50 -1e308 0 1 1\n");
+  td_put("big.state", "box 2 100 100\nball 10 50 1e308 0 1 1\nball 90 50 -1e308 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded,reference --state big.state --events 6 --every 1 --series s.txt"), 0);
-  char *out = slurp("out.txt"), *ser = slurp("s.txt");
+  char *out = td_read("out.txt"), *ser = td_read("s.txt");
   cr_assert(!strstr(out, "-nan") && !strstr(ser, "-nan"), "%s\n%s", out, ser);
   const char *row = strstr(out, "\nreference ");
   cr_assert(row && strstr(row, " nan ") && strstr(row, "mom_err nan: non-finite momentum"), "%s", out);
@@ -182,9 +138,9 @@ Test(simcli, simulate_nan_printed_unsigned_with_reason) {
   free(out);
   free(ser);
   /* speeds of 1e155: the energy overflows, the momenta do not */
-  put("fast.state", "box 2 100 100\nball 10 50 1e155 0 1 1\nball 90 50 -1e155 0 1 1\n");
+  td_put("fast.state", "box 2 100 100\nball 10 50 1e155 0 1 1\nball 90 50 -1e155 0 1 1\n");
   cr_assert_eq(tb("simulate -f reference --state fast.state --events 6 --every 1"), 0);
-  out = slurp("out.txt");
+  out = td_read("out.txt");
   cr_assert(strstr(out, "ke_err nan: non-finite kinetic energy") && !strstr(out, "mom_err nan"), "%s", out);
   free(out);
   simulate_help_says("'nan'");
@@ -193,7 +149,7 @@ Test(simcli, simulate_nan_printed_unsigned_with_reason) {
 
 Test(simcli, simulate_refuses_absurd_n) {
   cr_assert_eq(tb_small("simulate --n 100000000 --events 1"), 2);
-  char *err = slurp("err.txt"), *out = slurp("out.txt");
+  char *err = td_read("err.txt"), *out = td_read("out.txt");
   cr_assert(strstr(err, "limit of 10000000 balls") && strstr(err, "Try 'toibench --help'"), "%s", err);
   cr_assert(!strstr(out, "kernel"), "nothing runs: %s", out);
   free(err);
@@ -205,9 +161,9 @@ Test(simcli, simulate_refuses_absurd_n) {
 }
 
 Test(simcli, simulate_idle_when_nothing_moves) {
-  put("still.state", "box 2 100 100\nball 10 50 0 0 1 1\nball 90 50 0 0 1 1\n");
+  td_put("still.state", "box 2 100 100\nball 10 50 0 0 1 1\nball 90 50 0 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded,reference --state still.state --events 10"), 0);
-  char *out = slurp("out.txt");
+  char *out = td_read("out.txt");
   const char *row = strstr(out, "\nexpanded ");
   cr_assert(row && !strncmp(row + 1 + 17, "idle ", 5), "%s", out);
   cr_assert(strstr(row, "no event was possible"), "%s", out);
@@ -215,9 +171,9 @@ Test(simcli, simulate_idle_when_nothing_moves) {
   cr_assert(!strstr(out, " ok "), "%s", out);
   free(out);
   /* the same balls moving run their events: ok, no note */
-  put("moving.state", "box 2 100 100\nball 10 50 1 0 1 1\nball 90 50 -1 0 1 1\n");
+  td_put("moving.state", "box 2 100 100\nball 10 50 1 0 1 1\nball 90 50 -1 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded --state moving.state --events 10"), 0);
-  out = slurp("out.txt");
+  out = td_read("out.txt");
   row = strstr(out, "\nexpanded ");
   cr_assert(row && !strncmp(row + 1 + 17, "ok ", 3) && !strstr(out, "possible"), "%s", out);
   free(out);
@@ -225,13 +181,13 @@ Test(simcli, simulate_idle_when_nothing_moves) {
 }
 
 Test(simcli, simulate_zero_radius_refused_with_reason) {
-  put("point.state", "box 2 100 100\nball 10 50 1 0 0 1\nball 90 50 -1 0 1 1\n");
+  td_put("point.state", "box 2 100 100\nball 10 50 1 0 0 1\nball 90 50 -1 0 1 1\n");
   cr_assert_eq(tb("simulate -f expanded --state point.state --series s.txt"), 3);
-  char *err = slurp("err.txt");
+  char *err = td_read("err.txt");
   cr_assert(strstr(err, "point.state:2:") && strstr(err, "radius must be > 0") &&
                 strstr(err, "coincident centres"),
             "%s", err);
   free(err);
-  cr_assert(!exists("s.txt"));
+  cr_assert(!td_exists(td_path("s.txt")));
   simulate_help_says("R = 0 is refused");
 }

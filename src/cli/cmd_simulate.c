@@ -6,7 +6,6 @@
 #include <time.h>
 #include "cli.h"
 #include "sim.h"
-#include "toiresp.h"
 
 /* Memory grows with N (a few hundred bytes a ball for the state, the grid and
    the event heap: about 360 MB measured at 10^6 balls): beyond this a run
@@ -125,10 +124,44 @@ static int parse_count(const char *cmd, const char *opt, const char *s, unsigned
   return 0;
 }
 
-int cmd_simulate(int argc, char **argv) {
-  const char *names = NULL, *state_path = NULL, *series_path = NULL, *write_path = NULL;
-  unsigned long long n = 100, events = 100000, seed = 1, dim = 2, every = 1000, same = 0;
-  double spacing = 4, tol = 1e-9;
+typedef struct simulate_opts {
+  const char *names, *state_path, *series_path, *write_path;
+  unsigned long long n, events, seed, dim, every, same;
+  double spacing, tol;
+} simulate_opts;
+
+/* The value of option a; 0, or the exit status of a usage error. */
+static int simulate_option(simulate_opts *o, const char *a, const char *v) {
+  if (!strcmp(a, "-f")) o->names = v;
+  else if (!strcmp(a, "--n")) {
+    if (cli_parse_u64(v, &o->n) || o->n < 1)
+      return cli_usage_error("simulate", "--n wants a number of balls >= 1, got '%s'", v);
+    if (o->n > SIM_MAX_BALLS)
+      return cli_usage_error("simulate", "--n %s is above the limit of %llu balls (10^7)", v, SIM_MAX_BALLS);
+  }
+  else if (!strcmp(a, "--events")) return parse_count("simulate", a, v, 0, UINT64_MAX / 2, &o->events);
+  else if (!strcmp(a, "--seed")) return parse_count("simulate", a, v, 0, UINT64_MAX, &o->seed);
+  else if (!strcmp(a, "--dim")) return parse_count("simulate", a, v, 2, 3, &o->dim);
+  else if (!strcmp(a, "--every")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->every);
+  else if (!strcmp(a, "--same-instant")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->same);
+  else if (!strcmp(a, "--state")) o->state_path = v;
+  else if (!strcmp(a, "--series")) o->series_path = v;
+  else if (!strcmp(a, "--write-state")) o->write_path = v;
+  else if (!strcmp(a, "--spacing")) {
+    if (cli_parse_double(v, &o->spacing) || !(o->spacing > 2) || o->spacing > 1e100)
+      return cli_usage_error("simulate", "--spacing wants a number > 2, got '%s'", v);
+  } else if (!strcmp(a, "--overlap-tol")) {
+    if (cli_parse_double(v, &o->tol) || !(o->tol >= 0) || !isfinite(o->tol))
+      return cli_usage_error("simulate", "--overlap-tol wants a finite number >= 0, got '%s'", v);
+  } else
+    return cli_usage_error("simulate", "unknown option '%s'", a);
+  return 0;
+}
+
+/* -1 to go on, or the exit status (after the help or a usage error). */
+static int simulate_options(int argc, char **argv, simulate_opts *o) {
+  *o = (simulate_opts){.n = 100, .events = 100000, .seed = 1, .dim = 2, .every = 1000, .spacing = 4,
+                  .tol = 1e-9};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -137,178 +170,148 @@ int cmd_simulate(int argc, char **argv) {
     }
     if (i + 1 >= argc)
       return cli_usage_error("simulate", "unknown option or missing value '%s'", a);
-    const char *v = argv[++i];
-    int rc = 0;
-    if (!strcmp(a, "-f")) names = v;
-    else if (!strcmp(a, "--n")) {
-      if (cli_parse_u64(v, &n) || n < 1)
-        return cli_usage_error("simulate", "--n wants a number of balls >= 1, got '%s'", v);
-      if (n > SIM_MAX_BALLS)
-        return cli_usage_error("simulate", "--n %s is above the limit of %llu balls (10^7)", v, SIM_MAX_BALLS);
-    }
-    else if (!strcmp(a, "--events")) rc = parse_count("simulate", a, v, 0, UINT64_MAX / 2, &events);
-    else if (!strcmp(a, "--seed")) rc = parse_count("simulate", a, v, 0, UINT64_MAX, &seed);
-    else if (!strcmp(a, "--dim")) rc = parse_count("simulate", a, v, 2, 3, &dim);
-    else if (!strcmp(a, "--every")) rc = parse_count("simulate", a, v, 1, UINT64_MAX, &every);
-    else if (!strcmp(a, "--same-instant")) rc = parse_count("simulate", a, v, 1, UINT64_MAX, &same);
-    else if (!strcmp(a, "--state")) state_path = v;
-    else if (!strcmp(a, "--series")) series_path = v;
-    else if (!strcmp(a, "--write-state")) write_path = v;
-    else if (!strcmp(a, "--spacing")) {
-      if (cli_parse_double(v, &spacing) || !(spacing > 2) || spacing > 1e100)
-        return cli_usage_error("simulate", "--spacing wants a number > 2, got '%s'", v);
-    } else if (!strcmp(a, "--overlap-tol")) {
-      if (cli_parse_double(v, &tol) || !(tol >= 0) || !isfinite(tol))
-        return cli_usage_error("simulate", "--overlap-tol wants a finite number >= 0, got '%s'", v);
-    } else
-      return cli_usage_error("simulate", "unknown option '%s'", a);
+    int rc = simulate_option(o, a, argv[++i]);
     if (rc) return rc;
   }
+  return -1;
+}
 
-  /* kernels: formulations by name, 'all', 'reference' */
-  size_t nall;
-  const toi_formulation *all = toi_formulations(&nall);
-  sim_kernel *kernels = calloc(nall + 2, sizeof *kernels);
-  int nk = 0;
-  if (!kernels) return EXIT_RUNTIME;
-  char *list = strdup(names ? names : "all");
-  if (!list) {
-    free(kernels);
+/* The library's message about the kernel list is a usage error. */
+static void usage_msg(void *ud, const char *text) {
+  (void)ud;
+  cli_usage_error("simulate", "%s", text);
+}
+
+/* The initial state, shared by every kernel: read (its problems printed) or generated. */
+static int load_state(const simulate_opts *o, sim_state *st) {
+  if (!o->state_path) {
+    if (sim_generate(st, o->seed, (int)o->dim, (size_t)o->n, o->spacing) == TOI_OK) return EXIT_OK;
+    cli_error("cannot generate %llu balls (out of memory?)", o->n);
     return EXIT_RUNTIME;
   }
-  int bad = 0;
-  for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !bad;
-       tok = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(tok, "reference")) {
-      int dup = 0;
-      for (int k = 0; k < nk; k++) dup |= !strcmp(kernels[k].name, "reference");
-      if (!dup)
-        kernels[nk++] = (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
-                                     toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
-      continue;
-    }
-    int want_all = !strcmp(tok, "all");
-    const toi_formulation *f = want_all ? NULL : toi_formulation_find(tok);
-    if (!want_all && !f) {
-      cli_usage_error("simulate", "unknown kernel '%s' (a forward formulation, 'all' or 'reference')", tok);
-      bad = 1;
-      break;
-    }
-    if (f && f->direction != TOI_FORWARD) {
-      cli_usage_error("simulate", "'%s' answers in reverse time: a simulation needs a forward formulation", tok);
-      bad = 1;
-      break;
-    }
-    for (size_t j = 0; j < nall; j++) {
-      const toi_formulation *g = &all[j];
-      if (g->direction != TOI_FORWARD || (f && g != f)) continue;
-      int dup = 0;
-      for (int k = 0; k < nk; k++) dup |= kernels[k].ctx == (void *)g;
-      if (!dup && nk < (int)nall + 1) kernels[nk++] = sim_formulation_kernel(g);
-    }
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_status s = sim_state_read(st, o->state_path, &dg);
+  for (size_t k = 0; k < dg.count; k++) {
+    char buf[700];
+    toi_diag_format(&dg.items[k], buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
   }
-  free(list);
-  if (bad || nk == 0) {
-    if (!bad) cli_usage_error("simulate", "no kernel selected");
-    free(kernels);
-    return EXIT_USAGE;
+  if (dg.total > dg.count)
+    fprintf(stderr, "%s: %zu more problems not shown\n", o->state_path, dg.total - dg.count);
+  if (s == TOI_OK) return EXIT_OK;
+  if (s == TOI_ERR_INPUT) {
+    fprintf(stderr, "toibench: invalid input: nothing was written\n");
+    return EXIT_INPUT;
   }
+  if (s == TOI_ERR_NOMEM) cli_error("out of memory reading %s", o->state_path);
+  return EXIT_RUNTIME;
+}
 
-  /* the initial state, shared by every kernel */
-  sim_state st;
-  if (state_path) {
-    toi_diags dg;
-    memset(&dg, 0, sizeof dg);
-    toi_status s = sim_state_read(&st, state_path, &dg);
-    for (size_t k = 0; k < dg.count; k++) {
-      char buf[700];
-      toi_diag_format(&dg.items[k], buf, sizeof buf);
-      fprintf(stderr, "%s\n", buf);
-    }
-    if (dg.total > dg.count) fprintf(stderr, "%s: %zu more problems not shown\n", state_path, dg.total - dg.count);
-    if (s != TOI_OK) {
-      free(kernels);
-      if (s == TOI_ERR_INPUT) {
-        fprintf(stderr, "toibench: invalid input: nothing was written\n");
-        return EXIT_INPUT;
-      }
-      if (s == TOI_ERR_NOMEM) cli_error("out of memory reading %s", state_path);
+/* --write-state (written at once) and --series (opened, its header written). */
+static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *series, series_ctx *sc) {
+  cli_out wstate;
+  sc->f = NULL;
+  if (o->write_path) {
+    if (cli_out_open(&wstate, o->write_path)) return EXIT_RUNTIME;
+    if (sim_state_write(wstate.f, st) || cli_out_commit(&wstate)) {
+      cli_out_abort(&wstate);
       return EXIT_RUNTIME;
     }
-  } else if (sim_generate(&st, seed, (int)dim, (size_t)n, spacing) != TOI_OK) {
-    cli_error("cannot generate %llu balls (out of memory?)", n);
-    free(kernels);
-    return EXIT_RUNTIME;
   }
+  if (!o->series_path) return EXIT_OK;
+  if (cli_out_open(series, o->series_path)) return EXIT_RUNTIME;
+  sc->f = series->f;
+  fprintf(sc->f, "# toibench-series v1\n# state: ");
+  if (o->state_path) fprintf(sc->f, "file %s\n", o->state_path);
+  else fprintf(sc->f, "generated, seed %llu, spacing %a\n", o->seed, o->spacing);
+  fprintf(sc->f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a\n", st->dim, st->n, o->events,
+          o->every, o->tol);
+  return EXIT_OK;
+}
 
-  cli_out series, wstate;
-  int have_series = 0, rc = EXIT_OK;
-  if (write_path) {
-    if (cli_out_open(&wstate, write_path)) rc = EXIT_RUNTIME;
-    else if (sim_state_write(wstate.f, &st) || cli_out_commit(&wstate)) {
-      cli_out_abort(&wstate);
-      rc = EXIT_RUNTIME;
+static void print_header(const simulate_opts *o, const sim_state *st) {
+  printf("# toibench simulate: dim %d, %zu balls, box", st->dim, st->n);
+  for (int d = 0; d < st->dim; d++) printf("%s%.6g", d ? " x " : " ", st->box[d]);
+  if (o->state_path) printf(", state %s", o->state_path);
+  else printf(", seed %llu, spacing %.6g", o->seed, o->spacing);
+  printf(", %llu events per kernel, sample every %llu\n", o->events, o->every);
+  printf("# events/s is wall clock (not reproducible); every other figure is.\n");
+  printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s  %s\n", "kernel", "status",
+         "events", "time", "ke_err", "drift/1e6", "max|ke_err|", "mom_err", "min_gap", "overlaps",
+         "missed", "late", "null", "events/s", "note");
+}
+
+/* The summary row of one kernel's run, and why it stopped (stderr). */
+static void print_row(const char *name, sim_status s, const sim_report *rep, double secs) {
+  uint64_t ev = rep->last.event;
+  char note[160] = "";
+  if (rep->idle) snprintf(note, sizeof note, ev ? "no further event was possible" : "no event was possible");
+  if (isnan(rep->last.ke_err) || isnan(rep->max_abs_ke_err))
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%ske_err nan: non-finite kinetic energy",
+             note[0] ? "; " : "");
+  if (isnan(rep->last.mom_err))
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%smom_err nan: non-finite momentum",
+             note[0] ? "; " : "");
+  printf("%-16s %-8s %9" PRIu64 " %11.5g %11.4g %11.4g %11.4g %11.4g %11.4g %8" PRIu64 " %7" PRIu64
+         " %7" PRIu64 " %8" PRIu64 " %10.4g%s%s\n",
+         name, s == SIM_OK && rep->idle ? "idle" : sim_status_name(s), ev, unsigned_nan(rep->time),
+         unsigned_nan(rep->last.ke_err), unsigned_nan(sim_report_drift(rep)),
+         unsigned_nan(rep->max_abs_ke_err), unsigned_nan(rep->last.mom_err), unsigned_nan(rep->min_gap),
+         rep->max_overlaps, rep->missed, rep->late, rep->last.null_events, secs > 0 ? (double)ev / secs : 0.0,
+         note[0] ? "  " : "", note);
+  if (s != SIM_OK) fprintf(stderr, "toibench simulate: kernel %s stopped: %s\n", name, rep->message);
+}
+
+/* Every kernel from the same state, one after another: EXIT_RUNTIME when
+   one ran out of memory, else EXIT_OK; *failures counts the kernels stopped. */
+static int run_kernels(const simulate_opts *o, const sim_state *st, const sim_kernel *kernels, int nk,
+                       series_ctx *sc, int *failures) {
+  int rc = EXIT_OK;
+  *failures = 0;
+  for (int k = 0; k < nk; k++) {
+    if (sc->f) fprintf(sc->f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
+                       "pair_events wall_events cell_events null_events\n", k ? "\n\n" : "", kernels[k].name);
+    sim_config cfg = {1.0, o->events, o->every, o->same, o->tol, write_sample, NULL, sc};
+    sim_report rep;
+    double t0 = now_seconds();
+    sim_status s = sim_run(&rep, st, &kernels[k], &cfg);
+    double secs = now_seconds() - t0;
+    print_row(kernels[k].name, s, &rep, secs);
+    if (s != SIM_OK) {
+      ++*failures;
+      if (s == SIM_NOMEM) rc = EXIT_RUNTIME;
     }
+    fflush(stdout);
   }
-  if (rc == EXIT_OK && series_path) {
-    if (cli_out_open(&series, series_path)) rc = EXIT_RUNTIME;
-    else have_series = 1;
+  return rc;
+}
+
+int cmd_simulate(int argc, char **argv) {
+  simulate_opts o;
+  int rc = simulate_options(argc, argv, &o);
+  if (rc >= 0) return rc;
+  sim_kernel *kernels;
+  const toi_msg usage = {usage_msg, NULL};
+  int nk = sim_kernels_select(&kernels, o.names, &usage);
+  if (nk <= 0) return nk < 0 ? EXIT_RUNTIME : EXIT_USAGE;
+  sim_state st;
+  rc = load_state(&o, &st);
+  if (rc != EXIT_OK) {
+    free(kernels);
+    return rc;
   }
+  cli_out series;
+  series_ctx sc;
+  rc = open_outputs(&o, &st, &series, &sc);
   if (rc != EXIT_OK) {
     sim_state_free(&st);
     free(kernels);
     return rc;
   }
-  series_ctx sc = {have_series ? series.f : NULL};
-  if (sc.f) {
-    fprintf(sc.f, "# toibench-series v1\n# state: ");
-    if (state_path) fprintf(sc.f, "file %s\n", state_path);
-    else fprintf(sc.f, "generated, seed %llu, spacing %a\n", seed, spacing);
-    fprintf(sc.f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a\n", st.dim, st.n, events,
-            every, tol);
-  }
-
-  printf("# toibench simulate: dim %d, %zu balls, box", st.dim, st.n);
-  for (int d = 0; d < st.dim; d++) printf("%s%.6g", d ? " x " : " ", st.box[d]);
-  if (state_path) printf(", state %s", state_path);
-  else printf(", seed %llu, spacing %.6g", seed, spacing);
-  printf(", %llu events per kernel, sample every %llu\n", events, every);
-  printf("# events/s is wall clock (not reproducible); every other figure is.\n");
-  printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s  %s\n", "kernel", "status",
-         "events", "time", "ke_err", "drift/1e6", "max|ke_err|", "mom_err", "min_gap", "overlaps",
-         "missed", "late", "null", "events/s", "note");
-  int failures = 0;
-  for (int k = 0; k < nk; k++) {
-    if (sc.f) fprintf(sc.f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
-                      "pair_events wall_events cell_events null_events\n", k ? "\n\n" : "", kernels[k].name);
-    sim_config cfg = {1.0, events, every, same, tol, write_sample, NULL, &sc};
-    sim_report rep;
-    double t0 = now_seconds();
-    sim_status s = sim_run(&rep, &st, &kernels[k], &cfg);
-    double secs = now_seconds() - t0;
-    uint64_t ev = rep.last.event;
-    double drift = ev ? rep.last.ke_err * 1e6 / (double)ev : 0;
-    char note[160] = "";
-    if (rep.idle) snprintf(note, sizeof note, ev ? "no further event was possible" : "no event was possible");
-    if (isnan(rep.last.ke_err) || isnan(rep.max_abs_ke_err))
-      snprintf(note + strlen(note), sizeof note - strlen(note), "%ske_err nan: non-finite kinetic energy",
-               note[0] ? "; " : "");
-    if (isnan(rep.last.mom_err))
-      snprintf(note + strlen(note), sizeof note - strlen(note), "%smom_err nan: non-finite momentum",
-               note[0] ? "; " : "");
-    printf("%-16s %-8s %9" PRIu64 " %11.5g %11.4g %11.4g %11.4g %11.4g %11.4g %8" PRIu64 " %7" PRIu64
-           " %7" PRIu64 " %8" PRIu64 " %10.4g%s%s\n",
-           kernels[k].name, s == SIM_OK && rep.idle ? "idle" : sim_status_name(s), ev, unsigned_nan(rep.time),
-           unsigned_nan(rep.last.ke_err), unsigned_nan(drift), unsigned_nan(rep.max_abs_ke_err),
-           unsigned_nan(rep.last.mom_err), unsigned_nan(rep.min_gap), rep.max_overlaps, rep.missed, rep.late,
-           rep.last.null_events, secs > 0 ? (double)ev / secs : 0.0, note[0] ? "  " : "", note);
-    if (s != SIM_OK) {
-      failures++;
-      fprintf(stderr, "toibench simulate: kernel %s stopped: %s\n", kernels[k].name, rep.message);
-      if (s == SIM_NOMEM) rc = EXIT_RUNTIME;
-    }
-    fflush(stdout);
-  }
+  print_header(&o, &st);
+  int failures;
+  rc = run_kernels(&o, &st, kernels, nk, &sc, &failures);
   if (sc.f && cli_out_commit(&series)) rc = EXIT_RUNTIME;
   if (fflush(stdout) != 0 || ferror(stdout)) rc = EXIT_RUNTIME;
   sim_state_free(&st);

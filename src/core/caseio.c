@@ -95,9 +95,8 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
   return r;
 }
 
-/* The fields of the line in buf (split in place). */
-static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz) {
-  char *tok[20];
+/* Splits buf in place at blanks: the first 20 fields in tok, their count returned. */
+static int split_fields(char *buf, char *tok[20]) {
   int n = 0;
   for (char *p = buf; *p;) {
     while (*p == ' ' || *p == '\t') p++;
@@ -107,6 +106,39 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     while (*p && *p != ' ' && *p != '\t') p++;
     if (*p) *p++ = '\0';
   }
+  return n;
+}
+
+/* Radii >= 0 and masses > 0, the first that is not named. */
+static int check_radii_masses(const toi_case *c, int *field, char *msg, size_t msgsz) {
+  int d = c->dim, ra_f = 2 * d + 3, ma_f = ra_f + 1, rb_f = 4 * d + 5, mb_f = rb_f + 1;
+  if (c->ra < 0) {
+    *field = ra_f;
+    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->ra);
+    return -1;
+  }
+  if (!(c->ma > 0)) {
+    *field = ma_f;
+    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->ma);
+    return -1;
+  }
+  if (c->rb < 0) {
+    *field = rb_f;
+    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->rb);
+    return -1;
+  }
+  if (!(c->mb > 0)) {
+    *field = mb_f;
+    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->mb);
+    return -1;
+  }
+  return 0;
+}
+
+/* The fields of the line in buf (split in place). */
+static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz) {
+  char *tok[20];
+  int n = split_fields(buf, tok);
   for (int i = 0; i < n && i < 20; i++) {
     int ctrl = text_control_byte(tok[i]);
     if (ctrl >= 0) {
@@ -163,28 +195,7 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
   for (int i = 0; i < d; i++) c->vb[i] = v[k++];
   c->rb = v[k++];
   c->mb = v[k++];
-  int ra_f = 2 * d + 3, ma_f = ra_f + 1, rb_f = 4 * d + 5, mb_f = rb_f + 1;
-  if (c->ra < 0) {
-    *field = ra_f;
-    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->ra);
-    return -1;
-  }
-  if (!(c->ma > 0)) {
-    *field = ma_f;
-    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->ma);
-    return -1;
-  }
-  if (c->rb < 0) {
-    *field = rb_f;
-    snprintf(msg, msgsz, "radius must be >= 0, found %.6g", c->rb);
-    return -1;
-  }
-  if (!(c->mb > 0)) {
-    *field = mb_f;
-    snprintf(msg, msgsz, "mass must be > 0, found %.6g", c->mb);
-    return -1;
-  }
-  return 0;
+  return check_radii_masses(c, field, msg, msgsz);
 }
 
 void toi_caselist_free(toi_caselist *list) {
@@ -234,12 +245,73 @@ static uint64_t hash_id(const char *s) {
   return h;
 }
 
+/* The cases a file has given so far, the line of each, and an
+   open-addressing table of their indices by ID (a power of two in size, at
+   most half full). */
+typedef struct case_reader {
+  toi_caselist local;
+  long *lines;
+  size_t lines_cap;
+  size_t *table, tcap;
+} case_reader;
+
+static void case_reader_free(case_reader *r) {
+  free(r->table);
+  free(r->lines);
+  toi_caselist_free(&r->local);
+}
+
+/* Doubles the ID table when the case just pushed would fill it past half,
+   re-inserting every earlier case; -1 when out of memory. */
+static int grow_id_table(case_reader *r) {
+  if (2 * r->local.count <= r->tcap) return 0;
+  size_t ncap = r->tcap ? 2 * r->tcap : 256;
+  size_t *nt = malloc(ncap * sizeof *nt);
+  if (!nt) return -1;
+  for (size_t i = 0; i < ncap; i++) nt[i] = SIZE_MAX;
+  for (size_t i = 0; i + 1 < r->local.count; i++) {
+    size_t h = hash_id(r->local.items[i].id) & (ncap - 1);
+    while (nt[h] != SIZE_MAX) h = (h + 1) & (ncap - 1);
+    nt[h] = i;
+  }
+  free(r->table);
+  r->table = nt;
+  r->tcap = ncap;
+  return 0;
+}
+
+/* Keeps case c of line lineno, unless its ID was seen before: then a
+   diagnostic names the first line and c is dropped. */
+static toi_status keep_case(case_reader *r, const toi_case *c, long lineno, const char *name,
+                            toi_diags *diags) {
+  toi_status st = toi_caselist_push(&r->local, c);
+  if (st != TOI_OK) return st;
+  if (r->local.count > r->lines_cap) {
+    r->lines_cap = r->lines_cap ? 2 * r->lines_cap : 64;
+    long *nl2 = realloc(r->lines, r->lines_cap * sizeof *r->lines);
+    if (!nl2) return TOI_ERR_NOMEM;
+    r->lines = nl2;
+  }
+  r->lines[r->local.count - 1] = lineno;
+  if (grow_id_table(r)) return TOI_ERR_NOMEM;
+  size_t h = hash_id(c->id) & (r->tcap - 1);
+  while (r->table[h] != SIZE_MAX) {
+    if (!strcmp(r->local.items[r->table[h]].id, c->id)) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", c->id, r->lines[r->table[h]]);
+      add_diag(diags, name, lineno, 1, c->dim, msg);
+      r->local.count--;
+      return TOI_OK;
+    }
+    h = (h + 1) & (r->tcap - 1);
+  }
+  r->table[h] = r->local.count - 1;
+  return TOI_OK;
+}
+
 toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text, size_t len,
                            toi_diags *diags) {
-  toi_caselist local = {0};
-  size_t *table = NULL, tcap = 0;
-  long *lines = NULL;
-  size_t lines_cap = 0;
+  case_reader r = {0};
   toi_status st = TOI_OK;
   size_t first_diag = diags->total;
   char *linebuf = NULL;
@@ -284,49 +356,7 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
       add_diag(diags, name, lineno, field, c.dim ? c.dim : 2, msg);
       continue;
     }
-    if ((st = toi_caselist_push(&local, &c)) != TOI_OK) goto out;
-    if (local.count > lines_cap) {
-      lines_cap = lines_cap ? 2 * lines_cap : 64;
-      long *nl2 = realloc(lines, lines_cap * sizeof *lines);
-      if (!nl2) {
-        st = TOI_ERR_NOMEM;
-        goto out;
-      }
-      lines = nl2;
-    }
-    lines[local.count - 1] = lineno;
-    if (2 * local.count > tcap) {
-      size_t ncap = tcap ? 2 * tcap : 256;
-      size_t *nt = malloc(ncap * sizeof *nt);
-      if (!nt) {
-        st = TOI_ERR_NOMEM;
-        goto out;
-      }
-      for (size_t i = 0; i < ncap; i++) nt[i] = SIZE_MAX;
-      for (size_t i = 0; i + 1 < local.count; i++) {
-        size_t h = hash_id(local.items[i].id) & (ncap - 1);
-        while (nt[h] != SIZE_MAX) h = (h + 1) & (ncap - 1);
-        nt[h] = i;
-      }
-      free(table);
-      table = nt;
-      tcap = ncap;
-    }
-    size_t h = hash_id(c.id) & (tcap - 1);
-    int dup = 0;
-    while (table[h] != SIZE_MAX) {
-      if (!strcmp(local.items[table[h]].id, c.id)) {
-        snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", c.id, lines[table[h]]);
-        add_diag(diags, name, lineno, 1, c.dim, msg);
-        dup = 1;
-        break;
-      }
-      h = (h + 1) & (tcap - 1);
-    }
-    if (dup)
-      local.count--;
-    else
-      table[h] = local.count - 1;
+    if ((st = keep_case(&r, &c, lineno, name, diags)) != TOI_OK) goto out;
   }
   if (diags->total > first_diag) {
     st = TOI_ERR_INPUT;
@@ -337,13 +367,11 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
     st = TOI_ERR_INPUT;
     goto out;
   }
-  for (size_t i = 0; i < local.count; i++)
-    if ((st = toi_caselist_push(list, &local.items[i])) != TOI_OK) goto out;
+  for (size_t i = 0; i < r.local.count; i++)
+    if ((st = toi_caselist_push(list, &r.local.items[i])) != TOI_OK) goto out;
 out:
   free(linebuf);
-  free(table);
-  free(lines);
-  toi_caselist_free(&local);
+  case_reader_free(&r);
   return st;
 }
 

@@ -155,4 +155,20 @@ TOI_INLINE double scale2(double x, int k) {
   return x * pow2i(k);
 }
 
+/* s += x, accumulated: hi takes RN(hi + x) and the TwoSum error joins lo
+   (no renormalisation, so lo collects every error of a long sum). */
+TOI_INLINE void dd_accum(dd *s, double x) {
+  dd t = two_sum(s->hi, x);
+  s->hi = t.hi;
+  s->lo += t.lo;
+}
+
+/* s += a b, accumulated: the exact product a b (two_prod) enters as
+   dd_accum(hi) and then its error term into lo. */
+TOI_INLINE void dd_accum_prod(dd *s, double a, double b) {
+  dd p = two_prod(a, b);
+  dd_accum(s, p.hi);
+  s->lo += p.lo;
+}
+
 #endif

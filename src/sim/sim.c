@@ -1,16 +1,12 @@
 /* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "response.h"
-#include "rng.h"
 #include "sim.h"
-#include "textin.h"
-#include "eft.h"
+#include "sim_grid.h"
 #include "eft.h"
 
 /*
@@ -44,8 +40,6 @@
  *   event number; a NaN time stops it with SIM_NAN.
  */
 
-#define NONE32 UINT32_MAX
-
 typedef struct ev {
   double time;   /* when it happens */
   double base;   /* pair: origin of the case; wall: the ball's reference time */
@@ -55,20 +49,6 @@ typedef struct ev {
   uint32_t ca, cb;
   uint8_t kind;
 } ev;
-
-/* Sums in double-double (error-free transformations from eft.h; fma is
-   correctly rounded everywhere, so these are reproducible). */
-static void dd_add(dd *s, double x) {
-  dd t = two_sum(s->hi, x);
-  s->hi = t.hi;
-  s->lo += t.lo;
-}
-
-static void dd_add_prod(dd *s, double a, double b) {
-  dd p = two_prod(a, b);
-  dd_add(s, p.hi);
-  s->lo += p.lo;
-}
 
 /* |x| over dim components without the spurious overflow or underflow of the
    squares (speeds up to DBL_MAX are legal input); the plain formula where it
@@ -127,21 +107,12 @@ const char *sim_status_name(sim_status s) {
   return "unknown";
 }
 
-void sim_state_free(sim_state *s) {
-  free(s->balls);
-  free(s->lines);
-  s->balls = NULL;
-  s->lines = NULL;
-  s->n = 0;
-}
-
 /* ---- grid ---- */
 
 /* Cells at least one largest diameter wide (a hair more, so rounding of
    positions cannot hide a contact), and about one ball per cell: smaller
    cells only add crossings. */
-static void grid_shape(int dim, const double box[3], double rmax, size_t n, int nc[3],
-                       double w[3]) {
+void sim_grid_shape(int dim, const double box[3], double rmax, size_t n, int nc[3], double w[3]) {
   double wmin = 2 * rmax * (1 + 0x1p-20);
   long target = 1;
   while (1) {
@@ -165,7 +136,7 @@ static void grid_shape(int dim, const double box[3], double rmax, size_t n, int 
   }
 }
 
-static int cell_coord(double x, double w, int nc) {
+int sim_cell_coord(double x, double w, int nc) {
   double f = floor(x / w);
   if (!(f >= 0)) return 0;
   if (f >= nc) return nc - 1;
@@ -409,6 +380,8 @@ static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
 
 /* ---- samples ---- */
 
+/* Sums in double-double (dd_accum_prod, eft.h): fma is correctly rounded
+   everywhere, so they are reproducible. */
 static void kinetic(const sim *s, dd *ke) {
   ke->hi = ke->lo = 0;
   for (size_t i = 0; i < s->n; i++) {
@@ -416,8 +389,8 @@ static void kinetic(const sim *s, dd *ke) {
     for (int d = 0; d < s->dim; d++) {
       double vd = s->v[3 * i + d];
       double p = vd * vd, e = fma(vd, vd, -p);
-      dd_add_prod(ke, m, p);
-      dd_add_prod(ke, m, e);
+      dd_accum_prod(ke, m, p);
+      dd_accum_prod(ke, m, e);
     }
   }
   ke->hi *= 0.5;
@@ -596,10 +569,10 @@ static void do_pair(sim *s, const ev *e) {
   }
   double ma = s->st->balls[e->a].m, mb = s->st->balls[e->b].m;
   for (int d = 0; d < s->dim; d++) {
-    dd_add_prod(&s->mom[d], ma, va[d]);
-    dd_add_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
-    dd_add_prod(&s->mom[d], mb, vb[d]);
-    dd_add_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
+    dd_accum_prod(&s->mom[d], ma, va[d]);
+    dd_accum_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
+    dd_accum_prod(&s->mom[d], mb, vb[d]);
+    dd_accum_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
   }
   for (int d = 0; d < 3; d++) {
     s->p[3 * e->a + d] = d < s->dim ? pa[d] : 0;
@@ -682,100 +655,130 @@ static sim_status bad(sim_report *rep, const char *msg) {
   return rep->status;
 }
 
-sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, const sim_config *cfg) {
-  memset(rep, 0, sizeof *rep);
-  rep->a = rep->b = SIZE_MAX;
-  rep->min_gap = INFINITY;
+/* The state and configuration a run accepts; SIM_OK or SIM_BAD_INPUT with
+   the reason in rep. */
+static sim_status check_input(sim_report *rep, const sim_state *st, const sim_config *cfg) {
   if (st->dim != 2 && st->dim != 3) return bad(rep, "dimension must be 2 or 3");
   if (st->n == 0 || st->n >= NONE32) return bad(rep, "the number of balls must be in [1, 2^32-1)");
   if (!(cfg->restitution >= 0 && cfg->restitution <= 1)) return bad(rep, "restitution outside [0, 1]");
   if (!(cfg->overlap_tol >= 0)) return bad(rep, "overlap tolerance must be >= 0");
+  for (int d = 0; d < st->dim; d++)
+    if (!(st->box[d] > 0) || !isfinite(st->box[d])) return bad(rep, "box sides must be > 0 and finite");
+  return SIM_OK;
+}
+
+/* Allocates the run's arrays and copies the state into them, every ball in
+   its cell; the momentum scale and KE0 from the initial velocities. -1 when
+   out of memory (nothing left allocated). */
+static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kernel *k,
+                    const sim_config *cfg) {
   double rmax = 0;
   for (size_t i = 0; i < st->n; i++)
     if (st->balls[i].r > rmax) rmax = st->balls[i].r;
-  for (int d = 0; d < st->dim; d++)
-    if (!(st->box[d] > 0) || !isfinite(st->box[d])) return bad(rep, "box sides must be > 0 and finite");
+  memset(s, 0, sizeof *s);
+  s->st = st;
+  s->k = k;
+  s->cfg = cfg;
+  s->rep = rep;
+  s->n = st->n;
+  s->dim = st->dim;
+  sim_grid_shape(st->dim, st->box, rmax, st->n, s->nc, s->w);
+  s->ncells = (size_t)s->nc[0] * (size_t)s->nc[1] * (size_t)s->nc[2];
+  s->p = malloc(3 * s->n * sizeof *s->p);
+  s->v = malloc(3 * s->n * sizeof *s->v);
+  s->tr = calloc(s->n, sizeof *s->tr);
+  s->cnt = calloc(s->n, sizeof *s->cnt);
+  s->cell = malloc(3 * s->n * sizeof *s->cell);
+  s->next = malloc(s->n * sizeof *s->next);
+  s->prev = malloc(s->n * sizeof *s->prev);
+  s->head = malloc(s->ncells * sizeof *s->head);
+  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head) {
+    sim_free(s);
+    return -1;
+  }
+  for (size_t c = 0; c < s->ncells; c++) s->head[c] = NONE32;
+  s->compact_at = 64 + 16 * s->n;
+  for (size_t i = 0; i < s->n; i++) {
+    for (int d = 0; d < 3; d++) {
+      int in = d < s->dim;
+      s->p[3 * i + d] = in ? st->balls[i].p[d] : 0;
+      s->v[3 * i + d] = in ? st->balls[i].v[d] : 0;
+      s->cell[3 * i + d] = in ? sim_cell_coord(s->p[3 * i + d], s->w[d], s->nc[d]) : 0;
+    }
+    s->pscale += st->balls[i].m * norm(&s->v[3 * i], s->dim);
+    cell_insert(s, (uint32_t)i);
+  }
+  kinetic(s, &s->ke0);
+  return 0;
+}
 
+/* Document 001's warning: the loop must terminate. Counts the events at the
+   instant of e and stops the run with SIM_ZENO beyond `limit`; returns 1 then. */
+static int same_instant(sim *s, const ev *e, uint64_t limit, uint64_t *same, double *last_time) {
+  if (e->time != *last_time) {
+    *same = 1;
+    *last_time = e->time;
+    return 0;
+  }
+  if (++*same <= limit) return 0;
+  s->rep->status = SIM_ZENO;
+  s->rep->event = s->phys + 1;
+  s->rep->a = e->a;
+  s->rep->b = e->kind == SIM_EV_PAIR ? e->b : e->a;
+  snprintf(s->rep->message, sizeof s->rep->message,
+           "more than %llu events at time %.17g (event %llu): the state does not advance",
+           (unsigned long long)limit, e->time, (unsigned long long)(s->phys + 1));
+  s->stop = 1;
+  return 1;
+}
+
+/* Pops and processes events until the run stops, has its events or has none
+   left, sampling every cfg->every physical events. Returns the physical
+   event count at the last sample taken here (0: none). */
+static uint64_t event_loop(sim *s, uint64_t limit) {
+  const sim_config *cfg = s->cfg;
+  uint64_t last_sampled = 0, same = 0;
+  double last_time = -INFINITY;
+  while (!s->stop && s->phys < cfg->events && s->hn > 0) {
+    ev e = heap_pop(s);
+    if (!ev_valid(s, &e)) continue;
+    if (e.time < s->tnow) e.time = s->tnow; /* never move backwards */
+    if (same_instant(s, &e, limit, &same, &last_time)) break;
+    s->tnow = e.time;
+    uint64_t before = s->phys;
+    switch (e.kind) {
+      case SIM_EV_PAIR: do_pair(s, &e); break;
+      case SIM_EV_WALL: do_wall(s, &e); break;
+      default: do_cell(s, &e); break;
+    }
+    if (s->stop) break;
+    if (s->phys != before && cfg->every && s->phys % cfg->every == 0) {
+      last_sampled = s->phys;
+      if (sample(s)) break;
+    }
+  }
+  return last_sampled;
+}
+
+sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, const sim_config *cfg) {
+  memset(rep, 0, sizeof *rep);
+  rep->a = rep->b = SIZE_MAX;
+  rep->min_gap = INFINITY;
+  if (check_input(rep, st, cfg) != SIM_OK) return rep->status;
   sim s;
-  memset(&s, 0, sizeof s);
-  s.st = st;
-  s.k = k;
-  s.cfg = cfg;
-  s.rep = rep;
-  s.n = st->n;
-  s.dim = st->dim;
-  grid_shape(st->dim, st->box, rmax, st->n, s.nc, s.w);
-  s.ncells = (size_t)s.nc[0] * (size_t)s.nc[1] * (size_t)s.nc[2];
-  s.p = malloc(3 * s.n * sizeof *s.p);
-  s.v = malloc(3 * s.n * sizeof *s.v);
-  s.tr = calloc(s.n, sizeof *s.tr);
-  s.cnt = calloc(s.n, sizeof *s.cnt);
-  s.cell = malloc(3 * s.n * sizeof *s.cell);
-  s.next = malloc(s.n * sizeof *s.next);
-  s.prev = malloc(s.n * sizeof *s.prev);
-  s.head = malloc(s.ncells * sizeof *s.head);
-  if (!s.p || !s.v || !s.tr || !s.cnt || !s.cell || !s.next || !s.prev || !s.head) {
-    sim_free(&s);
+  if (sim_init(&s, rep, st, k, cfg)) {
     rep->status = SIM_NOMEM;
     snprintf(rep->message, sizeof rep->message, "out of memory");
     return rep->status;
   }
-  for (size_t c = 0; c < s.ncells; c++) s.head[c] = NONE32;
-  s.compact_at = 64 + 16 * s.n;
-  for (size_t i = 0; i < s.n; i++) {
-    for (int d = 0; d < 3; d++) {
-      int in = d < s.dim;
-      s.p[3 * i + d] = in ? st->balls[i].p[d] : 0;
-      s.v[3 * i + d] = in ? st->balls[i].v[d] : 0;
-      s.cell[3 * i + d] = in ? cell_coord(s.p[3 * i + d], s.w[d], s.nc[d]) : 0;
-    }
-    s.pscale += st->balls[i].m * norm(&s.v[3 * i], s.dim);
-    cell_insert(&s, (uint32_t)i);
-  }
-  kinetic(&s, &s.ke0);
   uint64_t limit = cfg->same_instant ? cfg->same_instant : 10 * (uint64_t)s.n + 1000;
-
   for (uint32_t i = 0; i < s.n && !s.stop; i++) {
     predict_neighbours(&s, i, NONE32, 1);
     predict_wall(&s, i);
     predict_cell(&s, i);
   }
   if (!s.stop) sample(&s);
-  uint64_t last_sampled = 0, same = 0;
-  double last_time = -INFINITY;
-  while (!s.stop && s.phys < cfg->events && s.hn > 0) {
-    ev e = heap_pop(&s);
-    if (!ev_valid(&s, &e)) continue;
-    if (e.time < s.tnow) e.time = s.tnow; /* never move backwards */
-    if (e.time == last_time) {
-      if (++same > limit) {
-        s.rep->status = SIM_ZENO;
-        s.rep->event = s.phys + 1;
-        s.rep->a = e.a;
-        s.rep->b = e.kind == SIM_EV_PAIR ? e.b : e.a;
-        snprintf(s.rep->message, sizeof s.rep->message,
-                 "more than %llu events at time %.17g (event %llu): the state does not advance",
-                 (unsigned long long)limit, e.time, (unsigned long long)(s.phys + 1));
-        s.stop = 1;
-        break;
-      }
-    } else {
-      same = 1;
-      last_time = e.time;
-    }
-    s.tnow = e.time;
-    uint64_t before = s.phys;
-    switch (e.kind) {
-      case SIM_EV_PAIR: do_pair(&s, &e); break;
-      case SIM_EV_WALL: do_wall(&s, &e); break;
-      default: do_cell(&s, &e); break;
-    }
-    if (s.stop) break;
-    if (s.phys != before && cfg->every && s.phys % cfg->every == 0) {
-      last_sampled = s.phys;
-      if (sample(&s)) break;
-    }
-  }
+  uint64_t last_sampled = event_loop(&s, limit);
   /* Nothing pending before the events asked for: nothing can happen any
      more, which is not the same as a run that did its events. */
   if (!s.stop && rep->status == SIM_OK && s.phys < cfg->events && s.hn == 0) rep->idle = 1;
@@ -794,423 +797,7 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
   return rep->status;
 }
 
-/* ---- the double wall kernel ---- */
-
-int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double r, int dim,
-                        int axis, double wall, double *dt) {
-  (void)ctx;
-  (void)dim;
-  double target = v[axis] > 0 ? wall - r : wall + r;
-  *dt = (target - p[axis]) / v[axis];
-  return isnan(*dt) ? -1 : 1;
-}
-
-int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], double r, int dim,
-                            int axis, double wall, double dt, double pout[3]) {
-  (void)ctx;
-  (void)r;
-  (void)axis;
-  (void)wall;
-  for (int d = 0; d < 3; d++) pout[d] = d < dim ? p[d] + v[d] * dt : 0;
-  return 0;
-}
-
-/* ---- formulation kernels ---- */
-
-static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
-  const toi_formulation *f = ctx;
-  toi_result r = f->solve(c);
-  if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
-  /* An overlap verdict means "in contact now", whatever time comes with it
-   * (Ericson says 0, the exact kernels say NaN: the overlap has no forward
-   * contact time). Rounding leaves touching pairs overlapping by an ulp after
-   * a contact; the response then applies an impulse only if they approach. */
-  if (toi_class_group(r.cls) == TOI_G_OVERLAP) {
-    *dt = 0;
-    return 1;
-  }
-  if (isnan(r.t)) return -1;
-  if (!(r.t >= 0) || isinf(r.t)) return 0;
-  *dt = r.t;
-  return 1;
-}
-
-static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
-                             double pb[3], double va[3], double vb[3]) {
-  (void)ctx;
-  toi_response r;
-  if (toi_response_compute(&r, c, dt, E) != TOI_OK) return -1;
-  if (!(r.vn < 0)) return 0; /* separating or tangent: no impulse */
-  for (int d = 0; d < 3; d++) {
-    pa[d] = r.pa[d];
-    pb[d] = r.pb[d];
-    va[d] = r.va[d];
-    vb[d] = r.vb[d];
-  }
-  return 1;
-}
-
-sim_kernel sim_formulation_kernel(const toi_formulation *f) {
-  sim_kernel k = {f->name, (void *)f, form_pair_toi, form_pair_respond, sim_wall_toi_double,
-                  sim_wall_respond_double};
-  return k;
-}
-
-/* ---- states ---- */
-
-static toi_status alloc_state(sim_state *s, size_t n, int lines) {
-  s->balls = calloc(n ? n : 1, sizeof *s->balls);
-  s->lines = lines ? calloc(n ? n : 1, sizeof *s->lines) : NULL;
-  if (!s->balls || (lines && !s->lines)) {
-    sim_state_free(s);
-    return TOI_ERR_NOMEM;
-  }
-  s->n = n;
-  return TOI_OK;
-}
-
-toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n, double spacing) {
-  memset(out, 0, sizeof *out);
-  if ((dim != 2 && dim != 3) || n == 0 || n > 100000000 || !(spacing > 2) || !isfinite(spacing) ||
-      spacing > 1e100)
-    return TOI_ERR_RANGE;
-  size_t k = 1;
-  for (;;) {
-    size_t cells = 1;
-    for (int d = 0; d < dim; d++) cells *= k;
-    if (cells >= n) break;
-    k++;
-  }
-  size_t sites = 1;
-  for (int d = 0; d < dim; d++) sites *= k;
-  uint32_t *perm = malloc(sites * sizeof *perm);
-  if (!perm || alloc_state(out, n, 0)) {
-    free(perm);
-    return TOI_ERR_NOMEM;
-  }
-  out->dim = dim;
-  for (int d = 0; d < 3; d++) out->box[d] = d < dim ? (double)k * spacing : 0;
-  toi_rng rng;
-  toi_rng_seed(&rng, seed);
-  for (size_t i = 0; i < sites; i++) perm[i] = (uint32_t)i;
-  for (size_t i = 0; i < n; i++) { /* partial Fisher-Yates: n distinct sites */
-    size_t j = i + (size_t)toi_rng_below(&rng, sites - i);
-    uint32_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-  for (size_t i = 0; i < n; i++) {
-    sim_ball *b = &out->balls[i];
-    b->r = toi_rng_uniform(&rng, 0.5, 1);
-    b->m = toi_rng_uniform(&rng, 0.5, 2);
-    /* the jitter keeps a margin so that neighbours never touch */
-    double amp = (spacing / 2 - b->r) * (1 - 0x1p-10);
-    size_t site = perm[i];
-    for (int d = 0; d < 3; d++) {
-      if (d >= dim) {
-        b->p[d] = b->v[d] = 0;
-        continue;
-      }
-      size_t idx = site % k;
-      site /= k;
-      b->p[d] = ((double)idx + 0.5) * spacing + toi_rng_uniform(&rng, -amp, amp);
-      b->v[d] = toi_rng_uniform(&rng, -1, 1);
-    }
-  }
-  free(perm);
-  return TOI_OK;
-}
-
-int sim_state_write(FILE *f, const sim_state *s) {
-  int r = fprintf(f, "# toibench-state v1\n# box DIM L...; ball P... V... R M\nbox %d", s->dim) < 0;
-  for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", s->box[d]) < 0;
-  r |= fputc('\n', f) == EOF;
-  for (size_t i = 0; i < s->n; i++) {
-    const sim_ball *b = &s->balls[i];
-    r |= fputs("ball", f) == EOF;
-    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->p[d]) < 0;
-    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->v[d]) < 0;
-    r |= fprintf(f, " %a %a\n", b->r, b->m) < 0;
-  }
-  return r ? -1 : 0;
-}
-
-static void diag(toi_diags *dg, const char *file, long line, int field, const char *fname,
-                 const char *fmt, const char *a, const char *b) {
-  if (!dg) return;
-  dg->total++;
-  if (dg->count >= TOI_DIAG_MAX) return;
-  toi_diag *d = &dg->items[dg->count++];
-  snprintf(d->file, sizeof d->file, "%s", file);
-  d->line = line;
-  d->field = field;
-  snprintf(d->field_name, sizeof d->field_name, "%s", fname ? fname : "");
-  snprintf(d->message, sizeof d->message, fmt, a, b);
-}
-
-static int parse_num(const char *tok, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(tok, &end);
-  if (end == tok || *end || !isfinite(x) || (errno == ERANGE && isinf(x))) return -1;
-  *out = x;
-  return 0;
-}
-
-static const char *ball_field(int dim, int f) {
-  static const char *const n2[] = {"kind", "x", "y", "vx", "vy", "r", "m"};
-  static const char *const n3[] = {"kind", "x", "y", "z", "vx", "vy", "vz", "r", "m"};
-  if (dim == 3) return f >= 1 && f <= 9 ? n3[f - 1] : "extra";
-  return f >= 1 && f <= 7 ? n2[f - 1] : "extra";
-}
-
-toi_status sim_state_parse(sim_state *out, const char *name, const char *text, size_t len,
-                           toi_diags *dg) {
-  memset(out, 0, sizeof *out);
-  size_t cap = 0, nb = 0;
-  sim_ball *balls = NULL;
-  long *lines = NULL;
-  int have_box = 0, dim = 0;
-  double box[3] = {0, 0, 0};
-  int bad_any = 0;
-  long lineno = 0;
-  size_t pos = 0;
-  char buf[4096];
-  /* As the case reader (textin.h). */
-  pos = text_bom_len(text, len);
-  const long nul = text_nul_line(text, len);
-  if (nul) {
-    diag(dg, name, nul, 0, NULL, "NUL byte in the file (not a text file)%s%s", "", "");
-    return TOI_ERR_INPUT;
-  }
-  while (pos < len) {
-    size_t e = pos;
-    while (e < len && text[e] != '\n') e++;
-    lineno++;
-    size_t l = e - pos;
-    int too_long = l >= sizeof buf;
-    if (!too_long) {
-      memcpy(buf, text + pos, l);
-      buf[l] = 0;
-    }
-    pos = e + 1;
-    if (too_long) {
-      diag(dg, name, lineno, 0, NULL, "line is longer than %s characters%s", "4095", "");
-      bad_any = 1;
-      continue;
-    }
-    char *hash = strchr(buf, '#');
-    if (hash) *hash = 0;
-    char *tok[12];
-    int nt = 0;
-    char *save = NULL;
-    for (char *p = strtok_r(buf, " \t\r\v\f", &save); p; p = strtok_r(NULL, " \t\r\v\f", &save)) {
-      if (nt == 12) {
-        nt++;
-        break;
-      }
-      tok[nt++] = p;
-    }
-    if (nt == 0) continue;
-    int ctrl = -1, at = 0;
-    for (int i = 0; i < nt && i < 12 && ctrl < 0; i++) {
-      ctrl = text_control_byte(tok[i]);
-      at = i;
-    }
-    if (ctrl >= 0) {
-      char hex[8];
-      snprintf(hex, sizeof hex, "0x%02x", ctrl);
-      const char *fn = at == 0                  ? "kind"
-                       : !strcmp(tok[0], "box") ? (at == 1 ? "dim" : "L")
-                       : dim                    ? ball_field(dim, at + 1)
-                                                : NULL;
-      diag(dg, name, lineno, at + 1, fn, "control character %s in the field%s", hex, "");
-      bad_any = 1;
-      continue;
-    }
-    if (!strcmp(tok[0], "box")) {
-      if (have_box) {
-        diag(dg, name, lineno, 1, "kind", "a second box line%s%s", "", "");
-        bad_any = 1;
-        continue;
-      }
-      have_box = 1;
-      double dd_;
-      if (nt < 2 || parse_num(tok[1], &dd_) || (dd_ != 2 && dd_ != 3)) {
-        diag(dg, name, lineno, 2, "dim", "dimension must be 2 or 3%s%s", "", "");
-        bad_any = 1;
-        continue;
-      }
-      dim = (int)dd_;
-      if (nt != 2 + dim) {
-        diag(dg, name, lineno, nt < 2 + dim ? nt + 1 : 3 + dim, "L",
-             "box needs DIM and %s side lengths%s", dim == 2 ? "2" : "3", "");
-        bad_any = 1;
-        dim = 0;
-        continue;
-      }
-      for (int d = 0; d < dim; d++) {
-        if (parse_num(tok[2 + d], &box[d]) || !(box[d] > 0)) {
-          diag(dg, name, lineno, 3 + d, "L", "'%.40s' is not a side length > 0%s", tok[2 + d], "");
-          bad_any = 1;
-        }
-      }
-      continue;
-    }
-    if (strcmp(tok[0], "ball")) {
-      diag(dg, name, lineno, 1, "kind", "unknown line kind '%.40s' (box or ball)%s", tok[0], "");
-      bad_any = 1;
-      continue;
-    }
-    if (!dim) {
-      diag(dg, name, lineno, 1, "kind", "a ball before the box line%s%s", "", "");
-      bad_any = 1;
-      continue;
-    }
-    int want = 3 + 2 * dim;
-    if (nt != want) {
-      int f = nt < want ? nt + 1 : want + 1;
-      diag(dg, name, lineno, f, ball_field(dim, f), "a %s-D ball line has %s fields", dim == 2 ? "2" : "3",
-           dim == 2 ? "7" : "9");
-      bad_any = 1;
-      continue;
-    }
-    sim_ball b;
-    memset(&b, 0, sizeof b);
-    int ok = 1;
-    for (int f = 1; f < want; f++) {
-      double x;
-      if (parse_num(tok[f], &x)) {
-        diag(dg, name, lineno, f + 1, ball_field(dim, f + 1), "'%.40s' is not a finite number%s", tok[f], "");
-        ok = 0;
-        continue;
-      }
-      if (f <= dim) b.p[f - 1] = x;
-      else if (f <= 2 * dim) b.v[f - 1 - dim] = x;
-      else if (f == 2 * dim + 1) b.r = x;
-      else b.m = x;
-    }
-    if (ok && !(b.r > 0)) {
-      /* Case files allow r = 0; a simulation does not: its gaps are relative to
-         ra + rb, and two point balls touch only with coincident centres, where
-         the contact has no normal to resolve it along. */
-      diag(dg, name, lineno, 2 * dim + 2, "r",
-           "radius must be > 0 (gaps are relative to ra + rb, and two point balls touch only with "
-           "coincident centres, where a contact has no normal)%s%s",
-           "", "");
-      ok = 0;
-    }
-    if (ok && !(b.m > 0)) {
-      diag(dg, name, lineno, 2 * dim + 3, "m", "mass must be > 0%s%s", "", "");
-      ok = 0;
-    }
-    for (int d = 0; ok && d < dim; d++)
-      if (!(b.p[d] - b.r >= 0 && b.p[d] + b.r <= box[d])) {
-        diag(dg, name, lineno, d + 2, ball_field(dim, d + 2), "ball is not inside the box%s%s", "", "");
-        ok = 0;
-      }
-    if (!ok) {
-      bad_any = 1;
-      continue;
-    }
-    if (nb == cap) {
-      size_t nc = cap ? 2 * cap : 64;
-      sim_ball *t = realloc(balls, nc * sizeof *t);
-      long *tl = t ? realloc(lines, nc * sizeof *tl) : NULL;
-      if (t) balls = t;
-      if (!t || !tl) {
-        free(balls);
-        free(lines);
-        return TOI_ERR_NOMEM;
-      }
-      lines = tl;
-      cap = nc;
-    }
-    balls[nb] = b;
-    lines[nb] = lineno;
-    nb++;
-  }
-  if (!have_box) {
-    diag(dg, name, 0, 0, NULL, "no box line%s%s", "", "");
-    bad_any = 1;
-  } else if (nb == 0 && !bad_any) {
-    diag(dg, name, 0, 0, NULL, "no ball%s%s", "", "");
-    bad_any = 1;
-  }
-  if (!bad_any) {
-    /* no two balls may overlap: checked on a grid, O(n) */
-    out->balls = balls;
-    out->lines = lines;
-    out->n = nb;
-    out->dim = dim;
-    memcpy(out->box, box, sizeof box);
-    double rmax = 0;
-    for (size_t i = 0; i < nb; i++)
-      if (balls[i].r > rmax) rmax = balls[i].r;
-    int nc[3];
-    double w[3];
-    grid_shape(dim, box, rmax, nb, nc, w);
-    size_t ncells = (size_t)nc[0] * (size_t)nc[1] * (size_t)nc[2];
-    uint32_t *head = malloc(ncells * sizeof *head), *next = malloc(nb * sizeof *next);
-    int32_t *cc = malloc(3 * nb * sizeof *cc);
-    if (!head || !next || !cc) {
-      free(head);
-      free(next);
-      free(cc);
-      sim_state_free(out);
-      return TOI_ERR_NOMEM;
-    }
-    for (size_t c = 0; c < ncells; c++) head[c] = NONE32;
-    for (size_t i = 0; i < nb; i++) {
-      for (int d = 0; d < 3; d++) cc[3 * i + d] = d < dim ? cell_coord(balls[i].p[d], w[d], nc[d]) : 0;
-      size_t ci = ((size_t)cc[3 * i + 2] * nc[1] + cc[3 * i + 1]) * nc[0] + cc[3 * i];
-      next[i] = head[ci];
-      head[ci] = (uint32_t)i;
-    }
-    for (size_t i = 0; i < nb; i++) {
-      int32_t lo[3], hi[3], c[3];
-      for (int d = 0; d < 3; d++) {
-        lo[d] = cc[3 * i + d] > 0 ? cc[3 * i + d] - 1 : 0;
-        hi[d] = cc[3 * i + d] + 1 < nc[d] ? cc[3 * i + d] + 1 : nc[d] - 1;
-      }
-      for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-          for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-            for (uint32_t j = head[((size_t)c[2] * nc[1] + c[1]) * nc[0] + c[0]]; j != NONE32; j = next[j]) {
-              if (j <= i) continue;
-              double s2 = 0, R = balls[i].r + balls[j].r;
-              for (int d = 0; d < dim; d++) {
-                double x = balls[j].p[d] - balls[i].p[d];
-                s2 += x * x;
-              }
-              if (s2 < R * R) {
-                char other[32];
-                snprintf(other, sizeof other, "%ld", lines[i]);
-                diag(dg, name, lines[j], 0, NULL, "ball overlaps the ball of line %s%s", other, "");
-                bad_any = 1;
-              }
-            }
-    }
-    free(head);
-    free(next);
-    free(cc);
-    if (!bad_any) return TOI_OK;
-    sim_state_free(out);
-    return TOI_ERR_INPUT;
-  }
-  free(balls);
-  free(lines);
-  return TOI_ERR_INPUT;
-}
-
-toi_status sim_state_read(sim_state *out, const char *path, toi_diags *dg) {
-  memset(out, 0, sizeof *out);
-  char *buf;
-  size_t len;
-  toi_diags scratch = {0};
-  toi_status st = toi_read_file(&buf, &len, path, dg ? dg : &scratch);
-  if (st != TOI_OK) return st;
-  st = sim_state_parse(out, strcmp(path, "-") ? path : "<stdin>", buf, len, dg);
-  free(buf);
-  return st;
+double sim_report_drift(const sim_report *rep) {
+  uint64_t ev = rep->last.event;
+  return ev ? rep->last.ke_err * 1e6 / (double)ev : 0;
 }

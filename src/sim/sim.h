@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "toi.h"
+#include "toi_msg.h"
 
 /// One ball of a state.
 typedef struct sim_ball {
@@ -87,6 +88,14 @@ int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], dou
 /// usual engine rule. Walls: sim_wall_toi_double / sim_wall_respond_double.
 sim_kernel sim_formulation_kernel(const toi_formulation *f);
 
+/// The kernels a comma-separated list names (NULL: "all"): a built-in forward
+/// formulation by name, "all" (every forward formulation) or "reference" (the
+/// certified kernel of toiresp.h), each kept once in order of first mention.
+/// Returns their number with *out malloc'ed; 0 after a message through msg
+/// (an unknown or reverse-time name, or no kernel at all); -1 when out of
+/// memory.
+int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg);
+
 /// Kinds of events.
 typedef enum sim_event_kind { SIM_EV_PAIR = 0, SIM_EV_WALL = 1, SIM_EV_CELL = 2 } sim_event_kind;
 
@@ -162,5 +171,9 @@ const char *sim_status_name(sim_status s);
 /// with kernel k. Returns the status also stored in rep->status.
 sim_status sim_run(sim_report *rep, const sim_state *s, const sim_kernel *k,
                    const sim_config *cfg);
+
+/// The final ke_err per 10^6 physical events: last.ke_err * 1e6 / last.event
+/// (0 when no event ran).
+double sim_report_drift(const sim_report *rep);
 
 #endif

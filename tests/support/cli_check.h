@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The whole of a file as a string, its length in *len (when len is not
@@ -46,6 +47,43 @@ static inline const char *cc_built(const char *rel) {
   snprintf(slash ? slash + 1 : p, sizeof slots[0] - (size_t)(slash ? slash + 1 - p : 0), "%s", rel);
   cr_assert_eq(access(p, F_OK), 0, "%s is missing: `make test` builds it", p);
   return p;
+}
+
+/* What a run of toibench printed, and how it ended. */
+typedef struct cc_out {
+  int status;         /* exit status, -1 on a signal */
+  char out[1 << 17];  /* stdout, cut there */
+  char err[1 << 15];  /* stderr, cut there */
+} cc_out;
+
+/* A file's first n - 1 bytes into buf, NUL-terminated (empty when missing). */
+static inline void cc_read_into(const char *path, char *buf, size_t n) {
+  FILE *f = fopen(path, "r");
+  size_t got = f ? fread(buf, 1, n - 1, f) : 0;
+  buf[got] = 0;
+  if (f) fclose(f);
+}
+
+/* Runs `ENV toibench ARGS` in the source directory (env NULL: none), stdin
+ * empty, both streams captured through a temporary directory removed after.
+ * The result stays valid until the next call. */
+static inline cc_out *cc_run(const char *env, const char *args) {
+  static cc_out r;
+  char dir[] = "/tmp/toiccXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char cmd[8192], o[64], e[64];
+  snprintf(o, sizeof o, "%s/out", dir);
+  snprintf(e, sizeof e, "%s/err", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >%s 2>%s </dev/null", TOI_SOURCE_DIR, env ? env : "",
+           TOIBENCH_PATH, args, o, e);
+  int st = system(cmd);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  cc_read_into(o, r.out, sizeof r.out);
+  cc_read_into(e, r.err, sizeof r.err);
+  unlink(o);
+  unlink(e);
+  rmdir(dir);
+  return &r;
 }
 
 #endif

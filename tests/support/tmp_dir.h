@@ -57,4 +57,15 @@ static inline int td_same_file(const char *a, const char *b) {
   return same;
 }
 
+/* Writes text to the file name in the directory. */
+static inline void td_put(const char *name, const char *text) {
+  FILE *f = fopen(td_path(name), "w");
+  cr_assert_not_null(f, "cannot write %s", name);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The whole of the file name in the directory, which must exist; the caller frees it. */
+static inline char *td_read(const char *name) { return cc_slurp(td_path(name), NULL); }
+
 #endif

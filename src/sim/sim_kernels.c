@@ -1,0 +1,131 @@
+/* sim_kernels.c: the simulation's kernels: formulations in double, or the certified one. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "response.h"
+#include "sim.h"
+#include "toiresp.h"
+
+int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                        int axis, double wall, double *dt) {
+  (void)ctx;
+  (void)dim;
+  double target = v[axis] > 0 ? wall - r : wall + r;
+  *dt = (target - p[axis]) / v[axis];
+  return isnan(*dt) ? -1 : 1;
+}
+
+int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], double r, int dim,
+                            int axis, double wall, double dt, double pout[3]) {
+  (void)ctx;
+  (void)r;
+  (void)axis;
+  (void)wall;
+  for (int d = 0; d < 3; d++) pout[d] = d < dim ? p[d] + v[d] * dt : 0;
+  return 0;
+}
+
+/* ---- formulation kernels ---- */
+
+static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
+  const toi_formulation *f = ctx;
+  toi_result r = f->solve(c);
+  if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
+  /* An overlap verdict means "in contact now", whatever time comes with it
+   * (Ericson says 0, the exact kernels say NaN: the overlap has no forward
+   * contact time). Rounding leaves touching pairs overlapping by an ulp after
+   * a contact; the response then applies an impulse only if they approach. */
+  if (toi_class_group(r.cls) == TOI_G_OVERLAP) {
+    *dt = 0;
+    return 1;
+  }
+  if (isnan(r.t)) return -1;
+  if (!(r.t >= 0) || isinf(r.t)) return 0;
+  *dt = r.t;
+  return 1;
+}
+
+static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                             double pb[3], double va[3], double vb[3]) {
+  (void)ctx;
+  toi_response r;
+  if (toi_response_compute(&r, c, dt, E) != TOI_OK) return -1;
+  if (!(r.vn < 0)) return 0; /* separating or tangent: no impulse */
+  for (int d = 0; d < 3; d++) {
+    pa[d] = r.pa[d];
+    pb[d] = r.pb[d];
+    va[d] = r.va[d];
+    vb[d] = r.vb[d];
+  }
+  return 1;
+}
+
+sim_kernel sim_formulation_kernel(const toi_formulation *f) {
+  sim_kernel k = {f->name, (void *)f, form_pair_toi, form_pair_respond, sim_wall_toi_double,
+                  sim_wall_respond_double};
+  return k;
+}
+
+
+/* The certified kernel (reference/, toiresp.h): exact class and RN(t*), the
+   response computed exactly at t* and rounded once, walls exact. */
+static sim_kernel reference_kernel(void) {
+  sim_kernel k = {"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
+                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+  return k;
+}
+
+/* Adds the kernels one name of the list stands for, each only once: 0, or
+   -1 after a message when the name is not a forward formulation. */
+static int add_kernels(sim_kernel *ks, int *nk, int cap, const char *tok, const toi_msg *msg) {
+  if (!strcmp(tok, "reference")) {
+    int dup = 0;
+    for (int k = 0; k < *nk; k++) dup |= !strcmp(ks[k].name, "reference");
+    if (!dup) ks[(*nk)++] = reference_kernel();
+    return 0;
+  }
+  int want_all = !strcmp(tok, "all");
+  const toi_formulation *f = want_all ? NULL : toi_formulation_find(tok);
+  if (!want_all && !f) {
+    toi_msgf(msg, "unknown kernel '%s' (a forward formulation, 'all' or 'reference')", tok);
+    return -1;
+  }
+  if (f && f->direction != TOI_FORWARD) {
+    toi_msgf(msg, "'%s' answers in reverse time: a simulation needs a forward formulation", tok);
+    return -1;
+  }
+  size_t nall;
+  const toi_formulation *all = toi_formulations(&nall);
+  for (size_t j = 0; j < nall; j++) {
+    const toi_formulation *g = &all[j];
+    if (g->direction != TOI_FORWARD || (f && g != f)) continue;
+    int dup = 0;
+    for (int k = 0; k < *nk; k++) dup |= ks[k].ctx == (void *)g;
+    if (!dup && *nk < cap) ks[(*nk)++] = sim_formulation_kernel(g);
+  }
+  return 0;
+}
+
+int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg) {
+  *out = NULL;
+  size_t nall;
+  toi_formulations(&nall);
+  sim_kernel *ks = calloc(nall + 2, sizeof *ks);
+  char *list = strdup(names ? names : "all");
+  if (!ks || !list) {
+    free(ks);
+    free(list);
+    return -1;
+  }
+  int nk = 0, bad = 0;
+  for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save))
+    bad = add_kernels(ks, &nk, (int)nall + 1, tok, msg) != 0;
+  free(list);
+  if (bad || nk == 0) {
+    if (!bad) toi_msgf(msg, "no kernel selected");
+    free(ks);
+    return 0;
+  }
+  *out = ks;
+  return nk;
+}

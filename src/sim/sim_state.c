@@ -1,0 +1,413 @@
+/* sim_state.c: simulation states: generated from a seed, read from and written to state files. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rng.h"
+#include "sim.h"
+#include "sim_grid.h"
+#include "textin.h"
+
+void sim_state_free(sim_state *s) {
+  free(s->balls);
+  free(s->lines);
+  s->balls = NULL;
+  s->lines = NULL;
+  s->n = 0;
+}
+
+static toi_status alloc_state(sim_state *s, size_t n, int lines) {
+  s->balls = calloc(n ? n : 1, sizeof *s->balls);
+  s->lines = lines ? calloc(n ? n : 1, sizeof *s->lines) : NULL;
+  if (!s->balls || (lines && !s->lines)) {
+    sim_state_free(s);
+    return TOI_ERR_NOMEM;
+  }
+  s->n = n;
+  return TOI_OK;
+}
+
+toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n, double spacing) {
+  memset(out, 0, sizeof *out);
+  if ((dim != 2 && dim != 3) || n == 0 || n > 100000000 || !(spacing > 2) || !isfinite(spacing) ||
+      spacing > 1e100)
+    return TOI_ERR_RANGE;
+  size_t k = 1;
+  for (;;) {
+    size_t cells = 1;
+    for (int d = 0; d < dim; d++) cells *= k;
+    if (cells >= n) break;
+    k++;
+  }
+  size_t sites = 1;
+  for (int d = 0; d < dim; d++) sites *= k;
+  uint32_t *perm = malloc(sites * sizeof *perm);
+  if (!perm || alloc_state(out, n, 0)) {
+    free(perm);
+    return TOI_ERR_NOMEM;
+  }
+  out->dim = dim;
+  for (int d = 0; d < 3; d++) out->box[d] = d < dim ? (double)k * spacing : 0;
+  toi_rng rng;
+  toi_rng_seed(&rng, seed);
+  for (size_t i = 0; i < sites; i++) perm[i] = (uint32_t)i;
+  for (size_t i = 0; i < n; i++) { /* partial Fisher-Yates: n distinct sites */
+    size_t j = i + (size_t)toi_rng_below(&rng, sites - i);
+    uint32_t t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  for (size_t i = 0; i < n; i++) {
+    sim_ball *b = &out->balls[i];
+    b->r = toi_rng_uniform(&rng, 0.5, 1);
+    b->m = toi_rng_uniform(&rng, 0.5, 2);
+    /* the jitter keeps a margin so that neighbours never touch */
+    double amp = (spacing / 2 - b->r) * (1 - 0x1p-10);
+    size_t site = perm[i];
+    for (int d = 0; d < 3; d++) {
+      if (d >= dim) {
+        b->p[d] = b->v[d] = 0;
+        continue;
+      }
+      size_t idx = site % k;
+      site /= k;
+      b->p[d] = ((double)idx + 0.5) * spacing + toi_rng_uniform(&rng, -amp, amp);
+      b->v[d] = toi_rng_uniform(&rng, -1, 1);
+    }
+  }
+  free(perm);
+  return TOI_OK;
+}
+
+int sim_state_write(FILE *f, const sim_state *s) {
+  int r = fprintf(f, "# toibench-state v1\n# box DIM L...; ball P... V... R M\nbox %d", s->dim) < 0;
+  for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", s->box[d]) < 0;
+  r |= fputc('\n', f) == EOF;
+  for (size_t i = 0; i < s->n; i++) {
+    const sim_ball *b = &s->balls[i];
+    r |= fputs("ball", f) == EOF;
+    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->p[d]) < 0;
+    for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", b->v[d]) < 0;
+    r |= fprintf(f, " %a %a\n", b->r, b->m) < 0;
+  }
+  return r ? -1 : 0;
+}
+
+static void diag(toi_diags *dg, const char *file, long line, int field, const char *fname,
+                 const char *fmt, const char *a, const char *b) {
+  if (!dg) return;
+  dg->total++;
+  if (dg->count >= TOI_DIAG_MAX) return;
+  toi_diag *d = &dg->items[dg->count++];
+  snprintf(d->file, sizeof d->file, "%s", file);
+  d->line = line;
+  d->field = field;
+  snprintf(d->field_name, sizeof d->field_name, "%s", fname ? fname : "");
+  snprintf(d->message, sizeof d->message, fmt, a, b);
+}
+
+static int parse_num(const char *tok, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(tok, &end);
+  if (end == tok || *end || !isfinite(x) || (errno == ERANGE && isinf(x))) return -1;
+  *out = x;
+  return 0;
+}
+
+static const char *ball_field(int dim, int f) {
+  static const char *const n2[] = {"kind", "x", "y", "vx", "vy", "r", "m"};
+  static const char *const n3[] = {"kind", "x", "y", "z", "vx", "vy", "vz", "r", "m"};
+  if (dim == 3) return f >= 1 && f <= 9 ? n3[f - 1] : "extra";
+  return f >= 1 && f <= 7 ? n2[f - 1] : "extra";
+}
+
+/* What the reader has gathered so far. */
+typedef struct state_reader {
+  const char *name;
+  toi_diags *dg;
+  long lineno;
+  int have_box, dim, bad;
+  double box[3];
+  sim_ball *balls;
+  long *lines;
+  size_t nb, cap;
+} state_reader;
+
+/* A problem on the current line: recorded, and the state is refused. */
+static void refuse(state_reader *r, int field, const char *fname, const char *fmt, const char *a,
+                   const char *b) {
+  diag(r->dg, r->name, r->lineno, field, fname, fmt, a, b);
+  r->bad = 1;
+}
+
+/* Splits a line at blanks after cutting its comment: at most 12 fields are
+   kept, and 13 says there were more. */
+static int split_fields(char *buf, char *tok[12]) {
+  char *hash = strchr(buf, '#');
+  if (hash) *hash = 0;
+  int nt = 0;
+  char *save = NULL;
+  for (char *p = strtok_r(buf, " \t\r\v\f", &save); p; p = strtok_r(NULL, " \t\r\v\f", &save)) {
+    if (nt == 12) {
+      nt++;
+      break;
+    }
+    tok[nt++] = p;
+  }
+  return nt;
+}
+
+/* As the case reader (textin.h): a control character refuses the line,
+   naming the first field that holds one. Returns 1 when it did. */
+static int refuse_control(state_reader *r, char *const *tok, int nt) {
+  int ctrl = -1, at = 0;
+  for (int i = 0; i < nt && i < 12 && ctrl < 0; i++) {
+    ctrl = text_control_byte(tok[i]);
+    at = i;
+  }
+  if (ctrl < 0) return 0;
+  char hex[8];
+  snprintf(hex, sizeof hex, "0x%02x", ctrl);
+  const char *fn = at == 0                  ? "kind"
+                   : !strcmp(tok[0], "box") ? (at == 1 ? "dim" : "L")
+                   : r->dim                 ? ball_field(r->dim, at + 1)
+                                            : NULL;
+  refuse(r, at + 1, fn, "control character %s in the field%s", hex, "");
+  return 1;
+}
+
+/* box DIM L1 L2 [L3] */
+static void read_box(state_reader *r, char *const *tok, int nt) {
+  if (r->have_box) {
+    refuse(r, 1, "kind", "a second box line%s%s", "", "");
+    return;
+  }
+  r->have_box = 1;
+  double dd_;
+  if (nt < 2 || parse_num(tok[1], &dd_) || (dd_ != 2 && dd_ != 3)) {
+    refuse(r, 2, "dim", "dimension must be 2 or 3%s%s", "", "");
+    return;
+  }
+  int dim = (int)dd_;
+  if (nt != 2 + dim) {
+    refuse(r, nt < 2 + dim ? nt + 1 : 3 + dim, "L", "box needs DIM and %s side lengths%s",
+           dim == 2 ? "2" : "3", "");
+    return;
+  }
+  r->dim = dim;
+  for (int d = 0; d < dim; d++)
+    if (parse_num(tok[2 + d], &r->box[d]) || !(r->box[d] > 0))
+      refuse(r, 3 + d, "L", "'%.40s' is not a side length > 0%s", tok[2 + d], "");
+}
+
+/* The numbers of a ball line, then r > 0, m > 0 and inside the box, each
+   problem named. Returns 1 for a good ball. */
+static int read_ball(state_reader *r, char *const *tok, sim_ball *b) {
+  int dim = r->dim, want = 3 + 2 * dim, ok = 1;
+  memset(b, 0, sizeof *b);
+  for (int f = 1; f < want; f++) {
+    double x;
+    if (parse_num(tok[f], &x)) {
+      refuse(r, f + 1, ball_field(dim, f + 1), "'%.40s' is not a finite number%s", tok[f], "");
+      ok = 0;
+      continue;
+    }
+    if (f <= dim) b->p[f - 1] = x;
+    else if (f <= 2 * dim) b->v[f - 1 - dim] = x;
+    else if (f == 2 * dim + 1) b->r = x;
+    else b->m = x;
+  }
+  if (ok && !(b->r > 0)) {
+    /* Case files allow r = 0; a simulation does not: its gaps are relative to
+       ra + rb, and two point balls touch only with coincident centres, where
+       the contact has no normal to resolve it along. */
+    refuse(r, 2 * dim + 2, "r",
+           "radius must be > 0 (gaps are relative to ra + rb, and two point balls touch only with "
+           "coincident centres, where a contact has no normal)%s%s",
+           "", "");
+    ok = 0;
+  }
+  if (ok && !(b->m > 0)) {
+    refuse(r, 2 * dim + 3, "m", "mass must be > 0%s%s", "", "");
+    ok = 0;
+  }
+  for (int d = 0; ok && d < dim; d++)
+    if (!(b->p[d] - b->r >= 0 && b->p[d] + b->r <= r->box[d])) {
+      refuse(r, d + 2, ball_field(dim, d + 2), "ball is not inside the box%s%s", "", "");
+      ok = 0;
+    }
+  return ok;
+}
+
+/* Appends a good ball and its line; -1 when out of memory. */
+static int keep_ball(state_reader *r, const sim_ball *b) {
+  if (r->nb == r->cap) {
+    size_t nc = r->cap ? 2 * r->cap : 64;
+    sim_ball *t = realloc(r->balls, nc * sizeof *t);
+    long *tl = t ? realloc(r->lines, nc * sizeof *tl) : NULL;
+    if (t) r->balls = t;
+    if (!t || !tl) return -1;
+    r->lines = tl;
+    r->cap = nc;
+  }
+  r->balls[r->nb] = *b;
+  r->lines[r->nb] = r->lineno;
+  r->nb++;
+  return 0;
+}
+
+/* One line (NUL-terminated, writable); -1 when out of memory. */
+static int read_line(state_reader *r, char *buf) {
+  char *tok[12];
+  int nt = split_fields(buf, tok);
+  if (nt == 0 || refuse_control(r, tok, nt)) return 0;
+  if (!strcmp(tok[0], "box")) {
+    read_box(r, tok, nt);
+    return 0;
+  }
+  if (strcmp(tok[0], "ball")) {
+    refuse(r, 1, "kind", "unknown line kind '%.40s' (box or ball)%s", tok[0], "");
+    return 0;
+  }
+  if (!r->dim) {
+    refuse(r, 1, "kind", "a ball before the box line%s%s", "", "");
+    return 0;
+  }
+  int want = 3 + 2 * r->dim;
+  if (nt != want) {
+    int f = nt < want ? nt + 1 : want + 1;
+    refuse(r, f, ball_field(r->dim, f), "a %s-D ball line has %s fields", r->dim == 2 ? "2" : "3",
+           r->dim == 2 ? "7" : "9");
+    return 0;
+  }
+  sim_ball b;
+  if (!read_ball(r, tok, &b)) return 0;
+  return keep_ball(r, &b);
+}
+
+/* No two balls of s may overlap: checked on a grid, O(n). Returns 0, 1 when
+   some do (each pair named), -1 when out of memory. */
+static int check_overlaps(const sim_state *s, const char *name, toi_diags *dg) {
+  const sim_ball *balls = s->balls;
+  size_t nb = s->n;
+  int dim = s->dim, found = 0;
+  double rmax = 0;
+  for (size_t i = 0; i < nb; i++)
+    if (balls[i].r > rmax) rmax = balls[i].r;
+  int nc[3];
+  double w[3];
+  sim_grid_shape(dim, s->box, rmax, nb, nc, w);
+  size_t ncells = (size_t)nc[0] * (size_t)nc[1] * (size_t)nc[2];
+  uint32_t *head = malloc(ncells * sizeof *head), *next = malloc(nb * sizeof *next);
+  int32_t *cc = malloc(3 * nb * sizeof *cc);
+  if (!head || !next || !cc) {
+    free(head);
+    free(next);
+    free(cc);
+    return -1;
+  }
+  for (size_t c = 0; c < ncells; c++) head[c] = NONE32;
+  for (size_t i = 0; i < nb; i++) {
+    for (int d = 0; d < 3; d++) cc[3 * i + d] = d < dim ? sim_cell_coord(balls[i].p[d], w[d], nc[d]) : 0;
+    size_t ci = ((size_t)cc[3 * i + 2] * nc[1] + cc[3 * i + 1]) * nc[0] + cc[3 * i];
+    next[i] = head[ci];
+    head[ci] = (uint32_t)i;
+  }
+  for (size_t i = 0; i < nb; i++) {
+    int32_t lo[3], hi[3], c[3];
+    for (int d = 0; d < 3; d++) {
+      lo[d] = cc[3 * i + d] > 0 ? cc[3 * i + d] - 1 : 0;
+      hi[d] = cc[3 * i + d] + 1 < nc[d] ? cc[3 * i + d] + 1 : nc[d] - 1;
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+          for (uint32_t j = head[((size_t)c[2] * nc[1] + c[1]) * nc[0] + c[0]]; j != NONE32; j = next[j]) {
+            if (j <= i) continue;
+            double s2 = 0, R = balls[i].r + balls[j].r;
+            for (int d = 0; d < dim; d++) {
+              double x = balls[j].p[d] - balls[i].p[d];
+              s2 += x * x;
+            }
+            if (s2 < R * R) {
+              char other[32];
+              snprintf(other, sizeof other, "%ld", s->lines[i]);
+              diag(dg, name, s->lines[j], 0, NULL, "ball overlaps the ball of line %s%s", other, "");
+              found = 1;
+            }
+          }
+  }
+  free(head);
+  free(next);
+  free(cc);
+  return found;
+}
+
+toi_status sim_state_parse(sim_state *out, const char *name, const char *text, size_t len,
+                           toi_diags *dg) {
+  memset(out, 0, sizeof *out);
+  state_reader r = {.name = name, .dg = dg};
+  char buf[4096];
+  size_t pos = text_bom_len(text, len); /* as the case reader (textin.h) */
+  const long nul = text_nul_line(text, len);
+  if (nul) {
+    diag(dg, name, nul, 0, NULL, "NUL byte in the file (not a text file)%s%s", "", "");
+    return TOI_ERR_INPUT;
+  }
+  while (pos < len) {
+    size_t e = pos;
+    while (e < len && text[e] != '\n') e++;
+    r.lineno++;
+    size_t l = e - pos;
+    const char *line = text + pos;
+    pos = e + 1;
+    if (l >= sizeof buf) {
+      refuse(&r, 0, NULL, "line is longer than %s characters%s", "4095", "");
+      continue;
+    }
+    memcpy(buf, line, l);
+    buf[l] = 0;
+    if (read_line(&r, buf)) {
+      free(r.balls);
+      free(r.lines);
+      return TOI_ERR_NOMEM;
+    }
+  }
+  if (!r.have_box) {
+    diag(dg, name, 0, 0, NULL, "no box line%s%s", "", "");
+    r.bad = 1;
+  } else if (r.nb == 0 && !r.bad) {
+    diag(dg, name, 0, 0, NULL, "no ball%s%s", "", "");
+    r.bad = 1;
+  }
+  if (r.bad) {
+    free(r.balls);
+    free(r.lines);
+    return TOI_ERR_INPUT;
+  }
+  out->balls = r.balls;
+  out->lines = r.lines;
+  out->n = r.nb;
+  out->dim = r.dim;
+  memcpy(out->box, r.box, sizeof r.box);
+  int overlaps = check_overlaps(out, name, dg);
+  if (overlaps == 0) return TOI_OK;
+  sim_state_free(out);
+  return overlaps < 0 ? TOI_ERR_NOMEM : TOI_ERR_INPUT;
+}
+
+toi_status sim_state_read(sim_state *out, const char *path, toi_diags *dg) {
+  memset(out, 0, sizeof *out);
+  char *buf;
+  size_t len;
+  toi_diags scratch = {0};
+  toi_status st = toi_read_file(&buf, &len, path, dg ? dg : &scratch);
+  if (st != TOI_OK) return st;
+  st = sim_state_parse(out, strcmp(path, "-") ? path : "<stdin>", buf, len, dg);
+  free(buf);
+  return st;
+}
+

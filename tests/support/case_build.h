@@ -1,0 +1,29 @@
+/* case_build.h: toi_case values built by hand in tests: a blank case, a 2D case from its numbers. */
+#ifndef TOI_CASE_BUILD_H
+#define TOI_CASE_BUILD_H
+
+#include <string.h>
+#include "toi.h"
+
+/* Every number 0 (id empty) but unit masses, in dimension dim: the start of a
+   case whose positions, velocities and radii a test then sets. */
+static inline void tc_blank(toi_case *c, int dim) {
+  memset(c, 0, sizeof *c);
+  c->dim = dim;
+  c->ma = c->mb = 1;
+}
+
+/* A 2D case with id "t" from its numbers in the order of a case file: A's
+   centre, velocity, radius and mass, then B's. */
+static inline toi_case tc_case2(double pax, double pay, double vax, double vay, double ra, double ma,
+                                double pbx, double pby, double vbx, double vby, double rb, double mb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  strcpy(c.id, "t");
+  c.dim = 2;
+  c.pa[0] = pax, c.pa[1] = pay, c.va[0] = vax, c.va[1] = vay, c.ra = ra, c.ma = ma;
+  c.pb[0] = pbx, c.pb[1] = pby, c.vb[0] = vbx, c.vb[1] = vby, c.rb = rb, c.mb = mb;
+  return c;
+}
+
+#endif
