@@ -529,37 +529,44 @@ static toi_case head_on(void) {
   return c;
 }
 
+/* An answer scored as run scores an external solver's: against the true contact and the target. */
+static toi_status score_full(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                             const toi_ref *ref, double tmax, double target, double tolerance) {
+  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST};
+  return score_answer(out, r, dir, domain, c, ref, &o);
+}
+
 Test(solver, gap_is_exact_on_exact_data) {
   toi_case c = head_on();
-  cr_assert_eq(solver_gap(&c, 4), 0);
-  cr_assert_eq(solver_gap(&c, 3), 2);
-  cr_assert_eq(solver_gap(&c, 4.25), -0.5);
+  cr_assert_eq(score_gap(&c, 4), 0);
+  cr_assert_eq(score_gap(&c, 3), 2);
+  cr_assert_eq(score_gap(&c, 4.25), -0.5);
   /* One ULP past the contact: the gap is exactly -2 ulp(4) = -2^-49. */
-  cr_assert_eq(solver_gap(&c, nextafter(4, 5)), -0x1p-49);
+  cr_assert_eq(score_gap(&c, nextafter(4, 5)), -0x1p-49);
   /* The same scaled by 2^990 in lengths: no overflow, the same relative gap. */
   toi_case big = c;
   big.pb[0] = ldexp(10, 990);
   big.vb[0] = ldexp(-2, 990);
   big.ra = big.rb = ldexp(1, 990);
-  cr_assert_eq(solver_gap(&big, 4), 0);
-  cr_assert_eq(solver_gap(&big, 3), ldexp(2, 990));
+  cr_assert_eq(score_gap(&big, 4), 0);
+  cr_assert_eq(score_gap(&big, 3), ldexp(2, 990));
   /* And by 2^-1000: subnormal lengths and speeds. */
   toi_case tiny = c;
   tiny.pb[0] = ldexp(10, -1040);
   tiny.vb[0] = ldexp(-2, -1040);
   tiny.ra = tiny.rb = ldexp(1, -1040);
-  cr_assert_eq(solver_gap(&tiny, 4), 0);
-  cr_assert(isnan(solver_gap(&c, NAN)));
+  cr_assert_eq(score_gap(&tiny, 4), 0);
+  cr_assert(isnan(score_gap(&c, NAN)));
 }
 
 Test(solver, score_against_the_target_and_the_true_contact) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.tfwd, 4);
-  solver_score ss;
+  score_detail ss;
   /* An engine aiming at an overlap of 0.5 and hitting it exactly: t = 4.25. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4.25}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4.25}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
                                    0.01),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
@@ -571,13 +578,13 @@ Test(solver, score_against_the_target_and_the_true_contact) {
   cr_assert_eq(ss.gap, -0.5);
   cr_assert_eq(ss.off_tolerance, 0);
   /* Off its own target by 0.02 in the gap (t off by 0.01): outside a 0.01 tolerance. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4.26}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4.26}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
                                    0.01),
                TOI_OK);
   cr_assert_eq(ss.off_tolerance, 1);
   cr_assert_float_eq(ss.target_dt, 0.01, 1e-15);
   /* Touching target: the target ULP is the exact one. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, nextafter(4, 5)}, TOI_FORWARD, 0, &c, &ref,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, nextafter(4, 5)}, TOI_FORWARD, 0, &c, &ref,
                                    INFINITY, 0, 0),
                TOI_OK);
   cr_assert_eq(ss.target_ulp, 1);
@@ -592,21 +599,21 @@ Test(solver, classification_against_the_target) {
   c.pb[1] = 2.25;
   c.vb[0] = 1;
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.cls, TOI_MISS);
-  solver_score ss;
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
+  score_detail ss;
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_GHOST);
   cr_assert_eq(ss.target_kind, SCORE_AGREE);
   cr_assert(ss.target_timed);
   /* "none" is right about the contact and misses the target. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.target_kind, SCORE_MISSED);
   /* A target below -R has no problem to score against. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, -3, 0),
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, -3, 0),
                TOI_OK);
   cr_assert_eq(ss.target_kind, SCORE_OUT_OF_DOMAIN);
 }
@@ -614,22 +621,22 @@ Test(solver, classification_against_the_target) {
 Test(solver, hit_within_the_step) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
-  solver_score ss;
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+  score_detail ss;
   /* Step 2: the contact at 4 is after it; "none" agrees, a hit at 4 is no contact in the step either. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.sc.ref_cls, TOI_HIT, "rows keep the exact class");
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.sc.verdict, TOI_HIT);
   /* A hit claimed inside the step when the contact is after it: a ghost. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 1.5}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 1.5}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_GHOST);
   /* Step 8: the contact is inside; "none" misses it. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_MISSED);
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert(ss.sc.timed);
   cr_assert_eq(ss.sc.ulp, 0);

@@ -30,7 +30,7 @@ typedef struct search {
  * target is the true contact. A failed answer keeps only the exact class. */
 static toi_status score(hunt_found *fd, const solver_answer *ans, const hunt_solver_args *a) {
   toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, &fd->c);
+  toi_status st = toi_ref_solve_engine(&ref, &fd->c, TOI_REF_FAST);
   if (st != TOI_OK) return st;
   fd->target = isfinite(ans->target) ? ans->target : a->delta;
   fd->err = fd->kappa = fd->ratio = NAN;
@@ -41,15 +41,15 @@ static toi_status score(hunt_found *fd, const solver_answer *ans, const hunt_sol
     fd->sc.t = fd->sc.ref_t = fd->sc.ulp = fd->sc.bits = NAN;
     return TOI_OK;
   }
-  solver_score ss;
-  st = solver_score_result(&ss, ans->r, TOI_FORWARD, 0, &fd->c, &ref, a->so.tmax, fd->target,
-                           isfinite(ans->tolerance) ? ans->tolerance : 0);
+  score_opts so = {a->so.tmax, fd->target, isfinite(ans->tolerance) ? ans->tolerance : 0, 1, TOI_REF_FAST};
+  score_detail ss;
+  st = score_answer(&ss, ans->r, TOI_FORWARD, 0, &fd->c, &ref, &so);
   if (st != TOI_OK) return st;
   fd->sc = ss.sc;
   fd->tkind = ss.target_kind;
   if (ss.target_timed) fd->err = ss.target_ulp;
   if (fd->target != 0 || !ss.sc.timed || !isfinite(ss.sc.ulp)) return TOI_OK;
-  st = toi_ref_kappa(&fd->kappa, &fd->c, TOI_FORWARD);
+  st = toi_ref_kappa_engine(&fd->kappa, &fd->c, TOI_FORWARD, TOI_REF_FAST);
   if (st == TOI_OK) fd->ratio = sweep_ratio(ss.sc.ulp, ss.sc.ref_t, fd->kappa);
   return st;
 }

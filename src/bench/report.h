@@ -72,6 +72,7 @@ typedef struct rep_opts {
   int progress;
   int engines;              ///< include every built engine
   double timeout;           ///< seconds per answer of an external solver
+  toi_ref_engine engine;    ///< the reference engine (--reference)
   char command[1024];       ///< the command that reproduces the report
 } rep_opts;
 

@@ -100,16 +100,17 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
   for (size_t i = lo; i < hi; i++) {
     toi_case *c = &s->cases[i];
     toi_ref ref;
-    if (toi_ref_solve(&ref, c) != TOI_OK) return 2;
+    if (toi_ref_solve_engine(&ref, c, e->d->opts.engine) != TOI_OK) return 2;
     s->cls[i] = (unsigned char)ref.cls;
     double kappa = NAN;
-    if (ref.fwd_is_lo >= 0 && toi_ref_kappa(&kappa, c, TOI_FORWARD) != TOI_OK) return 3;
+    if (ref.fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
     s->kappa[i] = kappa;
     for (size_t k = 0; k < nc; k++) {
       const rep_col *col = &e->d->cols[k];
-      score_case sc;
+      score_opts so = {INFINITY, 0, 0, 0, e->d->opts.engine};
+      score_detail sd;
       if (col->f) {
-        if (score_eval(&sc, col->f, c, &ref) != TOI_OK) return 4;
+        if (score_answer(&sd, col->f->solve(c), col->f->direction, col->f->domain, c, &ref, &so) != TOI_OK) return 4;
       } else {
         const solver_answer *a = &s->ans[col->solver][i];
         if (a->state != SOLVER_ANSWERED) {
@@ -118,8 +119,9 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
           s->verdict[i * nc + k] = TOI_NONE;
           continue;
         }
-        if (score_result(&sc, a->r, col->dir, col->domain, c, &ref) != TOI_OK) return 4;
+        if (score_answer(&sd, a->r, col->dir, col->domain, c, &ref, &so) != TOI_OK) return 4;
       }
+      const score_case sc = sd.sc;
       s->ulp[i * nc + k] = sc.timed ? sc.ulp : NAN;
       s->bits[i * nc + k] = sc.timed ? sc.bits : NAN;
       s->kind[i * nc + k] = (unsigned char)sc.kind;
@@ -330,7 +332,7 @@ void report_timing(rep_data *d) {
   double t0 = now_ns(), acc = 0;
   for (size_t i = 0; i < nr; i++) {
     toi_ref ref;
-    if (toi_ref_solve(&ref, &s->cases[i]) == TOI_OK) acc += ref.tlo;
+    if (toi_ref_solve_engine(&ref, &s->cases[i], d->opts.engine) == TOI_OK) acc += ref.tlo;
   }
   timing_sink = acc;
   d->ref_ns_per_call = nr ? (now_ns() - t0) / (double)nr : NAN;

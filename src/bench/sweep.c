@@ -128,27 +128,16 @@ double sweep_ratio(double ulp, double ref_t, double kappa) {
   return ulp / den;
 }
 
-/* Scores result r of a column (direction dir, domain mask) against ref: as
-   score_result, or "hit within the step" when tmax is finite. */
-static toi_status score_column(score_case *sc, toi_result r, toi_direction dir, unsigned domain,
-                               const toi_case *c, const toi_ref *ref, double tmax) {
-  if (!isfinite(tmax)) return score_result(sc, r, dir, domain, c, ref);
-  solver_score ss;
-  toi_status st = solver_score_result(&ss, r, dir, domain, c, ref, tmax, 0, 0);
-  *sc = ss.sc;
-  return st;
-}
-
 toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf, const toi_case *c,
-                           size_t b, uint64_t index) {
-  return sweep_eval_case_with(acc, fs, nf, NULL, 0, INFINITY, c, b, index);
+                           size_t b, uint64_t index, toi_ref_engine engine) {
+  return sweep_eval_case_with(acc, fs, nf, NULL, 0, INFINITY, c, b, index, engine);
 }
 
 toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
                                 const sweep_answer *ans, size_t ns, double tmax, const toi_case *c, size_t b,
-                                uint64_t index) {
+                                uint64_t index, toi_ref_engine engine) {
   toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, c);
+  toi_status st = toi_ref_solve_engine(&ref, c, engine);
   if (st != TOI_OK) return st;
   if ((unsigned)ref.cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
   acc->bincount[b]++;
@@ -165,12 +154,14 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    score_case sc;
+    score_opts so = {tmax, 0, 0, 0, engine};
+    score_detail sd;
     if (j < nf)
-      st = score_column(&sc, fs[j]->solve(c), dir, fs[j]->domain, c, &ref, tmax);
+      st = score_answer(&sd, fs[j]->solve(c), dir, fs[j]->domain, c, &ref, &so);
     else
-      st = score_column(&sc, ans[j - nf].r, dir, 0, c, &ref, tmax);
+      st = score_answer(&sd, ans[j - nf].r, dir, 0, c, &ref, &so);
     if (st != TOI_OK) return st;
+    const score_case sc = sd.sc;
     cell->cases++;
     if ((unsigned)sc.kind < SCORE_KIND_COUNT) cell->kind[sc.kind]++;
     unsigned verdict = (unsigned)sc.verdict < TOI_CLASS_COUNT ? (unsigned)sc.verdict : TOI_NONE;
@@ -186,7 +177,7 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs
     sweep_witness_offer(&cell->w[SW_MAX_ULP], sc.ulp, sc.bits, index, c);
     int d = dir == TOI_REVERSE;
     if (!have[d]) {
-      st = toi_ref_kappa(&kappa[d], c, dir);
+      st = toi_ref_kappa_engine(&kappa[d], c, dir, engine);
       if (st != TOI_OK) return st;
       have[d] = 1;
     }

@@ -8,6 +8,7 @@
 #include "gen.h"
 #include "score.h"
 #include "toi.h"
+#include "toiref.h"
 
 /*
  * Result file format, version 1 (`toibench sweep`, `toibench merge`).
@@ -209,7 +210,7 @@ double sweep_ratio(double ulp, double ref_t, double kappa);
 /// Scores one case for every formulation into acc (bin b). Kappa is computed
 /// only when some formulation's time is scored in that direction.
 TOI_MUST_USE toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
-                                        const toi_case *c, size_t b, uint64_t index);
+                                        const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine);
 
 /// A solver's answer to one case, as a sweep column scores it.
 typedef struct sweep_answer {
@@ -223,7 +224,7 @@ typedef struct sweep_answer {
 /// as "hit within the step" (as `run --tmax`); +Inf scores as sweep_eval_case.
 TOI_MUST_USE toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
                                              const sweep_answer *ans, size_t ns, double tmax,
-                                             const toi_case *c, size_t b, uint64_t index);
+                                             const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine);
 
 /// Name of a score kind ("agree", "missed", ...).
 const char *sweep_kind_name(int k);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "toi.h"
 #include "toi_msg.h"
+#include "toiref.h"
 
 /// Exit codes of every command.
 enum {
@@ -43,7 +44,7 @@ enum {
   CLI_OPT_OUT = 1,        ///< -o FILE
   CLI_OPT_ROWS = 2,       ///< --rows FILE
   CLI_OPT_NAMES = 4,      ///< -f NAMES
-  CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (sets the engine)
+  CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (cli_args.engine)
   CLI_OPT_TMAX = 16,      ///< --tmax T (> 0)
   CLI_OPT_TIMEOUT = 32,   ///< --timeout SEC (> 0)
   CLI_OPT_TARGET = 64     ///< --target-distance DELTA
@@ -56,6 +57,7 @@ typedef struct cli_args {
   double timeout;   ///< 10 unless --timeout
   double delta;     ///< 0 unless --target-distance
   int have_delta;
+  toi_ref_engine engine; ///< TOI_REF_FAST unless --reference
   char **files;     ///< the arguments that are not options ("-" is stdin)
   int nfiles;
 } cli_args;

@@ -68,14 +68,17 @@ static void help(void) {
 }
 
 /* Scores fd->c; kappa and the ratio only for a finite scored error. */
-static toi_status evaluate(hunt_found *fd, const toi_formulation *f) {
+static toi_status evaluate(hunt_found *fd, const toi_formulation *f, toi_ref_engine engine) {
   toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, &fd->c);
-  if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
+  toi_status st = toi_ref_solve_engine(&ref, &fd->c, engine);
+  score_opts so = {INFINITY, 0, 0, 0, engine};
+  score_detail sd;
+  if (st == TOI_OK) st = score_answer(&sd, f->solve(&fd->c), f->direction, f->domain, &fd->c, &ref, &so);
+  fd->sc = sd.sc;
   fd->err = fd->sc.timed ? fd->sc.ulp : NAN;
   fd->kappa = fd->ratio = NAN;
   if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
-  st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
+  st = toi_ref_kappa_engine(&fd->kappa, &fd->c, f->direction, engine);
   if (st == TOI_OK) fd->ratio = sweep_ratio(fd->sc.ulp, fd->sc.ref_t, fd->kappa);
   return st;
 }
@@ -102,7 +105,7 @@ static int global_chunk(void *vctx, int worker, uint64_t chunk) {
     hunt_found fd;
     size_t b;
     memset(&fd, 0, sizeof fd);
-    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
+    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f, TOI_REF_FAST) != TOI_OK) return 1;
     fd.index = i;
     hunt_file(l, &fd, fd.sc.kind, x->keep, i);
   }
@@ -121,7 +124,7 @@ static int local_chunk(void *vctx, int worker, uint64_t chunk) {
   for (uint64_t s = 0; s < x->steps; s++) {
     hunt_found next = *cur;
     if (!hunt_perturb(&r, &next.c)) continue;
-    if (evaluate(&next, x->f) != TOI_OK) return 1;
+    if (evaluate(&next, x->f, TOI_REF_FAST) != TOI_OK) return 1;
     if (hunt_misclassified(next.sc.kind)) {
       if (!x->has_flip[chunk]) {
         hunt_found *fl = &x->flips[chunk];
@@ -331,7 +334,7 @@ int cmd_hunt(int argc, char **argv) {
     if (plugin_solver(plugin, &sa.s)) return EXIT_USAGE;
   } else if (command) {
     solvers_from_command(command, &sa.s);
-  } else if (!f && solvers_find_engine(name, &sa.s)) {
+  } else if (!f && solvers_find_engine(name, &sa.s, &cli_msg_stderr)) {
     return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", name);
   }
   if (f && solver_opts_given)

@@ -114,8 +114,8 @@ int cmd_report(int argc, char **argv) {
       if (sweep_parse_jobs(a + 2, &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
     } else if (!strcmp(a, "--reference") && i + 1 < argc) {
       int e = toi_ref_engine_parse(argv[++i]);
-      if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK)
-        return usage_free(solv, "--reference needs fast or mpfr");
+      if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
+      d.opts.engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--engines")) {
       d.opts.engines = 1;
     } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
@@ -142,7 +142,7 @@ int cmd_report(int argc, char **argv) {
   if (d.opts.quick && d.opts.suite_file) return usage_free(solv, "--quick and --suite exclude each other");
   if (d.opts.engines) {
     solver_def *defs = NULL;
-    size_t n = solvers_engines(&defs);
+    size_t n = solvers_engines(&defs, &cli_msg_stderr);
     if (n == 0) {
       free(defs);
       free(solv);

@@ -76,7 +76,7 @@ int cmd_solve(int argc, char **argv) {
   }
   const toi_formulation *f = toi_formulation_find(name);
   solver_def engine;
-  if (!f && solvers_find_engine(name, &engine)) {
+  if (!f && solvers_find_engine(name, &engine, &cli_msg_stderr)) {
     free(files);
     return cli_usage_error("solve", "unknown formulation or solver '%s' (see 'toibench list')", name);
   }

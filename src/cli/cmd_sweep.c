@@ -96,6 +96,7 @@ typedef struct sweep_ctx {
   const toi_formulation **fs;
   size_t nf, ns;  /* formulations, solver columns */
   double tmax;
+  toi_ref_engine engine;
   uint64_t start, end;
   sweep_acc *accs;
   sweep_run *run;
@@ -133,7 +134,7 @@ static int sweep_chunk(void *vctx, int worker, uint64_t chunk) {
     toi_case c;
     size_t b;
     toi_status st = gen_case(&c, NULL, &b, x->g, i);
-    if (st == TOI_OK) st = sweep_eval_case_with(&x->accs[worker], x->fs, x->nf, NULL, 0, x->tmax, &c, b, i);
+    if (st == TOI_OK) st = sweep_eval_case_with(&x->accs[worker], x->fs, x->nf, NULL, 0, x->tmax, &c, b, i, x->engine);
     if (st != TOI_OK) return chunk_failed(x, i, st);
   }
   atomic_fetch_add(&x->run->done, hi - lo);
@@ -157,7 +158,8 @@ static int block_chunk(void *vctx, int worker, uint64_t chunk) {
         a[s].answered = sa->state == SOLVER_ANSWERED;
         a[s].r = sa->r;
       }
-      st = sweep_eval_case_with(&x->accs[worker], x->fs, x->nf, a, x->ns, x->tmax, &x->cases[k], x->bins[k], i);
+      st = sweep_eval_case_with(&x->accs[worker], x->fs, x->nf, a, x->ns, x->tmax, &x->cases[k], x->bins[k], i,
+                                x->engine);
     }
     if (st != TOI_OK) return chunk_failed(x, i, st);
   }
@@ -174,6 +176,7 @@ typedef struct time_ctx {
   uint64_t count;
   const toi_formulation *f; /* NULL: the reference, or generation when gen */
   int gen;
+  toi_ref_engine engine;
   sweep_run *run;
   double sink[1024];
 } time_ctx;
@@ -191,7 +194,7 @@ static int time_chunk(void *vctx, int worker, uint64_t chunk) {
       size_t at = (size_t)(i % x->ncases), n = x->ncases - at;
       if (n > 256) n = 256;
       if (n > hi - i) n = (size_t)(hi - i);
-      if (toi_ref_solve_batch(r, st, &x->cases[at], n) != 0) return 1;
+      if (toi_ref_solve_batch_engine(r, st, &x->cases[at], n, x->engine) != 0) return 1;
       for (size_t k = 0; k < n; k++) acc += r[k].tfwd;
       i += n;
     }
@@ -212,11 +215,12 @@ static int time_chunk(void *vctx, int worker, uint64_t chunk) {
   return 0;
 }
 
-static int time_only(const char *what, const gen_opts *g, uint64_t count, int jobs) {
+static int time_only(const char *what, const gen_opts *g, uint64_t count, int jobs, toi_ref_engine engine) {
   time_ctx x;
   memset(&x, 0, sizeof x);
   x.g = g;
   x.count = count;
+  x.engine = engine;
   if (!strcmp(what, "gen")) {
     x.gen = 1;
   } else if (strcmp(what, "reference")) {
@@ -316,14 +320,14 @@ static int parse_columns(const char *names, int have_solvers, const toi_formulat
       }
     } else if (!strcmp(tok, "engines")) {
       solver_def *e;
-      size_t n = solvers_engines(&e);
+      size_t n = solvers_engines(&e, &cli_msg_stderr);
       if (n == 0) rc = cli_usage_error("sweep", "no engine is built (run 'make engines')");
       for (size_t i = 0; i < n && !rc; i++)
         if (!solver_named(sv, e[i].name) && push_solver(sv, &e[i])) rc = -2;
       free(e);
     } else {
       solver_def d;
-      if (solvers_find_engine(tok, &d))
+      if (solvers_find_engine(tok, &d, &cli_msg_stderr))
         rc = cli_usage_error("sweep", "unknown formulation or solver '%s' (see 'toibench list')", tok);
       else if (!solver_named(sv, tok) && push_solver(sv, &d))
         rc = -2;
@@ -452,6 +456,7 @@ int cmd_sweep(int argc, char **argv) {
   unsigned long long count = 100000;
   const char *out = NULL, *names = NULL, *time_what = NULL;
   int jobs = sweep_default_jobs(), quiet = 0, stats = 0;
+  toi_ref_engine engine = TOI_REF_FAST;
   unsigned long long shard_i = 1, shard_n = 1;
   solver_opts so = {INFINITY, 10, NULL, &cli_msg_stderr};
   solver_vec given = {0}; /* --solver and --solver-cmd, in command-line order */
@@ -554,10 +559,11 @@ int cmd_sweep(int argc, char **argv) {
       stats = 1;
     } else if (!strcmp(a, "--reference")) { /* engine of the reference (reference/toiref.h) */
       int eng = i + 1 < argc ? toi_ref_engine_parse(argv[i + 1]) : -1;
-      if (eng < 0 || toi_ref_set_engine((toi_ref_engine)eng) != TOI_OK) {
+      if (eng < 0) {
         cli_usage_error("sweep", "--reference must be fast or mpfr");
         goto fail;
       }
+      engine = (toi_ref_engine)eng;
       i++;
     } else {
       int r = gen_cli_option(&g, "sweep", argc, argv, &i);
@@ -589,7 +595,7 @@ int cmd_sweep(int argc, char **argv) {
     free(sv.v);
     free(given.v);
     if (nsolv) return cli_usage_error("sweep", "--time-only measures formulations only, not solvers");
-    return time_only(time_what, &o, count, jobs);
+    return time_only(time_what, &o, count, jobs, engine);
   }
   for (size_t k = 0; k < given.n; k++)
     if (push_solver(&sv, &given.v[k])) {
@@ -631,6 +637,7 @@ int cmd_sweep(int argc, char **argv) {
   x.nf = (size_t)nf;
   x.ns = sv.n;
   x.tmax = so.tmax;
+  x.engine = engine;
   x.start = meta.start;
   x.end = meta.end;
   pthread_mutex_init(&x.lock, NULL);

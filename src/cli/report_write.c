@@ -620,7 +620,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
   fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu, %s reference.\n"
              "Reproduce: `%s`\n\n",
           date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
-          toi_ref_engine_name(toi_ref_get_engine()), d->opts.command);
+          toi_ref_engine_name(d->opts.engine), d->opts.command);
   fprintf(f, "| formulation | direction | cases | timed |");
   for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
   fprintf(f, "\n|---|---|---:|---:|");
@@ -719,7 +719,7 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, "; flags: ");
   html_str(f, TOI_BUILD_FLAGS);
   fprintf(f, "</td></tr>\n<tr><td>reference</td><td>%s engine (bit-identical to the other); MPFR %s, GMP %s</td></tr>\n",
-          toi_ref_engine_name(toi_ref_get_engine()), toi_ref_mpfr_version(), toi_ref_gmp_version());
+          toi_ref_engine_name(d->opts.engine), toi_ref_mpfr_version(), toi_ref_gmp_version());
   fprintf(f, "<tr><td>seed</td><td>%llu (generator families sampled uniformly over real ranges)</td></tr>\n",
           (unsigned long long)d->opts.seed);
   fprintf(f, "<tr><td>cases</td><td>");
@@ -808,7 +808,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, ",\n  \"gmp\": ");
   json_str(f, toi_ref_gmp_version());
   fprintf(f, ",\n  \"reference_engine\": ");
-  json_str(f, toi_ref_engine_name(toi_ref_get_engine()));
+  json_str(f, toi_ref_engine_name(d->opts.engine));
   fprintf(f, ",\n  \"sections\": [");
   for (size_t k = 0; k < d->nsec; k++) {
     fprintf(f, "%s{\"name\": ", k ? ", " : "");

@@ -1,0 +1,72 @@
+/* bench.h: scoring candidates over a case list or a generated family: the statistics of a `run` row. */
+#ifndef TOI_BENCH_H
+#define TOI_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "candidate.h"
+#include "gen.h"
+#include "score.h"
+#include "toi.h"
+#include "toi_msg.h"
+#include "toiref.h"
+
+/// Options of a scoring run.
+typedef struct toi_bench_opts {
+  double tmax;           ///< the step (+Inf: none): every candidate scored "hit within the step"
+  double delta;          ///< the target of external answers stating none (0: touching)
+  double timeout;        ///< seconds per answer of an external candidate
+  toi_ref_engine engine; ///< the reference engine
+  const toi_msg *msg;    ///< failures, solver messages (NULL: dropped)
+} toi_bench_opts;
+
+/// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages.
+void toi_bench_opts_init(toi_bench_opts *o);
+
+/// Failure messages shown per candidate; the rest are counted.
+#define TOI_FAILURES_SHOWN 20
+
+/// One candidate's row of a run.
+typedef struct toi_run_row {
+  score_stats st;           ///< against the true contact (the first table)
+  size_t failed, unsupported;
+  toi_run_info info;        ///< crashes, hangs, protocol errors
+  /* external candidates: against their target (the second table) */
+  double *tulps, *gaps, *devs, *dts;
+  size_t ntulps, ngaps, ndevs, ndts, off_tol, have_tol;
+  size_t tkind[SCORE_KIND_COUNT];
+  double tmin, tmax_seen, max_gap;
+  int targets_seen;
+  char worst_gap[TOI_ID_MAX + 1];
+} toi_run_row;
+
+/// The summary of a row, as `run` prints it.
+typedef struct toi_run_stats {
+  size_t cases, agree, missed, ghost, other, timed, out_of_domain, failed, unsupported;
+  double median_ulp, p99_ulp, max_ulp, max_bits; ///< NaN when nothing is timed
+  char worst_id[TOI_ID_MAX + 1];                 ///< "-" when nothing is timed
+} toi_run_stats;
+
+/// Called for every case and candidate, in case order then candidate order:
+/// verdict is the class name, or "failed" / "unsupported".
+typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate *cand, const char *verdict,
+                                const score_case *sc);
+
+/// Scores cands[0..nc-1] on cases[0..n-1] into rows[0..nc-1] (initialised
+/// here; free them with toi_run_rows_free even on failure). Failures of
+/// external candidates (the first TOI_FAILURES_SHOWN) go to o->msg. Returns
+/// 0, or -1 when a candidate could not be run, the reference or the scoring
+/// failed, or memory ran out (said to o->msg, except what the candidate said).
+int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
+                  const toi_bench_opts *o, toi_case_row_fn row, void *ud);
+/// The same over cases 0 .. count-1 of a generated family.
+int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
+                         uint64_t count, const toi_bench_opts *o);
+/// After a run: tells o->msg how many failures were not shown and which
+/// candidates malfunctioned; returns 1 when one did (crash, hang, protocol).
+int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg);
+/// The summary of a row (sorts its ULP errors).
+void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
+void toi_run_rows_free(toi_run_row *rows, size_t nc);
+
+#endif
