@@ -11,6 +11,16 @@
 #include "toi_msg.h"
 #include "toiref.h"
 
+/// Where progress goes: show(ud, what, done, total, seconds, final) is called
+/// a few times a second from the thread that started the work, and once more
+/// with final = 1 at the end; note(ud, text) says what starts next (a line of
+/// its own). The library draws nothing itself.
+typedef struct toi_progress {
+  void (*show)(void *ud, const char *what, uint64_t done, uint64_t total, double seconds, int final);
+  void (*note)(void *ud, const char *text);
+  void *ud;
+} toi_progress;
+
 /// Options of a scoring run.
 typedef struct toi_bench_opts {
   double tmax;           ///< the step (+Inf: none): every candidate scored "hit within the step"

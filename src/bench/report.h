@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "bench.h"
 #include "gen.h"
 #include "score.h"
 #include "solvers.h"
@@ -69,7 +70,7 @@ typedef struct rep_opts {
   const char *out_dir;
   uint64_t seed;
   int jobs;
-  int progress;
+  const toi_progress *progress; ///< NULL: no progress line
   int engines;              ///< include every built engine
   double timeout;           ///< seconds per answer of an external solver
   toi_ref_engine engine;    ///< the reference engine (--reference)

@@ -186,7 +186,11 @@ int report_evaluate(rep_data *d) {
       solver_opts so = {INFINITY, d->opts.timeout, NULL, &cli_msg_stderr};
       solver_run_info info;
       memset(&info, 0, sizeof info);
-      if (d->opts.progress) fprintf(stderr, "report: %s on %s (%zu cases)\n", d->solv[j].name, s->name, s->n);
+      if (d->opts.progress) {
+        char note[300];
+        snprintf(note, sizeof note, "report: %s on %s (%zu cases)", d->solv[j].name, s->name, s->n);
+        d->opts.progress->note(d->opts.progress->ud, note);
+      }
       double ts = sweep_now();
       if (solver_run(&d->solv[j], s->cases, s->n, &so, s->ans[j], &info)) {
         cli_error("report: solver %s could not be run", d->solv[j].name);

@@ -6,6 +6,8 @@
 #include "toi.h"
 #include "toi_msg.h"
 #include "toiref.h"
+#include "bench.h"
+#include "candlist.h"
 
 /// Exit codes of every command.
 enum {
@@ -27,6 +29,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /// The sink that prints each library message as cli_error does.
 extern const toi_msg cli_msg_stderr;
 
+/// The progress line on stderr ("\rWHAT: DONE/TOTAL cases (P%), R cases/s, ETA Ss").
+extern const toi_progress cli_progress_stderr;
+
 /// Prints "toibench: message" to stderr.
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -38,6 +43,16 @@ int cli_read_case_files(toi_caselist *list, int npaths, char **paths);
 /// every built-in one). Returns the count, or -1 after printing an error
 /// naming the unknown formulation. *out is malloc'ed.
 int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out);
+
+/// Adds the candidates NAMES names (comma-separated formulations and built
+/// engines; 'all' every formulation, 'engines' every built engine), skipping
+/// names already in l. EXIT_OK, EXIT_USAGE after a usage error for cmd, or
+/// EXIT_RUNTIME.
+int cli_add_named(const char *cmd, candlist *l, const char *names);
+/// Appends the candidates of --solver ARG (every solver of the plug-in) or
+/// --solver-cmd ARG (opt says which), as they are named. EXIT_OK, EXIT_USAGE,
+/// EXIT_RUNTIME.
+int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg);
 
 /// Options several commands share; a command names those it accepts.
 enum {

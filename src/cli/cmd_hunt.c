@@ -180,7 +180,7 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   run.fn = global_chunk;
   run.ctx = &x;
   run.total = x.global;
-  run.progress = !quiet && isatty(2);
+  run.progress = !quiet && isatty(2) ? &cli_progress_stderr : NULL;
   run.what = "toibench hunt (global pass)";
   x.run = &run;
   if (sweep_parallel(&run)) {
@@ -204,7 +204,7 @@ static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigne
   run2.fn = local_chunk;
   run2.ctx = &x;
   run2.total = (uint64_t)x.ncands;
-  run2.progress = !quiet && isatty(2);
+  run2.progress = !quiet && isatty(2) ? &cli_progress_stderr : NULL;
   run2.what = "toibench hunt (local search, cases)";
   x.run = &run2;
   if (x.ncands && sweep_parallel(&run2)) {

@@ -74,7 +74,7 @@ int cmd_report(int argc, char **argv) {
   d.opts.out_dir = "reports/out";
   d.opts.seed = 1;
   d.opts.jobs = sweep_default_jobs();
-  d.opts.progress = isatty(2);
+  d.opts.progress = isatty(2) ? &cli_progress_stderr : NULL;
   d.opts.timeout = 10;
   solver_def *solv = NULL;
   size_t nsolv = 0;
@@ -99,7 +99,7 @@ int cmd_report(int argc, char **argv) {
     } else if (!strcmp(a, "--quick")) {
       d.opts.quick = 1;
     } else if (!strcmp(a, "--quiet")) {
-      d.opts.progress = 0;
+      d.opts.progress = NULL;
     } else if (!strcmp(a, "--suite") && i + 1 < argc) {
       d.opts.suite_file = argv[++i];
     } else if (!strcmp(a, "--out") && i + 1 < argc) {

@@ -77,82 +77,6 @@ static void print_num(FILE *f, double x) {
     fprintf(f, " %10.4g", x);
 }
 
-/* Adds the candidate called name unless one of that name is there. 0, 1 after
-   a usage error, -1 when out of memory. */
-static int add_named(candlist *l, const char *name) {
-  if (candlist_has(l, l->n, name)) return 0;
-  toi_candidate c;
-  if (toi_candidate_find(&c, name, &cli_msg_stderr)) {
-    fprintf(stderr, "toibench run: unknown formulation or solver '%s' (see 'toibench list')\n", name);
-    return 1;
-  }
-  return candlist_take(l, &c);
-}
-
-/* Every built engine not named yet. 0, 1 when none is built, -1. */
-static int add_engines(candlist *l) {
-  toi_candidate *v;
-  size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
-  int rc = 0;
-  if (n == 0) {
-    fprintf(stderr, "toibench run: no engine is built (run 'make engines')\n");
-    rc = 1;
-  }
-  for (size_t i = 0; i < n; i++) {
-    if (!rc && !candlist_has(l, l->n, v[i].name)) {
-      rc = candlist_take(l, &v[i]);
-      if (!rc) candlist_unique_name(l, l->n - 1);
-    } else {
-      toi_candidate_free(&v[i]);
-    }
-  }
-  free(v);
-  return rc;
-}
-
-static int parse_names(candlist *l, const char *names) {
-  char *copy = strdup(names);
-  if (!copy) return -1;
-  int rc = 0;
-  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(tok, "all")) {
-      size_t n;
-      const toi_formulation *all = toi_formulations(&n);
-      for (size_t i = 0; i < n && !rc; i++) rc = add_named(l, all[i].name);
-    } else if (!strcmp(tok, "engines")) {
-      rc = add_engines(l);
-    } else {
-      rc = add_named(l, tok);
-    }
-  }
-  free(copy);
-  return rc;
-}
-
-/* --solver and --solver-cmd: appended to l with unique names. 0, or an exit code. */
-static int add_given(candlist *l, const char *opt, const char *arg) {
-  toi_candidate *v = NULL;
-  int k;
-  if (!strcmp(opt, "--solver-cmd")) {
-    if (!arg[0]) return cli_usage_error("run", "--solver-cmd needs a command");
-    v = malloc(sizeof *v);
-    k = v && !toi_candidate_command(v, arg) ? 1 : -2;
-  } else {
-    char err[600];
-    k = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);
-    if (k < 0) return free(v), cli_usage_error("run", "--solver %s", err);
-  }
-  int rc = k < 0 ? EXIT_RUNTIME : EXIT_OK;
-  for (int j = 0; j < k; j++) {
-    if (rc == EXIT_OK && candlist_take(l, &v[j])) rc = EXIT_RUNTIME;
-    else if (rc == EXIT_OK) candlist_unique_name(l, l->n - 1);
-    else toi_candidate_free(&v[j]);
-  }
-  free(v);
-  return rc;
-}
-
-
 static double max_of(const double *v, size_t n) {
   double m = NAN;
   for (size_t i = 0; i < n; i++)
@@ -239,7 +163,13 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
   int rc = EXIT_OK;
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
     if ((!strcmp(argv[i], "--solver") || !strcmp(argv[i], "--solver-cmd")) && i + 1 < argc) {
-      rc = add_given(&given, argv[i], argv[i + 1]);
+      if (!strcmp(argv[i], "--solver-cmd") && !argv[i + 1][0]) {
+        rc = cli_usage_error("run", "--solver-cmd needs a command");
+      } else {
+        size_t from = given.n;
+        rc = cli_add_given("run", &given, argv[i], argv[i + 1]);
+        for (size_t k = from; k < given.n; k++) candlist_unique_name(&given, k);
+      }
       i++;
       continue;
     }
@@ -252,9 +182,7 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
   }
   if (rc == EXIT_OK && args->nfiles == 0) rc = cli_usage_error("run", "no case file given");
   if (rc == EXIT_OK) {
-    int prc = args->names ? parse_names(l, args->names) : given.n ? 0 : parse_names(l, "all");
-    if (prc < 0) rc = EXIT_RUNTIME;
-    else if (prc) fprintf(stderr, "Try 'toibench --help'\n"), rc = EXIT_USAGE;
+    rc = args->names ? cli_add_named("run", l, args->names) : given.n ? EXIT_OK : cli_add_named("run", l, "all");
   }
   for (size_t k = 0; k < given.n && rc == EXIT_OK; k++) {
     if (candlist_push(l, &given.v[k])) rc = EXIT_RUNTIME;
