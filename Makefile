@@ -89,7 +89,7 @@ $(LIBREF): $(REF_OBJ)
 	ar rcs $@ $^
 
 $(TOIBENCH): $(CLI_OBJ) $(LIBREF) $(LIBTOI)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) -lm -ldl
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(CLI_OBJ) -Wl,--start-group $(LIBREF) $(LIBTOI) -Wl,--end-group $(MPFR_LIBS) -lm -ldl
 
 # Tests link the command-line modules too (scoring, sweeps), all but main().
 CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
@@ -101,7 +101,7 @@ EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so
 
 $(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES)
 $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(TOIBENCH)
-	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBREF) $(LIBTOI) $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) -Wl,--start-group $(LIBREF) $(LIBTOI) -Wl,--end-group $(MPFR_LIBS) $(CRIT_LIBS) -lm -ldl
 
 ## test: build everything and run the Criterion test suite (TOI_TEST_SCALE multiplies iteration counts)
 test: $(TESTBIN) | check-deps

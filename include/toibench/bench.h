@@ -13,11 +13,13 @@
 
 /// Where progress goes: show(ud, what, done, total, seconds, final) is called
 /// a few times a second from the thread that started the work, and once more
-/// with final = 1 at the end; note(ud, text) says what starts next (a line of
-/// its own). The library draws nothing itself.
+/// with final = 1 at the end; note(ud, text) is a line of its own (what starts
+/// next); status(ud, text) replaces the current status line. The library draws
+/// nothing itself.
 typedef struct toi_progress {
   void (*show)(void *ud, const char *what, uint64_t done, uint64_t total, double seconds, int final);
   void (*note)(void *ud, const char *text);
+  void (*status)(void *ud, const char *text);
   void *ud;
 } toi_progress;
 

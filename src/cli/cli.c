@@ -36,7 +36,12 @@ static void progress_note(void *ud, const char *text) {
   fprintf(stderr, "%s\n", text);
 }
 
-const toi_progress cli_progress_stderr = {progress_show, progress_note, NULL};
+static void progress_status(void *ud, const char *text) {
+  (void)ud;
+  fprintf(stderr, "\r%s", text);
+}
+
+const toi_progress cli_progress_stderr = {progress_show, progress_note, progress_status, NULL};
 
 static void msg_to_stderr(void *ud, const char *text) {
   (void)ud;
