@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "candlist.h"
 #include "cli.h"
 #include "report.h"
 #include "sweep.h"
@@ -42,26 +43,18 @@ static void help(void) {
       "gnuplot (Debian package gnuplot-nox) must be installed.\n");
 }
 
-static int usage_free(solver_def *solv, const char *msg) {
-  free(solv);
+static int usage_free(candlist *solv, const char *msg) {
+  candlist_free(solv);
   return cli_usage_error("report", "%s", msg);
 }
 
-/* Appends n solvers (taking defs) to the list, skipping names already there. */
-static int add_solvers(solver_def **list, size_t *count, solver_def *defs, size_t n) {
-  solver_def *grown = realloc(*list, (*count + n + 1) * sizeof *grown);
-  if (!grown) {
-    free(defs);
-    return -1;
-  }
-  *list = grown;
-  for (size_t k = 0; k < n; k++) {
-    int dup = 0;
-    for (size_t j = 0; j < *count; j++) dup |= !strcmp(grown[j].name, defs[k].name);
-    if (!dup) grown[(*count)++] = defs[k];
-  }
-  free(defs);
-  return 0;
+/* Appends the candidates of the list `from` (emptied) to solv, skipping names already there. */
+static int add_solvers(candlist *solv, candlist *from) {
+  int rc = 0;
+  for (size_t k = 0; k < from->n; k++)
+    if (!rc && !candlist_has(solv, solv->n, from->v[k].name)) rc = candlist_push(solv, &from->v[k]);
+  candlist_free(from);
+  return rc;
 }
 
 static int gnuplot_present(void) {
@@ -76,8 +69,8 @@ int cmd_report(int argc, char **argv) {
   d.opts.jobs = sweep_default_jobs();
   d.opts.progress = isatty(2) ? &cli_progress_stderr : NULL;
   d.opts.timeout = 10;
-  solver_def *solv = NULL;
-  size_t nsolv = 0;
+  d.opts.msg = &cli_msg_stderr;
+  candlist solv = {0}; /* external solvers, in command-line order, then the engines */
   /* The reproducing command: every option but those that do not change the
    * content (-j, --quiet). */
   size_t cmdlen = (size_t)snprintf(d.opts.command, sizeof d.opts.command, "toibench report");
@@ -93,7 +86,7 @@ int cmd_report(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      free(solv);
+      candlist_free(&solv);
       help();
       return EXIT_OK;
     } else if (!strcmp(a, "--quick")) {
@@ -106,68 +99,72 @@ int cmd_report(int argc, char **argv) {
       d.opts.out_dir = argv[++i];
     } else if (!strcmp(a, "--seed") && i + 1 < argc) {
       unsigned long long s;
-      if (cli_parse_u64(argv[++i], &s)) return usage_free(solv, "--seed needs an integer");
+      if (cli_parse_u64(argv[++i], &s)) return usage_free(&solv, "--seed needs an integer");
       d.opts.seed = s;
     } else if (!strcmp(a, "-j") && i + 1 < argc) {
-      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
+      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return usage_free(&solv, "-j needs 1..1024");
     } else if (!strncmp(a, "-j", 2) && a[2]) {
-      if (sweep_parse_jobs(a + 2, &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
+      if (sweep_parse_jobs(a + 2, &d.opts.jobs)) return usage_free(&solv, "-j needs 1..1024");
     } else if (!strcmp(a, "--reference") && i + 1 < argc) {
       int e = toi_ref_engine_parse(argv[++i]);
-      if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
+      if (e < 0) return usage_free(&solv, "--reference needs fast or mpfr");
       d.opts.engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--engines")) {
       d.opts.engines = 1;
     } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
       if (cli_parse_double(argv[++i], &d.opts.timeout) || !(d.opts.timeout > 0))
-        return usage_free(solv, "--timeout needs a positive number of seconds");
+        return usage_free(&solv, "--timeout needs a positive number of seconds");
     } else if ((!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) && i + 1 < argc) {
-      solver_def *defs = NULL;
-      int n = 1;
+      candlist defs = {0};
       if (!strcmp(a, "--solver")) {
         char err[600];
-        n = solvers_from_plugin_arg(argv[++i], &defs, err, sizeof err, NULL, 0);
-        if (n < 0) return usage_free(solv, err);
+        toi_candidate *v;
+        int n = toi_candidates_plugin(&v, argv[++i], err, sizeof err, NULL, 0);
+        if (n < 0) return usage_free(&solv, err);
+        for (int j = 0; j < n; j++) candlist_take(&defs, &v[j]);
+        free(v);
       } else {
-        defs = calloc(1, sizeof *defs);
-        if (!defs) return EXIT_RUNTIME;
-        solvers_from_command(argv[++i], defs);
+        toi_candidate c;
+        if (toi_candidate_command(&c, argv[++i]) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
       }
-      if (add_solvers(&solv, &nsolv, defs, (size_t)n)) return EXIT_RUNTIME;
+      if (add_solvers(&solv, &defs)) return EXIT_RUNTIME;
     } else {
-      free(solv);
+      candlist_free(&solv);
       return cli_usage_error("report", "unknown option or missing value '%s'", a);
     }
   }
-  if (d.opts.quick && d.opts.suite_file) return usage_free(solv, "--quick and --suite exclude each other");
+  if (d.opts.quick && d.opts.suite_file) return usage_free(&solv, "--quick and --suite exclude each other");
   if (d.opts.engines) {
-    solver_def *defs = NULL;
-    size_t n = solvers_engines(&defs, &cli_msg_stderr);
+    toi_candidate *v;
+    size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+    candlist defs = {0};
+    for (size_t j = 0; j < n; j++) candlist_take(&defs, &v[j]);
+    free(v);
     if (n == 0) {
-      free(defs);
-      free(solv);
+      candlist_free(&solv);
       cli_error("report: --engines: no engine is built (run 'make engines')");
       return EXIT_RUNTIME;
     }
-    if (add_solvers(&solv, &nsolv, defs, n)) return EXIT_RUNTIME;
+    if (add_solvers(&solv, &defs)) return EXIT_RUNTIME;
   }
-  d.solv = solv;
-  d.nsolv = nsolv;
   if (!gnuplot_present()) {
-    free(d.solv);
+    candlist_free(&solv);
     cli_error("report: gnuplot is not installed (Debian package gnuplot-nox: apt-get install gnuplot-nox,"
               " or run 'make deps'); no report was written");
     return EXIT_RUNTIME;
   }
 
-  int nf = cli_parse_formulations("report", NULL, &d.fs);
-  if (nf < 0) {
-    free(d.solv);
-    return EXIT_RUNTIME;
-  }
-  d.nf = (size_t)nf;
-  if (report_columns(&d)) {
+  /* Every formulation, then the external solvers. */
+  candlist cands = {0};
+  int prc = cli_add_named("report", &cands, "all");
+  for (size_t k = 0; k < solv.n && prc == EXIT_OK; k++)
+    if (candlist_push(&cands, &solv.v[k])) prc = EXIT_RUNTIME;
+  candlist_free(&solv);
+  d.cands = cands.v;
+  d.ncand = cands.n;
+  if (prc != EXIT_OK || report_columns(&d)) {
     report_free(&d);
+    candlist_free(&cands);
     return EXIT_RUNTIME;
   }
 
@@ -180,6 +177,7 @@ int cmd_report(int argc, char **argv) {
     if (rc != EXIT_OK) {
       toi_caselist_free(&list);
       report_free(&d);
+      candlist_free(&cands);
       return rc;
     }
     snprintf(s->name, sizeof s->name, "suite");
@@ -219,5 +217,6 @@ int cmd_report(int argc, char **argv) {
   rc = EXIT_OK;
 out:
   report_free(&d);
+  candlist_free(&cands);
   return rc;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include "solvers.h"
 #include "toiref.h"
 
 #ifndef TOI_GIT_VERSION
@@ -561,12 +562,13 @@ static int worst_items(const row *r, worst_item *w) {
 /* How an external solver is named on a replay command line. */
 static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
   const rep_col *c = &d->cols[k];
-  if (c->f || (c->solver >= 0 && d->solv[c->solver].engine))
+  const solver_def *s = c->cand->impl;
+  if (!s || s->engine)
     snprintf(buf, n, "-f %s", c->name);
-  else if (d->solv[c->solver].kind == SOLVER_PLUGIN)
-    snprintf(buf, n, "--solver %s:%s", d->solv[c->solver].path, d->solv[c->solver].symbol);
+  else if (s->kind == SOLVER_PLUGIN)
+    snprintf(buf, n, "--solver %s:%s", s->path, s->symbol);
   else
-    snprintf(buf, n, "--solver-cmd '%s'", d->solv[c->solver].command);
+    snprintf(buf, n, "--solver-cmd '%s'", s->command);
 }
 
 static int write_worst(const rep_data *d, const row *rows, const char *dir) {
@@ -823,7 +825,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
     fprintf(f, ", \"direction\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, \"agree\": %zu, \"missed\": %zu, "
                "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, \"external\": %s",
             r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed, r->failed,
-            d->cols[k].f ? "false" : "true");
+            d->cols[k].cand->flags & TOI_CAND_EXTERNAL ? "true" : "false");
     const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
                                "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
                                "failed_n"};
