@@ -691,27 +691,10 @@ static void machine_line(char *buf, size_t n) {
     snprintf(buf, n, "%s", model);
 }
 
-static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
-  FILE *f = open_in(dir, "index.html");
-  if (!f) return -1;
-  const rep_section *s = &d->sec[0];
+/* The meta table: date, version, machine, compiler, reference, seed, cases, command, time. */
+static void html_meta(FILE *f, const rep_data *d, const char *date) {
   char machine[600];
   machine_line(machine, sizeof machine);
-  fprintf(f,
-          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>toibench accuracy report</title>\n<style>\n"
-          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
-          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
-          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
-          "td:first-child,th:first-child{text-align:left}\n"
-          "td.best{background:#d8f5d0;font-weight:bold}\n"
-          "table.meta td{text-align:left}\n"
-          "figure{margin:1.5em 0}figure img{max-width:100%%;border:1px solid #ddd}\n"
-          "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
-          "code{font-size:0.85em;word-break:break-all}\n"
-          ".worst td{text-align:left}\n"
-          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
   fprintf(f, "<table class=\"meta\">\n<tr><td>date</td><td>%s</td></tr>\n", date);
   fprintf(f, "<tr><td>version</td><td>toibench %s (%s)</td></tr>\n", TOI_VERSION, TOI_GIT_VERSION);
   fprintf(f, "<tr><td>machine</td><td>");
@@ -732,6 +715,11 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, "</code></td></tr>\n<tr><td>run time</td><td>%.1f s (evaluation %.1f s) on %d threads</td></tr>\n</table>\n",
           d->seconds_total, d->seconds_eval, d->opts.jobs);
 
+}
+
+/* The summary table and the list of formulations. */
+static void html_summary(FILE *f, const rep_data *d, const row *rows) {
+  const rep_section *s = &d->sec[0];
   fprintf(f, "<h2>Summary</h2>\n<p>One row per formulation on the %s suite. ULP error = |T - t*| / ulp(t*) over "
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
              "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
@@ -762,6 +750,10 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
     html_str(f, d->cols[k].summary);
     fprintf(f, "</td></tr>\n");
   }
+}
+
+/* Plots, worst cases and the many-ball simulation. */
+static void html_sections(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "</table>\n<h2>Plots</h2>\n");
   for (size_t p = 0; p < NPLOTS; p++)
     fprintf(f, "<figure id=\"%s\"><h3>%zu. %s</h3><img src=\"img/%s.svg\" alt=\"%s\"><figcaption>%s "
@@ -789,6 +781,29 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
             (unsigned long long)m->events, fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
+}
+
+static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
+  FILE *f = open_in(dir, "index.html");
+  if (!f) return -1;
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>toibench accuracy report</title>\n<style>\n"
+          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
+          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
+          "td:first-child,th:first-child{text-align:left}\n"
+          "td.best{background:#d8f5d0;font-weight:bold}\n"
+          "table.meta td{text-align:left}\n"
+          "figure{margin:1.5em 0}figure img{max-width:100%%;border:1px solid #ddd}\n"
+          "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
+          "code{font-size:0.85em;word-break:break-all}\n"
+          ".worst td{text-align:left}\n"
+          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+  html_meta(f, d, date);
+  html_summary(f, d, rows);
+  html_sections(f, d, rows);
   fprintf(f, "</table>\n<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
              "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
   return close_ok(f);
