@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "bench.h"
 #include "solvers.h"
 #include "test_env.h"
 
@@ -724,4 +725,71 @@ Test(solver, engines_appear_in_list_and_run) {
   cr_assert_eq(r->status, 0, "%s", r->err);
   cr_assert(strstr(r->out, "\nexpanded "), "%s", r->out);
   cr_assert(strstr(r->out, "# external solvers"), "%s", r->out);
+}
+
+/* ---- the candidate interface and the public scoring API ---- */
+
+static toi_result ericson_fn(const toi_case *c) { return toi_formulation_find("ericson")->solve(c); }
+
+/* A user's function scores exactly as the built-in formulation it wraps, over
+   a case list and a family, and a family's run row and sweep statistics agree. */
+Test(candidate, function_scores_as_the_formulation_it_wraps) {
+  const toi_formulation *f = toi_formulation_find("ericson");
+  cr_assert(f);
+  toi_candidate c[2];
+  toi_candidate_formulation(&c[0], f);
+  toi_candidate_function(&c[1], "mine", ericson_fn, f->direction, f->domain);
+  cr_assert_eq(c[0].flags & TOI_CAND_EXTERNAL, 0);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  gen_opts g;
+  gen_opts_default(&g, GEN_MIXED);
+  g.seed = 5;
+  toi_run_row rows[2];
+  cr_assert_eq(toi_bench_run_family(rows, c, 2, &g, 3000, &o), 0);
+  toi_run_stats s[2];
+  for (int k = 0; k < 2; k++) toi_run_row_stats(&rows[k], &s[k]);
+  cr_assert_eq(s[0].cases, 3000);
+  cr_assert_eq(s[0].agree, s[1].agree);
+  cr_assert_eq(s[0].missed, s[1].missed);
+  cr_assert_eq(s[0].ghost, s[1].ghost);
+  cr_assert_eq(s[0].timed, s[1].timed);
+  cr_assert_eq(s[0].median_ulp, s[1].median_ulp);
+  cr_assert_eq(s[0].max_ulp, s[1].max_ulp);
+  cr_assert_str_eq(s[0].worst_id, s[1].worst_id);
+  toi_sweep_stats w[2];
+  cr_assert_eq(toi_bench_sweep(w, c, 2, &g, 3000, 2, &o), 0);
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(w[k].cases, 3000);
+    cr_assert_eq(w[k].agree, s[0].agree);
+    cr_assert_eq(w[k].missed, s[0].missed);
+    cr_assert_eq(w[k].ghost, s[0].ghost);
+    cr_assert_eq(w[k].timed, s[0].timed);
+    cr_assert_eq(w[k].max_ulp, s[0].max_ulp);
+    cr_assert_eq(w[k].max_bits, rows[0].st.max_bits);
+  }
+  toi_run_rows_free(rows, 2);
+}
+
+/* A command candidate declines and fails through the same call. */
+Test(candidate, command_answers_through_the_batch_call) {
+  toi_candidate c;
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "%s/examples/solver_c", bin_dir());
+  cr_assert_eq(toi_candidate_command(&c, cmd), 0);
+  cr_assert(c.flags & TOI_CAND_EXTERNAL);
+  cr_assert(c.flags & TOI_CAND_OUT_OF_PROCESS);
+  toi_caselist list = {0};
+  toi_diags dg = {0};
+  cr_assert_eq(toi_read_cases(&list, TOI_SOURCE_DIR "/cases/documents.cases", &dg), TOI_OK);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  toi_run_row row;
+  cr_assert_eq(toi_bench_run(&row, &c, 1, list.items, list.count, &o, NULL, NULL), 0);
+  cr_assert_eq(row.st.cases + row.failed + row.unsupported, list.count);
+  cr_assert(row.targets_seen);
+  cr_assert_eq(toi_run_finish(&row, &c, 1, NULL), 0);
+  toi_run_rows_free(&row, 1);
+  toi_caselist_free(&list);
+  toi_candidate_free(&c);
 }

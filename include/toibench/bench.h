@@ -81,4 +81,24 @@ int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t n
 void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
 void toi_run_rows_free(toi_run_row *rows, size_t nc);
 
+/// What a sweep's stat records say of one candidate, over every bin of a
+/// family (see 'toibench sweep --help'): maxima NaN when nothing is timed,
+/// kappa range and ratio NaN when no finite kappa was seen.
+typedef struct toi_sweep_stats {
+  uint64_t cases, in_domain, out_of_domain; ///< out of domain: also the declined and failed cases
+  uint64_t agree, missed, ghost, other, timed;
+  double max_ulp, max_bits;                 ///< over timed cases
+  double kappa_min, kappa_max;              ///< the condition number of t* over timed cases
+  uint64_t kappa_inf;                       ///< timed cases with kappa = +Inf
+  double max_ratio;                         ///< largest |T - t*| / (kappa 2^-53 |t*| + 2^-1075)
+} toi_sweep_stats;
+
+/// Scores cands[0..nc-1] on cases 0 .. count-1 of family g as `toibench
+/// sweep` does (in a stream: memory does not grow with count; the numbers do
+/// not depend on jobs), into stats[0..nc-1]. Out-of-process candidates are
+/// called on blocks of cases from this thread. 0, or -1 after saying why to
+/// o->msg.
+int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+                    uint64_t count, int jobs, const toi_bench_opts *o);
+
 #endif

@@ -232,3 +232,46 @@ int sweep_finish(const toi_candidate *cands, size_t nc, const sweep_tally *tally
   }
   return bad;
 }
+
+static double max_nan(double a, double b) { return isnan(a) || b > a ? b : a; }
+static double min_nan(double a, double b) { return isnan(a) || b < a ? b : a; }
+
+/* A candidate's cells summed over the bins. */
+static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
+  memset(st, 0, sizeof *st);
+  st->max_ulp = st->max_bits = st->kappa_min = st->kappa_max = st->max_ratio = NAN;
+  for (size_t b = 0; b < acc->nbins; b++) {
+    const sweep_cell *c = &acc->cells[k * acc->nbins + b];
+    st->cases += c->cases;
+    st->out_of_domain += c->kind[SCORE_OUT_OF_DOMAIN];
+    st->agree += c->kind[SCORE_AGREE];
+    st->missed += c->kind[SCORE_MISSED];
+    st->ghost += c->kind[SCORE_GHOST];
+    st->other += c->kind[SCORE_OTHER];
+    st->timed += c->timed;
+    st->kappa_inf += c->kinf;
+    if (!isnan(c->max_ulp)) st->max_ulp = max_nan(st->max_ulp, c->max_ulp);
+    if (!isnan(c->max_bits)) st->max_bits = max_nan(st->max_bits, c->max_bits);
+    if (!isnan(c->kmin)) st->kappa_min = min_nan(st->kappa_min, c->kmin);
+    if (!isnan(c->kmax)) st->kappa_max = max_nan(st->kappa_max, c->kmax);
+    if (!isnan(c->max_ratio)) st->max_ratio = max_nan(st->max_ratio, c->max_ratio);
+  }
+  st->in_domain = st->cases - st->out_of_domain;
+}
+
+int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+                    uint64_t count, int jobs, const toi_bench_opts *o) {
+  sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg};
+  sweep_tally *tally = calloc(nc ? nc : 1, sizeof *tally);
+  sweep_acc acc;
+  if (!tally) {
+    toi_msgf(o->msg, "sweep: out of memory");
+    return -1;
+  }
+  int rc = sweep_drive(&acc, cands, nc, gen_bin_count(g), &so, tally);
+  free(tally);
+  if (rc) return -1;
+  for (size_t k = 0; k < nc; k++) fold_cells(&stats[k], &acc, k);
+  sweep_acc_free(&acc);
+  return 0;
+}
