@@ -102,12 +102,17 @@ int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_
 size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg);
 /// Copies src into dst (an external candidate's description is duplicated). 0 or -1.
 int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
+/// How c is named on toibench's command line: "-f NAME" (built-in ones,
+/// engines, functions), "--solver LIB.so:SYMBOL" or "--solver-cmd 'COMMAND'".
+void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n);
 /// Releases what a constructor allocated (nothing for built-in ones and functions).
 void toi_candidate_free(toi_candidate *c);
 
-/// Runs c on n cases: every answer starts as failed ("no answer") and is
-/// checked (a verdict that is not a class, a contact without a finite time:
-/// failed). Returns 0, or -1 when it could not be run at all.
+/// Runs c on n cases into ans[0..n-1]. An external candidate's answers start as
+/// failed ("no answer") and are checked (a verdict that is not a class, a
+/// contact without a finite time: failed); an in-process one answers every
+/// case. o may be NULL for an in-process candidate. Returns 0, or -1 when the
+/// candidate could not be run at all (the reason went to o->msg).
 int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                       toi_answer *ans, toi_run_info *info);
 

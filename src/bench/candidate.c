@@ -156,6 +156,16 @@ int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
   return 0;
 }
 
+void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n) {
+  const solver_def *s = c->impl;
+  if (!s || s->engine)
+    snprintf(buf, n, "-f %s", c->name);
+  else if (s->kind == SOLVER_PLUGIN)
+    snprintf(buf, n, "--solver %s:%s", s->path, s->symbol);
+  else
+    snprintf(buf, n, "--solver-cmd '%s'", s->command);
+}
+
 void toi_candidate_free(toi_candidate *c) {
   free(c->impl);
   c->impl = NULL;

@@ -54,10 +54,6 @@ int hunt_perturb(toi_rng *r, toi_case *c);
 /// HUNT_L_BAD]: a classification error (kind), else an infinite err, else
 /// ranked by err and, when known, by ratio; writes its '# found:' note.
 void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i);
-/// Writes '# found:', the score line (score_line, or the formulation's
-/// '# ulp=...' line when NULL) and the case named worst-NAME-WHAT-RANK.
-void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
-                      const char *score_line);
 
 /// What a hunt is asked.
 typedef struct hunt_opts {

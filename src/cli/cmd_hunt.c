@@ -159,6 +159,21 @@ static void id_name(char *dst, size_t n, const char *name) {
   dst[j] = 0;
 }
 
+/* Writes '# found:', the score line (score_line, or the '# ulp=...' line when
+   NULL) and the case named worst-NAME-WHAT-RANK. */
+static void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
+                      const char *score_line) {
+  toi_case c = fd->c;
+  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
+  fprintf(f, "\n# found: %s\n", fd->note);
+  if (score_line)
+    fprintf(f, "%s\n", score_line);
+  else
+    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
+            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+  (void)toi_write_case(f, &c);
+}
+
 /* A list; a candidate scored against targets gets its target in the score line. */
 static void write_list(FILE *f, const hunt_list *l, const toi_candidate *cand, const char *name, const char *what,
                        int failed) {

@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
-#include "solvers.h"
 #include "toiref.h"
 
 #ifndef TOI_GIT_VERSION
@@ -265,12 +264,9 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
   return close_ok(f);
 }
 
-static int write_data(const rep_data *d, const char *dir) {
+/* data/kappa.dat: the ULP error against kappa, per column. */
+static int write_kappa(const rep_data *d, const char *dir) {
   const rep_section *s = &d->sec[0];
-  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
-  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
-  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
-
   FILE *f = open_in(dir, "kappa.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
@@ -287,9 +283,13 @@ static int write_data(const rep_data *d, const char *dir) {
       fprintf(f, "%.6g %.6g\n", s->kappa[i], u);
     }
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "cdf.dat");
+/* data/cdf.dat: the distribution of the ULP error, per column. */
+static int write_cdf(const rep_data *d, const char *dir) {
+  const rep_section *s = &d->sec[0];
+  FILE *f = open_in(dir, "cdf.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
   for (size_t k = 0; k < d->ncol; k++) {
@@ -303,9 +303,12 @@ static int write_data(const rep_data *d, const char *dir) {
     if (m && isfinite(sorted[m - 1])) fprintf(f, "%.6g 1\n", sorted[m - 1]);
     free(sorted);
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "audit.dat");
+/* data/audit.dat: the response audit's distributions, per column. */
+static int write_audit(const rep_data *d, const char *dir) {
+  FILE *f = open_in(dir, "audit.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
   for (size_t k = 0; k < d->ncol; k++) {
@@ -337,9 +340,12 @@ static int write_data(const rep_data *d, const char *dir) {
     free(ke);
     free(gp);
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "sim.dat");
+/* data/sim.dat: the many-ball simulation's energy error. */
+static int write_sim(const rep_data *d, const char *dir) {
+  FILE *f = open_in(dir, "sim.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
   for (size_t j = 0; j < d->nsim; j++) {
@@ -348,7 +354,14 @@ static int write_data(const rep_data *d, const char *dir) {
     for (size_t i = 0; i < d->sim[j].nsamples; i++)
       fprintf(f, "%llu %.6g\n", (unsigned long long)d->sim[j].event[i], fabs(d->sim[j].ke_err[i]));
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
+
+static int write_data(const rep_data *d, const char *dir) {
+  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
+  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
+  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
+  if (write_kappa(d, dir) || write_cdf(d, dir) || write_audit(d, dir) || write_sim(d, dir)) return -1;
   return 0;
 }
 
@@ -561,14 +574,7 @@ static int worst_items(const row *r, worst_item *w) {
 
 /* How an external solver is named on a replay command line. */
 static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
-  const rep_col *c = &d->cols[k];
-  const solver_def *s = c->cand->impl;
-  if (!s || s->engine)
-    snprintf(buf, n, "-f %s", c->name);
-  else if (s->kind == SOLVER_PLUGIN)
-    snprintf(buf, n, "--solver %s:%s", s->path, s->symbol);
-  else
-    snprintf(buf, n, "--solver-cmd '%s'", s->command);
+  toi_candidate_selector(d->cols[k].cand, buf, n);
 }
 
 static int write_worst(const rep_data *d, const row *rows, const char *dir) {
