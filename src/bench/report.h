@@ -93,6 +93,12 @@ typedef struct rep_data {
   double seconds_eval, seconds_total;
 } rep_data;
 
+/// The sections: the main suite (the cases suite[0..n-1], taken over, or the
+/// mixed family when suite is NULL), then the grazing, near-contact and far
+/// families; sized by opts.quick. 0 or -1.
+int report_sections(rep_data *d, toi_case *suite, size_t n);
+/// Evaluates, audits, simulates and times (seconds_total set). 0 or -1 (said to opts.msg).
+int report_measure(rep_data *d);
 /// Builds the columns from the candidates.
 int report_columns(rep_data *d);
 /// Evaluates every section against the reference (threads, deterministic).

@@ -65,6 +65,44 @@ static const toi_answer *col_answer(const rep_data *d, const rep_section *s, siz
   return own;
 }
 
+int report_sections(rep_data *d, toi_case *suite, size_t n) {
+  int div = d->opts.quick ? 20 : 1;
+  rep_section *s = &d->sec[0];
+  if (suite) {
+    snprintf(s->name, sizeof s->name, "suite");
+    s->from_file = 1;
+    s->n = n;
+    s->cases = suite;
+  } else {
+    snprintf(s->name, sizeof s->name, "mixed");
+    gen_opts_default(&s->gen, GEN_MIXED);
+    s->gen.seed = d->opts.seed;
+    s->n = 400000 / (size_t)div;
+  }
+  struct {
+    const char *name;
+    gen_family fam;
+    size_t per_bin;
+  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
+  d->nsec = 1;
+  for (int k = 0; k < 3; k++) {
+    rep_section *t = &d->sec[d->nsec++];
+    snprintf(t->name, sizeof t->name, "%s", fams[k].name);
+    gen_opts_default(&t->gen, fams[k].fam);
+    t->gen.seed = d->opts.seed;
+    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
+  }
+  return 0;
+}
+
+int report_measure(rep_data *d) {
+  double t0 = sweep_now();
+  if (report_evaluate(d) || report_audit(d) || report_simulate(d)) return -1;
+  report_timing(d);
+  d->seconds_total = sweep_now() - t0;
+  return 0;
+}
+
 typedef struct eval_ctx {
   rep_data *d;
   rep_section *s;

@@ -169,51 +169,23 @@ static int candidates(const rep_opts *o, candlist *solv, candlist *cands) {
   return rc;
 }
 
-/* The sections: the main suite (mixed, or the --suite file), then three families. */
+/* The main suite: the --suite file, or the mixed family. EXIT_OK or an exit code. */
 static int sections(rep_data *d) {
-  int div = d->opts.quick ? 20 : 1;
-  rep_section *s = &d->sec[0];
-  if (d->opts.suite_file) {
-    toi_caselist list = {0};
-    char *paths[1] = {(char *)d->opts.suite_file};
-    int rc = cli_read_case_files(&list, 1, paths);
-    if (rc != EXIT_OK) {
-      toi_caselist_free(&list);
-      return rc;
-    }
-    snprintf(s->name, sizeof s->name, "suite");
-    s->from_file = 1;
-    s->n = list.count;
-    s->cases = list.items;
-  } else {
-    snprintf(s->name, sizeof s->name, "mixed");
-    gen_opts_default(&s->gen, GEN_MIXED);
-    s->gen.seed = d->opts.seed;
-    s->n = 400000 / (size_t)div;
+  if (!d->opts.suite_file) return report_sections(d, NULL, 0) ? EXIT_RUNTIME : EXIT_OK;
+  toi_caselist list = {0};
+  char *paths[1] = {(char *)d->opts.suite_file};
+  int rc = cli_read_case_files(&list, 1, paths);
+  if (rc != EXIT_OK) {
+    toi_caselist_free(&list);
+    return rc;
   }
-  struct {
-    const char *name;
-    gen_family fam;
-    size_t per_bin;
-  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
-  d->nsec = 1;
-  for (int k = 0; k < 3; k++) {
-    rep_section *t = &d->sec[d->nsec++];
-    snprintf(t->name, sizeof t->name, "%s", fams[k].name);
-    gen_opts_default(&t->gen, fams[k].fam);
-    t->gen.seed = d->opts.seed;
-    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
-  }
+  report_sections(d, list.items, list.count); /* takes the cases */
   return EXIT_OK;
 }
 
 /* Measures and writes. */
 static int make_report(rep_data *d) {
-  double t0 = sweep_now();
-  if (report_evaluate(d) || report_audit(d) || report_simulate(d)) return EXIT_RUNTIME;
-  report_timing(d);
-  d->seconds_total = sweep_now() - t0;
-  if (report_write(d, d->opts.out_dir)) return EXIT_RUNTIME;
+  if (report_measure(d) || report_write(d, d->opts.out_dir)) return EXIT_RUNTIME;
   if (d->opts.progress || isatty(1))
     fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
   return EXIT_OK;
