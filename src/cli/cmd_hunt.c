@@ -61,8 +61,8 @@ static void help(void) {
       "  --budget N   cases evaluated in all (default 20000)\n"
       "  --keep K     cases kept per list (default 8, at most 64)\n"
       "  -o FILE      output file (appears only when complete)\n"
-      "  -j N         threads for formulations (default: the number of online cores);\n"
-      "               solvers are scored in one thread\n"
+      "  -j N         threads scoring the cases (default: the number of online cores);\n"
+      "               a solver itself is called from one thread\n"
       "  --quiet      no progress line and no summary on stderr\n\n");
   gen_cli_help(stdout);
 }
