@@ -1,115 +1,84 @@
-/* score_solver.c: a user's own time-of-impact function scored against the exact reference through the
- * installed library, beside the built-in forward formulations.
+/* score_solver.c: a user's own time-of-impact function scored through the public toibench API.
  *
+ * Build against an installed toibench:
  *   cc score_solver.c $(pkg-config --cflags --libs toibench) -o score_solver
- *   ./score_solver cases/documents.cases
+ * Run: ./score_solver [CASES-FILE]   (default cases/documents.cases)
  *
- * For each formulation: agree / missed / ghost / other verdicts against the exact class, and the median
- * and maximum ULP error of the times where both agree on a contact. */
+ * The function under test is the textbook quadratic formula; the bench
+ * scores it against the certified reference on a generated family and on a
+ * case file, and prints agree / missed / ghost counts and median / max ULP. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <toibench/toi.h>
-#include <toibench/toiref.h>
+#include <toibench/toibench.h>
 
-/* The textbook formula: a = v.v, b = s.v, c = s.s - R^2, D = b^2 - a c; approaching (b < 0) with
- * D >= 0 is a hit at t = (-b - sqrt D) / a. */
+/* s = pB - pA, v = vB - vA, R = rA + rB: a = v.v, b = s.v, c = s.s - R^2;
+   the first contact t = (-b - sqrt(b^2 - a c)) / a when b < 0 and b^2 - a c >= 0. */
 static toi_result textbook(const toi_case *k) {
-  double a = 0, b = 0, c = 0, R = k->ra + k->rb;
+  double s[3], v[3];
   for (int i = 0; i < 3; i++) {
-    double s = k->pb[i] - k->pa[i], v = k->vb[i] - k->va[i];
-    a += v * v;
-    b += s * v;
-    c += s * s;
+    s[i] = k->pb[i] - k->pa[i];
+    v[i] = k->vb[i] - k->va[i];
   }
-  c -= R * R;
-  toi_result r = {TOI_NONE, NAN};
-  double D = b * b - a * c;
-  if (c < 0) r.cls = TOI_OVERLAP;
-  else if (a > 0 && b < 0 && D >= 0) {
-    r.cls = TOI_HIT;
-    r.t = (-b - sqrt(D)) / a;
-  }
-  return r;
+  double R = k->ra + k->rb;
+  double a = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  double b = s[0] * v[0] + s[1] * v[1] + s[2] * v[2];
+  double c = s[0] * s[0] + s[1] * s[1] + s[2] * s[2] - R * R;
+  double disc = b * b - a * c;
+  if (b < 0 && disc >= 0 && a > 0) return (toi_result){TOI_HIT, (-b - sqrt(disc)) / a};
+  return (toi_result){TOI_NONE, NAN};
 }
 
-typedef struct tally {
-  size_t agree, missed, ghost, other, out_of_domain, n_ulp;
-  double *ulp;
-} tally;
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
+static void print_msg(void *ud, const char *text) {
+  (void)ud;
+  fprintf(stderr, "score_solver: %s\n", text);
 }
 
-/* Scores forward formulation f on one case whose exact answer is ref. */
-static int score_one(tally *t, const toi_formulation *f, const toi_case *c, const toi_ref *ref) {
-  if (f->domain && !(f->domain & TOI_CLASS_BIT(ref->cls))) {
-    t->out_of_domain++;
-    return 0;
-  }
-  toi_result r = f->solve(c);
-  toi_group got = toi_class_group(r.cls), want = toi_class_group(ref->cls);
-  if (got == want) t->agree++;
-  else if (want == TOI_G_CONTACT && got == TOI_G_NOCONTACT) t->missed++;
-  else if (want == TOI_G_NOCONTACT) t->ghost++;
-  else t->other++;
-  if (got != want || want != TOI_G_CONTACT || isnan(ref->tfwd)) return 0;
-  double ulp, bits;
-  if (toi_ref_error(&ulp, &bits, r.t, c, TOI_FORWARD) != TOI_OK) return -1;
-  t->ulp[t->n_ulp++] = isnan(ulp) ? INFINITY : ulp;
-  return 0;
-}
-
-/* Scores f over every case and prints one line. */
-static int report(const toi_formulation *f, const toi_caselist *cases, const toi_ref *refs) {
-  tally t = {0};
-  t.ulp = malloc((cases->count ? cases->count : 1) * sizeof *t.ulp);
-  if (!t.ulp) return -1;
-  int rc = 0;
-  for (size_t i = 0; i < cases->count && !rc; i++) rc = score_one(&t, f, &cases->items[i], &refs[i]);
-  if (!rc) {
-    qsort(t.ulp, t.n_ulp, sizeof *t.ulp, cmp_double);
-    double median = t.n_ulp ? t.ulp[(t.n_ulp - 1) / 2] : NAN, max = t.n_ulp ? t.ulp[t.n_ulp - 1] : NAN;
-    printf("%-18s %6zu %6zu %6zu %6zu %6zu %12.6g %12.6g\n", f->name, t.agree, t.missed, t.ghost, t.other,
-           t.out_of_domain, median, max);
-  }
-  free(t.ulp);
-  return rc;
+static void print_row(const char *what, toi_run_row *row) {
+  toi_run_stats s;
+  toi_run_row_stats(row, &s);
+  printf("%-28s cases %6zu  agree %6zu  missed %5zu  ghost %5zu  median_ulp %-10.4g max_ulp %.4g\n", what, s.cases,
+         s.agree, s.missed, s.ghost, s.median_ulp, s.max_ulp);
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s CASEFILE\n", argv[0]);
-    return 2;
-  }
-  toi_caselist cases = {0};
-  toi_diags diags = {0};
-  if (toi_read_cases(&cases, argv[1], &diags) != TOI_OK) {
-    for (size_t i = 0; i < diags.count; i++) {
-      char line[512];
-      toi_diag_format(&diags.items[i], line, sizeof line);
-      fprintf(stderr, "%s\n", line);
+  const char *path = argc > 1 ? argv[1] : "cases/documents.cases";
+  const toi_msg msg = {print_msg, NULL};
+  toi_candidate cand;
+  toi_candidate_function(&cand, "textbook", textbook, TOI_FORWARD, 0);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  o.msg = &msg;
+
+  /* A generated family: the mixed suite, 10000 cases, seed 42. */
+  gen_opts g;
+  gen_opts_default(&g, GEN_MIXED);
+  g.seed = 42;
+  toi_run_row row;
+  if (toi_bench_run_family(&row, &cand, 1, &g, 10000, &o)) return 1;
+  print_row("mixed, 10000 cases, seed 42", &row);
+  toi_run_rows_free(&row, 1);
+
+  /* The same as a sweep sees it: in a stream, with the condition numbers. */
+  toi_sweep_stats st;
+  if (toi_bench_sweep(&st, &cand, 1, &g, 10000, 2, &o)) return 1;
+  printf("%-28s timed %6llu  max_ulp %.4g  kappa %.3g .. %.3g  max_ratio %.4g\n", "mixed (sweep statistics)",
+         (unsigned long long)st.timed, st.max_ulp, st.kappa_min, st.kappa_max, st.max_ratio);
+
+  /* A case file. */
+  toi_caselist list = {0};
+  toi_diags dg = {0};
+  if (toi_read_cases(&list, path, &dg) != TOI_OK) {
+    char line[700];
+    for (size_t i = 0; i < dg.count; i++) {
+      toi_diag_format(&dg.items[i], line, sizeof line);
+      fprintf(stderr, "score_solver: %s\n", line);
     }
-    return 3;
+    return 1;
   }
-  toi_ref *refs = malloc((cases.count ? cases.count : 1) * sizeof *refs);
-  int rc = refs ? 0 : 1;
-  for (size_t i = 0; i < cases.count && !rc; i++)
-    if (toi_ref_solve(&refs[i], &cases.items[i]) != TOI_OK) rc = 1;
-  const toi_formulation mine = {"textbook", "a user's own", "(-b - sqrt D) / a", TOI_FORWARD, textbook, 0};
-  size_t nf;
-  const toi_formulation *builtin = toi_formulations(&nf);
-  if (!rc) {
-    printf("%zu cases from %s\n%-18s %6s %6s %6s %6s %6s %12s %12s\n", cases.count, argv[1], "formulation",
-           "agree", "missed", "ghost", "other", "outdom", "median_ulp", "max_ulp");
-    rc = report(&mine, &cases, refs) ? 1 : 0;
-  }
-  for (size_t i = 0; i < nf && !rc; i++)
-    if (builtin[i].direction == TOI_FORWARD) rc = report(&builtin[i], &cases, refs) ? 1 : 0;
-  if (rc) fprintf(stderr, "score_solver: the reference failed or memory ran out\n");
-  free(refs);
-  toi_caselist_free(&cases);
-  return rc;
+  int rc = toi_bench_run(&row, &cand, 1, list.items, list.count, &o, NULL, NULL);
+  if (!rc) print_row(path, &row);
+  toi_run_rows_free(&row, 1);
+  toi_caselist_free(&list);
+  toi_candidate_free(&cand);
+  return rc ? 1 : 0;
 }

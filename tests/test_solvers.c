@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "bench.h"
 #include "solvers.h"
 #include "test_env.h"
 
@@ -529,37 +530,44 @@ static toi_case head_on(void) {
   return c;
 }
 
+/* An answer scored as run scores an external solver's: against the true contact and the target. */
+static toi_status score_full(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                             const toi_ref *ref, double tmax, double target, double tolerance) {
+  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST};
+  return score_answer(out, r, dir, domain, c, ref, &o);
+}
+
 Test(solver, gap_is_exact_on_exact_data) {
   toi_case c = head_on();
-  cr_assert_eq(solver_gap(&c, 4), 0);
-  cr_assert_eq(solver_gap(&c, 3), 2);
-  cr_assert_eq(solver_gap(&c, 4.25), -0.5);
+  cr_assert_eq(score_gap(&c, 4), 0);
+  cr_assert_eq(score_gap(&c, 3), 2);
+  cr_assert_eq(score_gap(&c, 4.25), -0.5);
   /* One ULP past the contact: the gap is exactly -2 ulp(4) = -2^-49. */
-  cr_assert_eq(solver_gap(&c, nextafter(4, 5)), -0x1p-49);
+  cr_assert_eq(score_gap(&c, nextafter(4, 5)), -0x1p-49);
   /* The same scaled by 2^990 in lengths: no overflow, the same relative gap. */
   toi_case big = c;
   big.pb[0] = ldexp(10, 990);
   big.vb[0] = ldexp(-2, 990);
   big.ra = big.rb = ldexp(1, 990);
-  cr_assert_eq(solver_gap(&big, 4), 0);
-  cr_assert_eq(solver_gap(&big, 3), ldexp(2, 990));
+  cr_assert_eq(score_gap(&big, 4), 0);
+  cr_assert_eq(score_gap(&big, 3), ldexp(2, 990));
   /* And by 2^-1000: subnormal lengths and speeds. */
   toi_case tiny = c;
   tiny.pb[0] = ldexp(10, -1040);
   tiny.vb[0] = ldexp(-2, -1040);
   tiny.ra = tiny.rb = ldexp(1, -1040);
-  cr_assert_eq(solver_gap(&tiny, 4), 0);
-  cr_assert(isnan(solver_gap(&c, NAN)));
+  cr_assert_eq(score_gap(&tiny, 4), 0);
+  cr_assert(isnan(score_gap(&c, NAN)));
 }
 
 Test(solver, score_against_the_target_and_the_true_contact) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.tfwd, 4);
-  solver_score ss;
+  score_detail ss;
   /* An engine aiming at an overlap of 0.5 and hitting it exactly: t = 4.25. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4.25}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4.25}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
                                    0.01),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
@@ -571,13 +579,13 @@ Test(solver, score_against_the_target_and_the_true_contact) {
   cr_assert_eq(ss.gap, -0.5);
   cr_assert_eq(ss.off_tolerance, 0);
   /* Off its own target by 0.02 in the gap (t off by 0.01): outside a 0.01 tolerance. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4.26}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4.26}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
                                    0.01),
                TOI_OK);
   cr_assert_eq(ss.off_tolerance, 1);
   cr_assert_float_eq(ss.target_dt, 0.01, 1e-15);
   /* Touching target: the target ULP is the exact one. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, nextafter(4, 5)}, TOI_FORWARD, 0, &c, &ref,
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, nextafter(4, 5)}, TOI_FORWARD, 0, &c, &ref,
                                    INFINITY, 0, 0),
                TOI_OK);
   cr_assert_eq(ss.target_ulp, 1);
@@ -592,21 +600,21 @@ Test(solver, classification_against_the_target) {
   c.pb[1] = 2.25;
   c.vb[0] = 1;
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.cls, TOI_MISS);
-  solver_score ss;
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
+  score_detail ss;
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_GHOST);
   cr_assert_eq(ss.target_kind, SCORE_AGREE);
   cr_assert(ss.target_timed);
   /* "none" is right about the contact and misses the target. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.target_kind, SCORE_MISSED);
   /* A target below -R has no problem to score against. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, -3, 0),
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, -3, 0),
                TOI_OK);
   cr_assert_eq(ss.target_kind, SCORE_OUT_OF_DOMAIN);
 }
@@ -614,22 +622,22 @@ Test(solver, classification_against_the_target) {
 Test(solver, hit_within_the_step) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
-  solver_score ss;
+  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+  score_detail ss;
   /* Step 2: the contact at 4 is after it; "none" agrees, a hit at 4 is no contact in the step either. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.sc.ref_cls, TOI_HIT, "rows keep the exact class");
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert_eq(ss.sc.verdict, TOI_HIT);
   /* A hit claimed inside the step when the contact is after it: a ghost. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 1.5}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 1.5}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_GHOST);
   /* Step 8: the contact is inside; "none" misses it. */
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_MISSED);
-  cr_assert_eq(solver_score_result(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
+  cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
   cr_assert_eq(ss.sc.kind, SCORE_AGREE);
   cr_assert(ss.sc.timed);
   cr_assert_eq(ss.sc.ulp, 0);
@@ -717,4 +725,71 @@ Test(solver, engines_appear_in_list_and_run) {
   cr_assert_eq(r->status, 0, "%s", r->err);
   cr_assert(strstr(r->out, "\nexpanded "), "%s", r->out);
   cr_assert(strstr(r->out, "# external solvers"), "%s", r->out);
+}
+
+/* ---- the candidate interface and the public scoring API ---- */
+
+static toi_result ericson_fn(const toi_case *c) { return toi_formulation_find("ericson")->solve(c); }
+
+/* A user's function scores exactly as the built-in formulation it wraps, over
+   a case list and a family, and a family's run row and sweep statistics agree. */
+Test(candidate, function_scores_as_the_formulation_it_wraps) {
+  const toi_formulation *f = toi_formulation_find("ericson");
+  cr_assert(f);
+  toi_candidate c[2];
+  toi_candidate_formulation(&c[0], f);
+  toi_candidate_function(&c[1], "mine", ericson_fn, f->direction, f->domain);
+  cr_assert_eq(c[0].flags & TOI_CAND_EXTERNAL, 0);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  gen_opts g;
+  gen_opts_default(&g, GEN_MIXED);
+  g.seed = 5;
+  toi_run_row rows[2];
+  cr_assert_eq(toi_bench_run_family(rows, c, 2, &g, 3000, &o), 0);
+  toi_run_stats s[2];
+  for (int k = 0; k < 2; k++) toi_run_row_stats(&rows[k], &s[k]);
+  cr_assert_eq(s[0].cases, 3000);
+  cr_assert_eq(s[0].agree, s[1].agree);
+  cr_assert_eq(s[0].missed, s[1].missed);
+  cr_assert_eq(s[0].ghost, s[1].ghost);
+  cr_assert_eq(s[0].timed, s[1].timed);
+  cr_assert_eq(s[0].median_ulp, s[1].median_ulp);
+  cr_assert_eq(s[0].max_ulp, s[1].max_ulp);
+  cr_assert_str_eq(s[0].worst_id, s[1].worst_id);
+  toi_sweep_stats w[2];
+  cr_assert_eq(toi_bench_sweep(w, c, 2, &g, 3000, 2, &o), 0);
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(w[k].cases, 3000);
+    cr_assert_eq(w[k].agree, s[0].agree);
+    cr_assert_eq(w[k].missed, s[0].missed);
+    cr_assert_eq(w[k].ghost, s[0].ghost);
+    cr_assert_eq(w[k].timed, s[0].timed);
+    cr_assert_eq(w[k].max_ulp, s[0].max_ulp);
+    cr_assert_eq(w[k].max_bits, rows[0].st.max_bits);
+  }
+  toi_run_rows_free(rows, 2);
+}
+
+/* A command candidate declines and fails through the same call. */
+Test(candidate, command_answers_through_the_batch_call) {
+  toi_candidate c;
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "%s/examples/solver_c", bin_dir());
+  cr_assert_eq(toi_candidate_command(&c, cmd), 0);
+  cr_assert(c.flags & TOI_CAND_EXTERNAL);
+  cr_assert(c.flags & TOI_CAND_OUT_OF_PROCESS);
+  toi_caselist list = {0};
+  toi_diags dg = {0};
+  cr_assert_eq(toi_read_cases(&list, TOI_SOURCE_DIR "/cases/documents.cases", &dg), TOI_OK);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  toi_run_row row;
+  cr_assert_eq(toi_bench_run(&row, &c, 1, list.items, list.count, &o, NULL, NULL), 0);
+  cr_assert_eq(row.st.cases + row.failed + row.unsupported, list.count);
+  cr_assert(row.targets_seen);
+  cr_assert_eq(toi_run_finish(&row, &c, 1, NULL), 0);
+  toi_run_rows_free(&row, 1);
+  toi_caselist_free(&list);
+  toi_candidate_free(&c);
 }

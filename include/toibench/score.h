@@ -36,13 +36,37 @@ typedef struct score_case {
   double bits;        ///< bits of error when timed
 } score_case;
 
-/// Runs formulation f on case c and scores it against ref (from toi_ref_solve
-/// on the same case).
-TOI_MUST_USE toi_status score_eval(score_case *out, const toi_formulation *f, const toi_case *c,
-                                   const toi_ref *ref);
-/// Scores an already computed result r (for external solvers).
-TOI_MUST_USE toi_status score_result(score_case *out, toi_result r, toi_direction dir, unsigned domain,
-                                     const toi_case *c, const toi_ref *ref);
+/// How an answer is scored.
+typedef struct score_opts {
+  double tmax;           ///< the step: finite scores "hit within the step"; +Inf: no step
+  double target;         ///< the separation aimed at (0: touching)
+  double tolerance;      ///< the tolerance claimed (0: none)
+  int with_target;       ///< 1: also score against the target (the score_detail fields after sc)
+  toi_ref_engine engine; ///< the reference engine for the error measures
+} score_opts;
+
+/// An answer's score: against the true contact, and against its target.
+typedef struct score_detail {
+  score_case sc;      ///< against the true contact (with the step when tmax is finite)
+  double gap;         ///< |s + v T| - R at the returned time, NaN when not timed
+  double target;      ///< the target scored against
+  /// The verdict against the exact class of |s + v t| = R + target (with the
+  /// step): agree, missed, ghost or other; SCORE_OUT_OF_DOMAIN when R + target
+  /// < 0, for a reverse direction, or without with_target.
+  score_kind target_kind;
+  int target_timed;   ///< 1 when the time was scored against the target root
+  double target_ulp;  ///< ULP error against the target root
+  double target_dt;   ///< |T - t_target|
+  int off_tolerance;  ///< 1 when |gap - target| exceeds a claimed tolerance > 0
+} score_detail;
+
+/// Scores result r of a candidate with direction dir and domain mask against
+/// ref (the exact answer of case c, from the same engine): the one scoring path
+/// of run, sweep, hunt and the report.
+TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                     const toi_case *c, const toi_ref *ref, const score_opts *o);
+/// |s + v T| - (rA + rB) in double-double arithmetic, rounded once to double.
+double score_gap(const toi_case *c, double T);
 
 /// Per-formulation summary of many scored cases (values kept for quantiles).
 typedef struct score_stats {

@@ -1,4 +1,4 @@
-/* hunt.c: what the worst-case searches of `toibench hunt` share: ranked lists, filing, moves, output. */
+/* hunt.c: the pieces of the worst-case search of `toibench hunt`: ranked lists, filing, moves. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -47,19 +47,6 @@ int hunt_perturb(toi_rng *r, toi_case *c) {
   if ((x == &c->ra || x == &c->rb) && y < 0) return 0;
   *x = y == 0 ? 0.0 : y;
   return 1;
-}
-
-void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
-                      const char *score_line) {
-  toi_case c = fd->c;
-  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
-  fprintf(f, "\n# found: %s\n", fd->note);
-  if (score_line)
-    fprintf(f, "%s\n", score_line);
-  else
-    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
-            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
-  (void)toi_write_case(f, &c);
 }
 
 void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i) {

@@ -54,9 +54,37 @@ int hunt_perturb(toi_rng *r, toi_case *c);
 /// HUNT_L_BAD]: a classification error (kind), else an infinite err, else
 /// ranked by err and, when known, by ratio; writes its '# found:' note.
 void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i);
-/// Writes '# found:', the score line (score_line, or the formulation's
-/// '# ulp=...' line when NULL) and the case named worst-NAME-WHAT-RANK.
-void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
-                      const char *score_line);
+
+/// What a hunt is asked.
+typedef struct hunt_opts {
+  const gen_opts *g;
+  uint64_t budget;              ///< cases evaluated in all (>= 2)
+  int keep;                     ///< cases kept per list (1 .. HUNT_MAXKEEP)
+  int jobs;                     ///< threads scoring
+  double tmax, timeout;         ///< the step and the time per answer (external candidates)
+  double delta;                 ///< --target-distance: the target of answers stating none
+  toi_ref_engine engine;
+  const toi_msg *msg;           ///< failures, solver messages
+  const toi_progress *progress; ///< NULL: none
+  toi_quota *quota;             ///< a solver's messages shown, over every call
+} hunt_opts;
+
+/// What a hunt found.
+typedef struct hunt_result {
+  hunt_list lists[HUNT_L_COUNT]; ///< the global pass's lists (HUNT_L_INF, _BAD with the flips, _FAIL)
+  hunt_list best[2];             ///< after the local search: by ULP error, by ratio
+  uint64_t global;               ///< cases of the global pass
+  uint64_t rounds, per;          ///< local search: rounds of `per` proposals per kept case
+  int ncands;                    ///< cases kept for the local search
+  uint64_t sent, failed, declined, stated, aimed, malfunctions, protocol_errors;
+} hunt_result;
+
+/// The search for one candidate: a global pass over cases 0 .. budget/2 - 1 in
+/// calls of up to 4096 cases, then a local search around the kept cases in
+/// rounds, each one call: an in-process candidate makes one move per round
+/// (a walk of single steps), an out-of-process one at most 64 rounds of many
+/// proposals. Scoring runs on o->jobs threads; the result does not depend on
+/// them. 0, or -1 after saying why to o->msg.
+int hunt_search(hunt_result *r, const toi_candidate *cand, const hunt_opts *o);
 
 #endif

@@ -1,7 +1,6 @@
 /* parallel.c: chunked work on a pool of threads, with a progress line for terminals. */
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,15 +45,7 @@ double sweep_now(void) {
 }
 
 static void show(const sweep_run *r, double t0, int final) {
-  uint64_t done = atomic_load(&r->done);
-  double dt = sweep_now() - t0;
-  double rate = dt > 0 ? (double)done / dt : 0;
-  double eta = rate > 0 ? (double)(r->total - done) / rate : 0;
-  fprintf(stderr, "\r%s: %llu/%llu cases (%.1f%%), %.0f cases/s, ETA %.0fs   %s", r->what,
-          (unsigned long long)done, (unsigned long long)r->total,
-          r->total ? 100.0 * (double)done / (double)r->total : 100.0, rate, final ? 0.0 : eta,
-          final ? "\n" : "");
-  fflush(stderr);
+  r->progress->show(r->progress->ud, r->what, atomic_load(&r->done), r->total, sweep_now() - t0, final);
 }
 
 int sweep_parallel(sweep_run *r) {

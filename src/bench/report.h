@@ -4,9 +4,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "bench.h"
 #include "gen.h"
+#include "candidate.h"
 #include "score.h"
-#include "solvers.h"
 #include "toi.h"
 
 /// One evaluated section of the suite (a generated family, or a case file).
@@ -24,22 +25,21 @@ typedef struct rep_section {
   double *bits;           ///< [n * ncol] bits of error, NaN when not timed
   unsigned char *kind;    ///< [n * ncol] score_kind, or REP_FAILED
   unsigned char *verdict; ///< [n * ncol] the verdict
-  solver_answer **ans;    ///< [nsolv][n] answers of the external solvers
+  toi_answer **ans;       ///< [ncol][n] answers of the out-of-process columns (NULL for the others)
 } rep_section;
 
-/// Kind of a case an external solver gave no usable answer for (crash, hang,
-/// NaN, declined): counted apart, never scored.
+/// Kind of a case a candidate gave no usable answer for (crash, hang, NaN,
+/// declined): counted apart, never scored.
 #define REP_FAILED SCORE_KIND_COUNT
 
-/// One column of the results: a formulation or an external solver.
+/// One column of the results: a candidate.
 typedef struct rep_col {
   const char *name;
   const char *source;
   const char *summary;
   toi_direction dir;
   unsigned domain;
-  const toi_formulation *f; ///< NULL for an external solver
-  int solver;               ///< index into rep_data.solv, -1 for a formulation
+  const toi_candidate *cand;
 } rep_col;
 
 /// Pairwise audit of one formulation (over the suite's exact hits and contacts).
@@ -69,18 +69,18 @@ typedef struct rep_opts {
   const char *out_dir;
   uint64_t seed;
   int jobs;
-  int progress;
+  const toi_progress *progress; ///< NULL: no progress line
   int engines;              ///< include every built engine
   double timeout;           ///< seconds per answer of an external solver
+  toi_ref_engine engine;    ///< the reference engine (--reference)
+  const toi_msg *msg;       ///< where errors and solver messages go
   char command[1024];       ///< the command that reproduces the report
 } rep_opts;
 
 typedef struct rep_data {
   rep_opts opts;
-  size_t nf;                ///< formulations (the first nf columns)
-  const toi_formulation **fs;
-  size_t nsolv;             ///< external solvers (the columns after them)
-  solver_def *solv;
+  size_t ncand;             ///< the candidates, one column each (built-in ones first)
+  const toi_candidate *cands;
   size_t ncol;
   rep_col *cols;
   size_t nsec;
@@ -93,15 +93,21 @@ typedef struct rep_data {
   double seconds_eval, seconds_total;
 } rep_data;
 
-/// Builds the columns from the formulations and solvers.
+/// The sections: the main suite (the cases suite[0..n-1], taken over, or the
+/// mixed family when suite is NULL), then the grazing, near-contact and far
+/// families; sized by opts.quick. 0 or -1.
+int report_sections(rep_data *d, toi_case *suite, size_t n);
+/// Evaluates, audits, simulates and times (seconds_total set). 0 or -1 (said to opts.msg).
+int report_measure(rep_data *d);
+/// Builds the columns from the candidates.
 int report_columns(rep_data *d);
 /// Evaluates every section against the reference (threads, deterministic).
 int report_evaluate(rep_data *d);
 /// Pairwise response audits of every forward column on sec[0].
 int report_audit(rep_data *d);
-/// Runs the many-ball simulation for every forward formulation and the reference.
+/// Runs the many-ball simulation for every forward built-in formulation and the reference.
 int report_simulate(rep_data *d);
-/// Measures ns per call of every formulation and of the reference on sec[0].
+/// Measures ns per call of every in-process candidate and of the reference on sec[0].
 void report_timing(rep_data *d);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
 int report_write(const rep_data *d, const char *dir);

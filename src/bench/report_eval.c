@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli.h"
 #include "report.h"
 #include "response.h"
 #include "sweep.h"
@@ -40,29 +39,67 @@ size_t rep_sorted_copy(const double *v, size_t n, size_t stride, double **out) {
 }
 
 int report_columns(rep_data *d) {
-  d->ncol = d->nf + d->nsolv;
+  d->ncol = d->ncand;
   d->cols = calloc(d->ncol ? d->ncol : 1, sizeof *d->cols);
   if (!d->cols) return -1;
-  for (size_t k = 0; k < d->nf; k++) {
+  for (size_t k = 0; k < d->ncand; k++) {
     rep_col *c = &d->cols[k];
-    c->name = d->fs[k]->name;
-    c->source = d->fs[k]->source;
-    c->summary = d->fs[k]->summary;
-    c->dir = d->fs[k]->direction;
-    c->domain = d->fs[k]->domain;
-    c->f = d->fs[k];
-    c->solver = -1;
+    const toi_candidate *cand = &d->cands[k];
+    c->name = cand->name;
+    c->source = cand->source;
+    c->summary = cand->summary[0] || !(cand->flags & TOI_CAND_EXTERNAL) ? cand->summary : "external solver";
+    c->dir = cand->direction;
+    c->domain = cand->domain;
+    c->cand = cand;
   }
-  for (size_t j = 0; j < d->nsolv; j++) {
-    rep_col *c = &d->cols[d->nf + j];
-    c->name = d->solv[j].name;
-    c->source = d->solv[j].kind == SOLVER_PLUGIN ? d->solv[j].path : d->solv[j].command;
-    c->summary = d->solv[j].summary[0] ? d->solv[j].summary : "external solver";
-    c->dir = TOI_FORWARD;
-    c->domain = 0;
-    c->f = NULL;
-    c->solver = (int)j;
+  return 0;
+}
+
+/* Column k's answer for case i: stored for an out-of-process candidate,
+   else solved now into *own. */
+static const toi_answer *col_answer(const rep_data *d, const rep_section *s, size_t k, size_t i, toi_answer *own) {
+  const toi_candidate *cand = d->cols[k].cand;
+  if (cand->flags & TOI_CAND_OUT_OF_PROCESS) return &s->ans[k][i];
+  toi_run_info info;
+  if (toi_candidate_run(cand, &s->cases[i], 1, NULL, own, &info)) return NULL;
+  return own;
+}
+
+int report_sections(rep_data *d, toi_case *suite, size_t n) {
+  int div = d->opts.quick ? 20 : 1;
+  rep_section *s = &d->sec[0];
+  if (suite) {
+    snprintf(s->name, sizeof s->name, "suite");
+    s->from_file = 1;
+    s->n = n;
+    s->cases = suite;
+  } else {
+    snprintf(s->name, sizeof s->name, "mixed");
+    gen_opts_default(&s->gen, GEN_MIXED);
+    s->gen.seed = d->opts.seed;
+    s->n = 400000 / (size_t)div;
   }
+  struct {
+    const char *name;
+    gen_family fam;
+    size_t per_bin;
+  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
+  d->nsec = 1;
+  for (int k = 0; k < 3; k++) {
+    rep_section *t = &d->sec[d->nsec++];
+    snprintf(t->name, sizeof t->name, "%s", fams[k].name);
+    gen_opts_default(&t->gen, fams[k].fam);
+    t->gen.seed = d->opts.seed;
+    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
+  }
+  return 0;
+}
+
+int report_measure(rep_data *d) {
+  double t0 = sweep_now();
+  if (report_evaluate(d) || report_audit(d) || report_simulate(d)) return -1;
+  report_timing(d);
+  d->seconds_total = sweep_now() - t0;
   return 0;
 }
 
@@ -100,26 +137,26 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
   for (size_t i = lo; i < hi; i++) {
     toi_case *c = &s->cases[i];
     toi_ref ref;
-    if (toi_ref_solve(&ref, c) != TOI_OK) return 2;
+    if (toi_ref_solve_engine(&ref, c, e->d->opts.engine) != TOI_OK) return 2;
     s->cls[i] = (unsigned char)ref.cls;
     double kappa = NAN;
-    if (ref.fwd_is_lo >= 0 && toi_ref_kappa(&kappa, c, TOI_FORWARD) != TOI_OK) return 3;
+    if (ref.fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
     s->kappa[i] = kappa;
     for (size_t k = 0; k < nc; k++) {
       const rep_col *col = &e->d->cols[k];
-      score_case sc;
-      if (col->f) {
-        if (score_eval(&sc, col->f, c, &ref) != TOI_OK) return 4;
-      } else {
-        const solver_answer *a = &s->ans[col->solver][i];
-        if (a->state != SOLVER_ANSWERED) {
-          s->ulp[i * nc + k] = s->bits[i * nc + k] = NAN;
-          s->kind[i * nc + k] = REP_FAILED;
-          s->verdict[i * nc + k] = TOI_NONE;
-          continue;
-        }
-        if (score_result(&sc, a->r, col->dir, col->domain, c, &ref) != TOI_OK) return 4;
+      score_opts so = {INFINITY, 0, 0, 0, e->d->opts.engine};
+      score_detail sd;
+      toi_answer own;
+      const toi_answer *a = col_answer(e->d, s, k, i, &own);
+      if (!a) return 4;
+      if (a->state != TOI_ANSWERED) {
+        s->ulp[i * nc + k] = s->bits[i * nc + k] = NAN;
+        s->kind[i * nc + k] = REP_FAILED;
+        s->verdict[i * nc + k] = TOI_NONE;
+        continue;
       }
+      if (score_answer(&sd, a->r, col->dir, col->domain, c, &ref, &so) != TOI_OK) return 4;
+      const score_case sc = sd.sc;
       s->ulp[i * nc + k] = sc.timed ? sc.ulp : NAN;
       s->bits[i * nc + k] = sc.timed ? sc.bits : NAN;
       s->kind[i * nc + k] = (unsigned char)sc.kind;
@@ -130,7 +167,7 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
   return 0;
 }
 
-static int section_alloc(rep_section *s, size_t nf, size_t nsolv) {
+static int section_alloc(rep_section *s, size_t nf, const rep_col *cols) {
   size_t n = s->n ? s->n : 1;
   if (!s->cases) s->cases = calloc(n, sizeof *s->cases);
   s->bin = calloc(n, sizeof *s->bin);
@@ -141,10 +178,10 @@ static int section_alloc(rep_section *s, size_t nf, size_t nsolv) {
   s->bits = calloc(n * nf, sizeof *s->bits);
   s->kind = calloc(n * nf, 1);
   s->verdict = calloc(n * nf, 1);
-  s->ans = calloc(nsolv ? nsolv : 1, sizeof *s->ans);
+  s->ans = calloc(nf ? nf : 1, sizeof *s->ans);
   if (!s->ans) return -1;
-  for (size_t j = 0; j < nsolv; j++)
-    if (!(s->ans[j] = calloc(n, sizeof **s->ans))) return -1;
+  for (size_t j = 0; j < nf; j++)
+    if ((cols[j].cand->flags & TOI_CAND_OUT_OF_PROCESS) && !(s->ans[j] = calloc(n, sizeof **s->ans))) return -1;
   return s->cases && s->bin && s->param && s->cls && s->kappa && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
 }
 
@@ -165,38 +202,49 @@ static int run_chunks(rep_data *d, rep_section *s, sweep_chunk_fn fn, const char
   return sweep_parallel(&run);
 }
 
+/* The out-of-process candidates, one after another, each in its own processes. */
+static int call_external(rep_data *d, rep_section *s, int first) {
+  for (size_t k = 0; k < d->ncol; k++) {
+    const toi_candidate *cand = d->cols[k].cand;
+    if (!(cand->flags & TOI_CAND_OUT_OF_PROCESS)) continue;
+    toi_solve_opts so = {INFINITY, d->opts.timeout, NULL, d->opts.msg};
+    toi_run_info info;
+    memset(&info, 0, sizeof info);
+    if (d->opts.progress) {
+      char note[300];
+      snprintf(note, sizeof note, "report: %s on %s (%zu cases)", cand->name, s->name, s->n);
+      d->opts.progress->note(d->opts.progress->ud, note);
+    }
+    double ts = sweep_now();
+    if (toi_candidate_run(cand, s->cases, s->n, &so, s->ans[k], &info)) {
+      toi_msgf(d->opts.msg, "report: solver %s could not be run", cand->name);
+      return -1;
+    }
+    if (first && s->n) d->ns_per_call[k] = 1e9 * (sweep_now() - ts) / (double)s->n;
+    if (info.malfunctions)
+      toi_msgf(d->opts.msg, "report: %s: %zu cases lost to crashes, hangs or protocol errors", cand->name,
+               info.malfunctions);
+  }
+  return 0;
+}
+
 int report_evaluate(rep_data *d) {
   double t0 = sweep_now();
   d->ns_per_call = calloc(d->ncol ? d->ncol : 1, sizeof *d->ns_per_call);
   if (!d->ns_per_call) return -1;
   for (size_t k = 0; k < d->nsec; k++) {
     rep_section *s = &d->sec[k];
-    if (section_alloc(s, d->ncol, d->nsolv)) {
-      cli_error("report: out of memory");
+    if (section_alloc(s, d->ncol, d->cols)) {
+      toi_msgf(d->opts.msg, "report: out of memory");
       return -1;
     }
     if (!s->from_file && run_chunks(d, s, gen_chunk, "generating")) {
-      cli_error("report: generating section %s failed", s->name);
+      toi_msgf(d->opts.msg, "report: generating section %s failed", s->name);
       return -1;
     }
-    /* External solvers run one after another, each in its own processes. */
-    for (size_t j = 0; j < d->nsolv; j++) {
-      solver_opts so = {INFINITY, d->opts.timeout, NULL, &cli_msg_stderr};
-      solver_run_info info;
-      memset(&info, 0, sizeof info);
-      if (d->opts.progress) fprintf(stderr, "report: %s on %s (%zu cases)\n", d->solv[j].name, s->name, s->n);
-      double ts = sweep_now();
-      if (solver_run(&d->solv[j], s->cases, s->n, &so, s->ans[j], &info)) {
-        cli_error("report: solver %s could not be run", d->solv[j].name);
-        return -1;
-      }
-      if (k == 0 && s->n) d->ns_per_call[d->nf + j] = 1e9 * (sweep_now() - ts) / (double)s->n;
-      if (info.malfunctions)
-        fprintf(stderr, "toibench: report: %s: %zu cases lost to crashes, hangs or protocol errors\n",
-                d->solv[j].name, info.malfunctions);
-    }
+    if (call_external(d, s, k == 0)) return -1;
     if (run_chunks(d, s, eval_chunk, "evaluating")) {
-      cli_error("report: evaluating section %s failed", s->name);
+      toi_msgf(d->opts.msg, "report: evaluating section %s failed", s->name);
       return -1;
     }
   }
@@ -231,7 +279,10 @@ static int audit_chunk(void *vctx, int worker, uint64_t chunk) {
       au->ke[j] = au->mom[j] = au->gap[j] = au->angle[j] = au->vulp[j] = NAN;
       if (col->dir != TOI_FORWARD) continue;
       if (s->kind[i * d->ncol + k] != SCORE_AGREE) continue;
-      toi_result r = col->f ? col->f->solve(c) : s->ans[col->solver][i].r;
+      toi_answer own;
+      const toi_answer *ans = col_answer(d, s, k, i, &own);
+      if (!ans) continue;
+      toi_result r = ans->r;
       if (!isfinite(r.t)) continue;
       toi_response resp;
       if (toi_response_compute(&resp, c, r.t, 1.0) != TOI_OK) continue;
@@ -255,7 +306,7 @@ int report_audit(rep_data *d) {
   size_t *todo = malloc((s->n ? s->n : 1) * sizeof *todo);
   if (!d->audit || !todo) {
     free(todo);
-    cli_error("report: out of memory");
+    toi_msgf(d->opts.msg, "report: out of memory");
     return -1;
   }
   size_t m = 0;
@@ -273,7 +324,7 @@ int report_audit(rep_data *d) {
     au->idx = malloc(n * sizeof(size_t));
     if (!au->ke || !au->mom || !au->gap || !au->angle || !au->vulp || !au->idx) {
       free(todo);
-      cli_error("report: out of memory");
+      toi_msgf(d->opts.msg, "report: out of memory");
       return -1;
     }
   }
@@ -291,7 +342,7 @@ int report_audit(rep_data *d) {
   int rc = sweep_parallel(&run);
   free(todo);
   if (rc) {
-    cli_error("report: audit failed");
+    toi_msgf(d->opts.msg, "report: audit failed");
     return -1;
   }
   for (size_t k = 0; k < d->ncol; k++)
@@ -311,26 +362,38 @@ static double now_ns(void) {
 /* The sink keeps the compiler from dropping calls whose results are unused. */
 static volatile double timing_sink;
 
+/* Cases per call when timing: the answers stay in the cache. */
+#define TIMING_BATCH 256
+
 void report_timing(rep_data *d) {
   rep_section *s = &d->sec[0];
   size_t n = s->n < 20000 ? s->n : 20000;
   if (!d->ns_per_call || n == 0) return;
-  for (size_t k = 0; k < d->nf; k++) {
+  toi_answer *ans = malloc(TIMING_BATCH * sizeof *ans);
+  for (size_t k = 0; ans && k < d->ncol; k++) {
+    const toi_candidate *cand = d->cols[k].cand;
+    if (cand->flags & TOI_CAND_OUT_OF_PROCESS) continue; /* timed by its call in report_evaluate */
     double best = INFINITY;
     for (int rep = 0; rep < 3; rep++) {
       double acc = 0, t0 = now_ns();
-      for (size_t i = 0; i < n; i++) acc += d->fs[k]->solve(&s->cases[i]).t;
+      for (size_t lo = 0; lo < n; lo += TIMING_BATCH) {
+        size_t m = n - lo < TIMING_BATCH ? n - lo : TIMING_BATCH;
+        toi_run_info info;
+        if (toi_candidate_run(cand, &s->cases[lo], m, NULL, ans, &info)) break;
+        for (size_t i = 0; i < m; i++) acc += ans[i].r.t;
+      }
       double dt = (now_ns() - t0) / (double)n;
       timing_sink = acc;
       if (dt < best) best = dt;
     }
     d->ns_per_call[k] = best;
   }
+  free(ans);
   size_t nr = n < 5000 ? n : 5000;
   double t0 = now_ns(), acc = 0;
   for (size_t i = 0; i < nr; i++) {
     toi_ref ref;
-    if (toi_ref_solve(&ref, &s->cases[i]) == TOI_OK) acc += ref.tlo;
+    if (toi_ref_solve_engine(&ref, &s->cases[i], d->opts.engine) == TOI_OK) acc += ref.tlo;
   }
   timing_sink = acc;
   d->ref_ns_per_call = nr ? (now_ns() - t0) / (double)nr : NAN;
@@ -349,7 +412,7 @@ void report_free(rep_data *d) {
     free(s->kind);
     free(s->verdict);
     if (s->ans)
-      for (size_t j = 0; j < d->nsolv; j++) free(s->ans[j]);
+      for (size_t j = 0; j < d->ncol; j++) free(s->ans[j]);
     free(s->ans);
   }
   if (d->audit)
@@ -369,7 +432,5 @@ void report_free(rep_data *d) {
   }
   free(d->sim);
   free(d->ns_per_call);
-  free(d->fs);
-  free(d->solv);
   free(d->cols);
 }

@@ -2,7 +2,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "report.h"
 #include "sim.h"
 #include "toiresp.h"
@@ -36,19 +35,21 @@ int report_simulate(rep_data *d) {
   uint64_t events = d->opts.quick ? 2000 : 200000;
   sim_state st;
   if (sim_generate(&st, d->opts.seed, 2, nballs, 2.5) != TOI_OK) {
-    cli_error("report: cannot generate the simulation state");
+    toi_msgf(d->opts.msg, "report: cannot generate the simulation state");
     return -1;
   }
-  d->sim = calloc(d->nf + 1, sizeof *d->sim);
+  d->sim = calloc(d->ncol + 1, sizeof *d->sim);
   if (!d->sim) {
     sim_state_free(&st);
     return -1;
   }
-  for (size_t k = 0; k <= d->nf; k++) {
+  /* Built-in formulations have a simulation kernel; other candidates do not. */
+  for (size_t k = 0; k <= d->ncol; k++) {
     sim_kernel kern;
-    if (k < d->nf) {
-      if (d->fs[k]->direction != TOI_FORWARD) continue;
-      kern = sim_formulation_kernel(d->fs[k]);
+    if (k < d->ncol) {
+      const toi_formulation *f = d->cols[k].cand->formulation;
+      if (!f || f->direction != TOI_FORWARD) continue;
+      kern = sim_formulation_kernel(f);
     } else {
       kern = (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond, toi_ref_sim_wall_toi,
                           toi_ref_sim_wall_respond};
@@ -79,7 +80,7 @@ int report_simulate(rep_data *d) {
     m->missed = rep.missed;
     if (ss == SIM_NOMEM) {
       sim_state_free(&st);
-      cli_error("report: out of memory in the simulation");
+      toi_msgf(d->opts.msg, "report: out of memory in the simulation");
       return -1;
     }
   }

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cli.h"
 #include "solvers.h"
 #include "toi_solver.h"
 
@@ -220,7 +219,7 @@ static int cmp_name(const void *a, const void *b) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void scan_dir(defvec *d, const char *dir) {
+static void scan_dir(defvec *d, const char *dir, const toi_msg *msg) {
   DIR *dp = opendir(dir);
   if (!dp) return;
   /* Sorted, so that which of two same-named solvers wins does not depend on
@@ -250,7 +249,7 @@ static void scan_dir(defvec *d, const char *dir) {
       char err[512];
       int k = solvers_from_plugin(path, NULL, &v, err, sizeof err);
       /* A broken engine library is reported, not fatal: the others still work. */
-      if (k < 0) cli_error("engine %s", err);
+      if (k < 0) toi_msgf(msg, "engine %s", err);
       for (int j = 0; j < k; j++) {
         v[j].engine = 1;
         push(d, &v[j]);
@@ -262,13 +261,13 @@ static void scan_dir(defvec *d, const char *dir) {
   free(names);
 }
 
-size_t solvers_engines(solver_def **out) {
+size_t solvers_engines(solver_def **out, const toi_msg *msg) {
   defvec d = {0};
   const char *env = getenv("TOIBENCH_ENGINES");
   if (env) {
     char *copy = strdup(env);
     for (char *save = NULL, *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-      scan_dir(&d, t);
+      scan_dir(&d, t, msg);
     free(copy);
   } else {
     char exe[PATH_MAX];
@@ -279,9 +278,9 @@ size_t solvers_engines(solver_def **out) {
       if (slash) *slash = 0;
       char dir[PATH_MAX + 32];
       snprintf(dir, sizeof dir, "%s/engines", exe);
-      scan_dir(&d, dir);
+      scan_dir(&d, dir, msg);
       snprintf(dir, sizeof dir, "%s/../lib/toibench/engines", exe);
-      scan_dir(&d, dir);
+      scan_dir(&d, dir, msg);
     }
   }
   if (d.n) qsort(d.v, d.n, sizeof *d.v, cmp_name);
@@ -289,9 +288,9 @@ size_t solvers_engines(solver_def **out) {
   return d.n;
 }
 
-int solvers_find_engine(const char *name, solver_def *out) {
+int solvers_find_engine(const char *name, solver_def *out, const toi_msg *msg) {
   solver_def *v;
-  size_t n = solvers_engines(&v);
+  size_t n = solvers_engines(&v, msg);
   int rc = -1;
   for (size_t i = 0; i < n && rc; i++)
     if (!strcmp(v[i].name, name)) {

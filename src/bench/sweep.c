@@ -1,8 +1,7 @@
-/* sweep.c: the order-independent accumulator of sweep statistics and per-case scoring of formulations and solvers. */
+/* sweep.c: the order-independent accumulator of sweep statistics and the per-case scoring of candidates. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "solvers.h"
 #include "sweep.h"
 #include "toiref.h"
 
@@ -128,82 +127,83 @@ double sweep_ratio(double ulp, double ref_t, double kappa) {
   return ulp / den;
 }
 
-/* Scores result r of a column (direction dir, domain mask) against ref: as
-   score_result, or "hit within the step" when tmax is finite. */
-static toi_status score_column(score_case *sc, toi_result r, toi_direction dir, unsigned domain,
-                               const toi_case *c, const toi_ref *ref, double tmax) {
-  if (!isfinite(tmax)) return score_result(sc, r, dir, domain, c, ref);
-  solver_score ss;
-  toi_status st = solver_score_result(&ss, r, dir, domain, c, ref, tmax, 0, 0);
-  *sc = ss.sc;
-  return st;
+/* Kappa and the ratio of a timed case in cell. */
+static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_direction dir, double kappa[2], int have[2],
+                            const toi_case *c, uint64_t index, toi_ref_engine engine) {
+  int d = dir == TOI_REVERSE;
+  if (!have[d]) {
+    toi_status st = toi_ref_kappa_engine(&kappa[d], c, dir, engine);
+    if (st != TOI_OK) return st;
+    have[d] = 1;
+  }
+  double k = kappa[d];
+  int kb = sweep_kappa_bin(k);
+  if (kb < 0) return TOI_OK;
+  cell->khist[kb]++;
+  if (isinf(k)) {
+    cell->kinf++;
+    return TOI_OK;
+  }
+  cell->kmin = min_set(cell->kmin, k);
+  cell->kmax = max_set(cell->kmax, k);
+  double r = sweep_ratio(sc->ulp, sc->ref_t, k);
+  if (isnan(r)) return TOI_OK;
+  cell->max_ratio = max_set(cell->max_ratio, r);
+  sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
+  return TOI_OK;
 }
 
-toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf, const toi_case *c,
-                           size_t b, uint64_t index) {
-  return sweep_eval_case_with(acc, fs, nf, NULL, 0, INFINITY, c, b, index);
+/* A scored answer into its cell: kinds, confusion, witnesses, histograms. */
+static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls, const toi_case *c, uint64_t index) {
+  cell->cases++;
+  if ((unsigned)sc->kind < SCORE_KIND_COUNT) cell->kind[sc->kind]++;
+  unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
+  cell->confusion[ref_cls][verdict]++;
+  if (sc->kind == SCORE_MISSED || sc->kind == SCORE_GHOST || sc->kind == SCORE_OTHER)
+    sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc->kind, (double)verdict, index, c);
+  if (!sc->timed) return;
+  cell->timed++;
+  int h = sweep_ulp_bin(sc->ulp);
+  if (h >= 0) cell->hist[h]++;
+  if (!isnan(sc->ulp)) cell->max_ulp = max_set(cell->max_ulp, sc->ulp);
+  if (!isnan(sc->bits)) cell->max_bits = max_set(cell->max_bits, sc->bits);
+  sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
 }
 
-toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
-                                const sweep_answer *ans, size_t ns, double tmax, const toi_case *c, size_t b,
-                                uint64_t index) {
+toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size_t nc,
+                                const toi_answer *const *stored, double tmax, const toi_case *c, size_t b,
+                                uint64_t index, toi_ref_engine engine) {
   toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, c);
+  toi_status st = toi_ref_solve_engine(&ref, c, engine);
   if (st != TOI_OK) return st;
   if ((unsigned)ref.cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + ref.cls]++;
   double kappa[2] = {NAN, NAN};
   int have[2] = {0, 0};
-  for (size_t j = 0; j < nf + ns; j++) {
+  score_opts so = {tmax, 0, 0, 0, engine};
+  for (size_t j = 0; j < nc; j++) {
+    const toi_candidate *cand = &cands[j];
     sweep_cell *cell = &acc->cells[j * acc->nbins + b];
-    /* Solver columns are forward, for every class; an answer that is not
-       there (declined, failed) is out of the solver's domain for this case. */
-    toi_direction dir = j < nf ? fs[j]->direction : TOI_FORWARD;
-    if (j >= nf && !ans[j - nf].answered) {
+    toi_answer own;
+    const toi_answer *a = stored && (cand->flags & TOI_CAND_OUT_OF_PROCESS) ? stored[j] : NULL;
+    if (!a) {
+      toi_run_info info;
+      if (cand->flags & TOI_CAND_OUT_OF_PROCESS) return TOI_ERR_RANGE; /* its answers come stored */
+      if (toi_candidate_run(cand, c, 1, NULL, &own, &info)) return TOI_ERR_RANGE;
+      a = &own;
+    }
+    if (a->state != TOI_ANSWERED) {
       cell->cases++;
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    score_case sc;
-    if (j < nf)
-      st = score_column(&sc, fs[j]->solve(c), dir, fs[j]->domain, c, &ref, tmax);
-    else
-      st = score_column(&sc, ans[j - nf].r, dir, 0, c, &ref, tmax);
+    score_detail sd;
+    st = score_answer(&sd, a->r, cand->direction, cand->domain, c, &ref, &so);
     if (st != TOI_OK) return st;
-    cell->cases++;
-    if ((unsigned)sc.kind < SCORE_KIND_COUNT) cell->kind[sc.kind]++;
-    unsigned verdict = (unsigned)sc.verdict < TOI_CLASS_COUNT ? (unsigned)sc.verdict : TOI_NONE;
-    cell->confusion[ref.cls][verdict]++;
-    if (sc.kind == SCORE_MISSED || sc.kind == SCORE_GHOST || sc.kind == SCORE_OTHER)
-      sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc.kind, (double)verdict, index, c);
-    if (!sc.timed) continue;
-    cell->timed++;
-    int h = sweep_ulp_bin(sc.ulp);
-    if (h >= 0) cell->hist[h]++;
-    if (!isnan(sc.ulp)) cell->max_ulp = max_set(cell->max_ulp, sc.ulp);
-    if (!isnan(sc.bits)) cell->max_bits = max_set(cell->max_bits, sc.bits);
-    sweep_witness_offer(&cell->w[SW_MAX_ULP], sc.ulp, sc.bits, index, c);
-    int d = dir == TOI_REVERSE;
-    if (!have[d]) {
-      st = toi_ref_kappa(&kappa[d], c, dir);
-      if (st != TOI_OK) return st;
-      have[d] = 1;
-    }
-    double k = kappa[d];
-    int kb = sweep_kappa_bin(k);
-    if (kb < 0) continue;
-    cell->khist[kb]++;
-    if (isinf(k)) {
-      cell->kinf++;
-      continue;
-    }
-    cell->kmin = min_set(cell->kmin, k);
-    cell->kmax = max_set(cell->kmax, k);
-    double r = sweep_ratio(sc.ulp, sc.ref_t, k);
-    if (isnan(r)) continue;
-    cell->max_ratio = max_set(cell->max_ratio, r);
-    sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
+    add_scored(cell, &sd.sc, ref.cls, c, index);
+    if (sd.sc.timed && (st = add_kappa(cell, &sd.sc, cand->direction, kappa, have, c, index, engine)) != TOI_OK)
+      return st;
   }
   return TOI_OK;
 }

@@ -5,10 +5,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "bench.h"
+#include "candidate.h"
 #include "gen.h"
 #include "score.h"
 #include "toi.h"
 #include "toi_msg.h"
+#include "toiref.h"
 
 /*
  * Result file format, version 1 (`toibench sweep`, `toibench merge`).
@@ -207,24 +210,50 @@ int sweep_kappa_bin(double kappa);
 /// below: what the conditioning and the double format explain), or NaN.
 double sweep_ratio(double ulp, double ref_t, double kappa);
 
-/// Scores one case for every formulation into acc (bin b). Kappa is computed
-/// only when some formulation's time is scored in that direction.
-TOI_MUST_USE toi_status sweep_eval_case(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
-                                        const toi_case *c, size_t b, uint64_t index);
+/// Scores one case for every candidate (column j is cands[j]) into acc (bin
+/// b): an in-process candidate is solved here; an out-of-process one's answer
+/// is stored[j] (stored may be NULL when there is none). An answer that is not
+/// there (declined, failed) is counted OUT_OF_DOMAIN, not scored. Each column
+/// is scored with its candidate's direction and domain against the true
+/// contact; a finite tmax scores every column as "hit within the step" (as
+/// `run --tmax`). Kappa is computed only when some time is scored in that
+/// direction.
+TOI_MUST_USE toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size_t nc,
+                                             const toi_answer *const *stored, double tmax, const toi_case *c,
+                                             size_t b, uint64_t index, toi_ref_engine engine);
 
-/// A solver's answer to one case, as a sweep column scores it.
-typedef struct sweep_answer {
-  int answered;  ///< 0: declined or failed: counted OUT_OF_DOMAIN, not scored
-  toi_result r;
-} sweep_answer;
+/// What became of one external candidate over a whole sweep.
+typedef struct sweep_tally {
+  uint64_t failed, declined, malfunctions, protocol_errors;
+  toi_quota quota; ///< stderr lines and protocol messages shown, over every block
+} sweep_tally;
 
-/// sweep_eval_case with ns solver columns after the nf formulations (column
-/// nf + k is ans[k]), each scored as a forward formulation with no domain
-/// restriction, against the true contact. A finite tmax scores every column
-/// as "hit within the step" (as `run --tmax`); +Inf scores as sweep_eval_case.
-TOI_MUST_USE toi_status sweep_eval_case_with(sweep_acc *acc, const toi_formulation *const *fs, size_t nf,
-                                             const sweep_answer *ans, size_t ns, double tmax,
-                                             const toi_case *c, size_t b, uint64_t index);
+/// How a sweep runs.
+typedef struct sweep_opts {
+  const gen_opts *g;
+  uint64_t start, end;          ///< the cases [start, end)
+  int jobs;
+  const toi_progress *progress; ///< NULL: none
+  double tmax, timeout;
+  toi_ref_engine engine;
+  const toi_msg *msg;           ///< failures and solver messages
+} sweep_opts;
+
+/// Scores the candidates (in-process ones first: the result file's column
+/// order) on the cases [o->start, o->end) of o->g into *out (nbins bins; free
+/// it with sweep_acc_free), with the same bytes for any o->jobs. With an
+/// out-of-process candidate, block by block. tally[0..nc-1] is filled. 0, or
+/// -1 after saying why to o->msg.
+int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins, const sweep_opts *o,
+                sweep_tally *tally);
+/// Measures speed alone: generation (gen), the reference (cand NULL) or one
+/// in-process candidate on count cases (the first 65536 generated beforehand
+/// and reused), on jobs threads; *seconds the time taken. 0 or -1.
+int sweep_time_only(double *seconds, const gen_opts *g, uint64_t count, int jobs, int gen,
+                    const toi_candidate *cand, toi_ref_engine engine);
+/// After the result is written: tells msg what was not shown, not scored, and
+/// which candidates malfunctioned; returns 1 when one did.
+int sweep_finish(const toi_candidate *cands, size_t nc, const sweep_tally *tally, const toi_msg *msg);
 
 /// Name of a score kind ("agree", "missed", ...).
 const char *sweep_kind_name(int k);
@@ -273,7 +302,7 @@ typedef struct sweep_run {
   void *ctx;
   atomic_uint_least64_t done;  ///< cases done, updated by fn
   uint64_t total;              ///< cases to do, for the progress line
-  int progress;                ///< print a progress line on stderr
+  const toi_progress *progress; ///< where progress goes (NULL: nowhere)
   const char *what;            ///< label of the progress line
 } sweep_run;
 

@@ -21,6 +21,28 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   return EXIT_USAGE;
 }
 
+static void progress_show(void *ud, const char *what, uint64_t done, uint64_t total, double dt, int final) {
+  (void)ud;
+  double rate = dt > 0 ? (double)done / dt : 0;
+  double eta = rate > 0 ? (double)(total - done) / rate : 0;
+  fprintf(stderr, "\r%s: %llu/%llu cases (%.1f%%), %.0f cases/s, ETA %.0fs   %s", what, (unsigned long long)done,
+          (unsigned long long)total, total ? 100.0 * (double)done / (double)total : 100.0, rate, final ? 0.0 : eta,
+          final ? "\n" : "");
+  fflush(stderr);
+}
+
+static void progress_note(void *ud, const char *text) {
+  (void)ud;
+  fprintf(stderr, "%s\n", text);
+}
+
+static void progress_status(void *ud, const char *text) {
+  (void)ud;
+  fprintf(stderr, "\r%s", text);
+}
+
+const toi_progress cli_progress_stderr = {progress_show, progress_note, progress_status, NULL};
+
 static void msg_to_stderr(void *ud, const char *text) {
   (void)ud;
   fprintf(stderr, "toibench: %s\n", text);
@@ -41,6 +63,7 @@ int cli_args_init(cli_args *a, int argc) {
   memset(a, 0, sizeof *a);
   a->tmax = INFINITY;
   a->timeout = 10;
+  a->engine = TOI_REF_FAST;
   a->files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->files);
   return a->files ? 0 : -1;
 }
@@ -87,8 +110,8 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
     *str = v;
   } else if ((accept & CLI_OPT_REFERENCE) && !strcmp(arg, "--reference")) {
     int e = toi_ref_engine_parse(v);
-    if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK)
-      return cli_usage_error(cmd, "--reference must be fast or mpfr, got '%s'", v), -1;
+    if (e < 0) return cli_usage_error(cmd, "--reference must be fast or mpfr, got '%s'", v), -1;
+    a->engine = (toi_ref_engine)e;
   } else if ((accept & CLI_OPT_TMAX) && !strcmp(arg, "--tmax")) {
     if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
       return cli_usage_error(cmd, "--tmax needs a finite number > 0, got '%s'", v), -1;
@@ -372,4 +395,68 @@ void cli_print_hex(FILE *f, double x) {
     fputs(x > 0 ? "inf" : "-inf", f);
   else
     fprintf(f, "%a", x);
+}
+
+/* Adds the candidate called name unless one of that name is there. */
+static int add_named(const char *cmd, candlist *l, const char *name) {
+  if (candlist_has(l, l->n, name)) return EXIT_OK;
+  toi_candidate c;
+  if (toi_candidate_find(&c, name, &cli_msg_stderr))
+    return cli_usage_error(cmd, "unknown formulation or solver '%s' (see 'toibench list')", name);
+  return candlist_take(l, &c) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* Every built engine not named yet. */
+static int add_engines(const char *cmd, candlist *l) {
+  toi_candidate *v;
+  size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+  int rc = n == 0 ? cli_usage_error(cmd, "no engine is built (run 'make engines')") : EXIT_OK;
+  for (size_t i = 0; i < n; i++) {
+    if (rc == EXIT_OK && !candlist_has(l, l->n, v[i].name))
+      rc = candlist_take(l, &v[i]) ? EXIT_RUNTIME : EXIT_OK;
+    else
+      toi_candidate_free(&v[i]);
+  }
+  free(v);
+  return rc;
+}
+
+int cli_add_named(const char *cmd, candlist *l, const char *names) {
+  char *copy = strdup(names);
+  if (!copy) return EXIT_RUNTIME;
+  int rc = EXIT_OK;
+  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok && rc == EXIT_OK; tok = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(tok, "all")) {
+      size_t n;
+      const toi_formulation *all = toi_formulations(&n);
+      for (size_t i = 0; i < n && rc == EXIT_OK; i++) rc = add_named(cmd, l, all[i].name);
+    } else if (!strcmp(tok, "engines")) {
+      rc = add_engines(cmd, l);
+    } else {
+      rc = add_named(cmd, l, tok);
+    }
+  }
+  free(copy);
+  return rc;
+}
+
+int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg) {
+  toi_candidate *v = NULL;
+  int k;
+  if (!strcmp(opt, "--solver-cmd")) {
+    v = malloc(sizeof *v);
+    k = v && !toi_candidate_command(v, arg) ? 1 : -2;
+  } else {
+    char err[600];
+    k = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);
+    if (k < 0) {
+      free(v);
+      return cli_usage_error(cmd, "--solver %s", err);
+    }
+  }
+  int rc = k < 0 ? EXIT_RUNTIME : EXIT_OK;
+  for (int j = 0; j < k; j++)
+    if (rc != EXIT_OK || candlist_take(l, &v[j])) rc = EXIT_RUNTIME;
+  free(v);
+  return rc;
 }

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include "toi.h"
 #include "toi_msg.h"
+#include "toiref.h"
+#include "bench.h"
+#include "candlist.h"
 
 /// Exit codes of every command.
 enum {
@@ -26,6 +29,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /// The sink that prints each library message as cli_error does.
 extern const toi_msg cli_msg_stderr;
 
+/// The progress line on stderr ("\rWHAT: DONE/TOTAL cases (P%), R cases/s, ETA Ss").
+extern const toi_progress cli_progress_stderr;
+
 /// Prints "toibench: message" to stderr.
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -38,12 +44,22 @@ int cli_read_case_files(toi_caselist *list, int npaths, char **paths);
 /// naming the unknown formulation. *out is malloc'ed.
 int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out);
 
+/// Adds the candidates NAMES names (comma-separated formulations and built
+/// engines; 'all' every formulation, 'engines' every built engine), skipping
+/// names already in l. EXIT_OK, EXIT_USAGE after a usage error for cmd, or
+/// EXIT_RUNTIME.
+int cli_add_named(const char *cmd, candlist *l, const char *names);
+/// Appends the candidates of --solver ARG (every solver of the plug-in) or
+/// --solver-cmd ARG (opt says which), as they are named. EXIT_OK, EXIT_USAGE,
+/// EXIT_RUNTIME.
+int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg);
+
 /// Options several commands share; a command names those it accepts.
 enum {
   CLI_OPT_OUT = 1,        ///< -o FILE
   CLI_OPT_ROWS = 2,       ///< --rows FILE
   CLI_OPT_NAMES = 4,      ///< -f NAMES
-  CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (sets the engine)
+  CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (cli_args.engine)
   CLI_OPT_TMAX = 16,      ///< --tmax T (> 0)
   CLI_OPT_TIMEOUT = 32,   ///< --timeout SEC (> 0)
   CLI_OPT_TARGET = 64     ///< --target-distance DELTA
@@ -56,6 +72,7 @@ typedef struct cli_args {
   double timeout;   ///< 10 unless --timeout
   double delta;     ///< 0 unless --target-distance
   int have_delta;
+  toi_ref_engine engine; ///< TOI_REF_FAST unless --reference
   char **files;     ///< the arguments that are not options ("-" is stdin)
   int nfiles;
 } cli_args;

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "hunt_solver.h"
+#include "candlist.h"
+#include "hunt.h"
+#include "solvers.h"
 #include "toiref.h"
-
-#define CHUNK 256
 
 static void help(void) {
   printf(
@@ -61,212 +61,25 @@ static void help(void) {
       "  --budget N   cases evaluated in all (default 20000)\n"
       "  --keep K     cases kept per list (default 8, at most 64)\n"
       "  -o FILE      output file (appears only when complete)\n"
-      "  -j N         threads for formulations (default: the number of online cores);\n"
-      "               solvers are scored in one thread\n"
+      "  -j N         threads scoring the cases (default: the number of online cores);\n"
+      "               a solver itself is called from one thread\n"
       "  --quiet      no progress line and no summary on stderr\n\n");
   gen_cli_help(stdout);
 }
 
-/* Scores fd->c; kappa and the ratio only for a finite scored error. */
-static toi_status evaluate(hunt_found *fd, const toi_formulation *f) {
-  toi_ref ref;
-  toi_status st = toi_ref_solve(&ref, &fd->c);
-  if (st == TOI_OK) st = score_eval(&fd->sc, f, &fd->c, &ref);
-  fd->err = fd->sc.timed ? fd->sc.ulp : NAN;
-  fd->kappa = fd->ratio = NAN;
-  if (st != TOI_OK || !fd->sc.timed || !isfinite(fd->sc.ulp)) return st;
-  st = toi_ref_kappa(&fd->kappa, &fd->c, f->direction);
-  if (st == TOI_OK) fd->ratio = sweep_ratio(fd->sc.ulp, fd->sc.ref_t, fd->kappa);
-  return st;
-}
-
-typedef struct hunt_ctx {
-  const gen_opts *g;
-  const toi_formulation *f;
-  int keep;
-  uint64_t global;
-  uint64_t steps;     /* local steps per candidate */
-  hunt_list *lists;   /* [worker][4]: by ulp, by ratio, infinite, misclassified */
-  hunt_found *cands;  /* local search: candidates in, results out */
-  hunt_found *flips;  /* local search: classification flips, one per candidate */
-  int *has_flip;
-  int ncands;
-  sweep_run *run;
-} hunt_ctx;
-
-static int global_chunk(void *vctx, int worker, uint64_t chunk) {
-  hunt_ctx *x = vctx;
-  hunt_list *l = &x->lists[worker * HUNT_L_COUNT];
-  uint64_t lo = chunk * CHUNK, hi = x->global - lo < CHUNK ? x->global : lo + CHUNK;
-  for (uint64_t i = lo; i < hi; i++) {
-    hunt_found fd;
-    size_t b;
-    memset(&fd, 0, sizeof fd);
-    if (gen_case(&fd.c, NULL, &b, x->g, i) != TOI_OK || evaluate(&fd, x->f) != TOI_OK) return 1;
-    fd.index = i;
-    hunt_file(l, &fd, fd.sc.kind, x->keep, i);
-  }
-  atomic_fetch_add(&x->run->done, hi - lo);
-  return 0;
-}
-
-static int local_chunk(void *vctx, int worker, uint64_t chunk) {
-  (void)worker;
-  hunt_ctx *x = vctx;
-  hunt_found *cur = &x->cands[chunk];
-  toi_rng r;
-  toi_rng_seed_item(&r, x->g->seed, HUNT_STREAM + (uint64_t)cur->by, cur->index);
-  double start = hunt_key(cur);
-  uint64_t raised = 0;
-  for (uint64_t s = 0; s < x->steps; s++) {
-    hunt_found next = *cur;
-    if (!hunt_perturb(&r, &next.c)) continue;
-    if (evaluate(&next, x->f) != TOI_OK) return 1;
-    if (hunt_misclassified(next.sc.kind)) {
-      if (!x->has_flip[chunk]) {
-        hunt_found *fl = &x->flips[chunk];
-        *fl = next;
-        snprintf(fl->note, sizeof fl->note,
-                 "local search from global case %" PRIu64 " (%s, %s %.6g), step %" PRIu64
-                 " flipped the classification",
-                 cur->index, cur->c.id, cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", hunt_key(cur), s + 1);
-        x->has_flip[chunk] = 1;
-      }
-      continue;
-    }
-    if (!next.sc.timed || !isfinite(next.sc.ulp) || isnan(hunt_key(&next))) continue;
-    if (hunt_key(&next) >= hunt_key(cur)) {
-      raised += hunt_key(&next) > hunt_key(cur);
-      *cur = next;
-    }
-  }
-  snprintf(cur->note, sizeof cur->note,
-           "global pass case %" PRIu64 " (%s, %s %.6g), then local search: %" PRIu64 " steps, %" PRIu64
-           " raised it, %s %.6g; kappa %.6g, ratio %.6g",
-           cur->index, cur->c.id, cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", start, x->steps, raised,
-           cur->by == HUNT_BY_RATIO ? "ratio" : "ulp", hunt_key(cur), cur->kappa, cur->ratio);
-  atomic_fetch_add(&x->run->done, 1);
-  return 0;
-}
-
-/* The search for a built-in formulation: every evaluation in this process, on -j threads. */
-static int hunt_formulation(const toi_formulation *f, const gen_opts *o, unsigned long long budget,
-                            unsigned long long keep, int jobs, int quiet, const char *out) {
-  hunt_ctx x;
-  memset(&x, 0, sizeof x);
-  x.g = o;
-  x.f = f;
-  x.keep = (int)keep;
-  x.global = budget / 2;
-  x.lists = calloc((size_t)jobs * HUNT_L_COUNT, sizeof *x.lists);
-  x.cands = calloc(2 * HUNT_MAXKEEP, sizeof *x.cands);
-  x.flips = calloc(2 * HUNT_MAXKEEP, sizeof *x.flips);
-  x.has_flip = calloc(2 * HUNT_MAXKEEP, sizeof *x.has_flip);
-  hunt_list *all = calloc(HUNT_L_COUNT, sizeof *all);     /* the lists joined over workers */
-  hunt_list *best = calloc(2, sizeof *best);         /* after local search: by ulp, by ratio */
-  int rc = EXIT_OK;
-  if (!x.lists || !x.cands || !x.flips || !x.has_flip || !all || !best) {
-    cli_error("hunt: out of memory");
-    rc = EXIT_RUNTIME;
-    goto done;
-  }
-  sweep_run run;
-  memset(&run, 0, sizeof run);
-  run.jobs = jobs;
-  run.nchunks = (x.global + CHUNK - 1) / CHUNK;
-  run.fn = global_chunk;
-  run.ctx = &x;
-  run.total = x.global;
-  run.progress = !quiet && isatty(2);
-  run.what = "toibench hunt (global pass)";
-  x.run = &run;
-  if (sweep_parallel(&run)) {
-    cli_error("hunt: the reference or scoring failed");
-    rc = EXIT_RUNTIME;
-    goto done;
-  }
-  /* Per-thread lists joined under the same total orders: independent of -j. */
-  for (int w = 0; w < jobs; w++)
-    for (int k = 0; k < HUNT_L_COUNT; k++) {
-      const hunt_list *l = &x.lists[w * HUNT_L_COUNT + k];
-      for (int i = 0; i < l->n; i++) hunt_list_offer(&all[k], &l->items[i], x.keep, k >= HUNT_L_INF);
-    }
-  for (int k = HUNT_L_ULP; k <= HUNT_L_RATIO; k++)
-    for (int i = 0; i < all[k].n; i++) x.cands[x.ncands++] = all[k].items[i];
-  x.steps = x.ncands ? (budget - x.global) / (uint64_t)x.ncands : 0;
-  sweep_run run2;
-  memset(&run2, 0, sizeof run2);
-  run2.jobs = jobs;
-  run2.nchunks = (uint64_t)x.ncands;
-  run2.fn = local_chunk;
-  run2.ctx = &x;
-  run2.total = (uint64_t)x.ncands;
-  run2.progress = !quiet && isatty(2);
-  run2.what = "toibench hunt (local search, cases)";
-  x.run = &run2;
-  if (x.ncands && sweep_parallel(&run2)) {
-    cli_error("hunt: the reference or scoring failed");
-    rc = EXIT_RUNTIME;
-    goto done;
-  }
-  /* Final rankings after the local search; flips join the classification errors. */
-  for (int k = 0; k < x.ncands; k++) hunt_list_offer(&best[x.cands[k].by], &x.cands[k], x.keep, 0);
-  for (int k = 0; k < x.ncands; k++)
-    if (x.has_flip[k] && all[HUNT_L_BAD].n < x.keep) all[HUNT_L_BAD].items[all[HUNT_L_BAD].n++] = x.flips[k];
-
-  cli_out w;
-  if (cli_out_open(&w, out)) {
-    rc = EXIT_RUNTIME;
-    goto done;
-  }
-  char desc[512];
-  gen_opts_format(desc, sizeof desc, o);
-  fprintf(w.f, "# toibench hunt -f %s %s budget=%llu keep=%llu\n", f->name, desc, budget, keep);
-  fprintf(w.f,
-          "# Worst cases of %s found by a random global pass over %" PRIu64 " cases and a local\n"
-          "# search of %" PRIu64 " steps around each of the %d kept by ULP error or by error /\n"
-          "# (kappa 2^-53) (inputs moved by a few ulps).\n"
-          "# Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
-          f->name, x.global, x.steps, x.ncands, f->name);
-  for (int k = 0; k < best[HUNT_BY_ULP].n; k++)
-    hunt_write_found(w.f, &best[HUNT_BY_ULP].items[k], f->name, "ulp", k + 1, NULL);
-  for (int k = 0; k < best[HUNT_BY_RATIO].n; k++)
-    hunt_write_found(w.f, &best[HUNT_BY_RATIO].items[k], f->name, "ratio", k + 1, NULL);
-  for (int k = 0; k < all[HUNT_L_INF].n; k++) hunt_write_found(w.f, &all[HUNT_L_INF].items[k], f->name, "inf", k + 1, NULL);
-  for (int k = 0; k < all[HUNT_L_BAD].n; k++) hunt_write_found(w.f, &all[HUNT_L_BAD].items[k], f->name, "class", k + 1, NULL);
-  if (cli_out_commit(&w)) rc = EXIT_RUNTIME;
-  if (!quiet && rc == EXIT_OK) {
-    fprintf(stderr, "hunt %s:", f->name);
-    const hunt_found *mu = hunt_largest(best, 2, HUNT_BY_ULP), *mr = hunt_largest(best, 2, HUNT_BY_RATIO);
-    if (mu) fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", mu->err, mu->sc.bits);
-    if (mr) fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", mr->ratio);
-    fprintf(stderr,
-            "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
-            "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
-            all[HUNT_L_INF].n, all[HUNT_L_BAD].n);
-  }
-done:
-  free(x.lists);
-  free(x.cands);
-  free(x.flips);
-  free(x.has_flip);
-  free(all);
-  free(best);
-  return rc;
-}
-
 /* The one plug-in solver of --solver; a catalog of several needs a SYMBOL. */
-static int plugin_solver(const char *arg, solver_def *out) {
+static int plugin_solver(const char *arg, toi_candidate *out) {
   char path[4096], err[600];
-  solver_def *v;
-  int k = solvers_from_plugin_arg(arg, &v, err, sizeof err, path, sizeof path);
+  toi_candidate *v;
+  int k = toi_candidates_plugin(&v, arg, err, sizeof err, path, sizeof path);
   if (k < 0) return cli_usage_error("hunt", "--solver %s", err);
   if (k > 1) {
     char names[1024] = "";
     size_t len = 0;
     for (int j = 0; j < k && len < sizeof names; j++)
       len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%s:%s)", j ? ", " : "", v[j].name, path,
-                              v[j].symbol);
+                              ((const solver_def *)v[j].impl)->symbol);
+    for (int j = 0; j < k; j++) toi_candidate_free(&v[j]);
     free(v);
     return cli_usage_error("hunt", "--solver %s holds %d solvers: %s; hunt searches one, name it with LIB.so:SYMBOL",
                            path, k, names);
@@ -276,87 +89,238 @@ static int plugin_solver(const char *arg, solver_def *out) {
   return EXIT_OK;
 }
 
-int cmd_hunt(int argc, char **argv) {
+/* The command line of a hunt. */
+typedef struct hunt_args {
   gen_cli g;
-  gen_cli_init(&g);
-  unsigned long long budget = 20000, keep = 8;
-  const char *out = NULL, *name = NULL, *plugin = NULL, *command = NULL;
-  int jobs = sweep_default_jobs(), quiet = 0, given = 0, solver_opts_given = 0;
-  cli_args args;
-  if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
-  free(args.files); /* hunt takes no files: a FAMILY is a generator option */
-  args.files = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      help();
+  unsigned long long budget, keep;
+  const char *out, *name, *plugin, *command;
+  int jobs, quiet, given, solver_opts_given;
+  cli_args shared; /* --tmax, --timeout, --target-distance */
+} hunt_args;
+
+/* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
+static int parse_option(hunt_args *h, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
+  if (!strcmp(a, "--budget") || !strcmp(a, "--keep")) {
+    if (*i + 1 >= argc || cli_parse_u64(argv[*i + 1], a[2] == 'b' ? &h->budget : &h->keep))
+      return cli_usage_error("hunt", "%s needs an unsigned integer", a);
+    (*i)++;
+  } else if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
+    if (*i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
+    if (a[1] == 'o') {
+      h->out = argv[++*i];
       return EXIT_OK;
-    } else if (!strcmp(a, "--budget") || !strcmp(a, "--keep")) {
-      if (i + 1 >= argc || cli_parse_u64(argv[i + 1], a[2] == 'b' ? &budget : &keep))
-        return cli_usage_error("hunt", "%s needs an unsigned integer", a);
-      i++;
-    } else if (!strcmp(a, "-o") || !strcmp(a, "-f") || !strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
-      if (i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
-      if (a[1] == 'o') {
-        out = argv[++i];
-        continue;
-      }
-      const char **slot = a[1] == 'f' ? &name : !strcmp(a, "--solver") ? &plugin : &command;
-      *slot = argv[++i];
-      given++;
-    } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout") || !strcmp(a, "--target-distance")) {
-      if (cli_args_take(&args, "hunt", CLI_OPT_TMAX | CLI_OPT_TIMEOUT | CLI_OPT_TARGET, argc, argv, &i) < 0)
-        return EXIT_USAGE;
-      solver_opts_given = 1;
-    } else if (!strncmp(a, "-j", 2)) {
-      const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
-      if (sweep_parse_jobs(v, &jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
-    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-      quiet = 1;
-    } else {
-      int r = gen_cli_option(&g, "hunt", argc, argv, &i);
-      if (r < 0) return EXIT_USAGE;
-      if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
     }
+    const char **slot = a[1] == 'f' ? &h->name : !strcmp(a, "--solver") ? &h->plugin : &h->command;
+    *slot = argv[++*i];
+    h->given++;
+  } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout") || !strcmp(a, "--target-distance")) {
+    if (cli_args_take(&h->shared, "hunt", CLI_OPT_TMAX | CLI_OPT_TIMEOUT | CLI_OPT_TARGET, argc, argv, i) < 0)
+      return EXIT_USAGE;
+    h->solver_opts_given = 1;
+  } else if (!strncmp(a, "-j", 2)) {
+    const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : "");
+    if (sweep_parse_jobs(v, &h->jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
+  } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+    h->quiet = 1;
+  } else {
+    int r = gen_cli_option(&h->g, "hunt", argc, argv, i);
+    if (r < 0) return EXIT_USAGE;
+    if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
   }
-  if (given == 0)
+  return EXIT_OK;
+}
+
+/* The candidate the command line names. EXIT_OK or an exit code. */
+static int pick(const hunt_args *h, toi_candidate *cand) {
+  if (h->given == 0)
     return cli_usage_error("hunt", "-f NAME, --solver LIB.so[:SYMBOL] or --solver-cmd COMMAND is required");
-  if (given > 1)
+  if (h->given > 1)
     return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
-  if (command && !command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
-  const toi_formulation *f = name ? toi_formulation_find(name) : NULL;
-  hunt_solver_args sa;
-  memset(&sa, 0, sizeof sa);
-  if (plugin) {
-    if (plugin_solver(plugin, &sa.s)) return EXIT_USAGE;
-  } else if (command) {
-    solvers_from_command(command, &sa.s);
-  } else if (!f && solvers_find_engine(name, &sa.s)) {
-    return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", name);
-  }
-  if (f && solver_opts_given)
+  if (h->command && !h->command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
+  if (h->plugin) return plugin_solver(h->plugin, cand);
+  if (h->command) return toi_candidate_command(cand, h->command) ? EXIT_RUNTIME : EXIT_OK;
+  if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
+    return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+  if (!(cand->flags & TOI_CAND_EXTERNAL) && h->solver_opts_given) {
+    toi_candidate_free(cand);
     return cli_usage_error("hunt", "--tmax, --timeout and --target-distance apply to solvers, not to formulation %s",
-                           f->name);
-  if (keep < 1 || keep > HUNT_MAXKEEP) return cli_usage_error("hunt", "--keep must be in 1..%d", HUNT_MAXKEEP);
-  if (budget < 2) return cli_usage_error("hunt", "--budget must be at least 2");
-  gen_opts o;
-  if (gen_cli_build(&g, "hunt", GEN_MIXED, &o)) return EXIT_USAGE;
-  if (!f) {
-    char spec[4200];
-    snprintf(spec, sizeof spec, "%s %s", plugin ? "--solver" : command ? "--solver-cmd" : "-f",
-             plugin ? plugin : command ? command : name);
-    sa.g = &o;
-    sa.spec = spec;
-    solver_quota quota = {0, 0};
-    sa.so = (solver_opts){args.tmax, args.timeout, &quota, &cli_msg_stderr};
-    sa.delta = args.delta;
-    sa.budget = budget;
-    sa.keep = (int)keep;
-    sa.quiet = quiet;
-    sa.out = out;
-    int rc = hunt_solver(&sa);
-    solver_quota_report(sa.s.name, &quota, &cli_msg_stderr);
-    return rc;
+                           h->name);
   }
-  return hunt_formulation(f, &o, budget, keep, jobs, quiet, out);
+  return EXIT_OK;
+}
+
+/* The candidate's name as it can stand in a case ID (an external one's may hold anything). */
+static void id_name(char *dst, size_t n, const char *name) {
+  size_t j = 0;
+  for (const char *s = name; *s && j + 1 < n && j < 40; s++)
+    dst[j++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *s) ? *s : '-';
+  dst[j] = 0;
+}
+
+/* Writes '# found:', the score line (score_line, or the '# ulp=...' line when
+   NULL) and the case named worst-NAME-WHAT-RANK. */
+static void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, const char *what, int rank,
+                      const char *score_line) {
+  toi_case c = fd->c;
+  snprintf(c.id, sizeof c.id, "worst-%s-%s-%02d", name, what, rank);
+  fprintf(f, "\n# found: %s\n", fd->note);
+  if (score_line)
+    fprintf(f, "%s\n", score_line);
+  else
+    fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
+            toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+  (void)toi_write_case(f, &c);
+}
+
+/* A list; a candidate scored against targets gets its target in the score line. */
+static void write_list(FILE *f, const hunt_list *l, const toi_candidate *cand, const char *name, const char *what,
+                       int failed) {
+  for (int k = 0; k < l->n; k++) {
+    const hunt_found *fd = &l->items[k];
+    char line[400];
+    if (failed)
+      snprintf(line, sizeof line, "# ulp=nan bits=nan class=%s verdict=failed kind=failed",
+               toi_class_name(fd->sc.ref_cls));
+    else
+      snprintf(line, sizeof line, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s target=%.6g ulp_t=%.6g kind_t=%s",
+               fd->sc.ulp, fd->sc.bits, toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict),
+               sweep_kind_name(fd->sc.kind), fd->target, fd->err, sweep_kind_name(fd->tkind));
+    hunt_write_found(f, fd, name, what, k + 1, cand->flags & TOI_CAND_EXTERNAL ? line : NULL);
+  }
+}
+
+static void write_header_builtin(FILE *f, const hunt_result *r, const toi_candidate *cand, const char *desc,
+                                 const hunt_args *h) {
+  fprintf(f, "# toibench hunt -f %s %s budget=%llu keep=%llu\n", cand->name, desc, h->budget, h->keep);
+  fprintf(f,
+          "# Worst cases of %s found by a random global pass over %" PRIu64 " cases and a local\n"
+          "# search of %" PRIu64 " steps around each of the %d kept by ULP error or by error /\n"
+          "# (kappa 2^-53) (inputs moved by a few ulps).\n"
+          "# Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
+          cand->name, r->global, r->rounds, r->ncands, cand->name);
+}
+
+static void write_header_external(FILE *f, const hunt_result *r, const toi_candidate *cand, const char *desc,
+                                  const hunt_args *h, const char *spec) {
+  const char *name = cand->name;
+  /* The command as given, on one comment line whatever it holds. */
+  fputs("# toibench hunt ", f);
+  for (const char *p = spec; *p; p++) fputc((unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p, f);
+  fprintf(f, " %s budget=%" PRIu64 " keep=%d timeout=%g", desc, (uint64_t)h->budget, (int)h->keep, h->shared.timeout);
+  if (isfinite(h->shared.tmax)) fprintf(f, " tmax=%a", h->shared.tmax);
+  fprintf(f, " target-distance=%a\n", h->shared.delta);
+  fprintf(f,
+          "# Worst cases of solver %s found by a random global pass over %" PRIu64 " cases (solver calls of\n"
+          "# up to %d cases) and a local search of %" PRIu64 " rounds x %" PRIu64 " proposals around each of\n"
+          "# the %d kept by ULP error or by error / (kappa 2^-53) (inputs moved by a few ulps; one solver\n"
+          "# call per round): %" PRIu64 " cases sent to the solver.\n",
+          name, r->global, 4096, r->rounds, r->per, r->ncands, r->sent);
+  if (r->aimed)
+    fprintf(f,
+            "# ULP errors ranked against the solver's target: its own where it states one (%" PRIu64 " answers),\n"
+            "# else %.6g (--target-distance); %" PRIu64 " answers aim at a non-zero separation (no ratio).\n",
+            r->stated, h->shared.delta, r->aimed);
+  else
+    fprintf(f, "# ULP errors ranked against the true contact (target 0).\n");
+  fprintf(f,
+          "# The solver failed on %" PRIu64 " cases (%" PRIu64 " lost to crashes, hangs or protocol errors)\n"
+          "# and declined %" PRIu64 ". Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
+          r->failed, r->malfunctions, r->declined, name);
+}
+
+/* The case file: header, then the lists (a failure list for a candidate that can fail). */
+static int write_hunt(const hunt_result *r, const toi_candidate *cand, const gen_opts *o, const hunt_args *h,
+                      const char *spec) {
+  int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
+  char desc[512], name[64];
+  gen_opts_format(desc, sizeof desc, o);
+  if (external) id_name(name, sizeof name, cand->name);
+  else snprintf(name, sizeof name, "%s", cand->name);
+  cli_out w;
+  if (cli_out_open(&w, h->out)) return EXIT_RUNTIME;
+  if (external) write_header_external(w.f, r, cand, desc, h, spec);
+  else write_header_builtin(w.f, r, cand, desc, h);
+  write_list(w.f, &r->best[HUNT_BY_ULP], cand, name, "ulp", 0);
+  write_list(w.f, &r->best[HUNT_BY_RATIO], cand, name, "ratio", 0);
+  write_list(w.f, &r->lists[HUNT_L_INF], cand, name, "inf", 0);
+  write_list(w.f, &r->lists[HUNT_L_BAD], cand, name, "class", 0);
+  if (external) write_list(w.f, &r->lists[HUNT_L_FAIL], cand, name, "fail", 1);
+  return cli_out_commit(&w) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* The summary on stderr. */
+static void summary(const hunt_result *r, const toi_candidate *cand) {
+  int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
+  fprintf(stderr, "hunt %s:", cand->name);
+  const hunt_found *mu = hunt_largest(r->best, 2, HUNT_BY_ULP), *mr = hunt_largest(r->best, 2, HUNT_BY_RATIO);
+  if (mu && external)
+    fprintf(stderr, " largest finite ULP error found %.6g (%s);", mu->err, mu->target == 0 ? "ulp" : "ulp_t");
+  else if (mu)
+    fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", mu->err, mu->sc.bits);
+  if (mr) fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", mr->ratio);
+  if (external)
+    fprintf(stderr,
+            "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors,\n"
+            "  %" PRIu64 " failed cases, %" PRIu64 " declined.\n"
+            "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
+            r->lists[HUNT_L_INF].n, r->lists[HUNT_L_BAD].n, r->failed, r->declined);
+  else
+    fprintf(stderr,
+            "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors.\n"
+            "  Sampled maxima are lower bounds: the true worst error may be larger.\n",
+            r->lists[HUNT_L_INF].n, r->lists[HUNT_L_BAD].n);
+}
+
+/* Searches, writes, tells. */
+static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opts *o) {
+  char spec[4200];
+  snprintf(spec, sizeof spec, "%s %s", h->plugin ? "--solver" : h->command ? "--solver-cmd" : "-f",
+           h->plugin ? h->plugin : h->command ? h->command : h->name);
+  toi_quota quota = {0, 0};
+  hunt_opts ho = {o, h->budget, (int)h->keep, h->jobs, h->shared.tmax, h->shared.timeout, h->shared.delta,
+                  TOI_REF_FAST, &cli_msg_stderr, !h->quiet && isatty(2) ? &cli_progress_stderr : NULL, &quota};
+  hunt_result *r = malloc(sizeof *r);
+  int rc = EXIT_RUNTIME;
+  if (!r) cli_error("hunt: out of memory");
+  else if (!hunt_search(r, cand, &ho)) rc = write_hunt(r, cand, o, h, spec);
+  if (rc == EXIT_OK && !h->quiet) summary(r, cand);
+  if (r && rc == EXIT_OK && (r->malfunctions || r->protocol_errors)) {
+    cli_error("solver %s: %" PRIu64 " case%s lost to crashes, hangs or protocol errors (the fail list shows the "
+              "first); %" PRIu64 " protocol error%s outside any case",
+              cand->name, r->malfunctions, r->malfunctions == 1 ? "" : "s", r->protocol_errors,
+              r->protocol_errors == 1 ? "" : "s");
+    rc = EXIT_RUNTIME;
+  }
+  if (cand->flags & TOI_CAND_EXTERNAL) solver_quota_report(cand->name, &quota, &cli_msg_stderr);
+  free(r);
+  return rc;
+}
+
+int cmd_hunt(int argc, char **argv) {
+  hunt_args h;
+  memset(&h, 0, sizeof h);
+  gen_cli_init(&h.g);
+  h.budget = 20000;
+  h.keep = 8;
+  h.jobs = sweep_default_jobs();
+  if (cli_args_init(&h.shared, argc)) return EXIT_RUNTIME;
+  int rc = EXIT_OK;
+  for (int i = 1; i < argc && rc == EXIT_OK; i++) rc = parse_option(&h, argc, argv, &i);
+  cli_args_free(&h.shared); /* hunt takes no files: a FAMILY is a generator option */
+  if (rc < 0) {
+    help();
+    return EXIT_OK;
+  }
+  if (rc != EXIT_OK) return rc;
+  toi_candidate cand;
+  if ((rc = pick(&h, &cand)) != EXIT_OK) return rc;
+  gen_opts o;
+  if (h.keep < 1 || h.keep > HUNT_MAXKEEP) rc = cli_usage_error("hunt", "--keep must be in 1..%d", HUNT_MAXKEEP);
+  else if (h.budget < 2) rc = cli_usage_error("hunt", "--budget must be at least 2");
+  else if (gen_cli_build(&h.g, "hunt", GEN_MIXED, &o)) rc = EXIT_USAGE;
+  else rc = hunt_run(&h, &cand, &o);
+  toi_candidate_free(&cand);
+  return rc;
 }

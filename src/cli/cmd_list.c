@@ -36,7 +36,7 @@ int cmd_list(int argc, char **argv) {
            f[i].direction == TOI_FORWARD ? "forward" : "reverse", f[i].source, f[i].summary);
   }
   solver_def *v;
-  size_t ne = solvers_engines(&v);
+  size_t ne = solvers_engines(&v, &cli_msg_stderr);
   for (size_t i = 0; i < ne && names_only != 1; i++) {
     if (names_only) {
       printf("%s\n", v[i].name);

@@ -54,9 +54,9 @@ int cmd_reference(int argc, char **argv) {
   for (size_t lo = 0; lo < list.count; lo += BLOCK) {
     size_t n = list.count - lo < BLOCK ? list.count - lo : BLOCK;
     if (have_delta)
-      for (size_t k = 0; k < n; k++) sts[k] = toi_ref_solve_target(&refs[k], &list.items[lo + k], delta);
+      for (size_t k = 0; k < n; k++) sts[k] = toi_ref_solve_target_engine(&refs[k], &list.items[lo + k], delta, args.engine);
     else
-      (void)toi_ref_solve_batch(refs, sts, &list.items[lo], n);
+      (void)toi_ref_solve_batch_engine(refs, sts, &list.items[lo], n, args.engine);
     for (size_t k = 0; k < n; k++) {
       const toi_ref *ref = &refs[k];
       const toi_case *c = &list.items[lo + k];

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "candlist.h"
 #include "cli.h"
 #include "report.h"
 #include "sweep.h"
@@ -42,30 +43,152 @@ static void help(void) {
       "gnuplot (Debian package gnuplot-nox) must be installed.\n");
 }
 
-static int usage_free(solver_def *solv, const char *msg) {
-  free(solv);
+static int usage_free(candlist *solv, const char *msg) {
+  candlist_free(solv);
   return cli_usage_error("report", "%s", msg);
 }
 
-/* Appends n solvers (taking defs) to the list, skipping names already there. */
-static int add_solvers(solver_def **list, size_t *count, solver_def *defs, size_t n) {
-  solver_def *grown = realloc(*list, (*count + n + 1) * sizeof *grown);
-  if (!grown) {
-    free(defs);
-    return -1;
-  }
-  *list = grown;
-  for (size_t k = 0; k < n; k++) {
-    int dup = 0;
-    for (size_t j = 0; j < *count; j++) dup |= !strcmp(grown[j].name, defs[k].name);
-    if (!dup) grown[(*count)++] = defs[k];
-  }
-  free(defs);
-  return 0;
+/* Appends the candidates of the list `from` (emptied) to solv, skipping names already there. */
+static int add_solvers(candlist *solv, candlist *from) {
+  int rc = 0;
+  for (size_t k = 0; k < from->n; k++)
+    if (!rc && !candlist_has(solv, solv->n, from->v[k].name)) rc = candlist_push(solv, &from->v[k]);
+  candlist_free(from);
+  return rc;
 }
 
+/* gnuplot on the PATH, found without a shell. */
 static int gnuplot_present(void) {
-  return system("command -v gnuplot >/dev/null 2>&1") == 0;
+  const char *path = getenv("PATH");
+  char *copy = strdup(path && path[0] ? path : "/usr/bin:/bin");
+  int found = 0;
+  for (char *save = NULL, *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+       dir = strtok_r(NULL, ":", &save)) {
+    char full[4200];
+    snprintf(full, sizeof full, "%s/gnuplot", dir);
+    found = access(full, X_OK) == 0;
+  }
+  free(copy);
+  return found;
+}
+
+/* The reproducing command: every option but those that do not change the
+ * content (-j, --quiet). */
+static void record_command(rep_opts *o, int argc, char **argv) {
+  size_t cmdlen = (size_t)snprintf(o->command, sizeof o->command, "toibench report");
+  for (int i = 1; i < argc && cmdlen < sizeof o->command; i++) {
+    if (!strcmp(argv[i], "--quiet")) continue;
+    if (!strcmp(argv[i], "-j")) {
+      i++;
+      continue;
+    }
+    if (!strncmp(argv[i], "-j", 2)) continue;
+    cmdlen += (size_t)snprintf(o->command + cmdlen, sizeof o->command - cmdlen, " %s", argv[i]);
+  }
+}
+
+/* --solver or --solver-cmd with its value. EXIT_OK or an exit code. */
+static int given_solver(candlist *solv, const char *a, const char *v) {
+  candlist defs = {0};
+  if (!strcmp(a, "--solver")) {
+    char err[600];
+    toi_candidate *c;
+    int n = toi_candidates_plugin(&c, v, err, sizeof err, NULL, 0);
+    if (n < 0) return usage_free(solv, err);
+    for (int j = 0; j < n; j++) candlist_take(&defs, &c[j]);
+    free(c);
+  } else {
+    toi_candidate c;
+    if (toi_candidate_command(&c, v) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
+  }
+  return add_solvers(solv, &defs) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
+static int parse_option(rep_opts *o, candlist *solv, int argc, char **argv, int *i) {
+  const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
+  if (!strcmp(a, "--quick")) o->quick = 1;
+  else if (!strcmp(a, "--quiet")) o->progress = NULL;
+  else if (!strcmp(a, "--engines")) o->engines = 1;
+  else if (!strncmp(a, "-j", 2) && a[2]) {
+    if (sweep_parse_jobs(a + 2, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
+  } else if (!v) {
+    return cli_usage_error("report", "unknown option or missing value '%s'", a);
+  } else {
+    (*i)++;
+    if (!strcmp(a, "--suite")) {
+      o->suite_file = v;
+    } else if (!strcmp(a, "--out")) {
+      o->out_dir = v;
+    } else if (!strcmp(a, "--seed")) {
+      unsigned long long seed;
+      if (cli_parse_u64(v, &seed)) return usage_free(solv, "--seed needs an integer");
+      o->seed = seed;
+    } else if (!strcmp(a, "-j")) {
+      if (sweep_parse_jobs(v, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
+    } else if (!strcmp(a, "--reference")) {
+      int e = toi_ref_engine_parse(v);
+      if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
+      o->engine = (toi_ref_engine)e;
+    } else if (!strcmp(a, "--timeout")) {
+      if (cli_parse_double(v, &o->timeout) || !(o->timeout > 0))
+        return usage_free(solv, "--timeout needs a positive number of seconds");
+    } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
+      return given_solver(solv, a, v);
+    } else {
+      return cli_usage_error("report", "unknown option or missing value '%s'", a);
+    }
+  }
+  return EXIT_OK;
+}
+
+/* The candidates: every formulation, then the external solvers given, then
+   (--engines) every built engine. EXIT_OK or an exit code. */
+static int candidates(const rep_opts *o, candlist *solv, candlist *cands) {
+  if (o->engines) {
+    toi_candidate *v;
+    size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+    candlist defs = {0};
+    for (size_t j = 0; j < n; j++) candlist_take(&defs, &v[j]);
+    free(v);
+    if (n == 0) {
+      cli_error("report: --engines: no engine is built (run 'make engines')");
+      return EXIT_RUNTIME;
+    }
+    if (add_solvers(solv, &defs)) return EXIT_RUNTIME;
+  }
+  if (!gnuplot_present()) {
+    cli_error("report: gnuplot is not installed (Debian package gnuplot-nox: apt-get install gnuplot-nox,"
+              " or run 'make deps'); no report was written");
+    return EXIT_RUNTIME;
+  }
+  int rc = cli_add_named("report", cands, "all");
+  for (size_t k = 0; k < solv->n && rc == EXIT_OK; k++)
+    if (candlist_push(cands, &solv->v[k])) rc = EXIT_RUNTIME;
+  return rc;
+}
+
+/* The main suite: the --suite file, or the mixed family. EXIT_OK or an exit code. */
+static int sections(rep_data *d) {
+  if (!d->opts.suite_file) return report_sections(d, NULL, 0) ? EXIT_RUNTIME : EXIT_OK;
+  toi_caselist list = {0};
+  char *paths[1] = {(char *)d->opts.suite_file};
+  int rc = cli_read_case_files(&list, 1, paths);
+  if (rc != EXIT_OK) {
+    toi_caselist_free(&list);
+    return rc;
+  }
+  report_sections(d, list.items, list.count); /* takes the cases */
+  return EXIT_OK;
+}
+
+/* Measures and writes. */
+static int make_report(rep_data *d) {
+  if (report_measure(d) || report_write(d, d->opts.out_dir)) return EXIT_RUNTIME;
+  if (d->opts.progress || isatty(1))
+    fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
+  return EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv) {
@@ -74,150 +197,28 @@ int cmd_report(int argc, char **argv) {
   d.opts.out_dir = "reports/out";
   d.opts.seed = 1;
   d.opts.jobs = sweep_default_jobs();
-  d.opts.progress = isatty(2);
+  d.opts.progress = isatty(2) ? &cli_progress_stderr : NULL;
   d.opts.timeout = 10;
-  solver_def *solv = NULL;
-  size_t nsolv = 0;
-  /* The reproducing command: every option but those that do not change the
-   * content (-j, --quiet). */
-  size_t cmdlen = (size_t)snprintf(d.opts.command, sizeof d.opts.command, "toibench report");
-  for (int i = 1; i < argc && cmdlen < sizeof d.opts.command; i++) {
-    if (!strcmp(argv[i], "--quiet")) continue;
-    if (!strcmp(argv[i], "-j")) {
-      i++;
-      continue;
-    }
-    if (!strncmp(argv[i], "-j", 2)) continue;
-    cmdlen += (size_t)snprintf(d.opts.command + cmdlen, sizeof d.opts.command - cmdlen, " %s", argv[i]);
+  d.opts.msg = &cli_msg_stderr;
+  record_command(&d.opts, argc, argv);
+  candlist solv = {0}, cands = {0}; /* solv: external solvers, in command-line order, then the engines */
+  int rc = EXIT_OK;
+  for (int i = 1; i < argc && rc == EXIT_OK; i++) rc = parse_option(&d.opts, &solv, argc, argv, &i);
+  if (rc < 0) {
+    candlist_free(&solv);
+    help();
+    return EXIT_OK;
   }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      free(solv);
-      help();
-      return EXIT_OK;
-    } else if (!strcmp(a, "--quick")) {
-      d.opts.quick = 1;
-    } else if (!strcmp(a, "--quiet")) {
-      d.opts.progress = 0;
-    } else if (!strcmp(a, "--suite") && i + 1 < argc) {
-      d.opts.suite_file = argv[++i];
-    } else if (!strcmp(a, "--out") && i + 1 < argc) {
-      d.opts.out_dir = argv[++i];
-    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-      unsigned long long s;
-      if (cli_parse_u64(argv[++i], &s)) return usage_free(solv, "--seed needs an integer");
-      d.opts.seed = s;
-    } else if (!strcmp(a, "-j") && i + 1 < argc) {
-      if (sweep_parse_jobs(argv[++i], &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
-    } else if (!strncmp(a, "-j", 2) && a[2]) {
-      if (sweep_parse_jobs(a + 2, &d.opts.jobs)) return usage_free(solv, "-j needs 1..1024");
-    } else if (!strcmp(a, "--reference") && i + 1 < argc) {
-      int e = toi_ref_engine_parse(argv[++i]);
-      if (e < 0 || toi_ref_set_engine((toi_ref_engine)e) != TOI_OK)
-        return usage_free(solv, "--reference needs fast or mpfr");
-    } else if (!strcmp(a, "--engines")) {
-      d.opts.engines = 1;
-    } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-      if (cli_parse_double(argv[++i], &d.opts.timeout) || !(d.opts.timeout > 0))
-        return usage_free(solv, "--timeout needs a positive number of seconds");
-    } else if ((!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) && i + 1 < argc) {
-      solver_def *defs = NULL;
-      int n = 1;
-      if (!strcmp(a, "--solver")) {
-        char err[600];
-        n = solvers_from_plugin_arg(argv[++i], &defs, err, sizeof err, NULL, 0);
-        if (n < 0) return usage_free(solv, err);
-      } else {
-        defs = calloc(1, sizeof *defs);
-        if (!defs) return EXIT_RUNTIME;
-        solvers_from_command(argv[++i], defs);
-      }
-      if (add_solvers(&solv, &nsolv, defs, (size_t)n)) return EXIT_RUNTIME;
-    } else {
-      free(solv);
-      return cli_usage_error("report", "unknown option or missing value '%s'", a);
-    }
-  }
-  if (d.opts.quick && d.opts.suite_file) return usage_free(solv, "--quick and --suite exclude each other");
-  if (d.opts.engines) {
-    solver_def *defs = NULL;
-    size_t n = solvers_engines(&defs);
-    if (n == 0) {
-      free(defs);
-      free(solv);
-      cli_error("report: --engines: no engine is built (run 'make engines')");
-      return EXIT_RUNTIME;
-    }
-    if (add_solvers(&solv, &nsolv, defs, n)) return EXIT_RUNTIME;
-  }
-  d.solv = solv;
-  d.nsolv = nsolv;
-  if (!gnuplot_present()) {
-    free(d.solv);
-    cli_error("report: gnuplot is not installed (Debian package gnuplot-nox: apt-get install gnuplot-nox,"
-              " or run 'make deps'); no report was written");
-    return EXIT_RUNTIME;
-  }
-
-  int nf = cli_parse_formulations("report", NULL, &d.fs);
-  if (nf < 0) {
-    free(d.solv);
-    return EXIT_RUNTIME;
-  }
-  d.nf = (size_t)nf;
-  if (report_columns(&d)) {
-    report_free(&d);
-    return EXIT_RUNTIME;
-  }
-
-  int div = d.opts.quick ? 20 : 1;
-  rep_section *s = &d.sec[0];
-  if (d.opts.suite_file) {
-    toi_caselist list = {0};
-    char *paths[1] = {(char *)d.opts.suite_file};
-    int rc = cli_read_case_files(&list, 1, paths);
-    if (rc != EXIT_OK) {
-      toi_caselist_free(&list);
-      report_free(&d);
-      return rc;
-    }
-    snprintf(s->name, sizeof s->name, "suite");
-    s->from_file = 1;
-    s->n = list.count;
-    s->cases = list.items;
-  } else {
-    snprintf(s->name, sizeof s->name, "mixed");
-    gen_opts_default(&s->gen, GEN_MIXED);
-    s->gen.seed = d.opts.seed;
-    s->n = 400000 / (size_t)div;
-  }
-  struct {
-    const char *name;
-    gen_family fam;
-    size_t per_bin;
-  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
-  d.nsec = 1;
-  for (int k = 0; k < 3; k++) {
-    rep_section *t = &d.sec[d.nsec++];
-    snprintf(t->name, sizeof t->name, "%s", fams[k].name);
-    gen_opts_default(&t->gen, fams[k].fam);
-    t->gen.seed = d.opts.seed;
-    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
-  }
-
-  double t0 = sweep_now();
-  int rc = EXIT_RUNTIME;
-  if (report_evaluate(&d)) goto out;
-  if (report_audit(&d)) goto out;
-  if (report_simulate(&d)) goto out;
-  report_timing(&d);
-  d.seconds_total = sweep_now() - t0;
-  if (report_write(&d, d.opts.out_dir)) goto out;
-  if (d.opts.progress || isatty(1))
-    fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d.opts.out_dir, d.seconds_total);
-  rc = EXIT_OK;
-out:
+  if (rc == EXIT_OK && d.opts.quick && d.opts.suite_file)
+    return usage_free(&solv, "--quick and --suite exclude each other");
+  if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
+  candlist_free(&solv);
+  d.cands = cands.v;
+  d.ncand = cands.n;
+  if (rc == EXIT_OK && report_columns(&d)) rc = EXIT_RUNTIME;
+  if (rc == EXIT_OK) rc = sections(&d);
+  if (rc == EXIT_OK) rc = make_report(&d);
   report_free(&d);
+  candlist_free(&cands);
   return rc;
 }

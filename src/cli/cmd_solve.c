@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "solvers.h"
 
 static void help(void) {
   printf("Usage: toibench solve -f NAME [--tmax T] [--timeout SEC] [-o FILE] FILE...\n"
@@ -21,30 +20,31 @@ static void help(void) {
          "  -o FILE       write to FILE (only when complete) instead of stdout\n");
 }
 
-/* An engine solver's answers, in the same format, with its target when it states one. */
-static int solve_engine(const solver_def *s, const toi_caselist *list, const solver_opts *opts, cli_out *out) {
-  solver_answer *ans = calloc(list->count ? list->count : 1, sizeof *ans);
-  solver_run_info info;
-  if (!ans || solver_run(s, list->items, list->count, opts, ans, &info)) {
+/* The candidate's answers in input order; a candidate that states targets adds
+   its target when it states one. */
+static int solve_all(const toi_candidate *c, const toi_caselist *list, const toi_solve_opts *opts, cli_out *out) {
+  toi_answer *ans = calloc(list->count ? list->count : 1, sizeof *ans);
+  toi_run_info info;
+  if (!ans || toi_candidate_run(c, list->items, list->count, opts, ans, &info)) {
     free(ans);
     cli_out_abort(out);
     return EXIT_RUNTIME;
   }
   size_t failed = 0;
   for (size_t i = 0; i < list->count; i++) {
-    const solver_answer *a = &ans[i];
+    const toi_answer *a = &ans[i];
     const char *id = list->items[i].id;
-    if (a->state == SOLVER_FAILED) {
-      if (++failed <= 20) cli_error("solver %s: case %s: %s", s->name, id, a->why);
+    if (a->state == TOI_FAILED) {
+      if (++failed <= 20) cli_error("solver %s: case %s: %s", c->name, id, a->why);
       continue;
     }
-    if (a->state == SOLVER_UNSUPPORTED) {
+    if (a->state == TOI_UNSUPPORTED) {
       fprintf(out->f, "%s unsupported\n", id);
       continue;
     }
     fprintf(out->f, "%s %s ", id, toi_class_name(a->r.cls));
     cli_print_hex(out->f, a->r.t);
-    if (isfinite(a->target)) {
+    if ((c->flags & TOI_CAND_EXTERNAL) && isfinite(a->target)) {
       fputc(' ', out->f);
       cli_print_hex(out->f, a->target);
       fputc(' ', out->f);
@@ -53,7 +53,7 @@ static int solve_engine(const solver_def *s, const toi_caselist *list, const sol
     fputc('\n', out->f);
   }
   free(ans);
-  if (failed > 20) cli_error("solver %s: %zu more failed cases not shown", s->name, failed - 20);
+  if (failed > 20) cli_error("solver %s: %zu more failed cases not shown", c->name, failed - 20);
   if (cli_out_commit(out)) return EXIT_RUNTIME;
   return failed ? EXIT_RUNTIME : EXIT_OK;
 }
@@ -67,46 +67,25 @@ int cmd_solve(int argc, char **argv) {
     if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
   const char *outpath = args.out, *name = args.names;
-  solver_opts opts = {args.tmax, args.timeout, NULL, &cli_msg_stderr};
+  toi_solve_opts opts = {args.tmax, args.timeout, NULL, &cli_msg_stderr};
   int nfiles = args.nfiles;
   char **files = args.files;
   if (!name) {
     free(files);
     return cli_usage_error("solve", "-f NAME is required");
   }
-  const toi_formulation *f = toi_formulation_find(name);
-  solver_def engine;
-  if (!f && solvers_find_engine(name, &engine)) {
+  toi_candidate cand;
+  if (toi_candidate_find(&cand, name, &cli_msg_stderr)) {
     free(files);
     return cli_usage_error("solve", "unknown formulation or solver '%s' (see 'toibench list')", name);
   }
-  if (nfiles == 0) {
-    free(files);
-    return cli_usage_error("solve", "no case file given");
-  }
   toi_caselist list = {0};
-  int rc = cli_read_case_files(&list, nfiles, files);
+  int rc = nfiles == 0 ? cli_usage_error("solve", "no case file given") : cli_read_case_files(&list, nfiles, files);
   free(files);
-  if (rc != EXIT_OK) {
-    toi_caselist_free(&list);
-    return rc;
-  }
   cli_out out;
-  if (cli_out_open(&out, outpath)) {
-    toi_caselist_free(&list);
-    return EXIT_RUNTIME;
-  }
-  if (!f) {
-    int rc = solve_engine(&engine, &list, &opts, &out);
-    toi_caselist_free(&list);
-    return rc;
-  }
-  for (size_t i = 0; i < list.count; i++) {
-    toi_result r = f->solve(&list.items[i]);
-    fprintf(out.f, "%s %s ", list.items[i].id, toi_class_name(r.cls));
-    cli_print_hex(out.f, r.t);
-    fputc('\n', out.f);
-  }
+  if (rc == EXIT_OK && cli_out_open(&out, outpath)) rc = EXIT_RUNTIME;
+  if (rc == EXIT_OK) rc = solve_all(&cand, &list, &opts, &out);
   toi_caselist_free(&list);
-  return cli_out_commit(&out) ? EXIT_RUNTIME : EXIT_OK;
+  toi_candidate_free(&cand);
+  return rc;
 }

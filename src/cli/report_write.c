@@ -264,12 +264,9 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
   return close_ok(f);
 }
 
-static int write_data(const rep_data *d, const char *dir) {
+/* data/kappa.dat: the ULP error against kappa, per column. */
+static int write_kappa(const rep_data *d, const char *dir) {
   const rep_section *s = &d->sec[0];
-  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
-  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
-  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
-
   FILE *f = open_in(dir, "kappa.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
@@ -286,9 +283,13 @@ static int write_data(const rep_data *d, const char *dir) {
       fprintf(f, "%.6g %.6g\n", s->kappa[i], u);
     }
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "cdf.dat");
+/* data/cdf.dat: the distribution of the ULP error, per column. */
+static int write_cdf(const rep_data *d, const char *dir) {
+  const rep_section *s = &d->sec[0];
+  FILE *f = open_in(dir, "cdf.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
   for (size_t k = 0; k < d->ncol; k++) {
@@ -302,9 +303,12 @@ static int write_data(const rep_data *d, const char *dir) {
     if (m && isfinite(sorted[m - 1])) fprintf(f, "%.6g 1\n", sorted[m - 1]);
     free(sorted);
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "audit.dat");
+/* data/audit.dat: the response audit's distributions, per column. */
+static int write_audit(const rep_data *d, const char *dir) {
+  FILE *f = open_in(dir, "audit.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
   for (size_t k = 0; k < d->ncol; k++) {
@@ -336,9 +340,12 @@ static int write_data(const rep_data *d, const char *dir) {
     free(ke);
     free(gp);
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
 
-  f = open_in(dir, "sim.dat");
+/* data/sim.dat: the many-ball simulation's energy error. */
+static int write_sim(const rep_data *d, const char *dir) {
+  FILE *f = open_in(dir, "sim.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
   for (size_t j = 0; j < d->nsim; j++) {
@@ -347,7 +354,14 @@ static int write_data(const rep_data *d, const char *dir) {
     for (size_t i = 0; i < d->sim[j].nsamples; i++)
       fprintf(f, "%llu %.6g\n", (unsigned long long)d->sim[j].event[i], fabs(d->sim[j].ke_err[i]));
   }
-  if (close_ok(f)) return -1;
+  return close_ok(f);
+}
+
+static int write_data(const rep_data *d, const char *dir) {
+  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
+  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
+  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
+  if (write_kappa(d, dir) || write_cdf(d, dir) || write_audit(d, dir) || write_sim(d, dir)) return -1;
   return 0;
 }
 
@@ -560,13 +574,7 @@ static int worst_items(const row *r, worst_item *w) {
 
 /* How an external solver is named on a replay command line. */
 static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
-  const rep_col *c = &d->cols[k];
-  if (c->f || (c->solver >= 0 && d->solv[c->solver].engine))
-    snprintf(buf, n, "-f %s", c->name);
-  else if (d->solv[c->solver].kind == SOLVER_PLUGIN)
-    snprintf(buf, n, "--solver %s:%s", d->solv[c->solver].path, d->solv[c->solver].symbol);
-  else
-    snprintf(buf, n, "--solver-cmd '%s'", d->solv[c->solver].command);
+  toi_candidate_selector(d->cols[k].cand, buf, n);
 }
 
 static int write_worst(const rep_data *d, const row *rows, const char *dir) {
@@ -620,7 +628,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
   fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu, %s reference.\n"
              "Reproduce: `%s`\n\n",
           date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
-          toi_ref_engine_name(toi_ref_get_engine()), d->opts.command);
+          toi_ref_engine_name(d->opts.engine), d->opts.command);
   fprintf(f, "| formulation | direction | cases | timed |");
   for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
   fprintf(f, "\n|---|---|---:|---:|");
@@ -689,27 +697,10 @@ static void machine_line(char *buf, size_t n) {
     snprintf(buf, n, "%s", model);
 }
 
-static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
-  FILE *f = open_in(dir, "index.html");
-  if (!f) return -1;
-  const rep_section *s = &d->sec[0];
+/* The meta table: date, version, machine, compiler, reference, seed, cases, command, time. */
+static void html_meta(FILE *f, const rep_data *d, const char *date) {
   char machine[600];
   machine_line(machine, sizeof machine);
-  fprintf(f,
-          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>toibench accuracy report</title>\n<style>\n"
-          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
-          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
-          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
-          "td:first-child,th:first-child{text-align:left}\n"
-          "td.best{background:#d8f5d0;font-weight:bold}\n"
-          "table.meta td{text-align:left}\n"
-          "figure{margin:1.5em 0}figure img{max-width:100%%;border:1px solid #ddd}\n"
-          "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
-          "code{font-size:0.85em;word-break:break-all}\n"
-          ".worst td{text-align:left}\n"
-          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
   fprintf(f, "<table class=\"meta\">\n<tr><td>date</td><td>%s</td></tr>\n", date);
   fprintf(f, "<tr><td>version</td><td>toibench %s (%s)</td></tr>\n", TOI_VERSION, TOI_GIT_VERSION);
   fprintf(f, "<tr><td>machine</td><td>");
@@ -719,7 +710,7 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, "; flags: ");
   html_str(f, TOI_BUILD_FLAGS);
   fprintf(f, "</td></tr>\n<tr><td>reference</td><td>%s engine (bit-identical to the other); MPFR %s, GMP %s</td></tr>\n",
-          toi_ref_engine_name(toi_ref_get_engine()), toi_ref_mpfr_version(), toi_ref_gmp_version());
+          toi_ref_engine_name(d->opts.engine), toi_ref_mpfr_version(), toi_ref_gmp_version());
   fprintf(f, "<tr><td>seed</td><td>%llu (generator families sampled uniformly over real ranges)</td></tr>\n",
           (unsigned long long)d->opts.seed);
   fprintf(f, "<tr><td>cases</td><td>");
@@ -730,6 +721,11 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, "</code></td></tr>\n<tr><td>run time</td><td>%.1f s (evaluation %.1f s) on %d threads</td></tr>\n</table>\n",
           d->seconds_total, d->seconds_eval, d->opts.jobs);
 
+}
+
+/* The summary table and the list of formulations. */
+static void html_summary(FILE *f, const rep_data *d, const row *rows) {
+  const rep_section *s = &d->sec[0];
   fprintf(f, "<h2>Summary</h2>\n<p>One row per formulation on the %s suite. ULP error = |T - t*| / ulp(t*) over "
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
              "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
@@ -760,6 +756,10 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
     html_str(f, d->cols[k].summary);
     fprintf(f, "</td></tr>\n");
   }
+}
+
+/* Plots, worst cases and the many-ball simulation. */
+static void html_sections(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "</table>\n<h2>Plots</h2>\n");
   for (size_t p = 0; p < NPLOTS; p++)
     fprintf(f, "<figure id=\"%s\"><h3>%zu. %s</h3><img src=\"img/%s.svg\" alt=\"%s\"><figcaption>%s "
@@ -787,6 +787,29 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
             (unsigned long long)m->events, fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
+}
+
+static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
+  FILE *f = open_in(dir, "index.html");
+  if (!f) return -1;
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<title>toibench accuracy report</title>\n<style>\n"
+          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
+          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
+          "td:first-child,th:first-child{text-align:left}\n"
+          "td.best{background:#d8f5d0;font-weight:bold}\n"
+          "table.meta td{text-align:left}\n"
+          "figure{margin:1.5em 0}figure img{max-width:100%%;border:1px solid #ddd}\n"
+          "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
+          "code{font-size:0.85em;word-break:break-all}\n"
+          ".worst td{text-align:left}\n"
+          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+  html_meta(f, d, date);
+  html_summary(f, d, rows);
+  html_sections(f, d, rows);
   fprintf(f, "</table>\n<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
              "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
   return close_ok(f);
@@ -808,7 +831,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, ",\n  \"gmp\": ");
   json_str(f, toi_ref_gmp_version());
   fprintf(f, ",\n  \"reference_engine\": ");
-  json_str(f, toi_ref_engine_name(toi_ref_get_engine()));
+  json_str(f, toi_ref_engine_name(d->opts.engine));
   fprintf(f, ",\n  \"sections\": [");
   for (size_t k = 0; k < d->nsec; k++) {
     fprintf(f, "%s{\"name\": ", k ? ", " : "");
@@ -823,7 +846,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
     fprintf(f, ", \"direction\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, \"agree\": %zu, \"missed\": %zu, "
                "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, \"external\": %s",
             r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed, r->failed,
-            d->cols[k].f ? "false" : "true");
+            d->cols[k].cand->flags & TOI_CAND_EXTERNAL ? "true" : "false");
     const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
                                "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
                                "failed_n"};

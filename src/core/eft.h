@@ -171,4 +171,35 @@ TOI_INLINE void dd_accum_prod(dd *s, double a, double b) {
   s->lo += p.lo;
 }
 
+/* General double-double helpers (the gap of a returned time: score.c). */
+
+/* x + y for double-doubles of any signs: (s.lo + x.lo) + y.lo in that order. */
+TOI_INLINE dd dd_add_dd(dd x, dd y) {
+  dd s = two_sum(x.hi, y.hi);
+  return fast_two_sum(s.hi, s.lo + x.lo + y.lo);
+}
+
+/* x d for a double-double x and a double d. */
+TOI_INLINE dd dd_mul_d(dd x, double d) {
+  double p = x.hi * d;
+  double e = fma(x.hi, d, -p) + x.lo * d;
+  return fast_two_sum(p, e);
+}
+
+/* x^2 for a double-double x. */
+TOI_INLINE dd dd_sqr(dd x) {
+  double p = x.hi * x.hi;
+  double e = fma(x.hi, x.hi, -p) + 2 * x.hi * x.lo;
+  return fast_two_sum(p, e);
+}
+
+/* sqrt(x), 0 for x.hi <= 0 or NaN: the remainder x.hi - r^2 from an exact
+   square (p + e), one correction step. */
+TOI_INLINE dd dd_sqrt_nonneg(dd x) {
+  if (!(x.hi > 0)) return dd_make(0, 0);
+  double r = sqrt(x.hi);
+  double p = r * r, e = fma(r, r, -p);
+  return fast_two_sum(r, ((x.hi - p) - e + x.lo) / (2 * r));
+}
+
 #endif

@@ -1,7 +1,8 @@
-/* replay.h: scores one formulation on one case with the scoring of src/cli/score.c, for the sweep and worst tests. */
+/* replay.h: scores one formulation on one case with the scoring of src/bench/score.c, for the sweep and worst tests. */
 #ifndef TOI_TEST_REPLAY_H
 #define TOI_TEST_REPLAY_H
 
+#include <math.h>
 #include "score.h"
 #include "toi.h"
 #include "toiref.h"
@@ -15,8 +16,12 @@ static const char *const rp_kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "
    0, or -1 when the reference or the error measurement fails. */
 static inline int replay_case(score_case *r, const toi_formulation *f, const toi_case *c) {
   toi_ref ref;
-  if (toi_ref_solve(&ref, c) != TOI_OK) return -1;
-  return score_eval(r, f, c, &ref) == TOI_OK ? 0 : -1;
+  if (toi_ref_solve_engine(&ref, c, TOI_REF_FAST) != TOI_OK) return -1;
+  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST};
+  score_detail d;
+  if (score_answer(&d, f->solve(c), f->direction, f->domain, c, &ref, &o) != TOI_OK) return -1;
+  *r = d.sc;
+  return 0;
 }
 
 #endif

@@ -1,0 +1,123 @@
+/* candidate.h: the thing under test: a built-in formulation, a C plug-in, a subprocess command or a user's function. */
+#ifndef TOI_CANDIDATE_H
+#define TOI_CANDIDATE_H
+
+#include <stddef.h>
+#include "toi.h"
+#include "toi_msg.h"
+
+/// What became of one case.
+typedef enum toi_answer_state {
+  TOI_ANSWERED = 0,
+  TOI_UNSUPPORTED, ///< the candidate declined the case: not scored
+  TOI_FAILED       ///< no usable answer: see why
+} toi_answer_state;
+
+/// A candidate's answer to one case.
+typedef struct toi_answer {
+  toi_answer_state state;
+  int malfunction;    ///< 1 for a crash, hang or protocol error (makes the run fail)
+  toi_result r;       ///< its verdict and time
+  double target;      ///< the separation it aimed at (NaN: not stated; built-in ones state 0)
+  double tolerance;   ///< its claimed tolerance (NaN: not stated)
+  char why[256];      ///< for failures
+} toi_answer;
+
+/// How many of an external candidate's stderr lines and protocol messages
+/// were relayed: carried across the calls of a sweep or a hunt so that the
+/// first 20 of each are shown in all, not per call.
+typedef struct toi_quota {
+  int stderr_shown, messages_shown;
+} toi_quota;
+
+/// Options of one batch solve call.
+typedef struct toi_solve_opts {
+  double tmax;         ///< the step given to external candidates (+Inf: none)
+  double timeout;      ///< seconds allowed per answer (external candidates)
+  toi_quota *quota;    ///< NULL: the first 20 messages per call; else counts carried across calls
+  const toi_msg *msg;  ///< where stderr lines, protocol errors and failures go (NULL: dropped)
+} toi_solve_opts;
+
+/// Counts of one batch solve call.
+typedef struct toi_run_info {
+  size_t malfunctions;    ///< cases lost to crashes, hangs and protocol errors
+  size_t protocol_errors; ///< answer lines not attributable to a case
+} toi_run_info;
+
+/// Properties of a candidate (toi_candidate.flags).
+enum {
+  /// Run outside this process (a child process per call): called from one
+  /// thread only, on large batches, since each call costs a process start.
+  TOI_CAND_OUT_OF_PROCESS = 1,
+  /// May state targets and tolerances, fail or decline cases: scored against
+  /// its target too and reported with its failures (plug-ins, commands).
+  TOI_CAND_EXTERNAL = 2
+};
+
+typedef struct toi_candidate toi_candidate;
+
+/// Solves cases[0..n-1] into ans[0..n-1]. Returns 0, or -1 when the candidate
+/// could not be run at all (the reason went to o->msg).
+typedef int (*toi_candidate_solve_fn)(const toi_candidate *self, const toi_case *cases, size_t n,
+                                      const toi_solve_opts *o, toi_answer *ans, toi_run_info *info);
+
+/// A solve function for one case, as a user's program has it.
+typedef toi_result (*toi_case_fn)(const toi_case *c);
+
+/// The thing under test. Build one with a constructor below; release it with
+/// toi_candidate_free. An in-process candidate (a built-in formulation, a
+/// user's function) is called from several threads at once by the sweep, the
+/// hunt and the report: its function must be safe to call that way. An
+/// out-of-process one is only ever called from the thread that started the
+/// work, while no other of the bench's threads runs (a child process is forked).
+struct toi_candidate {
+  char name[64];          ///< unique within a run (a repeated one becomes NAME#2 ...)
+  const char *source;     ///< the document it comes from, or the plug-in / command
+  const char *summary;    ///< one line; may be empty
+  toi_direction direction;
+  unsigned domain;        ///< exact classes answered (mask of TOI_CLASS_BIT), 0: every class
+  unsigned flags;         ///< TOI_CAND_*
+  toi_candidate_solve_fn solve;
+  const toi_formulation *formulation; ///< the built-in one, or NULL
+  toi_case_fn fn;         ///< the user's function, or NULL
+  void *impl;             ///< the external solver's description (private), or NULL
+};
+
+/// A built-in formulation, solved in this process.
+void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f);
+/// A user's own function, solved in this process (forward, every class unless
+/// domain says otherwise). name is copied.
+void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
+                            unsigned domain);
+/// The built-in formulation or built engine solver called name: 0, or -1 when
+/// there is none (or no memory). A broken engine library is reported to msg.
+int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
+/// A subprocess command speaking the subprocess protocol (run with /bin/sh -c).
+/// 0, or -1 when out of memory.
+int toi_candidate_command(toi_candidate *c, const char *command);
+/// Every solver of a plug-in argument LIB.so[:SYMBOL] (its catalog, the symbol
+/// named, or toi_solver_solve): *out is malloc'ed, the count is returned, or -1
+/// after writing the reason to err. Plug-ins always run in a child process.
+int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
+                          size_t path_sz);
+/// Every built engine solver (the engines directories), sorted by name; *out is
+/// malloc'ed, the count returned (0 when none is built or out of memory). A
+/// broken engine library is reported to msg.
+size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg);
+/// Copies src into dst (an external candidate's description is duplicated). 0 or -1.
+int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
+/// How c is named on toibench's command line: "-f NAME" (built-in ones,
+/// engines, functions), "--solver LIB.so:SYMBOL" or "--solver-cmd 'COMMAND'".
+void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n);
+/// Releases what a constructor allocated (nothing for built-in ones and functions).
+void toi_candidate_free(toi_candidate *c);
+
+/// Runs c on n cases into ans[0..n-1]. An external candidate's answers start as
+/// failed ("no answer") and are checked (a verdict that is not a class, a
+/// contact without a finite time: failed); an in-process one answers every
+/// case. o may be NULL for an in-process candidate. Returns 0, or -1 when the
+/// candidate could not be run at all (the reason went to o->msg).
+int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                      toi_answer *ans, toi_run_info *info);
+
+#endif

@@ -1,0 +1,204 @@
+/* bench_run.c: candidates scored on a list of cases against the certified reference: the rows of `run`. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+#include "stats.h"
+
+void toi_bench_opts_init(toi_bench_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->tmax = INFINITY;
+  o->delta = 0;
+  o->timeout = 10;
+  o->engine = TOI_REF_FAST;
+  o->msg = NULL;
+}
+
+/* Appends to an array whose capacity is the count rounded up to a power of two. */
+static int push_val(double **v, size_t *n, double x) {
+  if ((*n & (*n - 1)) == 0) {
+    size_t cap = *n ? 2 * *n : 1;
+    double *p = realloc(*v, cap * sizeof *p);
+    if (!p) return -1;
+    *v = p;
+  }
+  (*v)[(*n)++] = x;
+  return 0;
+}
+
+/* A case without an answer: counted, the first failures told, its row written. */
+static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case *c, const toi_ref *ref,
+                      const toi_answer *a, const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+  if (a->state == TOI_UNSUPPORTED) {
+    x->unsupported++;
+  } else {
+    x->failed++;
+    if (x->failed <= TOI_FAILURES_SHOWN) toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, c->id, a->why);
+  }
+  if (!row) return;
+  score_case sc;
+  memset(&sc, 0, sizeof sc);
+  sc.ref_cls = ref->cls;
+  sc.t = sc.ulp = sc.bits = NAN;
+  sc.ref_t = ref->tfwd;
+  row(ud, c, cand, a->state == TOI_UNSUPPORTED ? "unsupported" : "failed", &sc);
+}
+
+/* The second table: an external answer against its target, the error in time
+   and the gap at the returned time. */
+static int add_target(toi_run_row *x, const toi_case *c, const score_detail *ss, double target, double tol) {
+  if (!x->targets_seen || target < x->tmin) x->tmin = target;
+  if (!x->targets_seen || target > x->tmax_seen) x->tmax_seen = target;
+  x->targets_seen = 1;
+  x->tkind[ss->target_kind]++;
+  if (ss->target_timed && push_val(&x->tulps, &x->ntulps, ss->target_ulp)) return -1;
+  /* The error in time itself, in the case's time units: what a user of the
+   * engine sees as "how late or early". */
+  if (ss->sc.timed && isfinite(ss->sc.t) && isfinite(ss->sc.ref_t) &&
+      push_val(&x->dts, &x->ndts, fabs(ss->sc.t - ss->sc.ref_t)))
+    return -1;
+  if (ss->sc.timed && !isnan(ss->gap)) {
+    double R = c->ra + c->rb;
+    double rel = R > 0 ? fabs(ss->gap) / R : fabs(ss->gap);
+    double dev = R > 0 ? fabs(ss->gap - target) / R : fabs(ss->gap - target);
+    if (push_val(&x->gaps, &x->ngaps, rel) || push_val(&x->devs, &x->ndevs, dev)) return -1;
+    if (x->ngaps == 1 || rel > x->max_gap) {
+      x->max_gap = rel;
+      snprintf(x->worst_gap, sizeof x->worst_gap, "%s", c->id);
+    }
+  }
+  if (tol > 0 && ss->target_timed) {
+    x->have_tol++;
+    x->off_tol += (size_t)ss->off_tolerance;
+  }
+  return 0;
+}
+
+/* Scores one candidate's answer for case c into its row. 0 or -1. */
+static int score_one(toi_run_row *x, const toi_candidate *cand, const toi_case *c, const toi_ref *ref,
+                     const toi_answer *a, const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+  if (a->state != TOI_ANSWERED) {
+    no_answer(x, cand, c, ref, a, o, row, ud);
+    return 0;
+  }
+  int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
+  double target = isfinite(a->target) ? a->target : o->delta;
+  double tol = isfinite(a->tolerance) ? a->tolerance : 0;
+  score_opts so = {o->tmax, target, tol, external, o->engine};
+  score_detail ss;
+  if (score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
+  if (score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
+  if (external && add_target(x, c, &ss, target, tol)) return -1;
+  if (row) row(ud, c, cand, toi_class_name(a->r.cls), &ss.sc);
+  return 0;
+}
+
+/* Every candidate's answers to every case, [candidate][case]; NULL after a failure. */
+static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases,
+                             size_t n, const toi_bench_opts *o) {
+  toi_answer *ans = malloc((nc * n > 0 ? nc * n : 1) * sizeof *ans);
+  if (!ans) {
+    toi_msgf(o->msg, "run: out of memory");
+    return NULL;
+  }
+  toi_solve_opts so = {o->tmax, o->timeout, NULL, o->msg};
+  for (size_t k = 0; k < nc; k++)
+    if (toi_candidate_run(&cands[k], cases, n, &so, &ans[k * n], &rows[k].info)) {
+      free(ans);
+      return NULL;
+    }
+  return ans;
+}
+
+int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
+                  const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+  memset(rows, 0, nc * sizeof *rows);
+  for (size_t k = 0; k < nc; k++) score_stats_init(&rows[k].st, cands[k].name);
+  toi_answer *ans = solve_all(rows, cands, nc, cases, n, o);
+  if (!ans) return -1;
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    const toi_case *c = &cases[i];
+    toi_ref ref;
+    if (toi_ref_solve_engine(&ref, c, o->engine) != TOI_OK) {
+      toi_msgf(o->msg, "case %s: the reference failed", c->id);
+      rc = -1;
+      break;
+    }
+    for (size_t k = 0; k < nc && !rc; k++)
+      if (score_one(&rows[k], &cands[k], c, &ref, &ans[k * n + i], o, row, ud)) {
+        toi_msgf(o->msg, "case %s: scoring %s failed", c->id, cands[k].name);
+        rc = -1;
+      }
+  }
+  free(ans);
+  return rc;
+}
+
+int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
+                         uint64_t count, const toi_bench_opts *o) {
+  memset(rows, 0, nc * sizeof *rows);
+  toi_case *cases = malloc((count ? (size_t)count : 1) * sizeof *cases);
+  if (!cases) {
+    toi_msgf(o->msg, "run: out of memory");
+    return -1;
+  }
+  for (uint64_t i = 0; i < count; i++) {
+    size_t bin;
+    if (gen_case(&cases[i], NULL, &bin, g, i) != TOI_OK) {
+      toi_msgf(o->msg, "run: generating case %llu failed", (unsigned long long)i);
+      free(cases);
+      return -1;
+    }
+  }
+  int rc = toi_bench_run(rows, cands, nc, cases, (size_t)count, o, NULL, NULL);
+  free(cases);
+  return rc;
+}
+
+int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg) {
+  int bad = 0;
+  for (size_t k = 0; k < nc; k++) {
+    const toi_run_row *x = &rows[k];
+    if (x->failed > TOI_FAILURES_SHOWN)
+      toi_msgf(msg, "solver %s: %zu more failed cases not shown", cands[k].name, x->failed - TOI_FAILURES_SHOWN);
+    if (x->info.malfunctions || x->info.protocol_errors) {
+      toi_msgf(msg,
+               "solver %s: %zu case%s lost to crashes, hangs or protocol errors; %zu protocol error%s outside any "
+               "case",
+               cands[k].name, x->info.malfunctions, x->info.malfunctions == 1 ? "" : "s", x->info.protocol_errors,
+               x->info.protocol_errors == 1 ? "" : "s");
+      bad = 1;
+    }
+  }
+  return bad;
+}
+
+void toi_run_row_stats(toi_run_row *row, toi_run_stats *out) {
+  score_stats *s = &row->st;
+  memset(out, 0, sizeof *out);
+  out->cases = s->cases;
+  out->agree = s->kind[SCORE_AGREE];
+  out->missed = s->kind[SCORE_MISSED];
+  out->ghost = s->kind[SCORE_GHOST];
+  out->other = s->kind[SCORE_OTHER];
+  out->timed = s->timed;
+  out->out_of_domain = s->out_of_domain;
+  out->failed = row->failed;
+  out->unsupported = row->unsupported;
+  out->median_ulp = score_stats_quantile(s, 0.5);
+  out->p99_ulp = score_stats_quantile(s, 0.99);
+  out->max_ulp = s->timed ? s->max_ulp : NAN;
+  out->max_bits = s->timed ? s->max_bits : NAN;
+  snprintf(out->worst_id, sizeof out->worst_id, "%s", s->timed ? s->worst_id : "-");
+}
+
+void toi_run_rows_free(toi_run_row *rows, size_t nc) {
+  for (size_t k = 0; rows && k < nc; k++) {
+    score_stats_free(&rows[k].st);
+    free(rows[k].tulps);
+    free(rows[k].gaps);
+    free(rows[k].devs);
+    free(rows[k].dts);
+  }
+}

@@ -1,0 +1,177 @@
+/* candidate.c: the four kinds of candidate behind one batch solve call. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "candidate.h"
+#include "solvers.h"
+
+/* Not a memset: the speed of a formulation is measured through this call. */
+static void answered(toi_answer *a, toi_result r) {
+  a->state = TOI_ANSWERED;
+  a->malfunction = 0;
+  a->why[0] = 0;
+  a->r = r;
+  a->target = 0; /* in-process candidates aim at touching */
+  a->tolerance = NAN;
+}
+
+static int formulation_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                             toi_answer *ans, toi_run_info *info) {
+  (void)o;
+  memset(info, 0, sizeof *info);
+  for (size_t i = 0; i < n; i++) answered(&ans[i], self->formulation->solve(&cases[i]));
+  return 0;
+}
+
+static int function_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                          toi_answer *ans, toi_run_info *info) {
+  (void)o;
+  memset(info, 0, sizeof *info);
+  for (size_t i = 0; i < n; i++) answered(&ans[i], self->fn(&cases[i]));
+  return 0;
+}
+
+/* A plug-in (in a child process) or a command: the solver hosts. The
+   candidate's name, which a run may have made unique, names it in messages. */
+static int external_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                          toi_answer *ans, toi_run_info *info) {
+  solver_def *d = malloc(sizeof *d);
+  if (!d) {
+    toi_msgf(o->msg, "solver %s: out of memory", self->name);
+    return -1;
+  }
+  *d = *(const solver_def *)self->impl;
+  snprintf(d->name, sizeof d->name, "%s", self->name);
+  int rc = solver_run(d, cases, n, o, ans, info);
+  free(d);
+  return rc;
+}
+
+void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", f->name);
+  c->source = f->source;
+  c->summary = f->summary;
+  c->direction = f->direction;
+  c->domain = f->domain;
+  c->solve = formulation_solve;
+  c->formulation = f;
+}
+
+void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
+                            unsigned domain) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->source = c->summary = "";
+  c->direction = dir;
+  c->domain = domain;
+  c->solve = function_solve;
+  c->fn = fn;
+}
+
+static void point_external(toi_candidate *c) {
+  const solver_def *d = c->impl;
+  c->source = d->kind == SOLVER_PLUGIN ? d->path : d->command;
+  c->summary = d->summary;
+}
+
+/* An external candidate owning a copy of d. 0 or -1. */
+static int from_def(toi_candidate *c, const solver_def *d) {
+  memset(c, 0, sizeof *c);
+  solver_def *own = malloc(sizeof *own);
+  if (!own) return -1;
+  *own = *d;
+  snprintf(c->name, sizeof c->name, "%s", d->name);
+  c->direction = TOI_FORWARD;
+  c->flags = TOI_CAND_OUT_OF_PROCESS | TOI_CAND_EXTERNAL;
+  c->solve = external_solve;
+  c->impl = own;
+  point_external(c);
+  return 0;
+}
+
+/* Candidates of every definition in v[0..n-1]; count or -1. */
+static int from_defs(toi_candidate **out, const solver_def *v, size_t n) {
+  *out = calloc(n ? n : 1, sizeof **out);
+  if (!*out) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (from_def(&(*out)[i], &v[i])) {
+      for (size_t j = 0; j < i; j++) toi_candidate_free(&(*out)[j]);
+      free(*out);
+      *out = NULL;
+      return -1;
+    }
+  return (int)n;
+}
+
+int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg) {
+  const toi_formulation *f = toi_formulation_find(name);
+  if (f) {
+    toi_candidate_formulation(c, f);
+    return 0;
+  }
+  solver_def *d = malloc(sizeof *d);
+  int rc = d && !solvers_find_engine(name, d, msg) ? from_def(c, d) : -1;
+  free(d);
+  return rc;
+}
+
+int toi_candidate_command(toi_candidate *c, const char *command) {
+  solver_def *d = malloc(sizeof *d);
+  if (!d) return -1;
+  solvers_from_command(command, d);
+  int rc = from_def(c, d);
+  free(d);
+  return rc;
+}
+
+int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
+                          size_t path_sz) {
+  solver_def *v;
+  *out = NULL;
+  int k = solvers_from_plugin_arg(arg, &v, err, errsz, path_out, path_sz);
+  if (k < 0) return -1;
+  int rc = from_defs(out, v, (size_t)k);
+  if (rc < 0) snprintf(err, errsz, "out of memory");
+  free(v);
+  return rc;
+}
+
+size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg) {
+  solver_def *v;
+  size_t n = solvers_engines(&v, msg);
+  int rc = from_defs(out, v, n);
+  free(v);
+  return rc < 0 ? 0 : n;
+}
+
+int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
+  *dst = *src;
+  if (!src->impl) return 0;
+  solver_def *own = malloc(sizeof *own);
+  if (!own) return -1;
+  *own = *(const solver_def *)src->impl;
+  dst->impl = own;
+  point_external(dst);
+  return 0;
+}
+
+void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n) {
+  const solver_def *s = c->impl;
+  if (!s || s->engine)
+    snprintf(buf, n, "-f %s", c->name);
+  else if (s->kind == SOLVER_PLUGIN)
+    snprintf(buf, n, "--solver %s:%s", s->path, s->symbol);
+  else
+    snprintf(buf, n, "--solver-cmd '%s'", s->command);
+}
+
+void toi_candidate_free(toi_candidate *c) {
+  free(c->impl);
+  c->impl = NULL;
+}
+
+int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                      toi_answer *ans, toi_run_info *info) {
+  return c->solve(c, cases, n, o, ans, info);
+}

@@ -1,0 +1,277 @@
+/* sweep_drive.c: a family generated and scored in a constant-memory parallel stream, for any candidates. */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "solvers.h"
+#include "sweep.h"
+
+/* Cases per unit of work: large enough to amortise the atomic counter, small
+   enough to balance the threads and to keep the progress line moving. */
+#define CHUNK 1024
+/* Cases per call of an out-of-process candidate: a child process per
+   candidate per block, so the start-up of a slow solver is amortised; memory
+   stays a few MB per candidate. A multiple of CHUNK. */
+#define BLOCK 16384
+
+typedef struct sweep_ctx {
+  const sweep_opts *o;
+  const toi_candidate *cands;
+  size_t nc;
+  sweep_acc *accs;
+  sweep_run *run;
+  /* With out-of-process candidates: the block [blo, blo + bn), its cases,
+     bins and answers ([candidate][BLOCK], only theirs); gen_only: the pass
+     that generates the block. */
+  uint64_t blo;
+  size_t bn;
+  toi_case *cases;
+  size_t *bins;
+  toi_answer *ans;
+  size_t slot[SWEEP_MAXFORMS]; /* a candidate's row of ans */
+  size_t nslots;
+  int gen_only;
+  pthread_mutex_t lock;
+  uint64_t err_index;
+  toi_status err_status;
+  int failed;
+} sweep_ctx;
+
+/* Records the lowest failing case index; returns 1 to stop the workers. */
+static int chunk_failed(sweep_ctx *x, uint64_t i, toi_status st) {
+  pthread_mutex_lock(&x->lock);
+  if (!x->failed || i < x->err_index) {
+    x->failed = 1;
+    x->err_index = i;
+    x->err_status = st;
+  }
+  pthread_mutex_unlock(&x->lock);
+  return 1;
+}
+
+/* A chunk when every candidate runs in this process: generated and scored. */
+static int stream_chunk(void *vctx, int worker, uint64_t chunk) {
+  sweep_ctx *x = vctx;
+  uint64_t lo = x->o->start + chunk * CHUNK;
+  uint64_t hi = x->o->end - lo < CHUNK ? x->o->end : lo + CHUNK;
+  for (uint64_t i = lo; i < hi; i++) {
+    toi_case c;
+    size_t b;
+    toi_status st = gen_case(&c, NULL, &b, x->o->g, i);
+    if (st == TOI_OK)
+      st = sweep_eval_case_with(&x->accs[worker], x->cands, x->nc, NULL, x->o->tmax, &c, b, i, x->o->engine);
+    if (st != TOI_OK) return chunk_failed(x, i, st);
+  }
+  atomic_fetch_add(&x->run->done, hi - lo);
+  return 0;
+}
+
+/* A chunk of the current block: generated (gen_only), or scored with the
+   out-of-process candidates' stored answers. */
+static int block_chunk(void *vctx, int worker, uint64_t chunk) {
+  sweep_ctx *x = vctx;
+  size_t lo = (size_t)chunk * CHUNK, hi = x->bn - lo < CHUNK ? x->bn : lo + CHUNK;
+  for (size_t k = lo; k < hi; k++) {
+    uint64_t i = x->blo + k;
+    toi_status st;
+    if (x->gen_only) {
+      st = gen_case(&x->cases[k], NULL, &x->bins[k], x->o->g, i);
+    } else {
+      const toi_answer *a[SWEEP_MAXFORMS];
+      for (size_t s = 0; s < x->nc; s++) a[s] = &x->ans[x->slot[s] * BLOCK + k];
+      st = sweep_eval_case_with(&x->accs[worker], x->cands, x->nc, a, x->o->tmax, &x->cases[k], x->bins[k], i,
+                                x->o->engine);
+    }
+    if (st != TOI_OK) return chunk_failed(x, i, st);
+  }
+  if (!x->gen_only) atomic_fetch_add(&x->run->done, hi - lo);
+  return 0;
+}
+
+/* Runs one pass over the workers: the stream, or a pass of the current block. */
+static int pass(sweep_ctx *x, sweep_chunk_fn fn, uint64_t n, const toi_progress *progress, int gen_only) {
+  sweep_run run;
+  memset(&run, 0, sizeof run);
+  run.jobs = x->o->jobs;
+  run.nchunks = (n + CHUNK - 1) / CHUNK;
+  run.fn = fn;
+  run.ctx = x;
+  run.total = n;
+  run.progress = progress;
+  run.what = "toibench sweep";
+  x->run = &run;
+  x->gen_only = gen_only;
+  int rc = sweep_parallel(&run);
+  x->run = NULL;
+  return rc;
+}
+
+/* Calls every out-of-process candidate on the current block from this thread
+   alone (no other thread runs while a child process is forked) and tallies
+   its failures. 0, or -2 when one could not be run (said to msg). */
+static int call_block(sweep_ctx *x, sweep_tally *tally) {
+  const sweep_opts *o = x->o;
+  for (size_t s = 0; s < x->nc; s++) {
+    const toi_candidate *cand = &x->cands[s];
+    if (!(cand->flags & TOI_CAND_OUT_OF_PROCESS)) continue;
+    toi_answer *ans = &x->ans[x->slot[s] * BLOCK];
+    toi_run_info info;
+    sweep_tally *t = &tally[s];
+    toi_solve_opts so = {o->tmax, o->timeout, &t->quota, o->msg};
+    if (toi_candidate_run(cand, x->cases, x->bn, &so, ans, &info)) {
+      toi_msgf(o->msg, "sweep: solver %s could not be run", cand->name);
+      return -2;
+    }
+    t->malfunctions += info.malfunctions;
+    t->protocol_errors += info.protocol_errors;
+    for (size_t k = 0; k < x->bn; k++) {
+      if (ans[k].state == TOI_UNSUPPORTED) t->declined++;
+      if (ans[k].state != TOI_FAILED) continue;
+      t->failed++;
+      if (t->failed <= TOI_FAILURES_SHOWN)
+        toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, x->cases[k].id, ans[k].why);
+    }
+  }
+  return 0;
+}
+
+/* Block by block: the workers generate the block, the out-of-process
+   candidates are called on it, then the workers score it. Returns 0, nonzero
+   when the workers failed (x->failed says why) or could not start, -2 when a
+   candidate could not be run or memory ran out (said to msg). */
+static int sweep_blocks(sweep_ctx *x, sweep_tally *tally) {
+  const sweep_opts *o = x->o;
+  x->cases = malloc(BLOCK * sizeof *x->cases);
+  x->bins = malloc(BLOCK * sizeof *x->bins);
+  x->ans = malloc(x->nslots * BLOCK * sizeof *x->ans);
+  int rc = 0;
+  if (!x->cases || !x->bins || !x->ans) {
+    toi_msgf(o->msg, "sweep: out of memory");
+    rc = -2;
+  }
+  double t0 = sweep_now();
+  for (uint64_t lo = o->start; lo < o->end && !rc; lo += BLOCK) {
+    x->blo = lo;
+    x->bn = o->end - lo < BLOCK ? (size_t)(o->end - lo) : BLOCK;
+    if ((rc = pass(x, block_chunk, x->bn, NULL, 1))) break;
+    rc = call_block(x, tally);
+    if (!rc) rc = pass(x, block_chunk, x->bn, NULL, 0);
+    if (o->progress && !rc)
+      o->progress->show(o->progress->ud, "toibench sweep", lo + x->bn - o->start, o->end - o->start,
+                        sweep_now() - t0, lo + x->bn == o->end);
+  }
+  free(x->cases);
+  free(x->bins);
+  free(x->ans);
+  return rc;
+}
+
+/* One accumulator per worker; 0 or -1. */
+static int accs_init(sweep_ctx *x, size_t nbins) {
+  x->accs = calloc((size_t)x->o->jobs, sizeof *x->accs);
+  for (int w = 0; x->accs && w < x->o->jobs; w++)
+    if (sweep_acc_init(&x->accs[w], x->nc, nbins)) {
+      for (int k = 0; k < w; k++) sweep_acc_free(&x->accs[k]);
+      free(x->accs);
+      x->accs = NULL;
+    }
+  return x->accs ? 0 : -1;
+}
+
+int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins, const sweep_opts *o,
+                sweep_tally *tally) {
+  sweep_ctx x;
+  memset(&x, 0, sizeof x);
+  memset(out, 0, sizeof *out);
+  memset(tally, 0, (nc ? nc : 1) * sizeof *tally);
+  x.o = o;
+  x.cands = cands;
+  x.nc = nc;
+  if (nc > SWEEP_MAXFORMS || accs_init(&x, nbins)) {
+    toi_msgf(o->msg, "sweep: out of memory");
+    return -1;
+  }
+  pthread_mutex_init(&x.lock, NULL);
+  for (size_t k = 0; k < nc; k++)
+    if (cands[k].flags & TOI_CAND_OUT_OF_PROCESS) x.slot[k] = x.nslots++;
+  int prc = x.nslots ? sweep_blocks(&x, tally) : pass(&x, stream_chunk, o->end - o->start, o->progress, 0);
+  if (prc && x.failed)
+    toi_msgf(o->msg, "sweep: the reference or scoring failed (status %d) on case %" PRIu64, (int)x.err_status,
+             x.err_index);
+  else if (prc && prc != -2)
+    toi_msgf(o->msg, "sweep: could not start threads");
+  for (int w = 1; w < o->jobs && !prc; w++) sweep_acc_merge(&x.accs[0], &x.accs[w]);
+  if (!prc) *out = x.accs[0];
+  for (int w = prc ? 0 : 1; w < o->jobs; w++) sweep_acc_free(&x.accs[w]);
+  free(x.accs);
+  pthread_mutex_destroy(&x.lock);
+  return prc ? -1 : 0;
+}
+
+int sweep_finish(const toi_candidate *cands, size_t nc, const sweep_tally *tally, const toi_msg *msg) {
+  int bad = 0;
+  for (size_t k = 0; k < nc; k++) {
+    if (!(cands[k].flags & TOI_CAND_EXTERNAL)) continue;
+    const sweep_tally *t = &tally[k];
+    const char *name = cands[k].name;
+    if (t->failed > TOI_FAILURES_SHOWN)
+      toi_msgf(msg, "solver %s: %" PRIu64 " more failed cases not shown", name, t->failed - TOI_FAILURES_SHOWN);
+    solver_quota_report(name, &t->quota, msg);
+    if (t->failed || t->declined)
+      toi_msgf(msg, "solver %s: %" PRIu64 " failed and %" PRIu64 " declined cases not scored (counted in OUT_OF_DOMAIN)",
+               name, t->failed, t->declined);
+    if (t->malfunctions || t->protocol_errors) {
+      toi_msgf(msg,
+               "solver %s: %" PRIu64 " case%s lost to crashes, hangs or protocol errors; %" PRIu64
+               " protocol error%s outside any case",
+               name, t->malfunctions, t->malfunctions == 1 ? "" : "s", t->protocol_errors,
+               t->protocol_errors == 1 ? "" : "s");
+      bad = 1;
+    }
+  }
+  return bad;
+}
+
+static double max_nan(double a, double b) { return isnan(a) || b > a ? b : a; }
+static double min_nan(double a, double b) { return isnan(a) || b < a ? b : a; }
+
+/* A candidate's cells summed over the bins. */
+static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
+  memset(st, 0, sizeof *st);
+  st->max_ulp = st->max_bits = st->kappa_min = st->kappa_max = st->max_ratio = NAN;
+  for (size_t b = 0; b < acc->nbins; b++) {
+    const sweep_cell *c = &acc->cells[k * acc->nbins + b];
+    st->cases += c->cases;
+    st->out_of_domain += c->kind[SCORE_OUT_OF_DOMAIN];
+    st->agree += c->kind[SCORE_AGREE];
+    st->missed += c->kind[SCORE_MISSED];
+    st->ghost += c->kind[SCORE_GHOST];
+    st->other += c->kind[SCORE_OTHER];
+    st->timed += c->timed;
+    st->kappa_inf += c->kinf;
+    if (!isnan(c->max_ulp)) st->max_ulp = max_nan(st->max_ulp, c->max_ulp);
+    if (!isnan(c->max_bits)) st->max_bits = max_nan(st->max_bits, c->max_bits);
+    if (!isnan(c->kmin)) st->kappa_min = min_nan(st->kappa_min, c->kmin);
+    if (!isnan(c->kmax)) st->kappa_max = max_nan(st->kappa_max, c->kmax);
+    if (!isnan(c->max_ratio)) st->max_ratio = max_nan(st->max_ratio, c->max_ratio);
+  }
+  st->in_domain = st->cases - st->out_of_domain;
+}
+
+int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+                    uint64_t count, int jobs, const toi_bench_opts *o) {
+  sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg};
+  sweep_tally *tally = calloc(nc ? nc : 1, sizeof *tally);
+  sweep_acc acc;
+  if (!tally) {
+    toi_msgf(o->msg, "sweep: out of memory");
+    return -1;
+  }
+  int rc = sweep_drive(&acc, cands, nc, gen_bin_count(g), &so, tally);
+  free(tally);
+  if (rc) return -1;
+  for (size_t k = 0; k < nc; k++) fold_cells(&stats[k], &acc, k);
+  sweep_acc_free(&acc);
+  return 0;
+}
