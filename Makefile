@@ -33,8 +33,7 @@ INC_core := include/toibench src/core
 INC_formulations := $(INC_core) src/formulations
 INC_reference := $(INC_core) reference reference/mpfr reference/fast
 INC_sim := $(INC_core) src/formulations reference src/sim
-# src/cli in src/bench is transitional: a few bench files still include cli.h.
-INC_bench := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench src/cli
+INC_bench := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench
 INC_cli := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench src/cli
 INC_tests := $(INC_cli) tests/support
 
@@ -121,14 +120,9 @@ $(LIBTOIBENCH_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Transitional: while src/bench still calls cli_* functions defined in
-# src/cli/cli.c, the shared library is linked without --no-undefined and says
-# which symbols it lacks; once none is left, every symbol must resolve.
-SO_NEEDS_CLI = $(sort $(shell nm -u $(LIB_OBJ) | awk '$$2 ~ /^cli_/ {print $$2}'))
-NO_UNDEFINED := -Wl,--no-undefined
+# Every symbol must resolve: the library depends on nothing of the command line.
 $(LIBTOIBENCH_SO_REAL): $(LIB_OBJ)
-	@$(if $(SO_NEEDS_CLI),echo "$@: linked without --no-undefined: still needs $(SO_NEEDS_CLI) (src/cli)")
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) $(if $(SO_NEEDS_CLI),,$(NO_UNDEFINED)) -o $@ $^ \
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ \
 	  $(MPFR_LIBS) $(SYS_LIBS)
 
 $(LIBTOIBENCH_SO): $(LIBTOIBENCH_SO_REAL)

@@ -12,8 +12,8 @@
  * GMP/MPFR engine directly. So the dependencies run one way: api.c -> fast
  * -> mpfr, and both engines only share ref_common.h below them.
  *
- * The short forms (no engine argument) read the transitional process-wide
- * setting of engine_compat.c, TOI_REF_FAST unless a caller changed it.
+ * The short forms (no engine argument) use TOI_REF_FAST. There is no
+ * process-wide setting: two callers in one process may use two engines.
  */
 
 static toi_status ref_solve_by(toi_ref *out, const toi_case *c, const double *delta, toi_ref_engine e) {
@@ -72,26 +72,26 @@ toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction 
   return ref_kappa_mpfr(kappa, c, dir);
 }
 
-/* ---- the short forms: the transitional process-wide engine (engine_compat.c) ---- */
+/* ---- the short forms: the fast engine ---- */
 
 toi_status toi_ref_solve(toi_ref *out, const toi_case *c) {
-  return ref_solve_by(out, c, NULL, toi_ref_get_engine());
+  return ref_solve_by(out, c, NULL, TOI_REF_FAST);
 }
 
 toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta) {
-  return ref_solve_by(out, c, &delta, toi_ref_get_engine());
+  return ref_solve_by(out, c, &delta, TOI_REF_FAST);
 }
 
 size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n) {
-  return toi_ref_solve_batch_engine(out, st, c, n, toi_ref_get_engine());
+  return toi_ref_solve_batch_engine(out, st, c, n, TOI_REF_FAST);
 }
 
 toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
-  return toi_ref_error_engine(ulp, bits, T, c, dir, toi_ref_get_engine());
+  return toi_ref_error_engine(ulp, bits, T, c, dir, TOI_REF_FAST);
 }
 
 toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  return toi_ref_kappa_engine(kappa, c, dir, toi_ref_get_engine());
+  return toi_ref_kappa_engine(kappa, c, dir, TOI_REF_FAST);
 }
 
 /* ---- the engines' names, as the command line spells them ---- */

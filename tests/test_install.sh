@@ -33,19 +33,12 @@ cflags=$(pkg-config --cflags toibench)
 libs=$(pkg-config --libs toibench)
 echo "install check: toibench $version in a temporary prefix; cc examples/score_solver.c $cflags $libs"
 
-# Shared. Transitional: while the library still calls cli_* functions that live in src/cli, it cannot
-# link into a program that is not toibench; the check says so and goes on with the static link.
-needs_cli=$(nm -D --undefined-only "$prefix/lib/libtoibench.so" | awk '$2 ~ /^cli_/ {print $2}' | sort -u |
-            tr '\n' ' ')
-if [ -n "$needs_cli" ]; then
-  echo "install check: shared link SKIPPED: libtoibench.so still needs ${needs_cli}from src/cli"
-else
-  # shellcheck disable=SC2086
-  $CC examples/score_solver.c $cflags $libs -o "$tmp/score_shared" || fail "shared link"
-  readelf -d "$tmp/score_shared" | grep -q "NEEDED.*\[$soname\]" || fail "score_shared does not load $soname"
-  LD_LIBRARY_PATH=$prefix/lib "$tmp/score_shared" "$CASES" >"$tmp/shared.out" || fail "score_shared $CASES"
-  echo "install check: shared: built and ran on $CASES"
-fi
+# Shared.
+# shellcheck disable=SC2086
+$CC examples/score_solver.c $cflags $libs -o "$tmp/score_shared" || fail "shared link"
+readelf -d "$tmp/score_shared" | grep -q "NEEDED.*\[$soname\]" || fail "score_shared does not load $soname"
+LD_LIBRARY_PATH=$prefix/lib "$tmp/score_shared" "$CASES" >"$tmp/shared.out" || fail "score_shared $CASES"
+echo "install check: shared: built and ran on $CASES"
 
 # Static: the --static flags, with the archive named so that the .so beside it is not picked.
 slibs=$(pkg-config --static --libs toibench | sed 's/-ltoibench\b/-l:libtoibench.a/')

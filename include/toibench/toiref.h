@@ -22,8 +22,8 @@ typedef struct toi_ref {
 } toi_ref;
 
 /// Solves a case exactly. Every finite double input is legal. Uses the fast
-/// engine, TOI_REF_FAST (see the transitional toi_ref_set_engine below);
-/// toi_ref_solve_engine names the engine. Both engines answer alike.
+/// engine, TOI_REF_FAST; toi_ref_solve_engine names the engine (there is no
+/// process-wide setting). Both engines answer alike.
 TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
 
 /// Same with the contact distance R + delta instead of R (delta a finite
@@ -65,17 +65,6 @@ typedef enum toi_ref_engine {
   /// GMP integers for the class and an MPFR Ziv loop for the roots, every case.
   TOI_REF_MPFR = 1
 } toi_ref_engine;
-
-/// Transitional: removed once no caller remains (reference/engine_compat.c).
-/// A process-wide engine that the short forms (toi_ref_solve,
-/// toi_ref_solve_target, toi_ref_solve_batch, toi_ref_error, toi_ref_kappa)
-/// read; it stays TOI_REF_FAST unless a caller sets it, so that callers not
-/// yet moved to the explicit forms keep their behaviour. New code passes the
-/// engine to the _engine forms instead and never calls these.
-/// TOI_ERR_RANGE for an unknown engine (the setting is then unchanged).
-TOI_MUST_USE toi_status toi_ref_set_engine(toi_ref_engine e);
-/// Transitional, as toi_ref_set_engine: the engine the short forms use now.
-toi_ref_engine toi_ref_get_engine(void);
 
 /// "fast" or "mpfr"; NULL for an unknown value.
 const char *toi_ref_engine_name(toi_ref_engine e);
