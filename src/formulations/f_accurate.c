@@ -390,6 +390,25 @@ static void record(toi_accurate_info *info, double *est, double *errp, dd x, dou
   *errp = err;
 }
 
+/* The inputs times 2^kp (positions, radii) and 2^kv (velocities): exact,
+   since group_scale chose kp and kv so that nothing overflows or underflows. */
+TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double spa[3], double spb[3],
+                             double sva[3], double svb[3], double *ra, double *rb, toi_accurate_info *info) {
+  for (int i = 0; i < n; i++) {
+    spa[i] = scale2(cs->pa[i], kp);
+    spb[i] = scale2(cs->pb[i], kp);
+    sva[i] = scale2(cs->va[i], kv);
+    svb[i] = scale2(cs->vb[i], kv);
+  }
+  *ra = scale2(cs->ra, kp);
+  *rb = scale2(cs->rb, kp);
+  if (info) {
+    info->path |= TOI_ACC_SCALED;
+    info->kp = kp;
+    info->kv = kv;
+  }
+}
+
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
    numbers throughout when impossible), the same filter, and the exact
    fallback wherever the filter cannot settle a sign or an accuracy. */
@@ -406,27 +425,14 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
   int kp, kv;
   if (group_scale(pmax, pmin, &kp) || group_scale(vmax, vmin, &kv)) return solve_wide(cs, n, info);
 
+  double spa[3], spb[3], sva[3], svb[3], ra = cs->ra, rb = cs->rb;
   const double *pa = cs->pa, *pb = cs->pb, *va = cs->va, *vb = cs->vb;
-  double ra = cs->ra, rb = cs->rb;
-  double spa[3], spb[3], sva[3], svb[3];
   if (kp || kv) {
-    for (int i = 0; i < n; i++) {
-      spa[i] = scale2(pa[i], kp);
-      spb[i] = scale2(pb[i], kp);
-      sva[i] = scale2(va[i], kv);
-      svb[i] = scale2(vb[i], kv);
-    }
-    ra = scale2(ra, kp);
-    rb = scale2(rb, kp);
+    scale_inputs(cs, n, kp, kv, spa, spb, sva, svb, &ra, &rb, info);
     pa = spa;
     pb = spb;
     va = sva;
     vb = svb;
-    if (info) {
-      info->path |= TOI_ACC_SCALED;
-      info->kp = kp;
-      info->kv = kv;
-    }
   }
 
   dd s[3], v[3];
