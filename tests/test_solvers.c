@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "bench.h"
 #include "solvers.h"
+#include "rng.h"
 #include "test_env.h"
 
 /* The build directory: where toibench, the example solvers and the broken
@@ -435,12 +436,8 @@ Test(solver, run_args_are_checked) {
 
 /* ---- the examples, and the three ways in agreeing bit for bit ---- */
 
-static uint64_t sol_mix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+/* The shared splitmix64 stream (rng.h). */
+static uint64_t sol_mix(uint64_t *s) { return toi_splitmix64(s); }
 
 /* Any finite double (all magnitudes, subnormals included) or a small integer. */
 static double sol_num(uint64_t *s, int nonneg) {

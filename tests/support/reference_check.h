@@ -24,6 +24,8 @@
 #include "gen.h"
 #include "toiref.h"
 #include "test_env.h"
+#include "case_build.h"
+#include "test_rng.h"
 
 /* ---- environment: scale and seed ---- */
 
@@ -31,42 +33,18 @@ static inline long tr_scale(void) { return te_scale(); }
 
 static inline uint64_t tr_seed(void) { return te_seed(20240611u); }
 
-/* splitmix64: small, good enough for test data, and the same everywhere. */
-typedef struct tr_rng {
-  uint64_t s;
-} tr_rng;
-
-static inline uint64_t tr_next(tr_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-/* Uniform integer in [lo, hi]. */
-static inline long tr_int(tr_rng *r, long lo, long hi) {
-  return lo + (long)(tr_next(r) % (uint64_t)(hi - lo + 1));
-}
-
-/* A random double: random sign, full 53-bit mantissa, exponent in [elo, ehi]. */
-static inline double tr_double(tr_rng *r, int elo, int ehi) {
-  double m = (double)((tr_next(r) >> 11) | (1ULL << 52)) * 0x1p-52; /* [1, 2) */
-  double x = ldexp(m, (int)tr_int(r, elo, ehi));
-  return (tr_next(r) & 1) ? -x : x;
-}
+/* The shared stream (test_rng.h): tr_ names kept for the reference's tests. */
+typedef test_rng tr_rng;
+static inline uint64_t tr_next(tr_rng *r) { return test_rng_next(r); }
+static inline long tr_int(tr_rng *r, long lo, long hi) { return test_rng_int(r, lo, hi); }
+static inline double tr_double(tr_rng *r, int elo, int ehi) { return test_rng_double(r, elo, ehi); }
 
 /* ---- case builders ---- */
 
-/* A 2D case with A at pa moving va and B at pb moving vb. */
+/* A 2D case with A at pa moving va and B at pb moving vb, unit masses. */
 static inline toi_case tr_case2(double pax, double pay, double vax, double vay, double ra, double pbx,
                                 double pby, double vbx, double vby, double rb) {
-  toi_case c;
-  memset(&c, 0, sizeof c);
-  strcpy(c.id, "t");
-  c.dim = 2;
-  c.pa[0] = pax, c.pa[1] = pay, c.va[0] = vax, c.va[1] = vay, c.ra = ra, c.ma = 1;
-  c.pb[0] = pbx, c.pb[1] = pby, c.vb[0] = vbx, c.vb[1] = vby, c.rb = rb, c.mb = 1;
-  return c;
+  return tc_case2(pax, pay, vax, vay, ra, 1, pbx, pby, vbx, vby, rb, 1);
 }
 
 /* A at rest at the origin with radius ra; B at s moving v with radius rb. */
