@@ -4,6 +4,7 @@
 
 #include "toi.h"       /* cases, classes, case files, the built-in formulations */
 #include "toi_msg.h"   /* the message sink */
+#include "precision.h" /* binary64, binary32: the formats candidates compute in */
 #include "toiref.h"    /* the certified reference: class and roots, ULP and bits, kappa */
 #include "gen.h"       /* the generated families */
 #include "score.h"     /* one answer against the reference; per-candidate statistics */

@@ -2,6 +2,7 @@
 #ifndef TOIREF_H
 #define TOIREF_H
 
+#include "precision.h"
 #include "toi.h"
 
 /// The exact answer for one case.
@@ -65,6 +66,23 @@ typedef enum toi_ref_engine {
   /// GMP integers for the class and an MPFR Ziv loop for the roots, every case.
   TOI_REF_MPFR = 1
 } toi_ref_engine;
+
+/// Precisions. The same answers with both roots (tlo, thi, tfwd, trev)
+/// correctly rounded to precision q (nearest, ties to even, overflow to inf,
+/// q's subnormals), rounded once from the exact root, never from the binary64
+/// result; a value of binary32 is stored exactly in the double. The class is
+/// the exact class, whatever q. For TOI_BINARY64 these are the functions above.
+TOI_MUST_USE toi_status toi_ref_solve_prec(toi_ref *out, const toi_case *c, toi_precision q, toi_ref_engine e);
+TOI_MUST_USE toi_status toi_ref_solve_target_prec(toi_ref *out, const toi_case *c, double delta, toi_precision q,
+                                                  toi_ref_engine e);
+size_t toi_ref_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q,
+                                toi_ref_engine e);
+/// The error of T in precision q: *ulp = |T - t*| / ulp_q(t*), ulp_q(x) =
+/// 2^(max(e, emin) - p + 1); *bits = log2(1 + the number of values of q
+/// between T and RN_q(t*)) (T not a value of q is first rounded to q for
+/// bits only). NaN and Inf as toi_ref_error.
+TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_case *c,
+                                           toi_direction dir, toi_precision q, toi_ref_engine e);
 
 /// "fast" or "mpfr"; NULL for an unknown value.
 const char *toi_ref_engine_name(toi_ref_engine e);

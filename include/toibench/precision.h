@@ -1,0 +1,46 @@
+/* precision.h: the floating-point formats a candidate computes in, described by their parameters. */
+#ifndef TOI_PRECISION_H
+#define TOI_PRECISION_H
+
+#include "toi.h"
+
+/// A binary interchange format. Adding one (binary16, binary128) is an entry
+/// in the table of src/core/precision.c and tests, not a rewrite.
+typedef enum toi_precision {
+  TOI_BINARY64 = 0, ///< double: the default, every figure before precisions existed
+  TOI_BINARY32 = 1, ///< float: most engines (Box2D, Jolt, PhysX, rapier, Bullet's default build)
+  TOI_PRECISION_COUNT
+} toi_precision;
+
+/// A format's parameters: p significand bits (the hidden one included), and
+/// the exponent range: normal numbers are 2^emin <= |x| < 2^(emax+1).
+/// ulp(x) = 2^(max(e, emin) - p + 1) for 2^e <= |x| < 2^(e+1).
+typedef struct toi_precision_info {
+  const char *name; ///< "binary64", "binary32"
+  int p;            ///< 53, 24
+  int emin;         ///< -1022, -126
+  int emax;         ///< 1023, 127
+} toi_precision_info;
+
+/// The parameters of precision q; NULL for an unknown value.
+const toi_precision_info *toi_precision_get(toi_precision q);
+/// The name of q ("binary64"), or NULL.
+const char *toi_precision_name(toi_precision q);
+/// The precision named name, or -1.
+int toi_precision_parse(const char *name);
+
+/// x rounded to the nearest value of q (ties to even), overflowing to +-inf
+/// beyond the largest finite value, into q's subnormals below 2^emin. Exact
+/// for binary64 (x itself). For binary32 this is (double)(float)x, a single
+/// rounding of the double x.
+double toi_round_to(double x, toi_precision q);
+/// 1 when x is a value of q (finite or not), 0 otherwise.
+int toi_is_value_of(double x, toi_precision q);
+
+/// A case with every number (positions, velocities, radii, masses) rounded
+/// to q, as a candidate computing in q receives it. Returns 0 when nothing
+/// changed, 1 when some number changed, -1 when a number overflowed to an
+/// infinity (the case is not a case of q; out is then unspecified).
+int toi_case_round(toi_case *out, const toi_case *in, toi_precision q);
+
+#endif
