@@ -2,7 +2,6 @@
 #ifndef TOI_PRECISION_H
 #define TOI_PRECISION_H
 
-#include "toi.h"
 
 /// A binary interchange format. Adding one (binary16, binary128) is an entry
 /// in the table of src/core/precision.c and tests, not a rewrite.
@@ -41,6 +40,7 @@ int toi_is_value_of(double x, toi_precision q);
 /// to q, as a candidate computing in q receives it. Returns 0 when nothing
 /// changed, 1 when some number changed, -1 when a number overflowed to an
 /// infinity (the case is not a case of q; out is then unspecified).
-int toi_case_round(toi_case *out, const toi_case *in, toi_precision q);
+struct toi_case;
+int toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
 
 #endif

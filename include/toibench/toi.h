@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "precision.h"
 
 #define TOI_VERSION "0.1.0"
 
@@ -88,13 +89,18 @@ typedef struct toi_formulation {
   const char *source;    ///< the document it comes from
   const char *summary;   ///< one line: what it computes and its quirks
   toi_direction direction;
-  toi_solve_fn solve;
+  toi_solve_fn solve;     ///< in binary64
   /// Exact classes the formulation claims to answer, as a mask of
   /// TOI_CLASS_BIT(cls); 0 means every class. Cases outside it are counted as
   /// out of domain and not scored (overlap-recovery answers only overlaps).
   unsigned domain;
 } toi_formulation;
 #define TOI_CLASS_BIT(cls) (1u << (unsigned)(cls))
+
+/// The formulation's solve function in precision q: its binary64 one, or its
+/// variant compiled from the same source for q (the case's numbers must then
+/// be values of q: toi_case_round); NULL when it has none in q.
+toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q);
 
 /// The built-in formulations, in a stable order; *count receives their number.
 const toi_formulation *toi_formulations(size_t *count);

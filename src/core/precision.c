@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "precision.h"
+#include "toi.h"
 
 static const toi_precision_info table[TOI_PRECISION_COUNT] = {
     [TOI_BINARY64] = {"binary64", 53, -1022, 1023},

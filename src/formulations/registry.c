@@ -86,3 +86,11 @@ const toi_formulation *toi_formulation_find(const char *name) {
     if (!strcmp(formulations[i].name, name)) return &formulations[i];
   return NULL;
 }
+
+toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q) {
+  if (!f) return NULL;
+  switch (q) {
+  case TOI_BINARY64: return f->solve;
+  default: return NULL; /* no variant in another precision yet */
+  }
+}
