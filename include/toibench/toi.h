@@ -29,7 +29,7 @@ typedef enum toi_status {
 } toi_status;
 
 /// Exact class of a two-ball problem, or a formulation's verdict.
-/// The order of the reference's decision is documented in reference/toiref.h.
+/// The order of the reference's decision is documented in toiref.h.
 typedef enum toi_class {
   TOI_NONE = 0,      ///< formulation only: "no contact" without saying why
   TOI_OVERLAP,       ///< c < 0: the balls overlap at t = 0
