@@ -74,7 +74,7 @@ TOI_MUST_USE toi_status toi_ref_wall(double *t, double pout[3], const double p[3
                                      const double v[3], double r, int dim, int axis, double wall);
 
 /// The certified kernel of the event-driven simulation (callbacks with the
-/// signatures of sim_kernel in src/sim.h; ctx is unused). Pairs: the exact
+/// signatures of sim_kernel in src/sim/sim.h; ctx is unused). Pairs: the exact
 /// class of toi_ref_solve; hit or contact -> RN(t*) of the forward root,
 /// overlap -> 0 (resolved at once if the balls approach), else no contact.
 /// Response: toi_ref_response at the exact root (toi_ref_response_at the
