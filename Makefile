@@ -331,4 +331,121 @@ clean:
 help:
 	@grep -hE '^## ' Makefile | sed 's/^## /  make /'
 
+# ---- fuzzing and sanitizers: make fuzz, make sanitize (tests/fuzz/; README "Fuzzing and sanitizers") ----
+# Both build the library again, with other flags, in a directory of its own (BUILD=... on a second make
+# of this same Makefile), so that no sanitized object mixes with the normal build.
+#
+# make fuzz: libFuzzer harnesses (tests/fuzz/fuzz_NAME.c) for the case reader, the state reader, the
+# sweep-result reader and the subprocess answer parser, each linked against the library and the command
+# modules compiled with clang, libFuzzer's coverage, ASan and UBSan into build/fuzz/obj/, then each run
+# for FUZZ_SECONDS. New inputs go to build/fuzz/corpus/NAME/; the seeds (cases/, tests/fuzz/corpus/NAME/
+# and the sweep results and states made by build/toibench into build/fuzz/seeds/NAME/) are only read.
+# A crash stops make with the input saved as build/fuzz/crashes/NAME/crash-*.
+FUZZ_SECONDS ?= 30
+FUZZ_CC ?= clang
+# `dpkg -S libclang_rt.fuzzer`: the libFuzzer runtime is in libclang-rt-14-dev.
+FUZZ_APT ?= clang libclang-rt-14-dev
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_OBJ := $(FUZZ_DIR)/obj
+FUZZ_NAMES := cases state sweep answer
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# -DTOI_FMA_CLONES=: one copy of the fma() kernels (src/core/eft.h). Clang 14 names the dispatcher of a
+# target_clones function NAME.ifunc when its file does not call it, so toi_f_robust and toi_f_accurate
+# would be undefined at link time; glibc's fma gives the same bits as the FMA copy.
+FUZZ_LIB_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DTOI_FMA_CLONES=
+FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+# Every harness sees the library's headers and the command modules' (solver_cmd.c for fuzz_answer).
+FUZZ_LIBS := $(FUZZ_OBJ)/libtoibench.a $(FUZZ_DIR)/libtoicli.a
+FUZZ_CLI_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_OBJ)/%,$(CLI_LIB_OBJ))
+# Extra libFuzzer options for every harness, e.g. FUZZ_FLAGS=-jobs=2 or -dict=FILE.
+FUZZ_FLAGS ?=
+
+.PHONY: fuzz fuzz-build fuzz-deps fuzz-lib-objs fuzz-link sanitize
+
+## fuzz: build the libFuzzer harnesses (clang) and run each for FUZZ_SECONDS (default 30); fails on a crash
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$n $(FUZZ_DIR)/crashes/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/crashes/$$n/ $(FUZZ_FLAGS) $(FUZZ_DIR)/corpus/$$n $(FUZZ_DIR)/seeds/$$n \
+	    $$(test -d tests/fuzz/corpus/$$n && echo tests/fuzz/corpus/$$n) 2>$(FUZZ_DIR)/$$n.log; \
+	  rc=$$?; grep -E '^stat::(number_of_executed_units|new_units_added)' $(FUZZ_DIR)/$$n.log; \
+	  if [ $$rc != 0 ]; then tail -n 60 $(FUZZ_DIR)/$$n.log; \
+	    echo "fuzz: $$n failed (log $(FUZZ_DIR)/$$n.log, input in $(FUZZ_DIR)/crashes/$$n/)"; exit 1; fi; \
+	done
+
+## fuzz-build: build the fuzz harnesses and their seed corpora under build/fuzz/ without running them
+# The objects first (a second make, BUILD=build/fuzz/obj), then the harnesses against what it left.
+fuzz-build: fuzz-deps | check-deps
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_OBJ) CC=$(FUZZ_CC) CFLAGS='$(FUZZ_LIB_CFLAGS)' fuzz-lib-objs
+	@$(MAKE) --no-print-directory fuzz-link
+
+fuzz-link: $(FUZZ_BINS) $(FUZZ_DIR)/seeds/.made
+	@:
+
+# Run with BUILD=build/fuzz/obj: the library and the command modules (src/bench still calls a few
+# cli_* functions).
+fuzz-lib-objs: $(LIBTOIBENCH_A) $(CLI_LIB_OBJ)
+	@:
+
+# clang and its libFuzzer runtime: a link of an empty harness says whether they work.
+fuzz-deps:
+	@mkdir -p $(FUZZ_DIR)
+	@printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+	  > $(FUZZ_DIR)/probe.c
+	@$(FUZZ_CC) -fsanitize=fuzzer -o $(FUZZ_DIR)/probe $(FUZZ_DIR)/probe.c 2>/dev/null || \
+	  $(MAKE) --no-print-directory deps APT_PKGS="$(FUZZ_APT)"
+
+$(FUZZ_DIR)/libtoicli.a: $(FUZZ_CLI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The archives are linked as a group: the command modules and src/bench call each other.
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) | check-deps
+	$(FUZZ_CC) -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer $(TOI_CFLAGS) $(addprefix -I,$(INC_cli)) -Itests/fuzz \
+	  $(MPFR_CFLAGS) -o $@ $< -Wl,--start-group $(FUZZ_LIBS) -Wl,--end-group $(MPFR_LIBS) $(SYS_LIBS)
+
+# Seeds made by the normal build's toibench: small sweep results (a shard, a merge, a step, a reverse
+# formulation) and states in 2D and 3D; and the case files.
+$(FUZZ_DIR)/seeds/.made: $(TOIBENCH) $(wildcard cases/*.cases cases/bad/*.cases)
+	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/cases $(FUZZ_DIR)/seeds/state \
+	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer
+	cp cases/*.cases cases/bad/*.cases $(FUZZ_DIR)/seeds/cases/
+	cd $(FUZZ_DIR)/seeds/sweep && t=$(abspath $(TOIBENCH)) && \
+	  $$t sweep mixed --count 16 -f robust,expanded -j1 --quiet -o mixed && \
+	  $$t sweep grazing --count 6 --k 1:3 -f phet-reverse,accurate -j1 --quiet -o grazing && \
+	  $$t sweep aimed --count 6 -f accurate --tmax 2 -j1 --quiet -o aimed-tmax && \
+	  $$t sweep near-contact --count 8 -f ericson -j1 --quiet --shard 1/2 -o shard1 && \
+	  $$t sweep near-contact --count 8 -f ericson -j1 --quiet --shard 2/2 -o shard2 && \
+	  $$t merge -o merged shard1 shard2
+	cd $(FUZZ_DIR)/seeds/state && t=$(abspath $(TOIBENCH)) && \
+	  $$t simulate -f robust --n 6 --events 1 --write-state state-2d >/dev/null && \
+	  $$t simulate -f robust --n 5 --dim 3 --events 1 --seed 7 --write-state state-3d >/dev/null && \
+	  $$t simulate -f robust --n 1 --events 1 --write-state state-one >/dev/null
+	@touch $@
+
+# make sanitize: the whole Criterion suite built with gcc's ASan and UBSan into build/sanitize/ and run
+# there (the tests run build/sanitize/toibench, sanitized too); any report stops the run.
+# SANITIZE_ARGS passes options to build/sanitize/toitest, e.g. --filter 'caseio/*'.
+SAN_BUILD := $(BUILD)/sanitize
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
+# handle_segv=0: a plug-in that crashes on purpose does so in a child of the sanitized toibench, and the
+# tests expect it to die by SIGSEGV, not by ASan's report and exit 1. Bad accesses are still caught by
+# the shadow checks; a stray SIGSEGV still fails its test, without ASan's stack.
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+SANITIZE_ARGS ?=
+# The deliberately broken test solvers (tests/solvers/) must crash as they do anywhere, by a signal:
+# under ASan their SIGSEGV would become a report and exit 1, and UBSan would stop their null load.
+ifeq ($(TOI_SANITIZE),1)
+$(BUILD)/tests/solvers/%: override CFLAGS := -O1 -g
+endif
+
+## sanitize: build the Criterion suite with -fsanitize=address,undefined into build/sanitize/ and run it
+sanitize: | check-deps
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS='$(SAN_CFLAGS)' TOI_SANITIZE=1 $(SAN_BUILD)/toitest
+	$(SAN_ENV) $(SAN_BUILD)/toitest -j2 --short-filename $(SANITIZE_ARGS)
+-include $(FUZZ_BINS:=.d)
+# ---- end of the fuzzing and sanitizers block ----
+
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BENCH_FASTREF).d
