@@ -19,7 +19,11 @@
    every live xmm register must be spilled around it. No -march flag is
    involved and -ffp-contract=off still forbids fusing anything else. */
 #ifndef TOI_FMA_CLONES /* -DTOI_FMA_CLONES= builds a single copy (for comparisons) */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && defined(__has_attribute)
+/* Clang 14 emits only NAME.ifunc for a cloned function defined in one unit
+   and called from another, never NAME itself, so the link fails: one copy there. */
+#if defined(__clang__) && __clang_major__ <= 14
+#define TOI_FMA_CLONES
+#elif defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define TOI_FMA_CLONES __attribute__((target_clones("fma", "default")))
 #endif
