@@ -81,7 +81,8 @@
  * data are exact; the reference is exact for any input).
  *   generic, aimed  the same draws, each rounded to the nearest float; --sampling
  *               bits is uniform over the floats of each range. --pos, --vel and
- *               the radii at most 2^100 (1000 for binary64).
+ *               the radii at most 2^100 (binary64: 2^1000), so that aimed
+ *               positions stay below 2^122 and every input is finite.
  *   grazing, near-contact, tangent  the same exact constructions on coarser
  *               grids so that every number fits a 24-bit significand: m on the
  *               2^-15 grid, alpha on 2^-15 (|pB_i| < 440 < 2^9: 9 + 15 = 24

@@ -215,8 +215,8 @@ void gen_cli_help(FILE *f) {
       "                grazing 3, near-contact 2, far 2, scale 2, slow 1, tangent 2,\n"
       "                each with its default options and a random parameter; --dim any\n"
       "                by default [one bin per sub-family]\n"
-      "Binary32 (--precision binary32): every number of every case is a float, the\n"
-      "families in float terms (see also gen.h):\n"
+      "Binary32 (--precision binary32): every number of every case is a float and\n"
+      "the families' parameters are in float terms:\n"
       "  generic, aimed  the same draws rounded to float; --sampling bits uniform\n"
       "                over the floats; --pos, --vel, radii at most 2^100\n"
       "  grazing, near-contact, tangent  the same exact constructions on grids\n"
@@ -239,5 +239,6 @@ void gen_cli_help(FILE *f) {
       "                  binary64)\n"
       "Case IDs name the family, its parameter and the index: grazing-k17-in-000123.\n"
       "Generation uses only + - * / sqrt and scalbn (exact or correctly rounded in\n"
-      "IEEE 754), so the same options give the same bytes on every machine.\n");
+      "IEEE 754; binary32 adds the correctly rounded conversion to float), so the\n"
+      "same options give the same bytes on every machine.\n");
 }

@@ -385,7 +385,8 @@ static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
   }
   c->ma = mass(r, TOI_BINARY64);
   c->mb = mass(r, TOI_BINARY64);
-  /* The inputs stay below 2^100 + 2^107 (gen_opts_check): nothing overflows. */
+  /* |pB| <= 2^100 + 2^101 (20 + 10^6) < 2^122 (gen_opts_check's bounds): no
+     input overflows the float range. */
   if (o->precision != TOI_BINARY64) (void)toi_case_round(c, c, o->precision);
 }
 
