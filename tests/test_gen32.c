@@ -1,4 +1,4 @@
-/* test_gen32.c: the families in binary32: every number a float, each family's promised class, determinism, binary64 unchanged. */
+/* test_gen32.c: the families in binary32: all floats, the promised classes, determinism, binary64 kept. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <float.h>
