@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "precision.h"
 #include "toi.h"
 
 /*
@@ -74,6 +75,40 @@
  *               parameter (k or e) drawn at random from its default range; --dim
  *               defaults to any. Bins are the sub-families.
  *
+ * Precision (--precision binary32; binary64 is the default and everything
+ * above): every number of every case is a binary32 value, and the families'
+ * parameters are in binary32 terms. The promised classes hold exactly (the
+ * data are exact; the reference is exact for any input).
+ *   generic, aimed  the same draws, each rounded to the nearest float; --sampling
+ *               bits is uniform over the floats of each range. --pos, --vel and
+ *               the radii at most 2^100 (binary64: 2^1000), so that aimed
+ *               positions stay below 2^122 and every input is finite.
+ *   grazing, near-contact, tangent  the same exact constructions on coarser
+ *               grids so that every number fits a 24-bit significand: m on the
+ *               2^-15 grid, alpha on 2^-15 (|pB_i| < 440 < 2^9: 9 + 15 = 24
+ *               bits), velocities and w, mu, eta on 2^-17 (|vB_i| < 127 2^17
+ *               units: 7 + 17 = 24 bits), the tangent's translation on 2^-15
+ *               with |P| < 16. pA = -sigma m 2^-k n has at most 20 bits (m n_i
+ *               < 2^15 21 < 2^20), so it is a float while its last bit 2^(-15-k)
+ *               is at least the smallest subnormal 2^-149: k <= 134, the limit
+ *               for these families. Default --k 1:31 (seven past p = 24, as
+ *               binary64's 1:60 is seven past 53). The tangent's moves are k
+ *               float ulps (default 0:16).
+ *   far         the aimed configuration (floats, |p| < 2^7) on the 2^-8 grid, the
+ *               offset 10^e u rounded to a float and, below 2^16, to the 2^-8 grid;
+ *               pA + O, pB + O rounded in float arithmetic. Exact (class kept)
+ *               while 10^e + 2^7 < 2^16, i.e. up to e = 4. --e default 0:8, range
+ *               -38:38 (10^38 < FLT_MAX).
+ *   scale       float lengths (< 2^7) times 2^e and speeds (< 2^3) times 2^f,
+ *               each rounded to a float (exact unless below 2^-126): --e default
+ *               -140:120:10, --f default -140:120, both within -170:120 (2^127 <
+ *               FLT_MAX); t* from below the float subnormals to overflow.
+ *   slow        float velocities times 2^-k, rounded to a float; --k default
+ *               10:31, at most 134.
+ *   mixed       the same slots, each sub-family with its binary32 defaults.
+ * Masses are the binary64 draws rounded to float. Case i of binary32 draws from
+ * its own stream (the precision is part of the stream number).
+ *
  * Determinism: case i draws from toi_rng_seed_item(seed, family, i) only, uses
  * IEEE basic operations (+ - * / sqrt), scalbn, and no other libm function, so
  * the same seed and options give the same bits on every machine and whatever
@@ -115,14 +150,18 @@ typedef struct gen_opts {
   double pos, vel;       ///< generic, aimed: coordinate and velocity bounds
   double rlo, rhi;       ///< generic, aimed: radius range
   double blo, bhi;       ///< aimed: impact parameter range in units of R
+  toi_precision precision; ///< every number a value of this format (binary64 or binary32)
 } gen_opts;
 
 /// Name of a family ("near-contact"), or NULL.
 const char *gen_family_name(gen_family f);
 /// Family by name, or -1.
 int gen_family_parse(const char *name);
-/// Fills o with the documented defaults of family f (seed 1).
+/// Fills o with the documented defaults of family f (seed 1), binary64.
 void gen_opts_default(gen_opts *o, gen_family f);
+/// Fills o with the documented defaults of family f in precision q (its k, e
+/// and f ranges differ for binary32; see above).
+void gen_opts_default_in(gen_opts *o, gen_family f, toi_precision q);
 /// Checks the options (ranges in order and within the limits the families
 /// support); returns 0, or -1 with a message in msg.
 int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz);
@@ -137,7 +176,8 @@ void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *valu
 
 /// Canonical one-line description of the options that matter for the family,
 /// e.g. "family=grazing seed=1 dim=2 k=1:60:1" (identical options give
-/// identical text); returns the snprintf length.
+/// identical text; " precision=binary32" follows dim unless the precision is
+/// binary64); returns the snprintf length.
 int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o);
 
 /// The inputs a perturbation may move: the position and velocity components

@@ -277,6 +277,8 @@ typedef struct gen_cli {
   gen_range k, e, f;
   double pos, vel, rlo, rhi, blo, bhi;
   gen_sampling sampling;
+  int has_precision;
+  toi_precision precision; ///< --precision: every number of every case a value of it
 } gen_cli;
 
 void gen_cli_init(gen_cli *g);

@@ -126,6 +126,13 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
     else if (!strcmp(v, "bits")) g->sampling = GEN_SAMPLE_BITS;
     else return cli_usage_error(cmd, "--sampling must be real or bits, not '%s'", v), -1;
     g->has_sampling = 1;
+  } else if (OPT("--precision")) {
+    NEED("--precision");
+    int q = toi_precision_parse(v);
+    if (q != TOI_BINARY64 && q != TOI_BINARY32)
+      return cli_usage_error(cmd, "--precision must be binary64 or binary32, not '%s'", v), -1;
+    g->precision = (toi_precision)q;
+    g->has_precision = 1;
   } else {
     return 0;
   }
@@ -136,7 +143,7 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
 
 int gen_cli_build(const gen_cli *g, const char *cmd, gen_family default_family, gen_opts *o) {
   gen_family fam = g->family >= 0 ? (gen_family)g->family : default_family;
-  gen_opts_default(o, fam);
+  gen_opts_default_in(o, fam, g->has_precision ? g->precision : TOI_BINARY64);
   const char *name = gen_family_name(fam);
   int k_ok = fam == GEN_GRAZING || fam == GEN_NEAR_CONTACT || fam == GEN_SLOW || fam == GEN_TANGENT;
   int e_ok = fam == GEN_FAR || fam == GEN_SCALE;
@@ -208,13 +215,30 @@ void gen_cli_help(FILE *f) {
       "                grazing 3, near-contact 2, far 2, scale 2, slow 1, tangent 2,\n"
       "                each with its default options and a random parameter; --dim any\n"
       "                by default [one bin per sub-family]\n"
+      "Binary32 (--precision binary32): every number of every case is a float and\n"
+      "the families' parameters are in float terms:\n"
+      "  generic, aimed  the same draws rounded to float; --sampling bits uniform\n"
+      "                over the floats; --pos, --vel, radii at most 2^100\n"
+      "  grazing, near-contact, tangent  the same exact constructions on grids\n"
+      "                that fit 24-bit significands (lengths on 2^-15, speeds on\n"
+      "                2^-17); the offset m n 2^-k stays a float while 15 + k <= 149,\n"
+      "                so --k at most 134, default 1:31 (tangent: float ulps, 0:16)\n"
+      "  far           positions on 2^-8, offsets floats; exact up to e = 4 (10^e +\n"
+      "                2^7 < 2^16), --e default 0:8 (range -38:38)\n"
+      "  scale         --e default -140:120:10, --f -140:120 (range -170:120): t*\n"
+      "                from below the float subnormals to overflow\n"
+      "  slow          --k default 10:31 (at most 134)\n"
+      "  mixed         the same suite, each sub-family with its binary32 defaults\n"
       "Generator options:\n"
       "  --seed S        64-bit seed (default 1); case i depends only on (seed,\n"
       "                  family, options, i), whatever -j or --shard\n"
       "  --dim 2|3|any   dimension (default 2; mixed: any, 2 or 3 per case)\n"
       "  --k LO:HI[:STEP] --e LO:HI[:STEP] --f LO:HI   family parameters\n"
       "  --pos P --vel V --radius LO:HI --impact LO:HI --sampling real|bits\n"
+      "  --precision binary64|binary32   the format of every number (default\n"
+      "                  binary64)\n"
       "Case IDs name the family, its parameter and the index: grazing-k17-in-000123.\n"
       "Generation uses only + - * / sqrt and scalbn (exact or correctly rounded in\n"
-      "IEEE 754), so the same options give the same bytes on every machine.\n");
+      "IEEE 754; binary32 adds the correctly rounded conversion to float), so the\n"
+      "same options give the same bytes on every machine.\n");
 }

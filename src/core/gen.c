@@ -16,14 +16,28 @@ static const gen_family mix_slots[16] = {
     GEN_TANGENT, GEN_GRAZING,      GEN_GENERIC, GEN_AIMED,        GEN_GRAZING, GEN_NEAR_CONTACT,
     GEN_FAR,     GEN_SCALE,        GEN_SLOW,    GEN_TANGENT};
 
-/* Limits that keep every generated input finite (scale: base lengths < 2^7,
-   speeds < 2^3; far: 10^e times 2^29 stays below DBL_MAX). */
-#define K_MIN 0
-#define K_MAX 1000
-#define SCALE_MIN (-1100)
-#define SCALE_MAX 1000
-#define FAR_MIN (-300)
-#define FAR_MAX 300
+/* Limits that keep every generated input finite, per precision (scale: base
+   lengths < 2^7, speeds < 2^3; far: 10^e times 2^29 stays below DBL_MAX, 10^38
+   below FLT_MAX; binary32 k: the grazing and near-contact offset m n 2^-k,
+   on the 2^-(15+k) grid, stays a float down to 2^-149; see gen.h). */
+typedef struct gen_limits {
+  int k_max, far_min, far_max, scale_min, scale_max;
+  int bound_log2; /* --pos, --vel, radii at most 2^bound_log2 */
+} gen_limits;
+static const gen_limits limits[TOI_PRECISION_COUNT] = {
+    [TOI_BINARY64] = {1000, -300, 300, -1100, 1000, 1000},
+    [TOI_BINARY32] = {134, -38, 38, -170, 120, 100},
+};
+
+/* The grids of the exact families (gen.h): m and alpha on 2^-b, velocities,
+   w, mu, eta on 2^-cv, the tangent's translation dyadic(pbits, pshift). */
+typedef struct exact_grid {
+  int b, cv, pbits, pshift;
+} exact_grid;
+static const exact_grid grids[TOI_PRECISION_COUNT] = {
+    [TOI_BINARY64] = {20, 20, 20, 16},
+    [TOI_BINARY32] = {15, 17, 19, 15},
+};
 
 const char *gen_family_name(gen_family f) {
   return (unsigned)f < GEN_FAMILY_COUNT ? family_names[f] : NULL;
@@ -33,6 +47,18 @@ int gen_family_parse(const char *name) {
   for (int i = 0; i < GEN_FAMILY_COUNT; i++)
     if (!strcmp(name, family_names[i])) return i;
   return -1;
+}
+
+void gen_opts_default_in(gen_opts *o, gen_family f, toi_precision q) {
+  gen_opts_default(o, f);
+  if (q != TOI_BINARY32) return;
+  o->precision = q;
+  o->k = (gen_range){1, 31, 1};
+  if (f == GEN_SLOW) o->k = (gen_range){10, 31, 1};
+  if (f == GEN_TANGENT) o->k = (gen_range){0, 16, 1};
+  o->e = (gen_range){0, 8, 1};
+  if (f == GEN_SCALE) o->e = (gen_range){-140, 120, 10};
+  o->f = (gen_range){-140, 120, 1};
 }
 
 void gen_opts_default(gen_opts *o, gen_family f) {
@@ -79,22 +105,28 @@ int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz) {
     snprintf(msg, msgsz, "--dim must be 2, 3 or any");
     return -1;
   }
-  if (uses_k(o->family)) {
-    int lo = o->family == GEN_TANGENT ? 0 : 1;
-    int hi = o->family == GEN_TANGENT ? 1 << 20 : K_MAX;
-    if (range_ok(&o->k, lo, hi, "k", msg, msgsz)) return -1;
-  }
-  if (o->family == GEN_FAR && range_ok(&o->e, FAR_MIN, FAR_MAX, "e", msg, msgsz)) return -1;
-  if (o->family == GEN_SCALE) {
-    if (range_ok(&o->e, SCALE_MIN, SCALE_MAX, "e", msg, msgsz)) return -1;
-    if (range_ok(&o->f, SCALE_MIN, SCALE_MAX, "f", msg, msgsz)) return -1;
-  }
-  if (!(o->pos >= 0 && o->pos <= 0x1p1000) || !(o->vel >= 0 && o->vel <= 0x1p1000)) {
-    snprintf(msg, msgsz, "--pos and --vel must be in [0, 2^1000]");
+  if (o->precision != TOI_BINARY64 && o->precision != TOI_BINARY32) {
+    snprintf(msg, msgsz, "--precision must be binary64 or binary32");
     return -1;
   }
-  if (!(o->rlo >= 0 && o->rlo <= o->rhi && o->rhi <= 0x1p1000)) {
-    snprintf(msg, msgsz, "--radius LO:HI needs 0 <= LO <= HI <= 2^1000");
+  const gen_limits *lim = &limits[o->precision];
+  if (uses_k(o->family)) {
+    int lo = o->family == GEN_TANGENT ? 0 : 1;
+    int hi = o->family == GEN_TANGENT ? 1 << 20 : lim->k_max;
+    if (range_ok(&o->k, lo, hi, "k", msg, msgsz)) return -1;
+  }
+  if (o->family == GEN_FAR && range_ok(&o->e, lim->far_min, lim->far_max, "e", msg, msgsz)) return -1;
+  if (o->family == GEN_SCALE) {
+    if (range_ok(&o->e, lim->scale_min, lim->scale_max, "e", msg, msgsz)) return -1;
+    if (range_ok(&o->f, lim->scale_min, lim->scale_max, "f", msg, msgsz)) return -1;
+  }
+  double bound = pow2i(lim->bound_log2);
+  if (!(o->pos >= 0 && o->pos <= bound) || !(o->vel >= 0 && o->vel <= bound)) {
+    snprintf(msg, msgsz, "--pos and --vel must be in [0, 2^%d]", lim->bound_log2);
+    return -1;
+  }
+  if (!(o->rlo >= 0 && o->rlo <= o->rhi && o->rhi <= bound)) {
+    snprintf(msg, msgsz, "--radius LO:HI needs 0 <= LO <= HI <= 2^%d", lim->bound_log2);
     return -1;
   }
   if (!(o->blo >= 0 && o->blo <= o->bhi && o->bhi <= 1e6)) {
@@ -144,6 +176,8 @@ int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o) {
                       used < bufsz ? bufsz - used : 0, __VA_ARGS__);             \
     if (m_ > 0) used += (size_t)m_;                                              \
   } while (0)
+  /* binary64 results keep the bytes they had before precisions existed. */
+  if (o->precision != TOI_BINARY64) APPEND(" precision=%s", toi_precision_name(o->precision));
   if (uses_k(o->family)) APPEND(" k=%d:%d:%d", o->k.lo, o->k.hi, o->k.step);
   if (uses_e(o->family)) APPEND(" e=%d:%d:%d", o->e.lo, o->e.hi, o->e.step);
   if (o->family == GEN_SCALE) APPEND(" f=%d:%d", o->f.lo, o->f.hi);
@@ -175,12 +209,36 @@ static const frame *pick_frame(toi_rng *r, int dim) {
   return &frames3[toi_rng_below(r, sizeof frames3 / sizeof frames3[0])];
 }
 
-/* Nearest point of the 2^-20 grid (|x| < 2^30): adding and removing 1.5 2^52
+/* Nearest point of the 2^-g grid (|x| < 2^(51-g)): adding and removing 1.5 2^52
    rounds to an integer in the default rounding mode, exactly. */
-static double grid20(double x) {
-  double y = x * 0x1p20;
+static double grid(double x, int g) {
+  double y = x * pow2i(g);
   y = (y + 0x1.8p52) - 0x1.8p52;
-  return y * 0x1p-20;
+  return y * pow2i(-g);
+}
+static double grid20(double x) { return grid(x, 20); }
+
+/* x rounded to precision q (nothing for binary64). */
+static double in_q(double x, toi_precision q) { return q == TOI_BINARY64 ? x : toi_round_to(x, q); }
+
+/* The ordered set of floats, as toi_double_ord for doubles (+0 and -0 map to 0). */
+static int64_t float_ord(double x) {
+  float f = (float)x;
+  int32_t i;
+  memcpy(&i, &f, sizeof i);
+  return i >= 0 ? i : -(int64_t)(i & INT32_MAX);
+}
+static double float_from_ord(int64_t k) {
+  int32_t i = k >= 0 ? (int32_t)k : (int32_t)((uint32_t)(-k) | 0x80000000u);
+  float f;
+  memcpy(&f, &i, sizeof f);
+  return f == 0 ? 0.0 : (double)f;
+}
+
+/* Uniform over the floats of [float(lo), float(hi)], as toi_rng_bits for doubles. */
+static double float_bits(toi_rng *r, double lo, double hi) {
+  int64_t a = float_ord(lo), b = float_ord(hi);
+  return float_from_ord(a + (int64_t)toi_rng_below(r, (uint64_t)(b - a) + 1));
 }
 
 /* x rounded to 24 significant bits (nearest, ties away) by integer operations
@@ -235,7 +293,7 @@ static void perpendicular(toi_rng *r, int dim, const double u[3], double w[3]) {
   }
 }
 
-static double mass(toi_rng *r) { return toi_rng_uniform(r, 0.5, 2); }
+static double mass(toi_rng *r, toi_precision q) { return in_q(toi_rng_uniform(r, 0.5, 2), q); }
 
 /* Exact symmetries: a signed permutation of the axes applied to every vector,
    and swapping the two balls (s -> -s, v -> -v): the class and D are unchanged. */
@@ -268,23 +326,36 @@ static void shuffle(toi_rng *r, toi_case *c) {
   }
 }
 
-/* The dyadic scaffolding of the exact families: m = M 2^-20 in [0.5, 1),
+/* The dyadic scaffolding of the exact families: m = M 2^-b in [0.5, 1),
    R = h m split into two dyadic radii, masses. */
-static double exact_radii(toi_rng *r, toi_case *c, const frame *fr) {
-  int64_t M = toi_rng_int(r, (int64_t)1 << 19, ((int64_t)1 << 20) - 1);
+static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
+  int b = grids[q].b;
+  int64_t M = toi_rng_int(r, (int64_t)1 << (b - 1), ((int64_t)1 << b) - 1);
   int64_t RA = toi_rng_int(r, 1, fr->h * M - 1);
-  c->ra = (double)RA * 0x1p-20;
-  c->rb = (double)(fr->h * M - RA) * 0x1p-20;
-  c->ma = mass(r);
-  c->mb = mass(r);
-  return (double)M * 0x1p-20;
+  c->ra = (double)RA * pow2i(-b);
+  c->rb = (double)(fr->h * M - RA) * pow2i(-b);
+  c->ma = mass(r, q);
+  c->mb = mass(r, q);
+  return (double)M * pow2i(-b);
+}
+
+/* A dyadic speed in [0.25, 4] on the 2^-cv grid. */
+static double exact_speed(toi_rng *r, int cv) {
+  return (double)toi_rng_int(r, (int64_t)1 << (cv - 2), (int64_t)1 << (cv + 2)) * pow2i(-cv);
 }
 
 /* ---- the families ---- */
 
+/* One draw of the generic family in [lo, hi]: uniform over the reals (rounded
+   to q) or over the values of q. */
+static double generic_draw(toi_rng *r, double lo, double hi, int bits, toi_precision q) {
+  if (!bits) return in_q(toi_rng_uniform(r, lo, hi), q);
+  return q == TOI_BINARY64 ? toi_rng_bits(r, lo, hi) : float_bits(r, lo, hi);
+}
+
 static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
   int bits = o->sampling == GEN_SAMPLE_BITS;
-#define DRAW(lo, hi) (bits ? toi_rng_bits(r, (lo), (hi)) : toi_rng_uniform(r, (lo), (hi)))
+#define DRAW(lo, hi) generic_draw(r, (lo), (hi), bits, o->precision)
   for (int i = 0; i < c->dim; i++) c->pa[i] = DRAW(-o->pos, o->pos);
   for (int i = 0; i < c->dim; i++) c->va[i] = DRAW(-o->vel, o->vel);
   c->ra = DRAW(o->rlo, o->rhi);
@@ -292,8 +363,8 @@ static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
   for (int i = 0; i < c->dim; i++) c->vb[i] = DRAW(-o->vel, o->vel);
   c->rb = DRAW(o->rlo, o->rhi);
 #undef DRAW
-  c->ma = mass(r);
-  c->mb = mass(r);
+  c->ma = mass(r, o->precision);
+  c->mb = mass(r, o->precision);
 }
 
 static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
@@ -312,21 +383,25 @@ static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
     c->pb[i] = c->pa[i] + R * (d * u[i] + b * w[i]);
     c->vb[i] = c->va[i] - speed * u[i];
   }
-  c->ma = mass(r);
-  c->mb = mass(r);
+  c->ma = mass(r, TOI_BINARY64);
+  c->mb = mass(r, TOI_BINARY64);
+  /* |pB| <= 2^100 + 2^101 (20 + 10^6) < 2^122 (gen_opts_check's bounds): no
+     input overflows the float range. */
+  if (o->precision != TOI_BINARY64) (void)toi_case_round(c, c, o->precision);
 }
 
 /* Impact parameter h m (1 + sigma 2^-k) with sigma in {-1, 0, +1}; see gen.h. */
-static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate) {
+static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate, toi_precision q) {
+  const exact_grid *g = &grids[q];
   const frame *fr = pick_frame(r, c->dim);
-  double m = exact_radii(r, c, fr);
-  double alpha = (double)toi_rng_int(r, 2 * (int64_t)(m * 0x1p20), 20 * (int64_t)(m * 0x1p20) - 1) *
-                 0x1p-20;
-  double w = (double)toi_rng_int(r, (int64_t)1 << 18, (int64_t)1 << 22) * 0x1p-20;
+  double m = exact_radii(r, c, fr, q);
+  double alpha = (double)toi_rng_int(r, 2 * (int64_t)(m * pow2i(g->b)), 20 * (int64_t)(m * pow2i(g->b)) - 1) *
+                 pow2i(-g->b);
+  double w = exact_speed(r, g->cv);
   double tiny = sigma ? (double)sigma * m * pow2i(-k) : 0.0;
   for (int i = 0; i < c->dim; i++) {
-    double P = translate ? toi_rng_dyadic(r, 20, 16) : 0.0;
-    double V = toi_rng_dyadic(r, 20, 20);
+    double P = translate ? toi_rng_dyadic(r, g->pbits, g->pshift) : 0.0;
+    double V = toi_rng_dyadic(r, g->cv, g->cv);
     c->pb[i] = P + (alpha * fr->d[i] + m * fr->n[i]);
     c->pa[i] = P - tiny * fr->n[i];
     c->va[i] = V;
@@ -334,25 +409,27 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   }
 }
 
-static void fam_grazing(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
   int sigma = toi_rng_below(r, 2) ? 1 : -1;
-  exact_graze(c, r, sigma, k, 0);
+  exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
   snprintf(tag, tagsz, "k%d-%s", k, sigma < 0 ? "in" : "out");
 }
 
-static void fam_near_contact(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
+                             size_t tagsz) {
+  int cv = grids[q].cv;
   int sigma = toi_rng_below(r, 2) ? 1 : -1;
   int approach = (int)toi_rng_below(r, 2);
   const frame *fr = pick_frame(r, c->dim);
-  double m = exact_radii(r, c, fr);
-  double mu = (double)toi_rng_int(r, (int64_t)1 << 18, (int64_t)1 << 22) * 0x1p-20;
+  double m = exact_radii(r, c, fr, q);
+  double mu = exact_speed(r, cv);
   if (approach) mu = -mu;
   double eta = toi_rng_uniform(r, -0.5, 0.5) * mu;
-  eta = grid20(eta);
+  eta = grid(eta, cv);
   double tiny = (double)sigma * m * pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
-    double V = toi_rng_dyadic(r, 20, 20);
+    double V = toi_rng_dyadic(r, cv, cv);
     c->pb[i] = m * fr->d[i];
     c->pa[i] = -tiny * fr->d[i];
     c->va[i] = V;
@@ -362,13 +439,26 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, char *tag, size_t t
   snprintf(tag, tagsz, "k%d-%s-%s", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
 }
 
-static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, char *tag, size_t tagsz) {
+/* The far offset in binary32: 10^e u_i rounded to a float, then (below 2^16,
+   where floats are finer) to the 2^-8 grid of the positions, so that p + O is
+   exact in float while |p + O| < 2^16 (gen.h). */
+static double far_offset32(double x) {
+  double O = toi_round_to(x, TOI_BINARY32);
+  return fabs(O) < 0x1p16 ? grid(O, 8) : O;
+}
+
+/* a + b in binary32 arithmetic, one rounding (a, b floats). */
+static double add32(double a, double b) { return (double)((float)a + (float)b); }
+
+static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precision q, char *tag,
+                    size_t tagsz) {
+  int f32 = q == TOI_BINARY32;
   gen_opts a;
-  gen_opts_default(&a, GEN_AIMED);
+  gen_opts_default_in(&a, GEN_AIMED, q);
   fam_aimed(c, r, &a);
   for (int i = 0; i < c->dim; i++) {
-    c->pa[i] = grid20(c->pa[i]);
-    c->pb[i] = grid20(c->pb[i]);
+    c->pa[i] = f32 ? grid(c->pa[i], 8) : grid20(c->pa[i]);
+    c->pb[i] = f32 ? grid(c->pb[i], 8) : grid20(c->pb[i]);
   }
   if (base) *base = *c;
   /* 10^e by repeated IEEE products: not exactly 10^e beyond 10^22, but the
@@ -378,6 +468,12 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, char *tag, s
   double u[3];
   unit(r, c->dim, u);
   for (int i = 0; i < c->dim; i++) {
+    if (f32) {
+      double O = far_offset32(ten * u[i]);
+      c->pa[i] = add32(c->pa[i], O);
+      c->pb[i] = add32(c->pb[i], O);
+      continue;
+    }
     double O = round24(ten * u[i]);
     c->pa[i] += O;
     c->pb[i] += O;
@@ -385,43 +481,47 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, char *tag, s
   snprintf(tag, tagsz, "e%d", e);
 }
 
-static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, char *tag,
-                      size_t tagsz) {
+static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi_precision q,
+                      char *tag, size_t tagsz) {
   gen_opts a;
-  gen_opts_default(&a, GEN_AIMED);
+  gen_opts_default_in(&a, GEN_AIMED, q);
   fam_aimed(c, r, &a);
   if (base) *base = *c;
+  /* In binary32 the exact double scalbn is rounded once into the float range
+     (gen_opts_check keeps it below FLT_MAX). */
   for (int i = 0; i < c->dim; i++) {
-    c->pa[i] = scalbn(c->pa[i], e);
-    c->pb[i] = scalbn(c->pb[i], e);
-    c->va[i] = scalbn(c->va[i], f);
-    c->vb[i] = scalbn(c->vb[i], f);
+    c->pa[i] = in_q(scalbn(c->pa[i], e), q);
+    c->pb[i] = in_q(scalbn(c->pb[i], e), q);
+    c->va[i] = in_q(scalbn(c->va[i], f), q);
+    c->vb[i] = in_q(scalbn(c->vb[i], f), q);
   }
-  c->ra = scalbn(c->ra, e);
-  c->rb = scalbn(c->rb, e);
+  c->ra = in_q(scalbn(c->ra, e), q);
+  c->rb = in_q(scalbn(c->rb, e), q);
   snprintf(tag, tagsz, "e%d-f%d", e, f);
 }
 
-static void fam_slow(toi_case *c, toi_rng *r, int k, char *tag, size_t tagsz) {
+static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
   gen_opts a;
-  gen_opts_default(&a, GEN_AIMED);
+  gen_opts_default_in(&a, GEN_AIMED, q);
   fam_aimed(c, r, &a);
   double s = pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
-    c->va[i] *= s;
-    c->vb[i] *= s;
+    c->va[i] = in_q(c->va[i] * s, q);
+    c->vb[i] = in_q(c->vb[i] * s, q);
   }
   snprintf(tag, tagsz, "k%d", k);
 }
 
-static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, char *tag, size_t tagsz) {
-  exact_graze(c, r, 0, 0, 1);
+static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
+                        size_t tagsz) {
+  exact_graze(c, r, 0, 0, 1, q);
   shuffle(r, c);
   if (base) *base = *c;
   int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
   int up = (int)toi_rng_below(r, 2);
   double *x = gen_case_input(c, pick);
-  *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
+  if (q == TOI_BINARY32) *x = float_from_ord(float_ord(*x) + (up ? k : -k));
+  else *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
   if (*x == 0) *x = 0.0;
   snprintf(tag, tagsz, "k%d", k);
 }
@@ -437,16 +537,17 @@ static int range_draw(toi_rng *r, const gen_range *g) {
 /* One case of family o->family (not mixed); param is its k or e. */
 static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_opts *o, int param,
                     char *tag, size_t tagsz) {
+  toi_precision q = o->precision;
   tag[0] = 0;
   switch (o->family) {
     case GEN_GENERIC: fam_generic(c, r, o); break;
     case GEN_AIMED: fam_aimed(c, r, o); break;
-    case GEN_GRAZING: fam_grazing(c, r, param, tag, tagsz); break;
-    case GEN_NEAR_CONTACT: fam_near_contact(c, r, param, tag, tagsz); break;
-    case GEN_FAR: fam_far(c, base, r, param, tag, tagsz); return;
-    case GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), tag, tagsz); return;
-    case GEN_SLOW: fam_slow(c, r, param, tag, tagsz); break;
-    case GEN_TANGENT: fam_tangent(c, base, r, param, tag, tagsz); return;
+    case GEN_GRAZING: fam_grazing(c, r, param, q, tag, tagsz); break;
+    case GEN_NEAR_CONTACT: fam_near_contact(c, r, param, q, tag, tagsz); break;
+    case GEN_FAR: fam_far(c, base, r, param, q, tag, tagsz); return;
+    case GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), q, tag, tagsz); return;
+    case GEN_SLOW: fam_slow(c, r, param, q, tag, tagsz); break;
+    case GEN_TANGENT: fam_tangent(c, base, r, param, q, tag, tagsz); return;
     default: break;
   }
   if (base) *base = *c;
@@ -456,7 +557,8 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   char msg[160];
   if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
   toi_rng r;
-  toi_rng_seed_item(&r, o->seed, (uint64_t)o->family, index);
+  /* Another precision, another stream; binary64 (0) keeps the stream it had. */
+  toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
   memset(out, 0, sizeof *out);
   out->dim = o->dim ? o->dim : 2 + (int)toi_rng_below(&r, 2);
   char tag[40];
@@ -465,7 +567,7 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   if (fam == GEN_MIXED) {
     gen_opts sub;
     fam = mix_slots[index % 16];
-    gen_opts_default(&sub, fam);
+    gen_opts_default_in(&sub, fam, o->precision);
     sub.seed = o->seed;
     int param = 0;
     if (uses_k(fam)) param = range_draw(&r, &sub.k);
