@@ -47,6 +47,7 @@ static void stats_add(toi_ref_fast_stats *t, const toi_ref_fast_stats *a, const 
   t->fb_sign += b->fb_sign - a->fb_sign;
   t->fb_round += b->fb_round - a->fb_round;
   t->quick += b->quick - a->quick;
+  t->fb_prec += b->fb_prec - a->fb_prec;
 }
 
 static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
@@ -57,8 +58,9 @@ static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
           m->rev_is_lo);
 }
 
-/* Runs count cases of family fam (default options, the given seed). */
-static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
+/* Runs count cases of family fam (default options, the given seed), the
+ * roots in precision q (binary64: toi_ref_solve_batch_engine's answers). */
+static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count, toi_precision q) {
   static toi_case cases[BLOCK];
   static toi_ref rb[BLOCK], rf[BLOCK], rm[BLOCK];
   static toi_status sb[BLOCK];
@@ -78,15 +80,15 @@ static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
     toi_ref_fast_stats s0, s1;
     toi_ref_fast_stats_get(&s0);
     double t0 = now();
-    if (toi_ref_solve_batch_engine(rb, sb, cases, n, TOI_REF_FAST) != 0) return -1;
+    if (toi_ref_solve_batch_prec(rb, sb, cases, n, q, TOI_REF_FAST) != 0) return -1;
     double t1 = now();
     toi_ref_fast_stats_get(&s1);
     stats_add(&t->st, &s0, &s1);
     for (size_t i = 0; i < n; i++)
-      if (toi_ref_solve_engine(&rf[i], &cases[i], TOI_REF_FAST) != TOI_OK) return -1;
+      if (toi_ref_solve_prec(&rf[i], &cases[i], q, TOI_REF_FAST) != TOI_OK) return -1;
     double t2 = now();
     for (size_t i = 0; i < n; i++)
-      if (toi_ref_solve_engine(&rm[i], &cases[i], TOI_REF_MPFR) != TOI_OK) return -1;
+      if (toi_ref_solve_prec(&rm[i], &cases[i], q, TOI_REF_MPFR) != TOI_OK) return -1;
     double t3 = now();
     t->tbatch += t1 - t0;
     t->tfast += t2 - t1;
@@ -102,24 +104,59 @@ static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count) {
 
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
+/* The table per family: the fast engine's stages and fallbacks, the speeds,
+ * and whether both engines agreed; 1 when any family disagreed. In a
+ * precision other than binary64 a prec% column (toi_ref_fast_stats.fb_prec). */
+static int families(unsigned long long seed, unsigned long long per, toi_precision q) {
+  tally t;
+  int bad = 0, pc = q != TOI_BINARY64;
+  printf("\n  answers of the fast engine's first stage alone (quick%%) and fallbacks to MPFR per family\n"
+         "  (%llu cases each, default options, roots in %s):\n",
+         per, toi_precision_name(q));
+  printf("  %-13s %8s %8s %8s %9s %9s %9s %s%9s %10s %10s %10s %s\n", "family", "cases", "quick%", "exact%",
+         "range%", "sign%", "round%", pc ? "    prec% " : "", "fallback%", "fast/s", "call/s", "mpfr/s",
+         "identical");
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    if (run(&t, (gen_family)f, seed, per, q)) return 1;
+    const toi_ref_fast_stats *s = &t.st;
+    uint64_t fb = s->fb_range + s->fb_sign + s->fb_round + s->fb_prec;
+    char prec[32] = "";
+    if (pc) snprintf(prec, sizeof prec, "%9.4f ", pct(s->fb_prec, s->calls));
+    printf("  %-13s %8" PRIu64 " %8.3f %8.3f %9.4f %9.4f %9.4f %s%9.4f %10.3g %10.3g %10.3g %s\n",
+           gen_family_name((gen_family)f), t.cases, pct(s->quick, s->calls), pct(s->exact, s->calls),
+           pct(s->fb_range, s->calls), pct(s->fb_sign, s->calls), pct(s->fb_round, s->calls), prec,
+           pct(fb, s->calls), (double)t.cases / t.tbatch, (double)t.cases / t.tfast, (double)t.cases / t.tmpfr,
+           t.differ ? "NO" : "yes");
+    if (t.differ) bad = 1;
+  }
+  return bad;
+}
+
 static void usage(FILE *f) {
-  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S] [--width W]\n"
+  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S] [--width W] [--precision P]\n"
              "Checks that the fast reference engine answers bit for bit as the MPFR engine on N\n"
              "mixed cases (default 10^7) and M cases of every family (default 10^5), and prints\n"
              "the cases/s of both engines on the mixed cases (one thread, same run), their ratio,\n"
              "for the fast engine both through toi_ref_solve_batch (the way a suite is solved) and\n"
              "one toi_ref_solve call per case; and, per family, how often the fast engine's first stage answered alone (quick%%)\n"
              "and how often it fell back to MPFR. --width: the batch's vector width, 8 (AVX-512),\n"
-             "4 (AVX2) or 0 (one case at a time); default the widest this processor runs.\n");
+             "4 (AVX2) or 0 (one case at a time); default the widest this processor runs.\n"
+             "--precision: binary64 (default) or binary32, the precision the roots are rounded to\n"
+             "(both engines); in binary32 the table adds prec%%, the fallbacks to MPFR for a root\n"
+             "next to a binary32 rounding boundary (counted in fallback%% too).\n");
 }
 
 int main(int argc, char **argv) {
   unsigned long long count = 10000000, per = 100000, seed = 1, width = 99;
+  toi_precision q = TOI_BINARY64;
   for (int i = 1; i < argc; i++) {
     unsigned long long *dst = NULL;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
+    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(argv[i + 1]) >= 0) {
+      q = (toi_precision)toi_precision_parse(argv[++i]);
+      continue;
     } else if (!strcmp(argv[i], "--count")) {
       dst = &count;
     } else if (!strcmp(argv[i], "--per-family")) {
@@ -143,10 +180,14 @@ int main(int argc, char **argv) {
   }
   int bad = 0;
   tally t;
-  if (run(&t, GEN_MIXED, seed, count)) return 1;
+  if (run(&t, GEN_MIXED, seed, count, q)) return 1;
   double rb = (double)t.cases / t.tbatch, rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
-  printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d: %s\n", t.cases, seed, ref_fast_batch_width(),
+  printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d, roots in %s: %s\n", t.cases, seed,
+         ref_fast_batch_width(), toi_precision_name(q),
          t.differ ? "ANSWERS DIFFER" : "fast (batch and per call) and mpfr answers bit-identical");
+  if (q != TOI_BINARY64)
+    printf("  fallbacks to MPFR at a %s rounding boundary: %" PRIu64 " of %" PRIu64 " calls (%.3g%%)\n",
+           toi_precision_name(q), (uint64_t)t.st.fb_prec, (uint64_t)t.st.calls, pct(t.st.fb_prec, t.st.calls));
   printf("  %-10s %12.4g cases/s\n", "mpfr", rm);
   printf("  %-10s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rb, rb / rm,
          rb >= 20 * rm ? "met" : "NOT met");
@@ -155,20 +196,5 @@ int main(int argc, char **argv) {
     printf("  %" PRIu64 " cases differ\n", t.differ);
     bad = 1;
   }
-  printf("\n  answers of the fast engine's first stage alone (quick%%) and fallbacks to MPFR per family\n"
-         "  (%llu cases each, default options):\n",
-         per);
-  printf("  %-13s %8s %8s %8s %9s %9s %9s %9s %10s %10s %10s %s\n", "family", "cases", "quick%", "exact%", "range%",
-         "sign%", "round%", "fallback%", "fast/s", "call/s", "mpfr/s", "identical");
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-    if (run(&t, (gen_family)f, seed, per)) return 1;
-    const toi_ref_fast_stats *s = &t.st;
-    uint64_t fb = s->fb_range + s->fb_sign + s->fb_round;
-    printf("  %-13s %8" PRIu64 " %8.3f %8.3f %9.4f %9.4f %9.4f %9.4f %10.3g %10.3g %10.3g %s\n",
-           gen_family_name((gen_family)f), t.cases, pct(s->quick, s->calls), pct(s->exact, s->calls),
-           pct(s->fb_range, s->calls), pct(s->fb_sign, s->calls), pct(s->fb_round, s->calls), pct(fb, s->calls),
-           (double)t.cases / t.tbatch, (double)t.cases / t.tfast, (double)t.cases / t.tmpfr, t.differ ? "NO" : "yes");
-    if (t.differ) bad = 1;
-  }
-  return bad;
+  return families(seed, per, q) || bad;
 }

@@ -34,3 +34,74 @@ double ref_bits_apart(double a, double b) {
   uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
   return log2(1.0 + (double)dist);
 }
+
+/* The position of x, a value of pi, in the ordered values of pi (+0 and -0
+ * coincide, +Inf follows the largest finite value): the subnormals k
+ * 2^(emin-p+1) are k; a normal 2^e (1 + f) is (e - emin + 1) 2^(p-1) +
+ * f 2^(p-1). For binary64 and binary32 this is the position read from the
+ * bits, as ref_ord. Every scaling is exact (p <= 53). */
+static int64_t ref_ord_prec(double x, const toi_precision_info *pi) {
+  const int64_t half = (int64_t)1 << (pi->p - 1);
+  double ax = fabs(x);
+  int64_t o;
+  if (isinf(ax)) {
+    o = (int64_t)(pi->emax - pi->emin + 2) * half;
+  } else if (ax < ldexp(1.0, pi->emin)) {
+    o = (int64_t)ldexp(ax, pi->p - 1 - pi->emin);
+  } else {
+    int e = ilogb(ax);
+    o = (int64_t)(e - pi->emin + 1) * half + ((int64_t)ldexp(ax, pi->p - 1 - e) - half);
+  }
+  return signbit(x) ? -o : o;
+}
+
+double ref_bits_apart_prec(double a, double b, toi_precision q) {
+  const toi_precision_info *pi = toi_precision_get(q);
+  if (q == TOI_BINARY64 || !pi) return ref_bits_apart(a, b);
+  int64_t oa = ref_ord_prec(toi_round_to(a, q), pi), ob = ref_ord_prec(toi_round_to(b, q), pi);
+  uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
+  return log2(1.0 + (double)dist);
+}
+
+/*
+ * RN(t*) = t64 puts t* inside [(p + t64)/2, (t64 + n)/2], hence strictly
+ * between p and n, the doubles next to t64 (the closed interval when t64 is
+ * the largest double: n = Inf). Rounding to q is monotone, so when p and n
+ * round to the same value of q (the same bits: -0 and +0 differ), so does
+ * every point between them, t* included; (double)(float) rounds a double
+ * to binary32 correctly (toi_round_to), subnormals and overflow included.
+ * That fails only when a rounding boundary of q (a midpoint between two of
+ * its values, the midpoint between its largest value and 2^(emax+1), or 0)
+ * lies in [p, n], which for a root not built to sit there has the chance of
+ * about three doubles in 2^(53-p) (about 2^-28 for binary32): then the exact
+ * root must decide. The other cases: t64 = +-Inf means |t*| beyond
+ * the double range, so beyond q's: +-Inf again; t64 = +-0 means t* = 0 (an
+ * exact root, +0) or 0 < |t*| <= 2^-1075, which rounds to the zero of its
+ * sign in every q whose values are doubles, as t64 does.
+ */
+int ref_round_certified(double *t, double t64, toi_precision q) {
+  if (q == TOI_BINARY64 || isnan(t64) || isinf(t64) || t64 == 0) {
+    *t = t64;
+    return 1;
+  }
+  /* The neighbours are the bit patterns next to t64's (finite, nonzero):
+   * for either sign one is below it and one above (DBL_MAX's upper one is
+   * +Inf, 2^-1074's lower one +0, as nextafter gives them). */
+  uint64_t b;
+  memcpy(&b, &t64, sizeof b);
+  uint64_t bl = b - 1, bh = b + 1;
+  double nl, nh;
+  memcpy(&nl, &bl, sizeof nl);
+  memcpy(&nh, &bh, sizeof nh);
+  double lo, hi;
+  if (q == TOI_BINARY32) { /* toi_round_to's binary32 rounding, here without a call */
+    lo = (double)(float)nl;
+    hi = (double)(float)nh;
+  } else {
+    lo = toi_round_to(nl, q);
+    hi = toi_round_to(nh, q);
+  }
+  if (memcmp(&lo, &hi, sizeof lo) != 0) return 0;
+  *t = lo;
+  return 1;
+}

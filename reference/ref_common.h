@@ -18,6 +18,14 @@ toi_status ref_check_case(const toi_case *c);
 int ref_dir_root(const toi_ref *r, toi_direction dir);
 /// log2(1 + |ord(a) - ord(b)|), ord the position in the ordered doubles.
 double ref_bits_apart(double a, double b);
+/// The same in precision q: log2(1 + the number of steps between RN_q(a)
+/// and RN_q(b) in the ordered values of q); ref_bits_apart for binary64.
+double ref_bits_apart_prec(double a, double b, toi_precision q);
+/// RN_q(t*) from RN(t*) = t64 alone (both roots of the fast engine, or any
+/// certified binary64 root): 1 with *t set when every real that rounds to
+/// t64 rounds alike to q, 0 when a rounding boundary of q lies that close
+/// (see ref_common.c). Exact (1, *t = t64) for binary64 and for NaN.
+int ref_round_certified(double *t, double t64, toi_precision q);
 /* A toi_ref with no class and no root, the state every solver starts from. */
 static inline void ref_clear(toi_ref *out, toi_class cls) {
   out->cls = cls;

@@ -124,6 +124,10 @@ echo
 echo "== reference engines: fast (default) against mpfr on $FR_N mixed cases, one thread, same run"
 if [ -x "$FR" ]; then
   "$FR" --count "$FR_N" --per-family "$FR_P" || { echo "  THE ENGINES DISAGREE (cases above)"; exit 1; }
+  echo
+  echo "== reference engines in binary32 (roots rounded once from the exact root): the same cases"
+  "$FR" --count "$FR_N" --per-family "$FR_P" --precision binary32 ||
+    { echo "  THE ENGINES DISAGREE IN BINARY32 (cases above)"; exit 1; }
 else
   echo "  $FR is missing (make bench builds it)"
 fi

@@ -126,6 +126,10 @@ typedef struct toi_ref_fast_stats {
                                 ///< boundary (or the root is exactly a midpoint between doubles)
   unsigned long long quick;     ///< of calls, answered by the first stage alone (plain-double class,
                                 ///< roots by Newton steps), without the double-double stage
+  unsigned long long fb_prec;   ///< of calls in a precision other than binary64 (toi_ref_solve_prec and
+                                ///< its batch), fallbacks to MPFR because a rounding boundary of that
+                                ///< precision lies next to the certified binary64 root (about 2^-28 of
+                                ///< the roots in binary32, or a root built to sit on one)
 } toi_ref_fast_stats;
 
 /// The calling thread's counters since it started or since the last reset.

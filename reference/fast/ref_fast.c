@@ -1043,6 +1043,8 @@ void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned lo
   fast_stats.exact += exact;
 }
 
+void ref_fast_count_prec(void) { fast_stats.fb_prec++; }
+
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {
   if (!fs || !fast_plausible(c)) return 0;
   toi_ref out;

@@ -15,6 +15,15 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
 /// returns the length of that prefix; the caller solves the rest one by one.
 size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad);
 
+/// ref_solve_fast with the roots correctly rounded to precision q
+/// (ref_fast_prec.c): the certified binary64 roots decide the rounding to q
+/// (ref_round_certified) or the case goes to ref_solve_mpfr_prec.
+toi_status ref_solve_fast_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
+/// toi_ref_solve_batch_prec with the fast engine: the binary64 batch, then
+/// each root rounded to q as in ref_solve_fast_prec. Returns how many
+/// statuses are not TOI_OK; st may be NULL.
+size_t ref_fast_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q);
+
 /// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
 /// through ref_solve_fast), -1 the widest this CPU runs; a width the CPU
 /// lacks gives the widest it has. Returns the width now in use. Process-wide,
@@ -42,6 +51,9 @@ int ref_fast_fma(void);
 /// when the caller must ask those.
 int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
 int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir);
+/// ref_fast_error in precision q (toi_ref_error_prec's answer); ref_fast_error is q = binary64.
+int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                        toi_precision q);
 
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests

@@ -391,19 +391,21 @@ static int fe_scale_exact(double *out, double x, int k) {
 }
 
 /*
- * The exponent of ulp(t*) from RN(t*) = rn: 2^e <= |rn| < 2^(e+1) puts t* in
+ * The exponent of ulp_pi(t*) from RN(t*) = rn (binary64's rounding whatever
+ * pi): 2^e <= |rn| < 2^(e+1) puts t* in
  * the same binade unless |rn| is a power of two, which t* may lie just
  * below; then the enclosure decides (undecided: 0). Below 2^-1021 and for
- * an infinite rn the clamps of ref_error.c make the binade irrelevant.
+ * an infinite rn the clamps of ref_error.c make the binade irrelevant (the
+ * formats have emin >= -1022 and emax <= 1023).
  */
-static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn) {
+static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn, const toi_precision_info *pi) {
   double arn = fabs(rn);
-  if (!(arn >= 0x1p-1021)) { /* then |t*| < 2^-1021: ulp(t*) = 2^-1074 */
-    *ue = -1074;
+  if (!(arn >= 0x1p-1021)) { /* then |t*| < 2^-1021: ulp(t*) = 2^-1074 for binary64 */
+    *ue = pi->emin - (pi->p - 1);
     return 1;
   }
-  if (arn == INFINITY) { /* |t*| >= 2^1024 - 2^970 */
-    *ue = 971;
+  if (arn == INFINITY) { /* |t*| >= 2^1024 - 2^970: 2^971 for binary64 */
+    *ue = pi->emax - (pi->p - 1);
     return 1;
   }
   int e = fast_ilog2(arn);
@@ -419,16 +421,18 @@ static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn) {
     if (!(fabs(d) * (1 - 0x1p-52) > fs->Et[j])) return 0;
     if (d < 0) e--;
   }
-  *ue = (e < -1022 ? -1022 : e > 1023 ? 1023 : e) - 52;
+  *ue = (e < pi->emin ? pi->emin : e > pi->emax ? pi->emax : e) - (pi->p - 1);
   return 1;
 }
 
-/* The ulp error of T against root j (0 lower, 1 upper) whose RN is rn. */
-FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const int fm) {
+/* The ulp error in pi of T against root j (0 lower, 1 upper) whose RN (in
+ * binary64) is rn. */
+FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi,
+                       const int fm) {
   const ref_fast_state *fs = &k->st;
   int ue;
   double Ts;
-  if (!fe_ulp_exp(&ue, fs, j, rn) || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
+  if (!fe_ulp_exp(&ue, fs, j, rn, pi) || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
   const int kq = fs->k2 - ue; /* q = |d| 2^kq, d scaled */
 
   /* Far: d straight from the enclosure. An exact root (the 0 of a touching
@@ -573,15 +577,16 @@ FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, c
 
 /* ---- the builds ---- */
 
-static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn) {
-  return fe_ulp(q, k, j, T, rn, FE_GEN_FMA);
+static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi) {
+  return fe_ulp(q, k, j, T, rn, pi, FE_GEN_FMA);
 }
 static int fe_kappa_gen(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
 }
 #ifdef FE_DISPATCH
-__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double T, double rn) {
-  return fe_ulp(q, k, j, T, rn, 1);
+__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double T, double rn,
+                                                     const toi_precision_info *pi) {
+  return fe_ulp(q, k, j, T, rn, pi, 1);
 }
 __attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, 1);
@@ -592,6 +597,14 @@ __attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *
 #endif
 
 int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  return ref_fast_error_prec(ulp, bits, T, c, dir, TOI_BINARY64);
+}
+
+/* In a precision q other than binary64, RN_q(t*) comes from the certified
+ * RN(t*) (ref_round_certified) and the ulp from t*'s binade, clamped to q's
+ * range: the same exact quotient, with q's power of two. */
+int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                        toi_precision q) {
   fe_counts.error_calls++;
   fe_cache *k = fe_get(c);
   if (!k->ok) return fe_counts.error_fb++, 0;
@@ -601,15 +614,16 @@ int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_d
     *ulp = *bits = NAN;
     return 1;
   }
-  double rn = lo ? r->tlo : r->thi;
+  double rn = lo ? r->tlo : r->thi, rq;
+  if (!ref_round_certified(&rq, rn, q)) return fe_counts.error_fb++, 0;
   if (isinf(T)) {
-    *ulp = *bits = T == rn ? 0.0 : INFINITY;
+    *ulp = *bits = T == rq ? 0.0 : INFINITY;
     return 1;
   }
-  double q;
-  if (!FE_PICK(fe_ulp)(&q, k, lo ? 0 : 1, T, rn)) return fe_counts.error_fb++, 0;
-  *ulp = q;
-  *bits = ref_bits_apart(T, rn);
+  double e;
+  if (!FE_PICK(fe_ulp)(&e, k, lo ? 0 : 1, T, rn, toi_precision_get(q))) return fe_counts.error_fb++, 0;
+  *ulp = e;
+  *bits = ref_bits_apart_prec(T, rq, q);
   return 1;
 }
 

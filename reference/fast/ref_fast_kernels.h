@@ -28,4 +28,6 @@ int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);/
 /// its first stage, dd by its double-double stage, exact of those dd with c
 /// to 2^-145 (fast_c3).
 void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact);
+/// Counts one fallback to MPFR of ref_fast_prec.c (toi_ref_fast_stats.fb_prec).
+void ref_fast_count_prec(void);
 #endif

@@ -11,22 +11,23 @@
  * whenever it can prove it; the front door (api.c) comes here otherwise.
  */
 
-/* Exponent of ulp(t*) for floor(log2 |t*|) = e: subnormal spacing below
- * 2^-1022; above the double range (a root that rounds to Inf) the ulp of
- * DBL_MAX, 2^971, so that a finite answer gets a finite error. */
-static long ref_ulp_exp(long e) {
-  if (e < -1022) e = -1022;
-  if (e > 1023) e = 1023;
-  return e - 52;
+/* Exponent of ulp_pi(t*) for floor(log2 |t*|) = e: subnormal spacing below
+ * 2^emin; above the format's range (a root that rounds to Inf) the ulp of
+ * its largest finite value (2^971 for binary64), so that a finite answer
+ * gets a finite error. */
+static long ref_ulp_exp(long e, const toi_precision_info *pi) {
+  if (e < pi->emin) e = pi->emin;
+  if (e > pi->emax) e = pi->emax;
+  return e - (pi->p - 1);
 }
 
 /* Rational root: T - t* exactly in mpq, then rounded once. */
-static double ref_ulp_rational(ref_ctx *x, int lo, double T) {
+static double ref_ulp_rational(ref_ctx *x, int lo, double T, const toi_precision_info *pi) {
   mpq_ptr t = x->q[0], d = x->q[1];
   long e2;
   ref_root_rational(x, lo, mpq_numref(t), mpq_denref(t), &e2);
   mpq_canonicalize(t);
-  long ue = -1074; /* ulp(0) */
+  long ue = ref_ulp_exp(pi->emin, pi); /* ulp(0) */
   if (mpq_sgn(t) != 0) {
     /* floor(log2 |num/den|) is bits(num) - bits(den) or one less. */
     mpz_ptr num = x->z[0];
@@ -40,7 +41,7 @@ static double ref_ulp_rational(ref_ctx *x, int lo, double T) {
       mpz_set(den, mpq_denref(t));
     }
     if (mpz_cmp(num, den) < 0) e--;
-    ue = ref_ulp_exp(e + e2);
+    ue = ref_ulp_exp(e + e2, pi);
   }
   if (e2 >= 0)
     mpq_mul_2exp(t, t, (mp_bitcnt_t)e2);
@@ -80,7 +81,7 @@ static double ref_ulp_rational(ref_ctx *x, int lo, double T) {
  * loop ends because an irrational number is at a positive distance from
  * every breakpoint.
  */
-static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
+static double ref_ulp_irrational(ref_ctx *x, int lo, double T, const toi_precision_info *pi) {
   mpfr_ptr t = x->f[4], tt = x->f[5], dif = x->f[6];
   mpfr_set_prec(tt, 64);
   mpfr_set_d(tt, T, MPFR_RNDN); /* exact */
@@ -92,7 +93,7 @@ static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
     if (mpfr_zero_p(dif)) continue;
     mpfr_exp_t ed = mpfr_get_exp(dif), et = mpfr_get_exp(t);
     mpfr_exp_t m = ed - 1 > et + 4 ? ed - 1 : et + 4;
-    long ue = ref_ulp_exp((long)et - 1);
+    long ue = ref_ulp_exp((long)et - 1, pi);
     mpfr_abs(dif, dif, MPFR_RNDN);
     mpfr_mul_2si(dif, dif, -ue, MPFR_RNDN); /* exact: MPFR's range is wide */
     /* The error bound 2^(m+1-p) relative to the exponent: scaling moved both. */
@@ -103,6 +104,12 @@ static double ref_ulp_irrational(ref_ctx *x, int lo, double T) {
 
 /* The whole answer by GMP and MPFR, for a checked case (api.c checks it). */
 toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
+  return ref_error_mpfr_prec(ulp, bits, T, c, dir, TOI_BINARY64);
+}
+
+toi_status ref_error_mpfr_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                               toi_precision q) {
+  const toi_precision_info *pi = toi_precision_get(q);
   ref_ctx *x = ref_ctx_get();
   if (!x) return TOI_ERR_NOMEM;
   ref_env env;
@@ -110,7 +117,7 @@ toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c
   toi_status st = ref_load(x, c, NULL);
   if (st == TOI_OK) {
     toi_ref r;
-    ref_solve_loaded(x, &r);
+    ref_solve_loaded_prec(x, &r, pi);
     int lo = ref_dir_root(&r, dir);
     if (lo >= 0 && !isnan(T)) {
       double rn = lo ? r.tlo : r.thi;
@@ -118,8 +125,8 @@ toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c
         /* An infinite T is right only when the root itself rounds to it. */
         *ulp = *bits = T == rn ? 0.0 : INFINITY;
       } else {
-        *bits = ref_bits_apart(T, rn);
-        *ulp = x->rational ? ref_ulp_rational(x, lo, T) : ref_ulp_irrational(x, lo, T);
+        *bits = ref_bits_apart_prec(T, rn, q);
+        *ulp = x->rational ? ref_ulp_rational(x, lo, T, pi) : ref_ulp_irrational(x, lo, T, pi);
       }
     }
   }

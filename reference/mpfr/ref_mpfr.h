@@ -49,6 +49,10 @@ toi_status ref_load(ref_ctx *x, const toi_case *c, const double *delta);
 
 /// Fills out from a loaded x: class, correctly rounded roots, directions.
 void ref_solve_loaded(ref_ctx *x, toi_ref *out);
+/// The same with the roots correctly rounded to precision pi (p <= 53,
+/// emin >= -1022, emax <= 1023: a format whose values are doubles) from the
+/// exact roots; ref_solve_loaded is this with binary64. Uses f[7] too.
+void ref_solve_loaded_prec(ref_ctx *x, toi_ref *out, const toi_precision_info *pi);
 /// For a root of a case with has_roots and |B| + sqrt(D) > 0 (every
 /// irrational root; kappa also uses it on rational ones): an approximation t of the
 /// lower (lo = 1) or upper root, in real units, at precision p >= 64, with
@@ -63,11 +67,17 @@ void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
 /// The whole of toi_ref_solve_target (delta != NULL) or toi_ref_solve with
 /// the GMP/MPFR engine (ref_solve_mpfr.c); the fast engine falls back on it.
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
+/// The same with the roots in precision pi (ref_solve_loaded_prec).
+toi_status ref_solve_mpfr_prec(toi_ref *out, const toi_case *c, const double *delta, const toi_precision_info *pi);
 
 /// toi_ref_error and toi_ref_kappa by GMP and MPFR alone, for a case that
 /// passed ref_check_case and a direction that is TOI_FORWARD or TOI_REVERSE
 /// (api.c checks both); *ulp, *bits and *kappa must hold NaN on entry.
 toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
+/// toi_ref_error_prec's answer by GMP and MPFR (same conditions): the ulp of
+/// pi, RN_pi(t*) for the bits and an infinite T.
+toi_status ref_error_mpfr_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                               toi_precision q);
 toi_status ref_kappa_mpfr(double *kappa, const toi_case *c, toi_direction dir);
 
 /// A bound on the relative error of the 128-bit kappa of ref_kappa.c before

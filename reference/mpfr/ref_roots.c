@@ -28,8 +28,40 @@
  *    irrational, is not one either.
  */
 
-/* RN(num / den 2^e2) with den > 0; num is an exact integer. */
-static double ref_round_q(ref_ctx *x, mpz_srcptr num, mpz_srcptr den, long e2) {
+/*
+ * The rounding of y to precision pi (a value of it, held exactly in a
+ * double). For binary64 mpfr_get_d itself. For a narrower format, as in the
+ * MPFR manual's emulation of IEEE 754: y rounded to p bits in MPFR's wide
+ * range (ternary t), then the format's exponent range, in MPFR's convention
+ * (significands in [1/2, 1)): emin - p + 2 for the exponent of the smallest
+ * subnormal 2^(emin - p + 1), emax + 1 for the largest finite value, so that
+ * mpfr_check_range makes overflow (+-Inf, the midpoint between the largest
+ * value and 2^(emax+1) rounding to it, ties to even) and underflow below the
+ * smallest subnormal, and mpfr_subnormalize rounds again at the subnormal
+ * grid with t, which makes the two steps one correct rounding of y. Every
+ * breakpoint of such a format (a value, or a midpoint between two, subnormal
+ * ones included) is a number of at most p + 1 <= 54 bits, so the conditions
+ * above on y (no 54-bit number between y and t*) make this RN_pi(t*) too.
+ * MPFR's range is per thread (mpfr_buildopt_tls_p, see ref_ctx.c) and is
+ * put back before returning; no variable but z is used meanwhile.
+ */
+static double ref_round_prec(ref_ctx *x, mpfr_srcptr y, const toi_precision_info *pi) {
+  if (pi->p == 53 && pi->emin == -1022 && pi->emax == 1023) return mpfr_get_d(y, MPFR_RNDN);
+  mpfr_ptr z = x->f[7];
+  mpfr_set_prec(z, pi->p);
+  int t = mpfr_set(z, y, MPFR_RNDN);
+  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_set_emin(pi->emin - pi->p + 2);
+  mpfr_set_emax(pi->emax + 1);
+  t = mpfr_check_range(z, t, MPFR_RNDN);
+  (void)mpfr_subnormalize(z, t, MPFR_RNDN);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  return mpfr_get_d(z, MPFR_RNDN); /* exact: a value of a format inside binary64 */
+}
+
+/* RN_pi(num / den 2^e2) with den > 0; num is an exact integer. */
+static double ref_round_q(ref_ctx *x, mpz_srcptr num, mpz_srcptr den, long e2, const toi_precision_info *pi) {
   int sign = mpz_sgn(num);
   if (sign == 0) return 0.0; /* a root is exactly 0 only when c = 0: +0 */
   mpz_ptr n = x->z[1], d = x->z[2], q = x->z[3];
@@ -49,7 +81,7 @@ static double ref_round_q(ref_ctx *x, mpz_srcptr num, mpz_srcptr den, long e2) {
   mpfr_set_z(y, q, MPFR_RNDN);              /* exact: q < 2^66 */
   mpfr_mul_2si(y, y, e2 - k, MPFR_RNDN);     /* exact: MPFR's range is wide */
   if (sign < 0) mpfr_neg(y, y, MPFR_RNDN);
-  return mpfr_get_d(y, MPFR_RNDN);
+  return ref_round_prec(x, y, pi);
 }
 
 void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2) {
@@ -115,6 +147,10 @@ void ref_root_approx(ref_ctx *x, int lo, mpfr_ptr t, mpfr_prec_t p) {
 }
 
 void ref_solve_loaded(ref_ctx *x, toi_ref *out) {
+  ref_solve_loaded_prec(x, out, toi_precision_get(TOI_BINARY64));
+}
+
+void ref_solve_loaded_prec(ref_ctx *x, toi_ref *out, const toi_precision_info *pi) {
   ref_clear(out, x->cls);
   if (!x->has_roots) return;
 
@@ -122,9 +158,9 @@ void ref_solve_loaded(ref_ctx *x, toi_ref *out) {
     long e2;
     ref_root_rational(x, 1, x->z[0], x->z[1], &e2);
     /* ref_round_q overwrites z[1..3]: keep the denominator A itself. */
-    out->tlo = ref_round_q(x, x->z[0], x->A, e2);
+    out->tlo = ref_round_q(x, x->z[0], x->A, e2, pi);
     ref_root_rational(x, 0, x->z[0], x->z[1], &e2);
-    out->thi = ref_round_q(x, x->z[0], x->A, e2);
+    out->thi = ref_round_q(x, x->z[0], x->A, e2, pi);
   } else {
     /* Ziv's loop: terminates because an irrational root is no 54-bit number,
      * so some finite precision separates it from every breakpoint. */
@@ -133,11 +169,11 @@ void ref_solve_loaded(ref_ctx *x, toi_ref *out) {
     for (mpfr_prec_t p = 64;; p *= 2) {
       ref_roots_approx(x, need_lo ? lo : NULL, need_hi ? hi : NULL, p);
       if (need_lo && mpfr_can_round(lo, REF_ERR_BITS(p), MPFR_RNDN, MPFR_RNDZ, 54)) {
-        out->tlo = mpfr_get_d(lo, MPFR_RNDN);
+        out->tlo = ref_round_prec(x, lo, pi);
         need_lo = 0;
       }
       if (need_hi && mpfr_can_round(hi, REF_ERR_BITS(p), MPFR_RNDN, MPFR_RNDZ, 54)) {
-        out->thi = mpfr_get_d(hi, MPFR_RNDN);
+        out->thi = ref_round_prec(x, hi, pi);
         need_hi = 0;
       }
       if (!need_lo && !need_hi) break;

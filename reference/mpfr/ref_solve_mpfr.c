@@ -5,6 +5,10 @@
 /* Every case goes through GMP and MPFR here; the fast engine hands over only
  * what it cannot certify, so this is also its fallback. */
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta) {
+  return ref_solve_mpfr_prec(out, c, delta, toi_precision_get(TOI_BINARY64));
+}
+
+toi_status ref_solve_mpfr_prec(toi_ref *out, const toi_case *c, const double *delta, const toi_precision_info *pi) {
   if (!out) return TOI_ERR_RANGE;
   ref_clear(out, TOI_NONE);
   toi_status st = ref_check_case(c);
@@ -15,7 +19,7 @@ toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta) 
   ref_env env;
   ref_env_enter(&env);
   st = ref_load(x, c, delta);
-  if (st == TOI_OK) ref_solve_loaded(x, out);
+  if (st == TOI_OK) ref_solve_loaded_prec(x, out, pi);
   ref_env_leave(&env);
   return st;
 }

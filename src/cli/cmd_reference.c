@@ -5,12 +5,17 @@
 #include "toiref.h"
 
 static void help(void) {
-  printf("Usage: toibench reference [--target-distance DELTA] [--reference ENGINE] [-o FILE] FILE...\n"
+  printf("Usage: toibench reference [--precision P] [--target-distance DELTA] [--reference ENGINE] [-o FILE]\n"
+         "                          FILE...\n"
          "Prints one line per case, in input order:\n"
          "  ID CLASS TLO THI\n"
          "CLASS is the exact class (overlap, static, contact, separating, miss, graze, hit),\n"
          "decided exactly with GMP; TLO <= THI are the roots of |s + v t| = R correctly\n"
          "rounded to the nearest double (C99 hex floats), or nan when there is no real root.\n"
+         "  --precision P            binary64 (default) or binary32: the roots correctly rounded\n"
+         "                           to P from the exact roots (ties to even, P's subnormals,\n"
+         "                           inf beyond its largest value), printed as the double\n"
+         "                           holding that value; the class is the same exact class\n"
          "  --target-distance DELTA  solve |s + v t| = R + DELTA instead (engines that stop\n"
          "                           short of contact); R + DELTA must be >= 0\n"
          "  --reference ENGINE       fast (default: double-double with proven error bounds,\n"
@@ -20,10 +25,37 @@ static void help(void) {
          "FILE may be '-' for standard input.\n");
 }
 
+/* --precision NAME at argv[*i]: 1 taken (*q set), 0 not this option, -1 a usage error (printed). */
+static int take_precision(toi_precision *q, int *given, int argc, char **argv, int *i) {
+  if (strcmp(argv[*i], "--precision") != 0) return 0;
+  const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  int p = toi_precision_parse(v);
+  if (!v || p < 0) {
+    cli_usage_error("reference", "--precision must be binary64 or binary32, got '%s'", v ? v : "");
+    return -1;
+  }
+  if (*given) {
+    cli_usage_error("reference", "--precision given twice");
+    return -1;
+  }
+  *q = (toi_precision)p;
+  *given = 1;
+  (*i)++;
+  return 1;
+}
+
 int cmd_reference(int argc, char **argv) {
   cli_args args;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
+  toi_precision prec = TOI_BINARY64;
+  int have_prec = 0;
   for (int i = 1; i < argc; i++) {
+    int t = take_precision(&prec, &have_prec, argc, argv, &i);
+    if (t < 0) {
+      cli_args_free(&args);
+      return EXIT_USAGE;
+    }
+    if (t) continue;
     int r = cli_args_take(&args, "reference", CLI_OPT_OUT | CLI_OPT_TARGET | CLI_OPT_REFERENCE, argc, argv, &i);
     if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
@@ -54,9 +86,10 @@ int cmd_reference(int argc, char **argv) {
   for (size_t lo = 0; lo < list.count; lo += BLOCK) {
     size_t n = list.count - lo < BLOCK ? list.count - lo : BLOCK;
     if (have_delta)
-      for (size_t k = 0; k < n; k++) sts[k] = toi_ref_solve_target_engine(&refs[k], &list.items[lo + k], delta, args.engine);
+      for (size_t k = 0; k < n; k++)
+        sts[k] = toi_ref_solve_target_prec(&refs[k], &list.items[lo + k], delta, prec, args.engine);
     else
-      (void)toi_ref_solve_batch_engine(refs, sts, &list.items[lo], n, args.engine);
+      (void)toi_ref_solve_batch_prec(refs, sts, &list.items[lo], n, prec, args.engine);
     for (size_t k = 0; k < n; k++) {
       const toi_ref *ref = &refs[k];
       const toi_case *c = &list.items[lo + k];
