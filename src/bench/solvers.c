@@ -68,6 +68,23 @@ static int solver_precision(int declared) {
   }
 }
 
+/* A plug-in solver's name and summary: its catalog entry's, the symbol
+   asked for, or (no catalog) the library's name without "lib" and ".so". */
+static void name_def(solver_def *d, const toi_solver_info *info, const char *symbol, const char *path) {
+  if (info) {
+    copy_str(d->name, sizeof d->name, info->name);
+    copy_str(d->summary, sizeof d->summary, info->summary);
+  } else if (symbol) {
+    copy_str(d->name, sizeof d->name, symbol);
+  } else {
+    const char *b = base_name(path);
+    if (!strncmp(b, "lib", 3) && b[3]) b += 3;
+    copy_str(d->name, sizeof d->name, b);
+    char *dot = strstr(d->name, ".so");
+    if (dot && dot != d->name) *dot = 0;
+  }
+}
+
 int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz) {
   *out = NULL;
   char full[PATH_MAX];
@@ -132,19 +149,7 @@ int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, 
       goto done;
     }
     d->precision = (toi_precision)prec;
-    if (info) {
-      copy_str(d->name, sizeof d->name, info->name);
-      copy_str(d->summary, sizeof d->summary, info->summary);
-    } else if (symbol) {
-      copy_str(d->name, sizeof d->name, symbol);
-    } else {
-      /* No catalog: the library's name, without "lib" and ".so". */
-      const char *b = base_name(path);
-      if (!strncmp(b, "lib", 3) && b[3]) b += 3;
-      copy_str(d->name, sizeof d->name, b);
-      char *dot = strstr(d->name, ".so");
-      if (dot && dot != d->name) *dot = 0;
-    }
+    name_def(d, info, symbol, path);
   }
   *out = v;
   v = NULL;
