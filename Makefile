@@ -137,8 +137,8 @@ $(TOIBENCH): $(CLI_OBJ) $(LIBTOIBENCH_A)
 CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
 
 # The solver tests run deliberately broken solvers and the examples.
-TEST_SOLVERS := $(BUILD)/tests/solvers/misbehave_cmd $(BUILD)/tests/solvers/misbehave_plugin.so \
-                $(BUILD)/tests/solvers/wrong_abi_plugin.so
+TEST_SOLVERS := $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%,$(wildcard tests/solvers/*_cmd.c)) \
+                $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%.so,$(wildcard tests/solvers/*_plugin.c))
 EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so $(BUILD)/examples/score_solver
 
 $(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES)

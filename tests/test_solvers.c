@@ -362,7 +362,7 @@ Test(solver, plugin_refused_when_not_a_plugin_or_wrong_abi_or_no_symbol) {
            bin_path(0, "tests/solvers/wrong_abi_plugin.so"));
   sol_out *r = sol_run(NULL, args);
   cr_assert_eq(r->status, 2);
-  cr_assert(strstr(r->err, "built for solver ABI 99, this toibench speaks 1"), "%s", r->err);
+  cr_assert(strstr(r->err, "built for solver ABI 99, this toibench speaks 1 and 2"), "%s", r->err);
   cr_assert(strstr(r->err, "Try 'toibench --help'"), "%s", r->err);
   snprintf(args, sizeof args, "run --solver %s:nosuch cases/degenerate.cases", PLUGIN);
   r = sol_run(NULL, args);
@@ -530,7 +530,7 @@ static toi_case head_on(void) {
 /* An answer scored as run scores an external solver's: against the true contact and the target. */
 static toi_status score_full(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                              const toi_ref *ref, double tmax, double target, double tolerance) {
-  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST};
+  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, TOI_BINARY64};
   return score_answer(out, r, dir, domain, c, ref, &o);
 }
 

@@ -94,11 +94,13 @@ extern "C" const toi_solver_info toi_solver_catalog[] = {
      "Box2D 2.4.1 b2TimeOfImpact, float: circle proxies on sweeps c0 -> c0 + W v over [0, W] (W = --tmax, else a "
      "power of two past any first contact), tMax 1; aims at centre distance max(linearSlop, R - 3 linearSlop) "
      "+- 0.25 linearSlop (linearSlop 0.005 m, lengths in metres); touching -> hit at t W, separated -> none, "
-     "overlapped (coincident centres) -> overlap, failed -> failed; 2D only"},
+     "overlapped (coincident centres) -> overlap, failed -> failed; 2D only",
+     TOI_SOLVER_BINARY32},
     {"box2d-shapecast", "toi_box2d_shapecast",
      "Box2D 2.4.1 b2ShapeCast (GJK raycast), float: B cast along W (vB - vA) against fixed A over [0, W] "
      "(W = --tmax, else a power of two past any first contact); aims at centre distance max(polygonRadius, "
      "R' - polygonRadius) +- 0.5 linearSlop with radii raised to polygonRadius 0.01 m; hit at lambda W, initial "
-     "overlap reported as no hit; 2D only"},
-    {0, 0, 0},
+     "overlap reported as no hit; 2D only",
+     TOI_SOLVER_BINARY32},
+    {0, 0, 0, 0},
 };

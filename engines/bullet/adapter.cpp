@@ -14,11 +14,13 @@
 #define SYM(x) toi_bullet64_##x
 #define SYMNAME(x) "toi_bullet64_" x
 #define PRECISION "double (bullet-float64)"
+#define SOLVER_PRECISION TOI_SOLVER_BINARY64
 #else
 #define NAME(x) "bullet-" x
 #define SYM(x) toi_bullet_##x
 #define SYMNAME(x) "toi_bullet_" x
 #define PRECISION "float"
+#define SOLVER_PRECISION TOI_SOLVER_BINARY32
 #endif
 
 extern "C" {
@@ -87,12 +89,15 @@ extern "C" const toi_solver_info toi_solver_catalog[] = {
     {NAME("continuous"), SYMNAME("continuous"),
      "Bullet 3.24 btContinuousConvexCollision, " PRECISION ": conservative advancement with GJK-EPA on two "
      "btSphereShapes (margin = radius), " WINDOW "; stops at a separation below 0.001 (units: the case's, "
-     "metres by Bullet's tuning): target 0.0005 +- 0.0005; 2D cases at z = 0"},
+     "metres by Bullet's tuning): target 0.0005 +- 0.0005; 2D cases at z = 0",
+     SOLVER_PRECISION},
     {NAME("gjk"), SYMNAME("gjk"),
      "Bullet 3.24 btGjkConvexCast, " PRECISION ": conservative advancement with GJK distances on two "
-     "btSphereShapes, " WINDOW "; stops at a separation below 0.001: target 0.0005 +- 0.0005; 2D cases at z = 0"},
+     "btSphereShapes, " WINDOW "; stops at a separation below 0.001: target 0.0005 +- 0.0005; 2D cases at z = 0",
+     SOLVER_PRECISION},
     {NAME("subsimplex"), SYMNAME("subsimplex"),
      "Bullet 3.24 btSubsimplexConvexCast, " PRECISION ": GJK ray cast of the Minkowski difference of two "
-     "btSphereShapes, " WINDOW "; converges to touching (target 0, no tolerance stated); 2D cases at z = 0"},
-    {0, 0, 0},
+     "btSphereShapes, " WINDOW "; converges to touching (target 0, no tolerance stated); 2D cases at z = 0",
+     SOLVER_PRECISION},
+    {0, 0, 0, 0},
 };

@@ -32,6 +32,7 @@ const toi_solver_info toi_solver_catalog[] = {
     {"chipmunk-segment", "toi_chipmunk_segment",
      "Chipmunk 7.0.3 cpShapeSegmentQuery, double: B a static circle, A's relative motion a segment of radius rA "
      "over the window [0, W] (W = --tmax, else a power of two past any first contact); hit at alpha W, a start "
-     "within reach is a hit at 0; units are the case's; target touching (0); 2D only"},
-    {0, 0, 0},
+     "within reach is a hit at 0; units are the case's; target touching (0); 2D only",
+     TOI_SOLVER_BINARY64},
+    {0, 0, 0, 0},
 };

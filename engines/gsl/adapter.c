@@ -38,6 +38,7 @@ const toi_solver_info toi_solver_catalog[] = {
     {"gsl-quadratic", "toi_gsl_quadratic",
      "GSL 2.7 gsl_poly_solve_quadratic on a t^2 + b t + c (a = v.v, b = 2 s.v, c = s.s - R^2 in double): c < 0 "
      "overlap, else the first root >= 0 is the contact (graze for a double root), none after --tmax; time in "
-     "the case's units, no window otherwise; target touching (0); 2D and 3D"},
-    {0, 0, 0},
+     "the case's units, no window otherwise; target touching (0); 2D and 3D",
+     TOI_SOLVER_BINARY64},
+    {0, 0, 0, 0},
 };

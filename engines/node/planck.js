@@ -9,6 +9,7 @@ const solvers = {
       'c0 -> c0 + W v over [0, W] (W = --tmax, else a power of two past any first contact), tMax 1; aims at ' +
       'centre distance max(linearSlop, R - 3 linearSlop) +- 0.25 linearSlop (linearSlop 0.005 m); touching -> ' +
       'hit at t W, separated -> none, overlapped -> overlap, failed -> failed; 2D only; subprocess protocol under node',
+    precision: 'binary64',
     solve(c, tmax) {
       if (!planar(c)) return 'unsupported';
       const W = window(c, tmax);

@@ -65,7 +65,8 @@ async function serve(solvers, name, init) {
   if (name === '--manifest') {
     for (const [n, s] of Object.entries(solvers)) {
       const cmd = `'${process.execPath}' '${require.main.filename}' ${n}`;
-      process.stdout.write(`${n}\t${cmd}\t${s.summary}\n`);
+      // The fourth field, the precision the engine computes in (binary64 when absent).
+      process.stdout.write(`${n}\t${cmd}\t${s.summary}\t${s.precision || 'binary64'}\n`);
     }
     return;
   }

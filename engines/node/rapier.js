@@ -9,6 +9,7 @@ const solvers = {
       'against ball B at pB moving at vB, targetDistance 0, maxToi W (W = --tmax, else a power of two past ' +
       'any first contact), stopAtPenetration: hit at time_of_impact (time units of the velocities), null -> ' +
       'none, an initial penetration is a hit at 0; target touching (0); 2D only; subprocess protocol under node',
+    precision: 'binary32',
     solve(c, tmax) {
       if (!planar(c)) return 'unsupported';
       const W = window(c, tmax);

@@ -19,6 +19,7 @@ int example_stable(toi_solver_result *out, const toi_solver_case *c) {
 const toi_solver_info toi_solver_catalog[] = {
     {"example-stable", "example_stable",
      "example: cancellation-free quadratic t = c / (-b + sqrt(b^2 - a c)) in double; time in the case's units; "
-     "contacts after tmax reported as none"},
-    {0, 0, 0},
+     "contacts after tmax reported as none",
+     TOI_SOLVER_BINARY64},
+    {0, 0, 0, 0},
 };

@@ -42,6 +42,10 @@ void toi_bench_opts_init(toi_bench_opts *o);
 typedef struct toi_run_row {
   score_stats st;           ///< against the true contact (the first table)
   size_t failed, unsupported;
+  /// A candidate not in binary64: cases whose numbers changed when rounded to
+  /// its precision, and cases with a number beyond its range (not given to it,
+  /// not scored, not in failed or unsupported).
+  size_t inputs_rounded, overflowed;
   toi_run_info info;        ///< crashes, hangs, protocol errors
   /* external candidates: against their target (the second table) */
   double *tulps, *gaps, *devs, *dts;
@@ -55,12 +59,15 @@ typedef struct toi_run_row {
 /// The summary of a row, as `run` prints it.
 typedef struct toi_run_stats {
   size_t cases, agree, missed, ghost, other, timed, out_of_domain, failed, unsupported;
+  size_t inputs_rounded, overflowed; ///< as toi_run_row (0 for binary64)
   double median_ulp, p99_ulp, max_ulp, max_bits; ///< NaN when nothing is timed
   char worst_id[TOI_ID_MAX + 1];                 ///< "-" when nothing is timed
 } toi_run_stats;
 
 /// Called for every case and candidate, in case order then candidate order:
-/// verdict is the class name, or "failed" / "unsupported".
+/// verdict is the class name, or "failed" / "unsupported", or "overflow" for
+/// a case beyond the range of the candidate's precision. c is the case as the
+/// candidate received it (rounded to its precision) and sc is in its ULPs.
 typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate *cand, const char *verdict,
                                 const score_case *sc);
 

@@ -79,12 +79,20 @@ struct toi_candidate {
   unsigned flags;         ///< TOI_CAND_*
   toi_candidate_solve_fn solve;
   const toi_formulation *formulation; ///< the built-in one, or NULL
-  toi_case_fn fn;         ///< the user's function, or NULL
+  toi_case_fn fn;         ///< the user's function, a formulation's variant in its precision, or NULL
   void *impl;             ///< the external solver's description (private), or NULL
+  /// The format it computes in (TOI_BINARY64 unless declared): it receives
+  /// each case rounded to it (toi_case_round; a case that overflows is not
+  /// given to it: its answer is TOI_UNSUPPORTED) and is scored in its ULPs
+  /// against the exact answer of the rounded case.
+  toi_precision precision;
 };
 
 /// A built-in formulation, solved in this process.
 void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f);
+/// The formulation's variant in precision q (toi_formulation_solver): 0, or
+/// -1 when it has none in q (c is then the binary64 candidate).
+int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q);
 /// A user's own function, solved in this process (forward, every class unless
 /// domain says otherwise). name is copied.
 void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
@@ -95,6 +103,9 @@ int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
 /// A subprocess command speaking the subprocess protocol (run with /bin/sh -c).
 /// 0, or -1 when out of memory.
 int toi_candidate_command(toi_candidate *c, const char *command);
+/// The same computing in precision q: its inputs are q's values and, unless
+/// q is binary64, the protocol's header says "# precision NAME".
+int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q);
 /// Every solver of a plug-in argument LIB.so[:SYMBOL] (its catalog, the symbol
 /// named, or toi_solver_solve): *out is malloc'ed, the count is returned, or -1
 /// after writing the reason to err. Plug-ins always run in a child process.
@@ -115,9 +126,18 @@ void toi_candidate_free(toi_candidate *c);
 /// Runs c on n cases into ans[0..n-1]. An external candidate's answers start as
 /// failed ("no answer") and are checked (a verdict that is not a class, a
 /// contact without a finite time: failed); an in-process one answers every
-/// case. o may be NULL for an in-process candidate. Returns 0, or -1 when the
-/// candidate could not be run at all (the reason went to o->msg).
+/// case. o may be NULL for an in-process candidate. A candidate whose precision
+/// is not binary64 is given the cases rounded to its precision; a case that
+/// overflows there is answered TOI_UNSUPPORTED for it, without a call (see
+/// toi_candidate_input). Returns 0, or -1 when the candidate could not be run
+/// at all (the reason went to o->msg).
 int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                       toi_answer *ans, toi_run_info *info);
+
+/// The case c as a candidate computing in q receives it, into *out: returns
+/// 0 when it is c itself (always for binary64), 1 when some number changed by
+/// rounding, -1 when a number overflows q (not a case of q: out of the
+/// candidate's domain). Scoring uses *out and the exact answer of *out.
+int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
 
 #endif

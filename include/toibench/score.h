@@ -43,6 +43,11 @@ typedef struct score_opts {
   double tolerance;      ///< the tolerance claimed (0: none)
   int with_target;       ///< 1: also score against the target (the score_detail fields after sc)
   toi_ref_engine engine; ///< the reference engine for the error measures
+  /// The candidate's precision (0, binary64, when left out of an initializer):
+  /// c is then the case as it received it (toi_candidate_input), ref its exact
+  /// answer in that precision (toi_ref_solve_prec), and ULPs and bits are
+  /// measured in it.
+  toi_precision precision;
 } score_opts;
 
 /// An answer's score: against the true contact, and against its target.
@@ -61,10 +66,17 @@ typedef struct score_detail {
 } score_detail;
 
 /// Scores result r of a candidate with direction dir and domain mask against
-/// ref (the exact answer of case c, from the same engine): the one scoring path
-/// of run, sweep, hunt and the report.
+/// ref (the exact answer of case c in o->precision, from the same engine): the
+/// one scoring path of run, sweep, hunt and the report.
 TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                      const toi_case *c, const toi_ref *ref, const score_opts *o);
+/// The case c as a candidate computing in q receives it, into *in
+/// (toi_candidate_input), and its exact answer in q into *ref (binary64:
+/// toi_ref_solve_engine on c itself, else toi_ref_solve_prec on *in). Returns
+/// 0 (the case unchanged), 1 (some number rounded), -1 (a number beyond q's
+/// range: out of the candidate's domain, *ref not set), or -2 when the
+/// reference failed.
+int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
 /// |s + v T| - (rA + rB) in double-double arithmetic, rounded once to double.
 double score_gap(const toi_case *c, double T);
 

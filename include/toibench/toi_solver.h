@@ -7,7 +7,9 @@
  *
  *   TOI_SOLVER_ABI;                        (required: the ABI version it was built for)
  *   int my_solve(toi_solver_result *out, const toi_solver_case *c);   (one or more)
- *   const toi_solver_info toi_solver_catalog[] = {...};  (optional: names and summaries)
+ *   const toi_solver_info toi_solver_catalog[] = {...};  (optional: names, summaries, precisions)
+ *   const int toi_solver_precision = TOI_SOLVER_BINARY32; (optional: the precision of solvers
+ *                                          the catalog does not describe; default binary64)
  *
  * `toibench run --solver lib.so:my_solve FILE` calls my_solve once per case in a
  * child process with a time limit, so a crash, a hang or a NaN is reported for
@@ -16,6 +18,14 @@
  *
  * This header depends on nothing else: a plug-in needs only this file.
  * The ABI version changes whenever a struct below changes layout.
+ *
+ * Version 2 (from version 1): toi_solver_info gained `precision`, the format
+ * the solver computes in, and the optional symbol toi_solver_precision says
+ * it for solvers without a catalog entry. A solver of precision binary32
+ * receives every number of the case rounded to float (still as doubles; a
+ * case whose numbers overflow float is not given to it) and is scored in
+ * binary32 ULPs against the exact answer of that rounded case. A plug-in
+ * built for version 1 still loads: its solvers are binary64.
  */
 
 #ifdef __cplusplus
@@ -23,7 +33,7 @@ extern "C" {
 #endif
 
 /// Version of the structs below; a plug-in built for another version is refused.
-#define TOI_SOLVER_ABI_VERSION 1
+#define TOI_SOLVER_ABI_VERSION 2
 
 /// Longest case ID, terminating NUL excluded.
 #define TOI_SOLVER_ID_MAX 63
@@ -79,11 +89,18 @@ typedef struct toi_solver_result {
 /// Signature of a solve function: fills *out and returns a toi_solver_status.
 typedef int (*toi_solver_fn)(toi_solver_result *out, const toi_solver_case *c);
 
+/// The format a solver computes in (toi_solver_info.precision, toi_solver_precision).
+enum toi_solver_precision {
+  TOI_SOLVER_BINARY64 = 0, ///< double (the default)
+  TOI_SOLVER_BINARY32 = 1  ///< float: inputs rounded to float, errors in float ULPs
+};
+
 /// One entry of the optional catalog.
 typedef struct toi_solver_info {
   const char *name;    ///< the solver's name: letters, digits and '-' (as used with -f)
   const char *symbol;  ///< the exported solve function
   const char *summary; ///< one line: the contract, the units and the time-window semantics
+  int precision;       ///< a toi_solver_precision (ABI 2; 0, binary64, when left out of an initializer)
 } toi_solver_info;
 
 /// Defines the required version symbol; write `TOI_SOLVER_ABI;` once in a plug-in.
@@ -92,6 +109,8 @@ typedef struct toi_solver_info {
 /// The catalog a plug-in may define, ending with an entry whose name is NULL.
 extern const toi_solver_info toi_solver_catalog[];
 extern const int toi_solver_abi;
+/// Optional: the precision of the solvers the catalog does not describe.
+extern const int toi_solver_precision;
 
 #ifdef __cplusplus
 }

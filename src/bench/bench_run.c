@@ -74,9 +74,32 @@ static int add_target(toi_run_row *x, const toi_case *c, const score_detail *ss,
   return 0;
 }
 
+/* A case as the candidates of one precision see it: rounded (state 1) or
+   not (0), or beyond the precision's range (-1: no reference). */
+typedef struct prec_case {
+  int state;
+  toi_case c;
+  toi_ref ref;
+} prec_case;
+
 /* Scores one candidate's answer for case c into its row. 0 or -1. */
-static int score_one(toi_run_row *x, const toi_candidate *cand, const toi_case *c, const toi_ref *ref,
-                     const toi_answer *a, const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case *pc, const toi_answer *a,
+                     const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+  const toi_case *c = &pc->c;
+  const toi_ref *ref = &pc->ref;
+  if (pc->state < 0) {
+    x->overflowed++;
+    if (row) {
+      score_case sc;
+      memset(&sc, 0, sizeof sc);
+      sc.ref_cls = TOI_NONE;
+      sc.t = sc.ref_t = sc.ulp = sc.bits = NAN;
+      sc.kind = SCORE_OUT_OF_DOMAIN;
+      row(ud, c, cand, "overflow", &sc);
+    }
+    return 0;
+  }
+  x->inputs_rounded += (size_t)pc->state;
   if (a->state != TOI_ANSWERED) {
     no_answer(x, cand, c, ref, a, o, row, ud);
     return 0;
@@ -84,7 +107,7 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, const toi_case *
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
-  score_opts so = {o->tmax, target, tol, external, o->engine};
+  score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision};
   score_detail ss;
   if (score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
   if (score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
@@ -110,24 +133,39 @@ static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size
   return ans;
 }
 
+/* The case and its exact answer in every precision of mask used: the input
+   rounded as the candidates of that precision receive it (binary64: the case
+   itself, as always). 0, or -1 when the reference failed (said to o->msg). */
+static int prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_bench_opts *o) {
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
+    if (!(used & 1u << q)) continue;
+    pc[q].state = score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, o->engine);
+    if (pc[q].state == -2) {
+      toi_msgf(o->msg, "case %s: the reference failed", c->id);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
                   const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
   memset(rows, 0, nc * sizeof *rows);
   for (size_t k = 0; k < nc; k++) score_stats_init(&rows[k].st, cands[k].name);
   toi_answer *ans = solve_all(rows, cands, nc, cases, n, o);
   if (!ans) return -1;
+  unsigned used = 0; /* the precisions of the candidates, as a mask */
+  for (size_t k = 0; k < nc; k++) used |= 1u << cands[k].precision;
   int rc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
-    const toi_case *c = &cases[i];
-    toi_ref ref;
-    if (toi_ref_solve_engine(&ref, c, o->engine) != TOI_OK) {
-      toi_msgf(o->msg, "case %s: the reference failed", c->id);
+    prec_case pc[TOI_PRECISION_COUNT];
+    if (prepare_case(pc, used, &cases[i], o)) {
       rc = -1;
       break;
     }
     for (size_t k = 0; k < nc && !rc; k++)
-      if (score_one(&rows[k], &cands[k], c, &ref, &ans[k * n + i], o, row, ud)) {
-        toi_msgf(o->msg, "case %s: scoring %s failed", c->id, cands[k].name);
+      if (score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o, row, ud)) {
+        toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
         rc = -1;
       }
   }
@@ -186,6 +224,8 @@ void toi_run_row_stats(toi_run_row *row, toi_run_stats *out) {
   out->out_of_domain = s->out_of_domain;
   out->failed = row->failed;
   out->unsupported = row->unsupported;
+  out->inputs_rounded = row->inputs_rounded;
+  out->overflowed = row->overflowed;
   out->median_ulp = score_stats_quantile(s, 0.5);
   out->p99_ulp = score_stats_quantile(s, 0.99);
   out->max_ulp = s->timed ? s->max_ulp : NAN;

@@ -19,7 +19,9 @@ static int formulation_solve(const toi_candidate *self, const toi_case *cases, s
                              toi_answer *ans, toi_run_info *info) {
   (void)o;
   memset(info, 0, sizeof *info);
-  for (size_t i = 0; i < n; i++) answered(&ans[i], self->formulation->solve(&cases[i]));
+  /* fn: the variant in the candidate's precision, when it is not binary64. */
+  toi_solve_fn solve = self->fn ? self->fn : self->formulation->solve;
+  for (size_t i = 0; i < n; i++) answered(&ans[i], solve(&cases[i]));
   return 0;
 }
 
@@ -42,6 +44,7 @@ static int external_solve(const toi_candidate *self, const toi_case *cases, size
   }
   *d = *(const solver_def *)self->impl;
   snprintf(d->name, sizeof d->name, "%s", self->name);
+  d->precision = self->precision;
   int rc = solver_run(d, cases, n, o, ans, info);
   free(d);
   return rc;
@@ -56,6 +59,16 @@ void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f) {
   c->domain = f->domain;
   c->solve = formulation_solve;
   c->formulation = f;
+}
+
+int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q) {
+  toi_candidate_formulation(c, f);
+  if (q == TOI_BINARY64) return 0;
+  toi_solve_fn v = toi_formulation_solver(f, q);
+  if (!v) return -1;
+  c->fn = v;
+  c->precision = q;
+  return 0;
 }
 
 void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
@@ -86,6 +99,7 @@ static int from_def(toi_candidate *c, const solver_def *d) {
   c->flags = TOI_CAND_OUT_OF_PROCESS | TOI_CAND_EXTERNAL;
   c->solve = external_solve;
   c->impl = own;
+  c->precision = d->precision;
   point_external(c);
   return 0;
 }
@@ -120,6 +134,16 @@ int toi_candidate_command(toi_candidate *c, const char *command) {
   solver_def *d = malloc(sizeof *d);
   if (!d) return -1;
   solvers_from_command(command, d);
+  int rc = from_def(c, d);
+  free(d);
+  return rc;
+}
+
+int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q) {
+  solver_def *d = malloc(sizeof *d);
+  if (!d) return -1;
+  solvers_from_command(command, d);
+  d->precision = q;
   int rc = from_def(c, d);
   free(d);
   return rc;
@@ -171,7 +195,55 @@ void toi_candidate_free(toi_candidate *c) {
   c->impl = NULL;
 }
 
+int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
+  if (q == TOI_BINARY64) {
+    *out = *c;
+    return 0;
+  }
+  return toi_case_round(out, c, q);
+}
+
+/* Cases held on the stack for small batches (the sweep calls one case at a time). */
+#define ROUND_LOCAL 8
+
+/* A candidate in another precision: the cases rounded to it, those that
+   overflow left out (answered unsupported), the answers put back in order. */
+static int run_rounded(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                       toi_answer *ans, toi_run_info *info) {
+  toi_case local[ROUND_LOCAL], *in = local;
+  toi_answer alocal[ROUND_LOCAL], *out = alocal;
+  size_t *at = NULL, localat[ROUND_LOCAL];
+  if (n > ROUND_LOCAL) {
+    in = malloc(n * sizeof *in);
+    out = malloc(n * sizeof *out);
+    at = malloc(n * sizeof *at);
+    if (!in || !out || !at) {
+      free(in), free(out), free(at);
+      toi_msgf(o ? o->msg : NULL, "solver %s: out of memory", c->name);
+      return -1;
+    }
+  } else {
+    at = localat;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (toi_case_round(&in[m], &cases[i], c->precision) >= 0) {
+      at[m++] = i;
+      continue;
+    }
+    memset(&ans[i], 0, sizeof ans[i]);
+    ans[i].state = TOI_UNSUPPORTED;
+    ans[i].r.t = ans[i].target = ans[i].tolerance = NAN;
+    snprintf(ans[i].why, sizeof ans[i].why, "a number overflows %s", toi_precision_name(c->precision));
+  }
+  int rc = m ? c->solve(c, in, m, o, out, info) : (memset(info, 0, sizeof *info), 0);
+  for (size_t k = 0; k < m && rc == 0; k++) ans[at[k]] = out[k];
+  if (n > ROUND_LOCAL) free(in), free(out), free(at);
+  return rc;
+}
+
 int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                       toi_answer *ans, toi_run_info *info) {
+  if (c->precision != TOI_BINARY64) return run_rounded(c, cases, n, o, ans, info);
   return c->solve(c, cases, n, o, ans, info);
 }

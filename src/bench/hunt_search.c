@@ -34,28 +34,32 @@ typedef struct search {
  * answer keeps only the exact class. */
 static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const toi_answer *a, const hunt_opts *o) {
   toi_ref ref;
-  toi_status st = toi_ref_solve_engine(&ref, &fd->c, o->engine);
-  if (st != TOI_OK) return st;
+  toi_case in; /* the case as the candidate received it, in its precision */
+  int state = score_input(&in, &ref, &fd->c, cand->precision, o->engine);
+  if (state == -2) return TOI_ERR_RANGE;
+  toi_status st;
   fd->target = isfinite(a->target) ? a->target : o->delta;
   fd->err = fd->kappa = fd->ratio = NAN;
   fd->tkind = SCORE_OUT_OF_DOMAIN;
-  if (a->state != TOI_ANSWERED) {
+  if (state < 0) ref.cls = TOI_NONE; /* beyond its precision's range: not scored */
+  if (state < 0 || a->state != TOI_ANSWERED) {
     memset(&fd->sc, 0, sizeof fd->sc);
     fd->sc.ref_cls = ref.cls;
     fd->sc.t = fd->sc.ref_t = fd->sc.ulp = fd->sc.bits = NAN;
     return TOI_OK;
   }
   int against_target = (cand->flags & TOI_CAND_EXTERNAL) != 0;
-  score_opts so = {o->tmax, fd->target, isfinite(a->tolerance) ? a->tolerance : 0, against_target, o->engine};
+  score_opts so = {o->tmax, fd->target, isfinite(a->tolerance) ? a->tolerance : 0, against_target, o->engine,
+                   cand->precision};
   score_detail ss;
-  st = score_answer(&ss, a->r, cand->direction, cand->domain, &fd->c, &ref, &so);
+  st = score_answer(&ss, a->r, cand->direction, cand->domain, &in, &ref, &so);
   if (st != TOI_OK) return st;
   fd->sc = ss.sc;
   fd->tkind = against_target ? ss.target_kind : ss.sc.kind;
   if (against_target ? ss.target_timed : ss.sc.timed) fd->err = against_target ? ss.target_ulp : ss.sc.ulp;
   if (fd->target != 0 || !ss.sc.timed || !isfinite(ss.sc.ulp)) return TOI_OK;
-  st = toi_ref_kappa_engine(&fd->kappa, &fd->c, cand->direction, o->engine);
-  if (st == TOI_OK) fd->ratio = sweep_ratio(ss.sc.ulp, ss.sc.ref_t, fd->kappa);
+  st = toi_ref_kappa_engine(&fd->kappa, &in, cand->direction, o->engine);
+  if (st == TOI_OK) fd->ratio = sweep_ratio_prec(ss.sc.ulp, ss.sc.ref_t, fd->kappa, cand->precision);
   return st;
 }
 

@@ -144,7 +144,8 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
     s->kappa[i] = kappa;
     for (size_t k = 0; k < nc; k++) {
       const rep_col *col = &e->d->cols[k];
-      score_opts so = {INFINITY, 0, 0, 0, e->d->opts.engine};
+      /* The report scores every column in binary64 for now (TOI_BINARY64). */
+      score_opts so = {INFINITY, 0, 0, 0, e->d->opts.engine, TOI_BINARY64};
       score_detail sd;
       toi_answer own;
       const toi_answer *a = col_answer(e->d, s, k, i, &own);

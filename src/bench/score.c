@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eft.h"
+#include "candidate.h"
 #include "score.h"
 #include "stats.h"
 
@@ -10,7 +11,7 @@ static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
 /* The verdict and time against ref, without step or target. */
 static toi_status score_core(score_case *out, toi_result r, toi_direction dir, unsigned domain,
-                             const toi_case *c, const toi_ref *ref, toi_ref_engine engine) {
+                             const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q) {
   memset(out, 0, sizeof *out);
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
@@ -46,7 +47,8 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else {
-      toi_status st = toi_ref_error_engine(&out->ulp, &out->bits, r.t, c, dir, engine);
+      toi_status st = q == TOI_BINARY64 ? toi_ref_error_engine(&out->ulp, &out->bits, r.t, c, dir, engine)
+                                        : toi_ref_error_prec(&out->ulp, &out->bits, r.t, c, dir, q, engine);
       if (st != TOI_OK) return st;
     }
   }
@@ -95,11 +97,13 @@ double score_gap(const toi_case *c, double T) {
   return ldexp(g.hi + g.lo, k1);
 }
 
-/* ulp(x) = 2^(max(e,-1022)-52) for 2^e <= |x| < 2^(e+1), as toiref.h defines it. */
-static double ulp_of(double x) {
-  if (x == 0 || !isfinite(x)) return ldexp(1, -1074);
+/* ulp(x) = 2^(max(e,emin)-p+1) for 2^e <= |x| < 2^(e+1), as toiref.h defines
+   it (binary64: 2^(max(e,-1022)-52)). */
+static double ulp_of(double x, toi_precision q) {
+  const toi_precision_info *pi = toi_precision_get(q);
+  if (x == 0 || !isfinite(x)) return ldexp(1, pi->emin - pi->p + 1);
   int e = ilogb(x);
-  return ldexp(1, (e < -1022 ? -1022 : e) - 52);
+  return ldexp(1, (e < pi->emin ? pi->emin : e) - pi->p + 1);
 }
 
 /* Forward scoring of a verdict group against an exact group, as score.h defines it. */
@@ -129,7 +133,8 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
   if (target == 0) {
     tref = *ref;
   } else {
-    st = toi_ref_solve_target_engine(&tref, c, target, o->engine);
+    st = o->precision == TOI_BINARY64 ? toi_ref_solve_target_engine(&tref, c, target, o->engine)
+                                      : toi_ref_solve_target_prec(&tref, c, target, o->precision, o->engine);
     if (st == TOI_ERR_RANGE) return TOI_OK; /* R + target < 0: no such problem */
     if (st != TOI_OK) return st;
   }
@@ -142,12 +147,14 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
   out->target_dt = fabs(r.t - tref.tfwd);
   if (target == 0) {
     double bits;
-    st = toi_ref_error_engine(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->engine);
+    st = o->precision == TOI_BINARY64
+             ? toi_ref_error_engine(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->engine)
+             : toi_ref_error_prec(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->precision, o->engine);
     if (st != TOI_OK) return st;
   } else {
     /* Measured from the correctly rounded target root: within 0.5 ULP of the
      * exact measure, far below the errors of engines that aim at a target. */
-    out->target_ulp = out->target_dt / ulp_of(tref.tfwd);
+    out->target_ulp = out->target_dt / ulp_of(tref.tfwd, o->precision);
   }
   if (o->tolerance > 0) out->off_tolerance = !(fabs(out->gap - target) <= o->tolerance);
   return TOI_OK;
@@ -170,12 +177,19 @@ toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsi
       contact_verdict = 0;
     }
   }
-  toi_status st = score_core(&out->sc, rr, dir, domain, c, &within, o->engine);
+  toi_status st = score_core(&out->sc, rr, dir, domain, c, &within, o->engine, o->precision);
   if (st != TOI_OK) return st;
   out->sc.verdict = r.cls;
   out->sc.ref_cls = ref->cls;
   if (!o->with_target || out->sc.kind == SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
+}
+
+int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
+  int state = toi_candidate_input(in, c, q);
+  if (state < 0) return -1;
+  toi_status st = q == TOI_BINARY64 ? toi_ref_solve_engine(ref, c, e) : toi_ref_solve_prec(ref, in, q, e);
+  return st == TOI_OK ? state : -2;
 }
 
 void score_stats_init(score_stats *s, const char *name) {

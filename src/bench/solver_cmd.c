@@ -224,6 +224,9 @@ static char *build_input(const batch *b, double tmax, size_t *len) {
     n += (size_t)snprintf(buf + n, cap - n, "# tmax %a\n", tmax);
   else
     n += (size_t)snprintf(buf + n, cap - n, "# tmax inf\n");
+  /* Only for another precision: a binary64 solver's input stays as it was. */
+  if (b->s->precision != TOI_BINARY64)
+    n += (size_t)snprintf(buf + n, cap - n, "# precision %s\n", toi_precision_name(b->s->precision));
   for (size_t i = 0; i < b->n; i++) {
     int need = toi_format_case(NULL, 0, &b->cases[b->idx[i]]);
     if (need < 0) continue;

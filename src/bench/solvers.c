@@ -35,6 +35,56 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+/* The catalog as ABI 2 entries (malloc'ed; NULL with *n = 0 when there is
+   none, NULL with *n > 0 when out of memory): a version 1 plug-in's entries
+   have no precision field, so they are read with their own layout. */
+typedef struct solver_info_v1 {
+  const char *name, *symbol, *summary;
+} solver_info_v1;
+
+static toi_solver_info *read_catalog(void *h, int abi, size_t *n) {
+  const void *sym = dlsym(h, "toi_solver_catalog");
+  const toi_solver_info *v2 = sym;
+  const solver_info_v1 *v1 = sym;
+  *n = 0;
+  if (!sym) return NULL;
+  while ((abi == 1 ? v1[*n].name : v2[*n].name) && *n < 1000) (*n)++;
+  toi_solver_info *out = calloc(*n ? *n : 1, sizeof *out);
+  for (size_t k = 0; out && k < *n; k++) {
+    if (abi == 1)
+      out[k] = (toi_solver_info){v1[k].name, v1[k].symbol, v1[k].summary, TOI_SOLVER_BINARY64};
+    else
+      out[k] = v2[k];
+  }
+  return out;
+}
+
+/* The bench's precision of a plug-in's declared one, or -1. */
+static int solver_precision(int declared) {
+  switch (declared) {
+  case TOI_SOLVER_BINARY64: return TOI_BINARY64;
+  case TOI_SOLVER_BINARY32: return TOI_BINARY32;
+  default: return -1;
+  }
+}
+
+/* A plug-in solver's name and summary: its catalog entry's, the symbol
+   asked for, or (no catalog) the library's name without "lib" and ".so". */
+static void name_def(solver_def *d, const toi_solver_info *info, const char *symbol, const char *path) {
+  if (info) {
+    copy_str(d->name, sizeof d->name, info->name);
+    copy_str(d->summary, sizeof d->summary, info->summary);
+  } else if (symbol) {
+    copy_str(d->name, sizeof d->name, symbol);
+  } else {
+    const char *b = base_name(path);
+    if (!strncmp(b, "lib", 3) && b[3]) b += 3;
+    copy_str(d->name, sizeof d->name, b);
+    char *dot = strstr(d->name, ".so");
+    if (dot && dot != d->name) *dot = 0;
+  }
+}
+
 int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz) {
   *out = NULL;
   char full[PATH_MAX];
@@ -54,18 +104,24 @@ int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, 
   int count = -1;
   solver_def *v = NULL;
   const int *abi = (const int *)dlsym(h, "toi_solver_abi");
-  const toi_solver_info *cat = (const toi_solver_info *)dlsym(h, "toi_solver_catalog");
+  toi_solver_info *cat = NULL;
+  size_t ncat = 0;
   if (!abi) {
     snprintf(err, errsz, "%s: not a toibench solver plug-in (no toi_solver_abi symbol; see toi_solver.h)", path);
     goto done;
   }
-  if (*abi != TOI_SOLVER_ABI_VERSION) {
-    snprintf(err, errsz, "%s: built for solver ABI %d, this toibench speaks %d", path, *abi, TOI_SOLVER_ABI_VERSION);
+  if (*abi != TOI_SOLVER_ABI_VERSION && *abi != 1) {
+    snprintf(err, errsz, "%s: built for solver ABI %d, this toibench speaks 1 and %d", path, *abi,
+             TOI_SOLVER_ABI_VERSION);
     goto done;
   }
-  size_t ncat = 0;
-  if (cat)
-    while (cat[ncat].name && ncat < 1000) ncat++;
+  cat = read_catalog(h, *abi, &ncat);
+  if (!cat && ncat) {
+    snprintf(err, errsz, "out of memory");
+    goto done;
+  }
+  const int *prec_sym = *abi >= 2 ? (const int *)dlsym(h, "toi_solver_precision") : NULL;
+  int lib_prec = prec_sym ? *prec_sym : TOI_SOLVER_BINARY64;
   size_t want = symbol || !ncat ? 1 : ncat;
   v = calloc(want, sizeof *v);
   if (!v) {
@@ -86,25 +142,21 @@ int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, 
     d->kind = SOLVER_PLUGIN;
     copy_str(d->path, sizeof d->path, full);
     copy_str(d->symbol, sizeof d->symbol, sym);
-    if (info) {
-      copy_str(d->name, sizeof d->name, info->name);
-      copy_str(d->summary, sizeof d->summary, info->summary);
-    } else if (symbol) {
-      copy_str(d->name, sizeof d->name, symbol);
-    } else {
-      /* No catalog: the library's name, without "lib" and ".so". */
-      const char *b = base_name(path);
-      if (!strncmp(b, "lib", 3) && b[3]) b += 3;
-      copy_str(d->name, sizeof d->name, b);
-      char *dot = strstr(d->name, ".so");
-      if (dot && dot != d->name) *dot = 0;
+    int prec = solver_precision(info ? info->precision : lib_prec);
+    if (prec < 0) {
+      snprintf(err, errsz, "%s: solver '%s' declares an unknown precision %d", path, sym,
+               info ? info->precision : lib_prec);
+      goto done;
     }
+    d->precision = (toi_precision)prec;
+    name_def(d, info, symbol, path);
   }
   *out = v;
   v = NULL;
   count = (int)want;
 done:
   free(v);
+  free(cat);
   /* The child process that runs the solver loads the library itself; this
    * copy only served to read the catalog. */
   dlclose(h);
@@ -188,7 +240,9 @@ static int has_suffix(const char *s, const char *suf) {
   return a > b && !strcmp(s + a - b, suf);
 }
 
-/* A manifest lists command solvers, one per line: NAME<TAB>COMMAND<TAB>SUMMARY. */
+/* A manifest lists command solvers, one per line: NAME<TAB>COMMAND<TAB>SUMMARY,
+   then optionally <TAB>PRECISION (binary64 when absent; a line naming a
+   precision this toibench does not know is skipped). */
 static void read_manifest(defvec *d, const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) return;
@@ -201,6 +255,10 @@ static void read_manifest(defvec *d, const char *path) {
     *cmd++ = 0;
     char *sum = strchr(cmd, '\t');
     if (sum) *sum++ = 0;
+    char *prec = sum ? strchr(sum, '\t') : NULL;
+    if (prec) *prec++ = 0;
+    int q = prec ? toi_precision_parse(prec) : TOI_BINARY64;
+    if (q < 0) continue;
     solver_def s;
     memset(&s, 0, sizeof s);
     s.kind = SOLVER_COMMAND;
@@ -208,6 +266,7 @@ static void read_manifest(defvec *d, const char *path) {
     copy_str(s.name, sizeof s.name, name);
     copy_str(s.command, sizeof s.command, cmd);
     copy_str(s.summary, sizeof s.summary, sum);
+    s.precision = (toi_precision)q;
     if (push(d, &s)) break;
   }
   fclose(f);

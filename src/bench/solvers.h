@@ -26,6 +26,7 @@ typedef struct solver_def {
   char command[4096];  ///< command: run with /bin/sh -c
   char summary[512];   ///< from the catalog or the manifest; may be empty
   int engine;          ///< 1 when found in an engines directory
+  toi_precision precision; ///< what it computes in: its inputs are rounded to it
 } solver_def;
 
 /* The candidate interface's types under the names the solver hosts use. */

@@ -110,26 +110,30 @@ int sweep_kappa_bin(double kappa) {
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
 
-double sweep_ratio(double ulp, double ref_t, double kappa) {
+double sweep_ratio(double ulp, double ref_t, double kappa) { return sweep_ratio_prec(ulp, ref_t, kappa, TOI_BINARY64); }
+
+double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q) {
   if (isnan(ulp) || !isfinite(ref_t) || ref_t == 0 || !isfinite(kappa) || !(kappa > 0)) return NAN;
   if (ulp == 0) return 0;
   if (isinf(ulp)) return INFINITY;
+  const toi_precision_info *pi = toi_precision_get(q);
+  int p = pi->p, emin = pi->emin; /* binary64: 53, -1022 */
   int e;
   double m = frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
-  int ue = (e - 1 < -1022 ? -1022 : e - 1) - 52; /* ulp(t*) = 2^ue, as toi_ref_error */
-  /* |T - t*| / (kappa 2^-53 |t*| + 2^-1075): the error against the best a
-     double can do, the conditioning's share plus half the smallest subnormal
-     (a subnormal t* cannot be closer than that, whatever kappa says). In units
-     of 2^ue: numerator ulp, denominator kappa m 2^(e-53-ue) + 2^(-1075-ue); the
-     exponents stay small (e - 53 - ue <= 0, -1075 - ue <= -1), so nothing
-     overflows on the way. */
-  double den = kappa * ldexp(m, e - 53 - ue) + ldexp(1, -1075 - ue);
+  int ue = (e - 1 < emin ? emin : e - 1) - (p - 1); /* ulp(t*) = 2^ue, as toi_ref_error */
+  /* |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)) (binary64: 2^-53, 2^-1075): the
+     error against the best the format can do, the conditioning's share plus
+     half the smallest subnormal (a subnormal t* cannot be closer than that,
+     whatever kappa says). In units of 2^ue: numerator ulp, denominator
+     kappa m 2^(e-p-ue) + 2^(emin-p-ue); the exponents stay small
+     (e - p - ue <= 0, emin - p - ue <= -1), so nothing overflows on the way. */
+  double den = kappa * ldexp(m, e - p - ue) + ldexp(1, emin - p - ue);
   return ulp / den;
 }
 
 /* Kappa and the ratio of a timed case in cell. */
 static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_direction dir, double kappa[2], int have[2],
-                            const toi_case *c, uint64_t index, toi_ref_engine engine) {
+                            const toi_case *c, uint64_t index, toi_ref_engine engine, toi_precision q) {
   int d = dir == TOI_REVERSE;
   if (!have[d]) {
     toi_status st = toi_ref_kappa_engine(&kappa[d], c, dir, engine);
@@ -146,7 +150,7 @@ static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_directio
   }
   cell->kmin = min_set(cell->kmin, k);
   cell->kmax = max_set(cell->kmax, k);
-  double r = sweep_ratio(sc->ulp, sc->ref_t, k);
+  double r = sweep_ratio_prec(sc->ulp, sc->ref_t, k, q);
   if (isnan(r)) return TOI_OK;
   cell->max_ratio = max_set(cell->max_ratio, r);
   sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
@@ -170,39 +174,65 @@ static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls
   sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
 }
 
+/* The case as the candidates of each precision receive it, its exact answer
+   and kappa there, computed when a column of that precision first needs it. */
+typedef struct sweep_view {
+  int state; /* 0 unchanged, 1 rounded, -1 beyond the precision's range, 2 not computed yet */
+  toi_case c;
+  toi_ref ref;
+  double kappa[2];
+  int have[2];
+} sweep_view;
+
+static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi_ref_engine engine) {
+  if (v->state != 2) return TOI_OK;
+  v->state = score_input(&v->c, &v->ref, c, q, engine);
+  if (v->state == -2) return TOI_ERR_RANGE;
+  if (v->state >= 0 && (unsigned)v->ref.cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
+  return TOI_OK;
+}
+
+/* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
+static const toi_answer *answer_of(const toi_candidate *cand, const toi_answer *stored, const toi_case *c,
+                                   toi_answer *own) {
+  if (stored && (cand->flags & TOI_CAND_OUT_OF_PROCESS)) return stored;
+  toi_run_info info;
+  if (cand->flags & TOI_CAND_OUT_OF_PROCESS) return NULL; /* its answers come stored */
+  if (toi_candidate_run(cand, c, 1, NULL, own, &info)) return NULL;
+  return own;
+}
+
 toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                 const toi_answer *const *stored, double tmax, const toi_case *c, size_t b,
                                 uint64_t index, toi_ref_engine engine) {
-  toi_ref ref;
-  toi_status st = toi_ref_solve_engine(&ref, c, engine);
+  sweep_view view[TOI_PRECISION_COUNT];
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++) view[q] = (sweep_view){.state = 2, .kappa = {NAN, NAN}};
+  toi_status st = view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
-  if ((unsigned)ref.cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
+  const toi_ref *ref64 = &view[TOI_BINARY64].ref;
   acc->bincount[b]++;
-  acc->bincls[b * TOI_CLASS_COUNT + ref.cls]++;
-  double kappa[2] = {NAN, NAN};
-  int have[2] = {0, 0};
-  score_opts so = {tmax, 0, 0, 0, engine};
+  acc->bincls[b * TOI_CLASS_COUNT + ref64->cls]++;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
     sweep_cell *cell = &acc->cells[j * acc->nbins + b];
+    sweep_view *v = &view[cand->precision];
+    if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
     toi_answer own;
-    const toi_answer *a = stored && (cand->flags & TOI_CAND_OUT_OF_PROCESS) ? stored[j] : NULL;
-    if (!a) {
-      toi_run_info info;
-      if (cand->flags & TOI_CAND_OUT_OF_PROCESS) return TOI_ERR_RANGE; /* its answers come stored */
-      if (toi_candidate_run(cand, c, 1, NULL, &own, &info)) return TOI_ERR_RANGE;
-      a = &own;
-    }
-    if (a->state != TOI_ANSWERED) {
+    const toi_answer *a = answer_of(cand, stored ? stored[j] : NULL, c, &own);
+    if (!a) return TOI_ERR_RANGE;
+    if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       cell->cases++;
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
+    score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
     score_detail sd;
-    st = score_answer(&sd, a->r, cand->direction, cand->domain, c, &ref, &so);
+    st = score_answer(&sd, a->r, cand->direction, cand->domain, &v->c, &v->ref, &so);
     if (st != TOI_OK) return st;
-    add_scored(cell, &sd.sc, ref.cls, c, index);
-    if (sd.sc.timed && (st = add_kappa(cell, &sd.sc, cand->direction, kappa, have, c, index, engine)) != TOI_OK)
+    add_scored(cell, &sd.sc, v->ref.cls, &v->c, index);
+    if (sd.sc.timed &&
+        (st = add_kappa(cell, &sd.sc, cand->direction, v->kappa, v->have, &v->c, index, engine, cand->precision)) !=
+            TOI_OK)
       return st;
   }
   return TOI_OK;

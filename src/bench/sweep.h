@@ -31,6 +31,17 @@
  *                         external solvers (sweep --solver, --solver-cmd,
  *                         engines named by -f), each a column like a
  *                         formulation's
+ *   precisions NAME...    only when some column is not binary64: each
+ *                         column's precision, in the order of formulations
+ *                         (binary64, binary32). Such a column's cases are
+ *                         rounded to its precision (a case with a number
+ *                         beyond its range is OUT_OF_DOMAIN, without a
+ *                         confusion record), scored against the exact answer
+ *                         of the rounded case, and its ULP errors, bits and
+ *                         MAX_RATIO (with kappa 2^-p and 2^(emin-p)) are in its
+ *                         precision; its confusion records use the rounded
+ *                         case's exact class. merge refuses inputs whose
+ *                         precisions differ. Without the line: all binary64.
  *   bins B                number of parameter bins
  *
  * and six blocks, each introduced by two blank lines (gnuplot's `index 0`
@@ -110,8 +121,9 @@
  *    lowest and highest of khist bins 0..127; MAX_RATIO is nan when no kappa
  *    is finite, and 0 or nan when MAX_ULP is 0; each %.6g field is its hex
  *    field printed with %.6g, and histogram edges are those of their bin;
- *  - confusion: the counts of an exact class are at most the bin's count of
- *    that class; they sum to CASES for a formulation (its out-of-domain cases
+ *  - confusion (for a column that is not binary64, only: the counts sum to
+ *    between IN_DOMAIN and CASES, and the scores fit them): the counts of an
+ *    exact class are at most the bin's count of that class; they sum to CASES for a formulation (its out-of-domain cases
  *    have records) or to IN_DOMAIN for a solver (the cases it declined have
  *    none), a column is the same in every bin, and the formulations come
  *    first; the counts AGREE (TIMED of them timed), MISSED, GHOST and OTHER
@@ -177,6 +189,7 @@ typedef struct sweep_meta {
   uint64_t count, start, end;
   size_t nform;
   char forms[SWEEP_MAXFORMS][64];  ///< formulations, then solver columns
+  toi_precision prec[SWEEP_MAXFORMS]; ///< each column's precision (binary64 unless a precisions line says)
   size_t nbins;
   sweep_bin *bins;  ///< [nbins], malloc'ed
 } sweep_meta;
@@ -209,6 +222,9 @@ int sweep_kappa_bin(double kappa);
 /// |T - t*| / (kappa 2^-53 |t*| + 2^-1075) for a scored time (about 1 or
 /// below: what the conditioning and the double format explain), or NaN.
 double sweep_ratio(double ulp, double ref_t, double kappa);
+/// The same in precision q: |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)), ulp in
+/// q's ULPs (binary64 is sweep_ratio).
+double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q);
 
 /// Scores one case for every candidate (column j is cands[j]) into acc (bin
 /// b): an in-process candidate is solved here; an out-of-process one's answer

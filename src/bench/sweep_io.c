@@ -62,6 +62,12 @@ static void write_header(FILE *f, const sweep_meta *m) {
   fprintf(f, "gen %s\ncount %" PRIu64 "\nrange %" PRIu64 " %" PRIu64 "\nformulations", m->gen, m->count,
           m->start, m->end);
   for (size_t j = 0; j < m->nform; j++) fprintf(f, " %s", m->forms[j]);
+  int other = 0; /* a binary64 result keeps its bytes: no precisions line */
+  for (size_t j = 0; j < m->nform; j++) other |= m->prec[j] != TOI_BINARY64;
+  if (other) {
+    fprintf(f, "\nprecisions");
+    for (size_t j = 0; j < m->nform; j++) fprintf(f, " %s", toi_precision_name(m->prec[j]));
+  }
   fprintf(f, "\nbins %zu\n", m->nbins);
 }
 
@@ -353,6 +359,20 @@ static int header_forms(const reader *r, sweep_meta *m, char **tok, int n) {
   return 0;
 }
 
+/* The optional precisions line: one known precision per column, not all binary64. */
+static int header_precisions(const reader *r, sweep_meta *m, char **tok, int n) {
+  if ((size_t)(n - 1) != m->nform) return bad(r, "precisions needs one name per column", NULL);
+  int other = 0;
+  for (int j = 1; j < n; j++) {
+    int q = toi_precision_parse(tok[j]);
+    if (q < 0) return bad(r, "unknown precision", tok[j]);
+    m->prec[j - 1] = (toi_precision)q;
+    other |= q != TOI_BINARY64;
+  }
+  if (!other) return bad(r, "a precisions line naming only binary64 (it is written only for other precisions)", NULL);
+  return 0;
+}
+
 /* The bin count, and with it the room for the bins, the cells and what is seen of them. */
 static int header_bins(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n) {
   uint64_t nb;
@@ -586,7 +606,7 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
   char *buf = NULL, *copy = NULL;
   size_t cap = 0;
   ssize_t len;
-  int stage = 0, rc = 0; /* stage: header lines read */
+  int stage = 0, rc = 0, seen_prec = 0; /* stage: header lines read; the optional precisions line */
   while ((len = getline(&buf, &cap, f)) != -1) {
     r->line++;
     if ((rc = check_line(r, buf, len))) break;
@@ -604,7 +624,10 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
     char *tok[MAXTOK];
     int n = split(buf, tok);
     if (n == 0) continue;
-    if (stage < HEADER_LINES) {
+    if (stage == HEADER_LINES - 1 && !strcmp(tok[0], "precisions") && !seen_prec) {
+      seen_prec = 1;
+      if ((rc = header_precisions(r, m, tok, n))) break;
+    } else if (stage < HEADER_LINES) {
       if ((rc = header_line(r, m, a, tok, n, copy, stage))) break;
       stage++;
     } else if ((rc = read_record(r, m, a, tok, n, copy))) {
@@ -716,6 +739,7 @@ typedef struct cell_check {
   const char *form;
   size_t b;
   long at; /* the line of its stat record */
+  int other_precision; /* the column is not binary64 (a precisions line) */
 } cell_check;
 
 /* "FILE:LINE: FORM bin B: message". Returns -1. */
@@ -815,6 +839,17 @@ static int check_confusion(const cell_check *k, const sweep_acc *a, int reverse,
       if (add_count(&total, c->confusion[e][v])) return bad_cell(k, k->at, "the confusion counts overflow");
       row[e] += c->confusion[e][v];
     }
+  if (k->other_precision) {
+    /* Rounded cases: the exact class is the rounded case's (not the bin's),
+       and a case beyond the precision's range has no record. */
+    if (total < indom || total > c->cases)
+      return bad_cell(k, k->at, "the confusion counts sum to %" PRIu64 ", outside IN_DOMAIN %" PRIu64 " .. CASES %" PRIu64,
+                      total, indom, c->cases);
+    *column = COLUMN_EITHER;
+    if (!scores_fit(c, row, total - indom, reverse, tmax))
+      return bad_cell(k, k->at, "AGREE, MISSED, GHOST, OTHER and TIMED do not fit the confusion records");
+    return 0;
+  }
   for (int e = 0; e < TOI_CLASS_COUNT; e++)
     if (row[e] > a->bincls[b * TOI_CLASS_COUNT + e])
       return bad_cell(k, k->at, "the confusion records count %" PRIu64 " cases of exact class %s, the bin has %" PRIu64,
@@ -877,7 +912,7 @@ static int check_witnesses(const cell_check *k, int reverse, int tmax) {
 static int check_cell(const reader *r, const sweep_meta *m, const sweep_acc *a, size_t j, size_t b, int reverse,
                       int tmax, int *column) {
   const cell_seen *cs = &r->seen[j * a->nbins + b];
-  const cell_check k = {r, &a->cells[j * a->nbins + b], cs, m->forms[j], b, cs->stat_line};
+  const cell_check k = {r, &a->cells[j * a->nbins + b], cs, m->forms[j], b, cs->stat_line, m->prec[j] != TOI_BINARY64};
   end_bins e;
   if (check_counts(&k, a) || check_hists(&k, &e) || check_maxima(&k, &e) ||
       check_confusion(&k, a, reverse, tmax, column))

@@ -118,6 +118,8 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
   } else if ((accept & CLI_OPT_TIMEOUT) && !strcmp(arg, "--timeout")) {
     if (cli_parse_double(v, &a->timeout) || !(a->timeout > 0) || a->timeout > 1e6)
       return cli_usage_error(cmd, "--timeout needs a number of seconds > 0, got '%s'", v), -1;
+  } else if ((accept & CLI_OPT_PRECISION) && !strcmp(arg, "--precision")) {
+    if (cli_parse_precision(cmd, arg, v, &a->precision) != EXIT_OK) return -1;
   } else if ((accept & CLI_OPT_TARGET) && !strcmp(arg, "--target-distance")) {
     if (cli_parse_double(v, &a->delta))
       return cli_usage_error(cmd, "--target-distance needs a finite number, got '%s'", v), -1;
@@ -397,10 +399,42 @@ void cli_print_hex(FILE *f, double x) {
     fprintf(f, "%a", x);
 }
 
-/* Adds the candidate called name unless one of that name is there. */
-static int add_named(const char *cmd, candlist *l, const char *name) {
+int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q) {
+  int p = toi_precision_parse(v);
+  if (p < 0) {
+    char names[128] = "";
+    for (int k = 0; k < TOI_PRECISION_COUNT; k++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+               toi_precision_name((toi_precision)k));
+    return cli_usage_error(cmd, "%s must be one of %s, got '%s'", opt, names, v);
+  }
+  *q = (toi_precision)p;
+  return EXIT_OK;
+}
+
+void cli_variants_note(char *buf, size_t n, toi_precision q) {
+  size_t nf, used = 0;
+  const toi_formulation *all = toi_formulations(&nf);
+  buf[0] = 0;
+  for (size_t i = 0; i < nf && used < n; i++)
+    if (toi_formulation_solver(&all[i], q))
+      used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", all[i].name);
+  if (!buf[0]) snprintf(buf, n, "no formulation has a %s variant yet", toi_precision_name(q));
+}
+
+/* Adds the candidate called name unless one of that name is there: a
+   formulation in precision q, or an engine in its own. */
+static int add_named(const char *cmd, candlist *l, const char *name, toi_precision q) {
   if (candlist_has(l, l->n, name)) return EXIT_OK;
   toi_candidate c;
+  const toi_formulation *f = toi_formulation_find(name);
+  if (f && q != TOI_BINARY64) {
+    if (toi_candidate_formulation_prec(&c, f, q) == 0) return candlist_take(l, &c) ? EXIT_RUNTIME : EXIT_OK;
+    char have[1024];
+    cli_variants_note(have, sizeof have, q);
+    return cli_usage_error(cmd, "formulation '%s' has no %s variant (%s%s)", name, toi_precision_name(q),
+                           strstr(have, "no formulation") == have ? "" : "those with one: ", have);
+  }
   if (toi_candidate_find(&c, name, &cli_msg_stderr))
     return cli_usage_error(cmd, "unknown formulation or solver '%s' (see 'toibench list')", name);
   return candlist_take(l, &c) ? EXIT_RUNTIME : EXIT_OK;
@@ -422,6 +456,10 @@ static int add_engines(const char *cmd, candlist *l) {
 }
 
 int cli_add_named(const char *cmd, candlist *l, const char *names) {
+  return cli_add_named_prec(cmd, l, names, TOI_BINARY64);
+}
+
+int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_precision q) {
   char *copy = strdup(names);
   if (!copy) return EXIT_RUNTIME;
   int rc = EXIT_OK;
@@ -429,11 +467,17 @@ int cli_add_named(const char *cmd, candlist *l, const char *names) {
     if (!strcmp(tok, "all")) {
       size_t n;
       const toi_formulation *all = toi_formulations(&n);
-      for (size_t i = 0; i < n && rc == EXIT_OK; i++) rc = add_named(cmd, l, all[i].name);
+      /* In another precision, 'all' is every formulation that has a variant there. */
+      size_t before = l->n;
+      for (size_t i = 0; i < n && rc == EXIT_OK; i++)
+        if (q == TOI_BINARY64 || toi_formulation_solver(&all[i], q)) rc = add_named(cmd, l, all[i].name, q);
+      if (rc == EXIT_OK && q != TOI_BINARY64 && l->n == before)
+        rc = cli_usage_error(cmd, "'all' in %s: no formulation has a %s variant yet", toi_precision_name(q),
+                             toi_precision_name(q));
     } else if (!strcmp(tok, "engines")) {
       rc = add_engines(cmd, l);
     } else {
-      rc = add_named(cmd, l, tok);
+      rc = add_named(cmd, l, tok, q);
     }
   }
   free(copy);
@@ -441,11 +485,15 @@ int cli_add_named(const char *cmd, candlist *l, const char *names) {
 }
 
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg) {
+  return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64);
+}
+
+int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q) {
   toi_candidate *v = NULL;
   int k;
   if (!strcmp(opt, "--solver-cmd")) {
     v = malloc(sizeof *v);
-    k = v && !toi_candidate_command(v, arg) ? 1 : -2;
+    k = v && !toi_candidate_command_prec(v, arg, q) ? 1 : -2;
   } else {
     char err[600];
     k = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);

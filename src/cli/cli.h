@@ -49,10 +49,23 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
 /// names already in l. EXIT_OK, EXIT_USAGE after a usage error for cmd, or
 /// EXIT_RUNTIME.
 int cli_add_named(const char *cmd, candlist *l, const char *names);
+/// The same with the built-in formulations in precision q (their variant; a
+/// formulation without one is a usage error naming those that have one).
+/// Engines keep the precision they declare.
+int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_precision q);
 /// Appends the candidates of --solver ARG (every solver of the plug-in) or
 /// --solver-cmd ARG (opt says which), as they are named. EXIT_OK, EXIT_USAGE,
 /// EXIT_RUNTIME.
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg);
+/// The same with a --solver-cmd command computing in precision q (a plug-in
+/// declares its own precision: q is not used for --solver).
+int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q);
+/// Parses the value of --precision or --solver-cmd-precision into *q:
+/// EXIT_OK, or EXIT_USAGE after a usage error listing the precisions.
+int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q);
+/// "the binary32 variants exist for: a, b" or "no formulation has a binary32
+/// variant yet", for usage errors.
+void cli_variants_note(char *buf, size_t n, toi_precision q);
 
 /// Options several commands share; a command names those it accepts.
 enum {
@@ -62,7 +75,8 @@ enum {
   CLI_OPT_REFERENCE = 8,  ///< --reference fast|mpfr (cli_args.engine)
   CLI_OPT_TMAX = 16,      ///< --tmax T (> 0)
   CLI_OPT_TIMEOUT = 32,   ///< --timeout SEC (> 0)
-  CLI_OPT_TARGET = 64     ///< --target-distance DELTA
+  CLI_OPT_TARGET = 64,    ///< --target-distance DELTA
+  CLI_OPT_PRECISION = 128 ///< --precision NAME (cli_args.precision): the built-in formulations' variant
 };
 
 /// The shared options and the file arguments of a command line.
@@ -73,6 +87,7 @@ typedef struct cli_args {
   double delta;     ///< 0 unless --target-distance
   int have_delta;
   toi_ref_engine engine; ///< TOI_REF_FAST unless --reference
+  toi_precision precision; ///< TOI_BINARY64 unless --precision
   char **files;     ///< the arguments that are not options ("-" is stdin)
   int nfiles;
 } cli_args;

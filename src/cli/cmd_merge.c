@@ -12,8 +12,9 @@ static void help(void) {
       "--shard I/N) into one result: with every shard of a sweep, the output is\n"
       "byte-identical to the result of the whole sweep. The inputs may come in any\n"
       "order; they must share the generator options, the case count, the\n"
-      "formulations and the bins, and their ranges must join without gap or overlap\n"
-      "(otherwise nothing is written and the exit status is 3; 1 when a file cannot\n"
+      "formulations and the bins, every column must be in the same precision in\n"
+      "each (a 'precisions' line; none: binary64), and their ranges must join without\n"
+      "gap or overlap (otherwise nothing is written and the exit status is 3; 1 when a file cannot\n"
       "be read).\n"
       "  -o RESULT   output file (default stdout; appears only when complete)\n");
 }
@@ -46,6 +47,12 @@ static int same_shape(const input *a, const input *b) {
     cli_error("merge: %s and %s score different formulations", a->path, b->path);
     return 0;
   }
+  for (size_t j = 0; j < a->m.nform; j++)
+    if (a->m.prec[j] != b->m.prec[j]) {
+      cli_error("merge: %s and %s score %s in different precisions (%s and %s)", a->path, b->path, a->m.forms[j],
+                toi_precision_name(a->m.prec[j]), toi_precision_name(b->m.prec[j]));
+      return 0;
+    }
   int bins = a->m.nbins == b->m.nbins;
   for (size_t k = 0; bins && k < a->m.nbins; k++)
     bins = !strcmp(a->m.bins[k].param, b->m.bins[k].param) && a->m.bins[k].value == b->m.bins[k].value &&

@@ -11,6 +11,7 @@ static void help(void) {
   printf(
       "Usage: toibench run [-f NAME,...] [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
       "                    [--tmax T] [--target-distance DELTA] [--timeout SEC]\n"
+      "                    [--precision P] [--solver-cmd-precision P]\n"
       "                    [--rows FILE] [-o FILE] FILE...\n"
       "Runs formulations and external solvers on every case and scores them against the\n"
       "certified reference. Prints a table, one row per formulation or solver:\n"
@@ -36,6 +37,20 @@ static void help(void) {
       "               its stdout, one per case, any order ('ID unsupported' declines a\n"
       "               case, 'ID failed' reports the solver's own failure).\n"
       "               Both options may be repeated: every solver gets its row.\n"
+      "  --solver-cmd-precision P  the precision (binary64, binary32) of the\n"
+      "               --solver-cmd commands that follow it (default binary64): their\n"
+      "               inputs are rounded to P, the protocol header says '# precision P'\n"
+      "               (only when P is not binary64) and their errors are in P's ULPs.\n"
+      "               A plug-in declares its precision itself (toi_solver.h, ABI 2).\n"
+      "  --precision P  the built-in formulations' variant: binary64 (default) or\n"
+      "               binary32 ('all' is then every formulation with that variant).\n"
+      "               A candidate in P receives each case rounded to P and is scored\n"
+      "               in P's ULPs against the exact answer of the rounded case; a case\n"
+      "               with a number beyond P's range is not scored for it. When some\n"
+      "               row is not binary64 the table gets a precision column and\n"
+      "               '(N rounded)' (cases whose numbers changed by rounding) beside\n"
+      "               those rows, and --rows files a last field 'precision'\n"
+      "               (class 'overflow' for a case beyond the row's range).\n"
       "  --tmax T     the step: solvers answer within [0, T], and every row is scored\n"
       "               as \"hit within the step\" (an exact contact after T counts as no\n"
       "               contact; so does a verdict with a time after T)\n"
@@ -84,14 +99,31 @@ static double max_of(const double *v, size_t n) {
   return m;
 }
 
+/* The --rows file and whether it has a precision column. */
+typedef struct rows_out {
+  FILE *f;
+  int with_precision;
+} rows_out;
+
 static void write_row(void *ud, const toi_case *c, const toi_candidate *cand, const char *cls,
                       const score_case *sc) {
-  FILE *f = ud;
+  const rows_out *r = ud;
+  FILE *f = r->f;
   fprintf(f, "%s %s %s %s ", c->id, cand->name, cls, toi_class_name(sc->ref_cls));
   cli_print_hex(f, sc->t);
   fputc(' ', f);
   cli_print_hex(f, sc->ref_t);
-  fprintf(f, " %.6g %.6g\n", sc->ulp, sc->bits);
+  fprintf(f, " %.6g %.6g", sc->ulp, sc->bits);
+  if (r->with_precision) fprintf(f, " %s", toi_precision_name(cand->precision));
+  fputc('\n', f);
+}
+
+/* 1 when some candidate computes in another precision than binary64: the
+   outputs then say each row's precision (binary64 runs keep their bytes). */
+static int any_precision(const candlist *l) {
+  for (size_t k = 0; k < l->n; k++)
+    if (l->v[k].precision != TOI_BINARY64) return 1;
+  return 0;
 }
 
 static void print_target_row(FILE *f, const char *name, toi_run_row *x) {
@@ -131,20 +163,34 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t nc
   fprintf(f, "# toibench run: %zu cases from %d file%s", ncases, nfiles, nfiles > 1 ? "s" : "");
   if (isfinite(tmax)) fprintf(f, ", hit within the step tmax = %.6g", tmax);
   fputc('\n', f);
-  fprintf(f, "%-18s %7s %7s %7s %7s %7s %7s %10s %10s %10s %10s  %s\n", "formulation", "cases", "agree", "missed",
-          "ghost", "other", "timed", "median_ulp", "p99_ulp", "max_ulp", "max_bits", "worst");
+  int prec = any_precision(l);
+  if (prec) {
+    fprintf(f, "# ULP and bits in each row's precision; inputs rounded to it (rounded: cases whose numbers\n"
+               "# changed), scored against the exact answer of the rounded case\n");
+    fprintf(f, "%-18s %-9s", "formulation", "precision");
+  } else {
+    fprintf(f, "%-18s", "formulation");
+  }
+  fprintf(f, " %7s %7s %7s %7s %7s %7s %10s %10s %10s %10s  %s\n", "cases", "agree", "missed", "ghost", "other",
+          "timed", "median_ulp", "p99_ulp", "max_ulp", "max_bits", "worst");
   size_t nexternal = 0;
   for (size_t k = 0; k < l->n; k++) {
     toi_run_stats s;
     toi_run_row_stats(&rows[k], &s);
-    fprintf(f, "%-18s %7zu %7zu %7zu %7zu %7zu %7zu", l->v[k].name, s.cases, s.agree, s.missed, s.ghost, s.other,
-            s.timed);
+    fprintf(f, "%-18s", l->v[k].name);
+    if (prec) fprintf(f, " %-9s", toi_precision_name(l->v[k].precision));
+    fprintf(f, " %7zu %7zu %7zu %7zu %7zu %7zu", s.cases, s.agree, s.missed, s.ghost, s.other, s.timed);
     print_num(f, s.median_ulp);
     print_num(f, s.p99_ulp);
     print_num(f, s.max_ulp);
     print_num(f, s.max_bits);
     fprintf(f, "  %s", s.worst_id);
     if (s.out_of_domain) fprintf(f, "  (%zu out of domain)", s.out_of_domain);
+    if (l->v[k].precision != TOI_BINARY64) {
+      fprintf(f, "  (%zu rounded)", s.inputs_rounded);
+      if (s.overflowed)
+        fprintf(f, "  (%zu beyond %s range)", s.overflowed, toi_precision_name(l->v[k].precision));
+    }
     if (l->v[k].flags & TOI_CAND_EXTERNAL) {
       nexternal++;
       if (s.failed) fprintf(f, "  (%zu failed)", s.failed);
@@ -161,13 +207,19 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t nc
 static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
   candlist given = {0};
   int rc = EXIT_OK;
+  toi_precision cmd_prec = TOI_BINARY64; /* --solver-cmd-precision: for the --solver-cmd that follow */
   for (int i = 1; i < argc && rc == EXIT_OK; i++) {
+    if (!strcmp(argv[i], "--solver-cmd-precision") && i + 1 < argc) {
+      rc = cli_parse_precision("run", argv[i], argv[i + 1], &cmd_prec);
+      i++;
+      continue;
+    }
     if ((!strcmp(argv[i], "--solver") || !strcmp(argv[i], "--solver-cmd")) && i + 1 < argc) {
       if (!strcmp(argv[i], "--solver-cmd") && !argv[i + 1][0]) {
         rc = cli_usage_error("run", "--solver-cmd needs a command");
       } else {
         size_t from = given.n;
-        rc = cli_add_given("run", &given, argv[i], argv[i + 1]);
+        rc = cli_add_given_prec("run", &given, argv[i], argv[i + 1], cmd_prec);
         for (size_t k = from; k < given.n; k++) candlist_unique_name(&given, k);
       }
       i++;
@@ -175,14 +227,16 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
     }
     int r = cli_args_take(args, "run",
                           CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES | CLI_OPT_TMAX | CLI_OPT_TARGET |
-                              CLI_OPT_REFERENCE | CLI_OPT_TIMEOUT,
+                              CLI_OPT_REFERENCE | CLI_OPT_TIMEOUT | CLI_OPT_PRECISION,
                           argc, argv, &i);
     if (r == CLI_HELP) rc = -1;
     else if (r < 0) rc = EXIT_USAGE;
   }
   if (rc == EXIT_OK && args->nfiles == 0) rc = cli_usage_error("run", "no case file given");
   if (rc == EXIT_OK) {
-    rc = args->names ? cli_add_named("run", l, args->names) : given.n ? EXIT_OK : cli_add_named("run", l, "all");
+    rc = args->names       ? cli_add_named_prec("run", l, args->names, args->precision)
+         : given.n         ? EXIT_OK
+                           : cli_add_named_prec("run", l, "all", args->precision);
   }
   for (size_t k = 0; k < given.n && rc == EXIT_OK; k++) {
     if (candlist_push(l, &given.v[k])) rc = EXIT_RUNTIME;
@@ -204,13 +258,15 @@ static int run_and_write(const cli_args *args, const candlist *l, const toi_case
   o.msg = &cli_msg_stderr;
   cli_out out, rowsf;
   int rows_open = 0;
+  rows_out ro = {NULL, any_precision(l)};
   if (args->rows) {
     if (cli_out_open(&rowsf, args->rows)) return EXIT_RUNTIME;
     rows_open = 1;
-    fprintf(rowsf.f, "# id formulation class ref_class t ref_t ulp bits\n");
+    ro.f = rowsf.f;
+    fprintf(rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s\n", ro.with_precision ? " precision" : "");
   }
   if (toi_bench_run(rows, l->v, l->n, list->items, list->count, &o, rows_open ? write_row : NULL,
-                    rows_open ? rowsf.f : NULL) ||
+                    rows_open ? &ro : NULL) ||
       cli_out_open(&out, args->out)) {
     if (rows_open) cli_out_abort(&rowsf);
     return EXIT_RUNTIME;

@@ -15,7 +15,8 @@ static void help(void) {
       "Usage: toibench sweep FAMILY [--count N] [generator options] [-f NAMES] [-o RESULT]\n"
       "                     [-j N] [--shard I/N] [--quiet] [--stats]\n"
       "                     [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
-      "                     [--tmax T] [--timeout SEC]\n"
+      "                     [--tmax T] [--timeout SEC] [--precision P]\n"
+      "                     [--solver-cmd-precision P]\n"
       "Generates cases 0 .. N-1 of a family and scores every formulation against the\n"
       "certified reference, in a stream: memory does not grow with --count. The\n"
       "result is byte-identical for any -j, and merging the results of --shard 1/N ..\n"
@@ -36,6 +37,12 @@ static void help(void) {
       "                is then scored as \"hit within the step\" (as run); recorded\n"
       "                as tmax= on the gen line\n"
       "  --timeout SEC time allowed per solver answer (default 10)\n"
+      "  --precision P the formulations' variant: binary64 (default) or binary32\n"
+      "  --solver-cmd-precision P  the precision of the --solver-cmd commands that\n"
+      "                follow it (as for run); a plug-in declares its own. A column\n"
+      "                not in binary64 gets rounded inputs, errors in its precision's\n"
+      "                ULPs (MAX_RATIO with 2^-p, 2^(emin-p)), and the header a line\n"
+      "                'precisions NAME...' (one per column) after 'formulations'\n"
       "  -o RESULT     result file (default stdout; appears only when complete)\n"
       "  -j N          threads (default: the number of online cores)\n"
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
@@ -89,6 +96,10 @@ typedef struct sweep_args {
   double tmax, timeout;
   toi_ref_engine engine;
   candlist given; /* --solver and --solver-cmd, in command-line order */
+  /* --precision (the formulations' variant) and --solver-cmd-precision (the
+     following commands'). To connect: once gen_opts has its precision field,
+     the formulations' precision is the generator's (this option goes). */
+  toi_precision precision, cmd_precision;
 } sweep_args;
 
 static int parse_shard(sweep_args *s, const char *v) {
@@ -116,7 +127,7 @@ static int parse_seconds(sweep_args *s, const char *a, const char *v) {
 
 static int parse_given(sweep_args *s, const char *a, const char *v) {
   if (!v || !v[0]) return cli_usage_error("sweep", "%s needs a %s", a, a[8] ? "command" : "plug-in");
-  return cli_add_given("sweep", &s->given, a, v);
+  return cli_add_given_prec("sweep", &s->given, a, v, s->cmd_precision);
 }
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
@@ -131,6 +142,9 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     *(a[1] == 'o' ? &s->out : a[1] == 'f' ? &s->names : &s->time_what) = v;
   } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
     rc = parse_given(s, a, v);
+  } else if (!strcmp(a, "--precision") || !strcmp(a, "--solver-cmd-precision")) {
+    if (!v) return cli_usage_error("sweep", "%s needs a precision", a);
+    rc = cli_parse_precision("sweep", a, v, a[2] == 'p' ? &s->precision : &s->cmd_precision);
   } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout")) {
     rc = parse_seconds(s, a, v);
   } else if (!strcmp(a, "--target-distance")) {
@@ -169,7 +183,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
 static int columns(sweep_args *s, candlist *l) {
   int rc = EXIT_OK;
   if (s->names && !s->names[strspn(s->names, ",")]) return cli_usage_error("sweep", "empty formulation list");
-  if (s->names || !s->given.n) rc = cli_add_named("sweep", l, s->names ? s->names : "all");
+  if (s->names || !s->given.n) rc = cli_add_named_prec("sweep", l, s->names ? s->names : "all", s->precision);
   for (size_t k = 0; k < s->given.n && rc == EXIT_OK; k++)
     if (candlist_push(l, &s->given.v[k])) rc = EXIT_RUNTIME;
   if (rc != EXIT_OK) return rc;
@@ -215,7 +229,10 @@ static int make_meta(sweep_meta *meta, const sweep_args *s, const gen_opts *o, c
     cli_error("sweep: out of memory");
     return EXIT_RUNTIME;
   }
-  for (size_t k = 0; k < l->n; k++) snprintf(meta->forms[meta->nform++], sizeof meta->forms[0], "%s", l->v[k].name);
+  for (size_t k = 0; k < l->n; k++) {
+    meta->prec[meta->nform] = l->v[k].precision;
+    snprintf(meta->forms[meta->nform++], sizeof meta->forms[0], "%s", l->v[k].name);
+  }
   /* The step changes every column's scores: results with different steps must not merge. */
   if (isfinite(s->tmax)) {
     size_t len = strlen(meta->gen);

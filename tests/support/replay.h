@@ -17,7 +17,7 @@ static const char *const rp_kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "
 static inline int replay_case(score_case *r, const toi_formulation *f, const toi_case *c) {
   toi_ref ref;
   if (toi_ref_solve_engine(&ref, c, TOI_REF_FAST) != TOI_OK) return -1;
-  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST};
+  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
   score_detail d;
   if (score_answer(&d, f->solve(c), f->direction, f->domain, c, &ref, &o) != TOI_OK) return -1;
   *r = d.sc;
