@@ -37,7 +37,9 @@ static void help(void) {
       "                is then scored as \"hit within the step\" (as run); recorded\n"
       "                as tmax= on the gen line\n"
       "  --timeout SEC time allowed per solver answer (default 10)\n"
-      "  --precision P the formulations' variant: binary64 (default) or binary32\n"
+      "  --precision P binary64 (default) or binary32: every number of every case\n"
+      "                is a value of P (see 'toibench gen --help'), and the\n"
+      "                formulations run their variant in P\n"
       "  --solver-cmd-precision P  the precision of the --solver-cmd commands that\n"
       "                follow it (as for run); a plug-in declares its own. A column\n"
       "                not in binary64 gets rounded inputs, errors in its precision's\n"
@@ -96,10 +98,10 @@ typedef struct sweep_args {
   double tmax, timeout;
   toi_ref_engine engine;
   candlist given; /* --solver and --solver-cmd, in command-line order */
-  /* --precision (the formulations' variant) and --solver-cmd-precision (the
-     following commands'). To connect: once gen_opts has its precision field,
-     the formulations' precision is the generator's (this option goes). */
-  toi_precision precision, cmd_precision;
+  /* --solver-cmd-precision: the following commands' precision. --precision is
+     a generator option (every number of every case a value of it) and the
+     formulations' variant. */
+  toi_precision cmd_precision;
 } sweep_args;
 
 static int parse_shard(sweep_args *s, const char *v) {
@@ -142,9 +144,9 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     *(a[1] == 'o' ? &s->out : a[1] == 'f' ? &s->names : &s->time_what) = v;
   } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
     rc = parse_given(s, a, v);
-  } else if (!strcmp(a, "--precision") || !strcmp(a, "--solver-cmd-precision")) {
+  } else if (!strcmp(a, "--solver-cmd-precision")) {
     if (!v) return cli_usage_error("sweep", "%s needs a precision", a);
-    rc = cli_parse_precision("sweep", a, v, a[2] == 'p' ? &s->precision : &s->cmd_precision);
+    rc = cli_parse_precision("sweep", a, v, &s->cmd_precision);
   } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout")) {
     rc = parse_seconds(s, a, v);
   } else if (!strcmp(a, "--target-distance")) {
@@ -183,7 +185,8 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
 static int columns(sweep_args *s, candlist *l) {
   int rc = EXIT_OK;
   if (s->names && !s->names[strspn(s->names, ",")]) return cli_usage_error("sweep", "empty formulation list");
-  if (s->names || !s->given.n) rc = cli_add_named_prec("sweep", l, s->names ? s->names : "all", s->precision);
+  if (s->names || !s->given.n) rc = cli_add_named_prec("sweep", l, s->names ? s->names : "all",
+                            s->g.has_precision ? s->g.precision : TOI_BINARY64);
   for (size_t k = 0; k < s->given.n && rc == EXIT_OK; k++)
     if (candlist_push(l, &s->given.v[k])) rc = EXIT_RUNTIME;
   if (rc != EXIT_OK) return rc;
