@@ -350,19 +350,28 @@ typedef struct f32_family {
 } f32_family;
 
 ParameterizedTestParameters(formulation32, accurate_is_correctly_rounded) {
-  static f32_family fams[GEN_FAMILY_COUNT];
-  for (int i = 0; i < GEN_FAMILY_COUNT; i++) fams[i].family = i;
-  return cr_make_param_array(f32_family, fams, GEN_FAMILY_COUNT);
+  static f32_family fams[GEN_FAMILY_COUNT + 1];
+  for (int i = 0; i <= GEN_FAMILY_COUNT; i++) fams[i].family = i;
+  return cr_make_param_array(f32_family, fams, GEN_FAMILY_COUNT + 1);
 }
 
 /* On 10^5 cases of each family rounded to binary32: accurate's binary32
    variant has the exact class of the rounded case (toi_ref_solve) and its
-   time is the root correctly rounded to binary32, computed here with MPFR. */
+   time is the root correctly rounded to binary32, computed here with MPFR.
+   The last parameter is generic with every bit pattern alike over the float
+   range (subnormal inputs, roots from 0 to inf). */
 ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .timeout = 600) {
   const toi_formulation *f = f32_find("accurate");
   gen_opts o;
-  gen_opts_default(&o, (gen_family)p->family);
+  const int bits = p->family == GEN_FAMILY_COUNT;
+  gen_opts_default(&o, bits ? GEN_GENERIC : (gen_family)p->family);
   o.seed = te_seed(0xacc32u) + (uint64_t)p->family;
+  if (bits) {
+    o.sampling = GEN_SAMPLE_BITS;
+    o.pos = o.vel = 0x1p126;
+    o.rlo = 0x1p-149;
+    o.rhi = 0x1p120;
+  }
   if (o.family == GEN_SCALE) { /* exponents in float terms: roots from 0 through subnormals to inf */
     o.e = (gen_range){-100, 100, 10};
     o.f = (gen_range){-100, 100, 1};
@@ -427,5 +436,38 @@ Test(formulation32, accurate_on_midpoints) {
     toi_result res = f->solve32(&c);
     cr_assert(res.cls == TOI_HIT && res.t == rows[i].want, "row %zu: %s %a, expected %a", i,
               toi_class_name(res.cls), res.t, rows[i].want);
+  }
+}
+
+/* Roots whose binary64 rounding lands exactly on a binary32 midpoint: the
+   float nearest the double is then the wrong one half of the time. With
+   v = (-1, 0) and s = (X, Y), D = R^2 - Y^2 and t* = X - sqrt D.
+   Above: R = 2^30, Y = 1, X = 2^30 + 2^24 + 1: sqrt D = 2^30 - 2^-31 - ...,
+   t* = 2^24 + 1 + 2^-31 + ..., within a quarter of a double ulp above the
+   midpoint 2^24 + 1: 2^24 + 2, where the double gives the even 2^24.
+   Below: R = 2^30 + 2^7, Y = 2^19, D = 2^60 + 2^14, sqrt D = 2^30 + 2^-17
+   - ..., X = 2^40 + 2^30 + 3 2^16: t* = 2^40 + 3 2^16 - 2^-17 + ..., just
+   below the midpoint: 2^40 + 2^17, where the double gives the even 2^40 +
+   2^18. Each is checked against the MPFR rounding above too. */
+Test(formulation32, accurate_where_double_rounding_fails) {
+  const toi_formulation *f = f32_find("accurate");
+  toi_case cases[2] = {
+      tc_case2(-1, 0, 0, 0, 0x1p29, 1, 0x1p30 + 0x1p24, 1, -1, 0, 0x1p29, 1),
+      tc_case2(-0x3p16, 0, 0, 0, 0x1p29 + 0x1p6, 1, 0x1p40 + 0x1p30, 0x1p19, -1, 0, 0x1p29 + 0x1p6, 1),
+  };
+  const double want[2] = {0x1p24 + 2, 0x1p40 + 0x1p17};
+  for (int i = 0; i < 2; i++) {
+    toi_case cr;
+    cr_assert_eq(toi_case_round(&cr, &cases[i], TOI_BINARY32), 0, "case %d: not a float case", i);
+    toi_result r = f->solve32(&cases[i]), r64 = f->solve(&cases[i]);
+    f32_exact_quad q;
+    f32_quad(&q, &cases[i]);
+    double mp = f32_root_rounded(&q);
+    f32_quad_clear(&q);
+    cr_assert(mp == want[i], "case %d: MPFR %a, expected %a", i, mp, want[i]);
+    cr_assert(r.cls == TOI_HIT && r.t == want[i], "case %d: %s %a, expected %a", i, toi_class_name(r.cls), r.t,
+              want[i]);
+    cr_assert((double)(float)r64.t != want[i], "case %d: the double %a rounds right: not a double-rounding case",
+              i, r64.t);
   }
 }

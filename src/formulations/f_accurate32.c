@@ -62,8 +62,10 @@ static __attribute__((noinline, cold)) float round_at_midpoint(const toi_case *c
   return even;
 }
 
+/* The case's numbers as floats (itself when they are floats already); the
+   kernel reads no id nor mass, so neither is copied. */
 static void case_to_float(toi_case *out, const toi_case *in) {
-  *out = *in;
+  out->dim = in->dim;
   for (int i = 0; i < 3; i++) {
     out->pa[i] = (float)in->pa[i];
     out->pb[i] = (float)in->pb[i];
@@ -72,14 +74,94 @@ static void case_to_float(toi_case *out, const toi_case *in) {
   }
   out->ra = (float)in->ra;
   out->rb = (float)in->rb;
-  out->ma = (float)in->ma;
-  out->mb = (float)in->mb;
+}
+
+/*
+ * The filter: a case of floats in plain double. No operation below can
+ * overflow or underflow: inputs are floats (|x| < 2^128, nonzero |x| >=
+ * 2^-149), so every nonzero product of two of their differences lies in
+ * [2^-300, 2^260] and every product of two such in [2^-600, 2^520]. Each
+ * operation is then exact up to a relative u = 2^-53 (standard model), and
+ * with gamma_k = k u / (1 - k u):
+ *   c = s.s - R^2: the rounded differences s_i = S_i (1 + d), R = R* (1 + d),
+ *     squares, at most two additions and the subtraction give |c^ - c| <=
+ *     gamma_6 (|S|^2 + R*^2) <= 7u M with M the computed |s|^2 + R^2 (which
+ *     is within gamma_7 of the exact one);
+ *   b = s.v and a = v.v: |b^ - b| <= gamma_5 sum |S_i V_i| <= 7u sum |s_i v_i|
+ *     (computed), |a^ - a| <= 7u a^;
+ *   D = b^2 - a c from them: the three roundings of fl(b^2) - fl(a c) add at
+ *     most 2.02u (fl(b^2) + |fl(a c)|), the propagated errors (2|b^| + eb) eb
+ *     + a^ ec + (|c^| + ec) ea.
+ * Bounds are sums of positive terms computed in double: the factor 1.01
+ * covers their own roundings. A sign is certain when |x^| exceeds its bound.
+ *
+ * Root of a certain hit (c > 0, b < 0, D > 0): t = c / (sqrt D - b), each
+ * of sqrt, + and / rounding once. With ec = ec / c^ and ed' = (eb + ed / h)
+ * / (h - b^), h = sqrt(D^) (|sqrt D - h| <= |D - D^| / h), t^ / t* =
+ * (1 + d)(1 + ed'') / ((1 + d)^2 (1 + ec')) with |ed''| <= ed', so
+ * |t^ - t*| <= E t* with E = 1.01 (ec' + ed') + 4u while both are below
+ * 2^-30 (required). Then t* lies in [t^ - w, t^ + w], w = 1.02 E t^ + 2^-51
+ * t^ (the last term covers the rounding of t^ -+ w): when both ends round to
+ * the same float, so does t* (rounding to binary32 is monotonic, overflow
+ * and subnormals included). Otherwise, or when a sign or the accuracy is not
+ * certain, the exact path decides.
+ */
+#define U 0x1p-53
+
+/* a.b in the documents' order, with *m = sum |a_i b_i| (computed). */
+static double dot_m(const double *x, const double *y, int n, double *m) {
+  double s = x[0] * y[0], mm = fabs(s);
+  for (int i = 1; i < n; i++) {
+    double p = x[i] * y[i];
+    s += p;
+    mm += fabs(p);
+  }
+  *m = mm;
+  return s;
+}
+
+/* 1 with *out set when the filter decides, 0 when the exact path must. */
+static int filter(const toi_case *cf, toi_result *out) {
+  const int n = toi_components(cf);
+  double s[3], v[3];
+  int moving = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = cf->pb[i] - cf->pa[i];
+    v[i] = cf->vb[i] - cf->va[i];
+    moving |= v[i] != 0;
+  }
+  const double R = cf->ra + cf->rb, r2 = R * R;
+  double ss, ms;
+  ss = dot_m(s, s, n, &ms);
+  const double c = ss - r2, ec = 7 * U * (ss + r2);
+  if (!(fabs(c) > ec)) return 0;
+  if (c < 0) return *out = toi_verdict(TOI_OVERLAP, NAN), 1;
+  if (!moving) return *out = toi_verdict(TOI_STATIC, NAN), 1;
+  double mb, ma;
+  const double b = dot_m(s, v, n, &mb), eb = 7 * U * mb;
+  if (!(fabs(b) > eb)) return 0;
+  if (b > 0) return *out = toi_verdict(TOI_SEPARATING, NAN), 1;
+  const double a = dot_m(v, v, n, &ma), ea = 7 * U * a;
+  const double bb = b * b, ac = a * c, d = bb - ac;
+  const double ed = 1.01 * (2.02 * U * (bb + fabs(ac)) + (2 * fabs(b) + eb) * eb + a * ec + (c + ec) * ea);
+  if (!(fabs(d) > ed)) return 0;
+  if (d < 0) return *out = toi_verdict(TOI_MISS, NAN), 1;
+  const double h = sqrt(d), den = h - b, t = c / den;
+  const double e = 1.01 * (ec / c + (eb + ed / h) / den) + 4 * U;
+  if (!(e < 0x1p-30)) return 0;
+  const double w = (1.02 * e + 0x1p-51) * t;
+  const float lo = (float)(t - w), hi = (float)(t + w);
+  if (lo != hi) return 0;
+  *out = toi_verdict(TOI_HIT, lo);
+  return 1;
 }
 
 toi_result toi_f_accurate32(const toi_case *c) {
   toi_case cf;
   case_to_float(&cf, c);
-  toi_result r = toi_f_accurate(&cf);
+  toi_result r;
+  if (filter(&cf, &r)) return r;
+  r = toi_f_accurate(&cf);
   if (r.cls != TOI_HIT && r.cls != TOI_GRAZE) return r; /* t is 0 (contact) or NaN: floats too */
   float t = is_float_midpoint(r.t) ? round_at_midpoint(&cf, r.t) : (float)r.t;
   return toi_verdict(r.cls, t);
