@@ -471,3 +471,26 @@ Test(formulation32, accurate_where_double_rounding_fails) {
               i, r64.t);
   }
 }
+
+/* Every binary32 variant on cases of floats from the mixed suite: a time
+   that is a float value (or NaN), and the binary64 variant unaffected by
+   having run the binary32 one (the same answer before and after). */
+Test(formulation32, every_variant_answers_in_float) {
+  size_t nf = 0;
+  const toi_formulation *all = toi_formulations(&nf);
+  gen_opts o;
+  gen_opts_default(&o, GEN_MIXED);
+  o.seed = te_seed(0x3233u);
+  long n = 20000 * te_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c0, c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    if (toi_case_round(&c, &c0, TOI_BINARY32) < 0) continue;
+    for (size_t j = 0; j < nf; j++) {
+      toi_result before = all[j].solve(&c), r = all[j].solve32(&c), after = all[j].solve(&c);
+      cr_assert(isnan(r.t) || (double)(float)r.t == r.t, "%s case %ld: t = %a is not a float", all[j].name, i, r.t);
+      cr_assert(before.cls == after.cls && f32_same_time(before.t, after.t), "%s case %ld", all[j].name, i);
+    }
+  }
+}

@@ -8,6 +8,12 @@
 toi_result toi_f_accurate(const toi_case *c);
 
 /*
+ * Two stages. Most cases of floats are decided by a filter in plain double
+ * with proven error bounds (filter, below): exact class, and the float
+ * rounding of the root when an enclosure of it rounds to one float. The
+ * rest (signs within their bounds: near contact, tangent, grazing; roots
+ * within about 2^-30 of a binary32 midpoint) take the exact path:
+ *
  * The binary64 kernel answers a case of floats exactly: its class is exact
  * for any double inputs (a float is a double), and its time y is t*, the
  * forward root, correctly rounded to binary64 (toi_f_accurate: within 0.502
@@ -25,7 +31,7 @@ toi_result toi_f_accurate(const toi_case *c);
  * midpoints, and RN32 (nearest, with overflow to +inf at or beyond
  * 2^128 - 2^103 and the subnormal grid 2^-149 below 2^-126, where the
  * midpoints are the ones named above) gives the same float for both. A
- * root below 2^-150 gives y < 2^-150 and +0; no midpoint lies below.
+ * root below 2^-150 gives y <= 2^-150 and +0 (y = 2^-150 is a midpoint).
  *
  * Ranges. With float inputs c, b, D are multiples of 2^-298, 2^-298 and
  * 2^-596 below 2^260, 2^260 and 2^520, so 2^-560 < t* < 2^560: y is a
@@ -37,7 +43,10 @@ toi_result toi_f_accurate(const toi_case *c);
  * t* - y decides (qx_root_side with a zero gap: big numbers on the float
  * inputs); an exact tie keeps (float)y, the even one.
  *
- * Cost: the binary64 kernel, 14 conversions and a test on y's bits.
+ * Cost: the filter is about 30 double operations; the exact path adds the
+ * binary64 kernel and a test on y's bits. Measured on 2 x 10^5 cases of
+ * floats per family: 1.3 to 2.9 times the binary64 kernel's throughput
+ * (near-contact and tangent, which the filter mostly leaves, 1.2 to 1.3).
  */
 
 /* Whether the double y > 0 is halfway between two adjacent floats (or
