@@ -94,12 +94,16 @@ typedef struct toi_formulation {
   /// TOI_CLASS_BIT(cls); 0 means every class. Cases outside it are counted as
   /// out of domain and not scored (overlap-recovery answers only overlaps).
   unsigned domain;
+  /// In binary32, compiled from the same source as solve: reads the case's
+  /// numbers as floats (they must be binary32 values: toi_case_round),
+  /// computes in float and returns its float time as a double.
+  toi_solve_fn solve32;
 } toi_formulation;
 #define TOI_CLASS_BIT(cls) (1u << (unsigned)(cls))
 
-/// The formulation's solve function in precision q: its binary64 one, or its
-/// variant compiled from the same source for q (the case's numbers must then
-/// be values of q: toi_case_round); NULL when it has none in q.
+/// The formulation's solve function in precision q: solve for binary64,
+/// solve32 for binary32 (the case's numbers must then be values of q:
+/// toi_case_round); NULL when it has none in q.
 toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q);
 
 /// The built-in formulations, in a stable order; *count receives their number.

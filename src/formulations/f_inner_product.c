@@ -7,16 +7,16 @@
    root as <s,v>^2 over <v,v>^2, a quotient of squares, so it is computed that
    way. "Delta <= 0: no collision" makes an exact graze a miss, and "check
    whether t_c is positive" rejects t = 0. No guard for q == 0 (NaN, none). */
-toi_result toi_f_inner_product(const toi_case *c) {
+toi_result RNAME(toi_f_inner_product)(const toi_case *c) {
   const int n = toi_components(c);
-  double s[3], v[3];
+  real s[3], v[3];
   toi_relative_motion(c, n, s, v);
-  const double R = c->ra + c->rb;
-  const double p = toi_dot_in_order(s, v, n);
-  const double q = toi_dot_in_order(v, v, n);
-  const double rad = (p * p) / (q * q) + (R * R - toi_dot_in_order(s, s, n)) / q;
+  const real R = TOI_IN(c->ra) + TOI_IN(c->rb);
+  const real p = toi_dot_in_order(s, v, n);
+  const real q = toi_dot_in_order(v, v, n);
+  const real rad = (p * p) / (q * q) + (R * R - toi_dot_in_order(s, s, n)) / q;
   if (rad <= 0) return toi_no_contact();
-  const double t = -(p / q) - sqrt(rad);
+  const real t = -(p / q) - SQRT(rad);
   if (t > 0) return toi_verdict(TOI_HIT, t);
   return toi_no_contact();
 }

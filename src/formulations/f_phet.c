@@ -2,4 +2,4 @@
 #include "formulations.h"
 
 /* The real code's structure, constants included, lives in phet_detect.c. */
-toi_result toi_f_phet(const toi_case *c) { return toi_phet_detect(c, 1.0); }
+toi_result RNAME(toi_f_phet)(const toi_case *c) { return toi_phet_detect(c, REAL(1.0)); }

@@ -9,69 +9,76 @@
 #define DOC_004 "004_cb25571cbd7c752a.txt \"How To Find the Time of Impact (TOI) of two Balls\""
 
 /* One F(...) per formulation, in the order they are listed: solve function,
-   name, direction, domain (0: every class), source, summary. The list both
-   declares the solve functions and fills the table, so adding a formulation
-   is its src/formulations/f_NAME.c file plus one entry here. Summaries name every guard,
-   constant and quirk; 3D sums run over the third component too. */
-#define TOI_FORMULATION_LIST(F)                                                                         \
-  F(toi_f_expanded, "expanded", TOI_FORWARD, 0,                                                         \
-    "textbook quadratic formula (no document; the expansion 000 and 002 derive)",                       \
-    "s=pB-pA, v=vB-vA, R=rA+rB; A=v.v, B=2s.v, C=s.s-R*R, disc=B*B-4AC; A==0 or disc<0 -> none; "       \
-    "t=(-B-sqrt(disc))/(2A), hit if t>=0 else none (no overlap test: overlaps give none)")              \
-  F(toi_f_expanded_corner, "expanded-corner", TOI_FORWARD, 0,                                           \
-    DOC_003 " (EddyTodd/BouncingBalls BallCollision.calculateTime)",                                    \
-    "corners x=p-r first (x,y are top-left corners); rab=rA-rB, vab=vA-vB, xab=xA-xB, n=sum "           \
-    "vab^2, m=2(rab*sum vab+sum xab*vab), disc=m*m-4n(rab^2-4rA*rB+2rab*sum xab+sum xab^2); "           \
-    "written for 2D: sums add z, rab^2 doubled in 3D; disc<0 or disc==0 -> none; "                      \
-    "t=(-sqrt(disc)-m)/(2n), no guard for n==0; t<-1 dropped (time in frames), so -1<=t<0 is a "        \
-    "hit")                                                                                              \
-  F(toi_f_inner_product, "inner-product", TOI_FORWARD, 0,                                               \
-    DOC_000,                                                                                            \
-    "p=<s,v>, q=<v,v>, rad=p^2/q^2+(R^2-<s,s>)/q (quotient of squares, as written); rad<=0 -> "         \
-    "none (an exact graze is missed); t=-p/q-sqrt(rad), hit if t>0 else none; no guard for q==0")       \
-  F(toi_f_ericson, "ericson", TOI_FORWARD, 0,                                                           \
-    "Real-Time Collision Detection 5.5.5 TestMovingSphereSphere (Ericson), cited by " DOC_001,          \
-    "in double: c=s.s-r*r<0 -> overlap t=0; a=v.v<EPSILON=1e-12 (absolute; the book leaves it "         \
-    "open) -> none; b=v.s>=0 -> none; d=b*b-a*c<0 -> none; t=(-b-sqrt(d))/a")                           \
-  F(toi_f_minkowski, "minkowski", TOI_FORWARD, 0,                                                       \
-    DOC_001 ", section 4",                                                                              \
-    "point p=pB moving by d=vB-vA vs circle q=pA, r=rA+rB in world coordinates: a=d.d, "                \
-    "b=2(d.p-d.q), c=p.p+q.q-2p.q-r^2; b*b<4ac -> none; t-=(-b-sqrt(b*b-4ac))/(2a); hit if "            \
-    "t->=0 (step unbounded, not [0,1]); no guard for a==0")                                             \
-  F(toi_f_phet, "phet", TOI_FORWARD, 0,                                                                 \
-    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions)",                     \
-    "dot solveQuadraticRootsReal(|dv|^2, 2dv.dr, c), c=|dr|^2-R^2 set to 0 if |c|<1e-10; linear "       \
-    "root -c/b if a==0 or |b/a|>1e7 or |c/a|>1e7; smallest root, hit if finite, >=0 and "               \
-    "|dv.dr|>=1e-11 (else 'parallel': none); an overlap gives none from the quadratic (a root < 0) "    \
-    "but a hit at -c/b > 0 from the linear root (slow separation); Vector2 code, 3D adds z terms")      \
-  F(toi_f_phet_reverse, "phet-reverse", TOI_REVERSE, 0,                                                 \
-    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions, sim reversed)",       \
-    "phet with dv multiplied by -1 (the sim running backwards) and t=-root: the largest root "          \
-    "<=0 when both roots are <=0; same 1e-10 clamp, 1e-11 parallel test, 1e7 linear fallback "          \
-    "and 3D z terms")                                                                                   \
-  F(toi_f_overlap_recovery, "overlap-recovery", TOI_REVERSE, TOI_CLASS_BIT(TOI_OVERLAP),                \
-    DOC_004 " (phetsims/collision-lab CollisionEngine.getBallToBallCollisionOverlapTime)",              \
-    "only if sqrt(|pA-pB|^2)<rA+rB (else none): first root >=0 of dot "                                 \
-    "solveQuadraticRootsReal(|dv|^2, -2dr.dv, |dr|^2-R^2) (1e7 linear fallback), 0 if none; "           \
-    "verdict overlap, t=-root; 3D adds z terms")                                                        \
-  F(toi_f_gsl_stable, "gsl-stable", TOI_FORWARD, 0,                                                     \
-    "GSL gsl_poly_solve_quadratic (poly/solve_quadratic.c), not from the documents",                    \
-    "decided like the reference in double: C<0 overlap t=0; A==0 static; B>=0 separating; "             \
-    "disc<0 miss; disc==0 graze t=-0.5*B/A; else q=-0.5(B+sgn(B)sqrt(disc)), hit t=min(q/A, "           \
-    "C/q)")                                                                                             \
-  F(toi_f_robust, "robust", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",            \
-    "plain double; s, v, R scaled by powers of two outside [2^-200,2^200); reference order; "           \
-    "c=fma(-R,R,s.s), recomputed compensated (TwoSum, FMA TwoProd) when c<3R^2; D=a*R^2-|s x v|^2 "     \
-    "(Lagrange) with Kahan's FMA determinant per component; t=c/(sqrt(D)-b)")                           \
-  F(toi_f_accurate, "accurate", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",        \
-    "exact class: signs of c, b, D by a proven double-double filter, else Shewchuk expansions (big "    \
+   its binary32 variant (the same source compiled with float, see
+   formulations32.c; accurate's is f_accurate32.c), name, direction, domain
+   (0: every class), source, summary. The list both declares the solve
+   functions and fills the table, so adding a formulation is its
+   src/formulations/f_NAME.c file plus one entry here (and an include in
+   formulations32.c). Summaries name every guard, constant and quirk; 3D sums
+   run over the third component too. The binary32 variants compute the same
+   operations in float, with the decimal constants rounded to float. */
+#define TOI_FORMULATION_LIST(F)                                                                                     \
+  F(toi_f_expanded, toi_f_expanded32, "expanded", TOI_FORWARD, 0,                                                   \
+    "textbook quadratic formula (no document; the expansion 000 and 002 derive)",                                   \
+    "s=pB-pA, v=vB-vA, R=rA+rB; A=v.v, B=2s.v, C=s.s-R*R, disc=B*B-4AC; A==0 or disc<0 -> none; "                   \
+    "t=(-B-sqrt(disc))/(2A), hit if t>=0 else none (no overlap test: overlaps give none)")                          \
+  F(toi_f_expanded_corner, toi_f_expanded_corner32, "expanded-corner", TOI_FORWARD, 0,                              \
+    DOC_003 " (EddyTodd/BouncingBalls BallCollision.calculateTime)",                                                \
+    "corners x=p-r first (x,y are top-left corners); rab=rA-rB, vab=vA-vB, xab=xA-xB, n=sum "                       \
+    "vab^2, m=2(rab*sum vab+sum xab*vab), disc=m*m-4n(rab^2-4rA*rB+2rab*sum xab+sum xab^2); "                       \
+    "written for 2D: sums add z, rab^2 doubled in 3D; disc<0 or disc==0 -> none; "                                  \
+    "t=(-sqrt(disc)-m)/(2n), no guard for n==0; t<-1 dropped (time in frames), so -1<=t<0 is a "                    \
+    "hit")                                                                                                          \
+  F(toi_f_inner_product, toi_f_inner_product32, "inner-product", TOI_FORWARD, 0,                                    \
+    DOC_000,                                                                                                        \
+    "p=<s,v>, q=<v,v>, rad=p^2/q^2+(R^2-<s,s>)/q (quotient of squares, as written); rad<=0 -> "                     \
+    "none (an exact graze is missed); t=-p/q-sqrt(rad), hit if t>0 else none; no guard for q==0")                   \
+  F(toi_f_ericson, toi_f_ericson32, "ericson", TOI_FORWARD, 0,                                                      \
+    "Real-Time Collision Detection 5.5.5 TestMovingSphereSphere (Ericson), cited by " DOC_001,                      \
+    "in double: c=s.s-r*r<0 -> overlap t=0; a=v.v<EPSILON=1e-12 (absolute; the book leaves it "                     \
+    "open) -> none; b=v.s>=0 -> none; d=b*b-a*c<0 -> none; t=(-b-sqrt(d))/a")                                       \
+  F(toi_f_minkowski, toi_f_minkowski32, "minkowski", TOI_FORWARD, 0,                                                \
+    DOC_001 ", section 4",                                                                                          \
+    "point p=pB moving by d=vB-vA vs circle q=pA, r=rA+rB in world coordinates: a=d.d, "                            \
+    "b=2(d.p-d.q), c=p.p+q.q-2p.q-r^2; b*b<4ac -> none; t-=(-b-sqrt(b*b-4ac))/(2a); hit if "                        \
+    "t->=0 (step unbounded, not [0,1]); no guard for a==0")                                                         \
+  F(toi_f_phet, toi_f_phet32, "phet", TOI_FORWARD, 0,                                                               \
+    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions)",                                 \
+    "dot solveQuadraticRootsReal(|dv|^2, 2dv.dr, c), c=|dr|^2-R^2 set to 0 if |c|<1e-10; linear "                   \
+    "root -c/b if a==0 or |b/a|>1e7 or |c/a|>1e7; smallest root, hit if finite, >=0 and "                           \
+    "|dv.dr|>=1e-11 (else 'parallel': none); an overlap gives none from the quadratic (a root < 0) "                \
+    "but a hit at -c/b > 0 from the linear root (slow separation); Vector2 code, 3D adds z terms")                  \
+  F(toi_f_phet_reverse, toi_f_phet_reverse32, "phet-reverse", TOI_REVERSE, 0,                                       \
+    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions, sim reversed)",                   \
+    "phet with dv multiplied by -1 (the sim running backwards) and t=-root: the largest root "                      \
+    "<=0 when both roots are <=0; same 1e-10 clamp, 1e-11 parallel test, 1e7 linear fallback "                      \
+    "and 3D z terms")                                                                                               \
+  F(toi_f_overlap_recovery, toi_f_overlap_recovery32, "overlap-recovery", TOI_REVERSE,                              \
+    TOI_CLASS_BIT(TOI_OVERLAP),                                                                                     \
+    DOC_004 " (phetsims/collision-lab CollisionEngine.getBallToBallCollisionOverlapTime)",                          \
+    "only if sqrt(|pA-pB|^2)<rA+rB (else none): first root >=0 of dot "                                             \
+    "solveQuadraticRootsReal(|dv|^2, -2dr.dv, |dr|^2-R^2) (1e7 linear fallback), 0 if none; "                       \
+    "verdict overlap, t=-root; 3D adds z terms")                                                                    \
+  F(toi_f_gsl_stable, toi_f_gsl_stable32, "gsl-stable", TOI_FORWARD, 0,                                             \
+    "GSL gsl_poly_solve_quadratic (poly/solve_quadratic.c), not from the documents",                                \
+    "decided like the reference in double: C<0 overlap t=0; A==0 static; B>=0 separating; "                         \
+    "disc<0 miss; disc==0 graze t=-0.5*B/A; else q=-0.5(B+sgn(B)sqrt(disc)), hit t=min(q/A, "                       \
+    "C/q)")                                                                                                         \
+  F(toi_f_robust, toi_f_robust32, "robust", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",        \
+    "plain double; s, v, R scaled by powers of two outside [2^-200,2^200); reference order; "                       \
+    "c=fma(-R,R,s.s), recomputed compensated (TwoSum, FMA TwoProd) when c<3R^2; D=a*R^2-|s x v|^2 "                 \
+    "(Lagrange) with Kahan's FMA determinant per component; t=c/(sqrt(D)-b)")                                       \
+  F(toi_f_accurate, toi_f_accurate32, "accurate", TOI_FORWARD, 0, "toibench's own kernel, not from the documents",  \
+    "exact class: signs of c, b, D by a proven double-double filter, else Shewchuk expansions (big "                \
     "numbers for extreme ranges); t=c/(sqrt(D)-b) in double-double to 2^-62.4, so within 0.502 ulp")
 
-#define DECLARE(fn, name, dir, domain, source, summary) toi_result fn(const toi_case *c);
+#define DECLARE(fn, fn32, name, dir, domain, source, summary) \
+  toi_result fn(const toi_case *c);                                                                                 \
+  toi_result fn32(const toi_case *c);
 TOI_FORMULATION_LIST(DECLARE)
 #undef DECLARE
 
-#define ENTRY(fn, name, dir, domain, source, summary) {name, source, summary, dir, fn, domain},
+#define ENTRY(fn, fn32, name, dir, domain, source, summary) {name, source, summary, dir, fn, domain, fn32},
 static const toi_formulation formulations[] = {TOI_FORMULATION_LIST(ENTRY)};
 #undef ENTRY
 
@@ -91,6 +98,7 @@ toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q) {
   if (!f) return NULL;
   switch (q) {
   case TOI_BINARY64: return f->solve;
-  default: return NULL; /* no variant in another precision yet */
+  case TOI_BINARY32: return f->solve32;
+  default: return NULL; /* no variant in another precision */
   }
 }
