@@ -228,17 +228,26 @@ endef
 
 # A node adapter: its folder copied to build/engines/NAME/ (the scripts find
 # node_modules beside them), npm ci there, and the manifest the registry reads.
+# A folder without its own protocol.js gets engines/node/protocol.js. An engine
+# whose packages npm cannot install is skipped with a message; the others build.
 define engine_npm_rule
 ENGINE_$(1)_FILES := $(wildcard engines/$(1)/*.js engines/$(1)/package.json engines/$(1)/package-lock.json)
+ifeq ($(wildcard engines/$(1)/protocol.js),)
+ENGINE_$(1)_FILES += engines/$(1)/protocol.js
+$(ENGINE_DIR)/$(1)/protocol.js: engines/node/protocol.js
+	@mkdir -p $$(dir $$@)
+	cp $$< $$@
+endif
 $(ENGINE_DIR)/$(1)/%: engines/$(1)/%
 	@mkdir -p $$(dir $$@)
 	cp $$< $$@
 $(ENGINE_DIR)/$(1)/node_modules/.package-lock.json: $(ENGINE_DIR)/$(1)/package.json $(ENGINE_DIR)/$(1)/package-lock.json
-	cd $(ENGINE_DIR)/$(1) && npm ci --no-audit --no-fund --loglevel=error
+	(cd $(ENGINE_DIR)/$(1) && npm ci --no-audit --no-fund --loglevel=error) || \
+	  { rm -rf $(ENGINE_DIR)/$(1)/node_modules; echo "engines: skipping $(1): npm ci could not install its packages"; }
 $(ENGINE_DIR)/$(1).solvers: $(ENGINE_DIR)/$(1)/node_modules/.package-lock.json \
                             $$(patsubst engines/%,$(ENGINE_DIR)/%,$$(ENGINE_$(1)_FILES)) engines/$(1)/engine.mk
-	for s in $(ENGINE_$(1)_NPM); do node $(ENGINE_DIR)/$(1)/$$$$s --manifest || exit 1; done > $$@.tmp
-	mv $$@.tmp $$@
+	@if [ ! -f $(ENGINE_DIR)/$(1)/node_modules/.package-lock.json ]; then rm -f $$@; exit 0; fi; \
+	for s in $(ENGINE_$(1)_NPM); do node $(ENGINE_DIR)/$(1)/$$$$s --manifest || exit 1; done > $$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach e,$(ENGINES),$(eval $(call $(if $(ENGINE_$(e)_NPM),engine_npm_rule,engine_so_rule),$(e))))
 

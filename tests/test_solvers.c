@@ -687,7 +687,8 @@ Test(solver, engines_answer_exact_cases_within_their_own_contract, .timeout = 60
     r = sol_run(ENGINES_ENV, args);
     cr_assert_eq(r->status, 0, "%s: %s", names[k], r->err);
     /* Float engines carry float rounding of lengths near 10: about 1e-6. */
-    int single = strstr(names[k], "box2d") || strstr(names[k], "rapier") || !strncmp(names[k], "bullet-", 7);
+    int single = strstr(names[k], "box2d") || strstr(names[k], "rapier") || !strncmp(names[k], "bullet-", 7) ||
+                 !strncmp(names[k], "jolt-", 5) || !strncmp(names[k], "physx-", 6);
     double slack = single ? 1e-5 : 1e-12;
     char id[64], cls[32], ts[64], tg[64] = "0", tl[64] = "0";
     for (char *save = NULL, *l = strtok_r(r->out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {

@@ -1,0 +1,4 @@
+# jolt: jolt.js run under node through the subprocess protocol (engines/node/protocol.js),
+# its npm package pinned by package-lock.json; built as a manifest, build/engines/jolt.solvers.
+ENGINE_CMD := node:nodejs npm:npm
+ENGINE_NPM := jolt.js

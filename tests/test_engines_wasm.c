@@ -1,0 +1,170 @@
+/* test_engines_wasm.c: the WebAssembly engine adapters (box2d3, jolt, physx, rapier3d) on constructed
+ * cases with known answers, and their worst-case corpora (cases/engines/NAME.cases) replayed verdict for
+ * verdict. Each engine is skipped, saying so, until `make engines` has built it. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+typedef struct wasm_engine {
+  const char *dir;    /* build/engines/DIR.solvers */
+  const char *solver; /* its solver name */
+  int dim;            /* 2: the cases go in at z = 0 as 2D cases */
+} wasm_engine;
+
+static const wasm_engine engines[] = {
+    {"box2d3", "box2d3-castshape", 2},
+    {"jolt", "jolt-castshape", 3},
+    {"physx", "physx-sweep", 3},
+    {"rapier3d", "rapier3d-castshape", 3},
+};
+
+static const char *bin_dir(void) {
+  static char dir[4096];
+  snprintf(dir, sizeof dir, "%s", TOIBENCH_PATH);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  return dir;
+}
+
+static int engine_built(const wasm_engine *e) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/engines/%s.solvers", bin_dir(), e->dir);
+  return access(path, R_OK) == 0;
+}
+
+/* `toibench solve -f SOLVER FILE` with TOIBENCH_ENGINES set, its stdout into out (no shell). */
+static void solve(const wasm_engine *e, const char *file, char *out, size_t n) {
+  char env_dir[4200], outf[] = "/tmp/toiwasmXXXXXX";
+  snprintf(env_dir, sizeof env_dir, "%s/engines", bin_dir());
+  int fd = mkstemp(outf);
+  cr_assert_geq(fd, 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd, 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char *argv[] = {(char *)TOIBENCH_PATH, "solve", "-f", (char *)e->solver, (char *)file, NULL};
+  cr_assert_eq(setenv("TOIBENCH_ENGINES", env_dir, 1), 0);
+  pid_t pid;
+  cr_assert_eq(posix_spawn(&pid, TOIBENCH_PATH, &fa, NULL, argv, environ), 0);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  unsetenv("TOIBENCH_ENGINES");
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: solve %s failed", e->solver, file);
+  ssize_t got = pread(fd, out, n - 1, 0);
+  out[got > 0 ? got : 0] = 0;
+  close(fd);
+  unlink(outf);
+}
+
+/* The answer line for ID: class, time, target, tolerance. */
+static int answer(const char *out, const char *id, char *cls, double *t, double *target, double *tol) {
+  char want[80];
+  snprintf(want, sizeof want, "\n%s ", id);
+  char *buf = malloc(strlen(out) + 2);
+  sprintf(buf, "\n%s", out);
+  const char *p = strstr(buf, want);
+  char ts[64] = "nan", tg[64] = "0", tl[64] = "0";
+  int n = p ? sscanf(p + strlen(want), "%31s %63s %63s %63s", cls, ts, tg, tl) : 0;
+  free(buf);
+  *t = strtod(ts, NULL);
+  *target = strtod(tg, NULL);
+  *tol = strtod(tl, NULL);
+  return n;
+}
+
+/* Head-on (gap 8 - 2t), a clear miss (impact parameter 5 > R = 2), an initial overlap approaching,
+ * a touching start approaching (gap -t). */
+static const char *known_cases(int dim) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/toiwasm-known-%d-%ld", dim, (long)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  if (dim == 2)
+    fputs("head-on 2 0 0 0 0 1 1 10 0 -2 0 1 1\nmiss 2 0 0 0 0 1 1 10 5 -2 0 1 1\n"
+          "overlap 2 0 0 0 0 1 1 1 0 -2 0 1 1\ntouching 2 0 0 0 0 1 1 2 0 -1 0 1 1\n", f);
+  else
+    fputs("head-on 3 0 0 0 0 0 0 1 1 10 0 0 -2 0 0 1 1\nmiss 3 0 0 0 0 0 0 1 1 10 0 5 -2 0 0 1 1\n"
+          "overlap 3 0 0 0 0 0 0 1 1 1 0 0 -2 0 0 1 1\ntouching 3 0 0 0 0 0 0 1 1 2 0 0 -1 0 0 1 1\n", f);
+  fclose(f);
+  return path;
+}
+
+static void check_known(const wasm_engine *e) {
+  if (!engine_built(e)) cr_skip_test("%s is not built: run 'make engines' to test it", e->dir);
+  const char *f = known_cases(e->dim);
+  static char out[1 << 14];
+  solve(e, f, out, sizeof out);
+  unlink(f);
+  char cls[32];
+  double t, target, tol;
+  /* A hit head-on where the gap 8 - 2t meets the engine's target, within its tolerance and float
+   * rounding of lengths near 10. */
+  cr_assert_geq(answer(out, "head-on", cls, &t, &target, &tol), 2, "%s: %s", e->solver, out);
+  cr_assert_str_eq(cls, "hit", "%s", e->solver);
+  cr_assert_leq(fabs(8 - 2 * t - target), tol + 1e-5, "%s: t = %.9g, target %g +- %g", e->solver, t, target, tol);
+  answer(out, "miss", cls, &t, &target, &tol);
+  cr_assert_str_eq(cls, "none", "%s", e->solver);
+  answer(out, "overlap", cls, &t, &target, &tol);
+  cr_assert_str_eq(cls, "overlap", "%s", e->solver);
+  cr_assert_eq(t, 0, "%s", e->solver);
+  /* Touching now: Box2D v3 aims at an overlap of linearSlop, so it advances to gap -0.005 (the start is
+   * beyond target + tolerance); the others report their initial overlap at time 0. */
+  answer(out, "touching", cls, &t, &target, &tol);
+  if (!strcmp(e->dir, "box2d3")) {
+    cr_assert_str_eq(cls, "hit", "%s", e->solver);
+    cr_assert_leq(fabs(-t - target), tol + 1e-6, "%s: t = %.9g", e->solver, t);
+  } else {
+    cr_assert_str_eq(cls, "overlap", "%s", e->solver);
+    cr_assert_eq(t, 0, "%s", e->solver);
+  }
+}
+
+Test(engines_wasm, box2d3_known_answers, .timeout = 60) { check_known(&engines[0]); }
+Test(engines_wasm, jolt_known_answers, .timeout = 60) { check_known(&engines[1]); }
+Test(engines_wasm, physx_known_answers, .timeout = 60) { check_known(&engines[2]); }
+Test(engines_wasm, rapier3d_known_answers, .timeout = 60) { check_known(&engines[3]); }
+
+/* Every case of cases/engines/DIR.cases gets the verdict its '# ulp=... verdict=V' line recorded. */
+static void check_corpus(const wasm_engine *e) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/cases/engines/%s.cases", TOI_SOURCE_DIR, e->dir);
+  FILE *f = fopen(path, "r");
+  cr_assert_not_null(f, "%s is missing", path);
+  if (!engine_built(e)) {
+    fclose(f);
+    cr_skip_test("%s is not built: run 'make engines' to replay its corpus", e->dir);
+  }
+  static char out[1 << 17];
+  solve(e, path, out, sizeof out);
+  char line[4096], verdict[32] = "", id[128], cls[32];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    const char *v = strstr(line, " verdict=");
+    if (line[0] == '#' && v) {
+      sscanf(v + 9, "%31s", verdict);
+      continue;
+    }
+    if (line[0] == '#' || sscanf(line, "%127s", id) != 1) continue;
+    double t, target, tol;
+    cr_assert_geq(answer(out, id, cls, &t, &target, &tol), 1, "%s: no answer for %s", e->solver, id);
+    cr_assert_str_eq(cls, verdict, "%s: %s answers %s, the corpus recorded %s", e->solver, id, cls, verdict);
+    n++;
+  }
+  fclose(f);
+  cr_assert_gt(n, 0, "%s: an empty corpus", path);
+}
+
+Test(engines_wasm, box2d3_corpus_replays, .timeout = 120) { check_corpus(&engines[0]); }
+Test(engines_wasm, jolt_corpus_replays, .timeout = 120) { check_corpus(&engines[1]); }
+Test(engines_wasm, physx_corpus_replays, .timeout = 120) { check_corpus(&engines[2]); }
+Test(engines_wasm, rapier3d_corpus_replays, .timeout = 120) { check_corpus(&engines[3]); }
