@@ -82,11 +82,16 @@ static int collide(toi_solver_result *out, const toi_solver_case *c, fcl::CCDSol
        * contact: a separation in [-reach / 9, 0]. */
       out->target = 0;
       out->tolerance = reach / (NAIVE_SAMPLES - 1) + round_slack(c, reach);
-    } else {
+    } else if (res.is_collide) {
       /* It stops when distance <= t_err * (approach along the centre line) * W,
        * never past contact: a separation in [0, t_err * reach]. */
       out->target = 0.5 * CA_T_ERR * reach;
       out->tolerance = 0.5 * CA_T_ERR * reach + round_slack(c, reach);
+    } else {
+      /* Its steps never pass the first zero of the convex distance, so it
+       * converges on any contact, grazes included: "no hit" claims no touching
+       * contact at all in the window. */
+      out->target = out->tolerance = 0;
     }
     if (res.is_collide) {
       out->cls = TOI_SOLVER_HIT;
@@ -120,7 +125,8 @@ extern "C" const toi_solver_info toi_solver_catalog[] = {
      "FCL 0.7.0 continuousCollide CCDC_CONSERVATIVE_ADVANCEMENT (GJK libccd, closed-form sphere distance), double: " WINDOW
      "advances by distance / approach speed until a step is <= t_err = 1e-4 of the motion (toc_err and "
      "num_max_iterations unused); an initial overlap or touch is a hit at 0; target 0.5e-4 |vB - vA| W "
-     "+- 0.5e-4 |vB - vA| W (+ 2^-40 of the lengths, for rounding; stops short of contact); 2D cases at z = 0",
+     "+- 0.5e-4 |vB - vA| W (+ 2^-40 of the lengths, for rounding; stops short of contact) for a hit, 0 (no contact "
+     "at all) for no hit; 2D cases at z = 0",
      TOI_SOLVER_BINARY64},
     {0, 0, 0, 0},
 };
