@@ -111,6 +111,9 @@ int report_simulate(rep_data *d);
 void report_timing(rep_data *d);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
 int report_write(const rep_data *d, const char *dir);
+/// 0 when dir can be the report's folder (its path is not too long for the
+/// temporary folder beside it and the files in it), else -1 after saying why.
+int report_out_check(const char *dir);
 void report_free(rep_data *d);
 
 /// Quantile (nearest rank) of v[0..n-1] sorted ascending; NaN if n = 0.

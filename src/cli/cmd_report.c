@@ -211,6 +211,10 @@ int cmd_report(int argc, char **argv) {
   }
   if (rc == EXIT_OK && d.opts.quick && d.opts.suite_file)
     return usage_free(&solv, "--quick and --suite exclude each other");
+  if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) { /* before the work, not after it */
+    candlist_free(&solv);
+    return EXIT_RUNTIME;
+  }
   if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
   candlist_free(&solv);
   d.cands = cands.v;

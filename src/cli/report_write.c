@@ -1,13 +1,17 @@
 /* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: gnuplot runs in the report folder */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -121,7 +125,10 @@ static void build_rows(const rep_data *d, row *rows) {
 
 static int mkdir_p(const char *path) {
   char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", path);
+  if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   for (char *p = buf + 1; *p; p++)
     if (*p == '/') {
       *p = 0;
@@ -133,7 +140,10 @@ static int mkdir_p(const char *path) {
 
 static FILE *open_in(const char *dir, const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+    cli_error("report: the path of %s in the output folder is too long", name);
+    return NULL;
+  }
   FILE *f = fopen(path, "w");
   if (!f) cli_error("report: cannot write %s: %s", path, strerror(errno));
   return f;
@@ -199,22 +209,6 @@ static void html_str(FILE *f, const char *s) {
     else
       fputc(*s, f);
   }
-}
-
-/* Single-quotes s for /bin/sh. */
-static void shell_quote(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  if (k + 1 < n) out[k++] = '\'';
-  for (; *s && k + 5 < n; s++) {
-    if (*s == '\'') {
-      memcpy(out + k, "'\\''", 4);
-      k += 4;
-    } else {
-      out[k++] = *s;
-    }
-  }
-  if (k + 1 < n) out[k++] = '\'';
-  out[k] = 0;
 }
 
 /* ---- data files ---- */
@@ -437,68 +431,112 @@ static const plot plots[] = {
 };
 #define NPLOTS (sizeof plots / sizeof plots[0])
 
+/* The folder of the gnuplot scripts, as an absolute path (gnuplot runs in the
+ * output folder): TOIBENCH_REPORTS_DIR, beside the executable, or ./reports. */
 static int find_scripts(char *out, size_t n) {
   const char *env = getenv("TOIBENCH_REPORTS_DIR");
-  char probe[PATH_MAX + 64];
-  if (env) {
-    snprintf(out, n, "%s", env);
-    return 0;
-  }
+  char probe[PATH_MAX + 64], found[PATH_MAX + 64] = "";
+  if (env) snprintf(found, sizeof found, "%s", env);
   char exe[PATH_MAX];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ssize_t len = env ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len > 0) {
     exe[len] = 0;
     char *slash = strrchr(exe, '/');
     if (slash) *slash = 0;
     const char *cands[] = {"/../reports", "/../share/toibench/reports"};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2 && !found[0]; i++) {
       snprintf(probe, sizeof probe, "%s%s/grazing.gp", exe, cands[i]);
-      if (access(probe, R_OK) == 0 && (size_t)snprintf(out, n, "%s%s", exe, cands[i]) < n) return 0;
+      if (access(probe, R_OK) == 0) snprintf(found, sizeof found, "%s%s", exe, cands[i]);
     }
   }
-  if (access("reports/grazing.gp", R_OK) == 0) {
-    snprintf(out, n, "reports");
-    return 0;
-  }
-  return -1;
+  if (!env && !found[0] && access("reports/grazing.gp", R_OK) == 0) snprintf(found, sizeof found, "reports");
+  char abs[PATH_MAX];
+  if (!found[0] || !realpath(found, abs)) return -1;
+  return (size_t)snprintf(out, n, "%s", abs) < n ? 0 : -1;
 }
 
+/* Runs argv (argv[0] found on the PATH) with its working directory dir, its
+ * output and errors collected into msg (cut at n - 1 bytes), no shell. Returns
+ * the exit status, or -1 when it could not be run or ended by a signal. */
+static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
+  int fd[2];
+  msg[0] = 0;
+  if (pipe(fd)) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  extern char **environ;
+  pid_t pid;
+  int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  size_t got = 0;
+  char buf[4096];
+  ssize_t r;
+  /* Read to the end (a child blocked on a full pipe would never exit), keep the start. */
+  while ((r = read(fd[0], buf, sizeof buf)) != 0) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    size_t take = got + 1 < n ? n - 1 - got : 0;
+    if (take > (size_t)r) take = (size_t)r;
+    memcpy(msg + got, buf, take);
+    got += take;
+  }
+  msg[got] = 0;
+  close(fd[0]);
+  if (err) {
+    snprintf(msg, n, "%s", strerror(err));
+    return -1;
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The names of the columns (or of the simulation's kernels), space-separated, as ARG4. */
+static void plot_names(const rep_data *d, int sim, char *out, size_t n) {
+  size_t len = 0;
+  out[0] = 0;
+  size_t count = sim ? d->nsim : d->ncol;
+  for (size_t k = 0; k < count && len < n; k++)
+    len += (size_t)snprintf(out + len, n - len, "%s%s", k ? " " : "", sim ? d->sim[k].name : d->cols[k].name);
+}
+
+/* Every plot in SVG and PNG: gnuplot runs in the report's folder dir, given
+ * the script's absolute path and relative data and output paths as -c
+ * arguments (gnuplot reads them as the strings ARG1.., never as script text),
+ * so any folder name works. */
 static int run_plots(const rep_data *d, const char *dir) {
   char scripts[PATH_MAX];
   if (find_scripts(scripts, sizeof scripts)) {
     cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
     return -1;
   }
-  char names[4096] = "", simnames[2048] = "";
-  size_t len = 0;
-  for (size_t k = 0; k < d->ncol; k++) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? " " : "", d->cols[k].name);
-  len = 0;
-  for (size_t j = 0; j < d->nsim; j++)
-    len += (size_t)snprintf(simnames + len, sizeof simnames - len, "%s%s", j ? " " : "", d->sim[j].name);
+  char names[4096], simnames[2048];
+  plot_names(d, 0, names, sizeof names);
+  plot_names(d, 1, simnames, sizeof simnames);
   for (size_t p = 0; p < NPLOTS; p++) {
     for (int fmt = 0; fmt < 2; fmt++) {
-      char script[PATH_MAX + 64], data[PATH_MAX + 64], out[PATH_MAX + 64], qs[PATH_MAX * 2], qd[PATH_MAX * 2],
-          qo[PATH_MAX * 2], qn[8192];
-      snprintf(script, sizeof script, "%s/%s.gp", scripts, plots[p].script);
-      snprintf(data, sizeof data, "%s/data/%s", dir, plots[p].data);
-      snprintf(out, sizeof out, "%s/img/%s.%s", dir, plots[p].script, fmt ? "png" : "svg");
-      shell_quote(qs, sizeof qs, script);
-      shell_quote(qd, sizeof qd, data);
-      shell_quote(qo, sizeof qo, out);
-      shell_quote(qn, sizeof qn, strcmp(plots[p].script, "sim") ? names : simnames);
-      char cmd[40000];
-      snprintf(cmd, sizeof cmd, "gnuplot -c %s %s %s %s %s 2>&1", qs, qd, qo, fmt ? "png" : "svg", qn);
-      FILE *pp = popen(cmd, "r");
-      if (!pp) {
-        cli_error("report: cannot run gnuplot");
+      char script[PATH_MAX + 64], data[128], out[128], msg[4096];
+      if ((size_t)snprintf(script, sizeof script, "%s/%s.gp", scripts, plots[p].script) >= sizeof script) {
+        cli_error("report: the gnuplot scripts' folder path is too long: %s", scripts);
         return -1;
       }
-      char msg[4096];
-      size_t got = fread(msg, 1, sizeof msg - 1, pp);
-      msg[got] = 0;
-      int st = pclose(pp);
+      snprintf(data, sizeof data, "data/%s", plots[p].data);
+      snprintf(out, sizeof out, "img/%s.%s", plots[p].script, fmt ? "png" : "svg");
+      char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg",
+                      strcmp(plots[p].script, "sim") ? names : simnames, NULL};
+      int st = run_in(dir, argv, msg, sizeof msg);
+      char outpath[PATH_MAX + 160];
+      snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
       struct stat sb;
-      if (st != 0 || stat(out, &sb) != 0 || sb.st_size == 0) {
+      if (st != 0 || stat(outpath, &sb) != 0 || sb.st_size == 0) {
         cli_error("report: gnuplot failed on %s:\n%s", script, msg);
         return -1;
       }
@@ -906,15 +944,63 @@ static int is_replaceable_report(const char *dir) {
   return empty;
 }
 
+/* Empties the folder open as dfd (closed here): unlinkat on each entry, never
+ * following a symbolic link, folders emptied first. depth bounds the
+ * recursion (a report holds data/ and img/). 0 or -1. */
+static int empty_dir_fd(int dfd, int depth) {
+  DIR *dp = fdopendir(dfd);
+  if (!dp) {
+    close(dfd);
+    return -1;
+  }
+  int rc = 0;
+  struct dirent *e;
+  while ((e = readdir(dp))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (unlinkat(dfd, e->d_name, 0) == 0) continue;
+    if (errno != EISDIR && errno != EPERM) {
+      rc = -1;
+      continue;
+    }
+    int sub = depth > 0 ? openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (sub < 0 || empty_dir_fd(sub, depth - 1) || unlinkat(dfd, e->d_name, AT_REMOVEDIR)) rc = -1;
+  }
+  closedir(dp);
+  return rc;
+}
+
+/* Removes the folder path that this report created (its temporary folder, or
+ * the previous report it replaced), without a shell and without following a
+ * symbolic link out of it. 0 or -1. */
 static int remove_tree(const char *path) {
-  char q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 16];
-  shell_quote(q, sizeof q, path);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", q);
-  return system(cmd) == 0 ? 0 : -1;
+  int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return -1;
+  if (empty_dir_fd(dfd, 8)) return -1;
+  return rmdir(path);
+}
+
+/* The longest --out path handled: the folder's own name and the temporary
+ * folder beside it (DIR.tmp.XXXXXX, DIR.old.PID) and the files in it
+ * (DIR.tmp.XXXXXX/data/near_contact.dat) must stay under PATH_MAX. */
+#define OUT_PATH_MAX (PATH_MAX - 64)
+
+int report_out_check(const char *dir) {
+  size_t n = strlen(dir);
+  if (n == 0) {
+    cli_error("report: --out needs a folder");
+    return -1;
+  }
+  if (n > OUT_PATH_MAX) {
+    cli_error("report: the output folder's path is %zu bytes long; at most %d are handled (choose a shorter --out)",
+              n, OUT_PATH_MAX);
+    return -1;
+  }
+  return 0;
 }
 
 int report_write(const rep_data *d, const char *dir) {
   char tmp[PATH_MAX], sub[PATH_MAX + 16];
+  if (report_out_check(dir)) return -1;
   size_t dl = strlen(dir);
   while (dl > 1 && dir[dl - 1] == '/') dl--;
   char parent[PATH_MAX];
