@@ -450,3 +450,95 @@ Test(report, no_shell_in_the_sources) {
   }
   closedir(d);
 }
+
+/* ---- precisions ---- */
+
+/* The Markdown row of name in md (from its '| name |'), with the cells of
+ * column skip1 (0-based, or -1) and of the next-to-last column (ns/call:
+ * machine-dependent) removed, '**' removed. */
+static void md_row(const char *md, const char *name, int skip1, char *out, size_t n) {
+  char pat[200];
+  snprintf(pat, sizeof pat, "\n| %s |", name);
+  const char *r = strstr(md, pat);
+  cr_assert_not_null(r, "%s missing", name);
+  char line[2048];
+  snprintf(line, sizeof line, "%.*s", (int)(strchr(r + 1, '\n') - r - 1), r + 1);
+  char *cell[40];
+  int nc = 0;
+  for (char *save = NULL, *t = strtok_r(line, "|", &save); t && nc < 40; t = strtok_r(NULL, "|", &save)) cell[nc++] = t;
+  size_t len = 0;
+  out[0] = 0;
+  for (int c = 0; c < nc; c++) {
+    if (c == skip1 || c == nc - 2) continue;
+    for (const char *p = cell[c]; *p && len + 1 < n; p++)
+      if (*p != '*') out[len++] = *p;
+    if (len + 1 < n) out[len++] = '|';
+  }
+  out[len] = 0;
+}
+
+/* A float solver (told binary32) gets a precision column in the main table,
+ * is scored there in binary32 ULPs, and has a binary32 section scored against
+ * the binary32 reference on float cases; the binary64 rows keep their figures. */
+Test(report, binary32_columns_and_section, .timeout = 180) {
+  char dir[] = "/tmp/toireportXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char out64[300], out32[300], errp[300], cmd[4400];
+  snprintf(out64, sizeof out64, "%s/r64", dir);
+  snprintf(out32, sizeof out32, "%s/r32", dir);
+  snprintf(errp, sizeof errp, "%s/err", dir);
+  snprintf(cmd, sizeof cmd, "%s", TOIBENCH_PATH); /* the test solvers are built beside toibench */
+  snprintf(strrchr(cmd, '/') + 1, sizeof cmd - (size_t)(strrchr(cmd, '/') + 1 - cmd), "tests/solvers/float_ericson_cmd");
+  cr_assert_eq(access(cmd, X_OK), 0, "%s: `make test` builds it", cmd);
+  char *const a64[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--out", out64, NULL};
+  char *const a32[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--solver-cmd-precision", "binary32",
+                       "--solver-cmd", cmd, "--out", out32, NULL};
+  cr_assert_eq(run_argv(a64, errp, NULL), 0);
+  int st = run_argv(a32, errp, NULL);
+  char *err = slurp(errp, NULL);
+  cr_assert_eq(st, 0, "%s", err);
+  free(err);
+  char p[400];
+  snprintf(p, sizeof p, "%s/summary.md", out64);
+  char *md64 = slurp(p, NULL);
+  snprintf(p, sizeof p, "%s/summary.md", out32);
+  char *md32 = slurp(p, NULL);
+  snprintf(p, sizeof p, "%s/report.json", out32);
+  char *json = slurp(p, NULL);
+  cr_assert(md64 && md32 && json);
+  cr_assert(valid_json(json), "report.json does not parse");
+  cr_assert(strstr(md32, "| formulation | precision | direction |"), "%s", md32);
+  cr_assert(strstr(md32, "\n| float_ericson_cmd | binary32 | forward |"), "%s", md32);
+  cr_assert(strstr(md64, "\n## binary32\n\nNo candidate computes in binary32"), "%s", md64);
+  const char *sec = strstr(md32, "\n## binary32\n");
+  cr_assert_not_null(sec, "%s", md32);
+  cr_assert(strstr(sec, "every number a float") && strstr(sec, "binary32 reference"), "%s", sec);
+  cr_assert(strstr(sec, "\n| float_ericson_cmd | forward |"), "%s", sec);
+  cr_assert(strstr(sec, "\n| grazing | float_ericson_cmd |"), "%s", sec);
+  /* In binary32 ULPs the float solver's median is small (in binary64 ULPs it would be ~2^29 larger). */
+  const char *b32 = strstr(json, "\"binary32\": {\"precision\": \"binary32\"");
+  cr_assert_not_null(b32, "%s", json);
+  const char *med = strstr(b32, "\"median_ulp\": ");
+  cr_assert_not_null(med);
+  double m = strtod(med + strlen("\"median_ulp\": "), NULL);
+  cr_assert(m >= 0 && m < 1000, "median %g binary32 ULP", m);
+  cr_assert(strstr(json, "\"precision\": \"binary32\", \"cases\""), "%s", json);
+  for (const char *pl = "grazing"; pl; pl = strcmp(pl, "grazing") ? NULL : "cdf") {
+    snprintf(p, sizeof p, "%s/img/b32_%s.svg", out32, pl);
+    struct stat sb;
+    cr_assert_eq(stat(p, &sb), 0, "%s", p);
+  }
+  /* The binary64 rows: the same figures (but ns/call) with or without the binary32 column. */
+  const char *names[] = {"expanded", "ericson", "robust", "accurate", "phet-reverse"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char r64[2048], r32[2048];
+    md_row(md64, names[k], -1, r64, sizeof r64);
+    md_row(md32, names[k], 1, r32, sizeof r32);
+    cr_assert_str_eq(r32, r64, "%s", names[k]);
+  }
+  free(md64);
+  free(md32);
+  free(json);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
