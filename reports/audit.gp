@@ -4,7 +4,10 @@ out_file = ARG2
 out_fmt = ARG3
 names = ARG4
 data = ARG1
-load sprintf("%s/common.gp", system("dirname ".ARG0))
+# common.gp beside this script, found without a shell: ARG0 up to its last '/'.
+gp_dir_end = strlen(ARG0)
+while (gp_dir_end > 0 && ARG0[gp_dir_end:gp_dir_end] ne "/") { gp_dir_end = gp_dir_end - 1 }
+load (gp_dir_end > 0 ? ARG0[1:gp_dir_end] : "")."common.gp"
 set multiplot layout 1,2 title "Collision response audit (E = 1): cumulative distributions"
 set key inside left top font ",8"
 set logscale x

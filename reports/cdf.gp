@@ -4,7 +4,10 @@ out_file = ARG2
 out_fmt = ARG3
 names = ARG4
 data = ARG1
-load sprintf("%s/common.gp", system("dirname ".ARG0))
+# common.gp beside this script, found without a shell: ARG0 up to its last '/'.
+gp_dir_end = strlen(ARG0)
+while (gp_dir_end > 0 && ARG0[gp_dir_end:gp_dir_end] ne "/") { gp_dir_end = gp_dir_end - 1 }
+load (gp_dir_end > 0 ? ARG0[1:gp_dir_end] : "")."common.gp"
 set title "Cumulative distribution of ULP error (main suite)"
 set xlabel "ULP error"
 set ylabel "fraction of timed cases at or below"

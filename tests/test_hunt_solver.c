@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli_check.h"
 #include "test_env.h"
+#include "toi.h"
 
 /* The seed of every hunt here (TOI_TEST_SEED overrides it); printed on failure. */
 static unsigned long long hs_seed(void) { return te_seed(11); }
@@ -440,6 +441,79 @@ Test(hunt_solver, target_distance_ranks_against_the_target) {
     lines++;
   }
   cr_assert_gt(lines, 0);
+  hs_free(&r);
+  hs_clean(&t);
+}
+
+/* Every number of every case line of a hunt file (after the ID and dim) is a
+ * float: a binary32 hunt moves its inputs by float ulps. Returns the cases. */
+static int hs_all_floats(const char *hunt) {
+  int cases = 0;
+  for (const char *p = strstr(hunt, "\nworst-"); p; p = strstr(p + 1, "\nworst-")) {
+    const char *eol = strchr(p + 1, '\n');
+    char line[2048];
+    snprintf(line, sizeof line, "%.*s", (int)(eol ? eol - p - 1 : (long)strlen(p + 1)), p + 1);
+    char *save = NULL, *tok = strtok_r(line, " ", &save);
+    int k = 0;
+    for (; tok; tok = strtok_r(NULL, " ", &save), k++) {
+      if (k < 2) continue; /* the ID and the dimension */
+      double x = strtod(tok, NULL);
+      cr_assert_eq((double)(float)x, x, "seed %llu: %s is not a float in %s", hs_seed(), tok, line);
+    }
+    cr_assert_gt(k, 10);
+    cases++;
+  }
+  return cases;
+}
+
+/* hunt in binary32: the float Ericson solver as a command (told its precision)
+ * and as a plug-in (declaring it) is searched on float cases, moved by float
+ * ulps; every score line says the precision and replays through `run` with
+ * the same precision; the header says kappa 2^-24. */
+Test(hunt_solver, binary32_hunt_keeps_floats_and_replays, .timeout = 120) {
+  hs_tmp t;
+  hs_tmp_make(&t);
+  char cmd[4400], plug[4400];
+  snprintf(cmd, sizeof cmd, "--solver-cmd-precision binary32 --solver-cmd '%s'",
+           cc_built("tests/solvers/float_ericson_cmd"));
+  snprintf(plug, sizeof plug, "--solver '%s'", cc_built("tests/solvers/float_ericson_plugin.so"));
+  const char *const sel[2] = {cmd, plug};
+  const char *const name[2] = {"float_ericson_cmd", "float-ericson"}; /* the plug-in's catalog name */
+  for (int k = 0; k < 2; k++) {
+    char args[9000];
+    snprintf(args, sizeof args, "hunt %s --precision binary32 --budget %ld --keep 3 --seed %llu --quiet", sel[k],
+             hs_budget(1500), hs_seed());
+    hs_result r = hs_toibench(&t, NULL, args);
+    cr_assert_eq(r.status, 0, "seed %llu: %s", hs_seed(), r.err);
+    cr_assert(strstr(r.out, "(kappa 2^-24)") && strstr(r.out, "\n# Precision binary32: "), "%s", r.out);
+    cr_assert(strstr(r.out, "precision=binary32\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "; in binary32: inputs rounded to it"), "%s", r.out);
+    cr_assert_geq(hs_all_floats(r.out), 3);
+    cr_assert_geq(hs_replay(&t, r.out, sel[k], name[k]), 3);
+    hs_free(&r);
+  }
+  hs_clean(&t);
+}
+
+/* -f NAME --precision binary32 hunts the formulation's binary32 variant, or
+ * says clearly that it has none. */
+Test(hunt_solver, binary32_formulation_variant_or_a_clear_refusal) {
+  hs_tmp t;
+  hs_tmp_make(&t);
+  int has = toi_formulation_solver(toi_formulation_find("ericson"), TOI_BINARY32) != NULL;
+  hs_result r = hs_toibench(&t, NULL, "hunt -f ericson --precision binary32 --budget 400 --keep 2 --quiet");
+  if (has) {
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\n# Precision binary32: ") && strstr(r.out, "(kappa 2^-24)"), "%s", r.out);
+    cr_assert_geq(hs_all_floats(r.out), 1);
+  } else {
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "formulation 'ericson' has no binary32 variant"), "%s", r.err);
+  }
+  hs_free(&r);
+  r = hs_toibench(&t, NULL, "hunt --solver-cmd cat --solver-cmd-precision binary16");
+  cr_assert_eq(r.status, 2, "%s", r.err);
+  cr_assert(strstr(r.err, "--solver-cmd-precision must be one of binary64, binary32"), "%s", r.err);
   hs_free(&r);
   hs_clean(&t);
 }

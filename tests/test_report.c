@@ -1,6 +1,7 @@
 /* test_report.c: `toibench report --quick` builds a complete, self-consistent report. */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,264 @@ Test(report, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
   snprintf(p, sizeof p, "%s/rep", dir);
   struct stat sb;
   cr_assert_neq(stat(p, &sb), 0, "no report may be left behind");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- hostile --out paths: no shell anywhere, nothing deleted but our own folder ---- */
+
+/* Runs toibench with argv (no shell) from the source folder, stderr into
+ * errpath, and env_set ("NAME=VALUE") added when not NULL; the exit status. */
+static int run_argv(char *const argv[], const char *errpath, const char *env_set) {
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    if (chdir(TOI_SOURCE_DIR) || !freopen(errpath, "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(99);
+    if (env_set) putenv((char *)env_set);
+    execv(TOIBENCH_PATH, argv);
+    _exit(98);
+  }
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The names in folder dir, sorted, joined by '/' (for comparisons). */
+static void listing(const char *dir, char *out, size_t n) {
+  struct dirent **v;
+  int k = scandir(dir, &v, NULL, alphasort);
+  cr_assert_geq(k, 0, "cannot list %s", dir);
+  size_t len = 0;
+  out[0] = 0;
+  for (int i = 0; i < k; i++) {
+    if (strcmp(v[i]->d_name, ".") && strcmp(v[i]->d_name, ".."))
+      len += (size_t)snprintf(out + len, len < n ? n - len : 0, "%s/", v[i]->d_name);
+    free(v[i]);
+  }
+  free(v);
+}
+
+static void touch(const char *path) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs("keep\n", f);
+  fclose(f);
+}
+
+Test(report, hostile_out_paths_work_and_delete_nothing_else, .timeout = 180) {
+  char base[] = "/tmp/toireportXXXXXX";
+  cr_assert_not_null(mkdtemp(base));
+  /* quotes (single and double), spaces, then nine components of 227 single quotes */
+  static char parent[4096], out[8192], sib[8400], errp[300], have[4096], want[4096];
+  snprintf(parent, sizeof parent, "%s/it's a \"dir\" x", base);
+  cr_assert_eq(mkdir(parent, 0755), 0);
+  snprintf(sib, sizeof sib, "%s/sibling file", base);
+  touch(sib);
+  snprintf(sib, sizeof sib, "%s/sibling 'q'", parent);
+  touch(sib);
+  size_t len = (size_t)snprintf(out, sizeof out, "%s", parent);
+  for (int c = 0; c < 9; c++) {
+    out[len++] = '/';
+    for (int q = 0; q < 227; q++) out[len++] = '\'';
+  }
+  out[len] = 0;
+  snprintf(errp, sizeof errp, "%s/err", base);
+  char *const argv[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--out", out, NULL};
+  for (int round = 0; round < 2; round++) { /* the second replaces the first */
+    int st = run_argv(argv, errp, NULL);
+    char *err = slurp(errp, NULL);
+    cr_assert_eq(st, 0, "round %d: %s", round, err);
+    free(err);
+    snprintf(sib, sizeof sib, "%s/img/cdf.svg", out);
+    struct stat sb;
+    cr_assert_eq(stat(sib, &sb), 0, "round %d: no plot", round);
+    /* nothing beside the report in its parent: no DIR.tmp.* nor DIR.old.* left */
+    char up[8192];
+    snprintf(up, sizeof up, "%.*s", (int)(strrchr(out, '/') - out), out);
+    listing(up, have, sizeof have);
+    snprintf(want, sizeof want, "%s/", strrchr(out, '/') + 1);
+    cr_assert_str_eq(have, want, "round %d", round);
+  }
+  /* A failure after the temporary folder was made removes that folder only. */
+  snprintf(out, sizeof out, "%s/r 'q'", parent);
+  char *const argv2[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--out", out, NULL};
+  cr_assert_eq(run_argv(argv2, errp, "TOIBENCH_REPORTS_DIR=/nonexistent/reports"), 1);
+  char *err = slurp(errp, NULL);
+  cr_assert(err && strstr(err, "gnuplot scripts not found"), "%s", err);
+  free(err);
+  static char before[4096];
+  listing(parent, before, sizeof before);
+  memset(want, '\'', 227);
+  snprintf(want + 227, sizeof want - 227, "/sibling 'q'/");
+  cr_assert_str_eq(before, want, "only the first report and the sibling remain");
+  listing(base, have, sizeof have);
+  cr_assert_str_eq(have, "err/it's a \"dir\" x/sibling file/");
+  /* A path too long to handle is refused before any work, nothing created. */
+  len = (size_t)snprintf(out, sizeof out, "%s/", parent);
+  while (len < 4100) out[len++] = 'a';
+  out[len] = 0;
+  cr_assert_eq(run_argv(argv2, errp, NULL), 1);
+  err = slurp(errp, NULL);
+  cr_assert(err && strstr(err, "choose a shorter --out"), "%s", err);
+  free(err);
+  listing(parent, have, sizeof have);
+  cr_assert_str_eq(have, before);
+  listing(base, have, sizeof have);
+  cr_assert_str_eq(have, "err/it's a \"dir\" x/sibling file/");
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* Scans the C files under dir (recursively) for a call of name: 1 when found, where in *at. */
+static int calls_in(const char *dir, const char *name, char *at, size_t n) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d, "%s", dir);
+  struct dirent *e;
+  int found = 0;
+  while (!found && (e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat sb;
+    if (stat(path, &sb)) continue;
+    if (S_ISDIR(sb.st_mode)) {
+      found = calls_in(path, name, at, n);
+      continue;
+    }
+    size_t l = strlen(path);
+    if (l < 2 || (strcmp(path + l - 2, ".c") && strcmp(path + l - 2, ".h"))) continue;
+    char *text = slurp(path, NULL);
+    cr_assert_not_null(text);
+    for (const char *p = strstr(text, name); p && !found; p = strstr(p + 1, name)) {
+      const char *q = p + strlen(name);
+      while (*q == ' ') q++;
+      int ident_before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      if (*q == '(' && !ident_before) {
+        found = 1;
+        snprintf(at, n, "%s: %.60s", path, p);
+      }
+    }
+    free(text);
+  }
+  closedir(d);
+  return found;
+}
+
+Test(report, no_shell_in_the_sources) {
+  const char *dirs[] = {"src", "reference", "include"};
+  for (size_t k = 0; k < 3; k++) {
+    char dir[1024], at[1200];
+    snprintf(dir, sizeof dir, "%s/%s", TOI_SOURCE_DIR, dirs[k]);
+    cr_assert_not(calls_in(dir, "system", at, sizeof at), "system() called: %s", at);
+    cr_assert_not(calls_in(dir, "popen", at, sizeof at), "popen() called: %s", at);
+  }
+  /* nor in the gnuplot scripts (gnuplot's own system() runs a shell) */
+  char dir[1024], at[1200];
+  snprintf(dir, sizeof dir, "%s/reports", TOI_SOURCE_DIR);
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 3 || strcmp(e->d_name + l - 3, ".gp")) continue;
+    snprintf(at, sizeof at, "%s/%s", dir, e->d_name);
+    char *text = slurp(at, NULL);
+    cr_assert_not_null(text);
+    cr_assert_null(strstr(text, "system("), "%s runs a shell", at);
+    free(text);
+  }
+  closedir(d);
+}
+
+/* ---- precisions ---- */
+
+/* The Markdown row of name in md (from its '| name |'), with the cells of
+ * column skip1 (0-based, or -1) and of the next-to-last column (ns/call:
+ * machine-dependent) removed, '**' removed. */
+static void md_row(const char *md, const char *name, int skip1, char *out, size_t n) {
+  char pat[200];
+  snprintf(pat, sizeof pat, "\n| %s |", name);
+  const char *r = strstr(md, pat);
+  cr_assert_not_null(r, "%s missing", name);
+  char line[2048];
+  snprintf(line, sizeof line, "%.*s", (int)(strchr(r + 1, '\n') - r - 1), r + 1);
+  char *cell[40];
+  int nc = 0;
+  for (char *save = NULL, *t = strtok_r(line, "|", &save); t && nc < 40; t = strtok_r(NULL, "|", &save)) cell[nc++] = t;
+  size_t len = 0;
+  out[0] = 0;
+  for (int c = 0; c < nc; c++) {
+    if (c == skip1 || c == nc - 2) continue;
+    for (const char *p = cell[c]; *p && len + 1 < n; p++)
+      if (*p != '*') out[len++] = *p;
+    if (len + 1 < n) out[len++] = '|';
+  }
+  out[len] = 0;
+}
+
+/* A float solver (told binary32) gets a precision column in the main table,
+ * is scored there in binary32 ULPs, and has a binary32 section scored against
+ * the binary32 reference on float cases; the binary64 rows keep their figures. */
+Test(report, binary32_columns_and_section, .timeout = 180) {
+  char dir[] = "/tmp/toireportXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char out64[300], out32[300], errp[300], cmd[4400];
+  snprintf(out64, sizeof out64, "%s/r64", dir);
+  snprintf(out32, sizeof out32, "%s/r32", dir);
+  snprintf(errp, sizeof errp, "%s/err", dir);
+  snprintf(cmd, sizeof cmd, "%s", TOIBENCH_PATH); /* the test solvers are built beside toibench */
+  snprintf(strrchr(cmd, '/') + 1, sizeof cmd - (size_t)(strrchr(cmd, '/') + 1 - cmd), "tests/solvers/float_ericson_cmd");
+  cr_assert_eq(access(cmd, X_OK), 0, "%s: `make test` builds it", cmd);
+  char *const a64[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--out", out64, NULL};
+  char *const a32[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--solver-cmd-precision", "binary32",
+                       "--solver-cmd", cmd, "--out", out32, NULL};
+  cr_assert_eq(run_argv(a64, errp, NULL), 0);
+  int st = run_argv(a32, errp, NULL);
+  char *err = slurp(errp, NULL);
+  cr_assert_eq(st, 0, "%s", err);
+  free(err);
+  char p[400];
+  snprintf(p, sizeof p, "%s/summary.md", out64);
+  char *md64 = slurp(p, NULL);
+  snprintf(p, sizeof p, "%s/summary.md", out32);
+  char *md32 = slurp(p, NULL);
+  snprintf(p, sizeof p, "%s/report.json", out32);
+  char *json = slurp(p, NULL);
+  cr_assert(md64 && md32 && json);
+  cr_assert(valid_json(json), "report.json does not parse");
+  cr_assert(strstr(md32, "| formulation | precision | direction |"), "%s", md32);
+  cr_assert(strstr(md32, "\n| float_ericson_cmd | binary32 | forward |"), "%s", md32);
+  cr_assert(strstr(md64, "\n## binary32\n\nNo candidate computes in binary32"), "%s", md64);
+  const char *sec = strstr(md32, "\n## binary32\n");
+  cr_assert_not_null(sec, "%s", md32);
+  cr_assert(strstr(sec, "every number a float") && strstr(sec, "binary32 reference"), "%s", sec);
+  cr_assert(strstr(sec, "\n| float_ericson_cmd | forward |"), "%s", sec);
+  cr_assert(strstr(sec, "\n| grazing | float_ericson_cmd |"), "%s", sec);
+  /* In binary32 ULPs the float solver's median is small (in binary64 ULPs it would be ~2^29 larger). */
+  const char *b32 = strstr(json, "\"binary32\": {\"precision\": \"binary32\"");
+  cr_assert_not_null(b32, "%s", json);
+  const char *med = strstr(b32, "\"median_ulp\": ");
+  cr_assert_not_null(med);
+  double m = strtod(med + strlen("\"median_ulp\": "), NULL);
+  cr_assert(m >= 0 && m < 1000, "median %g binary32 ULP", m);
+  cr_assert(strstr(json, "\"precision\": \"binary32\", \"cases\""), "%s", json);
+  for (const char *pl = "grazing"; pl; pl = strcmp(pl, "grazing") ? NULL : "cdf") {
+    snprintf(p, sizeof p, "%s/img/b32_%s.svg", out32, pl);
+    struct stat sb;
+    cr_assert_eq(stat(p, &sb), 0, "%s", p);
+  }
+  /* The binary64 rows: the same figures (but ns/call) with or without the binary32 column. */
+  const char *names[] = {"expanded", "ericson", "robust", "accurate", "phet-reverse"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+    char r64[2048], r32[2048];
+    md_row(md64, names[k], -1, r64, sizeof r64);
+    md_row(md32, names[k], 1, r32, sizeof r32);
+    cr_assert_str_eq(r32, r64, "%s", names[k]);
+  }
+  free(md64);
+  free(md32);
+  free(json);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
 }

@@ -48,8 +48,9 @@ const hunt_found *hunt_largest(const hunt_list *lists, int nlists, int by);
 void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first);
 /// 1 for a missed, ghost or other classification error.
 int hunt_misclassified(score_kind k);
-/// Moves one input of c by a few ulps; 0 when the result is not a legal case.
-int hunt_perturb(toi_rng *r, toi_case *c);
+/// Moves one input of c by a few ulps of precision q (binary32: steps of
+/// nextafterf, the result a float); 0 when the result is not a legal case.
+int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q);
 /// Files a scored case of the global pass (index i) in lists[HUNT_L_ULP ..
 /// HUNT_L_BAD]: a classification error (kind), else an infinite err, else
 /// ranked by err and, when known, by ratio; writes its '# found:' note.

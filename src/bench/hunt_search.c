@@ -179,7 +179,7 @@ static size_t propose(search *h, const hunt_found *cands, walk *w, uint64_t r, t
   for (int k = 0; k < h->r->ncands; k++)
     for (uint64_t p = 0; p < per; p++) {
       toi_case c = cands[k].c;
-      if (!hunt_perturb(&w[k].rng, &c)) continue;
+      if (!hunt_perturb(&w[k].rng, &c, h->cand->precision)) continue;
       snprintf(c.id, sizeof c.id, "%.32s.r%u.c%u.p%u", cands[k].c.id, (unsigned)(r % 100000), (unsigned)(k % 1000),
                (unsigned)(p % 100000));
       from[m] = (uint64_t)k * per + p;
@@ -322,6 +322,22 @@ static void plan_rounds(hunt_result *r, const toi_candidate *cand, uint64_t rest
   }
 }
 
+/* A candidate computing in another precision than binary64: every note says
+   so (binary64 notes keep their bytes). */
+static void note_precision(hunt_result *r, toi_precision q) {
+  hunt_list *all[HUNT_L_COUNT + 2];
+  for (int k = 0; k < HUNT_L_COUNT; k++) all[k] = &r->lists[k];
+  all[HUNT_L_COUNT] = &r->best[0];
+  all[HUNT_L_COUNT + 1] = &r->best[1];
+  for (int k = 0; k < HUNT_L_COUNT + 2; k++)
+    for (int i = 0; i < all[k]->n; i++) {
+      char *note = all[k]->items[i].note;
+      size_t len = strlen(note);
+      snprintf(note + len, sizeof all[k]->items[i].note - len, "; in %s: inputs rounded to it, errors in its ulps",
+               toi_precision_name(q));
+    }
+}
+
 int hunt_search(hunt_result *r, const toi_candidate *cand, const hunt_opts *o) {
   memset(r, 0, sizeof *r);
   r->global = o->budget / 2;
@@ -342,6 +358,7 @@ int hunt_search(hunt_result *r, const toi_candidate *cand, const hunt_opts *o) {
   if (r->ncands && local_search(&h, cands, fds)) goto failed;
   if (o->progress) o->progress->note(o->progress->ud, "");
   for (int k = 0; k < r->ncands; k++) hunt_list_offer(&r->best[cands[k].by], &cands[k], o->keep, 0);
+  if (cand->precision != TOI_BINARY64) note_precision(r, cand->precision);
   rc = 0;
   goto done;
 failed:

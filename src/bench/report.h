@@ -21,6 +21,10 @@ typedef struct rep_section {
   int *param;             ///< [n] bin parameter value (k or e)
   unsigned char *cls;     ///< [n] exact class
   double *kappa;          ///< [n] condition number of the forward root (NaN if none)
+  /// [n] for each precision q other than binary64 some column computes in:
+  /// bit q when the case's numbers changed by rounding to q, bit 4 + q when a
+  /// number is beyond q's range (those columns were not asked: out of domain).
+  unsigned char *rounded;
   double *ulp;            ///< [n * ncol] ULP error, NaN when not timed
   double *bits;           ///< [n * ncol] bits of error, NaN when not timed
   unsigned char *kind;    ///< [n * ncol] score_kind, or REP_FAILED
@@ -79,6 +83,9 @@ typedef struct rep_opts {
 
 typedef struct rep_data {
   rep_opts opts;
+  /// The precision of the generated sections' numbers (binary64 for the main
+  /// report; binary32 for its binary32 part, every number a float).
+  toi_precision precision;
   size_t ncand;             ///< the candidates, one column each (built-in ones first)
   const toi_candidate *cands;
   size_t ncol;
@@ -91,14 +98,26 @@ typedef struct rep_data {
   double *ns_per_call;      ///< [ncol] (external solvers: wall time including the process round trip)
   double ref_ns_per_call;
   double seconds_eval, seconds_total;
+  /// The binary32 part: the binary32 families, scored for every candidate
+  /// computing in binary32 (the formulations' binary32 variants, the engines
+  /// and solvers declaring it) against the binary32 reference; its own
+  /// candidates (owned), no audit nor simulation. NULL when not made.
+  struct rep_data *part;
+  toi_candidate *own;       ///< candidates this part owns (freed by report_free), or NULL
 } rep_data;
 
 /// The sections: the main suite (the cases suite[0..n-1], taken over, or the
 /// mixed family when suite is NULL), then the grazing, near-contact and far
 /// families; sized by opts.quick. 0 or -1.
 int report_sections(rep_data *d, toi_case *suite, size_t n);
-/// Evaluates, audits, simulates and times (seconds_total set). 0 or -1 (said to opts.msg).
+/// Evaluates, audits, simulates and times (seconds_total set), then the part
+/// (evaluated and timed) when there is one. 0 or -1 (said to opts.msg).
 int report_measure(rep_data *d);
+/// Makes d->part for precision q: its candidates are every formulation's
+/// variant in q (those that have one) and a copy of every external candidate
+/// of d computing in q, its sections the families generated in q. 0 (d->part
+/// stays NULL when there is no such candidate) or -1 (out of memory).
+int report_part(rep_data *d, toi_precision q);
 /// Builds the columns from the candidates.
 int report_columns(rep_data *d);
 /// Evaluates every section against the reference (threads, deterministic).
@@ -111,6 +130,9 @@ int report_simulate(rep_data *d);
 void report_timing(rep_data *d);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
 int report_write(const rep_data *d, const char *dir);
+/// 0 when dir can be the report's folder (its path is not too long for the
+/// temporary folder beside it and the files in it), else -1 after saying why.
+int report_out_check(const char *dir);
 void report_free(rep_data *d);
 
 /// Quantile (nearest rank) of v[0..n-1] sorted ascending; NaN if n = 0.

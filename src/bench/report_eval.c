@@ -75,7 +75,7 @@ int report_sections(rep_data *d, toi_case *suite, size_t n) {
     s->cases = suite;
   } else {
     snprintf(s->name, sizeof s->name, "mixed");
-    gen_opts_default(&s->gen, GEN_MIXED);
+    gen_opts_default_in(&s->gen, GEN_MIXED, d->precision);
     s->gen.seed = d->opts.seed;
     s->n = 400000 / (size_t)div;
   }
@@ -88,7 +88,7 @@ int report_sections(rep_data *d, toi_case *suite, size_t n) {
   for (int k = 0; k < 3; k++) {
     rep_section *t = &d->sec[d->nsec++];
     snprintf(t->name, sizeof t->name, "%s", fams[k].name);
-    gen_opts_default(&t->gen, fams[k].fam);
+    gen_opts_default_in(&t->gen, fams[k].fam, d->precision);
     t->gen.seed = d->opts.seed;
     t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
   }
@@ -99,8 +99,51 @@ int report_measure(rep_data *d) {
   double t0 = sweep_now();
   if (report_evaluate(d) || report_audit(d) || report_simulate(d)) return -1;
   report_timing(d);
+  if (d->part) {
+    if (report_evaluate(d->part)) return -1;
+    report_timing(d->part);
+  }
   d->seconds_total = sweep_now() - t0;
   return 0;
+}
+
+int report_part(rep_data *d, toi_precision q) {
+  size_t nf;
+  const toi_formulation *all = toi_formulations(&nf);
+  rep_data *p = calloc(1, sizeof *p);
+  toi_candidate *own = calloc(nf + d->ncand + 1, sizeof *own);
+  if (!p || !own) {
+    free(p);
+    free(own);
+    return -1;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < nf; i++)
+    if (toi_formulation_solver(&all[i], q) && toi_candidate_formulation_prec(&own[n], &all[i], q) == 0) n++;
+  for (size_t k = 0; k < d->ncand; k++)
+    if ((d->cands[k].flags & TOI_CAND_EXTERNAL) && d->cands[k].precision == q) {
+      if (toi_candidate_copy(&own[n], &d->cands[k])) goto fail;
+      n++;
+    }
+  if (n == 0) {
+    free(own);
+    free(p);
+    return 0;
+  }
+  p->opts = d->opts;
+  p->opts.suite_file = NULL;
+  p->precision = q;
+  p->own = own;
+  p->cands = own;
+  p->ncand = n;
+  d->part = p;
+  if (report_columns(p) || report_sections(p, NULL, 0)) return -1;
+  return 0;
+fail:
+  for (size_t k = 0; k < n; k++) toi_candidate_free(&own[k]);
+  free(own);
+  free(p);
+  return -1;
 }
 
 typedef struct eval_ctx {
@@ -128,40 +171,80 @@ static int gen_chunk(void *vctx, int worker, uint64_t chunk) {
   return 0;
 }
 
+/* A case as the candidates of one precision receive it, and its exact answer there. */
+typedef struct prec_case {
+  int state; /* score_input: 0 unchanged, 1 rounded, -1 beyond the precision's range */
+  toi_case c;
+  toi_ref ref;
+} prec_case;
+
+/* Column k on case i of s, scored in the column's precision against pc (the
+   case as it received it and its exact answer). 0, or 4 when scoring failed. */
+static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, const prec_case *pc) {
+  size_t nc = d->ncol, at = i * nc + k;
+  const rep_col *col = &d->cols[k];
+  score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision};
+  score_detail sd;
+  toi_answer own;
+  if (pc->state < 0) { /* not a case of its precision: it was not asked */
+    s->ulp[at] = s->bits[at] = NAN;
+    s->kind[at] = SCORE_OUT_OF_DOMAIN;
+    s->verdict[at] = TOI_NONE;
+    return 0;
+  }
+  const toi_answer *a = col_answer(d, s, k, i, &own);
+  if (!a) return 4;
+  if (a->state != TOI_ANSWERED) {
+    s->ulp[at] = s->bits[at] = NAN;
+    s->kind[at] = REP_FAILED;
+    s->verdict[at] = TOI_NONE;
+    return 0;
+  }
+  if (score_answer(&sd, a->r, col->dir, col->domain, &pc->c, &pc->ref, &so) != TOI_OK) return 4;
+  const score_case sc = sd.sc;
+  s->ulp[at] = sc.timed ? sc.ulp : NAN;
+  s->bits[at] = sc.timed ? sc.bits : NAN;
+  s->kind[at] = (unsigned char)sc.kind;
+  s->verdict[at] = (unsigned char)sc.verdict;
+  return 0;
+}
+
+/* The precisions of the columns, as a mask (bit q: some column computes in q). */
+static unsigned used_precisions(const rep_data *d) {
+  unsigned used = 0;
+  for (size_t k = 0; k < d->ncol; k++) used |= 1u << d->cols[k].cand->precision;
+  return used;
+}
+
 static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
   (void)worker;
   eval_ctx *e = vctx;
   rep_section *s = e->s;
   size_t nc = e->d->ncol;
+  unsigned used = used_precisions(e->d);
   size_t lo = (size_t)chunk * CHUNK, hi = lo + CHUNK < s->n ? lo + CHUNK : s->n;
   for (size_t i = lo; i < hi; i++) {
     toi_case *c = &s->cases[i];
-    toi_ref ref;
-    if (toi_ref_solve_engine(&ref, c, e->d->opts.engine) != TOI_OK) return 2;
-    s->cls[i] = (unsigned char)ref.cls;
+    prec_case pc[TOI_PRECISION_COUNT];
+    toi_ref *ref = &pc[TOI_BINARY64].ref;
+    pc[TOI_BINARY64].state = 0;
+    pc[TOI_BINARY64].c = *c;
+    if (toi_ref_solve_engine(ref, c, e->d->opts.engine) != TOI_OK) return 2;
+    s->cls[i] = (unsigned char)ref->cls;
     double kappa = NAN;
-    if (ref.fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
+    if (ref->fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
     s->kappa[i] = kappa;
+    /* The other precisions: the case rounded as their columns receive it (bits q and 4 + q of rounded[i]). */
+    s->rounded[i] = 0;
+    for (int q = 1; q < TOI_PRECISION_COUNT; q++) {
+      if (!(used & 1u << q)) continue;
+      pc[q].state = score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
+      if (pc[q].state == -2) return 2;
+      s->rounded[i] |= (unsigned char)(pc[q].state == 1 ? 1u << q : pc[q].state < 0 ? 16u << q : 0);
+    }
     for (size_t k = 0; k < nc; k++) {
-      const rep_col *col = &e->d->cols[k];
-      /* The report scores every column in binary64 for now (TOI_BINARY64). */
-      score_opts so = {INFINITY, 0, 0, 0, e->d->opts.engine, TOI_BINARY64};
-      score_detail sd;
-      toi_answer own;
-      const toi_answer *a = col_answer(e->d, s, k, i, &own);
-      if (!a) return 4;
-      if (a->state != TOI_ANSWERED) {
-        s->ulp[i * nc + k] = s->bits[i * nc + k] = NAN;
-        s->kind[i * nc + k] = REP_FAILED;
-        s->verdict[i * nc + k] = TOI_NONE;
-        continue;
-      }
-      if (score_answer(&sd, a->r, col->dir, col->domain, c, &ref, &so) != TOI_OK) return 4;
-      const score_case sc = sd.sc;
-      s->ulp[i * nc + k] = sc.timed ? sc.ulp : NAN;
-      s->bits[i * nc + k] = sc.timed ? sc.bits : NAN;
-      s->kind[i * nc + k] = (unsigned char)sc.kind;
-      s->verdict[i * nc + k] = (unsigned char)sc.verdict;
+      int rc = score_col(e->d, s, i, k, &pc[e->d->cols[k].cand->precision]);
+      if (rc) return rc;
     }
   }
   atomic_fetch_add(&e->run->done, hi - lo);
@@ -175,6 +258,7 @@ static int section_alloc(rep_section *s, size_t nf, const rep_col *cols) {
   s->param = calloc(n, sizeof *s->param);
   s->cls = calloc(n, 1);
   s->kappa = calloc(n, sizeof *s->kappa);
+  s->rounded = calloc(n, 1);
   s->ulp = calloc(n * nf, sizeof *s->ulp);
   s->bits = calloc(n * nf, sizeof *s->bits);
   s->kind = calloc(n * nf, 1);
@@ -183,7 +267,7 @@ static int section_alloc(rep_section *s, size_t nf, const rep_col *cols) {
   if (!s->ans) return -1;
   for (size_t j = 0; j < nf; j++)
     if ((cols[j].cand->flags & TOI_CAND_OUT_OF_PROCESS) && !(s->ans[j] = calloc(n, sizeof **s->ans))) return -1;
-  return s->cases && s->bin && s->param && s->cls && s->kappa && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
+  return s->cases && s->bin && s->param && s->cls && s->kappa && s->rounded && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
 }
 
 static int run_chunks(rep_data *d, rep_section *s, sweep_chunk_fn fn, const char *what) {
@@ -408,6 +492,7 @@ void report_free(rep_data *d) {
     free(s->param);
     free(s->cls);
     free(s->kappa);
+    free(s->rounded);
     free(s->ulp);
     free(s->bits);
     free(s->kind);
@@ -434,4 +519,14 @@ void report_free(rep_data *d) {
   free(d->sim);
   free(d->ns_per_call);
   free(d->cols);
+  if (d->part) {
+    report_free(d->part);
+    free(d->part);
+    d->part = NULL;
+  }
+  if (d->own) {
+    for (size_t k = 0; k < d->ncand; k++) toi_candidate_free(&d->own[k]);
+    free(d->own);
+    d->own = NULL;
+  }
 }

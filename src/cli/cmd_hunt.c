@@ -17,6 +17,7 @@ static void help(void) {
       "       toibench hunt {-f ENGINE | --solver LIB.so[:SYMBOL] | --solver-cmd COMMAND}\n"
       "                    [FAMILY] [generator options] [--tmax T] [--timeout SEC]\n"
       "                    [--target-distance DELTA] [--budget N] [--keep K] [-o FILE]\n"
+      "                    [--precision P] [--solver-cmd-precision P]\n"
       "Searches for the inputs on which formulation or solver NAME is worst, as\n"
       "worst-case searches for libm functions do:\n"
       "  1. a random global pass: cases 0 .. N/2-1 of FAMILY (default mixed) scored\n"
@@ -52,6 +53,12 @@ static void help(void) {
       "skipped. The search goes on after any failure; the exit status is 1 when a\n"
       "solver crashed, hung or broke the protocol (the file is still written).\n"
       "Deterministic for a given seed and a deterministic solver.\n"
+      "Precision: a candidate computing in binary32 (a formulation's binary32\n"
+      "variant, an engine or plug-in declaring it, a command given\n"
+      "--solver-cmd-precision binary32) receives every case rounded to binary32 and\n"
+      "is scored in binary32 ULPs against the exact answer of the rounded case; its\n"
+      "ratios are error / (kappa 2^-24) and the local search moves inputs by steps\n"
+      "of nextafterf, so every number it tries is a float.\n"
       "  -f NAME      a formulation, or a built engine solver (see 'toibench list')\n"
       "  --solver LIB.so[:SYMBOL]  a plug-in solver; a catalog of several needs SYMBOL\n"
       "  --solver-cmd COMMAND  a solver speaking the subprocess protocol\n"
@@ -63,7 +70,13 @@ static void help(void) {
       "  -o FILE      output file (appears only when complete)\n"
       "  -j N         threads scoring the cases (default: the number of online cores);\n"
       "               a solver itself is called from one thread\n"
-      "  --quiet      no progress line and no summary on stderr\n\n");
+      "  --quiet      no progress line and no summary on stderr\n"
+      "  --precision P  binary64 (default) or binary32: the generator's format (every\n"
+      "               number of every case a value of it; see below) and, for -f\n"
+      "               NAME, the formulation's variant in P\n"
+      "  --solver-cmd-precision P  the precision the --solver-cmd command computes\n"
+      "               in (default binary64): its inputs are rounded to P and the\n"
+      "               protocol header says '# precision P'\n\n");
   gen_cli_help(stdout);
 }
 
@@ -95,6 +108,7 @@ typedef struct hunt_args {
   unsigned long long budget, keep;
   const char *out, *name, *plugin, *command;
   int jobs, quiet, given, solver_opts_given;
+  toi_precision cmd_precision; /* --solver-cmd-precision */
   cli_args shared; /* --tmax, --timeout, --target-distance */
 } hunt_args;
 
@@ -119,6 +133,9 @@ static int parse_option(hunt_args *h, int argc, char **argv, int *i) {
     if (cli_args_take(&h->shared, "hunt", CLI_OPT_TMAX | CLI_OPT_TIMEOUT | CLI_OPT_TARGET, argc, argv, i) < 0)
       return EXIT_USAGE;
     h->solver_opts_given = 1;
+  } else if (!strcmp(a, "--solver-cmd-precision")) {
+    if (*i + 1 >= argc) return cli_usage_error("hunt", "%s needs a precision", a);
+    if (cli_parse_precision("hunt", a, argv[++*i], &h->cmd_precision)) return EXIT_USAGE;
   } else if (!strncmp(a, "-j", 2)) {
     const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : "");
     if (sweep_parse_jobs(v, &h->jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
@@ -132,6 +149,28 @@ static int parse_option(hunt_args *h, int argc, char **argv, int *i) {
   return EXIT_OK;
 }
 
+/* -f NAME with --precision P: the formulation's variant in P, or an engine
+   (which keeps the precision it declares). EXIT_OK or an exit code. */
+static int pick_variant(const hunt_args *h, toi_candidate *cand) {
+  toi_precision q = h->g.precision;
+  const toi_formulation *f = toi_formulation_find(h->name);
+  if (!f) {
+    if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
+      return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+    return EXIT_OK; /* an engine: solver options allowed */
+  }
+  if (toi_candidate_formulation_prec(cand, f, q)) {
+    char have[1024];
+    cli_variants_note(have, sizeof have, q);
+    return cli_usage_error("hunt", "formulation '%s' has no %s variant (%s%s)", h->name, toi_precision_name(q),
+                           strstr(have, "no formulation") == have ? "" : "those with one: ", have);
+  }
+  if (h->solver_opts_given)
+    return cli_usage_error("hunt", "--tmax, --timeout and --target-distance apply to solvers, not to formulation %s",
+                           h->name);
+  return EXIT_OK;
+}
+
 /* The candidate the command line names. EXIT_OK or an exit code. */
 static int pick(const hunt_args *h, toi_candidate *cand) {
   if (h->given == 0)
@@ -140,7 +179,8 @@ static int pick(const hunt_args *h, toi_candidate *cand) {
     return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
   if (h->command && !h->command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
   if (h->plugin) return plugin_solver(h->plugin, cand);
-  if (h->command) return toi_candidate_command(cand, h->command) ? EXIT_RUNTIME : EXIT_OK;
+  if (h->command) return toi_candidate_command_prec(cand, h->command, h->cmd_precision) ? EXIT_RUNTIME : EXIT_OK;
+  if (h->g.has_precision && h->g.precision != TOI_BINARY64) return pick_variant(h, cand);
   if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
     return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", h->name);
   if (!(cand->flags & TOI_CAND_EXTERNAL) && h->solver_opts_given) {
@@ -179,16 +219,37 @@ static void write_list(FILE *f, const hunt_list *l, const toi_candidate *cand, c
                        int failed) {
   for (int k = 0; k < l->n; k++) {
     const hunt_found *fd = &l->items[k];
-    char line[400];
-    if (failed)
+    char line[440];
+    int external = (cand->flags & TOI_CAND_EXTERNAL) != 0, other = cand->precision != TOI_BINARY64;
+    if (!external && other)
+      snprintf(line, sizeof line, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s", fd->sc.ulp, fd->sc.bits,
+               toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
+    else if (failed)
       snprintf(line, sizeof line, "# ulp=nan bits=nan class=%s verdict=failed kind=failed",
                toi_class_name(fd->sc.ref_cls));
     else
       snprintf(line, sizeof line, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s target=%.6g ulp_t=%.6g kind_t=%s",
                fd->sc.ulp, fd->sc.bits, toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict),
                sweep_kind_name(fd->sc.kind), fd->target, fd->err, sweep_kind_name(fd->tkind));
-    hunt_write_found(f, fd, name, what, k + 1, cand->flags & TOI_CAND_EXTERNAL ? line : NULL);
+    if (other) { /* the figures' precision (binary64 lines keep their bytes) */
+      size_t len = strlen(line);
+      snprintf(line + len, sizeof line - len, " precision=%s", toi_precision_name(cand->precision));
+    }
+    hunt_write_found(f, fd, name, what, k + 1, external || other ? line : NULL);
   }
+}
+
+/* The precision's p (53 for binary64): the ratio is error / (kappa 2^-p). */
+static int prec_p(const toi_candidate *cand) { return toi_precision_get(cand->precision)->p; }
+
+/* A candidate in another precision than binary64: one more header line (binary64 files keep their bytes). */
+static void write_header_precision(FILE *f, const toi_candidate *cand) {
+  if (cand->precision == TOI_BINARY64) return;
+  const char *q = toi_precision_name(cand->precision);
+  fprintf(f,
+          "# Precision %s: %s receives every case rounded to %s and is scored in %s ULPs\n"
+          "# against the exact answer of the rounded case; moves are ulps of %s.\n",
+          q, cand->name, q, q, q);
 }
 
 static void write_header_builtin(FILE *f, const hunt_result *r, const toi_candidate *cand, const char *desc,
@@ -197,9 +258,10 @@ static void write_header_builtin(FILE *f, const hunt_result *r, const toi_candid
   fprintf(f,
           "# Worst cases of %s found by a random global pass over %" PRIu64 " cases and a local\n"
           "# search of %" PRIu64 " steps around each of the %d kept by ULP error or by error /\n"
-          "# (kappa 2^-53) (inputs moved by a few ulps).\n"
+          "# (kappa 2^-%d) (inputs moved by a few ulps).\n"
           "# Sampled maxima are lower bounds: the true worst error of %s may be larger.\n",
-          cand->name, r->global, r->rounds, r->ncands, cand->name);
+          cand->name, r->global, r->rounds, r->ncands, prec_p(cand), cand->name);
+  write_header_precision(f, cand);
 }
 
 static void write_header_external(FILE *f, const hunt_result *r, const toi_candidate *cand, const char *desc,
@@ -214,9 +276,10 @@ static void write_header_external(FILE *f, const hunt_result *r, const toi_candi
   fprintf(f,
           "# Worst cases of solver %s found by a random global pass over %" PRIu64 " cases (solver calls of\n"
           "# up to %d cases) and a local search of %" PRIu64 " rounds x %" PRIu64 " proposals around each of\n"
-          "# the %d kept by ULP error or by error / (kappa 2^-53) (inputs moved by a few ulps; one solver\n"
+          "# the %d kept by ULP error or by error / (kappa 2^-%d) (inputs moved by a few ulps; one solver\n"
           "# call per round): %" PRIu64 " cases sent to the solver.\n",
-          name, r->global, 4096, r->rounds, r->per, r->ncands, r->sent);
+          name, r->global, 4096, r->rounds, r->per, r->ncands, prec_p(cand), r->sent);
+  write_header_precision(f, cand);
   if (r->aimed)
     fprintf(f,
             "# ULP errors ranked against the solver's target: its own where it states one (%" PRIu64 " answers),\n"
@@ -254,12 +317,13 @@ static int write_hunt(const hunt_result *r, const toi_candidate *cand, const gen
 static void summary(const hunt_result *r, const toi_candidate *cand) {
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   fprintf(stderr, "hunt %s:", cand->name);
+  if (cand->precision != TOI_BINARY64) fprintf(stderr, " (in %s)", toi_precision_name(cand->precision));
   const hunt_found *mu = hunt_largest(r->best, 2, HUNT_BY_ULP), *mr = hunt_largest(r->best, 2, HUNT_BY_RATIO);
   if (mu && external)
     fprintf(stderr, " largest finite ULP error found %.6g (%s);", mu->err, mu->target == 0 ? "ulp" : "ulp_t");
   else if (mu)
     fprintf(stderr, " largest finite ULP error found %.6g (bits %.6g);", mu->err, mu->sc.bits);
-  if (mr) fprintf(stderr, " largest error / (kappa 2^-53) found %.6g;", mr->ratio);
+  if (mr) fprintf(stderr, " largest error / (kappa 2^-%d) found %.6g;", prec_p(cand), mr->ratio);
   if (external)
     fprintf(stderr,
             "\n  %d cases with a NaN or infinite time where a root exists, %d classification errors,\n"

@@ -39,7 +39,16 @@ static void help(void) {
       "  --engines            every engine built by 'make engines'\n"
       "  --solver LIB[:SYM]   a C plug-in (toi_solver.h); repeatable\n"
       "  --solver-cmd CMD     a command speaking the subprocess protocol; repeatable\n"
+      "  --solver-cmd-precision P  the precision (binary64, binary32) of the\n"
+      "                       --solver-cmd commands that follow it\n"
       "  --timeout SEC        seconds allowed per answer (default 10)\n"
+      "Precision: every column is scored in its own precision (an engine declaring\n"
+      "binary32 receives each case rounded to binary32 and is scored in binary32 ULPs\n"
+      "against the exact answer of the rounded case). A binary32 section follows the\n"
+      "binary64 one when some candidate computes in binary32 (the formulations'\n"
+      "binary32 variants, such engines and solvers): the binary32 families (every\n"
+      "number a float, 'toibench gen --precision binary32'), scored against the\n"
+      "binary32 reference.\n"
       "gnuplot (Debian package gnuplot-nox) must be installed.\n");
 }
 
@@ -88,7 +97,7 @@ static void record_command(rep_opts *o, int argc, char **argv) {
 }
 
 /* --solver or --solver-cmd with its value. EXIT_OK or an exit code. */
-static int given_solver(candlist *solv, const char *a, const char *v) {
+static int given_solver(candlist *solv, const char *a, const char *v, toi_precision cmd_prec) {
   candlist defs = {0};
   if (!strcmp(a, "--solver")) {
     char err[600];
@@ -99,13 +108,13 @@ static int given_solver(candlist *solv, const char *a, const char *v) {
     free(c);
   } else {
     toi_candidate c;
-    if (toi_candidate_command(&c, v) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
+    if (toi_candidate_command_prec(&c, v, cmd_prec) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
   }
   return add_solvers(solv, &defs) ? EXIT_RUNTIME : EXIT_OK;
 }
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
-static int parse_option(rep_opts *o, candlist *solv, int argc, char **argv, int *i) {
+static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, int argc, char **argv, int *i) {
   const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
   if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
   if (!strcmp(a, "--quick")) o->quick = 1;
@@ -135,7 +144,12 @@ static int parse_option(rep_opts *o, candlist *solv, int argc, char **argv, int 
       if (cli_parse_double(v, &o->timeout) || !(o->timeout > 0))
         return usage_free(solv, "--timeout needs a positive number of seconds");
     } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
-      return given_solver(solv, a, v);
+      return given_solver(solv, a, v, *cmd_prec);
+    } else if (!strcmp(a, "--solver-cmd-precision")) {
+      if (cli_parse_precision("report", a, v, cmd_prec)) {
+        candlist_free(solv);
+        return EXIT_USAGE;
+      }
     } else {
       return cli_usage_error("report", "unknown option or missing value '%s'", a);
     }
@@ -203,7 +217,8 @@ int cmd_report(int argc, char **argv) {
   record_command(&d.opts, argc, argv);
   candlist solv = {0}, cands = {0}; /* solv: external solvers, in command-line order, then the engines */
   int rc = EXIT_OK;
-  for (int i = 1; i < argc && rc == EXIT_OK; i++) rc = parse_option(&d.opts, &solv, argc, argv, &i);
+  toi_precision cmd_prec = TOI_BINARY64; /* --solver-cmd-precision: for the --solver-cmd that follow */
+  for (int i = 1; i < argc && rc == EXIT_OK; i++) rc = parse_option(&d.opts, &solv, &cmd_prec, argc, argv, &i);
   if (rc < 0) {
     candlist_free(&solv);
     help();
@@ -211,12 +226,20 @@ int cmd_report(int argc, char **argv) {
   }
   if (rc == EXIT_OK && d.opts.quick && d.opts.suite_file)
     return usage_free(&solv, "--quick and --suite exclude each other");
+  if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) { /* before the work, not after it */
+    candlist_free(&solv);
+    return EXIT_RUNTIME;
+  }
   if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
   candlist_free(&solv);
   d.cands = cands.v;
   d.ncand = cands.n;
   if (rc == EXIT_OK && report_columns(&d)) rc = EXIT_RUNTIME;
   if (rc == EXIT_OK) rc = sections(&d);
+  if (rc == EXIT_OK && report_part(&d, TOI_BINARY32)) { /* the binary32 section, when it has a candidate */
+    cli_error("report: out of memory");
+    rc = EXIT_RUNTIME;
+  }
   if (rc == EXIT_OK) rc = make_report(&d);
   report_free(&d);
   candlist_free(&cands);

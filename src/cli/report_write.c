@@ -1,13 +1,17 @@
 /* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: gnuplot runs in the report folder */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
@@ -33,6 +37,8 @@ typedef struct row {
   double ke_max, mom_max, gap_min;
   size_t penetrations;
   double drift, ns;
+  toi_precision q;         /* the column's precision: its ULPs and bits are in it */
+  size_t rounded, beyond;  /* cases whose inputs rounding to q changed, or put beyond q's range */
   long worst_ulp, first_missed, first_ghost, worst_ke, worst_gap; /* section indices or -1 */
 } row;
 
@@ -56,8 +62,13 @@ static void build_rows(const rep_data *d, row *rows) {
     r->dir = d->cols[k].dir == TOI_FORWARD ? "forward" : "reverse";
     r->worst_ulp = r->first_missed = r->first_ghost = r->worst_ke = r->worst_gap = -1;
     r->max_bits = NAN;
+    r->q = d->cols[k].cand->precision;
     double maxu = -1;
     for (size_t i = 0; i < s->n; i++) {
+      if (r->q != TOI_BINARY64) {
+        r->rounded += (s->rounded[i] >> r->q) & 1u;
+        r->beyond += (s->rounded[i] >> (4 + r->q)) & 1u;
+      }
       int kind = s->kind[i * d->ncol + k];
       if (kind == SCORE_OUT_OF_DOMAIN) {
         r->ood++;
@@ -121,7 +132,10 @@ static void build_rows(const rep_data *d, row *rows) {
 
 static int mkdir_p(const char *path) {
   char buf[PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", path);
+  if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   for (char *p = buf + 1; *p; p++)
     if (*p == '/') {
       *p = 0;
@@ -133,7 +147,10 @@ static int mkdir_p(const char *path) {
 
 static FILE *open_in(const char *dir, const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+    cli_error("report: the path of %s in the output folder is too long", name);
+    return NULL;
+  }
   FILE *f = fopen(path, "w");
   if (!f) cli_error("report: cannot write %s: %s", path, strerror(errno));
   return f;
@@ -199,22 +216,6 @@ static void html_str(FILE *f, const char *s) {
     else
       fputc(*s, f);
   }
-}
-
-/* Single-quotes s for /bin/sh. */
-static void shell_quote(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  if (k + 1 < n) out[k++] = '\'';
-  for (; *s && k + 5 < n; s++) {
-    if (*s == '\'') {
-      memcpy(out + k, "'\\''", 4);
-      k += 4;
-    } else {
-      out[k++] = *s;
-    }
-  }
-  if (k + 1 < n) out[k++] = '\'';
-  out[k] = 0;
 }
 
 /* ---- data files ---- */
@@ -287,9 +288,9 @@ static int write_kappa(const rep_data *d, const char *dir) {
 }
 
 /* data/cdf.dat: the distribution of the ULP error, per column. */
-static int write_cdf(const rep_data *d, const char *dir) {
+static int write_cdf(const rep_data *d, const char *dir, const char *file) {
   const rep_section *s = &d->sec[0];
-  FILE *f = open_in(dir, "cdf.dat");
+  FILE *f = open_in(dir, file);
   if (!f) return -1;
   fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
   for (size_t k = 0; k < d->ncol; k++) {
@@ -357,11 +358,20 @@ static int write_sim(const rep_data *d, const char *dir) {
   return close_ok(f);
 }
 
+/* The binary32 part's data: its families and its distribution, data/b32_*.dat. */
+static int write_part_data(const rep_data *p, const char *dir) {
+  if (write_family(p, &p->sec[1], dir, "b32_grazing.dat", "k")) return -1;
+  if (write_family(p, &p->sec[2], dir, "b32_near_contact.dat", "k")) return -1;
+  if (write_family(p, &p->sec[3], dir, "b32_far.dat", "e")) return -1;
+  return write_cdf(p, dir, "b32_cdf.dat");
+}
+
 static int write_data(const rep_data *d, const char *dir) {
+  if (d->part && write_part_data(d->part, dir)) return -1;
   if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
   if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
   if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
-  if (write_kappa(d, dir) || write_cdf(d, dir) || write_audit(d, dir) || write_sim(d, dir)) return -1;
+  if (write_kappa(d, dir) || write_cdf(d, dir, "cdf.dat") || write_audit(d, dir) || write_sim(d, dir)) return -1;
   return 0;
 }
 
@@ -437,73 +447,141 @@ static const plot plots[] = {
 };
 #define NPLOTS (sizeof plots / sizeof plots[0])
 
+/* The binary32 part's plots: the same scripts on its data, img/b32_NAME. */
+static const plot part_plots[] = {
+    {"grazing", "b32_grazing.dat", "binary32: ULP error near grazing",
+     "As plot 1, for the binary32 grazing family (every number a float), errors in binary32 ULPs."},
+    {"near_contact", "b32_near_contact.dat", "binary32: ULP error near contact",
+     "As plot 2, for the binary32 near-contact family, errors in binary32 ULPs."},
+    {"far", "b32_far.dat", "binary32: ULP error far from the origin",
+     "As plot 3, for the binary32 far family, errors in binary32 ULPs."},
+    {"cdf", "b32_cdf.dat", "binary32: distribution of ULP error",
+     "As plot 5, over the binary32 mixed suite, errors in binary32 ULPs."},
+    {"classification", "b32_grazing.dat", "binary32: classification errors near grazing",
+     "As plot 6, for the binary32 grazing family."},
+};
+#define NPART_PLOTS (sizeof part_plots / sizeof part_plots[0])
+
+/* The folder of the gnuplot scripts, as an absolute path (gnuplot runs in the
+ * output folder): TOIBENCH_REPORTS_DIR, beside the executable, or ./reports. */
 static int find_scripts(char *out, size_t n) {
   const char *env = getenv("TOIBENCH_REPORTS_DIR");
-  char probe[PATH_MAX + 64];
-  if (env) {
-    snprintf(out, n, "%s", env);
-    return 0;
-  }
+  char probe[PATH_MAX + 64], found[PATH_MAX + 64] = "";
+  if (env) snprintf(found, sizeof found, "%s", env);
   char exe[PATH_MAX];
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  ssize_t len = env ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len > 0) {
     exe[len] = 0;
     char *slash = strrchr(exe, '/');
     if (slash) *slash = 0;
     const char *cands[] = {"/../reports", "/../share/toibench/reports"};
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 2 && !found[0]; i++) {
       snprintf(probe, sizeof probe, "%s%s/grazing.gp", exe, cands[i]);
-      if (access(probe, R_OK) == 0 && (size_t)snprintf(out, n, "%s%s", exe, cands[i]) < n) return 0;
+      if (access(probe, R_OK) == 0) snprintf(found, sizeof found, "%s%s", exe, cands[i]);
     }
   }
-  if (access("reports/grazing.gp", R_OK) == 0) {
-    snprintf(out, n, "reports");
-    return 0;
-  }
-  return -1;
+  if (!env && !found[0] && access("reports/grazing.gp", R_OK) == 0) snprintf(found, sizeof found, "reports");
+  char abs[PATH_MAX];
+  if (!found[0] || !realpath(found, abs)) return -1;
+  return (size_t)snprintf(out, n, "%s", abs) < n ? 0 : -1;
 }
 
+/* Runs argv (argv[0] found on the PATH) with its working directory dir, its
+ * output and errors collected into msg (cut at n - 1 bytes), no shell. Returns
+ * the exit status, or -1 when it could not be run or ended by a signal. */
+static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
+  int fd[2];
+  msg[0] = 0;
+  if (pipe(fd)) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fd[0]);
+  posix_spawn_file_actions_addclose(&fa, fd[1]);
+  posix_spawn_file_actions_addchdir_np(&fa, dir);
+  extern char **environ;
+  pid_t pid;
+  int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd[1]);
+  size_t got = 0;
+  char buf[4096];
+  ssize_t r;
+  /* Read to the end (a child blocked on a full pipe would never exit), keep the start. */
+  while ((r = read(fd[0], buf, sizeof buf)) != 0) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    size_t take = got + 1 < n ? n - 1 - got : 0;
+    if (take > (size_t)r) take = (size_t)r;
+    memcpy(msg + got, buf, take);
+    got += take;
+  }
+  msg[got] = 0;
+  close(fd[0]);
+  if (err) {
+    snprintf(msg, n, "%s", strerror(err));
+    return -1;
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The names of the columns (or of the simulation's kernels), space-separated, as ARG4. */
+static void plot_names(const rep_data *d, int sim, char *out, size_t n) {
+  size_t len = 0;
+  out[0] = 0;
+  size_t count = sim ? d->nsim : d->ncol;
+  for (size_t k = 0; k < count && len < n; k++)
+    len += (size_t)snprintf(out + len, n - len, "%s%s", k ? " " : "", sim ? d->sim[k].name : d->cols[k].name);
+}
+
+/* Plot p in SVG and PNG, into img/PREFIXSCRIPT.{svg,png}: gnuplot runs in the
+ * report's folder dir with the script's absolute path and relative paths. */
+static int plot_one(const char *dir, const char *scripts, const plot *p, const char *prefix, char *names) {
+  for (int fmt = 0; fmt < 2; fmt++) {
+    char script[PATH_MAX + 64], data[128], out[128], msg[4096];
+    if ((size_t)snprintf(script, sizeof script, "%s/%s.gp", scripts, p->script) >= sizeof script) {
+      cli_error("report: the gnuplot scripts' folder path is too long: %s", scripts);
+      return -1;
+    }
+    snprintf(data, sizeof data, "data/%s", p->data);
+    snprintf(out, sizeof out, "img/%s%s.%s", prefix, p->script, fmt ? "png" : "svg");
+    char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", names, NULL};
+    int st = run_in(dir, argv, msg, sizeof msg);
+    char outpath[PATH_MAX + 160];
+    snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
+    struct stat sb;
+    if (st != 0 || stat(outpath, &sb) != 0 || sb.st_size == 0) {
+      cli_error("report: gnuplot failed on %s:\n%s", script, msg);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Every plot in SVG and PNG: gnuplot runs in the report's folder dir, given
+ * the script's absolute path and relative data and output paths as -c
+ * arguments (gnuplot reads them as the strings ARG1.., never as script text),
+ * so any folder name works. */
 static int run_plots(const rep_data *d, const char *dir) {
   char scripts[PATH_MAX];
   if (find_scripts(scripts, sizeof scripts)) {
     cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
     return -1;
   }
-  char names[4096] = "", simnames[2048] = "";
-  size_t len = 0;
-  for (size_t k = 0; k < d->ncol; k++) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? " " : "", d->cols[k].name);
-  len = 0;
-  for (size_t j = 0; j < d->nsim; j++)
-    len += (size_t)snprintf(simnames + len, sizeof simnames - len, "%s%s", j ? " " : "", d->sim[j].name);
-  for (size_t p = 0; p < NPLOTS; p++) {
-    for (int fmt = 0; fmt < 2; fmt++) {
-      char script[PATH_MAX + 64], data[PATH_MAX + 64], out[PATH_MAX + 64], qs[PATH_MAX * 2], qd[PATH_MAX * 2],
-          qo[PATH_MAX * 2], qn[8192];
-      snprintf(script, sizeof script, "%s/%s.gp", scripts, plots[p].script);
-      snprintf(data, sizeof data, "%s/data/%s", dir, plots[p].data);
-      snprintf(out, sizeof out, "%s/img/%s.%s", dir, plots[p].script, fmt ? "png" : "svg");
-      shell_quote(qs, sizeof qs, script);
-      shell_quote(qd, sizeof qd, data);
-      shell_quote(qo, sizeof qo, out);
-      shell_quote(qn, sizeof qn, strcmp(plots[p].script, "sim") ? names : simnames);
-      char cmd[40000];
-      snprintf(cmd, sizeof cmd, "gnuplot -c %s %s %s %s %s 2>&1", qs, qd, qo, fmt ? "png" : "svg", qn);
-      FILE *pp = popen(cmd, "r");
-      if (!pp) {
-        cli_error("report: cannot run gnuplot");
-        return -1;
-      }
-      char msg[4096];
-      size_t got = fread(msg, 1, sizeof msg - 1, pp);
-      msg[got] = 0;
-      int st = pclose(pp);
-      struct stat sb;
-      if (st != 0 || stat(out, &sb) != 0 || sb.st_size == 0) {
-        cli_error("report: gnuplot failed on %s:\n%s", script, msg);
-        return -1;
-      }
-    }
-  }
+  char names[4096], simnames[2048];
+  plot_names(d, 0, names, sizeof names);
+  plot_names(d, 1, simnames, sizeof simnames);
+  for (size_t p = 0; p < NPLOTS; p++)
+    if (plot_one(dir, scripts, &plots[p], "", strcmp(plots[p].script, "sim") ? names : simnames)) return -1;
+  if (!d->part) return 0;
+  plot_names(d->part, 0, names, sizeof names);
+  for (size_t p = 0; p < NPART_PLOTS; p++)
+    if (plot_one(dir, scripts, &part_plots[p], "b32_", names)) return -1;
   return 0;
 }
 
@@ -527,13 +605,14 @@ static double col_value(const row *r, int c) {
   }
 }
 
-/* Best per column: the largest agreement, the smallest of everything else. */
-static void best_values(const row *rows, size_t n, double *best) {
+/* Best per column: the largest agreement, the smallest of everything else,
+   among the rows in precision q (ULPs of two precisions do not compare). */
+static void best_values(const row *rows, size_t n, double *best, toi_precision q) {
   for (int c = 0; c < NCOLS; c++) {
     best[c] = NAN;
     for (size_t k = 0; k < n; k++) {
       double v = col_value(&rows[k], c);
-      if (isnan(v)) continue;
+      if (isnan(v) || rows[k].q != q) continue;
       if (c == COL_FAILED) continue;
       if (isnan(best[c]) || (c == COL_AGREE ? v > best[c] : v < best[c])) best[c] = v;
     }
@@ -621,6 +700,119 @@ static void html_worst_row(FILE *f, const rep_data *d, size_t k, const worst_ite
   fprintf(f, " -</code></td></tr>\n");
 }
 
+/* 1 when some column computes in another precision than the table's: the
+   tables then get a precision column (binary64-only tables keep their bytes). */
+static int mixed_precisions(const rep_data *d) {
+  for (size_t k = 0; k < d->ncol; k++)
+    if (d->cols[k].cand->precision != d->precision) return 1;
+  return 0;
+}
+
+/* The summary table in Markdown, with a precision column when precisions are mixed. */
+static void md_table(FILE *f, const rep_data *d, const row *rows) {
+  int prec = mixed_precisions(d);
+  fprintf(f, "| formulation |%s direction | cases | timed |", prec ? " precision |" : "");
+  for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
+  fprintf(f, "\n|---|%s---|---:|---:|", prec ? "---|" : "");
+  for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
+  fputc('\n', f);
+  double best[NCOLS];
+  best_values(rows, d->ncol, best, d->precision);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "| %s |", rows[k].name);
+    if (prec) fprintf(f, " %s |", toi_precision_name(rows[k].q));
+    fprintf(f, " %s | %zu | %zu |", rows[k].dir, rows[k].cases, rows[k].timed);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      double v = col_value(&rows[k], c);
+      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
+    }
+    fputc('\n', f);
+  }
+}
+
+/* Below a table with rows in another precision: what their figures mean. */
+static void md_precision_note(FILE *f, const rep_data *d, const row *rows) {
+  if (!mixed_precisions(d)) return;
+  fprintf(f, "\nULP and bits are in each row's precision: a row in another precision than %s received each case "
+             "rounded to it and is scored against the exact answer of the rounded case (best values are among "
+             "the %s rows).",
+          toi_precision_name(d->precision), toi_precision_name(d->precision));
+  for (size_t k = 0; k < d->ncol; k++)
+    if (rows[k].q != d->precision)
+      fprintf(f, " %s: %zu cases changed by rounding to %s, %zu beyond its range (out of domain).", rows[k].name,
+              rows[k].rounded, toi_precision_name(rows[k].q), rows[k].beyond);
+  fputc('\n', f);
+}
+
+/* One family of the binary32 part for one column: the whole family's figures. */
+typedef struct fam_stat {
+  size_t cases, timed, missed, ghost;
+  double median, p99, max;
+} fam_stat;
+
+static void family_stat(const rep_data *p, const rep_section *s, size_t k, fam_stat *o) {
+  memset(o, 0, sizeof *o);
+  for (size_t i = 0; i < s->n; i++) {
+    int kind = s->kind[i * p->ncol + k];
+    if (kind == SCORE_OUT_OF_DOMAIN || kind == REP_FAILED) continue;
+    o->cases++;
+    o->missed += kind == SCORE_MISSED;
+    o->ghost += kind == SCORE_GHOST;
+  }
+  double *sorted;
+  size_t m = rep_sorted_copy(s->ulp + k, s->n, p->ncol, &sorted);
+  o->timed = m;
+  o->median = rep_quantile_sorted(sorted, m, 0.5);
+  o->p99 = rep_quantile_sorted(sorted, m, 0.99);
+  o->max = m ? sorted[m - 1] : NAN;
+  free(sorted);
+}
+
+/* What the binary32 section measures, or why it is empty (one paragraph's text). */
+static void part_intro(char *buf, size_t n, const rep_data *d) {
+  const rep_data *p = d->part;
+  if (!p) {
+    snprintf(buf, n, "No candidate computes in binary32 in this report: no formulation has a binary32 variant in "
+                     "this build, and no engine or solver declaring binary32 was given (--engines, --solver, or "
+                     "--solver-cmd-precision binary32 --solver-cmd CMD).");
+    return;
+  }
+  snprintf(buf, n, "Every candidate computing in binary32 (the formulations' binary32 variants, the engines and "
+                   "solvers declaring binary32) on the binary32 families: %zu cases of the mixed family and the "
+                   "grazing, near-contact and far families, every number a float (toibench gen --precision "
+                   "binary32, seed %llu). Each answer is scored in binary32 ULPs against the binary32 reference: "
+                   "the exact root correctly rounded to binary32. Every ULP, p99 and bits figure of this section is "
+                   "in binary32.",
+           p->sec[0].n, (unsigned long long)p->opts.seed);
+}
+
+/* The binary32 section of summary.md. */
+static void md_part(FILE *f, const rep_data *d) {
+  char intro[1200];
+  part_intro(intro, sizeof intro, d);
+  fprintf(f, "\n## binary32\n\n%s\n", intro);
+  const rep_data *p = d->part;
+  row *rows = p ? calloc(p->ncol ? p->ncol : 1, sizeof *rows) : NULL;
+  if (!rows) return;
+  build_rows(p, rows);
+  fprintf(f, "\nThe %s suite in binary32 (ULPs of binary32):\n\n", p->sec[0].name);
+  md_table(f, p, rows);
+  fprintf(f, "\nPer family (binary32 ULPs):\n\n| family | formulation | cases | timed | median ULP | p99 ULP | "
+             "max ULP | missed | ghost |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t j = 1; j < p->nsec; j++)
+    for (size_t k = 0; k < p->ncol; k++) {
+      fam_stat st;
+      char a[32], b[32], c[32];
+      family_stat(p, &p->sec[j], k, &st);
+      fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %zu | %zu |\n", p->sec[j].name, rows[k].name, st.cases,
+              st.timed, fmt_num(a, sizeof a, st.median), fmt_num(b, sizeof b, st.p99), fmt_num(c, sizeof c, st.max),
+              st.missed, st.ghost);
+    }
+  free(rows);
+}
+
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "summary.md");
   if (!f) return -1;
@@ -629,26 +821,11 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
              "Reproduce: `%s`\n\n",
           date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
           toi_ref_engine_name(d->opts.engine), d->opts.command);
-  fprintf(f, "| formulation | direction | cases | timed |");
-  for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
-  fprintf(f, "\n|---|---|---:|---:|");
-  for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
-  fputc('\n', f);
-  double best[NCOLS];
-  best_values(rows, d->ncol, best);
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "| %s | %s | %zu | %zu |", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
-    for (int c = 0; c < NCOLS; c++) {
-      char b[32];
-      double v = col_value(&rows[k], c);
-      int is_best = !isnan(v) && v == best[c];
-      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
-    }
-    fputc('\n', f);
-  }
+  md_table(f, d, rows);
   fprintf(f, "\nBest value per column in bold. ULP statistics are over correctly classified cases with an exact "
              "root; classification errors are counted apart. Timing (ns/call) is machine-dependent; "
              "everything else is reproducible from the seed.\n");
+  md_precision_note(f, d, rows);
   fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each command replays the case.\n\n"
              "| formulation | metric | value | replay |\n|---|---|---:|---|\n");
   for (size_t k = 0; k < d->ncol; k++) {
@@ -671,6 +848,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
             fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
+  md_part(f, d);
   return close_ok(f);
 }
 
@@ -723,6 +901,42 @@ static void html_meta(FILE *f, const rep_data *d, const char *date) {
 
 }
 
+/* The summary table (closed), with a precision column when precisions are mixed. */
+static void html_table(FILE *f, const rep_data *d, const row *rows) {
+  int prec = mixed_precisions(d);
+  fprintf(f, "<table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
+          prec ? "<th>precision</th>" : "");
+  for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
+  fprintf(f, "</tr>\n");
+  double best[NCOLS];
+  best_values(rows, d->ncol, best, d->precision);
+  for (size_t k = 0; k < d->ncol; k++) {
+    fprintf(f, "<tr><td title=\"");
+    html_str(f, d->cols[k].summary);
+    fprintf(f, "\">%s</td>", rows[k].name);
+    if (prec) fprintf(f, "<td>%s</td>", toi_precision_name(rows[k].q));
+    fprintf(f, "<td>%s</td><td>%zu</td><td>%zu</td>", rows[k].dir, rows[k].cases, rows[k].timed);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      double v = col_value(&rows[k], c);
+      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      fprintf(f, "<td%s>%s</td>", is_best ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
+    }
+    fprintf(f, "</tr>\n");
+  }
+  fprintf(f, "</table>\n");
+  if (!prec) return;
+  fprintf(f, "<p>ULP and bits are in each row's precision: a row in another precision than %s received each case "
+             "rounded to it and is scored against the exact answer of the rounded case (best values are among the "
+             "%s rows).",
+          toi_precision_name(d->precision), toi_precision_name(d->precision));
+  for (size_t k = 0; k < d->ncol; k++)
+    if (rows[k].q != d->precision)
+      fprintf(f, " %s: %zu cases changed by rounding to %s, %zu beyond its range (out of domain).", rows[k].name,
+              rows[k].rounded, toi_precision_name(rows[k].q), rows[k].beyond);
+  fprintf(f, "</p>\n");
+}
+
 /* The summary table and the list of formulations. */
 static void html_summary(FILE *f, const rep_data *d, const row *rows) {
   const rep_section *s = &d->sec[0];
@@ -730,25 +944,10 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
              "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
              "audit (relative errors, E = 1). Sim drift: |energy error| per 10<sup>6</sup> events in the many-ball "
-             "simulation. Best value per column highlighted.</p>\n<table>\n<tr><th>formulation</th><th>dir</th>"
-             "<th>cases</th><th>timed</th>",
+             "simulation. Best value per column highlighted.</p>\n",
           s->name);
-  for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
-  fprintf(f, "</tr>\n");
-  double best[NCOLS];
-  best_values(rows, d->ncol, best);
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "<tr><td title=\"");
-    html_str(f, d->cols[k].summary);
-    fprintf(f, "\">%s</td><td>%s</td><td>%zu</td><td>%zu</td>", rows[k].name, rows[k].dir, rows[k].cases, rows[k].timed);
-    for (int c = 0; c < NCOLS; c++) {
-      char b[32];
-      double v = col_value(&rows[k], c);
-      fprintf(f, "<td%s>%s</td>", !isnan(v) && v == best[c] ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
-    }
-    fprintf(f, "</tr>\n");
-  }
-  fprintf(f, "</table>\n<h3>Formulations</h3>\n<table class=\"worst\">\n");
+  html_table(f, d, rows);
+  fprintf(f, "<h3>Formulations</h3>\n<table class=\"worst\">\n");
   for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "<tr><td>%s</td><td>", d->cols[k].name);
     html_str(f, d->cols[k].source);
@@ -789,6 +988,40 @@ static void html_sections(FILE *f, const rep_data *d, const row *rows) {
   }
 }
 
+/* The binary32 section of index.html: its table, its families, its plots. */
+static void html_part(FILE *f, const rep_data *d) {
+  char intro[1200];
+  part_intro(intro, sizeof intro, d);
+  fprintf(f, "<h2 id=\"binary32\">binary32</h2>\n<p>");
+  html_str(f, intro);
+  fprintf(f, "</p>\n");
+  const rep_data *p = d->part;
+  row *rows = p ? calloc(p->ncol ? p->ncol : 1, sizeof *rows) : NULL;
+  if (!rows) return;
+  build_rows(p, rows);
+  fprintf(f, "<h3>The %s suite in binary32 (ULPs of binary32)</h3>\n", p->sec[0].name);
+  html_table(f, p, rows);
+  fprintf(f, "<h3>Per family (binary32 ULPs)</h3>\n<table>\n<tr><th>family</th><th>formulation</th><th>cases</th>"
+             "<th>timed</th><th>median ULP</th><th>p99 ULP</th><th>max ULP</th><th>missed</th><th>ghost</th></tr>\n");
+  for (size_t j = 1; j < p->nsec; j++)
+    for (size_t k = 0; k < p->ncol; k++) {
+      fam_stat st;
+      char a[32], b[32], c[32];
+      family_stat(p, &p->sec[j], k, &st);
+      fprintf(f, "<tr><td>%s</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%zu</td>"
+                 "<td>%zu</td></tr>\n",
+              p->sec[j].name, rows[k].name, st.cases, st.timed, fmt_num(a, sizeof a, st.median),
+              fmt_num(b, sizeof b, st.p99), fmt_num(c, sizeof c, st.max), st.missed, st.ghost);
+    }
+  fprintf(f, "</table>\n");
+  for (size_t q = 0; q < NPART_PLOTS; q++)
+    fprintf(f, "<figure id=\"b32_%s\"><h3>%s</h3><img src=\"img/b32_%s.svg\" alt=\"%s\"><figcaption>%s "
+               "(<a href=\"img/b32_%s.png\">PNG</a>, <a href=\"data/%s\">data</a>)</figcaption></figure>\n",
+            part_plots[q].script, part_plots[q].title, part_plots[q].script, part_plots[q].title,
+            part_plots[q].caption, part_plots[q].script, part_plots[q].data);
+  free(rows);
+}
+
 static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "index.html");
   if (!f) return -1;
@@ -810,9 +1043,64 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   html_meta(f, d, date);
   html_summary(f, d, rows);
   html_sections(f, d, rows);
-  fprintf(f, "</table>\n<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
+  fprintf(f, "</table>\n");
+  html_part(f, d);
+  fprintf(f, "<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
              "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
   return close_ok(f);
+}
+
+/* "sections" and "formulations" (every row with its precision), indented by ind. */
+static void json_sections_rows(FILE *f, const rep_data *d, const row *rows, const char *ind) {
+  fprintf(f, ",\n%s\"sections\": [", ind);
+  for (size_t k = 0; k < d->nsec; k++) {
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    json_str(f, d->sec[k].name);
+    fprintf(f, ", \"cases\": %zu}", d->sec[k].n);
+  }
+  fprintf(f, "],\n%s\"formulations\": [\n", ind);
+  for (size_t k = 0; k < d->ncol; k++) {
+    const row *r = &rows[k];
+    fprintf(f, "%s  {\"name\": ", ind);
+    json_str(f, r->name);
+    fprintf(f, ", \"direction\": \"%s\", \"precision\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, "
+               "\"agree\": %zu, \"missed\": %zu, \"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, "
+               "\"external\": %s",
+            r->dir, toi_precision_name(r->q), r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed,
+            r->failed, d->cols[k].cand->flags & TOI_CAND_EXTERNAL ? "true" : "false");
+    if (r->q != TOI_BINARY64) fprintf(f, ", \"inputs_rounded\": %zu, \"beyond_range\": %zu", r->rounded, r->beyond);
+    const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
+                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
+                               "failed_n"};
+    for (int c = 0; c < NCOLS; c++) {
+      if (c == COL_MISSED || c == COL_GHOST || c == COL_FAILED) continue; /* written above as counts */
+      fprintf(f, ", \"%s\": ", keys[c]);
+      json_num(f, col_value(r, c));
+    }
+    fprintf(f, ", \"gap_min\": ");
+    json_num(f, r->gap_min);
+    fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->ncol ? "," : "");
+  }
+  fprintf(f, "%s]", ind);
+}
+
+/* "binary32": the part's sections and rows, or null when no candidate computes in binary32. */
+static void json_part(FILE *f, const rep_data *d) {
+  fprintf(f, ",\n  \"binary32\": ");
+  if (!d->part) {
+    fprintf(f, "null");
+    return;
+  }
+  row *rows = calloc(d->part->ncol ? d->part->ncol : 1, sizeof *rows);
+  if (!rows) {
+    fprintf(f, "null");
+    return;
+  }
+  build_rows(d->part, rows);
+  fprintf(f, "{\"precision\": \"%s\"", toi_precision_name(d->part->precision));
+  json_sections_rows(f, d->part, rows, "    ");
+  fprintf(f, "\n  }");
+  free(rows);
 }
 
 static int write_json(const rep_data *d, const row *rows, const char *dir, const char *date) {
@@ -832,34 +1120,9 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   json_str(f, toi_ref_gmp_version());
   fprintf(f, ",\n  \"reference_engine\": ");
   json_str(f, toi_ref_engine_name(d->opts.engine));
-  fprintf(f, ",\n  \"sections\": [");
-  for (size_t k = 0; k < d->nsec; k++) {
-    fprintf(f, "%s{\"name\": ", k ? ", " : "");
-    json_str(f, d->sec[k].name);
-    fprintf(f, ", \"cases\": %zu}", d->sec[k].n);
-  }
-  fprintf(f, "],\n  \"formulations\": [\n");
-  for (size_t k = 0; k < d->ncol; k++) {
-    const row *r = &rows[k];
-    fprintf(f, "    {\"name\": ");
-    json_str(f, r->name);
-    fprintf(f, ", \"direction\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, \"agree\": %zu, \"missed\": %zu, "
-               "\"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, \"external\": %s",
-            r->dir, r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed, r->failed,
-            d->cols[k].cand->flags & TOI_CAND_EXTERNAL ? "true" : "false");
-    const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
-                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
-                               "failed_n"};
-    for (int c = 0; c < NCOLS; c++) {
-      if (c == COL_MISSED || c == COL_GHOST || c == COL_FAILED) continue; /* written above as counts */
-      fprintf(f, ", \"%s\": ", keys[c]);
-      json_num(f, col_value(r, c));
-    }
-    fprintf(f, ", \"gap_min\": ");
-    json_num(f, r->gap_min);
-    fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->ncol ? "," : "");
-  }
-  fprintf(f, "  ],\n  \"simulation\": [\n");
+  json_sections_rows(f, d, rows, "  ");
+  json_part(f, d);
+  fprintf(f, ",\n  \"simulation\": [\n");
   for (size_t j = 0; j < d->nsim; j++) {
     const rep_sim *m = &d->sim[j];
     fprintf(f, "    {\"kernel\": ");
@@ -906,15 +1169,63 @@ static int is_replaceable_report(const char *dir) {
   return empty;
 }
 
+/* Empties the folder open as dfd (closed here): unlinkat on each entry, never
+ * following a symbolic link, folders emptied first. depth bounds the
+ * recursion (a report holds data/ and img/). 0 or -1. */
+static int empty_dir_fd(int dfd, int depth) {
+  DIR *dp = fdopendir(dfd);
+  if (!dp) {
+    close(dfd);
+    return -1;
+  }
+  int rc = 0;
+  struct dirent *e;
+  while ((e = readdir(dp))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (unlinkat(dfd, e->d_name, 0) == 0) continue;
+    if (errno != EISDIR && errno != EPERM) {
+      rc = -1;
+      continue;
+    }
+    int sub = depth > 0 ? openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (sub < 0 || empty_dir_fd(sub, depth - 1) || unlinkat(dfd, e->d_name, AT_REMOVEDIR)) rc = -1;
+  }
+  closedir(dp);
+  return rc;
+}
+
+/* Removes the folder path that this report created (its temporary folder, or
+ * the previous report it replaced), without a shell and without following a
+ * symbolic link out of it. 0 or -1. */
 static int remove_tree(const char *path) {
-  char q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 16];
-  shell_quote(q, sizeof q, path);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", q);
-  return system(cmd) == 0 ? 0 : -1;
+  int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0) return -1;
+  if (empty_dir_fd(dfd, 8)) return -1;
+  return rmdir(path);
+}
+
+/* The longest --out path handled: the folder's own name and the temporary
+ * folder beside it (DIR.tmp.XXXXXX, DIR.old.PID) and the files in it
+ * (DIR.tmp.XXXXXX/data/near_contact.dat) must stay under PATH_MAX. */
+#define OUT_PATH_MAX (PATH_MAX - 64)
+
+int report_out_check(const char *dir) {
+  size_t n = strlen(dir);
+  if (n == 0) {
+    cli_error("report: --out needs a folder");
+    return -1;
+  }
+  if (n > OUT_PATH_MAX) {
+    cli_error("report: the output folder's path is %zu bytes long; at most %d are handled (choose a shorter --out)",
+              n, OUT_PATH_MAX);
+    return -1;
+  }
+  return 0;
 }
 
 int report_write(const rep_data *d, const char *dir) {
   char tmp[PATH_MAX], sub[PATH_MAX + 16];
+  if (report_out_check(dir)) return -1;
   size_t dl = strlen(dir);
   while (dl > 1 && dir[dl - 1] == '/') dl--;
   char parent[PATH_MAX];
