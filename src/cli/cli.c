@@ -1,6 +1,9 @@
 /* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <time.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
@@ -62,7 +65,7 @@ void cli_error(const char *fmt, ...) {
 int cli_args_init(cli_args *a, int argc) {
   memset(a, 0, sizeof *a);
   a->tmax = INFINITY;
-  a->timeout = 10;
+  a->timeout = CLI_TIMEOUT_DEFAULT;
   a->engine = TOI_REF_FAST;
   a->files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->files);
   return a->files ? 0 : -1;
@@ -116,8 +119,7 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
     if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
       return cli_usage_error(cmd, "--tmax needs a finite number > 0, got '%s'", v), -1;
   } else if ((accept & CLI_OPT_TIMEOUT) && !strcmp(arg, "--timeout")) {
-    if (cli_parse_double(v, &a->timeout) || !(a->timeout > 0) || a->timeout > 1e6)
-      return cli_usage_error(cmd, "--timeout needs a number of seconds > 0, got '%s'", v), -1;
+    if (cli_parse_timeout(cmd, v, &a->timeout) != EXIT_OK) return -1;
   } else if ((accept & CLI_OPT_PRECISION) && !strcmp(arg, "--precision")) {
     if (cli_parse_precision(cmd, arg, v, &a->precision) != EXIT_OK) return -1;
   } else if ((accept & CLI_OPT_TARGET) && !strcmp(arg, "--target-distance")) {
@@ -237,6 +239,29 @@ static void pending_remove(const char *tmp) {
     if (pending_used[i] && !strcmp(pending[i], tmp)) pending_used[i] = 0;
 }
 
+/* Creates a new file TARGET.tmp.XXXXXX (its name in tmp) with mode 0666 and
+   the umask applied, as any output (mkstemp would force 0600). The
+   descriptor, or -1 with errno set. */
+static int create_temp(char *tmp, size_t sz, const char *target) {
+  static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^ (uintptr_t)tmp;
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    char suffix[7];
+    for (int k = 0; k < 6; k++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      suffix[k] = digits[(x >> 33) % (sizeof digits - 1)];
+    }
+    suffix[6] = 0;
+    snprintf(tmp, sz, "%s.tmp.%s", target, suffix);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 int cli_out_open(cli_out *o, const char *path) {
   memset(o, 0, sizeof *o);
   if (!path || !strcmp(path, "-")) {
@@ -293,8 +318,7 @@ int cli_out_open(cli_out *o, const char *path) {
     return -1;
   }
   snprintf(o->path, sizeof o->path, "%s", target);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", target);
-  int fd = mkstemp(o->tmp);
+  int fd = create_temp(o->tmp, sizeof o->tmp, target);
   if (fd < 0) {
     cli_error("%s: cannot create: %s", path, strerror(errno));
     return -1;
@@ -332,7 +356,7 @@ int cli_out_commit(cli_out *o) {
     cli_error("%s: write error", o->path);
     return -1;
   }
-  if (chmod(o->tmp, 0644) != 0 || rename(o->tmp, o->path) != 0) {
+  if (rename(o->tmp, o->path) != 0) {
     cli_error("%s: cannot move into place: %s", o->path, strerror(errno));
     unlink(o->tmp);
     pending_remove(o->tmp);
@@ -349,6 +373,22 @@ void cli_out_abort(cli_out *o) {
   if (o->direct) return;
   unlink(o->tmp);
   pending_remove(o->tmp);
+}
+
+int cli_parse_timeout(const char *cmd, const char *v, double *out) {
+  double x;
+  if (!v || cli_parse_double(v, &x) || !(x > 0) || x > CLI_TIMEOUT_MAX)
+    return cli_usage_error(cmd, "--timeout needs a number of seconds > 0 and at most %g, got '%s'", CLI_TIMEOUT_MAX,
+                           v ? v : "");
+  *out = x;
+  return EXIT_OK;
+}
+
+double cli_timeout_scan(int argc, char **argv) {
+  double t = CLI_TIMEOUT_DEFAULT, x;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--timeout") && !cli_parse_double(argv[i + 1], &x) && x > 0 && x <= CLI_TIMEOUT_MAX) t = x;
+  return t;
 }
 
 int cli_parse_double(const char *s, double *out) {
@@ -485,10 +525,11 @@ int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_prec
 }
 
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg) {
-  return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64);
+  return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64, CLI_TIMEOUT_DEFAULT);
 }
 
-int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q) {
+int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q,
+                       double timeout) {
   toi_candidate *v = NULL;
   int k;
   if (!strcmp(opt, "--solver-cmd")) {
@@ -496,7 +537,7 @@ int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char
     k = v && !toi_candidate_command_prec(v, arg, q) ? 1 : -2;
   } else {
     char err[600];
-    k = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);
+    k = toi_candidates_plugin_timeout(&v, arg, timeout, err, sizeof err, NULL, 0);
     if (k < 0) {
       free(v);
       return cli_usage_error(cmd, "--solver %s", err);

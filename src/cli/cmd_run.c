@@ -219,7 +219,7 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
         rc = cli_usage_error("run", "--solver-cmd needs a command");
       } else {
         size_t from = given.n;
-        rc = cli_add_given_prec("run", &given, argv[i], argv[i + 1], cmd_prec);
+        rc = cli_add_given_prec("run", &given, argv[i], argv[i + 1], cmd_prec, cli_timeout_scan(argc, argv));
         for (size_t k = from; k < given.n; k++) candlist_unique_name(&given, k);
       }
       i++;

@@ -120,16 +120,16 @@ static int parse_shard(sweep_args *s, const char *v) {
 static int parse_seconds(sweep_args *s, const char *a, const char *v) {
   double x;
   int tmax = a[3] == 'm';
-  if (!v || cli_parse_double(v, &x) || !(x > 0) || (tmax ? !isfinite(x) : x > 1e6))
-    return cli_usage_error("sweep", "%s needs a %s > 0", a, tmax ? "finite number" : "number of seconds");
-  if (tmax) s->tmax = x;
-  else s->timeout = x;
+  if (!tmax) return cli_parse_timeout("sweep", v, &s->timeout);
+  if (!v || cli_parse_double(v, &x) || !(x > 0) || !isfinite(x))
+    return cli_usage_error("sweep", "%s needs a finite number > 0", a);
+  s->tmax = x;
   return EXIT_OK;
 }
 
-static int parse_given(sweep_args *s, const char *a, const char *v) {
+static int parse_given(sweep_args *s, const char *a, const char *v, double load_timeout) {
   if (!v || !v[0]) return cli_usage_error("sweep", "%s needs a %s", a, a[8] ? "command" : "plug-in");
-  return cli_add_given_prec("sweep", &s->given, a, v, s->cmd_precision);
+  return cli_add_given_prec("sweep", &s->given, a, v, s->cmd_precision, load_timeout);
 }
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
@@ -143,7 +143,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     if (!v) return cli_usage_error("sweep", "%s needs a value", a);
     *(a[1] == 'o' ? &s->out : a[1] == 'f' ? &s->names : &s->time_what) = v;
   } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
-    rc = parse_given(s, a, v);
+    rc = parse_given(s, a, v, cli_timeout_scan(argc, argv));
   } else if (!strcmp(a, "--solver-cmd-precision")) {
     if (!v) return cli_usage_error("sweep", "%s needs a precision", a);
     rc = cli_parse_precision("sweep", a, v, &s->cmd_precision);
