@@ -144,3 +144,116 @@ Test(reliability, outputs_follow_the_umask) {
   expect_mode(022, 0644);
   expect_mode(077, 0600);
 }
+
+/* ---- item 7: the smaller defects ---- */
+
+/* A forward solver's contact time before the step is a protocol error. */
+Test(reliability, negative_forward_time_is_a_protocol_error) {
+  const char *args[] = {"run", "--solver-cmd", "awk '!/^#/ { print $1, \"hit\", -1 }'", "cases/degenerate.cases",
+                        NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 60, args);
+  cr_assert_eq(r->status, 1, "status %d: %s", r->status, r->err);
+  cr_assert(strstr(r->err, "verdict hit with negative time -1"), "%s", r->err);
+  cr_assert(strstr(r->out, "(19 failed)"), "%s", r->out);
+}
+
+/* --timeout has one stated upper bound, checked by every command that takes it. */
+Test(reliability, timeout_upper_bound_is_stated_and_checked) {
+  static const char *const cmds[][8] = {
+      {"run", "--timeout", "2e6", "cases/degenerate.cases", NULL},
+      {"solve", "-f", "expanded", "--timeout", "2e6", "cases/degenerate.cases", NULL},
+      {"sweep", "grazing", "--count", "10", "--timeout", "2e6", NULL},
+  };
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    rl_out *r = rl_run(NULL, NULL, -1, 60, cmds[k]);
+    cr_assert_eq(r->status, 2, "%s: status %d", cmds[k][0], r->status);
+    cr_assert(strstr(r->err, "--timeout needs a number of seconds > 0 and at most 1e+06, got '2e6'"), "%s: %s",
+              cmds[k][0], r->err);
+    const char *help[] = {cmds[k][0], "--help", NULL};
+    r = rl_run(NULL, NULL, -1, 60, help);
+    cr_assert(strstr(r->out, "at most 1e6"), "%s --help does not state the bound", cmds[k][0]);
+  }
+  const char *ok[] = {"run", "--timeout", "1e6", "cases/degenerate.cases", NULL};
+  cr_assert_eq(rl_run(NULL, NULL, -1, 60, ok)->status, 0);
+}
+
+/* Output to a full device is an error with a message, for every way of writing. */
+Test(reliability, full_device_is_an_error_with_a_message) {
+  static const char *const cmds[][10] = {
+      {"--help", NULL},
+      {"run", "--help", NULL},
+      {"list", NULL},
+      {"gen", "grazing", "--count", "3", NULL},
+      {"run", "cases/degenerate.cases", NULL},
+      {"reference", "cases/degenerate.cases", NULL},
+      {"solve", "-f", "expanded", "cases/degenerate.cases", NULL},
+      {"sweep", "grazing", "--count", "100", "-q", NULL},
+      {"run", "-o", "/dev/full", "cases/degenerate.cases", NULL},
+      {"sweep", "grazing", "--count", "100", "-q", "-o", "/dev/full", NULL},
+  };
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    rl_out *r = rl_run(NULL, "/dev/full", -1, 60, cmds[k]);
+    cr_assert_neq(r->status, 0, "%s %s: exit 0 on a full device", cmds[k][0], cmds[k][1] ? cmds[k][1] : "");
+    cr_assert(strstr(r->err, "write error"), "%s %s: no message: %s", cmds[k][0], cmds[k][1] ? cmds[k][1] : "",
+              r->err);
+  }
+}
+
+/* Bytes of an input that are not printable ASCII are shown escaped. */
+Test(reliability, invalid_utf8_in_inputs_is_escaped_in_messages) {
+  char path[] = "/tmp/toirl8XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  static const char text[] = "a\xff\xfe 2 0 0 0 0 1 1 3 3 0 0 1 1\nb 2 0x\xc3\x28 0 0 0 1 1 3 3 0 0 1 1\n";
+  cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+  close(fd);
+  const char *args[] = {"run", path, NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 60, args);
+  unlink(path);
+  cr_assert_eq(r->status, 3);
+  cr_assert(strstr(r->err, "ID 'a\\xff\\xfe' has a character"), "%s", r->err);
+  cr_assert(strstr(r->err, "'0x\\xc3(' is not a number"), "%s", r->err);
+  for (const char *p = r->err; *p; p++) cr_assert((unsigned char)*p < 0x80, "a raw byte 0x%02x in: %s", (unsigned char)*p, r->err);
+}
+
+/* --count 0: gen refuses it (a case file with no case is invalid input),
+   sweep accepts it (a result with no case is valid and merges); both say so. */
+Test(reliability, count_zero_follows_the_stated_rule) {
+  const char *gen[] = {"gen", "grazing", "--count", "0", NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 60, gen);
+  cr_assert_eq(r->status, 2, "%s", r->err);
+  const char *sweep[] = {"sweep", "grazing", "--count", "0", "-q", NULL};
+  r = rl_run(NULL, NULL, -1, 60, sweep);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  const char *gh[] = {"gen", "--help", NULL}, *sh[] = {"sweep", "--help", NULL};
+  cr_assert(strstr(rl_run(NULL, NULL, -1, 60, gh)->out, "sweep allows 0"));
+  cr_assert(strstr(rl_run(NULL, NULL, -1, 60, sh)->out, "gen refuses 0"));
+}
+
+/* A solver's grandchild that leaves the process group and session with
+   setsid() is killed and reaped with the solver, answered or hung. */
+static void expect_no_escapee(const char *timeout, const char *tail) {
+  char pidfile[] = "/tmp/toirlpXXXXXX", cmd[512];
+  int fd = mkstemp(pidfile);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  snprintf(cmd, sizeof cmd,
+           "setsid sh -c 'echo $$ > %s; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 0.3; %s", pidfile, tail);
+  const char *args[] = {"run", "--timeout", timeout, "--solver-cmd", cmd, "cases/degenerate.cases", NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 60, args);
+  cr_assert(!r->hung, "%s", r->err);
+  char buf[32] = "";
+  cc_read_into(pidfile, buf, sizeof buf);
+  unlink(pidfile);
+  long pid = atol(buf);
+  cr_assert_gt(pid, 1, "the grandchild did not start: %s", r->err);
+  usleep(200000);
+  int alive = kill((pid_t)pid, 0) == 0;
+  if (alive) kill((pid_t)pid, SIGKILL);
+  cr_assert(!alive, "the setsid grandchild %ld outlived the solver (%s)", pid, tail);
+}
+
+Test(reliability, setsid_grandchild_is_reaped) {
+  expect_no_escapee("10", "awk '!/^#/ { print $1, \"none\", \"nan\" }'");
+  expect_no_escapee("1", "sleep 100");
+}

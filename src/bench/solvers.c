@@ -391,6 +391,15 @@ int solver_check_answer(solver_answer *a) {
              isnan(a->r.t) ? "nan" : a->r.t > 0 ? "inf" : "-inf");
     return -1;
   }
+  /* External solvers are forward ones: a contact before the step's start is
+   * not an answer to the question asked, so it breaks the protocol. */
+  if (toi_class_group(a->r.cls) == TOI_G_CONTACT && a->r.t < 0) {
+    a->state = SOLVER_FAILED;
+    a->malfunction = 1;
+    snprintf(a->why, sizeof a->why, "verdict %s with negative time %g (a forward solver's time is >= 0)",
+             toi_class_name(a->r.cls), a->r.t);
+    return -1;
+  }
   return 0;
 }
 

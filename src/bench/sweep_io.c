@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "sweep.h"
+#include "textin.h"
 
 static const char *const kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
                                                          "out-of-domain"};
@@ -214,9 +215,13 @@ static void say(const reader *r, const char *fmt, ...) {
 }
 
 static int bad(const reader *r, const char *msg, const char *tok) {
-  if (tok)
-    say(r, "%s:%ld: %s '%s'", r->path, r->line, msg, tok);
-  else
+  if (tok) {
+    /* The file's bytes are escaped (textin.h), never echoed raw. */
+    size_t sz = 4 * strlen(tok) + 8;
+    char *shown = malloc(sz);
+    say(r, "%s:%ld: %s '%s'", r->path, r->line, msg, shown ? text_printable(tok, sz, shown, sz) : "?");
+    free(shown);
+  } else
     say(r, "%s:%ld: %s", r->path, r->line, msg);
   return -1;
 }
@@ -225,11 +230,12 @@ static int bad(const reader *r, const char *msg, const char *tok) {
    whole file (line 0). Returns -1. */
 static int bad_at(const reader *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad_at(const reader *r, long line, const char *fmt, ...) {
-  char msg[512];
+  char raw[512], msg[4 * sizeof raw];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  text_printable(raw, sizeof raw, msg, sizeof msg);
   if (line > 0)
     say(r, "%s:%ld: %s", r->path, line, msg);
   else

@@ -40,28 +40,30 @@ int toi_id_valid(const char *id) {
  * must be finite. Underflow to a subnormal or zero is the nearest double and
  * is legal; overflow is not. */
 static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
+  char shown[64];
+  text_printable(tok, 40, shown, sizeof shown);
   const char *p = tok;
   if (*p == '+' || *p == '-') p++;
   if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))) {
     if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
-      snprintf(msg, msgsz, "'%.40s' is not finite (NaN and Inf are not allowed)", tok);
+      snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
     else
-      snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+      snprintf(msg, msgsz, "'%s' is not a number", shown);
     return -1;
   }
   char *end;
   errno = 0;
   double x = strtod(tok, &end);
   if (end == tok || *end != '\0') {
-    snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+    snprintf(msg, msgsz, "'%s' is not a number", shown);
     return -1;
   }
   if (errno == ERANGE && isinf(x)) {
-    snprintf(msg, msgsz, "'%.40s' is beyond the double range (overflow)", tok);
+    snprintf(msg, msgsz, "'%s' is beyond the double range (overflow)", shown);
     return -1;
   }
   if (!isfinite(x)) {
-    snprintf(msg, msgsz, "'%.40s' is not finite", tok);
+    snprintf(msg, msgsz, "'%s' is not finite", shown);
     return -1;
   }
   *out = x;
@@ -137,7 +139,7 @@ static int check_radii_masses(const toi_case *c, int *field, char *msg, size_t m
 
 /* The fields of the line in buf (split in place). */
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz) {
-  char *tok[20];
+  char *tok[20], shown[64];
   int n = split_fields(buf, tok);
   for (int i = 0; i < n && i < 20; i++) {
     int ctrl = text_control_byte(tok[i]);
@@ -158,7 +160,8 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     if (strlen(tok[0]) > TOI_ID_MAX)
       snprintf(msg, msgsz, "ID longer than %d characters", TOI_ID_MAX);
     else
-      snprintf(msg, msgsz, "ID '%.40s' has a character outside letters, digits and ._:-", tok[0]);
+      snprintf(msg, msgsz, "ID '%s' has a character outside letters, digits and ._:-",
+               text_printable(tok[0], 40, shown, sizeof shown));
     return -1;
   }
   strcpy(c->id, tok[0]);
@@ -168,7 +171,7 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     c->dim = 3;
   else {
     *field = 2;
-    snprintf(msg, msgsz, "DIM must be 2 or 3, found '%.40s'", tok[1]);
+    snprintf(msg, msgsz, "DIM must be 2 or 3, found '%s'", text_printable(tok[1], 40, shown, sizeof shown));
     return -1;
   }
   int want = c->dim == 2 ? 14 : 18;
