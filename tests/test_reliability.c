@@ -1,5 +1,6 @@
 /* test_reliability.c: the bench survives misbehaving plug-ins, signals, full devices and endless inputs (issue 17). */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -256,4 +257,150 @@ static void expect_no_escapee(const char *timeout, const char *tail) {
 Test(reliability, setsid_grandchild_is_reaped) {
   expect_no_escapee("10", "awk '!/^#/ { print $1, \"none\", \"nan\" }'");
   expect_no_escapee("1", "sleep 100");
+}
+
+/* ---- item 3: a signal removes what the command created ---- */
+
+#include "cli.h"
+
+/* Starts toibench with args in dir (stdin, stdout and stderr /dev/null). */
+static pid_t rl_spawn(const char *dir, const char *const *args) {
+  const char *argv[32] = {rl_bin()};
+  int n = 1;
+  for (; args[n - 1] && n < 31; n++) argv[n] = args[n - 1];
+  argv[n] = NULL;
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || chdir(dir)) _exit(126);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* The status as a shell reports it: 128 + N after signal N. */
+static int rl_wait(pid_t pid) {
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Entries of dir other than . and .., and the first such name. */
+static int rl_entries(const char *dir, char *first, size_t n) {
+  int count = 0;
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && count++ == 0 && first)
+      snprintf(first, n, "%s", e->d_name);
+  closedir(d);
+  return count;
+}
+
+static void rl_rmdir(const char *dir) {
+  char name[256], path[512];
+  while (rl_entries(dir, name, sizeof name)) {
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(unlink(path), 0, "%s", path);
+  }
+  rmdir(dir);
+}
+
+/* Sends sig to a command once its temporary output exists (or after a
+   moment, for a command that writes at the end), then expects the status
+   128 + sig and an empty folder. */
+static void expect_clean_end(const char *const *args, int sig, int wait_for_temp) {
+  char dir[] = "/tmp/toirlsXXXXXX", name[256] = "";
+  cr_assert_not_null(mkdtemp(dir));
+  pid_t pid = rl_spawn(dir, args);
+  double t0 = rl_now();
+  while (rl_now() - t0 < (wait_for_temp ? 30 : 1.5) && !(wait_for_temp && rl_entries(dir, NULL, 0)))
+    usleep(20000);
+  if (wait_for_temp) cr_assert_gt(rl_entries(dir, name, sizeof name), 0, "no temporary file appeared");
+  cr_assert_eq(kill(pid, sig), 0, "%s ended too early", args[0]);
+  int st = rl_wait(pid);
+  int left = rl_entries(dir, name, sizeof name);
+  rl_rmdir(dir);
+  cr_assert_eq(st, 128 + sig, "%s: status %d after signal %d", args[0], st, sig);
+  cr_assert_eq(left, 0, "%s: '%s' was left behind", args[0], name);
+}
+
+Test(reliability, sigterm_during_sweep_leaves_nothing) {
+  const char *args[] = {"sweep", "grazing", "--count", "1e7", "-q", "-o", "FILE", NULL};
+  expect_clean_end(args, SIGTERM, 0);
+}
+
+Test(reliability, sigint_and_sigterm_remove_the_temporary_output) {
+  const char *args[] = {"gen", "grazing", "--count", "1e9", "-o", "FILE", NULL};
+  expect_clean_end(args, SIGINT, 1);
+  expect_clean_end(args, SIGTERM, 1);
+}
+
+/* A registered temporary folder (a report's) is removed, nested files and
+   folders included, when a signal ends the process. */
+Test(reliability, registered_folder_is_removed_on_a_signal) {
+  char dir[] = "/tmp/toirldXXXXXX", path[256];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/sub", dir);
+  cr_assert_eq(mkdir(path, 0700), 0);
+  for (int k = 0; k < 300; k++) {
+    snprintf(path, sizeof path, "%s/%s/file-with-a-long-name-%03d", dir, k % 2 ? "sub" : ".", k);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fclose(f);
+  }
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    if (cli_cleanup_register_dir(dir)) _exit(3);
+    raise(SIGTERM);
+    _exit(4);
+  }
+  int st = rl_wait(pid);
+  struct stat sb;
+  int gone = stat(dir, &sb) != 0;
+  cr_assert_eq(st, 128 + SIGTERM, "status %d", st);
+  cr_assert(gone, "%s is still there", dir);
+  /* Unregistered, it stays. */
+  snprintf(dir, sizeof dir, "/tmp/toirldXXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  pid = fork();
+  if (pid == 0) {
+    cli_cleanup_register_dir(dir);
+    cli_cleanup_unregister(dir);
+    raise(SIGTERM);
+    _exit(4);
+  }
+  rl_wait(pid);
+  cr_assert_eq(stat(dir, &sb), 0);
+  rmdir(dir);
+}
+
+/* The bench's end ends its solvers: a SIGTERM to the bench while a command
+   solver hangs leaves no solver process running. */
+Test(reliability, sigterm_ends_the_solvers_too) {
+  char dir[] = "/tmp/toirlkXXXXXX", cmd[512], pidfile[300];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(pidfile, sizeof pidfile, "%s/solver.pid", dir);
+  snprintf(cmd, sizeof cmd, "sh -c 'echo $$ > %s; exec sleep 300'", pidfile);
+  char cases[300];
+  snprintf(cases, sizeof cases, "%s/cases/degenerate.cases", TOI_SOURCE_DIR);
+  const char *args[] = {"run", "--timeout", "100", "--solver-cmd", cmd, cases, NULL};
+  pid_t pid = rl_spawn(dir, args);
+  char buf[32] = "";
+  for (double t0 = rl_now(); rl_now() - t0 < 30 && !buf[0]; usleep(20000)) cc_read_into(pidfile, buf, sizeof buf);
+  long spid = atol(buf);
+  cr_assert_gt(spid, 1, "the solver did not start");
+  kill(pid, SIGTERM);
+  int st = rl_wait(pid);
+  usleep(300000);
+  int alive = kill((pid_t)spid, 0) == 0;
+  if (alive) kill((pid_t)spid, SIGKILL);
+  unlink(pidfile);
+  rmdir(dir);
+  cr_assert_eq(st, 128 + SIGTERM);
+  cr_assert(!alive, "the solver %ld outlived the bench", spid);
 }

@@ -322,9 +322,11 @@ static void exec_solver(const char *command, const int pin[2], const int pout[2]
    the command ends or the bench sends SIGTERM, kills what is left of its
    process tree, even what left its process group or session, then exits as
    the command did. Only the command holds the pipes. */
-static void keeper(const char *command, const int pin[2], const int pout[2], const int perr[2]) {
+static void keeper(const char *command, const int pin[2], const int pout[2], const int perr[2], pid_t bench) {
   setpgid(0, 0);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  /* The bench's end (a signal, a crash) ends the solver too: SIGTERM below. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
   signal(SIGINT, SIG_DFL);
@@ -334,7 +336,7 @@ static void keeper(const char *command, const int pin[2], const int pout[2], con
   sigaddset(&set, SIGCHLD);
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_BLOCK, &set, NULL);
-  pid_t sh = fork();
+  pid_t sh = getppid() == bench ? fork() : -1;
   if (sh == 0) exec_solver(command, pin, pout, perr, &set);
   for (int fd = 3; fd < 1024; fd++) close(fd); /* the bench's descriptors, the pipes among them */
   int status = 127 << 8;
@@ -370,8 +372,9 @@ static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, s
     return -1;
   }
   fflush(NULL);
+  pid_t bench = getpid();
   p->pid = fork();
-  if (p->pid == 0) keeper(b->s->command, pin, pout, perr);
+  if (p->pid == 0) keeper(b->s->command, pin, pout, perr, bench);
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +64,8 @@ static int write_all(int fd, const void *buf, size_t len) {
 }
 
 static void child_main(const solver_def *s, const toi_case *cases, size_t from, size_t n, double tmax, int wfd) {
+  /* Ends with the bench, even one killed by a signal. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* A deliberate crash should not leave a core file behind. */
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
@@ -263,6 +266,7 @@ typedef struct describe_head {
 /* The child's side: stdout goes to stderr (a constructor's puts must not
    reach the bench's tables), the answer to wfd. */
 static void describe_child(const char *full, const char *path, const char *symbol, int wfd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
   dup2(2, 1);

@@ -1,6 +1,8 @@
 /* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <time.h>
@@ -199,44 +201,117 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   return count;
 }
 
-/* Temporary files not yet moved into place, removed if a signal ends the
- * process (a killed `gen -o` must not leave a partial file behind). Only
- * async-signal-safe calls are made in the handler. */
+/* Temporary files not yet moved into place and temporary folders being
+ * filled, removed if a signal ends the process (a killed `gen -o` must not
+ * leave a partial file behind); the signal is then raised again, so the
+ * process ends as the signal asks (a shell sees status 128 + N: 130 for
+ * SIGINT, 143 for SIGTERM). Only async-signal-safe calls are made in the
+ * handler: unlink, and for a folder open/getdents64/unlinkat/rmdir. */
 #define MAX_PENDING 16
+enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_FILE, SLOT_DIR };
 static char pending[MAX_PENDING][4096];
 static volatile sig_atomic_t pending_used[MAX_PENDING];
-static int handlers_installed;
+static volatile sig_atomic_t handlers_installed;
+
+/* The entries of the folder open as fd removed, folders among them to depth
+   levels; async-signal-safe (no malloc, no stdio). */
+static void remove_entries(int fd, int depth) {
+  struct dent {
+    unsigned long long ino;
+    long long off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+  };
+  char buf[4096] __attribute__((aligned(8)));
+  for (int pass = 0, removed = 1; removed && pass < 64; pass++) {
+    removed = 0;
+    lseek(fd, 0, SEEK_SET);
+    for (long n; (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;) {
+      for (long off = 0; off < n;) {
+        struct dent *d = (struct dent *)(buf + off);
+        off += d->reclen;
+        if (d->name[0] == '.' && (!d->name[1] || (d->name[1] == '.' && !d->name[2]))) continue;
+        if (unlinkat(fd, d->name, 0) == 0) {
+          removed = 1;
+          continue;
+        }
+        int sub = depth > 0 ? openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (sub < 0) continue;
+        remove_entries(sub, depth - 1);
+        close(sub);
+        if (unlinkat(fd, d->name, AT_REMOVEDIR) == 0) removed = 1;
+      }
+    }
+  }
+}
+
+static void remove_tree(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_entries(fd, 8);
+  close(fd);
+  rmdir(path);
+}
 
 static void on_fatal_signal(int sig) {
-  for (int i = 0; i < MAX_PENDING; i++)
-    if (pending_used[i]) unlink(pending[i]);
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending_used[i] == SLOT_FILE) unlink(pending[i]);
+    if (pending_used[i] == SLOT_DIR) remove_tree(pending[i]);
+  }
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-static void pending_add(const char *tmp) {
-  if (!handlers_installed) {
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-      struct sigaction sa;
-      memset(&sa, 0, sizeof sa);
-      sa.sa_handler = on_fatal_signal;
-      sigemptyset(&sa.sa_mask);
-      sigaction(sigs[i], &sa, NULL);
-    }
-    handlers_installed = 1;
+static void install_handlers(void) {
+  if (handlers_installed) return;
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigfillset(&sa.sa_mask); /* one cleanup at a time */
+    sigaction(sigs[i], &sa, NULL);
   }
-  for (int i = 0; i < MAX_PENDING; i++)
-    if (!pending_used[i]) {
-      snprintf(pending[i], sizeof pending[i], "%s", tmp);
-      pending_used[i] = 1;
-      return;
-    }
+  handlers_installed = 1;
 }
+
+/* Records path for removal on a signal: 0, or -1 when every slot is taken. */
+static int pending_add_kind(const char *path, int kind) {
+  install_handlers();
+  for (int i = 0; i < MAX_PENDING; i++)
+    if (__sync_bool_compare_and_swap(&pending_used[i], SLOT_FREE, SLOT_WRITING)) {
+      snprintf(pending[i], sizeof pending[i], "%s", path);
+      pending_used[i] = kind;
+      return 0;
+    }
+  return -1;
+}
+
+static void pending_add(const char *tmp) { pending_add_kind(tmp, SLOT_FILE); }
 
 static void pending_remove(const char *tmp) {
   for (int i = 0; i < MAX_PENDING; i++)
-    if (pending_used[i] && !strcmp(pending[i], tmp)) pending_used[i] = 0;
+    if ((pending_used[i] == SLOT_FILE || pending_used[i] == SLOT_DIR) && !strcmp(pending[i], tmp))
+      pending_used[i] = SLOT_FREE;
+}
+
+int cli_cleanup_register_dir(const char *path) {
+  if (strlen(path) >= sizeof pending[0]) return -1;
+  return pending_add_kind(path, SLOT_DIR);
+}
+
+void cli_cleanup_unregister(const char *path) { pending_remove(path); }
+
+/* Signals that end the process, held while a temporary is created and
+   recorded, so that none is created unrecorded. */
+static void hold_signals(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 /* Creates a new file TARGET.tmp.XXXXXX (its name in tmp) with mode 0666 and
@@ -318,12 +393,17 @@ int cli_out_open(cli_out *o, const char *path) {
     return -1;
   }
   snprintf(o->path, sizeof o->path, "%s", target);
+  sigset_t old;
+  hold_signals(&old);
+  install_handlers();
   int fd = create_temp(o->tmp, sizeof o->tmp, target);
+  int err = errno;
+  if (fd >= 0) pending_add(o->tmp);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (fd < 0) {
-    cli_error("%s: cannot create: %s", path, strerror(errno));
+    cli_error("%s: cannot create: %s", path, strerror(err));
     return -1;
   }
-  pending_add(o->tmp);
   o->f = fdopen(fd, "w");
   if (!o->f) {
     close(fd);

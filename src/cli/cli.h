@@ -121,6 +121,17 @@ int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);
 
+/// A temporary folder this process created (a report's DIR.tmp.XXXXXX): if
+/// SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process before
+/// cli_cleanup_unregister(path), the folder and everything in it (8 levels
+/// deep) are removed, then the process ends by the signal (a shell sees 130,
+/// 143, ...). Register it right after mkdtemp, unregister it once it has been
+/// renamed into place or removed. 0, or -1 when 16 paths are registered
+/// already or path is too long (then it is not removed on a signal).
+/// cli_out's temporary files are registered the same way by cli_out_open.
+int cli_cleanup_register_dir(const char *path);
+void cli_cleanup_unregister(const char *path);
+
 /// --timeout SEC, the same rule for every command: 0 < SEC <= CLI_TIMEOUT_MAX
 /// (poll() takes milliseconds in an int), CLI_TIMEOUT_DEFAULT when absent.
 #define CLI_TIMEOUT_DEFAULT 10.0
