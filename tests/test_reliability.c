@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,10 @@ typedef struct rl_out {
    "NAME=VALUE" set (may be NULL), stdin from /dev/null, stdout to out_path
    (NULL: captured), stderr captured, umask mask (-1: unchanged). A run that
    lasts over limit seconds is killed. */
+/* An address-space limit for the next rl_run calls (0: none), so that a
+   build that reads without bound fails instead of exhausting the machine. */
+static rlim_t rl_as_limit;
+
 static rl_out *rl_run(const char *env, const char *out_path, int mask, double limit, const char *const *args) {
   static rl_out r;
   memset(&r, 0, sizeof r);
@@ -55,6 +60,7 @@ static rl_out *rl_run(const char *env, const char *out_path, int mask, double li
   if (pid == 0) {
     if (env) putenv((char *)env);
     if (mask >= 0) umask((mode_t)mask);
+    if (rl_as_limit) setrlimit(RLIMIT_AS, &(struct rlimit){rl_as_limit, rl_as_limit});
     int in = open("/dev/null", O_RDONLY);
     int fo = open(out_path ? out_path : o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -403,4 +409,64 @@ Test(reliability, sigterm_ends_the_solvers_too) {
   rmdir(dir);
   cr_assert_eq(st, 128 + SIGTERM);
   cr_assert(!alive, "the solver %ld outlived the bench", spid);
+}
+
+/* ---- item 6: unbounded input ---- */
+
+Test(reliability, endless_inputs_stop_at_once) {
+  rl_as_limit = (rlim_t)1 << 30;
+  const char *run[] = {"run", "/dev/zero", NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 20, run);
+  cr_assert(!r->hung);
+  cr_assert_eq(r->status, 3, "status %d: %s", r->status, r->err);
+  cr_assert(strstr(r->err, "/dev/zero:1: NUL byte in the file (not a text file)"), "%s", r->err);
+  const char *merge[] = {"merge", "/dev/zero", NULL};
+  r = rl_run(NULL, NULL, -1, 20, merge);
+  cr_assert(!r->hung);
+  cr_assert_eq(r->status, 3, "status %d: %s", r->status, r->err);
+  cr_assert(strstr(r->err, "/dev/zero:1: the line is longer than 1048576 characters"), "%s", r->err);
+  rl_as_limit = 0;
+}
+
+/* A line longer than TOI_LINE_MAX on an endless stdin: refused once the
+   limit is passed, without reading on. */
+Test(reliability, overlong_line_is_refused_without_reading_the_rest) {
+  signal(SIGPIPE, SIG_IGN);
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  char dir[] = "/tmp/toirllXXXXXX", e[64];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(e, sizeof e, "%s/err", dir);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    setrlimit(RLIMIT_AS, &(struct rlimit){(rlim_t)1 << 30, (rlim_t)1 << 30});
+    int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600), null = open("/dev/null", O_WRONLY);
+    dup2(fds[0], 0), dup2(null, 1), dup2(fe, 2);
+    close(fds[1]);
+    execl(rl_bin(), rl_bin(), "run", "-", (char *)NULL);
+    _exit(127);
+  }
+  close(fds[0]);
+  fcntl(fds[1], F_SETFL, O_NONBLOCK);
+  static char chunk[65536];
+  memset(chunk, 'x', sizeof chunk);
+  memcpy(chunk, "id 2 ", 5);
+  size_t sent = 0;
+  for (double t0 = rl_now(); rl_now() - t0 < 20;) {
+    ssize_t w = write(fds[1], chunk, sizeof chunk);
+    if (w > 0) sent += (size_t)w;
+    else if (errno == EPIPE) break;
+    else usleep(1000);
+    chunk[0] = 'x';
+  }
+  close(fds[1]);
+  int st = rl_wait(pid);
+  char err[4096];
+  cc_read_into(e, err, sizeof err);
+  unlink(e);
+  rmdir(dir);
+  cr_assert_eq(st, 3, "status %d after %zu bytes: %s", st, sent, err);
+  cr_assert(strstr(err, "<stdin>:1: line is longer than 1048576 characters"), "%s", err);
+  cr_assert_lt(sent, (size_t)16 << 20, "%zu bytes were read before the refusal", sent);
 }
