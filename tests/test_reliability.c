@@ -470,3 +470,48 @@ Test(reliability, overlong_line_is_refused_without_reading_the_rest) {
   cr_assert(strstr(err, "<stdin>:1: line is longer than 1048576 characters"), "%s", err);
   cr_assert_lt(sent, (size_t)16 << 20, "%zu bytes were read before the refusal", sent);
 }
+
+/* ---- long runs: --checkpoint and --resume ---- */
+
+/* A sweep killed with SIGKILL after its first checkpoint, run again with
+   --resume, gives the bytes of an uninterrupted run, and removes its
+   checkpoint; a checkpoint of another sweep is refused. */
+Test(reliability, killed_sweep_resumes_to_identical_bytes) {
+  char dir[] = "/tmp/toirlcXXXXXX", ck[64], whole[64], res[64];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(ck, sizeof ck, "%s/ck", dir);
+  snprintf(whole, sizeof whole, "%s/whole", dir);
+  snprintf(res, sizeof res, "%s/res", dir);
+  const char *plain[] = {"sweep", "mixed", "--count", "800000", "-j", "2", "-q", "-o", whole, NULL};
+  cr_assert_eq(rl_run(NULL, NULL, -1, 300, plain)->status, 0);
+  const char *args[] = {"sweep", "mixed", "--count", "800000", "-j", "2", "-q", "-o", res, "--checkpoint", ck,
+                        "--checkpoint-every", "0.2", "--resume", NULL};
+  pid_t pid = rl_spawn(dir, args);
+  struct stat sb;
+  for (double t0 = rl_now(); rl_now() - t0 < 120 && stat(ck, &sb) != 0;) usleep(5000);
+  cr_assert_eq(stat(ck, &sb), 0, "no checkpoint was written");
+  kill(pid, SIGKILL);
+  rl_wait(pid);
+  cr_assert_neq(stat(res, &sb), 0, "the run ended before it was killed: make it longer");
+  char *part = cc_slurp(ck, NULL);
+  cr_assert(strstr(part, "\nrange 0 "), "%s", part);
+  cr_assert(!strstr(part, "\nrange 0 800000\n"), "the checkpoint covers the whole sweep");
+  free(part);
+  /* Another sweep (another seed) does not take this checkpoint. */
+  const char *other[] = {"sweep", "mixed", "--seed", "2", "--count", "800000", "-q", "-o", res, "--checkpoint", ck,
+                         "--resume", NULL};
+  rl_out *r = rl_run(NULL, NULL, -1, 300, other);
+  cr_assert_eq(r->status, 3, "%s", r->err);
+  cr_assert(strstr(r->err, "is the checkpoint of another sweep"), "%s", r->err);
+  r = rl_run(NULL, NULL, -1, 300, args);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  cr_assert_neq(stat(ck, &sb), 0, "the checkpoint was left behind");
+  size_t la, lb;
+  char *a = cc_slurp(whole, &la), *b = cc_slurp(res, &lb);
+  cr_assert(la == lb && !memcmp(a, b, la), "the resumed sweep differs from the uninterrupted one");
+  free(a);
+  free(b);
+  unlink(whole);
+  unlink(res);
+  rmdir(dir);
+}
