@@ -111,6 +111,11 @@ int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precis
 /// after writing the reason to err. Plug-ins always run in a child process.
 int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
                           size_t path_sz);
+/// The same, the library loaded and its catalog read in a child process that
+/// is stopped after timeout seconds (toi_candidates_plugin allows 10): a
+/// plug-in whose initialisation exits, crashes or hangs is an error naming it.
+int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
+                                  char *path_out, size_t path_sz);
 /// Every built engine solver (the engines directories), sorted by name; *out is
 /// malloc'ed, the count returned (0 when none is built or out of memory). A
 /// broken engine library is reported to msg.

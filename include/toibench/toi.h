@@ -18,6 +18,9 @@
 #define TOI_ID_MAX 63
 /// Longest case line read (characters, without the line end).
 #define TOI_LINE_MAX (1 << 20)
+/// Largest input file read (bytes): toi_read_file loads a whole file, so a
+/// larger one (or an endless stream) is refused rather than exhausting memory.
+#define TOI_INPUT_MAX ((size_t)1 << 30)
 
 /// Status codes returned by library functions; 0 is success.
 typedef enum toi_status {
@@ -138,7 +141,9 @@ typedef struct toi_diags {
 
 /// Reads a whole file (or "-" for stdin) into *text (malloc'ed, not
 /// NUL-terminated, *len bytes). A missing file, a directory or a read error
-/// is recorded in diags as "FILE: what" and gives TOI_ERR_IO.
+/// is recorded in diags as "FILE: what" and gives TOI_ERR_IO. Reading stops at
+/// once at a NUL byte, at a line longer than TOI_LINE_MAX or beyond
+/// TOI_INPUT_MAX bytes: TOI_ERR_INPUT, recorded in diags.
 TOI_MUST_USE toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags);
 /// Reads one case file (or "-" for stdin) and appends its cases to list.
 /// On any bad line the whole file is refused: nothing is appended, diags

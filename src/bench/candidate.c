@@ -151,9 +151,14 @@ int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precis
 
 int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
                           size_t path_sz) {
+  return toi_candidates_plugin_timeout(out, arg, SOLVER_LOAD_TIMEOUT, err, errsz, path_out, path_sz);
+}
+
+int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
+                                  char *path_out, size_t path_sz) {
   solver_def *v;
   *out = NULL;
-  int k = solvers_from_plugin_arg(arg, &v, err, errsz, path_out, path_sz);
+  int k = solvers_from_plugin_arg(arg, timeout, &v, err, errsz, path_out, path_sz);
   if (k < 0) return -1;
   int rc = from_defs(out, v, (size_t)k);
   if (rc < 0) snprintf(err, errsz, "out of memory");

@@ -1,4 +1,5 @@
 /* solver_cmd.c: the subprocess protocol: case lines to a command's stdin, `ID CLASS T` answers from its stdout. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -7,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "solvers.h"
+#include "textin.h"
 
 /* Longest answer line accepted; a longer one is malformed, not a reason to
  * grow without bound. */
@@ -62,26 +65,11 @@ static int cmp_size(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A solver's bytes, shown to a person: at most max of them, and each byte
- * outside printable ASCII as \xHH, so binary output cannot reach the
- * terminal as is. */
-static const char *printable(const char *in, size_t max, char *out, size_t outsz) {
-  size_t k = 0;
-  for (size_t i = 0; in[i] && i < max && k + 5 < outsz; i++) {
-    unsigned char ch = (unsigned char)in[i];
-    if (ch >= 0x20 && ch < 0x7f)
-      out[k++] = (char)ch;
-    else
-      k += (size_t)snprintf(out + k, outsz - k, "\\x%02x", ch);
-  }
-  out[k] = 0;
-  return out;
-}
 
 static void message(batch *b, const char *fmt, const char *arg, size_t line) {
   if (++*b->messages_shown > MESSAGES_SHOWN) return;
   char text[512], shown[400];
-  snprintf(text, sizeof text, fmt, printable(arg, 80, shown, sizeof shown));
+  snprintf(text, sizeof text, fmt, text_printable(arg, 80, shown, sizeof shown));
   if (line)
     toi_msgf(b->msg, "solver %s: answer line %zu: %s", b->s->name, line, text);
   else
@@ -168,7 +156,7 @@ static void handle_line(batch *b, char *line) {
   double t, target = NAN, tol = NAN;
   if (cls < 0) {
     char why[256], shown[200];
-    snprintf(why, sizeof why, "malformed answer: unknown class '%s'", printable(tok[1], 40, shown, sizeof shown));
+    snprintf(why, sizeof why, "malformed answer: unknown class '%s'", text_printable(tok[1], 40, shown, sizeof shown));
     set_failed(a, why, ln);
     return;
   }
@@ -273,18 +261,99 @@ static void close_pipes(int pin[2], int pout[2], int perr[2]) {
   }
 }
 
-/* The child: its own process group (so a hang can be killed whole), no core
-   file, the pipes as its standard streams. */
-static void exec_solver(const char *command, const int pin[2], const int pout[2], const int perr[2]) {
+/* Sends SIGKILL to every child of this process; 1 when there was one. */
+static int kill_children(void) {
+  DIR *d = opendir("/proc");
+  if (!d) return 0;
+  int any = 0;
+  pid_t me = getpid();
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = 0;
+    /* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
+    char *rp = strrchr(buf, ')');
+    long ppid = 0;
+    if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)me) {
+      kill((pid_t)atol(e->d_name), SIGKILL);
+      any = 1;
+    }
+  }
+  closedir(d);
+  return any;
+}
+
+/* Kills and reaps every descendant: as a child subreaper, this process
+   inherits those whose parent died (a grandchild that called setsid()
+   included), so killing its children until none is left ends the tree. */
+static void reap_tree(void) {
+  for (;;) {
+    kill_children();
+    pid_t r = waitpid(-1, NULL, WNOHANG);
+    if (r < 0 && errno == ECHILD) return;
+    if (r == 0) {
+      struct timespec ts = {0, 1000000};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+/* The solver's own process: its own process group (so a hang can be killed
+   whole), no core file, the pipes as its standard streams. */
+static void exec_solver(const char *command, const int pin[2], const int pout[2], const int perr[2],
+                        const sigset_t *unblock) {
   setpgid(0, 0);
+  sigprocmask(SIG_UNBLOCK, unblock, NULL);
   signal(SIGPIPE, SIG_DFL);
-  struct rlimit rl = {0, 0};
-  setrlimit(RLIMIT_CORE, &rl);
   dup2(pin[0], 0);
   dup2(pout[1], 1);
   dup2(perr[1], 2);
   execl("/bin/sh", "sh", "-c", command, (char *)NULL);
   _exit(127);
+}
+
+/* The keeper, the bench's child: runs the command as its own child and, when
+   the command ends or the bench sends SIGTERM, kills what is left of its
+   process tree, even what left its process group or session, then exits as
+   the command did. Only the command holds the pipes. */
+static void keeper(const char *command, const int pin[2], const int pout[2], const int perr[2], pid_t bench) {
+  setpgid(0, 0);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  /* The bench's end (a signal, a crash) ends the solver too: SIGTERM below. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  struct rlimit rl = {0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  sigaddset(&set, SIGTERM);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  pid_t sh = getppid() == bench ? fork() : -1;
+  if (sh == 0) exec_solver(command, pin, pout, perr, &set);
+  for (int fd = 3; fd < 1024; fd++) close(fd); /* the bench's descriptors, the pipes among them */
+  int status = 127 << 8;
+  for (int done = sh < 0; !done;) {
+    int sig = sigwaitinfo(&set, NULL);
+    if (sig == SIGTERM) break;
+    for (pid_t r; (r = waitpid(-1, &status, WNOHANG)) > 0;)
+      if (r == sh) done = 1;
+  }
+  if (sh > 0) kill(-sh, SIGKILL);
+  reap_tree();
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  if (WIFSIGNALED(status)) {
+    signal(WTERMSIG(status), SIG_DFL);
+    raise(WTERMSIG(status));
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
 }
 
 /* Starts the command with the batch's input ready to write. 0, or -1 with
@@ -303,8 +372,9 @@ static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, s
     return -1;
   }
   fflush(NULL);
+  pid_t bench = getpid();
   p->pid = fork();
-  if (p->pid == 0) exec_solver(b->s->command, pin, pout, perr);
+  if (p->pid == 0) keeper(b->s->command, pin, pout, perr, bench);
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);
@@ -396,7 +466,18 @@ static int exchange(batch *b, proc *p, double timeout) {
   return 0;
 }
 
+/* Asks the keeper to end the solver's whole tree; kills its group after a
+   second if it has not. */
 static void kill_and_wait(pid_t pid, int *status) {
+  kill(pid, SIGTERM);
+  double until = solver_now() + 1;
+  for (;;) {
+    pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return;
+    if (solver_now() >= until) break;
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
   kill(-pid, SIGKILL);
   kill(pid, SIGKILL);
   while (waitpid(pid, status, 0) < 0 && errno == EINTR) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -63,6 +64,8 @@ static int write_all(int fd, const void *buf, size_t len) {
 }
 
 static void child_main(const solver_def *s, const toi_case *cases, size_t from, size_t n, double tmax, int wfd) {
+  /* Ends with the bench, even one killed by a signal. */
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   /* A deliberate crash should not leave a core file behind. */
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
@@ -250,4 +253,131 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
     next = expect + 1;
   }
   return 0;
+}
+
+/* ---- describing a plug-in: its catalog read in a child process ---- */
+
+/* What the describing child sends first; count solver_defs follow. */
+typedef struct describe_head {
+  int32_t count; /* -1: err says why */
+  char err[512];
+} describe_head;
+
+/* The child's side: stdout goes to stderr (a constructor's puts must not
+   reach the bench's tables), the answer to wfd. */
+static void describe_child(const char *full, const char *path, const char *symbol, int wfd) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  struct rlimit rl = {0, 0};
+  setrlimit(RLIMIT_CORE, &rl);
+  dup2(2, 1);
+  int null = open("/dev/null", O_RDONLY);
+  if (null >= 0) {
+    dup2(null, 0);
+    close(null);
+  }
+  describe_head h;
+  memset(&h, 0, sizeof h);
+  solver_def *v = NULL;
+  h.count = solvers_describe_here(full, path, symbol, &v, h.err, sizeof h.err);
+  fflush(stdout);
+  if (write_all(wfd, &h, sizeof h) == 0 && h.count > 0) write_all(wfd, v, (size_t)h.count * sizeof *v);
+  _exit(0);
+}
+
+/* Everything the child sends until it closes the pipe or the deadline:
+   *buf (malloc'ed) and *len. 0 at the end of the stream, 1 at the deadline,
+   -1 out of memory. */
+static int read_stream(int fd, double deadline, char **buf, size_t *len) {
+  size_t cap = sizeof(describe_head) + 4 * sizeof(solver_def);
+  *len = 0;
+  if (!(*buf = malloc(cap))) return -1;
+  for (;;) {
+    double left = deadline - solver_now();
+    if (left <= 0) return 1;
+    struct pollfd p = {fd, POLLIN, 0};
+    int pr = poll(&p, 1, (int)ceil(left * 1000));
+    if (pr <= 0) continue; /* EINTR or the deadline, checked above */
+    if (*len == cap) {
+      char *q = cap < ((size_t)1 << 30) ? realloc(*buf, 2 * cap) : NULL;
+      if (!q) return -1;
+      *buf = q;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, *buf + *len, cap - *len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 0;
+    *len += (size_t)r;
+  }
+}
+
+/* The child's answer in buf: the count and *out, or -1 and err. */
+static int take_description(const char *buf, size_t len, const char *path, solver_def **out, char *err,
+                            size_t errsz) {
+  describe_head h;
+  memcpy(&h, buf, sizeof h);
+  h.err[sizeof h.err - 1] = 0;
+  if (h.count < 0) {
+    snprintf(err, errsz, "%s", h.err);
+    return -1;
+  }
+  size_t n = (size_t)h.count;
+  if (n == 0 || len != sizeof h + n * sizeof(solver_def)) {
+    snprintf(err, errsz, "%s: garbled description from the loading process", path);
+    return -1;
+  }
+  if (!(*out = malloc(n * sizeof **out))) {
+    snprintf(err, errsz, "out of memory");
+    return -1;
+  }
+  memcpy(*out, buf + sizeof h, n * sizeof **out);
+  return h.count;
+}
+
+int solver_plugin_describe(const char *full, const char *path, const char *symbol, double timeout,
+                           solver_def **out, char *err, size_t errsz) {
+  *out = NULL;
+  int fds[2];
+  if (pipe(fds)) {
+    snprintf(err, errsz, "%s: pipe: %s", path, strerror(errno));
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    snprintf(err, errsz, "%s: fork: %s", path, strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    describe_child(full, path, symbol, fds[1]);
+  }
+  close(fds[1]);
+  char *buf = NULL;
+  size_t len = 0;
+  int rs = read_stream(fds[0], solver_now() + timeout, &buf, &len);
+  close(fds[0]);
+  int killed = 0;
+  if (rs != 0) kill(pid, SIGKILL);
+  int status = reap(pid, solver_now() + (rs == 0 ? timeout : 0), &killed);
+  int count = -1;
+  if (rs < 0) {
+    snprintf(err, errsz, "out of memory");
+  } else if (rs > 0 || killed) {
+    snprintf(err, errsz, "%s: the plug-in did not finish loading within %gs (its initialisation hangs): stopped",
+             path, timeout);
+  } else if (len >= sizeof(describe_head)) {
+    count = take_description(buf, len, path, out, err, errsz);
+  } else {
+    char why[128];
+    describe_exit(why, sizeof why, status);
+    /* describe_exit speaks of answering; here the child died while loading. */
+    char *b = strstr(why, " before answering");
+    if (b) *b = 0;
+    snprintf(err, errsz, "%s: the plug-in %s while being loaded (its initialisation code ends the process)", path,
+             why);
+  }
+  free(buf);
+  return count;
 }

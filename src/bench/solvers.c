@@ -85,42 +85,45 @@ static void name_def(solver_def *d, const toi_solver_info *info, const char *sym
   }
 }
 
-int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz) {
-  *out = NULL;
-  char full[PATH_MAX];
-  /* dlopen searches the library path for a bare name; a file given on the
-   * command line is meant, so it is resolved first. */
-  if (!realpath(path, full)) {
-    snprintf(err, errsz, "%s: no such plug-in file", path);
-    return -1;
-  }
+/* The part of solvers_describe_here that opens the library and checks its ABI
+   version: the handle, or NULL after writing the reason to err. */
+static void *open_checked(const char *full, const char *path, int *abi_out, char *err, size_t errsz) {
   dlerror();
   void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
     snprintf(err, errsz, "%s: cannot load: %s", path, e ? e : "unknown error");
-    return -1;
+    return NULL;
   }
-  int count = -1;
-  solver_def *v = NULL;
   const int *abi = (const int *)dlsym(h, "toi_solver_abi");
-  toi_solver_info *cat = NULL;
-  size_t ncat = 0;
   if (!abi) {
     snprintf(err, errsz, "%s: not a toibench solver plug-in (no toi_solver_abi symbol; see toi_solver.h)", path);
-    goto done;
-  }
-  if (*abi != TOI_SOLVER_ABI_VERSION && *abi != 1) {
+  } else if (*abi != TOI_SOLVER_ABI_VERSION && *abi != 1) {
     snprintf(err, errsz, "%s: built for solver ABI %d, this toibench speaks 1 and %d", path, *abi,
              TOI_SOLVER_ABI_VERSION);
-    goto done;
+  } else {
+    *abi_out = *abi;
+    return h;
   }
-  cat = read_catalog(h, *abi, &ncat);
+  dlclose(h);
+  return NULL;
+}
+
+int solvers_describe_here(const char *full, const char *path, const char *symbol, solver_def **out, char *err,
+                          size_t errsz) {
+  *out = NULL;
+  int abi = 0;
+  void *h = open_checked(full, path, &abi, err, errsz);
+  if (!h) return -1;
+  int count = -1;
+  solver_def *v = NULL;
+  size_t ncat = 0;
+  toi_solver_info *cat = read_catalog(h, abi, &ncat);
   if (!cat && ncat) {
     snprintf(err, errsz, "out of memory");
     goto done;
   }
-  const int *prec_sym = *abi >= 2 ? (const int *)dlsym(h, "toi_solver_precision") : NULL;
+  const int *prec_sym = abi >= 2 ? (const int *)dlsym(h, "toi_solver_precision") : NULL;
   int lib_prec = prec_sym ? *prec_sym : TOI_SOLVER_BINARY64;
   size_t want = symbol || !ncat ? 1 : ncat;
   v = calloc(want, sizeof *v);
@@ -157,10 +160,22 @@ int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, 
 done:
   free(v);
   free(cat);
-  /* The child process that runs the solver loads the library itself; this
-   * copy only served to read the catalog. */
   dlclose(h);
   return count;
+}
+
+int solvers_from_plugin(const char *path, const char *symbol, double timeout, solver_def **out, char *err,
+                        size_t errsz) {
+  *out = NULL;
+  char full[PATH_MAX];
+  /* dlopen searches the library path for a bare name; a file given on the
+   * command line is meant, so it is resolved first. */
+  if (!realpath(path, full)) {
+    snprintf(err, errsz, "%s: no such plug-in file", path);
+    return -1;
+  }
+  /* Loading runs the library's constructors: only ever in a child process. */
+  return solver_plugin_describe(full, path, symbol, timeout, out, err, errsz);
 }
 
 static int is_number(const char *w, size_t n) {
@@ -305,8 +320,8 @@ static void scan_dir(defvec *d, const char *dir, const toi_msg *msg) {
       read_manifest(d, path);
     } else {
       solver_def *v;
-      char err[512];
-      int k = solvers_from_plugin(path, NULL, &v, err, sizeof err);
+      char err[PATH_MAX + 600];
+      int k = solvers_from_plugin(path, NULL, SOLVER_LOAD_TIMEOUT, &v, err, sizeof err);
       /* A broken engine library is reported, not fatal: the others still work. */
       if (k < 0) toi_msgf(msg, "engine %s", err);
       for (int j = 0; j < k; j++) {
@@ -376,6 +391,15 @@ int solver_check_answer(solver_answer *a) {
              isnan(a->r.t) ? "nan" : a->r.t > 0 ? "inf" : "-inf");
     return -1;
   }
+  /* External solvers are forward ones: a contact before the step's start is
+   * not an answer to the question asked, so it breaks the protocol. */
+  if (toi_class_group(a->r.cls) == TOI_G_CONTACT && a->r.t < 0) {
+    a->state = SOLVER_FAILED;
+    a->malfunction = 1;
+    snprintf(a->why, sizeof a->why, "verdict %s with negative time %g (a forward solver's time is >= 0)",
+             toi_class_name(a->r.cls), a->r.t);
+    return -1;
+  }
   return 0;
 }
 
@@ -415,10 +439,10 @@ int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, siz
   return named;
 }
 
-int solvers_from_plugin_arg(const char *arg, solver_def **out, char *err, size_t errsz, char *path_out,
-                            size_t path_sz) {
+int solvers_from_plugin_arg(const char *arg, double timeout, solver_def **out, char *err, size_t errsz,
+                            char *path_out, size_t path_sz) {
   char path[4096], sym[128];
   solvers_split_plugin(arg, path, sizeof path, sym, sizeof sym);
   if (path_out) snprintf(path_out, path_sz, "%s", path);
-  return solvers_from_plugin(path, sym[0] ? sym : NULL, out, err, errsz);
+  return solvers_from_plugin(path, sym[0] ? sym : NULL, timeout, out, err, errsz);
 }

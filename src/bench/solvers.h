@@ -48,10 +48,24 @@ typedef toi_run_info solver_run_info;
 size_t solvers_engines(solver_def **out, const toi_msg *msg);
 /// The engine solver with this name: 0 and *out filled, or -1.
 int solvers_find_engine(const char *name, solver_def *out, const toi_msg *msg);
+/// Seconds a plug-in may take to load and describe itself when no --timeout
+/// applies (engine directories, the library API without a timeout).
+#define SOLVER_LOAD_TIMEOUT 10.0
 /// Describes a plug-in library: every catalog entry, or the one symbol asked for
-/// (symbol NULL: the catalog, or else toi_solver_solve). Returns the count, or -1
-/// after writing a reason to err.
-int solvers_from_plugin(const char *path, const char *symbol, solver_def **out, char *err, size_t errsz);
+/// (symbol NULL: the catalog, or else toi_solver_solve). The library is loaded
+/// in a child process stopped after timeout seconds (its constructors never
+/// run in this process). Returns the count, or -1 after writing a reason to err.
+int solvers_from_plugin(const char *path, const char *symbol, double timeout, solver_def **out, char *err,
+                        size_t errsz);
+/// solvers_from_plugin's work, done in the calling process: dlopen()s full
+/// (path is its name in messages). Only the describing child calls it.
+int solvers_describe_here(const char *full, const char *path, const char *symbol, solver_def **out, char *err,
+                          size_t errsz);
+/// Runs solvers_describe_here in a child process and takes its answer back
+/// through a pipe; a child that exits, crashes or takes longer than timeout
+/// seconds is an error naming path.
+int solver_plugin_describe(const char *full, const char *path, const char *symbol, double timeout,
+                           solver_def **out, char *err, size_t errsz);
 /// A command solver named after the command.
 void solvers_from_command(const char *command, solver_def *out);
 /// Splits a --solver argument LIB.so[:SYMBOL]: the part after the last colon
@@ -61,8 +75,8 @@ void solvers_from_command(const char *command, solver_def *out);
 int solvers_split_plugin(const char *arg, char *path, size_t psz, char *sym, size_t ssz);
 /// solvers_from_plugin on a --solver argument LIB.so[:SYMBOL] (split by
 /// solvers_split_plugin); *path_out (may be NULL) receives the library path.
-int solvers_from_plugin_arg(const char *arg, solver_def **out, char *err, size_t errsz, char *path_out,
-                            size_t path_sz);
+int solvers_from_plugin_arg(const char *arg, double timeout, solver_def **out, char *err, size_t errsz,
+                            char *path_out, size_t path_sz);
 
 /// Runs a solver on n cases; ans[i] receives case i's answer. Returns 0, or -1
 /// when the solver could not be started at all (reason printed).

@@ -258,7 +258,8 @@ typedef struct sweep_opts {
 /// Scores the candidates (in-process ones first: the result file's column
 /// order) on the cases [o->start, o->end) of o->g into *out (nbins bins; free
 /// it with sweep_acc_free), with the same bytes for any o->jobs. With an
-/// out-of-process candidate, block by block. tally[0..nc-1] is filled. 0, or
+/// out-of-process candidate, block by block. tally[0..nc-1] accumulates
+/// (zero it before the first of several calls over parts of a sweep). 0, or
 /// -1 after saying why to o->msg.
 int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins, const sweep_opts *o,
                 sweep_tally *tally);

@@ -184,7 +184,6 @@ int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nb
   sweep_ctx x;
   memset(&x, 0, sizeof x);
   memset(out, 0, sizeof *out);
-  memset(tally, 0, (nc ? nc : 1) * sizeof *tally);
   x.o = o;
   x.cands = cands;
   x.nc = nc;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "sweep.h"
+#include "textin.h"
 
 static const char *const kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
                                                          "out-of-domain"};
@@ -214,9 +215,13 @@ static void say(const reader *r, const char *fmt, ...) {
 }
 
 static int bad(const reader *r, const char *msg, const char *tok) {
-  if (tok)
-    say(r, "%s:%ld: %s '%s'", r->path, r->line, msg, tok);
-  else
+  if (tok) {
+    /* The file's bytes are escaped (textin.h), never echoed raw. */
+    size_t sz = 4 * strlen(tok) + 8;
+    char *shown = malloc(sz);
+    say(r, "%s:%ld: %s '%s'", r->path, r->line, msg, shown ? text_printable(tok, sz, shown, sz) : "?");
+    free(shown);
+  } else
     say(r, "%s:%ld: %s", r->path, r->line, msg);
   return -1;
 }
@@ -225,11 +230,12 @@ static int bad(const reader *r, const char *msg, const char *tok) {
    whole file (line 0). Returns -1. */
 static int bad_at(const reader *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad_at(const reader *r, long line, const char *fmt, ...) {
-  char msg[512];
+  char raw[512], msg[4 * sizeof raw];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  text_printable(raw, sizeof raw, msg, sizeof msg);
   if (line > 0)
     say(r, "%s:%ld: %s", r->path, line, msg);
   else
@@ -600,6 +606,32 @@ static int check_line(const reader *r, const char *buf, ssize_t len) {
   return 0;
 }
 
+/* getline() that stops at TOI_LINE_MAX bytes (*too_long = 1 then), so that
+   an endless line (merge /dev/zero) is refused at once, not read to the end
+   of memory. The line's length, or -1 at the end of the file. */
+static ssize_t get_line_max(char **buf, size_t *cap, FILE *f, int *too_long) {
+  size_t n = 0;
+  *too_long = 0;
+  for (int ch; (ch = getc(f)) != EOF;) {
+    if (n + 2 > *cap) {
+      size_t nc = *cap ? 2 * *cap : 256;
+      char *nb = realloc(*buf, nc);
+      if (!nb) return -1;
+      *buf = nb;
+      *cap = nc;
+    }
+    (*buf)[n++] = (char)ch;
+    if (ch == '\n') break;
+    if (n > (size_t)TOI_LINE_MAX) {
+      *too_long = 1;
+      break;
+    }
+  }
+  if (n == 0) return -1;
+  (*buf)[n] = 0;
+  return (ssize_t)n;
+}
+
 /* Parses the header and the records of a result file into m and a, and notes
    in r which records it saw. */
 static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
@@ -607,8 +639,15 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
   size_t cap = 0;
   ssize_t len;
   int stage = 0, rc = 0, seen_prec = 0; /* stage: header lines read; the optional precisions line */
-  while ((len = getline(&buf, &cap, f)) != -1) {
+  int too_long;
+  while ((len = get_line_max(&buf, &cap, f, &too_long)) != -1) {
     r->line++;
+    if (too_long) {
+      char msg[64];
+      snprintf(msg, sizeof msg, "the line is longer than %d characters", TOI_LINE_MAX);
+      rc = bad(r, msg, NULL);
+      break;
+    }
     if ((rc = check_line(r, buf, len))) break;
     if (r->line == 1) continue;
     if (buf[0] == '#') {

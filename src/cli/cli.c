@@ -1,6 +1,11 @@
 /* cli.c: shared helpers of the command-line tool: errors, inputs, atomic outputs. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <time.h>
 #include <signal.h>
 #include <math.h>
 #include <stdarg.h>
@@ -62,7 +67,7 @@ void cli_error(const char *fmt, ...) {
 int cli_args_init(cli_args *a, int argc) {
   memset(a, 0, sizeof *a);
   a->tmax = INFINITY;
-  a->timeout = 10;
+  a->timeout = CLI_TIMEOUT_DEFAULT;
   a->engine = TOI_REF_FAST;
   a->files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a->files);
   return a->files ? 0 : -1;
@@ -116,8 +121,7 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
     if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
       return cli_usage_error(cmd, "--tmax needs a finite number > 0, got '%s'", v), -1;
   } else if ((accept & CLI_OPT_TIMEOUT) && !strcmp(arg, "--timeout")) {
-    if (cli_parse_double(v, &a->timeout) || !(a->timeout > 0) || a->timeout > 1e6)
-      return cli_usage_error(cmd, "--timeout needs a number of seconds > 0, got '%s'", v), -1;
+    if (cli_parse_timeout(cmd, v, &a->timeout) != EXIT_OK) return -1;
   } else if ((accept & CLI_OPT_PRECISION) && !strcmp(arg, "--precision")) {
     if (cli_parse_precision(cmd, arg, v, &a->precision) != EXIT_OK) return -1;
   } else if ((accept & CLI_OPT_TARGET) && !strcmp(arg, "--target-distance")) {
@@ -197,44 +201,140 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   return count;
 }
 
-/* Temporary files not yet moved into place, removed if a signal ends the
- * process (a killed `gen -o` must not leave a partial file behind). Only
- * async-signal-safe calls are made in the handler. */
+/* Temporary files not yet moved into place and temporary folders being
+ * filled, removed if a signal ends the process (a killed `gen -o` must not
+ * leave a partial file behind); the signal is then raised again, so the
+ * process ends as the signal asks (a shell sees status 128 + N: 130 for
+ * SIGINT, 143 for SIGTERM). Only async-signal-safe calls are made in the
+ * handler: unlink, and for a folder open/getdents64/unlinkat/rmdir. */
 #define MAX_PENDING 16
+enum { SLOT_FREE = 0, SLOT_WRITING, SLOT_FILE, SLOT_DIR };
 static char pending[MAX_PENDING][4096];
 static volatile sig_atomic_t pending_used[MAX_PENDING];
-static int handlers_installed;
+static volatile sig_atomic_t handlers_installed;
+
+/* The entries of the folder open as fd removed, folders among them to depth
+   levels; async-signal-safe (no malloc, no stdio). */
+static void remove_entries(int fd, int depth) {
+  struct dent {
+    unsigned long long ino;
+    long long off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+  };
+  char buf[4096] __attribute__((aligned(8)));
+  for (int pass = 0, removed = 1; removed && pass < 64; pass++) {
+    removed = 0;
+    lseek(fd, 0, SEEK_SET);
+    for (long n; (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0;) {
+      for (long off = 0; off < n;) {
+        struct dent *d = (struct dent *)(buf + off);
+        off += d->reclen;
+        if (d->name[0] == '.' && (!d->name[1] || (d->name[1] == '.' && !d->name[2]))) continue;
+        if (unlinkat(fd, d->name, 0) == 0) {
+          removed = 1;
+          continue;
+        }
+        int sub = depth > 0 ? openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (sub < 0) continue;
+        remove_entries(sub, depth - 1);
+        close(sub);
+        if (unlinkat(fd, d->name, AT_REMOVEDIR) == 0) removed = 1;
+      }
+    }
+  }
+}
+
+static void remove_tree(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  remove_entries(fd, 8);
+  close(fd);
+  rmdir(path);
+}
 
 static void on_fatal_signal(int sig) {
-  for (int i = 0; i < MAX_PENDING; i++)
-    if (pending_used[i]) unlink(pending[i]);
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (pending_used[i] == SLOT_FILE) unlink(pending[i]);
+    if (pending_used[i] == SLOT_DIR) remove_tree(pending[i]);
+  }
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-static void pending_add(const char *tmp) {
-  if (!handlers_installed) {
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-      struct sigaction sa;
-      memset(&sa, 0, sizeof sa);
-      sa.sa_handler = on_fatal_signal;
-      sigemptyset(&sa.sa_mask);
-      sigaction(sigs[i], &sa, NULL);
-    }
-    handlers_installed = 1;
+static void install_handlers(void) {
+  if (handlers_installed) return;
+  int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigfillset(&sa.sa_mask); /* one cleanup at a time */
+    sigaction(sigs[i], &sa, NULL);
   }
-  for (int i = 0; i < MAX_PENDING; i++)
-    if (!pending_used[i]) {
-      snprintf(pending[i], sizeof pending[i], "%s", tmp);
-      pending_used[i] = 1;
-      return;
-    }
+  handlers_installed = 1;
 }
+
+/* Records path for removal on a signal: 0, or -1 when every slot is taken. */
+static int pending_add_kind(const char *path, int kind) {
+  install_handlers();
+  for (int i = 0; i < MAX_PENDING; i++)
+    if (__sync_bool_compare_and_swap(&pending_used[i], SLOT_FREE, SLOT_WRITING)) {
+      snprintf(pending[i], sizeof pending[i], "%s", path);
+      pending_used[i] = kind;
+      return 0;
+    }
+  return -1;
+}
+
+static void pending_add(const char *tmp) { pending_add_kind(tmp, SLOT_FILE); }
 
 static void pending_remove(const char *tmp) {
   for (int i = 0; i < MAX_PENDING; i++)
-    if (pending_used[i] && !strcmp(pending[i], tmp)) pending_used[i] = 0;
+    if ((pending_used[i] == SLOT_FILE || pending_used[i] == SLOT_DIR) && !strcmp(pending[i], tmp))
+      pending_used[i] = SLOT_FREE;
+}
+
+int cli_cleanup_register_dir(const char *path) {
+  if (strlen(path) >= sizeof pending[0]) return -1;
+  return pending_add_kind(path, SLOT_DIR);
+}
+
+void cli_cleanup_unregister(const char *path) { pending_remove(path); }
+
+/* Signals that end the process, held while a temporary is created and
+   recorded, so that none is created unrecorded. */
+static void hold_signals(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Creates a new file TARGET.tmp.XXXXXX (its name in tmp) with mode 0666 and
+   the umask applied, as any output (mkstemp would force 0600). The
+   descriptor, or -1 with errno set. */
+static int create_temp(char *tmp, size_t sz, const char *target) {
+  static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^ (uintptr_t)tmp;
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    char suffix[7];
+    for (int k = 0; k < 6; k++) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      suffix[k] = digits[(x >> 33) % (sizeof digits - 1)];
+    }
+    suffix[6] = 0;
+    snprintf(tmp, sz, "%s.tmp.%s", target, suffix);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
 }
 
 int cli_out_open(cli_out *o, const char *path) {
@@ -293,13 +393,17 @@ int cli_out_open(cli_out *o, const char *path) {
     return -1;
   }
   snprintf(o->path, sizeof o->path, "%s", target);
-  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", target);
-  int fd = mkstemp(o->tmp);
+  sigset_t old;
+  hold_signals(&old);
+  install_handlers();
+  int fd = create_temp(o->tmp, sizeof o->tmp, target);
+  int err = errno;
+  if (fd >= 0) pending_add(o->tmp);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (fd < 0) {
-    cli_error("%s: cannot create: %s", path, strerror(errno));
+    cli_error("%s: cannot create: %s", path, strerror(err));
     return -1;
   }
-  pending_add(o->tmp);
   o->f = fdopen(fd, "w");
   if (!o->f) {
     close(fd);
@@ -332,7 +436,7 @@ int cli_out_commit(cli_out *o) {
     cli_error("%s: write error", o->path);
     return -1;
   }
-  if (chmod(o->tmp, 0644) != 0 || rename(o->tmp, o->path) != 0) {
+  if (rename(o->tmp, o->path) != 0) {
     cli_error("%s: cannot move into place: %s", o->path, strerror(errno));
     unlink(o->tmp);
     pending_remove(o->tmp);
@@ -349,6 +453,22 @@ void cli_out_abort(cli_out *o) {
   if (o->direct) return;
   unlink(o->tmp);
   pending_remove(o->tmp);
+}
+
+int cli_parse_timeout(const char *cmd, const char *v, double *out) {
+  double x;
+  if (!v || cli_parse_double(v, &x) || !(x > 0) || x > CLI_TIMEOUT_MAX)
+    return cli_usage_error(cmd, "--timeout needs a number of seconds > 0 and at most %g, got '%s'", CLI_TIMEOUT_MAX,
+                           v ? v : "");
+  *out = x;
+  return EXIT_OK;
+}
+
+double cli_timeout_scan(int argc, char **argv) {
+  double t = CLI_TIMEOUT_DEFAULT, x;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--timeout") && !cli_parse_double(argv[i + 1], &x) && x > 0 && x <= CLI_TIMEOUT_MAX) t = x;
+  return t;
 }
 
 int cli_parse_double(const char *s, double *out) {
@@ -485,10 +605,11 @@ int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_prec
 }
 
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg) {
-  return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64);
+  return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64, CLI_TIMEOUT_DEFAULT);
 }
 
-int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q) {
+int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q,
+                       double timeout) {
   toi_candidate *v = NULL;
   int k;
   if (!strcmp(opt, "--solver-cmd")) {
@@ -496,7 +617,7 @@ int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char
     k = v && !toi_candidate_command_prec(v, arg, q) ? 1 : -2;
   } else {
     char err[600];
-    k = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);
+    k = toi_candidates_plugin_timeout(&v, arg, timeout, err, sizeof err, NULL, 0);
     if (k < 0) {
       free(v);
       return cli_usage_error(cmd, "--solver %s", err);

@@ -58,8 +58,10 @@ int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_prec
 /// EXIT_RUNTIME.
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg);
 /// The same with a --solver-cmd command computing in precision q (a plug-in
-/// declares its own precision: q is not used for --solver).
-int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q);
+/// declares its own precision: q is not used for --solver); a plug-in is
+/// loaded in a child process given timeout seconds (cli_timeout_scan).
+int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q,
+                       double timeout);
 /// Parses the value of --precision or --solver-cmd-precision into *q:
 /// EXIT_OK, or EXIT_USAGE after a usage error listing the precisions.
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q);
@@ -118,6 +120,28 @@ typedef struct cli_out {
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);
+
+/// A temporary folder this process created (a report's DIR.tmp.XXXXXX): if
+/// SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process before
+/// cli_cleanup_unregister(path), the folder and everything in it (8 levels
+/// deep) are removed, then the process ends by the signal (a shell sees 130,
+/// 143, ...). Register it right after mkdtemp, unregister it once it has been
+/// renamed into place or removed. 0, or -1 when 16 paths are registered
+/// already or path is too long (then it is not removed on a signal).
+/// cli_out's temporary files are registered the same way by cli_out_open.
+int cli_cleanup_register_dir(const char *path);
+void cli_cleanup_unregister(const char *path);
+
+/// --timeout SEC, the same rule for every command: 0 < SEC <= CLI_TIMEOUT_MAX
+/// (poll() takes milliseconds in an int), CLI_TIMEOUT_DEFAULT when absent.
+#define CLI_TIMEOUT_DEFAULT 10.0
+#define CLI_TIMEOUT_MAX 1e6
+/// Parses --timeout's value into *out: EXIT_OK, or EXIT_USAGE after a usage error for cmd.
+int cli_parse_timeout(const char *cmd, const char *v, double *out);
+/// The --timeout of a command line (the last valid one, else the default), for
+/// what must happen before the options are all read: loading a plug-in given
+/// earlier on the line.
+double cli_timeout_scan(int argc, char **argv);
 
 /// Parses a whole decimal or hex number; 0 on success. cli_parse_u64: decimal
 /// digits (never octal), 0x hex, or an exact integer such as 1e6; no sign or space.

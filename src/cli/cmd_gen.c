@@ -11,7 +11,8 @@ static void help(void) {
       "Writes cases I .. I+N-1 of a family as a case file (format v1, hex floats) to\n"
       "stdout or FILE. The same seed and options give byte-identical output on any\n"
       "machine; case i is the same whatever --start, so any slice can be regenerated.\n"
-      "  --count N   number of cases (default 1000)\n"
+      "  --count N   number of cases (default 1000), at least 1: a case file with no\n"
+      "              case is not valid input (sweep allows 0: its empty result is)\n"
       "  --start I   index of the first case (default 0)\n"
       "  -o FILE     output file (appears only when complete)\n\n");
   gen_cli_help(stdout);

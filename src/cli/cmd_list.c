@@ -49,5 +49,7 @@ int cmd_list(int argc, char **argv) {
     printf("  summary: %s\n", v[i].summary[0] ? v[i].summary : "-");
   }
   free(v);
-  return fflush(stdout) ? EXIT_RUNTIME : EXIT_OK;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return EXIT_OK;
+  cli_error("write error on standard output");
+  return EXIT_RUNTIME;
 }

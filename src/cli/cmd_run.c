@@ -56,8 +56,8 @@ static void help(void) {
       "               contact; so does a verdict with a time after T)\n"
       "  --target-distance DELTA  the separation |s + v t| - R that solvers stating no\n"
       "               target of their own aim at (default 0: touching)\n"
-      "  --timeout SEC  time allowed per answer (default 10); a solver that takes longer\n"
-      "               is stopped and the case reported\n"
+      "  --timeout SEC  time allowed per answer (default 10, at most 1e6); a solver\n"
+      "               that takes longer is stopped and the case reported\n"
       "  --rows FILE  one line per case and formulation or solver:\n"
       "               # id formulation class ref_class t ref_t ulp bits\n"
       "               (t, ref_t as hex floats; ulp, bits as %%.6g; nan when not timed;\n"
@@ -219,7 +219,7 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
         rc = cli_usage_error("run", "--solver-cmd needs a command");
       } else {
         size_t from = given.n;
-        rc = cli_add_given_prec("run", &given, argv[i], argv[i + 1], cmd_prec);
+        rc = cli_add_given_prec("run", &given, argv[i], argv[i + 1], cmd_prec, cli_timeout_scan(argc, argv));
         for (size_t k = from; k < given.n; k++) candlist_unique_name(&given, k);
       }
       i++;

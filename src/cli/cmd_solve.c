@@ -16,7 +16,7 @@ static void help(void) {
          "status is 1. This is also the answer format of the subprocess solver protocol.\n"
          "  -f NAME       the formulation or engine solver (required)\n"
          "  --tmax T      the step given to an engine solver (default: none)\n"
-         "  --timeout SEC time allowed per answer of an engine solver (default 10)\n"
+         "  --timeout SEC time allowed per answer of an engine solver (default 10, at most 1e6)\n"
          "  -o FILE       write to FILE (only when complete) instead of stdout\n");
 }
 

@@ -1,5 +1,6 @@
 /* cmd_sweep.c: `toibench sweep`, a family generated and scored in a constant-memory parallel stream. */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,18 +11,22 @@
 #include "sweep.h"
 #include "toiref.h"
 
+static void help_format(void);
+
 static void help(void) {
   printf(
       "Usage: toibench sweep FAMILY [--count N] [generator options] [-f NAMES] [-o RESULT]\n"
       "                     [-j N] [--shard I/N] [--quiet] [--stats]\n"
       "                     [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
       "                     [--tmax T] [--timeout SEC] [--precision P]\n"
-      "                     [--solver-cmd-precision P]\n"
+      "                     [--solver-cmd-precision P] [--checkpoint FILE [--resume]]\n"
       "Generates cases 0 .. N-1 of a family and scores every formulation against the\n"
       "certified reference, in a stream: memory does not grow with --count. The\n"
       "result is byte-identical for any -j, and merging the results of --shard 1/N ..\n"
       "N/N with 'toibench merge' gives exactly the result of the whole sweep.\n"
-      "  --count N     cases (default 100000)\n"
+      "  --count N     cases (default 100000); 0 is allowed: a result with no case\n"
+      "                is valid and merges, as an empty shard does (gen refuses 0:\n"
+      "                a case file with no case is not valid input)\n"
       "  -f NAMES      comma-separated formulations and built engine solvers (see\n"
       "                'toibench list'); 'all' is every formulation, 'engines' every\n"
       "                built engine. Default: all formulations when no solver is given,\n"
@@ -36,7 +41,7 @@ static void help(void) {
       "  --tmax T      the step given to solvers; every column, formulations included,\n"
       "                is then scored as \"hit within the step\" (as run); recorded\n"
       "                as tmax= on the gen line\n"
-      "  --timeout SEC time allowed per solver answer (default 10)\n"
+      "  --timeout SEC time allowed per solver answer (default 10, at most 1e6)\n"
       "  --precision P binary64 (default) or binary32: every number of every case\n"
       "                is a value of P (see 'toibench gen --help'), and the\n"
       "                formulations run their variant in P\n"
@@ -46,6 +51,14 @@ static void help(void) {
       "                ULPs (MAX_RATIO with 2^-p, 2^(emin-p)), and the header a line\n"
       "                'precisions NAME...' (one per column) after 'formulations'\n"
       "  -o RESULT     result file (default stdout; appears only when complete)\n"
+      "  --checkpoint FILE  for long runs: the result of the cases done so far is\n"
+      "                saved to FILE (atomically, as a shard result) every\n"
+      "                --checkpoint-every SEC seconds (default 5), and FILE is removed\n"
+      "                once RESULT is written; no progress line\n"
+      "  --resume      with --checkpoint: go on from FILE, left by an interrupted run\n"
+      "                of the same command (from the start when there is no FILE); the\n"
+      "                result is byte-identical to an uninterrupted run's. Solver\n"
+      "                failure counts on stderr cover the resumed part only\n"
       "  -j N          threads (default: the number of online cores)\n"
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
       "  --quiet       no progress line (it is shown only when stderr is a terminal)\n"
@@ -59,7 +72,14 @@ static void help(void) {
       "Solvers: a case a solver declines or fails on (crash, hang, bad answer) is not\n"
       "scored; it is counted in its OUT_OF_DOMAIN column. Failures are listed on\n"
       "stderr (the first 20 per solver, then a count); the exit status is 1 when a\n"
-      "solver crashed, hung or broke the protocol (the result is still written).\n\n"
+      "solver crashed, hung or broke the protocol (the result is still written).\n\n");
+  help_format();
+  gen_cli_help(stdout);
+}
+
+/* The result file's part of --help. */
+static void help_format(void) {
+  printf(
       "Result file (text, version line '# toibench-sweep v1', '#' comments, fields\n"
       "separated by spaces; blocks separated by two blank lines for gnuplot's index):\n"
       "  header: gen OPTIONS / count N / range START END / formulations NAMES / bins B\n"
@@ -86,7 +106,6 @@ static void help(void) {
       "into the ULP statistics. Sampled maxima are lower bounds of the true maxima.\n"
       "Example (gnuplot; column 3 is the bin, 12 MAX_ULP):\n"
       "  plot '< grep \"^stat expanded \" r.txt' using 3:12 with lp\n\n");
-  gen_cli_help(stdout);
 }
 
 /* The command line of a sweep. */
@@ -102,6 +121,9 @@ typedef struct sweep_args {
      a generator option (every number of every case a value of it) and the
      formulations' variant. */
   toi_precision cmd_precision;
+  const char *checkpoint; /* --checkpoint FILE */
+  int resume;
+  double checkpoint_every;
 } sweep_args;
 
 static int parse_shard(sweep_args *s, const char *v) {
@@ -120,16 +142,16 @@ static int parse_shard(sweep_args *s, const char *v) {
 static int parse_seconds(sweep_args *s, const char *a, const char *v) {
   double x;
   int tmax = a[3] == 'm';
-  if (!v || cli_parse_double(v, &x) || !(x > 0) || (tmax ? !isfinite(x) : x > 1e6))
-    return cli_usage_error("sweep", "%s needs a %s > 0", a, tmax ? "finite number" : "number of seconds");
-  if (tmax) s->tmax = x;
-  else s->timeout = x;
+  if (!tmax) return cli_parse_timeout("sweep", v, &s->timeout);
+  if (!v || cli_parse_double(v, &x) || !(x > 0) || !isfinite(x))
+    return cli_usage_error("sweep", "%s needs a finite number > 0", a);
+  s->tmax = x;
   return EXIT_OK;
 }
 
-static int parse_given(sweep_args *s, const char *a, const char *v) {
+static int parse_given(sweep_args *s, const char *a, const char *v, double load_timeout) {
   if (!v || !v[0]) return cli_usage_error("sweep", "%s needs a %s", a, a[8] ? "command" : "plug-in");
-  return cli_add_given_prec("sweep", &s->given, a, v, s->cmd_precision);
+  return cli_add_given_prec("sweep", &s->given, a, v, s->cmd_precision, load_timeout);
 }
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
@@ -143,10 +165,16 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     if (!v) return cli_usage_error("sweep", "%s needs a value", a);
     *(a[1] == 'o' ? &s->out : a[1] == 'f' ? &s->names : &s->time_what) = v;
   } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
-    rc = parse_given(s, a, v);
+    rc = parse_given(s, a, v, cli_timeout_scan(argc, argv));
   } else if (!strcmp(a, "--solver-cmd-precision")) {
     if (!v) return cli_usage_error("sweep", "%s needs a precision", a);
     rc = cli_parse_precision("sweep", a, v, &s->cmd_precision);
+  } else if (!strcmp(a, "--checkpoint")) {
+    if (!v || !v[0]) return cli_usage_error("sweep", "--checkpoint needs a file name");
+    s->checkpoint = v;
+  } else if (!strcmp(a, "--checkpoint-every")) {
+    if (!v || cli_parse_double(v, &s->checkpoint_every) || !(s->checkpoint_every > 0))
+      return cli_usage_error("sweep", "--checkpoint-every needs a number of seconds > 0");
   } else if (!strcmp(a, "--tmax") || !strcmp(a, "--timeout")) {
     rc = parse_seconds(s, a, v);
   } else if (!strcmp(a, "--target-distance")) {
@@ -166,6 +194,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
   } else {
     used = 0;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) s->quiet = 1;
+    else if (!strcmp(a, "--resume")) s->resume = 1;
     else if (!strcmp(a, "--stats")) s->stats = 1;
     else {
       int r = gen_cli_option(&s->g, "sweep", argc, argv, i);
@@ -259,6 +288,97 @@ static int write_result(const char *out, const sweep_meta *meta, const sweep_acc
   return cli_out_commit(&wr) ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* ---- --checkpoint and --resume ---- */
+
+/* 1 when the checkpoint c is of the sweep m: the same header, the same first case. */
+static int same_sweep(const sweep_meta *c, const sweep_meta *m) {
+  int same = !strcmp(c->gen, m->gen) && c->count == m->count && c->start == m->start && c->end > c->start &&
+             c->end <= m->end && c->nform == m->nform && c->nbins == m->nbins;
+  for (size_t j = 0; same && j < m->nform; j++) same = !strcmp(c->forms[j], m->forms[j]) && c->prec[j] == m->prec[j];
+  for (size_t k = 0; same && k < m->nbins; k++)
+    same = !strcmp(c->bins[k].param, m->bins[k].param) && c->bins[k].value == m->bins[k].value &&
+           !strcmp(c->bins[k].label, m->bins[k].label);
+  return same;
+}
+
+/* The checkpoint of an earlier run of this sweep into *acc and *done:
+   EXIT_OK (*have = 0 when there is none yet), or an exit code after a message. */
+static int load_checkpoint(const char *path, const sweep_meta *m, sweep_acc *acc, uint64_t *done, int *have) {
+  *have = 0;
+  if (access(path, F_OK) != 0 && errno == ENOENT) {
+    cli_error("sweep: no checkpoint %s yet: starting from the first case", path);
+    return EXIT_OK;
+  }
+  sweep_meta cm;
+  int r = sweep_read(path, &cm, acc, &cli_msg_stderr);
+  int rc = r == -2 ? EXIT_RUNTIME : r ? EXIT_INPUT : EXIT_OK;
+  if (rc == EXIT_OK && !same_sweep(&cm, m)) {
+    cli_error("sweep: %s is the checkpoint of another sweep (other options, columns or shard): not resumed", path);
+    rc = EXIT_INPUT;
+  }
+  if (rc == EXIT_OK) {
+    *done = cm.end;
+    *have = 1;
+  } else {
+    sweep_acc_free(acc);
+  }
+  sweep_meta_free(&cm);
+  return rc;
+}
+
+/* Saves the cases [m->start, done) as a result file, atomically and synced. */
+static int save_checkpoint(const char *path, const sweep_meta *m, const sweep_acc *acc, uint64_t done) {
+  sweep_meta part = *m;
+  part.end = done;
+  cli_out w;
+  if (cli_out_open(&w, path)) return EXIT_RUNTIME;
+  if (sweep_write(w.f, &part, acc) || fflush(w.f) || (!w.direct && fsync(fileno(w.f)))) {
+    cli_error("sweep: %s: write error", path);
+    cli_out_abort(&w);
+    return EXIT_RUNTIME;
+  }
+  return cli_out_commit(&w) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* sweep_drive in segments of about half the checkpoint interval, the result
+   so far saved every interval. Accumulators merge exactly, so the segments
+   and a resumed run change no byte of the result. 0, or an exit code. */
+static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sweep_opts *base, const candlist *l,
+                              sweep_tally *tally, sweep_acc *acc) {
+  uint64_t done = m->start, seg = 16384;
+  int have = 0, rc = s->resume ? load_checkpoint(s->checkpoint, m, acc, &done, &have) : EXIT_OK;
+  double every = s->checkpoint_every > 0 ? s->checkpoint_every : 5, last = sweep_now();
+  while (rc == EXIT_OK && done < m->end) {
+    sweep_opts so = *base;
+    so.start = done;
+    so.end = m->end - done < seg ? m->end : done + seg;
+    so.progress = NULL;
+    sweep_acc part;
+    double t0 = sweep_now();
+    if (sweep_drive(&part, l->v, l->n, m->nbins, &so, tally)) {
+      rc = EXIT_RUNTIME;
+      break;
+    }
+    if (have) {
+      sweep_acc_merge(acc, &part);
+      sweep_acc_free(&part);
+    } else {
+      *acc = part;
+      have = 1;
+    }
+    done = so.end;
+    double dt = sweep_now() - t0, want = (double)seg * (every / 2) / (dt > 1e-3 ? dt : 1e-3);
+    seg = want < 16384 ? 16384 : want > 0x1p26 ? (uint64_t)1 << 26 : (uint64_t)want / 16384 * 16384;
+    if (done < m->end && sweep_now() - last >= every) {
+      rc = save_checkpoint(s->checkpoint, m, acc, done);
+      last = sweep_now();
+    }
+  }
+  if (rc == EXIT_OK && !have && sweep_acc_init(acc, l->n, m->nbins)) rc = EXIT_RUNTIME;
+  if (rc != EXIT_OK && have) sweep_acc_free(acc);
+  return rc;
+}
+
 /* Scores the columns, writes the result, tells what the solvers did. */
 static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist *l) {
   sweep_meta meta;
@@ -272,13 +392,16 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
   if (!tally) {
     cli_error("sweep: out of memory");
     rc = EXIT_RUNTIME;
-  } else if (sweep_drive(&acc, l->v, l->n, meta.nbins, &so, tally)) {
+  } else if (s->checkpoint ? (rc = drive_checkpointed(s, &meta, &so, l, tally, &acc)) != EXIT_OK
+                            : sweep_drive(&acc, l->v, l->n, meta.nbins, &so, tally) != 0) {
     dt = sweep_now() - t0;
-    rc = EXIT_RUNTIME;
+    if (rc == EXIT_OK) rc = EXIT_RUNTIME;
   } else {
     dt = sweep_now() - t0;
     rc = write_result(s->out, &meta, &acc);
     sweep_acc_free(&acc);
+    /* The result is in place: the checkpoint has served. */
+    if (rc == EXIT_OK && s->checkpoint) unlink(s->checkpoint);
     if (sweep_finish(l->v, l->n, tally, &cli_msg_stderr) && rc == EXIT_OK) rc = EXIT_RUNTIME;
   }
   if (s->stats && tally)
@@ -300,6 +423,9 @@ static int sweep_main(sweep_args *s, int argc, char **argv) {
     if (rc != EXIT_OK) return rc;
   }
   if (s->g.family < 0) return cli_usage_error("sweep", "no family given (mixed is the default suite)");
+  if (s->resume && !s->checkpoint) return cli_usage_error("sweep", "--resume needs --checkpoint FILE");
+  if (s->checkpoint && s->out && !strcmp(s->checkpoint, s->out))
+    return cli_usage_error("sweep", "--checkpoint and -o name the same file '%s'", s->out);
   gen_opts o;
   if (gen_cli_build(&s->g, "sweep", GEN_MIXED, &o)) return EXIT_USAGE;
   candlist l = {0};

@@ -1,4 +1,5 @@
 /* main.c: the toibench command dispatcher. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -44,7 +45,7 @@ static void print_help(FILE *f) {
           "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 invalid input.\n");
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "toibench: no command given (toibench COMMAND [OPTIONS] ...)\nTry 'toibench --help'\n");
     return EXIT_USAGE;
@@ -61,4 +62,18 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "toibench: unknown command '%s'\nTry 'toibench --help'\n", argv[1]);
   return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  int rc = dispatch(argc, argv);
+  /* Whatever went to stdout (a help text, a table) must have arrived: a full
+   * device or a closed pipe is an error, not a success. A command that has
+   * failed already has said why. */
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  if (fclose(stdout) != 0) bad = 1;
+  if (bad && rc == EXIT_OK) {
+    cli_error("write error on standard output: %s", strerror(errno ? errno : EIO));
+    rc = EXIT_RUNTIME;
+  }
+  return rc;
 }

@@ -40,28 +40,30 @@ int toi_id_valid(const char *id) {
  * must be finite. Underflow to a subnormal or zero is the nearest double and
  * is legal; overflow is not. */
 static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
+  char shown[64];
+  text_printable(tok, 40, shown, sizeof shown);
   const char *p = tok;
   if (*p == '+' || *p == '-') p++;
   if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))) {
     if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
-      snprintf(msg, msgsz, "'%.40s' is not finite (NaN and Inf are not allowed)", tok);
+      snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
     else
-      snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+      snprintf(msg, msgsz, "'%s' is not a number", shown);
     return -1;
   }
   char *end;
   errno = 0;
   double x = strtod(tok, &end);
   if (end == tok || *end != '\0') {
-    snprintf(msg, msgsz, "'%.40s' is not a number", tok);
+    snprintf(msg, msgsz, "'%s' is not a number", shown);
     return -1;
   }
   if (errno == ERANGE && isinf(x)) {
-    snprintf(msg, msgsz, "'%.40s' is beyond the double range (overflow)", tok);
+    snprintf(msg, msgsz, "'%s' is beyond the double range (overflow)", shown);
     return -1;
   }
   if (!isfinite(x)) {
-    snprintf(msg, msgsz, "'%.40s' is not finite", tok);
+    snprintf(msg, msgsz, "'%s' is not finite", shown);
     return -1;
   }
   *out = x;
@@ -137,7 +139,7 @@ static int check_radii_masses(const toi_case *c, int *field, char *msg, size_t m
 
 /* The fields of the line in buf (split in place). */
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz) {
-  char *tok[20];
+  char *tok[20], shown[64];
   int n = split_fields(buf, tok);
   for (int i = 0; i < n && i < 20; i++) {
     int ctrl = text_control_byte(tok[i]);
@@ -158,7 +160,8 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     if (strlen(tok[0]) > TOI_ID_MAX)
       snprintf(msg, msgsz, "ID longer than %d characters", TOI_ID_MAX);
     else
-      snprintf(msg, msgsz, "ID '%.40s' has a character outside letters, digits and ._:-", tok[0]);
+      snprintf(msg, msgsz, "ID '%s' has a character outside letters, digits and ._:-",
+               text_printable(tok[0], 40, shown, sizeof shown));
     return -1;
   }
   strcpy(c->id, tok[0]);
@@ -168,7 +171,7 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
     c->dim = 3;
   else {
     *field = 2;
-    snprintf(msg, msgsz, "DIM must be 2 or 3, found '%.40s'", tok[1]);
+    snprintf(msg, msgsz, "DIM must be 2 or 3, found '%s'", text_printable(tok[1], 40, shown, sizeof shown));
     return -1;
   }
   int want = c->dim == 2 ? 14 : 18;
@@ -375,6 +378,68 @@ out:
   return st;
 }
 
+/* What toi_read_file has seen of a text so far: where the current line
+   started and its number, to stop at the first line no reader accepts. */
+typedef struct text_watch {
+  size_t line_start;
+  long line;
+} text_watch;
+
+/* Checks the bytes buf[from .. n) as they arrive: a NUL byte (not a text
+   file) or a line longer than TOI_LINE_MAX (a CR before its end allowed)
+   ends the reading at once, recorded in diags. 0, or -1 to stop. */
+static int watch_text(text_watch *w, const char *buf, size_t from, size_t n, const char *name, toi_diags *diags) {
+  const char *z = memchr(buf + from, '\0', n - from);
+  size_t end = z ? (size_t)(z - buf) : n;
+  for (size_t p = from; p < end;) {
+    const char *nl = memchr(buf + p, '\n', end - p);
+    size_t stop = nl ? (size_t)(nl - buf) : end;
+    if (stop - w->line_start > (size_t)TOI_LINE_MAX + 1) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "line is longer than %d characters", TOI_LINE_MAX);
+      add_diag(diags, name, w->line, 0, 2, msg);
+      return -1;
+    }
+    if (!nl) break;
+    p = stop + 1;
+    w->line_start = p;
+    w->line++;
+  }
+  if (z) {
+    add_diag(diags, name, w->line, 0, 2, "NUL byte in the file (not a text file)");
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads f to its end into *buf (malloc'ed) and *n, stopping at once at the
+   first byte no text reader accepts (watch_text) or beyond TOI_INPUT_MAX
+   bytes: TOI_OK, TOI_ERR_INPUT (recorded in diags) or TOI_ERR_NOMEM. */
+static toi_status read_bounded(FILE *f, const char *name, char **buf, size_t *n, toi_diags *diags) {
+  size_t cap = 1 << 16;
+  text_watch w = {0, 1};
+  *n = 0;
+  if (!(*buf = malloc(cap))) return TOI_ERR_NOMEM;
+  for (;;) {
+    if (*n == cap) {
+      if (cap > TOI_INPUT_MAX) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "larger than %zu bytes, the most an input may hold", (size_t)TOI_INPUT_MAX);
+        add_diag(diags, name, 0, 0, 2, msg);
+        return TOI_ERR_INPUT;
+      }
+      char *nb = realloc(*buf, cap * 2);
+      if (!nb) return TOI_ERR_NOMEM;
+      *buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(*buf + *n, 1, cap - *n, f);
+    if (got == 0) return TOI_OK;
+    if (watch_text(&w, *buf, *n, *n + got, name, diags)) return TOI_ERR_INPUT;
+    *n += got;
+  }
+}
+
 toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags) {
   *text = NULL;
   *len = 0;
@@ -392,23 +457,9 @@ toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *
     add_diag(diags, path, 0, 0, 2, msg);
     return TOI_ERR_IO;
   }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  toi_status st = buf ? TOI_OK : TOI_ERR_NOMEM;
-  while (st == TOI_OK) {
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        st = TOI_ERR_NOMEM;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
+  char *buf;
+  size_t n;
+  toi_status st = read_bounded(f, is_stdin ? "<stdin>" : path, &buf, &n, diags);
   if (st == TOI_OK && ferror(f)) {
     add_diag(diags, path, 0, 0, 2, "read error");
     st = TOI_ERR_IO;
