@@ -155,11 +155,11 @@ test: $(TESTBIN) libs | check-deps
 test-install: all
 	MAKE="$(MAKE)" CC="$(CC)" sh tests/test_install.sh
 
-$(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
+$(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h $(wildcard tests/solvers/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iexamples/solver_c -o $@ $< -lm
 
-$(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c include/toibench/toi_solver.h examples/solver_c/ball_toi.h
+$(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c include/toibench/toi_solver.h examples/solver_c/ball_toi.h $(wildcard tests/solvers/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Iinclude/toibench -Iexamples/solver_c -o $@ $< -lm
 

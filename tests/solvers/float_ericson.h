@@ -26,6 +26,9 @@ static inline int float_ericson(const double pa[3], const double va[3], double r
   float d = b * b - a * c;
   if (d < 0) return 5; /* miss */
   float tf = (-b - sqrtf(d)) / a;
+  /* c >= 0 makes the exact root >= 0, but sqrtf(d) rounded up can exceed -b:
+     a forward solver never answers a negative time (the protocol refuses it). */
+  if (tf < 0) tf = 0;
   *t = (double)tf;
   return d == 0 ? 6 : tf == 0 ? 3 : 7;
 }
