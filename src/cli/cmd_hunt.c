@@ -81,10 +81,10 @@ static void help(void) {
 }
 
 /* The one plug-in solver of --solver; a catalog of several needs a SYMBOL. */
-static int plugin_solver(const char *arg, toi_candidate *out) {
+static int plugin_solver(const char *arg, double timeout, toi_candidate *out) {
   char path[4096], err[600];
   toi_candidate *v;
-  int k = toi_candidates_plugin(&v, arg, err, sizeof err, path, sizeof path);
+  int k = toi_candidates_plugin_timeout(&v, arg, timeout, err, sizeof err, path, sizeof path);
   if (k < 0) return cli_usage_error("hunt", "--solver %s", err);
   if (k > 1) {
     char names[1024] = "";
@@ -178,7 +178,7 @@ static int pick(const hunt_args *h, toi_candidate *cand) {
   if (h->given > 1)
     return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
   if (h->command && !h->command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
-  if (h->plugin) return plugin_solver(h->plugin, cand);
+  if (h->plugin) return plugin_solver(h->plugin, h->shared.timeout, cand);
   if (h->command) return toi_candidate_command_prec(cand, h->command, h->cmd_precision) ? EXIT_RUNTIME : EXIT_OK;
   if (h->g.has_precision && h->g.precision != TOI_BINARY64) return pick_variant(h, cand);
   if (toi_candidate_find(cand, h->name, &cli_msg_stderr))

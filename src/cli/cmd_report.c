@@ -41,7 +41,7 @@ static void help(void) {
       "  --solver-cmd CMD     a command speaking the subprocess protocol; repeatable\n"
       "  --solver-cmd-precision P  the precision (binary64, binary32) of the\n"
       "                       --solver-cmd commands that follow it\n"
-      "  --timeout SEC        seconds allowed per answer (default 10)\n"
+      "  --timeout SEC        seconds allowed per answer, at most 1e6 (default 10)\n"
       "Precision: every column is scored in its own precision (an engine declaring\n"
       "binary32 receives each case rounded to binary32 and is scored in binary32 ULPs\n"
       "against the exact answer of the rounded case). A binary32 section follows the\n"
@@ -97,12 +97,12 @@ static void record_command(rep_opts *o, int argc, char **argv) {
 }
 
 /* --solver or --solver-cmd with its value. EXIT_OK or an exit code. */
-static int given_solver(candlist *solv, const char *a, const char *v, toi_precision cmd_prec) {
+static int given_solver(candlist *solv, const char *a, const char *v, toi_precision cmd_prec, double timeout) {
   candlist defs = {0};
   if (!strcmp(a, "--solver")) {
     char err[600];
     toi_candidate *c;
-    int n = toi_candidates_plugin(&c, v, err, sizeof err, NULL, 0);
+    int n = toi_candidates_plugin_timeout(&c, v, timeout, err, sizeof err, NULL, 0);
     if (n < 0) return usage_free(solv, err);
     for (int j = 0; j < n; j++) candlist_take(&defs, &c[j]);
     free(c);
@@ -141,10 +141,12 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
       if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
       o->engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--timeout")) {
-      if (cli_parse_double(v, &o->timeout) || !(o->timeout > 0))
-        return usage_free(solv, "--timeout needs a positive number of seconds");
+      if (cli_parse_timeout("report", v, &o->timeout) != EXIT_OK) {
+        candlist_free(solv);
+        return EXIT_USAGE;
+      }
     } else if (!strcmp(a, "--solver") || !strcmp(a, "--solver-cmd")) {
-      return given_solver(solv, a, v, *cmd_prec);
+      return given_solver(solv, a, v, *cmd_prec, cli_timeout_scan(argc, argv));
     } else if (!strcmp(a, "--solver-cmd-precision")) {
       if (cli_parse_precision("report", a, v, cmd_prec)) {
         candlist_free(solv);

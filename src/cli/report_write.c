@@ -1243,7 +1243,11 @@ int report_write(const rep_data *d, const char *dir) {
     cli_error("report: cannot create a temporary folder beside %s: %s", dir, strerror(errno));
     return -1;
   }
-  chmod(tmp, 0755);
+  /* mkdtemp makes it 0700: give it what mkdir(0777) would under the umask. */
+  mode_t mask = umask(0);
+  umask(mask);
+  chmod(tmp, 0777 & ~mask);
+  cli_cleanup_register_dir(tmp); /* removed on SIGINT/SIGTERM while unfinished */
   row *rows = calloc(d->ncol ? d->ncol : 1, sizeof *rows);
   int rc = -1;
   if (!rows) goto fail;
@@ -1283,6 +1287,7 @@ int report_write(const rep_data *d, const char *dir) {
     if (had_old) rename(old, dir);
     goto fail;
   }
+  cli_cleanup_unregister(tmp);
   if (had_old) remove_tree(old);
   rc = 0;
   free(rows);
@@ -1290,5 +1295,6 @@ int report_write(const rep_data *d, const char *dir) {
 fail:
   free(rows);
   remove_tree(tmp);
+  cli_cleanup_unregister(tmp);
   return -1;
 }
