@@ -129,20 +129,22 @@ typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
 
 /* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
    list order within a cell, so the order of predictions is fixed. */
-static int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
-  int32_t c[3];
-  for (c[2] = q->lo[2]; c[2] <= q->hi[2]; c[2]++)
-    for (c[1] = q->lo[1]; c[1] <= q->hi[1]; c[1]++)
-      for (c[0] = q->lo[0]; c[0] <= q->hi[0]; c[0]++)
-        for (uint32_t j = s->head[sim_levels_cell(&s->g, q->m, c)]; j != NONE32; j = s->next[j]) {
+static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
+  const int *nc = s->g.nc[q->m];
+  for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
+    for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
+      size_t row = s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
+      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++)
+        for (uint32_t j = s->head[row + (size_t)x]; j != NONE32; j = s->next[j]) {
           if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
           if (fn(s, i, j, ctx)) return 1;
         }
+    }
   return 0;
 }
 
 /* Every neighbour of ball i, level by level. */
-static int scan_neighbours(sim *s, uint32_t i, visit_fn fn, void *ctx) {
+static inline int scan_neighbours(sim *s, uint32_t i, visit_fn fn, void *ctx) {
   for (int u = 0; u < s->g.nused; u++) {
     sim_nbr q;
     if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q) &&

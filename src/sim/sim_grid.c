@@ -183,41 +183,6 @@ size_t sim_levels_index(const sim_levels *g, int l, const int32_t c0[3]) {
   return sim_levels_cell(g, l, c);
 }
 
-/* q from the range [lo, hi] at level e = min(li, m): the level-m cells that
-   cover it, and the test when they are coarser. */
-static void nbr_at(const sim_levels *g, int e, int m, const int32_t lo[3], const int32_t hi[3],
-                   sim_nbr *q) {
-  (void)g;
-  q->m = m;
-  q->e = e;
-  q->test = m > e;
-  int s = m - e;
-  for (int d = 0; d < 3; d++) {
-    q->tlo[d] = lo[d];
-    q->thi[d] = hi[d];
-    q->lo[d] = lo[d] >> s;
-    q->hi[d] = hi[d] >> s;
-  }
-}
-
-static void nbr_range(const sim_levels *g, const int32_t c0[3], int li, int m, int32_t lo[3],
-                      int32_t hi[3]) {
-  int e = li < m ? li : m;
-  const int32_t *reach = g->reach[li][m];
-  for (int d = 0; d < 3; d++) {
-    int32_t c = c0[d] >> e, top = g->nc[e][d] - 1;
-    lo[d] = c > reach[d] ? c - reach[d] : 0;
-    hi[d] = top - c > reach[d] ? c + reach[d] : top;
-  }
-}
-
-int sim_levels_nbr(const sim_levels *g, const int32_t c0[3], int li, int m, sim_nbr *q) {
-  int32_t lo[3], hi[3];
-  nbr_range(g, c0, li, m, lo, hi);
-  nbr_at(g, li < m ? li : m, m, lo, hi, q);
-  return 1;
-}
-
 int sim_levels_layer(const sim_levels *g, const int32_t c0[3], int li, int axis, int dir, int m,
                      sim_nbr *q) {
   int e = li < m ? li : m;
@@ -226,8 +191,8 @@ int sim_levels_layer(const sim_levels *g, const int32_t c0[3], int li, int axis,
   int32_t slab = now + dir * g->reach[li][m][axis];
   if (slab < 0 || slab >= g->nc[e][axis]) return 0;
   int32_t lo[3], hi[3];
-  nbr_range(g, c0, li, m, lo, hi);
+  sim_nbr_range(g, c0, li, m, lo, hi);
   lo[axis] = hi[axis] = slab;
-  nbr_at(g, e, m, lo, hi, q);
+  sim_nbr_at(e, m, lo, hi, q);
   return 1;
 }

@@ -67,9 +67,42 @@ typedef struct sim_nbr {
   int32_t tlo[3], thi[3];
 } sim_nbr;
 
+/// The range [lo, hi] of level-e cells (e = min(li, m)) within reach of a
+/// ball of level li in level-0 cell c0, for the balls of level m.
+static inline void sim_nbr_range(const sim_levels *g, const int32_t c0[3], int li, int m, int32_t lo[3],
+                                 int32_t hi[3]) {
+  int e = li < m ? li : m;
+  const int32_t *reach = g->reach[li][m];
+  for (int d = 0; d < 3; d++) {
+    int32_t c = c0[d] >> e, top = g->nc[e][d] - 1;
+    lo[d] = c > reach[d] ? c - reach[d] : 0;
+    hi[d] = top - c > reach[d] ? c + reach[d] : top;
+  }
+}
+
+/// q from the range [lo, hi] at level e: the level-m cells that cover it,
+/// and the test when they are coarser (m > e).
+static inline void sim_nbr_at(int e, int m, const int32_t lo[3], const int32_t hi[3], sim_nbr *q) {
+  q->m = m;
+  q->e = e;
+  q->test = m > e;
+  int s = m - e;
+  for (int d = 0; d < 3; d++) {
+    q->tlo[d] = lo[d];
+    q->thi[d] = hi[d];
+    q->lo[d] = lo[d] >> s;
+    q->hi[d] = hi[d] >> s;
+  }
+}
+
 /// The neighbourhood among level-m balls of a ball of level li in level-0
 /// cell c0. Returns 0 when it is empty.
-int sim_levels_nbr(const sim_levels *g, const int32_t c0[3], int li, int m, sim_nbr *q);
+static inline int sim_levels_nbr(const sim_levels *g, const int32_t c0[3], int li, int m, sim_nbr *q) {
+  int32_t lo[3], hi[3];
+  sim_nbr_range(g, c0, li, m, lo, hi);
+  sim_nbr_at(li < m ? li : m, m, lo, hi, q);
+  return 1;
+}
 
 /// What a crossing adds: the ball (level li) has just moved by dir (+1 or -1)
 /// along axis into level-0 cell c0; q is the part of its new neighbourhood
