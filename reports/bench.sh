@@ -155,3 +155,37 @@ done
 echo "  (misclass: missed + ghost + other; <0.5 ULP: correctly rounded, but for exact ties (0.5 ULP, in the next"
 echo "   bin); <4 ULP counts histogram bins up to [2, 4);"
 echo "   max ratio: |T - t*| / (kappa 2^-53 |t*| + 2^-1075); sampled maxima are lower bounds)"
+
+# ==== mixed radii: one big ball among small ones (issue 17, item 4) ====
+# The same small balls with and without one ball of radius 60 (the second state is the first without its
+# big ball): the state read (--events 0: read, overlap check, grid, first predictions) and a run of
+# MIX_EVENTS events, whole process, the median of three runs taken in turn; the ratio one big / none is
+# what a grid that degrades with mixed radii shows. Environment: TOI_BENCH_MIX_SIZES (small-ball counts,
+# default "20000 80000"), TOI_BENCH_MIX_EVENTS (default 200000).
+MIX_SIZES=${TOI_BENCH_MIX_SIZES:-20000 80000}
+MIX_EVENTS=${TOI_BENCH_MIX_EVENTS:-200000}
+# Median wall seconds of three runs of each of two commands, alternated; prints "A B".
+mix_time2() {
+  local a=() b=() t0 k
+  for k in 1 2 3; do
+    t0=$(date +%s.%N); "$TB" simulate -f robust --state "$1" --events "$3" >/dev/null
+    a+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+    t0=$(date +%s.%N); "$TB" simulate -f robust --state "$2" --events "$3" >/dev/null
+    b+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+  done
+  echo "$(printf '%s\n' "${a[@]}" | sort -g | sed -n 2p) $(printf '%s\n' "${b[@]}" | sort -g | sed -n 2p)"
+}
+echo
+echo "== mixed radii: small balls (radii 0.5..1, spacing 2.5, 2D) with and without one ball of radius 60"
+printf "  %-8s %-22s %12s %12s %10s\n" small what "one big s" "none s" "big/none"
+for n in $MIX_SIZES; do
+  "$TB" simulate -f robust --n $((n + 1)) --spacing 2.5 --radius-dist bimodal:0.5e-9:60 --events 0 \
+    --write-state "$tmp/mix_big.state" >/dev/null
+  awk '/^ball / && !done { done = 1; next } { print }' "$tmp/mix_big.state" >"$tmp/mix_none.state"
+  read -r rb rn < <(mix_time2 "$tmp/mix_big.state" "$tmp/mix_none.state" 0)
+  printf "  %-8s %-22s %12.3g %12.3g %10s\n" "$n" "state read" "$rb" "$rn" "$(ratio "$rb" "$rn")"
+  read -r sb sn < <(mix_time2 "$tmp/mix_big.state" "$tmp/mix_none.state" "$MIX_EVENTS")
+  printf "  %-8s %-22s %12.3g %12.3g %10s\n" "$n" "read + $MIX_EVENTS events" "$sb" "$sn" "$(ratio "$sb" "$sn")"
+done
+echo "  (whole process, wall clock; before the hierarchical grid one big ball made both quadratic in N)"
+# ==== end of mixed radii ====

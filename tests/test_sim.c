@@ -58,7 +58,7 @@ static sim_state line_state(double lx, double ly, const double *x, const double 
 }
 
 static sim_config config(uint64_t events, void *ctx) {
-  sim_config c = {1.0, events, 0, 0, 1e-9, NULL, log_event, ctx};
+  sim_config c = {1.0, events, 0, 0, 1e-9, NULL, log_event, ctx, 0};
   return c;
 }
 
@@ -263,7 +263,7 @@ static void series_of(membuf *m, const sim_state *st, const sim_kernel *k, uint6
   m->buf = NULL;
   m->len = 0;
   m->f = open_memstream(&m->buf, &m->len);
-  sim_config cfg = {1.0, events, 200, 0, 1e-9, sample_to_file, NULL, m};
+  sim_config cfg = {1.0, events, 200, 0, 1e-9, sample_to_file, NULL, m, 0};
   sim_run(rep, st, k, &cfg);
   fclose(m->f);
 }
@@ -303,7 +303,7 @@ Test(sim, small_gas_conserves) {
     for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
       sim_kernel ker = kernel_named(exact_kernels[k]);
       if (!strcmp(ker.name, "reference") && dim == 3) continue; /* keep the suite fast */
-      sim_config cfg = {1.0, events, 500, 0, 1e-9, NULL, NULL, NULL};
+      sim_config cfg = {1.0, events, 500, 0, 1e-9, NULL, NULL, NULL, 0};
       sim_report rep;
       cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
       cr_assert_eq(rep.last.event, events);
@@ -333,7 +333,7 @@ Test(sim, every_forward_formulation_runs_a_gas) {
   for (size_t k = 0; k < n; k++) {
     if (all[k].direction != TOI_FORWARD) continue;
     sim_kernel ker = sim_formulation_kernel(&all[k]);
-    sim_config cfg = {1.0, 4000, 500, 0, 1e-9, NULL, NULL, NULL};
+    sim_config cfg = {1.0, 4000, 500, 0, 1e-9, NULL, NULL, NULL, 0};
     sim_report rep;
     cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
     cr_assert_eq(rep.last.event, 4000, "%s", ker.name);
@@ -359,7 +359,7 @@ Test(sim, missed_collisions_counted) {
   double x[3] = {4, 7, 14.5}, vx[3] = {1, -1, 0.5};
   sim_state st = line_state(16, 16, x, vx, 3);
   sim_kernel k = {"blind", NULL, blind_toi, expanded_respond, sim_wall_toi_double, sim_wall_respond_double};
-  sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL};
+  sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL, 0};
   sim_report rep;
   cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK);
   cr_assert(rep.time == 1, "t %a", rep.time);
@@ -475,4 +475,288 @@ Test(sim, overflowing_energy_and_momentum) {
   rep = run_two_balls("expanded", 0x1p1023, -0x1p1023, 4);
   cr_assert(isnan(rep.last.mom_err) && !signbit(rep.last.mom_err), "mom_err %g", rep.last.mom_err);
   cr_assert(isnan(rep.last.ke_err) && !signbit(rep.last.ke_err), "ke_err %g", rep.last.ke_err);
+}
+
+/* ---- mixed radii: the hierarchical grid ---- */
+
+#include "sim_grid.h"
+
+/* A lattice of small balls (radius rs, spacing h, k sites per axis, velocity
+   components vs in {-1, +1} times vs) leaving out the sites within `clear` of
+   centre c; the first `extra` balls are left zero for the caller. */
+static sim_state lattice_around(int dim, size_t k, double h, double rs, double vs, const double c[3],
+                                double clear, size_t extra) {
+  sim_state s;
+  memset(&s, 0, sizeof s);
+  s.dim = dim;
+  size_t sites = dim == 2 ? k * k : k * k * k;
+  s.balls = calloc(sites + extra, sizeof *s.balls);
+  s.n = extra;
+  for (size_t i = 0; i < sites; i++) {
+    size_t idx[3] = {i % k, (i / k) % k, dim == 3 ? i / (k * k) : 0};
+    sim_ball *b = &s.balls[s.n];
+    double d2 = 0;
+    for (int d = 0; d < dim; d++) {
+      b->p[d] = ((double)idx[d] + 0.5) * h;
+      b->v[d] = ((idx[d] + (size_t)d + i) % 2 ? vs : -vs);
+      d2 += (b->p[d] - c[d]) * (b->p[d] - c[d]);
+    }
+    if (d2 < clear * clear) {
+      memset(b, 0, sizeof *b);
+      continue;
+    }
+    b->r = rs;
+    b->m = 1;
+    s.n++;
+  }
+  for (int d = 0; d < dim; d++) s.box[d] = (double)k * h;
+  return s;
+}
+
+/* One ball of radius 40 at rest among 2000 small ones (radius 0.5, spacing 4,
+   drifting at 1/64 so that none can touch another or a wall before t = 8),
+   and a small one 8 away from its surface coming at speed 1: the first event
+   is that contact at t = 8 exactly (s = 48.5, R = 40.5: disc = 81^2), found
+   across levels, the small ball's cell a dozen cells from the big one's. */
+Test(sim, mixed_radii_first_contact_exact) {
+  const double c[3] = {100, 100, 0};
+  sim_state st = lattice_around(2, 50, 4, 0.5, 1.0 / 64, c, 60, 2);
+  st.balls[0] = (sim_ball){{100, 100, 0}, {0, 0, 0}, 40, 1};
+  st.balls[1] = (sim_ball){{148.5, 100, 0}, {-1, 0, 0}, 0.5, 1};
+  static const char *const exact[] = {"reference", "expanded", "ericson", "gsl-stable"}; /* minkowski's
+                                                 p.p + q.q - 2 p.q rounds at these coordinates */
+  for (size_t k = 0; k < sizeof exact / sizeof exact[0]; k++) {
+    sim_kernel ker = kernel_named(exact[k]);
+    evlog log = {.n = 0};
+    sim_config cfg = config(1, &log);
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s: %s", exact[k], rep.message);
+    cr_assert_gt(rep.grid_levels, 1, "%s: the hierarchy was not used", exact[k]);
+    cr_assert_eq(log.n, 1);
+    cr_assert(log.ev[0].kind == SIM_EV_PAIR && log.ev[0].time == 8.0, "%s: event at %a", exact[k],
+              log.ev[0].time);
+    cr_assert((log.ev[0].a == 0 && log.ev[0].b == 1) || (log.ev[0].a == 1 && log.ev[0].b == 0));
+  }
+  sim_state_free(&st);
+}
+
+/* ---- an all-pairs event loop: the yardstick for the grid ---- */
+
+typedef struct bf_ev {
+  int kind;
+  size_t a, b;
+  double t;
+} bf_ev;
+
+/* Earliest contact of every pair (skipping pairs whose last contact was
+   null and that have not changed since) and every wall, from the common time. */
+static bf_ev bf_next(const sim_state *s, const sim_kernel *k, double tnow, const unsigned char *nulled) {
+  bf_ev best = {-1, 0, 0, INFINITY};
+  for (size_t i = 0; i < s->n; i++) {
+    const sim_ball *a = &s->balls[i];
+    for (size_t j = i + 1; j < s->n; j++) {
+      if (nulled[i * s->n + j]) continue;
+      const sim_ball *b = &s->balls[j];
+      toi_case c = {.dim = s->dim, .ra = a->r, .rb = b->r, .ma = a->m, .mb = b->m};
+      memcpy(c.pa, a->p, sizeof c.pa);
+      memcpy(c.pb, b->p, sizeof c.pb);
+      memcpy(c.va, a->v, sizeof c.va);
+      memcpy(c.vb, b->v, sizeof c.vb);
+      double dt;
+      if (k->pair_toi(k->ctx, &c, &dt) == 1 && dt >= 0 && tnow + dt < best.t)
+        best = (bf_ev){SIM_EV_PAIR, i, j, tnow + dt};
+    }
+    for (int d = 0; d < s->dim; d++) {
+      if (a->v[d] == 0) continue;
+      int side = a->v[d] > 0;
+      double dt;
+      if (k->wall_toi(k->ctx, a->p, a->v, a->r, s->dim, d, side ? s->box[d] : 0, &dt) == 1) {
+        if (dt < 0) dt = 0;
+        if (tnow + dt < best.t) best = (bf_ev){SIM_EV_WALL, i, (size_t)(2 * d + side), tnow + dt};
+      }
+    }
+  }
+  return best;
+}
+
+/* Resolves e (every ball advanced to its time first); 1 when it changed
+   something, 0 for a null contact. */
+static int bf_apply(sim_state *s, const sim_kernel *k, const bf_ev *e, double dt) {
+  for (size_t i = 0; i < s->n; i++)
+    for (int d = 0; d < s->dim; d++) s->balls[i].p[d] += s->balls[i].v[d] * dt;
+  sim_ball *a = &s->balls[e->a];
+  if (e->kind == SIM_EV_WALL) {
+    a->v[e->b / 2] = -a->v[e->b / 2];
+    return 1;
+  }
+  sim_ball *b = &s->balls[e->b];
+  toi_case c = {.dim = s->dim, .ra = a->r, .rb = b->r, .ma = a->m, .mb = b->m};
+  memcpy(c.pa, a->p, sizeof c.pa);
+  memcpy(c.pb, b->p, sizeof c.pb);
+  memcpy(c.va, a->v, sizeof c.va);
+  memcpy(c.vb, b->v, sizeof c.vb);
+  double pa[3] = {0}, pb[3] = {0}, va[3] = {0}, vb[3] = {0};
+  if (k->pair_respond(k->ctx, &c, 0, 1.0, pa, pb, va, vb) != 1) return 0;
+  memcpy(a->v, va, sizeof va);
+  memcpy(b->v, vb, sizeof vb);
+  return 1;
+}
+
+/* The first `want` physical events of an all-pairs loop on a copy of st. */
+static size_t bf_run(const sim_state *st, const sim_kernel *k, bf_ev *out, size_t want) {
+  sim_state s = *st;
+  s.balls = malloc(st->n * sizeof *s.balls);
+  memcpy(s.balls, st->balls, st->n * sizeof *s.balls);
+  unsigned char *nulled = calloc(st->n * st->n, 1);
+  double tnow = 0;
+  size_t got = 0;
+  for (int guard = 0; got < want && guard < 100 * (int)want; guard++) {
+    bf_ev e = bf_next(&s, k, tnow, nulled);
+    if (e.kind < 0) break;
+    double dt = e.t - tnow;
+    tnow = e.t;
+    if (!bf_apply(&s, k, &e, dt)) {
+      nulled[e.a * s.n + e.b] = 1;
+      continue;
+    }
+    for (size_t i = 0; i < s.n; i++) /* the balls that changed may meet anyone again */
+      for (size_t j = 0; j < s.n; j++)
+        if (i == e.a || j == e.a || (e.kind == SIM_EV_PAIR && (i == e.b || j == e.b))) nulled[i * s.n + j] = 0;
+    out[got++] = e;
+  }
+  free(nulled);
+  free(s.balls);
+  return got;
+}
+
+typedef struct fulllog {
+  sim_event_info ev[60];
+  size_t n;
+} fulllog;
+
+static int log_all(void *ctx, const sim_event_info *e) {
+  fulllog *l = ctx;
+  if (e->kind == SIM_EV_PAIR && !e->applied) return 0;
+  if (l->n < 60) l->ev[l->n++] = *e;
+  return 0;
+}
+
+/* A few hundred random states with mixed radii (one to three big balls among
+   small ones, 2D and 3D): the grid's first 60 events are those of the
+   all-pairs loop, the same pairs and walls in the same order at the same
+   times up to the rounding of where each prediction starts. */
+Test(sim, hierarchy_matches_all_pairs) {
+  unsigned long long seed = sim_seed();
+  sim_kernel k = kernel_named("robust");
+  int states = 200 * sim_scale(), levelled = 0;
+  for (int t = 0; t < states; t++) {
+    int dim = 2 + t % 2;
+    sim_radii rd = {0.3, 1, t % 4 == 3 ? SIM_RADIUS_LOGUNIFORM : SIM_RADIUS_BIMODAL, 0.03,
+                    dim == 2 ? 6 + t % 5 : 3 + 0.5 * (t % 3)};
+    if (rd.dist == SIM_RADIUS_LOGUNIFORM) rd.lo = 0.02;
+    sim_state st;
+    cr_assert_eq(sim_generate_radii(&st, seed + (unsigned long long)t, dim, dim == 2 ? 150 : 120, 2.5, &rd), TOI_OK);
+    bf_ev want[60];
+    size_t nw = bf_run(&st, &k, want, 60);
+    fulllog log = {.n = 0};
+    sim_config cfg = {1.0, nw, 0, 0, 1e-9, NULL, log_all, &log, 0};
+    sim_report rep;
+    cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK, "state %d: %s", t, rep.message);
+    levelled += rep.grid_levels > 1;
+    cr_assert_eq(log.n, nw, "state %d: %zu events, all-pairs %zu", t, log.n, nw);
+    for (size_t i = 0; i < nw; i++) {
+      const sim_event_info *e = &log.ev[i];
+      size_t a = e->a, b = e->b;
+      if (e->kind == SIM_EV_PAIR && a > b) a = e->b, b = e->a;
+      cr_assert(e->kind == (sim_event_kind)want[i].kind && a == want[i].a && b == want[i].b,
+                "seed %llu state %d event %zu: %d %zu %zu, all-pairs %d %zu %zu", seed, t, i, e->kind, a, b,
+                want[i].kind, want[i].a, want[i].b);
+      cr_assert(fabs(e->time - want[i].t) <= 1e-9 * (1 + fabs(want[i].t)), "state %d event %zu: time %a vs %a", t, i,
+                e->time, want[i].t);
+    }
+    sim_state_free(&st);
+  }
+  cr_assert_geq(levelled, states / 2, "only %d of %d states used the hierarchy", levelled, states);
+}
+
+/* The state reader's overlap check on the hierarchy: a big ball overlapping a
+   small one whose centre is a dozen small cells away is refused and named;
+   moved 0.4 further out, the same state is accepted. */
+Test(sim, overlap_check_big_small_far_apart) {
+  const double c[3] = {100, 100, 0};
+  for (int overl = 1; overl >= 0; overl--) {
+    sim_state st = lattice_around(2, 50, 4, 0.5, 0, c, 36, 2);
+    st.balls[0] = (sim_ball){{100, 100, 0}, {0, 0, 0}, 30, 1};
+    st.balls[1] = (sim_ball){{overl ? 130.2 : 130.6, 100, 0}, {0, 0, 0}, 0.5, 1};
+    sim_levels g;
+    cr_assert_eq(sim_levels_plan(&g, 2, st.box, st.balls, st.n, 0), 0);
+    cr_assert_gt(g.nused, 1);
+    int32_t c0 = sim_cell_coord(st.balls[0].p[0], g.w[0], g.nc[0][0]);
+    int32_t c1 = sim_cell_coord(st.balls[1].p[0], g.w[0], g.nc[0][0]);
+    cr_assert_geq(c1 - c0, 6, "the small ball is only %d cells away", c1 - c0);
+    sim_levels_free(&g);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(sim_state_write(f, &st), 0);
+    fclose(f);
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    sim_state back;
+    toi_status s = sim_state_parse(&back, "m.state", buf, len, &dg);
+    if (overl) {
+      cr_assert_eq(s, TOI_ERR_INPUT);
+      cr_assert_eq(dg.total, 1);
+      cr_assert(dg.items[0].line == 5 && strstr(dg.items[0].message, "line 4"), "line %ld: %s", dg.items[0].line,
+                dg.items[0].message);
+    } else {
+      cr_assert_eq(s, TOI_OK, "%s", dg.count ? dg.items[0].message : "");
+      sim_state_free(&back);
+    }
+    free(buf);
+    sim_state_free(&st);
+  }
+}
+
+/* ---- generated states with mixed radii ---- */
+
+Test(sim, generated_radii) {
+  unsigned long long seed = sim_seed();
+  sim_state a, b;
+  const sim_radii dflt = {0.5, 1, SIM_RADIUS_UNIFORM, 0, 0};
+  for (int dim = 2; dim <= 3; dim++) {
+    cr_assert_eq(sim_generate(&a, seed, dim, 500, 2.5), TOI_OK);
+    cr_assert_eq(sim_generate_radii(&b, seed, dim, 500, 2.5, &dflt), TOI_OK);
+    cr_assert(a.n == b.n && !memcmp(a.box, b.box, sizeof a.box) && !memcmp(a.balls, b.balls, a.n * sizeof *a.balls));
+    sim_state_free(&a);
+    sim_state_free(&b);
+  }
+  const sim_radii kinds[] = {{0.1, 2, SIM_RADIUS_UNIFORM, 0, 0},
+                             {0.01, 1, SIM_RADIUS_LOGUNIFORM, 0, 0},
+                             {0.5, 1, SIM_RADIUS_BIMODAL, 0.01, 25},
+                             {0.5, 1, SIM_RADIUS_BIMODAL, 0.3, 3}};
+  for (size_t kk = 0; kk < sizeof kinds / sizeof kinds[0]; kk++)
+    for (int dim = 2; dim <= 3; dim++) {
+      const sim_radii *rd = &kinds[kk];
+      cr_assert_eq(sim_generate_radii(&a, seed, dim, 400, 4.5, rd), TOI_OK, "kind %zu", kk);
+      size_t big = 0;
+      for (size_t i = 0; i < a.n; i++) {
+        const sim_ball *x = &a.balls[i];
+        if (rd->dist == SIM_RADIUS_BIMODAL && x->r == rd->big) big++;
+        else cr_assert(x->r >= rd->lo && x->r <= rd->hi, "kind %zu: radius %g", kk, x->r);
+        for (int d = 0; d < dim; d++) cr_assert(x->p[d] - x->r > 0 && x->p[d] + x->r < a.box[d]);
+        for (size_t j = i + 1; j < a.n; j++) {
+          double s2 = 0, R = x->r + a.balls[j].r;
+          for (int d = 0; d < dim; d++) s2 += (a.balls[j].p[d] - x->p[d]) * (a.balls[j].p[d] - x->p[d]);
+          cr_assert(s2 > R * R, "kind %zu dim %d: balls %zu and %zu overlap", kk, dim, i, j);
+        }
+      }
+      if (rd->dist == SIM_RADIUS_BIMODAL) cr_assert_eq(big, kk == 2 ? 4 : 120, "kind %zu: %zu big", kk, big);
+      cr_assert_eq(sim_generate_radii(&b, seed, dim, 400, 4.5, rd), TOI_OK);
+      cr_assert(!memcmp(a.balls, b.balls, a.n * sizeof *a.balls), "not reproducible");
+      sim_state_free(&a);
+      sim_state_free(&b);
+    }
+  const sim_radii bad = {0.5, 3, SIM_RADIUS_UNIFORM, 0, 0}; /* spacing 4.5 < 2 HI */
+  cr_assert_eq(sim_generate_radii(&a, seed, 2, 10, 4.5, &bad), TOI_ERR_RANGE);
 }

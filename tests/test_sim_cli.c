@@ -191,3 +191,40 @@ Test(simcli, simulate_zero_radius_refused_with_reason) {
   cr_assert(!td_exists(td_path("s.txt")));
   simulate_help_says("R = 0 is refused");
 }
+
+/* --radius and --radius-dist: the default radii give the default state bit
+   for bit; a bimodal state is written, read back and run on either grid; bad
+   values are usage errors. */
+Test(simcli, simulate_radius_options) {
+  simulate_help_says("--radius LO:HI");
+  simulate_help_says("bimodal:F:BIG");
+  simulate_help_says("--grid auto|uniform");
+  cr_assert_eq(tb("simulate -f robust --n 300 --events 10 --write-state a.state"), 0);
+  cr_assert_eq(tb("simulate -f robust --n 300 --events 10 --radius 0.5:1 --radius-dist uniform "
+                  "--write-state b.state"), 0);
+  cr_assert(td_same_file(td_path("a.state"), td_path("b.state")), "the default radii changed the state");
+  cr_assert_eq(tb("simulate -f robust --n 2000 --events 0 --radius-dist bimodal:0.001:20 --write-state m.state"), 0);
+  char *st = td_read("m.state");
+  cr_assert(st && strstr(st, " 0x1.4p+4 "), "no ball of radius 20 in the state");
+  free(st);
+  cr_assert_eq(tb("simulate -f robust --state m.state --events 3000 --every 1000 --series s1.txt"), 0);
+  cr_assert_eq(tb("simulate -f robust --state m.state --events 3000 --every 1000 --grid uniform --series s2.txt"), 0);
+  char *out = td_read("out.txt");
+  cr_assert(strstr(out, "uniform grid") && strstr(out, "robust           ok"), "%s", out);
+  free(out);
+  cr_assert_eq(tb("simulate --radius 0.5"), 2);
+  cr_assert_eq(tb("simulate --radius 1:0.5"), 2);
+  cr_assert_eq(tb("simulate -f robust --n 20 --events 10 --radius 0.5:3"), 0); /* spacing 4 HI */
+  cr_assert_eq(tb("simulate --radius 0.5:3 --spacing 5"), 2); /* 5 < 2 HI */
+  cr_assert_eq(tb("simulate --radius-dist bimodal:0:5"), 2);
+  cr_assert_eq(tb("simulate --radius-dist normal"), 2);
+  cr_assert_eq(tb("simulate --grid fine"), 2);
+}
+
+/* On balls of one size the grid is the uniform one: auto and uniform give
+   the same series, byte for byte. */
+Test(simcli, simulate_grid_uniform_same_series) {
+  cr_assert_eq(tb("simulate -f ericson --n 500 --events 3000 --every 100 --series a.txt"), 0);
+  cr_assert_eq(tb("simulate -f ericson --n 500 --events 3000 --every 100 --grid uniform --series b.txt"), 0);
+  cr_assert(td_same_file(td_path("a.txt"), td_path("b.txt")));
+}

@@ -12,6 +12,8 @@
    wants tens of GB, which is a typing slip rather than an experiment. */
 #define SIM_MAX_BALLS 10000000ULL
 
+static void help_formats(void);
+
 static void help(void) {
   printf(
       "Usage: toibench simulate [-f NAME,...|reference] [--n N] [--events M] [--seed S]\n"
@@ -19,9 +21,10 @@ static void help(void) {
       "Event-driven simulation of N balls in a box with elastic walls (document 001 section 5):\n"
       "the earliest contact among all pairs and walls is found, everything advances to it, it\n"
       "is resolved, and only what involves the balls that changed is recomputed (document 003).\n"
-      "Events wait in a binary heap with per-ball change counters; a uniform grid of cells one\n"
-      "diameter wide (document 001 section 3) limits predictions to neighbouring cells, so an\n"
-      "event costs O(log N). Every kernel runs from the same initial state, one after another.\n"
+      "Events wait in a binary heap with per-ball change counters; a grid of cells one\n"
+      "diameter wide (document 001 section 3; levels of cells for mixed sizes) limits\n"
+      "predictions to neighbouring cells, so an event costs O(log N). Every kernel runs from\n"
+      "the same initial state, one after another.\n"
       "\n"
       "Kernels (-f, comma-separated; default: all forward formulations):\n"
       "  NAME       a built-in forward formulation ('toibench list'): its time of impact, then\n"
@@ -37,9 +40,18 @@ static void help(void) {
       "                    hundred bytes a ball)\n"
       "  --dim 2|3         (default 2)\n"
       "  --seed S          (default 1)\n"
-      "  --spacing H       lattice spacing, > 2 (default 4): ceil(N^(1/dim)) sites per axis,\n"
-      "                    box side = sites * H; radii in [0.5, 1], masses in [0.5, 2],\n"
-      "                    velocity components in [-1, 1], balls jittered in distinct sites\n"
+      "  --spacing H       lattice spacing, > 2 HI (default 4 HI): ceil(N^(1/dim)) sites per\n"
+      "                    axis, box side = sites * H; masses in [0.5, 2], velocity\n"
+      "                    components in [-1, 1], balls jittered in distinct sites\n"
+      "  --radius LO:HI    radii in [LO, HI], 0 < LO <= HI (default 0.5:1)\n"
+      "  --radius-dist D   how radii are drawn (default uniform):\n"
+      "                      uniform           uniform in [LO, HI]\n"
+      "                      loguniform        every double of [LO, HI] equally likely, so\n"
+      "                                        each factor of 2 holds as many balls\n"
+      "                      bimodal:F:BIG     a fraction F in (0, 1) of the balls (at least\n"
+      "                                        one) of radius BIG, placed first, apart, on a\n"
+      "                                        coarser lattice; the rest uniform in [LO, HI];\n"
+      "                                        the box grows to hold them\n"
       "  --write-state FILE  write the initial state (hex floats) and go on\n"
       "Run:\n"
       "  --events M        physical events per kernel: contacts with an impulse, and wall\n"
@@ -51,7 +63,21 @@ static void help(void) {
       "  --overlap-tol X   a pair overlaps when (|d| - R)/R < -X (default 1e-9; the absolute time\n"
       "                    grows, so the state carries errors of order ulp(t) |v|)\n"
       "  --series FILE     the time series (below)\n"
+      "  --grid auto|uniform  cells for finding neighbours (default auto): uniform is one\n"
+      "                    grid of cells one largest diameter wide; auto uses levels of\n"
+      "                    cells doubling in size when a few big balls would make that\n"
+      "                    grid slow, each ball in the level of its size. Both find the\n"
+      "                    same events; with levels, a pair is predicted from the moment it\n"
+      "                    comes into a neighbourhood, so times can differ in the last bits.\n"
+      "                    uniform gives the results of earlier versions bit for bit\n"
       "\n"
+      );
+  help_formats();
+}
+
+/* The second half of the help: the series, the summary and the state files. */
+static void help_formats(void) {
+  printf(
       "Series (text, '# toibench-series v1', one block per kernel, blocks separated by two\n"
       "blank lines for gnuplot's 'index'); columns:\n"
       "  event time ke_err mom_err min_gap overlaps missed late pair_events wall_events\n"
@@ -125,10 +151,49 @@ static int parse_count(const char *cmd, const char *opt, const char *s, unsigned
 }
 
 typedef struct simulate_opts {
-  const char *names, *state_path, *series_path, *write_path;
+  const char *names, *state_path, *series_path, *write_path, *spacing_arg;
   unsigned long long n, events, seed, dim, every, same;
   double spacing, tol;
+  int spacing_set, radii_set, uniform_grid;
+  sim_radii radii;
 } simulate_opts;
+
+/* --radius LO:HI */
+static int radius_option(simulate_opts *o, const char *v) {
+  char lo[64], *colon = strchr(v, ':');
+  size_t nl = colon ? (size_t)(colon - v) : 0;
+  if (!colon || nl >= sizeof lo)
+    return cli_usage_error("simulate", "--radius wants LO:HI, got '%s'", v);
+  memcpy(lo, v, nl);
+  lo[nl] = 0;
+  if (cli_parse_double(lo, &o->radii.lo) || cli_parse_double(colon + 1, &o->radii.hi) ||
+      !(o->radii.lo > 0) || !(o->radii.lo <= o->radii.hi) || !isfinite(o->radii.hi))
+    return cli_usage_error("simulate", "--radius wants LO:HI with 0 < LO <= HI, finite, got '%s'", v);
+  o->radii_set = 1;
+  return 0;
+}
+
+/* --radius-dist uniform|loguniform|bimodal:F:BIG */
+static int radius_dist_option(simulate_opts *o, const char *v) {
+  o->radii_set = 1;
+  if (!strcmp(v, "uniform")) o->radii.dist = SIM_RADIUS_UNIFORM;
+  else if (!strcmp(v, "loguniform")) o->radii.dist = SIM_RADIUS_LOGUNIFORM;
+  else if (!strncmp(v, "bimodal:", 8)) {
+    char f[64];
+    const char *colon = strchr(v + 8, ':');
+    size_t nf = colon ? (size_t)(colon - (v + 8)) : 0;
+    if (!colon || nf >= sizeof f) return cli_usage_error("simulate", "--radius-dist bimodal wants bimodal:F:BIG, got '%s'", v);
+    memcpy(f, v + 8, nf);
+    f[nf] = 0;
+    o->radii.dist = SIM_RADIUS_BIMODAL;
+    if (cli_parse_double(f, &o->radii.big_fraction) || cli_parse_double(colon + 1, &o->radii.big) ||
+        !(o->radii.big_fraction > 0 && o->radii.big_fraction < 1) || !(o->radii.big > 0) ||
+        !isfinite(o->radii.big))
+      return cli_usage_error("simulate", "--radius-dist bimodal:F:BIG wants 0 < F < 1 and BIG > 0, got '%s'", v);
+  } else
+    return cli_usage_error("simulate", "--radius-dist wants uniform, loguniform or bimodal:F:BIG, got '%s'", v);
+  return 0;
+}
 
 /* The value of option a; 0, or the exit status of a usage error. */
 static int simulate_option(simulate_opts *o, const char *a, const char *v) {
@@ -148,8 +213,16 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--series")) o->series_path = v;
   else if (!strcmp(a, "--write-state")) o->write_path = v;
   else if (!strcmp(a, "--spacing")) {
-    if (cli_parse_double(v, &o->spacing) || !(o->spacing > 2) || o->spacing > 1e100)
+    if (cli_parse_double(v, &o->spacing) || !(o->spacing > 0) || o->spacing > 1e100)
       return cli_usage_error("simulate", "--spacing wants a number > 2, got '%s'", v);
+    o->spacing_set = 1;
+    o->spacing_arg = v;
+  } else if (!strcmp(a, "--radius")) return radius_option(o, v);
+  else if (!strcmp(a, "--radius-dist")) return radius_dist_option(o, v);
+  else if (!strcmp(a, "--grid")) {
+    if (strcmp(v, "auto") && strcmp(v, "uniform"))
+      return cli_usage_error("simulate", "--grid wants auto or uniform, got '%s'", v);
+    o->uniform_grid = !strcmp(v, "uniform");
   } else if (!strcmp(a, "--overlap-tol")) {
     if (cli_parse_double(v, &o->tol) || !(o->tol >= 0) || !isfinite(o->tol))
       return cli_usage_error("simulate", "--overlap-tol wants a finite number >= 0, got '%s'", v);
@@ -161,7 +234,7 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
 /* -1 to go on, or the exit status (after the help or a usage error). */
 static int simulate_options(int argc, char **argv, simulate_opts *o) {
   *o = (simulate_opts){.n = 100, .events = 100000, .seed = 1, .dim = 2, .every = 1000, .spacing = 4,
-                  .tol = 1e-9};
+                  .tol = 1e-9, .radii = {0.5, 1, SIM_RADIUS_UNIFORM, 0, 0}};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -173,6 +246,12 @@ static int simulate_options(int argc, char **argv, simulate_opts *o) {
     int rc = simulate_option(o, a, argv[++i]);
     if (rc) return rc;
   }
+  if (!o->spacing_set) o->spacing = 4 * o->radii.hi;
+  if (!(o->spacing > 2 * o->radii.hi) && !o->radii_set)
+    return cli_usage_error("simulate", "--spacing wants a number > 2, got '%s'", o->spacing_arg);
+  if (!(o->spacing > 2 * o->radii.hi))
+    return cli_usage_error("simulate", "--spacing %.17g: the lattice needs a spacing > 2 HI = %.17g",
+                           o->spacing, 2 * o->radii.hi);
   return -1;
 }
 
@@ -185,8 +264,11 @@ static void usage_msg(void *ud, const char *text) {
 /* The initial state, shared by every kernel: read (its problems printed) or generated. */
 static int load_state(const simulate_opts *o, sim_state *st) {
   if (!o->state_path) {
-    if (sim_generate(st, o->seed, (int)o->dim, (size_t)o->n, o->spacing) == TOI_OK) return EXIT_OK;
-    cli_error("cannot generate %llu balls (out of memory?)", o->n);
+    toi_status gs = sim_generate_radii(st, o->seed, (int)o->dim, (size_t)o->n, o->spacing, &o->radii);
+    if (gs == TOI_OK) return EXIT_OK;
+    if (gs == TOI_ERR_RANGE)
+      cli_error("cannot generate %llu balls: the big balls need more than 10^8 lattice sites", o->n);
+    else cli_error("cannot generate %llu balls (out of memory?)", o->n);
     return EXIT_RUNTIME;
   }
   toi_diags dg;
@@ -208,6 +290,10 @@ static int load_state(const simulate_opts *o, sim_state *st) {
   return EXIT_RUNTIME;
 }
 
+static const char *radius_dist_name(sim_radius_dist d) {
+  return d == SIM_RADIUS_LOGUNIFORM ? "loguniform" : d == SIM_RADIUS_BIMODAL ? "bimodal" : "uniform";
+}
+
 /* --write-state (written at once) and --series (opened, its header written). */
 static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *series, series_ctx *sc) {
   cli_out wstate;
@@ -224,7 +310,14 @@ static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *se
   sc->f = series->f;
   fprintf(sc->f, "# toibench-series v1\n# state: ");
   if (o->state_path) fprintf(sc->f, "file %s\n", o->state_path);
-  else fprintf(sc->f, "generated, seed %llu, spacing %a\n", o->seed, o->spacing);
+  else {
+    fprintf(sc->f, "generated, seed %llu, spacing %a", o->seed, o->spacing);
+    if (o->radii_set) {
+      fprintf(sc->f, ", radius %a:%a %s", o->radii.lo, o->radii.hi, radius_dist_name(o->radii.dist));
+      if (o->radii.dist == SIM_RADIUS_BIMODAL) fprintf(sc->f, ":%a:%a", o->radii.big_fraction, o->radii.big);
+    }
+    fprintf(sc->f, "\n");
+  }
   fprintf(sc->f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a\n", st->dim, st->n, o->events,
           o->every, o->tol);
   return EXIT_OK;
@@ -235,6 +328,11 @@ static void print_header(const simulate_opts *o, const sim_state *st) {
   for (int d = 0; d < st->dim; d++) printf("%s%.6g", d ? " x " : " ", st->box[d]);
   if (o->state_path) printf(", state %s", o->state_path);
   else printf(", seed %llu, spacing %.6g", o->seed, o->spacing);
+  if (!o->state_path && o->radii_set) {
+    printf(", radius %.6g:%.6g %s", o->radii.lo, o->radii.hi, radius_dist_name(o->radii.dist));
+    if (o->radii.dist == SIM_RADIUS_BIMODAL) printf(":%.6g:%.6g", o->radii.big_fraction, o->radii.big);
+  }
+  if (o->uniform_grid) printf(", uniform grid");
   printf(", %llu events per kernel, sample every %llu\n", o->events, o->every);
   printf("# events/s is wall clock (not reproducible); every other figure is.\n");
   printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s  %s\n", "kernel", "status",
@@ -272,7 +370,7 @@ static int run_kernels(const simulate_opts *o, const sim_state *st, const sim_ke
   for (int k = 0; k < nk; k++) {
     if (sc->f) fprintf(sc->f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
                        "pair_events wall_events cell_events null_events\n", k ? "\n\n" : "", kernels[k].name);
-    sim_config cfg = {1.0, o->events, o->every, o->same, o->tol, write_sample, NULL, sc};
+    sim_config cfg = {1.0, o->events, o->every, o->same, o->tol, write_sample, NULL, sc, o->uniform_grid};
     sim_report rep;
     double t0 = now_seconds();
     sim_status s = sim_run(&rep, st, &kernels[k], &cfg);

@@ -78,11 +78,9 @@ typedef struct sim {
   int dim;
   double *p, *v, *tr; /* n*3, n*3, n */
   uint32_t *cnt;
-  int32_t *cell;      /* n*3 cell coordinates */
+  int32_t *cell;      /* n*3 level-0 cell coordinates */
   uint32_t *next, *prev, *head;
-  int nc[3];
-  double w[3];
-  size_t ncells;
+  sim_levels g;
   ev *heap;
   size_t hn, hcap, compact_at;
   uint64_t seq;
@@ -109,57 +107,51 @@ const char *sim_status_name(sim_status s) {
 
 /* ---- grid ---- */
 
-/* Cells at least one largest diameter wide (a hair more, so rounding of
-   positions cannot hide a contact), and about one ball per cell: smaller
-   cells only add crossings. */
-void sim_grid_shape(int dim, const double box[3], double rmax, size_t n, int nc[3], double w[3]) {
-  double wmin = 2 * rmax * (1 + 0x1p-20);
-  long target = 1;
-  while (1) {
-    long t = target + 1, pw = 1;
-    for (int d = 0; d < dim; d++) pw *= t;
-    if ((size_t)pw > n || t > 1000000) break;
-    target = t;
-  }
-  for (int d = 0; d < 3; d++) {
-    nc[d] = 1;
-    w[d] = d < dim ? box[d] : 1;
-    if (d >= dim) continue;
-    double fit = floor(box[d] / wmin);
-    long c = fit < 1 ? 1 : (fit > target ? target : (long)fit);
-    nc[d] = (int)c;
-    w[d] = box[d] / (double)c;
-    if (w[d] < wmin) { /* rounding of the division: use one cell fewer */
-      if (c > 1) nc[d] = (int)(c - 1);
-      w[d] = box[d] / (double)nc[d];
-    }
-  }
+static size_t ball_cell(const sim *s, uint32_t i) {
+  return sim_levels_index(&s->g, s->g.level[i], &s->cell[3 * i]);
 }
 
-int sim_cell_coord(double x, double w, int nc) {
-  double f = floor(x / w);
-  if (!(f >= 0)) return 0;
-  if (f >= nc) return nc - 1;
-  return (int)f;
-}
-
-static size_t cell_index(const sim *s, const int32_t c[3]) {
-  return ((size_t)c[2] * (size_t)s->nc[1] + (size_t)c[1]) * (size_t)s->nc[0] + (size_t)c[0];
-}
-
-static void cell_insert(sim *s, uint32_t i) {
-  size_t ci = cell_index(s, &s->cell[3 * i]);
+static void cell_insert(sim *s, uint32_t i, size_t ci) {
   s->prev[i] = NONE32;
   s->next[i] = s->head[ci];
   if (s->head[ci] != NONE32) s->prev[s->head[ci]] = i;
   s->head[ci] = i;
 }
 
-static void cell_remove(sim *s, uint32_t i) {
-  size_t ci = cell_index(s, &s->cell[3 * i]);
+static void cell_remove(sim *s, uint32_t i, size_t ci) {
   if (s->prev[i] != NONE32) s->next[s->prev[i]] = s->next[i];
   else s->head[ci] = s->next[i];
   if (s->next[i] != NONE32) s->prev[s->next[i]] = s->prev[i];
+}
+
+/* What to do with a candidate partner j of ball i: non-zero stops the scan. */
+typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
+
+/* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
+   list order within a cell, so the order of predictions is fixed. */
+static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
+  const int *nc = s->g.nc[q->m];
+  for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
+    for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
+      size_t row = s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
+      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++)
+        for (uint32_t j = s->head[row + (size_t)x]; j != NONE32; j = s->next[j]) {
+          if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
+          if (fn(s, i, j, ctx)) return 1;
+        }
+    }
+  return 0;
+}
+
+/* Every neighbour of ball i, level by level. */
+static inline int scan_neighbours(sim *s, uint32_t i, visit_fn fn, void *ctx) {
+  for (int u = 0; u < s->g.nused; u++) {
+    sim_nbr q;
+    if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q) &&
+        scan(s, &q, i, fn, ctx))
+      return 1;
+  }
+  return 0;
 }
 
 /* ---- heap ---- */
@@ -331,8 +323,8 @@ static void predict_cell(sim *s, uint32_t i) {
     double vd = s->v[3 * i + d];
     int c = s->cell[3 * i + d];
     double bound;
-    if (vd > 0 && c < s->nc[d] - 1) bound = (c + 1) * s->w[d];
-    else if (vd < 0 && c > 0) bound = c * s->w[d];
+    if (vd > 0 && c < s->g.nc[0][d] - 1) bound = (c + 1) * s->g.w[d];
+    else if (vd < 0 && c > 0) bound = c * s->g.w[d];
     else continue;
     double t = s->tr[i] + (bound - s->p[3 * i + d]) / vd;
     if (t < best) {
@@ -348,28 +340,23 @@ static void predict_cell(sim *s, uint32_t i) {
   if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
 }
 
-/* The cells within one cell of ball i's, clipped to the grid: lo..hi per axis. */
-static void neighbour_cells(const sim *s, uint32_t i, int32_t lo[3], int32_t hi[3]) {
-  for (int d = 0; d < 3; d++) {
-    int32_t ci = s->cell[3 * i + d];
-    lo[d] = ci > 0 ? ci - 1 : 0;
-    hi[d] = ci + 1 < s->nc[d] ? ci + 1 : s->nc[d] - 1;
-  }
+typedef struct predict_ctx {
+  uint32_t skip;
+  int only_higher;
+} predict_ctx;
+
+static int predict_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
+  const predict_ctx *pc = ctx;
+  if (j == i || j == pc->skip || (pc->only_higher && j < i)) return 0;
+  predict_pair(s, i, j);
+  return s->stop;
 }
 
-/* Pairs of ball i with the balls of the cells within one cell of it; with
-   only_higher, only partners j > i (the first sweep predicts each pair once). */
+/* Pairs of ball i with its neighbours; with only_higher, only partners
+   j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
-  int32_t lo[3], hi[3], c[3];
-  neighbour_cells(s, i, lo, hi);
-  for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-    for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-      for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-        for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
-          if (j == i || j == skip || (only_higher && j < i)) continue;
-          predict_pair(s, i, j);
-          if (s->stop) return;
-        }
+  predict_ctx pc = {skip, only_higher};
+  scan_neighbours(s, i, predict_visit, &pc);
 }
 
 static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
@@ -418,6 +405,39 @@ static double rel_gap(const double pi[3], const double pj[3], double R, int dim)
   return (sqrt(s) - R) / R;
 }
 
+/* The sample's walk over neighbouring pairs: the centres now, and the
+   overlapping pairs that were apart when their current paths began. */
+typedef struct gap_ctx {
+  sim_sample *out;
+  double *q;
+  pairkey *cand;
+  size_t ncand, capc;
+} gap_ctx;
+
+static int gap_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
+  gap_ctx *gc = ctx;
+  if (j <= i) return 0;
+  double R = s->st->balls[i].r + s->st->balls[j].r;
+  double g = rel_gap(&gc->q[3 * i], &gc->q[3 * j], R, s->dim);
+  if (g < gc->out->min_gap) gc->out->min_gap = g;
+  double tol = s->cfg->overlap_tol;
+  if (!(g < -tol)) return 0;
+  gc->out->overlaps++;
+  double base = s->tr[i] > s->tr[j] ? s->tr[i] : s->tr[j], pi[3], pj[3];
+  centre_at(s, i, base, pi);
+  centre_at(s, j, base, pj);
+  if (rel_gap(pi, pj, R, s->dim) < -tol) return 0;
+  if (gc->ncand == gc->capc) {
+    size_t nc = gc->capc ? 2 * gc->capc : 16;
+    pairkey *t = realloc(gc->cand, nc * sizeof *t);
+    if (!t) return 1;
+    gc->cand = t;
+    gc->capc = nc;
+  }
+  gc->cand[gc->ncand++] = (pairkey){i, j, 0};
+  return 0;
+}
+
 /* Overlaps are counted among neighbouring pairs at the current time. An
    overlapping pair that was not overlapping when its current straight paths
    began (the later reference time of the two balls) crossed contact on those
@@ -444,43 +464,17 @@ static int take_sample(sim *s, sim_sample *out) {
   if (!isfinite(s->pscale) || !isfinite(mnorm)) out->mom_err = NAN;
   else out->mom_err = s->pscale > 0 ? mnorm / s->pscale : 0;
   out->min_gap = INFINITY;
-  double *q = malloc(3 * s->n * sizeof *q);
-  pairkey *cand = NULL;
-  size_t ncand = 0, capc = 0;
-  if (!q) return -1;
-  for (size_t i = 0; i < s->n; i++) centre_at(s, (uint32_t)i, s->tnow, &q[3 * i]);
-  double tol = s->cfg->overlap_tol;
-  for (uint32_t i = 0; i < s->n; i++) {
-    int32_t lo[3], hi[3], c[3];
-    neighbour_cells(s, i, lo, hi);
-    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-          for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
-            if (j <= i) continue;
-            double R = s->st->balls[i].r + s->st->balls[j].r;
-            double g = rel_gap(&q[3 * i], &q[3 * j], R, s->dim);
-            if (g < out->min_gap) out->min_gap = g;
-            if (!(g < -tol)) continue;
-            out->overlaps++;
-            double base = s->tr[i] > s->tr[j] ? s->tr[i] : s->tr[j], pi[3], pj[3];
-            centre_at(s, i, base, pi);
-            centre_at(s, j, base, pj);
-            if (rel_gap(pi, pj, R, s->dim) < -tol) continue;
-            if (ncand == capc) {
-              size_t nc = capc ? 2 * capc : 16;
-              pairkey *t = realloc(cand, nc * sizeof *t);
-              if (!t) {
-                free(cand);
-                free(q);
-                return -1;
-              }
-              cand = t;
-              capc = nc;
-            }
-            cand[ncand++] = (pairkey){i, j, 0};
-          }
-  }
+  gap_ctx gc = {out, malloc(3 * s->n * sizeof *gc.q), NULL, 0, 0};
+  if (!gc.q) return -1;
+  for (size_t i = 0; i < s->n; i++) centre_at(s, (uint32_t)i, s->tnow, &gc.q[3 * i]);
+  for (uint32_t i = 0; i < s->n; i++)
+    if (scan_neighbours(s, i, gap_visit, &gc)) {
+      free(gc.cand);
+      free(gc.q);
+      return -1;
+    }
+  pairkey *cand = gc.cand;
+  size_t ncand = gc.ncand;
   if (ncand) {
     qsort(cand, ncand, sizeof *cand, pairkey_cmp);
     for (size_t h = 0; h < s->hn; h++) {
@@ -497,7 +491,7 @@ static int take_sample(sim *s, sim_sample *out) {
   }
   if (s->n < 2) out->min_gap = NAN;
   free(cand);
-  free(q);
+  free(gc.q);
   out->pair_events = s->pairs;
   out->wall_events = s->walls;
   out->cell_events = s->cells;
@@ -610,27 +604,27 @@ static void do_wall(sim *s, const ev *e) {
   predict_ball(s, i, NONE32);
 }
 
+/* A crossing moves ball i to the next level-0 cell (and to another list
+   when its own level's cell changes too); it is then predicted against what
+   came into its neighbourhood at each level: with one level, the layer of
+   cells that just came within one cell of it. */
 static void do_cell(sim *s, const ev *e) {
   uint32_t i = e->a;
   int axis = (int)(e->b / 2), dir = e->b % 2 ? 1 : -1;
-  cell_remove(s, i);
+  size_t from = ball_cell(s, i);
   s->cell[3 * i + axis] += dir;
-  cell_insert(s, i);
+  size_t to = ball_cell(s, i);
+  if (to != from) {
+    cell_remove(s, i, from);
+    cell_insert(s, i, to);
+  }
   s->cells++;
-  /* the layer of cells that just came within one cell of the ball */
-  int32_t layer = s->cell[3 * i + axis] + dir;
-  if (layer >= 0 && layer < s->nc[axis]) {
-    int32_t lo[3], hi[3], c[3];
-    neighbour_cells(s, i, lo, hi);
-    lo[axis] = hi[axis] = layer;
-    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-          for (uint32_t j = s->head[cell_index(s, c)]; j != NONE32; j = s->next[j]) {
-            if (j == i) continue;
-            predict_pair(s, i, j);
-            if (s->stop) return;
-          }
+  predict_ctx pc = {NONE32, 0};
+  for (int u = 0; u < s->g.nused; u++) {
+    sim_nbr q;
+    if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q) &&
+        scan(s, &q, i, predict_visit, &pc))
+      return;
   }
   predict_cell(s, i);
 }
@@ -647,6 +641,7 @@ static void sim_free(sim *s) {
   free(s->prev);
   free(s->head);
   free(s->heap);
+  sim_levels_free(&s->g);
 }
 
 static sim_status bad(sim_report *rep, const char *msg) {
@@ -672,9 +667,6 @@ static sim_status check_input(sim_report *rep, const sim_state *st, const sim_co
    out of memory (nothing left allocated). */
 static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kernel *k,
                     const sim_config *cfg) {
-  double rmax = 0;
-  for (size_t i = 0; i < st->n; i++)
-    if (st->balls[i].r > rmax) rmax = st->balls[i].r;
   memset(s, 0, sizeof *s);
   s->st = st;
   s->k = k;
@@ -682,8 +674,11 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->rep = rep;
   s->n = st->n;
   s->dim = st->dim;
-  sim_grid_shape(st->dim, st->box, rmax, st->n, s->nc, s->w);
-  s->ncells = (size_t)s->nc[0] * (size_t)s->nc[1] * (size_t)s->nc[2];
+  if (sim_levels_plan(&s->g, st->dim, st->box, st->balls, st->n, cfg->uniform_grid)) {
+    sim_levels_free(&s->g);
+    return -1;
+  }
+  size_t ncells = s->g.off[s->g.nlev];
   s->p = malloc(3 * s->n * sizeof *s->p);
   s->v = malloc(3 * s->n * sizeof *s->v);
   s->tr = calloc(s->n, sizeof *s->tr);
@@ -691,22 +686,22 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->cell = malloc(3 * s->n * sizeof *s->cell);
   s->next = malloc(s->n * sizeof *s->next);
   s->prev = malloc(s->n * sizeof *s->prev);
-  s->head = malloc(s->ncells * sizeof *s->head);
+  s->head = malloc(ncells * sizeof *s->head);
   if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head) {
     sim_free(s);
     return -1;
   }
-  for (size_t c = 0; c < s->ncells; c++) s->head[c] = NONE32;
+  for (size_t c = 0; c < ncells; c++) s->head[c] = NONE32;
   s->compact_at = 64 + 16 * s->n;
   for (size_t i = 0; i < s->n; i++) {
     for (int d = 0; d < 3; d++) {
       int in = d < s->dim;
       s->p[3 * i + d] = in ? st->balls[i].p[d] : 0;
       s->v[3 * i + d] = in ? st->balls[i].v[d] : 0;
-      s->cell[3 * i + d] = in ? sim_cell_coord(s->p[3 * i + d], s->w[d], s->nc[d]) : 0;
+      s->cell[3 * i + d] = in ? sim_cell_coord(s->p[3 * i + d], s->g.w[d], s->g.nc[0][d]) : 0;
     }
     s->pscale += st->balls[i].m * norm(&s->v[3 * i], s->dim);
-    cell_insert(s, (uint32_t)i);
+    cell_insert(s, (uint32_t)i, ball_cell(s, (uint32_t)i));
   }
   kinetic(s, &s->ke0);
   return 0;
@@ -789,6 +784,7 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
   }
   rep->time = s.tnow;
   rep->predictions = s.predictions;
+  rep->grid_levels = s.g.nused;
   rep->last.pair_events = s.pairs;
   rep->last.wall_events = s.walls;
   rep->last.cell_events = s.cells;

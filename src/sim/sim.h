@@ -37,6 +37,31 @@ void sim_state_free(sim_state *s);
 TOI_MUST_USE toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n,
                                      double spacing);
 
+/// How the radii of a generated state are drawn.
+typedef enum sim_radius_dist {
+  SIM_RADIUS_UNIFORM = 0, ///< uniform in [lo, hi]
+  SIM_RADIUS_LOGUNIFORM,  ///< every double of [lo, hi] equally likely: each binade as likely
+  SIM_RADIUS_BIMODAL      ///< round(big_fraction n) balls (at least 1) of radius big, the rest uniform
+} sim_radius_dist;
+
+/// Radii of a generated state; {0.5, 1, SIM_RADIUS_UNIFORM} is sim_generate's.
+typedef struct sim_radii {
+  double lo, hi;        ///< 0 < lo <= hi; spacing must be > 2 hi
+  sim_radius_dist dist;
+  double big_fraction;  ///< bimodal: in (0, 1)
+  double big;           ///< bimodal: the big radius, > 0
+} sim_radii;
+
+/// sim_generate with other radii. The balls of [lo, hi] sit on the lattice
+/// as in sim_generate; bimodal big balls are placed first, at random, apart
+/// from each other, and the lattice grows (one site per axis at a time)
+/// until it has a free site (one no big ball reaches) for every other ball;
+/// the big balls come first in the state. With the default radii the state
+/// is sim_generate's, bit for bit. TOI_ERR_RANGE for arguments out of range
+/// or a state that needs more than 10^8 sites.
+TOI_MUST_USE toi_status sim_generate_radii(sim_state *out, uint64_t seed, int dim, size_t n,
+                                           double spacing, const sim_radii *radii);
+
 /// State files (format "toibench-state v1"): '#' starts a comment, blank
 /// lines are ignored, numbers are decimal or C99 hex floats.
 ///   box DIM L1 L2 [L3]                    once, before the balls
@@ -134,6 +159,12 @@ typedef struct sim_config {
   /// Called for each processed event (may be NULL); non-zero stops the run.
   int (*on_event)(void *ctx, const sim_event_info *e);
   void *ctx;
+  /// 1: the uniform grid of one largest diameter whatever the radii (0: a
+  /// hierarchy when a few big balls would make it slow). Events are found the
+  /// same either way; their times can differ in the last bits, as a pair is
+  /// predicted from the moment it enters a neighbourhood. The uniform grid
+  /// gives the results of versions before the hierarchy, bit for bit.
+  int uniform_grid;
 } sim_config;
 
 /// How a run ended.
@@ -163,6 +194,7 @@ typedef struct sim_report {
   uint64_t predictions;  ///< pair predictions asked of the kernel
   int idle;              ///< 1 when the run ended with fewer events than asked because none
                          ///< was pending (every ball at rest, or too slow to reach anything)
+  int grid_levels;       ///< levels of the grid holding balls (1: the uniform grid)
 } sim_report;
 
 const char *sim_status_name(sim_status s);

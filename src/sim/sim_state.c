@@ -1,11 +1,10 @@
-/* sim_state.c: simulation states: generated from a seed, read from and written to state files. */
+/* sim_state.c: simulation states: read from and written to state files, overlaps refused. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rng.h"
 #include "sim.h"
 #include "sim_grid.h"
 #include "textin.h"
@@ -16,69 +15,6 @@ void sim_state_free(sim_state *s) {
   s->balls = NULL;
   s->lines = NULL;
   s->n = 0;
-}
-
-static toi_status alloc_state(sim_state *s, size_t n, int lines) {
-  s->balls = calloc(n ? n : 1, sizeof *s->balls);
-  s->lines = lines ? calloc(n ? n : 1, sizeof *s->lines) : NULL;
-  if (!s->balls || (lines && !s->lines)) {
-    sim_state_free(s);
-    return TOI_ERR_NOMEM;
-  }
-  s->n = n;
-  return TOI_OK;
-}
-
-toi_status sim_generate(sim_state *out, uint64_t seed, int dim, size_t n, double spacing) {
-  memset(out, 0, sizeof *out);
-  if ((dim != 2 && dim != 3) || n == 0 || n > 100000000 || !(spacing > 2) || !isfinite(spacing) ||
-      spacing > 1e100)
-    return TOI_ERR_RANGE;
-  size_t k = 1;
-  for (;;) {
-    size_t cells = 1;
-    for (int d = 0; d < dim; d++) cells *= k;
-    if (cells >= n) break;
-    k++;
-  }
-  size_t sites = 1;
-  for (int d = 0; d < dim; d++) sites *= k;
-  uint32_t *perm = malloc(sites * sizeof *perm);
-  if (!perm || alloc_state(out, n, 0)) {
-    free(perm);
-    return TOI_ERR_NOMEM;
-  }
-  out->dim = dim;
-  for (int d = 0; d < 3; d++) out->box[d] = d < dim ? (double)k * spacing : 0;
-  toi_rng rng;
-  toi_rng_seed(&rng, seed);
-  for (size_t i = 0; i < sites; i++) perm[i] = (uint32_t)i;
-  for (size_t i = 0; i < n; i++) { /* partial Fisher-Yates: n distinct sites */
-    size_t j = i + (size_t)toi_rng_below(&rng, sites - i);
-    uint32_t t = perm[i];
-    perm[i] = perm[j];
-    perm[j] = t;
-  }
-  for (size_t i = 0; i < n; i++) {
-    sim_ball *b = &out->balls[i];
-    b->r = toi_rng_uniform(&rng, 0.5, 1);
-    b->m = toi_rng_uniform(&rng, 0.5, 2);
-    /* the jitter keeps a margin so that neighbours never touch */
-    double amp = (spacing / 2 - b->r) * (1 - 0x1p-10);
-    size_t site = perm[i];
-    for (int d = 0; d < 3; d++) {
-      if (d >= dim) {
-        b->p[d] = b->v[d] = 0;
-        continue;
-      }
-      size_t idx = site % k;
-      site /= k;
-      b->p[d] = ((double)idx + 0.5) * spacing + toi_rng_uniform(&rng, -amp, amp);
-      b->v[d] = toi_rng_uniform(&rng, -1, 1);
-    }
-  }
-  free(perm);
-  return TOI_OK;
 }
 
 int sim_state_write(FILE *f, const sim_state *s) {
@@ -288,62 +224,124 @@ static int read_line(state_reader *r, char *buf) {
   return keep_ball(r, &b);
 }
 
-/* No two balls of s may overlap: checked on a grid, O(n). Returns 0, 1 when
-   some do (each pair named), -1 when out of memory. */
-static int check_overlaps(const sim_state *s, const char *name, toi_diags *dg) {
-  const sim_ball *balls = s->balls;
-  size_t nb = s->n;
-  int dim = s->dim, found = 0;
-  double rmax = 0;
-  for (size_t i = 0; i < nb; i++)
-    if (balls[i].r > rmax) rmax = balls[i].r;
-  int nc[3];
-  double w[3];
-  sim_grid_shape(dim, s->box, rmax, nb, nc, w);
-  size_t ncells = (size_t)nc[0] * (size_t)nc[1] * (size_t)nc[2];
-  uint32_t *head = malloc(ncells * sizeof *head), *next = malloc(nb * sizeof *next);
-  int32_t *cc = malloc(3 * nb * sizeof *cc);
-  if (!head || !next || !cc) {
-    free(head);
-    free(next);
-    free(cc);
-    return -1;
+/* An overlapping pair (i < j) and the cell of j in the uniform grid of the
+   largest diameter: the order of the messages is that grid's order (i, then
+   j's cell, then j downwards: a cell's list is newest first), whatever grid
+   found the pair. */
+typedef struct overlap {
+  size_t i, j, cell;
+} overlap;
+
+static int overlap_cmp(const void *x, const void *y) {
+  const overlap *a = x, *b = y;
+  if (a->i != b->i) return a->i < b->i ? -1 : 1;
+  if (a->cell != b->cell) return a->cell < b->cell ? -1 : 1;
+  return a->j > b->j ? -1 : a->j < b->j;
+}
+
+typedef struct overlap_scan {
+  const sim_state *s;
+  sim_levels g;
+  uint32_t *head, *next;
+  int32_t *cc; /* level-0 cell of each ball */
+  overlap *found;
+  size_t nfound, cap;
+} overlap_scan;
+
+static int overlap_keep(overlap_scan *o, size_t i, size_t j) {
+  if (o->nfound == o->cap) {
+    size_t nc = o->cap ? 2 * o->cap : 16;
+    overlap *t = realloc(o->found, nc * sizeof *t);
+    if (!t) return -1;
+    o->found = t;
+    o->cap = nc;
   }
-  for (size_t c = 0; c < ncells; c++) head[c] = NONE32;
-  for (size_t i = 0; i < nb; i++) {
-    for (int d = 0; d < 3; d++) cc[3 * i + d] = d < dim ? sim_cell_coord(balls[i].p[d], w[d], nc[d]) : 0;
-    size_t ci = ((size_t)cc[3 * i + 2] * nc[1] + cc[3 * i + 1]) * nc[0] + cc[3 * i];
-    next[i] = head[ci];
-    head[ci] = (uint32_t)i;
-  }
-  for (size_t i = 0; i < nb; i++) {
-    int32_t lo[3], hi[3], c[3];
-    for (int d = 0; d < 3; d++) {
-      lo[d] = cc[3 * i + d] > 0 ? cc[3 * i + d] - 1 : 0;
-      hi[d] = cc[3 * i + d] + 1 < nc[d] ? cc[3 * i + d] + 1 : nc[d] - 1;
-    }
-    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-      for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-        for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-          for (uint32_t j = head[((size_t)c[2] * nc[1] + c[1]) * nc[0] + c[0]]; j != NONE32; j = next[j]) {
-            if (j <= i) continue;
-            double s2 = 0, R = balls[i].r + balls[j].r;
-            for (int d = 0; d < dim; d++) {
-              double x = balls[j].p[d] - balls[i].p[d];
-              s2 += x * x;
-            }
-            if (s2 < R * R) {
-              char other[32];
-              snprintf(other, sizeof other, "%ld", s->lines[i]);
-              diag(dg, name, s->lines[j], 0, NULL, "ball overlaps the ball of line %s%s", other, "");
-              found = 1;
-            }
+  o->found[o->nfound++] = (overlap){i, j, 0};
+  return 0;
+}
+
+/* The pairs (i, j > i) of the cells of q that overlap; -1 when out of memory. */
+static int overlap_cells(overlap_scan *o, size_t i, const sim_nbr *q) {
+  const sim_ball *balls = o->s->balls;
+  int32_t c[3];
+  for (c[2] = q->lo[2]; c[2] <= q->hi[2]; c[2]++)
+    for (c[1] = q->lo[1]; c[1] <= q->hi[1]; c[1]++)
+      for (c[0] = q->lo[0]; c[0] <= q->hi[0]; c[0]++)
+        for (uint32_t j = o->head[sim_levels_cell(&o->g, q->m, c)]; j != NONE32; j = o->next[j]) {
+          if (j <= i || !sim_nbr_keep(q, &o->cc[3 * j])) continue;
+          double s2 = 0, R = balls[i].r + balls[j].r;
+          for (int d = 0; d < o->s->dim; d++) {
+            double x = balls[j].p[d] - balls[i].p[d];
+            s2 += x * x;
           }
+          if (s2 < R * R && overlap_keep(o, i, j)) return -1;
+        }
+  return 0;
+}
+
+/* Every ball in its list; every overlapping pair into o->found. */
+static int overlap_find(overlap_scan *o) {
+  const sim_state *s = o->s;
+  for (size_t c = 0; c < o->g.off[o->g.nlev]; c++) o->head[c] = NONE32;
+  for (size_t i = 0; i < s->n; i++) {
+    for (int d = 0; d < 3; d++)
+      o->cc[3 * i + d] = d < s->dim ? sim_cell_coord(s->balls[i].p[d], o->g.w[d], o->g.nc[0][d]) : 0;
+    size_t ci = sim_levels_index(&o->g, o->g.level[i], &o->cc[3 * i]);
+    o->next[i] = o->head[ci];
+    o->head[ci] = (uint32_t)i;
   }
-  free(head);
-  free(next);
-  free(cc);
-  return found;
+  for (size_t i = 0; i < s->n; i++)
+    for (int u = 0; u < o->g.nused; u++) {
+      sim_nbr q;
+      if (sim_levels_nbr(&o->g, &o->cc[3 * i], o->g.level[i], o->g.used[u], &q) &&
+          overlap_cells(o, i, &q))
+        return -1;
+    }
+  return 0;
+}
+
+/* The pairs found, named in the uniform grid's order. */
+static void overlap_report(overlap_scan *o, const char *name, toi_diags *dg) {
+  const sim_state *s = o->s;
+  double rmax = 0, w[3];
+  int nc[3];
+  for (size_t i = 0; i < s->n; i++)
+    if (s->balls[i].r > rmax) rmax = s->balls[i].r;
+  sim_grid_shape(s->dim, s->box, rmax, s->n, nc, w);
+  for (size_t k = 0; k < o->nfound; k++) {
+    const double *p = s->balls[o->found[k].j].p;
+    size_t c[3];
+    for (int d = 0; d < 3; d++) c[d] = d < s->dim ? (size_t)sim_cell_coord(p[d], w[d], nc[d]) : 0;
+    o->found[k].cell = (c[2] * (size_t)nc[1] + c[1]) * (size_t)nc[0] + c[0];
+  }
+  qsort(o->found, o->nfound, sizeof *o->found, overlap_cmp);
+  for (size_t k = 0; k < o->nfound; k++) {
+    char other[32];
+    snprintf(other, sizeof other, "%ld", s->lines[o->found[k].i]);
+    diag(dg, name, s->lines[o->found[k].j], 0, NULL, "ball overlaps the ball of line %s%s", other, "");
+  }
+}
+
+/* No two balls of s may overlap: checked on the grid of the simulation,
+   O(n) for balls of one size and for a few big ones among many small.
+   Returns 0, 1 when some do (each pair named), -1 when out of memory. */
+static int check_overlaps(const sim_state *s, const char *name, toi_diags *dg) {
+  overlap_scan o = {.s = s};
+  int rc = -1;
+  if (sim_levels_plan(&o.g, s->dim, s->box, s->balls, s->n, 0)) goto out;
+  o.head = malloc(o.g.off[o.g.nlev] * sizeof *o.head);
+  o.next = malloc(s->n * sizeof *o.next);
+  o.cc = malloc(3 * s->n * sizeof *o.cc);
+  if (!o.head || !o.next || !o.cc || overlap_find(&o)) goto out;
+  overlap_report(&o, name, dg);
+  rc = o.nfound > 0;
+out:
+  sim_levels_free(&o.g);
+  free(o.head);
+  free(o.next);
+  free(o.cc);
+  free(o.found);
+  return rc;
 }
 
 toi_status sim_state_parse(sim_state *out, const char *name, const char *text, size_t len,
