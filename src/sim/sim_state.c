@@ -314,7 +314,7 @@ static void overlap_report(overlap_scan *o, const char *name, toi_diags *dg) {
     for (int d = 0; d < 3; d++) c[d] = d < s->dim ? (size_t)sim_cell_coord(p[d], w[d], nc[d]) : 0;
     o->found[k].cell = (c[2] * (size_t)nc[1] + c[1]) * (size_t)nc[0] + c[0];
   }
-  qsort(o->found, o->nfound, sizeof *o->found, overlap_cmp);
+  if (o->nfound) qsort(o->found, o->nfound, sizeof *o->found, overlap_cmp);
   for (size_t k = 0; k < o->nfound; k++) {
     char other[32];
     snprintf(other, sizeof other, "%ld", s->lines[o->found[k].i]);
