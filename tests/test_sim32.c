@@ -103,10 +103,26 @@ typedef struct rows_seen {
   int n;
 } rows_seen;
 
+/* ulp in binary32 of a normal float-range x */
+static double ulp32(double x) { return ldexp(1, (ilogb(x) < -126 ? -126 : ilogb(x)) - 23); }
+
+/* Each velocity's binary32 ULP error, checked against one computed here from
+   the float pipeline and the exact response rounded to double (off by at most
+   half a binary64 ulp: 2^-30 binary32 ULP). */
 static void on_row(void *ctx, const toi_audit_row *row) {
   rows_seen *s = ctx;
   if (!strcmp(row->f->name, "robust")) s->ulp[row->case_index] = row->a.ulp_max;
   s->n++;
+  toi_response f;
+  toi_ref_resp ex;
+  cr_assert_eq(toi_response_compute32(&f, row->c, row->t, 1), TOI_OK);
+  cr_assert_eq(toi_ref_response(&ex, row->c, 1), TOI_OK);
+  for (int i = 0; i < 2; i++) {
+    double want[2] = {fabs(f.va[i] - ex.va[i]) / ulp32(ex.va[i]), fabs(f.vb[i] - ex.vb[i]) / ulp32(ex.vb[i])};
+    for (int k = 0; k < 2; k++)
+      cr_assert(fabs(row->a.ulp[2 * k + i] - want[k]) <= 1e-8 + 1e-9 * want[k], "%s: %g against %g",
+                row->c->id, row->a.ulp[2 * k + i], want[k]);
+  }
 }
 
 Test(sim32, audit_binary32) {
