@@ -20,7 +20,7 @@ static const char *const exact_kernels[] = {"reference", "expanded", "ericson", 
 static sim_kernel kernel_named(const char *name) {
   if (!strcmp(name, "reference"))
     return (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
-                        toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+                        toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64};
   const toi_formulation *f = toi_formulation_find(name);
   cr_assert(f, "formulation %s missing", name);
   return sim_formulation_kernel(f);
@@ -163,7 +163,7 @@ Test(sim, nan_kernel_reported_with_event_number) {
   sim_state st = line_state(16, 16, x, vx, 2);
   nan_ctx nc = {0, 3};
   sim_kernel k = {"nan-at-3", &nc, nan_pair_toi, expanded_respond, sim_wall_toi_double,
-                  sim_wall_respond_double};
+                  sim_wall_respond_double, TOI_BINARY64};
   evlog log = {.n = 0};
   sim_config cfg = config(100, &log);
   sim_report rep;
@@ -197,7 +197,8 @@ static int blind_respond(void *ctx, const toi_case *c, double dt, double E, doub
 Test(sim, zero_time_kernel_stops) {
   double x[2] = {2, 10}, vx[2] = {1, -1};
   sim_state st = line_state(16, 16, x, vx, 2);
-  sim_kernel k = {"always-zero", NULL, zero_toi, blind_respond, sim_wall_toi_double, sim_wall_respond_double};
+  sim_kernel k = {"always-zero", NULL, zero_toi, blind_respond, sim_wall_toi_double, sim_wall_respond_double,
+                  TOI_BINARY64};
   evlog log = {.n = 0};
   sim_config cfg = config(1000000, &log);
   cfg.same_instant = 50;
@@ -358,7 +359,8 @@ Test(sim, missed_collisions_counted) {
      apart when their paths began, with no contact pending: one missed. */
   double x[3] = {4, 7, 14.5}, vx[3] = {1, -1, 0.5};
   sim_state st = line_state(16, 16, x, vx, 3);
-  sim_kernel k = {"blind", NULL, blind_toi, expanded_respond, sim_wall_toi_double, sim_wall_respond_double};
+  sim_kernel k = {"blind", NULL, blind_toi, expanded_respond, sim_wall_toi_double, sim_wall_respond_double,
+                  TOI_BINARY64};
   sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL, 0};
   sim_report rep;
   cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK);

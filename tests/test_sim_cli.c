@@ -228,3 +228,39 @@ Test(simcli, simulate_grid_uniform_same_series) {
   cr_assert_eq(tb("simulate -f ericson --n 500 --events 3000 --every 100 --grid uniform --series b.txt"), 0);
   cr_assert(td_same_file(td_path("a.txt"), td_path("b.txt")));
 }
+
+Test(simcli, audit_precision_binary32) {
+  /* the 3-4-5 target holds floats: T = 2 and the response exact in float too */
+  td_put("c.cases", "# 3-4-5\ns345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\nmiss 2 0 0 1 0 1 1 4 5 -1 0 1 1\n");
+  cr_assert_eq(tb("audit -f robust,ericson --precision binary32 --rows rows.txt c.cases"), 0);
+  char *out = td_read("out.txt"), *rows = td_read("rows.txt");
+  cr_assert(strstr(out, "restitution 1, precision binary32 (0 cases changed by rounding, 0 not representable; "
+                        "ulp in binary32)"), "%s", out);
+  cr_assert(strstr(out, "robust: 1 audited") && strstr(out, "ericson: 1 audited"), "%s", out);
+  cr_assert(strstr(rows, "restitution 0x1p+0, precision binary32\n"), "%s", rows);
+  cr_assert(strstr(rows, "s345 robust hit 0x1p+1 0 "), "%s", rows);
+  free(out);
+  free(rows);
+  /* binary64 keeps its header */
+  cr_assert_eq(tb("audit -f robust --precision binary64 c.cases"), 0);
+  out = td_read("out.txt");
+  cr_assert(strstr(out, "restitution 1\n") && !strstr(out, "precision"), "%s", out);
+  free(out);
+  cr_assert_eq(tb("audit --precision binary80 c.cases"), 2);
+}
+
+Test(simcli, simulate_precision_binary32) {
+  cr_assert_eq(tb("simulate -f robust,reference --n 30 --events 400 --every 100 --precision binary32 "
+                  "--series s.txt"), 0);
+  char *out = td_read("out.txt"), *s = td_read("s.txt");
+  cr_assert(strstr(out, ", precision binary32, 400 events per kernel"), "%s", out);
+  cr_assert(strstr(out, "\nrobust           ok ") && strstr(out, "\nreference        ok "), "%s", out);
+  cr_assert(strstr(s, ", precision binary32\n"), "%s", s);
+  free(out);
+  free(s);
+  cr_assert_eq(tb("simulate -f robust --n 30 --events 400"), 0);
+  out = td_read("out.txt");
+  cr_assert(!strstr(out, "precision"), "%s", out);
+  free(out);
+  cr_assert_eq(tb("simulate --precision binary80"), 2);
+}

@@ -7,7 +7,8 @@
 
 static void help(void) {
   printf(
-      "Usage: toibench audit [-f NAMES] [--restitution E] [--rows FILE] [-o FILE] FILE...\n"
+      "Usage: toibench audit [-f NAMES] [--restitution E] [--precision P] [--rows FILE] [-o FILE]\n"
+      "                      FILE...\n"
       "Audits what an engine does with each formulation's time of impact T. For every case the\n"
       "certified reference classifies as hit or contact, and every formulation that also\n"
       "reports a contact (a hit, graze or contact verdict with a finite T):\n"
@@ -32,6 +33,12 @@ static void help(void) {
       "  -f NAMES          comma-separated forward formulations, or 'all' (default: every\n"
       "                    forward one; reverse-time formulations have no response to audit)\n"
       "  --restitution E   coefficient of restitution in [0, 1] (default 1)\n"
+      "  --precision P     binary64 (default) or binary32: every case is rounded to P (cases\n"
+      "                    with a number overflowing there, or a mass rounding to 0, are left\n"
+      "                    out and counted), each formulation's P variant gives T, and the\n"
+      "                    pipeline above runs in P (E rounded to P); the exact pipeline is\n"
+      "                    that of the rounded case, so input rounding is never charged. The\n"
+      "                    velocity ULPs are then P's: ulp(x) = 2^(max(e, emin) - p + 1)\n"
       "  --rows FILE       one line per case and formulation, after a '#' header naming the\n"
       "                    columns: id formulation class T gap ke_err mom_err angle ulp_max\n"
       "                    ulp_vA.x ulp_vA.y ulp_vA.z ulp_vB.x ulp_vB.y ulp_vB.z\n"
@@ -62,8 +69,14 @@ static void write_row(void *ctx, const toi_audit_row *row) {
 }
 
 static void print_summary(FILE *f, const toi_audit *au, const toi_caselist *list) {
-  fprintf(f, "# toibench audit: %zu cases, %zu exact hits or contacts, restitution %.6g\n", au->cases,
+  fprintf(f, "# toibench audit: %zu cases, %zu exact hits or contacts, restitution %.6g", au->cases,
           au->contacts, au->restitution);
+  /* binary64 keeps the header it always had */
+  if (au->precision != TOI_BINARY64)
+    fprintf(f, ", precision %s (%zu cases changed by rounding, %zu not representable; ulp in %s)",
+            toi_precision_name(au->precision), au->rounded, au->unrepresentable,
+            toi_precision_name(au->precision));
+  fputc('\n', f);
   for (int k = 0; k < au->nforms; k++) {
     const toi_audit_form *s = &au->forms[k];
     fprintf(f, "\n%s: %zu audited, %zu not reported as contacts, %zu without a normal, "
@@ -104,7 +117,8 @@ static int audit_options(int argc, char **argv, cli_args *args, double *E, const
       }
       continue;
     }
-    int r = cli_args_take(args, "audit", CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES, argc, argv, &i);
+    int r = cli_args_take(args, "audit", CLI_OPT_OUT | CLI_OPT_ROWS | CLI_OPT_NAMES | CLI_OPT_PRECISION,
+                          argc, argv, &i);
     if (r != CLI_TAKEN) return cli_args_stop(args, r, help);
   }
   if (args->nfiles == 0) {
@@ -141,15 +155,14 @@ static int audit_write(const cli_args *args, const toi_caselist *list, const toi
   if (args->rows) {
     if (cli_out_open(&rows, args->rows)) return EXIT_RUNTIME;
     have_rows = 1;
-    fprintf(rows.f,
-            "# toibench-audit-rows v1, restitution %a\n"
-            "# id formulation class T gap ke_err mom_err angle ulp_max ulp_vA.x ulp_vA.y ulp_vA.z "
-            "ulp_vB.x ulp_vB.y ulp_vB.z\n",
-            E);
+    fprintf(rows.f, "# toibench-audit-rows v1, restitution %a", E);
+    if (args->precision != TOI_BINARY64) fprintf(rows.f, ", precision %s", toi_precision_name(args->precision));
+    fprintf(rows.f, "\n# id formulation class T gap ke_err mom_err angle ulp_max ulp_vA.x ulp_vA.y ulp_vA.z "
+                    "ulp_vB.x ulp_vB.y ulp_vB.z\n");
   }
   toi_audit au;
-  if (toi_audit_run(&au, list, (const toi_formulation *const *)fs, nf, E, have_rows ? write_row : NULL,
-                    have_rows ? rows.f : NULL, &cli_msg_stderr) != TOI_OK)
+  if (toi_audit_run_prec(&au, list, (const toi_formulation *const *)fs, nf, E, args->precision,
+                         have_rows ? write_row : NULL, have_rows ? rows.f : NULL, &cli_msg_stderr) != TOI_OK)
     rc = EXIT_RUNTIME;
   if (rc == EXIT_OK && cli_out_open(&out, args->out)) rc = EXIT_RUNTIME;
   if (rc == EXIT_OK) {

@@ -53,6 +53,17 @@ static void help(void) {
       "                                        coarser lattice; the rest uniform in [LO, HI];\n"
       "                                        the box grows to hold them\n"
       "  --write-state FILE  write the initial state (hex floats) and go on\n"
+      "Precision:\n"
+      "  --precision P     binary64 (default) or binary32. binary32: the initial state is\n"
+      "                    rounded to float (every kernel, reference included, starts from\n"
+      "                    it); each formulation kernel is its binary32 variant and stores\n"
+      "                    centres and velocities as floats: a pair's case is built by\n"
+      "                    advancing the float centres in float (p + v dt, dt = t - tr\n"
+      "                    rounded to float; the schedule's absolute times stay double),\n"
+      "                    the time of impact, the response (move to T, normal, impulse,\n"
+      "                    velocities) and the walls are computed in float. 'reference'\n"
+      "                    stays exact. Energy and momentum are measured exactly as in\n"
+      "                    binary64, so drift/1e6 compares a float engine with a double one\n"
       "Run:\n"
       "  --events M        physical events per kernel: contacts with an impulse, and wall\n"
       "                    bounces (default 100000); cell crossings and null contacts (predicted\n"
@@ -156,6 +167,7 @@ typedef struct simulate_opts {
   double spacing, tol;
   int spacing_set, radii_set, uniform_grid;
   sim_radii radii;
+  toi_precision precision;
 } simulate_opts;
 
 /* --radius LO:HI */
@@ -209,6 +221,7 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--dim")) return parse_count("simulate", a, v, 2, 3, &o->dim);
   else if (!strcmp(a, "--every")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->every);
   else if (!strcmp(a, "--same-instant")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->same);
+  else if (!strcmp(a, "--precision")) return cli_parse_precision("simulate", a, v, &o->precision);
   else if (!strcmp(a, "--state")) o->state_path = v;
   else if (!strcmp(a, "--series")) o->series_path = v;
   else if (!strcmp(a, "--write-state")) o->write_path = v;
@@ -290,6 +303,21 @@ static int load_state(const simulate_opts *o, sim_state *st) {
   return EXIT_RUNTIME;
 }
 
+/* --precision: the state every kernel starts from, rounded to q. */
+static int round_state(sim_state *st, toi_precision q) {
+  sim_state r;
+  toi_status ts = sim_state_round(&r, st, q);
+  if (ts != TOI_OK) {
+    if (ts == TOI_ERR_NOMEM) cli_error("out of memory");
+    else cli_error("the state has a number beyond %s (or a radius or mass rounding to 0)", toi_precision_name(q));
+    sim_state_free(st);
+    return EXIT_RUNTIME;
+  }
+  sim_state_free(st);
+  *st = r;
+  return EXIT_OK;
+}
+
 static const char *radius_dist_name(sim_radius_dist d) {
   return d == SIM_RADIUS_LOGUNIFORM ? "loguniform" : d == SIM_RADIUS_BIMODAL ? "bimodal" : "uniform";
 }
@@ -318,8 +346,10 @@ static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *se
     }
     fprintf(sc->f, "\n");
   }
-  fprintf(sc->f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a\n", st->dim, st->n, o->events,
+  fprintf(sc->f, "# dim %d, balls %zu, events %llu, every %llu, overlap_tol %a", st->dim, st->n, o->events,
           o->every, o->tol);
+  if (o->precision != TOI_BINARY64) fprintf(sc->f, ", precision %s", toi_precision_name(o->precision));
+  fprintf(sc->f, "\n");
   return EXIT_OK;
 }
 
@@ -333,6 +363,7 @@ static void print_header(const simulate_opts *o, const sim_state *st) {
     if (o->radii.dist == SIM_RADIUS_BIMODAL) printf(":%.6g:%.6g", o->radii.big_fraction, o->radii.big);
   }
   if (o->uniform_grid) printf(", uniform grid");
+  if (o->precision != TOI_BINARY64) printf(", precision %s", toi_precision_name(o->precision));
   printf(", %llu events per kernel, sample every %llu\n", o->events, o->every);
   printf("# events/s is wall clock (not reproducible); every other figure is.\n");
   printf("%-16s %-8s %9s %11s %11s %11s %11s %11s %11s %8s %7s %7s %8s %10s  %s\n", "kernel", "status",
@@ -391,10 +422,11 @@ int cmd_simulate(int argc, char **argv) {
   if (rc >= 0) return rc;
   sim_kernel *kernels;
   const toi_msg usage = {usage_msg, NULL};
-  int nk = sim_kernels_select(&kernels, o.names, &usage);
+  int nk = sim_kernels_select_prec(&kernels, o.names, o.precision, &usage);
   if (nk <= 0) return nk < 0 ? EXIT_RUNTIME : EXIT_USAGE;
   sim_state st;
   rc = load_state(&o, &st);
+  if (rc == EXIT_OK && o.precision != TOI_BINARY64) rc = round_state(&st, o.precision);
   if (rc != EXIT_OK) {
     free(kernels);
     return rc;

@@ -1,9 +1,10 @@
-/* audit.h: the response audit: each formulation's double collision response against the exact one. */
+/* audit.h: the response audit: each formulation's collision response (double or float) against the exact one. */
 #ifndef TOI_AUDIT_H
 #define TOI_AUDIT_H
 
 #include <stddef.h>
 #include "toi.h"
+#include "precision.h"
 #include "toi_msg.h"
 #include "toiresp.h"
 
@@ -23,7 +24,7 @@ typedef struct toi_audit_row {
   const toi_formulation *f;
   toi_class cls;              ///< the reference's class of the case (hit or contact)
   double t;                   ///< the formulation's time of impact
-  toi_resp_audit a;           ///< the metrics of its double response
+  toi_resp_audit a;           ///< the metrics of its response (ULPs in the audit's precision)
 } toi_audit_row;
 
 /// |metric| over the audited cases of one formulation, NaN values left out.
@@ -50,7 +51,10 @@ typedef struct toi_audit_form {
 /// The audit of a case list.
 typedef struct toi_audit {
   double restitution;
+  toi_precision precision;    ///< the precision the formulations and the pipeline ran in
   size_t cases;               ///< cases in the list
+  size_t rounded;             ///< cases whose numbers changed when rounded to the precision
+  size_t unrepresentable;     ///< cases left out: a number overflowed or a mass vanished there
   size_t contacts;            ///< cases the reference classifies as hit or contact
   int nforms;
   toi_audit_form *forms;      ///< nforms entries, malloc'ed
@@ -68,6 +72,25 @@ TOI_MUST_USE toi_status toi_audit_run(toi_audit *out, const toi_caselist *list,
                                       const toi_formulation *const *fs, int nf, double E,
                                       void (*on_row)(void *ctx, const toi_audit_row *row),
                                       void *ctx, const toi_msg *msg);
+
+/// toi_audit_run in precision q. Every case is first rounded to q
+/// (toi_case_round; cases with a number overflowing or a mass rounding to 0
+/// are counted in unrepresentable and left out); the reference's class and
+/// the exact response are those of the ROUNDED case, so the rounding of the
+/// inputs is never charged to the pipeline. Each formulation's variant in q
+/// (toi_formulation_solver; a formulation without one reports nothing) gives
+/// T, and the pipeline in q (toi_response_pipeline) computes the response.
+/// Gap, energy and momentum errors (relative) and the angle are measured as
+/// in binary64; the velocity errors are in ULPs of q: ulp_q(x) =
+/// 2^(max(min(e, emax), emin) - p + 1), with e the binade of the exact
+/// velocity rounded to double (off by one only when that rounding reaches a
+/// power of two from below, which changes the figure by 2 only beyond q's
+/// normal range). TOI_BINARY64 is toi_audit_run, bit for bit.
+TOI_MUST_USE toi_status toi_audit_run_prec(toi_audit *out, const toi_caselist *list,
+                                           const toi_formulation *const *fs, int nf, double E,
+                                           toi_precision q,
+                                           void (*on_row)(void *ctx, const toi_audit_row *row),
+                                           void *ctx, const toi_msg *msg);
 
 void toi_audit_free(toi_audit *a);
 

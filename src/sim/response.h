@@ -1,4 +1,4 @@
-/* response.h: the double-precision collision response pipeline (move to T, normal, impulse). */
+/* response.h: the collision response pipeline (move to T, normal, impulse) in double and in float. */
 #ifndef TOI_RESPONSE_H
 #define TOI_RESPONSE_H
 
@@ -22,5 +22,16 @@ typedef struct toi_response {
 /// [0, 1], or the centres coincide at T (no normal): the outputs are then NaN.
 TOI_MUST_USE toi_status toi_response_compute(toi_response *out, const toi_case *c, double T,
                                              double E);
+/// The same pipeline in float, from the same source (response32.c): the
+/// case's numbers, T and E are read as floats (pass a case rounded to
+/// binary32, toi_case_round, and a float T for exact reads; E is rounded to
+/// float once), every operation is done in float, and every output is a
+/// float value stored as a double.
+TOI_MUST_USE toi_status toi_response_compute32(toi_response *out, const toi_case *c, double T,
+                                               double E);
+/// toi_response_compute or toi_response_compute32 by precision q; NULL for
+/// a precision without a pipeline.
+typedef toi_status (*toi_response_fn)(toi_response *out, const toi_case *c, double T, double E);
+toi_response_fn toi_response_pipeline(toi_precision q);
 
 #endif

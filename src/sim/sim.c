@@ -90,6 +90,7 @@ typedef struct sim {
   dd ke0;
   double pscale;
   int stop;
+  int f32;            /* a binary32 kernel: cases built by float advances */
 } sim;
 
 const char *sim_status_name(sim_status s) {
@@ -250,11 +251,26 @@ static void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
   for (int d = 0; d < 3; d++) out[d] = d < s->dim ? s->p[3 * i + d] + s->v[3 * i + d] * dt : 0;
 }
 
+/* centre_at as a float engine computes it from float centres and
+   velocities: p + v dt in float, dt = t - tr rounded to float. */
+static void centre_at32(const sim *s, uint32_t i, double t, double out[3]) {
+  float dt = (float)(t - s->tr[i]);
+  for (int d = 0; d < 3; d++) {
+    float x = (float)s->p[3 * i + d] + (float)s->v[3 * i + d] * dt;
+    out[d] = d < s->dim ? x : 0;
+  }
+}
+
 static void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_case *c) {
   memset(c, 0, sizeof *c);
   c->dim = s->dim;
-  centre_at(s, a, base, c->pa);
-  centre_at(s, b, base, c->pb);
+  if (s->f32) {
+    centre_at32(s, a, base, c->pa);
+    centre_at32(s, b, base, c->pb);
+  } else {
+    centre_at(s, a, base, c->pa);
+    centre_at(s, b, base, c->pb);
+  }
   for (int d = 0; d < s->dim; d++) {
     c->va[d] = s->v[3 * a + d];
     c->vb[d] = s->v[3 * b + d];
@@ -755,17 +771,16 @@ static uint64_t event_loop(sim *s, uint64_t limit) {
   return last_sampled;
 }
 
-sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, const sim_config *cfg) {
-  memset(rep, 0, sizeof *rep);
-  rep->a = rep->b = SIZE_MAX;
-  rep->min_gap = INFINITY;
-  if (check_input(rep, st, cfg) != SIM_OK) return rep->status;
+/* The run proper, on a state in the kernel's precision. */
+static sim_status run_state(sim_report *rep, const sim_state *st, const sim_kernel *k,
+                            const sim_config *cfg) {
   sim s;
   if (sim_init(&s, rep, st, k, cfg)) {
     rep->status = SIM_NOMEM;
     snprintf(rep->message, sizeof rep->message, "out of memory");
     return rep->status;
   }
+  s.f32 = k->precision == TOI_BINARY32;
   uint64_t limit = cfg->same_instant ? cfg->same_instant : 10 * (uint64_t)s.n + 1000;
   for (uint32_t i = 0; i < s.n && !s.stop; i++) {
     predict_neighbours(&s, i, NONE32, 1);
@@ -791,6 +806,26 @@ sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, co
   rep->last.null_events = s.nulls;
   sim_free(&s);
   return rep->status;
+}
+
+sim_status sim_run(sim_report *rep, const sim_state *st, const sim_kernel *k, const sim_config *cfg) {
+  memset(rep, 0, sizeof *rep);
+  rep->a = rep->b = SIZE_MAX;
+  rep->min_gap = INFINITY;
+  if (check_input(rep, st, cfg) != SIM_OK) return rep->status;
+  if (k->precision == TOI_BINARY64) return run_state(rep, st, k, cfg);
+  if (k->precision != TOI_BINARY32) return bad(rep, "the kernel's precision has no simulation");
+  sim_state rs;
+  toi_status ts = sim_state_round(&rs, st, k->precision);
+  if (ts == TOI_ERR_NOMEM) {
+    rep->status = SIM_NOMEM;
+    snprintf(rep->message, sizeof rep->message, "out of memory");
+    return rep->status;
+  }
+  if (ts != TOI_OK) return bad(rep, "the state has a number beyond binary32 (or a radius or mass rounding to 0)");
+  sim_status r = run_state(rep, &rs, k, cfg);
+  sim_state_free(&rs);
+  return r;
 }
 
 double sim_report_drift(const sim_report *rep) {

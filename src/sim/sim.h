@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "precision.h"
 #include "toi.h"
 #include "toi_msg.h"
 
@@ -27,6 +28,13 @@ typedef struct sim_state {
 } sim_state;
 
 void sim_state_free(sim_state *s);
+
+/// A copy of in with every number (box, centres, velocities, radii, masses)
+/// rounded to q (toi_round_to); lines are not copied. TOI_ERR_RANGE when a
+/// number overflows there or a radius or mass rounds to 0 (out is then
+/// empty), TOI_ERR_NOMEM. Rounding may bring touching balls into a tiny
+/// overlap, which the run counts like any other.
+TOI_MUST_USE toi_status sim_state_round(sim_state *out, const sim_state *in, toi_precision q);
 
 /// Generates a non-overlapping state from a seed: ceil(n^(1/dim)) sites per
 /// axis spaced `spacing` apart (box side = sites * spacing), n distinct sites
@@ -96,6 +104,13 @@ typedef struct sim_kernel {
   /// Centre of that ball at its wall contact dt later; 0 or -1 on failure.
   int (*wall_respond)(void *ctx, const double p[3], const double v[3], double r, int dim,
                       int axis, double wall, double dt, double pout[3]);
+  /// The precision the kernel stores its state in (0, binary64, when left
+  /// out of an initializer). A binary32 kernel runs on the state rounded to
+  /// float (sim_state_round), every pair case is built by advancing the float
+  /// centres in float (p + v dt with dt = t - tr rounded to float; the
+  /// schedule's absolute times stay double), and its responses return
+  /// floats: positions and velocities are floats throughout the run.
+  toi_precision precision;
 } sim_kernel;
 
 /// The double-precision wall kernel shared by the formulation kernels:
@@ -104,6 +119,11 @@ int sim_wall_toi_double(void *ctx, const double p[3], const double v[3], double 
                         int axis, double wall, double *dt);
 int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], double r, int dim,
                             int axis, double wall, double dt, double pout[3]);
+/// The same in float (the arguments read as floats, every operation in float).
+int sim_wall_toi_float(void *ctx, const double p[3], const double v[3], double r, int dim,
+                       int axis, double wall, double *dt);
+int sim_wall_respond_float(void *ctx, const double p[3], const double v[3], double r, int dim,
+                           int axis, double wall, double dt, double pout[3]);
 
 /// A kernel from a built-in forward formulation f. Pairs: f->solve; a verdict
 /// of the contact or overlap group with a time >= 0 is a predicted contact,
@@ -112,6 +132,11 @@ int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], dou
 /// predicted time, applied only when the balls approach there (vn < 0), the
 /// usual engine rule. Walls: sim_wall_toi_double / sim_wall_respond_double.
 sim_kernel sim_formulation_kernel(const toi_formulation *f);
+/// The kernel of f's variant in precision q: binary64 is
+/// sim_formulation_kernel; binary32: f's binary32 solver on the case rounded
+/// to float, toi_response_compute32 (same rule), sim_wall_*_float, and
+/// .precision = TOI_BINARY32. .name is NULL when f has no variant in q.
+sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q);
 
 /// The kernels a comma-separated list names (NULL: "all"): a built-in forward
 /// formulation by name, "all" (every forward formulation) or "reference" (the
@@ -120,6 +145,12 @@ sim_kernel sim_formulation_kernel(const toi_formulation *f);
 /// (an unknown or reverse-time name, or no kernel at all); -1 when out of
 /// memory.
 int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg);
+/// The same with the formulations' kernels in precision q
+/// (sim_formulation_kernel_prec; 'all' is every forward formulation with a
+/// variant in q, a name without one is refused). "reference" stays the exact
+/// kernel, in binary64.
+int sim_kernels_select_prec(sim_kernel **out, const char *names, toi_precision q,
+                            const toi_msg *msg);
 
 /// Kinds of events.
 typedef enum sim_event_kind { SIM_EV_PAIR = 0, SIM_EV_WALL = 1, SIM_EV_CELL = 2 } sim_event_kind;

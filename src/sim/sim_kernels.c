@@ -1,4 +1,4 @@
-/* sim_kernels.c: the simulation's kernels: formulations in double, or the certified one. */
+/* sim_kernels.c: the simulation's kernels: formulations in double or float, or the certified one. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +25,34 @@ int sim_wall_respond_double(void *ctx, const double p[3], const double v[3], dou
   return 0;
 }
 
+int sim_wall_toi_float(void *ctx, const double p[3], const double v[3], double r, int dim,
+                       int axis, double wall, double *dt) {
+  (void)ctx;
+  (void)dim;
+  float target = v[axis] > 0 ? (float)wall - (float)r : (float)wall + (float)r;
+  float t = (target - (float)p[axis]) / (float)v[axis];
+  *dt = t;
+  return isnan(*dt) ? -1 : 1;
+}
+
+int sim_wall_respond_float(void *ctx, const double p[3], const double v[3], double r, int dim,
+                           int axis, double wall, double dt, double pout[3]) {
+  (void)ctx;
+  (void)r;
+  (void)axis;
+  (void)wall;
+  float t = (float)dt;
+  for (int d = 0; d < 3; d++) {
+    float x = (float)p[d] + (float)v[d] * t;
+    pout[d] = d < dim ? x : 0;
+  }
+  return 0;
+}
+
 /* ---- formulation kernels ---- */
 
-static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
-  const toi_formulation *f = ctx;
-  toi_result r = f->solve(c);
+/* A verdict and time as a kernel's answer (form_pair_toi). */
+static int pair_answer(toi_result r, double *dt) {
   if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
   /* An overlap verdict means "in contact now", whatever time comes with it
    * (Ericson says 0, the exact kernels say NaN: the overlap has no forward
@@ -45,11 +68,16 @@ static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
   return 1;
 }
 
-static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
-                             double pb[3], double va[3], double vb[3]) {
-  (void)ctx;
+static int form_pair_toi(void *ctx, const toi_case *c, double *dt) {
+  const toi_formulation *f = ctx;
+  return pair_answer(f->solve(c), dt);
+}
+
+/* The response by pipeline fn, applied when the balls approach. */
+static int pair_respond_with(toi_response_fn fn, const toi_case *c, double dt, double E,
+                             double pa[3], double pb[3], double va[3], double vb[3]) {
   toi_response r;
-  if (toi_response_compute(&r, c, dt, E) != TOI_OK) return -1;
+  if (fn(&r, c, dt, E) != TOI_OK) return -1;
   if (!(r.vn < 0)) return 0; /* separating or tangent: no impulse */
   for (int d = 0; d < 3; d++) {
     pa[d] = r.pa[d];
@@ -60,9 +88,41 @@ static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, 
   return 1;
 }
 
+static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                             double pb[3], double va[3], double vb[3]) {
+  (void)ctx;
+  return pair_respond_with(toi_response_compute, c, dt, E, pa, pb, va, vb);
+}
+
+/* binary32: the case is read as floats (the run builds it from floats, so
+   rounding it changes nothing there); -1 when it overflows float */
+static int form_pair_toi32(void *ctx, const toi_case *c, double *dt) {
+  const toi_formulation *f = ctx;
+  toi_case rc;
+  if (toi_case_round(&rc, c, TOI_BINARY32) < 0) return -1;
+  return pair_answer(f->solve32(&rc), dt);
+}
+
+static int form_pair_respond32(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                               double pb[3], double va[3], double vb[3]) {
+  (void)ctx;
+  toi_case rc;
+  if (toi_case_round(&rc, c, TOI_BINARY32) < 0) return -1;
+  return pair_respond_with(toi_response_compute32, &rc, dt, E, pa, pb, va, vb);
+}
+
 sim_kernel sim_formulation_kernel(const toi_formulation *f) {
   sim_kernel k = {f->name, (void *)f, form_pair_toi, form_pair_respond, sim_wall_toi_double,
-                  sim_wall_respond_double};
+                  sim_wall_respond_double, TOI_BINARY64};
+  return k;
+}
+
+sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q) {
+  if (q == TOI_BINARY64) return sim_formulation_kernel(f);
+  sim_kernel none = {NULL, NULL, NULL, NULL, NULL, NULL, q};
+  if (q != TOI_BINARY32 || !f->solve32) return none;
+  sim_kernel k = {f->name, (void *)f, form_pair_toi32, form_pair_respond32, sim_wall_toi_float,
+                  sim_wall_respond_float, TOI_BINARY32};
   return k;
 }
 
@@ -71,13 +131,14 @@ sim_kernel sim_formulation_kernel(const toi_formulation *f) {
    response computed exactly at t* and rounded once, walls exact. */
 static sim_kernel reference_kernel(void) {
   sim_kernel k = {"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
-                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond};
+                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64};
   return k;
 }
 
 /* Adds the kernels one name of the list stands for, each only once: 0, or
    -1 after a message when the name is not a forward formulation. */
-static int add_kernels(sim_kernel *ks, int *nk, int cap, const char *tok, const toi_msg *msg) {
+static int add_kernels(sim_kernel *ks, int *nk, int cap, const char *tok, toi_precision q,
+                       const toi_msg *msg) {
   if (!strcmp(tok, "reference")) {
     int dup = 0;
     for (int k = 0; k < *nk; k++) dup |= !strcmp(ks[k].name, "reference");
@@ -94,19 +155,29 @@ static int add_kernels(sim_kernel *ks, int *nk, int cap, const char *tok, const 
     toi_msgf(msg, "'%s' answers in reverse time: a simulation needs a forward formulation", tok);
     return -1;
   }
+  if (f && !sim_formulation_kernel_prec(f, q).name) {
+    toi_msgf(msg, "'%s' has no %s variant", tok, toi_precision_name(q));
+    return -1;
+  }
   size_t nall;
   const toi_formulation *all = toi_formulations(&nall);
   for (size_t j = 0; j < nall; j++) {
     const toi_formulation *g = &all[j];
     if (g->direction != TOI_FORWARD || (f && g != f)) continue;
-    int dup = 0;
+    sim_kernel kg = sim_formulation_kernel_prec(g, q);
+    int dup = !kg.name; /* 'all' in another precision: the formulations with a variant there */
     for (int k = 0; k < *nk; k++) dup |= ks[k].ctx == (void *)g;
-    if (!dup && *nk < cap) ks[(*nk)++] = sim_formulation_kernel(g);
+    if (!dup && *nk < cap) ks[(*nk)++] = kg;
   }
   return 0;
 }
 
 int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg) {
+  return sim_kernels_select_prec(out, names, TOI_BINARY64, msg);
+}
+
+int sim_kernels_select_prec(sim_kernel **out, const char *names, toi_precision q,
+                            const toi_msg *msg) {
   *out = NULL;
   size_t nall;
   toi_formulations(&nall);
@@ -119,7 +190,7 @@ int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg) 
   }
   int nk = 0, bad = 0;
   for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save))
-    bad = add_kernels(ks, &nk, (int)nall + 1, tok, msg) != 0;
+    bad = add_kernels(ks, &nk, (int)nall + 1, tok, q, msg) != 0;
   free(list);
   if (bad || nk == 0) {
     if (!bad) toi_msgf(msg, "no kernel selected");

@@ -17,6 +17,33 @@ void sim_state_free(sim_state *s) {
   s->n = 0;
 }
 
+toi_status sim_state_round(sim_state *out, const sim_state *in, toi_precision q) {
+  memset(out, 0, sizeof *out);
+  out->dim = in->dim;
+  out->balls = malloc((in->n ? in->n : 1) * sizeof *out->balls);
+  if (!out->balls) return TOI_ERR_NOMEM;
+  out->n = in->n;
+  int bad = 0;
+  for (int d = 0; d < 3; d++) {
+    out->box[d] = toi_round_to(in->box[d], q);
+    bad |= !isfinite(out->box[d]) && isfinite(in->box[d]);
+  }
+  for (size_t i = 0; i < in->n; i++) {
+    const sim_ball *b = &in->balls[i];
+    sim_ball *o = &out->balls[i];
+    for (int d = 0; d < 3; d++) {
+      o->p[d] = toi_round_to(b->p[d], q);
+      o->v[d] = toi_round_to(b->v[d], q);
+      bad |= (!isfinite(o->p[d]) && isfinite(b->p[d])) || (!isfinite(o->v[d]) && isfinite(b->v[d]));
+    }
+    o->r = toi_round_to(b->r, q);
+    o->m = toi_round_to(b->m, q);
+    bad |= !(o->r > 0 && o->m > 0 && isfinite(o->r) && isfinite(o->m));
+  }
+  if (bad) sim_state_free(out);
+  return bad ? TOI_ERR_RANGE : TOI_OK;
+}
+
 int sim_state_write(FILE *f, const sim_state *s) {
   int r = fprintf(f, "# toibench-state v1\n# box DIM L...; ball P... V... R M\nbox %d", s->dim) < 0;
   for (int d = 0; d < s->dim; d++) r |= fprintf(f, " %a", s->box[d]) < 0;
