@@ -106,7 +106,7 @@ $(BUILD)/%.o: %.c | check-deps
 
 # The report names the version and flags it was built with: rebuilt when a
 # commit or checkout changes what git describe says.
-$(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .git/index) | check-deps
+$(BUILD)/src/cli/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
 	$(COMPILE) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli.h"
 #include "cli_check.h"
 
 static int count_lines(const char *s) {
@@ -51,7 +52,13 @@ Test(cli, usage_errors_exit_2) {
     cc_out *r = cc_run(NULL, cmds[i]);
     cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
     cr_assert(strstr(r->err, "toibench"), "'%s': no message", cmds[i]);
-    cr_assert(strstr(r->err, "Try 'toibench --help'"), "'%s': no pointer to the help: %s", cmds[i], r->err);
+    /* The help of the command when there is one ("Try 'toibench run --help'"). */
+    char try[128] = "Try 'toibench --help'";
+    const char *known[] = {"reference", "solve", "run", "audit", "gen"};
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+      if (!strncmp(cmds[i], known[k], strlen(known[k])) && strchr(" ", cmds[i][strlen(known[k])]))
+        snprintf(try, sizeof try, "Try 'toibench %s --help'\n", known[k]);
+    cr_assert(strstr(r->err, try), "'%s': no pointer to the help: %s", cmds[i], r->err);
     cr_assert_eq(r->out[0], 0, "'%s' wrote to stdout", cmds[i]);
   }
   struct stat st;
@@ -213,4 +220,83 @@ Test(cli, solve_and_run_cover_every_case_and_formulation) {
   cr_assert_eq(count_lines(buf), 1 + total * nf);
   free(buf);
   unlink(rows);
+}
+
+Test(cli, version) {
+  const char *args[] = {"--version", "-V"};
+  for (size_t i = 0; i < 2; i++) {
+    cc_out *r = cc_run(NULL, args[i]);
+    cr_assert_eq(r->status, 0, "%s", args[i]);
+    cr_assert(!strncmp(r->out, "toibench " TOI_VERSION, strlen("toibench " TOI_VERSION)), "%s: %s", args[i], r->out);
+    cr_assert_eq(count_lines(r->out), 1, "%s: %s", args[i], r->out);
+  }
+  cc_out *r = cc_run(NULL, "--help");
+  cr_assert(strstr(r->out, "--version") && strstr(r->out, "-V"), "%s", r->out);
+}
+
+/* A mistyped name gets the nearest one of its own list; far-off names get none. */
+Test(cli, did_you_mean) {
+  static const struct {
+    const char *args, *want;
+  } t[] = {
+      {"rn cases/degenerate.cases", "toibench: unknown command 'rn'; did you mean 'run'?\nTry 'toibench --help'\n"},
+      {"refrence x", "did you mean 'reference'?"},
+      {"run -f ericsn cases/degenerate.cases", "did you mean 'ericson'?\nTry 'toibench run --help'\n"},
+      {"run -f robust,expandd cases/degenerate.cases", "did you mean 'expanded'?"},
+      {"solve -f phet-revrese cases/degenerate.cases", "did you mean 'phet-reverse'?"},
+      {"audit -f minkowsky cases/degenerate.cases", "did you mean 'minkowski'?"},
+      {"run --tmx 1 cases/degenerate.cases", "unknown option '--tmx'; did you mean '--tmax'?"},
+      {"run --solver-comd x cases/degenerate.cases", "did you mean '--solver-cmd'?"},
+      {"gen grazng", "unknown family 'grazng'; did you mean 'grazing'?\nTry 'toibench gen --help'\n"},
+      {"gen near", "did you mean 'near-contact'?"},
+      {"run --reference mfpr cases/degenerate.cases", "did you mean 'mpfr'?"},
+      {"run --precision binary23 cases/degenerate.cases", "did you mean 'binary32'?"},
+      {"list --nmaes", "did you mean '--names'?\nTry 'toibench list --help'\n"},
+      {"sweep mixed --count 1 --chekpoint x", "did you mean '--checkpoint'?"},
+      {"simulate --evnts 3", "did you mean '--events'?"},
+      {"report --qiuck", "did you mean '--quick'?"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    cc_out *r = cc_run(NULL, t[i].args);
+    cr_assert_eq(r->status, 2, "%s: %d %s", t[i].args, r->status, r->err);
+    cr_assert(strstr(r->err, t[i].want), "%s: %s", t[i].args, r->err);
+  }
+  const char *none[] = {"s", "run -x cases/degenerate.cases", "run -f zzzzzz cases/degenerate.cases", "gen quux"};
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+    cc_out *r = cc_run(NULL, none[i]);
+    cr_assert_eq(r->status, 2, "%s", none[i]);
+    cr_assert_null(strstr(r->err, "did you mean"), "%s: %s", none[i], r->err);
+  }
+}
+
+Test(cli, suggest_rules) {
+  const char *const l[] = {"expanded", "expanded-corner", "ericson", "robust", "run", "reference"};
+  size_t n = sizeof l / sizeof *l;
+  cr_assert_str_eq(cli_suggest(l, n, "ericosn"), "ericson");   /* a swap is one edit */
+  cr_assert_str_eq(cli_suggest(l, n, "expandd"), "expanded");  /* the nearest wins */
+  cr_assert_str_eq(cli_suggest(l, n, "expanded-c"), "expanded-corner"); /* a unique prefix */
+  cr_assert_str_eq(cli_suggest(l, n, "ref"), "reference");
+  cr_assert_null(cli_suggest(l, n, "ex"));      /* a prefix of two */
+  cr_assert_null(cli_suggest(l, n, "robust"));  /* itself */
+  cr_assert_null(cli_suggest(l, n, "abcdefg"));
+  cr_assert_null(cli_suggest(l, n, ""));
+}
+
+/* --solver-cmd naming no program: one line, a usage error, nothing run. */
+Test(cli, solver_cmd_that_cannot_run) {
+  const char *cmds[] = {"run --solver-cmd no-such-solver-cmd cases/degenerate.cases",
+                        "run --solver-cmd /nonexistent/solver cases/degenerate.cases",
+                        "run --solver-cmd 'cases/degenerate.cases --x' cases/degenerate.cases",
+                        "sweep aimed --count 10 --solver-cmd no-such-solver-cmd",
+                        "hunt --solver-cmd no-such-solver-cmd --budget 10"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    cc_out *r = cc_run(NULL, cmds[i]);
+    cr_assert_eq(r->status, 2, "%s: %d %s", cmds[i], r->status, r->err);
+    cr_assert_eq(count_lines(r->err), 2, "%s: %s", cmds[i], r->err);
+    cr_assert(strstr(r->err, ": cannot run: "), "%s: %s", cmds[i], r->err);
+    cr_assert_eq(r->out[0], 0, "%s", cmds[i]);
+  }
+  cc_out *r = cc_run(NULL, cmds[0]);
+  cr_assert_str_eq(r->err, "toibench run: solver no-such-solver-cmd: cannot run: 'no-such-solver-cmd' is not found in "
+                           "PATH\nTry 'toibench run --help'\n");
 }

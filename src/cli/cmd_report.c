@@ -108,6 +108,7 @@ static int given_solver(candlist *solv, const char *a, const char *v, toi_precis
     free(c);
   } else {
     toi_candidate c;
+    if (cli_check_command("report", v)) return candlist_free(solv), EXIT_USAGE;
     if (toi_candidate_command_prec(&c, v, cmd_prec) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
   }
   return add_solvers(solv, &defs) ? EXIT_RUNTIME : EXIT_OK;
@@ -123,7 +124,7 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
   else if (!strncmp(a, "-j", 2) && a[2]) {
     if (sweep_parse_jobs(a + 2, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
   } else if (!v) {
-    return cli_usage_error("report", "unknown option or missing value '%s'", a);
+    return cli_usage_error_near("report", CLI_NAMES_OPTIONS, a, "unknown option or missing value '%s'", a);
   } else {
     (*i)++;
     if (!strcmp(a, "--suite")) {
@@ -153,7 +154,7 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
         return EXIT_USAGE;
       }
     } else {
-      return cli_usage_error("report", "unknown option or missing value '%s'", a);
+      return cli_usage_error_near("report", CLI_NAMES_OPTIONS, a, "unknown option or missing value '%s'", a);
     }
   }
   return EXIT_OK;
