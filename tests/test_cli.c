@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "gen.h"
 #include "cli_check.h"
 
 static int count_lines(const char *s) {
@@ -299,4 +301,118 @@ Test(cli, solver_cmd_that_cannot_run) {
   cc_out *r = cc_run(NULL, cmds[0]);
   cr_assert_str_eq(r->err, "toibench run: solver no-such-solver-cmd: cannot run: 'no-such-solver-cmd' is not found in "
                            "PATH\nTry 'toibench run --help'\n");
+}
+
+/* The commands `toibench --help` lists, in order, each as "NAME\n"; n of them. */
+static char *help_commands(int *n) {
+  cc_out *r = cc_run(NULL, "--help");
+  cr_assert_eq(r->status, 0);
+  const char *p = strstr(r->out, "Commands:\n");
+  cr_assert_not_null(p, "%s", r->out);
+  char *v = calloc(1, 4096);
+  cr_assert_not_null(v);
+  *n = 0;
+  for (p += strlen("Commands:\n"); !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
+    char name[64];
+    cr_assert_eq(sscanf(p, "%63s", name), 1);
+    snprintf(v + strlen(v), 4096 - strlen(v), "%s\n", name);
+    ++*n;
+  }
+  cr_assert_geq(*n, 11, "%s", r->out);
+  return v;
+}
+
+/* Every command of the help has its entry in the man page, and the options
+ * of each (those the "did you mean" compares with) are in it too. */
+Test(cli, man_page_lists_every_command_and_option) {
+  int n;
+  char *cmds = help_commands(&n);
+  char *man = cc_slurp(TOI_SOURCE_DIR "/doc/toibench.1", NULL);
+  cr_assert(strstr(man, ".SH NAME") && strstr(man, ".SH SYNOPSIS") && strstr(man, ".SH EXIT STATUS") &&
+            strstr(man, ".SH FILES") && strstr(man, ".SH EXAMPLES") && strstr(man, ".SH SEE ALSO"));
+  for (char *save = NULL, *c = strtok_r(cmds, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+    char key[80];
+    snprintf(key, sizeof key, "\n.B %s ", c);
+    const char *entry = strstr(man, key);
+    cr_assert_not_null(entry, "command %s missing from doc/toibench.1", c);
+    const char *end = strstr(entry + 1, "\n.TP\n");
+    if (!end) end = strstr(entry, "\n.SH ");
+    size_t no;
+    const char *const *opts = cli_command_options(c, &no);
+    cr_assert_not_null(opts, "no option table for %s", c);
+    cc_out *h = cc_run(NULL, (snprintf(key, sizeof key, "%s --help", c), key));
+    for (size_t k = 0; k < no; k++) {
+      /* groff writes a minus as \-. */
+      char esc[80] = "";
+      for (const char *q = opts[k]; *q; q++) snprintf(esc + strlen(esc), sizeof esc - strlen(esc), "%s", *q == '-' ? "\\-" : (char[]){*q, 0});
+      const char *hit = strstr(entry, esc);
+      /* sweep and hunt refer to gen's generator options. */
+      const char *gen = strstr(man, "\n.B gen "), *gen_end = gen ? strstr(gen + 1, "\n.TP\n") : NULL;
+      const char *refers = strstr(entry, "generator options"), *in = gen ? strstr(gen, esc) : NULL;
+      int in_gen = refers && refers < end && in && in < gen_end;
+      cr_assert((hit && hit < end) || in_gen, "%s %s missing from its entry in doc/toibench.1", c, opts[k]);
+      cr_assert(strstr(h->out, opts[k]), "%s %s is not in its --help", c, opts[k]);
+    }
+  }
+  free(man);
+  free(cmds);
+}
+
+/* Runs bash with args; its exit status. */
+static int run_bash(char *const args[]) {
+  pid_t pid;
+  extern char **environ;
+  if (posix_spawnp(&pid, "bash", NULL, NULL, args, environ) != 0) return -1;
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The completion file is valid bash, knows every command, every option of
+ * each, and every family; names come from `toibench list`. */
+Test(cli, bash_completion) {
+  const char *path = TOI_SOURCE_DIR "/doc/toibench.bash-completion";
+  char *const check[] = {"bash", "-n", (char *)path, NULL};
+  cr_assert_eq(run_bash(check), 0, "bash -n %s", path);
+  char *comp = cc_slurp(path, NULL);
+  int n;
+  char *cmds = help_commands(&n);
+  for (char *save = NULL, *c = strtok_r(cmds, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+    char key[80];
+    snprintf(key, sizeof key, "_toibench_opts_%s=\"", c);
+    const char *line = strstr(comp, key);
+    cr_assert_not_null(line, "no options for %s in %s", c, path);
+    line += strlen(key);
+    size_t len = strcspn(line, "\""), no;
+    const char *const *opts = cli_command_options(c, &no);
+    int words = 0;
+    for (const char *q = line; q < line + len; q += strcspn(q, " \"")) {
+      q += strspn(q, " ");
+      if (q < line + len) words++;
+    }
+    cr_assert_eq((size_t)words, no, "%s: %d options in the completion, %zu in cli_command_options", c, words, no);
+    for (size_t k = 0; k < no; k++) {
+      char w[80];
+      snprintf(w, sizeof w, " %s ", opts[k]);
+      char *l = calloc(1, len + 3);
+      snprintf(l, len + 3, " %.*s ", (int)len, line);
+      cr_assert(strstr(l, w), "%s %s missing from the completion", c, opts[k]);
+      free(l);
+    }
+  }
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    char w[80];
+    snprintf(w, sizeof w, "%s", gen_family_name((gen_family)f));
+    cr_assert(strstr(comp, w), "family %s missing from the completion", w);
+  }
+  /* Completing "-f eric" offers ericson, from `toibench list --names`. */
+  char script[8192];
+  snprintf(script, sizeof script,
+           "source '%s'; COMP_WORDS=('%s' run -f robust,eric); COMP_CWORD=3; _toibench; "
+           "[ \"${COMPREPLY[*]}\" = robust,ericson ]",
+           path, TOIBENCH_PATH);
+  char *const complete[] = {"bash", "-c", script, NULL};
+  cr_assert_eq(run_bash(complete), 0, "completing -f robust,eric");
+  free(cmds);
+  free(comp);
 }

@@ -203,8 +203,7 @@ static int sections(rep_data *d) {
 /* Measures and writes. */
 static int make_report(rep_data *d) {
   if (report_measure(d) || report_write(d, d->opts.out_dir)) return EXIT_RUNTIME;
-  if (d->opts.progress || isatty(1))
-    fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
+  fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
   return EXIT_OK;
 }
 
