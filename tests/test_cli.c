@@ -301,6 +301,38 @@ Test(cli, solver_cmd_that_cannot_run) {
   cc_out *r = cc_run(NULL, cmds[0]);
   cr_assert_str_eq(r->err, "toibench run: solver no-such-solver-cmd: cannot run: 'no-such-solver-cmd' is not found in "
                            "PATH\nTry 'toibench run --help'\n");
+  /* A script whose interpreter is missing, a file that is not executable, a
+     quoted path with a space: one line each. */
+  char dir[] = "/tmp/toisolvXXXXXX", path[256], args[1024];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/bad interp", dir);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs("#!/nonexistent/interpreter\n", f);
+  fclose(f);
+  chmod(path, 0755);
+  static const struct {
+    const char *cmd, *why;
+  } t[] = {{"'%s/bad interp' --x", "bad interpreter /nonexistent/interpreter: No such file or directory"},
+           {"\"%s/no such\"", "no such: No such file or directory"},
+           {"%s", "is a directory"}};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    char c[600];
+    snprintf(c, sizeof c, t[i].cmd, dir);
+    /* Quoted again for the shell that runs toibench. */
+    snprintf(args, sizeof args, strchr(c, '\'') ? "run --solver-cmd \"%s\" cases/degenerate.cases"
+                                                : "run --solver-cmd '%s' cases/degenerate.cases", c);
+    r = cc_run(NULL, args);
+    cr_assert_eq(r->status, 2, "%s: %s", args, r->err);
+    cr_assert_eq(count_lines(r->err), 2, "%s: %s", args, r->err);
+    cr_assert(strstr(r->err, t[i].why), "%s: %s", args, r->err);
+  }
+  chmod(path, 0644);
+  snprintf(args, sizeof args, "run --solver-cmd \"'%s'\" cases/degenerate.cases", path);
+  r = cc_run(NULL, args);
+  cr_assert(r->status == 2 && strstr(r->err, "Permission denied"), "%s: %s", args, r->err);
+  unlink(path);
+  rmdir(dir);
 }
 
 /* The commands `toibench --help` lists, in order, each as "NAME\n"; n of them. */
@@ -344,7 +376,8 @@ Test(cli, man_page_lists_every_command_and_option) {
     for (size_t k = 0; k < no; k++) {
       /* groff writes a minus as \-. */
       char esc[80] = "";
-      for (const char *q = opts[k]; *q; q++) snprintf(esc + strlen(esc), sizeof esc - strlen(esc), "%s", *q == '-' ? "\\-" : (char[]){*q, 0});
+      for (const char *q = opts[k]; *q; q++)
+        snprintf(esc + strlen(esc), sizeof esc - strlen(esc), "%s", *q == '-' ? "\\-" : (char[]){*q, 0});
       const char *hit = strstr(entry, esc);
       /* sweep and hunt refer to gen's generator options. */
       const char *gen = strstr(man, "\n.B gen "), *gen_end = gen ? strstr(gen + 1, "\n.TP\n") : NULL;

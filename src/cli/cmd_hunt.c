@@ -156,7 +156,8 @@ static int pick_variant(const hunt_args *h, toi_candidate *cand) {
   const toi_formulation *f = toi_formulation_find(h->name);
   if (!f) {
     if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
-      return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name, "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+      return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name,
+                                  "unknown formulation or solver '%s' (see 'toibench list')", h->name);
     return EXIT_OK; /* an engine: solver options allowed */
   }
   if (toi_candidate_formulation_prec(cand, f, q)) {
@@ -183,7 +184,8 @@ static int pick(const hunt_args *h, toi_candidate *cand) {
   if (h->command) return toi_candidate_command_prec(cand, h->command, h->cmd_precision) ? EXIT_RUNTIME : EXIT_OK;
   if (h->g.has_precision && h->g.precision != TOI_BINARY64) return pick_variant(h, cand);
   if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
-    return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name, "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+    return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name,
+                                "unknown formulation or solver '%s' (see 'toibench list')", h->name);
   if (!(cand->flags & TOI_CAND_EXTERNAL) && h->solver_opts_given) {
     toi_candidate_free(cand);
     return cli_usage_error("hunt", "--tmax, --timeout and --target-distance apply to solvers, not to formulation %s",

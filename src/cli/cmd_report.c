@@ -139,7 +139,9 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
       if (sweep_parse_jobs(v, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
     } else if (!strcmp(a, "--reference")) {
       int e = toi_ref_engine_parse(v);
-      if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
+      if (e < 0)
+        return candlist_free(solv), cli_usage_error_near("report", CLI_NAMES_REFERENCE, v,
+                                                         "--reference needs fast or mpfr, got '%s'", v);
       o->engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--timeout")) {
       if (cli_parse_timeout("report", v, &o->timeout) != EXIT_OK) {

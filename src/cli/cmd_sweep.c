@@ -242,7 +242,8 @@ static int time_only(const sweep_args *s, const gen_opts *o) {
   int gen = !strcmp(what, "gen"), ref = !strcmp(what, "reference");
   if (!gen && !ref) {
     const toi_formulation *f = toi_formulation_find(what);
-    if (!f) return cli_usage_error_near("sweep", CLI_NAMES_FORMULATIONS, what, "--time-only: unknown formulation '%s'", what);
+    if (!f)
+      return cli_usage_error_near("sweep", CLI_NAMES_FORMULATIONS, what, "--time-only: unknown formulation '%s'", what);
     toi_candidate_formulation(&cand, f);
   }
   double dt;
