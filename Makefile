@@ -106,7 +106,7 @@ $(BUILD)/%.o: %.c | check-deps
 
 # The report names the version and flags it was built with: rebuilt when a
 # commit or checkout changes what git describe says.
-$(BUILD)/src/cli/report_write.o: src/cli/report_write.c $(wildcard .git/HEAD .git/index) | check-deps
+$(BUILD)/src/cli/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
 	$(COMPILE) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@
@@ -313,6 +313,9 @@ install: all
 	install -m 644 include/toibench/*.h $(DESTDIR)$(PREFIX)/include/toibench/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' toibench.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/toibench.pc
 	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/toibench/reports/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 doc/toibench.1 $(DESTDIR)$(PREFIX)/share/man/man1/toibench.1
+	install -m 644 doc/toibench.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/toibench
 	@for e in $(ENGINES); do \
 	  if [ -f $(ENGINE_DIR)/$$e.so ]; then \
 	    install -d $(ENGINE_INST) && install -m 755 $(ENGINE_DIR)/$$e.so $(ENGINE_INST)/ || exit 1; \
@@ -330,6 +333,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/toibench $(DESTDIR)$(PREFIX)/lib/libtoibench.a \
 	  $(DESTDIR)$(PREFIX)/lib/libtoibench.so $(DESTDIR)$(PREFIX)/lib/$(SONAME) \
 	  $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBTOIBENCH_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/pkgconfig/toibench.pc
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/toibench.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/toibench
 	rm -rf $(DESTDIR)$(PREFIX)/include/toibench $(DESTDIR)$(PREFIX)/share/toibench $(DESTDIR)$(PREFIX)/lib/toibench
 
 ## clean: remove build/ and generated report output

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli.h"
+#include "gen.h"
 #include "cli_check.h"
 
 static int count_lines(const char *s) {
@@ -51,7 +54,13 @@ Test(cli, usage_errors_exit_2) {
     cc_out *r = cc_run(NULL, cmds[i]);
     cr_assert_eq(r->status, 2, "'%s' exited %d", cmds[i], r->status);
     cr_assert(strstr(r->err, "toibench"), "'%s': no message", cmds[i]);
-    cr_assert(strstr(r->err, "Try 'toibench --help'"), "'%s': no pointer to the help: %s", cmds[i], r->err);
+    /* The help of the command when there is one ("Try 'toibench run --help'"). */
+    char try[128] = "Try 'toibench --help'";
+    const char *known[] = {"reference", "solve", "run", "audit", "gen"};
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+      if (!strncmp(cmds[i], known[k], strlen(known[k])) && strchr(" ", cmds[i][strlen(known[k])]))
+        snprintf(try, sizeof try, "Try 'toibench %s --help'\n", known[k]);
+    cr_assert(strstr(r->err, try), "'%s': no pointer to the help: %s", cmds[i], r->err);
     cr_assert_eq(r->out[0], 0, "'%s' wrote to stdout", cmds[i]);
   }
   struct stat st;
@@ -213,4 +222,230 @@ Test(cli, solve_and_run_cover_every_case_and_formulation) {
   cr_assert_eq(count_lines(buf), 1 + total * nf);
   free(buf);
   unlink(rows);
+}
+
+Test(cli, version) {
+  const char *args[] = {"--version", "-V"};
+  for (size_t i = 0; i < 2; i++) {
+    cc_out *r = cc_run(NULL, args[i]);
+    cr_assert_eq(r->status, 0, "%s", args[i]);
+    cr_assert(!strncmp(r->out, "toibench " TOI_VERSION, strlen("toibench " TOI_VERSION)), "%s: %s", args[i], r->out);
+    cr_assert_eq(count_lines(r->out), 1, "%s: %s", args[i], r->out);
+  }
+  cc_out *r = cc_run(NULL, "--help");
+  cr_assert(strstr(r->out, "--version") && strstr(r->out, "-V"), "%s", r->out);
+}
+
+/* A mistyped name gets the nearest one of its own list; far-off names get none. */
+Test(cli, did_you_mean) {
+  static const struct {
+    const char *args, *want;
+  } t[] = {
+      {"rn cases/degenerate.cases", "toibench: unknown command 'rn'; did you mean 'run'?\nTry 'toibench --help'\n"},
+      {"refrence x", "did you mean 'reference'?"},
+      {"run -f ericsn cases/degenerate.cases", "did you mean 'ericson'?\nTry 'toibench run --help'\n"},
+      {"run -f robust,expandd cases/degenerate.cases", "did you mean 'expanded'?"},
+      {"solve -f phet-revrese cases/degenerate.cases", "did you mean 'phet-reverse'?"},
+      {"audit -f minkowsky cases/degenerate.cases", "did you mean 'minkowski'?"},
+      {"run --tmx 1 cases/degenerate.cases", "unknown option '--tmx'; did you mean '--tmax'?"},
+      {"run --solver-comd x cases/degenerate.cases", "did you mean '--solver-cmd'?"},
+      {"gen grazng", "unknown family 'grazng'; did you mean 'grazing'?\nTry 'toibench gen --help'\n"},
+      {"gen near", "did you mean 'near-contact'?"},
+      {"run --reference mfpr cases/degenerate.cases", "did you mean 'mpfr'?"},
+      {"run --precision binary23 cases/degenerate.cases", "did you mean 'binary32'?"},
+      {"list --nmaes", "did you mean '--names'?\nTry 'toibench list --help'\n"},
+      {"sweep mixed --count 1 --chekpoint x", "did you mean '--checkpoint'?"},
+      {"simulate --evnts 3", "did you mean '--events'?"},
+      {"report --qiuck", "did you mean '--quick'?"},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    cc_out *r = cc_run(NULL, t[i].args);
+    cr_assert_eq(r->status, 2, "%s: %d %s", t[i].args, r->status, r->err);
+    cr_assert(strstr(r->err, t[i].want), "%s: %s", t[i].args, r->err);
+  }
+  const char *none[] = {"s", "run -x cases/degenerate.cases", "run -f zzzzzz cases/degenerate.cases", "gen quux"};
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+    cc_out *r = cc_run(NULL, none[i]);
+    cr_assert_eq(r->status, 2, "%s", none[i]);
+    cr_assert_null(strstr(r->err, "did you mean"), "%s: %s", none[i], r->err);
+  }
+}
+
+Test(cli, suggest_rules) {
+  const char *const l[] = {"expanded", "expanded-corner", "ericson", "robust", "run", "reference"};
+  size_t n = sizeof l / sizeof *l;
+  cr_assert_str_eq(cli_suggest(l, n, "ericosn"), "ericson");   /* a swap is one edit */
+  cr_assert_str_eq(cli_suggest(l, n, "expandd"), "expanded");  /* the nearest wins */
+  cr_assert_str_eq(cli_suggest(l, n, "expanded-c"), "expanded-corner"); /* a unique prefix */
+  cr_assert_str_eq(cli_suggest(l, n, "ref"), "reference");
+  cr_assert_null(cli_suggest(l, n, "ex"));      /* a prefix of two */
+  cr_assert_null(cli_suggest(l, n, "robust"));  /* itself */
+  cr_assert_null(cli_suggest(l, n, "abcdefg"));
+  cr_assert_null(cli_suggest(l, n, ""));
+}
+
+/* --solver-cmd naming no program: one line, a usage error, nothing run. */
+Test(cli, solver_cmd_that_cannot_run) {
+  const char *cmds[] = {"run --solver-cmd no-such-solver-cmd cases/degenerate.cases",
+                        "run --solver-cmd /nonexistent/solver cases/degenerate.cases",
+                        "run --solver-cmd 'cases/degenerate.cases --x' cases/degenerate.cases",
+                        "sweep aimed --count 10 --solver-cmd no-such-solver-cmd",
+                        "hunt --solver-cmd no-such-solver-cmd --budget 10"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    cc_out *r = cc_run(NULL, cmds[i]);
+    cr_assert_eq(r->status, 2, "%s: %d %s", cmds[i], r->status, r->err);
+    cr_assert_eq(count_lines(r->err), 2, "%s: %s", cmds[i], r->err);
+    cr_assert(strstr(r->err, ": cannot run: "), "%s: %s", cmds[i], r->err);
+    cr_assert_eq(r->out[0], 0, "%s", cmds[i]);
+  }
+  cc_out *r = cc_run(NULL, cmds[0]);
+  cr_assert_str_eq(r->err, "toibench run: solver no-such-solver-cmd: cannot run: 'no-such-solver-cmd' is not found in "
+                           "PATH\nTry 'toibench run --help'\n");
+  /* A script whose interpreter is missing, a file that is not executable, a
+     quoted path with a space: one line each. */
+  char dir[] = "/tmp/toisolvXXXXXX", path[256], args[1024];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/bad interp", dir);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs("#!/nonexistent/interpreter\n", f);
+  fclose(f);
+  chmod(path, 0755);
+  static const struct {
+    const char *cmd, *why;
+  } t[] = {{"'%s/bad interp' --x", "bad interpreter /nonexistent/interpreter: No such file or directory"},
+           {"\"%s/no such\"", "no such: No such file or directory"},
+           {"%s", "is a directory"}};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    char c[600];
+    snprintf(c, sizeof c, t[i].cmd, dir);
+    /* Quoted again for the shell that runs toibench. */
+    snprintf(args, sizeof args, strchr(c, '\'') ? "run --solver-cmd \"%s\" cases/degenerate.cases"
+                                                : "run --solver-cmd '%s' cases/degenerate.cases", c);
+    r = cc_run(NULL, args);
+    cr_assert_eq(r->status, 2, "%s: %s", args, r->err);
+    cr_assert_eq(count_lines(r->err), 2, "%s: %s", args, r->err);
+    cr_assert(strstr(r->err, t[i].why), "%s: %s", args, r->err);
+  }
+  chmod(path, 0644);
+  snprintf(args, sizeof args, "run --solver-cmd \"'%s'\" cases/degenerate.cases", path);
+  r = cc_run(NULL, args);
+  cr_assert(r->status == 2 && strstr(r->err, "Permission denied"), "%s: %s", args, r->err);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* The commands `toibench --help` lists, in order, each as "NAME\n"; n of them. */
+static char *help_commands(int *n) {
+  cc_out *r = cc_run(NULL, "--help");
+  cr_assert_eq(r->status, 0);
+  const char *p = strstr(r->out, "Commands:\n");
+  cr_assert_not_null(p, "%s", r->out);
+  char *v = calloc(1, 4096);
+  cr_assert_not_null(v);
+  *n = 0;
+  for (p += strlen("Commands:\n"); !strncmp(p, "  ", 2) && p[2] != ' '; p = strchr(p, '\n') + 1) {
+    char name[64];
+    cr_assert_eq(sscanf(p, "%63s", name), 1);
+    snprintf(v + strlen(v), 4096 - strlen(v), "%s\n", name);
+    ++*n;
+  }
+  cr_assert_geq(*n, 11, "%s", r->out);
+  return v;
+}
+
+/* Every command of the help has its entry in the man page, and the options
+ * of each (those the "did you mean" compares with) are in it too. */
+Test(cli, man_page_lists_every_command_and_option) {
+  int n;
+  char *cmds = help_commands(&n);
+  char *man = cc_slurp(TOI_SOURCE_DIR "/doc/toibench.1", NULL);
+  cr_assert(strstr(man, ".SH NAME") && strstr(man, ".SH SYNOPSIS") && strstr(man, ".SH EXIT STATUS") &&
+            strstr(man, ".SH FILES") && strstr(man, ".SH EXAMPLES") && strstr(man, ".SH SEE ALSO"));
+  for (char *save = NULL, *c = strtok_r(cmds, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+    char key[80];
+    snprintf(key, sizeof key, "\n.B %s ", c);
+    const char *entry = strstr(man, key);
+    cr_assert_not_null(entry, "command %s missing from doc/toibench.1", c);
+    const char *end = strstr(entry + 1, "\n.TP\n");
+    if (!end) end = strstr(entry, "\n.SH ");
+    size_t no;
+    const char *const *opts = cli_command_options(c, &no);
+    cr_assert_not_null(opts, "no option table for %s", c);
+    cc_out *h = cc_run(NULL, (snprintf(key, sizeof key, "%s --help", c), key));
+    for (size_t k = 0; k < no; k++) {
+      /* groff writes a minus as \-. */
+      char esc[80] = "";
+      for (const char *q = opts[k]; *q; q++)
+        snprintf(esc + strlen(esc), sizeof esc - strlen(esc), "%s", *q == '-' ? "\\-" : (char[]){*q, 0});
+      const char *hit = strstr(entry, esc);
+      /* sweep and hunt refer to gen's generator options. */
+      const char *gen = strstr(man, "\n.B gen "), *gen_end = gen ? strstr(gen + 1, "\n.TP\n") : NULL;
+      const char *refers = strstr(entry, "generator options"), *in = gen ? strstr(gen, esc) : NULL;
+      int in_gen = refers && refers < end && in && in < gen_end;
+      cr_assert((hit && hit < end) || in_gen, "%s %s missing from its entry in doc/toibench.1", c, opts[k]);
+      cr_assert(strstr(h->out, opts[k]), "%s %s is not in its --help", c, opts[k]);
+    }
+  }
+  free(man);
+  free(cmds);
+}
+
+/* Runs bash with args; its exit status. */
+static int run_bash(char *const args[]) {
+  pid_t pid;
+  extern char **environ;
+  if (posix_spawnp(&pid, "bash", NULL, NULL, args, environ) != 0) return -1;
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The completion file is valid bash, knows every command, every option of
+ * each, and every family; names come from `toibench list`. */
+Test(cli, bash_completion) {
+  const char *path = TOI_SOURCE_DIR "/doc/toibench.bash-completion";
+  char *const check[] = {"bash", "-n", (char *)path, NULL};
+  cr_assert_eq(run_bash(check), 0, "bash -n %s", path);
+  char *comp = cc_slurp(path, NULL);
+  int n;
+  char *cmds = help_commands(&n);
+  for (char *save = NULL, *c = strtok_r(cmds, "\n", &save); c; c = strtok_r(NULL, "\n", &save)) {
+    char key[80];
+    snprintf(key, sizeof key, "_toibench_opts_%s=\"", c);
+    const char *line = strstr(comp, key);
+    cr_assert_not_null(line, "no options for %s in %s", c, path);
+    line += strlen(key);
+    size_t len = strcspn(line, "\""), no;
+    const char *const *opts = cli_command_options(c, &no);
+    int words = 0;
+    for (const char *q = line; q < line + len; q += strcspn(q, " \"")) {
+      q += strspn(q, " ");
+      if (q < line + len) words++;
+    }
+    cr_assert_eq((size_t)words, no, "%s: %d options in the completion, %zu in cli_command_options", c, words, no);
+    for (size_t k = 0; k < no; k++) {
+      char w[80];
+      snprintf(w, sizeof w, " %s ", opts[k]);
+      char *l = calloc(1, len + 3);
+      snprintf(l, len + 3, " %.*s ", (int)len, line);
+      cr_assert(strstr(l, w), "%s %s missing from the completion", c, opts[k]);
+      free(l);
+    }
+  }
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    char w[80];
+    snprintf(w, sizeof w, "%s", gen_family_name((gen_family)f));
+    cr_assert(strstr(comp, w), "family %s missing from the completion", w);
+  }
+  /* Completing "-f eric" offers ericson, from `toibench list --names`. */
+  char script[8192];
+  snprintf(script, sizeof script,
+           "source '%s'; COMP_WORDS=('%s' run -f robust,eric); COMP_CWORD=3; _toibench; "
+           "[ \"${COMPREPLY[*]}\" = robust,ericson ]",
+           path, TOIBENCH_PATH);
+  char *const complete[] = {"bash", "-c", script, NULL};
+  cr_assert_eq(run_bash(complete), 0, "completing -f robust,eric");
+  free(cmds);
+  free(comp);
 }

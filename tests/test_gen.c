@@ -535,7 +535,7 @@ Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
   cr_assert_eq(run_cmd("gen generic --sampling maybe", o), 2);
   cr_assert_eq(run_cmd("gen generic --count", o), 2);
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "'%s' gen grazing --bogus 2>&1 >/dev/null | grep -q \"Try 'toibench --help'\"",
+  snprintf(cmd, sizeof cmd, "'%s' gen grazing --bogus 2>&1 >/dev/null | grep -q \"Try 'toibench gen --help'\"",
            TOIBENCH_PATH);
   cr_assert_eq(system(cmd), 0, "usage errors end with the Try line");
 }

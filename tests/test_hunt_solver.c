@@ -350,7 +350,7 @@ Test(hunt_solver, plugin_crashes_and_hangs_fill_the_fail_list, .timeout = 120) {
   /* The catalog of two without a SYMBOL: refused, naming both. */
   r = hs_plugin_hunt(&t, so, NULL, "", 2);
   cr_assert(strstr(r.err, "renamed (") && strstr(r.err, "declines ("), "%s", r.err);
-  cr_assert(strstr(r.err, "Try 'toibench --help'\n"), "%s", r.err);
+  cr_assert(strstr(r.err, "Try 'toibench hunt --help'\n"), "%s", r.err);
   cr_assert_str_empty(r.out);
   hs_free(&r);
   hs_clean(&t);
@@ -377,7 +377,7 @@ Test(hunt_solver, usage_errors) {
     cr_assert_eq(r.status, 2, "%s: %s", cases[k][0], r.err);
     cr_assert(strstr(r.err, cases[k][1]), "%s: %s", cases[k][0], r.err);
     size_t n = strlen(r.err);
-    cr_assert(n > 0 && strstr(r.err, "Try 'toibench --help'\n") == r.err + n - strlen("Try 'toibench --help'\n"),
+    cr_assert(n > 0 && strstr(r.err, "Try 'toibench hunt --help'\n") == r.err + n - strlen("Try 'toibench hunt --help'\n"),
               "%s: %s", cases[k][0], r.err);
     cr_assert_str_empty(r.out);
     hs_free(&r);

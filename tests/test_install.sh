@@ -17,7 +17,8 @@ prefix=$tmp/prefix
 $MAKE --no-print-directory install PREFIX="$prefix" >"$tmp/install.log" 2>&1 ||
   { cat "$tmp/install.log" >&2; fail "make install"; }
 for f in bin/toibench lib/libtoibench.a lib/libtoibench.so lib/pkgconfig/toibench.pc \
-         include/toibench/toi.h include/toibench/toiref.h include/toibench/toi_solver.h; do
+         include/toibench/toi.h include/toibench/toiref.h include/toibench/toi_solver.h \
+         share/man/man1/toibench.1 share/bash-completion/completions/toibench; do
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 for h in include/toibench/*.h; do [ -f "$prefix/$h" ] || fail "$h not installed"; done

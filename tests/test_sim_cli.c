@@ -67,7 +67,7 @@ Test(simcli, audit_errors) {
   td_put("c.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5 1\n");
   cr_assert_eq(tb("audit --restitution 1.5 c.cases"), 2);
   char *err = td_read("err.txt");
-  cr_assert(strstr(err, "Try 'toibench --help'"), "%s", err);
+  cr_assert(strstr(err, "Try 'toibench audit --help'"), "%s", err);
   free(err);
   cr_assert_eq(tb("audit -f phet-reverse c.cases"), 2);
   td_put("bad.cases", "s345 2 -10 0 5 0 2.5 1 3 4 0 0 2.5\n");
@@ -150,7 +150,7 @@ Test(simcli, simulate_nan_printed_unsigned_with_reason) {
 Test(simcli, simulate_refuses_absurd_n) {
   cr_assert_eq(tb_small("simulate --n 100000000 --events 1"), 2);
   char *err = td_read("err.txt"), *out = td_read("out.txt");
-  cr_assert(strstr(err, "limit of 10000000 balls") && strstr(err, "Try 'toibench --help'"), "%s", err);
+  cr_assert(strstr(err, "limit of 10000000 balls") && strstr(err, "Try 'toibench simulate --help'"), "%s", err);
   cr_assert(!strstr(out, "kernel"), "nothing runs: %s", out);
   free(err);
   free(out);

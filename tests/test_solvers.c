@@ -283,7 +283,7 @@ Test(solver, cmd_that_cannot_start_fails_every_case) {
   static const char *ids[] = {"ok-1", "ok-2"};
   const char *f = sol_cases(0, sol_lines(ids, 2));
   char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd /nonexistent/solver %s", f);
+  snprintf(args, sizeof args, "run --solver-cmd 'exec /nonexistent/solver' %s", f);
   sol_out *r = sol_run(NULL, args);
   cr_assert_eq(r->status, 1, "%s", r->err);
   cr_assert(strstr(r->err, "case ok-2: the solver exited with status 127 before answering anything"), "%s",
@@ -363,7 +363,7 @@ Test(solver, plugin_refused_when_not_a_plugin_or_wrong_abi_or_no_symbol) {
   sol_out *r = sol_run(NULL, args);
   cr_assert_eq(r->status, 2);
   cr_assert(strstr(r->err, "built for solver ABI 99, this toibench speaks 1 and 2"), "%s", r->err);
-  cr_assert(strstr(r->err, "Try 'toibench --help'"), "%s", r->err);
+  cr_assert(strstr(r->err, "Try 'toibench run --help'"), "%s", r->err);
   snprintf(args, sizeof args, "run --solver %s:nosuch cases/degenerate.cases", PLUGIN);
   r = sol_run(NULL, args);
   cr_assert_eq(r->status, 2);

@@ -263,7 +263,7 @@ Test(sweep, usage_errors, .init = td_setup, .fini = td_teardown) {
   cr_assert_eq(td_tb("merge --help > h"), 0);
   cr_assert_eq(td_tb("hunt --help > h"), 0);
   cr_assert_eq(td_tb("sweep"), 2);
-  cr_assert(err_has("Try 'toibench --help'"));
+  cr_assert(err_has("Try 'toibench sweep --help'"));
   cr_assert_eq(td_tb("sweep mixed --shard 3/2"), 2);
   cr_assert_eq(td_tb("sweep mixed --shard x"), 2);
   cr_assert_eq(td_tb("sweep mixed -j 0"), 2);

@@ -306,7 +306,7 @@ Test(sweep_solver, usage_errors, .init = ss_setup, .fini = ss_teardown) {
     char *err = ss_err(), *out = cc_read(ss_path("stdout"));
     cr_assert(strstr(err, cases[k][1]), "%s: %s", cases[k][0], err);
     size_t n = strlen(err);
-    const char *tail = "Try 'toibench --help'\n";
+    const char *tail = "Try 'toibench sweep --help'\n";
     cr_assert(n >= strlen(tail) && !strcmp(err + n - strlen(tail), tail), "%s: %s", cases[k][0], err);
     cr_assert_str_empty(out, "%s", cases[k][0]);
     free(err);

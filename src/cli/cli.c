@@ -21,7 +21,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "toibench %s: ", cmd);
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\nTry 'toibench --help'\n");
+  fprintf(stderr, "\nTry 'toibench %s --help'\n", cmd);
   va_end(ap);
   return EXIT_USAGE;
 }
@@ -101,7 +101,8 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
     a->files[a->nfiles++] = argv[*i];
     return CLI_TAKEN;
   }
-  if (!has_value) return cli_usage_error(cmd, "unknown option or missing value '%s'", arg), -1;
+  if (!has_value)
+    return cli_usage_error_near(cmd, CLI_NAMES_OPTIONS, arg, "unknown option or missing value '%s'", arg), -1;
   const char *v = argv[*i + 1];
   const char **str = (accept & CLI_OPT_OUT) && !strcmp(arg, "-o")          ? &a->out
                      : (accept & CLI_OPT_ROWS) && !strcmp(arg, "--rows")  ? &a->rows
@@ -115,7 +116,8 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
     *str = v;
   } else if ((accept & CLI_OPT_REFERENCE) && !strcmp(arg, "--reference")) {
     int e = toi_ref_engine_parse(v);
-    if (e < 0) return cli_usage_error(cmd, "--reference must be fast or mpfr, got '%s'", v), -1;
+    if (e < 0)
+      return cli_usage_error_near(cmd, CLI_NAMES_REFERENCE, v, "--reference must be fast or mpfr, got '%s'", v), -1;
     a->engine = (toi_ref_engine)e;
   } else if ((accept & CLI_OPT_TMAX) && !strcmp(arg, "--tmax")) {
     if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
@@ -129,7 +131,7 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
       return cli_usage_error(cmd, "--target-distance needs a finite number, got '%s'", v), -1;
     a->have_delta = 1;
   } else {
-    return cli_usage_error(cmd, "unknown option '%s'", arg), -1;
+    return cli_unknown_option(cmd, arg), -1;
   }
   (*i)++;
   return CLI_TAKEN;
@@ -182,7 +184,7 @@ int cli_parse_formulations(const char *cmd, const char *names, const toi_formula
   for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     const toi_formulation *f = toi_formulation_find(tok);
     if (!f) {
-      cli_usage_error(cmd, "unknown formulation '%s' (see 'toibench list')", tok);
+      cli_usage_error_near(cmd, CLI_NAMES_FORMULATIONS, tok, "unknown formulation '%s' (see 'toibench list')", tok);
       free(v);
       free(copy);
       return -1;
@@ -526,7 +528,7 @@ int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_pre
     for (int k = 0; k < TOI_PRECISION_COUNT; k++)
       snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                toi_precision_name((toi_precision)k));
-    return cli_usage_error(cmd, "%s must be one of %s, got '%s'", opt, names, v);
+    return cli_usage_error_near(cmd, CLI_NAMES_PRECISIONS, v, "%s must be one of %s, got '%s'", opt, names, v);
   }
   *q = (toi_precision)p;
   return EXIT_OK;
@@ -556,7 +558,8 @@ static int add_named(const char *cmd, candlist *l, const char *name, toi_precisi
                            strstr(have, "no formulation") == have ? "" : "those with one: ", have);
   }
   if (toi_candidate_find(&c, name, &cli_msg_stderr))
-    return cli_usage_error(cmd, "unknown formulation or solver '%s' (see 'toibench list')", name);
+    return cli_usage_error_near(cmd, CLI_NAMES_CANDIDATES, name,
+                                "unknown formulation or solver '%s' (see 'toibench list')", name);
   return candlist_take(l, &c) ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -604,6 +607,83 @@ int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_prec
   return rc;
 }
 
+/* Words /bin/sh runs without looking in PATH: a command starting with one is not judged. */
+static int shell_word(const char *w, size_t n) {
+  static const char *const words[] = {"exec",  "eval", "cd",   ".",      "source", "export", "set",   "unset",
+                                      "command", "builtin", "if", "while", "until", "for",  "case", "time",
+                                      "trap",  "ulimit", "umask", "readonly", "shift", "wait", "!",   "{"};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    if (strlen(words[i]) == n && !strncmp(words[i], w, n)) return 1;
+  return 0;
+}
+
+/* Whether the program path names can be run, its #! interpreter included;
+   0, or -1 with the reason in why. */
+static int can_exec(const char *path, char *why, size_t n) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) return snprintf(why, n, "%s: %s", path, strerror(errno)), -1;
+  if (S_ISDIR(sb.st_mode)) return snprintf(why, n, "%s: is a directory", path), -1;
+  if (access(path, X_OK) != 0) return snprintf(why, n, "%s: %s", path, strerror(errno)), -1;
+  char head[256] = "";
+  FILE *f = fopen(path, "rb");
+  size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+  if (f) fclose(f);
+  head[got] = 0;
+  if (strncmp(head, "#!", 2)) return 0;
+  char *ip = head + 2 + strspn(head + 2, " \t");
+  ip[strcspn(ip, " \t\r\n")] = 0;
+  if (ip[0] != '/' || (access(ip, X_OK) == 0 && stat(ip, &sb) == 0 && !S_ISDIR(sb.st_mode))) return 0;
+  const char *what = access(ip, F_OK) ? strerror(errno) : "not executable";
+  return snprintf(why, n, "%s: bad interpreter %s: %s", path, ip, what), -1;
+}
+
+/* The program a shell command line starts, into word: 1 when it can be told
+   (a plain word, or one quoted without expansion), 0 when the shell decides. */
+static int first_word(const char *command, char *word, size_t n) {
+  const char *w = command + strspn(command, " \t");
+  size_t len;
+  if (*w == '\'' || *w == '"') {
+    const char *close = strchr(w + 1, *w);
+    if (!close || !strchr(" \t", close[1]) || (*w == '"' && strcspn(w + 1, "$`\\") < (size_t)(close - w - 1)))
+      return 0;
+    len = (size_t)(close - w - 1);
+    w++;
+  } else {
+    len = strcspn(w, " \t\n");
+    if (shell_word(w, len) || strcspn(w, "'\"\\$`*?[~=(){}<>|;&#") < len) return 0;
+  }
+  if (!len || len >= n) return 0;
+  snprintf(word, n, "%.*s", (int)len, w);
+  return 1;
+}
+
+int cli_check_command(const char *cmd, const char *command) {
+  char word[4096], why[8400];
+  if (!first_word(command, word, sizeof word)) return EXIT_OK;
+  if (strchr(word, '/')) {
+    if (can_exec(word, why, sizeof why) == 0) return EXIT_OK;
+  } else {
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    int found = 0;
+    for (const char *p = path;; p += strcspn(p, ":") + 1) {
+      char full[8200];
+      size_t dl = strcspn(p, ":");
+      snprintf(full, sizeof full, "%.*s%s%s", (int)dl, p, dl ? "/" : "", word);
+      struct stat sb;
+      /* The first one the shell finds is the one it runs. */
+      if (stat(full, &sb) == 0 && !S_ISDIR(sb.st_mode) && access(full, X_OK) == 0) {
+        found = 1;
+        if (can_exec(full, why, sizeof why) == 0) return EXIT_OK;
+        break;
+      }
+      if (!p[dl]) break;
+    }
+    if (!found) snprintf(why, sizeof why, "'%s' is not found in PATH", word);
+  }
+  return cli_usage_error(cmd, "solver %s: cannot run: %s", command, why);
+}
+
 int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg) {
   return cli_add_given_prec(cmd, l, opt, arg, TOI_BINARY64, CLI_TIMEOUT_DEFAULT);
 }
@@ -613,6 +693,7 @@ int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char
   toi_candidate *v = NULL;
   int k;
   if (!strcmp(opt, "--solver-cmd")) {
+    if (cli_check_command(cmd, arg) != EXIT_OK) return EXIT_USAGE;
     v = malloc(sizeof *v);
     k = v && !toi_candidate_command_prec(v, arg, q) ? 1 : -2;
   } else {

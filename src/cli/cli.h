@@ -24,8 +24,32 @@ typedef struct cli_command {
   int (*run)(int argc, char **argv);
 } cli_command;
 
-/// Prints "toibench CMD: message" and "Try 'toibench --help'" to stderr; returns EXIT_USAGE.
+/// Prints "toibench CMD: message" and "Try 'toibench CMD --help'" to stderr; returns EXIT_USAGE.
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/// The names a mistyped word is compared with (src/cli/suggest.c).
+typedef enum cli_names {
+  CLI_NAMES_OPTIONS,      ///< the options of the command (cli_command_options)
+  CLI_NAMES_FORMULATIONS, ///< the built-in formulations
+  CLI_NAMES_CANDIDATES,   ///< the formulations, 'all', 'engines' and the built engines
+  CLI_NAMES_FAMILIES,     ///< the generator's families
+  CLI_NAMES_REFERENCE,    ///< the reference engines (fast, mpfr)
+  CLI_NAMES_PRECISIONS    ///< binary64, binary32, ...
+} cli_names;
+/// The entry of list[0..n) closest to word: the nearest within Damerau-
+/// Levenshtein distance 2 (1 for a word of 3 letters or fewer; fewer edits
+/// than the word has letters), else the only entry that word is a prefix of;
+/// NULL when there is none. word itself is never suggested.
+const char *cli_suggest(const char *const *list, size_t n, const char *word);
+/// As cli_usage_error, with "; did you mean 'X'?" after the message when
+/// cli_suggest finds X for word among the names of kind.
+int cli_usage_error_near(const char *cmd, cli_names kind, const char *word, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/// "unknown option 'OPT'" with a suggestion from cmd's options.
+int cli_unknown_option(const char *cmd, const char *opt);
+/// The options cmd accepts besides --help (NULL-terminated; *n of them), or
+/// NULL for an unknown command. The man page and the bash completion list the same.
+const char *const *cli_command_options(const char *cmd, size_t *n);
 /// The sink that prints each library message as cli_error does.
 extern const toi_msg cli_msg_stderr;
 
@@ -62,6 +86,11 @@ int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg
 /// loaded in a child process given timeout seconds (cli_timeout_scan).
 int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q,
                        double timeout);
+/// Checks that a --solver-cmd COMMAND can be started: when its first word is
+/// a plain program name or path (no quoting, expansion or shell keyword), it
+/// must be an executable file (found in PATH when it has no '/'). EXIT_OK, or
+/// EXIT_USAGE after one usage error "solver COMMAND: cannot run: WHY" for cmd.
+int cli_check_command(const char *cmd, const char *command);
 /// Parses the value of --precision or --solver-cmd-precision into *q:
 /// EXIT_OK, or EXIT_USAGE after a usage error listing the precisions.
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q);

@@ -38,7 +38,7 @@ int cmd_gen(int argc, char **argv) {
     } else {
       int r = gen_cli_option(&g, "gen", argc, argv, &i);
       if (r < 0) return EXIT_USAGE;
-      if (r == 0) return cli_usage_error("gen", "unknown option '%s'", a);
+      if (r == 0) return cli_unknown_option("gen", a);
     }
   }
   if (g.family < 0) return cli_usage_error("gen", "no family given");

@@ -144,7 +144,7 @@ static int parse_option(hunt_args *h, int argc, char **argv, int *i) {
   } else {
     int r = gen_cli_option(&h->g, "hunt", argc, argv, i);
     if (r < 0) return EXIT_USAGE;
-    if (r == 0) return cli_usage_error("hunt", "unknown option '%s'", a);
+    if (r == 0) return cli_unknown_option("hunt", a);
   }
   return EXIT_OK;
 }
@@ -156,7 +156,8 @@ static int pick_variant(const hunt_args *h, toi_candidate *cand) {
   const toi_formulation *f = toi_formulation_find(h->name);
   if (!f) {
     if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
-      return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+      return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name,
+                                  "unknown formulation or solver '%s' (see 'toibench list')", h->name);
     return EXIT_OK; /* an engine: solver options allowed */
   }
   if (toi_candidate_formulation_prec(cand, f, q)) {
@@ -179,10 +180,12 @@ static int pick(const hunt_args *h, toi_candidate *cand) {
     return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
   if (h->command && !h->command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
   if (h->plugin) return plugin_solver(h->plugin, h->shared.timeout, cand);
+  if (h->command && cli_check_command("hunt", h->command)) return EXIT_USAGE;
   if (h->command) return toi_candidate_command_prec(cand, h->command, h->cmd_precision) ? EXIT_RUNTIME : EXIT_OK;
   if (h->g.has_precision && h->g.precision != TOI_BINARY64) return pick_variant(h, cand);
   if (toi_candidate_find(cand, h->name, &cli_msg_stderr))
-    return cli_usage_error("hunt", "unknown formulation or solver '%s' (see 'toibench list')", h->name);
+    return cli_usage_error_near("hunt", CLI_NAMES_CANDIDATES, h->name,
+                                "unknown formulation or solver '%s' (see 'toibench list')", h->name);
   if (!(cand->flags & TOI_CAND_EXTERNAL) && h->solver_opts_given) {
     toi_candidate_free(cand);
     return cli_usage_error("hunt", "--tmax, --timeout and --target-distance apply to solvers, not to formulation %s",

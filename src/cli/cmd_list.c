@@ -23,7 +23,7 @@ int cmd_list(int argc, char **argv) {
     else if (!strcmp(argv[i], "--engines"))
       names_only = 2;
     else
-      return cli_usage_error("list", "unknown option '%s'", argv[i]);
+      return cli_unknown_option("list", argv[i]);
   }
   size_t n;
   const toi_formulation *f = toi_formulations(&n);

@@ -108,6 +108,7 @@ static int given_solver(candlist *solv, const char *a, const char *v, toi_precis
     free(c);
   } else {
     toi_candidate c;
+    if (cli_check_command("report", v)) return candlist_free(solv), EXIT_USAGE;
     if (toi_candidate_command_prec(&c, v, cmd_prec) || candlist_take(&defs, &c)) return EXIT_RUNTIME;
   }
   return add_solvers(solv, &defs) ? EXIT_RUNTIME : EXIT_OK;
@@ -123,7 +124,7 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
   else if (!strncmp(a, "-j", 2) && a[2]) {
     if (sweep_parse_jobs(a + 2, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
   } else if (!v) {
-    return cli_usage_error("report", "unknown option or missing value '%s'", a);
+    return cli_usage_error_near("report", CLI_NAMES_OPTIONS, a, "unknown option or missing value '%s'", a);
   } else {
     (*i)++;
     if (!strcmp(a, "--suite")) {
@@ -138,7 +139,9 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
       if (sweep_parse_jobs(v, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
     } else if (!strcmp(a, "--reference")) {
       int e = toi_ref_engine_parse(v);
-      if (e < 0) return usage_free(solv, "--reference needs fast or mpfr");
+      if (e < 0)
+        return candlist_free(solv), cli_usage_error_near("report", CLI_NAMES_REFERENCE, v,
+                                                         "--reference needs fast or mpfr, got '%s'", v);
       o->engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--timeout")) {
       if (cli_parse_timeout("report", v, &o->timeout) != EXIT_OK) {
@@ -153,7 +156,7 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
         return EXIT_USAGE;
       }
     } else {
-      return cli_usage_error("report", "unknown option or missing value '%s'", a);
+      return cli_usage_error_near("report", CLI_NAMES_OPTIONS, a, "unknown option or missing value '%s'", a);
     }
   }
   return EXIT_OK;
@@ -202,8 +205,7 @@ static int sections(rep_data *d) {
 /* Measures and writes. */
 static int make_report(rep_data *d) {
   if (report_measure(d) || report_write(d, d->opts.out_dir)) return EXIT_RUNTIME;
-  if (d->opts.progress || isatty(1))
-    fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
+  fprintf(stderr, "report: written to %s/index.html in %.1f s\n", d->opts.out_dir, d->seconds_total);
   return EXIT_OK;
 }
 

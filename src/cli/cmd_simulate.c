@@ -240,7 +240,7 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
     if (cli_parse_double(v, &o->tol) || !(o->tol >= 0) || !isfinite(o->tol))
       return cli_usage_error("simulate", "--overlap-tol wants a finite number >= 0, got '%s'", v);
   } else
-    return cli_usage_error("simulate", "unknown option '%s'", a);
+    return cli_unknown_option("simulate", a);
   return 0;
 }
 
@@ -255,7 +255,7 @@ static int simulate_options(int argc, char **argv, simulate_opts *o) {
       return EXIT_OK;
     }
     if (i + 1 >= argc)
-      return cli_usage_error("simulate", "unknown option or missing value '%s'", a);
+      return cli_usage_error_near("simulate", CLI_NAMES_OPTIONS, a, "unknown option or missing value '%s'", a);
     int rc = simulate_option(o, a, argv[++i]);
     if (rc) return rc;
   }

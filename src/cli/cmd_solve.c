@@ -77,7 +77,8 @@ int cmd_solve(int argc, char **argv) {
   toi_candidate cand;
   if (toi_candidate_find(&cand, name, &cli_msg_stderr)) {
     free(files);
-    return cli_usage_error("solve", "unknown formulation or solver '%s' (see 'toibench list')", name);
+    return cli_usage_error_near("solve", CLI_NAMES_CANDIDATES, name,
+                                "unknown formulation or solver '%s' (see 'toibench list')", name);
   }
   toi_caselist list = {0};
   int rc = nfiles == 0 ? cli_usage_error("solve", "no case file given") : cli_read_case_files(&list, nfiles, files);

@@ -199,7 +199,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     else {
       int r = gen_cli_option(&s->g, "sweep", argc, argv, i);
       if (r < 0) return EXIT_USAGE;
-      if (r == 0) return cli_usage_error("sweep", "unknown option '%s'", a);
+      if (r == 0) return cli_unknown_option("sweep", a);
     }
   }
   if (used && rc == EXIT_OK) (*i)++;
@@ -242,7 +242,8 @@ static int time_only(const sweep_args *s, const gen_opts *o) {
   int gen = !strcmp(what, "gen"), ref = !strcmp(what, "reference");
   if (!gen && !ref) {
     const toi_formulation *f = toi_formulation_find(what);
-    if (!f) return cli_usage_error("sweep", "--time-only: unknown formulation '%s'", what);
+    if (!f)
+      return cli_usage_error_near("sweep", CLI_NAMES_FORMULATIONS, what, "--time-only: unknown formulation '%s'", what);
     toi_candidate_formulation(&cand, f);
   }
   double dt;

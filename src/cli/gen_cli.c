@@ -73,7 +73,7 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
   if (a[0] != '-' || !a[1]) {
     if (g->family >= 0) return cli_usage_error(cmd, "unexpected argument '%s'", a), -1;
     g->family = gen_family_parse(a);
-    if (g->family < 0) return cli_usage_error(cmd, "unknown family '%s'", a), -1;
+    if (g->family < 0) return cli_usage_error_near(cmd, CLI_NAMES_FAMILIES, a, "unknown family '%s'", a), -1;
     return 1;
   }
 #define OPT(name) ((v = optval(argc, argv, i, name, &missing)) != NULL || missing)

@@ -4,6 +4,11 @@
 #include <string.h>
 #include "cli.h"
 
+/* The commit it was built from, from the Makefile (git describe); none when unknown. */
+#ifndef TOI_GIT_VERSION
+#define TOI_GIT_VERSION "unknown"
+#endif
+
 int cmd_list(int argc, char **argv);
 int cmd_reference(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
@@ -43,6 +48,9 @@ static void print_help(FILE *f) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
+          "\nOptions:\n"
+          "  -h, --help     print this help\n"
+          "  -V, --version  print the version (and the commit it was built from)\n"
           "\n'toibench COMMAND --help' describes a command.\n"
           "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 invalid input.\n");
 }
@@ -56,13 +64,23 @@ static int dispatch(int argc, char **argv) {
     print_help(stdout);
     return EXIT_OK;
   }
-  if (!strcmp(argv[1], "--version")) {
-    printf("toibench %s\n", TOI_VERSION);
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    if (strcmp(TOI_GIT_VERSION, "unknown") && strcmp(TOI_GIT_VERSION, ""))
+      printf("toibench %s (%s)\n", TOI_VERSION, TOI_GIT_VERSION);
+    else
+      printf("toibench %s\n", TOI_VERSION);
     return EXIT_OK;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+  enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
+  const char *names[NCOMMANDS];
+  for (size_t i = 0; i < NCOMMANDS; i++) {
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "toibench: unknown command '%s'\nTry 'toibench --help'\n", argv[1]);
+    names[i] = commands[i].name;
+  }
+  const char *near = cli_suggest(names, NCOMMANDS, argv[1]);
+  fprintf(stderr, "toibench: unknown command '%s'", argv[1]);
+  if (near) fprintf(stderr, "; did you mean '%s'?", near);
+  fprintf(stderr, "\nTry 'toibench --help'\n");
   return EXIT_USAGE;
 }
 
