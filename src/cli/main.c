@@ -15,6 +15,7 @@ int cmd_hunt(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 /* COMMAND DECLARATIONS: add `int cmd_NAME(int argc, char **argv);` above this line */
 
 static const cli_command commands[] = {
@@ -29,6 +30,7 @@ static const cli_command commands[] = {
     {"audit", "audit the collision response of each formulation against the exact one", cmd_audit},
     {"simulate", "event-driven many-ball simulation: energy, momentum, overlaps per kernel", cmd_simulate},
     {"report", "run the default suite and write the HTML/Markdown/JSON accuracy report", cmd_report},
+    {"compare", "compare two run (--format json) or sweep results: regressions, exit 1 when worse", cmd_compare},
     /* COMMAND TABLE: add `{"NAME", "summary", cmd_NAME},` above this line */
 };
 
