@@ -257,6 +257,11 @@ Test(compare, missed_counts_and_kinds) {
   cr_assert_eq(td_tb("compare " DOCS " before.json >out"), 3);
   cr_assert_eq(td_tb("run --format json -f ericson " TOI_SOURCE_DIR "/cases/regressions.cases -o other.json"), 0);
   cr_assert_eq(td_tb("compare before.json other.json >out"), 3);
+  cr_assert_eq(td_tb("run --format json --precision binary32 -f ericson " DOCS " -o p32.json"), 0);
+  cr_assert_eq(td_tb("compare before.json p32.json >out"), 3);
+  err = cc_slurp(td_path("err"), NULL);
+  cr_assert(strstr(err, "ericson is in binary64 in before.json, in binary32 in p32.json"), "%s", err);
+  free(err);
   cr_assert_eq(td_tb("compare before.json >out"), 2);
   cr_assert_eq(td_tb("compare --tolerance -1 before.json before.json >out"), 2);
   cr_assert_eq(td_tb("compare --help >out"), 0);
