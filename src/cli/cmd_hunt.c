@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_fmt.h"
 #include "candlist.h"
 #include "hunt.h"
 #include "solvers.h"
@@ -13,7 +14,7 @@
 static void help(void) {
   printf(
       "Usage: toibench hunt -f NAME [FAMILY] [generator options] [--budget N] [--keep K]\n"
-      "                    [-o FILE] [-j N] [--quiet]\n"
+      "                    [-o FILE] [-j N] [--quiet] [--format table|json|csv]\n"
       "       toibench hunt {-f ENGINE | --solver LIB.so[:SYMBOL] | --solver-cmd COMMAND}\n"
       "                    [FAMILY] [generator options] [--tmax T] [--timeout SEC]\n"
       "                    [--target-distance DELTA] [--budget N] [--keep K] [-o FILE]\n"
@@ -71,6 +72,14 @@ static void help(void) {
       "  -j N         threads scoring the cases (default: the number of online cores);\n"
       "               a solver itself is called from one thread\n"
       "  --quiet      no progress line and no summary on stderr\n"
+      "  --format F   the summary: table (default: text on stderr), json or csv,\n"
+      "               written to stdout (with --quiet too), so the case file must go\n"
+      "               to -o FILE. json: one object (toibench version, reference\n"
+      "               engine and MPFR/GMP versions, candidate, precision, generator,\n"
+      "               budget, the largest ULP error and error / (kappa 2^-p) found\n"
+      "               as numbers, null for infinity, and exactly in KEY_hex; counts\n"
+      "               of the inf, class, failure and declined lists); csv: a header\n"
+      "               row, then one row of the same figures\n"
       "  --precision P  binary64 (default) or binary32: the generator's format (every\n"
       "               number of every case a value of it; see below) and, for -f\n"
       "               NAME, the formulation's variant in P\n"
@@ -108,6 +117,7 @@ typedef struct hunt_args {
   unsigned long long budget, keep;
   const char *out, *name, *plugin, *command;
   int jobs, quiet, given, solver_opts_given;
+  cli_format format; /* the summary's */
   toi_precision cmd_precision; /* --solver-cmd-precision */
   cli_args shared; /* --tmax, --timeout, --target-distance */
 } hunt_args;
@@ -139,6 +149,9 @@ static int parse_option(hunt_args *h, int argc, char **argv, int *i) {
   } else if (!strncmp(a, "-j", 2)) {
     const char *v = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : "");
     if (sweep_parse_jobs(v, &h->jobs)) return cli_usage_error("hunt", "-j needs a number in 1..1024");
+  } else if (!strcmp(a, "--format")) {
+    if (*i + 1 >= argc) return cli_usage_error("hunt", "%s needs a value", a);
+    if (cli_parse_format("hunt", argv[++*i], &h->format)) return EXIT_USAGE;
   } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
     h->quiet = 1;
   } else {
@@ -340,6 +353,80 @@ static void summary(const hunt_result *r, const toi_candidate *cand) {
             r->lists[HUNT_L_INF].n, r->lists[HUNT_L_BAD].n);
 }
 
+/* The summary's figures, for --format json and csv. */
+typedef struct hunt_figs {
+  double ulp, bits, ratio;
+  const char *against; /* "contact" or "target": what the largest ULP error is measured against */
+  int external;
+} hunt_figs;
+
+static void figures(const hunt_result *r, const toi_candidate *cand, hunt_figs *x) {
+  const hunt_found *mu = hunt_largest(r->best, 2, HUNT_BY_ULP), *mr = hunt_largest(r->best, 2, HUNT_BY_RATIO);
+  x->external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
+  x->ulp = mu ? mu->err : NAN;
+  x->bits = mu ? mu->sc.bits : NAN;
+  x->ratio = mr ? mr->ratio : NAN;
+  x->against = mu && x->external && mu->target != 0 ? "target" : "contact";
+}
+
+/* hunt --format json: one object on stdout. */
+static void summary_json(FILE *f, const hunt_result *r, const toi_candidate *cand, const hunt_args *h,
+                         const char *desc) {
+  hunt_figs x;
+  figures(r, cand, &x);
+  fprintf(f, "{\"format\": \"toibench-hunt\", \"format_version\": 1, \"toibench\": \"%s\",\n", TOI_VERSION);
+  fprintf(f, " \"reference\": {\"engine\": \"%s\", \"mpfr\": ", toi_ref_engine_name(TOI_REF_FAST));
+  cli_json_str(f, toi_ref_mpfr_version());
+  fputs(", \"gmp\": ", f);
+  cli_json_str(f, toi_ref_gmp_version());
+  fputs("},\n \"candidate\": ", f);
+  cli_json_str(f, cand->name);
+  fprintf(f, ", \"precision\": \"%s\", \"external\": %s, \"generator\": ", toi_precision_name(cand->precision),
+          x.external ? "true" : "false");
+  cli_json_str(f, desc);
+  fprintf(f, ",\n \"budget\": %llu, \"keep\": %llu, \"global_cases\": %" PRIu64 ", \"cases_file\": ", h->budget,
+          h->keep, r->global);
+  cli_json_str(f, h->out);
+  fputs(",\n ", f);
+  cli_json_num_hex(f, "largest_ulp", x.ulp);
+  fprintf(f, ", \"largest_ulp_against\": \"%s\", ", x.against);
+  cli_json_num_hex(f, "largest_ulp_bits", x.bits);
+  fputs(",\n ", f);
+  cli_json_num_hex(f, "largest_ratio", x.ratio);
+  fprintf(f, ", \"ratio_p\": %d,\n \"inf_cases\": %d, \"classification_errors\": %d", prec_p(cand),
+          r->lists[HUNT_L_INF].n, r->lists[HUNT_L_BAD].n);
+  if (x.external) fprintf(f, ", \"failed\": %" PRIu64 ", \"declined\": %" PRIu64 "}\n", r->failed, r->declined);
+  else fputs(", \"failed\": null, \"declined\": null}\n", f);
+}
+
+/* hunt --format csv: a header row and one row on stdout. */
+static void summary_csv(FILE *f, const hunt_result *r, const toi_candidate *cand) {
+  hunt_figs x;
+  figures(r, cand, &x);
+  fputs("candidate,precision,external,largest_ulp,largest_ulp_against,largest_ulp_bits,largest_ratio,ratio_p,"
+        "inf_cases,classification_errors,failed,declined\n",
+        f);
+  cli_csv_str(f, cand->name);
+  fprintf(f, ",%s,%d,", toi_precision_name(cand->precision), x.external);
+  cli_csv_num(f, x.ulp);
+  fprintf(f, ",%s,", x.against);
+  cli_csv_num(f, x.bits);
+  fputc(',', f);
+  cli_csv_num(f, x.ratio);
+  fprintf(f, ",%d,%d,%d,", prec_p(cand), r->lists[HUNT_L_INF].n, r->lists[HUNT_L_BAD].n);
+  if (x.external) fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", r->failed, r->declined);
+  else fputs(",\n", f);
+}
+
+/* The summary in the format asked for. */
+static void tell(const hunt_result *r, const toi_candidate *cand, const gen_opts *o, const hunt_args *h) {
+  char desc[512];
+  gen_opts_format(desc, sizeof desc, o);
+  if (h->format == CLI_FMT_JSON) summary_json(stdout, r, cand, h, desc);
+  else if (h->format == CLI_FMT_CSV) summary_csv(stdout, r, cand);
+  else if (!h->quiet) summary(r, cand);
+}
+
 /* Searches, writes, tells. */
 static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opts *o) {
   char spec[4200];
@@ -352,7 +439,7 @@ static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opt
   int rc = EXIT_RUNTIME;
   if (!r) cli_error("hunt: out of memory");
   else if (!hunt_search(r, cand, &ho)) rc = write_hunt(r, cand, o, h, spec);
-  if (rc == EXIT_OK && !h->quiet) summary(r, cand);
+  if (rc == EXIT_OK) tell(r, cand, o, h);
   if (r && rc == EXIT_OK && (r->malfunctions || r->protocol_errors)) {
     cli_error("solver %s: %" PRIu64 " case%s lost to crashes, hangs or protocol errors (the fail list shows the "
               "first); %" PRIu64 " protocol error%s outside any case",
@@ -386,6 +473,9 @@ int cmd_hunt(int argc, char **argv) {
   gen_opts o;
   if (h.keep < 1 || h.keep > HUNT_MAXKEEP) rc = cli_usage_error("hunt", "--keep must be in 1..%d", HUNT_MAXKEEP);
   else if (h.budget < 2) rc = cli_usage_error("hunt", "--budget must be at least 2");
+  else if (h.format != CLI_FMT_TABLE && (!h.out || !strcmp(h.out, "-")))
+    rc = cli_usage_error("hunt", "--format %s writes the summary to stdout: give the case file -o FILE",
+                         h.format == CLI_FMT_JSON ? "json" : "csv");
   else if (gen_cli_build(&h.g, "hunt", GEN_MIXED, &o)) rc = EXIT_USAGE;
   else rc = hunt_run(&h, &cand, &o);
   toi_candidate_free(&cand);

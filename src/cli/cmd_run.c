@@ -5,14 +5,16 @@
 #include "bench.h"
 #include "candlist.h"
 #include "cli.h"
+#include "cli_fmt.h"
 #include "stats.h"
 
+/* The help text is one printf, long by nature. */
 static void help(void) {
   printf(
       "Usage: toibench run [-f NAME,...] [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
       "                    [--tmax T] [--target-distance DELTA] [--timeout SEC]\n"
       "                    [--precision P] [--solver-cmd-precision P]\n"
-      "                    [--rows FILE] [-o FILE] FILE...\n"
+      "                    [--rows FILE] [--format table|json|csv] [-o FILE] FILE...\n"
       "Runs formulations and external solvers on every case and scores them against the\n"
       "certified reference. Prints a table, one row per formulation or solver:\n"
       "  cases      cases in the formulation's domain (out-of-domain ones are counted apart)\n"
@@ -63,6 +65,14 @@ static void help(void) {
       "               (t, ref_t as hex floats; ulp, bits as %%.6g; nan when not timed;\n"
       "               class 'failed' or 'unsupported' for a solver without an answer)\n"
       "  -o FILE      write the table to FILE instead of stdout\n"
+      "  --format F   table (default), json or csv: the same figures for machines.\n"
+      "               json: one object with the run (toibench version, reference\n"
+      "               engine with its MPFR and GMP versions, cases, case_set, tmax)\n"
+      "               and 'candidates', one object per row with every figure of both\n"
+      "               tables; numbers as JSON numbers (null for NaN or infinity), each\n"
+      "               ULP figure again exact as a string in KEY_hex (nan, inf, or a C99\n"
+      "               hex float). csv: a header row, then one row per candidate (empty\n"
+      "               field for '-', inf for infinity). 'toibench compare' reads json.\n"
       "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr;\n"
       "               both give the same bits, mpfr is many times slower\n"
       "External solvers get a second table, against their own target as well as the\n"
@@ -201,10 +211,143 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t nc
   if (nexternal) print_target_table(f, l, rows);
 }
 
+/* What the machine-readable outputs say of the run as a whole. */
+typedef struct run_info {
+  size_t ncases;
+  int nfiles;
+  double tmax;
+  toi_ref_engine engine;
+  toi_precision precision; /* --precision: the built-in formulations' variant */
+  uint64_t case_set;       /* cli_cases_hash of the cases */
+} run_info;
+
+/* The second table's figures of an external candidate, as a JSON object. */
+static void json_target(FILE *f, toi_run_row *x) {
+  fputs(", \"target\": {\"target\": ", f);
+  if (!x->targets_seen) fputs("null", f);
+  else if (x->tmin == x->tmax_seen) cli_json_num(f, x->tmin);
+  else fputs("\"per-case\"", f);
+  fprintf(f, ", \"miss_t\": %zu, \"ghost_t\": %zu, \"t_timed\": %zu, ", x->tkind[SCORE_MISSED],
+          x->tkind[SCORE_GHOST], x->ntulps);
+  cli_json_num_hex(f, "med_ulp_t", toi_quantile(x->tulps, x->ntulps, 0.5));
+  fputs(", ", f);
+  cli_json_num_hex(f, "max_ulp_t", max_of(x->tulps, x->ntulps));
+  fputs(", ", f);
+  cli_json_num_hex(f, "med_dt", toi_quantile(x->dts, x->ndts, 0.5));
+  fputs(", ", f);
+  cli_json_num_hex(f, "max_dt", max_of(x->dts, x->ndts));
+  fputs(", ", f);
+  cli_json_num_hex(f, "med_gap", toi_quantile(x->gaps, x->ngaps, 0.5));
+  fputs(", ", f);
+  cli_json_num_hex(f, "max_gap", x->ngaps ? x->max_gap : NAN);
+  fputs(", ", f);
+  cli_json_num_hex(f, "max_dev", max_of(x->devs, x->ndevs));
+  fputs(", \"off_tol\": ", f);
+  if (x->have_tol) fprintf(f, "%zu", x->off_tol);
+  else fputs("null", f);
+  fputs(", \"worst_gap\": ", f);
+  if (x->ngaps) cli_json_str(f, x->worst_gap);
+  else fputs("null", f);
+  fputc('}', f);
+}
+
+/* One candidate's object: every figure of the table's row. */
+static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row) {
+  toi_run_stats s;
+  toi_run_row_stats(row, &s);
+  fputs("    {\"name\": ", f);
+  cli_json_str(f, c->name);
+  fprintf(f, ", \"precision\": \"%s\", \"external\": %s,\n     ", toi_precision_name(c->precision),
+          c->flags & TOI_CAND_EXTERNAL ? "true" : "false");
+  fprintf(f, "\"cases\": %zu, \"agree\": %zu, \"missed\": %zu, \"ghost\": %zu, \"other\": %zu, \"timed\": %zu,\n     ",
+          s.cases, s.agree, s.missed, s.ghost, s.other, s.timed);
+  cli_json_num_hex(f, "median_ulp", s.median_ulp);
+  fputs(", ", f);
+  cli_json_num_hex(f, "p99_ulp", s.p99_ulp);
+  fputs(",\n     ", f);
+  cli_json_num_hex(f, "max_ulp", s.max_ulp);
+  fputs(", ", f);
+  cli_json_num_hex(f, "max_bits", s.max_bits);
+  fputs(",\n     \"worst\": ", f);
+  if (s.timed) cli_json_str(f, s.worst_id);
+  else fputs("null", f);
+  fprintf(f, ", \"out_of_domain\": %zu, \"inputs_rounded\": %zu, \"overflowed\": %zu, \"failed\": %zu, "
+             "\"unsupported\": %zu",
+          s.out_of_domain, s.inputs_rounded, s.overflowed, s.failed, s.unsupported);
+  if (c->flags & TOI_CAND_EXTERNAL) json_target(f, row);
+  fputc('}', f);
+}
+
+/* run --format json: the run, then one object per candidate. */
+static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const run_info *ri) {
+  fprintf(f, "{\"format\": \"toibench-run\", \"format_version\": 1, \"toibench\": \"%s\",\n", TOI_VERSION);
+  fprintf(f, " \"note\": \"ULP figures are JSON numbers, null for NaN (nothing timed) or infinity; KEY_hex "
+             "holds each exactly (nan, inf or a C99 hex float)\",\n");
+  fprintf(f, " \"reference\": {\"engine\": \"%s\", \"mpfr\": ", toi_ref_engine_name(ri->engine));
+  cli_json_str(f, toi_ref_mpfr_version());
+  fputs(", \"gmp\": ", f);
+  cli_json_str(f, toi_ref_gmp_version());
+  fprintf(f, "},\n \"precision\": \"%s\", \"cases\": %zu, \"files\": %d, \"case_set\": \"%016llx\", \"tmax\": ",
+          toi_precision_name(ri->precision), ri->ncases, ri->nfiles, (unsigned long long)ri->case_set);
+  cli_json_num(f, ri->tmax);
+  fputs(",\n \"candidates\": [\n", f);
+  for (size_t k = 0; k < l->n; k++) {
+    json_candidate(f, &l->v[k], &rows[k]);
+    fputs(k + 1 < l->n ? ",\n" : "\n", f);
+  }
+  fputs(" ]}\n", f);
+}
+
+/* One CSV row; the second table's fields stay empty for a formulation. */
+static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x) {
+  toi_run_stats s;
+  toi_run_row_stats(x, &s);
+  cli_csv_str(f, c->name);
+  fprintf(f, ",%s,%d,%zu,%zu,%zu,%zu,%zu,%zu,", toi_precision_name(c->precision), (c->flags & TOI_CAND_EXTERNAL) != 0,
+          s.cases, s.agree, s.missed, s.ghost, s.other, s.timed);
+  const double v[] = {s.median_ulp, s.p99_ulp, s.max_ulp, s.max_bits};
+  for (int i = 0; i < 4; i++) {
+    cli_csv_num(f, v[i]);
+    fputc(',', f);
+  }
+  if (s.timed) cli_csv_str(f, s.worst_id);
+  fprintf(f, ",%zu,%zu,%zu,%zu,%zu", s.out_of_domain, s.inputs_rounded, s.overflowed, s.failed, s.unsupported);
+  if (!(c->flags & TOI_CAND_EXTERNAL)) {
+    fputs(",,,,,,,,,,,,,\n", f);
+    return;
+  }
+  fputc(',', f);
+  if (x->targets_seen && x->tmin == x->tmax_seen) cli_csv_num(f, x->tmin);
+  else if (x->targets_seen) fputs("per-case", f);
+  fprintf(f, ",%zu,%zu,%zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
+  const double t[] = {toi_quantile(x->tulps, x->ntulps, 0.5), max_of(x->tulps, x->ntulps),
+                      toi_quantile(x->dts, x->ndts, 0.5),     max_of(x->dts, x->ndts),
+                      toi_quantile(x->gaps, x->ngaps, 0.5),   x->ngaps ? x->max_gap : NAN,
+                      max_of(x->devs, x->ndevs)};
+  for (int i = 0; i < 7; i++) {
+    fputc(',', f);
+    cli_csv_num(f, t[i]);
+  }
+  fputc(',', f);
+  if (x->have_tol) fprintf(f, "%zu", x->off_tol);
+  fputc(',', f);
+  if (x->ngaps) cli_csv_str(f, x->worst_gap);
+  fputc('\n', f);
+}
+
+/* run --format csv: a header row, then one row per candidate. */
+static void print_csv(FILE *f, const candlist *l, toi_run_row *rows) {
+  fputs("name,precision,external,cases,agree,missed,ghost,other,timed,median_ulp,p99_ulp,max_ulp,max_bits,worst,"
+        "out_of_domain,inputs_rounded,overflowed,failed,unsupported,target,miss_t,ghost_t,t_timed,med_ulp_t,"
+        "max_ulp_t,med_dt,max_dt,med_gap,max_gap,max_dev,off_tol,worst_gap\n",
+        f);
+  for (size_t k = 0; k < l->n; k++) csv_row(f, &l->v[k], &rows[k]);
+}
+
 /* Parses the command line into args and the candidates: those named by -f
    (all formulations when neither -f nor a solver is given), then the solvers
    given by path or command, in command-line order. EXIT_OK or an exit code. */
-static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
+static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt) {
   candlist given = {0};
   int rc = EXIT_OK;
   toi_precision cmd_prec = TOI_BINARY64; /* --solver-cmd-precision: for the --solver-cmd that follow */
@@ -212,6 +355,10 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
     if (!strcmp(argv[i], "--solver-cmd-precision") && i + 1 < argc) {
       rc = cli_parse_precision("run", argv[i], argv[i + 1], &cmd_prec);
       i++;
+      continue;
+    }
+    if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+      rc = cli_parse_format("run", argv[++i], fmt);
       continue;
     }
     if ((!strcmp(argv[i], "--solver") || !strcmp(argv[i], "--solver-cmd")) && i + 1 < argc) {
@@ -248,7 +395,8 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l) {
 }
 
 /* Scores and writes the table and the rows; EXIT_OK or EXIT_RUNTIME. */
-static int run_and_write(const cli_args *args, const candlist *l, const toi_caselist *list, toi_run_row *rows) {
+static int run_and_write(const cli_args *args, const candlist *l, const toi_caselist *list, toi_run_row *rows,
+                         cli_format fmt) {
   toi_bench_opts o;
   toi_bench_opts_init(&o);
   o.tmax = args->tmax;
@@ -271,7 +419,15 @@ static int run_and_write(const cli_args *args, const candlist *l, const toi_case
     if (rows_open) cli_out_abort(&rowsf);
     return EXIT_RUNTIME;
   }
-  print_table(out.f, l, rows, list->count, args->nfiles, args->tmax);
+  if (fmt == CLI_FMT_JSON) {
+    run_info ri = {list->count, args->nfiles, args->tmax, args->engine, args->precision,
+                   cli_cases_hash(list->items, list->count)};
+    print_json(out.f, l, rows, &ri);
+  } else if (fmt == CLI_FMT_CSV) {
+    print_csv(out.f, l, rows);
+  } else {
+    print_table(out.f, l, rows, list->count, args->nfiles, args->tmax);
+  }
   if (rows_open && cli_out_commit(&rowsf)) {
     cli_out_abort(&out);
     return EXIT_RUNTIME;
@@ -285,7 +441,8 @@ int cmd_run(int argc, char **argv) {
   toi_caselist list = {0};
   cli_args args;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
-  int rc = parse_run(argc, argv, &args, &l);
+  cli_format fmt = CLI_FMT_TABLE;
+  int rc = parse_run(argc, argv, &args, &l, &fmt);
   if (rc < 0) {
     help();
     rc = EXIT_OK;
@@ -294,7 +451,7 @@ int cmd_run(int argc, char **argv) {
   }
   toi_run_row *rows = NULL;
   if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) rc = EXIT_RUNTIME;
-  if (rc == EXIT_OK) rc = run_and_write(&args, &l, &list, rows);
+  if (rc == EXIT_OK) rc = run_and_write(&args, &l, &list, rows, fmt);
   toi_run_rows_free(rows, l.n);
   free(rows);
   candlist_free(&l);

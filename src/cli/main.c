@@ -21,6 +21,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_fpcore(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 /* COMMAND DECLARATIONS: add `int cmd_NAME(int argc, char **argv);` above this line */
 
 static const cli_command commands[] = {
@@ -36,6 +37,7 @@ static const cli_command commands[] = {
     {"simulate", "event-driven many-ball simulation: energy, momentum, overlaps per kernel", cmd_simulate},
     {"report", "run the default suite and write the HTML/Markdown/JSON accuracy report", cmd_report},
     {"fpcore", "print formulations as FPCore expressions (FPBench) for Herbie, FPTaylor, Daisy", cmd_fpcore},
+    {"compare", "compare two run (--format json) or sweep results: regressions, exit 1 when worse", cmd_compare},
     /* COMMAND TABLE: add `{"NAME", "summary", cmd_NAME},` above this line */
 };
 
