@@ -59,8 +59,8 @@ const char *cli_suggest(const char *const *list, size_t n, const char *word) {
 static const char *const opts_list[] = {"--names", "--engines", NULL};
 static const char *const opts_reference[] = {"--precision", "--target-distance", "--reference", "-o", NULL};
 static const char *const opts_solve[] = {"-f", "--tmax", "--timeout", "-o", NULL};
-static const char *const opts_run[] = {"-f",           SOLVER_OPTS, "--precision", "--reference", "--tmax",
-                                       "--timeout",    "--target-distance",        "--rows",      "-o", NULL};
+static const char *const opts_run[] = {"-f",        SOLVER_OPTS, "--precision", "--reference", "--tmax", "--timeout",
+                                       "--target-distance", "--rows", "--format", "-o", NULL};
 static const char *const opts_gen[] = {GEN_OPTS, "--count", "--start", "-o", NULL};
 static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          SOLVER_OPTS,    "--reference",  "--tmax",
@@ -70,14 +70,17 @@ static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          "--resume",     "-o",           NULL};
 static const char *const opts_merge[] = {"-o", NULL};
 static const char *const opts_hunt[] = {GEN_OPTS, "-f",     SOLVER_OPTS, "--budget", "--keep", "--tmax", "--timeout",
-                                        "--target-distance", "-j", "--quiet", "-o", NULL};
-static const char *const opts_audit[] = {"-f", "--restitution", "--rows", "-o", NULL};
+                                        "--target-distance", "-j", "--quiet", "--format", "-o", NULL};
+static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", NULL};
 static const char *const opts_simulate[] = {"-f",          "--n",          "--events",       "--seed",
                                             "--dim",       "--every",      "--state",        "--series",
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",
-                                            "--same-instant", "--overlap-tol", "--grid",     NULL};
+                                            "--same-instant", "--overlap-tol", "--grid",     "--precision", NULL};
 static const char *const opts_report[] = {"--out",   "--quick",   "--quiet", "--reference", "--seed", SOLVER_OPTS,
                                           "--suite", "--timeout", "-j",      "--engines",   NULL};
+
+static const char *const opts_fpcore[] = {"--precision", "--dim", "--pre", NULL};
+static const char *const opts_compare[] = {"--tolerance", "--ulp-slack", "--count-tolerance", NULL};
 
 static const struct {
   const char *cmd;
@@ -85,7 +88,8 @@ static const struct {
 } command_opts[] = {{"list", opts_list},   {"reference", opts_reference}, {"solve", opts_solve},
                     {"run", opts_run},     {"gen", opts_gen},             {"sweep", opts_sweep},
                     {"merge", opts_merge}, {"hunt", opts_hunt},           {"audit", opts_audit},
-                    {"simulate", opts_simulate}, {"report", opts_report}};
+                    {"simulate", opts_simulate}, {"report", opts_report},
+                    {"fpcore", opts_fpcore}, {"compare", opts_compare}};
 
 const char *const *cli_command_options(const char *cmd, size_t *n) {
   *n = 0;
