@@ -79,29 +79,4 @@ double ref_bits_apart_prec(double a, double b, toi_precision q) {
  * exact root, +0) or 0 < |t*| <= 2^-1075, which rounds to the zero of its
  * sign in every q whose values are doubles, as t64 does.
  */
-int ref_round_certified(double *t, double t64, toi_precision q) {
-  if (q == TOI_BINARY64 || isnan(t64) || isinf(t64) || t64 == 0) {
-    *t = t64;
-    return 1;
-  }
-  /* The neighbours are the bit patterns next to t64's (finite, nonzero):
-   * for either sign one is below it and one above (DBL_MAX's upper one is
-   * +Inf, 2^-1074's lower one +0, as nextafter gives them). */
-  uint64_t b;
-  memcpy(&b, &t64, sizeof b);
-  uint64_t bl = b - 1, bh = b + 1;
-  double nl, nh;
-  memcpy(&nl, &bl, sizeof nl);
-  memcpy(&nh, &bh, sizeof nh);
-  double lo, hi;
-  if (q == TOI_BINARY32) { /* toi_round_to's binary32 rounding, here without a call */
-    lo = (double)(float)nl;
-    hi = (double)(float)nh;
-  } else {
-    lo = toi_round_to(nl, q);
-    hi = toi_round_to(nh, q);
-  }
-  if (memcmp(&lo, &hi, sizeof lo) != 0) return 0;
-  *t = lo;
-  return 1;
-}
+/* ref_round_certified is inline in ref_common.h: the batch calls it twice per case. */

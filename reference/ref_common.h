@@ -3,6 +3,8 @@
 #define REF_COMMON_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 #include "toiref.h"
 
 /*
@@ -25,7 +27,35 @@ double ref_bits_apart_prec(double a, double b, toi_precision q);
 /// certified binary64 root): 1 with *t set when every real that rounds to
 /// t64 rounds alike to q, 0 when a rounding boundary of q lies that close
 /// (see ref_common.c). Exact (1, *t = t64) for binary64 and for NaN.
-int ref_round_certified(double *t, double t64, toi_precision q);
+static inline __attribute__((always_inline)) int ref_round_certified(double *t, double t64, toi_precision q) {
+  if (q == TOI_BINARY64 || isnan(t64) || isinf(t64) || t64 == 0) {
+    *t = t64;
+    return 1;
+  }
+  /* The neighbours are the bit patterns next to t64's (finite, nonzero):
+   * for either sign one is below it and one above (DBL_MAX's upper one is
+   * +Inf, 2^-1074's lower one +0, as nextafter gives them). */
+  uint64_t b;
+  memcpy(&b, &t64, sizeof b);
+  uint64_t bl = b - 1, bh = b + 1;
+  double nl, nh;
+  memcpy(&nl, &bl, sizeof nl);
+  memcpy(&nh, &bh, sizeof nh);
+  double lo, hi;
+  if (q == TOI_BINARY32) { /* toi_round_to's binary32 rounding, here without a call */
+    lo = (double)(float)nl;
+    hi = (double)(float)nh;
+  } else {
+    lo = toi_round_to(nl, q);
+    hi = toi_round_to(nh, q);
+  }
+  uint64_t ul, uh; /* the same bits: -0 and +0 differ */
+  memcpy(&ul, &lo, sizeof ul);
+  memcpy(&uh, &hi, sizeof uh);
+  if (ul != uh) return 0;
+  *t = lo;
+  return 1;
+}
 /* A toi_ref with no class and no root, the state every solver starts from. */
 static inline void ref_clear(toi_ref *out, toi_class cls) {
   out->cls = cls;
