@@ -40,7 +40,7 @@ toi_status ref_solve_fast_prec(toi_ref *out, const toi_case *c, const double *de
  * that the roots of the solved cases can be rounded whether or not the
  * caller asked for the statuses. */
 size_t ref_fast_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q) {
-  enum { CHUNK = 4096 };
+  enum { CHUNK = 16384 }; /* 64 KB of statuses on the stack */
   toi_status sts[CHUNK];
   size_t bad = 0;
   for (size_t lo = 0; lo < n; lo += CHUNK) {
