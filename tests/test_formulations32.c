@@ -355,8 +355,9 @@ ParameterizedTestParameters(formulation32, accurate_is_correctly_rounded) {
   return cr_make_param_array(f32_family, fams, GEN_FAMILY_COUNT + 1);
 }
 
-/* On 10^5 cases of each family rounded to binary32: accurate's binary32
-   variant has the exact class of the rounded case (toi_ref_solve) and its
+/* On 10^5 cases of each family rounded to binary32: the reference's binary32
+   roots (toi_ref_solve_prec, both engines) and accurate's binary32
+   variant have the exact class of the rounded case (toi_ref_solve) and its
    time is the root correctly rounded to binary32, computed here with MPFR.
    The last parameter is generic with every bit pattern alike over the float
    range (subnormal inputs, roots from 0 to inf). */
@@ -396,6 +397,14 @@ ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .
       double want = f32_root_rounded(&q);
       f32_quad_clear(&q);
       cr_assert(r.t == want, "%s case %ld: t = %a, correctly rounded %a", gen_family_name(o.family), i, r.t, want);
+      /* The reference in binary32 against the same independent rounding: the
+         fast engine on every case, the MPFR engine on every 16th. */
+      for (int e = 0; e < (i % 16 ? 1 : 2); e++) {
+        toi_ref r32;
+        cr_assert_eq(toi_ref_solve_prec(&r32, &c, TOI_BINARY32, e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
+        cr_assert(r32.tfwd == want && r32.cls == ref.cls, "%s case %ld: reference (%s) in binary32 %a, exact %a",
+                  gen_family_name(o.family), i, e ? "mpfr" : "fast", r32.tfwd, want);
+      }
       rooted++;
     } else if (r.cls == TOI_CONTACT) {
       cr_assert(r.t == 0);
