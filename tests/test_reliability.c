@@ -51,6 +51,7 @@ typedef struct rl_out {
 #endif
 
 static rlim_t rl_as_limit;
+static rlim_t rl_fsize_limit; /* a full disk: writes past it fail with EFBIG */
 
 static rl_out *rl_run(const char *env, const char *out_path, int mask, double limit, const char *const *args) {
   static rl_out r;
@@ -71,6 +72,10 @@ static rl_out *rl_run(const char *env, const char *out_path, int mask, double li
     if (mask >= 0) umask((mode_t)mask);
     if (rl_as_limit && !RL_SANITIZED) setrlimit(RLIMIT_AS, &(struct rlimit){rl_as_limit, rl_as_limit});
     int in = open("/dev/null", O_RDONLY);
+    if (rl_fsize_limit) {
+      signal(SIGXFSZ, SIG_IGN); /* stays ignored through exec: write() fails with EFBIG instead */
+      setrlimit(RLIMIT_FSIZE, &(struct rlimit){rl_fsize_limit, rl_fsize_limit});
+    }
     int fo = open(out_path ? out_path : o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (in < 0 || fo < 0 || fe < 0 || chdir(TOI_SOURCE_DIR)) _exit(126);
@@ -522,5 +527,56 @@ Test(reliability, killed_sweep_resumes_to_identical_bytes) {
   free(b);
   unlink(whole);
   unlink(res);
+  rmdir(dir);
+}
+
+/* ---- a full disk: every command that writes a file fails with a message and
+   leaves nothing behind (no partial output, no temporary) ---- */
+
+static int rl_dir_is_empty(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n == 0;
+}
+
+Test(reliability, full_disk_leaves_no_partial_output, .timeout = 300) {
+  char in[] = "/tmp/toirlinXXXXXX", dir[] = "/tmp/toirlfsXXXXXX", out[128], cases[160], sweep[160];
+  cr_assert_not_null(mkdtemp(in));
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(cases, sizeof cases, "%s/mixed.cases", in);
+  snprintf(sweep, sizeof sweep, "%s/sweep.txt", in);
+  const char *mk1[] = {"gen", "mixed", "--count", "2000", "-o", cases, NULL};
+  cr_assert_eq(rl_run(NULL, NULL, -1, 60, mk1)->status, 0);
+  const char *mk2[] = {"sweep", "grazing", "--count", "2000", "--quiet", "-o", sweep, NULL};
+  cr_assert_eq(rl_run(NULL, NULL, -1, 60, mk2)->status, 0);
+  const char *const cmds[][10] = {
+      {"gen", "mixed", "--count", "2000", "-o", out, NULL},
+      {"reference", "-o", out, cases, NULL},
+      {"solve", "-f", "ericson", "-o", out, cases, NULL},
+      {"run", "-f", "ericson", "--rows", out, cases, NULL},
+      {"sweep", "grazing", "--count", "2000", "--quiet", "-o", out, NULL},
+      {"merge", "-o", out, sweep, NULL},
+      {"hunt", "-f", "ericson", "--budget", "2000", "--quiet", "-o", out, NULL},
+      {"audit", "--rows", out, cases, NULL},
+      {"simulate", "--n", "200", "--events", "20000", "--every", "1", "--series", out, NULL},
+      {"simulate", "--n", "500", "--events", "10", "--write-state", out, NULL},
+  };
+  rl_fsize_limit = 4096; /* every output above is larger */
+  for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+    rl_out *r = rl_run(NULL, NULL, -1, 120, cmds[k]);
+    cr_assert_neq(r->status, 0, "%s: exit 0 on a full disk", cmds[k][0]);
+    cr_assert(r->err[0], "%s: no message on a full disk", cmds[k][0]);
+    cr_assert(rl_dir_is_empty(dir), "%s: left a file in %s on a full disk", cmds[k][0], dir);
+  }
+  rl_fsize_limit = 0;
+  unlink(cases);
+  unlink(sweep);
+  rmdir(in);
   rmdir(dir);
 }

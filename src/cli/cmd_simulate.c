@@ -1,5 +1,6 @@
 /* cmd_simulate.c: `toibench simulate`, the event-driven many-ball audit, kernels side by side. */
 #include <inttypes.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,10 +329,12 @@ static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *se
   sc->f = NULL;
   if (o->write_path) {
     if (cli_out_open(&wstate, o->write_path)) return EXIT_RUNTIME;
-    if (sim_state_write(wstate.f, st) || cli_out_commit(&wstate)) {
+    if (sim_state_write(wstate.f, st)) {
+      cli_error("%s: write error: %s", o->write_path, strerror(errno));
       cli_out_abort(&wstate);
       return EXIT_RUNTIME;
     }
+    if (cli_out_commit(&wstate)) return EXIT_RUNTIME;
   }
   if (!o->series_path) return EXIT_OK;
   if (cli_out_open(series, o->series_path)) return EXIT_RUNTIME;
