@@ -580,3 +580,10 @@ Test(reliability, full_disk_leaves_no_partial_output, .timeout = 300) {
   rmdir(in);
   rmdir(dir);
 }
+
+/* Item 3 for the report: SIGTERM while its temporary folder is being filled
+   removes the folder (registered with cli_cleanup_register_dir). */
+Test(reliability, sigterm_during_report_removes_its_folder, .timeout = 120) {
+  const char *args[] = {"report", "--quick", "--quiet", "--out", "FILE", NULL};
+  expect_clean_end(args, SIGTERM, 1);
+}
