@@ -113,7 +113,7 @@ $(BUILD)/src/cli/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(wil
 
 $(BUILD)/tests/%.o: tests/%.c | check-deps
 	@mkdir -p $(dir $@)
-	$(COMPILE) $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
+	$(COMPILE) -D_XOPEN_SOURCE=700 $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
 	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
 
 $(LIBTOIBENCH_A): $(LIB_OBJ)

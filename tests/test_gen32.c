@@ -362,26 +362,23 @@ Test(gen32, binary64_bytes_unchanged) {
 /* ---- the command ---- */
 
 Test(gen32, command_precision_option) {
-  const char *tb = TOIBENCH_PATH;
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd,
-           "'%s' gen grazing --precision binary32 --count 40 --seed 5 | head -1 | "
-           "grep -q '^# toibench gen family=grazing seed=5 dim=2 precision=binary32 k=1:31:1 '",
-           tb);
-  cr_assert_eq(system(cmd), 0, "header names the precision and the binary32 k range");
+  cc_out *r = cc_run(NULL, "gen grazing --precision binary32 --count 40 --seed 5");
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  cr_assert(!strncmp(r->out, "# toibench gen family=grazing seed=5 dim=2 precision=binary32 k=1:31:1 ",
+                     strlen("# toibench gen family=grazing seed=5 dim=2 precision=binary32 k=1:31:1 ")),
+            "header names the precision and the binary32 k range: %.200s", r->out);
   const char *bad[] = {"gen grazing --precision binary16", "gen grazing --precision binary32 --k 1:135",
                        "gen scale --precision binary32 --e 0:200", "gen far --precision binary32 --e 40",
                        "gen aimed --precision binary32 --pos 1e31", "gen mixed --precision"};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", tb, bad[i]);
-    int st = system(cmd);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: usage error", bad[i]);
-  }
-  snprintf(cmd, sizeof cmd,
-           "a=$('%s' gen grazing --count 50 | cksum); b=$('%s' gen grazing --precision binary64 "
-           "--count 50 | cksum); test \"$a\" = \"$b\"",
-           tb, tb);
-  cr_assert_eq(system(cmd), 0, "--precision binary64 is the default, byte for byte");
-  snprintf(cmd, sizeof cmd, "'%s' gen --help | grep -q -- '--precision binary64|binary32'", tb);
-  cr_assert_eq(system(cmd), 0, "--help documents --precision");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    cr_assert_eq(cc_run(NULL, bad[i])->status, 2, "%s: usage error", bad[i]);
+  static char plain[sizeof r->out];
+  r = cc_run(NULL, "gen grazing --count 50");
+  cr_assert_eq(r->status, 0);
+  memcpy(plain, r->out, sizeof plain);
+  r = cc_run(NULL, "gen grazing --precision binary64 --count 50");
+  cr_assert_eq(r->status, 0);
+  cr_assert_str_eq(r->out, plain, "--precision binary64 is the default, byte for byte");
+  r = cc_run(NULL, "gen --help");
+  cr_assert(strstr(r->out, "--precision binary64|binary32"), "--help documents --precision");
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli_check.h"
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -264,8 +265,7 @@ Test(report, quick_report_is_complete, .timeout = 120) {
   free(md);
   free(json);
   free(html);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(dir);
 }
 
 Test(report, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
@@ -285,8 +285,7 @@ Test(report, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
   snprintf(p, sizeof p, "%s/rep", dir);
   struct stat sb;
   cr_assert_neq(stat(p, &sb), 0, "no report may be left behind");
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(dir);
 }
 
 /* ---- hostile --out paths: no shell anywhere, nothing deleted but our own folder ---- */
@@ -389,9 +388,7 @@ Test(report, hostile_out_paths_work_and_delete_nothing_else, .timeout = 180) {
   cr_assert_str_eq(have, before);
   listing(base, have, sizeof have);
   cr_assert_str_eq(have, "err/it's a \"dir\" x/sibling file/");
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(base);
 }
 
 /* Scans the C files under dir (recursively) for a call of name: 1 when found, where in *at. */
@@ -546,6 +543,5 @@ Test(report, binary32_columns_and_section, .timeout = 180) {
   free(md64);
   free(md32);
   free(json);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(dir);
 }

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,19 +67,76 @@ static inline void cc_read_into(const char *path, char *buf, size_t n) {
   if (f) fclose(f);
 }
 
-/* Runs `ENV toibench ARGS` in the source directory (env NULL: none), stdin
- * empty, both streams captured through a temporary directory removed after.
- * The result stays valid until the next call. */
+static inline int cc_rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
+  (void)sb, (void)type, (void)ftw;
+  return remove(path);
+}
+
+/* Removes the folder dir and everything in it, without a shell (nftw, depth
+ * first, never following a link). */
+static inline void cc_rmtree(const char *dir) {
+  cr_assert_eq(nftw(dir, cc_rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0, "cannot remove %s", dir);
+}
+
+/* Splits a command line into words, as a shell would for the plain words and
+ * '...' or "..." quoting the tests use (no escapes, no expansion: nothing is
+ * ever handed to a shell). At most max - 1 words; argv[count] = NULL. The
+ * words live in buf. */
+static inline int cc_split(const char *line, char *buf, size_t bufsz, char **argv, int max) {
+  int n = 0;
+  size_t k = 0;
+  const char *p = line;
+  while (*p) {
+    while (*p == ' ') p++;
+    if (!*p) break;
+    cr_assert_lt(n, max - 1, "too many words in %s", line);
+    argv[n++] = buf + k;
+    while (*p && *p != ' ') {
+      if (*p == '\'' || *p == '"') {
+        char q = *p++;
+        while (*p && *p != q) buf[k++] = *p++;
+        cr_assert_eq(*p, q, "unbalanced quote in %s", line);
+        p++;
+      } else {
+        buf[k++] = *p++;
+      }
+      cr_assert_lt(k, bufsz - 1, "command line too long: %s", line);
+    }
+    buf[k++] = 0;
+  }
+  argv[n] = NULL;
+  return n;
+}
+
+/* Runs `ENV toibench ARGS` (ENV: NAME=VALUE words, or NULL) in the source
+ * directory, without a shell: ARGS split by cc_split, stdin empty, both
+ * streams captured through a temporary directory removed after. The result
+ * stays valid until the next call. */
 static inline cc_out *cc_run(const char *env, const char *args) {
   static cc_out r;
+  static char words[8192], envw[2048];
+  char *argv[256], *envv[32];
+  argv[0] = (char *)TOIBENCH_PATH;
+  cc_split(args, words, sizeof words, argv + 1, 255);
+  int nenv = env ? cc_split(env, envw, sizeof envw, envv, 32) : 0;
   char dir[] = "/tmp/toiccXXXXXX";
   cr_assert_not_null(mkdtemp(dir));
-  char cmd[8192], o[64], e[64];
+  char o[64], e[64];
   snprintf(o, sizeof o, "%s/out", dir);
   snprintf(e, sizeof e, "%s/err", dir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >%s 2>%s </dev/null", TOI_SOURCE_DIR, env ? env : "",
-           TOIBENCH_PATH, args, o, e);
-  int st = system(cmd);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    for (int i = 0; i < nenv; i++) putenv(envv[i]);
+    int in = open("/dev/null", O_RDONLY), fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+        fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || fo < 0 || fe < 0 || chdir(TOI_SOURCE_DIR)) _exit(126);
+    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   cc_read_into(o, r.out, sizeof r.out);
   cc_read_into(e, r.err, sizeof r.err);

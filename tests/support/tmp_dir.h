@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli_check.h"
@@ -17,11 +18,7 @@ static inline void td_setup(void) {
   cr_assert_not_null(mkdtemp(td_dir));
 }
 
-static inline void td_teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", td_dir);
-  cr_assert_eq(system(cmd), 0);
-}
+static inline void td_teardown(void) { cc_rmtree(td_dir); }
 
 /* The file name in the directory; eight calls may be alive at once. */
 static inline const char *td_path(const char *name) {
@@ -32,12 +29,34 @@ static inline const char *td_path(const char *name) {
   return buf[k];
 }
 
-/* Runs `toibench ARGS` in the directory, stdin empty, stderr to the file err
- * there (stdout where ARGS sends it). The exit status, or -1 on a signal. */
+/* Runs `toibench ARGS` in the directory without a shell (ARGS split by
+ * cc_split; a word `>FILE` or `>` FILE sends stdout to FILE there, else it is
+ * the test's), stdin empty, stderr to the file err there. The exit status, or
+ * -1 on a signal. */
 static inline int td_tb(const char *args) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", td_dir, TOIBENCH_PATH, args);
-  int st = system(cmd);
+  static char words[8192];
+  char *w[256], *argv[256], *out = NULL;
+  int n = cc_split(args, words, sizeof words, w, 256), k = 0;
+  argv[k++] = (char *)TOIBENCH_PATH;
+  for (int i = 0; i < n; i++) {
+    if (w[i][0] == '>') out = w[i][1] ? w[i] + 1 : (i + 1 < n ? w[++i] : NULL);
+    else argv[k++] = w[i];
+  }
+  argv[k] = NULL;
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || chdir(td_dir)) _exit(126);
+    int fe = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fo = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : 1;
+    if (fe < 0 || fo < 0) _exit(126);
+    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
