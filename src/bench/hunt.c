@@ -36,22 +36,6 @@ void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first) {
 
 int hunt_misclassified(score_kind k) { return k == SCORE_MISSED || k == SCORE_GHOST || k == SCORE_OTHER; }
 
-/* The ordered set of floats, as toi_double_ord for doubles (+0 and -0 map to
-   0): k steps of nextafterf are k steps of the ordinal. x is rounded to float
-   first (a number of a binary64 case moved in float ulps becomes a float). */
-static int64_t float_ord(double x) {
-  float f = (float)x;
-  int32_t i;
-  memcpy(&i, &f, sizeof i);
-  return i >= 0 ? i : -(int64_t)(i & INT32_MAX);
-}
-static double float_from_ord(int64_t k) {
-  int32_t i = k >= 0 ? (int32_t)k : (int32_t)((uint32_t)(-k) | 0x80000000u);
-  float f;
-  memcpy(&f, &i, sizeof f);
-  return (double)f;
-}
-
 int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q) {
   double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
   int64_t k = 1 + (int64_t)toi_rng_below(r, 4);
@@ -60,7 +44,7 @@ int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q) {
   /* k steps of nextafter (nextafterf in binary32), done at once on the ordered
      positions of the precision's values (|ordinal| + 2^16 fits an int32 for
      every finite float: beyond FLT_MAX lie inf and NaNs, refused below). */
-  double y = q == TOI_BINARY32 ? float_from_ord(float_ord(*x) + k) : toi_double_from_ord(toi_double_ord(*x) + k);
+  double y = q == TOI_BINARY32 ? toi_float_from_ord(toi_float_ord(*x) + k) : toi_double_from_ord(toi_double_ord(*x) + k);
   if (!isfinite(y)) return 0;
   if ((x == &c->ra || x == &c->rb) && y < 0) return 0;
   *x = y == 0 ? 0.0 : y;

@@ -221,24 +221,10 @@ static double grid20(double x) { return grid(x, 20); }
 /* x rounded to precision q (nothing for binary64). */
 static double in_q(double x, toi_precision q) { return q == TOI_BINARY64 ? x : toi_round_to(x, q); }
 
-/* The ordered set of floats, as toi_double_ord for doubles (+0 and -0 map to 0). */
-static int64_t float_ord(double x) {
-  float f = (float)x;
-  int32_t i;
-  memcpy(&i, &f, sizeof i);
-  return i >= 0 ? i : -(int64_t)(i & INT32_MAX);
-}
-static double float_from_ord(int64_t k) {
-  int32_t i = k >= 0 ? (int32_t)k : (int32_t)((uint32_t)(-k) | 0x80000000u);
-  float f;
-  memcpy(&f, &i, sizeof f);
-  return f == 0 ? 0.0 : (double)f;
-}
-
 /* Uniform over the floats of [float(lo), float(hi)], as toi_rng_bits for doubles. */
 static double float_bits(toi_rng *r, double lo, double hi) {
-  int64_t a = float_ord(lo), b = float_ord(hi);
-  return float_from_ord(a + (int64_t)toi_rng_below(r, (uint64_t)(b - a) + 1));
+  int64_t a = toi_float_ord(lo), b = toi_float_ord(hi);
+  return toi_float_from_ord(a + (int64_t)toi_rng_below(r, (uint64_t)(b - a) + 1));
 }
 
 /* x rounded to 24 significant bits (nearest, ties away) by integer operations
@@ -520,7 +506,7 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
   int up = (int)toi_rng_below(r, 2);
   double *x = gen_case_input(c, pick);
-  if (q == TOI_BINARY32) *x = float_from_ord(float_ord(*x) + (up ? k : -k));
+  if (q == TOI_BINARY32) *x = toi_float_from_ord(toi_float_ord(*x) + (up ? k : -k));
   else *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
   if (*x == 0) *x = 0.0;
   snprintf(tag, tagsz, "k%d", k);

@@ -110,3 +110,17 @@ double toi_rng_dyadic(toi_rng *r, int bits, int shift) {
   int64_t k = toi_rng_int(r, -m + 1, m - 1);
   return (double)k * pow2i(-shift);
 }
+
+int64_t toi_float_ord(double x) {
+  float f = (float)x;
+  int32_t i;
+  memcpy(&i, &f, sizeof i);
+  return i >= 0 ? i : -(int64_t)(i & INT32_MAX);
+}
+
+double toi_float_from_ord(int64_t k) {
+  int32_t i = k >= 0 ? (int32_t)k : (int32_t)((uint32_t)(-k) | 0x80000000u);
+  float f;
+  memcpy(&f, &i, sizeof f);
+  return (double)f;
+}

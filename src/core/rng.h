@@ -57,5 +57,10 @@ double toi_rng_dyadic(toi_rng *r, int bits, int shift);
 int64_t toi_double_ord(double x);
 /// Inverse of toi_double_ord on the finite doubles.
 double toi_double_from_ord(int64_t k);
+/// The same for binary32: the position of (float)x among the floats (+0 and
+/// -0 both 0), so k steps of nextafterf are k steps of the ordinal.
+int64_t toi_float_ord(double x);
+/// Inverse of toi_float_ord on the finite floats, as a double.
+double toi_float_from_ord(int64_t k);
 
 #endif
