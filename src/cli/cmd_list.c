@@ -77,7 +77,7 @@ int cmd_list(int argc, char **argv) {
       printf("%s (forward, engine plug-in)\n  source:  %s:%s\n", v[i].name, v[i].path, v[i].symbol);
     else
       printf("%s (forward, engine command)\n  source:  %s\n", v[i].name, v[i].command);
-    printf("  summary: %s\n", v[i].summary[0] ? v[i].summary : "-");
+    print_field("summary", v[i].summary[0] ? v[i].summary : "-");
   }
   free(v);
   if (fflush(stdout) == 0 && !ferror(stdout)) return EXIT_OK;
