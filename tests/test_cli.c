@@ -188,6 +188,61 @@ Test(cli, missing_file_is_runtime_error) {
   cr_assert(strstr(r->err, "/nonexistent/x.cases"));
 }
 
+/* `list`'s text of formulation name: its lines up to the next unindented
+   line, the wrapped summary joined back with single spaces. */
+static void list_block(const char *out, const char *name, char *buf, size_t n) {
+  char key[64];
+  snprintf(key, sizeof key, "%s (", name);
+  const char *p = out;
+  while (p && strncmp(p, key, strlen(key))) p = (p = strchr(p, '\n')) ? p + 1 : NULL;
+  cr_assert_not_null(p, "%s missing from list:\n%s", name, out);
+  size_t k = 0;
+  buf[0] = 0;
+  for (const char *line = strchr(p, '\n'); line && line[1] == ' ';) {
+    const char *s = line + 1 + strspn(line + 1, " ");
+    line = strchr(s, '\n');
+    const int len = line ? (int)(line - s) : (int)strlen(s);
+    int w = snprintf(buf + k, n - k, "%s%.*s", k ? " " : "", len, s);
+    cr_assert(w >= 0 && (size_t)w < n - k, "%s: list text too long", name);
+    k += (size_t)w;
+  }
+}
+
+/* Every formulation from a document names the choices its document leaves
+   open: the window, 3D, what "no collision" returns, and its own. */
+Test(cli, list_names_the_choices_the_documents_leave_open) {
+  cc_out *r = cc_run("TOIBENCH_ENGINES=/nonexistent", "list");
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  static const struct {
+    const char *name, *doc, *own[3];
+  } docs[] = {
+      {"expanded-corner", "003", {"3D (003 is 2D)", "disc==0 is none", "the bench's window (--tmax)"}},
+      {"inner-product", "000", {"000 is ambiguous", "Delta decides", "the bench's window (--tmax)"}},
+      {"ericson", "the book", {"EPSILON=1e-12", "1e-12f in binary32", "the bench's window (--tmax)"}},
+      {"minkowski", "001", {"the step [0,1] is the bench's window", "overlap at t=0", "3D as in 2D"}},
+      {"phet", "002", {"'(v_2 - v_2)' read as v2-v1", "3D adds z", "the bench's window (--tmax)"}},
+      {"phet-reverse", "002", {"velocityMultiplier=-1", "3D adds z", "no window"}},
+      {"overlap-recovery", "004", {"read as v2-v1", "3D adds z", "no window"}},
+  };
+  char block[4096], want[64];
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+    list_block(r->out, docs[i].name, block, sizeof block);
+    snprintf(want, sizeof want, "Left open by %s, ours: ", docs[i].doc);
+    cr_assert_not_null(strstr(block, want), "%s: no '%s' in: %s", docs[i].name, want, block);
+    cr_assert_not_null(strstr(block, "no collision is the verdict none with a NaN time"), "%s: %s", docs[i].name,
+                       block);
+    for (int k = 0; k < 3; k++)
+      cr_assert_not_null(strstr(block, docs[i].own[k]), "%s: no '%s' in: %s", docs[i].name, docs[i].own[k], block);
+  }
+  /* The summaries are wrapped to 100 columns. */
+  for (const char *p = r->out; *p;) {
+    size_t len = strcspn(p, "\n");
+    if (!strncmp(p, "  summary: ", 11) || !strncmp(p, "           ", 11))
+      cr_assert_leq(len, 100, "%.*s", (int)len, p);
+    p += len + (p[len] == '\n');
+  }
+}
+
 Test(cli, solve_and_run_cover_every_case_and_formulation) {
   cc_out *r = cc_run(NULL, "list --names");
   cr_assert_eq(r->status, 0);

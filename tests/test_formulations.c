@@ -253,25 +253,28 @@ typedef struct exact_row {
 static exact_row fm_rows[] = {
     ALL_HIT(0, 4), ALL_HIT(1, 5), ALL_HIT(2, 2), ALL_HIT(3, 5), ALL_HIT(4, 1),
     /* 5: overlap. Textbook forms find the entry root -4 and say none; Ericson
-       and GSL report the overlap at t = 0; expanded-corner drops -4 < -1;
-       overlap-recovery goes back to the entry, 4 time units ago. phet-reverse
-       runs time backwards: its lowest root is then -1 < 0, none. */
+       and GSL report the overlap at t = 0, and so does minkowski: 001's
+       [t-, t+] = [-4, 1] meets [0, 1] (p inside the circle), a collision at 0;
+       expanded-corner drops -4 < -1; overlap-recovery goes back to the entry,
+       4 time units ago. phet-reverse runs time backwards: its lowest root is
+       then -1 < 0, none. */
     {"expanded", 5, NONE_},
     {"expanded-corner", 5, NONE_},
     {"inner-product", 5, NONE_},
     {"ericson", 5, TOI_OVERLAP, 0, 0},
-    {"minkowski", 5, NONE_},
+    {"minkowski", 5, TOI_OVERLAP, 0, 0},
     {"phet", 5, NONE_},
     {"phet-reverse", 5, NONE_},
     {"overlap-recovery", 5, TOI_OVERLAP, -4, 0},
     {"gsl-stable", 5, TOI_OVERLAP, 0, 0},
     /* 6: overlap entered half a time unit ago: expanded-corner keeps t = -0.5
-       (>= -1: a contact within the last frame). */
+       (>= -1: a contact within the last frame); minkowski's [-0.5, 3.5] meets
+       [0, 1]: overlap at 0. */
     {"expanded", 6, NONE_},
     {"expanded-corner", 6, HIT_(-0.5)},
     {"inner-product", 6, NONE_},
     {"ericson", 6, TOI_OVERLAP, 0, 0},
-    {"minkowski", 6, NONE_},
+    {"minkowski", 6, TOI_OVERLAP, 0, 0},
     {"phet", 6, NONE_},
     {"phet-reverse", 6, NONE_},
     {"overlap-recovery", 6, TOI_OVERLAP, -0.5, 0},
@@ -436,6 +439,83 @@ Test(formulation_quirks, inner_product_misses_an_exact_graze_and_a_contact_now) 
   cr_assert_eq(r.cls, TOI_NONE, "rad = 0 exactly is 'no collision' in 000");
   r = fm_solve("inner-product", &fm_exact[11]);
   cr_assert_eq(r.cls, TOI_NONE, "t = 0 is not positive");
+}
+
+/* An exact graze built from a 3-4-5 triangle: B starts at s = lam (3,4) +
+   Rp (4,-3) from A and moves by v = (-3,-4), so its path passes at distance
+   |Rp (4,-3)| = 5 Rp = R from A's centre: D = 0 exactly, the double root at
+   t = lam. lam and Rp are dyadic with few bits, so every number is exact. */
+static toi_case fm_exact_graze(double lam, double Rp) {
+  toi_case c = tc_case2(0, 0, 0, 0, 2.5 * Rp, 1, 3 * lam + 4 * Rp, 4 * lam - 3 * Rp, -3, -4, 2.5 * Rp, 1);
+  cr_assert(c.pb[0] - 4 * Rp == 3 * lam && c.pb[1] + 3 * Rp == 4 * lam && c.ra + c.rb == 5 * Rp,
+            "the construction is not exact");
+  return c;
+}
+
+/* 000's Delta = 4<s,v>^2 + 4R^2||v||^2 - 4||v||^2||s||^2 and the radicand of
+   its last formula, p^2/q^2 + (R^2 - <s,s>)/q, recomputed here in double. */
+static void fm_doc000_quantities(const toi_case *c, double *delta, double *rad) {
+  const double sx = c->pb[0] - c->pa[0], sy = c->pb[1] - c->pa[1];
+  const double vx = c->vb[0] - c->va[0], vy = c->vb[1] - c->va[1], R = c->ra + c->rb;
+  const double p = sx * vx + sy * vy, q = vx * vx + vy * vy, ss = sx * sx + sy * sy;
+  *delta = 4 * (p * p) + 4 * (R * R) * q - 4 * q * ss;
+  *rad = (p * p) / (q * q) + (R * R - ss) / q;
+}
+
+/* Delta and the radicand are one quantity up to the factor 4 q^2 in exact
+   arithmetic, but not once rounded. Two exact grazes (found by a search over
+   lam and Rp) where they disagree: the document's test, Delta <= 0, decides. */
+Test(formulation_quirks, inner_product_decides_on_delta_as_written) {
+  /* Delta = 0 but the radicand rounds to 2^-53 > 0: a graze at t = lam that
+     the radicand would call a hit; "Delta <= 0: the balls won't collide". */
+  toi_case c = fm_exact_graze(0x1.90f0b6p-1, 2.75);
+  toi_ref ref;
+  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert(ref.cls == TOI_GRAZE && ref.tfwd == 0x1.90f0b6p-1, "exact: %s %a", toi_class_name(ref.cls), ref.tfwd);
+  double delta, rad;
+  fm_doc000_quantities(&c, &delta, &rad);
+  cr_assert(delta <= 0 && rad > 0, "Delta = %a, radicand = %a", delta, rad);
+  toi_result r = fm_solve("inner-product", &c);
+  cr_assert_eq(r.cls, TOI_NONE, "Delta = %a <= 0, but %s at %a", delta, toi_class_name(r.cls), r.t);
+  /* Delta = 2^-32 > 0 with the radicand exactly 0: the document goes on to
+     its formula, t = -p/q - sqrt(0) = lam, the graze time exactly. */
+  c = fm_exact_graze(0x1.b49fe5cp+4, 2.0625);
+  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert(ref.cls == TOI_GRAZE && ref.tfwd == 0x1.b49fe5cp+4, "exact: %s %a", toi_class_name(ref.cls), ref.tfwd);
+  fm_doc000_quantities(&c, &delta, &rad);
+  cr_assert(delta > 0 && rad == 0, "Delta = %a, radicand = %a", delta, rad);
+  r = fm_solve("inner-product", &c);
+  cr_assert(r.cls == TOI_HIT && r.t == 0x1.b49fe5cp+4, "Delta = %a > 0: %s at %a", delta, toi_class_name(r.cls), r.t);
+}
+
+/* 001: "The original line segment intersects the circle if the interval
+   [t-, t+] intersects the interval [0,1]", [0, 1] being the bench's window
+   (unbounded unless --tmax). World coordinates with small integers, so every
+   root is exact: pA = (2,3), R = 2, B on the line y = 3. */
+Test(formulation_quirks, minkowski_start_inside_the_inflated_circle_is_a_collision_at_0) {
+  static const struct {
+    double pbx, vbx;
+    int cls;
+    double t;
+  } rows[] = {
+      {3, 1, TOI_OVERLAP, 0},  /* inside, leaving: (1 + t)^2 = 4, [t-, t+] = [-3, 1] */
+      {3, -1, TOI_OVERLAP, 0}, /* inside, approaching: [-1, 3] */
+      {4, 1, TOI_OVERLAP, 0},  /* on the circle, leaving: [-4, 0] meets [0, 1] at 0 */
+      {4, -1, TOI_HIT, 0},     /* on the circle, approaching: t- = 0, the usual case */
+      {6, -1, TOI_HIT, 2},     /* outside: [2, 6], "0 <= t-" */
+      {6, 1, TOI_NONE, NAN},   /* outside, leaving: [-6, -2] misses [0, 1] */
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const toi_case c = tc_case2(2, 3, 0, 0, 1, 1, rows[i].pbx, 3, rows[i].vbx, 0, 1, 1);
+    const toi_formulation *f = fm_find("minkowski");
+    for (int q = 0; q < 2; q++) {
+      toi_result r = q ? f->solve32(&c) : f->solve(&c);
+      cr_assert_eq(r.cls, rows[i].cls, "row %zu binary%d: %s, expected %s", i, q ? 32 : 64, toi_class_name(r.cls),
+                   toi_class_name((toi_class)rows[i].cls));
+      cr_assert(isnan(rows[i].t) ? isnan(r.t) : r.t == rows[i].t && !signbit(r.t), "row %zu binary%d: t = %a", i,
+                q ? 32 : 64, r.t);
+    }
+  }
 }
 
 Test(formulation_quirks, phet_clamps_a_tiny_gap_to_contact_now) {

@@ -374,17 +374,33 @@ static int same(double a, double b) {
   return !memcmp(&a, &b, sizeof a);
 }
 
-/* A few hand-made edge cases: no relative motion, exact touching, zero radii. */
+/* Exact grazes, B from s = lam (3,4) + Rp (4,-3) along v = (-3,-4) (D = 0),
+   where inner-product's Delta and its radicand round to different signs:
+   Delta = 0 with the radicand 2^-53, then Delta = 2^-32 with the radicand 0. */
+static const double graze_lam[2] = {0x1.90f0b6p-1, 0x1.b49fe5cp+4}, graze_rp[2] = {2.75, 2.0625};
+#define EDGE_CASES 8
+
+/* A few hand-made edge cases: no relative motion, exact touching, zero radii,
+   a start inside the inflated circle (minkowski's overlap at 0), the grazes. */
 static void edge_case(toi_case *c, int k, int dim) {
   memset(c, 0, sizeof *c);
   c->dim = dim;
   c->ma = c->mb = 1;
   c->ra = 1;
   c->rb = k == 2 ? 0 : 1;
-  c->pb[0] = k == 1 ? 2 : 5;
+  c->pb[0] = k == 1 ? 2 : k == 5 ? 1 : 5;
   c->va[0] = c->vb[0] = 0.5;
   if (k >= 3) c->vb[0] = -(double)k;
   if (k == 4) c->pb[1] = 2; /* grazing path */
+  if (k >= 6) {
+    const double lam = graze_lam[k - 6], rp = graze_rp[k - 6];
+    c->ra = c->rb = 2.5 * rp;
+    c->va[0] = 0;
+    c->pb[0] = 3 * lam + 4 * rp;
+    c->pb[1] = 4 * lam - 3 * rp;
+    c->vb[0] = -3;
+    c->vb[1] = -4;
+  }
 }
 
 static void check_family(const char *name, const core *k, toi_precision q, int dim, gen_family fam, long count) {
@@ -393,13 +409,16 @@ static void check_family(const char *name, const core *k, toi_precision q, int d
   gen_opts_default_in(&g, fam, q);
   g.dim = dim;
   g.seed = te_seed(0xfc0u + (uint64_t)fam);
-  for (long i = 0; i < count + 5; i++) {
+  for (long i = 0; i < count + EDGE_CASES; i++) {
     toi_case c;
     size_t bin;
-    if (i < count)
+    if (i < count) {
       cr_assert_eq(gen_case(&c, NULL, &bin, &g, (uint64_t)i), TOI_OK);
-    else
-      edge_case(&c, (int)(i - count), dim);
+    } else {
+      toi_case e;
+      edge_case(&e, (int)(i - count), dim);
+      cr_assert_geq(toi_case_round(&c, &e, q), 0); /* a binary32 variant reads floats */
+    }
     double want = own_answer(f, &c, q), got = core_eval(k, &c, q == TOI_BINARY32);
     cr_assert(same(got, want), "%s %s %dD %s case %ld: FPCore %a, formulation %a", name, toi_precision_name(q), dim,
               gen_family_name(fam), i, got, want);

@@ -123,11 +123,12 @@ static void body_inner_product(fpw *w) {
   dot(w, "s", "v");
   put(w, ")\n        (q ");
   dot(w, "v", "v");
-  put(w, ")\n        (rad (+ (/ (* p p) (* q q)) (/ (- (* R R) ");
+  put(w, ")\n        (ss ");
   dot(w, "s", "s");
-  put(w, ") q)))"
+  put(w, ")\n        (delta (- (+ (* 4 (* p p)) (* (* 4 (* R R)) q)) (* (* 4 q) ss)))"
+         "\n        (rad (+ (/ (* p p) (* q q)) (/ (- (* R R) ss) q)))"
          "\n        (t (- (- (/ p q)) (sqrt rad))))"
-         "\n   (if (<= rad 0) INFINITY (if (> t 0) t INFINITY)))");
+         "\n   (if (<= delta 0) INFINITY (if (> t 0) t INFINITY)))");
 }
 
 static void body_ericson(fpw *w) {
@@ -163,8 +164,12 @@ static void body_minkowski(fpw *w) {
   put(w, ") (* 2 ");
   dot(w, "pb", "pa");
   put(w, ")) (* r r)))"
-         "\n        (tm (/ (- (- b) (sqrt (- (* b b) (* (* 4 a) c)))) (* 2 a))))"
-         "\n   (if (< (* b b) (* (* 4 a) c)) INFINITY (if (>= tm 0) tm INFINITY)))");
+         "\n        (root (sqrt (- (* b b) (* (* 4 a) c))))"
+         "\n        (tm (/ (- (- b) root) (* 2 a)))"
+         "\n        (tp (/ (+ (- b) root) (* 2 a))))"
+         "\n   (if (< (* b b) (* (* 4 a) c)) INFINITY"
+         "\n   (if (not (and (<= tm INFINITY) (>= tp 0))) INFINITY"
+         "\n   (if (>= tm 0) tm 0))))");
 }
 
 static void body_gsl_stable(fpw *w) {
