@@ -160,3 +160,20 @@ Test(mpi, other_commands_refused, .timeout = 120) {
   cr_assert_eq(st, 2, "%s", err);
   cr_assert(strstr(err, "use toibench"), "%s", err);
 }
+
+Test(mpi, hunt_same_bytes_for_1_2_3_ranks, .timeout = 300) {
+  same_bytes("hunt grazing -f robust --budget 30000 --keep 4 -j2 --quiet");
+}
+
+/* A binary32 variant: other moves (steps of nextafterf) and notes. */
+Test(mpi, hunt_binary32_same_bytes, .timeout = 300) {
+  same_bytes("hunt near-contact -f ericson --precision binary32 --budget 20000 --keep 3 -j1 --quiet");
+}
+
+/* An out-of-process solver: every rank starts its own; rounds of proposals, one call each. */
+Test(mpi, hunt_solver_cmd_same_bytes, .timeout = 300) {
+  char line[512];
+  snprintf(line, sizeof line, "hunt near-contact --solver-cmd %s --budget 30000 --keep 4 -j1 --quiet",
+           cc_built("examples/solver_c"));
+  same_bytes(line);
+}

@@ -11,6 +11,7 @@
 #include "sweep.h"
 
 int cmd_sweep_dist(int argc, char **argv, const sweep_dist *dist);
+int cmd_hunt_dist(int argc, char **argv, const sweep_dist *dist);
 
 /* The MPI side of a sweep_dist: the communicator, the shared counter of
    units (a one-sided window at rank 0), and the test hook's countdown. */
@@ -152,6 +153,7 @@ static int run_command(mpi_link *x, int argc, char **argv) {
       return EXIT_USAGE;
     }
   if (!strcmp(argv[1], "sweep")) return cmd_sweep_dist(argc - 1, argv + 1, &d);
+  if (!strcmp(argv[1], "hunt")) return cmd_hunt_dist(argc - 1, argv + 1, &d);
   if (x->rank == 0)
     fprintf(stderr, "toibench-mpi: '%s' is not shared among processes (sweep or hunt): use toibench\n", argv[1]);
   return EXIT_USAGE;
