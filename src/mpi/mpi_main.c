@@ -127,7 +127,7 @@ static void help(void) {
       "Test hook (tests only): TOIBENCH_MPI_TEST_DIE=R:N makes rank R abort when it\n"
       "asks for a unit of work after N units.\n"
       "Exit status: as toibench (0 success, 1 runtime failure, 2 usage error, 3 invalid\n"
-      "input); mpirun reports the highest over the processes.\n");
+      "input); mpirun exits non-zero when a process does.\n");
 }
 
 /* The test hook's countdown for this rank (-1: none). */
