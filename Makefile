@@ -148,6 +148,7 @@ $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(TOIBENCH)
 
 ## test: build everything, run the Criterion suite (TOI_TEST_SCALE multiplies iteration counts), then test-install
 test: $(TESTBIN) libs | check-deps
+	@$(if $(MPI_OK),:,echo "test: no $(MPICC) or $(MPIRUN): the toibench-mpi tests are skipped ('make mpi' installs Open MPI)")
 	$(TEST_ENV) $(TESTBIN) -j2 --short-filename
 	@$(MAKE) --no-print-directory test-install
 
