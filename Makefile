@@ -148,7 +148,8 @@ $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(TOIBENCH)
 
 ## test: build everything, run the Criterion suite (TOI_TEST_SCALE multiplies iteration counts), then test-install
 test: $(TESTBIN) libs | check-deps
-	$(TESTBIN) -j2 --short-filename
+	@$(if $(MPI_OK),:,echo "test: no $(MPICC) or $(MPIRUN): the toibench-mpi tests are skipped ('make mpi' installs Open MPI)")
+	$(TEST_ENV) $(TESTBIN) -j2 --short-filename
 	@$(MAKE) --no-print-directory test-install
 
 ## test-install: install into a temporary prefix under build/, build examples/score_solver.c with pkg-config alone (shared and static), run it, uninstall
@@ -343,6 +344,39 @@ clean:
 ## help: list the targets
 help:
 	@grep -hE '^## ' Makefile | sed 's/^## /  make /'
+
+# ---- toibench-mpi: sweep and hunt shared among the processes of an MPI job (src/mpi/; README "Running on a
+# cluster"). build/toibench-mpi links the library and the command modules with MPI; toibench does not. ----
+MPICC ?= mpicc
+MPIRUN ?= mpirun
+MPI_APT := libopenmpi-dev openmpi-bin
+TOIBENCH_MPI := $(BUILD)/toibench-mpi
+MPI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/mpi/*.c))
+# 1 when MPI can be built and run here: `make test` then builds toibench-mpi and runs tests/test_mpi.c.
+MPI_OK := $(shell command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1 && echo 1)
+
+.PHONY: mpi mpi-deps
+
+## mpi: install Open MPI (libopenmpi-dev, openmpi-bin) when missing, then build build/toibench-mpi
+mpi: mpi-deps
+	@$(MAKE) --no-print-directory $(TOIBENCH_MPI)
+
+mpi-deps:
+	@command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1 || \
+	  $(MAKE) --no-print-directory deps APT_PKGS="$(MPI_APT)"
+
+$(BUILD)/src/mpi/%.o: src/mpi/%.c | check-deps
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) $(TOI_CFLAGS) $(addprefix -I,$(INC_cli) src/mpi) -c $< -o $@
+
+$(TOIBENCH_MPI): $(MPI_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A)
+	$(MPICC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(MPI_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
+
+# The tests run it when it can be built (TOIBENCH_MPI empty: tests/test_mpi.c skips, saying so).
+test: $(if $(MPI_OK),$(TOIBENCH_MPI))
+TEST_ENV := TOIBENCH_MPI=$(if $(MPI_OK),$(abspath $(TOIBENCH_MPI)))
+-include $(MPI_OBJ:.o=.d)
+# ---- end of the toibench-mpi block ----
 
 # ---- fuzzing and sanitizers: make fuzz, make sanitize (tests/fuzz/; README "Fuzzing and sanitizers") ----
 # Both build the library again, with other flags, in a directory of its own (BUILD=... on a second make

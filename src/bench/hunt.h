@@ -68,6 +68,7 @@ typedef struct hunt_opts {
   const toi_msg *msg;           ///< failures, solver messages
   const toi_progress *progress; ///< NULL: none
   toi_quota *quota;             ///< a solver's messages shown, over every call
+  const sweep_dist *dist;       ///< toibench-mpi: the processes sharing the search (NULL: this one alone)
 } hunt_opts;
 
 /// What a hunt found.
@@ -87,5 +88,33 @@ typedef struct hunt_result {
 /// proposals. Scoring runs on o->jobs threads; the result does not depend on
 /// them. 0, or -1 after saying why to o->msg.
 int hunt_search(hunt_result *r, const toi_candidate *cand, const hunt_opts *o);
+
+/* ---- a search shared among processes (toibench-mpi; src/bench/hunt_dist.c) ----
+   With o->dist, hunt_search hands out the global pass's batches from the shared counter; then every
+   process gets every process's lists merged (hunt_list_offer: the same lists as one process's) and rank 0
+   the counters; each kept case k is walked by process k % size; rank 0 gets the walks back. Rank 0's
+   result is byte for byte one process's: a local-search failure is ranked by (round, proposal slot),
+   the order in which one process would have sent it. */
+
+/// One kept case's walk in the local search.
+typedef struct hunt_walk {
+  toi_rng rng;
+  double start;
+  uint64_t raised;
+  int has_flip, has_best;
+  hunt_found flip, best;
+} hunt_walk;
+
+/// The next batch of the global pass (of n): b itself without o->dist.
+uint64_t hunt_dist_next(const hunt_opts *o, uint64_t b, uint64_t n);
+/// 1 when kept case k is walked by this process.
+int hunt_dist_mine(const hunt_opts *o, int k);
+/// After the global pass of nb batches (failed: this process's pass failed, and it takes the batches
+/// left without doing them): every process's lists merged at every process, the counters summed at rank
+/// 0 (zero elsewhere). Returns 1 when any process failed, else 0.
+int hunt_dist_global(const hunt_opts *o, hunt_result *r, uint64_t nb, int failed);
+/// After the local search: at rank 0, each kept case, its walk and the failures of the process that
+/// walked it, and every counter. Returns 1 when any process failed, else 0.
+int hunt_dist_local(const hunt_opts *o, hunt_result *r, hunt_found *cands, hunt_walk *w, int failed);
 
 #endif

@@ -133,7 +133,9 @@ static void offer_failure(search *h, hunt_found *fd, uint64_t order, const char 
  * filed in index order. */
 static int global_pass(search *h, toi_case *cases, toi_answer *ans, hunt_found *fds) {
   const hunt_opts *o = h->o;
-  for (uint64_t lo = 0; lo < h->r->global; lo += BATCH) {
+  uint64_t nb = (h->r->global + BATCH - 1) / BATCH;
+  for (uint64_t b = 0; (b = hunt_dist_next(o, b, nb)) < nb; b++) {
+    uint64_t lo = b * BATCH;
     size_t n = h->r->global - lo < BATCH ? (size_t)(h->r->global - lo) : BATCH, bin;
     for (size_t j = 0; j < n; j++)
       if (gen_case(&cases[j], NULL, &bin, o->g, lo + j) != TOI_OK) return -1;
@@ -162,13 +164,7 @@ static const char *key_name(const hunt_found *f) {
 }
 
 /* Per kept case during the local search. */
-typedef struct walk {
-  toi_rng rng;
-  double start;
-  uint64_t raised;
-  int has_flip, has_best;
-  hunt_found flip, best;
-} walk;
+typedef hunt_walk walk;
 
 /* The proposals of round r: `per` moves of each kept case from its own
  * generator, with IDs unique within the call (a repeated ID would cost the
@@ -177,7 +173,7 @@ static size_t propose(search *h, const hunt_found *cands, walk *w, uint64_t r, t
   size_t m = 0;
   uint64_t per = h->r->per;
   for (int k = 0; k < h->r->ncands; k++)
-    for (uint64_t p = 0; p < per; p++) {
+    for (uint64_t p = 0; p < per && hunt_dist_mine(h->o, k); p++) {
       toi_case c = cands[k].c;
       if (!hunt_perturb(&w[k].rng, &c, h->cand->precision)) continue;
       snprintf(c.id, sizeof c.id, "%.32s.r%u.c%u.p%u", cands[k].c.id, (unsigned)(r % 100000), (unsigned)(k % 1000),
@@ -243,7 +239,9 @@ static int round_of(search *h, hunt_found *cands, walk *w, uint64_t r, toi_case 
     }
     if (score_all(h, fds, &ans[lo], n)) return -1;
     for (size_t j = 0; j < n; j++)
-      fold(h, cands, w, &fds[j], &ans[lo + j], r, base + lo + j, from[lo + j], &props[lo + j]);
+      fold(h, cands, w, &fds[j], &ans[lo + j], r,
+           h->o->dist ? h->r->global + r * (uint64_t)h->r->ncands * h->r->per + from[lo + j] : base + lo + j,
+           from[lo + j], &props[lo + j]);
   }
   for (int k = 0; k < h->r->ncands; k++)
     if (w[k].has_best && hunt_key(&w[k].best) >= hunt_key(&cands[k])) {
@@ -285,9 +283,11 @@ static int local_search(search *h, hunt_found *cands, hunt_found *fds) {
     toi_rng_seed_item(&w[k].rng, h->o->g->seed, HUNT_STREAM + (uint64_t)cands[k].by, cands[k].index);
     w[k].start = hunt_key(&cands[k]);
   }
-  for (uint64_t r = 0; r < h->r->rounds; r++)
-    if (round_of(h, cands, w, r, props, ans, from, fds)) goto done;
+  int failed = 0;
+  for (uint64_t r = 0; r < h->r->rounds && !failed; r++) failed = round_of(h, cands, w, r, props, ans, from, fds) != 0;
   for (int k = 0; k < nc; k++) final_note(h, &cands[k], &w[k]);
+  if (h->o->dist) failed = hunt_dist_local(h->o, h->r, cands, w, failed);
+  if (failed) goto done;
   hunt_list *bad = &h->r->lists[HUNT_L_BAD];
   for (int k = 0; k < nc; k++)
     if (w[k].has_flip && bad->n < h->o->keep) bad->items[bad->n++] = w[k].flip;
@@ -351,7 +351,9 @@ int hunt_search(hunt_result *r, const toi_candidate *cand, const hunt_opts *o) {
     toi_msgf(o->msg, "hunt: out of memory");
     goto done;
   }
-  if (global_pass(&h, cases, ans, fds)) goto failed;
+  int bad = global_pass(&h, cases, ans, fds) != 0;
+  if (o->dist) bad = hunt_dist_global(o, r, (r->global + BATCH - 1) / BATCH, bad);
+  if (bad) goto failed;
   for (int k = HUNT_L_ULP; k <= HUNT_L_RATIO; k++)
     for (int i = 0; i < r->lists[k].n; i++) cands[r->ncands++] = r->lists[k].items[i];
   plan_rounds(r, cand, o->budget - r->global);

@@ -339,4 +339,44 @@ long sweep_peak_rss_kb(void);
 /// Monotonic seconds.
 double sweep_now(void);
 
+/* ---- work shared among processes (toibench-mpi, src/mpi/; src/bench/sweep_dist.c) ---- */
+
+/// How the processes of one run talk, given by the caller (src/mpi/ over
+/// MPI); the library never sees MPI. Every call is collective: every process
+/// makes it, in the same order. Wherever a `const sweep_dist *` is taken,
+/// NULL means one process doing it all.
+typedef struct sweep_dist {
+  void *ud;
+  int rank, size; ///< this process, of size; rank 0 writes the result
+  /// The next unit of a pass of n units, from a counter the processes share
+  /// (each unit comes out once); >= n when none is left, after which the
+  /// process calls it no more in this pass.
+  uint64_t (*next)(void *ud, uint64_t n);
+  /// The bytes buf[0..len) of every process, at rank 0 (at every process when
+  /// all): *out (malloc'ed; free it) holds them in rank order, lens[0..size)
+  /// their lengths (caller's array; may be NULL where no bytes arrive). 0, or -1.
+  int (*gather)(void *ud, const void *buf, size_t len, int all, unsigned char **out, size_t *lens);
+  /// Rank 0's v, at every process.
+  uint64_t (*bcast)(void *ud, uint64_t v);
+} sweep_dist;
+
+/// 1 at the process that writes (rank 0, or d NULL).
+int sweep_dist_lead(const sweep_dist *d);
+/// Rank 0's v at every process (v itself when d is NULL).
+uint64_t sweep_dist_share(const sweep_dist *d, uint64_t v);
+/// sweep_drive with the work shared among the processes of d (d NULL:
+/// sweep_drive itself): [o->start, o->end) in units of a multiple of 16384
+/// cases handed out one at a time, each scored by sweep_drive on o->jobs
+/// threads, merged with sweep_acc_merge; rank 0's accumulator gets every
+/// process's. At rank 0 *out has the bytes sweep_drive gives; elsewhere, that
+/// process's part. Every process returns 0, or every one -1 (said to o->msg
+/// where it failed).
+int sweep_dist_drive(const sweep_dist *d, sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins,
+                     const sweep_opts *o, sweep_tally *tally);
+/// An accumulator as bytes (same machine type at both ends): *len bytes,
+/// malloc'ed, or NULL. sweep_acc_unpack fills a (initialised here, of the
+/// shape nform x nbins; 0, or -1 when the bytes are not one of that shape).
+unsigned char *sweep_acc_pack(const sweep_acc *a, size_t *len);
+int sweep_acc_unpack(sweep_acc *a, const unsigned char *p, size_t len, size_t nform, size_t nbins);
+
 #endif

@@ -120,6 +120,7 @@ typedef struct hunt_args {
   cli_format format; /* the summary's */
   toi_precision cmd_precision; /* --solver-cmd-precision */
   cli_args shared; /* --tmax, --timeout, --target-distance */
+  const sweep_dist *dist; /* toibench-mpi: the processes sharing the search (NULL: this one alone) */
 } hunt_args;
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
@@ -433,14 +434,16 @@ static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opt
   snprintf(spec, sizeof spec, "%s %s", h->plugin ? "--solver" : h->command ? "--solver-cmd" : "-f",
            h->plugin ? h->plugin : h->command ? h->command : h->name);
   toi_quota quota = {0, 0};
+  int lead = sweep_dist_lead(h->dist); /* with processes sharing the search, rank 0 writes and tells */
   hunt_opts ho = {o, h->budget, (int)h->keep, h->jobs, h->shared.tmax, h->shared.timeout, h->shared.delta,
-                  TOI_REF_FAST, &cli_msg_stderr, !h->quiet && isatty(2) ? &cli_progress_stderr : NULL, &quota};
+                  TOI_REF_FAST, &cli_msg_stderr, !h->quiet && lead && isatty(2) ? &cli_progress_stderr : NULL, &quota,
+                  h->dist};
   hunt_result *r = malloc(sizeof *r);
   int rc = EXIT_RUNTIME;
   if (!r) cli_error("hunt: out of memory");
-  else if (!hunt_search(r, cand, &ho)) rc = write_hunt(r, cand, o, h, spec);
-  if (rc == EXIT_OK) tell(r, cand, o, h);
-  if (r && rc == EXIT_OK && (r->malfunctions || r->protocol_errors)) {
+  else if (!hunt_search(r, cand, &ho)) rc = lead ? write_hunt(r, cand, o, h, spec) : EXIT_OK;
+  if (rc == EXIT_OK && lead) tell(r, cand, o, h);
+  if (r && rc == EXIT_OK && lead && (r->malfunctions || r->protocol_errors)) {
     cli_error("solver %s: %" PRIu64 " case%s lost to crashes, hangs or protocol errors (the fail list shows the "
               "first); %" PRIu64 " protocol error%s outside any case",
               cand->name, r->malfunctions, r->malfunctions == 1 ? "" : "s", r->protocol_errors,
@@ -452,9 +455,11 @@ static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opt
   return rc;
 }
 
-int cmd_hunt(int argc, char **argv) {
+/* toibench hunt; toibench-mpi gives dist, the processes sharing the search. */
+int cmd_hunt_dist(int argc, char **argv, const sweep_dist *dist) {
   hunt_args h;
   memset(&h, 0, sizeof h);
+  h.dist = dist;
   gen_cli_init(&h.g);
   h.budget = 20000;
   h.keep = 8;
@@ -481,3 +486,5 @@ int cmd_hunt(int argc, char **argv) {
   toi_candidate_free(&cand);
   return rc;
 }
+
+int cmd_hunt(int argc, char **argv) { return cmd_hunt_dist(argc, argv, NULL); }

@@ -124,6 +124,7 @@ typedef struct sweep_args {
   const char *checkpoint; /* --checkpoint FILE */
   int resume;
   double checkpoint_every;
+  const sweep_dist *dist; /* toibench-mpi: the processes sharing the cases (NULL: this one alone) */
 } sweep_args;
 
 static int parse_shard(sweep_args *s, const char *v) {
@@ -347,7 +348,10 @@ static int save_checkpoint(const char *path, const sweep_meta *m, const sweep_ac
 static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sweep_opts *base, const candlist *l,
                               sweep_tally *tally, sweep_acc *acc) {
   uint64_t done = m->start, seg = 16384;
-  int have = 0, rc = s->resume ? load_checkpoint(s->checkpoint, m, acc, &done, &have) : EXIT_OK;
+  int lead = sweep_dist_lead(s->dist); /* with processes sharing the cases, rank 0 reads and writes FILE */
+  int have = 0, rc = s->resume && lead ? load_checkpoint(s->checkpoint, m, acc, &done, &have) : EXIT_OK;
+  rc = (int)sweep_dist_share(s->dist, (uint64_t)rc);
+  done = sweep_dist_share(s->dist, done);
   double every = s->checkpoint_every > 0 ? s->checkpoint_every : 5, last = sweep_now();
   while (rc == EXIT_OK && done < m->end) {
     sweep_opts so = *base;
@@ -356,7 +360,7 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
     so.progress = NULL;
     sweep_acc part;
     double t0 = sweep_now();
-    if (sweep_drive(&part, l->v, l->n, m->nbins, &so, tally)) {
+    if (sweep_dist_drive(s->dist, &part, l->v, l->n, m->nbins, &so, tally)) {
       rc = EXIT_RUNTIME;
       break;
     }
@@ -370,8 +374,11 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
     done = so.end;
     double dt = sweep_now() - t0, want = (double)seg * (every / 2) / (dt > 1e-3 ? dt : 1e-3);
     seg = want < 16384 ? 16384 : want > 0x1p26 ? (uint64_t)1 << 26 : (uint64_t)want / 16384 * 16384;
-    if (done < m->end && sweep_now() - last >= every) {
-      rc = save_checkpoint(s->checkpoint, m, acc, done);
+    seg = sweep_dist_share(s->dist, seg); /* rank 0's: every process runs the same segments */
+    /* Rank 0's clock decides for every process. */
+    if (sweep_dist_share(s->dist, done < m->end && sweep_now() - last >= every)) {
+      rc = lead ? save_checkpoint(s->checkpoint, m, acc, done) : EXIT_OK;
+      rc = (int)sweep_dist_share(s->dist, (uint64_t)rc);
       last = sweep_now();
     }
   }
@@ -385,7 +392,8 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
   sweep_meta meta;
   int rc = make_meta(&meta, s, o, l);
   if (rc != EXIT_OK) return rc;
-  sweep_opts so = {o, meta.start, meta.end, s->jobs, !s->quiet && isatty(2) ? &cli_progress_stderr : NULL,
+  int lead = sweep_dist_lead(s->dist);
+  sweep_opts so = {o, meta.start, meta.end, s->jobs, !s->quiet && lead && isatty(2) ? &cli_progress_stderr : NULL,
                    s->tmax, s->timeout, s->engine, &cli_msg_stderr};
   sweep_tally *tally = calloc(l->n ? l->n : 1, sizeof *tally);
   sweep_acc acc;
@@ -394,18 +402,18 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
     cli_error("sweep: out of memory");
     rc = EXIT_RUNTIME;
   } else if (s->checkpoint ? (rc = drive_checkpointed(s, &meta, &so, l, tally, &acc)) != EXIT_OK
-                            : sweep_drive(&acc, l->v, l->n, meta.nbins, &so, tally) != 0) {
+                            : sweep_dist_drive(s->dist, &acc, l->v, l->n, meta.nbins, &so, tally) != 0) {
     dt = sweep_now() - t0;
     if (rc == EXIT_OK) rc = EXIT_RUNTIME;
   } else {
     dt = sweep_now() - t0;
-    rc = write_result(s->out, &meta, &acc);
+    rc = lead ? write_result(s->out, &meta, &acc) : EXIT_OK;
     sweep_acc_free(&acc);
     /* The result is in place: the checkpoint has served. */
-    if (rc == EXIT_OK && s->checkpoint) unlink(s->checkpoint);
+    if (rc == EXIT_OK && s->checkpoint && lead) unlink(s->checkpoint);
     if (sweep_finish(l->v, l->n, tally, &cli_msg_stderr) && rc == EXIT_OK) rc = EXIT_RUNTIME;
   }
-  if (s->stats && tally)
+  if (s->stats && tally && lead)
     fprintf(stderr, "sweep stats: %" PRIu64 " cases in %.3f s on %d thread%s: %.6g cases/s; peak RSS %ld kB\n",
             meta.end - meta.start, dt, s->jobs, s->jobs == 1 ? "" : "s",
             dt > 0 ? (double)(meta.end - meta.start) / dt : 0.0, sweep_peak_rss_kb());
@@ -444,7 +452,8 @@ static int sweep_main(sweep_args *s, int argc, char **argv) {
   return rc;
 }
 
-int cmd_sweep(int argc, char **argv) {
+/* toibench sweep; toibench-mpi gives dist, the processes sharing the cases. */
+int cmd_sweep_dist(int argc, char **argv, const sweep_dist *dist) {
   sweep_args s;
   memset(&s, 0, sizeof s);
   gen_cli_init(&s.g);
@@ -454,7 +463,10 @@ int cmd_sweep(int argc, char **argv) {
   s.tmax = INFINITY;
   s.timeout = 10;
   s.engine = TOI_REF_FAST;
+  s.dist = dist;
   int rc = sweep_main(&s, argc, argv);
   candlist_free(&s.given);
   return rc;
 }
+
+int cmd_sweep(int argc, char **argv) { return cmd_sweep_dist(argc, argv, NULL); }
