@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "numparse.h"
 #include "textin.h"
 #include "toi.h"
 
@@ -35,39 +36,29 @@ int toi_id_valid(const char *id) {
   return 1;
 }
 
-/* Reads a whole token as the nearest double. strtod also accepts "inf",
- * "nan" and hex floats; the first two are refused here because every field
- * must be finite. Underflow to a subnormal or zero is the nearest double and
- * is legal; overflow is not. */
+/* Reads a whole token as the nearest double (toi_parse_double: decimal and
+ * hex forms, as strtod reads them). "inf" and "nan" are refused because
+ * every field must be finite. Underflow to a subnormal or zero is the
+ * nearest double and is legal; overflow is not. */
 static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
-  char shown[64];
-  text_printable(tok, 40, shown, sizeof shown);
   const char *p = tok;
   if (*p == '+' || *p == '-') p++;
-  if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))) {
-    if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
-      snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
-    else
-      snprintf(msg, msgsz, "'%s' is not a number", shown);
-    return -1;
+  const int numeric = (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9');
+  double x;
+  toi_num_status st = numeric ? toi_parse_double(tok, &x) : TOI_NUM_SYNTAX;
+  if (st == TOI_NUM_OK) {
+    *out = x;
+    return 0;
   }
-  char *end;
-  errno = 0;
-  double x = strtod(tok, &end);
-  if (end == tok || *end != '\0') {
-    snprintf(msg, msgsz, "'%s' is not a number", shown);
-    return -1;
-  }
-  if (errno == ERANGE && isinf(x)) {
+  char shown[64];
+  text_printable(tok, 40, shown, sizeof shown);
+  if (st == TOI_NUM_OVERFLOW)
     snprintf(msg, msgsz, "'%s' is beyond the double range (overflow)", shown);
-    return -1;
-  }
-  if (!isfinite(x)) {
-    snprintf(msg, msgsz, "'%s' is not finite", shown);
-    return -1;
-  }
-  *out = x;
-  return 0;
+  else if (!numeric && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3)))
+    snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
+  else
+    snprintf(msg, msgsz, "'%s' is not a number", shown);
+  return -1;
 }
 
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz);
