@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "numfmt.h"
 #include "numparse.h"
 #include "textin.h"
 #include "toi.h"
@@ -490,10 +491,15 @@ int toi_format_case(char *buf, size_t bufsz, const toi_case *c) {
   for (int i = 0; i < c->dim; i++) v[k++] = c->vb[i];
   v[k++] = c->rb;
   v[k++] = c->mb;
-  for (int i = 0; i < k; i++) {
-    w = snprintf(n < bufsz ? buf + n : NULL, n < bufsz ? bufsz - n : 0, " %a", v[i]);
-    if (w < 0) return w;
-    n += (size_t)w;
+  for (int i = 0; i < k; i++) { /* " %a" each, cut short as snprintf would */
+    char num[TOI_FMT_MAX + 1] = " ";
+    size_t m = 1 + toi_fmt_hex(num + 1, v[i]);
+    if (n < bufsz) {
+      size_t fit = m < bufsz - n - 1 ? m : bufsz - n - 1;
+      memcpy(buf + n, num, fit);
+      buf[n + fit] = '\0';
+    }
+    n += m;
   }
   return (int)n;
 }
@@ -502,5 +508,6 @@ int toi_write_case(FILE *f, const toi_case *c) {
   char buf[1024];
   int n = toi_format_case(buf, sizeof buf, c);
   if (n < 0 || (size_t)n >= sizeof buf) return -1;
-  return fprintf(f, "%s\n", buf) < 0 ? -1 : 0;
+  buf[n] = '\n';
+  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? 0 : -1;
 }
