@@ -245,6 +245,14 @@ Test(numparse, subnormal_and_overflow_boundaries) {
     toi_num_status st;
   } v[] = {
       {"0x1p-1074", 0x1p-1074, TOI_NUM_OK},
+      {"0x1.p5", 0x1p5, TOI_NUM_OK},
+      {"-0x1.0p-1022", -0x1p-1022, TOI_NUM_OK},
+      {"0x1.8p-1023", 0x1.8p-1023, TOI_NUM_OK},
+      {"0x1.fffffffffffffp-1023", 0x1p-1022, TOI_NUM_OK}, /* a tie: up to the even smallest normal */
+      {"0x1.fffffffffffffp+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.fffffffffffff0p+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.fffffffffffff1p+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.0000000000000P+0", 1, TOI_NUM_OK},
       {"0x1p-1075", 0, TOI_NUM_OK}, /* a tie: to the even zero */
       {"0x1.0000000000000000001p-1075", 0x1p-1074, TOI_NUM_OK},
       {"0x1.8p-1075", 0x1p-1074, TOI_NUM_OK},

@@ -25,11 +25,13 @@ static toi_num_status finish(uint64_t bits, int neg, double *out) {
   return (bits & EXP_INF) == EXP_INF ? TOI_NUM_OVERFLOW : TOI_NUM_OK;
 }
 
-static int hex_digit(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  c |= 0x20;
-  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* A hex digit's value plus one, 0 for any other byte: one load instead of
+   the branches of a range test, whose outcome flips between digits and
+   letters. */
+static const unsigned char hex_value1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
 
 /* The exponent after 'e' or 'p': [+-] digits, saturated at EXP_SATURATE;
    the byte after it, or NULL when no digit follows. */
@@ -69,29 +71,44 @@ static uint64_t round_binary(uint64_t m, int64_t e, int sticky) {
   return (uint64_t)(E + 1023) << 52 | (kept & ((UINT64_C(1) << 52) - 1));
 }
 
+/* p just after "0x": the form "%a" writes for a normal double, 1.HHHp[+-]D
+   with at most 13 digits, read without any rounding: its bits are its
+   digits. 0 when p is not in that form (parse_hex then reads it). */
+static int hex_exact_normal(const char *p, int neg, double *out) {
+  if (p[0] != '1' || p[1] != '.') return 0;
+  uint64_t f = 0;
+  int nd = 0;
+  unsigned d;
+  for (p += 2; nd < 13 && (d = hex_value1[(unsigned char)*p]); p++, nd++) f = f << 4 | (d - 1);
+  int64_t e;
+  if (*p != 'p' || !(p = read_exponent(p + 1, &e)) || *p || e < -1022 || e > 1023) return 0;
+  *out = from_bits((uint64_t)neg << 63 | (uint64_t)(e + 1023) << 52 | f << (52 - 4 * nd));
+  return 1;
+}
+
 /* p just after "0x": the first 16 significant hex digits make a 64-bit
    significand, the others only move the exponent and set the sticky bit. */
 static toi_num_status parse_hex(const char *p, int neg, double *out) {
+  if (hex_exact_normal(p, neg, out)) return TOI_NUM_OK;
   uint64_t m = 0;
   int64_t e = 0;
   int nd = 0, sticky = 0, any = 0, point = 0;
   for (;; p++) {
-    int d = hex_digit((unsigned char)*p);
-    if (d < 0) {
+    unsigned d = hex_value1[(unsigned char)*p];
+    if (!d) {
       if (*p == '.' && !point) {
         point = 1;
         continue;
       }
       break;
     }
+    d--;
     any = 1;
     if (nd < 16) {
-      if (m == 0 && d == 0) { /* a leading zero */
-        e -= 4 * point;
-        continue;
+      if (m | d) { /* not a leading zero */
+        m = m << 4 | d;
+        nd++;
       }
-      m = m << 4 | (uint64_t)d;
-      nd++;
       e -= 4 * point;
     } else {
       sticky |= d != 0;
