@@ -10,6 +10,8 @@
 #include <string.h>
 #include "numfmt.h"
 #include "numparse.h"
+#include "pow5_table.h"
+#include "toi.h"
 #include "test_env.h"
 #include "test_rng.h"
 
@@ -396,4 +398,73 @@ Test(numfmt, seventh_digit_ties) {
     check_writers(x, seed);
     check_writers(x / 1024, seed);
   }
+}
+
+/* Through the case reader: each refused token gets the message the format
+   promises, naming line and field (field 3 is pA.x). */
+Test(numparse, case_reader_messages) {
+  static const struct {
+    const char *tok, *msg;
+  } v[] = {
+      {"0x1p", "'0x1p' is not a number"},
+      {"1e", "'1e' is not a number"},
+      {"1e+", "'1e+' is not a number"},
+      {".", "'.' is not a number"},
+      {"0x", "'0x' is not a number"},
+      {"1.5.2", "'1.5.2' is not a number"},
+      {"infinity", "'infinity' is not finite (NaN and Inf are not allowed)"},
+      {"-nan", "'-nan' is not finite (NaN and Inf are not allowed)"},
+      {"+INF", "'+INF' is not finite (NaN and Inf are not allowed)"},
+      {"1e309", "'1e309' is beyond the double range (overflow)"},
+      {"-0x1.fffffffffffff8p1023", "'-0x1.fffffffffffff8p1023' is beyond the double range (overflow)"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    char text[256], want[256], got[700];
+    snprintf(text, sizeof text, "c 2 %s 0 0 0 1 1 3 0 -1 0 1 1\n", v[i].tok);
+    toi_caselist l = {0};
+    toi_diags dg = {0};
+    cr_assert_eq(toi_parse_cases(&l, "t.cases", text, strlen(text), &dg), TOI_ERR_INPUT, "%s", v[i].tok);
+    cr_assert_eq(dg.count, 1);
+    toi_diag_format(&dg.items[0], got, sizeof got);
+    snprintf(want, sizeof want, "t.cases:1: field 3 (pA.x): %s", v[i].msg);
+    cr_assert_str_eq(got, want);
+  }
+  const char *ok = "c 2 -0x1p-1075 2.4703282292062328e-324 0 0 1 1 3 0 -1 0 1 1\n";
+  toi_caselist l = {0};
+  toi_diags dg = {0};
+  cr_assert_eq(toi_parse_cases(&l, "t.cases", ok, strlen(ok), &dg), TOI_OK);
+  cr_assert_eq(bits(l.items[0].pa[0]), bits(-0.0)); /* underflow to zero is legal */
+  cr_assert_eq(l.items[0].pa[1], 0x1p-1074);
+  toi_caselist_free(&l);
+}
+
+/* Every row of the power table is 5^q 2^-s within one unit, s = floor(q
+   log2 5) - 127 as numfmt.c computes it, and lies in [2^127, 2^128). */
+Test(numparse, power_of_five_table) {
+  mpz_t five, t, lo;
+  mpz_inits(five, t, lo, NULL);
+  for (int q = TOI_POW5_MIN; q <= TOI_POW5_MAX; q++) {
+    const uint64_t *row = toi_pow5_128[q - TOI_POW5_MIN];
+    mpz_set_ui(t, (unsigned long)(row[0] >> 32));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[0] & 0xffffffffu));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[1] >> 32));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[1] & 0xffffffffu));
+    cr_assert_eq(mpz_sizeinbase(t, 2), 128, "row %d", q);
+    long sft = ((217706L * q) >> 16) - q - 127; /* 5^q = T 2^sft */
+    mpz_ui_pow_ui(five, 5, (unsigned long)abs(q));
+    if (q >= 0) { /* floor(5^q 2^-sft) */
+      if (sft <= 0) mpz_mul_2exp(lo, five, (mp_bitcnt_t)-sft);
+      else mpz_fdiv_q_2exp(lo, five, (mp_bitcnt_t)sft);
+    } else { /* floor(2^-sft / 5^-q) */
+      mpz_set_ui(lo, 1);
+      mpz_mul_2exp(lo, lo, (mp_bitcnt_t)-sft);
+      mpz_fdiv_q(lo, lo, five);
+    }
+    mpz_sub(lo, t, lo);
+    cr_assert(mpz_cmp_ui(lo, 0) >= 0 && mpz_cmp_ui(lo, 1) <= 0, "row %d is not 5^q 2^%ld within one unit", q, -sft);
+  }
+  mpz_clears(five, t, lo, NULL);
 }

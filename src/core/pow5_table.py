@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""pow5_table.py: writes pow5_table.h, the 128-bit powers of five of numparse.c and numfmt.c.
+"""pow5_table.py: writes pow5_table.c, the 128-bit powers of five of numparse.c and numfmt.c.
 
 Entry q (TOI_POW5_MIN <= q <= TOI_POW5_MAX) is 5^q scaled by a power of two into [2^127, 2^128):
 truncated for q >= 0 and for q < -27, rounded up for -27 <= q < 0: the table of Eisel-Lemire's
 algorithm exactly as in Lemire, "Number Parsing at a Gigabyte per Second" (2021) and fast_float, whose
-error analysis relies on it. Run: python3 src/core/pow5_table.py > src/core/pow5_table.h
+error analysis relies on it. Run: python3 src/core/pow5_table.py > src/core/pow5_table.c (pow5_table.h declares it).
 """
 QMIN, QMAX = -342, 347
 
@@ -27,23 +27,15 @@ def entry(q):
 
 
 def main():
-    print("/* pow5_table.h: 5^q scaled into [2^127, 2^128), high then low 64 bits (private; written by")
-    print("   pow5_table.py: do not edit). */")
-    print("#ifndef TOI_POW5_TABLE_H")
-    print("#define TOI_POW5_TABLE_H")
+    print("/* pow5_table.c: 5^q scaled into [2^127, 2^128), high then low 64 bits; written by pow5_table.py:")
+    print("   do not edit. */")
+    print('#include "pow5_table.h"')
     print()
-    print("#include <stdint.h>")
-    print()
-    print("#define TOI_POW5_MIN (%d)" % QMIN)
-    print("#define TOI_POW5_MAX %d" % QMAX)
-    print()
-    print("static const uint64_t toi_pow5_128[%d][2] = {" % (QMAX - QMIN + 1))
+    print("const uint64_t toi_pow5_128[TOI_POW5_MAX - TOI_POW5_MIN + 1][2] = {")
     for q in range(QMIN, QMAX + 1):
         e = entry(q)
         print("    {0x%016xu, 0x%016xu}, /* %d */" % (e >> 64, e & ((1 << 64) - 1), q))
     print("};")
-    print()
-    print("#endif")
 
 
 main()
