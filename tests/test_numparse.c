@@ -386,7 +386,8 @@ Test(numfmt, edges) {
   }
 }
 
-/* Integers to 2^53 ending in 5 at the seventh digit are exact ties. */
+/* Integers ending in 5 at the seventh digit, and dyadic numbers whose
+   seventh digit is an exact 5, are ties (to even); their neighbours are not. */
 Test(numfmt, seventh_digit_ties) {
   const uint64_t seed = te_seed(0x746965ULL);
   test_rng r = {seed};
@@ -397,6 +398,15 @@ Test(numfmt, seventh_digit_ties) {
     for (int j = 0; j < z; j++) x *= 10;
     check_writers(x, seed);
     check_writers(x / 1024, seed);
+    /* c / 2^(k+1), c odd: x 10^k = c 5^k / 2 is a tie of the seventh digit when it lies in [10^5, 10^6) */
+    int k = (int)test_rng_int(&r, 0, 5);
+    long p5 = 1;
+    for (int j = 0; j < k; j++) p5 *= 5;
+    long c = (2 * 100000 + p5 - 1) / p5 + test_rng_int(&r, 0, 1800000 / p5 - 1);
+    double t = ldexp((double)(c | 1), -(k + 1));
+    check_writers(t, seed);
+    check_writers(nextafter(t, 0), seed);
+    check_writers(nextafter(t, INFINITY), seed);
   }
 }
 

@@ -70,8 +70,12 @@ static int scaled_round(uint64_t M, int E2, int k, uint64_t *n0) {
   /* 5^k = T 2^s with s = floor(k log2 5) - 127; x 10^k = (hi 2^128 + md 2^64) 2^(E2 + s + k) */
   int s = ((217706 * k) >> 16) - k - 127;
   int r = -(E2 + s + k) - 128; /* hi's bits below 2^r are the fraction: 0 < r < 64 */
-  uint64_t frac = hi << (64 - r) | md >> r;
+  uint64_t frac = hi << (64 - r) | md >> r, rest = md & ((UINT64_C(1) << r) - 1);
   const uint64_t half = UINT64_C(1) << 63, win = UINT64_C(1) << 10;
+  if (k >= 0 && k <= 27) { /* 5^k < 2^63: T and the product are exact, so is a tie (to even) */
+    *n0 = (hi >> r) + (frac > half || (frac == half && (rest || (hi >> r & 1))));
+    return 0;
+  }
   if (frac > half - win && frac < half + win) return -1;
   *n0 = (hi >> r) + (frac > half);
   return 0;
@@ -108,6 +112,17 @@ static size_t put_g6(char *b, uint64_t n, int X) {
   return (size_t)(o - b);
 }
 
+/* An integer u >= 10^6 to six digits exactly, ties to even: the ties of
+   counts such as 1234565 (k < 0 above, where the table is not exact). */
+static size_t put_g6_integer(char *b, uint64_t u) {
+  uint64_t p = 10;
+  int X = 6;
+  for (; u / p >= 1000000; p *= 10) X++;
+  uint64_t n = u / p, rem = u % p;
+  if (2 * rem > p || (2 * rem == p && (n & 1))) n++;
+  return n == 1000000 ? put_g6(b, 100000, X + 1) : put_g6(b, n, X);
+}
+
 size_t toi_fmt_g6(char *buf, double x) {
   uint64_t bits = bits_of(x);
   char *b = buf;
@@ -124,7 +139,9 @@ size_t toi_fmt_g6(char *buf, double x) {
   int lz = __builtin_clzll(m);
   uint64_t M = m << lz;
   int E2 = (be ? be - 1075 : -1074) - lz; /* |x| = M 2^E2, in [2^(E2+63), 2^(E2+64)) */
-  int X = ((E2 + 63) * 78913) >> 18;      /* floor((E2 + 63) log10 2): the exponent or one less */
+  if (E2 <= 0 && E2 >= -63 && !(M & ((UINT64_C(1) << -E2) - 1)) && M >> -E2 >= 1000000)
+    return (size_t)(b - buf) + put_g6_integer(b, M >> -E2);
+  int X = ((E2 + 63) * 78913) >> 18; /* floor((E2 + 63) log10 2): the exponent or one less */
   for (int tries = 0; tries < 3; tries++) {
     uint64_t n;
     if (scaled_round(M, E2, 5 - X, &n)) break;
