@@ -60,8 +60,9 @@ size_t toi_fmt_hex(char *buf, double x) {
 /* n = x 10^k rounded to an integer, x = M 2^E2 (M in [2^63, 2^64)), from M
    times the 128-bit 5^k of the table (relative error below 2^-126, so the
    absolute error of x 10^k < 2^20 is below 2^-106): *n0 the integer part and
-   the result, or -1 when the fraction is within 2^-54 of one half, where
-   only the exact value can decide (ties among them). */
+   the result, or -1 when the fraction is within 2^-54 of one half and the
+   product is inexact (k < 0 or k > 27), where only the exact value can
+   decide; for 0 <= k <= 27 the product is exact and ties go to even here. */
 static int scaled_round(uint64_t M, int E2, int k, uint64_t *n0) {
   const uint64_t *t = toi_pow5_128[k - TOI_POW5_MIN];
   u128 plo = (u128)M * t[1], phi = (u128)M * t[0];
@@ -152,6 +153,6 @@ size_t toi_fmt_g6(char *buf, double x) {
     else
       return (size_t)(b - buf) + put_g6(b, n, X);
   }
-  /* a tie or near one: printf decides from the exact value */
+  /* a near-tie of an inexact product: printf decides from the exact value */
   return (size_t)snprintf(buf, TOI_FMT_MAX, "%.6g", x);
 }
