@@ -298,6 +298,17 @@ $(BENCH_FASTREF): bench/bench_fastref.c $(LIBTOIBENCH_A) | check-deps
 bench: $(BENCH_FASTREF)
 # ---- end of the fast reference block ----
 
+# build/bench_numparse CASEFILE: toi_parse_double against strtod and the
+# number writers against snprintf on a case file's numbers.
+BENCH_NUMPARSE := $(BUILD)/bench_numparse
+$(BENCH_NUMPARSE): private LAYER_INC := $(INC_core)
+
+$(BENCH_NUMPARSE): bench/bench_numparse.c $(LIBTOIBENCH_A) | check-deps
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $< $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
+
+bench: $(BENCH_NUMPARSE)
+
 # Installed engines: the shared libraries, and each node adapter's folder with
 # its manifest rewritten to name the installed scripts.
 ENGINE_INST := $(DESTDIR)$(PREFIX)/lib/toibench/engines

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "numfmt.h"
 #include "toiref.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
@@ -513,12 +514,17 @@ int cli_parse_u64(const char *s, unsigned long long *out) {
 }
 
 void cli_print_hex(FILE *f, double x) {
-  if (isnan(x))
+  if (isnan(x)) {
     fputs("nan", f);
-  else if (isinf(x))
-    fputs(x > 0 ? "inf" : "-inf", f);
-  else
-    fprintf(f, "%a", x);
+  } else {
+    char b[TOI_FMT_MAX]; /* the bytes of "%a" and of "inf", "-inf", without printf's cost */
+    fwrite(b, 1, toi_fmt_hex(b, x), f);
+  }
+}
+
+void cli_print_g6(FILE *f, double x) {
+  char b[TOI_FMT_MAX];
+  fwrite(b, 1, toi_fmt_g6(b, x), f);
 }
 
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q) {

@@ -180,5 +180,7 @@ int cli_parse_u64(const char *s, unsigned long long *out);
 
 /// Writes a double as C99 hex float, or "nan", "inf", "-inf".
 void cli_print_hex(FILE *f, double x);
+/// Writes a double as printf's "%.6g" would, byte for byte.
+void cli_print_g6(FILE *f, double x);
 
 #endif

@@ -48,8 +48,9 @@ static void help(void) {
 }
 
 static void print_row_num(FILE *f, double x) {
-  if (isnan(x)) fprintf(f, " nan");
-  else fprintf(f, " %.6g", x);
+  fputc(' ', f);
+  if (isnan(x)) fputs("nan", f);
+  else cli_print_g6(f, x);
 }
 
 /* --rows: one line per audited case and formulation */

@@ -123,7 +123,10 @@ static void write_row(void *ud, const toi_case *c, const toi_candidate *cand, co
   cli_print_hex(f, sc->t);
   fputc(' ', f);
   cli_print_hex(f, sc->ref_t);
-  fprintf(f, " %.6g %.6g", sc->ulp, sc->bits);
+  fputc(' ', f);
+  cli_print_g6(f, sc->ulp);
+  fputc(' ', f);
+  cli_print_g6(f, sc->bits);
   if (r->with_precision) fprintf(f, " %s", toi_precision_name(cand->precision));
   fputc('\n', f);
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "numfmt.h"
+#include "numparse.h"
 #include "textin.h"
 #include "toi.h"
 
@@ -35,39 +37,29 @@ int toi_id_valid(const char *id) {
   return 1;
 }
 
-/* Reads a whole token as the nearest double. strtod also accepts "inf",
- * "nan" and hex floats; the first two are refused here because every field
- * must be finite. Underflow to a subnormal or zero is the nearest double and
- * is legal; overflow is not. */
+/* Reads a whole token as the nearest double (toi_parse_double: decimal and
+ * hex forms, as strtod reads them). "inf" and "nan" are refused because
+ * every field must be finite. Underflow to a subnormal or zero is the
+ * nearest double and is legal; overflow is not. */
 static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
-  char shown[64];
-  text_printable(tok, 40, shown, sizeof shown);
   const char *p = tok;
   if (*p == '+' || *p == '-') p++;
-  if (!((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9'))) {
-    if (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3))
-      snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
-    else
-      snprintf(msg, msgsz, "'%s' is not a number", shown);
-    return -1;
+  const int numeric = (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9');
+  double x;
+  toi_num_status st = numeric ? toi_parse_double(tok, &x) : TOI_NUM_SYNTAX;
+  if (st == TOI_NUM_OK) {
+    *out = x;
+    return 0;
   }
-  char *end;
-  errno = 0;
-  double x = strtod(tok, &end);
-  if (end == tok || *end != '\0') {
-    snprintf(msg, msgsz, "'%s' is not a number", shown);
-    return -1;
-  }
-  if (errno == ERANGE && isinf(x)) {
+  char shown[64];
+  text_printable(tok, 40, shown, sizeof shown);
+  if (st == TOI_NUM_OVERFLOW)
     snprintf(msg, msgsz, "'%s' is beyond the double range (overflow)", shown);
-    return -1;
-  }
-  if (!isfinite(x)) {
-    snprintf(msg, msgsz, "'%s' is not finite", shown);
-    return -1;
-  }
-  *out = x;
-  return 0;
+  else if (!numeric && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3)))
+    snprintf(msg, msgsz, "'%s' is not finite (NaN and Inf are not allowed)", shown);
+  else
+    snprintf(msg, msgsz, "'%s' is not a number", shown);
+  return -1;
 }
 
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz);
@@ -499,10 +491,15 @@ int toi_format_case(char *buf, size_t bufsz, const toi_case *c) {
   for (int i = 0; i < c->dim; i++) v[k++] = c->vb[i];
   v[k++] = c->rb;
   v[k++] = c->mb;
-  for (int i = 0; i < k; i++) {
-    w = snprintf(n < bufsz ? buf + n : NULL, n < bufsz ? bufsz - n : 0, " %a", v[i]);
-    if (w < 0) return w;
-    n += (size_t)w;
+  for (int i = 0; i < k; i++) { /* " %a" each, cut short as snprintf would */
+    char num[TOI_FMT_MAX + 1] = " ";
+    size_t m = 1 + toi_fmt_hex(num + 1, v[i]);
+    if (n < bufsz) {
+      size_t fit = m < bufsz - n - 1 ? m : bufsz - n - 1;
+      memcpy(buf + n, num, fit);
+      buf[n + fit] = '\0';
+    }
+    n += m;
   }
   return (int)n;
 }
@@ -511,5 +508,6 @@ int toi_write_case(FILE *f, const toi_case *c) {
   char buf[1024];
   int n = toi_format_case(buf, sizeof buf, c);
   if (n < 0 || (size_t)n >= sizeof buf) return -1;
-  return fprintf(f, "%s\n", buf) < 0 ? -1 : 0;
+  buf[n] = '\n';
+  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? 0 : -1;
 }

@@ -1,0 +1,284 @@
+/* numparse.c: toi_parse_double: hex floats rounded directly, decimals by Clinger's fast path and Eisel-Lemire, strtod for the rest. */
+#include "numparse.h"
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pow5_table.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+#define EXP_INF UINT64_C(0x7ff0000000000000)
+/* Exponents beyond this are all alike: their value is zero or beyond DBL_MAX
+   whatever the digits (a token is shorter than 2^40 characters). */
+#define EXP_SATURATE INT64_C(1000000000)
+
+static double from_bits(uint64_t b) {
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+static toi_num_status finish(uint64_t bits, int neg, double *out) {
+  *out = from_bits(bits | (uint64_t)neg << 63);
+  return (bits & EXP_INF) == EXP_INF ? TOI_NUM_OVERFLOW : TOI_NUM_OK;
+}
+
+/* A hex digit's value plus one, 0 for any other byte: one load instead of
+   the branches of a range test, whose outcome flips between digits and
+   letters. */
+static const unsigned char hex_value1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
+
+/* The exponent after 'e' or 'p': [+-] digits, saturated at EXP_SATURATE;
+   the byte after it, or NULL when no digit follows. */
+static const char *read_exponent(const char *p, int64_t *e) {
+  int neg = 0;
+  if (*p == '+' || *p == '-') neg = *p++ == '-';
+  if ((unsigned)(*p - '0') > 9) return NULL;
+  int64_t x = 0;
+  for (; (unsigned)(*p - '0') <= 9; p++)
+    if (x < EXP_SATURATE) x = 10 * x + (*p - '0');
+  *e = neg ? -x : x;
+  return p;
+}
+
+/* The bits of the double nearest (m + f) 2^e, 0 <= f < 1 and f > 0 exactly
+   when sticky, ties to even, as an IEEE binary64 pattern without sign
+   (EXP_INF beyond DBL_MAX). Value = m 2^e with m normalised to [2^63, 2^64)
+   lies in [2^E, 2^(E+1)), E = e + 63; a normal result keeps 53 bits, a
+   subnormal one E + 1075; the bits dropped and sticky make the rounding. */
+static uint64_t round_binary(uint64_t m, int64_t e, int sticky) {
+  if (m == 0) return 0;
+  int lz = __builtin_clzll(m);
+  m <<= lz;
+  int64_t E = e - lz + 63;
+  if (E > 1023) return EXP_INF;
+  int64_t shift = E < -1022 ? 11 + (-1022 - E) : 11;
+  if (shift > 64) return 0; /* below 2^-1075, half the smallest subnormal */
+  uint64_t kept = shift == 64 ? 0 : m >> shift;
+  uint64_t rem = shift == 64 ? m : m & ((UINT64_C(1) << shift) - 1);
+  uint64_t half = UINT64_C(1) << (shift - 1);
+  if (rem > half || (rem == half && (sticky || (kept & 1)))) kept++;
+  if (E < -1022) return kept; /* subnormal; 2^52 is the smallest normal's pattern */
+  if (kept == UINT64_C(1) << 53) {
+    kept >>= 1;
+    if (++E > 1023) return EXP_INF;
+  }
+  return (uint64_t)(E + 1023) << 52 | (kept & ((UINT64_C(1) << 52) - 1));
+}
+
+/* p just after "0x": the form "%a" writes for a normal double, 1.HHHp[+-]D
+   with at most 13 digits, read without any rounding: its bits are its
+   digits. 0 when p is not in that form (parse_hex then reads it). */
+static int hex_exact_normal(const char *p, int neg, double *out) {
+  if (p[0] != '1' || p[1] != '.') return 0;
+  uint64_t f = 0;
+  int nd = 0;
+  unsigned d;
+  for (p += 2; nd < 13 && (d = hex_value1[(unsigned char)*p]); p++, nd++) f = f << 4 | (d - 1);
+  int64_t e;
+  if (*p != 'p' || !(p = read_exponent(p + 1, &e)) || *p || e < -1022 || e > 1023) return 0;
+  *out = from_bits((uint64_t)neg << 63 | (uint64_t)(e + 1023) << 52 | f << (52 - 4 * nd));
+  return 1;
+}
+
+/* p just after "0x": the first 16 significant hex digits make a 64-bit
+   significand, the others only move the exponent and set the sticky bit. */
+static toi_num_status parse_hex(const char *p, int neg, double *out) {
+  if (hex_exact_normal(p, neg, out)) return TOI_NUM_OK;
+  uint64_t m = 0;
+  int64_t e = 0;
+  int nd = 0, sticky = 0, any = 0, point = 0;
+  for (;; p++) {
+    unsigned d = hex_value1[(unsigned char)*p];
+    if (!d) {
+      if (*p == '.' && !point) {
+        point = 1;
+        continue;
+      }
+      break;
+    }
+    d--;
+    any = 1;
+    if (nd < 16) {
+      if (m | d) { /* not a leading zero */
+        m = m << 4 | d;
+        nd++;
+      }
+      e -= 4 * point;
+    } else {
+      sticky |= d != 0;
+      e += 4 * !point;
+    }
+  }
+  if (!any) return TOI_NUM_SYNTAX;
+  if (*p == 'p' || *p == 'P') {
+    int64_t x;
+    if (!(p = read_exponent(p + 1, &x))) return TOI_NUM_SYNTAX;
+    e += x;
+  }
+  if (*p) return TOI_NUM_SYNTAX;
+  return finish(round_binary(m, e, sticky), neg, out);
+}
+
+/* Eisel-Lemire (Lemire, "Number Parsing at a Gigabyte per Second", 2021, as
+   in fast_float): the bits of the double nearest w 10^q, w > 0, from w times
+   a 128-bit truncation of 5^q; 0, or -1 when it cannot be sure (results in
+   the subnormal range, and the rare products whose truncated bits could
+   carry: the caller then takes the exact path). */
+static int eisel_lemire(uint64_t w, int64_t q, uint64_t *bits) {
+  if (q < -342) { /* w 10^q < 2^64 10^-343 < 2^-1075: zero */
+    *bits = 0;
+    return 0;
+  }
+  if (q > 308) { /* w 10^q >= 10^309 */
+    *bits = EXP_INF;
+    return 0;
+  }
+  int lz = __builtin_clzll(w);
+  w <<= lz;
+  const uint64_t *t = toi_pow5_128[q - TOI_POW5_MIN];
+  u128 p1 = (u128)w * t[0];
+  uint64_t hi = (uint64_t)(p1 >> 64), lo = (uint64_t)p1;
+  const uint64_t mask = UINT64_MAX >> 55; /* 52 + 3 bits kept, the rest must not be all ones */
+  if ((hi & mask) == mask) {
+    uint64_t h2 = (uint64_t)(((u128)w * t[1]) >> 64);
+    lo += h2;
+    if (h2 > lo) hi++;
+  }
+  if (lo == UINT64_MAX && (q < -27 || q > 55)) return -1;
+  int upper = (int)(hi >> 63), shift = upper + 64 - 52 - 3;
+  uint64_t mant = hi >> shift;
+  int64_t power2 = ((217706 * q) >> 16) + 63 + upper - lz + 1023;
+  if (power2 <= 0) return -1;
+  /* an exact tie: w 10^q has no bits below the ones kept, round to even */
+  if (lo <= 1 && q >= -4 && q <= 23 && (mant & 3) == 1 && (mant << shift) == hi) mant &= ~UINT64_C(1);
+  mant += mant & 1;
+  mant >>= 1;
+  if (mant >= UINT64_C(2) << 52) {
+    mant = UINT64_C(1) << 52;
+    power2++;
+  }
+  *bits = power2 >= 0x7ff ? EXP_INF : (uint64_t)power2 << 52 | (mant & ((UINT64_C(1) << 52) - 1));
+  return 0;
+}
+
+/* The exact path: strtod, which glibc rounds correctly, on a copy written
+   "[-]DIGITSeEXP" (no decimal point, so that no locale changes it): the first
+   800 significant digits, then a 1 when any later digit is not zero. That
+   keeps the rounding: every double and every midpoint between two has at
+   most 767 significant digits, so none lies strictly between the digits kept
+   and the next 800-digit number, where both the input and the copy lie. */
+#define FALLBACK_DIGITS 800
+
+static toi_num_status decimal_exact(const char *p, int64_t exp10, int neg, double *out) {
+  char buf[FALLBACK_DIGITS + 40];
+  size_t k = 0;
+  if (neg) buf[k++] = '-';
+  const size_t d0 = k;
+  int64_t q = exp10;
+  int point = 0, sticky = 0;
+  for (;; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (d > 9) {
+      if (*p == '.' && !point) {
+        point = 1;
+        continue;
+      }
+      break;
+    }
+    if (k == d0 && d == 0) {
+      q -= point;
+    } else if (k - d0 < FALLBACK_DIGITS) {
+      buf[k++] = *p;
+      q -= point;
+    } else {
+      sticky |= d != 0;
+      q += !point;
+    }
+  }
+  if (sticky) {
+    buf[k++] = '1';
+    q--;
+  }
+  /* beyond +-99999 the value is zero or overflows whatever the 801 digits */
+  q = q > 99999 ? 99999 : q < -99999 ? -99999 : q;
+  buf[k++] = 'e';
+  if (q < 0) buf[k++] = '-';
+  char rev[8];
+  int n = 0;
+  for (uint64_t u = (uint64_t)(q < 0 ? -q : q); n == 0 || u; u /= 10) rev[n++] = (char)('0' + u % 10);
+  while (n) buf[k++] = rev[--n];
+  buf[k] = '\0';
+  double x = strtod(buf, NULL);
+  *out = x;
+  return isinf(x) ? TOI_NUM_OVERFLOW : TOI_NUM_OK;
+}
+
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* p at the first digit or point: the first 19 significant digits make w,
+   the value lies in [w, w + 1) 10^q (w 10^q exactly when no later digit is
+   non-zero). */
+static toi_num_status parse_decimal(const char *p, int neg, double *out) {
+  const char *start = p;
+  uint64_t w = 0;
+  int64_t q = 0;
+  int nd = 0, trunc = 0, any = 0, point = 0;
+  for (;; p++) {
+    unsigned d = (unsigned)(*p - '0');
+    if (d > 9) {
+      if (*p == '.' && !point) {
+        point = 1;
+        continue;
+      }
+      break;
+    }
+    any = 1;
+    if (nd < 19) {
+      if (w == 0 && d == 0) { /* a leading zero */
+        q -= point;
+        continue;
+      }
+      w = 10 * w + d;
+      nd++;
+      q -= point;
+    } else {
+      trunc |= d != 0;
+      q += !point;
+    }
+  }
+  if (!any) return TOI_NUM_SYNTAX;
+  int64_t x = 0;
+  if ((*p == 'e' || *p == 'E') && !(p = read_exponent(p + 1, &x))) return TOI_NUM_SYNTAX;
+  if (*p) return TOI_NUM_SYNTAX;
+  if (w == 0) return finish(0, neg, out);
+  q += x;
+#if FLT_EVAL_METHOD == 0
+  /* Clinger: w and 10^|q| are exact doubles, so one correctly rounded
+     operation gives the nearest double. */
+  if (!trunc && w <= UINT64_C(1) << 53 && q >= -22 && q <= 22) {
+    double v = (double)w;
+    v = q < 0 ? v / exact_pow10[-q] : v * exact_pow10[q];
+    *out = neg ? -v : v;
+    return TOI_NUM_OK;
+  }
+#endif
+  uint64_t b, b1;
+  if (eisel_lemire(w, q, &b) == 0 && (!trunc || (eisel_lemire(w + 1, q, &b1) == 0 && b1 == b)))
+    return finish(b, neg, out);
+  return decimal_exact(start, x, neg, out);
+}
+
+toi_num_status toi_parse_double(const char *tok, double *out) {
+  const char *p = tok;
+  int neg = 0;
+  if (*p == '+' || *p == '-') neg = *p++ == '-';
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return parse_hex(p + 2, neg, out);
+  return parse_decimal(p, neg, out);
+}

@@ -1,0 +1,22 @@
+/* numparse.h: a decimal or hexadecimal number token read as the nearest double, without strtod's cost (private). */
+#ifndef TOI_NUMPARSE_H
+#define TOI_NUMPARSE_H
+
+/* What toi_parse_double found. */
+typedef enum toi_num_status {
+  TOI_NUM_OK = 0,       /* *out holds the nearest double (zero or subnormal when the value is that small) */
+  TOI_NUM_SYNTAX = 1,   /* the token is not wholly a number in the forms below */
+  TOI_NUM_OVERFLOW = 2, /* the value rounds beyond DBL_MAX: *out is an infinity of its sign */
+} toi_num_status;
+
+/* Reads the NUL-terminated token tok, all of it, as the double nearest its
+   value (ties to even), exactly as strtod would in the "C" locale, in the
+   forms strtod reads that begin with a digit or a point:
+     [+-] digits [. [digits]] [(e|E) [+-] digits]      and  [+-] . digits [...]
+     [+-] 0(x|X) hexdigits [. [hexdigits]] [(p|P) [+-] digits]   and  0x . hexdigits [...]
+   (at least one digit in the significand). The words inf, infinity and nan,
+   leading spaces and anything after the number are TOI_NUM_SYNTAX: a token
+   strtod would read only in part is refused whole. */
+toi_num_status toi_parse_double(const char *tok, double *out);
+
+#endif

@@ -1,0 +1,480 @@
+/* test_numparse.c: toi_parse_double against strtod and exact midpoints; toi_fmt_hex and toi_fmt_g6 against printf. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <gmp.h>
+#include <mpfr.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "numfmt.h"
+#include "numparse.h"
+#include "pow5_table.h"
+#include "toi.h"
+#include "test_env.h"
+#include "test_rng.h"
+
+#define SEED_NOTE "(rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
+
+static uint64_t bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+static double of_bits(uint64_t b) {
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* The reference verdict on a whole token, in toi_parse_double's terms: what
+   strtod reads whole, at the value strtod gives for a decimal and the exact
+   value rounded by MPFR for a hex float (glibc 2.36's strtod rounds a few
+   hex subnormals of more than 13 digits the wrong way, e.g.
+   0x3.e7150258f80cbp-1024 to ...032 where the nearest is ...033). */
+static toi_num_status strtod_status(const char *t, double *x) {
+  char *end;
+  *x = strtod(t, &end);
+  if (end == t || *end) return TOI_NUM_SYNTAX;
+  const char *p = t + (*t == '+' || *t == '-');
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    mpfr_t m;
+    mpfr_init2(m, (mpfr_prec_t)(4 * strlen(t) + 64)); /* holds the token's value exactly */
+    mpfr_strtofr(m, t, NULL, 16, MPFR_RNDN);
+    *x = mpfr_get_d(m, MPFR_RNDN);
+    mpfr_clear(m);
+  }
+  return isinf(*x) ? TOI_NUM_OVERFLOW : TOI_NUM_OK;
+}
+
+/* toi_parse_double(t) agrees with the reference bit for bit; 1 when it does. */
+static int agrees(const char *t) {
+  double want, got = 0;
+  toi_num_status ws = strtod_status(t, &want), gs = toi_parse_double(t, &got);
+  if (ws != gs) return 0;
+  return ws == TOI_NUM_SYNTAX || bits(got) == bits(want);
+}
+
+static void check_agrees(const char *t, uint64_t seed) {
+  if (agrees(t)) return;
+  double want, got = 0;
+  toi_num_status ws = strtod_status(t, &want), gs = toi_parse_double(t, &got);
+  cr_assert_fail("'%.200s': got status %d %a, reference %d %a " SEED_NOTE, t, gs, got, ws, want,
+           (unsigned long long)seed);
+}
+
+/* Any finite double, every bit pattern alike, or one of magnitude 2^-60..2^60. */
+static double draw(test_rng *r, int narrow) {
+  if (narrow) return test_rng_double(r, -60, 60);
+  for (;;) {
+    double x = of_bits(test_rng_next(r));
+    if (isfinite(x)) return x;
+  }
+}
+
+Test(numparse, random_doubles_printed_every_way) {
+  const uint64_t seed = te_seed(0x6e756d70617273ULL);
+  test_rng r = {seed};
+  const long n = 120000 * te_scale();
+  char t[96];
+  for (long i = 0; i < n; i++) {
+    double x = draw(&r, i & 1);
+    snprintf(t, sizeof t, "%a", x);
+    check_agrees(t, seed);
+    snprintf(t, sizeof t, "%.17g", x);
+    check_agrees(t, seed);
+    snprintf(t, sizeof t, "%.16g", x);
+    check_agrees(t, seed);
+    snprintf(t, sizeof t, "%.*e", (int)test_rng_int(&r, 1, 25), x);
+    check_agrees(t, seed);
+    snprintf(t, sizeof t, "%.*e", (int)(i % 25) + 1, x);
+    check_agrees(t, seed);
+  }
+}
+
+/* Random digit strings: up to 40 digits, a point anywhere or none, an exponent or none. */
+Test(numparse, random_digit_strings) {
+  const uint64_t seed = te_seed(0x646967697473ULL);
+  test_rng r = {seed};
+  const long n = 300000 * te_scale();
+  char t[96];
+  for (long i = 0; i < n; i++) {
+    size_t k = 0;
+    if (test_rng_next(&r) & 1) t[k++] = (test_rng_next(&r) & 1) ? '-' : '+';
+    int nd = (int)test_rng_int(&r, 1, 40), pt = (int)test_rng_int(&r, -1, nd);
+    int zeros = (int)test_rng_int(&r, 0, 3) == 0 ? (int)test_rng_int(&r, 0, 12) : 0;
+    for (int j = 0; j < nd; j++) {
+      if (j == pt) t[k++] = '.';
+      t[k++] = (char)('0' + (j < zeros ? 0 : test_rng_int(&r, 0, 9)));
+    }
+    if (pt == nd) t[k++] = '.';
+    if (test_rng_next(&r) & 1)
+      k += (size_t)snprintf(t + k, sizeof t - k, "e%ld", test_rng_int(&r, -345, 330));
+    t[k] = '\0';
+    check_agrees(t, seed);
+  }
+}
+
+/* Strings over the characters of numbers (no letter of inf or nan): what
+   strtod reads whole is read, with its value, and nothing else. */
+Test(numparse, random_syntax_like_strtod) {
+  static const char set[] = "0123456789.eE+-xXpPabcdefABCDEF";
+  static const char *const fixed[] = {"", "+", "-", ".", "+.", ".e1", "0x", "0x.", "0x.p1", "0xp1", "1e", "1e+",
+                                      "1e-", "0x1p", "0x1p-", "1.2.3", "1..", "..1", "+-1", "--1", "5.", "5.e3",
+                                      ".5", "-.5e-3", "0x.8p1", "0x1.", "0X1P3", "1E5", "00012", "0x1e5"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) check_agrees(fixed[i], 0);
+  const uint64_t seed = te_seed(0x73796e746178ULL);
+  test_rng r = {seed};
+  const long n = 200000 * te_scale();
+  char t[16];
+  for (long i = 0; i < n; i++) {
+    int len = (int)test_rng_int(&r, 1, 12);
+    for (int j = 0; j < len; j++) t[j] = set[test_rng_int(&r, 0, (long)sizeof set - 2)];
+    if (len >= 2 && (test_rng_next(&r) & 1)) t[0] = '0', t[1] = 'x';
+    t[len] = '\0';
+    check_agrees(t, seed);
+  }
+}
+
+/* The exact decimal of N 2^E (N > 0) as "DIGITSe-K" (or DIGITS when E >= 0),
+   or with long_form "0.000DIGITS" spelled out: every digit of the expansion. */
+static char *exact_decimal(const mpz_t N, long E, int long_form) {
+  mpz_t v;
+  mpz_init(v);
+  long k = 0;
+  if (E >= 0) {
+    mpz_mul_2exp(v, N, (mp_bitcnt_t)E);
+  } else {
+    mpz_ui_pow_ui(v, 5, (unsigned long)-E); /* N 2^E = N 5^-E 10^E */
+    mpz_mul(v, v, N);
+    k = -E;
+  }
+  char *d = mpz_get_str(NULL, 10, v);
+  size_t nd = strlen(d);
+  char *out = malloc(nd + (size_t)k + 32);
+  if (k == 0) {
+    sprintf(out, "%s", d);
+  } else if (!long_form) {
+    sprintf(out, "%se-%ld", d, k);
+  } else if ((size_t)k >= nd) { /* 0.ZEROS DIGITS */
+    size_t z = (size_t)k - nd;
+    memcpy(out, "0.", 2);
+    memset(out + 2, '0', z);
+    strcpy(out + 2 + z, d);
+  } else {
+    sprintf(out, "%.*s.%s", (int)(nd - (size_t)k), d, d + nd - (size_t)k);
+  }
+  free(d);
+  mpz_clear(v);
+  return out;
+}
+
+/* x positive finite and below DBL_MAX: its upper midpoint (x + next(x)) / 2 as N 2^E, N odd. */
+static void upper_midpoint(double x, mpz_t N, long *E) {
+  int e;
+  double m = frexp(x, &e); /* x = m 2^e, m in [0.5, 1) */
+  long ex = e - 53;
+  if (ex < -1074) ex = -1074; /* subnormal: the grid is 2^-1074 */
+  double ulps = ldexp(x, (int)-ex); /* an integer below 2^53 */
+  (void)m;
+  mpz_set_d(N, ulps);
+  mpz_mul_2exp(N, N, 1);
+  mpz_add_ui(N, N, 1);
+  *E = ex - 1;
+}
+
+/* The three tokens around one midpoint: exact (ties to even), one unit of
+   the last digit below, a 1 appended far right (above); each must give the
+   double the rounding rule says, and strtod's. */
+static void check_midpoint(double lo, const mpz_t N, long E, int long_form, uint64_t seed) {
+  double hi = nextafter(lo, INFINITY), even = (bits(lo) & 1) ? hi : lo;
+  char *t = exact_decimal(N, E, long_form);
+  double got;
+  cr_assert_eq(toi_parse_double(t, &got), isinf(even) ? TOI_NUM_OVERFLOW : TOI_NUM_OK, "%.80s", t);
+  cr_assert_eq(bits(got), bits(even), "tie '%.60s...' (%zu chars) gave %a, want %a " SEED_NOTE, t, strlen(t), got,
+               even, (unsigned long long)seed);
+  check_agrees(t, seed);
+  char *up = malloc(strlen(t) + 40);
+  char *ep = strchr(t, 'e');
+  if (ep) sprintf(up, "%.*s1e-%ld", (int)(ep - t), t, atol(ep + 2) + 1);
+  else sprintf(up, "%s%s1", t, strchr(t, '.') ? "" : ".");
+  cr_assert_eq(toi_parse_double(up, &got) == TOI_NUM_SYNTAX, 0);
+  cr_assert_eq(bits(got), bits(hi), "above '%.60s' gave %a, want %a", up, got, hi);
+  check_agrees(up, seed);
+  /* below: the digits minus one in the last place, written the same way */
+  char *d = exact_decimal(N, E, 0), *dig = strtok(d, "e");
+  mpz_t v;
+  mpz_init_set_str(v, dig, 10);
+  mpz_sub_ui(v, v, 1);
+  char *vs = mpz_get_str(NULL, 10, v), *dn = malloc(strlen(vs) + 40);
+  sprintf(dn, "%se-%ld", vs, E < 0 ? -E : 0L);
+  cr_assert_eq(toi_parse_double(dn, &got) == TOI_NUM_SYNTAX, 0);
+  cr_assert_eq(bits(got), bits(lo), "below '%.60s' gave %a, want %a", dn, got, lo);
+  check_agrees(dn, seed);
+  free(vs), free(dn), free(d), free(up), free(t);
+  mpz_clear(v);
+}
+
+Test(numparse, exact_midpoints_and_their_neighbours) {
+  const uint64_t seed = te_seed(0x6d6964ULL);
+  test_rng r = {seed};
+  const long n = 3000 * te_scale();
+  mpz_t N;
+  mpz_init(N);
+  for (long i = 0; i < n; i++) {
+    double x;
+    switch (i % 4) {
+    case 0: x = fabs(draw(&r, 0)); break;
+    case 1: x = fabs(test_rng_double(&r, -1074, -1000)); break; /* subnormal and near */
+    case 2: x = fabs(test_rng_double(&r, -30, 60)); break;
+    default: x = of_bits(test_rng_next(&r) % (UINT64_C(1) << 52)); /* every subnormal alike */
+    }
+    if (!(x > 0) || x == DBL_MAX) continue;
+    long E;
+    upper_midpoint(x, N, &E);
+    check_midpoint(x, N, E, (int)(i / 4 % 2), seed);
+  }
+  mpz_clear(N);
+}
+
+/* The boundaries, against values the compiler read from the same text. */
+Test(numparse, subnormal_and_overflow_boundaries) {
+  static const struct {
+    const char *t;
+    double want;
+    toi_num_status st;
+  } v[] = {
+      {"0x1p-1074", 0x1p-1074, TOI_NUM_OK},
+      {"0x1.p5", 0x1p5, TOI_NUM_OK},
+      {"-0x1.0p-1022", -0x1p-1022, TOI_NUM_OK},
+      {"0x1.8p-1023", 0x1.8p-1023, TOI_NUM_OK},
+      {"0x1.fffffffffffffp-1023", 0x1p-1022, TOI_NUM_OK}, /* a tie: up to the even smallest normal */
+      {"0x1.fffffffffffffp+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.fffffffffffff0p+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.fffffffffffff1p+1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.0000000000000P+0", 1, TOI_NUM_OK},
+      {"0x1p-1075", 0, TOI_NUM_OK}, /* a tie: to the even zero */
+      {"0x1.0000000000000000001p-1075", 0x1p-1074, TOI_NUM_OK},
+      {"0x1.8p-1075", 0x1p-1074, TOI_NUM_OK},
+      {"0x1.8p-1074", 0x1p-1073, TOI_NUM_OK}, /* a tie: to the even 2 */
+      {"0x1p-1076", 0, TOI_NUM_OK},
+      {"-0x1p-2000", -0.0, TOI_NUM_OK},
+      {"0x0.fffffffffffff8p-1022", 0x1p-1022, TOI_NUM_OK}, /* tie above the largest subnormal: up */
+      {"0x0.fffffffffffff7ffffp-1022", 0x0.fffffffffffffp-1022, TOI_NUM_OK},
+      {"0x0.fffffffffffffp-1022", 0x0.fffffffffffffp-1022, TOI_NUM_OK},
+      {"0x1p-1022", DBL_MIN, TOI_NUM_OK},
+      {"2.2250738585072014e-308", DBL_MIN, TOI_NUM_OK},
+      {"2.2250738585072011e-308", 0x0.fffffffffffffp-1022, TOI_NUM_OK},
+      {"4.9406564584124654e-324", 0x1p-1074, TOI_NUM_OK},
+      {"2.4703282292062327e-324", 0, TOI_NUM_OK},
+      {"2.4703282292062328e-324", 0x1p-1074, TOI_NUM_OK},
+      {"1e-400", 0, TOI_NUM_OK},
+      {"1.7976931348623157e308", DBL_MAX, TOI_NUM_OK},
+      {"1.7976931348623158e308", DBL_MAX, TOI_NUM_OK},
+      {"1.7976931348623159e308", INFINITY, TOI_NUM_OVERFLOW},
+      {"-1e309", -INFINITY, TOI_NUM_OVERFLOW},
+      {"0x1.fffffffffffff7ffffffp1023", DBL_MAX, TOI_NUM_OK},
+      {"0x1.fffffffffffff8p1023", INFINITY, TOI_NUM_OVERFLOW},
+      {"0x1p1024", INFINITY, TOI_NUM_OVERFLOW},
+      {"0x0.00000000000000000001p1100", 0x1p1020, TOI_NUM_OK},
+      {"0x1p99999999999999999999", INFINITY, TOI_NUM_OVERFLOW},
+      {"0x0p99999999999999999999", 0, TOI_NUM_OK},
+      {"1e99999999999999999999", INFINITY, TOI_NUM_OVERFLOW},
+      {"0e99999999999999999999", 0, TOI_NUM_OK},
+      {"9007199254740993", 9007199254740992.0, TOI_NUM_OK}, /* 2^53 + 1: a tie, to even */
+      {"9007199254740993.0000000000000000000000001", 9007199254740994.0, TOI_NUM_OK},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    double got;
+    cr_assert_eq(toi_parse_double(v[i].t, &got), v[i].st, "%s", v[i].t);
+    cr_assert_eq(bits(got), bits(v[i].want), "%s gave %a, want %a", v[i].t, got, v[i].want);
+    check_agrees(v[i].t, 0);
+  }
+}
+
+/* The overflow threshold DBL_MAX + half an ulp written out exactly (a tie:
+   to the even side, which is 2^1024), and one unit below it. */
+Test(numparse, overflow_threshold_exact) {
+  mpz_t N;
+  mpz_init_set_ui(N, 1);
+  mpz_mul_2exp(N, N, 54);
+  mpz_sub_ui(N, N, 1); /* (2^54 - 1) 2^970 = 2^1024 - 2^970 */
+  char *t = exact_decimal(N, 970, 0);
+  double got;
+  cr_assert_eq(toi_parse_double(t, &got), TOI_NUM_OVERFLOW, "%s", t);
+  check_agrees(t, 0);
+  t[strlen(t) - 1] = (char)(t[strlen(t) - 1] - 1); /* the exact value ends in 4, 6 or 8: no borrow */
+  cr_assert_eq(toi_parse_double(t, &got), TOI_NUM_OK, "%s", t);
+  cr_assert_eq(got, DBL_MAX);
+  check_agrees(t, 0);
+  free(t);
+  mpz_clear(N);
+}
+
+/* Hex significands of 14 to 40 digits: the bits past the 53rd round, the
+   ones past the 64th only as a sticky bit. */
+Test(numparse, long_hex_significands) {
+  const uint64_t seed = te_seed(0x686578ULL);
+  test_rng r = {seed};
+  const long n = 100000 * te_scale();
+  static const char hexd[] = "0123456789abcdef";
+  char t[96];
+  for (long i = 0; i < n; i++) {
+    size_t k = 0;
+    if (i & 1) t[k++] = '-';
+    k += (size_t)sprintf(t + k, "0x%x.", (unsigned)test_rng_int(&r, 0, 15));
+    int nd = (int)test_rng_int(&r, 13, 40), tie = (int)test_rng_int(&r, 0, 3);
+    for (int j = 0; j < nd; j++) {
+      int d = (int)test_rng_int(&r, 0, 15);
+      if (tie && j == 13) d = 8;                 /* exactly half an ulp of a 1.x significand... */
+      if (tie && j > 13) d = tie == 2 && j == nd - 1 ? 1 : 0; /* ...or just above it */
+      t[k++] = hexd[d];
+    }
+    sprintf(t + k, "p%ld", test_rng_int(&r, -1100, 1030));
+    check_agrees(t, seed);
+  }
+}
+
+/* The writers against printf on every kind of double. */
+static void check_writers(double x, uint64_t seed) {
+  char got[TOI_FMT_MAX], want[64];
+  size_t n = toi_fmt_hex(got, x);
+  snprintf(want, sizeof want, "%a", x);
+  cr_assert_str_eq(got, want, "%%a of %a " SEED_NOTE, x, (unsigned long long)seed);
+  cr_assert_eq(n, strlen(want));
+  n = toi_fmt_g6(got, x);
+  snprintf(want, sizeof want, "%.6g", x);
+  cr_assert_str_eq(got, want, "%%.6g of %a " SEED_NOTE, x, (unsigned long long)seed);
+  cr_assert_eq(n, strlen(want));
+}
+
+Test(numfmt, random_bit_patterns_and_magnitudes) {
+  const uint64_t seed = te_seed(0x666d74ULL);
+  test_rng r = {seed};
+  const long n = 600000 * te_scale();
+  for (long i = 0; i < n; i++) {
+    check_writers(of_bits(test_rng_next(&r)), seed);
+    check_writers(test_rng_double(&r, -40, 40), seed);
+  }
+}
+
+/* Edges: zeros, infinities, NaNs of both signs, subnormals, DBL_MAX, the
+   carries of %.6g (999999.5 is 1e+06), the %e/%f switch at 1e-5 and 1e6,
+   ties of the seventh digit (1234565: to even) and their neighbours. */
+Test(numfmt, edges) {
+  static const double v[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 0x1p-1074, -0x1p-1074, 0x1p-1073,
+                             0x0.fffffffffffffp-1022, DBL_MIN, DBL_MAX, -DBL_MAX, 1, -1, 0.5, 0.1, 1e-5,
+                             9.999995e-5, 9.9999949999e-5, 1e-4, 0.0001, 999999.5, 999999.4999, 999999, 1e6,
+                             9999995, 1234565, 1234575, 1234565.0000001, 100000, 123456.5, 0.000123456, 1e100,
+                             9.999995e300, 9.9999950000001e-300, 4.9406564584124654e-324, 1e-323, 9.999995e-308};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    check_writers(v[i], 0);
+    check_writers(nextafter(v[i], INFINITY), 0);
+    check_writers(nextafter(v[i], -INFINITY), 0);
+  }
+  /* every power of ten and its neighbours, and 9.999995 10^k */
+  for (int k = -323; k <= 308; k++) {
+    double p = pow(10, k), c = 9.999995 * pow(10, k);
+    for (int s = -2; s <= 2; s++) {
+      double a = p, b = c;
+      for (int j = 0; j < abs(s); j++) a = nextafter(a, s > 0 ? INFINITY : 0), b = nextafter(b, s > 0 ? INFINITY : 0);
+      check_writers(a, 0);
+      check_writers(b, 0);
+    }
+  }
+}
+
+/* Integers ending in 5 at the seventh digit, and dyadic numbers whose
+   seventh digit is an exact 5, are ties (to even); their neighbours are not. */
+Test(numfmt, seventh_digit_ties) {
+  const uint64_t seed = te_seed(0x746965ULL);
+  test_rng r = {seed};
+  for (long i = 0; i < 200000 * te_scale(); i++) {
+    long lo = 100000 + test_rng_int(&r, 0, 899999);
+    int z = (int)test_rng_int(&r, 0, 9);
+    double x = (double)(lo * 10 + 5);
+    for (int j = 0; j < z; j++) x *= 10;
+    check_writers(x, seed);
+    check_writers(x / 1024, seed);
+    /* c / 2^(k+1), c odd: x 10^k = c 5^k / 2 is a tie of the seventh digit when it lies in [10^5, 10^6) */
+    int k = (int)test_rng_int(&r, 0, 5);
+    long p5 = 1;
+    for (int j = 0; j < k; j++) p5 *= 5;
+    long c = (2 * 100000 + p5 - 1) / p5 + test_rng_int(&r, 0, 1800000 / p5 - 1);
+    double t = ldexp((double)(c | 1), -(k + 1));
+    check_writers(t, seed);
+    check_writers(nextafter(t, 0), seed);
+    check_writers(nextafter(t, INFINITY), seed);
+  }
+}
+
+/* Through the case reader: each refused token gets the message the format
+   promises, naming line and field (field 3 is pA.x). */
+Test(numparse, case_reader_messages) {
+  static const struct {
+    const char *tok, *msg;
+  } v[] = {
+      {"0x1p", "'0x1p' is not a number"},
+      {"1e", "'1e' is not a number"},
+      {"1e+", "'1e+' is not a number"},
+      {".", "'.' is not a number"},
+      {"0x", "'0x' is not a number"},
+      {"1.5.2", "'1.5.2' is not a number"},
+      {"infinity", "'infinity' is not finite (NaN and Inf are not allowed)"},
+      {"-nan", "'-nan' is not finite (NaN and Inf are not allowed)"},
+      {"+INF", "'+INF' is not finite (NaN and Inf are not allowed)"},
+      {"1e309", "'1e309' is beyond the double range (overflow)"},
+      {"-0x1.fffffffffffff8p1023", "'-0x1.fffffffffffff8p1023' is beyond the double range (overflow)"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    char text[256], want[256], got[700];
+    snprintf(text, sizeof text, "c 2 %s 0 0 0 1 1 3 0 -1 0 1 1\n", v[i].tok);
+    toi_caselist l = {0};
+    toi_diags dg = {0};
+    cr_assert_eq(toi_parse_cases(&l, "t.cases", text, strlen(text), &dg), TOI_ERR_INPUT, "%s", v[i].tok);
+    cr_assert_eq(dg.count, 1);
+    toi_diag_format(&dg.items[0], got, sizeof got);
+    snprintf(want, sizeof want, "t.cases:1: field 3 (pA.x): %s", v[i].msg);
+    cr_assert_str_eq(got, want);
+  }
+  const char *ok = "c 2 -0x1p-1075 2.4703282292062328e-324 0 0 1 1 3 0 -1 0 1 1\n";
+  toi_caselist l = {0};
+  toi_diags dg = {0};
+  cr_assert_eq(toi_parse_cases(&l, "t.cases", ok, strlen(ok), &dg), TOI_OK);
+  cr_assert_eq(bits(l.items[0].pa[0]), bits(-0.0)); /* underflow to zero is legal */
+  cr_assert_eq(l.items[0].pa[1], 0x1p-1074);
+  toi_caselist_free(&l);
+}
+
+/* Every row of the power table is 5^q 2^-s within one unit, s = floor(q
+   log2 5) - 127 as numfmt.c computes it, and lies in [2^127, 2^128). */
+Test(numparse, power_of_five_table) {
+  mpz_t five, t, lo;
+  mpz_inits(five, t, lo, NULL);
+  for (int q = TOI_POW5_MIN; q <= TOI_POW5_MAX; q++) {
+    const uint64_t *row = toi_pow5_128[q - TOI_POW5_MIN];
+    mpz_set_ui(t, (unsigned long)(row[0] >> 32));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[0] & 0xffffffffu));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[1] >> 32));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(row[1] & 0xffffffffu));
+    cr_assert_eq(mpz_sizeinbase(t, 2), 128, "row %d", q);
+    long sft = ((217706L * q) >> 16) - q - 127; /* 5^q = T 2^sft */
+    mpz_ui_pow_ui(five, 5, (unsigned long)abs(q));
+    if (q >= 0) { /* floor(5^q 2^-sft) */
+      if (sft <= 0) mpz_mul_2exp(lo, five, (mp_bitcnt_t)-sft);
+      else mpz_fdiv_q_2exp(lo, five, (mp_bitcnt_t)sft);
+    } else { /* floor(2^-sft / 5^-q) */
+      mpz_set_ui(lo, 1);
+      mpz_mul_2exp(lo, lo, (mp_bitcnt_t)-sft);
+      mpz_fdiv_q(lo, lo, five);
+    }
+    mpz_sub(lo, t, lo);
+    cr_assert(mpz_cmp_ui(lo, 0) >= 0 && mpz_cmp_ui(lo, 1) <= 0, "row %d is not 5^q 2^%ld within one unit", q, -sft);
+  }
+  mpz_clears(five, t, lo, NULL);
+}
