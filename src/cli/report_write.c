@@ -1,5 +1,6 @@
 /* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: gnuplot runs in the report folder */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include "report_look.h"
 #include "toiref.h"
 
 #ifndef TOI_GIT_VERSION
@@ -36,7 +38,9 @@ typedef struct row {
   double agree_pct, median, p99, max, max_bits;
   double ke_max, mom_max, gap_min;
   size_t penetrations;
-  double drift, ns;
+  double drift, ns, ns_med;  /* ns: fastest of the repeats; ns_med: their median (NaN: timed once) */
+  double med_lo, med_hi, p99_lo, p99_hi; /* distribution-free intervals of the median and the p99 */
+  size_t nonfinite;        /* timed cases with a NaN or infinite time */
   toi_precision q;         /* the column's precision: its ULPs and bits are in it */
   size_t rounded, beyond;  /* cases whose inputs rounding to q changed, or put beyond q's range */
   long worst_ulp, first_missed, first_ghost, worst_ke, worst_gap; /* section indices or -1 */
@@ -92,6 +96,7 @@ static void build_rows(const rep_data *d, row *rows) {
       double u = s->ulp[i * d->ncol + k];
       if (!isnan(u)) {
         r->timed++;
+        r->nonfinite += isinf(u) != 0;
         if (u > maxu) {
           maxu = u;
           r->worst_ulp = (long)i;
@@ -106,6 +111,8 @@ static void build_rows(const rep_data *d, row *rows) {
     r->median = rep_quantile_sorted(sorted, m, 0.5);
     r->p99 = rep_quantile_sorted(sorted, m, 0.99);
     r->max = m ? sorted[m - 1] : NAN;
+    rl_quantile_interval(sorted, m, 0.5, &r->med_lo, &r->med_hi);
+    rl_quantile_interval(sorted, m, 0.99, &r->p99_lo, &r->p99_hi);
     free(sorted);
     r->ke_max = r->mom_max = r->gap_min = NAN;
     if (d->audit && d->cols[k].dir == TOI_FORWARD) {
@@ -125,6 +132,7 @@ static void build_rows(const rep_data *d, row *rows) {
     for (size_t j = 0; j < d->nsim; j++)
       if (!strcmp(d->sim[j].name, r->name) && d->sim[j].ran) r->drift = d->sim[j].drift_per_mevent;
     r->ns = d->ns_per_call ? d->ns_per_call[k] : NAN;
+    r->ns_med = d->ns_median ? d->ns_median[k] : NAN;
   }
 }
 
@@ -350,10 +358,15 @@ static int write_sim(const rep_data *d, const char *dir) {
   if (!f) return -1;
   fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
   for (size_t j = 0; j < d->nsim; j++) {
-    fprintf(f, "%s# kernel %s (%s)\n# event abs_ke_err\n", j ? "\n\n" : "", d->sim[j].name, d->sim[j].status);
-    if (d->sim[j].nsamples == 0) fprintf(f, "nan nan\n");
-    for (size_t i = 0; i < d->sim[j].nsamples; i++)
-      fprintf(f, "%llu %.6g\n", (unsigned long long)d->sim[j].event[i], fabs(d->sim[j].ke_err[i]));
+    fprintf(f, "%s# kernel %s (%s)\n# event abs_ke_err running_max_abs_ke_err\n", j ? "\n\n" : "", d->sim[j].name,
+            d->sim[j].status);
+    if (d->sim[j].nsamples == 0) fprintf(f, "nan nan nan\n");
+    double run = 0;
+    for (size_t i = 0; i < d->sim[j].nsamples; i++) {
+      double e = fabs(d->sim[j].ke_err[i]);
+      if (e > run) run = e;
+      fprintf(f, "%llu %.6g %.6g\n", (unsigned long long)d->sim[j].event[i], e, run);
+    }
   }
   return close_ok(f);
 }
@@ -375,29 +388,115 @@ static int write_data(const rep_data *d, const char *dir) {
   return 0;
 }
 
-/* Where the accuracy-against-cost plot draws the first formulation whose p99
-   ULP error is infinite (more than 1% of its timed cases got a NaN or
-   infinite time): above every finite error, labelled so; the next ones 10^3
-   higher each. */
+/* The group of a column (documents, own kernels, engines). */
+static rl_group col_group(const rep_col *c) {
+  return rl_group_of(c->source, (c->cand->flags & TOI_CAND_EXTERNAL) != 0);
+}
+
+/* The palette's colour of name: fixed for the built-in names, else by its rank
+ * among the main report's other names (so every plot, the binary32 part's
+ * included, gives a name the same colour). */
+static const char *name_colour(const rep_data *d, const char *name) {
+  if (rl_colour_fixed(name)) return rl_colour(name, 0);
+  size_t rank = 0;
+  for (size_t k = 0; k < d->ncol; k++) {
+    if (!strcmp(d->cols[k].name, name)) return rl_colour(name, rank);
+    rank += !rl_colour_fixed(d->cols[k].name);
+  }
+  size_t h = 0; /* a name only in the binary32 part: after the main report's */
+  for (const char *p = name; *p; p++) h = h * 31 + (unsigned char)*p;
+  return rl_colour(name, rank + h % 7);
+}
+
+/* The accuracy-against-cost plot draws an infinite p99 (more than 1% of the
+   timed cases got a NaN or infinite time) inside a band "p99 infinite" above
+   every finite error, at PARETO_INF_AT or 10^3 above the largest finite p99. */
 #define PARETO_INF_AT 1e30
+
+/* The plot's frame: x (ns, log when they span more than 20x) and y (log ULP). */
+typedef struct pareto_frame {
+  double xlo, xhi, ylo, yhi, band_lo, band_at, band_hi;
+  int logx;
+} pareto_frame;
+
+static void pareto_frame_of(const row *rows, size_t n, pareto_frame *fr) {
+  double nmin = INFINITY, nmax = 0, pmin = INFINITY, pmax = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (!isfinite(rows[k].ns) || isnan(rows[k].p99)) continue;
+    nmin = fmin(nmin, rows[k].ns);
+    nmax = fmax(nmax, rows[k].ns);
+    if (isfinite(rows[k].p99)) {
+      double p = rows[k].p99 < 1e-3 ? 1e-3 : rows[k].p99;
+      pmin = fmin(pmin, p);
+      pmax = fmax(pmax, p);
+    }
+  }
+  if (!(nmax > 0)) nmin = 1, nmax = 10;
+  if (!isfinite(pmin)) pmin = 1e-3, pmax = 1;
+  fr->logx = nmax / nmin > 20;
+  fr->xlo = fr->logx ? nmin / 2 : 0;
+  fr->xhi = fr->logx ? nmax * 8 : nmax * 1.35;
+  fr->band_at = fmax(PARETO_INF_AT, pmax * 1e3);
+  fr->band_lo = fr->band_at / 10;
+  fr->band_hi = fr->band_at * 10;
+  fr->ylo = pmin / 30;
+  fr->yhi = fr->band_hi * 3;
+}
+
+/* The unit-square position of x (or y) in [lo, hi], log or linear. */
+static double unit(double v, double lo, double hi, int logscale) {
+  return logscale ? log(v / lo) / log(hi / lo) : (v - lo) / (hi - lo);
+}
+static double from_unit(double u, double lo, double hi, int logscale) {
+  return logscale ? lo * pow(hi / lo, u) : lo + u * (hi - lo);
+}
+
+/* Label size in the unit square: the plot area is about 800 by 470 pixels,
+   a character of the labels' font about 6 pixels wide and 13 high. */
+#define PARETO_CHAR_W (6.0 / 800)
+#define PARETO_LABEL_H (13.0 / 470)
 
 static int write_pareto(const rep_data *d, const row *rows, const char *dir) {
   FILE *f = open_in(dir, "pareto.dat");
   if (!f) return -1;
+  pareto_frame fr;
+  pareto_frame_of(rows, d->ncol, &fr);
+  size_t n = 0, *at = malloc((d->ncol + 1) * sizeof *at);
+  double *ux = malloc((d->ncol + 1) * 5 * sizeof *ux);
+  if (!at || !ux) {
+    free(at);
+    free(ux);
+    fclose(f);
+    return -1;
+  }
+  double *uy = ux + d->ncol + 1, *uw = uy + d->ncol + 1, *lx = uw + d->ncol + 1, *ly = lx + d->ncol + 1;
+  for (size_t k = 0; k < d->ncol; k++) {
+    if (!isfinite(rows[k].ns) || isnan(rows[k].p99)) continue;
+    double y = isinf(rows[k].p99) ? fr.band_at : rows[k].p99 < 1e-3 ? 1e-3 : rows[k].p99;
+    ux[n] = unit(rows[k].ns, fr.xlo, fr.xhi, fr.logx);
+    uy[n] = unit(y, fr.ylo, fr.yhi, 1);
+    uw[n] = PARETO_CHAR_W * (double)strlen(rows[k].name) + 0.004;
+    at[n++] = k;
+  }
+  rl_place_labels(ux, uy, uw, PARETO_LABEL_H, n, lx, ly);
   fprintf(f,
           "# toibench report: accuracy against cost (timing: machine-dependent)\n"
-          "# ns_per_call p99_ulp drawn_at name (an infinite p99 is drawn from %g up, 10^3 apart so that the\n"
-          "# labels do not overlap)\n",
-          PARETO_INF_AT);
-  double inf_at = PARETO_INF_AT;
-  for (size_t k = 0; k < d->ncol; k++)
-    if (isfinite(rows[k].ns) && !isnan(rows[k].p99)) {
-      int inf = isinf(rows[k].p99);
-      char p99[32] = "inf";
-      if (!inf) snprintf(p99, sizeof p99, "%.6g", rows[k].p99);
-      fprintf(f, "%.6g %s %.6g %s\n", rows[k].ns, p99, inf ? inf_at : rows[k].p99, rows[k].name);
-      if (inf) inf_at *= 1e3;
-    }
+          "# ns_per_call p99_ulp drawn_at label_x label_y colour group name (an infinite p99 is drawn at %g,\n"
+          "# inside the band 'p99 infinite'; colour: the palette's, 0xRRGGBB; labels placed apart)\n",
+          fr.band_at);
+  for (size_t j = 0; j < n; j++) {
+    const row *r = &rows[at[j]];
+    char p99[32] = "inf";
+    if (!isinf(r->p99)) snprintf(p99, sizeof p99, "%.6g", r->p99);
+    fprintf(f, "%.6g %s %.6g %.6g %.6g %ld %d %s\n", r->ns, p99, isinf(r->p99) ? fr.band_at : r->p99,
+            from_unit(lx[j], fr.xlo, fr.xhi, fr.logx), from_unit(ly[j] + PARETO_LABEL_H / 2, fr.ylo, fr.yhi, 1),
+            strtol(name_colour(d, r->name) + 1, NULL, 16), (int)col_group(&d->cols[at[j]]), r->name);
+  }
+  if (n == 0) fprintf(f, "nan nan nan nan nan 0 1 -\n");
+  fprintf(f, "\n\n# xlo xhi ylo yhi band_lo band_hi logx\n%.6g %.6g %.6g %.6g %.6g %.6g %d\n", fr.xlo, fr.xhi, fr.ylo,
+          fr.yhi, fr.band_lo, fr.band_hi, fr.logx);
+  free(at);
+  free(ux);
   return close_ok(f);
 }
 
@@ -428,7 +527,8 @@ static const plot plots[] = {
      "above it are losses of the formulation itself."},
     {"cdf", "cdf.dat", "Distribution of ULP error",
      "Cumulative distribution of the ULP error over the timed cases of the main suite: the fraction of cases "
-     "with an error at or below x. Errors of 0 ULP are not drawn (log scale); curves further left are better."},
+     "with an error at or below x, one panel per group. The axis starts at 0: errors of 0 ULP (and any below "
+     "10^-4) are drawn at its left edge, labelled 0; curves further left are better."},
     {"classification", "grazing.dat", "Classification errors near grazing",
      "Missed collisions (exact hit, formulation says no contact; solid) and ghost collisions (no exact contact, "
      "formulation reports one; dashed) per k in the grazing family, out of the cases per k."},
@@ -438,12 +538,15 @@ static const plot plots[] = {
      "the relative contact gap |(|pB - pA| - R)/R| at that time."},
     {"sim", "sim.dat", "Energy drift in a many-ball simulation",
      "Relative kinetic energy error of the whole system against processed events in the event-driven "
-     "many-ball simulation (elastic balls in a box), one line per TOI kernel, all from the same initial state."},
+     "many-ball simulation (elastic balls in a box), one line per TOI kernel, all from the same initial state: "
+     "the running maximum of |error| on a log scale (the raw error crosses zero and the lines tangle), one panel "
+     "per group."},
     {"pareto", "pareto.dat", "Accuracy against cost",
      "p99 ULP error on the main suite against the cost of one call in nanoseconds on this machine: the "
      "lower-left frontier holds the formulations worth choosing. A formulation whose p99 is infinite (more "
      "than 1% of its timed cases got a NaN or infinite time, mostly by overflow in the scale cases) is drawn "
-     "at the top, labelled 'p99 inf'."},
+     "in the shaded band at the top, 'p99 = inf'. Each point in its formulation's colour, its shape by group "
+     "(circle: documents, square: own kernels, triangle: engines); labels placed apart."},
 };
 #define NPLOTS (sizeof plots / sizeof plots[0])
 
@@ -530,18 +633,40 @@ static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The names of the columns (or of the simulation's kernels), space-separated, as ARG4. */
-static void plot_names(const rep_data *d, int sim, char *out, size_t n) {
-  size_t len = 0;
-  out[0] = 0;
-  size_t count = sim ? d->nsim : d->ncol;
-  for (size_t k = 0; k < count && len < n; k++)
-    len += (size_t)snprintf(out + len, n - len, "%s%s", k ? " " : "", sim ? d->sim[k].name : d->cols[k].name);
+/* The plots' arguments after the data: the names (ARG4), their palette
+ * colours (ARG5), their groups (ARG6) and the groups present (ARG7). */
+typedef struct plot_args {
+  char names[4096], colours[2048], groups[512], present[16];
+} plot_args;
+
+/* The group of a simulation kernel: its column's, the reference's own. */
+static rl_group sim_group(const rep_data *d, const char *name) {
+  for (size_t k = 0; k < d->ncol; k++)
+    if (!strcmp(d->cols[k].name, name)) return col_group(&d->cols[k]);
+  return RL_OWN;
+}
+
+/* The arguments for the columns of d (or the simulation's kernels); colours from main's palette. */
+static void plot_args_of(const rep_data *main, const rep_data *d, int sim, plot_args *a) {
+  size_t ln = 0, lc = 0, lg = 0, count = sim ? d->nsim : d->ncol;
+  int seen[4] = {0};
+  a->names[0] = a->colours[0] = a->groups[0] = a->present[0] = 0;
+  for (size_t k = 0; k < count && ln < sizeof a->names && lc < sizeof a->colours && lg < sizeof a->groups; k++) {
+    const char *name = sim ? d->sim[k].name : d->cols[k].name;
+    rl_group g = sim ? sim_group(d, name) : col_group(&d->cols[k]);
+    seen[g] = 1;
+    ln += (size_t)snprintf(a->names + ln, sizeof a->names - ln, "%s%s", k ? " " : "", name);
+    lc += (size_t)snprintf(a->colours + lc, sizeof a->colours - lc, "%s%s", k ? " " : "", name_colour(main, name));
+    lg += (size_t)snprintf(a->groups + lg, sizeof a->groups - lg, "%s%d", k ? " " : "", (int)g);
+  }
+  size_t lp = 0;
+  for (int g = RL_DOCUMENT; g <= RL_ENGINE; g++)
+    if (seen[g]) lp += (size_t)snprintf(a->present + lp, sizeof a->present - lp, "%s%d", lp ? " " : "", g);
 }
 
 /* Plot p in SVG and PNG, into img/PREFIXSCRIPT.{svg,png}: gnuplot runs in the
  * report's folder dir with the script's absolute path and relative paths. */
-static int plot_one(const char *dir, const char *scripts, const plot *p, const char *prefix, char *names) {
+static int plot_one(const char *dir, const char *scripts, const plot *p, const char *prefix, plot_args *a) {
   for (int fmt = 0; fmt < 2; fmt++) {
     char script[PATH_MAX + 64], data[128], out[128], msg[4096];
     if ((size_t)snprintf(script, sizeof script, "%s/%s.gp", scripts, p->script) >= sizeof script) {
@@ -550,7 +675,8 @@ static int plot_one(const char *dir, const char *scripts, const plot *p, const c
     }
     snprintf(data, sizeof data, "data/%s", p->data);
     snprintf(out, sizeof out, "img/%s%s.%s", prefix, p->script, fmt ? "png" : "svg");
-    char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", names, NULL};
+    char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", a->names, a->colours, a->groups,
+                    a->present, NULL};
     int st = run_in(dir, argv, msg, sizeof msg);
     char outpath[PATH_MAX + 160];
     snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
@@ -573,16 +699,19 @@ static int run_plots(const rep_data *d, const char *dir) {
     cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
     return -1;
   }
-  char names[4096], simnames[2048];
-  plot_names(d, 0, names, sizeof names);
-  plot_names(d, 1, simnames, sizeof simnames);
-  for (size_t p = 0; p < NPLOTS; p++)
-    if (plot_one(dir, scripts, &plots[p], "", strcmp(plots[p].script, "sim") ? names : simnames)) return -1;
-  if (!d->part) return 0;
-  plot_names(d->part, 0, names, sizeof names);
-  for (size_t p = 0; p < NPART_PLOTS; p++)
-    if (plot_one(dir, scripts, &part_plots[p], "b32_", names)) return -1;
-  return 0;
+  plot_args *a = malloc(2 * sizeof *a);
+  if (!a) return -1;
+  plot_args_of(d, d, 0, &a[0]);
+  plot_args_of(d, d, 1, &a[1]);
+  int rc = 0;
+  for (size_t p = 0; p < NPLOTS && !rc; p++)
+    rc = plot_one(dir, scripts, &plots[p], "", &a[strcmp(plots[p].script, "sim") ? 0 : 1]);
+  if (d->part && !rc) {
+    plot_args_of(d, d->part, 0, &a[0]);
+    for (size_t p = 0; p < NPART_PLOTS && !rc; p++) rc = plot_one(dir, scripts, &part_plots[p], "b32_", &a[0]);
+  }
+  free(a);
+  return rc;
 }
 
 /* ---- tables ---- */
@@ -605,19 +734,51 @@ static double col_value(const row *r, int c) {
   }
 }
 
-/* Best per column: the largest agreement, the smallest of everything else,
-   among the rows in precision q (ULPs of two precisions do not compare). */
-static void best_values(const row *rows, size_t n, double *best, toi_precision q) {
-  for (int c = 0; c < NCOLS; c++) {
-    best[c] = NAN;
-    for (size_t k = 0; k < n; k++) {
-      double v = col_value(&rows[k], c);
-      if (isnan(v) || rows[k].q != q) continue;
-      if (c == COL_FAILED) continue;
-      if (isnan(best[c]) || (c == COL_AGREE ? v > best[c] : v < best[c])) best[c] = v;
-    }
+/* The figure of row r and column c for the significance rule: a proportion
+   (agreement, missed, ghost: of the row's cases), an interval (median and p99:
+   distribution-free; ns/call: fastest to median repeat), or out of it (the
+   maxima and the single-run figures are never marked). */
+static rl_cell cell_of(const row *r, int c, toi_precision q) {
+  rl_cell x = {NAN, NAN, NAN, 0, 0, r->q == q};
+  double n = (double)r->cases;
+  switch (c) {
+    case COL_AGREE: x.x = (double)r->agree; break;
+    case COL_MISSED: x.x = (double)r->missed; break;
+    case COL_GHOST: x.x = (double)r->ghost; break;
+    case COL_MEDIAN: x.value = r->median, x.lo = r->med_lo, x.hi = r->med_hi; return x;
+    case COL_P99: x.value = r->p99, x.lo = r->p99_lo, x.hi = r->p99_hi; return x;
+    case COL_NS: x.value = r->ns, x.lo = r->ns, x.hi = isnan(r->ns_med) ? INFINITY : r->ns_med; return x;
+    default: x.in = 0; return x;
   }
+  x.n = n;
+  x.value = n > 0 ? x.x / n : NAN;
+  x.lo = x.hi = x.value;
+  return x;
 }
+
+/* mark[k * NCOLS + c] = 1 where row k holds column c's best value beyond noise
+   (rl_best_significant), among the rows in precision q. */
+static void best_marks(const row *rows, size_t n, toi_precision q, int *mark) {
+  rl_cell *cells = malloc((n ? n : 1) * sizeof *cells);
+  int *best = malloc((n ? n : 1) * sizeof *best);
+  memset(mark, 0, n * NCOLS * sizeof *mark);
+  for (int c = 0; c < NCOLS && cells && best; c++) {
+    for (size_t k = 0; k < n; k++) cells[k] = cell_of(&rows[k], c, q);
+    rl_best_significant(cells, n, c == COL_AGREE, best);
+    for (size_t k = 0; k < n; k++) mark[k * NCOLS + c] = best[k];
+  }
+  free(cells);
+  free(best);
+}
+
+/* The rule behind the bold figures, as the tables state it. */
+static const char best_rule[] =
+    "Bold: the best value of a column, only where it is beyond measurement noise from every other row: agree %, "
+    "missed and ghost as proportions of each row's cases, by a two-proportion z-test (|z| > 3); median and p99 "
+    "when their distribution-free 3-sigma intervals (order statistics) do not overlap; ns/call when the "
+    "fastest row's median of 5 timings is below every other row's fastest. Maxima and single-run figures "
+    "(max ULP, bits, energy, momentum, drift) are never bold. Classification: an exact overlap reported as "
+    "no contact (or as a hit) counts as other, never as missed; missed is an exact contact reported as none.";
 
 static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
                                         "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call", "failed"};
@@ -656,12 +817,91 @@ static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
   toi_candidate_selector(d->cols[k].cand, buf, n);
 }
 
+/* worst/NAME-METRIC.cases: the one-case file of a worst case, relative to the
+ * report's folder (characters other than letters, digits and ._- made '_'). */
+static void worst_file(const char *name, const char *what, char *buf, size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "worst/");
+  for (const char *p = name; *p && k + 1 < n; p++)
+    buf[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
+  if (k + 1 < n) buf[k++] = '-';
+  for (const char *p = what; *p && k + 1 < n; p++) buf[k++] = *p == ' ' ? '-' : (char)tolower((unsigned char)*p);
+  snprintf(buf + k, n - k, ".cases");
+}
+
+/* Appends word to buf, in single quotes when it holds anything but letters, digits and ./_-=:+. */
+static size_t add_word(char *buf, size_t n, size_t k, const char *word) {
+  int plain = *word != 0;
+  for (const char *p = word; *p; p++)
+    if (!isalnum((unsigned char)*p) && !strchr("./_-=:+,", *p)) plain = 0;
+  if (k < n) k += (size_t)snprintf(buf + k, n - k, "%s", k ? " " : "");
+  if (plain) {
+    if (k < n) k += (size_t)snprintf(buf + k, n - k, "%s", word);
+    return k;
+  }
+  if (k < n) buf[k++] = '\'';
+  for (const char *p = word; *p && k + 5 < n; p++) {
+    if (*p == '\'') k += (size_t)snprintf(buf + k, n - k, "'\\''");
+    else buf[k++] = *p;
+  }
+  if (k + 1 < n) buf[k++] = '\'';
+  if (k < n) buf[k] = 0;
+  return k;
+}
+
+/* The program as this report was run: its path when it lies below the
+ * current folder (build/toibench in a source tree), else toibench. */
+static void replay_prog(char *buf, size_t n) {
+  char exe[PATH_MAX], cwd[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  snprintf(buf, n, "toibench");
+  if (len <= 0 || !getcwd(cwd, sizeof cwd)) return;
+  exe[len] = 0;
+  size_t c = strlen(cwd);
+  if (!strncmp(exe, cwd, c) && exe[c] == '/') snprintf(buf, n, "%s", exe + c + 1);
+}
+
+/* The command that replays worst case w of column k from its one-case file. */
+static void replay_command(const rep_data *d, size_t k, const worst_item *w, char *buf, size_t n) {
+  char prog[PATH_MAX], sel[4300], file[256], path[PATH_MAX + 300];
+  replay_prog(prog, sizeof prog);
+  replay_selector(d, k, sel, sizeof sel);
+  worst_file(d->cols[k].name, w->what, file, sizeof file);
+  snprintf(path, sizeof path, "%s/%s", d->opts.out_dir, file);
+  size_t len = add_word(buf, n, 0, prog);
+  len = add_word(buf, n, len, w->verb);
+  if (len < n) len += (size_t)snprintf(buf + len, n - len, " %s", sel); /* already quoted */
+  add_word(buf, n, len, path);
+}
+
+/* The one-case file of every worst case, under dir/worst/. */
+static int write_worst_files(const rep_data *d, const row *rows, const char *dir) {
+  const rep_section *s = &d->sec[0];
+  for (size_t k = 0; k < d->ncol; k++) {
+    worst_item w[5];
+    int n = worst_items(&rows[k], w);
+    for (int m = 0; m < n; m++) {
+      char file[256], line[1024], cmd[8192];
+      worst_file(rows[k].name, w[m].what, file, sizeof file);
+      FILE *f = open_in(dir, file);
+      if (!f) return -1;
+      case_line(s, w[m].idx, line, sizeof line);
+      replay_command(d, k, &w[m], cmd, sizeof cmd);
+      fprintf(f, "# toibench report: %s, %s (format v1). Replay: %s\n%s\n", rows[k].name, w[m].what, cmd, line);
+      if (close_ok(f)) return -1;
+    }
+  }
+  return 0;
+}
+
 static int write_worst(const rep_data *d, const row *rows, const char *dir) {
+  char sub[PATH_MAX + 16];
+  snprintf(sub, sizeof sub, "%s/worst", dir);
+  if (mkdir_p(sub) || write_worst_files(d, rows, dir)) return -1;
   FILE *f = open_in(dir, "worst.cases");
   if (!f) return -1;
   const rep_section *s = &d->sec[0];
   fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
-             "# Sampled maxima are lower bounds of the true maxima.\n");
+             "# Sampled maxima are lower bounds of the true maxima. Each one is also in worst/, a file of its own.\n");
   /* A case may be the worst of several columns: each line appears once, so
    * the IDs stay unique, with every reason on a comment line before it. */
   char *written = calloc(s->n ? s->n : 1, 1);
@@ -685,19 +925,22 @@ static int write_worst(const rep_data *d, const row *rows, const char *dir) {
   return close_ok(f);
 }
 
+/* One row of the worst-case table: formulation, metric, value, the case's ID
+ * and exact class, its one-case file and the command that replays it. */
 static void html_worst_row(FILE *f, const rep_data *d, size_t k, const worst_item *w) {
   const rep_section *s = &d->sec[0];
-  char line[1024], v[32], sel[4300];
-  case_line(s, w->idx, line, sizeof line);
-  replay_selector(d, k, sel, sizeof sel);
-  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", d->cols[k].name, w->what,
-          fmt_num(v, sizeof v, w->value));
-  html_str(f, line);
-  fprintf(f, "</code></td><td><code>echo '");
-  html_str(f, line);
-  fprintf(f, "' | toibench %s ", w->verb);
-  html_str(f, sel);
-  fprintf(f, " -</code></td></tr>\n");
+  char v[32], file[256], cmd[8192];
+  worst_file(d->cols[k].name, w->what, file, sizeof file);
+  replay_command(d, k, w, cmd, sizeof cmd);
+  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>", d->cols[k].name, w->what, fmt_num(v, sizeof v, w->value));
+  html_str(f, s->cases[w->idx].id);
+  fprintf(f, "</td><td>%s</td><td><a href=\"", toi_class_name((toi_class)s->cls[w->idx]));
+  html_str(f, file);
+  fprintf(f, "\">");
+  html_str(f, file);
+  fprintf(f, "</a></td><td><code>");
+  html_str(f, cmd);
+  fprintf(f, "</code></td></tr>\n");
 }
 
 /* 1 when some column computes in another precision than the table's: the
@@ -716,8 +959,8 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "\n|---|%s---|---:|---:|", prec ? "---|" : "");
   for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
   fputc('\n', f);
-  double best[NCOLS];
-  best_values(rows, d->ncol, best, d->precision);
+  int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
+  if (mark) best_marks(rows, d->ncol, d->precision, mark);
   for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "| %s |", rows[k].name);
     if (prec) fprintf(f, " %s |", toi_precision_name(rows[k].q));
@@ -725,11 +968,12 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
       double v = col_value(&rows[k], c);
-      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      int is_best = mark && mark[k * NCOLS + c];
       fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
     }
     fputc('\n', f);
   }
+  free(mark);
 }
 
 /* Below a table with rows in another precision: what their figures mean. */
@@ -813,6 +1057,63 @@ static void md_part(FILE *f, const rep_data *d) {
   free(rows);
 }
 
+/* The median ULP error of column k over bin b of family s (*param its k or e); buf holds s->n. */
+static double bin_median(const rep_data *d, const rep_section *s, size_t k, size_t b, double *buf, int *param) {
+  size_t m = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if ((size_t)s->bin[i] != b) continue;
+    *param = s->param[i];
+    double u = s->ulp[i * d->ncol + k];
+    if (!isnan(u)) buf[m++] = u;
+  }
+  double *sorted;
+  size_t ms = rep_sorted_copy(buf, m, 1, &sorted);
+  double med = rep_quantile_sorted(sorted, ms, 0.5);
+  free(sorted);
+  return med;
+}
+
+/* The family bin where column k's median error is largest: e->worst_family... */
+static void worst_family(const rep_data *d, size_t k, rl_entry *e, double *buf) {
+  e->worst_family = "";
+  e->worst_family_median = NAN;
+  for (size_t j = 1; j < d->nsec; j++) {
+    const rep_section *s = &d->sec[j];
+    size_t nb = gen_bin_count(&s->gen);
+    for (size_t b = 0; b < nb; b++) {
+      int param = 0;
+      double med = bin_median(d, s, k, b, buf, &param);
+      if (isnan(med) || (!isnan(e->worst_family_median) && med <= e->worst_family_median)) continue;
+      e->worst_family = s->name;
+      e->worst_family_median = med;
+      e->worst_family_param = param;
+      e->worst_family_param_name = strcmp(s->name, "far") ? "k" : "e";
+    }
+  }
+}
+
+/* The verdict: sentences from the table's figures and the families (rl_verdict). */
+static void verdict_of(const rep_data *d, const row *rows, char *out, size_t n) {
+  size_t most = 1;
+  for (size_t j = 1; j < d->nsec; j++) most = d->sec[j].n > most ? d->sec[j].n : most;
+  rl_entry *e = calloc(d->ncol ? d->ncol : 1, sizeof *e);
+  double *buf = malloc(most * sizeof *buf);
+  out[0] = 0;
+  if (e && buf) {
+    for (size_t k = 0; k < d->ncol; k++) {
+      const row *r = &rows[k];
+      e[k] = (rl_entry){r->name, col_group(&d->cols[k]),
+                        d->cols[k].dir == TOI_FORWARD && r->q == d->precision, (double)r->cases,
+                        (double)r->agree, (double)r->missed, (double)r->ghost, (double)r->timed, r->median, r->p99,
+                        (double)r->nonfinite, r->ns, "", NAN, 0, "k"};
+      worst_family(d, k, &e[k], buf);
+    }
+    rl_verdict(out, n, e, d->ncol);
+  }
+  free(e);
+  free(buf);
+}
+
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "summary.md");
   if (!f) return -1;
@@ -821,22 +1122,26 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
              "Reproduce: `%s`\n\n",
           date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
           toi_ref_engine_name(d->opts.engine), d->opts.command);
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, "**Verdict** (from the figures below): %s\n\n", verdict);
   md_table(f, d, rows);
-  fprintf(f, "\nBest value per column in bold. ULP statistics are over correctly classified cases with an exact "
-             "root; classification errors are counted apart. Timing (ns/call) is machine-dependent; "
-             "everything else is reproducible from the seed.\n");
+  fprintf(f, "\n%s ULP statistics are over correctly classified cases with an exact root; classification errors "
+             "are counted apart. Timing (ns/call) is machine-dependent; everything else is reproducible from the "
+             "seed.\n",
+          best_rule);
   md_precision_note(f, d, rows);
-  fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each command replays the case.\n\n"
-             "| formulation | metric | value | replay |\n|---|---|---:|---|\n");
+  fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each case is a one-case file under worst/; "
+             "the command replays it.\n\n| formulation | metric | value | case ID | exact class | replay |\n"
+             "|---|---|---:|---|---|---|\n");
   for (size_t k = 0; k < d->ncol; k++) {
     worst_item w[5];
     int n = worst_items(&rows[k], w);
     for (int m = 0; m < n; m++) {
-      char line[1024], v[32], sel[4300];
-      case_line(s, w[m].idx, line, sizeof line);
-      replay_selector(d, k, sel, sizeof sel);
-      fprintf(f, "| %s | %s | %s | `echo '%s' \\| toibench %s %s -` |\n", rows[k].name, w[m].what,
-              fmt_num(v, sizeof v, w[m].value), line, w[m].verb, sel);
+      char v[32], cmd[8192];
+      replay_command(d, k, &w[m], cmd, sizeof cmd);
+      fprintf(f, "| %s | %s | %s | %s | %s | `%s` |\n", rows[k].name, w[m].what, fmt_num(v, sizeof v, w[m].value),
+              s->cases[w[m].idx].id, toi_class_name((toi_class)s->cls[w[m].idx]), cmd);
     }
   }
   fprintf(f, "\n## Many-ball simulation\n\n| kernel | status | events | final energy error | drift per 1e6 events "
@@ -908,8 +1213,8 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
           prec ? "<th>precision</th>" : "");
   for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
   fprintf(f, "</tr>\n");
-  double best[NCOLS];
-  best_values(rows, d->ncol, best, d->precision);
+  int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
+  if (mark) best_marks(rows, d->ncol, d->precision, mark);
   for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "<tr><td title=\"");
     html_str(f, d->cols[k].summary);
@@ -919,12 +1224,13 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
       double v = col_value(&rows[k], c);
-      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      int is_best = mark && mark[k * NCOLS + c];
       fprintf(f, "<td%s>%s</td>", is_best ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
     }
     fprintf(f, "</tr>\n");
   }
-  fprintf(f, "</table>\n");
+  free(mark);
+  fprintf(f, "</table>\n<p class=\"rule\">%s</p>\n", best_rule);
   if (!prec) return;
   fprintf(f, "<p>ULP and bits are in each row's precision: a row in another precision than %s received each case "
              "rounded to it and is scored against the exact answer of the rounded case (best values are among the "
@@ -944,13 +1250,19 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
              "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
              "audit (relative errors, E = 1). Sim drift: |energy error| per 10<sup>6</sup> events in the many-ball "
-             "simulation. Best value per column highlighted.</p>\n",
+             "simulation.</p>\n",
           s->name);
   html_table(f, d, rows);
-  fprintf(f, "<h3>Formulations</h3>\n<table class=\"worst\">\n");
+  fprintf(f, "<h3>Formulations</h3>\n<p>The colour of each one in every plot, its group (a panel of its own in "
+             "the plots) and the document it comes from.</p>\n<table class=\"desc\">\n<tr><th>formulation</th>"
+             "<th>group</th><th>source</th><th>what it computes</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "<tr><td>%s</td><td>", d->cols[k].name);
-    html_str(f, d->cols[k].source);
+    char title[1024];
+    rl_source_title(title, sizeof title, d->cols[k].source);
+    fprintf(f, "<tr><td style=\"white-space:nowrap\"><span class=\"sw\" style=\"background:%s\"></span>%s</td><td>%s"
+               "</td><td>",
+            name_colour(d, d->cols[k].name), d->cols[k].name, rl_group_title(col_group(&d->cols[k])));
+    html_str(f, title);
     fprintf(f, "</td><td>");
     html_str(f, d->cols[k].summary);
     fprintf(f, "</td></tr>\n");
@@ -965,10 +1277,11 @@ static void html_sections(FILE *f, const rep_data *d, const row *rows) {
                "(<a href=\"img/%s.png\">PNG</a>, <a href=\"data/%s\">data</a>)</figcaption></figure>\n",
             plots[p].script, p + 1, plots[p].title, plots[p].script, plots[p].title, plots[p].caption,
             plots[p].script, plots[p].data);
-  fprintf(f, "<h2>Worst cases</h2>\n<p>Each case line is in format v1; the command replays it. All of them are "
-             "in <a href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
-             "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case</th>"
-             "<th>replay</th></tr>\n");
+  fprintf(f, "<h2>Worst cases</h2>\n<p>Each worst case is a one-case file (format v1) under worst/; the "
+             "command replays it from the folder the report was made in. All of them are in <a "
+             "href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
+             "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case ID</th>"
+             "<th>exact class</th><th>file</th><th>replay</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
     worst_item w[5];
     int n = worst_items(&rows[k], w);
@@ -1031,7 +1344,12 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "<title>toibench accuracy report</title>\n<style>\n"
           "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
-          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
+          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap;"
+          "font-variant-numeric:tabular-nums}th{background:#f0f0f0}\n"
+          "table.desc td{white-space:normal;text-align:left}\n"
+          ".verdict{font-size:1.05em;background:#f4f8fc;border-left:4px solid #1f77b4;padding:0.6em 1em}\n"
+          ".rule{font-size:0.85em;color:#444;max-width:1000px}\n"
+          ".sw{display:inline-block;width:0.9em;height:0.9em;margin-right:0.4em;vertical-align:middle}\n"
           "td:first-child,th:first-child{text-align:left}\n"
           "td.best{background:#d8f5d0;font-weight:bold}\n"
           "table.meta td{text-align:left}\n"
@@ -1040,6 +1358,11 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "code{font-size:0.85em;word-break:break-all}\n"
           ".worst td{text-align:left}\n"
           "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, "<p id=\"verdict\" class=\"verdict\"><strong>Verdict</strong> (derived from the figures below): ");
+  html_str(f, verdict);
+  fprintf(f, "</p>\n");
   html_meta(f, d, date);
   html_summary(f, d, rows);
   html_sections(f, d, rows);
@@ -1120,6 +1443,10 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   json_str(f, toi_ref_gmp_version());
   fprintf(f, ",\n  \"reference_engine\": ");
   json_str(f, toi_ref_engine_name(d->opts.engine));
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, ",\n  \"verdict\": ");
+  json_str(f, verdict);
   json_sections_rows(f, d, rows, "  ");
   json_part(f, d);
   fprintf(f, ",\n  \"simulation\": [\n");
