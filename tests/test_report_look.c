@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_check.h"
+#include "report_check.h"
 #include "report_look.h"
 
 /* ---- the verdict follows the data ---- */
@@ -300,5 +301,65 @@ Test(report_look, quick_report_reads_at_a_glance, .timeout = 180) {
   check_cdf_axis(out);
   check_pareto_labels(out);
   free(html);
+  cc_rmtree(dir);
+}
+
+/* ---- the report in a browser (make report-check) ---- */
+
+Test(report_look, check_reads_the_page_marker) {
+  report_check_result r;
+  cr_assert_eq(report_check_dom("<html><body><p>no marker</p></body></html>", NULL, &r), -1);
+  const char *dom = "<body><img src=\"a.svg\"><pre id=\"toi-check\" hidden=\"\">images=9 broken=2 errors=3 "
+                    "list=img/a.svg,img/b.svg</pre></body>";
+  const char *log = "[1:2:INFO:CONSOLE(3)] \"boom\", source: file:///x (3)\nnoise\n[4:5:INFO:CONSOLE(9)] \"x\"\n";
+  cr_assert_eq(report_check_dom(dom, log, &r), 0);
+  cr_assert_eq(r.images, 9);
+  cr_assert_eq(r.broken, 2);
+  cr_assert_eq(r.errors, 3);
+  cr_assert_eq(r.console, 2);
+  cr_assert_str_eq(r.list, "img/a.svg,img/b.svg");
+}
+
+/* 1 when chromium (or $TOIBENCH_CHROMIUM) can be run. */
+static int chromium_present(void) {
+  const char *b = getenv("TOIBENCH_CHROMIUM");
+  if (b && b[0]) return access(b, X_OK) == 0;
+  const char *path = getenv("PATH");
+  char *copy = strdup(path ? path : "/usr/bin:/bin"), *save = NULL;
+  int found = 0;
+  for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+    char full[4200];
+    snprintf(full, sizeof full, "%s/chromium", d);
+    found = access(full, X_OK) == 0;
+  }
+  free(copy);
+  return found;
+}
+
+Test(report_look, report_opens_in_chromium_with_every_image, .timeout = 300) {
+  if (!chromium_present()) cr_skip_test("chromium is not installed (apt-get install chromium): report --check not run");
+  char dir[] = "/tmp/toichkXXXXXX", out[300], args[700], path[600];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(out, sizeof out, "%s/rep", dir);
+  snprintf(args, sizeof args, "report --quick --quiet -j 2 --out %s", out);
+  cc_out *r = cc_run(NULL, args);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  snprintf(args, sizeof args, "report --check %s", out);
+  r = cc_run(NULL, args);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  cr_assert(strstr(r->err, "images loaded, no error"), "%s", r->err);
+  snprintf(path, sizeof path, "%s/screenshot.png", out);
+  size_t len;
+  char *png = cc_slurp(path, &len);
+  cr_assert(len > 8 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8), "the screenshot is a PNG");
+  free(png);
+  /* An image gone: the check fails and names it. */
+  char img[600];
+  snprintf(img, sizeof img, "%s/img/far.svg", out);
+  cr_assert_eq(unlink(img), 0);
+  snprintf(args, sizeof args, "report --check %s --screenshot %s/other.png", out, dir);
+  r = cc_run(NULL, args);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+  cr_assert(strstr(r->err, "img/far.svg"), "%s", r->err);
   cc_rmtree(dir);
 }

@@ -79,6 +79,8 @@ typedef struct rep_opts {
   toi_ref_engine engine;    ///< the reference engine (--reference)
   const toi_msg *msg;       ///< where errors and solver messages go
   char command[1024];       ///< the command that reproduces the report
+  const char *check_dir;    ///< --check DIR: check that report in a browser instead of making one
+  const char *screenshot;   ///< --screenshot FILE (with --check)
 } rep_opts;
 
 typedef struct rep_data {

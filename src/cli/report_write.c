@@ -1209,7 +1209,7 @@ static void html_meta(FILE *f, const rep_data *d, const char *date) {
 /* The summary table (closed), with a precision column when precisions are mixed. */
 static void html_table(FILE *f, const rep_data *d, const row *rows) {
   int prec = mixed_precisions(d);
-  fprintf(f, "<table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
+  fprintf(f, "<div class=\"tw\"><table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
           prec ? "<th>precision</th>" : "");
   for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
   fprintf(f, "</tr>\n");
@@ -1230,7 +1230,7 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
     fprintf(f, "</tr>\n");
   }
   free(mark);
-  fprintf(f, "</table>\n<p class=\"rule\">%s</p>\n", best_rule);
+  fprintf(f, "</table></div>\n<p class=\"rule\">%s</p>\n", best_rule);
   if (!prec) return;
   fprintf(f, "<p>ULP and bits are in each row's precision: a row in another precision than %s received each case "
              "rounded to it and is scored against the exact answer of the rounded case (best values are among the "
@@ -1335,6 +1335,25 @@ static void html_part(FILE *f, const rep_data *d) {
   free(rows);
 }
 
+/* The page checks itself once loaded (make report-check reads it from the
+ * DOM Chromium dumps): a hidden <pre id="toi-check"> with the number of
+ * images, of those not loaded (naturalWidth 0) and of errors (window error
+ * events, a failed image's included, and console.error calls). */
+static const char check_script[] =
+    "<script>\n(function () {\n  var errors = 0;\n"
+    "  window.addEventListener('error', function () { errors++; }, true);\n"
+    "  var ce = console.error;\n"
+    "  console.error = function () { errors++; return ce.apply(console, arguments); };\n"
+    "  window.addEventListener('load', function () {\n"
+    "    var bad = [], im = document.images;\n"
+    "    for (var i = 0; i < im.length; i++)\n"
+    "      if (!im[i].complete || im[i].naturalWidth === 0) bad.push(im[i].getAttribute('src'));\n"
+    "    var m = document.createElement('pre');\n"
+    "    m.id = 'toi-check';\n    m.hidden = true;\n"
+    "    m.textContent = 'images=' + im.length + ' broken=' + bad.length + ' errors=' + errors + ' list=' + "
+    "bad.join(',');\n"
+    "    document.body.appendChild(m);\n  });\n})();\n</script>\n";
+
 static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = open_in(dir, "index.html");
   if (!f) return -1;
@@ -1342,11 +1361,12 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>toibench accuracy report</title>\n<style>\n"
-          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+          "body{font-family:system-ui,sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222}\n"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
           "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap;"
           "font-variant-numeric:tabular-nums}th{background:#f0f0f0}\n"
-          "table.desc td{white-space:normal;text-align:left}\n"
+          "table.desc td,table.desc th{white-space:normal;text-align:left}\n"
+          ".tw{overflow-x:auto;max-width:100%%}\n"
           ".verdict{font-size:1.05em;background:#f4f8fc;border-left:4px solid #1f77b4;padding:0.6em 1em}\n"
           ".rule{font-size:0.85em;color:#444;max-width:1000px}\n"
           ".sw{display:inline-block;width:0.9em;height:0.9em;margin-right:0.4em;vertical-align:middle}\n"
@@ -1357,7 +1377,8 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
           "code{font-size:0.85em;word-break:break-all}\n"
           ".worst td{text-align:left}\n"
-          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+          "</style>\n%s</head><body>\n<h1>toibench accuracy report</h1>\n",
+          check_script);
   char verdict[2048];
   verdict_of(d, rows, verdict, sizeof verdict);
   fprintf(f, "<p id=\"verdict\" class=\"verdict\"><strong>Verdict</strong> (derived from the figures below): ");
