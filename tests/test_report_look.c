@@ -8,6 +8,9 @@
 #include "cli_check.h"
 #include "report_check.h"
 #include "report_look.h"
+#include "case_build.h"
+#include "score.h"
+#include "toiref.h"
 
 /* ---- the verdict follows the data ---- */
 
@@ -362,4 +365,34 @@ Test(report_look, report_opens_in_chromium_with_every_image, .timeout = 300) {
   cr_assert_eq(r->status, 1, "%s", r->err);
   cr_assert(strstr(r->err, "img/far.svg"), "%s", r->err);
   cc_rmtree(dir);
+}
+
+/* ---- one classification rule in both tables ---- */
+
+/* The table against the true contact and the table against the target agree at target 0: an
+   exact overlap reported as separating is `other` in both (never missed), an exact hit reported
+   as none is missed in both, and a ghost is a ghost in both. */
+Test(report_look, both_tables_use_one_rule_at_target_0) {
+  toi_case overlap = tc_case2(0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1);  /* centres 1 apart, R = 2 */
+  toi_case hit = tc_case2(0, 0, 0, 0, 0.5, 1, 3, 0, -1, 0, 0.5, 1); /* contact at t = 2 */
+  toi_case miss = tc_case2(0, 0, 0, 0, 0.5, 1, 3, 5, -1, 0, 0.5, 1); /* passes 5 away */
+  struct {
+    const toi_case *c;
+    toi_class verdict;
+    double t;
+    score_kind want;
+  } rows[] = {{&overlap, TOI_SEPARATING, NAN, SCORE_OTHER},
+              {&hit, TOI_MISS, NAN, SCORE_MISSED},
+              {&miss, TOI_HIT, 1.0, SCORE_GHOST},
+              {&hit, TOI_HIT, 2.0, SCORE_AGREE}};
+  score_opts o = {INFINITY, 0, 0, 1, TOI_REF_FAST, TOI_BINARY64};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    toi_ref ref;
+    cr_assert_eq(toi_ref_solve_engine(&ref, rows[i].c, TOI_REF_FAST), TOI_OK);
+    score_detail d;
+    toi_result r = {rows[i].verdict, rows[i].t};
+    cr_assert_eq(score_answer(&d, r, TOI_FORWARD, 0, rows[i].c, &ref, &o), TOI_OK);
+    cr_assert_eq(d.sc.kind, rows[i].want, "row %zu: %d against the true contact", i, d.sc.kind);
+    cr_assert_eq(d.target_kind, rows[i].want, "row %zu: %d against the target 0", i, d.target_kind);
+  }
 }
