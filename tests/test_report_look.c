@@ -296,13 +296,30 @@ Test(report_look, quick_report_reads_at_a_glance, .timeout = 180) {
   cr_assert_null(strstr(html, "48aa0a803641ccdd.txt"));
   check_worst_files(out, html);
   /* One palette across every plot. */
-  const char *svgs[] = {"grazing", "near_contact", "far", "kappa", "cdf", "classification", "audit", "sim"};
+  const char *svgs[] = {"grazing", "near_contact", "far", "kappa", "cdf", "classification", "audit", "sim",
+                        "b32_grazing", "b32_near_contact", "b32_far", "b32_cdf", "b32_classification"};
   for (size_t i = 0; i < sizeof svgs / sizeof *svgs; i++) {
     snprintf(path, sizeof path, "%s/img/%s.svg", out, svgs[i]);
     cr_assert_geq(check_svg_palette(path), 9, "%s: every formulation in its colour", svgs[i]);
   }
   check_cdf_axis(out);
   check_pareto_labels(out);
+  /* Maxima are never bold (accurate's max ULP, 0.5, is the smallest but a single extreme). */
+  snprintf(path, sizeof path, "%s/summary.md", out);
+  char *md = cc_slurp(path, NULL);
+  const char *acc = strstr(md, "\n| accurate | forward |");
+  cr_assert_not_null(acc);
+  char line[1024];
+  snprintf(line, sizeof line, "%.*s", (int)(strchr(acc + 1, '\n') - acc - 1), acc + 1);
+  char *cell[32];
+  int nc = 0;
+  for (char *save = NULL, *t = strtok_r(line, "|", &save); t && nc < 32; t = strtok_r(NULL, "|", &save)) cell[nc++] = t;
+  cr_assert_geq(nc, 12);
+  cr_assert_null(strstr(cell[9], "**"), "max ULP bold: %s", cell[9]);
+  cr_assert_null(strstr(cell[10], "**"), "max bits bold: %s", cell[10]);
+  cr_assert(strstr(cell[8], "**"), "accurate's p99 (0.49 against robust's 1e6) is beyond noise: %s", cell[8]);
+  cr_assert(strstr(md, "**Verdict** (from the figures below): Use accurate"));
+  free(md);
   free(html);
   cc_rmtree(dir);
 }
