@@ -779,14 +779,14 @@ static void html_sections(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "<h2>Worst cases</h2>\n<p>Each worst case is a one-case file (format v1) under worst/; the "
              "command replays it from the folder the report was made in. All of them are in <a "
              "href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
-             "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case ID</th>"
+             "<div class=\"tw\"><table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case ID</th>"
              "<th>exact class</th><th>file</th><th>replay</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
     worst_item w[5];
     int n = worst_items(&rows[k], w);
     for (int m = 0; m < n; m++) html_worst_row(f, d, k, &w[m]);
   }
-  fprintf(f, "</table>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
+  fprintf(f, "</table></div>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
              "<th>final energy error</th><th>drift per 10<sup>6</sup> events</th><th>overlaps (max)</th>"
              "<th>missed</th></tr>\n");
   for (size_t j = 0; j < d->nsim; j++) {
