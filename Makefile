@@ -69,7 +69,7 @@ TESTBIN := $(BUILD)/toitest
 
 APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config
 
-.PHONY: all libs deps check-deps test test-install examples engines engine-deps engine-libs report bench \
+.PHONY: all libs deps check-deps test test-install examples engines engine-deps engine-libs report report-check bench \
         install uninstall clean help
 
 ## all: build build/toibench, build/libtoibench.a and build/libtoibench.so
@@ -281,6 +281,14 @@ engine-libs: $(foreach e,$(ENGINES),$(ENGINE_$(e)_OUT))
 ## report: run the built-in default suite and write the report under reports/
 report: $(TOIBENCH) | check-deps
 	$(TOIBENCH) report
+
+## report-check: open reports/out/index.html (made when missing) in headless Chromium, installed as root when missing: every image loaded, no error, reports/out/screenshot.png
+report-check: $(TOIBENCH) | check-deps
+	@command -v chromium >/dev/null 2>&1 || if [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; else echo "report-check: chromium is missing;" \
+	  "as root: apt-get update && apt-get install -y chromium"; exit 1; fi
+	@test -f reports/out/index.html || $(TOIBENCH) report
+	$(TOIBENCH) report --check reports/out
 
 ## bench: measure throughput and memory, as ratios against baselines in the same run
 bench: $(TOIBENCH)

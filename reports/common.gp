@@ -1,18 +1,31 @@
-# common.gp: terminal and style shared by the report's plots.
-# Loaded by each plot script after it sets out_file and out_fmt ("svg" or "png").
+# common.gp: terminal, style, palette and panels shared by the report's plots.
+# Loaded by each plot script after it sets out_file, out_fmt ("svg" or "png") and, from its arguments
+# names (ARG4), colours (ARG5: one "#rrggbb" per name, the report's palette table), groups (ARG6: the
+# group of each name, 1 documents, 2 own kernels and the reference, 3 engines) and present (ARG7: the
+# groups drawn, one panel each).
+if (!exists("colours")) { colours = "" }
+if (!exists("groups")) { groups = "" }
+if (!exists("present") || strlen(present) == 0) { present = "1" }
+if (!exists("panels")) { panels = words(present) }
+plot_h = panels > 1 ? 80 + 300 * panels : 600
 if (out_fmt eq "png") {
-  set terminal pngcairo size 960,600 enhanced font "sans,11" background "white"
+  set terminal pngcairo size 960,plot_h enhanced font "sans,11" background "white"
 } else {
-  set terminal svg size 960,600 dynamic enhanced font "sans,12" background "white"
+  set terminal svg size 960,plot_h dynamic enhanced font "sans,12" background "white"
 }
 set output out_file
 set grid lc rgb "#dddddd"
 set key outside right top font ",10" spacing 1.1
 set border lw 1
-# Twenty-four distinguishable colours (formulations first, then engines).
-array C[24] = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", \
-               "#7f7f7f", "#bcbd22", "#000000", "#aec7e8", "#ff9896", "#98df8a", "#ffbb78", "#c5b0d5", \
-               "#c49c94", "#f7b6d2", "#9edae5", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"]
-col(i) = C[(i-1)%24+1]
+# The colour of the i-th name: the palette's, passed by the report (grey when missing).
+col(i) = i <= words(colours) ? word(colours, i) : "#777777"
+grp(i) = i <= words(groups) ? word(groups, i) + 0 : 1
+panel_group(p) = word(present, p) + 0
+gtitle(g) = g == 1 ? "formulas from the documents" : g == 2 ? "own kernels, library code and the reference" : "engines and solvers"
+# In panel group g: the value, or NaN for the names of the other groups; their title, or none.
+ing(i, g, v) = grp(i) == g ? v : NaN
+ttl(i, g) = grp(i) == g ? word(names, i) : ""
 floor_ulp = 1e-3
 clampu(x) = (x < floor_ulp ? floor_ulp : x)
+# Panels share their left and right edges, whatever the width of their keys.
+if (panels > 1) { set lmargin at screen 0.09; set rmargin at screen 0.78 }

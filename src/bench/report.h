@@ -79,6 +79,8 @@ typedef struct rep_opts {
   toi_ref_engine engine;    ///< the reference engine (--reference)
   const toi_msg *msg;       ///< where errors and solver messages go
   char command[1024];       ///< the command that reproduces the report
+  const char *check_dir;    ///< --check DIR: check that report in a browser instead of making one
+  const char *screenshot;   ///< --screenshot FILE (with --check)
 } rep_opts;
 
 typedef struct rep_data {
@@ -95,7 +97,8 @@ typedef struct rep_data {
   rep_audit *audit;         ///< [ncol]
   size_t nsim;
   rep_sim *sim;             ///< [nsim]
-  double *ns_per_call;      ///< [ncol] (external solvers: wall time including the process round trip)
+  double *ns_per_call;      ///< [ncol] fastest of REP_TIMING_REPEATS (external solvers: wall time including the process round trip)
+  double *ns_median;        ///< [ncol] median of the repeats (NULL, or NaN for a column timed once)
   double ref_ns_per_call;
   double seconds_eval, seconds_total;
   /// The binary32 part: the binary32 families, scored for every candidate
@@ -126,6 +129,8 @@ int report_evaluate(rep_data *d);
 int report_audit(rep_data *d);
 /// Runs the many-ball simulation for every forward built-in formulation and the reference.
 int report_simulate(rep_data *d);
+/// Repeats of the timing of an in-process candidate: ns_per_call is their minimum, ns_median their median.
+#define REP_TIMING_REPEATS 5
 /// Measures ns per call of every in-process candidate and of the reference on sec[0].
 void report_timing(rep_data *d);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.

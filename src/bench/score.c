@@ -106,10 +106,12 @@ static double ulp_of(double x, toi_precision q) {
   return ldexp(1, (e < pi->emin ? pi->emin : e) - pi->p + 1);
 }
 
-/* Forward scoring of a verdict group against an exact group, as score.h defines it. */
+/* Forward scoring of a verdict group against an exact group, by score_core's
+ * rule, so that the two tables agree at target 0: missed is an exact contact
+ * reported as none; an exact overlap reported as none is other. */
 static score_kind classify(toi_group gv, toi_group ge) {
   if (gv == ge) return SCORE_AGREE;
-  if (gv == TOI_G_NOCONTACT) return SCORE_MISSED;
+  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return SCORE_MISSED;
   if (ge == TOI_G_NOCONTACT) return SCORE_GHOST;
   return SCORE_OTHER;
 }

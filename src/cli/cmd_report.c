@@ -6,6 +6,7 @@
 #include "candlist.h"
 #include "cli.h"
 #include "report.h"
+#include "report_check.h"
 #include "sweep.h"
 #include "toiref.h"
 
@@ -13,11 +14,13 @@ static void help(void) {
   printf(
       "Usage: toibench report [--quick | --suite FILE] [--out DIR] [--seed S] [-j N] [--quiet]\n"
       "                       [--engines] [--solver LIB[:SYM]]... [--solver-cmd CMD]...\n"
+      "       toibench report --check DIR [--screenshot FILE]\n"
       "Runs the built-in default suite and writes an accuracy report to DIR\n"
       "(default reports/out/): index.html (open it in a browser; no external resources),\n"
       "summary.md (tables for a pull request), report.json (every figure of the tables),\n"
-      "img/*.svg and img/*.png (gnuplot), data/*.dat (the data behind every plot) and\n"
-      "worst.cases (the worst cases, replayable).\n\n"
+      "img/*.svg and img/*.png (gnuplot), data/*.dat (the data behind every plot),\n"
+      "worst/*.cases (each worst case in a file of its own, replayable) and worst.cases.\n"
+      "The page opens with a verdict made from the figures.\n\n"
       "The default suite (generated, seed 1; 'toibench gen --help' describes the families):\n"
       "  mixed          400000 cases: the summary table, distributions, kappa, audits\n"
       "  grazing        k = 1..60, 2000 cases per k\n"
@@ -49,7 +52,11 @@ static void help(void) {
       "binary32 variants, such engines and solvers): the binary32 families (every\n"
       "number a float, 'toibench gen --precision binary32'), scored against the\n"
       "binary32 reference.\n"
-      "gnuplot (Debian package gnuplot-nox) must be installed.\n");
+      "gnuplot (Debian package gnuplot-nox) must be installed.\n\n"
+      "  --check DIR    open the report in DIR in headless Chromium (Debian package\n"
+      "                 chromium, or $TOIBENCH_CHROMIUM): every image must load and the\n"
+      "                 page log no error; saves a screenshot (default DIR/screenshot.png,\n"
+      "                 or --screenshot FILE). Exit 0 when the page is sound, 1 otherwise.\n");
 }
 
 static int usage_free(candlist *solv, const char *msg) {
@@ -131,6 +138,10 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
       o->suite_file = v;
     } else if (!strcmp(a, "--out")) {
       o->out_dir = v;
+    } else if (!strcmp(a, "--check")) {
+      o->check_dir = v;
+    } else if (!strcmp(a, "--screenshot")) {
+      o->screenshot = v;
     } else if (!strcmp(a, "--seed")) {
       unsigned long long seed;
       if (cli_parse_u64(v, &seed)) return usage_free(solv, "--seed needs an integer");
@@ -228,6 +239,11 @@ int cmd_report(int argc, char **argv) {
     help();
     return EXIT_OK;
   }
+  if (rc == EXIT_OK && d.opts.check_dir) { /* check a report, make none */
+    candlist_free(&solv);
+    return report_check(d.opts.check_dir, d.opts.screenshot);
+  }
+  if (rc == EXIT_OK && d.opts.screenshot) return usage_free(&solv, "--screenshot goes with --check DIR");
   if (rc == EXIT_OK && d.opts.quick && d.opts.suite_file)
     return usage_free(&solv, "--quick and --suite exclude each other");
   if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) { /* before the work, not after it */

@@ -1,5 +1,6 @@
 /* report_write.c: the report's files: data, gnuplot plots, HTML, Markdown and JSON. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np: gnuplot runs in the report folder */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "report.h"
+#include "report_int.h"
 #include "toiref.h"
 
 #ifndef TOI_GIT_VERSION
@@ -28,19 +30,6 @@
 /* Columns of the summary table. */
 enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, COL_FAILED, NCOLS };
 
-/* One row of the summary table. */
-typedef struct row {
-  const char *name;
-  const char *dir;
-  size_t cases, agree, missed, ghost, other, timed, ood, failed;
-  double agree_pct, median, p99, max, max_bits;
-  double ke_max, mom_max, gap_min;
-  size_t penetrations;
-  double drift, ns;
-  toi_precision q;         /* the column's precision: its ULPs and bits are in it */
-  size_t rounded, beyond;  /* cases whose inputs rounding to q changed, or put beyond q's range */
-  long worst_ulp, first_missed, first_ghost, worst_ke, worst_gap; /* section indices or -1 */
-} row;
 
 static double maxabs(const double *v, size_t n, long *at) {
   double m = NAN;
@@ -92,6 +81,7 @@ static void build_rows(const rep_data *d, row *rows) {
       double u = s->ulp[i * d->ncol + k];
       if (!isnan(u)) {
         r->timed++;
+        r->nonfinite += isinf(u) != 0;
         if (u > maxu) {
           maxu = u;
           r->worst_ulp = (long)i;
@@ -106,6 +96,8 @@ static void build_rows(const rep_data *d, row *rows) {
     r->median = rep_quantile_sorted(sorted, m, 0.5);
     r->p99 = rep_quantile_sorted(sorted, m, 0.99);
     r->max = m ? sorted[m - 1] : NAN;
+    rl_quantile_interval(sorted, m, 0.5, &r->med_lo, &r->med_hi);
+    rl_quantile_interval(sorted, m, 0.99, &r->p99_lo, &r->p99_hi);
     free(sorted);
     r->ke_max = r->mom_max = r->gap_min = NAN;
     if (d->audit && d->cols[k].dir == TOI_FORWARD) {
@@ -125,12 +117,13 @@ static void build_rows(const rep_data *d, row *rows) {
     for (size_t j = 0; j < d->nsim; j++)
       if (!strcmp(d->sim[j].name, r->name) && d->sim[j].ran) r->drift = d->sim[j].drift_per_mevent;
     r->ns = d->ns_per_call ? d->ns_per_call[k] : NAN;
+    r->ns_med = d->ns_median ? d->ns_median[k] : NAN;
   }
 }
 
 /* ---- small output helpers ---- */
 
-static int mkdir_p(const char *path) {
+int rw_mkdir_p(const char *path) {
   char buf[PATH_MAX];
   if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf) {
     errno = ENAMETOOLONG;
@@ -145,7 +138,7 @@ static int mkdir_p(const char *path) {
   return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static FILE *open_in(const char *dir, const char *name) {
+FILE *rw_open_in(const char *dir, const char *name) {
   char path[PATH_MAX];
   if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
     cli_error("report: the path of %s in the output folder is too long", name);
@@ -156,7 +149,7 @@ static FILE *open_in(const char *dir, const char *name) {
   return f;
 }
 
-static int close_ok(FILE *f) {
+int rw_close_ok(FILE *f) {
   int bad = ferror(f);
   return fclose(f) || bad ? -1 : 0;
 }
@@ -218,373 +211,6 @@ static void html_str(FILE *f, const char *s) {
   }
 }
 
-/* ---- data files ---- */
-
-static int write_family(const rep_data *d, const rep_section *s, const char *dir, const char *file,
-                        const char *param) {
-  FILE *f = open_in(dir, file);
-  if (!f) return -1;
-  size_t nb = gen_bin_count(&s->gen);
-  fprintf(f, "# toibench report: %s family, per formulation (gnuplot index = formulation order)\n", s->name);
-  double *buf = malloc((s->n ? s->n : 1) * sizeof *buf);
-  if (!buf) {
-    fclose(f);
-    return -1;
-  }
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "%s# formulation %s\n# %s cases timed median_ulp max_ulp missed ghost other\n", k ? "\n\n" : "",
-            d->cols[k].name, param);
-    int rows_written = 0;
-    for (size_t b = 0; b < nb; b++) {
-      size_t cases = 0, m = 0, missed = 0, ghost = 0, other = 0;
-      int value = 0;
-      for (size_t i = 0; i < s->n; i++) {
-        if ((size_t)s->bin[i] != b) continue;
-        value = s->param[i];
-        int kind = s->kind[i * d->ncol + k];
-        if (kind == SCORE_OUT_OF_DOMAIN || kind == REP_FAILED) continue;
-        cases++;
-        missed += kind == SCORE_MISSED;
-        ghost += kind == SCORE_GHOST;
-        other += kind == SCORE_OTHER;
-        double u = s->ulp[i * d->ncol + k];
-        if (!isnan(u)) buf[m++] = u;
-      }
-      if (!cases) continue;
-      double *sorted;
-      size_t ms = rep_sorted_copy(buf, m, 1, &sorted);
-      double med = rep_quantile_sorted(sorted, ms, 0.5), mx = ms ? sorted[ms - 1] : NAN;
-      free(sorted);
-      fprintf(f, "%d %zu %zu %.6g %.6g %zu %zu %zu\n", value, cases, m, med, mx, missed, ghost, other);
-      rows_written = 1;
-    }
-    /* gnuplot numbers blocks by their data: an empty block needs a row. */
-    if (!rows_written) fprintf(f, "nan 0 0 nan nan nan nan nan\n");
-  }
-  free(buf);
-  return close_ok(f);
-}
-
-/* data/kappa.dat: the ULP error against kappa, per column. */
-static int write_kappa(const rep_data *d, const char *dir) {
-  const rep_section *s = &d->sec[0];
-  FILE *f = open_in(dir, "kappa.dat");
-  if (!f) return -1;
-  fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "%s# formulation %s\n# kappa ulp\n", k ? "\n\n" : "", d->cols[k].name);
-    size_t timed = 0;
-    for (size_t i = 0; i < s->n; i++) timed += !isnan(s->ulp[i * d->ncol + k]) && isfinite(s->kappa[i]);
-    size_t stride = timed > 1500 ? timed / 1500 : 1, seen = 0;
-    if (timed == 0) fprintf(f, "nan nan\n");
-    for (size_t i = 0; i < s->n; i++) {
-      double u = s->ulp[i * d->ncol + k];
-      if (isnan(u) || !isfinite(s->kappa[i]) || !isfinite(u)) continue;
-      if (seen++ % stride) continue;
-      fprintf(f, "%.6g %.6g\n", s->kappa[i], u);
-    }
-  }
-  return close_ok(f);
-}
-
-/* data/cdf.dat: the distribution of the ULP error, per column. */
-static int write_cdf(const rep_data *d, const char *dir, const char *file) {
-  const rep_section *s = &d->sec[0];
-  FILE *f = open_in(dir, file);
-  if (!f) return -1;
-  fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "%s# formulation %s\n# ulp fraction_at_or_below\n", k ? "\n\n" : "", d->cols[k].name);
-    double *sorted;
-    size_t m = rep_sorted_copy(s->ulp + k, s->n, d->ncol, &sorted);
-    size_t step = m > 400 ? m / 400 : 1;
-    if (m == 0 || !isfinite(sorted[0])) fprintf(f, "nan nan\n");
-    for (size_t i = 0; i < m; i += step)
-      if (isfinite(sorted[i])) fprintf(f, "%.6g %.6g\n", sorted[i], (double)(i + 1) / (double)m);
-    if (m && isfinite(sorted[m - 1])) fprintf(f, "%.6g 1\n", sorted[m - 1]);
-    free(sorted);
-  }
-  return close_ok(f);
-}
-
-/* data/audit.dat: the response audit's distributions, per column. */
-static int write_audit(const rep_data *d, const char *dir) {
-  FILE *f = open_in(dir, "audit.dat");
-  if (!f) return -1;
-  fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "%s# formulation %s\n# fraction abs_energy_error abs_gap\n", k ? "\n\n" : "", d->cols[k].name);
-    if (!d->audit) {
-      fprintf(f, "nan nan nan\n");
-      continue;
-    }
-    const rep_audit *a = &d->audit[k];
-    double *ke = malloc((a->n ? a->n : 1) * sizeof *ke), *gp = malloc((a->n ? a->n : 1) * sizeof *gp);
-    if (!ke || !gp) {
-      free(ke);
-      free(gp);
-      fclose(f);
-      return -1;
-    }
-    for (size_t j = 0; j < a->n; j++) {
-      ke[j] = isnan(a->ke[j]) ? NAN : fabs(a->ke[j]);
-      gp[j] = isnan(a->gap[j]) ? NAN : fabs(a->gap[j]);
-    }
-    double *sk, *sg;
-    size_t mk = rep_sorted_copy(ke, a->n, 1, &sk), mg = rep_sorted_copy(gp, a->n, 1, &sg);
-    size_t m = mk < mg ? mk : mg, step = m > 300 ? m / 300 : 1;
-    if (m == 0) fprintf(f, "nan nan nan\n");
-    for (size_t i = 0; i < m; i += step)
-      fprintf(f, "%.6g %.6g %.6g\n", (double)(i + 1) / (double)m, sk[i], sg[i]);
-    free(sk);
-    free(sg);
-    free(ke);
-    free(gp);
-  }
-  return close_ok(f);
-}
-
-/* data/sim.dat: the many-ball simulation's energy error. */
-static int write_sim(const rep_data *d, const char *dir) {
-  FILE *f = open_in(dir, "sim.dat");
-  if (!f) return -1;
-  fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
-  for (size_t j = 0; j < d->nsim; j++) {
-    fprintf(f, "%s# kernel %s (%s)\n# event abs_ke_err\n", j ? "\n\n" : "", d->sim[j].name, d->sim[j].status);
-    if (d->sim[j].nsamples == 0) fprintf(f, "nan nan\n");
-    for (size_t i = 0; i < d->sim[j].nsamples; i++)
-      fprintf(f, "%llu %.6g\n", (unsigned long long)d->sim[j].event[i], fabs(d->sim[j].ke_err[i]));
-  }
-  return close_ok(f);
-}
-
-/* The binary32 part's data: its families and its distribution, data/b32_*.dat. */
-static int write_part_data(const rep_data *p, const char *dir) {
-  if (write_family(p, &p->sec[1], dir, "b32_grazing.dat", "k")) return -1;
-  if (write_family(p, &p->sec[2], dir, "b32_near_contact.dat", "k")) return -1;
-  if (write_family(p, &p->sec[3], dir, "b32_far.dat", "e")) return -1;
-  return write_cdf(p, dir, "b32_cdf.dat");
-}
-
-static int write_data(const rep_data *d, const char *dir) {
-  if (d->part && write_part_data(d->part, dir)) return -1;
-  if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
-  if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
-  if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
-  if (write_kappa(d, dir) || write_cdf(d, dir, "cdf.dat") || write_audit(d, dir) || write_sim(d, dir)) return -1;
-  return 0;
-}
-
-/* Where the accuracy-against-cost plot draws the first formulation whose p99
-   ULP error is infinite (more than 1% of its timed cases got a NaN or
-   infinite time): above every finite error, labelled so; the next ones 10^3
-   higher each. */
-#define PARETO_INF_AT 1e30
-
-static int write_pareto(const rep_data *d, const row *rows, const char *dir) {
-  FILE *f = open_in(dir, "pareto.dat");
-  if (!f) return -1;
-  fprintf(f,
-          "# toibench report: accuracy against cost (timing: machine-dependent)\n"
-          "# ns_per_call p99_ulp drawn_at name (an infinite p99 is drawn from %g up, 10^3 apart so that the\n"
-          "# labels do not overlap)\n",
-          PARETO_INF_AT);
-  double inf_at = PARETO_INF_AT;
-  for (size_t k = 0; k < d->ncol; k++)
-    if (isfinite(rows[k].ns) && !isnan(rows[k].p99)) {
-      int inf = isinf(rows[k].p99);
-      char p99[32] = "inf";
-      if (!inf) snprintf(p99, sizeof p99, "%.6g", rows[k].p99);
-      fprintf(f, "%.6g %s %.6g %s\n", rows[k].ns, p99, inf ? inf_at : rows[k].p99, rows[k].name);
-      if (inf) inf_at *= 1e3;
-    }
-  return close_ok(f);
-}
-
-/* ---- plots ---- */
-
-typedef struct plot {
-  const char *script; /* reports/NAME.gp */
-  const char *data;   /* data/FILE */
-  const char *title;
-  const char *caption;
-} plot;
-
-static const plot plots[] = {
-    {"grazing", "grazing.dat", "ULP error near grazing",
-     "Median (solid) and maximum (dashed) ULP error of the contact time against k, for impact parameters "
-     "R(1 - 2^-k) (hits) and R(1 + 2^-k) (misses) of the grazing family. Only correctly classified hits are "
-     "timed. Rising lines show digits lost as the discriminant goes to zero; a line that stops means the "
-     "formulation no longer reports those hits (see the classification plot)."},
-    {"near_contact", "near_contact.dat", "ULP error near contact",
-     "Median (solid) and maximum (dashed) ULP error against k for an initial gap of R 2^-k (near-contact "
-     "family): the constant term c = |s|^2 - R^2 cancels, and the contact time is tiny."},
-    {"far", "far.dat", "ULP error far from the origin",
-     "Median (solid) and maximum (dashed) ULP error against e for a configuration translated by 10^e (far "
-     "family). World-coordinate formulations (minkowski) lose digits as e grows; difference-first ones do not."},
-    {"kappa", "kappa.dat", "Error against conditioning",
-     "ULP error of each timed case against the relative condition number kappa of t* (mixed suite). The "
-     "black line is error = kappa: below it the error is what the problem's conditioning explains; points far "
-     "above it are losses of the formulation itself."},
-    {"cdf", "cdf.dat", "Distribution of ULP error",
-     "Cumulative distribution of the ULP error over the timed cases of the main suite: the fraction of cases "
-     "with an error at or below x. Errors of 0 ULP are not drawn (log scale); curves further left are better."},
-    {"classification", "grazing.dat", "Classification errors near grazing",
-     "Missed collisions (exact hit, formulation says no contact; solid) and ghost collisions (no exact contact, "
-     "formulation reports one; dashed) per k in the grazing family, out of the cases per k."},
-    {"audit", "audit.dat", "Collision response audit",
-     "Left: cumulative distribution of the relative kinetic energy error after moving both balls to the "
-     "formulation's time and applying the elastic impulse in double (exact change: 0). Right: the same for "
-     "the relative contact gap |(|pB - pA| - R)/R| at that time."},
-    {"sim", "sim.dat", "Energy drift in a many-ball simulation",
-     "Relative kinetic energy error of the whole system against processed events in the event-driven "
-     "many-ball simulation (elastic balls in a box), one line per TOI kernel, all from the same initial state."},
-    {"pareto", "pareto.dat", "Accuracy against cost",
-     "p99 ULP error on the main suite against the cost of one call in nanoseconds on this machine: the "
-     "lower-left frontier holds the formulations worth choosing. A formulation whose p99 is infinite (more "
-     "than 1% of its timed cases got a NaN or infinite time, mostly by overflow in the scale cases) is drawn "
-     "at the top, labelled 'p99 inf'."},
-};
-#define NPLOTS (sizeof plots / sizeof plots[0])
-
-/* The binary32 part's plots: the same scripts on its data, img/b32_NAME. */
-static const plot part_plots[] = {
-    {"grazing", "b32_grazing.dat", "binary32: ULP error near grazing",
-     "As plot 1, for the binary32 grazing family (every number a float), errors in binary32 ULPs."},
-    {"near_contact", "b32_near_contact.dat", "binary32: ULP error near contact",
-     "As plot 2, for the binary32 near-contact family, errors in binary32 ULPs."},
-    {"far", "b32_far.dat", "binary32: ULP error far from the origin",
-     "As plot 3, for the binary32 far family, errors in binary32 ULPs."},
-    {"cdf", "b32_cdf.dat", "binary32: distribution of ULP error",
-     "As plot 5, over the binary32 mixed suite, errors in binary32 ULPs."},
-    {"classification", "b32_grazing.dat", "binary32: classification errors near grazing",
-     "As plot 6, for the binary32 grazing family."},
-};
-#define NPART_PLOTS (sizeof part_plots / sizeof part_plots[0])
-
-/* The folder of the gnuplot scripts, as an absolute path (gnuplot runs in the
- * output folder): TOIBENCH_REPORTS_DIR, beside the executable, or ./reports. */
-static int find_scripts(char *out, size_t n) {
-  const char *env = getenv("TOIBENCH_REPORTS_DIR");
-  char probe[PATH_MAX + 64], found[PATH_MAX + 64] = "";
-  if (env) snprintf(found, sizeof found, "%s", env);
-  char exe[PATH_MAX];
-  ssize_t len = env ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (len > 0) {
-    exe[len] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = 0;
-    const char *cands[] = {"/../reports", "/../share/toibench/reports"};
-    for (size_t i = 0; i < 2 && !found[0]; i++) {
-      snprintf(probe, sizeof probe, "%s%s/grazing.gp", exe, cands[i]);
-      if (access(probe, R_OK) == 0) snprintf(found, sizeof found, "%s%s", exe, cands[i]);
-    }
-  }
-  if (!env && !found[0] && access("reports/grazing.gp", R_OK) == 0) snprintf(found, sizeof found, "reports");
-  char abs[PATH_MAX];
-  if (!found[0] || !realpath(found, abs)) return -1;
-  return (size_t)snprintf(out, n, "%s", abs) < n ? 0 : -1;
-}
-
-/* Runs argv (argv[0] found on the PATH) with its working directory dir, its
- * output and errors collected into msg (cut at n - 1 bytes), no shell. Returns
- * the exit status, or -1 when it could not be run or ended by a signal. */
-static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
-  int fd[2];
-  msg[0] = 0;
-  if (pipe(fd)) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fd[0]);
-  posix_spawn_file_actions_addclose(&fa, fd[1]);
-  posix_spawn_file_actions_addchdir_np(&fa, dir);
-  extern char **environ;
-  pid_t pid;
-  int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fd[1]);
-  size_t got = 0;
-  char buf[4096];
-  ssize_t r;
-  /* Read to the end (a child blocked on a full pipe would never exit), keep the start. */
-  while ((r = read(fd[0], buf, sizeof buf)) != 0) {
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) break;
-    size_t take = got + 1 < n ? n - 1 - got : 0;
-    if (take > (size_t)r) take = (size_t)r;
-    memcpy(msg + got, buf, take);
-    got += take;
-  }
-  msg[got] = 0;
-  close(fd[0]);
-  if (err) {
-    snprintf(msg, n, "%s", strerror(err));
-    return -1;
-  }
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* The names of the columns (or of the simulation's kernels), space-separated, as ARG4. */
-static void plot_names(const rep_data *d, int sim, char *out, size_t n) {
-  size_t len = 0;
-  out[0] = 0;
-  size_t count = sim ? d->nsim : d->ncol;
-  for (size_t k = 0; k < count && len < n; k++)
-    len += (size_t)snprintf(out + len, n - len, "%s%s", k ? " " : "", sim ? d->sim[k].name : d->cols[k].name);
-}
-
-/* Plot p in SVG and PNG, into img/PREFIXSCRIPT.{svg,png}: gnuplot runs in the
- * report's folder dir with the script's absolute path and relative paths. */
-static int plot_one(const char *dir, const char *scripts, const plot *p, const char *prefix, char *names) {
-  for (int fmt = 0; fmt < 2; fmt++) {
-    char script[PATH_MAX + 64], data[128], out[128], msg[4096];
-    if ((size_t)snprintf(script, sizeof script, "%s/%s.gp", scripts, p->script) >= sizeof script) {
-      cli_error("report: the gnuplot scripts' folder path is too long: %s", scripts);
-      return -1;
-    }
-    snprintf(data, sizeof data, "data/%s", p->data);
-    snprintf(out, sizeof out, "img/%s%s.%s", prefix, p->script, fmt ? "png" : "svg");
-    char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", names, NULL};
-    int st = run_in(dir, argv, msg, sizeof msg);
-    char outpath[PATH_MAX + 160];
-    snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
-    struct stat sb;
-    if (st != 0 || stat(outpath, &sb) != 0 || sb.st_size == 0) {
-      cli_error("report: gnuplot failed on %s:\n%s", script, msg);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* Every plot in SVG and PNG: gnuplot runs in the report's folder dir, given
- * the script's absolute path and relative data and output paths as -c
- * arguments (gnuplot reads them as the strings ARG1.., never as script text),
- * so any folder name works. */
-static int run_plots(const rep_data *d, const char *dir) {
-  char scripts[PATH_MAX];
-  if (find_scripts(scripts, sizeof scripts)) {
-    cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
-    return -1;
-  }
-  char names[4096], simnames[2048];
-  plot_names(d, 0, names, sizeof names);
-  plot_names(d, 1, simnames, sizeof simnames);
-  for (size_t p = 0; p < NPLOTS; p++)
-    if (plot_one(dir, scripts, &plots[p], "", strcmp(plots[p].script, "sim") ? names : simnames)) return -1;
-  if (!d->part) return 0;
-  plot_names(d->part, 0, names, sizeof names);
-  for (size_t p = 0; p < NPART_PLOTS; p++)
-    if (plot_one(dir, scripts, &part_plots[p], "b32_", names)) return -1;
-  return 0;
-}
-
 /* ---- tables ---- */
 
 
@@ -605,19 +231,51 @@ static double col_value(const row *r, int c) {
   }
 }
 
-/* Best per column: the largest agreement, the smallest of everything else,
-   among the rows in precision q (ULPs of two precisions do not compare). */
-static void best_values(const row *rows, size_t n, double *best, toi_precision q) {
-  for (int c = 0; c < NCOLS; c++) {
-    best[c] = NAN;
-    for (size_t k = 0; k < n; k++) {
-      double v = col_value(&rows[k], c);
-      if (isnan(v) || rows[k].q != q) continue;
-      if (c == COL_FAILED) continue;
-      if (isnan(best[c]) || (c == COL_AGREE ? v > best[c] : v < best[c])) best[c] = v;
-    }
+/* The figure of row r and column c for the significance rule: a proportion
+   (agreement, missed, ghost: of the row's cases), an interval (median and p99:
+   distribution-free; ns/call: fastest to median repeat), or out of it (the
+   maxima and the single-run figures are never marked). */
+static rl_cell cell_of(const row *r, int c, toi_precision q) {
+  rl_cell x = {NAN, NAN, NAN, 0, 0, r->q == q};
+  double n = (double)r->cases;
+  switch (c) {
+    case COL_AGREE: x.x = (double)r->agree; break;
+    case COL_MISSED: x.x = (double)r->missed; break;
+    case COL_GHOST: x.x = (double)r->ghost; break;
+    case COL_MEDIAN: x.value = r->median, x.lo = r->med_lo, x.hi = r->med_hi; return x;
+    case COL_P99: x.value = r->p99, x.lo = r->p99_lo, x.hi = r->p99_hi; return x;
+    case COL_NS: x.value = r->ns, x.lo = r->ns, x.hi = isnan(r->ns_med) ? INFINITY : r->ns_med; return x;
+    default: x.in = 0; return x;
   }
+  x.n = n;
+  x.value = n > 0 ? x.x / n : NAN;
+  x.lo = x.hi = x.value;
+  return x;
 }
+
+/* mark[k * NCOLS + c] = 1 where row k holds column c's best value beyond noise
+   (rl_best_significant), among the rows in precision q. */
+static void best_marks(const row *rows, size_t n, toi_precision q, int *mark) {
+  rl_cell *cells = malloc((n ? n : 1) * sizeof *cells);
+  int *best = malloc((n ? n : 1) * sizeof *best);
+  memset(mark, 0, n * NCOLS * sizeof *mark);
+  for (int c = 0; c < NCOLS && cells && best; c++) {
+    for (size_t k = 0; k < n; k++) cells[k] = cell_of(&rows[k], c, q);
+    rl_best_significant(cells, n, c == COL_AGREE, best);
+    for (size_t k = 0; k < n; k++) mark[k * NCOLS + c] = best[k];
+  }
+  free(cells);
+  free(best);
+}
+
+/* The rule behind the bold figures, as the tables state it. */
+static const char best_rule[] =
+    "Bold: the best value of a column, only where it is beyond measurement noise from every other row: agree %, "
+    "missed and ghost as proportions of each row's cases, by a two-proportion z-test (|z| > 3); median and p99 "
+    "when their distribution-free 3-sigma intervals (order statistics) do not overlap; ns/call when the "
+    "fastest row's median of 5 timings is below every other row's fastest. Maxima and single-run figures "
+    "(max ULP, bits, energy, momentum, drift) are never bold. Classification: an exact overlap reported as "
+    "no contact (or as a hit) counts as other, never as missed; missed is an exact contact reported as none.";
 
 static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
                                         "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call", "failed"};
@@ -656,12 +314,91 @@ static void replay_selector(const rep_data *d, size_t k, char *buf, size_t n) {
   toi_candidate_selector(d->cols[k].cand, buf, n);
 }
 
+/* worst/NAME-METRIC.cases: the one-case file of a worst case, relative to the
+ * report's folder (characters other than letters, digits and ._- made '_'). */
+static void worst_file(const char *name, const char *what, char *buf, size_t n) {
+  size_t k = (size_t)snprintf(buf, n, "worst/");
+  for (const char *p = name; *p && k + 1 < n; p++)
+    buf[k++] = (isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_') ? *p : '_';
+  if (k + 1 < n) buf[k++] = '-';
+  for (const char *p = what; *p && k + 1 < n; p++) buf[k++] = *p == ' ' ? '-' : (char)tolower((unsigned char)*p);
+  snprintf(buf + k, n - k, ".cases");
+}
+
+/* Appends word to buf, in single quotes when it holds anything but letters, digits and ./_-=:+. */
+static size_t add_word(char *buf, size_t n, size_t k, const char *word) {
+  int plain = *word != 0;
+  for (const char *p = word; *p; p++)
+    if (!isalnum((unsigned char)*p) && !strchr("./_-=:+,", *p)) plain = 0;
+  if (k < n) k += (size_t)snprintf(buf + k, n - k, "%s", k ? " " : "");
+  if (plain) {
+    if (k < n) k += (size_t)snprintf(buf + k, n - k, "%s", word);
+    return k;
+  }
+  if (k < n) buf[k++] = '\'';
+  for (const char *p = word; *p && k + 5 < n; p++) {
+    if (*p == '\'') k += (size_t)snprintf(buf + k, n - k, "'\\''");
+    else buf[k++] = *p;
+  }
+  if (k + 1 < n) buf[k++] = '\'';
+  if (k < n) buf[k] = 0;
+  return k;
+}
+
+/* The program as this report was run: its path when it lies below the
+ * current folder (build/toibench in a source tree), else toibench. */
+static void replay_prog(char *buf, size_t n) {
+  char exe[PATH_MAX], cwd[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  snprintf(buf, n, "toibench");
+  if (len <= 0 || !getcwd(cwd, sizeof cwd)) return;
+  exe[len] = 0;
+  size_t c = strlen(cwd);
+  if (!strncmp(exe, cwd, c) && exe[c] == '/') snprintf(buf, n, "%s", exe + c + 1);
+}
+
+/* The command that replays worst case w of column k from its one-case file. */
+static void replay_command(const rep_data *d, size_t k, const worst_item *w, char *buf, size_t n) {
+  char prog[PATH_MAX], sel[4300], file[256], path[PATH_MAX + 300];
+  replay_prog(prog, sizeof prog);
+  replay_selector(d, k, sel, sizeof sel);
+  worst_file(d->cols[k].name, w->what, file, sizeof file);
+  snprintf(path, sizeof path, "%s/%s", d->opts.out_dir, file);
+  size_t len = add_word(buf, n, 0, prog);
+  len = add_word(buf, n, len, w->verb);
+  if (len < n) len += (size_t)snprintf(buf + len, n - len, " %s", sel); /* already quoted */
+  add_word(buf, n, len, path);
+}
+
+/* The one-case file of every worst case, under dir/worst/. */
+static int write_worst_files(const rep_data *d, const row *rows, const char *dir) {
+  const rep_section *s = &d->sec[0];
+  for (size_t k = 0; k < d->ncol; k++) {
+    worst_item w[5];
+    int n = worst_items(&rows[k], w);
+    for (int m = 0; m < n; m++) {
+      char file[256], line[1024], cmd[8192];
+      worst_file(rows[k].name, w[m].what, file, sizeof file);
+      FILE *f = rw_open_in(dir, file);
+      if (!f) return -1;
+      case_line(s, w[m].idx, line, sizeof line);
+      replay_command(d, k, &w[m], cmd, sizeof cmd);
+      fprintf(f, "# toibench report: %s, %s (format v1). Replay: %s\n%s\n", rows[k].name, w[m].what, cmd, line);
+      if (rw_close_ok(f)) return -1;
+    }
+  }
+  return 0;
+}
+
 static int write_worst(const rep_data *d, const row *rows, const char *dir) {
-  FILE *f = open_in(dir, "worst.cases");
+  char sub[PATH_MAX + 16];
+  snprintf(sub, sizeof sub, "%s/worst", dir);
+  if (rw_mkdir_p(sub) || write_worst_files(d, rows, dir)) return -1;
+  FILE *f = rw_open_in(dir, "worst.cases");
   if (!f) return -1;
   const rep_section *s = &d->sec[0];
   fprintf(f, "# toibench report: the worst case of each formulation and metric (format v1).\n"
-             "# Sampled maxima are lower bounds of the true maxima.\n");
+             "# Sampled maxima are lower bounds of the true maxima. Each one is also in worst/, a file of its own.\n");
   /* A case may be the worst of several columns: each line appears once, so
    * the IDs stay unique, with every reason on a comment line before it. */
   char *written = calloc(s->n ? s->n : 1, 1);
@@ -682,22 +419,25 @@ static int write_worst(const rep_data *d, const row *rows, const char *dir) {
     }
   }
   free(written);
-  return close_ok(f);
+  return rw_close_ok(f);
 }
 
+/* One row of the worst-case table: formulation, metric, value, the case's ID
+ * and exact class, its one-case file and the command that replays it. */
 static void html_worst_row(FILE *f, const rep_data *d, size_t k, const worst_item *w) {
   const rep_section *s = &d->sec[0];
-  char line[1024], v[32], sel[4300];
-  case_line(s, w->idx, line, sizeof line);
-  replay_selector(d, k, sel, sizeof sel);
-  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td><code>", d->cols[k].name, w->what,
-          fmt_num(v, sizeof v, w->value));
-  html_str(f, line);
-  fprintf(f, "</code></td><td><code>echo '");
-  html_str(f, line);
-  fprintf(f, "' | toibench %s ", w->verb);
-  html_str(f, sel);
-  fprintf(f, " -</code></td></tr>\n");
+  char v[32], file[256], cmd[8192];
+  worst_file(d->cols[k].name, w->what, file, sizeof file);
+  replay_command(d, k, w, cmd, sizeof cmd);
+  fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>", d->cols[k].name, w->what, fmt_num(v, sizeof v, w->value));
+  html_str(f, s->cases[w->idx].id);
+  fprintf(f, "</td><td>%s</td><td><a href=\"", toi_class_name((toi_class)s->cls[w->idx]));
+  html_str(f, file);
+  fprintf(f, "\">");
+  html_str(f, file);
+  fprintf(f, "</a></td><td><code>");
+  html_str(f, cmd);
+  fprintf(f, "</code></td></tr>\n");
 }
 
 /* 1 when some column computes in another precision than the table's: the
@@ -716,8 +456,8 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "\n|---|%s---|---:|---:|", prec ? "---|" : "");
   for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
   fputc('\n', f);
-  double best[NCOLS];
-  best_values(rows, d->ncol, best, d->precision);
+  int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
+  if (mark) best_marks(rows, d->ncol, d->precision, mark);
   for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "| %s |", rows[k].name);
     if (prec) fprintf(f, " %s |", toi_precision_name(rows[k].q));
@@ -725,11 +465,12 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
       double v = col_value(&rows[k], c);
-      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      int is_best = mark && mark[k * NCOLS + c];
       fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
     }
     fputc('\n', f);
   }
+  free(mark);
 }
 
 /* Below a table with rows in another precision: what their figures mean. */
@@ -813,30 +554,91 @@ static void md_part(FILE *f, const rep_data *d) {
   free(rows);
 }
 
+/* The median ULP error of column k over bin b of family s (*param its k or e); buf holds s->n. */
+static double bin_median(const rep_data *d, const rep_section *s, size_t k, size_t b, double *buf, int *param) {
+  size_t m = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if ((size_t)s->bin[i] != b) continue;
+    *param = s->param[i];
+    double u = s->ulp[i * d->ncol + k];
+    if (!isnan(u)) buf[m++] = u;
+  }
+  double *sorted;
+  size_t ms = rep_sorted_copy(buf, m, 1, &sorted);
+  double med = rep_quantile_sorted(sorted, ms, 0.5);
+  free(sorted);
+  return med;
+}
+
+/* The family bin where column k's median error is largest: e->worst_family... */
+static void worst_family(const rep_data *d, size_t k, rl_entry *e, double *buf) {
+  e->worst_family = "";
+  e->worst_family_median = NAN;
+  for (size_t j = 1; j < d->nsec; j++) {
+    const rep_section *s = &d->sec[j];
+    size_t nb = gen_bin_count(&s->gen);
+    for (size_t b = 0; b < nb; b++) {
+      int param = 0;
+      double med = bin_median(d, s, k, b, buf, &param);
+      if (isnan(med) || (!isnan(e->worst_family_median) && med <= e->worst_family_median)) continue;
+      e->worst_family = s->name;
+      e->worst_family_median = med;
+      e->worst_family_param = param;
+      e->worst_family_param_name = strcmp(s->name, "far") ? "k" : "e";
+    }
+  }
+}
+
+/* The verdict: sentences from the table's figures and the families (rl_verdict). */
+static void verdict_of(const rep_data *d, const row *rows, char *out, size_t n) {
+  size_t most = 1;
+  for (size_t j = 1; j < d->nsec; j++) most = d->sec[j].n > most ? d->sec[j].n : most;
+  rl_entry *e = calloc(d->ncol ? d->ncol : 1, sizeof *e);
+  double *buf = malloc(most * sizeof *buf);
+  out[0] = 0;
+  if (e && buf) {
+    for (size_t k = 0; k < d->ncol; k++) {
+      const row *r = &rows[k];
+      e[k] = (rl_entry){r->name, rw_col_group(&d->cols[k]),
+                        d->cols[k].dir == TOI_FORWARD && r->q == d->precision, (double)r->cases,
+                        (double)r->agree, (double)r->missed, (double)r->ghost, (double)r->timed, r->median, r->p99,
+                        (double)r->nonfinite, r->ns, "", NAN, 0, "k"};
+      worst_family(d, k, &e[k], buf);
+    }
+    rl_verdict(out, n, e, d->ncol);
+  }
+  free(e);
+  free(buf);
+}
+
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
-  FILE *f = open_in(dir, "summary.md");
+  FILE *f = rw_open_in(dir, "summary.md");
   if (!f) return -1;
   const rep_section *s = &d->sec[0];
   fprintf(f, "# toibench accuracy report\n\n%s, toibench %s (%s), %zu cases in the %s suite, seed %llu, %s reference.\n"
              "Reproduce: `%s`\n\n",
           date, TOI_VERSION, TOI_GIT_VERSION, s->n, s->name, (unsigned long long)d->opts.seed,
           toi_ref_engine_name(d->opts.engine), d->opts.command);
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, "**Verdict** (from the figures below): %s\n\n", verdict);
   md_table(f, d, rows);
-  fprintf(f, "\nBest value per column in bold. ULP statistics are over correctly classified cases with an exact "
-             "root; classification errors are counted apart. Timing (ns/call) is machine-dependent; "
-             "everything else is reproducible from the seed.\n");
+  fprintf(f, "\n%s ULP statistics are over correctly classified cases with an exact root; classification errors "
+             "are counted apart. Timing (ns/call) is machine-dependent; everything else is reproducible from the "
+             "seed.\n",
+          best_rule);
   md_precision_note(f, d, rows);
-  fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each command replays the case.\n\n"
-             "| formulation | metric | value | replay |\n|---|---|---:|---|\n");
+  fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each case is a one-case file under worst/; "
+             "the command replays it.\n\n| formulation | metric | value | case ID | exact class | replay |\n"
+             "|---|---|---:|---|---|---|\n");
   for (size_t k = 0; k < d->ncol; k++) {
     worst_item w[5];
     int n = worst_items(&rows[k], w);
     for (int m = 0; m < n; m++) {
-      char line[1024], v[32], sel[4300];
-      case_line(s, w[m].idx, line, sizeof line);
-      replay_selector(d, k, sel, sizeof sel);
-      fprintf(f, "| %s | %s | %s | `echo '%s' \\| toibench %s %s -` |\n", rows[k].name, w[m].what,
-              fmt_num(v, sizeof v, w[m].value), line, w[m].verb, sel);
+      char v[32], cmd[8192];
+      replay_command(d, k, &w[m], cmd, sizeof cmd);
+      fprintf(f, "| %s | %s | %s | %s | %s | `%s` |\n", rows[k].name, w[m].what, fmt_num(v, sizeof v, w[m].value),
+              s->cases[w[m].idx].id, toi_class_name((toi_class)s->cls[w[m].idx]), cmd);
     }
   }
   fprintf(f, "\n## Many-ball simulation\n\n| kernel | status | events | final energy error | drift per 1e6 events "
@@ -849,7 +651,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
   md_part(f, d);
-  return close_ok(f);
+  return rw_close_ok(f);
 }
 
 static void machine_line(char *buf, size_t n) {
@@ -904,12 +706,12 @@ static void html_meta(FILE *f, const rep_data *d, const char *date) {
 /* The summary table (closed), with a precision column when precisions are mixed. */
 static void html_table(FILE *f, const rep_data *d, const row *rows) {
   int prec = mixed_precisions(d);
-  fprintf(f, "<table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
+  fprintf(f, "<div class=\"tw\"><table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
           prec ? "<th>precision</th>" : "");
   for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
   fprintf(f, "</tr>\n");
-  double best[NCOLS];
-  best_values(rows, d->ncol, best, d->precision);
+  int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
+  if (mark) best_marks(rows, d->ncol, d->precision, mark);
   for (size_t k = 0; k < d->ncol; k++) {
     fprintf(f, "<tr><td title=\"");
     html_str(f, d->cols[k].summary);
@@ -919,12 +721,13 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
       double v = col_value(&rows[k], c);
-      int is_best = !isnan(v) && v == best[c] && rows[k].q == d->precision;
+      int is_best = mark && mark[k * NCOLS + c];
       fprintf(f, "<td%s>%s</td>", is_best ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
     }
     fprintf(f, "</tr>\n");
   }
-  fprintf(f, "</table>\n");
+  free(mark);
+  fprintf(f, "</table></div>\n<p class=\"rule\">%s</p>\n", best_rule);
   if (!prec) return;
   fprintf(f, "<p>ULP and bits are in each row's precision: a row in another precision than %s received each case "
              "rounded to it and is scored against the exact answer of the rounded case (best values are among the "
@@ -944,13 +747,19 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
              "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
              "audit (relative errors, E = 1). Sim drift: |energy error| per 10<sup>6</sup> events in the many-ball "
-             "simulation. Best value per column highlighted.</p>\n",
+             "simulation.</p>\n",
           s->name);
   html_table(f, d, rows);
-  fprintf(f, "<h3>Formulations</h3>\n<table class=\"worst\">\n");
+  fprintf(f, "<h3>Formulations</h3>\n<p>The colour of each one in every plot, its group (a panel of its own in "
+             "the plots) and the document it comes from.</p>\n<table class=\"desc\">\n<tr><th>formulation</th>"
+             "<th>group</th><th>source</th><th>what it computes</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "<tr><td>%s</td><td>", d->cols[k].name);
-    html_str(f, d->cols[k].source);
+    char title[1024];
+    rl_source_title(title, sizeof title, d->cols[k].source);
+    fprintf(f, "<tr><td style=\"white-space:nowrap\"><span class=\"sw\" style=\"background:%s\"></span>%s</td><td>%s"
+               "</td><td>",
+            rw_name_colour(d, d->cols[k].name), d->cols[k].name, rl_group_title(rw_col_group(&d->cols[k])));
+    html_str(f, title);
     fprintf(f, "</td><td>");
     html_str(f, d->cols[k].summary);
     fprintf(f, "</td></tr>\n");
@@ -960,21 +769,24 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
 /* Plots, worst cases and the many-ball simulation. */
 static void html_sections(FILE *f, const rep_data *d, const row *rows) {
   fprintf(f, "</table>\n<h2>Plots</h2>\n");
-  for (size_t p = 0; p < NPLOTS; p++)
+  size_t nplots;
+  const rw_plot *plots = rw_plots(0, &nplots);
+  for (size_t p = 0; p < nplots; p++)
     fprintf(f, "<figure id=\"%s\"><h3>%zu. %s</h3><img src=\"img/%s.svg\" alt=\"%s\"><figcaption>%s "
                "(<a href=\"img/%s.png\">PNG</a>, <a href=\"data/%s\">data</a>)</figcaption></figure>\n",
             plots[p].script, p + 1, plots[p].title, plots[p].script, plots[p].title, plots[p].caption,
             plots[p].script, plots[p].data);
-  fprintf(f, "<h2>Worst cases</h2>\n<p>Each case line is in format v1; the command replays it. All of them are "
-             "in <a href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
-             "<table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case</th>"
-             "<th>replay</th></tr>\n");
+  fprintf(f, "<h2>Worst cases</h2>\n<p>Each worst case is a one-case file (format v1) under worst/; the "
+             "command replays it from the folder the report was made in. All of them are in <a "
+             "href=\"worst.cases\">worst.cases</a>. Sampled maxima are lower bounds.</p>\n"
+             "<div class=\"tw\"><table class=\"worst\">\n<tr><th>formulation</th><th>metric</th><th>value</th><th>case ID</th>"
+             "<th>exact class</th><th>file</th><th>replay</th></tr>\n");
   for (size_t k = 0; k < d->ncol; k++) {
     worst_item w[5];
     int n = worst_items(&rows[k], w);
     for (int m = 0; m < n; m++) html_worst_row(f, d, k, &w[m]);
   }
-  fprintf(f, "</table>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
+  fprintf(f, "</table></div>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
              "<th>final energy error</th><th>drift per 10<sup>6</sup> events</th><th>overlaps (max)</th>"
              "<th>missed</th></tr>\n");
   for (size_t j = 0; j < d->nsim; j++) {
@@ -1014,7 +826,9 @@ static void html_part(FILE *f, const rep_data *d) {
               fmt_num(b, sizeof b, st.p99), fmt_num(c, sizeof c, st.max), st.missed, st.ghost);
     }
   fprintf(f, "</table>\n");
-  for (size_t q = 0; q < NPART_PLOTS; q++)
+  size_t nparts;
+  const rw_plot *part_plots = rw_plots(1, &nparts);
+  for (size_t q = 0; q < nparts; q++)
     fprintf(f, "<figure id=\"b32_%s\"><h3>%s</h3><img src=\"img/b32_%s.svg\" alt=\"%s\"><figcaption>%s "
                "(<a href=\"img/b32_%s.png\">PNG</a>, <a href=\"data/%s\">data</a>)</figcaption></figure>\n",
             part_plots[q].script, part_plots[q].title, part_plots[q].script, part_plots[q].title,
@@ -1022,16 +836,41 @@ static void html_part(FILE *f, const rep_data *d) {
   free(rows);
 }
 
+/* The page checks itself once loaded (make report-check reads it from the
+ * DOM Chromium dumps): a hidden <pre id="toi-check"> with the number of
+ * images, of those not loaded (naturalWidth 0) and of errors (window error
+ * events, a failed image's included, and console.error calls). */
+static const char check_script[] =
+    "<script>\n(function () {\n  var errors = 0;\n"
+    "  window.addEventListener('error', function () { errors++; }, true);\n"
+    "  var ce = console.error;\n"
+    "  console.error = function () { errors++; return ce.apply(console, arguments); };\n"
+    "  window.addEventListener('load', function () {\n"
+    "    var bad = [], im = document.images;\n"
+    "    for (var i = 0; i < im.length; i++)\n"
+    "      if (!im[i].complete || im[i].naturalWidth === 0) bad.push(im[i].getAttribute('src'));\n"
+    "    var m = document.createElement('pre');\n"
+    "    m.id = 'toi-check';\n    m.hidden = true;\n"
+    "    m.textContent = 'images=' + im.length + ' broken=' + bad.length + ' errors=' + errors + ' list=' + "
+    "bad.join(',');\n"
+    "    document.body.appendChild(m);\n  });\n})();\n</script>\n";
+
 static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
-  FILE *f = open_in(dir, "index.html");
+  FILE *f = rw_open_in(dir, "index.html");
   if (!f) return -1;
   fprintf(f,
           "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>toibench accuracy report</title>\n<style>\n"
-          "body{font-family:system-ui,sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}\n"
+          "body{font-family:system-ui,sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222}\n"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
-          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right}th{background:#f0f0f0}\n"
+          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap;"
+          "font-variant-numeric:tabular-nums}th{background:#f0f0f0}\n"
+          "table.desc td,table.desc th{white-space:normal;text-align:left}\n"
+          ".tw{overflow-x:auto;max-width:100%%}\n"
+          ".verdict{font-size:1.05em;background:#f4f8fc;border-left:4px solid #1f77b4;padding:0.6em 1em}\n"
+          ".rule{font-size:0.85em;color:#444;max-width:1000px}\n"
+          ".sw{display:inline-block;width:0.9em;height:0.9em;margin-right:0.4em;vertical-align:middle}\n"
           "td:first-child,th:first-child{text-align:left}\n"
           "td.best{background:#d8f5d0;font-weight:bold}\n"
           "table.meta td{text-align:left}\n"
@@ -1039,7 +878,13 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "figcaption{font-size:0.9em;color:#444;max-width:900px}\n"
           "code{font-size:0.85em;word-break:break-all}\n"
           ".worst td{text-align:left}\n"
-          "</style></head><body>\n<h1>toibench accuracy report</h1>\n");
+          "</style>\n%s</head><body>\n<h1>toibench accuracy report</h1>\n",
+          check_script);
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, "<p id=\"verdict\" class=\"verdict\"><strong>Verdict</strong> (derived from the figures below): ");
+  html_str(f, verdict);
+  fprintf(f, "</p>\n");
   html_meta(f, d, date);
   html_summary(f, d, rows);
   html_sections(f, d, rows);
@@ -1047,7 +892,7 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   html_part(f, d);
   fprintf(f, "<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
              "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
-  return close_ok(f);
+  return rw_close_ok(f);
 }
 
 /* "sections" and "formulations" (every row with its precision), indented by ind. */
@@ -1104,7 +949,7 @@ static void json_part(FILE *f, const rep_data *d) {
 }
 
 static int write_json(const rep_data *d, const row *rows, const char *dir, const char *date) {
-  FILE *f = open_in(dir, "report.json");
+  FILE *f = rw_open_in(dir, "report.json");
   if (!f) return -1;
   fprintf(f, "{\n  \"format\": \"toibench-report v1\",\n  \"date\": ");
   json_str(f, date);
@@ -1120,6 +965,10 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   json_str(f, toi_ref_gmp_version());
   fprintf(f, ",\n  \"reference_engine\": ");
   json_str(f, toi_ref_engine_name(d->opts.engine));
+  char verdict[2048];
+  verdict_of(d, rows, verdict, sizeof verdict);
+  fprintf(f, ",\n  \"verdict\": ");
+  json_str(f, verdict);
   json_sections_rows(f, d, rows, "  ");
   json_part(f, d);
   fprintf(f, ",\n  \"simulation\": [\n");
@@ -1141,7 +990,7 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
   fprintf(f, ",\n  \"seconds\": ");
   json_num(f, d->seconds_total);
   fprintf(f, "\n}\n");
-  return close_ok(f);
+  return rw_close_ok(f);
 }
 
 /* Only an earlier report (or an empty folder) may be replaced: --out must
@@ -1233,7 +1082,7 @@ int report_write(const rep_data *d, const char *dir) {
   char *slash = strrchr(parent, '/');
   if (slash && slash != parent) {
     *slash = 0;
-    if (mkdir_p(parent)) {
+    if (rw_mkdir_p(parent)) {
       cli_error("report: cannot create %s: %s", parent, strerror(errno));
       return -1;
     }
@@ -1253,12 +1102,12 @@ int report_write(const rep_data *d, const char *dir) {
   if (!rows) goto fail;
   build_rows(d, rows);
   snprintf(sub, sizeof sub, "%s/data", tmp);
-  if (mkdir_p(sub)) goto fail;
+  if (rw_mkdir_p(sub)) goto fail;
   snprintf(sub, sizeof sub, "%s/img", tmp);
-  if (mkdir_p(sub)) goto fail;
+  if (rw_mkdir_p(sub)) goto fail;
   snprintf(sub, sizeof sub, "%s/data", tmp);
-  if (write_data(d, sub) || write_pareto(d, rows, sub)) goto fail;
-  if (run_plots(d, tmp)) goto fail;
+  if (rw_write_data(d, sub) || rw_write_pareto(d, rows, sub)) goto fail;
+  if (rw_run_plots(d, tmp)) goto fail;
   char date[64];
   time_t now = time(NULL);
   struct tm tmv;

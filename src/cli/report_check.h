@@ -1,0 +1,20 @@
+/* report_check.h: `toibench report --check DIR`, the report as a browser shows it. */
+#ifndef TOI_REPORT_CHECK_H
+#define TOI_REPORT_CHECK_H
+
+/// What the page said of itself once loaded (its <pre id="toi-check">) and Chromium's log.
+typedef struct report_check_result {
+  int images, broken, errors; ///< images, those not loaded, error events and console.error calls
+  int console;                ///< console messages in Chromium's log
+  char list[1024];            ///< the sources of the images not loaded, comma-separated
+} report_check_result;
+
+/// Reads the marker from a dumped DOM and counts the console lines of log
+/// (either may be NULL). 0, or -1 when the DOM has no marker.
+int report_check_dom(const char *dom, const char *log, report_check_result *r);
+/// Opens DIR/index.html in headless Chromium ($TOIBENCH_CHROMIUM or chromium):
+/// every image loaded, no error, a screenshot in shot (NULL: DIR/screenshot.png).
+/// Says the outcome on stderr; EXIT_OK or EXIT_RUNTIME.
+int report_check(const char *dir, const char *shot);
+
+#endif

@@ -1,0 +1,54 @@
+/* report_int.h: what the files of the report's writer share (report_write.c: tables, HTML, Markdown, JSON,
+ * the folder; report_plots.c: data files and gnuplot plots). Internal to src/cli. */
+#ifndef TOI_REPORT_INT_H
+#define TOI_REPORT_INT_H
+
+#include <stdio.h>
+#include "report.h"
+#include "report_look.h"
+
+/* One row of the summary table. */
+typedef struct row {
+  const char *name;
+  const char *dir;
+  size_t cases, agree, missed, ghost, other, timed, ood, failed;
+  double agree_pct, median, p99, max, max_bits;
+  double ke_max, mom_max, gap_min;
+  size_t penetrations;
+  double drift, ns, ns_med;  /* ns: fastest of the repeats; ns_med: their median (NaN: timed once) */
+  double med_lo, med_hi, p99_lo, p99_hi; /* distribution-free intervals of the median and the p99 */
+  size_t nonfinite;        /* timed cases with a NaN or infinite time */
+  toi_precision q;         /* the column's precision: its ULPs and bits are in it */
+  size_t rounded, beyond;  /* cases whose inputs rounding to q changed, or put beyond q's range */
+  long worst_ulp, first_missed, first_ghost, worst_ke, worst_gap; /* section indices or -1 */
+} row;
+
+/// One plot: reports/SCRIPT.gp drawn from data/DATA, with its title and caption.
+typedef struct rw_plot {
+  const char *script; /* reports/NAME.gp */
+  const char *data;   /* data/FILE */
+  const char *title;
+  const char *caption;
+} rw_plot;
+
+/// The main plots (part 0) or the binary32 part's (part 1), *n of them.
+const rw_plot *rw_plots(int part, size_t *n);
+
+/// dir/name opened for writing (an error said when it cannot be).
+FILE *rw_open_in(const char *dir, const char *name);
+/// Closes f: 0, or -1 when a write or the close failed.
+int rw_close_ok(FILE *f);
+/// mkdir -p path. 0 or -1 (errno set).
+int rw_mkdir_p(const char *path);
+/// The group of a column (documents, own kernels, engines).
+rl_group rw_col_group(const rep_col *c);
+/// The palette's colour of name, the same in every plot and table of report d.
+const char *rw_name_colour(const rep_data *d, const char *name);
+/// data/*.dat: the families, kappa, the CDF, the audit, the simulation (and the binary32 part's). 0 or -1.
+int rw_write_data(const rep_data *d, const char *dir);
+/// data/pareto.dat: accuracy against cost, labels placed apart. 0 or -1.
+int rw_write_pareto(const rep_data *d, const row *rows, const char *dir);
+/// Every plot in SVG and PNG under dir/img, gnuplot run in dir. 0 or -1.
+int rw_run_plots(const rep_data *d, const char *dir);
+
+#endif
