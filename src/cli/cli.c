@@ -308,7 +308,7 @@ void cli_cleanup_unregister(const char *path) { pending_remove(path); }
 
 /* Signals that end the process, held while a temporary is created and
    recorded, so that none is created unrecorded. */
-static void hold_signals(sigset_t *old) {
+void cli_hold_signals(sigset_t *old) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -397,7 +397,7 @@ int cli_out_open(cli_out *o, const char *path) {
   }
   snprintf(o->path, sizeof o->path, "%s", target);
   sigset_t old;
-  hold_signals(&old);
+  cli_hold_signals(&old);
   install_handlers();
   int fd = create_temp(o->tmp, sizeof o->tmp, target);
   int err = errno;

@@ -2,6 +2,7 @@
 #ifndef TOI_CLI_H
 #define TOI_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 #include "toi.h"
 #include "toi_msg.h"
@@ -159,6 +160,9 @@ void cli_out_abort(cli_out *o);
 /// already or path is too long (then it is not removed on a signal).
 /// cli_out's temporary files are registered the same way by cli_out_open.
 int cli_cleanup_register_dir(const char *path);
+/// Holds SIGINT, SIGTERM and SIGHUP (the previous mask in *old; restore it with
+/// pthread_sigmask(SIG_SETMASK, old, NULL)) while a temporary is created and registered.
+void cli_hold_signals(sigset_t *old);
 void cli_cleanup_unregister(const char *path);
 
 /// --timeout SEC, the same rule for every command: 0 < SEC <= CLI_TIMEOUT_MAX

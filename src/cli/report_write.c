@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -1088,8 +1090,14 @@ int report_write(const rep_data *d, const char *dir) {
     }
   }
   snprintf(tmp, sizeof tmp, "%.*s.tmp.XXXXXX", (int)dl, dir);
+  /* SIGINT and SIGTERM wait until the folder is registered for removal: one
+   * arriving between mkdtemp and the registration would leave it behind. */
+  sigset_t prev;
+  cli_hold_signals(&prev);
   if (!mkdtemp(tmp)) {
-    cli_error("report: cannot create a temporary folder beside %s: %s", dir, strerror(errno));
+    int e = errno;
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    cli_error("report: cannot create a temporary folder beside %s: %s", dir, strerror(e));
     return -1;
   }
   /* mkdtemp makes it 0700: give it what mkdir(0777) would under the umask. */
@@ -1097,6 +1105,7 @@ int report_write(const rep_data *d, const char *dir) {
   umask(mask);
   chmod(tmp, 0777 & ~mask);
   cli_cleanup_register_dir(tmp); /* removed on SIGINT/SIGTERM while unfinished */
+  pthread_sigmask(SIG_SETMASK, &prev, NULL);
   row *rows = calloc(d->ncol ? d->ncol : 1, sizeof *rows);
   int rc = -1;
   if (!rows) goto fail;
