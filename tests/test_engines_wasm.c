@@ -41,8 +41,8 @@ static int engine_built(const wasm_engine *e) {
   return access(path, R_OK) == 0;
 }
 
-/* `toibench solve -f SOLVER FILE` with TOIBENCH_ENGINES set, its stdout into out (no shell). */
-static void solve(const wasm_engine *e, const char *file, char *out, size_t n) {
+/* `toibench CMD -f SOLVER FILE` (CMD solve or run) with TOIBENCH_ENGINES set, its stdout into out (no shell). */
+static void toibench(const char *cmd, const wasm_engine *e, const char *file, char *out, size_t n) {
   char env_dir[4200], outf[] = "/tmp/toiwasmXXXXXX";
   snprintf(env_dir, sizeof env_dir, "%s/engines", bin_dir());
   int fd = mkstemp(outf);
@@ -51,7 +51,7 @@ static void solve(const wasm_engine *e, const char *file, char *out, size_t n) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fd, 1);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  char *argv[] = {(char *)TOIBENCH_PATH, "solve", "-f", (char *)e->solver, (char *)file, NULL};
+  char *argv[] = {(char *)TOIBENCH_PATH, (char *)cmd, "-f", (char *)e->solver, (char *)file, NULL};
   cr_assert_eq(setenv("TOIBENCH_ENGINES", env_dir, 1), 0);
   pid_t pid;
   cr_assert_eq(posix_spawn(&pid, TOIBENCH_PATH, &fa, NULL, argv, environ), 0);
@@ -61,12 +61,14 @@ static void solve(const wasm_engine *e, const char *file, char *out, size_t n) {
   posix_spawn_file_actions_destroy(&fa);
   /* Status 1: the solver failed on some case (a protocol error such as a
      negative time); the corpus records those cases' verdict as failed. */
-  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "%s: solve %s failed", e->solver, file);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "%s: %s %s failed", e->solver, cmd, file);
   ssize_t got = pread(fd, out, n - 1, 0);
   out[got > 0 ? got : 0] = 0;
   close(fd);
   unlink(outf);
 }
+
+static void solve(const wasm_engine *e, const char *file, char *out, size_t n) { toibench("solve", e, file, out, n); }
 
 /* The answer line for ID: class, time, target, tolerance. */
 static int answer(const char *out, const char *id, char *cls, double *t, double *target, double *tol) {
@@ -171,6 +173,29 @@ static void check_corpus(const wasm_engine *e) {
   fclose(f);
   cr_assert_gt(n, 0, "%s: an empty corpus", path);
 }
+
+/* The engine's own cost: the adapter times each call of the engine's routine and reports the sum on the
+ * protocol's '# engine-time' line; `run` shows it beside its own time per call. Each of the four known
+ * cases calls the routine once, so the two figures are per the same calls, and the engine's time lies
+ * inside the bench's (which adds node's start, the WebAssembly's compilation and the protocol). */
+static void check_cost(const wasm_engine *e) {
+  if (!engine_built(e)) cr_skip_test("%s is not built: run 'make engines' to test it", e->dir);
+  const char *f = known_cases(e->dim);
+  static char out[1 << 14];
+  toibench("run", e, f, out, sizeof out);
+  unlink(f);
+  const char *p = strstr(out, "(engine ");
+  double engine = 0, bench = 0;
+  cr_assert(p && sscanf(p, "(engine %lf us/call, bench %lf us/call)", &engine, &bench) == 2, "%s: %s", e->solver,
+            out);
+  cr_assert_gt(engine, 0, "%s", e->solver);
+  cr_assert_leq(engine, bench, "%s: the engine's %g us per call exceed the bench's %g", e->solver, engine, bench);
+}
+
+Test(engines_wasm, box2d3_reports_its_cost, .timeout = 60) { check_cost(&engines[0]); }
+Test(engines_wasm, jolt_reports_its_cost, .timeout = 60) { check_cost(&engines[1]); }
+Test(engines_wasm, physx_reports_its_cost, .timeout = 60) { check_cost(&engines[2]); }
+Test(engines_wasm, rapier3d_reports_its_cost, .timeout = 60) { check_cost(&engines[3]); }
 
 Test(engines_wasm, box2d3_corpus_replays, .timeout = 120) { check_corpus(&engines[0]); }
 Test(engines_wasm, jolt_corpus_replays, .timeout = 120) { check_corpus(&engines[1]); }
