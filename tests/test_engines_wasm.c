@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "gen.h"
+#include "toi.h"
 
 extern char **environ;
 
@@ -201,3 +203,59 @@ Test(engines_wasm, box2d3_corpus_replays, .timeout = 120) { check_corpus(&engine
 Test(engines_wasm, jolt_corpus_replays, .timeout = 120) { check_corpus(&engines[1]); }
 Test(engines_wasm, physx_corpus_replays, .timeout = 120) { check_corpus(&engines[2]); }
 Test(engines_wasm, rapier3d_corpus_replays, .timeout = 120) { check_corpus(&engines[3]); }
+
+/* Jolt decides at fraction 0 on one float expression (GJKClosestPoint::CastShape: `v.Dot(w) -
+ * sum_convex_radius * v.Length()`, with a sphere's support its centre): |d|^2 - R |d| for d = pA - pB and
+ * R = rA + rB, all in float. An approaching case is answered at fraction 0 (overlap) exactly when that is
+ * <= 0, so near contact the float rounding, not the exact gap, sets the class. The expression here is
+ * evaluated independently in C float (each operation rounded to float, the dot product left to right). */
+static int jolt_float_not_apart(const toi_case *c) {
+  float d[3];
+  for (int k = 0; k < 3; k++) d[k] = (float)c->pa[k] - (float)c->pb[k];
+  float dot = d[0] * d[0];
+  dot = dot + d[1] * d[1];
+  dot = dot + d[2] * d[2];
+  float len = sqrtf(dot), R = (float)c->ra + (float)c->rb;
+  float v_dot_w = dot - R * len;
+  return !(v_dot_w > 0.0f);
+}
+
+Test(engines_wasm, jolt_near_contact_class_is_the_float_sign_at_fraction_0, .timeout = 120) {
+  const wasm_engine *e = &engines[1];
+  if (!engine_built(e)) cr_skip_test("%s is not built: run 'make engines' to test it", e->dir);
+  enum { N = 4000 };
+  static toi_case cases[N];
+  static char out[1 << 19];
+  gen_opts o;
+  gen_opts_default_in(&o, GEN_NEAR_CONTACT, TOI_BINARY32);
+  o.dim = 3;
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/tmp/toiwasm-jolt-nc-%ld.cases", (long)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  for (int i = 0; i < N; i++) {
+    size_t bin;
+    cr_assert_eq(gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_gt(toi_format_case(line, sizeof line, &cases[i]), 0);
+    fprintf(f, "%s\n", line);
+  }
+  fclose(f);
+  solve(e, path, out, sizeof out);
+  unlink(path);
+  int approaching = 0, apart_at_zero = 0, inside_advanced = 0;
+  for (int i = 0; i < N; i++) {
+    if (!strstr(cases[i].id, "-app-")) continue;
+    char cls[32];
+    double t, target, tol;
+    cr_assert_geq(answer(out, cases[i].id, cls, &t, &target, &tol), 1, "no answer for %s", cases[i].id);
+    int at_zero = jolt_float_not_apart(&cases[i]);
+    cr_assert_str_eq(cls, at_zero ? "overlap" : "hit", "%s: jolt answers %s", cases[i].id, cls);
+    approaching++;
+    apart_at_zero += at_zero && strstr(cases[i].id, "-gap-") != NULL;
+    inside_advanced += !at_zero && strstr(cases[i].id, "-ovl-") != NULL;
+  }
+  /* The family reaches the float effect both ways: balls apart read as touching, overlapping as apart. */
+  cr_assert_gt(approaching, N / 4);
+  cr_assert_gt(apart_at_zero, 0);
+  cr_assert_gt(inside_advanced, 0);
+}
