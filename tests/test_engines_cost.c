@@ -154,3 +154,30 @@ Test(engines_cost, plugins_of_abi_1_and_2_still_load_and_are_not_asked_for_a_cos
   /* binary64, as a version 1 plug-in's solvers are: no precision column. */
   cr_assert_null(strstr(r->out, "binary32"), "%s", r->out);
 }
+
+Test(engines_cost, every_built_engine_reports_its_own_cost, .timeout = 120) {
+  cc_out *r = cc_run(NULL, "list --engines");
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  if (!r->out[0]) cr_skip_test("no engine is built: run 'make engines' to test their cost reports");
+  static char names[sizeof r->out];
+  snprintf(names, sizeof names, "%s", r->out);
+  /* Head-on in the plane, apart at the start: every engine calls its routine once per case, so the
+   * engine's time per call is part of the bench's time per call. */
+  const char *ids[] = {"h1", "h2", "h3", "h4"};
+  const char *f = write_cases("engines", ids, 4);
+  char args[512];
+  snprintf(args, sizeof args, "run -f engines %s", f);
+  r = cc_run(NULL, args);
+  unlink(f);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  int n = 0;
+  for (char *save = NULL, *name = strtok_r(names, "\n", &save); name; name = strtok_r(NULL, "\n", &save), n++) {
+    char row[1024];
+    double e, b;
+    cr_assert(row_of(r->out, name, row, sizeof row), "%s: no row\n%s", name, r->out);
+    cr_assert(cost_of(row, &e, &b), "%s reports no cost: %s", name, row);
+    cr_assert_gt(e, 0, "%s", row);
+    cr_assert_leq(e, b, "%s", row);
+  }
+  cr_assert_gt(n, 0);
+}
