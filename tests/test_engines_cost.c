@@ -175,7 +175,8 @@ Test(engines_cost, every_built_engine_reports_its_own_cost, .timeout = 120) {
     char row[1024];
     double e, b;
     cr_assert(row_of(r->out, name, row, sizeof row), "%s: no row\n%s", name, r->out);
-    cr_assert(cost_of(row, &e, &b), "%s reports no cost: %s", name, row);
+    cr_assert(cost_of(row, &e, &b), "%s reports no cost (built before the cost report? run 'make engines'): %s",
+              name, row);
     cr_assert_gt(e, 0, "%s", row);
     cr_assert_leq(e, b, "%s", row);
   }
