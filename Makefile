@@ -255,7 +255,9 @@ $(foreach e,$(ENGINES),$(eval $(call $(if $(ENGINE_$(e)_NPM),engine_npm_rule,eng
 ## engines: install the engines' Debian and npm packages, build each engines/NAME/ under build/engines/
 engines: engine-deps
 	@$(MAKE) --no-print-directory engine-libs
-	@echo "engines: built $(ENGINES); 'build/toibench list' shows them"
+	@built=""; skipped=""; for o in $(foreach e,$(ENGINES),$(e):$(ENGINE_$(e)_OUT)); do \
+	  if [ -f "$${o#*:}" ]; then built="$$built $${o%%:*}"; else skipped="$$skipped $${o%%:*}"; fi; done; \
+	echo "engines: built$${built:- nothing}$${skipped:+; skipped$$skipped}; 'build/toibench list' shows them"
 
 ## engine-deps: install the Debian packages and commands the engines' engine.mk files name
 engine-deps:

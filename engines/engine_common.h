@@ -3,7 +3,32 @@
 #define TOI_ENGINE_COMMON_H
 
 #include <math.h>
+#include <time.h>
 #include "toi_solver.h"
+
+/* The engine's own cost (ABI 3, toi_solver_report_cost): an adapter keeps one
+ * toi_solver_cost per solve function, takes t0 = engine_clock_ns() before the
+ * engine's routine and calls engine_cost_add(&cost, t0) after it, and answers
+ * the query with engine_cost_report. The clock is timespec_get's (C11, the one
+ * a strict C11 build has), read twice per call. */
+static inline unsigned long long engine_clock_ns(void) {
+  struct timespec ts;
+  if (timespec_get(&ts, TIME_UTC) != TIME_UTC) return 0;
+  return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+static inline void engine_cost_add(toi_solver_cost *cost, unsigned long long t0) {
+  unsigned long long t1 = engine_clock_ns();
+  cost->ns += t1 > t0 ? t1 - t0 : 0;
+  cost->calls++;
+}
+
+/* 1 and *out filled when the solver made calls, else 0. */
+static inline int engine_cost_report(const toi_solver_cost *cost, toi_solver_cost *out) {
+  if (cost->calls == 0) return 0;
+  *out = *cost;
+  return 1;
+}
 
 /* A 2D engine handles a 3D case only when it lies in the plane z = 0. */
 static inline int engine_planar(const toi_solver_case *c) {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "toi.h"
 #include "toi_solver.h"
 
@@ -140,6 +141,40 @@ Test(engines_fcl, naive_misses_a_contact_between_samples) {
   toi_solver_result a = fcl_solve(fcl_fn(h, &fcl_solvers[1]), &c, "fcl-ca");
   cr_assert_eq(a.cls, TOI_SOLVER_HIT);
   cr_assert_leq(fabs(38 - 64 * a.t - a.target), a.tolerance + 1e-12, "fcl-ca: t = %a", a.t);
+  dlclose(h);
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+/* ABI 3: each solver's own cost, the calls it made in this process and the
+ * time inside continuousCollide, which the wall time around the calls bounds. */
+Test(engines_fcl, reports_its_own_cost_per_solver) {
+  void *h = fcl_open();
+  toi_solver_cost_fn cost;
+  *(void **)&cost = dlsym(h, "toi_solver_report_cost");
+  cr_assert_not_null(cost, "fcl.so exports no toi_solver_report_cost");
+  toi_solver_cost got = {0, 0};
+  cr_assert_eq(cost("toi_fcl_naive", &got), 0, "no call yet, no cost");
+  const double pb[3] = {10, 0, 0}, vb[3] = {-2, 0, 0};
+  toi_solver_case c = fcl_case(pb, vb, INFINITY);
+  double t0 = now_ns();
+  for (int i = 0; i < 3; i++) fcl_solve(fcl_fn(h, &fcl_solvers[0]), &c, "fcl-naive");
+  for (int i = 0; i < 2; i++) fcl_solve(fcl_fn(h, &fcl_solvers[1]), &c, "fcl-ca");
+  double wall = now_ns() - t0;
+  toi_solver_cost naive = {0, 0}, ca = {0, 0};
+  cr_assert_eq(cost("toi_fcl_naive", &naive), 1);
+  cr_assert_eq(cost("toi_fcl_ca", &ca), 1);
+  cr_assert_eq(naive.calls, 3);
+  cr_assert_eq(ca.calls, 2);
+  cr_assert_gt(naive.ns, 0);
+  cr_assert_gt(ca.ns, 0);
+  cr_assert_leq((double)(naive.ns + ca.ns), wall, "engine %llu + %llu ns in %g ns of wall time", naive.ns, ca.ns,
+                wall);
+  cr_assert_eq(cost("toi_fcl_other", &got), 0, "an unknown symbol has no cost");
   dlclose(h);
 }
 

@@ -362,7 +362,7 @@ Test(solver, plugin_refused_when_not_a_plugin_or_wrong_abi_or_no_symbol) {
            bin_path(0, "tests/solvers/wrong_abi_plugin.so"));
   sol_out *r = sol_run(NULL, args);
   cr_assert_eq(r->status, 2);
-  cr_assert(strstr(r->err, "built for solver ABI 99, this toibench speaks 1 and 2"), "%s", r->err);
+  cr_assert(strstr(r->err, "built for solver ABI 99, this toibench speaks 1 to 3"), "%s", r->err);
   cr_assert(strstr(r->err, "Try 'toibench run --help'"), "%s", r->err);
   snprintf(args, sizeof args, "run --solver %s:nosuch cases/degenerate.cases", PLUGIN);
   r = sol_run(NULL, args);

@@ -3,13 +3,18 @@
 #include <box2d/b2_distance.h>
 #include <box2d/b2_time_of_impact.h>
 #include <algorithm>
+#include <cstring>
 #include "engine_common.h"
 
 extern "C" {
 TOI_SOLVER_ABI;
 int toi_box2d_toi(toi_solver_result *out, const toi_solver_case *c);
 int toi_box2d_shapecast(toi_solver_result *out, const toi_solver_case *c);
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out);
 }
+
+/* The engine routines' own time: b2TimeOfImpact, b2ShapeCast. */
+static toi_solver_cost cost_toi, cost_shapecast;
 
 /* Box2D works in float: the world positions and velocities are floats, and
  * the step's end position is integrated as Box2D's island solver does,
@@ -37,7 +42,9 @@ int toi_box2d_toi(toi_solver_result *out, const toi_solver_case *c) {
   }
   in.tMax = 1.0f;
   b2TOIOutput o;
+  unsigned long long t0 = engine_clock_ns();
   b2TimeOfImpact(&o, &in);
+  engine_cost_add(&cost_toi, t0);
   /* The separation Box2D aims at, from b2TimeOfImpact: centre distance
    * max(linearSlop, R - 3 linearSlop), within 0.25 linearSlop. */
   float R = sa.m_radius + sb.m_radius;
@@ -73,7 +80,9 @@ int toi_box2d_shapecast(toi_solver_result *out, const toi_solver_case *c) {
   in.transformB.Set(vec(c->pb), 0.0f);
   in.translationB = h * (vec(c->vb) - vec(c->va));
   b2ShapeCastOutput o;
+  unsigned long long t0 = engine_clock_ns();
   bool hit = b2ShapeCast(&o, &in);
+  engine_cost_add(&cost_shapecast, t0);
   /* From b2ShapeCast: radii below polygonRadius count as polygonRadius, and
    * the cast stops at centre distance max(polygonRadius, R' - polygonRadius),
    * within 0.5 linearSlop. */
@@ -87,6 +96,12 @@ int toi_box2d_shapecast(toi_solver_result *out, const toi_solver_case *c) {
     out->cls = TOI_SOLVER_NONE; /* no hit within the translation, or an initial overlap */
   }
   return TOI_SOLVER_OK;
+}
+
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
+  if (!std::strcmp(symbol, "toi_box2d_toi")) return engine_cost_report(&cost_toi, out);
+  if (!std::strcmp(symbol, "toi_box2d_shapecast")) return engine_cost_report(&cost_shapecast, out);
+  return 0;
 }
 
 extern "C" const toi_solver_info toi_solver_catalog[] = {

@@ -10,14 +10,12 @@
 // advancement reaches centre distance < target + tolerance; fraction in [0, 1) of the translation;
 // 20 iterations at most (then no hit).
 'use strict';
-const { serve, planar, window } = require('./protocol');
+const { serve, planar, window, engineTime } = require('./protocol');
 
 const LINEAR_SLOP = 0.005;
 let B = null;
 let world = null;
 let filter = null;
-let engineNs = 0n;
-let calls = 0;
 
 // One cast: A a circle on a static body at the origin (the circle's centre pA, so that the body
 // transform is the identity and no rounding is added), B the proxy at pB cast along W (vB - vA).
@@ -31,13 +29,10 @@ function cast(c, W) {
   const proxy = B.b2MakeProxy(new B.b2Vec2(c.pb[0], c.pb[1]), 1, c.rb);
   const tr = new B.b2Vec2(W * (c.vb[0] - c.va[0]), W * (c.vb[1] - c.va[1]));
   let fraction = -1;
-  const t0 = process.hrtime.bigint();
-  B.b2World_CastShape(world, proxy, tr, filter, (r) => {
+  engineTime(() => B.b2World_CastShape(world, proxy, tr, filter, (r) => {
     fraction = r.fraction;
     return r.fraction;
-  });
-  engineNs += process.hrtime.bigint() - t0;
-  calls++;
+  }));
   B.b2DestroyBody(body);
   // A regular hit has advanced at least once: fraction 0 is b2ShapeCast's initial overlap.
   return { fraction, overlap: fraction === 0 };
@@ -71,11 +66,5 @@ async function init() {
   world = B.b2CreateWorld(wd);
   filter = B.b2DefaultQueryFilter();
 }
-
-// The engine's own time, apart from the protocol's: one stderr line at the end (toibench relays it).
-process.on('beforeExit', () => {
-  if (calls) process.stderr.write(`engine time: ${calls} calls, ${(Number(engineNs) / calls).toFixed(0)} ns per call\n`);
-  calls = 0;
-});
 
 serve(solvers, process.argv[2], init).catch((e) => { process.stderr.write(`${e.stack}\n`); process.exit(1); });

@@ -5,6 +5,7 @@
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
 #include <BulletCollision/NarrowPhaseCollision/btSubSimplexConvexCast.h>
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
+#include <cstring>
 #include "engine_common.h"
 
 /* The same source builds against Debian's float libraries (bullet.pc) and its
@@ -28,9 +29,13 @@ TOI_SOLVER_ABI;
 int SYM(continuous)(toi_solver_result *out, const toi_solver_case *c);
 int SYM(gjk)(toi_solver_result *out, const toi_solver_case *c);
 int SYM(subsimplex)(toi_solver_result *out, const toi_solver_case *c);
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out);
 }
 
 enum cast_kind { CONTINUOUS, GJK, SUBSIMPLEX };
+
+/* Each cast's own time: its constructor and calcTimeOfImpact. */
+static toi_solver_cost costs[3];
 
 /* Each cast moves both spheres over the step from their transforms at the
  * start to those at the end (A at pA -> pA + W vA, in btScalar) and answers
@@ -53,6 +58,7 @@ static int cast(toi_solver_result *out, const toi_solver_case *c, cast_kind kind
   btVoronoiSimplexSolver simplex;
   btConvexCast::CastResult res;
   bool hit;
+  unsigned long long t0 = engine_clock_ns();
   if (kind == CONTINUOUS) {
     btGjkEpaPenetrationDepthSolver pd;
     btContinuousConvexCollision cc(&sa, &sb, &simplex, &pd);
@@ -64,6 +70,7 @@ static int cast(toi_solver_result *out, const toi_solver_case *c, cast_kind kind
     btSubsimplexConvexCast sc(&sa, &sb, &simplex);
     hit = sc.calcTimeOfImpact(fromA, toA, fromB, toB, res);
   }
+  engine_cost_add(&costs[kind], t0);
   if (kind != SUBSIMPLEX) {
     /* Conservative advancement stops once the distance is below 0.001 and
      * never steps past contact on spheres: a separation in [0, 0.001]. */
@@ -82,6 +89,13 @@ static int cast(toi_solver_result *out, const toi_solver_case *c, cast_kind kind
 int SYM(continuous)(toi_solver_result *out, const toi_solver_case *c) { return cast(out, c, CONTINUOUS); }
 int SYM(gjk)(toi_solver_result *out, const toi_solver_case *c) { return cast(out, c, GJK); }
 int SYM(subsimplex)(toi_solver_result *out, const toi_solver_case *c) { return cast(out, c, SUBSIMPLEX); }
+
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
+  const char *names[3] = {SYMNAME("continuous"), SYMNAME("gjk"), SYMNAME("subsimplex")};
+  for (int k = 0; k < 3; k++)
+    if (!std::strcmp(symbol, names[k])) return engine_cost_report(&costs[k], out);
+  return 0;
+}
 
 #define WINDOW "over [0, W] (W = --tmax, else a power of two past any first contact), hit at fraction W"
 

@@ -1,8 +1,11 @@
 /* chipmunk/adapter.c: Chipmunk 7's cpShapeSegmentQuery on the relative motion of two circles, as a toibench plug-in. */
 #include <chipmunk/chipmunk.h>
+#include <string.h>
 #include "engine_common.h"
 
 TOI_SOLVER_ABI;
+
+static toi_solver_cost cost; /* cpShapeSegmentQuery's own time */
 
 /* Ball B is a static circle at pB; ball A sweeps a segment from pA to
  * pA + (vA - vB) W with radius rA; Chipmunk answers the fraction alpha of the
@@ -17,7 +20,10 @@ int toi_chipmunk_segment(toi_solver_result *out, const toi_solver_case *c) {
   cpVect a = cpv(c->pa[0], c->pa[1]);
   cpVect b = cpv(c->pa[0] + (c->va[0] - c->vb[0]) * W, c->pa[1] + (c->va[1] - c->vb[1]) * W);
   cpSegmentQueryInfo info;
-  if (cpShapeSegmentQuery(shape, a, b, c->ra, &info)) {
+  unsigned long long t0 = engine_clock_ns();
+  cpBool hit = cpShapeSegmentQuery(shape, a, b, c->ra, &info);
+  engine_cost_add(&cost, t0);
+  if (hit) {
     out->cls = TOI_SOLVER_HIT;
     out->t = info.alpha * W;
   } else {
@@ -26,6 +32,10 @@ int toi_chipmunk_segment(toi_solver_result *out, const toi_solver_case *c) {
   cpShapeFree(shape);
   cpBodyFree(body);
   return TOI_SOLVER_OK;
+}
+
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
+  return !strcmp(symbol, "toi_chipmunk_segment") && engine_cost_report(&cost, out);
 }
 
 const toi_solver_info toi_solver_catalog[] = {

@@ -1,4 +1,6 @@
 /* fcl/adapter.cpp: FCL 0.7.0's fcl::continuousCollide of two Spheres in translation, one solver per CCD type that handles spheres. */
+#include <chrono>
+#include <cstring>
 #include <fcl/geometry/shape/sphere.h>
 #include <fcl/narrowphase/continuous_collision.h>
 #include "engine_common.h"
@@ -7,7 +9,12 @@ extern "C" {
 TOI_SOLVER_ABI;
 int toi_fcl_naive(toi_solver_result *out, const toi_solver_case *c);
 int toi_fcl_ca(toi_solver_result *out, const toi_solver_case *c);
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out);
 }
+
+/* The engine's own cost per solver (ABI 3): the time inside fcl::continuousCollide
+ * alone, on the steady clock, summed over the calls of this process. */
+static toi_solver_cost cost_naive, cost_ca;
 
 /*
  * FCL's CCD solver types (fcl/narrowphase/continuous_collision-inl.h, 0.7.0):
@@ -73,7 +80,12 @@ static int collide(toi_solver_result *out, const toi_solver_case *c, fcl::CCDSol
     fcl::ContinuousCollisionRequestd req; /* defaults: 10 iterations, toc_err 1e-4, CCDM_TRANS, GST_LIBCCD */
     req.ccd_solver_type = type;
     fcl::ContinuousCollisionResultd res;
+    toi_solver_cost &cost = type == fcl::CCDC_NAIVE ? cost_naive : cost_ca;
+    auto t0 = std::chrono::steady_clock::now();
     double toc = fcl::continuousCollide(&sa, a0, a1, &sb, b0, b1, req, res);
+    cost.ns += (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - t0).count();
+    cost.calls++;
     if (toc < 0) return TOI_SOLVER_FAILED; /* FCL's "unsupported setting" */
     /* The separation each solver stops at, as a target and a tolerance around it. */
     double reach = rel_speed(c) * W; /* the relative displacement over the window */
@@ -108,6 +120,15 @@ static int collide(toi_solver_result *out, const toi_solver_case *c, fcl::CCDSol
 int toi_fcl_naive(toi_solver_result *out, const toi_solver_case *c) { return collide(out, c, fcl::CCDC_NAIVE); }
 int toi_fcl_ca(toi_solver_result *out, const toi_solver_case *c) {
   return collide(out, c, fcl::CCDC_CONSERVATIVE_ADVANCEMENT);
+}
+
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
+  const toi_solver_cost *c = !std::strcmp(symbol, "toi_fcl_naive") ? &cost_naive
+                             : !std::strcmp(symbol, "toi_fcl_ca")  ? &cost_ca
+                                                                   : nullptr;
+  if (!c || c->calls == 0) return 0;
+  *out = *c;
+  return 1;
 }
 
 #define WINDOW                                                                                                  \

@@ -1,8 +1,11 @@
 /* gsl/adapter.c: GSL's gsl_poly_solve_quadratic on the time-of-impact quadratic, as a toibench plug-in. */
 #include <gsl/gsl_poly.h>
+#include <string.h>
 #include "engine_common.h"
 
 TOI_SOLVER_ABI;
+
+static toi_solver_cost cost; /* gsl_poly_solve_quadratic's own time */
 
 /* |s + v t|^2 = R^2 as a t^2 + b t + c = 0, coefficients in double as a user
  * would write them: a = v.v, b = 2 s.v, c = s.s - R^2. GSL returns the real
@@ -21,7 +24,9 @@ int toi_gsl_quadratic(toi_solver_result *out, const toi_solver_case *c) {
     return TOI_SOLVER_OK;
   }
   double x0, x1;
+  unsigned long long t0 = engine_clock_ns();
   int n = gsl_poly_solve_quadratic(a, b, cc, &x0, &x1);
+  engine_cost_add(&cost, t0);
   /* With c >= 0 both roots have one sign; x0 < 0 <= x1 only when touching
    * now and leaving, which is no contact ahead. */
   double t = n >= 1 && x0 >= 0 ? x0 : NAN;
@@ -32,6 +37,10 @@ int toi_gsl_quadratic(toi_solver_result *out, const toi_solver_case *c) {
   out->cls = n == 2 && x0 == x1 ? TOI_SOLVER_GRAZE : TOI_SOLVER_HIT;
   out->t = t;
   return TOI_SOLVER_OK;
+}
+
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
+  return !strcmp(symbol, "toi_gsl_quadratic") && engine_cost_report(&cost, out);
 }
 
 const toi_solver_info toi_solver_catalog[] = {

@@ -12,15 +12,13 @@
 // from the cast direction (mBackFaceModeConvex IgnoreBackFaces, the default). The window is the
 // collector's early-out fraction, 1 + FLT_EPSILON.
 'use strict';
-const { serve, window } = require('./protocol');
+const { serve, window, engineTime } = require('./protocol');
 
 const TOLERANCE = 1e-4; // ShapeCastSettings::mCollisionTolerance, the default
 let J = null;
 let settings = null;
 let filter = null;
 let origin = null;
-let engineNs = 0n;
-let calls = 0;
 
 // Sphere A at pA cast along W (vA - vB) against sphere B at pB: the relative frame, B at rest.
 function cast(c, W) {
@@ -37,10 +35,7 @@ function cast(c, W) {
   const start = J.RMat44.prototype.sTranslation(pa);
   const sc = new J.RShapeCast(a, scale, start, dir);
   const col = new J.CastShapeClosestHitCollisionCollector();
-  const t0 = process.hrtime.bigint();
-  ts.CastShape(sc, settings, origin, col, filter);
-  engineNs += process.hrtime.bigint() - t0;
-  calls++;
+  engineTime(() => ts.CastShape(sc, settings, origin, col, filter));
   const fraction = col.HadHit() ? col.mHit.mFraction : -1;
   for (const o of [col, sc, dir, scale, pa, pb, ts]) J.destroy(o);
   a.Release();
@@ -84,11 +79,5 @@ async function init() {
   filter = new J.ShapeFilter();
   origin = new J.RVec3(0, 0, 0);
 }
-
-// The engine's own time, apart from the protocol's: one stderr line at the end (toibench relays it).
-process.on('beforeExit', () => {
-  if (calls) process.stderr.write(`engine time: ${calls} calls, ${(Number(engineNs) / calls).toFixed(0)} ns per call\n`);
-  calls = 0;
-});
 
 serve(solvers, process.argv[2], init).catch((e) => { process.stderr.write(`${e.stack}\n`); process.exit(1); });

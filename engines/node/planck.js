@@ -1,7 +1,7 @@
 // planck.js: planck.js's TimeOfImpact (a double-precision port of Box2D's) on two circles, as a toibench solver.
 'use strict';
 const planck = require('planck');
-const { serve, planar, window } = require('./protocol');
+const { serve, planar, window, engineTime } = require('./protocol');
 
 const solvers = {
   'planck-toi': {
@@ -27,7 +27,7 @@ const solvers = {
       }
       input.tMax = 1;
       const output = new planck.TOIOutput();
-      planck.TimeOfImpact(output, input);
+      engineTime(() => planck.TimeOfImpact(output, input));
       const slop = planck.Settings.linearSlop * planck.Settings.lengthUnitsPerMeter;
       const R = c.ra + c.rb;
       const r = { cls: 'none', t: NaN, target: Math.max(slop, R - 3 * slop) - R, tolerance: 0.25 * slop };

@@ -59,6 +59,20 @@ function window(c, tmax) {
   return e < -1022 ? 2 ** -1022 * 2 ** (e + 1022) : 2 ** e;
 }
 
+// The engine's own cost, apart from the protocol's: engineTime(f) runs f, one call of the engine's routine,
+// timed with process.hrtime.bigint, and returns what f returns. serve() reports the sum after the answers
+// as the protocol's optional line '# engine-time CALLS NANOSECONDS'.
+const cost = { ns: 0n, calls: 0 };
+function engineTime(f) {
+  const t0 = process.hrtime.bigint();
+  try {
+    return f();
+  } finally {
+    cost.ns += process.hrtime.bigint() - t0;
+    cost.calls++;
+  }
+}
+
 // Runs one solver: solve(c, tmax) returns {cls, t, target, tolerance}, {failed: true} or 'unsupported'.
 // With --manifest, prints the line toibench's engine registry reads instead.
 async function serve(solvers, name, init) {
@@ -90,7 +104,8 @@ async function serve(solvers, name, init) {
     out.push(`${c.id} ${r.cls} ${formatNumber(r.t)} ${formatNumber(r.target)} ${formatNumber(r.tolerance)}`);
   });
   await new Promise((resolve) => rl.on('close', resolve));
+  if (cost.calls) out.push(`# engine-time ${cost.calls} ${cost.ns}`);
   if (out.length) process.stdout.write(out.join('\n') + '\n');
 }
 
-module.exports = { parseNumber, formatNumber, parseCase, planar, window, serve };
+module.exports = { parseNumber, formatNumber, parseCase, planar, window, serve, engineTime };

@@ -1,7 +1,7 @@
 // rapier.js: Rapier's Shape.castShape (parry's ball-ball time of impact, f32) on two balls, as a toibench solver.
 'use strict';
 const RAPIER = require('@dimforge/rapier2d-compat');
-const { serve, planar, window } = require('./protocol');
+const { serve, planar, window, engineTime } = require('./protocol');
 
 const solvers = {
   'rapier-castshape': {
@@ -14,8 +14,8 @@ const solvers = {
       if (!planar(c)) return 'unsupported';
       const W = window(c, tmax);
       const a = new RAPIER.Ball(c.ra), b = new RAPIER.Ball(c.rb);
-      const hit = a.castShape({ x: c.pa[0], y: c.pa[1] }, 0, { x: c.va[0], y: c.va[1] }, b,
-        { x: c.pb[0], y: c.pb[1] }, 0, { x: c.vb[0], y: c.vb[1] }, 0, W, true);
+      const hit = engineTime(() => a.castShape({ x: c.pa[0], y: c.pa[1] }, 0, { x: c.va[0], y: c.va[1] }, b,
+        { x: c.pb[0], y: c.pb[1] }, 0, { x: c.vb[0], y: c.vb[1] }, 0, W, true));
       if (!hit) return { cls: 'none', t: NaN, target: 0, tolerance: 0 };
       return { cls: 'hit', t: hit.time_of_impact, target: 0, tolerance: 0 };
     },

@@ -9,11 +9,9 @@
 // float), or no motion at all, is a hit at distance 0, whatever the direction of motion. The hit is at
 // touching (target 0, inflation 0, no contact offset in a geometry query); distance = u * maxDist.
 'use strict';
-const { serve, window } = require('./protocol');
+const { serve, window, engineTime } = require('./protocol');
 
 let P = null;
-let engineNs = 0n;
-let calls = 0;
 
 // Sphere A at pA swept along W (vA - vB), as unitDir and maxDist, against sphere B at rest at pB.
 function sweep(c, W) {
@@ -28,10 +26,7 @@ function sweep(c, W) {
   const poseA = new P.PxTransform(va, q), poseB = new P.PxTransform(vb, q);
   const dir = new P.PxVec3(u[0], u[1], u[2]);
   const hit = new P.PxSweepHit();
-  const t0 = process.hrtime.bigint();
-  const got = P.PxGeometryQuery.prototype.sweep(dir, dist, ga, poseA, gb, poseB, hit);
-  engineNs += process.hrtime.bigint() - t0;
-  calls++;
+  const got = engineTime(() => P.PxGeometryQuery.prototype.sweep(dir, dist, ga, poseA, gb, poseB, hit));
   const r = got ? { distance: hit.distance, dist } : null;
   for (const o of [hit, dir, poseA, poseB, va, vb, q, ga, gb]) P.destroy(o);
   return r;
@@ -75,11 +70,5 @@ async function init() {
   }
   P.CreateFoundation(P.PHYSICS_VERSION, new P.PxDefaultAllocator(), new P.PxDefaultErrorCallback());
 }
-
-// The engine's own time, apart from the protocol's: one stderr line at the end (toibench relays it).
-process.on('beforeExit', () => {
-  if (calls) process.stderr.write(`engine time: ${calls} calls, ${(Number(engineNs) / calls).toFixed(0)} ns per call\n`);
-  calls = 0;
-});
 
 serve(solvers, process.argv[2], init).catch((e) => { process.stderr.write(`${e.stack}\n`); process.exit(1); });

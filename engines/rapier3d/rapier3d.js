@@ -7,10 +7,8 @@
 // (touching included, whatever the motion, as measured here) is a hit at time 0. Target touching (0).
 'use strict';
 const RAPIER = require('@dimforge/rapier3d-compat');
-const { serve, window } = require('./protocol');
+const { serve, window, engineTime } = require('./protocol');
 
-let engineNs = 0n;
-let calls = 0;
 const ROT = { x: 0, y: 0, z: 0, w: 1 };
 const vec = (v) => ({ x: v[0], y: v[1], z: v[2] });
 
@@ -27,10 +25,7 @@ const solvers = {
       const W = window(c, tmax);
       const a = new RAPIER.Ball(c.ra), b = new RAPIER.Ball(c.rb);
       const pa = vec(c.pa), va = vec(c.va), pb = vec(c.pb), vb = vec(c.vb);
-      const t0 = process.hrtime.bigint();
-      const hit = a.castShape(pa, ROT, va, b, pb, ROT, vb, 0, W, true);
-      engineNs += process.hrtime.bigint() - t0;
-      calls++;
+      const hit = engineTime(() => a.castShape(pa, ROT, va, b, pb, ROT, vb, 0, W, true));
       if (!hit) return { cls: 'none', t: NaN, target: 0, tolerance: 0 };
       const t = hit.time_of_impact;
       // A hit whose time overflowed f32 (seen on the scale family): the protocol takes no NaN time.
@@ -39,12 +34,6 @@ const solvers = {
     },
   },
 };
-
-// The engine's own time, apart from the protocol's: one stderr line at the end (toibench relays it).
-process.on('beforeExit', () => {
-  if (calls) process.stderr.write(`engine time: ${calls} calls, ${(Number(engineNs) / calls).toFixed(0)} ns per call\n`);
-  calls = 0;
-});
 
 // The compat package inlines its WebAssembly; init() compiles it once per process.
 serve(solvers, process.argv[2], () => RAPIER.init()).catch((e) => {

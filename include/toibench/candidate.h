@@ -3,6 +3,7 @@
 #define TOI_CANDIDATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "toi.h"
 #include "toi_msg.h"
 
@@ -42,6 +43,13 @@ typedef struct toi_solve_opts {
 typedef struct toi_run_info {
   size_t malfunctions;    ///< cases lost to crashes, hangs and protocol errors
   size_t protocol_errors; ///< answer lines not attributable to a case
+  /// An external candidate's own cost, as it reported it (plug-in ABI 3
+  /// toi_solver_report_cost, the protocol's `# engine-time` line), summed over
+  /// its processes: engine_calls 0 when it reported none.
+  uint64_t engine_calls, engine_ns;
+  /// The bench's side of an external call: cases sent and the wall time of
+  /// the whole call (process starts, protocol, engine), in nanoseconds.
+  uint64_t bench_calls, bench_ns;
 } toi_run_info;
 
 /// Properties of a candidate (toi_candidate.flags).

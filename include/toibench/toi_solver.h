@@ -10,6 +10,8 @@
  *   const toi_solver_info toi_solver_catalog[] = {...};  (optional: names, summaries, precisions)
  *   const int toi_solver_precision = TOI_SOLVER_BINARY32; (optional: the precision of solvers
  *                                          the catalog does not describe; default binary64)
+ *   int toi_solver_report_cost(const char *symbol, toi_solver_cost *out);  (optional: the
+ *                                          engine's own time, measured inside the plug-in)
  *
  * `toibench run --solver lib.so:my_solve FILE` calls my_solve once per case in a
  * child process with a time limit, so a crash, a hang or a NaN is reported for
@@ -26,6 +28,11 @@
  * case whose numbers overflow float is not given to it) and is scored in
  * binary32 ULPs against the exact answer of that rounded case. A plug-in
  * built for version 1 still loads: its solvers are binary64.
+ *
+ * Version 3 (from version 2): the optional function toi_solver_report_cost,
+ * through which a plug-in reports the time its engine's own routine took,
+ * apart from the bench's overhead. No struct of version 2 changed: a plug-in
+ * built for version 1 or 2 still loads, and is not asked for a cost.
  */
 
 #ifdef __cplusplus
@@ -33,7 +40,7 @@ extern "C" {
 #endif
 
 /// Version of the structs below; a plug-in built for another version is refused.
-#define TOI_SOLVER_ABI_VERSION 2
+#define TOI_SOLVER_ABI_VERSION 3
 
 /// Longest case ID, terminating NUL excluded.
 #define TOI_SOLVER_ID_MAX 63
@@ -103,6 +110,20 @@ typedef struct toi_solver_info {
   int precision;       ///< a toi_solver_precision (ABI 2; 0, binary64, when left out of an initializer)
 } toi_solver_info;
 
+/// An engine's own cost (ABI 3): what a plug-in measured around its engine's routine.
+typedef struct toi_solver_cost {
+  unsigned long long ns;    ///< nanoseconds spent inside the engine's routine over these calls
+  unsigned long long calls; ///< calls of the routine measured
+} toi_solver_cost;
+
+/// Optional (ABI 3): reports the engine's own cost. toibench calls it once in
+/// each child process that solved cases, after that process's last case, with
+/// the symbol of the solve function the process ran. It fills *out with what
+/// that function measured since the library was loaded and returns 1, or
+/// returns 0 when it measured nothing. `toibench run` shows the cost per call
+/// beside its own time per call.
+typedef int (*toi_solver_cost_fn)(const char *symbol, toi_solver_cost *out);
+
 /// Defines the required version symbol; write `TOI_SOLVER_ABI;` once in a plug-in.
 #define TOI_SOLVER_ABI const int toi_solver_abi = TOI_SOLVER_ABI_VERSION
 
@@ -111,6 +132,8 @@ extern const toi_solver_info toi_solver_catalog[];
 extern const int toi_solver_abi;
 /// Optional: the precision of the solvers the catalog does not describe.
 extern const int toi_solver_precision;
+/// Optional (ABI 3): see toi_solver_cost_fn.
+int toi_solver_report_cost(const char *symbol, toi_solver_cost *out);
 
 #ifdef __cplusplus
 }

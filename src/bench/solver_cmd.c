@@ -5,6 +5,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,26 @@ static int cloexec_pipe(int fd[2]) {
   return 0;
 }
 
+/* A count of the `# engine-time CALLS NS` line: decimal digits only, below 2^63. */
+static int parse_count(const char *s, uint64_t *out) {
+  if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18) return -1;
+  *out = strtoull(s, NULL, 10);
+  return 0;
+}
+
+/* `# engine-time CALLS NS`: the engine's own cost, summed over the solver's
+   processes (an answer line starting with '#' is otherwise a comment). */
+static void engine_time_line(batch *b, char **tok, int nt, size_t ln) {
+  uint64_t calls, ns;
+  if (nt != 4 || parse_count(tok[2], &calls) || parse_count(tok[3], &ns)) {
+    b->info->protocol_errors++;
+    message(b, "malformed engine-time line: expected '# engine-time CALLS NANOSECONDS'%s", "", ln);
+    return;
+  }
+  b->info->engine_calls += calls;
+  b->info->engine_ns += ns;
+}
+
 static void handle_line(batch *b, char *line) {
   size_t ln = ++b->line_no;
   line[strcspn(line, "\r")] = 0;
@@ -119,6 +140,10 @@ static void handle_line(batch *b, char *line) {
   int nt = 0;
   for (char *save = NULL, *t = strtok_r(line, " \t", &save); t && nt < 6; t = strtok_r(NULL, " \t", &save))
     tok[nt++] = t;
+  if (nt >= 2 && !strcmp(tok[0], "#") && !strcmp(tok[1], "engine-time")) {
+    engine_time_line(b, tok, nt, ln);
+    return;
+  }
   if (nt == 0 || tok[0][0] == '#') return;
   id_entry key = {tok[0], 0};
   id_entry *e = bsearch(&key, b->map, b->n, sizeof *b->map, cmp_entry);

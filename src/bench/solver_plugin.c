@@ -28,6 +28,11 @@ typedef struct rec {
 /* Exit statuses the child uses to explain itself before any solving. */
 enum { CHILD_LOAD_FAILED = 125 };
 
+/* The index of the record that carries the engine's own cost (ABI 3), sent
+   once after the child's last answer: t holds the nanoseconds, target the
+   calls (doubles hold both exactly up to 2^53). */
+#define COST_RECORD UINT64_MAX
+
 double solver_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -63,6 +68,18 @@ static int write_all(int fd, const void *buf, size_t len) {
   return 0;
 }
 
+/* ABI 3: the engine's own cost, when the plug-in reports one, as the child's
+   last record. Versions 1 and 2 are not asked. */
+static void send_cost(void *h, const char *symbol, int wfd) {
+  const int *abi = (const int *)dlsym(h, "toi_solver_abi");
+  toi_solver_cost_fn cost = NULL;
+  if (abi && *abi >= 3) *(void **)(&cost) = dlsym(h, "toi_solver_report_cost");
+  toi_solver_cost c = {0, 0};
+  if (!cost || cost(symbol, &c) != 1 || c.calls == 0) return;
+  rec m = {COST_RECORD, 0, 0, (double)c.ns, (double)c.calls, 0};
+  write_all(wfd, &m, sizeof m);
+}
+
 static void child_main(const solver_def *s, const toi_case *cases, size_t from, size_t n, double tmax, int wfd) {
   /* Ends with the bench, even one killed by a signal. */
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -88,6 +105,7 @@ static void child_main(const solver_def *s, const toi_case *cases, size_t from, 
     rec m = {(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
     if (write_all(wfd, &m, sizeof m)) _exit(0);
   }
+  send_cost(h, s->symbol, wfd);
   _exit(0);
 }
 
@@ -172,12 +190,21 @@ static void take_record(solver_answer *a, const rec *m) {
   }
 }
 
+/* A cost record, summed over the children of a run; one with numbers no
+   count or duration can have is ignored. */
+static void take_cost(solver_run_info *info, const rec *m) {
+  if (!(m->t >= 0 && m->t < 0x1p63 && m->target >= 1 && m->target < 0x1p63)) return;
+  info->engine_ns += (uint64_t)m->t;
+  info->engine_calls += (uint64_t)m->target;
+}
+
 enum { STREAM_ENDED = 0, STREAM_HUNG, STREAM_GARBLED };
 
 /* Takes the child's answers, case *expect on, until it closes the pipe
    (STREAM_ENDED), sends nothing for the timeout (STREAM_HUNG) or sends a
    record out of turn (STREAM_GARBLED). */
-static int read_answers(int fd, solver_answer *ans, size_t n, double timeout, size_t *expect) {
+static int read_answers(int fd, solver_answer *ans, size_t n, double timeout, size_t *expect,
+                        solver_run_info *info) {
   double deadline = solver_now() + timeout;
   char buf[64 * sizeof(rec)];
   size_t have = 0;
@@ -196,6 +223,10 @@ static int read_answers(int fd, solver_answer *ans, size_t n, double timeout, si
     for (; have - off >= sizeof(rec); off += sizeof(rec)) {
       rec m;
       memcpy(&m, buf + off, sizeof m);
+      if (m.index == COST_RECORD && *expect >= n) {
+        take_cost(info, &m);
+        continue;
+      }
       /* Only a plug-in scribbling over the bench's descriptors can send one out of turn. */
       if (m.index != *expect || *expect >= n) return STREAM_GARBLED;
       take_record(&ans[*expect], &m);
@@ -231,14 +262,13 @@ static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, 
 
 int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                       solver_answer *ans, solver_run_info *info) {
-  (void)info;
   size_t next = 0;
   while (next < n) {
     pid_t pid;
     int fd = start_child(s, cases, next, n, o, &pid);
     if (fd < 0) return -1;
     size_t expect = next;
-    int stream = read_answers(fd, ans, n, o->timeout, &expect);
+    int stream = read_answers(fd, ans, n, o->timeout, &expect, info);
     close(fd);
     int killed = 0, status;
     if (stream != STREAM_ENDED) {

@@ -208,6 +208,10 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t nc
       nexternal++;
       if (s.failed) fprintf(f, "  (%zu failed)", s.failed);
       if (s.unsupported) fprintf(f, "  (%zu unsupported)", s.unsupported);
+      const toi_run_info *ri = &rows[k].info; /* the engine's own time per call, when reported, and the bench's */
+      if (ri->engine_calls && ri->bench_calls)
+        fprintf(f, "  (engine %.3g us/call, bench %.3g us/call)", 1e-3 * (double)ri->engine_ns / ri->engine_calls,
+                1e-3 * (double)ri->bench_ns / ri->bench_calls);
     }
     fputc('\n', f);
   }

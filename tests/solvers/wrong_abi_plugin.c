@@ -1,7 +1,7 @@
 /* wrong_abi_plugin.c: a plug-in built for an ABI version this toibench does not speak; it must be refused. */
 #include "toi_solver.h"
 
-const int toi_solver_abi = 99; /* neither 1 nor 2 */
+const int toi_solver_abi = 99; /* none of 1, 2, 3 */
 
 int toi_solver_solve(toi_solver_result *out, const toi_solver_case *c) {
   (void)c;
