@@ -2,17 +2,37 @@
 #ifndef REF_FAST_KERNELS_H
 #define REF_FAST_KERNELS_H
 
+#include "ref_common.h"
 #include "toiref.h"
 
 /// ref_solve_fast_prec without a target, for a case whose first stage
 /// (ref_fast_quick or the batch's) has already declined it: the double-double
 /// stage, then MPFR; the roots in precision q.
 toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c, toi_precision q);
+/// A case of a precision q whose certified binary64 root lies next to a
+/// rounding boundary of q: counted in toi_ref_fast_stats.fb_prec, then the
+/// MPFR engine's answer in q (ref_fast_prec.c).
+toi_status ref_fast_boundary_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
+/// Both roots of a certified binary64 answer rounded to q in place, with
+/// its directions' times: 1 when ref_round_certified proves both, else 0
+/// (out unchanged).
+static inline int ref_fast_round_prec(toi_ref *out, toi_precision q) {
+  double lo, hi;
+  if (!ref_round_certified(&lo, out->tlo, q) || !ref_round_certified(&hi, out->thi, q)) return 0;
+  out->tlo = lo;
+  out->thi = hi;
+  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? lo : hi;
+  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? lo : hi;
+  return 1;
+}
 /// The end of the fast engine in a precision q other than binary64, for a
 /// case whose certified binary64 answer is in out: its roots rounded to q
-/// when that is proved (ref_round_certified), else the MPFR engine's answer
+/// when that is proved (ref_fast_round_prec), else the MPFR engine's answer
 /// in q, counted in toi_ref_fast_stats.fb_prec (ref_fast_prec.c).
-toi_status ref_fast_finish_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
+static inline toi_status ref_fast_finish_prec(toi_ref *out, const toi_case *c, const double *delta,
+                                              toi_precision q) {
+  return ref_fast_round_prec(out, q) ? TOI_OK : ref_fast_boundary_prec(out, c, delta, q);
+}
 /// ref_fast_solve_batch with the roots in precision q: the vector kernels in
 /// binary32 (f32) for q = TOI_BINARY32, in binary64 for TOI_BINARY64, and no
 /// vector prefix (returns 0) for any other q.

@@ -21,19 +21,7 @@
  * bit.
  */
 
-/* Both roots of a solved case to q; 0 (out unchanged) when one is undecided. */
-static int fast_prec_round(toi_ref *out, toi_precision q) {
-  double lo, hi;
-  if (!ref_round_certified(&lo, out->tlo, q) || !ref_round_certified(&hi, out->thi, q)) return 0;
-  out->tlo = lo;
-  out->thi = hi;
-  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? lo : hi;
-  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? lo : hi;
-  return 1;
-}
-
-toi_status ref_fast_finish_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q) {
-  if (fast_prec_round(out, q)) return TOI_OK;
+toi_status ref_fast_boundary_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q) {
   ref_fast_count_prec();
   return ref_solve_mpfr_prec(out, c, delta, toi_precision_get(q));
 }
