@@ -9,8 +9,10 @@
  * same classes and directions, and each root is RN_q(t*), rounded once from
  * the exact root: by the MPFR engine directly (mpfr/ref_roots.c, the Ziv
  * loop's result rounded at q's bit with q's exponent range), or by the fast
- * engine from its certified binary64 root when that proves RN_q(t*), else
- * by the MPFR engine (fast/ref_fast_prec.c). Both engines give the same bits.
+ * engine, which certifies binary32 roots in its first stage and batch
+ * kernels from their enclosures, and otherwise rounds its certified binary64
+ * root when that proves RN_q(t*), else asks the MPFR engine
+ * (fast/ref_fast_prec.c). Both engines give the same bits.
  */
 
 static toi_status prec_solve_by(toi_ref *out, const toi_case *c, const double *delta, toi_precision q,

@@ -985,31 +985,44 @@ static inline int fast_plausible(const toi_case *c) {
   return c->dim == 3 || (c->pa[2] == 0 && c->pb[2] == 0 && c->va[2] == 0 && c->vb[2] == 0);
 }
 
+/* The first stage in precision q: binary32 certifies its roots in binary32
+ * itself (ref_fast_quick32); any other q gets the binary64 roots (*in_q = 0
+ * when q is not binary64: they must still be rounded to q). */
+FAST_INLINE int fast_quick_in(toi_ref *out, const toi_case *c, toi_precision q, int *in_q) {
+  *in_q = q == TOI_BINARY64 || q == TOI_BINARY32;
+  return q == TOI_BINARY32 ? ref_fast_quick32(out, c) : ref_fast_quick(out, c);
+}
+
 /* The whole fast engine: the first stage, the double-double stage, then
  * MPFR; skip_quick: the caller's own first stage (the batch's) has already
- * declined this case, so it starts at the double-double stage. */
-static toi_status fast_solve(toi_ref *out, const toi_case *c, const double *delta, int skip_quick) {
+ * declined this case, so it starts at the double-double stage. The roots in
+ * precision q: the double-double stage certifies binary64 roots, which
+ * ref_fast_finish_prec rounds to q when it proves that, else MPFR in q; the
+ * first stage certifies binary32 roots itself; a fallback goes to the MPFR
+ * engine in q directly. */
+FAST_INLINE toi_status fast_solve(toi_ref *out, const toi_case *c, const double *delta, int skip_quick,
+                                  toi_precision q) {
   if (!out) return TOI_ERR_RANGE;
   ref_clear(out, TOI_NONE);
   /* Each refusal here is one ref_check_case would make too (TOI_ERR_INPUT). */
   if (!fast_plausible(c)) return TOI_ERR_INPUT;
   if (delta && !isfinite(*delta)) return ref_check_case(c) != TOI_OK ? TOI_ERR_INPUT : TOI_ERR_RANGE;
   toi_ref_fast_stats *s = &fast_stats;
-  int why;
+  int why, in_q;
 #ifdef FAST_DISPATCH
   /* The first stage (ref_fast_quick.c) answers most cases without a target
    * in plain double; what it declines goes on below, unchanged. */
-  if (!skip_quick && !delta && fast_have_fma() && ref_fast_quick(out, c)) {
+  if (!skip_quick && !delta && fast_have_fma() && fast_quick_in(out, c, q, &in_q)) {
     s->calls++;
     s->quick++;
-    return TOI_OK;
+    return in_q ? TOI_OK : ref_fast_finish_prec(out, c, delta, q);
   }
   why = fast_have_fma() ? fast_try_fma(out, c, delta, s) : fast_try_generic(out, c, delta, s);
 #else
-  if (FAST_GEN_FMA && !skip_quick && !delta && ref_fast_quick(out, c)) {
+  if (FAST_GEN_FMA && !skip_quick && !delta && fast_quick_in(out, c, q, &in_q)) {
     s->calls++;
     s->quick++;
-    return TOI_OK;
+    return in_q ? TOI_OK : ref_fast_finish_prec(out, c, delta, q);
   }
   why = fast_try_generic(out, c, delta, s);
 #endif
@@ -1020,7 +1033,7 @@ static toi_status fast_solve(toi_ref *out, const toi_case *c, const double *delt
   }
   s->calls++;
   switch (why) {
-  case FAST_OK: return TOI_OK;
+  case FAST_OK: return q == TOI_BINARY64 ? TOI_OK : ref_fast_finish_prec(out, c, delta, q);
   case FAST_NEG_R: /* as ref_load: R + delta < 0, out left cleared */
     out->cls = TOI_NONE;
     return TOI_ERR_RANGE;
@@ -1028,14 +1041,25 @@ static toi_status fast_solve(toi_ref *out, const toi_case *c, const double *delt
   case FAST_FB_SIGN: s->fb_sign++; break;
   default: s->fb_round++; break;
   }
+  if (q != TOI_BINARY64) return ref_solve_mpfr_prec(out, c, delta, toi_precision_get(q));
   return ref_solve_mpfr(out, c, delta);
 }
 
 toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta) {
-  return fast_solve(out, c, delta, 0);
+  return fast_solve(out, c, delta, 0, TOI_BINARY64);
 }
 
-toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c) { return fast_solve(out, c, NULL, 1); }
+/* Each precision its own copy of fast_solve: binary32 and binary64 (the
+ * usual two) with their tests made at compile time. */
+toi_status ref_solve_fast_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q) {
+  if (q == TOI_BINARY32) return fast_solve(out, c, delta, 0, TOI_BINARY32);
+  return q == TOI_BINARY64 ? fast_solve(out, c, delta, 0, TOI_BINARY64) : fast_solve(out, c, delta, 0, q);
+}
+
+toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c, toi_precision q) {
+  if (q == TOI_BINARY32) return fast_solve(out, c, NULL, 1, TOI_BINARY32);
+  return q == TOI_BINARY64 ? fast_solve(out, c, NULL, 1, TOI_BINARY64) : fast_solve(out, c, NULL, 1, q);
+}
 
 void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact) {
   fast_stats.calls += quick + dd;

@@ -15,13 +15,16 @@ toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
 /// returns the length of that prefix; the caller solves the rest one by one.
 size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad);
 
-/// ref_solve_fast with the roots correctly rounded to precision q
-/// (ref_fast_prec.c): the certified binary64 roots decide the rounding to q
-/// (ref_round_certified) or the case goes to ref_solve_mpfr_prec.
+/// ref_solve_fast with the roots correctly rounded to precision q (q valid;
+/// binary64 is ref_solve_fast): in binary32 the first stage certifies them
+/// itself (ref_fast_quick32); otherwise the certified binary64 roots decide
+/// the rounding to q (ref_round_certified) or the case goes to
+/// ref_solve_mpfr_prec (ref_fast.c, ref_fast_prec.c).
 toi_status ref_solve_fast_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
-/// toi_ref_solve_batch_prec with the fast engine: the binary64 batch, then
-/// each root rounded to q as in ref_solve_fast_prec. Returns how many
-/// statuses are not TOI_OK; st may be NULL.
+/// toi_ref_solve_batch_prec with the fast engine: in binary32 the batch with
+/// its vector kernels certifying binary32 roots, the rest as
+/// ref_solve_fast_prec. Returns how many statuses are not TOI_OK; st may be
+/// NULL.
 size_t ref_fast_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q);
 
 /// Caps the batch's vector width: 8, 4 or 0 lanes (0: one case at a time
@@ -37,6 +40,9 @@ int ref_fast_batch_width(void);
 /// the case must go on to the double-double stage (out untouched: the
 /// caller has cleared it). Always 0 where there is no FMA build.
 int ref_fast_quick(toi_ref *out, const toi_case *c);
+/// ref_fast_quick with both roots RN_32(t*), binary32, certified by the
+/// stage itself (toi_ref_solve_prec's answer in binary32 when it is 1).
+int ref_fast_quick32(toi_ref *out, const toi_case *c);
 
 /// For tests: run the fast engine's build without FMA (on = 0), with it
 /// (on = 1, only where the processor has one), or choose by the processor

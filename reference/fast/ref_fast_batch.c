@@ -29,6 +29,10 @@
  * what one toi_ref_solve per case gives, which is what the MPFR engine gives.
  * The gain: the vector width, and a stream that mixes families pays each
  * path only for the cases that need it, without mispredicted branches.
+ * In binary32 (toi_ref_solve_batch_prec) the same stages run with the
+ * kernels' binary32 forms, which certify RN_32 of each root from its
+ * enclosure (b_certify32), and the scalar steps in binary32
+ * (ref_solve_fast_prec, ref_solve_fast_rest): no second pass.
  */
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -108,9 +112,25 @@ static inline void batch_gather(const toi_case **cp, toi_ref **op, const toi_cas
   }
 }
 
+/* The kernels of one width and precision (ref_fast_kernels.h). */
+typedef struct batch_kernels {
+  int (*first)(toi_ref *out, const toi_case *c, int *signs, int *later);
+  int (*full)(toi_ref *const *out, const toi_case *const *c, int *signs);
+  int (*dd)(toi_ref *const *out, const toi_case *const *c, int *c3);
+} batch_kernels;
+
+/* [width 8][binary32] */
+static const batch_kernels batch_k[2][2] = {
+    {{ref_fast_batch4, ref_fast_batch4_full, ref_fast_batch4_dd},
+     {ref_fast_batch4_32, ref_fast_batch4_32_full, ref_fast_batch4_32_dd}},
+    {{ref_fast_batch8, ref_fast_batch8_full, ref_fast_batch8_dd},
+     {ref_fast_batch8_32, ref_fast_batch8_32_full, ref_fast_batch8_32_dd}},
+};
+
 /* The offsets of one stretch's cases, sorted by what they still need. */
 enum { STRETCH = 1024 };
 typedef struct batch_lists {
+  const batch_kernels *k;   /* the kernels in use */
   uint32_t left[STRETCH];   /* first pass: offset * 2, + 1 when only the double-double stage is left */
   uint32_t scalar[STRETCH]; /* the lanes the scalar first stage may still answer */
   uint32_t late[STRETCH];   /* the lanes for the full first-stage kernel */
@@ -122,12 +142,11 @@ typedef struct batch_lists {
  * leaves: left[] gets the offset in the stretch times 2, plus 1 when only the
  * double-double stage is left to try (the scalar first stage would decline
  * the case too); late[] the offsets of the lanes for the full kernel. */
-static void batch_first(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, size_t end, size_t n, int w) {
+static inline __attribute__((always_inline)) void batch_first(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, size_t end, size_t n, int w) {
   for (size_t i = start; i < end; i += (size_t)w) {
     int signs = 0, later = 0;
     batch_prefetch(c, i + BATCH_AHEAD * (size_t)w, (size_t)w, n);
-    const int done = w == 8 ? ref_fast_batch8(&out[i], &c[i], &signs, &later)
-                            : ref_fast_batch4(&out[i], &c[i], &signs, &later);
+    const int done = L->k->first(&out[i], &c[i], &signs, &later);
     L->quick += (unsigned long long)__builtin_popcount((unsigned)done);
     for (unsigned m = ~(unsigned)(done | later) & ((1u << w) - 1); m; m &= m - 1) {
       unsigned j = (unsigned)__builtin_ctz(m);
@@ -141,12 +160,12 @@ static void batch_first(batch_lists *L, toi_ref *out, const toi_case *c, size_t 
 /* The lanes that need a second Newton step or the rounding of a subnormal or
  * overflowing root, gathered w at a time for the full kernel (a short last
  * group repeats its last case, which writes the same answer twice). */
-static void batch_late(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, int w) {
+static inline __attribute__((always_inline)) void batch_late(batch_lists *L, toi_ref *out, const toi_case *c, size_t start, int w) {
   for (size_t k = 0; k < L->nlat; k += (size_t)w) {
     const toi_case *cp[8];
     toi_ref *op[8];
     batch_gather(cp, op, c, out, start, L->late, k, L->nlat, w);
-    int signs = 0, done = w == 8 ? ref_fast_batch8_full(op, cp, &signs) : ref_fast_batch4_full(op, cp, &signs);
+    int signs = 0, done = L->k->full(op, cp, &signs);
     for (int j = 0; j < w && k + (size_t)j < L->nlat; j++) {
       if (done >> j & 1)
         L->quick++;
@@ -160,7 +179,8 @@ static void batch_late(batch_lists *L, toi_ref *out, const toi_case *c, size_t s
  * vector form (a short last group repeats its last case, which writes the
  * same answer twice), then whatever it declines, and the lanes the scalar
  * first stage may still answer, one by one. */
-static size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi_case *c, size_t start, int w) {
+static inline __attribute__((always_inline)) size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi_case *c, size_t start, int w,
+                         toi_precision q) {
   size_t nd = 0, ns = 0, bad = 0;
   for (size_t k = 0; k < L->nl; k++)
     if (L->left[k] & 1) L->left[nd++] = L->left[k] >> 1;
@@ -169,7 +189,7 @@ static size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi
     const toi_case *cp[8];
     toi_ref *op[8];
     batch_gather(cp, op, c, out, start, L->left, k, nd, w);
-    int c3 = 0, done = w == 8 ? ref_fast_batch8_dd(op, cp, &c3) : ref_fast_batch4_dd(op, cp, &c3);
+    int c3 = 0, done = L->k->dd(op, cp, &c3);
     for (int j = 0; j < w && k + (size_t)j < nd; j++) {
       size_t at = start + L->left[k + (size_t)j];
       if (done >> j & 1) {
@@ -177,14 +197,14 @@ static size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi
         L->exact += (unsigned)c3 >> j & 1;
         continue;
       }
-      toi_status s = ref_solve_fast_rest(&out[at], &c[at]);
+      toi_status s = ref_solve_fast_rest(&out[at], &c[at], q);
       if (st) st[at] = s;
       bad += s != TOI_OK;
     }
   }
   for (size_t k = 0; k < ns; k++) {
     size_t at = start + L->scalar[k];
-    toi_status s = ref_solve_fast(&out[at], &c[at], NULL);
+    toi_status s = ref_solve_fast_prec(&out[at], &c[at], NULL, q);
     if (st) st[at] = s;
     bad += s != TOI_OK;
   }
@@ -192,16 +212,18 @@ static size_t batch_rest(batch_lists *L, toi_ref *out, toi_status *st, const toi
 }
 #endif
 
+#if BATCH_BUILD
 /* A stretch of cases at a time: the first stage's vector pass over all of
  * them, noting the lanes it leaves (see the top of the file), then those
  * lanes, gathered by what they need: the vector loops stay free of calls and
- * of branches on which lanes were left. */
-size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad) {
+ * of branches on which lanes were left. Inlined once per width and
+ * precision, so that every kernel is called directly. */
+static inline __attribute__((always_inline)) size_t batch_run(toi_ref *out, toi_status *st, const toi_case *c,
+                                                              size_t n, size_t *bad, toi_precision q, const int w,
+                                                              const int f32) {
   size_t i = 0;
-#if BATCH_BUILD
-  const int w = ref_fast_fma() ? batch_width() : 0;
-  if (!w) return 0;
   batch_lists L;
+  L.k = &batch_k[w == 8][f32];
   L.quick = L.dd = L.exact = 0;
   while (i + (size_t)w <= n) {
     const size_t start = i, end = n - i < STRETCH ? i + (n - i) / (size_t)w * (size_t)w : i + STRETCH;
@@ -211,11 +233,27 @@ size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, siz
     batch_late(&L, out, c, start, w);
     if (st)
       for (size_t k = start; k < end; k++) st[k] = TOI_OK;
-    *bad += batch_rest(&L, out, st, c, start, w);
+    *bad += batch_rest(&L, out, st, c, start, w, q);
   }
   ref_fast_count(L.quick, L.dd, L.exact);
-#else
-  (void)out, (void)st, (void)c, (void)n, (void)bad;
-#endif
   return i;
+}
+#endif
+
+size_t ref_fast_solve_batch_q(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad,
+                              toi_precision q) {
+#if BATCH_BUILD
+  const int w = ref_fast_fma() ? batch_width() : 0;
+  if (!w || (q != TOI_BINARY64 && q != TOI_BINARY32)) return 0;
+  if (q == TOI_BINARY32)
+    return w == 8 ? batch_run(out, st, c, n, bad, TOI_BINARY32, 8, 1) : batch_run(out, st, c, n, bad, TOI_BINARY32, 4, 1);
+  return w == 8 ? batch_run(out, st, c, n, bad, TOI_BINARY64, 8, 0) : batch_run(out, st, c, n, bad, TOI_BINARY64, 4, 0);
+#else
+  (void)out, (void)st, (void)c, (void)n, (void)bad, (void)q;
+  return 0;
+#endif
+}
+
+size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad) {
+  return ref_fast_solve_batch_q(out, st, c, n, bad, TOI_BINARY64);
 }

@@ -10,6 +10,9 @@
 #define B_NAME ref_fast_batch4
 #define B_NAME_FULL ref_fast_batch4_full
 #define B_NAME_DD ref_fast_batch4_dd
+#define B_NAME32 ref_fast_batch4_32
+#define B_NAME32_FULL ref_fast_batch4_32_full
+#define B_NAME32_DD ref_fast_batch4_32_dd
 #define B_MAX(a, b) _mm256_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm256_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm256_sqrt_pd(a)

@@ -10,6 +10,9 @@
 #define B_NAME ref_fast_batch8
 #define B_NAME_FULL ref_fast_batch8_full
 #define B_NAME_DD ref_fast_batch8_dd
+#define B_NAME32 ref_fast_batch8_32
+#define B_NAME32_FULL ref_fast_batch8_32_full
+#define B_NAME32_DD ref_fast_batch8_32_dd
 #define B_MAX(a, b) _mm512_max_pd(a, b)
 #define B_FMSUB(a, b, c) _mm512_fmsub_pd(a, b, c)
 #define B_SQRT(a) _mm512_sqrt_pd(a)

@@ -4,7 +4,8 @@
  * A type-generic source, not a header: it is compiled twice, once included
  * by ref_fast_batch4.c (BW 4, AVX2) and once by ref_fast_batch8.c (BW 8,
  * AVX-512), which define BW, BATCH_ATTR, the kernels' names (B_NAME,
- * B_NAME_FULL, B_NAME_DD) and the few intrinsics below before including it.
+ * B_NAME_FULL, B_NAME_DD, and B_NAME32, B_NAME32_FULL, B_NAME32_DD for
+ * their binary32 forms) and the few intrinsics below before including it.
  * One source for both widths, so the two cannot drift apart. It has no
  * include guard on purpose and must not be included anywhere else. bvd and
  * bvl: BW doubles and BW 64-bit integers (lane masks: all ones or all
@@ -20,6 +21,8 @@
 
 typedef double bvd __attribute__((vector_size(8 * BW)));
 typedef long long bvl __attribute__((vector_size(8 * BW)));
+typedef float bvf __attribute__((vector_size(4 * BW)));
+typedef int bvi __attribute__((vector_size(4 * BW)));
 
 BATCH_INLINE bvd b_set(double x) { return B_SET(x); }
 BATCH_INLINE bvd b_abs(bvd x) { return (bvd)(~(bvl)b_set(-0.0) & (bvl)x); }
@@ -178,6 +181,48 @@ BATCH_INLINE bvl b_certify(bvd *out, bvl *later, bvd T, bvd dl, bvd E, bvl k, co
   return done;
 }
 
+/* b_certify in binary32 (f32): RN_32(t 2^k) from T + dl within E of t,
+ * lane by lane as quick_certify32 of ref_fast_quick.c (the argument is
+ * there): with Th = RN(T + dl) and G = RN(E + 2^-50 |Th|), the doubles
+ * RN(Th -+ G) enclose t; when both, times 2^k (exact), round alike to
+ * binary32, so does t 2^k. A scaled |Th| 2^k of 2^1023 or more,
+ * or below 2^-1021, is far outside binary32's range: +-Inf or the zero of
+ * Th's sign. No lane is left for the full kernel: the mask of lanes
+ * certified. */
+BATCH_INLINE bvl b_certify32(bvd *out, bvd T, bvd dl, bvd E, bvl k) {
+  V_OPAQUE(T);
+  V_OPAQUE(dl);
+  const bvd Th = T + dl, ah = b_abs(Th);
+  const bvl ok = (ah >= b_set(0x1p-850)) & (ah <= b_set(0x1p850)) & (E <= b_set(0x1p-40) * ah);
+  const bvd G = E + ah * b_set(0x1p-50);
+  /* ah is normal where ok holds: its exponent is the field less 1023. */
+  const bvl e = b_expo(ah) - 1023 + k;
+  const bvl inr = ok & (e >= -1021) & (e <= 1022);
+  const bvl km = k & inr; /* no shift of a garbage k */
+  /* RN_32 of both ends (the conversion to float: nearest even, binary32
+   * subnormals and overflow included), compared as bits; then back (exact). */
+#if BW == 8
+  /* vscalefpd: x 2^k in one instruction, exact here as b_scale (normal
+   * results); a little cheaper than b_scale's two products. */
+  const __m512d kd = _mm512_cvtepi64_pd((__m512i)km);
+  const bvf flo = __builtin_convertvector((bvd)_mm512_scalef_pd(Th - G, kd), bvf);
+  const bvf fhi = __builtin_convertvector((bvd)_mm512_scalef_pd(Th + G, kd), bvf);
+#else
+  const bvf flo = __builtin_convertvector(b_scale(Th - G, km), bvf);
+  const bvf fhi = __builtin_convertvector(b_scale(Th + G, km), bvf);
+#endif
+  const bvl same = __builtin_convertvector((bvi)flo == (bvi)fhi, bvl);
+  const bvl sign = (bvl)Th & (bvl)b_set(-0.0);
+  const bvd far = (bvd)((bvl)b_pick(e > 1022, b_set(INFINITY), b_set(0)) | sign);
+  *out = b_pick(inr, __builtin_convertvector(flo, bvd), far);
+  return ok & (~inr | same);
+}
+
+/* The certification of a root in the precision of the kernel. */
+BATCH_INLINE bvl b_cert(bvd *out, bvl *later, bvd T, bvd dl, bvd E, bvl k, const int full, const int f32) {
+  return f32 ? b_certify32(out, T, dl, E, k) : b_certify(out, later, T, dl, E, k, full);
+}
+
 /* The data of the cases *cp[0..BW-1] into d: s = pB - pA, v = vB - vA and
  * R = rA + rB as exact pairs (hi, lo), scaled as ref_fast_quick and fast_try
  * scale them (*k2 = es - ev, t = T 2^k2). Returns the lanes of valid cases
@@ -334,7 +379,8 @@ _Static_assert(sizeof(toi_ref) == 48 && offsetof(toi_ref, tlo) == 8 && offsetof(
  * would cost every group; the caller gathers them for the full kernel).
  * B_NAME: the cases c[0..BW-1] without those paths; B_NAME_FULL: with. */
 
-BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *signs, int *later, const int full) {
+BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *signs, int *later, const int full,
+                        const int f32) {
   bdata d;
   /* whole: the lanes this code follows ref_fast_quick through to the end:
    * what it declines there, ref_fast_quick declines too. */
@@ -374,9 +420,9 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
     const bvd mR = d.Rl * (2 * d.Rh + d.Rl);
     bvd dlo, dhi, E, Flo, Fhi;
     bvl okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
-    okl &= b_certify(&tlo, &late, Tlo, dlo, E, k2, full);
+    okl &= b_cert(&tlo, &late, Tlo, dlo, E, k2, full, f32);
     bvl okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
-    okh &= b_certify(&thi, &late, Thi, dhi, E, k2, full);
+    okh &= b_cert(&thi, &late, Thi, dhi, E, k2, full, f32);
     /* quick_roots: where the first step could not certify both roots yet
      * both floors leave room, a second step from RN(T + dl). */
     const bvl again = roots & ~(okl & okh) & (Flo <= b_set(0x1p-66) * b_abs(Tlo)) &
@@ -391,9 +437,9 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
       const bvd T2lo = Tlo + dlo, T2hi = Thi + dhi;
       bvd t2lo, t2hi;
       bvl ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2lo, &late, T2lo, dlo, E, k2, full);
+      ok2 &= b_cert(&t2lo, &late, T2lo, dlo, E, k2, full, f32);
       ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
-      ok2 &= b_certify(&t2hi, &late, T2hi, dhi, E, k2, full);
+      ok2 &= b_cert(&t2hi, &late, T2hi, dhi, E, k2, full, f32);
       tlo = b_pick(ok2, t2lo, tlo);
       thi = b_pick(ok2, t2hi, thi);
       roots |= ok2;
@@ -405,16 +451,29 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const toi_case *const *cp, int *sig
   return done;
 }
 
-BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs, int *later) {
+BATCH_INLINE int b_quick_at(toi_ref *out, const toi_case *c, int *signs, int *later, const int f32) {
   const toi_case *cp[BW];
   toi_ref *op[BW];
   for (int j = 0; j < BW; j++) cp[j] = &c[j], op[j] = &out[j];
-  return b_quick(op, cp, signs, later, 0);
+  return b_quick(op, cp, signs, later, 0, f32);
+}
+
+BATCH_ATTR int B_NAME(toi_ref *out, const toi_case *c, int *signs, int *later) {
+  return b_quick_at(out, c, signs, later, 0);
+}
+
+BATCH_ATTR int B_NAME32(toi_ref *out, const toi_case *c, int *signs, int *later) {
+  return b_quick_at(out, c, signs, later, 1);
 }
 
 BATCH_ATTR int B_NAME_FULL(toi_ref *const *op, const toi_case *const *cp, int *signs) {
   int later;
-  return b_quick(op, cp, signs, &later, 1);
+  return b_quick(op, cp, signs, &later, 1, 0);
+}
+
+BATCH_ATTR int B_NAME32_FULL(toi_ref *const *op, const toi_case *const *cp, int *signs) {
+  int later;
+  return b_quick(op, cp, signs, &later, 1, 1);
 }
 
 
@@ -538,7 +597,7 @@ BATCH_INLINE bvd d_quot_err(vdd T, double ed, bvd rx, bvd ry) {
  * to *tlo and *thi.
  */
 BATCH_INLINE bvl b_dd_roots(bvd *tlo, bvd *thi, bvl roots, vdd A, bvd Ea, bvd ia, vdd B, bvd Eb, vdd C, bvd Ec,
-                            vdd D, bvd ED, bvl k2) {
+                            vdd D, bvd ED, bvl k2, const int f32) {
   const bvl bn = B.h <= b_set(0);
   const vdd X = {b_pick(bn, -B.h, B.h), b_pick(bn, -B.l, B.l)};
   bvd h, w0;
@@ -555,8 +614,8 @@ BATCH_INLINE bvl b_dd_roots(bvd *tlo, bvd *thi, bvl roots, vdd A, bvd Ea, bvd ia
   const bvd s1 = b_pick(bn, b_set(1), b_set(-1));
   bvd t1, t2;
   bvl late = {}; /* unused: the full certification runs here */
-  roots &= b_certify(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1);
-  roots &= b_certify(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1);
+  roots &= b_cert(&t1, &late, Q1.h * s1, Q1.l * s1, E1, k2, 1, f32);
+  roots &= b_cert(&t2, &late, Q2.h * s1, Q2.l * s1, E2, k2, 1, f32);
   *tlo = b_pick(bn, t1, t2);
   *thi = b_pick(bn, t2, t1);
   return roots;
@@ -573,7 +632,7 @@ BATCH_INLINE bvl b_dd_roots(bvd *tlo, bvd *thi, bvl roots, vdd A, bvd Ea, bvd ia
  * fast_certify's first path cannot round, a lossy scaling. Returns the
  * lanes answered.
  */
-BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) {
+BATCH_INLINE int b_dd(toi_ref *const *op, const toi_case *const *cp, int *c3, const int f32) {
   bdata d;
   bvl whole, k2;
   bvl live = b_prepare(&d, &whole, &k2, cp);
@@ -623,6 +682,10 @@ BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3)
   /* Step 4: the roots (b_dd_roots). */
   roots &= (D.h >= b_set(0x1p-800)) & (D.h <= b_set(0x1p800)) & (b_abs(C.h) >= b_set(0x1p-800));
   bvd tlo = b_set(0), thi = b_set(0);
-  if (B_MASK(roots)) roots = b_dd_roots(&tlo, &thi, roots, A, Ea, ia, B, Eb, C, Ec, D, ED, k2);
+  if (B_MASK(roots)) roots = b_dd_roots(&tlo, &thi, roots, A, Ea, ia, B, Eb, C, Ec, D, ED, k2, f32);
   return b_store(op, noroot, roots, cneg, bneg, bpos, tlo, thi);
 }
+
+BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) { return b_dd(op, cp, c3, 0); }
+
+BATCH_ATTR int B_NAME32_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) { return b_dd(op, cp, c3, 1); }

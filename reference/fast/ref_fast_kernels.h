@@ -2,29 +2,69 @@
 #ifndef REF_FAST_KERNELS_H
 #define REF_FAST_KERNELS_H
 
+#include "ref_common.h"
 #include "toiref.h"
 
-/// ref_solve_fast without a target, for a case whose first stage (ref_fast_quick
-/// or the batch's) has already declined it: the double-double stage, then MPFR.
-toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c);
+/// ref_solve_fast_prec without a target, for a case whose first stage
+/// (ref_fast_quick or the batch's) has already declined it: the double-double
+/// stage, then MPFR; the roots in precision q.
+toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c, toi_precision q);
+/// A case of a precision q whose certified binary64 root lies next to a
+/// rounding boundary of q: counted in toi_ref_fast_stats.fb_prec, then the
+/// MPFR engine's answer in q (ref_fast_prec.c).
+toi_status ref_fast_boundary_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
+/// Both roots of a certified binary64 answer rounded to q in place, with
+/// its directions' times: 1 when ref_round_certified proves both, else 0
+/// (out unchanged).
+static inline int ref_fast_round_prec(toi_ref *out, toi_precision q) {
+  double lo, hi;
+  if (!ref_round_certified(&lo, out->tlo, q) || !ref_round_certified(&hi, out->thi, q)) return 0;
+  out->tlo = lo;
+  out->thi = hi;
+  if (out->fwd_is_lo >= 0) out->tfwd = out->fwd_is_lo ? lo : hi;
+  if (out->rev_is_lo >= 0) out->trev = out->rev_is_lo ? lo : hi;
+  return 1;
+}
+/// The end of the fast engine in a precision q other than binary64, for a
+/// case whose certified binary64 answer is in out: its roots rounded to q
+/// when that is proved (ref_fast_round_prec), else the MPFR engine's answer
+/// in q, counted in toi_ref_fast_stats.fb_prec (ref_fast_prec.c).
+static inline toi_status ref_fast_finish_prec(toi_ref *out, const toi_case *c, const double *delta,
+                                              toi_precision q) {
+  return ref_fast_round_prec(out, q) ? TOI_OK : ref_fast_boundary_prec(out, c, delta, q);
+}
+/// ref_fast_solve_batch with the roots in precision q: the vector kernels in
+/// binary32 (f32) for q = TOI_BINARY32, in binary64 for TOI_BINARY64, and no
+/// vector prefix (returns 0) for any other q.
+size_t ref_fast_solve_batch_q(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad,
+                              toi_precision q);
 /// The batch's first stage (ref_fast_batch_kernel.inl) on 4 or 8 cases at once,
 /// for CPUs with AVX2 and FMA, or AVX-512: bit j of the result set when case j
 /// was answered into out[j]; bit j of *signs when it was declined where
 /// ref_fast_quick would decline it too. The cases must pass the plain checks
-/// of ref_solve_fast (dimension, radii, zero third components in 2D).
+/// of ref_solve_fast (dimension, radii, zero third components in 2D). The
+/// roots in binary64; the _32 forms of this kernel and of the two below give
+/// them in binary32 (certified in binary32 by the kernel itself).
 int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs, int *later);
 int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs, int *later);
+int ref_fast_batch4_32(toi_ref *out, const toi_case *c, int *signs, int *later);
+int ref_fast_batch8_32(toi_ref *out, const toi_case *c, int *signs, int *later);
 /// The same on the cases *c[j] into *out[j], with the second Newton step and
 /// the rounding of subnormal and overflowing roots (bit j of *later in the
 /// first form: gathered for this one).
 int ref_fast_batch4_full(toi_ref *const *out, const toi_case *const *c, int *signs);
 int ref_fast_batch8_full(toi_ref *const *out, const toi_case *const *c, int *signs);
+int ref_fast_batch4_32_full(toi_ref *const *out, const toi_case *const *c, int *signs);
+int ref_fast_batch8_32_full(toi_ref *const *out, const toi_case *const *c, int *signs);
 /// The usual path of the double-double stage (fast_try) on the cases
 /// *c[0..3] or *c[0..7], for cases the first stage declined: bit j of the
 /// result set when *c[j] was answered into *out[j]; bit j of *c3 when c was
 /// computed to 2^-145 for it (near contact).
 int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
-int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);/// Counts cases answered outside ref_solve_fast (by the batch): quick by
+int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
+int ref_fast_batch4_32_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
+int ref_fast_batch8_32_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
+/// Counts cases answered outside ref_solve_fast (by the batch): quick by
 /// its first stage, dd by its double-double stage, exact of those dd with c
 /// to 2^-145 (fast_c3).
 void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact);

@@ -254,6 +254,61 @@ QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh,
 }
 
 /*
+ * fast_certify in binary32, both roots at once: RN_32(t_j 2^k) for the root
+ * t_j of lane j, given T + dl within E of it; 1 with *t1, *t2 set when
+ * certain. A binary32 ulp is 2^29 binary64 ulps, so the enclosure need not
+ * be tight: T.l is dropped and the bound widened to cover it.
+ * Th = RN(T + dl) errs from T + dl by at most ulp(Th)/2 <= 2^-53 |Th|, so
+ * |Th - t| <= E + 2^-53 |Th|. With |Th| in [2^-850, 2^850] (all below is
+ * normal) and E <= 2^-40 |Th|, G = RN(E + 2^-50 |Th|) >= (E + 2^-50 |Th|)
+ * (1 - u) (the product is exact), and lo = RN(Th - G) <= Th - G + u (|Th| +
+ * G); lo <= t follows from G (1 - u) >= E + 2^-52 |Th|, which holds as
+ * (E + 2^-50 |Th|)(1 - u)^2 >= E (1 - 2u) + 2^-50 |Th| (1 - 2u) and
+ * 2^-50 (1 - 2u) - 2^-52 >= 2^-52 2^-40 + 2u 2^-40 (E <= 2^-40 |Th|).
+ * Likewise hi = RN(Th + G) >= t. Both lie within a factor 1 -+ 2^-39 of
+ * Th. When e = floor(log2 |Th|) + k is in [-1021, 1022], lo 2^k and hi 2^k
+ * are normal doubles, so fast_scale is exact; RN_32 is monotone, so when
+ * lo 2^k and hi 2^k round to the same binary32 value (the same bits: the
+ * sign of zero counts), t 2^k rounds to it too: a midpoint of binary32
+ * between them (a root on a midpoint or next to it) makes them differ and
+ * the case go on. (double)(float)x is RN_32(x): nearest even, binary32
+ * subnormals and overflow to +-Inf included (toi_round_to). When e > 1022,
+ * |t 2^k| >= 2^1023 (1 - 2^-39) is far beyond the binary32 range: +-Inf;
+ * when e < -1021, |t 2^k| < 2^-1020 is far below half the least binary32
+ * subnormal: the zero of t's sign, which is Th's (|Th - t| < |Th|), as the
+ * MPFR engine rounds it. Any failed check returns 0: the case goes on.
+ */
+FAST_INLINE double quick_f32(double x) { return (double)(float)x; }
+
+FAST_INLINE int quick_round32(double *t, double Th, double G, int k) {
+  const int e = fast_ilog2(fabs(Th)) + k;
+  if (e > 1022 || e < -1021) {
+    *t = copysign(e > 1022 ? INFINITY : 0.0, Th);
+    return 1;
+  }
+  const double lo = quick_f32(fast_scale(Th - G, k)), hi = quick_f32(fast_scale(Th + G, k));
+  if (memcmp(&lo, &hi, sizeof lo)) return 0;
+  *t = lo;
+  return 1;
+}
+
+QUICK_INLINE int quick_certify32(double *t1, double *t2, v2d T, v2d dl, v2d E, int k) {
+  FAST_OPAQUE(T);
+  FAST_OPAQUE(dl);
+  const v2d Th = T + dl, ah = v_abs(Th);
+  if (!v_all((ah >= v_set(0x1p-850)) & (ah <= v_set(0x1p850)) & (E <= v_set(0x1p-40) * ah))) return 0;
+  const v2d G = E + ah * v_set(0x1p-50);
+  if (__builtin_expect(k != 0, 0)) /* a scaled case: each root by itself */
+    return quick_round32(t1, Th[0], G[0], k) && quick_round32(t2, Th[1], G[1], k);
+  /* k = 0: e = floor(log2 |Th|) lies in [-850, 850], and no scaling. */
+  const v2d lo = _mm_cvtps_pd(_mm_cvtpd_ps(Th - G)), hi = _mm_cvtps_pd(_mm_cvtpd_ps(Th + G));
+  if (!v_all((v2l)lo == (v2l)hi)) return 0;
+  *t1 = lo[0];
+  *t2 = lo[1];
+  return 1;
+}
+
+/*
  * Both roots from the estimates T (lane 0 the lower root, lane 1 the
  * upper), certified, into *t1 and *t2 (times 2^k); 1 on success. When the
  * first step cannot certify yet its floor, the part of the bound that does
@@ -263,11 +318,14 @@ QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh,
  * made again.
  */
 QUICK_INLINE int quick_roots(double *t1, double *t2, v2d T, const double *sh, const double *sl, const double *vh,
-                             const double *vl, double Rh, fdd H2, double mR, double A, double Ea, int k) {
+                             const double *vl, double Rh, fdd H2, double mR, double A, double Ea, int k,
+                             const int f32) {
   for (int it = 0;; it++) {
     v2d dl, E, F;
     int ok = quick_step(&dl, &E, &F, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea);
-    if (ok && fast_certify(t1, two_sum(T[0], dl[0]), E[0], k) && fast_certify(t2, two_sum(T[1], dl[1]), E[1], k))
+    if (ok && (f32 ? quick_certify32(t1, t2, T, dl, E, k)
+                   : fast_certify(t1, two_sum(T[0], dl[0]), E[0], k) &&
+                         fast_certify(t2, two_sum(T[1], dl[1]), E[1], k)))
       return 1;
     if (it == 1 || !v_all(F <= v_set(0x1p-66) * v_abs(T))) return 0;
     T = T + dl;
@@ -328,7 +386,7 @@ QUICK_INLINE void quick_answer(toi_ref *out, toi_class cls, int sb, int sc, doub
  * when the scaling did not (lows = 0). 1 when both roots are certified. */
 QUICK_INLINE int quick_estimate(double *t1, double *t2, double A, double Ea, double B, double C, double Dc,
                                 const double *sh, double *sl, const double *vh, double *vl, double Rh, double Rl,
-                                int lows, int k2, const toi_case *cs) {
+                                int lows, int k2, const toi_case *cs, const int f32) {
   const double W = fabs(B) + sqrt(Dc);
   /* b <= 0: lower C/W, upper W/A; b > 0: lower -W/A, upper -C/W. One
    * division for both, and a lane swap instead of a branch on the sign. */
@@ -346,10 +404,11 @@ QUICK_INLINE int quick_estimate(double *t1, double *t2, double A, double Ea, dou
   }
   const fdd H2 = two_prod(Rh, Rh, 1);
   const double mR = Rl * (2 * Rh + Rl);
-  return quick_roots(t1, t2, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea, k2);
+  return quick_roots(t1, t2, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea, k2, f32);
 }
 
-QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
+/* The stage itself; f32: the roots in binary32 (quick_certify32). */
+QUICK_INLINE int quick_solve(toi_ref *out, const toi_case *cs, const int f32) {
   double sh[3], vh[3];
   /* x - x is 0 for finite x: z = 0 when every difference is finite (else
    * fast_try sorts the case out). */
@@ -401,14 +460,24 @@ QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) {
   const toi_class cls = sc < 0 ? TOI_OVERLAP : sb > 0 ? TOI_SEPARATING : TOI_HIT;
   if (!(Dc > 0)) return 0;
   double t1, t2;
-  if (!quick_estimate(&t1, &t2, A, Ea, B, C, Dc, sh, sl, vh, vl, Rh, Rl, lows, k2, cs)) return 0;
+  if (!quick_estimate(&t1, &t2, A, Ea, B, C, Dc, sh, sl, vh, vl, Rh, Rl, lows, k2, cs, f32)) return 0;
   quick_answer(out, cls, sb, sc, t1, t2);
   return 1;
 }
 
+QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) { return quick_solve(out, cs, 0); }
+
+QUICK_ATTR int ref_fast_quick32(toi_ref *out, const toi_case *cs) { return quick_solve(out, cs, 1); }
+
 #else
 
 int ref_fast_quick(toi_ref *out, const toi_case *cs) {
+  (void)out;
+  (void)cs;
+  return 0;
+}
+
+int ref_fast_quick32(toi_ref *out, const toi_case *cs) {
   (void)out;
   (void)cs;
   return 0;
