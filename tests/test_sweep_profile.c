@@ -1,10 +1,13 @@
 /* test_sweep_profile.c: `toibench sweep --profile`: lines that parse, shares that add up, results unchanged. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli_check.h"
+#include "sweep.h"
 #include "test_env.h"
 
 static char sp_dir[64];
@@ -174,4 +177,44 @@ Test(sweep_profile, checkpointed_run) {
   char *res = cc_slurp(sp_path("out"), NULL);
   check_profile(r->err, res, 40000, 2);
   free(res);
+}
+
+/* The ratio as sweep.h defines it, |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)) in units of ulp(t*) = 2^ue,
+   computed with ldexp throughout. */
+static double ratio_by_definition(double ulp, double t, double kappa, int p, int emin) {
+  int e;
+  double m = frexp(fabs(t), &e);
+  int ue = (e - 1 < emin ? emin : e - 1) - (p - 1);
+  return ulp / (kappa * ldexp(m, e - p - ue) + ldexp(1, emin - p - ue));
+}
+
+/* xorshift64*, for inputs spread over every exponent */
+static uint64_t sp_next(uint64_t *s) {
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double sp_double(uint64_t *s) {
+  uint64_t b = sp_next(s) & 0x7fefffffffffffffULL; /* finite, >= 0 */
+  double d;
+  memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+Test(sweep_profile, ratio_bits_as_defined) {
+  uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)te_seed(4);
+  const double edge[] = {0x1p-1074, 0x1.8p-1074, 0x1p-1022, 0x1.fffffffffffffp-1023, 0x1p-149, 0x1p-126, 1, 0x1p1023,
+                         0x1.fffffffffffffp1023, 0x1p-1000, 0x1p50, 0x1.8p-1060};
+  for (int i = 0; i < 400000; i++) {
+    double t = i < 12 * 12 ? edge[i % 12] : sp_double(&s);
+    double kappa = i < 12 * 12 ? edge[i / 12] : (i & 1) ? sp_double(&s) : ldexp((double)(sp_next(&s) >> 40), -20);
+    double ulp = i < 12 * 12 ? 0x1p-60 : (i & 2) ? (double)(sp_next(&s) >> 44) / 16 : sp_double(&s);
+    if (t == 0 || !(kappa > 0) || ulp == 0 || !isfinite(kappa)) continue;
+    double want = ratio_by_definition(ulp, t, kappa, 53, -1022), got = sweep_ratio(ulp, t, kappa);
+    cr_assert(memcmp(&want, &got, sizeof got) == 0, "ratio(%a, %a, %a) = %a, by definition %a", ulp, t, kappa, got,
+              want);
+    double w32 = ratio_by_definition(ulp, t, kappa, 24, -126), g32 = sweep_ratio_prec(ulp, t, kappa, TOI_BINARY32);
+    cr_assert(memcmp(&w32, &g32, sizeof g32) == 0, "binary32 ratio(%a, %a, %a) = %a, by definition %a", ulp, t, kappa,
+              g32, w32);
+  }
 }

@@ -121,6 +121,17 @@ int sweep_kappa_bin(double kappa) {
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
 
+/* 2^k exactly as ldexp(1, k) gives it for k <= 1023, without the libm call
+   (the ratio is taken for every timed column of every case): exact down to
+   2^-1074, 0 below (2^-1075 is a tie and rounds to the even 0). */
+static double pow2_upto_1023(int k) {
+  if (k < -1074) return 0.0;
+  uint64_t bits = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 double sweep_ratio(double ulp, double ref_t, double kappa) { return sweep_ratio_prec(ulp, ref_t, kappa, TOI_BINARY64); }
 
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q) {
@@ -138,7 +149,11 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
      whatever kappa says). In units of 2^ue: numerator ulp, denominator
      kappa m 2^(e-p-ue) + 2^(emin-p-ue); the exponents stay small
      (e - p - ue <= 0, emin - p - ue <= -1), so nothing overflows on the way. */
-  double den = kappa * ldexp(m, e - p - ue) + ldexp(1, emin - p - ue);
+  /* ldexp(m, e - p - ue) is exact (e - p - ue is 0, or in [-1074 - emin, -1]
+     when t* is below 2^emin, and m 2^(e-p-ue) >= 2^(-1075-emin) is a normal
+     double), so it is m times that power of two; ldexp(1, emin - p - ue) is
+     the power itself, with its underflow. */
+  double den = kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
   return ulp / den;
 }
 

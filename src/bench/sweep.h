@@ -161,15 +161,16 @@ typedef struct sweep_witness {
 } sweep_witness;
 
 /// Statistics of one formulation on one bin.
+/// The fields every scored case touches come first, on two cache lines.
 typedef struct sweep_cell {
   uint64_t cases;
   uint64_t kind[SCORE_KIND_COUNT];
-  uint64_t confusion[TOI_CLASS_COUNT][TOI_CLASS_COUNT]; ///< [exact][verdict]
   uint64_t timed;
-  uint64_t hist[SWEEP_HBINS];
-  uint64_t khist[SWEEP_KBINS];
   uint64_t kinf;
   double max_ulp, max_bits, kmin, kmax, max_ratio; ///< NaN until set
+  uint64_t confusion[TOI_CLASS_COUNT][TOI_CLASS_COUNT]; ///< [exact][verdict]
+  uint64_t hist[SWEEP_HBINS];
+  uint64_t khist[SWEEP_KBINS];
   sweep_witness w[SW_WHAT_COUNT];
 } sweep_cell;
 

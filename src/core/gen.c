@@ -395,11 +395,59 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   }
 }
 
+/* Text built without printf (gen_case runs once per case of a sweep): the
+   same bytes as snprintf, cut as it cuts, at size - 1 bytes. */
+typedef struct gen_text {
+  char *p;
+  size_t size, len;
+} gen_text;
+
+static void gt_str(gen_text *t, const char *s) {
+  size_t n = strlen(s);
+  if (t->len + n < t->size) { /* it fits, with its NUL */
+    memcpy(t->p + t->len, s, n + 1);
+    t->len += n;
+    return;
+  }
+  for (; *s; s++, t->len++)
+    if (t->len + 1 < t->size) t->p[t->len] = *s;
+  if (t->size) t->p[t->len < t->size ? t->len : t->size - 1] = 0;
+}
+
+/* u in decimal, '-' first when neg, at least width digits (zero-padded): as
+   %d for an int, %06 PRIu64 for an index. */
+static void gt_num(gen_text *t, uint64_t u, int neg, int width) {
+  char d[24], s[26];
+  int n = 0, k = 0;
+  do {
+    d[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  while (n < width) d[n++] = '0';
+  if (neg) s[k++] = '-';
+  while (n) s[k++] = d[--n];
+  s[k] = 0;
+  gt_str(t, s);
+}
+
+static void gt_int(gen_text *t, int v) {
+  gt_num(t, v < 0 ? (uint64_t)0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0, 0);
+}
+
+/* The tag "<letter>V", then "-s1" and "-s2" when given (s1, s2 NULL: not). */
+static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const char *s1, const char *s2) {
+  gen_text t = {tag, tagsz, 0};
+  gt_str(&t, letter);
+  gt_int(&t, v);
+  if (s1) gt_str(&t, "-"), gt_str(&t, s1);
+  if (s2) gt_str(&t, "-"), gt_str(&t, s2);
+}
+
 static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
   int sigma = toi_rng_below(r, 2) ? 1 : -1;
   exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
-  snprintf(tag, tagsz, "k%d-%s", k, sigma < 0 ? "in" : "out");
+  tag_put(tag, tagsz, "k", k, sigma < 0 ? "in" : "out", NULL);
 }
 
 static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
@@ -422,7 +470,7 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, ch
     c->vb[i] = V + (mu * fr->d[i] + eta * fr->n[i]);
   }
   shuffle(r, c);
-  snprintf(tag, tagsz, "k%d-%s-%s", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
+  tag_put(tag, tagsz, "k", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
 }
 
 /* The far offset in binary32: 10^e u_i rounded to a float, then (below 2^16,
@@ -464,7 +512,7 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precisio
     c->pa[i] += O;
     c->pb[i] += O;
   }
-  snprintf(tag, tagsz, "e%d", e);
+  tag_put(tag, tagsz, "e", e, NULL, NULL);
 }
 
 static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi_precision q,
@@ -483,7 +531,10 @@ static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi
   }
   c->ra = in_q(scalbn(c->ra, e), q);
   c->rb = in_q(scalbn(c->rb, e), q);
-  snprintf(tag, tagsz, "e%d-f%d", e, f);
+  tag_put(tag, tagsz, "e", e, NULL, NULL);
+  gen_text t = {tag, tagsz, strlen(tag)};
+  gt_str(&t, "-f");
+  gt_int(&t, f);
 }
 
 static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
@@ -495,7 +546,7 @@ static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
     c->va[i] = in_q(c->va[i] * s, q);
     c->vb[i] = in_q(c->vb[i] * s, q);
   }
-  snprintf(tag, tagsz, "k%d", k);
+  tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
 static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
@@ -509,7 +560,7 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   if (q == TOI_BINARY32) *x = toi_float_from_ord(toi_float_ord(*x) + (up ? k : -k));
   else *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
   if (*x == 0) *x = 0.0;
-  snprintf(tag, tagsz, "k%d", k);
+  tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
 static int range_pick(const gen_range *g, uint64_t index) {
@@ -570,8 +621,14 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
     }
     gen_one(out, base, &r, o, param, tag, sizeof tag);
   }
-  snprintf(out->id, sizeof out->id, "%s%s%s%s-%06" PRIu64, prefix, family_names[fam], tag[0] ? "-" : "",
-           tag, index);
-  if (base) snprintf(base->id, sizeof base->id, "%s", out->id);
+  /* "%s%s%s%s-%06" PRIu64: prefix, family, "-" and the tag when there is one, index */
+  gen_text id = {out->id, sizeof out->id, 0};
+  gt_str(&id, prefix);
+  gt_str(&id, family_names[fam]);
+  gt_str(&id, tag[0] ? "-" : "");
+  gt_str(&id, tag);
+  gt_str(&id, "-");
+  gt_num(&id, index, 0, 6);
+  if (base) memcpy(base->id, out->id, sizeof base->id);
   return TOI_OK;
 }
