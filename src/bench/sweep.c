@@ -179,7 +179,8 @@ static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_directio
   double r = sweep_ratio_prec(sc->ulp, sc->ref_t, k, q);
   if (isnan(r)) return TOI_OK;
   cell->max_ratio = max_set(cell->max_ratio, r);
-  sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
+  /* The witness holds the maximum (set exactly when it is): below it, r cannot win. */
+  if (!(r < cell->max_ratio)) sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
   return TOI_OK;
 }
 
@@ -197,7 +198,8 @@ static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls
   if (h >= 0) cell->hist[h]++;
   if (!isnan(sc->ulp)) cell->max_ulp = max_set(cell->max_ulp, sc->ulp);
   if (!isnan(sc->bits)) cell->max_bits = max_set(cell->max_bits, sc->bits);
-  sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
+  /* As for the ratio: the witness holds max_ulp, so a smaller ULP error cannot win. */
+  if (!(sc->ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
 }
 
 /* The case as the candidates of each precision receive it, its exact answer

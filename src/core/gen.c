@@ -283,23 +283,37 @@ static double mass(toi_rng *r, toi_precision q) { return in_q(toi_rng_uniform(r,
 
 /* Exact symmetries: a signed permutation of the axes applied to every vector,
    and swapping the two balls (s -> -s, v -> -v): the class and D are unchanged. */
+/* toi_rng_below(r, 2): its threshold 2^64 mod 2 = 0 takes every draw, and
+   x % 2 = x & 1: the same draws and values, without its two divisions (a
+   case draws up to seven of these). */
+static int coin(toi_rng *r) { return (int)(toi_rng_next(r) & 1); }
+
+/* toi_rng_below(r, 3), the same loop with the divisor known here. */
+static uint64_t below3(toi_rng *r) {
+  const uint64_t threshold = (0 - (uint64_t)3) % 3;
+  for (;;) {
+    uint64_t x = toi_rng_next(r);
+    if (x >= threshold) return x % 3;
+  }
+}
+
 static void shuffle(toi_rng *r, toi_case *c) {
   int perm[3] = {0, 1, 2};
   for (int i = c->dim - 1; i > 0; i--) {
-    int j = (int)toi_rng_below(r, (uint64_t)i + 1);
+    int j = i == 2 ? (int)below3(r) : i == 1 ? coin(r) : (int)toi_rng_below(r, (uint64_t)i + 1);
     int t = perm[i];
     perm[i] = perm[j];
     perm[j] = t;
   }
   double sign[3];
-  for (int i = 0; i < 3; i++) sign[i] = toi_rng_below(r, 2) ? -1.0 : 1.0;
+  for (int i = 0; i < 3; i++) sign[i] = coin(r) ? -1.0 : 1.0;
   double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
   for (int k = 0; k < 4; k++) {
     double t[3] = {0, 0, 0};
     for (int i = 0; i < c->dim; i++) t[i] = sign[i] * vecs[k][perm[i]];
     memcpy(vecs[k], t, sizeof t);
   }
-  if (toi_rng_below(r, 2)) {
+  if (coin(r)) {
     toi_case t = *c;
     memcpy(c->pa, t.pb, sizeof c->pa);
     memcpy(c->va, t.vb, sizeof c->va);
@@ -403,15 +417,11 @@ typedef struct gen_text {
 } gen_text;
 
 static void gt_str(gen_text *t, const char *s) {
-  size_t n = strlen(s);
-  if (t->len + n < t->size) { /* it fits, with its NUL */
-    memcpy(t->p + t->len, s, n + 1);
-    t->len += n;
-    return;
-  }
-  for (; *s; s++, t->len++)
-    if (t->len + 1 < t->size) t->p[t->len] = *s;
-  if (t->size) t->p[t->len < t->size ? t->len : t->size - 1] = 0;
+  size_t len = t->len, lim = t->size ? t->size - 1 : 0;
+  while (*s && len < lim) t->p[len++] = *s++;
+  if (*s) len += strlen(s); /* cut: counted, not written */
+  t->len = len;
+  if (t->size) t->p[len < t->size ? len : t->size - 1] = 0;
 }
 
 /* u in decimal, '-' first when neg, at least width digits (zero-padded): as
@@ -444,7 +454,7 @@ static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const ch
 }
 
 static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
-  int sigma = toi_rng_below(r, 2) ? 1 : -1;
+  int sigma = coin(r) ? 1 : -1;
   exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
   tag_put(tag, tagsz, "k", k, sigma < 0 ? "in" : "out", NULL);
@@ -453,8 +463,8 @@ static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *t
 static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
                              size_t tagsz) {
   int cv = grids[q].cv;
-  int sigma = toi_rng_below(r, 2) ? 1 : -1;
-  int approach = (int)toi_rng_below(r, 2);
+  int sigma = coin(r) ? 1 : -1;
+  int approach = coin(r);
   const frame *fr = pick_frame(r, c->dim);
   double m = exact_radii(r, c, fr, q);
   double mu = exact_speed(r, cv);
@@ -555,7 +565,7 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   shuffle(r, c);
   if (base) *base = *c;
   int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
-  int up = (int)toi_rng_below(r, 2);
+  int up = coin(r);
   double *x = gen_case_input(c, pick);
   if (q == TOI_BINARY32) *x = toi_float_from_ord(toi_float_ord(*x) + (up ? k : -k));
   else *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
@@ -597,7 +607,7 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   /* Another precision, another stream; binary64 (0) keeps the stream it had. */
   toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
   memset(out, 0, sizeof *out);
-  out->dim = o->dim ? o->dim : 2 + (int)toi_rng_below(&r, 2);
+  out->dim = o->dim ? o->dim : 2 + coin(&r);
   char tag[40];
   const char *prefix = "";
   gen_family fam = o->family;
