@@ -189,3 +189,22 @@ for n in $MIX_SIZES; do
 done
 echo "  (whole process, wall clock; before the hierarchical grid one big ball made both quadratic in N)"
 # ==== end of mixed radii ====
+
+# ==== sweep profile: a mixed sweep over every formulation and where its time goes (issue 18) ====
+# Environment: TOI_BENCH_SWEEP_COUNT (cases, default 10^7; the time of 10^8 cases, the goal's size, is
+# extrapolated from it in proportion).
+bench_sweep_profile() {
+  local n=${TOI_BENCH_SWEEP_COUNT:-10000000} goal=60 log=$tmp/sweep_profile.log secs est
+  echo
+  echo "== sweep profile: mixed, every formulation, $n cases on $J thread(s); goal 10^8 cases in under $goal s"
+  "$TB" sweep mixed --count "$n" -j"$J" --quiet --stats --profile -o "$tmp/sweep_profile" 2>"$log"
+  secs=$(sed -n 's/.*sweep stats: [0-9]* cases in \([0-9.]*\) s.*/\1/p' "$log")
+  est=$(awk -v s="$secs" -v n="$n" 'BEGIN { printf "%.1f", s * 1e8 / n }')
+  printf "  %s cases in %s s; 10^8 cases: %s s extrapolated, goal %s s: %s\n" "$n" "$secs" "$est" "$goal" \
+    "$(awk -v e="$est" -v g="$goal" 'BEGIN { print (e < g) ? "met" : "NOT met" }')"
+  sed -n 's/^sweep profile: \([0-9]* cases on .*\)/  (\1)/p' "$log"
+  printf "  %-10s %-18s %10s %7s %14s\n" part name seconds share "cases/s"
+  awk '/^sweep profile: [a-z]/ { printf "  %-10s %-18s %10s %7s %14s\n", $3, $4, $5, $7, $8 }' "$log"
+}
+bench_sweep_profile
+# ==== end of sweep profile ====

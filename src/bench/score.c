@@ -6,13 +6,42 @@
 #include "candidate.h"
 #include "score.h"
 #include "stats.h"
+#include "sweep.h"
 
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
+/* The error of T against the exact root of c in direction dir, precision q:
+   taken from cache (NULL: none) when measured there before, else measured
+   and kept there while room is left. */
+static toi_status error_of(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                           toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
+  uint64_t tb;
+  memcpy(&tb, &T, sizeof tb);
+  for (int i = 0; cache && i < cache->n; i++)
+    if (cache->e[i].tbits == tb && cache->e[i].dir == (int)dir && cache->e[i].q == (int)q) {
+      *ulp = cache->e[i].ulp;
+      *bits = cache->e[i].bits;
+      return TOI_OK;
+    }
+  toi_status st = q == TOI_BINARY64 ? toi_ref_error_engine(ulp, bits, T, c, dir, engine)
+                                    : toi_ref_error_prec(ulp, bits, T, c, dir, q, engine);
+  if (st != TOI_OK || !cache || cache->n >= SCORE_ERR_CACHE) return st;
+  cache->e[cache->n].tbits = tb;
+  cache->e[cache->n].dir = (int)dir;
+  cache->e[cache->n].q = (int)q;
+  cache->e[cache->n].ulp = *ulp;
+  cache->e[cache->n].bits = *bits;
+  cache->n++;
+  return TOI_OK;
+}
+
 /* The verdict and time against ref, without step or target. */
 static toi_status score_core(score_case *out, toi_result r, toi_direction dir, unsigned domain,
-                             const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q) {
-  memset(out, 0, sizeof *out);
+                             const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
+                             score_err_cache *cache) {
+  /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
+  out->kind = SCORE_AGREE;
+  out->timed = 0;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
   out->t = r.t;
@@ -47,8 +76,7 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else {
-      toi_status st = q == TOI_BINARY64 ? toi_ref_error_engine(&out->ulp, &out->bits, r.t, c, dir, engine)
-                                        : toi_ref_error_prec(&out->ulp, &out->bits, r.t, c, dir, q, engine);
+      toi_status st = error_of(&out->ulp, &out->bits, r.t, c, dir, engine, q, cache);
       if (st != TOI_OK) return st;
     }
   }
@@ -162,9 +190,12 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
   return TOI_OK;
 }
 
-toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                        const toi_ref *ref, const score_opts *o) {
-  memset(out, 0, sizeof *out);
+/* score_answer, the errors through cache (NULL: none). */
+static toi_status answer_with(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                              const toi_case *c, const toi_ref *ref, const score_opts *o, score_err_cache *cache) {
+  /* Every field is set here or by score_core (no memset, as there). */
+  out->target_timed = 0;
+  out->off_tolerance = 0;
   out->gap = out->target_ulp = out->target_dt = NAN;
   out->target = o->target;
   out->target_kind = SCORE_OUT_OF_DOMAIN;
@@ -179,12 +210,23 @@ toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsi
       contact_verdict = 0;
     }
   }
-  toi_status st = score_core(&out->sc, rr, dir, domain, c, &within, o->engine, o->precision);
+  toi_status st = score_core(&out->sc, rr, dir, domain, c, &within, o->engine, o->precision, cache);
   if (st != TOI_OK) return st;
   out->sc.verdict = r.cls;
   out->sc.ref_cls = ref->cls;
   if (!o->with_target || out->sc.kind == SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
+}
+
+toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                        const toi_ref *ref, const score_opts *o) {
+  return answer_with(out, r, dir, domain, c, ref, o, NULL);
+}
+
+toi_status score_answer_cached(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                               const toi_case *c, const toi_ref *ref, const score_opts *o, score_err_cache *cache) {
+  /* The cache holds the errors against the true contact only. */
+  return answer_with(out, r, dir, domain, c, ref, o, o->with_target ? NULL : cache);
 }
 
 int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {

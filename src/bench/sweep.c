@@ -10,14 +10,25 @@ static void cell_init(sweep_cell *c) {
   c->max_ulp = c->max_bits = c->kmin = c->kmax = c->max_ratio = NAN;
 }
 
+/* Zeroed memory on whole cache lines of its own, so that the accumulators of
+   two threads never share a line (no false sharing); NULL when out of memory
+   or the size overflows. Freed with free. */
+static void *zalloc_lines(size_t n) {
+  size_t m = (n + 63) / 64 * 64;
+  void *p = NULL;
+  if (m < n || posix_memalign(&p, 64, m ? m : 64)) return NULL;
+  memset(p, 0, m ? m : 64);
+  return p;
+}
+
 int sweep_acc_init(sweep_acc *a, size_t nform, size_t nbins) {
   memset(a, 0, sizeof *a);
   a->nform = nform;
   a->nbins = nbins;
-  a->bincount = calloc(nbins ? nbins : 1, sizeof *a->bincount);
-  a->bincls = calloc((nbins ? nbins : 1) * TOI_CLASS_COUNT, sizeof *a->bincls);
+  a->bincount = zalloc_lines((nbins ? nbins : 1) * sizeof *a->bincount);
+  a->bincls = zalloc_lines((nbins ? nbins : 1) * TOI_CLASS_COUNT * sizeof *a->bincls);
   size_t ncells = nform * nbins;
-  a->cells = malloc((ncells > 0 ? ncells : 1) * sizeof *a->cells);
+  a->cells = zalloc_lines((ncells > 0 ? ncells : 1) * sizeof *a->cells);
   if (!a->bincount || !a->bincls || !a->cells) {
     sweep_acc_free(a);
     return -1;
@@ -110,6 +121,17 @@ int sweep_kappa_bin(double kappa) {
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
 
+/* 2^k exactly as ldexp(1, k) gives it for k <= 1023, without the libm call
+   (the ratio is taken for every timed column of every case): exact down to
+   2^-1074, 0 below (2^-1075 is a tie and rounds to the even 0). */
+static double pow2_upto_1023(int k) {
+  if (k < -1074) return 0.0;
+  uint64_t bits = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
 double sweep_ratio(double ulp, double ref_t, double kappa) { return sweep_ratio_prec(ulp, ref_t, kappa, TOI_BINARY64); }
 
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q) {
@@ -127,7 +149,11 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
      whatever kappa says). In units of 2^ue: numerator ulp, denominator
      kappa m 2^(e-p-ue) + 2^(emin-p-ue); the exponents stay small
      (e - p - ue <= 0, emin - p - ue <= -1), so nothing overflows on the way. */
-  double den = kappa * ldexp(m, e - p - ue) + ldexp(1, emin - p - ue);
+  /* ldexp(m, e - p - ue) is exact (e - p - ue is 0, or in [-1074 - emin, -1]
+     when t* is below 2^emin, and m 2^(e-p-ue) >= 2^(-1075-emin) is a normal
+     double), so it is m times that power of two; ldexp(1, emin - p - ue) is
+     the power itself, with its underflow. */
+  double den = kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
   return ulp / den;
 }
 
@@ -153,7 +179,8 @@ static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_directio
   double r = sweep_ratio_prec(sc->ulp, sc->ref_t, k, q);
   if (isnan(r)) return TOI_OK;
   cell->max_ratio = max_set(cell->max_ratio, r);
-  sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
+  /* The witness holds the maximum (set exactly when it is): below it, r cannot win. */
+  if (!(r < cell->max_ratio)) sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
   return TOI_OK;
 }
 
@@ -171,7 +198,8 @@ static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls
   if (h >= 0) cell->hist[h]++;
   if (!isnan(sc->ulp)) cell->max_ulp = max_set(cell->max_ulp, sc->ulp);
   if (!isnan(sc->bits)) cell->max_bits = max_set(cell->max_bits, sc->bits);
-  sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
+  /* As for the ratio: the witness holds max_ulp, so a smaller ULP error cannot win. */
+  if (!(sc->ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
 }
 
 /* The case as the candidates of each precision receive it, its exact answer
@@ -205,21 +233,49 @@ static const toi_answer *answer_of(const toi_candidate *cand, const toi_answer *
 toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                 const toi_answer *const *stored, double tmax, const toi_case *c, size_t b,
                                 uint64_t index, toi_ref_engine engine) {
+  sweep_answer ans[SWEEP_MAXFORMS];
+  if (nc > SWEEP_MAXFORMS) return TOI_ERR_RANGE;
+  for (size_t j = 0; j < nc; j++) {
+    toi_answer own;
+    const toi_answer *a = answer_of(&cands[j], stored ? stored[j] : NULL, c, &own);
+    ans[j].state = a ? (int)a->state : SWEEP_NOT_RUN;
+    if (a) ans[j].r = a->r;
+  }
+  score_err_cache cache;
+  return sweep_eval_case_given(acc, cands, nc, ans, 1, tmax, c, b, index, engine, NULL, &cache);
+}
+
+/* The binary64 view from an exact answer solved before (score_input's). */
+static toi_status view_given(sweep_view *v, const toi_case *c, const toi_ref *ref) {
+  v->state = 0;
+  v->c = *c;
+  v->ref = *ref;
+  return (unsigned)v->ref.cls >= TOI_CLASS_COUNT ? TOI_ERR_RANGE : TOI_OK;
+}
+
+toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
+                                 const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
+                                 size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
+                                 score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
-  for (int q = 0; q < TOI_PRECISION_COUNT; q++) view[q] = (sweep_view){.state = 2, .kappa = {NAN, NAN}};
-  toi_status st = view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
+    view[q].state = 2;
+    view[q].kappa[0] = view[q].kappa[1] = NAN;
+    view[q].have[0] = view[q].have[1] = 0;
+  }
+  cache->n = 0;
+  toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
-  const toi_ref *ref64 = &view[TOI_BINARY64].ref;
+  const toi_ref *r64 = &view[TOI_BINARY64].ref;
   acc->bincount[b]++;
-  acc->bincls[b * TOI_CLASS_COUNT + ref64->cls]++;
+  acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
     sweep_cell *cell = &acc->cells[j * acc->nbins + b];
     sweep_view *v = &view[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
-    toi_answer own;
-    const toi_answer *a = answer_of(cand, stored ? stored[j] : NULL, c, &own);
-    if (!a) return TOI_ERR_RANGE;
+    const sweep_answer *a = &ans[j * stride];
+    if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       cell->cases++;
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
@@ -227,7 +283,7 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size
     }
     score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
     score_detail sd;
-    st = score_answer(&sd, a->r, cand->direction, cand->domain, &v->c, &v->ref, &so);
+    st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, &v->c, &v->ref, &so, cache);
     if (st != TOI_OK) return st;
     add_scored(cell, &sd.sc, v->ref.cls, &v->c, index);
     if (sd.sc.timed &&

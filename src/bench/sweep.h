@@ -161,15 +161,16 @@ typedef struct sweep_witness {
 } sweep_witness;
 
 /// Statistics of one formulation on one bin.
+/// The fields every scored case touches come first, on two cache lines.
 typedef struct sweep_cell {
   uint64_t cases;
   uint64_t kind[SCORE_KIND_COUNT];
-  uint64_t confusion[TOI_CLASS_COUNT][TOI_CLASS_COUNT]; ///< [exact][verdict]
   uint64_t timed;
-  uint64_t hist[SWEEP_HBINS];
-  uint64_t khist[SWEEP_KBINS];
   uint64_t kinf;
   double max_ulp, max_bits, kmin, kmax, max_ratio; ///< NaN until set
+  uint64_t confusion[TOI_CLASS_COUNT][TOI_CLASS_COUNT]; ///< [exact][verdict]
+  uint64_t hist[SWEEP_HBINS];
+  uint64_t khist[SWEEP_KBINS];
   sweep_witness w[SW_WHAT_COUNT];
 } sweep_cell;
 
@@ -238,6 +239,53 @@ TOI_MUST_USE toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate
                                              const toi_answer *const *stored, double tmax, const toi_case *c,
                                              size_t b, uint64_t index, toi_ref_engine engine);
 
+/// A column's answer to one case as scoring uses it: state is a
+/// toi_answer_state (only TOI_ANSWERED is scored), or SWEEP_NOT_RUN when the
+/// candidate could not be run (the case then fails with TOI_ERR_RANGE).
+typedef struct sweep_answer {
+  int state;
+  toi_result r;
+} sweep_answer;
+#define SWEEP_NOT_RUN (-1)
+
+/// Errors of answers already measured on one case, so that two columns with
+/// the same time are measured once (the measure depends only on the case as
+/// the column received it, the time, the direction and the precision).
+/// score_answer_cached fills it; clear n (to 0) before each case.
+#define SCORE_ERR_CACHE 16
+typedef struct score_err_cache {
+  int n;
+  struct {
+    uint64_t tbits;
+    int dir, q;
+    double ulp, bits;
+  } e[SCORE_ERR_CACHE];
+} score_err_cache;
+/// score_answer (with_target 0) taking an error measured before from cache,
+/// the same bits as score_answer gives (score.c).
+TOI_MUST_USE toi_status score_answer_cached(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                            const toi_case *c, const toi_ref *ref, const score_opts *o,
+                                            score_err_cache *cache);
+
+/// sweep_eval_case_with with every column's answer given: ans[j * stride] is
+/// column j's. ref64, when not NULL, is the exact answer of c in binary64 as
+/// toi_ref_solve_engine gives it (from toi_ref_solve_batch_engine), so it is
+/// not solved again; cache (not NULL) is cleared here and serves this case.
+TOI_MUST_USE toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
+                                              const sweep_answer *ans, size_t stride, double tmax,
+                                              const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine,
+                                              const toi_ref *ref64, score_err_cache *cache);
+
+/// Where the time of a sweep went (sweep --profile): seconds summed over the
+/// threads, measured per block of cases (not per case) on the monotonic clock.
+typedef struct sweep_profile {
+  double gen;                   ///< generating the cases
+  double ref;                   ///< the reference's exact answers (batch solve)
+  double cand[SWEEP_MAXFORMS];  ///< each column's candidate: its solve calls
+  double score;                 ///< scoring: error and kappa measures, accumulation
+  uint64_t cases;               ///< cases scored
+} sweep_profile;
+
 /// What became of one external candidate over a whole sweep.
 typedef struct sweep_tally {
   uint64_t failed, declined, malfunctions, protocol_errors;
@@ -253,6 +301,7 @@ typedef struct sweep_opts {
   double tmax, timeout;
   toi_ref_engine engine;
   const toi_msg *msg;           ///< failures and solver messages
+  sweep_profile *profile;       ///< NULL: not measured; else the times are added to it
 } sweep_opts;
 
 /// Scores the candidates (in-process ones first: the result file's column

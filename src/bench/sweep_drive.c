@@ -10,16 +10,36 @@
 /* Cases per unit of work: large enough to amortise the atomic counter, small
    enough to balance the threads and to keep the progress line moving. */
 #define CHUNK 1024
+/* Cases scored together inside a chunk: generated, solved by the reference
+   (one batch), by each candidate (one call each), then scored case by case.
+   The buffers of a span stay in a core's cache; the profile reads the clock
+   once per phase of a span, not per case. */
+#define SPAN 256
 /* Cases per call of an out-of-process candidate: a child process per
    candidate per block, so the start-up of a slow solver is amortised; memory
    stays a few MB per candidate. A multiple of CHUNK. */
 #define BLOCK 16384
+
+/* A worker's buffers for one span and its share of the profile, aligned on
+   cache lines of its own (allocated apart per worker). */
+typedef struct sweep_scratch {
+  toi_case cases[SPAN];
+  size_t bins[SPAN];
+  toi_ref ref[SPAN];
+  toi_status st[SPAN];
+  toi_answer one[64];   /* a candidate's toi_answer for part of a span */
+  sweep_answer *ans;    /* [column][SPAN] */
+  sweep_profile prof;
+  score_err_cache cache;
+} sweep_scratch;
 
 typedef struct sweep_ctx {
   const sweep_opts *o;
   const toi_candidate *cands;
   size_t nc;
   sweep_acc *accs;
+  sweep_scratch **scratch; /* [worker] */
+  sweep_profile main_prof; /* what the calling thread does alone: out-of-process candidates */
   sweep_run *run;
   /* With out-of-process candidates: the block [blo, blo + bn), its cases,
      bins and answers ([candidate][BLOCK], only theirs); gen_only: the pass
@@ -50,18 +70,98 @@ static int chunk_failed(sweep_ctx *x, uint64_t i, toi_status st) {
   return 1;
 }
 
-/* A chunk when every candidate runs in this process: generated and scored. */
+/* Seconds since *t, and *t moved to now: the profile's clock, read only when profiling. */
+static double lap(double *t) {
+  double now = sweep_now(), d = now - *t;
+  *t = now;
+  return d;
+}
+
+/* Every in-process column's answers to cases[0..n-1] into w->ans, one call
+   per candidate and part; a candidate that cannot be run leaves SWEEP_NOT_RUN. */
+static void solve_columns(sweep_ctx *x, sweep_scratch *w, const toi_case *cases, size_t n, int prof, double *t) {
+  const size_t part = sizeof w->one / sizeof w->one[0];
+  for (size_t j = 0; j < x->nc; j++) {
+    const toi_candidate *cand = &x->cands[j];
+    if (cand->flags & TOI_CAND_OUT_OF_PROCESS) continue;
+    sweep_answer *col = &w->ans[j * SPAN];
+    for (size_t k0 = 0; k0 < n; k0 += part) {
+      size_t m = n - k0 < part ? n - k0 : part;
+      toi_run_info info;
+      int rc = toi_candidate_run(cand, &cases[k0], m, NULL, w->one, &info);
+      for (size_t k = 0; k < m; k++) {
+        col[k0 + k].state = rc ? SWEEP_NOT_RUN : (int)w->one[k].state;
+        col[k0 + k].r = w->one[k].r;
+      }
+    }
+    if (prof) w->prof.cand[j] += lap(t);
+  }
+}
+
+/* Scores the span cases[0..n-1] (case indexes index0 ..; with out-of-process
+   candidates, at offset at of the block, whose stored answers they use) into
+   worker's accumulator. 0, or 1 after recording the first failing case. */
+static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const size_t *bins, size_t n,
+                      uint64_t index0, size_t at) {
+  sweep_scratch *w = x->scratch[worker];
+  int prof = x->o->profile != NULL;
+  double t = prof ? sweep_now() : 0;
+  (void)toi_ref_solve_batch_engine(w->ref, w->st, cases, n, x->o->engine);
+  if (prof) w->prof.ref += lap(&t);
+  solve_columns(x, w, cases, n, prof, &t);
+  for (size_t s = 0; s < x->nc && x->nslots; s++) {
+    if (!(x->cands[s].flags & TOI_CAND_OUT_OF_PROCESS)) continue;
+    const toi_answer *stored = &x->ans[x->slot[s] * BLOCK + at];
+    for (size_t k = 0; k < n; k++) {
+      w->ans[s * SPAN + k].state = (int)stored[k].state;
+      w->ans[s * SPAN + k].r = stored[k].r;
+    }
+  }
+  for (size_t k = 0; k < n; k++) {
+    toi_status st = w->st[k] != TOI_OK ? TOI_ERR_RANGE
+                                       : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], SPAN,
+                                                               x->o->tmax, &cases[k], bins[k], index0 + k,
+                                                               x->o->engine, &w->ref[k], &w->cache);
+    if (st != TOI_OK) return chunk_failed(x, index0 + k, st);
+  }
+  if (prof) {
+    w->prof.score += lap(&t);
+    w->prof.cases += n;
+  }
+  return 0;
+}
+
+/* Generates the cases [lo, lo + n) into cases and bins; the number generated
+   before the first failure (whose index and status go to *fail, *fst). */
+static size_t gen_span(const sweep_opts *o, toi_case *cases, size_t *bins, uint64_t lo, size_t n, uint64_t *fail,
+                       toi_status *fst) {
+  for (size_t k = 0; k < n; k++) {
+    toi_status st = gen_case(&cases[k], NULL, &bins[k], o->g, lo + k);
+    if (st != TOI_OK) {
+      *fail = lo + k;
+      *fst = st;
+      return k;
+    }
+  }
+  return n;
+}
+
+/* A chunk when every candidate runs in this process: generated and scored,
+   span by span. A failure is that of the lowest case index. */
 static int stream_chunk(void *vctx, int worker, uint64_t chunk) {
   sweep_ctx *x = vctx;
+  sweep_scratch *w = x->scratch[worker];
   uint64_t lo = x->o->start + chunk * CHUNK;
   uint64_t hi = x->o->end - lo < CHUNK ? x->o->end : lo + CHUNK;
-  for (uint64_t i = lo; i < hi; i++) {
-    toi_case c;
-    size_t b;
-    toi_status st = gen_case(&c, NULL, &b, x->o->g, i);
-    if (st == TOI_OK)
-      st = sweep_eval_case_with(&x->accs[worker], x->cands, x->nc, NULL, x->o->tmax, &c, b, i, x->o->engine);
-    if (st != TOI_OK) return chunk_failed(x, i, st);
+  for (uint64_t s = lo; s < hi; s += SPAN) {
+    size_t n = hi - s < SPAN ? (size_t)(hi - s) : SPAN;
+    uint64_t fail = 0;
+    toi_status fst = TOI_OK;
+    double t = x->o->profile ? sweep_now() : 0;
+    size_t ok = gen_span(x->o, w->cases, w->bins, s, n, &fail, &fst);
+    if (x->o->profile) w->prof.gen += lap(&t);
+    if (score_span(x, worker, w->cases, w->bins, ok, s, 0)) return 1;
+    if (ok < n) return chunk_failed(x, fail, fst);
   }
   atomic_fetch_add(&x->run->done, hi - lo);
   return 0;
@@ -72,18 +172,18 @@ static int stream_chunk(void *vctx, int worker, uint64_t chunk) {
 static int block_chunk(void *vctx, int worker, uint64_t chunk) {
   sweep_ctx *x = vctx;
   size_t lo = (size_t)chunk * CHUNK, hi = x->bn - lo < CHUNK ? x->bn : lo + CHUNK;
-  for (size_t k = lo; k < hi; k++) {
-    uint64_t i = x->blo + k;
-    toi_status st;
-    if (x->gen_only) {
-      st = gen_case(&x->cases[k], NULL, &x->bins[k], x->o->g, i);
-    } else {
-      const toi_answer *a[SWEEP_MAXFORMS];
-      for (size_t s = 0; s < x->nc; s++) a[s] = &x->ans[x->slot[s] * BLOCK + k];
-      st = sweep_eval_case_with(&x->accs[worker], x->cands, x->nc, a, x->o->tmax, &x->cases[k], x->bins[k], i,
-                                x->o->engine);
+  for (size_t k = lo; k < hi; k += SPAN) {
+    size_t n = hi - k < SPAN ? hi - k : SPAN;
+    if (!x->gen_only) {
+      if (score_span(x, worker, &x->cases[k], &x->bins[k], n, x->blo + k, k)) return 1;
+      continue;
     }
-    if (st != TOI_OK) return chunk_failed(x, i, st);
+    uint64_t fail = 0;
+    toi_status fst = TOI_OK;
+    double t = x->o->profile ? sweep_now() : 0;
+    size_t ok = gen_span(x->o, &x->cases[k], &x->bins[k], x->blo + k, n, &fail, &fst);
+    if (x->o->profile) x->scratch[worker]->prof.gen += lap(&t);
+    if (ok < n) return chunk_failed(x, fail, fst);
   }
   if (!x->gen_only) atomic_fetch_add(&x->run->done, hi - lo);
   return 0;
@@ -119,7 +219,10 @@ static int call_block(sweep_ctx *x, sweep_tally *tally) {
     toi_run_info info;
     sweep_tally *t = &tally[s];
     toi_solve_opts so = {o->tmax, o->timeout, &t->quota, o->msg};
-    if (toi_candidate_run(cand, x->cases, x->bn, &so, ans, &info)) {
+    double t0 = o->profile ? sweep_now() : 0;
+    int rc = toi_candidate_run(cand, x->cases, x->bn, &so, ans, &info);
+    if (o->profile) x->main_prof.cand[s] += sweep_now() - t0;
+    if (rc) {
       toi_msgf(o->msg, "sweep: solver %s could not be run", cand->name);
       return -2;
     }
@@ -167,6 +270,33 @@ static int sweep_blocks(sweep_ctx *x, sweep_tally *tally) {
   return rc;
 }
 
+/* Frees the workers' buffers. */
+static void scratch_free(sweep_ctx *x) {
+  for (int w = 0; x->scratch && w < x->o->jobs; w++) {
+    if (x->scratch[w]) free(x->scratch[w]->ans);
+    free(x->scratch[w]);
+  }
+  free(x->scratch);
+  x->scratch = NULL;
+}
+
+/* Each worker's span buffers, on cache lines of their own; 0 or -1. */
+static int scratch_init(sweep_ctx *x) {
+  x->scratch = calloc((size_t)x->o->jobs, sizeof *x->scratch);
+  if (!x->scratch) return -1;
+  for (int w = 0; w < x->o->jobs; w++) {
+    void *p = NULL;
+    if (posix_memalign(&p, 64, (sizeof(sweep_scratch) + 63) / 64 * 64)) break;
+    x->scratch[w] = p;
+    memset(p, 0, sizeof(sweep_scratch));
+    x->scratch[w]->ans = malloc((x->nc ? x->nc : 1) * SPAN * sizeof(sweep_answer));
+    if (!x->scratch[w]->ans) break;
+    if (w == x->o->jobs - 1) return 0;
+  }
+  scratch_free(x);
+  return -1;
+}
+
 /* One accumulator per worker; 0 or -1. */
 static int accs_init(sweep_ctx *x, size_t nbins) {
   x->accs = calloc((size_t)x->o->jobs, sizeof *x->accs);
@@ -176,7 +306,21 @@ static int accs_init(sweep_ctx *x, size_t nbins) {
       free(x->accs);
       x->accs = NULL;
     }
+  if (x->accs && scratch_init(x)) {
+    for (int k = 0; k < x->o->jobs; k++) sweep_acc_free(&x->accs[k]);
+    free(x->accs);
+    x->accs = NULL;
+  }
   return x->accs ? 0 : -1;
+}
+
+/* Adds p to the profile sum. */
+static void profile_add(sweep_profile *sum, const sweep_profile *p, size_t nc) {
+  sum->gen += p->gen;
+  sum->ref += p->ref;
+  sum->score += p->score;
+  sum->cases += p->cases;
+  for (size_t j = 0; j < nc; j++) sum->cand[j] += p->cand[j];
 }
 
 int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins, const sweep_opts *o,
@@ -200,6 +344,9 @@ int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nb
              x.err_index);
   else if (prc && prc != -2)
     toi_msgf(o->msg, "sweep: could not start threads");
+  for (int w = 0; w < o->jobs && o->profile; w++) profile_add(o->profile, &x.scratch[w]->prof, nc);
+  if (o->profile) profile_add(o->profile, &x.main_prof, nc);
+  scratch_free(&x);
   for (int w = 1; w < o->jobs && !prc; w++) sweep_acc_merge(&x.accs[0], &x.accs[w]);
   if (!prc) *out = x.accs[0];
   for (int w = prc ? 0 : 1; w < o->jobs; w++) sweep_acc_free(&x.accs[w]);
@@ -260,7 +407,7 @@ static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
 
 int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
                     uint64_t count, int jobs, const toi_bench_opts *o) {
-  sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg};
+  sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg, NULL};
   sweep_tally *tally = calloc(nc ? nc : 1, sizeof *tally);
   sweep_acc acc;
   if (!tally) {

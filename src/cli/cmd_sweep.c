@@ -16,7 +16,7 @@ static void help_format(void);
 static void help(void) {
   printf(
       "Usage: toibench sweep FAMILY [--count N] [generator options] [-f NAMES] [-o RESULT]\n"
-      "                     [-j N] [--shard I/N] [--quiet] [--stats]\n"
+      "                     [-j N] [--shard I/N] [--quiet] [--stats] [--profile]\n"
       "                     [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
       "                     [--tmax T] [--timeout SEC] [--precision P]\n"
       "                     [--solver-cmd-precision P] [--checkpoint FILE [--resume]]\n"
@@ -63,6 +63,14 @@ static void help(void) {
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
       "  --quiet       no progress line (it is shown only when stderr is a terminal)\n"
       "  --stats       print cases, seconds, cases/s and peak memory (VmHWM) to stderr\n"
+      "  --profile     print to stderr where the time went, summed over the threads:\n"
+      "                lines 'sweep profile: PART NAME SECONDS s SHARE%% SPEED cases/s'\n"
+      "                for PART gen, reference (the exact answers), candidate (one\n"
+      "                line per column, NAME its name) and scoring (error and kappa\n"
+      "                measures, accumulation); NAME is '-' but for candidates. The\n"
+      "                shares are of the sum of the parts; each thread's wall clock\n"
+      "                read per block of cases (on a busy machine it counts the\n"
+      "                time a thread waited), so the result does not change\n"
       "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr\n"
       "                (same results, mpfr many times slower)\n"
       "  --time-only WHAT  measure speed only, no result: WHAT = gen, reference, or a\n"
@@ -113,7 +121,7 @@ typedef struct sweep_args {
   gen_cli g;
   unsigned long long count, shard_i, shard_n;
   const char *out, *names, *time_what;
-  int jobs, quiet, stats;
+  int jobs, quiet, stats, profile;
   double tmax, timeout;
   toi_ref_engine engine;
   candlist given; /* --solver and --solver-cmd, in command-line order */
@@ -197,6 +205,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) s->quiet = 1;
     else if (!strcmp(a, "--resume")) s->resume = 1;
     else if (!strcmp(a, "--stats")) s->stats = 1;
+    else if (!strcmp(a, "--profile")) s->profile = 1;
     else {
       int r = gen_cli_option(&s->g, "sweep", argc, argv, i);
       if (r < 0) return EXIT_USAGE;
@@ -387,6 +396,26 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
   return rc;
 }
 
+/* One line of --profile: a part's seconds, share of all parts and speed. */
+static void profile_line(const char *part, const char *name, double sec, double total, uint64_t cases) {
+  fprintf(stderr, "sweep profile: %s %s %.3f s %.1f%% %.6g cases/s\n", part, name, sec,
+          total > 0 ? 100 * sec / total : 0.0, sec > 0 ? (double)cases / sec : 0.0);
+}
+
+/* --profile: where the time went, summed over the threads, each part's share
+   of their sum (the parts are the whole work of the threads but for
+   starting them and merging their results). */
+static void print_profile(const sweep_profile *p, const candlist *l, int jobs, double wall) {
+  double total = p->gen + p->ref + p->score;
+  for (size_t j = 0; j < l->n; j++) total += p->cand[j];
+  fprintf(stderr, "sweep profile: %" PRIu64 " cases on %d thread%s, %.3f s wall, %.3f s summed over the threads\n",
+          p->cases, jobs, jobs == 1 ? "" : "s", wall, total);
+  profile_line("gen", "-", p->gen, total, p->cases);
+  profile_line("reference", "-", p->ref, total, p->cases);
+  for (size_t j = 0; j < l->n; j++) profile_line("candidate", l->v[j].name, p->cand[j], total, p->cases);
+  profile_line("scoring", "-", p->score, total, p->cases);
+}
+
 /* Scores the columns, writes the result, tells what the solvers did. */
 static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist *l) {
   sweep_meta meta;
@@ -394,7 +423,10 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
   if (rc != EXIT_OK) return rc;
   int lead = sweep_dist_lead(s->dist);
   sweep_opts so = {o, meta.start, meta.end, s->jobs, !s->quiet && lead && isatty(2) ? &cli_progress_stderr : NULL,
-                   s->tmax, s->timeout, s->engine, &cli_msg_stderr};
+                   s->tmax, s->timeout, s->engine, &cli_msg_stderr, NULL};
+  sweep_profile prof;
+  memset(&prof, 0, sizeof prof);
+  if (s->profile) so.profile = &prof;
   sweep_tally *tally = calloc(l->n ? l->n : 1, sizeof *tally);
   sweep_acc acc;
   double t0 = sweep_now(), dt = 0;
@@ -417,6 +449,7 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
     fprintf(stderr, "sweep stats: %" PRIu64 " cases in %.3f s on %d thread%s: %.6g cases/s; peak RSS %ld kB\n",
             meta.end - meta.start, dt, s->jobs, s->jobs == 1 ? "" : "s",
             dt > 0 ? (double)(meta.end - meta.start) / dt : 0.0, sweep_peak_rss_kb());
+  if (s->profile && lead && rc != EXIT_USAGE) print_profile(&prof, l, s->jobs, dt);
   free(tally);
   sweep_meta_free(&meta);
   return rc;

@@ -66,7 +66,7 @@ static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          SOLVER_OPTS,    "--reference",  "--tmax",
                                          "--timeout",    "--target-distance", "-j",
                                          "--shard",      "--quiet",      "--stats",
-                                         "--time-only",  "--checkpoint", "--checkpoint-every",
+                                         "--profile",    "--time-only",  "--checkpoint", "--checkpoint-every",
                                          "--resume",     "-o",           NULL};
 static const char *const opts_merge[] = {"-o", NULL};
 static const char *const opts_hunt[] = {GEN_OPTS, "-f",     SOLVER_OPTS, "--budget", "--keep", "--tmax", "--timeout",

@@ -283,23 +283,37 @@ static double mass(toi_rng *r, toi_precision q) { return in_q(toi_rng_uniform(r,
 
 /* Exact symmetries: a signed permutation of the axes applied to every vector,
    and swapping the two balls (s -> -s, v -> -v): the class and D are unchanged. */
+/* toi_rng_below(r, 2): its threshold 2^64 mod 2 = 0 takes every draw, and
+   x % 2 = x & 1: the same draws and values, without its two divisions (a
+   case draws up to seven of these). */
+static int coin(toi_rng *r) { return (int)(toi_rng_next(r) & 1); }
+
+/* toi_rng_below(r, 3), the same loop with the divisor known here. */
+static uint64_t below3(toi_rng *r) {
+  const uint64_t threshold = (0 - (uint64_t)3) % 3;
+  for (;;) {
+    uint64_t x = toi_rng_next(r);
+    if (x >= threshold) return x % 3;
+  }
+}
+
 static void shuffle(toi_rng *r, toi_case *c) {
   int perm[3] = {0, 1, 2};
   for (int i = c->dim - 1; i > 0; i--) {
-    int j = (int)toi_rng_below(r, (uint64_t)i + 1);
+    int j = i == 2 ? (int)below3(r) : i == 1 ? coin(r) : (int)toi_rng_below(r, (uint64_t)i + 1);
     int t = perm[i];
     perm[i] = perm[j];
     perm[j] = t;
   }
   double sign[3];
-  for (int i = 0; i < 3; i++) sign[i] = toi_rng_below(r, 2) ? -1.0 : 1.0;
+  for (int i = 0; i < 3; i++) sign[i] = coin(r) ? -1.0 : 1.0;
   double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
   for (int k = 0; k < 4; k++) {
     double t[3] = {0, 0, 0};
     for (int i = 0; i < c->dim; i++) t[i] = sign[i] * vecs[k][perm[i]];
     memcpy(vecs[k], t, sizeof t);
   }
-  if (toi_rng_below(r, 2)) {
+  if (coin(r)) {
     toi_case t = *c;
     memcpy(c->pa, t.pb, sizeof c->pa);
     memcpy(c->va, t.vb, sizeof c->va);
@@ -395,18 +409,62 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   }
 }
 
+/* Text built without printf (gen_case runs once per case of a sweep): the
+   same bytes as snprintf, cut as it cuts, at size - 1 bytes. */
+typedef struct gen_text {
+  char *p;
+  size_t size, len;
+} gen_text;
+
+static void gt_str(gen_text *t, const char *s) {
+  size_t len = t->len, lim = t->size ? t->size - 1 : 0;
+  while (*s && len < lim) t->p[len++] = *s++;
+  if (*s) len += strlen(s); /* cut: counted, not written */
+  t->len = len;
+  if (t->size) t->p[len < t->size ? len : t->size - 1] = 0;
+}
+
+/* u in decimal, '-' first when neg, at least width digits (zero-padded): as
+   %d for an int, %06 PRIu64 for an index. */
+static void gt_num(gen_text *t, uint64_t u, int neg, int width) {
+  char d[24], s[26];
+  int n = 0, k = 0;
+  do {
+    d[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  while (n < width) d[n++] = '0';
+  if (neg) s[k++] = '-';
+  while (n) s[k++] = d[--n];
+  s[k] = 0;
+  gt_str(t, s);
+}
+
+static void gt_int(gen_text *t, int v) {
+  gt_num(t, v < 0 ? (uint64_t)0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0, 0);
+}
+
+/* The tag "<letter>V", then "-s1" and "-s2" when given (s1, s2 NULL: not). */
+static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const char *s1, const char *s2) {
+  gen_text t = {tag, tagsz, 0};
+  gt_str(&t, letter);
+  gt_int(&t, v);
+  if (s1) gt_str(&t, "-"), gt_str(&t, s1);
+  if (s2) gt_str(&t, "-"), gt_str(&t, s2);
+}
+
 static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
-  int sigma = toi_rng_below(r, 2) ? 1 : -1;
+  int sigma = coin(r) ? 1 : -1;
   exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
-  snprintf(tag, tagsz, "k%d-%s", k, sigma < 0 ? "in" : "out");
+  tag_put(tag, tagsz, "k", k, sigma < 0 ? "in" : "out", NULL);
 }
 
 static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
                              size_t tagsz) {
   int cv = grids[q].cv;
-  int sigma = toi_rng_below(r, 2) ? 1 : -1;
-  int approach = (int)toi_rng_below(r, 2);
+  int sigma = coin(r) ? 1 : -1;
+  int approach = coin(r);
   const frame *fr = pick_frame(r, c->dim);
   double m = exact_radii(r, c, fr, q);
   double mu = exact_speed(r, cv);
@@ -422,7 +480,7 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, ch
     c->vb[i] = V + (mu * fr->d[i] + eta * fr->n[i]);
   }
   shuffle(r, c);
-  snprintf(tag, tagsz, "k%d-%s-%s", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
+  tag_put(tag, tagsz, "k", k, sigma > 0 ? "gap" : "ovl", approach ? "app" : "lea");
 }
 
 /* The far offset in binary32: 10^e u_i rounded to a float, then (below 2^16,
@@ -464,7 +522,7 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precisio
     c->pa[i] += O;
     c->pb[i] += O;
   }
-  snprintf(tag, tagsz, "e%d", e);
+  tag_put(tag, tagsz, "e", e, NULL, NULL);
 }
 
 static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi_precision q,
@@ -483,7 +541,10 @@ static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi
   }
   c->ra = in_q(scalbn(c->ra, e), q);
   c->rb = in_q(scalbn(c->rb, e), q);
-  snprintf(tag, tagsz, "e%d-f%d", e, f);
+  tag_put(tag, tagsz, "e", e, NULL, NULL);
+  gen_text t = {tag, tagsz, strlen(tag)};
+  gt_str(&t, "-f");
+  gt_int(&t, f);
 }
 
 static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
@@ -495,7 +556,7 @@ static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
     c->va[i] = in_q(c->va[i] * s, q);
     c->vb[i] = in_q(c->vb[i] * s, q);
   }
-  snprintf(tag, tagsz, "k%d", k);
+  tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
 static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
@@ -504,12 +565,12 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   shuffle(r, c);
   if (base) *base = *c;
   int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
-  int up = (int)toi_rng_below(r, 2);
+  int up = coin(r);
   double *x = gen_case_input(c, pick);
   if (q == TOI_BINARY32) *x = toi_float_from_ord(toi_float_ord(*x) + (up ? k : -k));
   else *x = toi_double_from_ord(toi_double_ord(*x) + (up ? k : -k));
   if (*x == 0) *x = 0.0;
-  snprintf(tag, tagsz, "k%d", k);
+  tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
 static int range_pick(const gen_range *g, uint64_t index) {
@@ -546,7 +607,7 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   /* Another precision, another stream; binary64 (0) keeps the stream it had. */
   toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
   memset(out, 0, sizeof *out);
-  out->dim = o->dim ? o->dim : 2 + (int)toi_rng_below(&r, 2);
+  out->dim = o->dim ? o->dim : 2 + coin(&r);
   char tag[40];
   const char *prefix = "";
   gen_family fam = o->family;
@@ -570,8 +631,14 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
     }
     gen_one(out, base, &r, o, param, tag, sizeof tag);
   }
-  snprintf(out->id, sizeof out->id, "%s%s%s%s-%06" PRIu64, prefix, family_names[fam], tag[0] ? "-" : "",
-           tag, index);
-  if (base) snprintf(base->id, sizeof base->id, "%s", out->id);
+  /* "%s%s%s%s-%06" PRIu64: prefix, family, "-" and the tag when there is one, index */
+  gen_text id = {out->id, sizeof out->id, 0};
+  gt_str(&id, prefix);
+  gt_str(&id, family_names[fam]);
+  gt_str(&id, tag[0] ? "-" : "");
+  gt_str(&id, tag);
+  gt_str(&id, "-");
+  gt_num(&id, index, 0, 6);
+  if (base) memcpy(base->id, out->id, sizeof base->id);
   return TOI_OK;
 }
