@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "textin.h"
 #include "toi.h"
 
@@ -512,4 +514,333 @@ int toi_write_case(FILE *f, const toi_case *c) {
   int n = toi_format_case(buf, sizeof buf, c);
   if (n < 0 || (size_t)n >= sizeof buf) return -1;
   return fprintf(f, "%s\n", buf) < 0 ? -1 : 0;
+}
+
+/* ---- a case file read a block at a time ---- */
+
+/* The IDs seen in a file, for exact duplicate detection: each ID once in an
+   arena as [line number, LEB128][the ID][NUL], and an open-addressing table
+   of 32-bit arena offsets (+1; 0 is empty), a power of two in size and at
+   most 3/4 full. Memory per ID: its length + 1, 3 bytes of line number (4
+   beyond line 2^21, 5 beyond 2^28) and 4/load bytes of table (5.3 to 10.7):
+   about 30 to 36 bytes for the 20-character IDs of `gen mixed`. */
+typedef struct id_set {
+  char *arena;
+  size_t len, cap;
+  uint32_t *table;
+  size_t tcap, count;
+} id_set;
+
+struct toi_case_stream {
+  int fd, is_stdin, eof, started, nonempty;
+  char name[256], path[256];
+  char *buf;       /* bytes read, [pos, end) not yet consumed */
+  size_t pos, end, cap, scanned;
+  long lineno;     /* lines consumed */
+  size_t first_diag;
+  toi_status fail;    /* a NUL byte, an overlong line or a read error: the file ends */
+  long fail_line;
+  char fail_msg[160];
+  id_set ids;
+};
+
+static const char *id_at(const id_set *s, uint32_t slot, long *line) {
+  const unsigned char *p = (const unsigned char *)s->arena + slot - 1;
+  unsigned long v = 0;
+  int sh = 0;
+  while (*p & 0x80) {
+    v |= (unsigned long)(*p++ & 0x7f) << sh;
+    sh += 7;
+  }
+  v |= (unsigned long)*p++ << sh;
+  *line = (long)v;
+  return (const char *)p;
+}
+
+static int id_table_grow(id_set *s) {
+  size_t ncap = s->tcap ? 2 * s->tcap : 1024;
+  uint32_t *nt = calloc(ncap, sizeof *nt);
+  if (!nt) return -1;
+  for (size_t i = 0; i < s->tcap; i++) {
+    if (!s->table[i]) continue;
+    long line;
+    size_t h = hash_id(id_at(s, s->table[i], &line)) & (ncap - 1);
+    while (nt[h]) h = (h + 1) & (ncap - 1);
+    nt[h] = s->table[i];
+  }
+  free(s->table);
+  s->table = nt;
+  s->tcap = ncap;
+  return 0;
+}
+
+/* Adds id of line: 0 when new, 1 when seen before (*first its line), -1 when
+   out of memory (or beyond 4 GiB of IDs). */
+static int id_set_add(id_set *s, const char *id, long line, long *first) {
+  if (4 * (s->count + 1) > 3 * s->tcap && id_table_grow(s)) return -1;
+  size_t h = hash_id(id) & (s->tcap - 1);
+  for (; s->table[h]; h = (h + 1) & (s->tcap - 1)) {
+    if (!strcmp(id_at(s, s->table[h], first), id)) return 1;
+  }
+  size_t n = strlen(id);
+  if (s->len + n + 12 > s->cap) {
+    size_t ncap = s->cap ? 2 * s->cap : 1 << 16;
+    while (ncap < s->len + n + 12) ncap *= 2;
+    char *na = realloc(s->arena, ncap);
+    if (!na) return -1;
+    s->arena = na;
+    s->cap = ncap;
+  }
+  if (s->len + n + 12 > UINT32_MAX) return -1;
+  s->table[h] = (uint32_t)s->len + 1;
+  unsigned long v = (unsigned long)line;
+  while (v >= 0x80) {
+    s->arena[s->len++] = (char)(0x80 | (v & 0x7f));
+    v >>= 7;
+  }
+  s->arena[s->len++] = (char)v;
+  memcpy(s->arena + s->len, id, n + 1);
+  s->len += n + 1;
+  s->count++;
+  return 0;
+}
+
+toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diags *diags) {
+  *sp = NULL;
+  toi_case_stream *s = calloc(1, sizeof *s);
+  if (!s) return TOI_ERR_NOMEM;
+  s->is_stdin = !strcmp(path, "-");
+  snprintf(s->path, sizeof s->path, "%s", path);
+  snprintf(s->name, sizeof s->name, "%s", s->is_stdin ? "<stdin>" : path);
+  s->fd = s->is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  struct stat sb;
+  if (s->fd < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+    add_diag(diags, path, 0, 0, 2, msg);
+    free(s);
+    return TOI_ERR_IO;
+  }
+  if (!s->is_stdin && fstat(s->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    close(s->fd);
+    free(s);
+    add_diag(diags, path, 0, 0, 2, "is a directory, not a file to read");
+    return TOI_ERR_IO;
+  }
+  s->cap = 1 << 20;
+  if (!(s->buf = malloc(s->cap))) {
+    if (!s->is_stdin) close(s->fd);
+    free(s);
+    return TOI_ERR_NOMEM;
+  }
+  s->first_diag = diags->total;
+  *sp = s;
+  return TOI_OK;
+}
+
+/* Moves the unconsumed bytes to the front (growing the buffer for a long
+   line) and reads more: 0, or -1 on a read error (errno). */
+static int stream_fill(toi_case_stream *s) {
+  if (s->pos > 0) {
+    memmove(s->buf, s->buf + s->pos, s->end - s->pos);
+    s->end -= s->pos;
+    s->scanned -= s->pos;
+    s->pos = 0;
+  }
+  if (s->end == s->cap) {
+    char *nb = realloc(s->buf, 2 * s->cap);
+    if (!nb) {
+      errno = ENOMEM;
+      return -1;
+    }
+    s->buf = nb;
+    s->cap *= 2;
+  }
+  for (;;) {
+    ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) s->eof = 1;
+    s->end += (size_t)got;
+    return 0;
+  }
+}
+
+/* A NUL byte or an overlong line ends the file: recorded for close, which
+   reports it alone, as toi_read_cases does. */
+static toi_status stream_refuse(toi_case_stream *s, const char *msg) {
+  s->fail = TOI_ERR_INPUT;
+  s->fail_line = s->lineno + 1;
+  snprintf(s->fail_msg, sizeof s->fail_msg, "%s", msg);
+  return TOI_ERR_INPUT;
+}
+
+/* The next line in [s->pos, *len) with its end found, checked for NUL bytes
+   and length as toi_read_file checks them. 1 a line, 0 the end, or a status
+   (negated) after a problem. */
+static int stream_line(toi_case_stream *s, size_t *len) {
+  for (;;) {
+    if (s->started) {
+      const char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
+      size_t lim = nl ? (size_t)(nl - s->buf) : s->end;
+      const char *z = memchr(s->buf + s->scanned, '\0', lim - s->scanned);
+      size_t upto = (z ? (size_t)(z - s->buf) : lim) - s->pos;
+      s->scanned = lim;
+      if (upto > (size_t)TOI_LINE_MAX + 1) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "line is longer than %d characters", TOI_LINE_MAX);
+        stream_refuse(s, msg);
+        return -1;
+      }
+      if (z) {
+        stream_refuse(s, "NUL byte in the file (not a text file)");
+        return -1;
+      }
+      if (nl || (s->eof && s->end > s->pos)) {
+        *len = lim - s->pos;
+        return 1;
+      }
+      if (s->eof) return 0;
+    }
+    if (stream_fill(s)) {
+      s->fail = errno == ENOMEM ? TOI_ERR_NOMEM : TOI_ERR_IO;
+      return -1;
+    }
+    if (!s->started && (s->end >= 3 || s->eof)) { /* a byte order mark is skipped */
+      s->pos = s->scanned = text_bom_len(s->buf, s->end);
+      s->started = 1;
+    }
+  }
+}
+
+/* Appends line text[0..l) to b. 0 or -1 (out of memory). */
+static int block_push(toi_line_block *b, const char *text, size_t l, long lineno) {
+  if (b->n == b->ncap) {
+    size_t nc = b->ncap ? 2 * b->ncap : 256;
+    size_t *ns = realloc(b->start, nc * sizeof *ns);
+    if (ns) b->start = ns;
+    long *nl = realloc(b->line, nc * sizeof *nl);
+    if (nl) b->line = nl;
+    toi_case *ncs = realloc(b->cases, nc * sizeof *ncs);
+    if (ncs) b->cases = ncs;
+    unsigned char *nok = realloc(b->ok, nc);
+    if (nok) b->ok = nok;
+    if (!ns || !nl || !ncs || !nok) return -1;
+    b->ncap = nc;
+  }
+  if (b->len + l + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap : 1 << 16;
+    while (nc < b->len + l + 1) nc *= 2;
+    char *nt = realloc(b->text, nc);
+    if (!nt) return -1;
+    b->text = nt;
+    b->cap = nc;
+  }
+  memcpy(b->text + b->len, text, l);
+  b->text[b->len + l] = '\0';
+  b->start[b->n] = b->len;
+  b->line[b->n++] = lineno;
+  b->len += l + 1;
+  return 0;
+}
+
+toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes) {
+  b->n = b->len = b->nerrs = b->nbad = 0;
+  if (s->fail) return s->fail;
+  size_t l;
+  while (b->n < max_lines && b->len < max_bytes) {
+    int r = stream_line(s, &l);
+    if (r <= 0) return r < 0 ? s->fail : TOI_OK;
+    const char *p = s->buf + s->pos;
+    s->pos += l + (s->pos + l < s->end); /* past the '\n' when there is one */
+    s->scanned = s->pos;
+    s->lineno++;
+    if (l > 0 && p[l - 1] == '\r') l--; /* CRLF files are accepted */
+    while (l > 0 && (*p == ' ' || *p == '\t')) {
+      p++;
+      l--;
+    }
+    if (l == 0 || *p == '#') continue;
+    s->nonempty = 1;
+    if (block_push(b, p, l, s->lineno)) return s->fail = TOI_ERR_NOMEM;
+  }
+  return TOI_OK;
+}
+
+void toi_line_block_parse(toi_line_block *b) {
+  b->nerrs = b->nbad = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    toi_case *c = &b->cases[i];
+    int field = 0;
+    char msg[160];
+    b->ok[i] = toi_parse_case_line(c, b->text + b->start[i], &field, msg, sizeof msg) == 0;
+    if (b->ok[i]) continue;
+    b->nbad++;
+    if (b->nerrs == TOI_DIAG_MAX) continue;
+    toi_line_error *e = &b->errs[b->nerrs++];
+    e->line = b->line[i];
+    e->field = field;
+    e->dim = c->dim ? c->dim : 2;
+    snprintf(e->message, sizeof e->message, "%s", msg);
+  }
+}
+
+toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags) {
+  size_t k = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    if (!b->ok[i]) {
+      /* Past the block's first TOI_DIAG_MAX, diags is full: only counted. */
+      if (k < b->nerrs) {
+        const toi_line_error *e = &b->errs[k++];
+        add_diag(diags, s->name, e->line, e->field, e->dim, e->message);
+      } else {
+        diags->total++;
+      }
+      continue;
+    }
+    long first = 0;
+    int r = id_set_add(&s->ids, b->cases[i].id, b->line[i], &first);
+    if (r < 0) return TOI_ERR_NOMEM;
+    if (r > 0) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", b->cases[i].id, first);
+      add_diag(diags, s->name, b->line[i], 1, b->cases[i].dim, msg);
+      b->ok[i] = 0;
+    }
+  }
+  return TOI_OK;
+}
+
+const char *toi_case_stream_name(const toi_case_stream *s) {
+  return s->name;
+}
+
+toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
+  if (!s) return TOI_OK;
+  toi_status st = diags->total > s->first_diag ? TOI_ERR_INPUT : TOI_OK;
+  if (s->fail) { /* the file's other problems are not reported, as toi_read_cases does */
+    diags->total = s->first_diag;
+    if (diags->count > diags->total) diags->count = diags->total;
+    if (s->fail == TOI_ERR_INPUT) add_diag(diags, s->name, s->fail_line, 0, 2, s->fail_msg);
+    if (s->fail == TOI_ERR_IO) add_diag(diags, s->path, 0, 0, 2, "read error");
+    st = s->fail;
+  } else if (st == TOI_OK && !s->nonempty) {
+    add_diag(diags, s->name, 0, 0, 2, "no cases (the file is empty or holds only comments)");
+    st = TOI_ERR_INPUT;
+  }
+  if (!s->is_stdin) close(s->fd);
+  free(s->buf);
+  free(s->ids.arena);
+  free(s->ids.table);
+  free(s);
+  return st;
+}
+
+void toi_line_block_free(toi_line_block *b) {
+  free(b->text);
+  free(b->start);
+  free(b->line);
+  free(b->cases);
+  free(b->ok);
+  memset(b, 0, sizeof *b);
 }
