@@ -273,3 +273,67 @@ Test(stream, run_late_bad_line_writes_nothing) {
   free(out);
   free(err);
 }
+
+/* ---- solve and audit: any -j, and the library on the whole list ---- */
+
+Test(stream, solve_same_as_library_and_any_jobs) {
+  write_mixed("s.txt", 4097, -1, 0);
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path("s.txt"), &dg), TOI_OK);
+  const toi_formulation *f = toi_formulation_find("ericson");
+  FILE *w = fopen(td_path("want.txt"), "w");
+  for (size_t i = 0; i < l.count; i++) {
+    toi_result r = f->solve(&l.items[i]);
+    fprintf(w, "%s %s ", l.items[i].id, toi_class_name(r.cls));
+    put_hex(w, r.t);
+    fputc('\n', w);
+  }
+  fclose(w);
+  toi_caselist_free(&l);
+  const char *cmds[] = {"solve -f ericson -j1 s.txt >got.txt", "solve -f ericson -j2 s.txt >got.txt",
+                        "solve -f ericson -j3 s.txt >got.txt"};
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(td_tb(cmds[k]), 0, "%s", cmds[k]);
+    cr_assert(td_same_file(td_path("got.txt"), td_path("want.txt")), "%s", cmds[k]);
+  }
+}
+
+#include "audit.h"
+
+Test(stream, audit_same_as_library_and_any_jobs, .timeout = 120) {
+  write_mixed("a.txt", 9000, -1, 0);
+  cr_assert_eq(td_tb("audit -j1 --rows r1.txt a.txt >s1.txt"), 0);
+  cr_assert_eq(td_tb("audit -j3 --rows r3.txt a.txt >s3.txt"), 0);
+  cr_assert(td_same_file(td_path("s1.txt"), td_path("s3.txt")));
+  cr_assert(td_same_file(td_path("r1.txt"), td_path("r3.txt")));
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path("a.txt"), &dg), TOI_OK);
+  size_t n;
+  const toi_formulation *all = toi_formulations(&n);
+  const toi_formulation *fs[64];
+  int nf = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all[i].direction == TOI_FORWARD) fs[nf++] = &all[i];
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, nf, 1, NULL, NULL, NULL), TOI_OK);
+  char *got = td_read("s1.txt"), line[512];
+  for (int k = 0; k < nf; k++) {
+    snprintf(line, sizeof line, "\n%s: %zu audited, %zu not reported", fs[k]->name, au.forms[k].audited,
+             au.forms[k].not_reported);
+    cr_assert_not_null(strstr(got, line), "%s", line);
+    for (int m = 0; m < TOI_AUDIT_METRICS; m++) {
+      const toi_audit_stat *st = &au.forms[k].stat[m];
+      if (!st->n) continue;
+      snprintf(line, sizeof line, "  %-8s %12.4g %12.4g %12.4g  %s\n", toi_audit_metric_name(m), st->median, st->p99,
+               st->max, l.items[st->max_case].id);
+      cr_assert_not_null(strstr(got, line), "%s: %s", fs[k]->name, line);
+    }
+  }
+  free(got);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
+}

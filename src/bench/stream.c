@@ -208,22 +208,17 @@ static uint64_t qkey(double x) {
 
 int toi_qstream_init(toi_qstream *q) {
   memset(q, 0, sizeof *q);
-  q->hist = calloc((size_t)1 << 16, sizeof *q->hist);
-  q->spill = q->hist ? spill_open() : NULL;
-  if (q->spill) return 0;
-  toi_qstream_free(q);
-  return -1;
+  q->spill = spill_open();
+  return q->spill ? 0 : -1;
 }
 
 int toi_qstream_add(toi_qstream *q, const double *v, size_t n) {
-  for (size_t i = 0; i < n; i++) q->hist[qkey(v[i]) >> 48]++;
   q->n += n;
   return n && fwrite(v, sizeof *v, n, q->spill) != n ? -1 : 0;
 }
 
 void toi_qstream_free(toi_qstream *q) {
   if (q->spill) fclose(q->spill);
-  free(q->hist);
   memset(q, 0, sizeof *q);
 }
 
@@ -266,27 +261,24 @@ int toi_qstream_quantile(toi_qstream *q, double quantile, double *out) {
   *out = NAN;
   if (q->n == 0) return 0;
   uint64_t k = toi_quantile_index((size_t)q->n, quantile), n = q->n, prefix = 0;
-  uint64_t *h = q->hist, *level = malloc(((size_t)1 << 16) * sizeof *level);
-  if (!level) return -1;
+  uint64_t *h = malloc(((size_t)1 << 16) * sizeof *h);
+  if (!h) return -1;
   int rc = 0;
   for (int shift = 48; shift >= 0; shift -= 16) {
-    if (shift < 48) {
-      if (n <= QSTREAM_LOAD_MAX) {
-        rc = select_loaded(q, prefix, shift, n, k, out);
-        free(level);
-        return rc;
-      }
-      memset(level, 0, ((size_t)1 << 16) * sizeof *level);
-      if ((rc = spill_pass(q, prefix, shift, level, NULL))) break;
-      h = level;
+    if (n <= QSTREAM_LOAD_MAX) {
+      rc = select_loaded(q, prefix, shift, n, k, out);
+      free(h);
+      return rc;
     }
+    memset(h, 0, ((size_t)1 << 16) * sizeof *h);
+    if ((rc = spill_pass(q, prefix, shift, h, NULL))) break;
     uint64_t b = 0;
     while (k >= h[b]) k -= h[b++];
     n = h[b];
     prefix = (prefix << 16) | b;
   }
   if (!rc) *out = toi_double_from_ord((int64_t)(prefix ^ ((uint64_t)1 << 63)));
-  free(level);
+  free(h);
   return rc;
 }
 

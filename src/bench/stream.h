@@ -62,13 +62,14 @@ int toi_stream_files(toi_stream_result *r, const toi_stream_opts *o, int nfiles,
 #include "bench.h"
 
 /// Exact nearest-rank quantiles (toi_quantile's) of a stream of doubles (no
-/// NaN) in bounded memory: a histogram of the top 16 bits of each value's
-/// order (toi_double_ord), 512 kB, and the values spilled to an unnamed
-/// temporary file of TMPDIR (8 bytes a value) that the selection rereads.
+/// NaN) in bounded memory: the values spilled to an unnamed temporary file of
+/// TMPDIR (8 bytes a value); a quantile rereads it, counting the values by 16
+/// bits of their order (toi_double_ord) at a time, top bits first, within the
+/// bucket of the wanted rank, until that bucket holds at most 2^20 values,
+/// which are then sorted in memory (8 MB at most).
 typedef struct toi_qstream {
   FILE *spill;
   uint64_t n;
-  uint64_t *hist;
 } toi_qstream;
 
 /// 0, or -1 (no memory, no temporary file).

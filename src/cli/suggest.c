@@ -71,7 +71,7 @@ static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
 static const char *const opts_merge[] = {"-o", NULL};
 static const char *const opts_hunt[] = {GEN_OPTS, "-f",     SOLVER_OPTS, "--budget", "--keep", "--tmax", "--timeout",
                                         "--target-distance", "-j", "--quiet", "--format", "-o", NULL};
-static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", NULL};
+static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", "-j", NULL};
 static const char *const opts_simulate[] = {"-f",          "--n",          "--events",       "--seed",
                                             "--dim",       "--every",      "--state",        "--series",
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",
