@@ -565,7 +565,10 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   r.hash = CLI_CASES_HASH_START;
   bench_opts(&r.o, args);
   for (size_t k = 0; k < l->n; k++) score_stats_init(&rows[k].st, l->v[k].name);
-  toi_stream_opts so = {jobs, 0, run_work, run_commit, NULL, &r, NULL};
+  /* A block holds every candidate's answer to each of its cases (about 300
+     bytes each): fewer cases a block when there are many candidates. */
+  size_t block = (size_t)12288 / (l->n ? l->n : 1);
+  toi_stream_opts so = {jobs, block < 256 ? 256 : block > 4096 ? 4096 : block, run_work, run_commit, NULL, &r, NULL};
   int ns = toi_stream_slots(&so), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)ns, sizeof *r.slots);
   r.ulps = calloc(l->n, sizeof *r.ulps);
