@@ -172,9 +172,10 @@ int toi_id_valid(const char *id);
 
 /* ---- case files read a block at a time (caseio.c) ---- */
 
-/// A case file read in blocks of lines, in memory bounded whatever its size
-/// apart from the set of the IDs seen (exact duplicate detection): the same
-/// checks and messages as toi_read_cases, and no TOI_INPUT_MAX limit.
+/// A case file read in blocks of lines, in memory bounded whatever its size:
+/// the same checks and messages as toi_read_cases, and no TOI_INPUT_MAX
+/// limit. Duplicate IDs are found exactly at the end of the file, from the
+/// IDs kept in temporary files of TMPDIR.
 typedef struct toi_case_stream toi_case_stream;
 
 /// A problem found in a block's line, named once the block is accepted.
@@ -193,7 +194,7 @@ typedef struct toi_line_block {
   long *line;             ///< its number in the file (from 1)
   size_t n, ncap;
   toi_case *cases;        ///< after toi_line_block_parse: case i when ok[i]
-  unsigned char *ok;      ///< 1: a case (after toi_case_stream_accept: and its ID is new)
+  unsigned char *ok;      ///< 1: a case
   toi_line_error errs[TOI_DIAG_MAX]; ///< the first bad lines of the block
   size_t nerrs, nbad;     ///< errors kept, bad lines in all
 } toi_line_block;
@@ -210,15 +211,17 @@ TOI_MUST_USE toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block 
                                              size_t max_bytes);
 /// Parses the lines of b into b->cases (any thread; touches b only).
 void toi_line_block_parse(toi_line_block *b);
-/// In file order, after toi_line_block_parse: records the bad lines and the
-/// duplicate IDs (naming the first line of the ID) in diags, clearing their
-/// ok[i]. TOI_OK or TOI_ERR_NOMEM.
+/// In file order, after toi_line_block_parse: records the bad lines in diags
+/// and keeps the IDs of the others. TOI_OK, or TOI_ERR_IO when the IDs cannot
+/// be written to their temporary file.
 TOI_MUST_USE toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags);
 /// The file's name in messages ("<stdin>" for "-").
 const char *toi_case_stream_name(const toi_case_stream *s);
-/// Ends the file: its reading problem, or "no cases" when it held none, into
-/// diags. TOI_ERR_INPUT when diags got a problem of this file, TOI_ERR_IO after
-/// a read error, else TOI_OK. Frees s (NULL allowed).
+/// Ends the file: its reading problem, or its duplicate IDs (each naming the
+/// first line of its ID, in line order among the bad lines), or "no cases"
+/// when it held none, into diags. TOI_ERR_INPUT when diags got a problem of
+/// this file, TOI_ERR_IO after a read error, TOI_ERR_NOMEM, else TOI_OK.
+/// Frees s (NULL allowed).
 TOI_MUST_USE toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags);
 void toi_line_block_free(toi_line_block *b);
 

@@ -518,24 +518,31 @@ int toi_write_case(FILE *f, const toi_case *c) {
 
 /* ---- a case file read a block at a time ---- */
 
-/* The IDs seen in a file, for exact duplicate detection: each ID once in an
-   arena as [line number, LEB128][the ID][NUL], and an open-addressing table
-   of 32-bit arena offsets (+1; 0 is empty) with an 8-bit tag of each hash
-   beside (so that a probe rarely reads the arena), a power of two in size
-   and at most 3/4 full. Memory per ID: its length + 1, 3 bytes of line
-   number (4 beyond line 2^21, 5 beyond 2^28) and 5/load bytes of table (6.7
-   to 13.3): about 31 to 38 bytes for the 20-character IDs of `gen mixed`. */
-typedef struct id_set {
-  char *arena;
-  size_t len, cap;
-  uint32_t *table;
-  unsigned char *tag;
-  size_t tcap, count;
-} id_set;
+/* The IDs of a file's valid lines, for exact duplicate detection in memory
+   that does not grow with the file: each (hash, line, ID) is appended to one
+   of ID_BUCKETS unnamed temporary files by its hash's top bits; at the end of
+   the file each bucket in turn is read back and sorted by hash then line,
+   and equal IDs found in each run of equal hashes. Memory: none per ID while
+   reading (17 bytes + the ID on disk), the largest bucket (1/256 of that, and
+   24 bytes a record) at the end. */
+#define ID_BUCKETS 256
 
-static unsigned char id_tag(uint64_t h) {
-  return (unsigned char)(h >> 56);
-}
+typedef struct id_spill {
+  FILE *b[ID_BUCKETS];
+  uint64_t n[ID_BUCKETS];
+} id_spill;
+
+/* A duplicate found: its line and the first line of its ID. */
+typedef struct id_dup {
+  long line, first;
+  char id[TOI_ID_MAX + 1];
+} id_dup;
+
+/* The first TOI_DIAG_MAX duplicates by line, and how many there are. */
+typedef struct id_dups {
+  id_dup v[TOI_DIAG_MAX];
+  size_t kept, total;
+} id_dups;
 
 struct toi_case_stream {
   int fd, is_stdin, eof, started, nonempty;
@@ -547,79 +554,150 @@ struct toi_case_stream {
   toi_status fail;    /* a NUL byte, an overlong line or a read error: the file ends */
   long fail_line;
   char fail_msg[160];
-  id_set ids;
+  size_t first_count;
+  id_spill ids;
 };
 
-static const char *id_at(const id_set *s, uint32_t slot, long *line) {
-  const unsigned char *p = (const unsigned char *)s->arena + slot - 1;
-  unsigned long v = 0;
-  int sh = 0;
-  while (*p & 0x80) {
-    v |= (unsigned long)(*p++ & 0x7f) << sh;
-    sh += 7;
-  }
-  v |= (unsigned long)*p++ << sh;
-  *line = (long)v;
-  return (const char *)p;
+/* The hash of an ID, mixed so that its top bits pick a bucket evenly. */
+static uint64_t id_hash(const char *id) {
+  uint64_t h = hash_id(id);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
 }
 
-static int id_table_grow(id_set *s) {
-  size_t ncap = s->tcap ? 2 * s->tcap : 1024;
-  uint32_t *nt = calloc(ncap, sizeof *nt);
-  unsigned char *ng = malloc(ncap);
-  if (!nt || !ng) {
-    free(nt);
-    free(ng);
-    return -1;
+static FILE *id_temp(void) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+  if (fd < 0) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/toibench.ids.XXXXXX", dir) >= (int)sizeof path) return NULL;
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
   }
-  for (size_t i = 0; i < s->tcap; i++) {
-    if (!s->table[i]) continue;
-    long line;
-    uint64_t hv = hash_id(id_at(s, s->table[i], &line));
-    size_t h = hv & (ncap - 1);
-    while (nt[h]) h = (h + 1) & (ncap - 1);
-    nt[h] = s->table[i];
-    ng[h] = id_tag(hv);
-  }
-  free(s->table);
-  free(s->tag);
-  s->table = nt;
-  s->tag = ng;
-  s->tcap = ncap;
-  return 0;
+  FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
 }
 
-/* Adds id of line: 0 when new, 1 when seen before (*first its line), -1 when
-   out of memory (or beyond 4 GiB of IDs). */
-static int id_set_add(id_set *s, const char *id, long line, long *first) {
-  if (4 * (s->count + 1) > 3 * s->tcap && id_table_grow(s)) return -1;
-  uint64_t hv = hash_id(id);
-  unsigned char t = id_tag(hv);
-  size_t h = hv & (s->tcap - 1);
-  for (; s->table[h]; h = (h + 1) & (s->tcap - 1))
-    if (s->tag[h] == t && !strcmp(id_at(s, s->table[h], first), id)) return 1;
-  size_t n = strlen(id);
-  if (s->len + n + 12 > s->cap) {
-    size_t ncap = s->cap ? 2 * s->cap : 1 << 16;
-    while (ncap < s->len + n + 12) ncap *= 2;
-    char *na = realloc(s->arena, ncap);
-    if (!na) return -1;
-    s->arena = na;
-    s->cap = ncap;
+/* Appends the ID of line to its bucket: 0 or -1. */
+static int id_spill_add(id_spill *s, const char *id, long line) {
+  uint64_t h = id_hash(id);
+  size_t k = (size_t)(h >> 56);
+  if (!s->b[k] && !(s->b[k] = id_temp())) return -1;
+  int64_t ln = line;
+  unsigned char len = (unsigned char)strlen(id);
+  FILE *f = s->b[k];
+  s->n[k]++;
+  return fwrite(&h, sizeof h, 1, f) == 1 && fwrite(&ln, sizeof ln, 1, f) == 1 && fputc(len, f) != EOF &&
+                 fwrite(id, 1, len, f) == len
+             ? 0
+             : -1;
+}
+
+static void id_spill_free(id_spill *s) {
+  for (int k = 0; k < ID_BUCKETS; k++)
+    if (s->b[k]) fclose(s->b[k]);
+  memset(s, 0, sizeof *s);
+}
+
+typedef struct id_rec {
+  uint64_t h;
+  int64_t line;
+  const char *id; /* NUL-terminated in the bucket's copy */
+} id_rec;
+
+static int id_rec_cmp(const void *a, const void *b) {
+  const id_rec *x = a, *y = b;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return (x->line > y->line) - (x->line < y->line);
+}
+
+static void dup_keep(id_dups *d, long line, long first, const char *id) {
+  d->total++;
+  size_t i = d->kept;
+  if (i == TOI_DIAG_MAX) {
+    if (line > d->v[i - 1].line) return;
+    i--;
+  } else {
+    d->kept++;
   }
-  if (s->len + n + 12 > UINT32_MAX) return -1;
-  s->table[h] = (uint32_t)s->len + 1;
-  s->tag[h] = t;
-  unsigned long v = (unsigned long)line;
-  while (v >= 0x80) {
-    s->arena[s->len++] = (char)(0x80 | (v & 0x7f));
-    v >>= 7;
+  for (; i > 0 && d->v[i - 1].line > line; i--) d->v[i] = d->v[i - 1];
+  d->v[i].line = line;
+  d->v[i].first = first;
+  snprintf(d->v[i].id, sizeof d->v[i].id, "%s", id);
+}
+
+/* The duplicates of one bucket of n records: 0 or -1. */
+static int id_bucket_dups(FILE *f, uint64_t n, id_dups *d) {
+  if (fflush(f) || fseeko(f, 0, SEEK_END)) return -1;
+  off_t size = ftello(f);
+  char *buf = size > 0 ? malloc((size_t)size + (size_t)n) : NULL;
+  id_rec *r = malloc((size_t)n * sizeof *r);
+  int rc = -1;
+  if (!buf || !r || fseeko(f, 0, SEEK_SET)) goto out;
+  char *p = buf;
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned char len;
+    if (fread(&r[i].h, sizeof r[i].h, 1, f) != 1 || fread(&r[i].line, sizeof r[i].line, 1, f) != 1 ||
+        fread(&len, 1, 1, f) != 1 || fread(p, 1, len, f) != len)
+      goto out;
+    p[len] = '\0';
+    r[i].id = p;
+    p += len + 1;
   }
-  s->arena[s->len++] = (char)v;
-  memcpy(s->arena + s->len, id, n + 1);
-  s->len += n + 1;
-  s->count++;
-  return 0;
+  qsort(r, (size_t)n, sizeof *r, id_rec_cmp);
+  /* In a run of equal hashes, in line order: a line whose ID an earlier one has. */
+  for (uint64_t i = 0; i < n; i++)
+    for (uint64_t j = i; j-- > 0 && r[j].h == r[i].h;)
+      if (!strcmp(r[j].id, r[i].id)) {
+        long first = (long)r[j].line;
+        for (uint64_t k = j; k-- > 0 && r[k].h == r[i].h;)
+          if (!strcmp(r[k].id, r[i].id)) first = (long)r[k].line;
+        dup_keep(d, (long)r[i].line, first, r[i].id);
+        break;
+      }
+  rc = 0;
+out:
+  free(buf);
+  free(r);
+  return rc;
+}
+
+/* The file's problems in line order: its bad lines (kept in diags since
+   first_count) and its duplicate IDs, the first TOI_DIAG_MAX of both kept. */
+static toi_status report_dups(toi_case_stream *s, toi_diags *diags) {
+  id_dups d;
+  memset(&d, 0, sizeof d);
+  for (int k = 0; k < ID_BUCKETS; k++)
+    if (s->ids.b[k] && id_bucket_dups(s->ids.b[k], s->ids.n[k], &d)) return TOI_ERR_NOMEM;
+  if (!d.total) return TOI_OK;
+  size_t nbad = diags->count - s->first_count, bad_total = diags->total - s->first_diag;
+  toi_diag *bad = malloc((nbad ? nbad : 1) * sizeof *bad);
+  if (!bad) return TOI_ERR_NOMEM;
+  memcpy(bad, diags->items + s->first_count, nbad * sizeof *bad);
+  diags->count = s->first_count;
+  diags->total = s->first_diag;
+  for (size_t i = 0, j = 0; i < nbad || j < d.kept;) {
+    if (j == d.kept || (i < nbad && bad[i].line < d.v[j].line)) {
+      diags->total++;
+      if (diags->count < TOI_DIAG_MAX) diags->items[diags->count++] = bad[i];
+      i++;
+      continue;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", d.v[j].id, d.v[j].first);
+    add_diag(diags, s->name, d.v[j].line, 1, 2, msg);
+    j++;
+  }
+  diags->total += (bad_total - nbad) + (d.total - d.kept);
+  free(bad);
+  return TOI_OK;
 }
 
 toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diags *diags) {
@@ -651,6 +729,7 @@ toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diag
     return TOI_ERR_NOMEM;
   }
   s->first_diag = diags->total;
+  s->first_count = diags->count;
   *sp = s;
   return TOI_OK;
 }
@@ -815,14 +894,11 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
       }
       continue;
     }
-    long first = 0;
-    int r = id_set_add(&s->ids, b->cases[i].id, b->line[i], &first);
-    if (r < 0) return TOI_ERR_NOMEM;
-    if (r > 0) {
+    if (id_spill_add(&s->ids, b->cases[i].id, b->line[i])) {
       char msg[160];
-      snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", b->cases[i].id, first);
-      add_diag(diags, s->name, b->line[i], 1, b->cases[i].dim, msg);
-      b->ok[i] = 0;
+      snprintf(msg, sizeof msg, "cannot keep the IDs in a temporary file of TMPDIR: %s", strerror(errno));
+      add_diag(diags, s->name, 0, 0, 2, msg);
+      return TOI_ERR_IO;
     }
   }
   return TOI_OK;
@@ -834,10 +910,11 @@ const char *toi_case_stream_name(const toi_case_stream *s) {
 
 toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
   if (!s) return TOI_OK;
-  toi_status st = diags->total > s->first_diag ? TOI_ERR_INPUT : TOI_OK;
+  toi_status st = s->fail ? TOI_OK : report_dups(s, diags);
+  if (st == TOI_OK) st = diags->total > s->first_diag ? TOI_ERR_INPUT : TOI_OK;
   if (s->fail) { /* the file's other problems are not reported, as toi_read_cases does */
     diags->total = s->first_diag;
-    if (diags->count > diags->total) diags->count = diags->total;
+    diags->count = s->first_count;
     if (s->fail == TOI_ERR_INPUT) add_diag(diags, s->name, s->fail_line, 0, 2, s->fail_msg);
     if (s->fail == TOI_ERR_IO) add_diag(diags, s->path, 0, 0, 2, "read error");
     st = s->fail;
@@ -847,9 +924,7 @@ toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
   }
   if (!s->is_stdin) close(s->fd);
   free(s->buf);
-  free(s->ids.arena);
-  free(s->ids.table);
-  free(s->ids.tag);
+  id_spill_free(&s->ids);
   free(s);
   return st;
 }
