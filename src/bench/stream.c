@@ -7,6 +7,7 @@
 #include "rng.h"
 #include "stats.h"
 #include "stream.h"
+#include "tempfile.h"
 #include "sweep.h"
 
 /* Bytes of case lines per block at most, so that a file of long lines keeps
@@ -181,26 +182,6 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
 /* Values loaded and sorted once the bucket of the wanted rank holds no more. */
 #define QSTREAM_LOAD_MAX ((uint64_t)1 << 20)
 
-/* An unnamed file in TMPDIR, mode 0600 (O_TMPFILE, or a name removed at once). */
-static FILE *spill_open(void) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int fd = -1;
-#ifdef O_TMPFILE
-  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-  if (fd < 0) {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/toibench.values.XXXXXX", dir) >= (int)sizeof path) return NULL;
-    fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-  }
-  if (fd < 0) return NULL;
-  FILE *f = fdopen(fd, "w+");
-  if (!f) close(fd);
-  return f;
-}
-
 /* The order of x as an unsigned key: x < y iff key(x) < key(y). */
 static uint64_t qkey(double x) {
   return (uint64_t)toi_double_ord(x) ^ ((uint64_t)1 << 63);
@@ -208,7 +189,7 @@ static uint64_t qkey(double x) {
 
 int toi_qstream_init(toi_qstream *q) {
   memset(q, 0, sizeof *q);
-  q->spill = spill_open();
+  q->spill = toi_temp_file();
   return q->spill ? 0 : -1;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
+#include "tempfile.h"
 #include "toiref.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
@@ -420,33 +421,16 @@ int cli_out_open(cli_out *o, const char *path) {
   return 0;
 }
 
-/* An unnamed file in TMPDIR (O_TMPFILE, or a name removed at once, signals
-   held meanwhile so that none is left behind), mode 0600. fd or -1. */
-static int spool_file(void) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int fd;
-#ifdef O_TMPFILE
-  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-#endif
-  char path[4096];
-  if (snprintf(path, sizeof path, "%s/toibench.spool.XXXXXX", dir) >= (int)sizeof path) return -1;
-  sigset_t old;
-  hold_signals(&old);
-  fd = mkstemp(path);
-  if (fd >= 0) unlink(path);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return fd;
-}
-
 int cli_out_open_spooled(cli_out *o, const char *path) {
   if (path && strcmp(path, "-")) return cli_out_open(o, path);
   memset(o, 0, sizeof *o);
-  int fd = spool_file();
-  if (fd < 0 || !(o->f = fdopen(fd, "w+"))) {
-    cli_error("cannot create a temporary file for standard output: %s", strerror(errno));
-    if (fd >= 0) close(fd);
+  sigset_t old;
+  hold_signals(&old); /* no name left behind by a signal (toi_temp_file) */
+  o->f = toi_temp_file();
+  int err = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!o->f) {
+    cli_error("cannot create a temporary file for standard output: %s", strerror(err));
     return -1;
   }
   o->spool = 1;

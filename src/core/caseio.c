@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tempfile.h"
 #include "textin.h"
 #include "toi.h"
 
@@ -518,6 +519,32 @@ int toi_write_case(FILE *f, const toi_case *c) {
 
 /* ---- a case file read a block at a time ---- */
 
+/* An unnamed file of dir, or NULL. */
+static FILE *temp_in(const char *dir) {
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+  if (fd < 0) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/toibench.XXXXXX", dir) >= (int)sizeof path) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
+FILE *toi_temp_file(void) {
+  const char *dir = getenv("TMPDIR");
+  FILE *f = dir && *dir ? temp_in(dir) : NULL;
+  return f ? f : temp_in("/tmp");
+}
+
 /* The IDs of a file's valid lines, for exact duplicate detection in memory
    that does not grow with the file: each (hash, line, ID) is appended to one
    of ID_BUCKETS unnamed temporary files by its hash's top bits; at the end of
@@ -567,29 +594,11 @@ static uint64_t id_hash(const char *id) {
   return h;
 }
 
-static FILE *id_temp(void) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  int fd = -1;
-#ifdef O_TMPFILE
-  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-#endif
-  if (fd < 0) {
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/toibench.ids.XXXXXX", dir) >= (int)sizeof path) return NULL;
-    fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-  }
-  FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
-  if (!f && fd >= 0) close(fd);
-  return f;
-}
-
 /* Appends the ID of line to its bucket: 0 or -1. */
 static int id_spill_add(id_spill *s, const char *id, long line) {
   uint64_t h = id_hash(id);
   size_t k = (size_t)(h >> 56);
-  if (!s->b[k] && !(s->b[k] = id_temp())) return -1;
+  if (!s->b[k] && !(s->b[k] = toi_temp_file())) return -1;
   int64_t ln = line;
   unsigned char len = (unsigned char)strlen(id);
   FILE *f = s->b[k];
