@@ -74,12 +74,15 @@ static void check_reference(size_t n) {
   }
 }
 
-/* Blocks hold 4096 cases for these -j: a file of exactly one block, one more,
-   and more than a round of blocks. */
+/* Blocks hold 1024 cases for these -j (a reference's block; run's hold 4096
+   with one candidate): a file of exactly one block, one more, and more than a
+   round of blocks. */
 Test(stream, reference_same_bytes_at_block_boundaries) {
+  check_reference(1024);
+  check_reference(1025);
   check_reference(4096);
   check_reference(4097);
-  check_reference(3 * 4096 + 5);
+  check_reference(7 * 1024 + 5);
 }
 
 Test(stream, reference_small_file) {

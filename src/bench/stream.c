@@ -39,7 +39,7 @@ int toi_stream_slots(const toi_stream_opts *o) {
 static size_t block_cases(const toi_stream_opts *o) {
   if (o->block) return o->block;
   size_t b = (size_t)16384 / (size_t)toi_stream_slots(o);
-  return b > 4096 ? 4096 : b < 256 ? 256 : b;
+  return b > 1024 ? 1024 : b < 256 ? 256 : b;
 }
 
 /* Fills the slots of set k from the file, in order, until it ends. */

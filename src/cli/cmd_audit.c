@@ -381,7 +381,9 @@ int cmd_audit(int argc, char **argv) {
   r.args = &args;
   r.acc.restitution = r.E;
   r.acc.precision = args.precision;
-  toi_stream_opts so = {jobs, 0, audit_work, audit_commit, NULL, &r, NULL};
+  /* Small blocks: a case costs from microseconds to milliseconds (MPFR), and
+     the threads wait for the slowest block of each round. */
+  toi_stream_opts so = {jobs, 512, audit_work, audit_commit, NULL, &r, NULL};
   int ns = toi_stream_slots(&so);
   if (audit_alloc(&r, ns)) {
     cli_error("audit: out of memory or no temporary file for the metrics");
