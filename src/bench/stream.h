@@ -46,13 +46,14 @@ typedef struct toi_stream_result {
 int toi_stream_slots(const toi_stream_opts *o);
 /// Reads paths[0..nfiles-1] ("-": standard input) a block at a time: each
 /// block is parsed and worked on by one of o->jobs threads while the next
-/// ones are read, then checked (bad lines, duplicate IDs: exact, over the whole
-/// file), committed and copied to o->out in input order, so the output is the
-/// same for any jobs. After the first problem (a bad line, a file that cannot
-/// be read, commit's refusal) nothing more is worked on or written, but every
-/// file is still read for its diagnostics. Memory does not depend on the
-/// files' sizes, apart from each file's set of IDs. 0, or -1 when threads or
-/// memory could not be had (r->read is then TOI_ERR_NOMEM).
+/// ones are read, then checked for bad lines, committed and copied to o->out
+/// in input order, so the output is the same for any jobs. Duplicate IDs are
+/// found exactly at the end of each file (toi_case_stream_close): a caller
+/// keeps its output until r->read says every file was valid. After the first
+/// problem (a bad line, a file that cannot be read, commit's refusal) nothing
+/// more is worked on or written, but every file is still read for its
+/// diagnostics. Memory does not depend on the files' sizes. 0, or -1 when
+/// threads or memory could not be had (r->read is then TOI_ERR_NOMEM).
 int toi_stream_files(toi_stream_result *r, const toi_stream_opts *o, int nfiles, char **paths);
 
 #endif
