@@ -67,7 +67,7 @@ LIBTOIBENCH_SO_REAL := $(BUILD)/libtoibench.so.$(VERSION)
 TOIBENCH := $(BUILD)/toibench
 TESTBIN := $(BUILD)/toitest
 
-APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config
+APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config time
 
 .PHONY: all libs deps check-deps test test-install examples engines engine-deps engine-libs report report-check bench \
         install uninstall clean help
@@ -93,9 +93,9 @@ deps:
 	  echo "  apt-get update && apt-get install -y$$missing"; exit 1; \
 	fi
 
-## check-deps: run `make deps` when pkg-config or gnuplot says something is missing
+## check-deps: run `make deps` when pkg-config, gnuplot or /usr/bin/time (make bench) says something is missing
 check-deps:
-	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null 2>&1; then :; \
+	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null 2>&1 && [ -x /usr/bin/time ]; then :; \
 	else $(MAKE) --no-print-directory deps; fi
 
 COMPILE = $(CC) $(CFLAGS) $(TOI_CFLAGS) $(LAYER_PIC) $(addprefix -I,$(LAYER_INC)) $(LAYER_CFLAGS)

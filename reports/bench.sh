@@ -114,6 +114,42 @@ awk '!/^#/ && $1 != "kernel" { print $1, $3, $14, $6, $10, $11, $2 }' "$tmp/sim_
   done
 echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference runs $SIM_REF_EVENTS events)"
 
+# ---- the user's paths: case files read, solved, scored and written end to end ----
+# Environment: TOI_BENCH_FILE_COUNT (cases in the file, default 10^6).
+FN=${TOI_BENCH_FILE_COUNT:-1000000}
+echo
+echo "== case files end to end: a mixed file of $FN cases, each command against wc -l on the same file, $J thread(s)"
+"$TB" gen mixed --count "$FN" -o "$tmp/cases.txt"
+# "SECONDS PEAK_KB" of a command, its output thrown away: the best time of three runs (to the
+# nanosecond clock; /usr/bin/time's own is in hundredths) and the peak resident memory of the last.
+wall() {
+  local best="" t0 t1 k
+  for k in 1 2 3; do
+    t0=$(date +%s.%N)
+    /usr/bin/time -f "%M" -o "$tmp/wall.log" "$@" >/dev/null
+    t1=$(date +%s.%N)
+    best=$(awk -v a="$t0" -v b="$t1" -v m="$best" 'BEGIN { d = b - a; printf "%.4g", (m == "" || d < m) ? d : m }')
+  done
+  echo "$best $(cat "$tmp/wall.log")"
+}
+cat "$tmp/cases.txt" >/dev/null # in the page cache, as for every command after it
+read -r s_wc kb_wc < <(wall wc -l "$tmp/cases.txt")
+read -r s_ref kb_ref < <(wall "$TB" reference -j"$J" "$tmp/cases.txt")
+read -r s_eric kb_eric < <(wall "$TB" run -j"$J" -f ericson "$tmp/cases.txt")
+read -r s_all kb_all < <(wall "$TB" run -j"$J" "$tmp/cases.txt")
+mem_rate=$("$TB" sweep mixed --time-only reference --count "$FN" -j"$J" | rate_of)
+s_mem=$(awk -v n="$FN" -v r="$mem_rate" 'BEGIN { printf "%.3g", (r > 0 ? n / r : 0) }')
+printf "  %-26s %8s %10s %10s %12s  %s\n" command seconds "x wc -l" "x batch" "peak kB" goal
+row() { # NAME SECONDS KB GOAL
+  printf "  %-26s %8s %10s %10s %12s  %s\n" "$1" "$2" "$(ratio "$2" "$s_wc")" "$(ratio "$2" "$s_mem")" "$3" "$4"
+}
+row "wc -l FILE" "$s_wc" "$kb_wc" "(the cost of reading it)"
+row "batch reference (memory)" "$s_mem" "-" "(sweep --time-only reference)"
+row "reference FILE" "$s_ref" "$kb_ref" "<= 10 x wc -l, <= 65536 kB"
+row "run -f ericson FILE" "$s_eric" "$kb_eric" "<= 15 x wc -l, <= 65536 kB"
+row "run FILE (every one)" "$s_all" "$kb_all" "<= 65536 kB"
+rm -f "$tmp/cases.txt"
+
 # ---- the reference's engines (fast vs mpfr): bit-identity, speed ratio, fallbacks per family ----
 # Environment: TOI_BENCH_FASTREF_COUNT (mixed cases checked, default 10^7),
 # TOI_BENCH_FASTREF_FAMILY (cases per family, default 10^6).

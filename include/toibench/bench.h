@@ -86,6 +86,9 @@ int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t n
 int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg);
 /// The summary of a row (sorts its ULP errors).
 void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
+/// The same without the quantiles (median and p99 NaN): row's ULP errors
+/// need not be kept (a stream keeps them elsewhere).
+void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out);
 void toi_run_rows_free(toi_run_row *rows, size_t nc);
 
 /// What a sweep's stat records say of one candidate, over every bin of a

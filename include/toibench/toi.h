@@ -169,4 +169,60 @@ const char *toi_field_name(int dim, int n);
 /// True when id is a legal case ID.
 int toi_id_valid(const char *id);
 
+
+/* ---- case files read a block at a time (caseio.c) ---- */
+
+/// A case file read in blocks of lines, in memory bounded whatever its size:
+/// the same checks and messages as toi_read_cases, and no TOI_INPUT_MAX
+/// limit. Duplicate IDs are found exactly at the end of the file, from the
+/// IDs kept in temporary files of TMPDIR.
+typedef struct toi_case_stream toi_case_stream;
+
+/// A problem found in a block's line, named once the block is accepted.
+typedef struct toi_line_error {
+  long line;
+  int field, dim;
+  char message[160];
+} toi_line_error;
+
+/// The case lines of one block (blank and comment lines skipped), then their
+/// cases once parsed. Reused from block to block; zero-initialise it first.
+typedef struct toi_line_block {
+  char *text;             ///< the lines, each NUL-terminated
+  size_t len, cap;
+  size_t *start;          ///< where line i starts in text
+  long *line;             ///< its number in the file (from 1)
+  size_t n, ncap;
+  toi_case *cases;        ///< after toi_line_block_parse: case i when ok[i]
+  unsigned char *ok;      ///< 1: a case
+  toi_line_error errs[TOI_DIAG_MAX]; ///< the first bad lines of the block
+  size_t nerrs, nbad;     ///< errors kept, bad lines in all
+} toi_line_block;
+
+/// Opens path ("-": standard input). A missing file or a directory is
+/// recorded in diags as toi_read_file does (TOI_ERR_IO).
+TOI_MUST_USE toi_status toi_case_stream_open(toi_case_stream **s, const char *path, toi_diags *diags);
+/// Reads the next lines into b (b->n = 0 at the end of the file): at most
+/// max_lines case lines and about max_bytes bytes. A NUL byte or a line longer
+/// than TOI_LINE_MAX ends the file at once (TOI_ERR_INPUT), so does a read
+/// error (TOI_ERR_IO): toi_case_stream_close then reports that problem alone,
+/// as toi_read_cases does. Touches s and b only (diags are not read).
+TOI_MUST_USE toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines,
+                                             size_t max_bytes);
+/// Parses the lines of b into b->cases (any thread; touches b only).
+void toi_line_block_parse(toi_line_block *b);
+/// In file order, after toi_line_block_parse: records the bad lines in diags
+/// and keeps the IDs of the others. TOI_OK, or TOI_ERR_IO when the IDs cannot
+/// be written to their temporary file.
+TOI_MUST_USE toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags);
+/// The file's name in messages ("<stdin>" for "-").
+const char *toi_case_stream_name(const toi_case_stream *s);
+/// Ends the file: its reading problem, or its duplicate IDs (each naming the
+/// first line of its ID, in line order among the bad lines), or "no cases"
+/// when it held none, into diags. TOI_ERR_INPUT when diags got a problem of
+/// this file, TOI_ERR_IO after a read error, TOI_ERR_NOMEM, else TOI_OK.
+/// Frees s (NULL allowed).
+TOI_MUST_USE toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags);
+void toi_line_block_free(toi_line_block *b);
+
 #endif

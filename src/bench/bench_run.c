@@ -213,7 +213,13 @@ int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t n
 }
 
 void toi_run_row_stats(toi_run_row *row, toi_run_stats *out) {
-  score_stats *s = &row->st;
+  toi_run_row_counts(row, out);
+  out->median_ulp = score_stats_quantile(&row->st, 0.5);
+  out->p99_ulp = score_stats_quantile(&row->st, 0.99);
+}
+
+void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out) {
+  const score_stats *s = &row->st;
   memset(out, 0, sizeof *out);
   out->cases = s->cases;
   out->agree = s->kind[SCORE_AGREE];
@@ -226,8 +232,7 @@ void toi_run_row_stats(toi_run_row *row, toi_run_stats *out) {
   out->unsupported = row->unsupported;
   out->inputs_rounded = row->inputs_rounded;
   out->overflowed = row->overflowed;
-  out->median_ulp = score_stats_quantile(s, 0.5);
-  out->p99_ulp = score_stats_quantile(s, 0.99);
+  out->median_ulp = out->p99_ulp = NAN;
   out->max_ulp = s->timed ? s->max_ulp : NAN;
   out->max_bits = s->timed ? s->max_bits : NAN;
   snprintf(out->worst_id, sizeof out->worst_id, "%s", s->timed ? s->worst_id : "-");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "numfmt.h"
+#include "tempfile.h"
 #include "toiref.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
@@ -138,19 +139,22 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
   return CLI_TAKEN;
 }
 
+void cli_report_diags(const char *path, const toi_diags *dg) {
+  for (size_t k = 0; k < dg->count; k++) {
+    char buf[700];
+    toi_diag_format(&dg->items[k], buf, sizeof buf);
+    fprintf(stderr, "%s\n", buf);
+  }
+  if (dg->total > dg->count) fprintf(stderr, "%s: %zu more problems not shown\n", path, dg->total - dg->count);
+}
+
 int cli_read_case_files(toi_caselist *list, int npaths, char **paths) {
   int rc = EXIT_OK;
   for (int i = 0; i < npaths; i++) {
     toi_diags dg;
     memset(&dg, 0, sizeof dg);
     toi_status st = toi_read_cases(list, paths[i], &dg);
-    for (size_t k = 0; k < dg.count; k++) {
-      char buf[700];
-      toi_diag_format(&dg.items[k], buf, sizeof buf);
-      fprintf(stderr, "%s\n", buf);
-    }
-    if (dg.total > dg.count)
-      fprintf(stderr, "%s: %zu more problems not shown\n", paths[i], dg.total - dg.count);
+    cli_report_diags(paths[i], &dg);
     if (st == TOI_ERR_NOMEM) {
       cli_error("out of memory reading %s", paths[i]);
       return EXIT_RUNTIME;
@@ -418,7 +422,52 @@ int cli_out_open(cli_out *o, const char *path) {
   return 0;
 }
 
+int cli_out_open_spooled(cli_out *o, const char *path) {
+  if (path && strcmp(path, "-")) return cli_out_open(o, path);
+  memset(o, 0, sizeof *o);
+  sigset_t old;
+  cli_hold_signals(&old); /* no name left behind by a signal (toi_temp_file) */
+  o->f = toi_temp_file();
+  int err = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!o->f) {
+    cli_error("cannot create a temporary file for standard output: %s", strerror(err));
+    return -1;
+  }
+  o->spool = 1;
+  return 0;
+}
+
+/* Copies the spool to standard output: 0 or -1. */
+static int spool_copy(cli_out *o) {
+  if (fflush(o->f) || ferror(o->f) || fflush(stdout)) return -1;
+  int in = fileno(o->f), out = fileno(stdout);
+  off_t size = lseek(in, 0, SEEK_END);
+  if (size < 0 || lseek(in, 0, SEEK_SET) < 0) return -1;
+  char buf[1 << 16];
+  for (off_t done = 0; done < size;) {
+    ssize_t r = read(in, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    for (ssize_t w = 0; w < r;) {
+      ssize_t k = write(out, buf + w, (size_t)(r - w));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return -1;
+      w += k;
+    }
+    done += r;
+  }
+  return 0;
+}
+
 int cli_out_commit(cli_out *o) {
+  if (o->spool) {
+    int bad = spool_copy(o);
+    fclose(o->f);
+    o->f = NULL;
+    if (bad) cli_error("write error on standard output");
+    return bad ? -1 : 0;
+  }
   if (o->is_stdout) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
       cli_error("write error on standard output");
@@ -451,6 +500,11 @@ int cli_out_commit(cli_out *o) {
 
 void cli_out_abort(cli_out *o) {
   if (o->is_stdout || !o->f) return;
+  if (o->spool) {
+    fclose(o->f);
+    o->f = NULL;
+    return;
+  }
   fclose(o->f);
   o->f = NULL;
   if (o->direct) return;

@@ -63,6 +63,22 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /// Reads every case file named in paths into list; prints every diagnostic.
 /// Returns EXIT_OK, EXIT_INPUT or EXIT_RUNTIME.
 int cli_read_case_files(toi_caselist *list, int npaths, char **paths);
+/// Prints a file's diagnostics to stderr as cli_read_case_files does.
+void cli_report_diags(const char *path, const toi_diags *dg);
+
+/* ---- case files streamed through a command (cli_stream.c) ---- */
+#include "stream.h"
+/// -j N or -jN at argv[*i] (as sweep takes it): 1 taken (*jobs set), 0 not
+/// this option, -1 a usage error (printed).
+int cli_take_jobs(const char *cmd, int argc, char **argv, int *i, int *jobs);
+/// The default of -j: the number of online cores.
+int cli_default_jobs(void);
+/// Streams the case files through o->work and o->commit (o->file_done is
+/// the CLI's: each file's diagnostics printed as cli_read_case_files prints
+/// them). EXIT_OK when every file was read without a problem (res says what
+/// commit said), EXIT_INPUT after "invalid input: nothing was written", or
+/// EXIT_RUNTIME (a file that cannot be read, no memory, no threads).
+int cli_stream_cases(const toi_stream_opts *o, int nfiles, char **files, toi_stream_result *res);
 
 /// Splits a comma-separated list of formulation names ("all" or NULL means
 /// every built-in one). Returns the count, or -1 after printing an error
@@ -146,8 +162,13 @@ typedef struct cli_out {
   char tmp[4096];
   int is_stdout;
   int direct;   ///< a device or pipe written in place
+  int spool;    ///< stdout, held in an unnamed temporary file until commit
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
+/// The same, but stdout too appears only when complete: held in an unnamed
+/// temporary file of TMPDIR (mode 0600, gone with the process) and copied to
+/// stdout by cli_out_commit; cli_out_abort writes nothing.
+int cli_out_open_spooled(cli_out *o, const char *path);
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);
 

@@ -75,7 +75,10 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 }
 
 uint64_t cli_cases_hash(const toi_case *cases, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ULL;
+  return cli_cases_hash_more(CLI_CASES_HASH_START, cases, n);
+}
+
+uint64_t cli_cases_hash_more(uint64_t h, const toi_case *cases, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const toi_case *c = &cases[i];
     h = fnv(h, c->id, strlen(c->id) + 1);

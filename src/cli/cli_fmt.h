@@ -28,5 +28,9 @@ void cli_csv_num(FILE *f, double x);
 /// The FNV-1a 64-bit hash of a case list: IDs, dimensions and the bits of
 /// every number, in order. Two runs with equal hashes scored the same cases.
 uint64_t cli_cases_hash(const toi_case *cases, size_t n);
+/// The same hash continued over more cases: cli_cases_hash(all) is
+/// cli_cases_hash_more over the parts in order, from CLI_CASES_HASH_START.
+#define CLI_CASES_HASH_START 0xcbf29ce484222325ULL
+uint64_t cli_cases_hash_more(uint64_t h, const toi_case *cases, size_t n);
 
 #endif

@@ -8,7 +8,7 @@
 static void help(void) {
   printf(
       "Usage: toibench audit [-f NAMES] [--restitution E] [--precision P] [--rows FILE] [-o FILE]\n"
-      "                      FILE...\n"
+      "                      [-j N] FILE...\n"
       "Audits what an engine does with each formulation's time of impact T. For every case the\n"
       "certified reference classifies as hit or contact, and every formulation that also\n"
       "reports a contact (a hit, graze or contact verdict with a finite T):\n"
@@ -44,6 +44,10 @@ static void help(void) {
       "                    ulp_vA.x ulp_vA.y ulp_vA.z ulp_vB.x ulp_vB.y ulp_vB.z\n"
       "                    (T as a hex float; the rest %%.6g; nan for a 2D case's z)\n"
       "  -o FILE           write the summary to FILE instead of stdout\n"
+      "  -j N              threads (default: the number of online cores); the outputs are\n"
+      "                    the same for any N: the files are read and audited a block at a\n"
+      "                    time, in memory that does not grow with them (the metrics go to\n"
+      "                    temporary files of TMPDIR, so that medians and p99 stay exact)\n"
       "Outputs appear only when complete; invalid input writes nothing (exit 3).\n");
 }
 
@@ -54,8 +58,7 @@ static void print_row_num(FILE *f, double x) {
 }
 
 /* --rows: one line per audited case and formulation */
-static void write_row(void *ctx, const toi_audit_row *row) {
-  FILE *f = ctx;
+static void write_row(FILE *f, const toi_audit_row *row) {
   const toi_resp_audit *a = &row->a;
   fprintf(f, "%s %s %s ", row->c->id, row->f->name, toi_class_name(row->cls));
   cli_print_hex(f, row->t);
@@ -69,7 +72,12 @@ static void write_row(void *ctx, const toi_audit_row *row) {
   fputc('\n', f);
 }
 
-static void print_summary(FILE *f, const toi_audit *au, const toi_caselist *list) {
+/* The IDs of the cases an audit names for one formulation (its witnesses). */
+typedef struct audit_ids {
+  char first_nonfinite[TOI_ID_MAX + 1], min_gap[TOI_ID_MAX + 1], max[TOI_AUDIT_METRICS][TOI_ID_MAX + 1];
+} audit_ids;
+
+static void print_summary(FILE *f, const toi_audit *au, const audit_ids *ids) {
   fprintf(f, "# toibench audit: %zu cases, %zu exact hits or contacts, restitution %.6g", au->cases,
           au->contacts, au->restitution);
   /* binary64 keeps the header it always had */
@@ -85,7 +93,7 @@ static void print_summary(FILE *f, const toi_audit *au, const toi_caselist *list
             s->f->name, s->audited, s->not_reported, s->failed, s->penetrations);
     if (s->nonfinite)
       fprintf(f, "  %zu with a non-finite response (the double pipeline overflowed), first at %s\n", s->nonfinite,
-              list->items[s->first_nonfinite].id);
+              ids[k].first_nonfinite);
     if (!s->audited) continue;
     fprintf(f, "  %-8s %12s %12s %12s  %s\n", "metric", "median", "p99", "max", "worst case");
     for (int m = 0; m < TOI_AUDIT_METRICS; m++) {
@@ -94,22 +102,28 @@ static void print_summary(FILE *f, const toi_audit *au, const toi_caselist *list
         fprintf(f, "  %-8s %12s %12s %12s  %s\n", toi_audit_metric_name(m), "-", "-", "-", "-");
       else
         fprintf(f, "  %-8s %12.4g %12.4g %12.4g  %s\n", toi_audit_metric_name(m), st->median, st->p99,
-                st->max, list->items[st->max_case].id);
+                st->max, ids[k].max[m]);
     }
     if (isnan(s->min_gap))
       fprintf(f, "  most negative gap -\n");
     else
-      fprintf(f, "  most negative gap %.6g at %s\n", s->min_gap, list->items[s->min_gap_case].id);
+      fprintf(f, "  most negative gap %.6g at %s\n", s->min_gap, ids[k].min_gap);
   }
 }
 
-/* The options: -f, --restitution, --rows, -o and the case files. Returns
+/* The options: -f, --restitution, --rows, -o, -j and the case files. Returns
    EXIT_OK with *fs and *nf set (reverse formulations left out of 'all',
    refused by name), or the exit status to end with. */
 static int audit_options(int argc, char **argv, cli_args *args, double *E, const toi_formulation ***fs,
-                         int *nf) {
+                         int *nf, int *jobs) {
   if (cli_args_init(args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
+    int t = cli_take_jobs("audit", argc, argv, &i, jobs);
+    if (t < 0) {
+      cli_args_free(args);
+      return EXIT_USAGE;
+    }
+    if (t) continue;
     if (!strcmp(argv[i], "--restitution") && i + 1 < argc) {
       const char *v = argv[++i];
       if (cli_parse_double(v, E) || !(*E >= 0 && *E <= 1)) {
@@ -148,51 +162,239 @@ static int audit_options(int argc, char **argv, cli_args *args, double *E, const
   return EXIT_OK;
 }
 
-/* Audits the cases into the --rows file (when given) and the summary. */
-static int audit_write(const cli_args *args, const toi_caselist *list, const toi_formulation **fs, int nf,
-                       double E) {
-  cli_out rows, out;
-  int have_rows = 0, rc = EXIT_OK;
-  if (args->rows) {
-    if (cli_out_open(&rows, args->rows)) return EXIT_RUNTIME;
-    have_rows = 1;
-    fprintf(rows.f, "# toibench-audit-rows v1, restitution %a", E);
-    if (args->precision != TOI_BINARY64) fprintf(rows.f, ", precision %s", toi_precision_name(args->precision));
-    fprintf(rows.f, "\n# id formulation class T gap ke_err mom_err angle ulp_max ulp_vA.x ulp_vA.y ulp_vA.z "
-                    "ulp_vB.x ulp_vB.y ulp_vB.z\n");
+/* ---- the files streamed: each block audited on its own, the blocks merged in input order ---- */
+
+/* A metric's value of one audited pair and its case in the block. */
+typedef struct audit_val {
+  double v;
+  size_t ci;
+} audit_val;
+
+typedef struct audit_slot {
+  toi_audit au;         /* the block's audit */
+  int have;
+  audit_val **vals;     /* [formulation * TOI_AUDIT_METRICS + metric] */
+  size_t *nv, *cap;
+  FILE *rows;
+  int nomem;
+} audit_slot;
+
+typedef struct audit_stream {
+  const cli_args *args;
+  const toi_formulation **fs;
+  int nf;
+  double E;
+  audit_slot *slots;
+  toi_audit acc;        /* the whole run's figures, quantiles apart */
+  audit_ids *ids;
+  toi_qstream *q;       /* [formulation * TOI_AUDIT_METRICS + metric] */
+  cli_out rowsf;
+  int rows_open;
+} audit_stream;
+
+static void keep_val(audit_slot *s, int j, double v, size_t ci) {
+  if (s->nv[j] == s->cap[j]) {
+    size_t cap = s->cap[j] ? 2 * s->cap[j] : 256;
+    audit_val *p = realloc(s->vals[j], cap * sizeof *p);
+    if (!p) {
+      s->nomem = 1;
+      return;
+    }
+    s->vals[j] = p;
+    s->cap[j] = cap;
   }
-  toi_audit au;
-  if (toi_audit_run_prec(&au, list, (const toi_formulation *const *)fs, nf, E, args->precision,
-                         have_rows ? write_row : NULL, have_rows ? rows.f : NULL, &cli_msg_stderr) != TOI_OK)
-    rc = EXIT_RUNTIME;
-  if (rc == EXIT_OK && cli_out_open(&out, args->out)) rc = EXIT_RUNTIME;
-  if (rc == EXIT_OK) {
-    print_summary(out.f, &au, list);
-    if (cli_out_commit(&out)) rc = EXIT_RUNTIME;
-  }
-  if (have_rows) {
-    if (rc == EXIT_OK) {
-      if (cli_out_commit(&rows)) rc = EXIT_RUNTIME;
-    } else {
-      cli_out_abort(&rows);
+  s->vals[j][s->nv[j]++] = (audit_val){v, ci};
+}
+
+/* Each audited pair: its --rows line, and its metrics as toi_audit_run sums them up. */
+static void slot_row(void *ctx, const toi_audit_row *row) {
+  audit_slot *s = ctx;
+  if (s->rows) write_row(s->rows, row);
+  int k = 0;
+  while (s->au.forms[k].f != row->f) k++;
+  const toi_resp_audit *a = &row->a;
+  const double v[TOI_AUDIT_METRICS] = {fabs(a->gap), fabs(a->ke_err), fabs(a->mom_err), fabs(a->angle), a->ulp_max};
+  for (int m = 0; m < TOI_AUDIT_METRICS; m++) keep_val(s, k * TOI_AUDIT_METRICS + m, v[m], row->case_index);
+}
+
+static int audit_work(void *ctx, toi_stream_block *b) {
+  audit_stream *r = ctx;
+  audit_slot *s = &r->slots[b->slot];
+  if (s->have) toi_audit_free(&s->au);
+  s->have = 0;
+  memset(s->nv, 0, (size_t)r->nf * TOI_AUDIT_METRICS * sizeof *s->nv);
+  s->rows = r->args->rows ? b->out : NULL;
+  s->nomem = 0;
+  toi_caselist list = {(toi_case *)b->cases, b->n, b->n};
+  /* toi_audit_run_prec fills s->au before the first row: slot_row reads its forms */
+  toi_status st = toi_audit_run_prec(&s->au, &list, (const toi_formulation *const *)r->fs, r->nf, r->E,
+                                     r->args->precision, slot_row, s, &cli_msg_stderr);
+  s->have = st == TOI_OK;
+  return st != TOI_OK || s->nomem;
+}
+
+/* The block's pairs of one formulation and metric, in case order, into the
+   run's: NaN left out, the maximum's witness the last case reaching it. */
+static int merge_vals(audit_stream *r, const audit_slot *s, int k, int m, const toi_case *cases) {
+  int j = k * TOI_AUDIT_METRICS + m;
+  toi_audit_stat *st = &r->acc.forms[k].stat[m];
+  for (size_t i = 0; i < s->nv[j]; i++) {
+    double v = s->vals[j][i].v;
+    if (isnan(v)) continue;
+    if (toi_qstream_add(&r->q[j], &v, 1)) return -1;
+    if (st->n++ == 0 || v >= st->max) {
+      st->max = v;
+      snprintf(r->ids[k].max[m], sizeof r->ids[k].max[m], "%s", cases[s->vals[j][i].ci].id);
     }
   }
-  toi_audit_free(&au);
+  return 0;
+}
+
+/* A block's figures added to the run's, as one audit of every case would count them. */
+static int merge_audit(audit_stream *r, const audit_slot *s, const toi_case *cases) {
+  const toi_audit *b = &s->au;
+  r->acc.cases += b->cases;
+  r->acc.rounded += b->rounded;
+  r->acc.unrepresentable += b->unrepresentable;
+  r->acc.contacts += b->contacts;
+  for (int k = 0; k < r->nf; k++) {
+    toi_audit_form *a = &r->acc.forms[k];
+    const toi_audit_form *f = &b->forms[k];
+    a->audited += f->audited;
+    a->not_reported += f->not_reported;
+    a->failed += f->failed;
+    a->penetrations += f->penetrations;
+    if (!a->nonfinite && f->nonfinite)
+      snprintf(r->ids[k].first_nonfinite, sizeof r->ids[k].first_nonfinite, "%s", cases[f->first_nonfinite].id);
+    a->nonfinite += f->nonfinite;
+    if (!isnan(f->min_gap) && (isnan(a->min_gap) || f->min_gap < a->min_gap)) {
+      a->min_gap = f->min_gap;
+      snprintf(r->ids[k].min_gap, sizeof r->ids[k].min_gap, "%s", cases[f->min_gap_case].id);
+    }
+    for (int m = 0; m < TOI_AUDIT_METRICS; m++)
+      if (merge_vals(r, s, k, m, cases)) return -1;
+  }
+  return 0;
+}
+
+/* In input order; the --rows file opened at the first block, so that invalid input never touches it. */
+static int audit_commit(void *ctx, toi_stream_block *b) {
+  audit_stream *r = ctx;
+  if (b->work_rc) {
+    if (r->slots[b->slot].nomem) cli_error("audit: out of memory");
+    return 1;
+  }
+  if (merge_audit(r, &r->slots[b->slot], b->cases)) {
+    cli_error("audit: cannot spill the metrics to a temporary file");
+    return 1;
+  }
+  if (!r->args->rows) return 0;
+  if (!r->rows_open) {
+    if (cli_out_open(&r->rowsf, r->args->rows)) return 1;
+    r->rows_open = 1;
+    fprintf(r->rowsf.f, "# toibench-audit-rows v1, restitution %a", r->E);
+    if (r->args->precision != TOI_BINARY64)
+      fprintf(r->rowsf.f, ", precision %s", toi_precision_name(r->args->precision));
+    fprintf(r->rowsf.f, "\n# id formulation class T gap ke_err mom_err angle ulp_max ulp_vA.x ulp_vA.y ulp_vA.z "
+                        "ulp_vB.x ulp_vB.y ulp_vB.z\n");
+  }
+  if (fwrite(b->text, 1, b->len, r->rowsf.f) == b->len) return 0;
+  cli_error("%s: write error", r->args->rows);
+  return 1;
+}
+
+/* The quantiles of every metric, then the summary and the rows into place. */
+static int audit_finish(audit_stream *r, int rc, const toi_stream_result *res) {
+  if (rc == EXIT_OK && res->commit_rc) rc = EXIT_RUNTIME;
+  for (int j = 0; rc == EXIT_OK && j < r->nf * TOI_AUDIT_METRICS; j++) {
+    toi_audit_stat *st = &r->acc.forms[j / TOI_AUDIT_METRICS].stat[j % TOI_AUDIT_METRICS];
+    if (st->n == 0) st->max = NAN;
+    if (toi_qstream_quantile(&r->q[j], 0.5, &st->median) || toi_qstream_quantile(&r->q[j], 0.99, &st->p99)) {
+      cli_error("audit: cannot read back the metrics");
+      rc = EXIT_RUNTIME;
+    }
+  }
+  cli_out out;
+  if (rc == EXIT_OK && cli_out_open(&out, r->args->out)) rc = EXIT_RUNTIME;
+  if (rc == EXIT_OK) {
+    print_summary(out.f, &r->acc, r->ids);
+    if (r->rows_open && cli_out_commit(&r->rowsf)) {
+      r->rows_open = 0;
+      cli_out_abort(&out);
+      rc = EXIT_RUNTIME;
+    } else {
+      r->rows_open = 0;
+      if (cli_out_commit(&out)) rc = EXIT_RUNTIME;
+    }
+  }
+  if (r->rows_open) cli_out_abort(&r->rowsf);
   return rc;
 }
 
+/* Allocations of the run: 0 or -1. */
+static int audit_alloc(audit_stream *r, int ns) {
+  size_t nj = (size_t)r->nf * TOI_AUDIT_METRICS;
+  r->slots = calloc((size_t)ns, sizeof *r->slots);
+  r->acc.forms = calloc((size_t)r->nf + 1, sizeof *r->acc.forms);
+  r->ids = calloc((size_t)r->nf + 1, sizeof *r->ids);
+  r->q = calloc(nj + 1, sizeof *r->q);
+  if (!r->slots || !r->acc.forms || !r->ids || !r->q) return -1;
+  r->acc.nforms = r->nf;
+  for (int k = 0; k < r->nf; k++) {
+    r->acc.forms[k].f = r->fs[k];
+    r->acc.forms[k].min_gap = NAN;
+  }
+  for (int i = 0; i < ns; i++) {
+    audit_slot *s = &r->slots[i];
+    if (!(s->vals = calloc(nj + 1, sizeof *s->vals)) || !(s->nv = calloc(nj + 1, sizeof *s->nv)) ||
+        !(s->cap = calloc(nj + 1, sizeof *s->cap)))
+      return -1;
+  }
+  for (size_t j = 0; j < nj; j++)
+    if (toi_qstream_init(&r->q[j])) return -1;
+  return 0;
+}
+
+static void audit_release(audit_stream *r, int ns) {
+  for (int i = 0; r->slots && i < ns; i++) {
+    audit_slot *s = &r->slots[i];
+    if (s->have) toi_audit_free(&s->au);
+    for (int j = 0; s->vals && j < r->nf * TOI_AUDIT_METRICS; j++) free(s->vals[j]);
+    free(s->vals);
+    free(s->nv);
+    free(s->cap);
+  }
+  for (int j = 0; r->q && j < r->nf * TOI_AUDIT_METRICS; j++) toi_qstream_free(&r->q[j]);
+  free(r->slots);
+  free(r->acc.forms);
+  free(r->ids);
+  free(r->q);
+}
+
 int cmd_audit(int argc, char **argv) {
-  double E = 1;
+  audit_stream r;
+  memset(&r, 0, sizeof r);
+  r.E = 1;
   cli_args args;
-  const toi_formulation **fs = NULL;
-  int nf = 0;
-  int rc = audit_options(argc, argv, &args, &E, &fs, &nf);
+  int jobs = cli_default_jobs();
+  int rc = audit_options(argc, argv, &args, &r.E, &r.fs, &r.nf, &jobs);
   if (rc != EXIT_OK) return rc;
-  toi_caselist list = {0};
-  rc = cli_read_case_files(&list, args.nfiles, args.files);
-  if (rc == EXIT_OK) rc = audit_write(&args, &list, fs, nf, E);
+  r.args = &args;
+  r.acc.restitution = r.E;
+  r.acc.precision = args.precision;
+  /* Small blocks: a case costs from microseconds to milliseconds (MPFR), and
+     the threads wait for the slowest block of each round. */
+  toi_stream_opts so = {jobs, 512, audit_work, audit_commit, NULL, &r, NULL};
+  int ns = toi_stream_slots(&so);
+  if (audit_alloc(&r, ns)) {
+    cli_error("audit: out of memory or no temporary file for the metrics");
+    rc = EXIT_RUNTIME;
+  } else {
+    toi_stream_result res;
+    rc = audit_finish(&r, cli_stream_cases(&so, args.nfiles, args.files, &res), &res);
+  }
+  audit_release(&r, ns);
   cli_args_free(&args);
-  free(fs);
-  toi_caselist_free(&list);
+  free(r.fs);
   return rc;
 }

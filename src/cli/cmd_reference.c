@@ -6,7 +6,7 @@
 
 static void help(void) {
   printf("Usage: toibench reference [--precision P] [--target-distance DELTA] [--reference ENGINE] [-o FILE]\n"
-         "                          FILE...\n"
+         "                          [-j N] FILE...\n"
          "Prints one line per case, in input order:\n"
          "  ID CLASS TLO THI\n"
          "CLASS is the exact class (overlap, static, contact, separating, miss, graze, hit),\n"
@@ -22,7 +22,12 @@ static void help(void) {
          "                           MPFR only where they cannot decide) or mpfr (GMP and\n"
          "                           MPFR on every case); both print the same bits\n"
          "  -o FILE                  write to FILE (only when complete) instead of stdout\n"
-         "FILE may be '-' for standard input.\n");
+         "  -j N                     threads (default: the number of online cores); the\n"
+         "                           output is the same for any N\n"
+         "FILE may be '-' for standard input. The files are read, solved and written a\n"
+         "block at a time in memory that does not grow with them (apart from the IDs\n"
+         "seen, kept to refuse a duplicate); stdout too gets nothing unless every line\n"
+         "is valid.\n");
 }
 
 /* --precision NAME at argv[*i]: 1 taken (*q set), 0 not this option, -1 a usage error (printed). */
@@ -44,75 +49,139 @@ static int take_precision(toi_precision *q, int *given, int argc, char **argv, i
   return 1;
 }
 
+/* A block's scratch: the reference of each case, and the first failure. */
+typedef struct ref_slot {
+  toi_ref *refs;
+  toi_status *sts;
+  size_t cap;
+  toi_status bad;
+  char bad_id[TOI_ID_MAX + 1];
+} ref_slot;
+
+typedef struct ref_run {
+  toi_precision prec;
+  toi_ref_engine engine;
+  double delta;
+  int have_delta;
+  ref_slot *slots;
+  const char *outpath;
+  cli_out out;
+  int out_open;
+  toi_status bad; /* the first failure in input order */
+  char bad_id[TOI_ID_MAX + 1];
+} ref_run;
+
+/* One block: the reference of each case (through the batch without a
+   target: several cases per vector instruction), a line each. */
+static int ref_work(void *ctx, toi_stream_block *b) {
+  ref_run *r = ctx;
+  ref_slot *s = &r->slots[b->slot];
+  if (b->n > s->cap) {
+    free(s->refs);
+    free(s->sts);
+    s->refs = malloc(b->n * sizeof *s->refs);
+    s->sts = malloc(b->n * sizeof *s->sts);
+    s->cap = s->refs && s->sts ? b->n : 0;
+    if (!s->cap) {
+      s->bad = TOI_ERR_NOMEM;
+      snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[0].id);
+      return 1;
+    }
+  }
+  if (r->have_delta)
+    for (size_t k = 0; k < b->n; k++)
+      s->sts[k] = toi_ref_solve_target_prec(&s->refs[k], &b->cases[k], r->delta, r->prec, r->engine);
+  else
+    (void)toi_ref_solve_batch_prec(s->refs, s->sts, b->cases, b->n, r->prec, r->engine);
+  for (size_t k = 0; k < b->n; k++) {
+    const toi_ref *ref = &s->refs[k];
+    if (s->sts[k] != TOI_OK) {
+      s->bad = s->sts[k];
+      snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[k].id);
+      return 1;
+    }
+    fprintf(b->out, "%s %s ", b->cases[k].id, toi_class_name(ref->cls));
+    cli_print_hex(b->out, ref->tlo);
+    fputc(' ', b->out);
+    cli_print_hex(b->out, ref->thi);
+    fputc('\n', b->out);
+  }
+  return 0;
+}
+
+/* In input order: the first failure stops the output; the output file is
+   opened at the first block, so that invalid input never touches it. */
+static int ref_commit(void *ctx, toi_stream_block *b) {
+  ref_run *r = ctx;
+  if (b->work_rc) {
+    r->bad = r->slots[b->slot].bad;
+    memcpy(r->bad_id, r->slots[b->slot].bad_id, sizeof r->bad_id);
+    return 1;
+  }
+  if (!r->out_open) {
+    if (cli_out_open_spooled(&r->out, r->outpath)) return -1;
+    r->out_open = 1;
+  }
+  return fwrite(b->text, 1, b->len, r->out.f) == b->len ? 0 : -1;
+}
+
+/* The outcome once every file is read: the output committed, or removed. */
+static int ref_finish(ref_run *r, int rc, const toi_stream_result *res) {
+  if (rc == EXIT_OK && res->commit_rc > 0) {
+    if (r->bad == TOI_ERR_RANGE) {
+      cli_error("case %s: rA + rB + DELTA is negative: no contact distance; nothing was written", r->bad_id);
+      rc = EXIT_INPUT;
+    } else {
+      cli_error("case %s: the reference failed (status %d)", r->bad_id, (int)r->bad);
+      rc = EXIT_RUNTIME;
+    }
+  } else if (rc == EXIT_OK && res->commit_rc) {
+    if (r->out_open) cli_error("%s: write error", r->outpath && strcmp(r->outpath, "-") ? r->outpath : "standard output");
+    rc = EXIT_RUNTIME;
+  }
+  if (r->out_open && rc != EXIT_OK) cli_out_abort(&r->out);
+  if (r->out_open && rc == EXIT_OK && cli_out_commit(&r->out)) rc = EXIT_RUNTIME;
+  return rc;
+}
+
 int cmd_reference(int argc, char **argv) {
   cli_args args;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
-  toi_precision prec = TOI_BINARY64;
-  int have_prec = 0;
+  ref_run r;
+  memset(&r, 0, sizeof r);
+  r.prec = TOI_BINARY64;
+  int have_prec = 0, jobs = cli_default_jobs();
   for (int i = 1; i < argc; i++) {
-    int t = take_precision(&prec, &have_prec, argc, argv, &i);
+    int t = take_precision(&r.prec, &have_prec, argc, argv, &i);
+    if (!t) t = cli_take_jobs("reference", argc, argv, &i, &jobs);
     if (t < 0) {
       cli_args_free(&args);
       return EXIT_USAGE;
     }
     if (t) continue;
-    int r = cli_args_take(&args, "reference", CLI_OPT_OUT | CLI_OPT_TARGET | CLI_OPT_REFERENCE, argc, argv, &i);
-    if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
+    int rr = cli_args_take(&args, "reference", CLI_OPT_OUT | CLI_OPT_TARGET | CLI_OPT_REFERENCE, argc, argv, &i);
+    if (rr != CLI_TAKEN) return cli_args_stop(&args, rr, help);
   }
   if (args.nfiles == 0) {
     cli_args_free(&args);
     return cli_usage_error("reference", "no case file given");
   }
-  const char *outpath = args.out;
-  double delta = args.delta;
-  int have_delta = args.have_delta;
-  toi_caselist list = {0};
-  int rc = cli_read_case_files(&list, args.nfiles, args.files);
+  r.outpath = args.out;
+  r.delta = args.delta;
+  r.have_delta = args.have_delta;
+  r.engine = args.engine;
+  toi_stream_opts o = {jobs, 0, ref_work, ref_commit, NULL, &r, NULL};
+  int nslots = toi_stream_slots(&o), rc = EXIT_RUNTIME;
+  r.slots = calloc((size_t)nslots, sizeof *r.slots);
+  if (r.slots) {
+    toi_stream_result res;
+    rc = ref_finish(&r, cli_stream_cases(&o, args.nfiles, args.files, &res), &res);
+  }
+  for (int k = 0; r.slots && k < nslots; k++) {
+    free(r.slots[k].refs);
+    free(r.slots[k].sts);
+  }
+  free(r.slots);
   cli_args_free(&args);
-  if (rc != EXIT_OK) {
-    toi_caselist_free(&list);
-    return rc;
-  }
-  cli_out out;
-  if (cli_out_open(&out, outpath)) {
-    toi_caselist_free(&list);
-    return EXIT_RUNTIME;
-  }
-  /* Without a target, a block of cases at a time through the batch (the
-   * same answers, several cases per vector instruction). */
-  enum { BLOCK = 4096 };
-  static toi_ref refs[BLOCK];
-  static toi_status sts[BLOCK];
-  for (size_t lo = 0; lo < list.count; lo += BLOCK) {
-    size_t n = list.count - lo < BLOCK ? list.count - lo : BLOCK;
-    if (have_delta)
-      for (size_t k = 0; k < n; k++)
-        sts[k] = toi_ref_solve_target_prec(&refs[k], &list.items[lo + k], delta, prec, args.engine);
-    else
-      (void)toi_ref_solve_batch_prec(refs, sts, &list.items[lo], n, prec, args.engine);
-    for (size_t k = 0; k < n; k++) {
-      const toi_ref *ref = &refs[k];
-      const toi_case *c = &list.items[lo + k];
-      toi_status st = sts[k];
-      if (st == TOI_ERR_RANGE) {
-        cli_error("case %s: rA + rB + DELTA is negative: no contact distance; nothing was written", c->id);
-        cli_out_abort(&out);
-        toi_caselist_free(&list);
-        return EXIT_INPUT;
-      }
-      if (st != TOI_OK) {
-        cli_error("case %s: the reference failed (status %d)", c->id, (int)st);
-        cli_out_abort(&out);
-        toi_caselist_free(&list);
-        return EXIT_RUNTIME;
-      }
-      fprintf(out.f, "%s %s ", c->id, toi_class_name(ref->cls));
-      cli_print_hex(out.f, ref->tlo);
-      fputc(' ', out.f);
-      cli_print_hex(out.f, ref->thi);
-      fputc('\n', out.f);
-    }
-  }
-  toi_caselist_free(&list);
-  return cli_out_commit(&out) ? EXIT_RUNTIME : EXIT_OK;
+  return rc;
 }

@@ -1,4 +1,5 @@
 /* cmd_run.c: `toibench run`, formulations and external solvers scored against the certified reference. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ static void help(void) {
       "Usage: toibench run [-f NAME,...] [--solver LIB.so[:SYMBOL]]... [--solver-cmd COMMAND]...\n"
       "                    [--tmax T] [--target-distance DELTA] [--timeout SEC]\n"
       "                    [--precision P] [--solver-cmd-precision P]\n"
-      "                    [--rows FILE] [--format table|json|csv] [-o FILE] FILE...\n"
+      "                    [--rows FILE] [--format table|json|csv] [-o FILE] [-j N] FILE...\n"
       "Runs formulations and external solvers on every case and scores them against the\n"
       "certified reference. Prints a table, one row per formulation or solver:\n"
       "  cases      cases in the formulation's domain (out-of-domain ones are counted apart)\n"
@@ -75,6 +76,11 @@ static void help(void) {
       "               field for '-', inf for infinity). 'toibench compare' reads json.\n"
       "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr;\n"
       "               both give the same bits, mpfr is many times slower\n"
+      "  -j N         threads (default: the number of online cores); the outputs are\n"
+      "               the same for any N. Without a solver the files are read and\n"
+      "               scored a block at a time, in memory that does not grow with\n"
+      "               them (the ULP errors go to a temporary file of TMPDIR, so that\n"
+      "               the median and p99 stay exact); a solver gets them whole.\n"
       "External solvers get a second table, against their own target as well as the\n"
       "true contact:\n"
       "  failed, unsupp  cases without an answer (crash, hang, bad answer, NaN time,\n"
@@ -172,7 +178,8 @@ static void print_target_table(FILE *f, const candlist *l, toi_run_row *rows) {
     if (l->v[k].flags & TOI_CAND_EXTERNAL) print_target_row(f, l->v[k].name, &rows[k]);
 }
 
-static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t ncases, int nfiles, double tmax) {
+static void print_table(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st, size_t ncases,
+                        int nfiles, double tmax) {
   fprintf(f, "# toibench run: %zu cases from %d file%s", ncases, nfiles, nfiles > 1 ? "s" : "");
   if (isfinite(tmax)) fprintf(f, ", hit within the step tmax = %.6g", tmax);
   fputc('\n', f);
@@ -188,8 +195,7 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, size_t nc
           "timed", "median_ulp", "p99_ulp", "max_ulp", "max_bits", "worst");
   size_t nexternal = 0;
   for (size_t k = 0; k < l->n; k++) {
-    toi_run_stats s;
-    toi_run_row_stats(&rows[k], &s);
+    const toi_run_stats s = st[k];
     fprintf(f, "%-18s", l->v[k].name);
     if (prec) fprintf(f, " %-9s", toi_precision_name(l->v[k].precision));
     fprintf(f, " %7zu %7zu %7zu %7zu %7zu %7zu", s.cases, s.agree, s.missed, s.ghost, s.other, s.timed);
@@ -259,9 +265,8 @@ static void json_target(FILE *f, toi_run_row *x) {
 }
 
 /* One candidate's object: every figure of the table's row. */
-static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row) {
-  toi_run_stats s;
-  toi_run_row_stats(row, &s);
+static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row, const toi_run_stats *st) {
+  const toi_run_stats s = *st;
   fputs("    {\"name\": ", f);
   cli_json_str(f, c->name);
   fprintf(f, ", \"precision\": \"%s\", \"external\": %s,\n     ", toi_precision_name(c->precision),
@@ -286,7 +291,7 @@ static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row) {
 }
 
 /* run --format json: the run, then one object per candidate. */
-static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const run_info *ri) {
+static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st, const run_info *ri) {
   fprintf(f, "{\"format\": \"toibench-run\", \"format_version\": 1, \"toibench\": \"%s\",\n", TOI_VERSION);
   fprintf(f, " \"note\": \"ULP figures are JSON numbers, null for NaN (nothing timed) or infinity; KEY_hex "
              "holds each exactly (nan, inf or a C99 hex float)\",\n");
@@ -299,16 +304,15 @@ static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const run_
   cli_json_num(f, ri->tmax);
   fputs(",\n \"candidates\": [\n", f);
   for (size_t k = 0; k < l->n; k++) {
-    json_candidate(f, &l->v[k], &rows[k]);
+    json_candidate(f, &l->v[k], &rows[k], &st[k]);
     fputs(k + 1 < l->n ? ",\n" : "\n", f);
   }
   fputs(" ]}\n", f);
 }
 
 /* One CSV row; the second table's fields stay empty for a formulation. */
-static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x) {
-  toi_run_stats s;
-  toi_run_row_stats(x, &s);
+static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x, const toi_run_stats *st) {
+  const toi_run_stats s = *st;
   cli_csv_str(f, c->name);
   fprintf(f, ",%s,%d,%zu,%zu,%zu,%zu,%zu,%zu,", toi_precision_name(c->precision), (c->flags & TOI_CAND_EXTERNAL) != 0,
           s.cases, s.agree, s.missed, s.ghost, s.other, s.timed);
@@ -343,18 +347,18 @@ static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x) {
 }
 
 /* run --format csv: a header row, then one row per candidate. */
-static void print_csv(FILE *f, const candlist *l, toi_run_row *rows) {
+static void print_csv(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st) {
   fputs("name,precision,external,cases,agree,missed,ghost,other,timed,median_ulp,p99_ulp,max_ulp,max_bits,worst,"
         "out_of_domain,inputs_rounded,overflowed,failed,unsupported,target,miss_t,ghost_t,t_timed,med_ulp_t,"
         "max_ulp_t,med_dt,max_dt,med_gap,max_gap,max_dev,off_tol,worst_gap\n",
         f);
-  for (size_t k = 0; k < l->n; k++) csv_row(f, &l->v[k], &rows[k]);
+  for (size_t k = 0; k < l->n; k++) csv_row(f, &l->v[k], &rows[k], &st[k]);
 }
 
 /* Parses the command line into args and the candidates: those named by -f
    (all formulations when neither -f nor a solver is given), then the solvers
    given by path or command, in command-line order. EXIT_OK or an exit code. */
-static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt) {
+static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt, int *jobs) {
   candlist given = {0};
   int rc = EXIT_OK;
   toi_precision cmd_prec = TOI_BINARY64; /* --solver-cmd-precision: for the --solver-cmd that follow */
@@ -366,6 +370,11 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
     }
     if (!strcmp(argv[i], "--format") && i + 1 < argc) {
       rc = cli_parse_format("run", argv[++i], fmt);
+      continue;
+    }
+    int t = cli_take_jobs("run", argc, argv, &i, jobs);
+    if (t) {
+      rc = t < 0 ? EXIT_USAGE : EXIT_OK;
       continue;
     }
     if ((!strcmp(argv[i], "--solver") || !strcmp(argv[i], "--solver-cmd")) && i + 1 < argc) {
@@ -401,17 +410,44 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
   return rc;
 }
 
-/* Scores and writes the table and the rows; EXIT_OK or EXIT_RUNTIME. */
+/* The table (or json, csv) of the run to args->out, and rowsf into place;
+   EXIT_OK or EXIT_RUNTIME. */
+static int write_run(const cli_args *args, const candlist *l, toi_run_row *rows, const toi_run_stats *st,
+                     cli_format fmt, const run_info *ri, cli_out *rowsf) {
+  cli_out out;
+  if (cli_out_open(&out, args->out)) {
+    if (rowsf) cli_out_abort(rowsf);
+    return EXIT_RUNTIME;
+  }
+  if (fmt == CLI_FMT_JSON)
+    print_json(out.f, l, rows, st, ri);
+  else if (fmt == CLI_FMT_CSV)
+    print_csv(out.f, l, rows, st);
+  else
+    print_table(out.f, l, rows, st, ri->ncases, args->nfiles, args->tmax);
+  if (rowsf && cli_out_commit(rowsf)) {
+    cli_out_abort(&out);
+    return EXIT_RUNTIME;
+  }
+  if (cli_out_commit(&out)) return EXIT_RUNTIME;
+  return toi_run_finish(rows, l->v, l->n, &cli_msg_stderr) ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static void bench_opts(toi_bench_opts *o, const cli_args *args) {
+  toi_bench_opts_init(o);
+  o->tmax = args->tmax;
+  o->delta = args->delta;
+  o->timeout = args->timeout;
+  o->engine = args->engine;
+  o->msg = &cli_msg_stderr;
+}
+
+/* The whole files at once (external candidates); EXIT_OK or EXIT_RUNTIME. */
 static int run_and_write(const cli_args *args, const candlist *l, const toi_caselist *list, toi_run_row *rows,
                          cli_format fmt) {
   toi_bench_opts o;
-  toi_bench_opts_init(&o);
-  o.tmax = args->tmax;
-  o.delta = args->delta;
-  o.timeout = args->timeout;
-  o.engine = args->engine;
-  o.msg = &cli_msg_stderr;
-  cli_out out, rowsf;
+  bench_opts(&o, args);
+  cli_out rowsf;
   int rows_open = 0;
   rows_out ro = {NULL, any_precision(l)};
   if (args->rows) {
@@ -421,26 +457,145 @@ static int run_and_write(const cli_args *args, const candlist *l, const toi_case
     fprintf(rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s\n", ro.with_precision ? " precision" : "");
   }
   if (toi_bench_run(rows, l->v, l->n, list->items, list->count, &o, rows_open ? write_row : NULL,
-                    rows_open ? &ro : NULL) ||
-      cli_out_open(&out, args->out)) {
+                    rows_open ? &ro : NULL)) {
     if (rows_open) cli_out_abort(&rowsf);
     return EXIT_RUNTIME;
   }
-  if (fmt == CLI_FMT_JSON) {
-    run_info ri = {list->count, args->nfiles, args->tmax, args->engine, args->precision,
-                   cli_cases_hash(list->items, list->count)};
-    print_json(out.f, l, rows, &ri);
-  } else if (fmt == CLI_FMT_CSV) {
-    print_csv(out.f, l, rows);
-  } else {
-    print_table(out.f, l, rows, list->count, args->nfiles, args->tmax);
-  }
-  if (rows_open && cli_out_commit(&rowsf)) {
-    cli_out_abort(&out);
+  toi_run_stats *st = calloc(l->n, sizeof *st);
+  if (!st) {
+    if (rows_open) cli_out_abort(&rowsf);
     return EXIT_RUNTIME;
   }
-  if (cli_out_commit(&out)) return EXIT_RUNTIME;
-  return toi_run_finish(rows, l->v, l->n, &cli_msg_stderr) ? EXIT_RUNTIME : EXIT_OK;
+  for (size_t k = 0; k < l->n; k++) toi_run_row_stats(&rows[k], &st[k]);
+  run_info ri = {list->count, args->nfiles, args->tmax, args->engine, args->precision,
+                 fmt == CLI_FMT_JSON ? cli_cases_hash(list->items, list->count) : 0};
+  int rc = write_run(args, l, rows, st, fmt, &ri, rows_open ? &rowsf : NULL);
+  free(st);
+  return rc;
+}
+
+/* ---- in-process candidates: the files streamed, in memory that does not grow with them ---- */
+
+/* 1 when every candidate runs in this process and states no target: the
+   files can then be scored a block at a time on several threads. A solver
+   (a child process per call, a second table) gets the whole files at once. */
+static int streamable(const candlist *l) {
+  for (size_t k = 0; k < l->n; k++)
+    if (l->v[k].flags & (TOI_CAND_EXTERNAL | TOI_CAND_OUT_OF_PROCESS)) return 0;
+  return 1;
+}
+
+typedef struct run_slot {
+  toi_run_row *rows; /* the block's rows, nc of them */
+  int used;
+} run_slot;
+
+typedef struct run_stream {
+  const cli_args *args;
+  const candlist *l;
+  toi_bench_opts o;
+  run_slot *slots;
+  toi_run_row *acc;  /* the run's rows */
+  toi_qstream *ulps; /* their ULP errors, one per candidate */
+  int with_precision, want_hash, rows_open;
+  uint64_t hash;
+  cli_out rowsf;
+} run_stream;
+
+static int run_work(void *ctx, toi_stream_block *b) {
+  run_stream *r = ctx;
+  run_slot *s = &r->slots[b->slot];
+  if (s->used) toi_run_rows_free(s->rows, r->l->n);
+  s->used = 1;
+  rows_out ro = {b->out, r->with_precision};
+  return toi_bench_run(s->rows, r->l->v, r->l->n, b->cases, b->n, &r->o, r->args->rows ? write_row : NULL, &ro);
+}
+
+/* In input order: the block's rows added to the run's, its --rows lines written
+   (the file opened at the first block, so that invalid input never touches it). */
+static int run_commit(void *ctx, toi_stream_block *b) {
+  run_stream *r = ctx;
+  if (b->work_rc) return 1;
+  run_slot *s = &r->slots[b->slot];
+  for (size_t k = 0; k < r->l->n; k++)
+    if (toi_run_row_merge(&r->acc[k], &s->rows[k], &r->ulps[k])) return -1;
+  if (r->want_hash) r->hash = cli_cases_hash_more(r->hash, b->cases, b->n);
+  if (!r->args->rows) return 0;
+  if (!r->rows_open) {
+    if (cli_out_open(&r->rowsf, r->args->rows)) return 2;
+    r->rows_open = 1;
+    fprintf(r->rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s\n", r->with_precision ? " precision" : "");
+  }
+  return fwrite(b->text, 1, b->len, r->rowsf.f) == b->len ? 0 : -1;
+}
+
+/* The summary of each row, its quantiles exact from the spilled ULP errors. */
+static int stream_stats(run_stream *r, toi_run_stats *st) {
+  for (size_t k = 0; k < r->l->n; k++) {
+    toi_run_row_counts(&r->acc[k], &st[k]);
+    if (toi_qstream_quantile(&r->ulps[k], 0.5, &st[k].median_ulp) ||
+        toi_qstream_quantile(&r->ulps[k], 0.99, &st[k].p99_ulp)) {
+      cli_error("cannot read back the ULP errors of %s", r->l->v[k].name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* After the files: the outputs written, or nothing. */
+static int run_stream_finish(run_stream *r, int rc, const toi_stream_result *res, cli_format fmt) {
+  if (rc == EXIT_OK && res->commit_rc) {
+    if (res->commit_rc < 0) cli_error("cannot write the rows or spill the ULP errors: %s", strerror(errno));
+    rc = EXIT_RUNTIME;
+  }
+  toi_run_stats *st = rc == EXIT_OK ? calloc(r->l->n, sizeof *st) : NULL;
+  if (rc == EXIT_OK && (!st || stream_stats(r, st))) rc = EXIT_RUNTIME;
+  if (rc != EXIT_OK) {
+    if (r->rows_open) cli_out_abort(&r->rowsf);
+    free(st);
+    return rc;
+  }
+  run_info ri = {res->cases, r->args->nfiles, r->args->tmax, r->args->engine, r->args->precision, r->hash};
+  rc = write_run(r->args, r->l, r->acc, st, fmt, &ri, r->rows_open ? &r->rowsf : NULL);
+  free(st);
+  return rc;
+}
+
+static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *rows, cli_format fmt, int jobs) {
+  run_stream r;
+  memset(&r, 0, sizeof r);
+  r.args = args;
+  r.l = l;
+  r.acc = rows;
+  r.with_precision = any_precision(l);
+  r.want_hash = fmt == CLI_FMT_JSON;
+  r.hash = CLI_CASES_HASH_START;
+  bench_opts(&r.o, args);
+  for (size_t k = 0; k < l->n; k++) score_stats_init(&rows[k].st, l->v[k].name);
+  /* A block holds every candidate's answer to each of its cases (about 300
+     bytes each): fewer cases a block when there are many candidates. */
+  size_t block = (size_t)12288 / (l->n ? l->n : 1);
+  toi_stream_opts so = {jobs, block < 256 ? 256 : block > 4096 ? 4096 : block, run_work, run_commit, NULL, &r, NULL};
+  int ns = toi_stream_slots(&so), rc = EXIT_RUNTIME;
+  r.slots = calloc((size_t)ns, sizeof *r.slots);
+  r.ulps = calloc(l->n, sizeof *r.ulps);
+  int ok = r.slots && r.ulps;
+  for (int i = 0; ok && i < ns; i++) ok = (r.slots[i].rows = calloc(l->n, sizeof *r.slots[i].rows)) != NULL;
+  for (size_t k = 0; ok && k < l->n; k++) ok = toi_qstream_init(&r.ulps[k]) == 0;
+  if (!ok) {
+    cli_error("run: out of memory or no temporary file for the ULP errors");
+  } else {
+    toi_stream_result res;
+    rc = run_stream_finish(&r, cli_stream_cases(&so, args->nfiles, args->files, &res), &res, fmt);
+  }
+  for (int i = 0; r.slots && i < ns; i++) {
+    if (r.slots[i].used) toi_run_rows_free(r.slots[i].rows, l->n);
+    free(r.slots[i].rows);
+  }
+  for (size_t k = 0; r.ulps && k < l->n; k++) toi_qstream_free(&r.ulps[k]);
+  free(r.slots);
+  free(r.ulps);
+  return rc;
 }
 
 int cmd_run(int argc, char **argv) {
@@ -449,16 +604,20 @@ int cmd_run(int argc, char **argv) {
   cli_args args;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   cli_format fmt = CLI_FMT_TABLE;
-  int rc = parse_run(argc, argv, &args, &l, &fmt);
+  int jobs = cli_default_jobs();
+  int rc = parse_run(argc, argv, &args, &l, &fmt, &jobs);
+  toi_run_row *rows = NULL;
   if (rc < 0) {
     help();
     rc = EXIT_OK;
+  } else if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) {
+    rc = EXIT_RUNTIME;
+  } else if (rc == EXIT_OK && streamable(&l)) {
+    rc = run_streamed(&args, &l, rows, fmt, jobs);
   } else if (rc == EXIT_OK) {
     rc = cli_read_case_files(&list, args.nfiles, args.files);
+    if (rc == EXIT_OK) rc = run_and_write(&args, &l, &list, rows, fmt);
   }
-  toi_run_row *rows = NULL;
-  if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) rc = EXIT_RUNTIME;
-  if (rc == EXIT_OK) rc = run_and_write(&args, &l, &list, rows, fmt);
   toi_run_rows_free(rows, l.n);
   free(rows);
   candlist_free(&l);

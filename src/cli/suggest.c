@@ -57,10 +57,10 @@ const char *cli_suggest(const char *const *list, size_t n, const char *word) {
 #define SOLVER_OPTS "--solver", "--solver-cmd", "--solver-cmd-precision"
 
 static const char *const opts_list[] = {"--names", "--engines", NULL};
-static const char *const opts_reference[] = {"--precision", "--target-distance", "--reference", "-o", NULL};
-static const char *const opts_solve[] = {"-f", "--tmax", "--timeout", "-o", NULL};
+static const char *const opts_reference[] = {"--precision", "--target-distance", "--reference", "-o", "-j", NULL};
+static const char *const opts_solve[] = {"-f", "--tmax", "--timeout", "-o", "-j", NULL};
 static const char *const opts_run[] = {"-f",        SOLVER_OPTS, "--precision", "--reference", "--tmax", "--timeout",
-                                       "--target-distance", "--rows", "--format", "-o", NULL};
+                                       "--target-distance", "--rows", "--format", "-o", "-j", NULL};
 static const char *const opts_gen[] = {GEN_OPTS, "--count", "--start", "-o", NULL};
 static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          SOLVER_OPTS,    "--reference",  "--tmax",
@@ -71,7 +71,7 @@ static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
 static const char *const opts_merge[] = {"-o", NULL};
 static const char *const opts_hunt[] = {GEN_OPTS, "-f",     SOLVER_OPTS, "--budget", "--keep", "--tmax", "--timeout",
                                         "--target-distance", "-j", "--quiet", "--format", "-o", NULL};
-static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", NULL};
+static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", "-j", NULL};
 static const char *const opts_simulate[] = {"-f",          "--n",          "--events",       "--seed",
                                             "--dim",       "--every",      "--state",        "--series",
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include "numfmt.h"
 #include "numparse.h"
+#include <unistd.h>
+#include "tempfile.h"
 #include "textin.h"
 #include "toi.h"
 
@@ -510,4 +513,434 @@ int toi_write_case(FILE *f, const toi_case *c) {
   if (n < 0 || (size_t)n >= sizeof buf) return -1;
   buf[n] = '\n';
   return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? 0 : -1;
+}
+
+/* ---- a case file read a block at a time ---- */
+
+/* An unnamed file of dir, or NULL. */
+static FILE *temp_in(const char *dir) {
+  int fd = -1;
+#ifdef O_TMPFILE
+  fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#endif
+  if (fd < 0) {
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/toibench.XXXXXX", dir) >= (int)sizeof path) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+  }
+  FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+  if (!f && fd >= 0) close(fd);
+  return f;
+}
+
+FILE *toi_temp_file(void) {
+  const char *dir = getenv("TMPDIR");
+  FILE *f = dir && *dir ? temp_in(dir) : NULL;
+  return f ? f : temp_in("/tmp");
+}
+
+/* The IDs of a file's valid lines, for exact duplicate detection in memory
+   that does not grow with the file: each (hash, line, ID) is appended to one
+   of ID_BUCKETS unnamed temporary files by its hash's top bits; at the end of
+   the file each bucket in turn is read back and sorted by hash then line,
+   and equal IDs found in each run of equal hashes. Memory: none per ID while
+   reading (17 bytes + the ID on disk), the largest bucket (1/256 of that, and
+   24 bytes a record) at the end. */
+#define ID_BUCKETS 256
+
+typedef struct id_spill {
+  FILE *b[ID_BUCKETS];
+  uint64_t n[ID_BUCKETS];
+} id_spill;
+
+/* A duplicate found: its line and the first line of its ID. */
+typedef struct id_dup {
+  long line, first;
+  char id[TOI_ID_MAX + 1];
+} id_dup;
+
+/* The first TOI_DIAG_MAX duplicates by line, and how many there are. */
+typedef struct id_dups {
+  id_dup v[TOI_DIAG_MAX];
+  size_t kept, total;
+} id_dups;
+
+struct toi_case_stream {
+  int fd, is_stdin, eof, started, nonempty;
+  char name[256], path[256];
+  char *buf;       /* bytes read, [pos, end) not yet consumed */
+  size_t pos, end, cap, scanned;
+  long lineno;     /* lines consumed */
+  size_t first_diag;
+  toi_status fail;    /* a NUL byte, an overlong line or a read error: the file ends */
+  long fail_line;
+  char fail_msg[160];
+  size_t first_count;
+  id_spill ids;
+};
+
+/* The hash of an ID, mixed so that its top bits pick a bucket evenly. */
+static uint64_t id_hash(const char *id) {
+  uint64_t h = hash_id(id);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+/* Appends the ID of line to its bucket: 0 or -1. */
+static int id_spill_add(id_spill *s, const char *id, long line) {
+  uint64_t h = id_hash(id);
+  size_t k = (size_t)(h >> 56);
+  if (!s->b[k] && !(s->b[k] = toi_temp_file())) return -1;
+  int64_t ln = line;
+  unsigned char len = (unsigned char)strlen(id);
+  FILE *f = s->b[k];
+  s->n[k]++;
+  return fwrite(&h, sizeof h, 1, f) == 1 && fwrite(&ln, sizeof ln, 1, f) == 1 && fputc(len, f) != EOF &&
+                 fwrite(id, 1, len, f) == len
+             ? 0
+             : -1;
+}
+
+static void id_spill_free(id_spill *s) {
+  for (int k = 0; k < ID_BUCKETS; k++)
+    if (s->b[k]) fclose(s->b[k]);
+  memset(s, 0, sizeof *s);
+}
+
+typedef struct id_rec {
+  uint64_t h;
+  int64_t line;
+  const char *id; /* NUL-terminated in the bucket's copy */
+} id_rec;
+
+static int id_rec_cmp(const void *a, const void *b) {
+  const id_rec *x = a, *y = b;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return (x->line > y->line) - (x->line < y->line);
+}
+
+static void dup_keep(id_dups *d, long line, long first, const char *id) {
+  d->total++;
+  size_t i = d->kept;
+  if (i == TOI_DIAG_MAX) {
+    if (line > d->v[i - 1].line) return;
+    i--;
+  } else {
+    d->kept++;
+  }
+  for (; i > 0 && d->v[i - 1].line > line; i--) d->v[i] = d->v[i - 1];
+  d->v[i].line = line;
+  d->v[i].first = first;
+  snprintf(d->v[i].id, sizeof d->v[i].id, "%s", id);
+}
+
+/* The duplicates of one bucket of n records: 0 or -1. */
+static int id_bucket_dups(FILE *f, uint64_t n, id_dups *d) {
+  if (fflush(f) || fseeko(f, 0, SEEK_END)) return -1;
+  off_t size = ftello(f);
+  char *buf = size > 0 ? malloc((size_t)size + (size_t)n) : NULL;
+  id_rec *r = malloc((size_t)n * sizeof *r);
+  int rc = -1;
+  if (!buf || !r || fseeko(f, 0, SEEK_SET)) goto out;
+  char *p = buf;
+  for (uint64_t i = 0; i < n; i++) {
+    unsigned char len;
+    if (fread(&r[i].h, sizeof r[i].h, 1, f) != 1 || fread(&r[i].line, sizeof r[i].line, 1, f) != 1 ||
+        fread(&len, 1, 1, f) != 1 || fread(p, 1, len, f) != len)
+      goto out;
+    p[len] = '\0';
+    r[i].id = p;
+    p += len + 1;
+  }
+  qsort(r, (size_t)n, sizeof *r, id_rec_cmp);
+  /* In a run of equal hashes, in line order: a line whose ID an earlier one has. */
+  for (uint64_t i = 0; i < n; i++)
+    for (uint64_t j = i; j-- > 0 && r[j].h == r[i].h;)
+      if (!strcmp(r[j].id, r[i].id)) {
+        long first = (long)r[j].line;
+        for (uint64_t k = j; k-- > 0 && r[k].h == r[i].h;)
+          if (!strcmp(r[k].id, r[i].id)) first = (long)r[k].line;
+        dup_keep(d, (long)r[i].line, first, r[i].id);
+        break;
+      }
+  rc = 0;
+out:
+  free(buf);
+  free(r);
+  return rc;
+}
+
+/* The file's problems in line order: its bad lines (kept in diags since
+   first_count) and its duplicate IDs, the first TOI_DIAG_MAX of both kept. */
+static toi_status report_dups(toi_case_stream *s, toi_diags *diags) {
+  id_dups d;
+  memset(&d, 0, sizeof d);
+  for (int k = 0; k < ID_BUCKETS; k++)
+    if (s->ids.b[k] && id_bucket_dups(s->ids.b[k], s->ids.n[k], &d)) return TOI_ERR_NOMEM;
+  if (!d.total) return TOI_OK;
+  size_t nbad = diags->count - s->first_count, bad_total = diags->total - s->first_diag;
+  toi_diag *bad = malloc((nbad ? nbad : 1) * sizeof *bad);
+  if (!bad) return TOI_ERR_NOMEM;
+  memcpy(bad, diags->items + s->first_count, nbad * sizeof *bad);
+  diags->count = s->first_count;
+  diags->total = s->first_diag;
+  for (size_t i = 0, j = 0; i < nbad || j < d.kept;) {
+    if (j == d.kept || (i < nbad && bad[i].line < d.v[j].line)) {
+      diags->total++;
+      if (diags->count < TOI_DIAG_MAX) diags->items[diags->count++] = bad[i];
+      i++;
+      continue;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "duplicate ID '%.40s' (first on line %ld)", d.v[j].id, d.v[j].first);
+    add_diag(diags, s->name, d.v[j].line, 1, 2, msg);
+    j++;
+  }
+  diags->total += (bad_total - nbad) + (d.total - d.kept);
+  free(bad);
+  return TOI_OK;
+}
+
+toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diags *diags) {
+  *sp = NULL;
+  toi_case_stream *s = calloc(1, sizeof *s);
+  if (!s) return TOI_ERR_NOMEM;
+  s->is_stdin = !strcmp(path, "-");
+  snprintf(s->path, sizeof s->path, "%s", path);
+  snprintf(s->name, sizeof s->name, "%s", s->is_stdin ? "<stdin>" : path);
+  s->fd = s->is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  struct stat sb;
+  if (s->fd < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
+    add_diag(diags, path, 0, 0, 2, msg);
+    free(s);
+    return TOI_ERR_IO;
+  }
+  if (!s->is_stdin && fstat(s->fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    close(s->fd);
+    free(s);
+    add_diag(diags, path, 0, 0, 2, "is a directory, not a file to read");
+    return TOI_ERR_IO;
+  }
+  s->cap = 1 << 20;
+  if (!(s->buf = malloc(s->cap))) {
+    if (!s->is_stdin) close(s->fd);
+    free(s);
+    return TOI_ERR_NOMEM;
+  }
+  s->first_diag = diags->total;
+  s->first_count = diags->count;
+  *sp = s;
+  return TOI_OK;
+}
+
+/* Moves the unconsumed bytes to the front (growing the buffer for a long
+   line) and reads more: 0, or -1 on a read error (errno). */
+static int stream_fill(toi_case_stream *s) {
+  if (s->pos > 0) {
+    memmove(s->buf, s->buf + s->pos, s->end - s->pos);
+    s->end -= s->pos;
+    s->scanned -= s->pos;
+    s->pos = 0;
+  }
+  if (s->end == s->cap) {
+    char *nb = realloc(s->buf, 2 * s->cap);
+    if (!nb) {
+      errno = ENOMEM;
+      return -1;
+    }
+    s->buf = nb;
+    s->cap *= 2;
+  }
+  for (;;) {
+    ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) s->eof = 1;
+    s->end += (size_t)got;
+    return 0;
+  }
+}
+
+/* A NUL byte or an overlong line ends the file: recorded for close, which
+   reports it alone, as toi_read_cases does. */
+static toi_status stream_refuse(toi_case_stream *s, const char *msg) {
+  s->fail = TOI_ERR_INPUT;
+  s->fail_line = s->lineno + 1;
+  snprintf(s->fail_msg, sizeof s->fail_msg, "%s", msg);
+  return TOI_ERR_INPUT;
+}
+
+/* The next line in [s->pos, *len) with its end found, checked for NUL bytes
+   and length as toi_read_file checks them. 1 a line, 0 the end, or a status
+   (negated) after a problem. */
+static int stream_line(toi_case_stream *s, size_t *len) {
+  for (;;) {
+    if (s->started) {
+      const char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
+      size_t lim = nl ? (size_t)(nl - s->buf) : s->end;
+      const char *z = memchr(s->buf + s->scanned, '\0', lim - s->scanned);
+      size_t upto = (z ? (size_t)(z - s->buf) : lim) - s->pos;
+      s->scanned = lim;
+      if (upto > (size_t)TOI_LINE_MAX + 1) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "line is longer than %d characters", TOI_LINE_MAX);
+        stream_refuse(s, msg);
+        return -1;
+      }
+      if (z) {
+        stream_refuse(s, "NUL byte in the file (not a text file)");
+        return -1;
+      }
+      if (nl || (s->eof && s->end > s->pos)) {
+        *len = lim - s->pos;
+        return 1;
+      }
+      if (s->eof) return 0;
+    }
+    if (stream_fill(s)) {
+      s->fail = errno == ENOMEM ? TOI_ERR_NOMEM : TOI_ERR_IO;
+      return -1;
+    }
+    if (!s->started && (s->end >= 3 || s->eof)) { /* a byte order mark is skipped */
+      s->pos = s->scanned = text_bom_len(s->buf, s->end);
+      s->started = 1;
+    }
+  }
+}
+
+/* Appends line text[0..l) to b. 0 or -1 (out of memory). */
+static int block_push(toi_line_block *b, const char *text, size_t l, long lineno) {
+  if (b->n == b->ncap) {
+    size_t nc = b->ncap ? 2 * b->ncap : 256;
+    size_t *ns = realloc(b->start, nc * sizeof *ns);
+    if (ns) b->start = ns;
+    long *nl = realloc(b->line, nc * sizeof *nl);
+    if (nl) b->line = nl;
+    toi_case *ncs = realloc(b->cases, nc * sizeof *ncs);
+    if (ncs) b->cases = ncs;
+    unsigned char *nok = realloc(b->ok, nc);
+    if (nok) b->ok = nok;
+    if (!ns || !nl || !ncs || !nok) return -1;
+    b->ncap = nc;
+  }
+  if (b->len + l + 1 > b->cap) {
+    size_t nc = b->cap ? b->cap : 1 << 16;
+    while (nc < b->len + l + 1) nc *= 2;
+    char *nt = realloc(b->text, nc);
+    if (!nt) return -1;
+    b->text = nt;
+    b->cap = nc;
+  }
+  memcpy(b->text + b->len, text, l);
+  b->text[b->len + l] = '\0';
+  b->start[b->n] = b->len;
+  b->line[b->n++] = lineno;
+  b->len += l + 1;
+  return 0;
+}
+
+toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes) {
+  b->n = b->len = b->nerrs = b->nbad = 0;
+  if (s->fail) return s->fail;
+  size_t l;
+  while (b->n < max_lines && b->len < max_bytes) {
+    int r = stream_line(s, &l);
+    if (r <= 0) return r < 0 ? s->fail : TOI_OK;
+    const char *p = s->buf + s->pos;
+    s->pos += l + (s->pos + l < s->end); /* past the '\n' when there is one */
+    s->scanned = s->pos;
+    s->lineno++;
+    if (l > 0 && p[l - 1] == '\r') l--; /* CRLF files are accepted */
+    while (l > 0 && (*p == ' ' || *p == '\t')) {
+      p++;
+      l--;
+    }
+    if (l == 0 || *p == '#') continue;
+    s->nonempty = 1;
+    if (block_push(b, p, l, s->lineno)) return s->fail = TOI_ERR_NOMEM;
+  }
+  return TOI_OK;
+}
+
+void toi_line_block_parse(toi_line_block *b) {
+  b->nerrs = b->nbad = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    toi_case *c = &b->cases[i];
+    int field = 0;
+    char msg[160];
+    b->ok[i] = toi_parse_case_line(c, b->text + b->start[i], &field, msg, sizeof msg) == 0;
+    if (b->ok[i]) continue;
+    b->nbad++;
+    if (b->nerrs == TOI_DIAG_MAX) continue;
+    toi_line_error *e = &b->errs[b->nerrs++];
+    e->line = b->line[i];
+    e->field = field;
+    e->dim = c->dim ? c->dim : 2;
+    snprintf(e->message, sizeof e->message, "%s", msg);
+  }
+}
+
+toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags) {
+  size_t k = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    if (!b->ok[i]) {
+      /* Past the block's first TOI_DIAG_MAX, diags is full: only counted. */
+      if (k < b->nerrs) {
+        const toi_line_error *e = &b->errs[k++];
+        add_diag(diags, s->name, e->line, e->field, e->dim, e->message);
+      } else {
+        diags->total++;
+      }
+      continue;
+    }
+    if (id_spill_add(&s->ids, b->cases[i].id, b->line[i])) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "cannot keep the IDs in a temporary file of TMPDIR: %s", strerror(errno));
+      add_diag(diags, s->name, 0, 0, 2, msg);
+      return TOI_ERR_IO;
+    }
+  }
+  return TOI_OK;
+}
+
+const char *toi_case_stream_name(const toi_case_stream *s) {
+  return s->name;
+}
+
+toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
+  if (!s) return TOI_OK;
+  toi_status st = s->fail ? TOI_OK : report_dups(s, diags);
+  if (st == TOI_OK) st = diags->total > s->first_diag ? TOI_ERR_INPUT : TOI_OK;
+  if (s->fail) { /* the file's other problems are not reported, as toi_read_cases does */
+    diags->total = s->first_diag;
+    diags->count = s->first_count;
+    if (s->fail == TOI_ERR_INPUT) add_diag(diags, s->name, s->fail_line, 0, 2, s->fail_msg);
+    if (s->fail == TOI_ERR_IO) add_diag(diags, s->path, 0, 0, 2, "read error");
+    st = s->fail;
+  } else if (st == TOI_OK && !s->nonempty) {
+    add_diag(diags, s->name, 0, 0, 2, "no cases (the file is empty or holds only comments)");
+    st = TOI_ERR_INPUT;
+  }
+  if (!s->is_stdin) close(s->fd);
+  free(s->buf);
+  id_spill_free(&s->ids);
+  free(s);
+  return st;
+}
+
+void toi_line_block_free(toi_line_block *b) {
+  free(b->text);
+  free(b->start);
+  free(b->line);
+  free(b->cases);
+  free(b->ok);
+  memset(b, 0, sizeof *b);
 }

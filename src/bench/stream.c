@@ -1,0 +1,288 @@
+/* stream.c: case files read, parsed, worked on and written in blocks on a pool of threads, in input order. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rng.h"
+#include "stats.h"
+#include "stream.h"
+#include "tempfile.h"
+#include "sweep.h"
+
+/* Bytes of case lines per block at most, so that a file of long lines keeps
+   the memory of a block bounded too. */
+#define STREAM_BLOCK_BYTES ((size_t)4 << 20)
+
+typedef struct slot {
+  toi_line_block lb;
+  FILE *out;
+  char *obuf;
+  size_t olen;
+  int worked, rc;
+} slot;
+
+/* The state of one file's stream: two sets of slots, the one worked on and
+   the one being read. */
+typedef struct stream_run {
+  const toi_stream_opts *o;
+  toi_case_stream *cs;
+  slot *set[2];
+  size_t nslots, block, filled[2];
+  int cur, working;
+} stream_run;
+
+int toi_stream_slots(const toi_stream_opts *o) {
+  return o->jobs < 1 ? 1 : o->jobs;
+}
+
+static size_t block_cases(const toi_stream_opts *o) {
+  if (o->block) return o->block;
+  size_t b = (size_t)16384 / (size_t)toi_stream_slots(o);
+  return b > 1024 ? 1024 : b < 256 ? 256 : b;
+}
+
+/* Fills the slots of set k from the file, in order, until it ends. */
+static void read_set(stream_run *r, int k) {
+  r->filled[k] = 0;
+  for (size_t i = 0; i < r->nslots; i++) {
+    toi_line_block *b = &r->set[k][i].lb;
+    toi_status st = toi_case_stream_read(r->cs, b, r->block, STREAM_BLOCK_BYTES);
+    if (b->n == 0 || st != TOI_OK) return; /* the problem is reported at close */
+    r->filled[k]++;
+  }
+}
+
+static void slot_drop_out(slot *s) {
+  if (s->out) fclose(s->out);
+  free(s->obuf);
+  s->out = NULL;
+  s->obuf = NULL;
+  s->olen = 0;
+}
+
+/* Chunk 0 reads the next set while the others parse and work on the current one. */
+static int run_chunk(void *ctx, int worker, uint64_t chunk) {
+  (void)worker;
+  stream_run *r = ctx;
+  if (chunk == 0) {
+    read_set(r, 1 - r->cur);
+    return 0;
+  }
+  size_t i = (size_t)chunk - 1;
+  if (i >= r->filled[r->cur]) return 0;
+  slot *s = &r->set[r->cur][i];
+  toi_line_block_parse(&s->lb);
+  s->worked = 0;
+  if (!r->working || s->lb.nbad) return 0;
+  s->out = open_memstream(&s->obuf, &s->olen);
+  if (!s->out) {
+    s->rc = -1;
+    return 0;
+  }
+  toi_stream_block b = {s->lb.cases, s->lb.n, s->out, (int)i, 0, NULL, 0};
+  s->rc = r->o->work(r->o->ctx, &b);
+  s->worked = 1;
+  return 0;
+}
+
+/* In input order: the checks that need the whole file so far, then commit
+   and the output. TOI_OK or TOI_ERR_NOMEM. */
+static toi_status commit_set(stream_run *r, toi_diags *dg, toi_stream_result *res) {
+  for (size_t i = 0; i < r->filled[r->cur]; i++) {
+    slot *s = &r->set[r->cur][i];
+    size_t before = dg->total;
+    toi_status st = toi_case_stream_accept(r->cs, &s->lb, dg);
+    if (st != TOI_OK) return st;
+    if (dg->total > before) r->working = 0;
+    if (r->working && s->worked) {
+      if (fflush(s->out)) s->rc = -1;
+      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, (int)i, s->rc, s->obuf, s->olen};
+      int rc = r->o->commit ? r->o->commit(r->o->ctx, &b) : s->rc;
+      if (rc) {
+        res->commit_rc = rc;
+        r->working = 0;
+      } else {
+        if (r->o->out && s->olen && fwrite(s->obuf, 1, s->olen, r->o->out) != s->olen) {
+          res->commit_rc = -1;
+          r->working = 0;
+        }
+        res->cases += s->lb.n;
+      }
+    }
+    slot_drop_out(s);
+  }
+  return TOI_OK;
+}
+
+/* One file through the pipeline; working says whether blocks are still
+   worked on (no problem so far). The file's status. */
+static toi_status run_file(stream_run *r, const char *path, toi_stream_result *res) {
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_status st = toi_case_stream_open(&r->cs, path, &dg);
+  if (st == TOI_OK) {
+    r->cur = 0;
+    read_set(r, 0);
+    while (r->filled[r->cur] && st == TOI_OK) {
+      sweep_run sr;
+      memset(&sr, 0, sizeof sr);
+      sr.jobs = r->o->jobs;
+      sr.nchunks = 1 + r->filled[r->cur];
+      sr.fn = run_chunk;
+      sr.ctx = r;
+      if (sweep_parallel(&sr)) st = TOI_ERR_NOMEM;
+      if (st == TOI_OK) st = commit_set(r, &dg, res);
+      r->cur = 1 - r->cur;
+    }
+    for (size_t i = 0; i < r->nslots; i++) {
+      slot_drop_out(&r->set[0][i]);
+      slot_drop_out(&r->set[1][i]);
+    }
+    toi_status cst = toi_case_stream_close(r->cs, &dg);
+    r->cs = NULL;
+    if (st == TOI_OK) st = cst;
+  }
+  if (st != TOI_OK) r->working = 0;
+  if (r->o->file_done) r->o->file_done(r->o->ctx, path, &dg, st);
+  return st;
+}
+
+int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfiles, char **paths) {
+  memset(res, 0, sizeof *res);
+  stream_run r;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.nslots = (size_t)toi_stream_slots(o);
+  r.block = block_cases(o);
+  r.working = 1;
+  r.set[0] = calloc(r.nslots, sizeof *r.set[0]);
+  r.set[1] = calloc(r.nslots, sizeof *r.set[1]);
+  int rc = 0;
+  if (!r.set[0] || !r.set[1]) {
+    res->read = TOI_ERR_NOMEM;
+    rc = -1;
+  }
+  for (int f = 0; f < nfiles && !rc; f++) {
+    toi_status st = run_file(&r, paths[f], res);
+    if (st == TOI_ERR_NOMEM) rc = -1;
+    if (st != TOI_OK && (res->read == TOI_OK || st == TOI_ERR_NOMEM)) res->read = st;
+  }
+  for (size_t i = 0; i < r.nslots && r.set[0] && r.set[1]; i++) {
+    toi_line_block_free(&r.set[0][i].lb);
+    toi_line_block_free(&r.set[1][i].lb);
+  }
+  free(r.set[0]);
+  free(r.set[1]);
+  return rc;
+}
+
+/* ---- exact quantiles of a stream ---- */
+
+/* Values loaded and sorted once the bucket of the wanted rank holds no more. */
+#define QSTREAM_LOAD_MAX ((uint64_t)1 << 20)
+
+/* The order of x as an unsigned key: x < y iff key(x) < key(y). */
+static uint64_t qkey(double x) {
+  return (uint64_t)toi_double_ord(x) ^ ((uint64_t)1 << 63);
+}
+
+int toi_qstream_init(toi_qstream *q) {
+  memset(q, 0, sizeof *q);
+  q->spill = toi_temp_file();
+  return q->spill ? 0 : -1;
+}
+
+int toi_qstream_add(toi_qstream *q, const double *v, size_t n) {
+  q->n += n;
+  return n && fwrite(v, sizeof *v, n, q->spill) != n ? -1 : 0;
+}
+
+void toi_qstream_free(toi_qstream *q) {
+  if (q->spill) fclose(q->spill);
+  memset(q, 0, sizeof *q);
+}
+
+/* One pass over the spill, over the values whose key has the top bits
+   prefix (above shift + 16): counted by their next 16 bits into h, or, when
+   into is not NULL, copied there. 0 or -1. */
+static int spill_pass(toi_qstream *q, uint64_t prefix, int shift, uint64_t *h, double *into) {
+  if (fflush(q->spill) || fseeko(q->spill, 0, SEEK_SET)) return -1;
+  double buf[4096];
+  size_t got, k = 0;
+  uint64_t left = q->n;
+  while (left && (got = fread(buf, sizeof *buf, sizeof buf / sizeof *buf, q->spill)) > 0) {
+    left -= got;
+    for (size_t i = 0; i < got; i++) {
+      uint64_t key = qkey(buf[i]);
+      if (shift + 16 < 64 && key >> (shift + 16) != prefix) continue;
+      if (into) into[k++] = buf[i];
+      else h[(key >> shift) & 0xffff]++;
+    }
+  }
+  if (left) return -1;
+  return fseeko(q->spill, 0, SEEK_END);
+}
+
+/* The k-th smallest (from 0) of the n values whose key has the top bits
+   prefix (above shift + 16), loaded and sorted as toi_quantile sorts. */
+static int select_loaded(toi_qstream *q, uint64_t prefix, int shift, uint64_t n, uint64_t k, double *out) {
+  double *v = malloc((size_t)n * sizeof *v);
+  if (!v || spill_pass(q, prefix, shift, NULL, v)) {
+    free(v);
+    return -1;
+  }
+  qsort(v, (size_t)n, sizeof *v, toi_cmp_double);
+  *out = v[k];
+  free(v);
+  return 0;
+}
+
+int toi_qstream_quantile(toi_qstream *q, double quantile, double *out) {
+  *out = NAN;
+  if (q->n == 0) return 0;
+  uint64_t k = toi_quantile_index((size_t)q->n, quantile), n = q->n, prefix = 0;
+  uint64_t *h = malloc(((size_t)1 << 16) * sizeof *h);
+  if (!h) return -1;
+  int rc = 0;
+  for (int shift = 48; shift >= 0; shift -= 16) {
+    if (n <= QSTREAM_LOAD_MAX) {
+      rc = select_loaded(q, prefix, shift, n, k, out);
+      free(h);
+      return rc;
+    }
+    memset(h, 0, ((size_t)1 << 16) * sizeof *h);
+    if ((rc = spill_pass(q, prefix, shift, h, NULL))) break;
+    uint64_t b = 0;
+    while (k >= h[b]) k -= h[b++];
+    n = h[b];
+    prefix = (prefix << 16) | b;
+  }
+  if (!rc) *out = toi_double_from_ord((int64_t)(prefix ^ ((uint64_t)1 << 63)));
+  free(h);
+  return rc;
+}
+
+/* ---- rows of `run` merged block by block ---- */
+
+int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulps) {
+  score_stats *a = &acc->st;
+  const score_stats *b = &blk->st;
+  if (b->timed && (!a->timed || b->max_ulp > a->max_ulp)) {
+    a->max_ulp = b->max_ulp;
+    memcpy(a->worst_id, b->worst_id, sizeof a->worst_id);
+  }
+  if (b->timed && (!a->timed || b->max_bits > a->max_bits)) a->max_bits = b->max_bits;
+  if (!a->worst_class_id[0]) memcpy(a->worst_class_id, b->worst_class_id, sizeof a->worst_class_id);
+  a->cases += b->cases;
+  a->out_of_domain += b->out_of_domain;
+  for (int i = 0; i < SCORE_KIND_COUNT; i++) a->kind[i] += b->kind[i];
+  a->timed += b->timed;
+  acc->failed += blk->failed;
+  acc->unsupported += blk->unsupported;
+  acc->inputs_rounded += blk->inputs_rounded;
+  acc->overflowed += blk->overflowed;
+  acc->info.malfunctions += blk->info.malfunctions;
+  acc->info.protocol_errors += blk->info.protocol_errors;
+  return toi_qstream_add(ulps, b->ulps, b->timed);
+}

@@ -1,0 +1,90 @@
+/* stream.h: case files read, worked on and written a block at a time on several threads, output in input order. */
+#ifndef TOI_STREAM_H
+#define TOI_STREAM_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "toi.h"
+
+/// One block of cases of a file, all valid, in input order.
+typedef struct toi_stream_block {
+  const toi_case *cases;
+  size_t n;
+  FILE *out;   ///< work: the block's output, in memory
+  int slot;    ///< 0 .. toi_stream_slots() - 1: the caller's scratch for this block
+  int work_rc; ///< commit: what work returned
+  const char *text; ///< commit: what work wrote to out, len bytes
+  size_t len;
+} toi_stream_block;
+
+/// The work of a command on a stream of case files.
+typedef struct toi_stream_opts {
+  int jobs;       ///< threads (1 or more)
+  size_t block;   ///< cases per block (0: a default suited to jobs)
+  /// Solves and scores a block and writes its output to b->out, on any
+  /// thread, using only the scratch of b->slot: 0, or nonzero (kept for commit).
+  int (*work)(void *ctx, toi_stream_block *b);
+  /// In input order on one thread, before b->out is copied: 0, or nonzero to
+  /// stop (nothing more is worked on or written; the files are still read to
+  /// the end for their diagnostics).
+  int (*commit)(void *ctx, toi_stream_block *b);
+  /// After each file: its diagnostics and status (as toi_read_cases gives them).
+  void (*file_done)(void *ctx, const char *path, const toi_diags *dg, toi_status st);
+  void *ctx;
+  FILE *out;      ///< where the blocks' outputs go, in input order (NULL: commit writes them)
+} toi_stream_opts;
+
+/// What a stream did.
+typedef struct toi_stream_result {
+  toi_status read;  ///< TOI_OK, or the first problem of the files (TOI_ERR_NOMEM stops at once)
+  int commit_rc;    ///< the first nonzero value of commit, or 0
+  size_t cases;     ///< cases committed
+} toi_stream_result;
+
+/// Slots of scratch a caller needs for opts (blocks in flight at once).
+int toi_stream_slots(const toi_stream_opts *o);
+/// Reads paths[0..nfiles-1] ("-": standard input) a block at a time: each
+/// block is parsed and worked on by one of o->jobs threads while the next
+/// ones are read, then checked for bad lines, committed and copied to o->out
+/// in input order, so the output is the same for any jobs. Duplicate IDs are
+/// found exactly at the end of each file (toi_case_stream_close): a caller
+/// keeps its output until r->read says every file was valid. After the first
+/// problem (a bad line, a file that cannot be read, commit's refusal) nothing
+/// more is worked on or written, but every file is still read for its
+/// diagnostics. Memory does not depend on the files' sizes. 0, or -1 when
+/// threads or memory could not be had (r->read is then TOI_ERR_NOMEM).
+int toi_stream_files(toi_stream_result *r, const toi_stream_opts *o, int nfiles, char **paths);
+
+#endif
+
+/* ---- exact quantiles of a stream, and rows of `run` merged block by block ---- */
+
+#include "bench.h"
+
+/// Exact nearest-rank quantiles (toi_quantile's) of a stream of doubles (no
+/// NaN) in bounded memory: the values spilled to an unnamed temporary file of
+/// TMPDIR (8 bytes a value); a quantile rereads it, counting the values by 16
+/// bits of their order (toi_double_ord) at a time, top bits first, within the
+/// bucket of the wanted rank, until that bucket holds at most 2^20 values,
+/// which are then sorted in memory (8 MB at most).
+typedef struct toi_qstream {
+  FILE *spill;
+  uint64_t n;
+} toi_qstream;
+
+/// 0, or -1 (no memory, no temporary file).
+int toi_qstream_init(toi_qstream *q);
+/// 0, or -1 on a write error.
+int toi_qstream_add(toi_qstream *q, const double *v, size_t n);
+/// What toi_quantile(all values, q) gives (NaN when there is none) in *out:
+/// 0, or -1 on a read error or without memory.
+int toi_qstream_quantile(toi_qstream *q, double quantile, double *out);
+void toi_qstream_free(toi_qstream *q);
+
+/// Adds the row of a block of cases (after every earlier block) to acc, as
+/// toi_bench_run over all the cases at once would have made it: the counts
+/// summed, the maxima with their first witness, the ULP errors to ulps
+/// (acc->st keeps none). For candidates that are not external (their second
+/// table is not merged). 0, or -1 on a write error.
+int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulps);

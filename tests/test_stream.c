@@ -1,0 +1,342 @@
+/* test_stream.c: the streamed commands: the same bytes for any -j and as the whole-file path, blocks, duplicates, stdin, late errors. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+#include "gen.h"
+#include "stats.h"
+#include "stream.h"
+#include "tmp_dir.h"
+#include "toi.h"
+#include "toiref.h"
+
+TestSuite(stream, .init = td_setup, .fini = td_teardown);
+
+/* Cases 0 .. n-1 of the mixed family written to name; dup >= 0 gives case
+   dup_at the ID of case dup. */
+static void write_mixed(const char *name, size_t n, long dup, size_t dup_at) {
+  gen_opts g;
+  gen_opts_default(&g, GEN_MIXED);
+  FILE *f = fopen(td_path(name), "w");
+  cr_assert_not_null(f);
+  fprintf(f, "# a comment line, and a blank one\n\n");
+  toi_case first = {0};
+  for (size_t i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(gen_case(&c, NULL, &bin, &g, i), TOI_OK);
+    if (dup >= 0 && i == (size_t)dup) first = c;
+    if (dup >= 0 && i == dup_at) memcpy(c.id, first.id, sizeof c.id);
+    cr_assert_eq(toi_write_case(f, &c), 0);
+  }
+  fclose(f);
+}
+
+static void put_hex(FILE *f, double x) {
+  if (x != x) fputs("nan", f);
+  else fprintf(f, "%a", x);
+}
+
+/* The expected output of `reference`, computed case by case with the
+   library's unbatched reference on the cases toi_read_cases gives. */
+static void expected_reference(const char *in, const char *out) {
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path(in), &dg), TOI_OK);
+  FILE *f = fopen(td_path(out), "w");
+  for (size_t i = 0; i < l.count; i++) {
+    toi_ref r;
+    cr_assert_eq(toi_ref_solve(&r, &l.items[i]), TOI_OK);
+    fprintf(f, "%s %s ", l.items[i].id, toi_class_name(r.cls));
+    put_hex(f, r.tlo);
+    fputc(' ', f);
+    put_hex(f, r.thi);
+    fputc('\n', f);
+  }
+  fclose(f);
+  toi_caselist_free(&l);
+}
+
+/* reference on n cases with -j 1, 2 and 3: each the independent output. */
+static void check_reference(size_t n) {
+  write_mixed("c.txt", n, -1, 0);
+  expected_reference("c.txt", "want.txt");
+  const char *js[] = {"-j1", "-j 2", "-j3"};
+  for (int k = 0; k < 3; k++) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "reference %s c.txt >got.txt", js[k]);
+    cr_assert_eq(td_tb(cmd), 0, "%s", cmd);
+    cr_assert(td_same_file(td_path("got.txt"), td_path("want.txt")), "%s on %zu cases", cmd, n);
+  }
+}
+
+/* Blocks hold 1024 cases for these -j (a reference's block; run's hold 4096
+   with one candidate): a file of exactly one block, one more, and more than a
+   round of blocks. */
+Test(stream, reference_same_bytes_at_block_boundaries) {
+  check_reference(1024);
+  check_reference(1025);
+  check_reference(4096);
+  check_reference(4097);
+  check_reference(7 * 1024 + 5);
+}
+
+Test(stream, reference_small_file) {
+  check_reference(1);
+}
+
+/* A duplicate ID in a later block is found, with both lines named. */
+Test(stream, duplicate_id_across_blocks) {
+  write_mixed("d.txt", 9000, 3, 8500);
+  cr_assert_eq(td_tb("reference -j2 d.txt >got.txt"), 3);
+  char *err = td_read("err"), *out = td_read("got.txt");
+  /* two header lines: case i is on line i + 3 */
+  cr_assert_not_null(strstr(err, "d.txt:8503: field 1 (id): duplicate ID"), "%s", err);
+  cr_assert_not_null(strstr(err, "(first on line 6)"), "%s", err);
+  cr_assert_eq(strlen(out), 0);
+  free(err);
+  free(out);
+}
+
+/* A bad line after 5000 good ones: nothing on stdout, the line named. */
+Test(stream, late_bad_line_leaves_stdout_empty) {
+  write_mixed("b.txt", 5000, -1, 0);
+  FILE *f = fopen(td_path("b.txt"), "a");
+  fputs("late 2 1 2 3\n", f);
+  fclose(f);
+  const char *cmds[] = {"reference b.txt >got.txt", "reference -j1 b.txt >got.txt", "reference -j3 b.txt >got.txt"};
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(td_tb(cmds[k]), 3, "%s", cmds[k]);
+    char *err = td_read("err"), *out = td_read("got.txt");
+    cr_assert_eq(strlen(out), 0, "%s wrote %zu bytes", cmds[k], strlen(out));
+    cr_assert_not_null(strstr(err, "b.txt:5003: field 6 (vA.y): missing"), "%s", err);
+    free(err);
+    free(out);
+  }
+  cr_assert_eq(td_tb("reference -o o.txt b.txt"), 3);
+  cr_assert(!td_exists(td_path("o.txt")));
+}
+
+/* A NUL byte late in the file: that problem alone, as the whole-file reader says. */
+Test(stream, late_nul_byte) {
+  write_mixed("n.txt", 5000, 2, 10);
+  FILE *f = fopen(td_path("n.txt"), "a");
+  fputs("x 2 ", f);
+  fputc(0, f);
+  fputc('\n', f);
+  fclose(f);
+  cr_assert_eq(td_tb("reference n.txt >got.txt"), 3);
+  char *err = td_read("err");
+  cr_assert_not_null(strstr(err, "n.txt:5003: NUL byte in the file"), "%s", err);
+  cr_assert_null(strstr(err, "duplicate"), "%s", err);
+  free(err);
+}
+
+/* Standard input is streamed like a file. */
+Test(stream, reference_from_stdin) {
+  write_mixed("s.txt", 5000, -1, 0);
+  expected_reference("s.txt", "want.txt");
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int in = open(td_path("s.txt"), O_RDONLY), out = open(td_path("got.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0) _exit(126);
+    dup2(in, 0), dup2(out, 1);
+    execl(TOIBENCH_PATH, TOIBENCH_PATH, "reference", "-j2", "-", (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  cr_assert(td_same_file(td_path("got.txt"), td_path("want.txt")));
+}
+
+/* -j needs a number in 1..1024. */
+Test(stream, jobs_usage) {
+  write_mixed("c.txt", 3, -1, 0);
+  cr_assert_eq(td_tb("reference -j0 c.txt"), 2);
+  cr_assert_eq(td_tb("reference -j x c.txt"), 2);
+  cr_assert_eq(td_tb("reference -j 1025 c.txt"), 2);
+}
+
+/* ---- exact quantiles of a stream: toi_quantile's value, whatever the buckets ---- */
+
+static void check_qstream(const double *v, size_t n) {
+  toi_qstream q;
+  cr_assert_eq(toi_qstream_init(&q), 0);
+  for (size_t i = 0; i < n; i += 1000) cr_assert_eq(toi_qstream_add(&q, v + i, n - i < 1000 ? n - i : 1000), 0);
+  double *copy = malloc((n ? n : 1) * sizeof *copy);
+  memcpy(copy, v, n * sizeof *copy);
+  const double qs[] = {0, 0.001, 0.25, 0.5, 0.75, 0.99, 0.999999, 1};
+  for (int k = 0; k < 8; k++) {
+    double got, want = toi_quantile(copy, n, qs[k]);
+    cr_assert_eq(toi_qstream_quantile(&q, qs[k], &got), 0);
+    cr_assert(memcmp(&got, &want, sizeof got) == 0 || (got != got && want != want), "q %g of %zu: %a, want %a", qs[k],
+              n, got, want);
+  }
+  free(copy);
+  toi_qstream_free(&q);
+}
+
+/* Few values (sorted in memory at once), and 3*2^20 values that share
+   buckets down to the last 16 bits (narrowed pass after pass): zeros,
+   neighbours of 1 and a spread over the whole range. */
+Test(stream, qstream_exact_quantiles, .timeout = 120) {
+  check_qstream(NULL, 0);
+  double one = 3.5;
+  check_qstream(&one, 1);
+  size_t n = 3u << 20;
+  double *v = malloc(n * sizeof *v);
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < n; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t r = s >> 11;
+    switch (i % 4) {
+    case 0: v[i] = 0; break;
+    case 1: v[i] = nextafter(1.0, 2.0) + (double)(r & 0xff) * 0x1p-52; break;
+    case 2: v[i] = ldexp((double)(r & 0xfffff) + 1, (int)(r % 1000) - 500); break;
+    default: v[i] = i % 1000 == 3 ? INFINITY : 1.0 + (double)(r & 0xffff) * 0x1p-40; break;
+    }
+  }
+  check_qstream(v, n);
+  for (size_t i = 0; i < n; i++) v[i] = 1.0 + (double)(i % 7) * 0x1p-52; /* one top bucket, 7 values */
+  check_qstream(v, n);
+  free(v);
+}
+
+/* ---- run: the same bytes for any -j, and the figures of the whole-file library path ---- */
+
+/* "KEY_hex": "VALUE" of the n-th candidate object of a run's JSON, parsed. */
+static double json_hex(const char *json, int n, const char *key) {
+  const char *p = strstr(json, "\"candidates\"");
+  for (int i = 0; i <= n; i++) p = strstr(p + 1, "{\"name\"");
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s_hex\": \"", key);
+  p = strstr(p, pat);
+  cr_assert_not_null(p, "%s", key);
+  return strtod(p + strlen(pat), NULL);
+}
+
+Test(stream, run_same_as_library_and_any_jobs, .timeout = 120) {
+  write_mixed("r.txt", 9000, -1, 0);
+  cr_assert_eq(td_tb("run -j1 --format json r.txt >j1.txt"), 0);
+  cr_assert_eq(td_tb("run -j3 --format json r.txt >j3.txt"), 0);
+  cr_assert(td_same_file(td_path("j1.txt"), td_path("j3.txt")));
+  cr_assert_eq(td_tb("run -j1 --rows rows1.txt r.txt >t1.txt"), 0);
+  cr_assert_eq(td_tb("run -j2 --rows rows2.txt r.txt >t2.txt"), 0);
+  cr_assert(td_same_file(td_path("t1.txt"), td_path("t2.txt")));
+  cr_assert(td_same_file(td_path("rows1.txt"), td_path("rows2.txt")));
+  /* The library on the whole list at once. */
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path("r.txt"), &dg), TOI_OK);
+  size_t nf;
+  const toi_formulation *fs = toi_formulations(&nf);
+  toi_candidate *c = calloc(nf, sizeof *c);
+  toi_run_row *rows = calloc(nf, sizeof *rows);
+  for (size_t k = 0; k < nf; k++) toi_candidate_formulation(&c[k], &fs[k]);
+  toi_bench_opts o;
+  toi_bench_opts_init(&o);
+  cr_assert_eq(toi_bench_run(rows, c, nf, l.items, l.count, &o, NULL, NULL), 0);
+  char *json = td_read("j1.txt");
+  for (size_t k = 0; k < nf; k++) {
+    toi_run_stats st;
+    toi_run_row_stats(&rows[k], &st);
+    const double want[] = {st.median_ulp, st.p99_ulp, st.max_ulp};
+    const char *keys[] = {"median_ulp", "p99_ulp", "max_ulp"};
+    for (int i = 0; i < 3; i++) {
+      double got = json_hex(json, (int)k, keys[i]);
+      cr_assert(got == want[i] || (got != got && want[i] != want[i]), "%s %s: %a, want %a", fs[k].name, keys[i], got,
+                want[i]);
+    }
+  }
+  free(json);
+  toi_run_rows_free(rows, nf);
+  for (size_t k = 0; k < nf; k++) toi_candidate_free(&c[k]);
+  free(rows);
+  free(c);
+  toi_caselist_free(&l);
+}
+
+Test(stream, run_late_bad_line_writes_nothing) {
+  write_mixed("b.txt", 5000, -1, 0);
+  FILE *f = fopen(td_path("b.txt"), "a");
+  fputs("late 2 1 2 3\n", f);
+  fclose(f);
+  cr_assert_eq(td_tb("run -f ericson --rows rows.txt b.txt >got.txt"), 3);
+  char *out = td_read("got.txt"), *err = td_read("err");
+  cr_assert_eq(strlen(out), 0);
+  cr_assert(!td_exists(td_path("rows.txt")));
+  cr_assert_not_null(strstr(err, "b.txt:5003: field 6 (vA.y): missing"), "%s", err);
+  free(out);
+  free(err);
+}
+
+/* ---- solve and audit: any -j, and the library on the whole list ---- */
+
+Test(stream, solve_same_as_library_and_any_jobs) {
+  write_mixed("s.txt", 4097, -1, 0);
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path("s.txt"), &dg), TOI_OK);
+  const toi_formulation *f = toi_formulation_find("ericson");
+  FILE *w = fopen(td_path("want.txt"), "w");
+  for (size_t i = 0; i < l.count; i++) {
+    toi_result r = f->solve(&l.items[i]);
+    fprintf(w, "%s %s ", l.items[i].id, toi_class_name(r.cls));
+    put_hex(w, r.t);
+    fputc('\n', w);
+  }
+  fclose(w);
+  toi_caselist_free(&l);
+  const char *cmds[] = {"solve -f ericson -j1 s.txt >got.txt", "solve -f ericson -j2 s.txt >got.txt",
+                        "solve -f ericson -j3 s.txt >got.txt"};
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(td_tb(cmds[k]), 0, "%s", cmds[k]);
+    cr_assert(td_same_file(td_path("got.txt"), td_path("want.txt")), "%s", cmds[k]);
+  }
+}
+
+#include "audit.h"
+
+Test(stream, audit_same_as_library_and_any_jobs, .timeout = 120) {
+  write_mixed("a.txt", 9000, -1, 0);
+  cr_assert_eq(td_tb("audit -j1 --rows r1.txt a.txt >s1.txt"), 0);
+  cr_assert_eq(td_tb("audit -j3 --rows r3.txt a.txt >s3.txt"), 0);
+  cr_assert(td_same_file(td_path("s1.txt"), td_path("s3.txt")));
+  cr_assert(td_same_file(td_path("r1.txt"), td_path("r3.txt")));
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  cr_assert_eq(toi_read_cases(&l, td_path("a.txt"), &dg), TOI_OK);
+  size_t n;
+  const toi_formulation *all = toi_formulations(&n);
+  const toi_formulation *fs[64];
+  int nf = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all[i].direction == TOI_FORWARD) fs[nf++] = &all[i];
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, nf, 1, NULL, NULL, NULL), TOI_OK);
+  char *got = td_read("s1.txt"), line[512];
+  for (int k = 0; k < nf; k++) {
+    snprintf(line, sizeof line, "\n%s: %zu audited, %zu not reported", fs[k]->name, au.forms[k].audited,
+             au.forms[k].not_reported);
+    cr_assert_not_null(strstr(got, line), "%s", line);
+    for (int m = 0; m < TOI_AUDIT_METRICS; m++) {
+      const toi_audit_stat *st = &au.forms[k].stat[m];
+      if (!st->n) continue;
+      snprintf(line, sizeof line, "  %-8s %12.4g %12.4g %12.4g  %s\n", toi_audit_metric_name(m), st->median, st->p99,
+               st->max, l.items[st->max_case].id);
+      cr_assert_not_null(strstr(got, line), "%s: %s", fs[k]->name, line);
+    }
+  }
+  free(got);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
+}
