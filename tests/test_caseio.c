@@ -278,3 +278,55 @@ Test(caseio, class_names_round_trip) {
   cr_assert_eq(toi_class_group(TOI_MISS), TOI_G_NOCONTACT);
   cr_assert_eq(toi_class_group(TOI_OVERLAP), TOI_G_OVERLAP);
 }
+
+/* Lines of the common shape are read in one pass (caseio.c's fast path), all
+   others by the general reader. The two must agree: each random line is also
+   read with its first separator a tab, which the fast path leaves to the
+   general one, and both cases must hold the same bytes, or the same refusal
+   (field and message). Numbers as hex, %.17g, short decimals, and, now and
+   then, a bad token, a negative radius, a zero mass or a 70-digit number. */
+Test(caseio, one_pass_reader_agrees_with_the_general_reader) {
+  test_rng r = {te_seed(0x5ca1ab1e)};
+  char line[4096], tabbed[4096];
+  for (int it = 0; it < 20000; it++) {
+    int dim = test_rng_int(&r, 2, 3), nnum = dim == 2 ? 12 : 16;
+    int n = snprintf(line, sizeof line, "case-%d%s %d", it, it % 7 ? "" : ".x", dim);
+    for (int k = 0; k < nnum; k++) {
+      double v = test_rng_uniform(&r, -8, 8) * ldexp(1, (int)test_rng_int(&r, -60, 60));
+      int is_radius = k == (dim == 2 ? 4 : 6) || k == (dim == 2 ? 10 : 14);
+      int is_mass = k == (dim == 2 ? 5 : 7) || k == (dim == 2 ? 11 : 15);
+      if (is_radius || is_mass) v = fabs(v) + (is_mass ? 1 : 0);
+      long pick = test_rng_int(&r, 0, 99);
+      const char *sep = pick == 0 ? "   " : " ";
+      if (pick < 40)
+        n += snprintf(line + n, sizeof line - n, "%s%a", sep, v);
+      else if (pick < 80)
+        n += snprintf(line + n, sizeof line - n, "%s%.17g", sep, v);
+      else if (pick < 95)
+        n += snprintf(line + n, sizeof line - n, "%s%.3f", sep, v);
+      else if (pick == 95)
+        n += snprintf(line + n, sizeof line - n, "%s1.%068d", sep, 7);
+      else if (pick == 96)
+        n += snprintf(line + n, sizeof line - n, "%s%s", sep, is_radius ? "-1" : "zz");
+      else if (pick == 97)
+        n += snprintf(line + n, sizeof line - n, "%s%s", sep, is_mass ? "0" : "nan");
+      else
+        n += snprintf(line + n, sizeof line - n, "%s0x1p+2000", sep);
+    }
+    if (it % 11 == 0) n += snprintf(line + n, sizeof line - n, "  ");
+    snprintf(tabbed, sizeof tabbed, "%s", line);
+    *strchr(tabbed, ' ') = '\t';
+    toi_case a, b;
+    int fa = 0, fb = 0;
+    char ma[160] = "", mb[160] = "";
+    int ra = toi_parse_case_line(&a, line, &fa, ma, sizeof ma);
+    int rb = toi_parse_case_line(&b, tabbed, &fb, mb, sizeof mb);
+    cr_assert_eq(ra, rb, "line %s: %d against %d (%s)", line, ra, rb, ra ? ma : mb);
+    if (ra == 0)
+      cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "line %s: the cases differ", line);
+    else {
+      cr_assert_eq(fa, fb, "line %s: field %d against %d", line, fa, fb);
+      cr_assert_str_eq(ma, mb, "line %s", line);
+    }
+  }
+}

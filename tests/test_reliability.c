@@ -1,4 +1,4 @@
-/* test_reliability.c: the bench survives misbehaving plug-ins, signals, full devices and endless inputs (issue 17). */
+/* test_reliability.c: the bench survives misbehaving plug-ins, signals, full devices and endless inputs. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>

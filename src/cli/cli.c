@@ -567,6 +567,14 @@ int cli_parse_u64(const char *s, unsigned long long *out) {
   return 0;
 }
 
+size_t cli_fmt_hex(char *buf, double x) {
+  if (isnan(x)) {
+    memcpy(buf, "nan", 4);
+    return 3;
+  }
+  return toi_fmt_hex(buf, x);
+}
+
 void cli_print_hex(FILE *f, double x) {
   if (isnan(x)) {
     fputs("nan", f);

@@ -204,6 +204,8 @@ int cli_parse_long(const char *s, long *out);
 int cli_parse_u64(const char *s, unsigned long long *out);
 
 /// Writes a double as C99 hex float, or "nan", "inf", "-inf".
+/// cli_print_hex into buf (at least 32 bytes): the length; a NUL follows.
+size_t cli_fmt_hex(char *buf, double x);
 void cli_print_hex(FILE *f, double x);
 /// Writes a double as printf's "%.6g" would, byte for byte.
 void cli_print_g6(FILE *f, double x);

@@ -100,11 +100,20 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[k].id);
       return 1;
     }
-    fprintf(b->out, "%s %s ", b->cases[k].id, toi_class_name(ref->cls));
-    cli_print_hex(b->out, ref->tlo);
-    fputc(' ', b->out);
-    cli_print_hex(b->out, ref->thi);
-    fputc('\n', b->out);
+    /* ID CLASS TLO THI, built in place: one write a line, no printf. */
+    char line[TOI_ID_MAX + 128];
+    const char *cls = toi_class_name(ref->cls);
+    size_t n = strlen(b->cases[k].id), m = strlen(cls);
+    memcpy(line, b->cases[k].id, n);
+    line[n++] = ' ';
+    memcpy(line + n, cls, m);
+    n += m;
+    line[n++] = ' ';
+    n += cli_fmt_hex(line + n, ref->tlo);
+    line[n++] = ' ';
+    n += cli_fmt_hex(line + n, ref->thi);
+    line[n++] = '\n';
+    fwrite(line, 1, n, b->out);
   }
   return 0;
 }

@@ -71,7 +71,54 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
  * (at most 24 characters a number in hex or %.17g), else on the heap, up to
  * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
  * the smallest subnormal) are read too. */
+/* The common line, read in one pass without copying it: blank-separated
+ * fields of printable bytes, a valid ID, DIM 2 or 3, the right number of
+ * numbers each at most 63 characters long, all of them finite, the radii and
+ * masses legal. 1 when c is filled exactly as parse_fields fills it; 0 for
+ * anything else (a tab, a control byte, a long token, a bad field...), which
+ * the general path then reads and names. */
+static int parse_line_fast(toi_case *c, const char *line) {
+  const unsigned char *p = (const unsigned char *)line;
+  memset(c, 0, sizeof *c);
+  size_t n = 0;
+  while (n <= TOI_ID_MAX && id_char(p[n])) n++;
+  if (n == 0 || n > TOI_ID_MAX || p[n] != ' ') return 0;
+  memcpy(c->id, p, n);
+  p += n;
+  while (*p == ' ') p++;
+  if ((*p != '2' && *p != '3') || p[1] != ' ') return 0;
+  c->dim = *p - '0';
+  p += 2;
+  int want = c->dim == 2 ? 12 : 16;
+  double v[16];
+  char tok[64];
+  char msg[8];
+  for (int i = 0; i < want; i++) {
+    while (*p == ' ') p++;
+    size_t k = 0;
+    while (p[k] > ' ' && p[k] < 0x7f && k < sizeof tok - 1) k++;
+    if (k == 0 || k == sizeof tok - 1 || (p[k] != ' ' && p[k] != '\0')) return 0;
+    memcpy(tok, p, k);
+    tok[k] = '\0';
+    if (parse_number(tok, &v[i], msg, sizeof msg)) return 0;
+    p += k;
+  }
+  while (*p == ' ') p++;
+  if (*p) return 0;
+  int d = c->dim, k = 0;
+  for (int i = 0; i < d; i++) c->pa[i] = v[k++];
+  for (int i = 0; i < d; i++) c->va[i] = v[k++];
+  c->ra = v[k++];
+  c->ma = v[k++];
+  for (int i = 0; i < d; i++) c->pb[i] = v[k++];
+  for (int i = 0; i < d; i++) c->vb[i] = v[k++];
+  c->rb = v[k++];
+  c->mb = v[k++];
+  return c->ra >= 0 && c->ma > 0 && c->rb >= 0 && c->mb > 0;
+}
+
 int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
+  if (parse_line_fast(c, line)) return 0;
   char small[1024];
   size_t len = strlen(line);
   memset(c, 0, sizeof *c); /* callers read c->dim to name a field, whatever fails */
@@ -544,16 +591,30 @@ FILE *toi_temp_file(void) {
 }
 
 /* The IDs of a file's valid lines, for exact duplicate detection in memory
-   that does not grow with the file: each (hash, line, ID) is appended to one
-   of ID_BUCKETS unnamed temporary files by its hash's top bits; at the end of
-   the file each bucket in turn is read back and sorted by hash then line,
-   and equal IDs found in each run of equal hashes. Memory: none per ID while
-   reading (17 bytes + the ID on disk), the largest bucket (1/256 of that, and
-   24 bytes a record) at the end. */
+   that does not grow with the file: each (hash, line, ID) record goes to one
+   of ID_BUCKETS buckets by its hash's top bits. A bucket keeps its newest
+   ID_CHUNK bytes in memory; a full chunk is appended to one unnamed temporary
+   file shared by every bucket (made at the first full chunk, so a small file
+   makes none). At the end of the file each bucket in turn is read back, sorted
+   by hash then line, and equal IDs found in each run of equal hashes. Memory:
+   at most ID_BUCKETS * ID_CHUNK bytes (2 MB) and 12 bytes a chunk while
+   reading (17 bytes + the ID a record on disk), the largest bucket (1/256 of
+   the records, and 24 bytes a record) at the end. */
 #define ID_BUCKETS 256
+#define ID_CHUNK 8192
+
+typedef struct id_chunk {
+  off_t at;
+  uint32_t len;
+} id_chunk;
 
 typedef struct id_spill {
-  FILE *b[ID_BUCKETS];
+  FILE *f;     /* the full chunks of every bucket, or NULL while none is full */
+  off_t fend;  /* bytes written to f */
+  unsigned char *mem[ID_BUCKETS]; /* each bucket's newest chunk, ID_CHUNK bytes */
+  size_t used[ID_BUCKETS];
+  id_chunk *chunks[ID_BUCKETS];   /* where its full chunks are in f */
+  size_t nchunks[ID_BUCKETS], capchunks[ID_BUCKETS];
   uint64_t n[ID_BUCKETS];
 } id_spill;
 
@@ -592,24 +653,48 @@ static uint64_t id_hash(const char *id) {
   return h;
 }
 
+/* Moves bucket k's chunk in memory to the end of the file: 0 or -1. */
+static int id_spill_flush(id_spill *s, size_t k) {
+  if (!s->f && !(s->f = toi_temp_file())) return -1;
+  if (s->nchunks[k] == s->capchunks[k]) {
+    size_t nc = s->capchunks[k] ? 2 * s->capchunks[k] : 16;
+    id_chunk *c = realloc(s->chunks[k], nc * sizeof *c);
+    if (!c) return -1;
+    s->chunks[k] = c;
+    s->capchunks[k] = nc;
+  }
+  if (fwrite(s->mem[k], 1, s->used[k], s->f) != s->used[k]) return -1;
+  s->chunks[k][s->nchunks[k]++] = (id_chunk){s->fend, (uint32_t)s->used[k]};
+  s->fend += (off_t)s->used[k];
+  s->used[k] = 0;
+  return 0;
+}
+
 /* Appends the ID of line to its bucket: 0 or -1. */
 static int id_spill_add(id_spill *s, const char *id, long line) {
   uint64_t h = id_hash(id);
   size_t k = (size_t)(h >> 56);
-  if (!s->b[k] && !(s->b[k] = toi_temp_file())) return -1;
+  if (!s->mem[k] && !(s->mem[k] = malloc(ID_CHUNK))) return -1;
   int64_t ln = line;
   unsigned char len = (unsigned char)strlen(id);
-  FILE *f = s->b[k];
+  size_t rec = sizeof h + sizeof ln + 1 + len;
+  if (s->used[k] + rec > ID_CHUNK && id_spill_flush(s, k)) return -1;
+  unsigned char *p = s->mem[k] + s->used[k];
+  memcpy(p, &h, sizeof h);
+  memcpy(p + sizeof h, &ln, sizeof ln);
+  p[sizeof h + sizeof ln] = len;
+  memcpy(p + sizeof h + sizeof ln + 1, id, len);
+  s->used[k] += rec;
   s->n[k]++;
-  return fwrite(&h, sizeof h, 1, f) == 1 && fwrite(&ln, sizeof ln, 1, f) == 1 && fputc(len, f) != EOF &&
-                 fwrite(id, 1, len, f) == len
-             ? 0
-             : -1;
+  return 0;
 }
 
 static void id_spill_free(id_spill *s) {
-  for (int k = 0; k < ID_BUCKETS; k++)
-    if (s->b[k]) fclose(s->b[k]);
+  if (s->f) fclose(s->f);
+  for (int k = 0; k < ID_BUCKETS; k++) {
+    free(s->mem[k]);
+    free(s->chunks[k]);
+  }
   memset(s, 0, sizeof *s);
 }
 
@@ -640,23 +725,57 @@ static void dup_keep(id_dups *d, long line, long first, const char *id) {
   snprintf(d->v[i].id, sizeof d->v[i].id, "%s", id);
 }
 
-/* The duplicates of one bucket of n records: 0 or -1. */
-static int id_bucket_dups(FILE *f, uint64_t n, id_dups *d) {
-  if (fflush(f) || fseeko(f, 0, SEEK_END)) return -1;
-  off_t size = ftello(f);
-  char *buf = size > 0 ? malloc((size_t)size + (size_t)n) : NULL;
-  id_rec *r = malloc((size_t)n * sizeof *r);
+/* Bucket k's bytes, its chunks in the file then the one in memory, in a
+   new buffer of *size bytes: the buffer, or NULL. */
+static unsigned char *id_bucket_bytes(id_spill *s, size_t k, size_t *size) {
+  size_t total = s->used[k];
+  for (size_t i = 0; i < s->nchunks[k]; i++) total += s->chunks[k][i].len;
+  unsigned char *raw = malloc(total ? total : 1);
+  if (!raw || (s->f && fflush(s->f))) {
+    free(raw);
+    return NULL;
+  }
+  size_t at = 0;
+  for (size_t i = 0; i < s->nchunks[k]; i++) {
+    const id_chunk *c = &s->chunks[k][i];
+    for (size_t got = 0; got < c->len;) {
+      ssize_t r = pread(fileno(s->f), raw + at + got, c->len - got, c->at + (off_t)got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        free(raw);
+        return NULL;
+      }
+      got += (size_t)r;
+    }
+    at += c->len;
+  }
+  if (s->used[k]) memcpy(raw + at, s->mem[k], s->used[k]);
+  *size = total;
+  return raw;
+}
+
+/* The duplicates of bucket k: 0 or -1. */
+static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
+  uint64_t n = s->n[k];
+  size_t size = 0;
+  unsigned char *raw = id_bucket_bytes(s, k, &size);
+  char *buf = raw ? malloc(size + (size_t)n + 1) : NULL;
+  id_rec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
   int rc = -1;
-  if (!buf || !r || fseeko(f, 0, SEEK_SET)) goto out;
+  if (!buf || !r) goto out;
+  const unsigned char *q = raw;
   char *p = buf;
   for (uint64_t i = 0; i < n; i++) {
-    unsigned char len;
-    if (fread(&r[i].h, sizeof r[i].h, 1, f) != 1 || fread(&r[i].line, sizeof r[i].line, 1, f) != 1 ||
-        fread(&len, 1, 1, f) != 1 || fread(p, 1, len, f) != len)
-      goto out;
+    if ((size_t)(q - raw) + 17 > size) goto out;
+    memcpy(&r[i].h, q, sizeof r[i].h);
+    memcpy(&r[i].line, q + 8, sizeof r[i].line);
+    size_t len = q[16];
+    if ((size_t)(q - raw) + 17 + len > size) goto out;
+    memcpy(p, q + 17, len);
     p[len] = '\0';
     r[i].id = p;
     p += len + 1;
+    q += 17 + len;
   }
   qsort(r, (size_t)n, sizeof *r, id_rec_cmp);
   /* In a run of equal hashes, in line order: a line whose ID an earlier one has. */
@@ -671,6 +790,7 @@ static int id_bucket_dups(FILE *f, uint64_t n, id_dups *d) {
       }
   rc = 0;
 out:
+  free(raw);
   free(buf);
   free(r);
   return rc;
@@ -681,8 +801,8 @@ out:
 static toi_status report_dups(toi_case_stream *s, toi_diags *diags) {
   id_dups d;
   memset(&d, 0, sizeof d);
-  for (int k = 0; k < ID_BUCKETS; k++)
-    if (s->ids.b[k] && id_bucket_dups(s->ids.b[k], s->ids.n[k], &d)) return TOI_ERR_NOMEM;
+  for (size_t k = 0; k < ID_BUCKETS; k++)
+    if (s->ids.n[k] && id_bucket_dups(&s->ids, k, &d)) return TOI_ERR_NOMEM;
   if (!d.total) return TOI_OK;
   size_t nbad = diags->count - s->first_count, bad_total = diags->total - s->first_diag;
   toi_diag *bad = malloc((nbad ? nbad : 1) * sizeof *bad);
