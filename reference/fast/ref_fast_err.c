@@ -198,12 +198,51 @@ static void fe_triple(double *o, double *err, const double *e, int m) {
   *err = up((double)(s.n + 1) * 0x1p-53 * s.G);
 }
 
-static int fe_triples(fe_cache *k) {
+/*
+ * The same three doubles straight from the products of the data, without
+ * the exact expansion: sum_i x_i y_i, every product of components an exact
+ * TwoProd (exact data: nonzero components in [2^-480, 2^65]), each part
+ * entering the cascade at its level (the data are normalized double-doubles,
+ * so x.l y.h and x.h y.l are about u, x.l y.l about u^2 below x.h y.h). The
+ * cascade's identity and bound hold whatever the order, so the error is
+ * again (n + 1) u G; only its accuracy differs: when the sum cancels, G is
+ * large against the result, and the caller then takes the expansion. 1 when
+ * the triple is as fine as the expansion's would be for the callers'
+ * purposes: error <= 2^-145 |o[0]|, |o[1]| <= 2^-45 |o[0]|, |o[2]| <= 2^-90
+ * |o[0]|, or all zero exactly.
+ */
+FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd *y, int n, const int fm) {
+  fe_sum s = {0, 0, 0, 0, 0};
+  for (int i = 0; i < n; i++) fe_sum_prod(&s, x[i].h, y[i].h, fm);
+  for (int i = 0; i < n; i++) {
+    if (x[i].l == 0 && y[i].l == 0) continue;
+    fe_sum_prod2(&s, x[i].h, y[i].l, fm);
+    fe_sum_prod2(&s, x[i].l, y[i].h, fm);
+    fdd p = two_prod(x[i].l, y[i].l, fm);
+    fe_sum_add3(&s, p.h);
+    fe_sum_add3(&s, p.l);
+  }
+  o[0] = s.S1, o[1] = s.S2, o[2] = s.S3;
+  *err = up((double)(s.n + 1) * 0x1p-53 * s.G);
+  double m = fabs(o[0]);
+  if (m == 0) return o[1] == 0 && o[2] == 0 && *err == 0;
+  return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
+}
+
+FAST_INLINE int fe_triples(fe_cache *k, const int fm) {
   if (k->have3) return k->have3 > 0;
+  const ref_fast_state *fs = &k->st;
+  k->have3 = -1;
+  if (!fs->exact_data) return 0;
+  fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
+  if (fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
+      fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm)) {
+    k->have3 = 1;
+    return 1;
+  }
   double xa[32], xb[32], xc[32];
   int ma, mb, mc;
-  k->have3 = -1;
-  if (!ref_fast_expand(&k->st, xa, &ma, xb, &mb, xc, &mc)) return 0;
+  if (!ref_fast_expand(fs, xa, &ma, xb, &mb, xc, &mc)) return 0;
   fe_triple(k->a3, &k->ea3, xa, ma);
   fe_triple(k->b3, &k->eb3, xb, mb);
   fe_triple(k->c3, &k->ec3, xc, mc);
@@ -227,7 +266,7 @@ static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x
 FAST_INLINE int fe_sqrt_D(fe_cache *k, const int fm) {
   if (k->haveD) return k->haveD > 0;
   k->haveD = -1;
-  if (!fe_triples(k)) return 0;
+  if (!fe_triples(k, fm)) return 0;
   const double *a = k->a3, *b = k->b3, *c = k->c3;
   fe_sum s = {0, 0, 0, 0, 0};
   double P = 0;
@@ -485,7 +524,7 @@ FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const
 
   /* Near. */
   if (fs->Et[j] == 0 || !(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
-  if (!fe_triples(k)) return 0;
+  if (!fe_triples(k, fm)) return 0;
   if (fe_root_dr(k, j, fm)) {
     d = fe_near_from_rn(k, j, Ts, &Ed);
     if (fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return fe_counts.error_near_rn++, 1;
@@ -610,7 +649,7 @@ FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, c
   double rn = j ? fs->r.thi : fs->r.tlo, Ts, Ed;
   fdd d;
   if (EQ > 0x1p-80 * fabs(Q.h) && fe_scale_exact(&Ts, rn, -fs->k2) && fabs(Ts) >= 0x1p-400 &&
-      fabs(Ts) <= 0x1p400 && fe_triples(k) && fe_near(&d, &Ed, k, j, Ts, fm)) {
+      fabs(Ts) <= 0x1p400 && fe_triples(k, fm) && fe_near(&d, &Ed, k, j, Ts, fm)) {
     double Er;
     fdd Qr = fe_diff(Ts, d, Ed, &Er);
     if (Er < EQ) Q = Qr, EQ = Er, better = 1;
