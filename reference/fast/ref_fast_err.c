@@ -472,8 +472,7 @@ static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn, const
  * rs - t* for root j, rs = RN(t*) scaled, by the near method at rs, once per
  * case and root (triples ready): every answer T near t* then has
  * T - t* = (Ts - rs) + (rs - t*), Ts - rs exact (TwoSum), the sum of the
- * four terms by the cascade of fe_sum (error fe_sum_end's) plus the error of
- * rs - t*. Since |rs - t*| is at most half an ulp of t*, its enclosure from
+ * two double-doubles by fe_add_any (its error) plus the error of rs - t*. Since |rs - t*| is at most half an ulp of t*, its enclosure from
  * fe_near errs by about 2^-92 of it, so for T a few ulps from t* this gives
  * d to about 90 bits, where fe_near at Ts would cost the same sums again.
  */
@@ -491,13 +490,8 @@ FAST_INLINE int fe_root_dr(fe_cache *k, int j, const int fm) {
 /* d = Ts - t* from rs - t* (fe_root_dr ready), with its error *Ed. */
 FAST_INLINE fdd fe_near_from_rn(const fe_cache *k, int j, double Ts, double *Ed) {
   fdd x = two_sum(Ts, -k->rs[j]);
-  fe_sum s = {0, 0, 0, 0, 0};
-  fe_sum_add(&s, x.h);
-  fe_sum_add(&s, k->dr[j].h);
-  fe_sum_add(&s, x.l);
-  fe_sum_add(&s, k->dr[j].l);
   double E;
-  fdd d = fe_sum_end(&s, &E);
+  fdd d = fe_add_any(x, k->dr[j], &E);
   *Ed = up(E + k->Edr[j]);
   return d;
 }
