@@ -625,7 +625,8 @@ FAST_INLINE int fe_kappa_at(double *kappa, const ref_fast_state *fs, const toi_c
 /* kappa for root j: with the engine's root and D first; when either is
  * known to less than 2^-80 and the certification failed (near a graze),
  * again with sqrt(D) from the triples and the root refined by the near
- * method at RN(t*): t* = Ts - d within Ed plus the rounding (fe_diff). */
+ * method at RN(t*), kept for the errors too (fe_root_dr): t* = rs - dr within
+ * Edr plus the rounding (fe_diff). */
 FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, const int fm) {
   const ref_fast_state *fs = &k->st;
   if (!fs->exact_data) return 0;
@@ -640,12 +641,9 @@ FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, c
     sq = k->sD, Esq = k->esD;
     better = 1;
   }
-  double rn = j ? fs->r.thi : fs->r.tlo, Ts, Ed;
-  fdd d;
-  if (EQ > 0x1p-80 * fabs(Q.h) && fe_scale_exact(&Ts, rn, -fs->k2) && fabs(Ts) >= 0x1p-400 &&
-      fabs(Ts) <= 0x1p400 && fe_triples(k, fm) && fe_near(&d, &Ed, k, j, Ts, fm)) {
+  if (EQ > 0x1p-80 * fabs(Q.h) && fe_triples(k, fm) && fe_root_dr(k, j, fm)) {
     double Er;
-    fdd Qr = fe_diff(Ts, d, Ed, &Er);
+    fdd Qr = fe_diff(k->rs[j], k->dr[j], k->Edr[j], &Er);
     if (Er < EQ) Q = Qr, EQ = Er, better = 1;
   }
   return better && fe_kappa_at(kappa, fs, c, Q, EQ, sq, Esq, fm);
