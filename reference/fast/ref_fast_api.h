@@ -66,6 +66,9 @@ int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, 
 /// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).
 typedef struct ref_fast_err_counts {
   unsigned long long error_calls, error_fb, kappa_calls, kappa_fb;
+  /// Errors decided near the root from the case's RN(t*) - t* (once per case
+  /// and root), and those that needed the near method at T itself.
+  unsigned long long error_near_rn, error_near_t;
 } ref_fast_err_counts;
 void ref_fast_err_counts_get(ref_fast_err_counts *out);
 void ref_fast_err_counts_reset(void);

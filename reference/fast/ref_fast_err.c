@@ -68,6 +68,10 @@ typedef struct fe_cache {
   int haveD;            /* sD: the same */
   fdd sD;               /* sqrt(D) from the triples, with absolute error esD */
   double esD;
+  int haveR[2];         /* dr[j]: the same, per root */
+  double rs[2];         /* RN(t*_j) scaled (exact) */
+  fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
+  double Edr[2];
 } fe_cache;
 
 static _Thread_local fe_cache fe_tls;
@@ -96,7 +100,7 @@ static fe_cache *fe_get(const toi_case *c) {
   if (k->valid && k->dim == c->dim && !memcmp(k->key, key, sizeof key)) return k;
   k->valid = 0;
   k->ok = ref_fast_prepare(&k->st, c);
-  k->have3 = k->haveD = 0;
+  k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
   k->dim = c->dim;
   memcpy(k->key, key, sizeof key);
   k->valid = 1;
@@ -194,12 +198,51 @@ static void fe_triple(double *o, double *err, const double *e, int m) {
   *err = up((double)(s.n + 1) * 0x1p-53 * s.G);
 }
 
-static int fe_triples(fe_cache *k) {
+/*
+ * The same three doubles straight from the products of the data, without
+ * the exact expansion: sum_i x_i y_i, every product of components an exact
+ * TwoProd (exact data: nonzero components in [2^-480, 2^65]), each part
+ * entering the cascade at its level (the data are normalized double-doubles,
+ * so x.l y.h and x.h y.l are about u, x.l y.l about u^2 below x.h y.h). The
+ * cascade's identity and bound hold whatever the order, so the error is
+ * again (n + 1) u G; only its accuracy differs: when the sum cancels, G is
+ * large against the result, and the caller then takes the expansion. 1 when
+ * the triple is as fine as the expansion's would be for the callers'
+ * purposes: error <= 2^-145 |o[0]|, |o[1]| <= 2^-45 |o[0]|, |o[2]| <= 2^-90
+ * |o[0]|, or all zero exactly.
+ */
+FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd *y, int n, const int fm) {
+  fe_sum s = {0, 0, 0, 0, 0};
+  for (int i = 0; i < n; i++) fe_sum_prod(&s, x[i].h, y[i].h, fm);
+  for (int i = 0; i < n; i++) {
+    if (x[i].l == 0 && y[i].l == 0) continue;
+    fe_sum_prod2(&s, x[i].h, y[i].l, fm);
+    fe_sum_prod2(&s, x[i].l, y[i].h, fm);
+    fdd p = two_prod(x[i].l, y[i].l, fm);
+    fe_sum_add3(&s, p.h);
+    fe_sum_add3(&s, p.l);
+  }
+  o[0] = s.S1, o[1] = s.S2, o[2] = s.S3;
+  *err = up((double)(s.n + 1) * 0x1p-53 * s.G);
+  double m = fabs(o[0]);
+  if (m == 0) return o[1] == 0 && o[2] == 0 && *err == 0;
+  return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
+}
+
+FAST_INLINE int fe_triples(fe_cache *k, const int fm) {
   if (k->have3) return k->have3 > 0;
+  const ref_fast_state *fs = &k->st;
+  k->have3 = -1;
+  if (!fs->exact_data) return 0;
+  fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
+  if (fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
+      fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm)) {
+    k->have3 = 1;
+    return 1;
+  }
   double xa[32], xb[32], xc[32];
   int ma, mb, mc;
-  k->have3 = -1;
-  if (!ref_fast_expand(&k->st, xa, &ma, xb, &mb, xc, &mc)) return 0;
+  if (!ref_fast_expand(fs, xa, &ma, xb, &mb, xc, &mc)) return 0;
   fe_triple(k->a3, &k->ea3, xa, ma);
   fe_triple(k->b3, &k->eb3, xb, mb);
   fe_triple(k->c3, &k->ec3, xc, mc);
@@ -223,7 +266,7 @@ static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x
 FAST_INLINE int fe_sqrt_D(fe_cache *k, const int fm) {
   if (k->haveD) return k->haveD > 0;
   k->haveD = -1;
-  if (!fe_triples(k)) return 0;
+  if (!fe_triples(k, fm)) return 0;
   const double *a = k->a3, *b = k->b3, *c = k->c3;
   fe_sum s = {0, 0, 0, 0, 0};
   double P = 0;
@@ -425,6 +468,34 @@ static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn, const
   return 1;
 }
 
+/*
+ * rs - t* for root j, rs = RN(t*) scaled, by the near method at rs, once per
+ * case and root (triples ready): every answer T near t* then has
+ * T - t* = (Ts - rs) + (rs - t*), Ts - rs exact (TwoSum), the sum of the
+ * two double-doubles by fe_add_any (its error) plus the error of rs - t*. Since |rs - t*| is at most half an ulp of t*, its enclosure from
+ * fe_near errs by about 2^-92 of it, so for T a few ulps from t* this gives
+ * d to about 90 bits, where fe_near at Ts would cost the same sums again.
+ */
+FAST_INLINE int fe_root_dr(fe_cache *k, int j, const int fm) {
+  if (k->haveR[j]) return k->haveR[j] > 0;
+  k->haveR[j] = -1;
+  double rn = j ? k->st.r.thi : k->st.r.tlo, rs;
+  if (!fe_scale_exact(&rs, rn, -k->st.k2) || !(fabs(rs) >= 0x1p-400 && fabs(rs) <= 0x1p400)) return 0;
+  if (!fe_near(&k->dr[j], &k->Edr[j], k, j, rs, fm)) return 0;
+  k->rs[j] = rs;
+  k->haveR[j] = 1;
+  return 1;
+}
+
+/* d = Ts - t* from rs - t* (fe_root_dr ready), with its error *Ed. */
+FAST_INLINE fdd fe_near_from_rn(const fe_cache *k, int j, double Ts, double *Ed) {
+  fdd x = two_sum(Ts, -k->rs[j]);
+  double E;
+  fdd d = fe_add_any(x, k->dr[j], &E);
+  *Ed = up(E + k->Edr[j]);
+  return d;
+}
+
 /* The ulp error in pi of T against root j (0 lower, 1 upper) whose RN (in
  * binary64) is rn. */
 FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi,
@@ -447,8 +518,13 @@ FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const
 
   /* Near. */
   if (fs->Et[j] == 0 || !(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
-  if (!fe_triples(k) || !fe_near(&d, &Ed, k, j, Ts, fm)) return 0;
-  return fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq);
+  if (!fe_triples(k, fm)) return 0;
+  if (fe_root_dr(k, j, fm)) {
+    d = fe_near_from_rn(k, j, Ts, &Ed);
+    if (fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return fe_counts.error_near_rn++, 1;
+  }
+  if (!fe_near(&d, &Ed, k, j, Ts, fm) || !fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return 0;
+  return fe_counts.error_near_t++, 1;
 }
 
 /* ---- kappa ---- */
@@ -549,7 +625,8 @@ FAST_INLINE int fe_kappa_at(double *kappa, const ref_fast_state *fs, const toi_c
 /* kappa for root j: with the engine's root and D first; when either is
  * known to less than 2^-80 and the certification failed (near a graze),
  * again with sqrt(D) from the triples and the root refined by the near
- * method at RN(t*): t* = Ts - d within Ed plus the rounding (fe_diff). */
+ * method at RN(t*), kept for the errors too (fe_root_dr): t* = rs - dr within
+ * Edr plus the rounding (fe_diff). */
 FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, const int fm) {
   const ref_fast_state *fs = &k->st;
   if (!fs->exact_data) return 0;
@@ -564,12 +641,9 @@ FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, c
     sq = k->sD, Esq = k->esD;
     better = 1;
   }
-  double rn = j ? fs->r.thi : fs->r.tlo, Ts, Ed;
-  fdd d;
-  if (EQ > 0x1p-80 * fabs(Q.h) && fe_scale_exact(&Ts, rn, -fs->k2) && fabs(Ts) >= 0x1p-400 &&
-      fabs(Ts) <= 0x1p400 && fe_triples(k) && fe_near(&d, &Ed, k, j, Ts, fm)) {
+  if (EQ > 0x1p-80 * fabs(Q.h) && fe_triples(k, fm) && fe_root_dr(k, j, fm)) {
     double Er;
-    fdd Qr = fe_diff(Ts, d, Ed, &Er);
+    fdd Qr = fe_diff(k->rs[j], k->dr[j], k->Edr[j], &Er);
     if (Er < EQ) Q = Qr, EQ = Er, better = 1;
   }
   return better && fe_kappa_at(kappa, fs, c, Q, EQ, sq, Esq, fm);
