@@ -22,25 +22,37 @@ typedef struct slot {
   int worked, rc;
 } slot;
 
-/* The state of one file's stream: two sets of slots, the one worked on and
-   the one being read. */
+/* The state of one file's stream: three sets of slots, which take turns:
+   while one set is parsed and worked on, the next is read and the previous
+   one committed, so that the work in input order (the IDs, the output)
+   overlaps the parallel work instead of waiting for it. */
+#define STREAM_SETS 3
+
 typedef struct stream_run {
   const toi_stream_opts *o;
   toi_case_stream *cs;
-  slot *set[2];
-  size_t nslots, block, filled[2];
-  int cur, working;
+  slot *set[STREAM_SETS];
+  size_t nslots, block, filled[STREAM_SETS];
+  int cur;       /* the set worked on this round */
+  int to_commit; /* the set worked on last round, or -1 */
+  int working;   /* no problem so far: read and written by several threads (atomics) */
+  toi_status commit_st;
+  toi_diags *dg;
+  toi_stream_result *res;
 } stream_run;
 
 int toi_stream_slots(const toi_stream_opts *o) {
-  return o->jobs < 1 ? 1 : o->jobs;
+  return STREAM_SETS * (o->jobs < 1 ? 1 : o->jobs);
 }
 
 static size_t block_cases(const toi_stream_opts *o) {
   if (o->block) return o->block;
-  size_t b = (size_t)16384 / (size_t)toi_stream_slots(o);
+  size_t b = (size_t)16384 / (size_t)(o->jobs < 1 ? 1 : o->jobs);
   return b > 1024 ? 1024 : b < 256 ? 256 : b;
 }
+
+static int is_working(stream_run *r) { return __atomic_load_n(&r->working, __ATOMIC_ACQUIRE); }
+static void stop_working(stream_run *r) { __atomic_store_n(&r->working, 0, __ATOMIC_RELEASE); }
 
 /* Fills the slots of set k from the file, in order, until it ends. */
 static void read_set(stream_run *r, int k) {
@@ -61,51 +73,59 @@ static void slot_drop_out(slot *s) {
   s->olen = 0;
 }
 
-/* Chunk 0 reads the next set while the others parse and work on the current one. */
+static toi_status commit_set(stream_run *r, int k);
+
+/* Chunk 0 reads the next set, chunk 1 commits the previous one, the others
+   parse and work on the current one. */
 static int run_chunk(void *ctx, int worker, uint64_t chunk) {
   (void)worker;
   stream_run *r = ctx;
   if (chunk == 0) {
-    read_set(r, 1 - r->cur);
+    read_set(r, (r->cur + 1) % STREAM_SETS);
     return 0;
   }
-  size_t i = (size_t)chunk - 1;
+  if (chunk == 1) {
+    if (r->to_commit >= 0) r->commit_st = commit_set(r, r->to_commit);
+    return 0;
+  }
+  size_t i = (size_t)chunk - 2;
   if (i >= r->filled[r->cur]) return 0;
   slot *s = &r->set[r->cur][i];
   toi_line_block_parse(&s->lb);
   s->worked = 0;
-  if (!r->working || s->lb.nbad) return 0;
+  if (!is_working(r) || s->lb.nbad) return 0;
   s->out = open_memstream(&s->obuf, &s->olen);
   if (!s->out) {
     s->rc = -1;
     return 0;
   }
-  toi_stream_block b = {s->lb.cases, s->lb.n, s->out, (int)i, 0, NULL, 0};
+  toi_stream_block b = {s->lb.cases, s->lb.n, s->out, r->cur * (int)r->nslots + (int)i, 0, NULL, 0};
   s->rc = r->o->work(r->o->ctx, &b);
   s->worked = 1;
   return 0;
 }
 
 /* In input order: the checks that need the whole file so far, then commit
-   and the output. TOI_OK or TOI_ERR_NOMEM. */
-static toi_status commit_set(stream_run *r, toi_diags *dg, toi_stream_result *res) {
-  for (size_t i = 0; i < r->filled[r->cur]; i++) {
-    slot *s = &r->set[r->cur][i];
-    size_t before = dg->total;
-    toi_status st = toi_case_stream_accept(r->cs, &s->lb, dg);
+   and the output of set k. TOI_OK or TOI_ERR_NOMEM. */
+static toi_status commit_set(stream_run *r, int k) {
+  toi_stream_result *res = r->res;
+  for (size_t i = 0; i < r->filled[k]; i++) {
+    slot *s = &r->set[k][i];
+    size_t before = r->dg->total;
+    toi_status st = toi_case_stream_accept(r->cs, &s->lb, r->dg);
     if (st != TOI_OK) return st;
-    if (dg->total > before) r->working = 0;
-    if (r->working && s->worked) {
+    if (r->dg->total > before) stop_working(r);
+    if (is_working(r) && s->worked) {
       if (fflush(s->out)) s->rc = -1;
-      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, (int)i, s->rc, s->obuf, s->olen};
+      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, k * (int)r->nslots + (int)i, s->rc, s->obuf, s->olen};
       int rc = r->o->commit ? r->o->commit(r->o->ctx, &b) : s->rc;
       if (rc) {
         res->commit_rc = rc;
-        r->working = 0;
+        stop_working(r);
       } else {
         if (r->o->out && s->olen && fwrite(s->obuf, 1, s->olen, r->o->out) != s->olen) {
           res->commit_rc = -1;
-          r->working = 0;
+          stop_working(r);
         }
         res->cases += s->lb.n;
       }
@@ -122,28 +142,32 @@ static toi_status run_file(stream_run *r, const char *path, toi_stream_result *r
   memset(&dg, 0, sizeof dg);
   toi_status st = toi_case_stream_open(&r->cs, path, &dg);
   if (st == TOI_OK) {
+    r->dg = &dg;
+    r->res = res;
     r->cur = 0;
+    r->to_commit = -1;
     read_set(r, 0);
-    while (r->filled[r->cur] && st == TOI_OK) {
+    while ((r->filled[r->cur] || r->to_commit >= 0) && st == TOI_OK) {
       sweep_run sr;
       memset(&sr, 0, sizeof sr);
       sr.jobs = r->o->jobs;
-      sr.nchunks = 1 + r->filled[r->cur];
+      sr.nchunks = 2 + r->filled[r->cur];
       sr.fn = run_chunk;
       sr.ctx = r;
+      r->commit_st = TOI_OK;
       if (sweep_parallel(&sr)) st = TOI_ERR_NOMEM;
-      if (st == TOI_OK) st = commit_set(r, &dg, res);
-      r->cur = 1 - r->cur;
+      if (st == TOI_OK) st = r->commit_st;
+      r->to_commit = r->filled[r->cur] ? r->cur : -1;
+      r->cur = (r->cur + 1) % STREAM_SETS;
     }
-    for (size_t i = 0; i < r->nslots; i++) {
-      slot_drop_out(&r->set[0][i]);
-      slot_drop_out(&r->set[1][i]);
-    }
+    for (int k = 0; k < STREAM_SETS; k++)
+      for (size_t i = 0; i < r->nslots; i++) slot_drop_out(&r->set[k][i]);
     toi_status cst = toi_case_stream_close(r->cs, &dg);
     r->cs = NULL;
+    r->dg = NULL;
     if (st == TOI_OK) st = cst;
   }
-  if (st != TOI_OK) r->working = 0;
+  if (st != TOI_OK) stop_working(r);
   if (r->o->file_done) r->o->file_done(r->o->ctx, path, &dg, st);
   return st;
 }
@@ -153,13 +177,12 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
   stream_run r;
   memset(&r, 0, sizeof r);
   r.o = o;
-  r.nslots = (size_t)toi_stream_slots(o);
+  r.nslots = (size_t)(o->jobs < 1 ? 1 : o->jobs);
   r.block = block_cases(o);
   r.working = 1;
-  r.set[0] = calloc(r.nslots, sizeof *r.set[0]);
-  r.set[1] = calloc(r.nslots, sizeof *r.set[1]);
-  int rc = 0;
-  if (!r.set[0] || !r.set[1]) {
+  int rc = 0, have = 1;
+  for (int k = 0; k < STREAM_SETS; k++) have &= (r.set[k] = calloc(r.nslots, sizeof *r.set[k])) != NULL;
+  if (!have) {
     res->read = TOI_ERR_NOMEM;
     rc = -1;
   }
@@ -168,12 +191,10 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
     if (st == TOI_ERR_NOMEM) rc = -1;
     if (st != TOI_OK && (res->read == TOI_OK || st == TOI_ERR_NOMEM)) res->read = st;
   }
-  for (size_t i = 0; i < r.nslots && r.set[0] && r.set[1]; i++) {
-    toi_line_block_free(&r.set[0][i].lb);
-    toi_line_block_free(&r.set[1][i].lb);
+  for (int k = 0; k < STREAM_SETS; k++) {
+    for (size_t i = 0; i < r.nslots && r.set[k]; i++) toi_line_block_free(&r.set[k][i].lb);
+    free(r.set[k]);
   }
-  free(r.set[0]);
-  free(r.set[1]);
   return rc;
 }
 

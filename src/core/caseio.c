@@ -595,11 +595,11 @@ FILE *toi_temp_file(void) {
    of ID_BUCKETS buckets by its hash's top bits. A bucket keeps its newest
    ID_CHUNK bytes in memory; a full chunk is appended to one unnamed temporary
    file shared by every bucket (made at the first full chunk, so a small file
-   makes none). At the end of the file each bucket in turn is read back, sorted
-   by hash then line, and equal IDs found in each run of equal hashes. Memory:
+   makes none). At the end of the file each bucket in turn is read back and
+   its records, in line order, put in a hash table of each ID's first line. Memory:
    at most ID_BUCKETS * ID_CHUNK bytes (2 MB) and 12 bytes a chunk while
    reading (17 bytes + the ID a record on disk), the largest bucket (1/256 of
-   the records, and 24 bytes a record) at the end. */
+   the records, and 32 bytes a record) at the end. */
 #define ID_BUCKETS 256
 #define ID_CHUNK 8192
 
@@ -704,12 +704,6 @@ typedef struct id_rec {
   const char *id; /* NUL-terminated in the bucket's copy */
 } id_rec;
 
-static int id_rec_cmp(const void *a, const void *b) {
-  const id_rec *x = a, *y = b;
-  if (x->h != y->h) return x->h < y->h ? -1 : 1;
-  return (x->line > y->line) - (x->line < y->line);
-}
-
 static void dup_keep(id_dups *d, long line, long first, const char *id) {
   d->total++;
   size_t i = d->kept;
@@ -777,17 +771,25 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
     p += len + 1;
     q += 17 + len;
   }
-  qsort(r, (size_t)n, sizeof *r, id_rec_cmp);
-  /* In a run of equal hashes, in line order: a line whose ID an earlier one has. */
-  for (uint64_t i = 0; i < n; i++)
-    for (uint64_t j = i; j-- > 0 && r[j].h == r[i].h;)
-      if (!strcmp(r[j].id, r[i].id)) {
-        long first = (long)r[j].line;
-        for (uint64_t k = j; k-- > 0 && r[k].h == r[i].h;)
-          if (!strcmp(r[k].id, r[i].id)) first = (long)r[k].line;
-        dup_keep(d, (long)r[i].line, first, r[i].id);
-        break;
-      }
+  /* The records are in line order (blocks are accepted in input order):
+     an open-addressing table of the first record of each ID, by hash; a
+     record whose ID is already there is a duplicate of that first line. */
+  size_t cap = 16;
+  while (cap < 2 * (size_t)n) cap *= 2;
+  uint32_t *slot = calloc(cap, sizeof *slot); /* record index + 1, 0 empty */
+  if (!slot) goto out;
+  for (uint64_t i = 0; i < n; i++) {
+    size_t at = (size_t)r[i].h & (cap - 1);
+    for (; slot[at]; at = (at + 1) & (cap - 1)) {
+      const id_rec *f = &r[slot[at] - 1];
+      if (f->h == r[i].h && !strcmp(f->id, r[i].id)) break;
+    }
+    if (slot[at])
+      dup_keep(d, (long)r[i].line, (long)r[slot[at] - 1].line, r[i].id);
+    else
+      slot[at] = (uint32_t)i + 1;
+  }
+  free(slot);
   rc = 0;
 out:
   free(raw);
