@@ -168,7 +168,7 @@ else
   echo "  $FR is missing (make bench builds it)"
 fi
 
-# ---- the kernels' claims, checked per family (issue: robust and accurate) ----
+# ---- the kernels' claims, checked per family (robust and accurate) ----
 # Environment: TOI_BENCH_KERNEL_COUNT (cases per family, default 10^7).
 KN=${TOI_BENCH_KERNEL_COUNT:-10000000}
 echo
@@ -192,7 +192,7 @@ echo "  (misclass: missed + ghost + other; <0.5 ULP: correctly rounded, but for 
 echo "   bin); <4 ULP counts histogram bins up to [2, 4);"
 echo "   max ratio: |T - t*| / (kappa 2^-53 |t*| + 2^-1075); sampled maxima are lower bounds)"
 
-# ==== mixed radii: one big ball among small ones (issue 17, item 4) ====
+# ==== mixed radii: one big ball among small ones ====
 # The same small balls with and without one ball of radius 60 (the second state is the first without its
 # big ball): the state read (--events 0: read, overlap check, grid, first predictions) and a run of
 # MIX_EVENTS events, whole process, the median of three runs taken in turn; the ratio one big / none is
@@ -226,7 +226,7 @@ done
 echo "  (whole process, wall clock; before the hierarchical grid one big ball made both quadratic in N)"
 # ==== end of mixed radii ====
 
-# ==== sweep profile: a mixed sweep over every formulation and where its time goes (issue 18) ====
+# ==== sweep profile: a mixed sweep over every formulation and where its time goes ====
 # Environment: TOI_BENCH_SWEEP_COUNT (cases, default 10^7; the time of 10^8 cases, the goal's size, is
 # extrapolated from it in proportion).
 bench_sweep_profile() {

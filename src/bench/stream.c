@@ -27,6 +27,8 @@ typedef struct slot {
    one committed, so that the work in input order (the IDs, the output)
    overlaps the parallel work instead of waiting for it. */
 #define STREAM_SETS 3
+/* Blocks a thread works on each round. */
+#define STREAM_PER_JOB 2
 
 typedef struct stream_run {
   const toi_stream_opts *o;
@@ -42,13 +44,19 @@ typedef struct stream_run {
 } stream_run;
 
 int toi_stream_slots(const toi_stream_opts *o) {
-  return STREAM_SETS * (o->jobs < 1 ? 1 : o->jobs);
+  return STREAM_SETS * STREAM_PER_JOB * (o->jobs < 1 ? 1 : o->jobs);
 }
 
-static size_t block_cases(const toi_stream_opts *o) {
-  if (o->block) return o->block;
-  size_t b = (size_t)16384 / (size_t)(o->jobs < 1 ? 1 : o->jobs);
-  return b > 1024 ? 1024 : b < 256 ? 256 : b;
+/* Cases in flight at most (every slot of the three sets full), whatever
+   the number of threads, so that memory stays bounded: about 200 bytes a case
+   and a block's answers. */
+#define STREAM_IN_FLIGHT ((size_t)32768)
+
+static size_t block_cases(const toi_stream_opts *o, size_t nslots) {
+  size_t cap = STREAM_IN_FLIGHT / (STREAM_SETS * nslots);
+  if (cap < 256) cap = 256;
+  size_t b = o->block ? o->block : 1024;
+  return b < cap ? b : cap;
 }
 
 static int is_working(stream_run *r) { return __atomic_load_n(&r->working, __ATOMIC_ACQUIRE); }
@@ -177,8 +185,8 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
   stream_run r;
   memset(&r, 0, sizeof r);
   r.o = o;
-  r.nslots = (size_t)(o->jobs < 1 ? 1 : o->jobs);
-  r.block = block_cases(o);
+  r.nslots = (size_t)STREAM_PER_JOB * (size_t)(o->jobs < 1 ? 1 : o->jobs);
+  r.block = block_cases(o, r.nslots);
   r.working = 1;
   int rc = 0, have = 1;
   for (int k = 0; k < STREAM_SETS; k++) have &= (r.set[k] = calloc(r.nslots, sizeof *r.set[k])) != NULL;
