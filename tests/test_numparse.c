@@ -54,7 +54,19 @@ static int agrees(const char *t) {
   double want, got = 0;
   toi_num_status ws = strtod_status(t, &want), gs = toi_parse_double(t, &got);
   if (ws != gs) return 0;
-  return ws == TOI_NUM_SYNTAX || bits(got) == bits(want);
+  if (ws != TOI_NUM_SYNTAX && bits(got) != bits(want)) return 0;
+  /* The same token as a field of a line, followed by a blank and more: the
+     same status and value, and the end at the blank. */
+  size_t n = strlen(t);
+  if (n > 4000 || strchr(t, ' ')) return 1;
+  char line[4096 + 8];
+  memcpy(line, t, n);
+  memcpy(line + n, " 7 x", 5);
+  const char *end = NULL;
+  double f = 0;
+  toi_num_status fs = toi_parse_double_field(line, &end, &f);
+  if (fs != ws) return 0;
+  return ws == TOI_NUM_SYNTAX || (bits(f) == bits(want) && end == line + n);
 }
 
 static void check_agrees(const char *t, uint64_t seed) {

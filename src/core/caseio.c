@@ -67,15 +67,11 @@ static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
 
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz);
 
-/* A line is split in a copy: on the stack when short, as written lines are
- * (at most 24 characters a number in hex or %.17g), else on the heap, up to
- * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
- * the smallest subnormal) are read too. */
 /* The common line, read in one pass without copying it: blank-separated
- * fields of printable bytes, a valid ID, DIM 2 or 3, the right number of
- * numbers each at most 63 characters long, all of them finite, the radii and
+ * fields, a valid ID, DIM 2 or 3, the right number of numbers (read in
+ * place, up to the blank after each), all of them finite, the radii and
  * masses legal. 1 when c is filled exactly as parse_fields fills it; 0 for
- * anything else (a tab, a control byte, a long token, a bad field...), which
+ * anything else (a tab, a control byte, a word, a bad field...), which
  * the general path then reads and names. */
 static int parse_line_fast(toi_case *c, const char *line) {
   const unsigned char *p = (const unsigned char *)line;
@@ -91,17 +87,15 @@ static int parse_line_fast(toi_case *c, const char *line) {
   p += 2;
   int want = c->dim == 2 ? 12 : 16;
   double v[16];
-  char tok[64];
-  char msg[8];
   for (int i = 0; i < want; i++) {
     while (*p == ' ') p++;
-    size_t k = 0;
-    while (p[k] > ' ' && p[k] < 0x7f && k < sizeof tok - 1) k++;
-    if (k == 0 || k == sizeof tok - 1 || (p[k] != ' ' && p[k] != '\0')) return 0;
-    memcpy(tok, p, k);
-    tok[k] = '\0';
-    if (parse_number(tok, &v[i], msg, sizeof msg)) return 0;
-    p += k;
+    /* parse_number's test first (a digit, or a point and a digit, after the
+       sign), then the number read in place up to the blank or the end. */
+    const unsigned char *q = p + (*p == '+' || *p == '-');
+    if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
+    const char *end;
+    if (toi_parse_double_field((const char *)p, &end, &v[i]) != TOI_NUM_OK) return 0;
+    p = (const unsigned char *)end;
   }
   while (*p == ' ') p++;
   if (*p) return 0;
@@ -117,6 +111,10 @@ static int parse_line_fast(toi_case *c, const char *line) {
   return c->ra >= 0 && c->ma > 0 && c->rb >= 0 && c->mb > 0;
 }
 
+/* A line is split in a copy: on the stack when short, as written lines are
+ * (at most 24 characters a number in hex or %.17g), else on the heap, up to
+ * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
+ * the smallest subnormal) are read too. */
 int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
   if (parse_line_fast(c, line)) return 0;
   char small[1024];

@@ -14,6 +14,10 @@ __extension__ typedef unsigned __int128 u128;
    whatever the digits (a token is shorter than 2^40 characters). */
 #define EXP_SATURATE INT64_C(1000000000)
 
+/* Where a number may end: the end of the token, or the blank after a field
+   of a line (toi_parse_double_field). */
+#define AT_END(ch) ((ch) == '\0' || (ch) == ' ')
+
 static double from_bits(uint64_t b) {
   double x;
   memcpy(&x, &b, sizeof x);
@@ -74,22 +78,23 @@ static uint64_t round_binary(uint64_t m, int64_t e, int sticky) {
 /* p just after "0x": the form "%a" writes for a normal double, 1.HHHp[+-]D
    with at most 13 digits, read without any rounding: its bits are its
    digits. 0 when p is not in that form (parse_hex then reads it). */
-static int hex_exact_normal(const char *p, int neg, double *out) {
+static int hex_exact_normal(const char *p, int neg, double *out, const char **end) {
   if (p[0] != '1' || p[1] != '.') return 0;
   uint64_t f = 0;
   int nd = 0;
   unsigned d;
   for (p += 2; nd < 13 && (d = hex_value1[(unsigned char)*p]); p++, nd++) f = f << 4 | (d - 1);
   int64_t e;
-  if (*p != 'p' || !(p = read_exponent(p + 1, &e)) || *p || e < -1022 || e > 1023) return 0;
+  if (*p != 'p' || !(p = read_exponent(p + 1, &e)) || !AT_END(*p) || e < -1022 || e > 1023) return 0;
   *out = from_bits((uint64_t)neg << 63 | (uint64_t)(e + 1023) << 52 | f << (52 - 4 * nd));
+  *end = p;
   return 1;
 }
 
 /* p just after "0x": the first 16 significant hex digits make a 64-bit
    significand, the others only move the exponent and set the sticky bit. */
-static toi_num_status parse_hex(const char *p, int neg, double *out) {
-  if (hex_exact_normal(p, neg, out)) return TOI_NUM_OK;
+static toi_num_status parse_hex(const char *p, int neg, double *out, const char **end) {
+  if (hex_exact_normal(p, neg, out, end)) return TOI_NUM_OK;
   uint64_t m = 0;
   int64_t e = 0;
   int nd = 0, sticky = 0, any = 0, point = 0;
@@ -121,7 +126,8 @@ static toi_num_status parse_hex(const char *p, int neg, double *out) {
     if (!(p = read_exponent(p + 1, &x))) return TOI_NUM_SYNTAX;
     e += x;
   }
-  if (*p) return TOI_NUM_SYNTAX;
+  if (!AT_END(*p)) return TOI_NUM_SYNTAX;
+  *end = p;
   return finish(round_binary(m, e, sticky), neg, out);
 }
 
@@ -225,7 +231,7 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
 /* p at the first digit or point: the first 19 significant digits make w,
    the value lies in [w, w + 1) 10^q (w 10^q exactly when no later digit is
    non-zero). */
-static toi_num_status parse_decimal(const char *p, int neg, double *out) {
+static toi_num_status parse_decimal(const char *p, int neg, double *out, const char **end) {
   const char *start = p;
   uint64_t w = 0;
   int64_t q = 0;
@@ -256,7 +262,8 @@ static toi_num_status parse_decimal(const char *p, int neg, double *out) {
   if (!any) return TOI_NUM_SYNTAX;
   int64_t x = 0;
   if ((*p == 'e' || *p == 'E') && !(p = read_exponent(p + 1, &x))) return TOI_NUM_SYNTAX;
-  if (*p) return TOI_NUM_SYNTAX;
+  if (!AT_END(*p)) return TOI_NUM_SYNTAX;
+  *end = p;
   if (w == 0) return finish(0, neg, out);
   q += x;
 #if FLT_EVAL_METHOD == 0
@@ -275,10 +282,20 @@ static toi_num_status parse_decimal(const char *p, int neg, double *out) {
   return decimal_exact(start, x, neg, out);
 }
 
-toi_num_status toi_parse_double(const char *tok, double *out) {
+toi_num_status toi_parse_double_field(const char *tok, const char **end, double *out) {
   const char *p = tok;
   int neg = 0;
   if (*p == '+' || *p == '-') neg = *p++ == '-';
-  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return parse_hex(p + 2, neg, out);
-  return parse_decimal(p, neg, out);
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return parse_hex(p + 2, neg, out, end);
+  return parse_decimal(p, neg, out, end);
+}
+
+/* The field reader, and the token must end where the number does. */
+toi_num_status toi_parse_double(const char *tok, double *out) {
+  const char *end = tok;
+  double x;
+  toi_num_status st = toi_parse_double_field(tok, &end, &x);
+  if (st == TOI_NUM_SYNTAX || *end) return TOI_NUM_SYNTAX;
+  *out = x;
+  return st;
 }

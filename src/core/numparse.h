@@ -19,4 +19,10 @@ typedef enum toi_num_status {
    strtod would read only in part is refused whole. */
 toi_num_status toi_parse_double(const char *tok, double *out);
 
+/* The same reading of a field that ends at a blank or a NUL (the field of a
+   line, read in place): a number in the forms above followed by ' ' or '\0',
+   *end set to that byte when the status is not TOI_NUM_SYNTAX. A token that
+   toi_parse_double reads gives the same status and value here. */
+toi_num_status toi_parse_double_field(const char *tok, const char **end, double *out);
+
 #endif
