@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "rng.h"
 #include "sweep.h"
+#include "toiref.h"
 
 static double from_bits(uint64_t b) {
   double x;
@@ -124,5 +125,37 @@ Test(sweep_speed_exact, ids_as_printf) {
       if (f == GEN_MIXED) cr_assert(strncmp(c.id, "mixed-", 6) == 0, "%s", c.id);
       else cr_assert(strncmp(c.id, fam, strlen(fam)) == 0 && (c.id[strlen(fam)] == '-'), "%s", c.id);
     }
+  }
+}
+
+/* The case check made once per case (with the fast engine's state) still refuses every invalid case, also
+   when the same memory alternates between a valid case and an invalid one. */
+Test(sweep_speed_exact, check_once_per_case) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  c.dim = 2;
+  c.pa[0] = 0, c.pb[0] = 10, c.vb[0] = -1, c.ra = c.rb = 1, c.ma = c.mb = 1; /* contact at t = 8 */
+  double ulp, bits, kappa;
+  for (int round = 0; round < 3; round++) {
+    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &c, TOI_FORWARD), TOI_OK);
+    cr_assert_eq(ulp, 0.0);
+    cr_assert_eq(toi_ref_kappa(&kappa, &c, TOI_FORWARD), TOI_OK);
+    toi_case bad = c;
+    double *field[] = {&bad.pa[1], &bad.va[0], &bad.pb[2], &bad.vb[1], &bad.ra, &bad.rb};
+    double val[] = {INFINITY, NAN, 1.0, -INFINITY, -1.0, NAN};
+    for (int f = 0; f < 6; f++) {
+      double keep = *field[f];
+      *field[f] = val[f];
+      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert(isnan(ulp) && isnan(bits));
+      cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert_eq(toi_ref_error_prec(&ulp, &bits, 8.0, &bad, TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST),
+                   TOI_ERR_INPUT, "field %d", f);
+      *field[f] = keep;
+      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_OK, "field %d", f);
+    }
+    bad.dim = 4;
+    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT);
+    cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT);
   }
 }

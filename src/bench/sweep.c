@@ -162,8 +162,11 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
   if (isnan(ulp) || !isfinite(ref_t) || ref_t == 0 || !isfinite(kappa) || !(kappa > 0)) return NAN;
   if (ulp == 0) return 0;
   if (isinf(ulp)) return INFINITY;
-  const toi_precision_info *pi = toi_precision_get(q);
-  int p = pi->p, emin = pi->emin; /* binary64: 53, -1022 */
+  int p = 53, emin = -1022; /* binary64's, without the table's call (this runs for every timed column) */
+  if (q != TOI_BINARY64) {
+    const toi_precision_info *pi = toi_precision_get(q);
+    p = pi->p, emin = pi->emin;
+  }
   int e;
   double m = sweep_frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
   int ue = (e - 1 < emin ? emin : e - 1) - (p - 1); /* ulp(t*) = 2^ue, as toi_ref_error */
