@@ -47,16 +47,19 @@ size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *
   return bad;
 }
 
-/* The checks are made once here so that both engines refuse alike; the fast
- * path answers only what it proves, and MPFR starts again from NaN. */
+/* The checks are made here, the same for both engines so that they refuse
+ * alike (the fast engine makes ref_check_case once per case, with the state
+ * it keeps); the fast path answers only what it proves, and MPFR starts
+ * again from NaN. */
 toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
                                 toi_ref_engine e) {
   if (!ulp || !bits) return TOI_ERR_RANGE;
   *ulp = *bits = NAN;
   if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (e == TOI_REF_FAST && ref_fast_error(ulp, bits, T, c, dir)) return TOI_OK;
+  toi_status st;
+  if (e == TOI_REF_FAST ? ref_fast_error_checked(&st, ulp, bits, T, c, dir, TOI_BINARY64)
+                        : (st = ref_check_case(c)) != TOI_OK)
+    return st;
   *ulp = *bits = NAN;
   return ref_error_mpfr(ulp, bits, T, c, dir);
 }
@@ -65,9 +68,9 @@ toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction 
   if (!kappa) return TOI_ERR_RANGE;
   *kappa = NAN;
   if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (e == TOI_REF_FAST && ref_fast_kappa(kappa, c, dir)) return TOI_OK;
+  toi_status st;
+  if (e == TOI_REF_FAST ? ref_fast_kappa_checked(&st, kappa, c, dir) : (st = ref_check_case(c)) != TOI_OK)
+    return st;
   *kappa = NAN;
   return ref_kappa_mpfr(kappa, c, dir);
 }

@@ -61,9 +61,9 @@ toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_cas
   if (!ulp || !bits) return TOI_ERR_RANGE;
   *ulp = *bits = NAN;
   if (!toi_precision_get(q) || (dir != TOI_FORWARD && dir != TOI_REVERSE)) return TOI_ERR_RANGE;
-  toi_status st = ref_check_case(c);
-  if (st != TOI_OK) return st;
-  if (e == TOI_REF_FAST && ref_fast_error_prec(ulp, bits, T, c, dir, q)) return TOI_OK;
+  toi_status st;
+  if (e == TOI_REF_FAST ? ref_fast_error_checked(&st, ulp, bits, T, c, dir, q) : (st = ref_check_case(c)) != TOI_OK)
+    return st;
   *ulp = *bits = NAN;
   return ref_error_mpfr_prec(ulp, bits, T, c, dir, q);
 }

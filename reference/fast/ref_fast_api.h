@@ -60,6 +60,14 @@ int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir);
 /// ref_fast_error in precision q (toi_ref_error_prec's answer); ref_fast_error is q = binary64.
 int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
                         toi_precision q);
+/// ref_fast_error_prec and ref_fast_kappa on a case not checked yet: *chk is
+/// ref_check_case(c), made once per case by the calling thread and kept with
+/// the state the fast paths prepare for it; 1 when the case was refused
+/// (*chk not TOI_OK, outputs untouched) or answered (*chk TOI_OK), 0 when the
+/// caller must ask the GMP/MPFR paths (*chk TOI_OK).
+int ref_fast_error_checked(toi_status *chk, double *ulp, double *bits, double T, const toi_case *c,
+                           toi_direction dir, toi_precision q);
+int ref_fast_kappa_checked(toi_status *chk, double *kappa, const toi_case *c, toi_direction dir);
 
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests

@@ -59,6 +59,7 @@
 typedef struct fe_cache {
   int valid;            /* key holds a case */
   int ok;               /* ref_fast_prepare answered alone for it */
+  toi_status chk;       /* ref_check_case's verdict on it */
   int dim;              /* the key: dim and the fields the roots depend on */
   double key[14];
   ref_fast_state st;
@@ -91,18 +92,35 @@ static void fe_key(double *k, const toi_case *c) {
   k[13] = c->rb;
 }
 
+/* The bits of x ^ those of y: 0 exactly when x and y are the same double, bit for bit. */
+static inline uint64_t fe_xor(double x, double y) {
+  uint64_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  return a ^ b;
+}
+
+/* 1 when the key k holds the fields of c, bit for bit (as memcmp of the key
+ * would say), read in place: this runs on every error and kappa. */
+static inline int fe_same(const double *k, const toi_case *c) {
+  uint64_t d = fe_xor(k[12], c->ra) | fe_xor(k[13], c->rb);
+  for (int i = 0; i < 3; i++)
+    d |= fe_xor(k[i], c->pa[i]) | fe_xor(k[3 + i], c->pb[i]) | fe_xor(k[6 + i], c->va[i]) | fe_xor(k[9 + i], c->vb[i]);
+  return d == 0;
+}
+
 /* The calling thread's state for case c, prepared when c is new (compared
- * bit for bit, so -0 and +0 count as different: harmless). */
+ * bit for bit, so -0 and +0 count as different: harmless), with the
+ * verdict of ref_check_case on it, made once per case. */
 static fe_cache *fe_get(const toi_case *c) {
   fe_cache *k = &fe_tls;
-  double key[14];
-  fe_key(key, c);
-  if (k->valid && k->dim == c->dim && !memcmp(k->key, key, sizeof key)) return k;
+  if (k->valid && k->dim == c->dim && fe_same(k->key, c)) return k;
   k->valid = 0;
+  k->chk = ref_check_case(c);
   k->ok = ref_fast_prepare(&k->st, c);
   k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
   k->dim = c->dim;
-  memcpy(k->key, key, sizeof key);
+  fe_key(k->key, c);
   k->valid = 1;
   return k;
 }
@@ -677,10 +695,8 @@ int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_d
 /* In a precision q other than binary64, RN_q(t*) comes from the certified
  * RN(t*) (ref_round_certified) and the ulp from t*'s binade, clamped to q's
  * range: the same exact quotient, with q's power of two. */
-int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                        toi_precision q) {
+static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
   fe_counts.error_calls++;
-  fe_cache *k = fe_get(c);
   if (!k->ok) return fe_counts.error_fb++, 0;
   const toi_ref *r = &k->st.r;
   int lo = ref_dir_root(r, dir);
@@ -701,9 +717,22 @@ int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, 
   return 1;
 }
 
-int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  fe_counts.kappa_calls++;
+int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                        toi_precision q) {
+  return fe_error(fe_get(c), ulp, bits, T, dir, q);
+}
+
+/* The case's check comes with its state, made once per case. */
+int ref_fast_error_checked(toi_status *chk, double *ulp, double *bits, double T, const toi_case *c,
+                           toi_direction dir, toi_precision q) {
+  if (!c) return *chk = ref_check_case(c), 1;
   fe_cache *k = fe_get(c);
+  if ((*chk = k->chk) != TOI_OK) return 1;
+  return fe_error(k, ulp, bits, T, dir, q);
+}
+
+static int fe_kappa_of(fe_cache *k, double *kappa, const toi_case *c, toi_direction dir) {
+  fe_counts.kappa_calls++;
   if (!k->ok) return fe_counts.kappa_fb++, 0;
   const ref_fast_state *fs = &k->st;
   int lo = ref_dir_root(&fs->r, dir);
@@ -718,4 +747,15 @@ int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {
   }
   if (!FE_PICK(fe_kappa)(kappa, k, c, lo ? 0 : 1)) return fe_counts.kappa_fb++, 0;
   return 1;
+}
+
+int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {
+  return fe_kappa_of(fe_get(c), kappa, c, dir);
+}
+
+int ref_fast_kappa_checked(toi_status *chk, double *kappa, const toi_case *c, toi_direction dir) {
+  if (!c) return *chk = ref_check_case(c), 1;
+  fe_cache *k = fe_get(c);
+  if ((*chk = k->chk) != TOI_OK) return 1;
+  return fe_kappa_of(k, kappa, c, dir);
 }

@@ -10,6 +10,18 @@
 
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
+/* toi_class_group (classes.c) inline: the scoring of every column of every
+   case of a sweep asks it three or four times. */
+static inline toi_group group_of(toi_class c) {
+  switch (c) {
+    case TOI_HIT:
+    case TOI_GRAZE:
+    case TOI_CONTACT: return TOI_G_CONTACT;
+    case TOI_OVERLAP: return TOI_G_OVERLAP;
+    default: return TOI_G_NOCONTACT;
+  }
+}
+
 /* The error of T against the exact root of c in direction dir, precision q:
    taken from cache (NULL: none) when measured there before, else measured
    and kept there while room is left. */
@@ -51,9 +63,9 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
     out->kind = SCORE_OUT_OF_DOMAIN;
     return TOI_OK;
   }
-  toi_group gv = toi_class_group(r.cls);
+  toi_group gv = group_of(r.cls);
   if (dir == TOI_FORWARD) {
-    toi_group ge = toi_class_group(ref->cls);
+    toi_group ge = group_of(ref->cls);
     if (gv == ge)
       out->kind = SCORE_AGREE;
     else if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT)
@@ -148,7 +160,7 @@ static score_kind classify(toi_group gv, toi_group ge) {
  * The exact side is decided on the correctly rounded root, which differs from
  * the exact decision only when RN(t*) = tmax. */
 static toi_group exact_group(const toi_ref *ref, double tmax) {
-  toi_group g = toi_class_group(ref->cls);
+  toi_group g = group_of(ref->cls);
   if (g == TOI_G_CONTACT && isfinite(tmax) && !(ref->tfwd <= tmax)) g = TOI_G_NOCONTACT;
   return g;
 }
@@ -169,7 +181,7 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
     if (st != TOI_OK) return st;
   }
   toi_group gt = exact_group(&tref, o->tmax);
-  out->target_kind = classify(toi_class_group(rr.cls), gt);
+  out->target_kind = classify(group_of(rr.cls), gt);
   if (!contact_verdict || !isfinite(r.t)) return TOI_OK;
   out->gap = score_gap(c, r.t);
   if (out->target_kind != SCORE_AGREE || gt != TOI_G_CONTACT || tref.fwd_is_lo < 0) return TOI_OK;
@@ -199,18 +211,23 @@ static toi_status answer_with(score_detail *out, toi_result r, toi_direction dir
   out->gap = out->target_ulp = out->target_dt = NAN;
   out->target = o->target;
   out->target_kind = SCORE_OUT_OF_DOMAIN;
-  toi_ref within = *ref;
+  toi_ref within; /* ref, or its copy with the class a step makes of it */
+  const toi_ref *use = ref;
   toi_result rr = r;
-  int contact_verdict = toi_class_group(r.cls) == TOI_G_CONTACT;
+  int contact_verdict = group_of(r.cls) == TOI_G_CONTACT;
   if (dir == TOI_FORWARD && isfinite(o->tmax)) {
-    if (exact_group(ref, o->tmax) != toi_class_group(ref->cls)) within.cls = TOI_MISS;
+    if (exact_group(ref, o->tmax) != group_of(ref->cls)) {
+      within = *ref;
+      within.cls = TOI_MISS;
+      use = &within;
+    }
     /* A verdict with a time after the step claims no contact in it either. */
     if (contact_verdict && r.t > o->tmax) {
       rr.cls = TOI_NONE;
       contact_verdict = 0;
     }
   }
-  toi_status st = score_core(&out->sc, rr, dir, domain, c, &within, o->engine, o->precision, cache);
+  toi_status st = score_core(&out->sc, rr, dir, domain, c, use, o->engine, o->precision, cache);
   if (st != TOI_OK) return st;
   out->sc.verdict = r.cls;
   out->sc.ref_cls = ref->cls;

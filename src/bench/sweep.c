@@ -100,13 +100,37 @@ void sweep_acc_merge(sweep_acc *a, const sweep_acc *b) {
   }
 }
 
+/* frexp by the bit pattern (frexp is a libm call, and this runs for every
+   timed column of every case): x = m 2^e with |m| in [0.5, 1), m of x's sign;
+   zero, infinities and NaN come back as they are with e = 0, as frexp gives
+   them; a subnormal x is first scaled by 2^64 (exact). */
+double sweep_frexp(double x, int *e) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int be = (int)(b >> 52 & 0x7ff), shift = 0;
+  if (be == 0x7ff || (b << 1) == 0) {
+    *e = 0;
+    return x;
+  }
+  if (be == 0) { /* subnormal: 2^64 x is normal, exactly */
+    x *= 0x1p64;
+    memcpy(&b, &x, sizeof b);
+    be = (int)(b >> 52 & 0x7ff);
+    shift = 64;
+  }
+  *e = be - 1022 - shift;
+  b = (b & ~((uint64_t)0x7ff << 52)) | (uint64_t)1022 << 52;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
 int sweep_ulp_bin(double ulp) {
   if (isnan(ulp) || ulp < 0) return -1;
   if (ulp == 0) return 0;
   if (isinf(ulp)) return SWEEP_HBINS - 1;
   if (ulp < 0.5) return 1;
   int e;
-  (void)frexp(ulp, &e); /* ulp in [2^(e-1), 2^e) */
+  (void)sweep_frexp(ulp, &e); /* ulp in [2^(e-1), 2^e) */
   int h = e + 2;
   return h > SWEEP_HBINS - 3 ? SWEEP_HBINS - 2 : h;
 }
@@ -116,7 +140,7 @@ int sweep_kappa_bin(double kappa) {
   if (isinf(kappa)) return SWEEP_KBINS - 1;
   if (kappa < 2) return 0;
   int e;
-  (void)frexp(kappa, &e); /* kappa in [2^(e-1), 2^e) */
+  (void)sweep_frexp(kappa, &e); /* kappa in [2^(e-1), 2^e) */
   int j = e - 1;
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
@@ -138,10 +162,13 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
   if (isnan(ulp) || !isfinite(ref_t) || ref_t == 0 || !isfinite(kappa) || !(kappa > 0)) return NAN;
   if (ulp == 0) return 0;
   if (isinf(ulp)) return INFINITY;
-  const toi_precision_info *pi = toi_precision_get(q);
-  int p = pi->p, emin = pi->emin; /* binary64: 53, -1022 */
+  int p = 53, emin = -1022; /* binary64's, without the table's call (this runs for every timed column) */
+  if (q != TOI_BINARY64) {
+    const toi_precision_info *pi = toi_precision_get(q);
+    p = pi->p, emin = pi->emin;
+  }
   int e;
-  double m = frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
+  double m = sweep_frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
   int ue = (e - 1 < emin ? emin : e - 1) - (p - 1); /* ulp(t*) = 2^ue, as toi_ref_error */
   /* |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)) (binary64: 2^-53, 2^-1075): the
      error against the best the format can do, the conditioning's share plus
@@ -206,17 +233,21 @@ static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls
    and kappa there, computed when a column of that precision first needs it. */
 typedef struct sweep_view {
   int state; /* 0 unchanged, 1 rounded, -1 beyond the precision's range, 2 not computed yet */
-  toi_case c;
-  toi_ref ref;
+  const toi_case *c; /* the case and its answer: cbuf, rbuf, or the caller's (binary64, given) */
+  const toi_ref *ref;
+  toi_case cbuf;
+  toi_ref rbuf;
   double kappa[2];
   int have[2];
 } sweep_view;
 
 static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi_ref_engine engine) {
   if (v->state != 2) return TOI_OK;
-  v->state = score_input(&v->c, &v->ref, c, q, engine);
+  v->state = score_input(&v->cbuf, &v->rbuf, c, q, engine);
+  v->c = &v->cbuf;
+  v->ref = &v->rbuf;
   if (v->state == -2) return TOI_ERR_RANGE;
-  if (v->state >= 0 && (unsigned)v->ref.cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
+  if (v->state >= 0 && (unsigned)v->ref->cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
   return TOI_OK;
 }
 
@@ -245,12 +276,13 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size
   return sweep_eval_case_given(acc, cands, nc, ans, 1, tmax, c, b, index, engine, NULL, &cache);
 }
 
-/* The binary64 view from an exact answer solved before (score_input's). */
+/* The binary64 view from an exact answer solved before (score_input's): the
+   caller's case and answer themselves, not copies. */
 static toi_status view_given(sweep_view *v, const toi_case *c, const toi_ref *ref) {
   v->state = 0;
-  v->c = *c;
-  v->ref = *ref;
-  return (unsigned)v->ref.cls >= TOI_CLASS_COUNT ? TOI_ERR_RANGE : TOI_OK;
+  v->c = c;
+  v->ref = ref;
+  return (unsigned)ref->cls >= TOI_CLASS_COUNT ? TOI_ERR_RANGE : TOI_OK;
 }
 
 toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
@@ -266,7 +298,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   cache->n = 0;
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
-  const toi_ref *r64 = &view[TOI_BINARY64].ref;
+  const toi_ref *r64 = view[TOI_BINARY64].ref;
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
   for (size_t j = 0; j < nc; j++) {
@@ -283,11 +315,11 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     }
     score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
     score_detail sd;
-    st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, &v->c, &v->ref, &so, cache);
+    st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
     if (st != TOI_OK) return st;
-    add_scored(cell, &sd.sc, v->ref.cls, &v->c, index);
+    add_scored(cell, &sd.sc, v->ref->cls, v->c, index);
     if (sd.sc.timed &&
-        (st = add_kappa(cell, &sd.sc, cand->direction, v->kappa, v->have, &v->c, index, engine, cand->precision)) !=
+        (st = add_kappa(cell, &sd.sc, cand->direction, v->kappa, v->have, v->c, index, engine, cand->precision)) !=
             TOI_OK)
       return st;
   }

@@ -217,6 +217,9 @@ void sweep_witness_offer(sweep_witness *w, double value, double aux, uint64_t in
 void sweep_witness_offer_first(sweep_witness *w, double value, double aux, uint64_t index,
                                const toi_case *c);
 
+/// frexp(x, e) bit for bit, by the bit pattern (sweep.c): subnormals,
+/// zeros, infinities and NaN included.
+double sweep_frexp(double x, int *e);
 /// Histogram bin of a ULP error (>= 0 or +Inf) and of a kappa (>= 0 or +Inf).
 int sweep_ulp_bin(double ulp);
 int sweep_kappa_bin(double kappa);

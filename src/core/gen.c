@@ -205,8 +205,8 @@ static const frame frames3[] = {{{1, 0, 0}, {0, 1, 0}, 1},  {{1, 2, 2}, {2, 1, -
                                 {{1, 4, 8}, {4, 7, -4}, 9}, {{2, 6, 9}, {6, 7, -6}, 11}};
 
 static const frame *pick_frame(toi_rng *r, int dim) {
-  if (dim == 2) return &frames2[toi_rng_below(r, sizeof frames2 / sizeof frames2[0])];
-  return &frames3[toi_rng_below(r, sizeof frames3 / sizeof frames3[0])];
+  if (dim == 2) return &frames2[toi_rng_below_i(r, sizeof frames2 / sizeof frames2[0])];
+  return &frames3[toi_rng_below_i(r, sizeof frames3 / sizeof frames3[0])];
 }
 
 /* Nearest point of the 2^-g grid (|x| < 2^(51-g)): adding and removing 1.5 2^52
@@ -224,7 +224,7 @@ static double in_q(double x, toi_precision q) { return q == TOI_BINARY64 ? x : t
 /* Uniform over the floats of [float(lo), float(hi)], as toi_rng_bits for doubles. */
 static double float_bits(toi_rng *r, double lo, double hi) {
   int64_t a = toi_float_ord(lo), b = toi_float_ord(hi);
-  return toi_float_from_ord(a + (int64_t)toi_rng_below(r, (uint64_t)(b - a) + 1));
+  return toi_float_from_ord(a + (int64_t)toi_rng_below_i(r, (uint64_t)(b - a) + 1));
 }
 
 /* x rounded to 24 significant bits (nearest, ties away) by integer operations
@@ -243,7 +243,7 @@ static void unit(toi_rng *r, int dim, double u[3]) {
     double n2 = 0;
     u[2] = 0;
     for (int i = 0; i < dim; i++) {
-      u[i] = toi_rng_uniform(r, -1, 1);
+      u[i] = toi_rng_uniform_i(r, -1, 1);
       n2 += u[i] * u[i];
     }
     if (n2 > 0.0625 && n2 <= 1) {
@@ -279,20 +279,20 @@ static void perpendicular(toi_rng *r, int dim, const double u[3], double w[3]) {
   }
 }
 
-static double mass(toi_rng *r, toi_precision q) { return in_q(toi_rng_uniform(r, 0.5, 2), q); }
+static double mass(toi_rng *r, toi_precision q) { return in_q(toi_rng_uniform_i(r, 0.5, 2), q); }
 
 /* Exact symmetries: a signed permutation of the axes applied to every vector,
    and swapping the two balls (s -> -s, v -> -v): the class and D are unchanged. */
-/* toi_rng_below(r, 2): its threshold 2^64 mod 2 = 0 takes every draw, and
+/* toi_rng_below_i(r, 2): its threshold 2^64 mod 2 = 0 takes every draw, and
    x % 2 = x & 1: the same draws and values, without its two divisions (a
    case draws up to seven of these). */
-static int coin(toi_rng *r) { return (int)(toi_rng_next(r) & 1); }
+static int coin(toi_rng *r) { return (int)(toi_rng_next_i(r) & 1); }
 
-/* toi_rng_below(r, 3), the same loop with the divisor known here. */
+/* toi_rng_below_i(r, 3), the same loop with the divisor known here. */
 static uint64_t below3(toi_rng *r) {
   const uint64_t threshold = (0 - (uint64_t)3) % 3;
   for (;;) {
-    uint64_t x = toi_rng_next(r);
+    uint64_t x = toi_rng_next_i(r);
     if (x >= threshold) return x % 3;
   }
 }
@@ -300,7 +300,7 @@ static uint64_t below3(toi_rng *r) {
 static void shuffle(toi_rng *r, toi_case *c) {
   int perm[3] = {0, 1, 2};
   for (int i = c->dim - 1; i > 0; i--) {
-    int j = i == 2 ? (int)below3(r) : i == 1 ? coin(r) : (int)toi_rng_below(r, (uint64_t)i + 1);
+    int j = i == 2 ? (int)below3(r) : i == 1 ? coin(r) : (int)toi_rng_below_i(r, (uint64_t)i + 1);
     int t = perm[i];
     perm[i] = perm[j];
     perm[j] = t;
@@ -313,16 +313,19 @@ static void shuffle(toi_rng *r, toi_case *c) {
     for (int i = 0; i < c->dim; i++) t[i] = sign[i] * vecs[k][perm[i]];
     memcpy(vecs[k], t, sizeof t);
   }
-  if (coin(r)) {
-    toi_case t = *c;
-    memcpy(c->pa, t.pb, sizeof c->pa);
-    memcpy(c->va, t.vb, sizeof c->va);
-    memcpy(c->pb, t.pa, sizeof c->pb);
-    memcpy(c->vb, t.va, sizeof c->vb);
-    c->ra = t.rb;
-    c->rb = t.ra;
-    c->ma = t.mb;
-    c->mb = t.ma;
+  if (coin(r)) { /* the balls swapped, field by field (not the whole case and its ID) */
+    for (int i = 0; i < 3; i++) {
+      double p = c->pa[i], v = c->va[i];
+      c->pa[i] = c->pb[i];
+      c->va[i] = c->vb[i];
+      c->pb[i] = p;
+      c->vb[i] = v;
+    }
+    double ra = c->ra, ma = c->ma;
+    c->ra = c->rb;
+    c->rb = ra;
+    c->ma = c->mb;
+    c->mb = ma;
   }
 }
 
@@ -330,8 +333,8 @@ static void shuffle(toi_rng *r, toi_case *c) {
    R = h m split into two dyadic radii, masses. */
 static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
   int b = grids[q].b;
-  int64_t M = toi_rng_int(r, (int64_t)1 << (b - 1), ((int64_t)1 << b) - 1);
-  int64_t RA = toi_rng_int(r, 1, fr->h * M - 1);
+  int64_t M = toi_rng_int_i(r, (int64_t)1 << (b - 1), ((int64_t)1 << b) - 1);
+  int64_t RA = toi_rng_int_i(r, 1, fr->h * M - 1);
   c->ra = (double)RA * pow2i(-b);
   c->rb = (double)(fr->h * M - RA) * pow2i(-b);
   c->ma = mass(r, q);
@@ -341,7 +344,7 @@ static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precisio
 
 /* A dyadic speed in [0.25, 4] on the 2^-cv grid. */
 static double exact_speed(toi_rng *r, int cv) {
-  return (double)toi_rng_int(r, (int64_t)1 << (cv - 2), (int64_t)1 << (cv + 2)) * pow2i(-cv);
+  return (double)toi_rng_int_i(r, (int64_t)1 << (cv - 2), (int64_t)1 << (cv + 2)) * pow2i(-cv);
 }
 
 /* ---- the families ---- */
@@ -349,7 +352,7 @@ static double exact_speed(toi_rng *r, int cv) {
 /* One draw of the generic family in [lo, hi]: uniform over the reals (rounded
    to q) or over the values of q. */
 static double generic_draw(toi_rng *r, double lo, double hi, int bits, toi_precision q) {
-  if (!bits) return in_q(toi_rng_uniform(r, lo, hi), q);
+  if (!bits) return in_q(toi_rng_uniform_i(r, lo, hi), q);
   return q == TOI_BINARY64 ? toi_rng_bits(r, lo, hi) : float_bits(r, lo, hi);
 }
 
@@ -369,16 +372,16 @@ static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
 
 static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
   double u[3], w[3];
-  c->ra = toi_rng_uniform(r, o->rlo, o->rhi);
-  c->rb = toi_rng_uniform(r, o->rlo, o->rhi);
+  c->ra = toi_rng_uniform_i(r, o->rlo, o->rhi);
+  c->rb = toi_rng_uniform_i(r, o->rlo, o->rhi);
   double R = c->ra + c->rb;
-  for (int i = 0; i < c->dim; i++) c->pa[i] = toi_rng_uniform(r, -o->pos, o->pos);
-  for (int i = 0; i < c->dim; i++) c->va[i] = toi_rng_uniform(r, -1, 1);
+  for (int i = 0; i < c->dim; i++) c->pa[i] = toi_rng_uniform_i(r, -o->pos, o->pos);
+  for (int i = 0; i < c->dim; i++) c->va[i] = toi_rng_uniform_i(r, -1, 1);
   unit(r, c->dim, u);
   perpendicular(r, c->dim, u, w);
-  double d = toi_rng_uniform(r, 2, 20);
-  double b = toi_rng_uniform(r, o->blo, o->bhi);
-  double speed = toi_rng_uniform(r, 0.25, 4);
+  double d = toi_rng_uniform_i(r, 2, 20);
+  double b = toi_rng_uniform_i(r, o->blo, o->bhi);
+  double speed = toi_rng_uniform_i(r, 0.25, 4);
   for (int i = 0; i < c->dim; i++) {
     c->pb[i] = c->pa[i] + R * (d * u[i] + b * w[i]);
     c->vb[i] = c->va[i] - speed * u[i];
@@ -395,7 +398,7 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   const exact_grid *g = &grids[q];
   const frame *fr = pick_frame(r, c->dim);
   double m = exact_radii(r, c, fr, q);
-  double alpha = (double)toi_rng_int(r, 2 * (int64_t)(m * pow2i(g->b)), 20 * (int64_t)(m * pow2i(g->b)) - 1) *
+  double alpha = (double)toi_rng_int_i(r, 2 * (int64_t)(m * pow2i(g->b)), 20 * (int64_t)(m * pow2i(g->b)) - 1) *
                  pow2i(-g->b);
   double w = exact_speed(r, g->cv);
   double tiny = sigma ? (double)sigma * m * pow2i(-k) : 0.0;
@@ -469,7 +472,7 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, ch
   double m = exact_radii(r, c, fr, q);
   double mu = exact_speed(r, cv);
   if (approach) mu = -mu;
-  double eta = toi_rng_uniform(r, -0.5, 0.5) * mu;
+  double eta = toi_rng_uniform_i(r, -0.5, 0.5) * mu;
   eta = grid(eta, cv);
   double tiny = (double)sigma * m * pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
@@ -564,7 +567,7 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   exact_graze(c, r, 0, 0, 1, q);
   shuffle(r, c);
   if (base) *base = *c;
-  int pick = (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c));
+  int pick = (int)toi_rng_below_i(r, (uint64_t)gen_case_input_count(c));
   int up = coin(r);
   double *x = gen_case_input(c, pick);
   if (q == TOI_BINARY32) *x = toi_float_from_ord(toi_float_ord(*x) + (up ? k : -k));
@@ -573,12 +576,50 @@ static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_prec
   tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
+/* The ID "%s%s%s%s-%06" PRIu64 into id (size bytes, cut as snprintf cuts):
+   prefix, family, "-" and the tag when there is one, index. When the whole
+   fits (always, for the names and tags of this file), the parts are copied
+   in one go; otherwise by gen_text, which cuts. */
+static void put_id(char *id, size_t size, const char *prefix, const char *family, const char *tag,
+                   uint64_t index) {
+  char d[24];
+  int n = 0;
+  do {
+    d[n++] = (char)('0' + index % 10);
+    index /= 10;
+  } while (index);
+  while (n < 6) d[n++] = '0';
+  size_t lp = strlen(prefix), lf = strlen(family), lt = strlen(tag);
+  size_t len = lp + lf + (lt ? lt + 1 : 0) + 1 + (size_t)n;
+  if (len < size) {
+    char *p = id;
+    memcpy(p, prefix, lp), p += lp;
+    memcpy(p, family, lf), p += lf;
+    if (lt) *p++ = '-', memcpy(p, tag, lt), p += lt;
+    *p++ = '-';
+    while (n) *p++ = d[--n];
+    *p = 0;
+    return;
+  }
+  char s[26];
+  int k = 0;
+  while (n) s[k++] = d[--n];
+  s[k] = 0;
+  gen_text t = {id, size, 0};
+  gt_str(&t, prefix);
+  gt_str(&t, family);
+  gt_str(&t, lt ? "-" : "");
+  gt_str(&t, tag);
+  gt_str(&t, "-");
+  gt_str(&t, s);
+}
+
 static int range_pick(const gen_range *g, uint64_t index) {
   return g->lo + (int)(index % range_count(g)) * g->step;
 }
 
 static int range_draw(toi_rng *r, const gen_range *g) {
-  return g->lo + (int)toi_rng_below(r, range_count(g)) * g->step;
+  return g->lo + (int)toi_rng_below_i(r, range_count(g)) * g->step;
 }
 
 /* One case of family o->family (not mixed); param is its k or e. */
@@ -631,14 +672,7 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
     }
     gen_one(out, base, &r, o, param, tag, sizeof tag);
   }
-  /* "%s%s%s%s-%06" PRIu64: prefix, family, "-" and the tag when there is one, index */
-  gen_text id = {out->id, sizeof out->id, 0};
-  gt_str(&id, prefix);
-  gt_str(&id, family_names[fam]);
-  gt_str(&id, tag[0] ? "-" : "");
-  gt_str(&id, tag);
-  gt_str(&id, "-");
-  gt_num(&id, index, 0, 6);
+  put_id(out->id, sizeof out->id, prefix, family_names[fam], tag, index);
   if (base) memcpy(base->id, out->id, sizeof base->id);
   return TOI_OK;
 }

@@ -31,20 +31,7 @@ void toi_rng_seed_item(toi_rng *r, uint64_t seed, uint64_t stream, uint64_t inde
   toi_rng_seed(r, h);
 }
 
-static inline uint64_t rotl(const uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t toi_rng_next(toi_rng *r) {
-  uint64_t *s = r->s;
-  const uint64_t result = rotl(s[1] * 5, 7) * 9;
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
+uint64_t toi_rng_next(toi_rng *r) { return toi_rng_next_i(r); }
 
 void toi_rng_jump(toi_rng *r) {
   static const uint64_t jump[] = {0x180ec6d33cfd0aba, 0xd5a61266f0c9392c, 0xa9582618e03fc9aa,
@@ -59,29 +46,16 @@ void toi_rng_jump(toi_rng *r) {
   memcpy(r->s, t, sizeof t);
 }
 
-uint64_t toi_rng_below(toi_rng *r, uint64_t n) {
-  /* Reject the lowest (2^64 mod n) values so every residue is equally likely. */
-  const uint64_t threshold = (0 - n) % n;
-  for (;;) {
-    uint64_t x = toi_rng_next(r);
-    if (x >= threshold) return x % n;
-  }
-}
+uint64_t toi_rng_below(toi_rng *r, uint64_t n) { return toi_rng_below_i(r, n); }
 
-int64_t toi_rng_int(toi_rng *r, int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)hi - (uint64_t)lo;
-  if (span == UINT64_MAX) return (int64_t)toi_rng_next(r);
-  return (int64_t)((uint64_t)lo + toi_rng_below(r, span + 1));
-}
+int64_t toi_rng_int(toi_rng *r, int64_t lo, int64_t hi) { return toi_rng_int_i(r, lo, hi); }
 
 double toi_rng_u01(toi_rng *r) {
   /* 53 random bits times 2^-53: exact, so the result is the same everywhere. */
-  return (double)(toi_rng_next(r) >> 11) * 0x1p-53;
+  return toi_rng_u01_i(r);
 }
 
-double toi_rng_uniform(toi_rng *r, double lo, double hi) {
-  return lo + (hi - lo) * toi_rng_u01(r);
-}
+double toi_rng_uniform(toi_rng *r, double lo, double hi) { return toi_rng_uniform_i(r, lo, hi); }
 
 int64_t toi_double_ord(double x) {
   int64_t i;

@@ -63,4 +63,39 @@ int64_t toi_float_ord(double x);
 /// Inverse of toi_float_ord on the finite floats, as a double.
 double toi_float_from_ord(int64_t k);
 
+/* The hot draws inline, for the generator's per-case path (gen.c): the
+   same operations as toi_rng_next, _below, _int, _u01 and _uniform, which
+   call these. */
+static inline uint64_t toi_rng_next_i(toi_rng *r) {
+  uint64_t *s = r->s;
+  const uint64_t x = s[1] * 5, result = ((x << 7) | (x >> 57)) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = (s[3] << 45) | (s[3] >> 19);
+  return result;
+}
+
+static inline uint64_t toi_rng_below_i(toi_rng *r, uint64_t n) {
+  /* Reject the lowest (2^64 mod n) values so every residue is equally likely. */
+  const uint64_t threshold = (0 - n) % n;
+  for (;;) {
+    uint64_t x = toi_rng_next_i(r);
+    if (x >= threshold) return x % n;
+  }
+}
+
+static inline int64_t toi_rng_int_i(toi_rng *r, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)hi - (uint64_t)lo;
+  if (span == UINT64_MAX) return (int64_t)toi_rng_next_i(r);
+  return (int64_t)((uint64_t)lo + toi_rng_below_i(r, span + 1));
+}
+
+static inline double toi_rng_u01_i(toi_rng *r) { return (double)(toi_rng_next_i(r) >> 11) * 0x1p-53; }
+
+static inline double toi_rng_uniform_i(toi_rng *r, double lo, double hi) { return lo + (hi - lo) * toi_rng_u01_i(r); }
+
 #endif

@@ -1,0 +1,161 @@
+/* test_sweep_speed_exact.c: the sweep's fast paths give the bits of what they replace: frexp by the bit
+   pattern, the inline draws, the IDs built without printf. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gen.h"
+#include "rng.h"
+#include "sweep.h"
+#include "toiref.h"
+
+static double from_bits(uint64_t b) {
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+static uint64_t bits_of(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+/* sweep_frexp against the C library's frexp: the same significand bits and exponent. */
+static void same_as_frexp(double x) {
+  int e1 = 12345, e2 = 12345;
+  double m1 = frexp(x, &e1), m2 = sweep_frexp(x, &e2);
+  if (isnan(x)) {
+    cr_assert(isnan(m2), "NaN in, NaN out");
+    return;
+  }
+  cr_assert_eq(bits_of(m1), bits_of(m2), "frexp(%a): %a against %a", x, m1, m2);
+  cr_assert_eq(e1, e2, "frexp(%a): exponent %d against %d", x, e1, e2);
+}
+
+Test(sweep_speed_exact, frexp_edges) {
+  const double xs[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, 0.75, 2.0, 3.0, DBL_MAX, -DBL_MAX,
+                       DBL_MIN, -DBL_MIN, 0x1p-1074, -0x1p-1074, 0x1p-1073, 0x1.fffffffffffffp-1023,
+                       0x1p-1023, 0x1.8p-1070, 0x1p1023, 0x1.fffffffffffffp+1023, 0x1p-1022 * (1 - 0x1p-52)};
+  for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) same_as_frexp(xs[i]);
+  /* Every exponent, with a few significands, both signs, subnormals included. */
+  for (int be = 0; be < 2047; be++)
+    for (uint64_t f = 0; f < 4; f++) {
+      uint64_t frac = f == 0 ? 0 : f == 1 ? 1 : f == 2 ? ((uint64_t)1 << 52) - 1 : (uint64_t)0x123456789abcdull;
+      same_as_frexp(from_bits((uint64_t)be << 52 | frac));
+      same_as_frexp(from_bits((uint64_t)1 << 63 | (uint64_t)be << 52 | frac));
+    }
+  /* frexp(x) then describes x: m 2^e == x, 0.5 <= |m| < 1 (checked by maths, not by frexp). */
+  int e;
+  double m = sweep_frexp(0x1.8p-1070, &e);
+  cr_assert_eq(m, 0.75);
+  cr_assert_eq(e, -1069);
+  m = sweep_frexp(-6.0, &e);
+  cr_assert_eq(m, -0.75);
+  cr_assert_eq(e, 3);
+}
+
+Test(sweep_speed_exact, frexp_random_patterns) {
+  toi_rng r;
+  toi_rng_seed(&r, 20261125u);
+  for (int i = 0; i < 2000000; i++) same_as_frexp(from_bits(toi_rng_next(&r)));
+  /* Subnormals alone. */
+  for (int i = 0; i < 200000; i++) same_as_frexp(from_bits(toi_rng_next(&r) & (((uint64_t)1 << 52) - 1)));
+}
+
+/* The bins and the ratio that use it, at their boundaries, from the definitions in sweep.h. */
+Test(sweep_speed_exact, bins_at_powers_of_two) {
+  cr_assert_eq(sweep_ulp_bin(0.5), 2);                 /* [2^-1, 2^0): e = 0, bin e + 2 */
+  cr_assert_eq(sweep_ulp_bin(1.0), 3);
+  cr_assert_eq(sweep_ulp_bin(nextafter(1.0, 0)), 2);
+  cr_assert_eq(sweep_kappa_bin(2.0), 1);               /* [2, 4): e = 2, bin e - 1 */
+  cr_assert_eq(sweep_kappa_bin(nextafter(4.0, 0)), 1);
+  cr_assert_eq(sweep_kappa_bin(4.0), 2);
+  /* t* = 1, kappa = 1, 1 ulp off: 2^-52 / (2^-53 + 2^-1075), rounded: the denominator
+     0.5 + 2^-1023 in units of 2^-52 is 0.5 once rounded, so the ratio is 2. */
+  cr_assert_eq(sweep_ratio(1.0, 1.0, 1.0), 2.0);
+  /* t* = 2^-1074, subnormal: ulp 2^-1074, denominator 2^-1074 2^-53 + 2^-1075, in
+     units of 2^-1074: 2^-53 + 1/2, exact. */
+  cr_assert_eq(sweep_ratio(1.0, 0x1p-1074, 1.0), 1.0 / (0.5 + 0x1p-53));
+  cr_assert_eq(sweep_ratio(1.0, -0x1p-1074, 1.0), 1.0 / (0.5 + 0x1p-53));
+}
+
+/* The inline draws against the extern ones, and xoshiro256** computed here by its published steps. */
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+Test(sweep_speed_exact, inline_draws) {
+  toi_rng a, b;
+  uint64_t s[4] = {0x0123456789abcdefull, 0xfedcba9876543210ull, 42, 7};
+  memcpy(a.s, s, sizeof s);
+  memcpy(b.s, s, sizeof s);
+  for (int i = 0; i < 100000; i++) {
+    uint64_t want = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+    cr_assert_eq(toi_rng_next_i(&a), want);
+    cr_assert_eq(toi_rng_next(&b), want);
+  }
+  for (int i = 0; i < 100000; i++) {
+    uint64_t n = 1 + (uint64_t)i * 2654435761u % 1000003u;
+    cr_assert_eq(toi_rng_below_i(&a, n), toi_rng_below(&b, n));
+    cr_assert_eq(toi_rng_int_i(&a, -5, (int64_t)n), toi_rng_int(&b, -5, (int64_t)n));
+    double u = toi_rng_uniform_i(&a, -3, 7), v = toi_rng_uniform(&b, -3, 7);
+    cr_assert_eq(bits_of(u), bits_of(v));
+    cr_assert(u >= -3 && u <= 7);
+  }
+}
+
+/* Every family's IDs as the format "%s%s%s%s-%06" PRIu64 spells them: the family
+   (after "mixed-" in mixed), a tag or none, the index zero-padded to six digits. */
+Test(sweep_speed_exact, ids_as_printf) {
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    gen_opts o;
+    gen_opts_default(&o, (gen_family)f);
+    const uint64_t idx[] = {0, 7, 999999, 1000000, 123456789012ull, UINT64_MAX};
+    for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(gen_case(&c, NULL, &bin, &o, idx[i]), TOI_OK);
+      char tail[32];
+      snprintf(tail, sizeof tail, "-%06" PRIu64, idx[i]);
+      size_t n = strlen(c.id), m = strlen(tail);
+      cr_assert(n > m && strcmp(c.id + n - m, tail) == 0, "%s ends with %s", c.id, tail);
+      const char *fam = gen_family_name((gen_family)f);
+      if (f == GEN_MIXED) cr_assert(strncmp(c.id, "mixed-", 6) == 0, "%s", c.id);
+      else cr_assert(strncmp(c.id, fam, strlen(fam)) == 0 && (c.id[strlen(fam)] == '-'), "%s", c.id);
+    }
+  }
+}
+
+/* The case check made once per case (with the fast engine's state) still refuses every invalid case, also
+   when the same memory alternates between a valid case and an invalid one. */
+Test(sweep_speed_exact, check_once_per_case) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  c.dim = 2;
+  c.pa[0] = 0, c.pb[0] = 10, c.vb[0] = -1, c.ra = c.rb = 1, c.ma = c.mb = 1; /* contact at t = 8 */
+  double ulp, bits, kappa;
+  for (int round = 0; round < 3; round++) {
+    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &c, TOI_FORWARD), TOI_OK);
+    cr_assert_eq(ulp, 0.0);
+    cr_assert_eq(toi_ref_kappa(&kappa, &c, TOI_FORWARD), TOI_OK);
+    toi_case bad = c;
+    double *field[] = {&bad.pa[1], &bad.va[0], &bad.pb[2], &bad.vb[1], &bad.ra, &bad.rb};
+    double val[] = {INFINITY, NAN, 1.0, -INFINITY, -1.0, NAN};
+    for (int f = 0; f < 6; f++) {
+      double keep = *field[f];
+      *field[f] = val[f];
+      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert(isnan(ulp) && isnan(bits));
+      cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert_eq(toi_ref_error_prec(&ulp, &bits, 8.0, &bad, TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST),
+                   TOI_ERR_INPUT, "field %d", f);
+      *field[f] = keep;
+      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_OK, "field %d", f);
+    }
+    bad.dim = 4;
+    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT);
+    cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT);
+  }
+}
