@@ -170,7 +170,7 @@ static void check_qstream(const double *v, size_t n) {
   cr_assert_eq(toi_qstream_init(&q), 0);
   for (size_t i = 0; i < n; i += 1000) cr_assert_eq(toi_qstream_add(&q, v + i, n - i < 1000 ? n - i : 1000), 0);
   double *copy = malloc((n ? n : 1) * sizeof *copy);
-  memcpy(copy, v, n * sizeof *copy);
+  if (n) memcpy(copy, v, n * sizeof *copy);
   const double qs[] = {0, 0.001, 0.25, 0.5, 0.75, 0.99, 0.999999, 1};
   for (int k = 0; k < 8; k++) {
     double got, want = toi_quantile(copy, n, qs[k]);
