@@ -33,9 +33,7 @@ static void hs_tmp_make(hs_tmp *t) {
 }
 
 static void hs_clean(hs_tmp *t) {
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(t->dir);
 }
 
 

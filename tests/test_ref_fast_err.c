@@ -449,7 +449,5 @@ Test(ref_fast_err, sweep_identical_with_both_engines) {
   }
   free(f);
   free(m);
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(dir);
 }

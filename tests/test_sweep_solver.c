@@ -26,9 +26,7 @@ static void ss_setup(void) {
 }
 
 static void ss_teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", ss_dir);
-  cr_assert_eq(system(cmd), 0);
+  cc_rmtree(ss_dir);
 }
 
 /* A file in the temporary directory. */
