@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "class_group.h"
 #include "eft.h"
 #include "candidate.h"
 #include "score.h"
@@ -10,17 +11,6 @@
 
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
-/* toi_class_group (classes.c) inline: the scoring of every column of every
-   case of a sweep asks it three or four times. */
-static inline toi_group group_of(toi_class c) {
-  switch (c) {
-    case TOI_HIT:
-    case TOI_GRAZE:
-    case TOI_CONTACT: return TOI_G_CONTACT;
-    case TOI_OVERLAP: return TOI_G_OVERLAP;
-    default: return TOI_G_NOCONTACT;
-  }
-}
 
 /* The error of T against the exact root of c in direction dir, precision q:
    taken from cache (NULL: none) when measured there before, else measured
@@ -63,9 +53,9 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
     out->kind = SCORE_OUT_OF_DOMAIN;
     return TOI_OK;
   }
-  toi_group gv = group_of(r.cls);
+  toi_group gv = toi_class_group_inline(r.cls);
   if (dir == TOI_FORWARD) {
-    toi_group ge = group_of(ref->cls);
+    toi_group ge = toi_class_group_inline(ref->cls);
     if (gv == ge)
       out->kind = SCORE_AGREE;
     else if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT)
@@ -160,7 +150,7 @@ static score_kind classify(toi_group gv, toi_group ge) {
  * The exact side is decided on the correctly rounded root, which differs from
  * the exact decision only when RN(t*) = tmax. */
 static toi_group exact_group(const toi_ref *ref, double tmax) {
-  toi_group g = group_of(ref->cls);
+  toi_group g = toi_class_group_inline(ref->cls);
   if (g == TOI_G_CONTACT && isfinite(tmax) && !(ref->tfwd <= tmax)) g = TOI_G_NOCONTACT;
   return g;
 }
@@ -181,7 +171,7 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
     if (st != TOI_OK) return st;
   }
   toi_group gt = exact_group(&tref, o->tmax);
-  out->target_kind = classify(group_of(rr.cls), gt);
+  out->target_kind = classify(toi_class_group_inline(rr.cls), gt);
   if (!contact_verdict || !isfinite(r.t)) return TOI_OK;
   out->gap = score_gap(c, r.t);
   if (out->target_kind != SCORE_AGREE || gt != TOI_G_CONTACT || tref.fwd_is_lo < 0) return TOI_OK;
@@ -214,9 +204,9 @@ static toi_status answer_with(score_detail *out, toi_result r, toi_direction dir
   toi_ref within; /* ref, or its copy with the class a step makes of it */
   const toi_ref *use = ref;
   toi_result rr = r;
-  int contact_verdict = group_of(r.cls) == TOI_G_CONTACT;
+  int contact_verdict = toi_class_group_inline(r.cls) == TOI_G_CONTACT;
   if (dir == TOI_FORWARD && isfinite(o->tmax)) {
-    if (exact_group(ref, o->tmax) != group_of(ref->cls)) {
+    if (exact_group(ref, o->tmax) != toi_class_group_inline(ref->cls)) {
       within = *ref;
       within.cls = TOI_MISS;
       use = &within;

@@ -576,12 +576,8 @@ size_t cli_fmt_hex(char *buf, double x) {
 }
 
 void cli_print_hex(FILE *f, double x) {
-  if (isnan(x)) {
-    fputs("nan", f);
-  } else {
-    char b[TOI_FMT_MAX]; /* the bytes of "%a" and of "inf", "-inf", without printf's cost */
-    fwrite(b, 1, toi_fmt_hex(b, x), f);
-  }
+  char b[TOI_FMT_MAX]; /* the bytes of "%a", "inf", "-inf" or "nan", without printf's cost */
+  fwrite(b, 1, cli_fmt_hex(b, x), f);
 }
 
 void cli_print_g6(FILE *f, double x) {

@@ -67,6 +67,19 @@ static int parse_number(const char *tok, double *out, char *msg, size_t msgsz) {
 
 static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t msgsz);
 
+/* The numbers of a line after ID and DIM, in file order, into c (c->dim set). */
+static void case_from_values(toi_case *c, const double *v) {
+  int d = c->dim, k = 0;
+  for (int i = 0; i < d; i++) c->pa[i] = v[k++];
+  for (int i = 0; i < d; i++) c->va[i] = v[k++];
+  c->ra = v[k++];
+  c->ma = v[k++];
+  for (int i = 0; i < d; i++) c->pb[i] = v[k++];
+  for (int i = 0; i < d; i++) c->vb[i] = v[k++];
+  c->rb = v[k++];
+  c->mb = v[k++];
+}
+
 /* The common line, read in one pass without copying it: blank-separated
  * fields, a valid ID, DIM 2 or 3, the right number of numbers (read in
  * place, up to the blank after each), all of them finite, the radii and
@@ -99,15 +112,7 @@ static int parse_line_fast(toi_case *c, const char *line) {
   }
   while (*p == ' ') p++;
   if (*p) return 0;
-  int d = c->dim, k = 0;
-  for (int i = 0; i < d; i++) c->pa[i] = v[k++];
-  for (int i = 0; i < d; i++) c->va[i] = v[k++];
-  c->ra = v[k++];
-  c->ma = v[k++];
-  for (int i = 0; i < d; i++) c->pb[i] = v[k++];
-  for (int i = 0; i < d; i++) c->vb[i] = v[k++];
-  c->rb = v[k++];
-  c->mb = v[k++];
+  case_from_values(c, v);
   return c->ra >= 0 && c->ma > 0 && c->rb >= 0 && c->mb > 0;
 }
 
@@ -229,15 +234,7 @@ static int parse_fields(toi_case *c, char *buf, int *field, char *msg, size_t ms
       return -1;
     }
   }
-  int d = c->dim, k = 2;
-  for (int i = 0; i < d; i++) c->pa[i] = v[k++];
-  for (int i = 0; i < d; i++) c->va[i] = v[k++];
-  c->ra = v[k++];
-  c->ma = v[k++];
-  for (int i = 0; i < d; i++) c->pb[i] = v[k++];
-  for (int i = 0; i < d; i++) c->vb[i] = v[k++];
-  c->rb = v[k++];
-  c->mb = v[k++];
+  case_from_values(c, v + 2);
   return check_radii_masses(c, field, msg, msgsz);
 }
 

@@ -1,5 +1,6 @@
 /* classes.c: names and groups of the exact classes and verdicts. */
 #include <string.h>
+#include "class_group.h"
 #include "toi.h"
 
 static const char *const class_names[TOI_CLASS_COUNT] = {
@@ -16,12 +17,4 @@ int toi_class_parse(const char *name) {
   return -1;
 }
 
-toi_group toi_class_group(toi_class c) {
-  switch (c) {
-    case TOI_HIT:
-    case TOI_GRAZE:
-    case TOI_CONTACT: return TOI_G_CONTACT;
-    case TOI_OVERLAP: return TOI_G_OVERLAP;
-    default: return TOI_G_NOCONTACT;
-  }
-}
+toi_group toi_class_group(toi_class c) { return toi_class_group_inline(c); }
