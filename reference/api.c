@@ -75,6 +75,20 @@ toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction 
   return ref_kappa_mpfr(kappa, c, dir);
 }
 
+/* The fast engine's enclosure where it has one, else kappa itself. */
+toi_status toi_ref_kappa_bound(double *lo, double *hi, const toi_case *c, toi_direction dir, toi_ref_engine e) {
+  if (!lo || !hi) return TOI_ERR_RANGE;
+  toi_status st;
+  if (e == TOI_REF_FAST && (dir == TOI_FORWARD || dir == TOI_REVERSE) &&
+      ref_fast_kappa_bound_checked(&st, lo, hi, c, dir)) {
+    if (st != TOI_OK) *lo = *hi = NAN;
+    return st;
+  }
+  st = toi_ref_kappa_engine(lo, c, dir, e);
+  *hi = *lo;
+  return st;
+}
+
 /* ---- the short forms: the fast engine ---- */
 
 toi_status toi_ref_solve(toi_ref *out, const toi_case *c) {

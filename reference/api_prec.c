@@ -67,3 +67,19 @@ toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_cas
   *ulp = *bits = NAN;
   return ref_error_mpfr_prec(ulp, bits, T, c, dir, q);
 }
+
+/* The fast engine's enclosure where it has one, else the error itself. */
+toi_status toi_ref_error_bound(double *lo, double *hi, double *bits, double T, const toi_case *c, toi_direction dir,
+                               toi_precision q, toi_ref_engine e) {
+  if (!lo || !hi || !bits) return TOI_ERR_RANGE;
+  toi_status st;
+  if (e == TOI_REF_FAST && toi_precision_get(q) && (dir == TOI_FORWARD || dir == TOI_REVERSE) &&
+      ref_fast_error_bound_checked(&st, lo, hi, bits, T, c, dir, q)) {
+    if (st != TOI_OK) *lo = *hi = *bits = NAN;
+    return st;
+  }
+  double u;
+  st = toi_ref_error_prec(&u, bits, T, c, dir, q, e);
+  *lo = *hi = u;
+  return st;
+}

@@ -32,6 +32,7 @@ static int64_t ref_ord(double d) {
 double ref_bits_apart(double a, double b) {
   int64_t oa = ref_ord(a), ob = ref_ord(b);
   uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
+  if (dist <= 1) return (double)dist; /* log2(1) and log2(2), exactly, without the call */
   return log2(1.0 + (double)dist);
 }
 
@@ -60,6 +61,7 @@ double ref_bits_apart_prec(double a, double b, toi_precision q) {
   if (q == TOI_BINARY64 || !pi) return ref_bits_apart(a, b);
   int64_t oa = ref_ord_prec(toi_round_to(a, q), pi), ob = ref_ord_prec(toi_round_to(b, q), pi);
   uint64_t dist = oa >= ob ? (uint64_t)oa - (uint64_t)ob : (uint64_t)ob - (uint64_t)oa;
+  if (dist <= 1) return (double)dist;
   return log2(1.0 + (double)dist);
 }
 

@@ -84,6 +84,23 @@ size_t toi_ref_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c,
 TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_case *c,
                                            toi_direction dir, toi_precision q, toi_ref_engine e);
 
+/// An enclosure of the error toi_ref_error_prec gives, for callers that
+/// only need to place it (a histogram bin, against a running maximum):
+/// *lo <= *ulp <= *hi, *bits exactly as toi_ref_error_prec gives them. Cheap
+/// for most answers: the fast engine bounds T - t* from its enclosure of the
+/// root, and measures the error itself (*lo = *hi) only where that is as
+/// cheap or the bound cannot be had; the MPFR engine always measures it.
+/// When *lo < *hi: 0 < *lo and *hi is finite. The same statuses as
+/// toi_ref_error_prec.
+TOI_MUST_USE toi_status toi_ref_error_bound(double *lo, double *hi, double *bits, double T, const toi_case *c,
+                                            toi_direction dir, toi_precision q, toi_ref_engine e);
+
+/// The same for kappa (toi_ref_kappa_engine): *lo <= kappa <= *hi, kappa
+/// itself (*lo = *hi) where the fast engine has no enclosure within about
+/// 2^-29 of it, where kappa is NaN or infinite, and with the MPFR engine.
+TOI_MUST_USE toi_status toi_ref_kappa_bound(double *lo, double *hi, const toi_case *c, toi_direction dir,
+                                            toi_ref_engine e);
+
 /// "fast" or "mpfr"; NULL for an unknown value.
 const char *toi_ref_engine_name(toi_ref_engine e);
 /// The engine named name ("fast", "mpfr"), or -1.

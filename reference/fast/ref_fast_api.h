@@ -69,6 +69,15 @@ int ref_fast_error_checked(toi_status *chk, double *ulp, double *bits, double T,
                            toi_direction dir, toi_precision q);
 int ref_fast_kappa_checked(toi_status *chk, double *kappa, const toi_case *c, toi_direction dir);
 
+/// An enclosure lo <= ulp <= hi of ref_fast_error_prec's ulp (lo = hi: the
+/// ulp itself), with its bits, from the root's enclosure alone; *chk as
+/// ref_fast_error_checked. 0 when the caller must measure the error itself.
+int ref_fast_error_bound_checked(toi_status *chk, double *lo, double *hi, double *bits, double T, const toi_case *c,
+                                 toi_direction dir, toi_precision q);
+/// An enclosure lo <= kappa <= hi of ref_fast_kappa's kappa (lo = hi: kappa
+/// itself), from one pass in plain doubles; *chk as ref_fast_kappa_checked.
+/// 0 when the caller must ask MPFR.
+int ref_fast_kappa_bound_checked(toi_status *chk, double *lo, double *hi, const toi_case *c, toi_direction dir);
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests
 /// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).

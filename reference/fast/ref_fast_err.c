@@ -667,6 +667,81 @@ FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, c
   return better && fe_kappa_at(kappa, fs, c, Q, EQ, sq, Esq, fm);
 }
 
+/* ---- an enclosure of kappa in plain doubles ---- */
+
+/* (|x| + |y|) 2^k rounded once (relative error <= u), or -1 when the sum is
+ * not finite or the scaled sum is neither 0 nor in [2^-900, 2^300] (then the
+ * scaling is exact and no product below underflows or overflows). */
+static double fe_rough_weight(double x, double y, int k) {
+  double w = fabs(x) + fabs(y);
+  if (!isfinite(w)) return -1;
+  w = fast_scale(w, k);
+  return w == 0 || (w >= 0x1p-900 && w <= 0x1p300) ? w : -1;
+}
+
+/*
+ * An enclosure [*lo, *hi] of the kappa fe_kappa certifies (the MPFR value),
+ * from one pass in plain doubles over the same formula, kept only when its
+ * relative width is below about 2^-29. With the true signed root T* (scaled),
+ * tau = |Q.l| + Et >= |T* - Q.h|, t = |Q.h|, rho = tau / t <= 2^-40 and
+ * u = 2^-53:
+ *  - u_i = s_i + v_i T* against x = RN(s.h + RN(v.h Q.h)) (s, v exact
+ *    double-doubles): |u_i - x| <= |s.l| + |v.l| (t + tau) + |v.h| tau
+ *    + u (|p| + |x|) + 2^-1074 =: e_i, evaluated with five roundings of
+ *    nonnegative sums and products, covered by 1 + 2^-45;
+ *  - the weights wp, wv within u of the exact (fe_rough_weight), w = wp +
+ *    t wv within (rho + 3u)(1 + 2^-30) of wp + |T*| wv, relative (t is
+ *    within rho of |T*|): call it rw = rho + 4u;
+ *  - a term w |u_i| against the computed RN(w |x|): w (1 + rw) e_i + w |x|
+ *    (rw + u); wr R likewise with R = s[3] (|s3.l| <= u s3.h) within 3u; the
+ *    sum N of four nonnegative terms within 3u N more; EN all of it, its
+ *    own roundings covered by 1 + 2^-40, the products' underflows (2^-1074
+ *    each) by 2^-1000;
+ *  - sqrt(D) |T*| against RN(RN(sqrt(D.h)) t): D within eD = ED + |D.l| of
+ *    D.h, so sqrt within rD = eD / D.h <= 2^-40 relative, then rho and 2u;
+ *  - K = RN(N / den) within u more.
+ * Every relative error is below 2^-30, so their first-order sum times
+ * 1 + 2^-20 bounds the product of the factors: rK. Finally the value
+ * certified (MPFR's, REF_KAPPA_REL_ERR from kappa, then rounded: u) lies in
+ * K (1 +- (rK + REF_KAPPA_REL_ERR + u)(1 + 2^-20)), whose ends are rounded
+ * outward by 1 +- 2^-50 (each product's rounding is within u of it).
+ */
+static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, const toi_case *c, int j) {
+  const double u = 0x1p-53;
+  if (!fs->exact_data) return 0;
+  const fdd Q = fs->t[j];
+  const double t = fabs(Q.h), tau = (fabs(Q.l) + fs->Et[j]) * (1 + 0x1p-50);
+  if (!(t >= 0x1p-400 && t <= 0x1p300) || !(tau <= 0x1p-40 * t)) return 0;
+  const double Dh = fs->D.h, eD = (fs->ED + fabs(fs->D.l)) * (1 + 0x1p-50);
+  if (!(Dh >= 0x1p-800 && Dh <= 0x1p800) || !(eD <= 0x1p-40 * Dh)) return 0;
+  const double rho = tau / t * (1 + 0x1p-50), rw = rho + 4 * u;
+  double N = 0, EN = 0;
+  for (int i = 0; i < 3; i++) {
+    double wp = fe_rough_weight(c->pa[i], c->pb[i], -fs->es), wv = fe_rough_weight(c->va[i], c->vb[i], -fs->ev);
+    if (wp < 0 || wv < 0) return 0;
+    const fdd si = fs->s[i], vi = fs->v[i];
+    double p = vi.h * Q.h, x = si.h + p, ax = fabs(x);
+    double e = (fabs(si.l) + fabs(vi.l) * (t + tau) + fabs(vi.h) * tau + u * (fabs(p) + ax)) * (1 + 0x1p-45) +
+               0x1p-1070;
+    double w = wp + t * wv, term = w * ax;
+    N += term;
+    EN += w * (1 + rw) * e + term * (rw + u);
+  }
+  double wr = fe_rough_weight(c->ra, c->rb, -fs->es);
+  if (wr < 0) return 0;
+  double tr = wr * fs->s[3].h;
+  N += tr;
+  EN = (EN + tr * 3 * u + N * 3 * u) * (1 + 0x1p-40) + 0x1p-1000; /* and the underflows of the products */
+  if (!(N >= 0x1p-480 && N <= 0x1p800)) return 0;
+  double den = sqrt(Dh) * t, K = N / den;
+  double rK = (EN / N + eD / Dh + rho + 4 * u) * (1 + 0x1p-20);
+  if (!(rK <= 0x1p-30) || !isfinite(K)) return 0;
+  double r = (rK + REF_KAPPA_REL_ERR + u) * (1 + 0x1p-20);
+  *lo = K * (1 - r) * (1 - 0x1p-50);
+  *hi = K * (1 + r) * (1 + 0x1p-50);
+  return 1;
+}
+
 /* ---- the builds ---- */
 
 static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi) {
@@ -717,6 +792,60 @@ static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direct
   return 1;
 }
 
+/*
+ * An enclosure [lo, hi] of the ulp error fe_error gives, from the root's
+ * enclosure alone (the far method of fe_ulp): d = Ts - t* within Ed, so the
+ * exact quotient |d~| 2^kq, and with it its rounding, lies in
+ * [(|d| - Ed) 2^kq, (|d| + Ed) 2^kq]. The ends are rounded outward: three
+ * roundings of nonnegative sums (u each) and the product by 1 +- 2^-49
+ * (u more) stay inside the factor, and the scaling is exact when both ends
+ * are normal and below 2^1000 (checked). lo = hi when the far method
+ * certifies the error itself. 0 when the caller must ask fe_error: no
+ * root, a NaN or infinite T, or what the checks refuse. A caller that only
+ * needs the error's histogram bin or to know it is below a maximum spares
+ * the near method, about 90 bits of F(T), for most answers.
+ */
+static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
+                          toi_precision q) {
+  if (!k->ok || isnan(T) || isinf(T)) return 0;
+  const ref_fast_state *fs = &k->st;
+  int low = ref_dir_root(&fs->r, dir);
+  if (low < 0) return 0;
+  int j = low ? 0 : 1, ue;
+  double rn = low ? fs->r.tlo : fs->r.thi, rq, Ts, Ed;
+  const toi_precision_info *pi = toi_precision_get(q);
+  if (!ref_round_certified(&rq, rn, q) || !fe_ulp_exp(&ue, fs, j, rn, pi) || !fe_scale_exact(&Ts, T, -fs->k2))
+    return 0;
+  const int kq = fs->k2 - ue;
+  fdd d = fe_diff(Ts, fs->t[j], fs->Et[j], &Ed);
+  if (d.h < 0) d = dd_neg(d);
+  double e;
+  if (d.h == 0 && Ed == 0) {
+    e = 0;
+  } else if (!fast_certify(&e, d, Ed, kq)) {
+    double w = (fabs(d.l) + Ed) * (1 + 0x1p-50);
+    double up_s = (d.h + w) * (1 + 0x1p-49), lo_s = (d.h - w) * (1 - 0x1p-49);
+    if (!(up_s > 0) || !isfinite(up_s) || fast_ilog2(up_s) + kq > 1000) return 0;
+    if (!(lo_s > 0)) lo_s = 0;
+    if (lo_s > 0 && fast_ilog2(lo_s) + kq < -1000) return 0;
+    *lo = lo_s > 0 ? fast_scale(lo_s, kq) : 0;
+    *hi = fast_scale(up_s, kq);
+    *bits = ref_bits_apart_prec(T, rq, q);
+    return 1;
+  }
+  *lo = *hi = e;
+  *bits = ref_bits_apart_prec(T, rq, q);
+  return 1;
+}
+
+int ref_fast_error_bound_checked(toi_status *chk, double *lo, double *hi, double *bits, double T, const toi_case *c,
+                                 toi_direction dir, toi_precision q) {
+  if (!c) return *chk = ref_check_case(c), 1;
+  fe_cache *k = fe_get(c);
+  if ((*chk = k->chk) != TOI_OK) return 1;
+  return fe_error_bound(k, lo, hi, bits, T, dir, q);
+}
+
 int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
                         toi_precision q) {
   return fe_error(fe_get(c), ulp, bits, T, dir, q);
@@ -747,6 +876,26 @@ static int fe_kappa_of(fe_cache *k, double *kappa, const toi_case *c, toi_direct
   }
   if (!FE_PICK(fe_kappa)(kappa, k, c, lo ? 0 : 1)) return fe_counts.kappa_fb++, 0;
   return 1;
+}
+
+/* kappa's enclosure (fe_kappa_rough), or kappa itself (*lo = *hi) where it
+ * is NaN or infinite or the enclosure cannot be had. */
+static int fe_kappa_bound_of(fe_cache *k, double *lo, double *hi, const toi_case *c, toi_direction dir) {
+  if (k->ok) {
+    const ref_fast_state *fs = &k->st;
+    int low = ref_dir_root(&fs->r, dir);
+    if (low >= 0 && fs->sc != 0 && !fs->graze && fe_kappa_rough(lo, hi, fs, c, low ? 0 : 1)) return 1;
+  }
+  if (!fe_kappa_of(k, lo, c, dir)) return 0;
+  *hi = *lo;
+  return 1;
+}
+
+int ref_fast_kappa_bound_checked(toi_status *chk, double *lo, double *hi, const toi_case *c, toi_direction dir) {
+  if (!c) return *chk = ref_check_case(c), 1;
+  fe_cache *k = fe_get(c);
+  if ((*chk = k->chk) != TOI_OK) return 1;
+  return fe_kappa_bound_of(k, lo, hi, c, dir);
 }
 
 int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {

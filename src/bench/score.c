@@ -12,28 +12,58 @@
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
 
-/* The error of T against the exact root of c in direction dir, precision q:
-   taken from cache (NULL: none) when measured there before, else measured
-   and kept there while room is left. */
-static toi_status error_of(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                           toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
+/* The entry of cache for T, dir and q: found, or a new one (its hi NaN:
+   nothing measured yet) while room is left; NULL without cache or room. */
+static score_err_entry *cache_entry(score_err_cache *cache, double T, toi_direction dir, toi_precision q) {
+  if (!cache) return NULL;
   uint64_t tb;
   memcpy(&tb, &T, sizeof tb);
-  for (int i = 0; cache && i < cache->n; i++)
-    if (cache->e[i].tbits == tb && cache->e[i].dir == (int)dir && cache->e[i].q == (int)q) {
-      *ulp = cache->e[i].ulp;
-      *bits = cache->e[i].bits;
-      return TOI_OK;
-    }
+  for (int i = 0; i < cache->n; i++)
+    if (cache->e[i].tbits == tb && cache->e[i].dir == (int)dir && cache->e[i].q == (int)q) return &cache->e[i];
+  if (cache->n >= SCORE_ERR_CACHE) return NULL;
+  score_err_entry *e = &cache->e[cache->n++];
+  e->tbits = tb;
+  e->dir = (int)dir;
+  e->q = (int)q;
+  e->lo = e->hi = e->bits = NAN;
+  return e;
+}
+
+/* The error of T against the exact root of c in direction dir, precision q:
+   taken from cache (NULL: none) when measured there before, else measured
+   and kept there while room is left (sweep.h). */
+toi_status score_error_cached(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                              toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
+  score_err_entry *e = cache_entry(cache, T, dir, q);
+  if (e && e->lo == e->hi) { /* measured (NaN == NaN is false) */
+    *ulp = e->lo;
+    *bits = e->bits;
+    return TOI_OK;
+  }
   toi_status st = q == TOI_BINARY64 ? toi_ref_error_engine(ulp, bits, T, c, dir, engine)
                                     : toi_ref_error_prec(ulp, bits, T, c, dir, q, engine);
-  if (st != TOI_OK || !cache || cache->n >= SCORE_ERR_CACHE) return st;
-  cache->e[cache->n].tbits = tb;
-  cache->e[cache->n].dir = (int)dir;
-  cache->e[cache->n].q = (int)q;
-  cache->e[cache->n].ulp = *ulp;
-  cache->e[cache->n].bits = *bits;
-  cache->n++;
+  if (st != TOI_OK) {
+    if (e && isnan(e->hi)) cache->n--; /* the new entry, last, goes again */
+    return st;
+  }
+  if (e) e->lo = e->hi = *ulp, e->bits = *bits;
+  return TOI_OK;
+}
+
+toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double T, const toi_case *c,
+                                    toi_direction dir, toi_ref_engine engine, toi_precision q,
+                                    score_err_cache *cache) {
+  score_err_entry *e = cache_entry(cache, T, dir, q);
+  if (e && !isnan(e->hi)) {
+    *lo = e->lo, *hi = e->hi, *bits = e->bits;
+    return TOI_OK;
+  }
+  toi_status st = toi_ref_error_bound(lo, hi, bits, T, c, dir, q, engine);
+  if (st != TOI_OK) {
+    if (e) cache->n--;
+    return st;
+  }
+  if (e) e->lo = *lo, e->hi = *hi, e->bits = *bits;
   return TOI_OK;
 }
 
@@ -77,8 +107,8 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
      * the reference decides; a NaN time never is. */
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
-    } else {
-      toi_status st = error_of(&out->ulp, &out->bits, r.t, c, dir, engine, q, cache);
+    } else if (!cache || !cache->defer) {
+      toi_status st = score_error_cached(&out->ulp, &out->bits, r.t, c, dir, engine, q, cache);
       if (st != TOI_OK) return st;
     }
   }

@@ -156,12 +156,26 @@ static double pow2_upto_1023(int k) {
   return d;
 }
 
+/* The ratio of ulp over the denominator den (ratio_den). */
+static double ratio_with(double ulp, double den) {
+  if (isnan(ulp) || isnan(den)) return NAN;
+  if (ulp == 0) return 0;
+  if (isinf(ulp)) return INFINITY;
+  return ulp / den;
+}
+
+static double ratio_den(double ref_t, double kappa, toi_precision q);
+
 double sweep_ratio(double ulp, double ref_t, double kappa) { return sweep_ratio_prec(ulp, ref_t, kappa, TOI_BINARY64); }
 
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q) {
-  if (isnan(ulp) || !isfinite(ref_t) || ref_t == 0 || !isfinite(kappa) || !(kappa > 0)) return NAN;
-  if (ulp == 0) return 0;
-  if (isinf(ulp)) return INFINITY;
+  return ratio_with(ulp, ratio_den(ref_t, kappa, q));
+}
+
+/* The ratio's denominator for ref_t, kappa and q, the same for every error
+   (NaN where the ratio is NaN whatever the error). */
+static double ratio_den(double ref_t, double kappa, toi_precision q) {
+  if (!isfinite(ref_t) || ref_t == 0 || !isfinite(kappa) || !(kappa > 0)) return NAN;
   int p = 53, emin = -1022; /* binary64's, without the table's call (this runs for every timed column) */
   if (q != TOI_BINARY64) {
     const toi_precision_info *pi = toi_precision_get(q);
@@ -180,35 +194,7 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
      when t* is below 2^emin, and m 2^(e-p-ue) >= 2^(-1075-emin) is a normal
      double), so it is m times that power of two; ldexp(1, emin - p - ue) is
      the power itself, with its underflow. */
-  double den = kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
-  return ulp / den;
-}
-
-/* Kappa and the ratio of a timed case in cell. */
-static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_direction dir, double kappa[2], int have[2],
-                            const toi_case *c, uint64_t index, toi_ref_engine engine, toi_precision q) {
-  int d = dir == TOI_REVERSE;
-  if (!have[d]) {
-    toi_status st = toi_ref_kappa_engine(&kappa[d], c, dir, engine);
-    if (st != TOI_OK) return st;
-    have[d] = 1;
-  }
-  double k = kappa[d];
-  int kb = sweep_kappa_bin(k);
-  if (kb < 0) return TOI_OK;
-  cell->khist[kb]++;
-  if (isinf(k)) {
-    cell->kinf++;
-    return TOI_OK;
-  }
-  cell->kmin = min_set(cell->kmin, k);
-  cell->kmax = max_set(cell->kmax, k);
-  double r = sweep_ratio_prec(sc->ulp, sc->ref_t, k, q);
-  if (isnan(r)) return TOI_OK;
-  cell->max_ratio = max_set(cell->max_ratio, r);
-  /* The witness holds the maximum (set exactly when it is): below it, r cannot win. */
-  if (!(r < cell->max_ratio)) sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, c);
-  return TOI_OK;
+  return kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
 }
 
 /* A scored answer into its cell: kinds, confusion, witnesses, histograms. */
@@ -237,9 +223,49 @@ typedef struct sweep_view {
   const toi_ref *ref;
   toi_case cbuf;
   toi_ref rbuf;
-  double kappa[2];
+  double kappa[2], den[2]; /* per direction: kappa, the ratio's denominator (ratio_den) */
   int have[2];
+  double kb[2][3]; /* per direction: an enclosure of kappa and the denominator at its low end (view_kappa_bound) */
+  int have_kb[2];
 } sweep_view;
+
+/* Kappa of the view's root in direction dir, and the ratio's denominator with
+   it (ref_t the root's time), computed the first time they are needed. */
+static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi_ref_engine engine,
+                             toi_precision q) {
+  int d = dir == TOI_REVERSE;
+  if (v->have[d]) return TOI_OK;
+  toi_status st = toi_ref_kappa_engine(&v->kappa[d], v->c, dir, engine);
+  if (st != TOI_OK) return st;
+  v->den[d] = ratio_den(ref_t, v->kappa[d], q);
+  v->have[d] = 1;
+  return TOI_OK;
+}
+
+
+/* Kappa and the ratio of a timed case in cell. */
+static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_direction dir, sweep_view *v,
+                            uint64_t index, toi_ref_engine engine, toi_precision q) {
+  toi_status st = view_kappa(v, dir, sc->ref_t, engine, q);
+  if (st != TOI_OK) return st;
+  int d = dir == TOI_REVERSE;
+  double k = v->kappa[d];
+  int kb = sweep_kappa_bin(k);
+  if (kb < 0) return TOI_OK;
+  cell->khist[kb]++;
+  if (isinf(k)) {
+    cell->kinf++;
+    return TOI_OK;
+  }
+  cell->kmin = min_set(cell->kmin, k);
+  cell->kmax = max_set(cell->kmax, k);
+  double r = ratio_with(sc->ulp, v->den[d]);
+  if (isnan(r)) return TOI_OK;
+  cell->max_ratio = max_set(cell->max_ratio, r);
+  /* The witness holds the maximum (set exactly when it is): below it, r cannot win. */
+  if (!(r < cell->max_ratio)) sweep_witness_offer(&cell->w[SW_MAX_RATIO], r, k, index, v->c);
+  return TOI_OK;
+}
 
 static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi_ref_engine engine) {
   if (v->state != 2) return TOI_OK;
@@ -249,6 +275,69 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
   if (v->state == -2) return TOI_ERR_RANGE;
   if (v->state >= 0 && (unsigned)v->ref->cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
   return TOI_OK;
+}
+
+/* An enclosure of the view's kappa in direction dir (toi_ref_kappa_bound),
+   or kappa itself when it is known already, kept for the other columns, with
+   the ratio's denominator at its low end (ref_t the root's time). */
+static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_t, toi_ref_engine engine,
+                                   toi_precision q, double *lo, double *hi, double *den_lo) {
+  int d = dir == TOI_REVERSE;
+  if (v->have[d]) {
+    *lo = *hi = v->kappa[d];
+    *den_lo = v->den[d];
+    return TOI_OK;
+  }
+  if (!v->have_kb[d]) {
+    toi_status st = toi_ref_kappa_bound(&v->kb[d][0], &v->kb[d][1], v->c, dir, engine);
+    if (st != TOI_OK) return st;
+    v->kb[d][2] = ratio_den(ref_t, v->kb[d][0], q);
+    v->have_kb[d] = 1;
+  }
+  *lo = v->kb[d][0];
+  *hi = v->kb[d][1];
+  *den_lo = v->kb[d][2];
+  return TOI_OK;
+}
+
+/* 1 when enclosures [lo, hi] of a timed answer's ULP error and [klo, khi] of
+   its kappa decide all that the cell makes of them, as the errors would: lo
+   and hi in the same histogram bin and hi below the cell's largest error,
+   klo and khi in the same kappa bin, and either kappa infinite (klo = khi)
+   or klo > 0 within the cell's range of kappa and the ratio of hi at klo
+   (den_lo, ratio_den's) below the cell's largest ratio (the ratio grows with the error and falls
+   with kappa: one division, by a denominator that grows with kappa). Then
+   no maximum, minimum or witness moves, with the errors or with hi. */
+static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo, double khi, double den_lo) {
+  int kb = sweep_kappa_bin(klo);
+  if (sweep_ulp_bin(lo) != sweep_ulp_bin(hi) || !(hi < cell->max_ulp) || kb < 0 || kb != sweep_kappa_bin(khi))
+    return 0;
+  if (isinf(klo)) return klo == khi;
+  if (!(klo > 0 && klo >= cell->kmin && khi <= cell->kmax)) return 0;
+  double r = ratio_with(hi, den_lo);
+  return isnan(r) || r < cell->max_ratio;
+}
+
+/* A timed answer whose error the cache deferred (score_err_cache) into its
+   cell: from the enclosures of its error and kappa when they decide
+   (lazy_decided; the error's bits are always exact), else from the error
+   and kappa themselves, as add_scored and add_kappa take them. */
+static toi_status add_lazy(sweep_cell *cell, score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
+                           toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
+  double lo, hi, klo, khi, den;
+  toi_status st = score_error_bound_cached(&lo, &hi, &sc->bits, sc->t, v->c, dir, engine, q, cache);
+  if (st == TOI_OK) st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den);
+  if (st != TOI_OK) return st;
+  if (lazy_decided(cell, lo, hi, klo, khi, den)) {
+    sc->ulp = hi; /* in the error's bin, below the largest: the same counts */
+    add_scored(cell, sc, v->ref->cls, v->c, index);
+    cell->khist[sweep_kappa_bin(klo)]++;
+    if (isinf(klo)) cell->kinf++;
+    return TOI_OK;
+  }
+  if ((st = score_error_cached(&sc->ulp, &sc->bits, sc->t, v->c, dir, engine, q, cache)) != TOI_OK) return st;
+  add_scored(cell, sc, v->ref->cls, v->c, index);
+  return add_kappa(cell, sc, dir, v, index, engine, q);
 }
 
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
@@ -294,8 +383,10 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
     view[q].have[0] = view[q].have[1] = 0;
+    view[q].have_kb[0] = view[q].have_kb[1] = 0;
   }
   cache->n = 0;
+  cache->defer = 1;
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
   const toi_ref *r64 = view[TOI_BINARY64].ref;
@@ -317,9 +408,14 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     score_detail sd;
     st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
     if (st != TOI_OK) return st;
+    if (sd.sc.timed && isnan(sd.sc.ulp)) {
+      st = add_lazy(cell, &sd.sc, v, cand->direction, index, engine, cand->precision, cache);
+      if (st != TOI_OK) return st;
+      continue;
+    }
     add_scored(cell, &sd.sc, v->ref->cls, v->c, index);
     if (sd.sc.timed &&
-        (st = add_kappa(cell, &sd.sc, cand->direction, v->kappa, v->have, v->c, index, engine, cand->precision)) !=
+        (st = add_kappa(cell, &sd.sc, cand->direction, v, index, engine, cand->precision)) !=
             TOI_OK)
       return st;
   }

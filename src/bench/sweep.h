@@ -255,20 +255,40 @@ typedef struct sweep_answer {
 /// the same time are measured once (the measure depends only on the case as
 /// the column received it, the time, the direction and the precision).
 /// score_answer_cached fills it; clear n (to 0) before each case.
+/// With defer set, score_answer_cached leaves the ULP error and bits of a
+/// timed answer with a finite or infinite time NaN, for the caller to place
+/// (score_error_cached); a timed answer's error is never NaN otherwise.
+/// An entry holds the error measured (lo = hi, the ULP error) or an
+/// enclosure lo < hi of it (score_error_bound_cached), with its bits.
 #define SCORE_ERR_CACHE 16
+typedef struct score_err_entry {
+  uint64_t tbits;
+  int dir, q;
+  double lo, hi, bits;
+} score_err_entry;
 typedef struct score_err_cache {
   int n;
-  struct {
-    uint64_t tbits;
-    int dir, q;
-    double ulp, bits;
-  } e[SCORE_ERR_CACHE];
+  int defer;
+  score_err_entry e[SCORE_ERR_CACHE];
 } score_err_cache;
 /// score_answer (with_target 0) taking an error measured before from cache,
 /// the same bits as score_answer gives (score.c).
 TOI_MUST_USE toi_status score_answer_cached(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                             const toi_case *c, const toi_ref *ref, const score_opts *o,
                                             score_err_cache *cache);
+
+/// The error of T against the exact root of c (direction dir, precision q),
+/// as toi_ref_error_prec gives it, from cache when measured there before
+/// (cache NULL: none), kept there while room is left.
+TOI_MUST_USE toi_status score_error_cached(double *ulp, double *bits, double T, const toi_case *c,
+                                           toi_direction dir, toi_ref_engine engine, toi_precision q,
+                                           score_err_cache *cache);
+
+/// toi_ref_error_bound through the same cache: an enclosure of the error, or
+/// the error itself when measured before (lo = hi).
+TOI_MUST_USE toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double T, const toi_case *c,
+                                                 toi_direction dir, toi_ref_engine engine, toi_precision q,
+                                                 score_err_cache *cache);
 
 /// sweep_eval_case_with with every column's answer given: ans[j * stride] is
 /// column j's. ref64, when not NULL, is the exact answer of c in binary64 as

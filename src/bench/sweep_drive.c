@@ -27,6 +27,7 @@ typedef struct sweep_scratch {
   size_t bins[SPAN];
   toi_ref ref[SPAN];
   toi_status st[SPAN];
+  uint16_t order[SPAN]; /* the span's positions in the order they are scored */
   toi_answer one[64];   /* a candidate's toi_answer for part of a span */
   sweep_answer *ans;    /* [column][SPAN] */
   sweep_profile prof;
@@ -98,6 +99,23 @@ static void solve_columns(sweep_ctx *x, sweep_scratch *w, const toi_case *cases,
   }
 }
 
+/* The positions 0..n-1 of a span into order, stably by their bins when
+   there are at most SPAN_SORT_BINS of them, else as they are; returns n. */
+#define SPAN_SORT_BINS 64
+static size_t span_order(uint16_t *order, const size_t *bins, size_t n, size_t nbins) {
+  size_t start[SPAN_SORT_BINS + 1] = {0};
+  for (size_t k = 0; k < n && nbins <= SPAN_SORT_BINS; k++)
+    if (bins[k] >= nbins) nbins = SPAN_SORT_BINS + 1; /* not a bin: left where it is */
+  if (nbins > SPAN_SORT_BINS) {
+    for (size_t k = 0; k < n; k++) order[k] = (uint16_t)k;
+    return n;
+  }
+  for (size_t k = 0; k < n; k++) start[bins[k] + 1]++;
+  for (size_t b = 0; b < nbins; b++) start[b + 1] += start[b];
+  for (size_t k = 0; k < n; k++) order[start[bins[k]]++] = (uint16_t)k;
+  return n;
+}
+
 /* Scores the span cases[0..n-1] (case indexes index0 ..; with out-of-process
    candidates, at offset at of the block, whose stored answers they use) into
    worker's accumulator. 0, or 1 after recording the first failing case. */
@@ -117,13 +135,22 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
       w->ans[s * SPAN + k].r = stored[k].r;
     }
   }
-  for (size_t k = 0; k < n; k++) {
+  /* Bin by bin, so that the cells of one bin stay in the core's cache: the
+     accumulator does not depend on the order (sweep.h), and a failure is
+     that of the lowest index, as in index order. */
+  size_t nord = span_order(w->order, bins, n, x->accs[worker].nbins);
+  size_t fail = SPAN;
+  toi_status fst = TOI_OK;
+  for (size_t i = 0; i < nord; i++) {
+    size_t k = w->order[i];
+    if (k > fail) continue;
     toi_status st = w->st[k] != TOI_OK ? TOI_ERR_RANGE
                                        : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], SPAN,
                                                                x->o->tmax, &cases[k], bins[k], index0 + k,
                                                                x->o->engine, &w->ref[k], &w->cache);
-    if (st != TOI_OK) return chunk_failed(x, index0 + k, st);
+    if (st != TOI_OK) fail = k, fst = st;
   }
+  if (fail < SPAN) return chunk_failed(x, index0 + fail, fst);
   if (prof) {
     w->prof.score += lap(&t);
     w->prof.cases += n;
