@@ -374,11 +374,28 @@ static toi_status view_given(sweep_view *v, const toi_case *c, const toi_ref *re
   return (unsigned)ref->cls >= TOI_CLASS_COUNT ? TOI_ERR_RANGE : TOI_OK;
 }
 
+/* The first column k < j that the scoring cannot tell from column j: the
+   same answer, bit for bit, in the same precision, direction and domain (its
+   score is then column j's); j when there is none. */
+static size_t same_answer(const toi_candidate *cands, const sweep_answer *ans, size_t stride, size_t j) {
+  const toi_candidate *cj = &cands[j];
+  const sweep_answer *aj = &ans[j * stride];
+  for (size_t k = 0; k < j; k++) {
+    const toi_candidate *ck = &cands[k];
+    const sweep_answer *ak = &ans[k * stride];
+    if (ak->state == aj->state && ak->r.cls == aj->r.cls && !memcmp(&ak->r.t, &aj->r.t, sizeof aj->r.t) &&
+        ck->precision == cj->precision && ck->direction == cj->direction && ck->domain == cj->domain)
+      return k;
+  }
+  return j;
+}
+
 toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                  const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
                                  score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
+  score_case scored[SWEEP_MAXFORMS]; /* each scored column's score, before its cell takes it */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -404,10 +421,16 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
     score_detail sd;
-    st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
-    if (st != TOI_OK) return st;
+    size_t k = same_answer(cands, ans, stride, j);
+    if (k < j) {
+      sd.sc = scored[k];
+    } else {
+      score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
+      st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
+      if (st != TOI_OK) return st;
+    }
+    scored[j] = sd.sc;
     if (sd.sc.timed && isnan(sd.sc.ulp)) {
       st = add_lazy(cell, &sd.sc, v, cand->direction, index, engine, cand->precision, cache);
       if (st != TOI_OK) return st;
