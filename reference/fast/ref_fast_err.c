@@ -73,6 +73,12 @@ typedef struct fe_cache {
   double rs[2];         /* RN(t*_j) scaled (exact) */
   fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
   double Edr[2];
+  /* What fe_error_bound derives from the root alone, per direction and
+   * precision: state 0 not yet, 1 ready, -1 none (the caller measures). */
+  struct fe_bound_root {
+    int state, j, kq;
+    double rq;
+  } br[2][TOI_PRECISION_COUNT];
 } fe_cache;
 
 static _Thread_local fe_cache fe_tls;
@@ -119,6 +125,8 @@ static fe_cache *fe_get(const toi_case *c) {
   k->chk = ref_check_case(c);
   k->ok = ref_fast_prepare(&k->st, c);
   k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
+  for (int d = 0; d < 2; d++)
+    for (int q = 0; q < TOI_PRECISION_COUNT; q++) k->br[d][q].state = 0;
   k->dim = c->dim;
   fe_key(k->key, c);
   k->valid = 1;
@@ -805,19 +813,32 @@ static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direct
  * needs the error's histogram bin or to know it is below a maximum spares
  * the near method, about 90 bits of F(T), for most answers.
  */
+/* fe_error_bound's data of the root in direction dir, precision q (k->ok):
+ * its root j, RN_q(t*) and the exponent kq of q = |d| 2^kq, once per case. */
+static const struct fe_bound_root *fe_bound_root_of(fe_cache *k, toi_direction dir, toi_precision q) {
+  struct fe_bound_root *b = &k->br[dir][q];
+  if (b->state) return b;
+  b->state = -1;
+  const ref_fast_state *fs = &k->st;
+  int low = ref_dir_root(&fs->r, dir), ue;
+  if (low < 0) return b;
+  double rn = low ? fs->r.tlo : fs->r.thi;
+  if (!ref_round_certified(&b->rq, rn, q) || !fe_ulp_exp(&ue, fs, low ? 0 : 1, rn, toi_precision_get(q))) return b;
+  b->j = low ? 0 : 1;
+  b->kq = fs->k2 - ue;
+  b->state = 1;
+  return b;
+}
+
 static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
                           toi_precision q) {
-  if (!k->ok || isnan(T) || isinf(T)) return 0;
+  if (!k->ok || isnan(T) || isinf(T) || (unsigned)dir > 1 || (unsigned)q >= TOI_PRECISION_COUNT) return 0;
+  const struct fe_bound_root *b = fe_bound_root_of(k, dir, q);
   const ref_fast_state *fs = &k->st;
-  int low = ref_dir_root(&fs->r, dir);
-  if (low < 0) return 0;
-  int j = low ? 0 : 1, ue;
-  double rn = low ? fs->r.tlo : fs->r.thi, rq, Ts, Ed;
-  const toi_precision_info *pi = toi_precision_get(q);
-  if (!ref_round_certified(&rq, rn, q) || !fe_ulp_exp(&ue, fs, j, rn, pi) || !fe_scale_exact(&Ts, T, -fs->k2))
-    return 0;
-  const int kq = fs->k2 - ue;
-  fdd d = fe_diff(Ts, fs->t[j], fs->Et[j], &Ed);
+  double Ts, Ed;
+  if (b->state < 0 || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
+  const int kq = b->kq;
+  fdd d = fe_diff(Ts, fs->t[b->j], fs->Et[b->j], &Ed);
   if (d.h < 0) d = dd_neg(d);
   double e;
   if (d.h == 0 && Ed == 0) {
@@ -830,11 +851,11 @@ static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, dou
     if (lo_s > 0 && fast_ilog2(lo_s) + kq < -1000) return 0;
     *lo = lo_s > 0 ? fast_scale(lo_s, kq) : 0;
     *hi = fast_scale(up_s, kq);
-    *bits = ref_bits_apart_prec(T, rq, q);
+    *bits = ref_bits_apart_prec(T, b->rq, q);
     return 1;
   }
   *lo = *hi = e;
-  *bits = ref_bits_apart_prec(T, rq, q);
+  *bits = ref_bits_apart_prec(T, b->rq, q);
   return 1;
 }
 

@@ -104,7 +104,7 @@ void sweep_acc_merge(sweep_acc *a, const sweep_acc *b) {
    timed column of every case): x = m 2^e with |m| in [0.5, 1), m of x's sign;
    zero, infinities and NaN come back as they are with e = 0, as frexp gives
    them; a subnormal x is first scaled by 2^64 (exact). */
-double sweep_frexp(double x, int *e) {
+static inline __attribute__((always_inline)) double frexp_bits(double x, int *e) {
   uint64_t b;
   memcpy(&b, &x, sizeof b);
   int be = (int)(b >> 52 & 0x7ff), shift = 0;
@@ -124,26 +124,32 @@ double sweep_frexp(double x, int *e) {
   return x;
 }
 
-int sweep_ulp_bin(double ulp) {
+double sweep_frexp(double x, int *e) { return frexp_bits(x, e); }
+
+/* The bins inline here (they run several times per scored column), and by their public names. */
+static inline __attribute__((always_inline)) int ulp_bin(double ulp) {
   if (isnan(ulp) || ulp < 0) return -1;
   if (ulp == 0) return 0;
   if (isinf(ulp)) return SWEEP_HBINS - 1;
   if (ulp < 0.5) return 1;
   int e;
-  (void)sweep_frexp(ulp, &e); /* ulp in [2^(e-1), 2^e) */
+  (void)frexp_bits(ulp, &e); /* ulp in [2^(e-1), 2^e) */
   int h = e + 2;
   return h > SWEEP_HBINS - 3 ? SWEEP_HBINS - 2 : h;
 }
 
-int sweep_kappa_bin(double kappa) {
+static inline __attribute__((always_inline)) int kappa_bin(double kappa) {
   if (isnan(kappa) || kappa < 0) return -1;
   if (isinf(kappa)) return SWEEP_KBINS - 1;
   if (kappa < 2) return 0;
   int e;
-  (void)sweep_frexp(kappa, &e); /* kappa in [2^(e-1), 2^e) */
+  (void)frexp_bits(kappa, &e); /* kappa in [2^(e-1), 2^e) */
   int j = e - 1;
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
+
+int sweep_ulp_bin(double ulp) { return ulp_bin(ulp); }
+int sweep_kappa_bin(double kappa) { return kappa_bin(kappa); }
 
 /* 2^k exactly as ldexp(1, k) gives it for k <= 1023, without the libm call
    (the ratio is taken for every timed column of every case): exact down to
@@ -182,7 +188,7 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
     p = pi->p, emin = pi->emin;
   }
   int e;
-  double m = sweep_frexp(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
+  double m = frexp_bits(fabs(ref_t), &e); /* |t*| = m 2^e, m in [0.5, 1) */
   int ue = (e - 1 < emin ? emin : e - 1) - (p - 1); /* ulp(t*) = 2^ue, as toi_ref_error */
   /* |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)) (binary64: 2^-53, 2^-1075): the
      error against the best the format can do, the conditioning's share plus
@@ -198,7 +204,8 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
 }
 
 /* A scored answer into its cell: kinds, confusion, witnesses, histograms. */
-static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls, const toi_case *c, uint64_t index) {
+static void add_scored(sweep_cell *cell, const score_case *sc, double ulp, double bits, toi_class ref_cls,
+                       const toi_case *c, uint64_t index) {
   cell->cases++;
   if ((unsigned)sc->kind < SCORE_KIND_COUNT) cell->kind[sc->kind]++;
   unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
@@ -207,12 +214,12 @@ static void add_scored(sweep_cell *cell, const score_case *sc, toi_class ref_cls
     sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc->kind, (double)verdict, index, c);
   if (!sc->timed) return;
   cell->timed++;
-  int h = sweep_ulp_bin(sc->ulp);
+  int h = ulp_bin(ulp);
   if (h >= 0) cell->hist[h]++;
-  if (!isnan(sc->ulp)) cell->max_ulp = max_set(cell->max_ulp, sc->ulp);
-  if (!isnan(sc->bits)) cell->max_bits = max_set(cell->max_bits, sc->bits);
+  if (!isnan(ulp)) cell->max_ulp = max_set(cell->max_ulp, ulp);
+  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
   /* As for the ratio: the witness holds max_ulp, so a smaller ULP error cannot win. */
-  if (!(sc->ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], sc->ulp, sc->bits, index, c);
+  if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
 }
 
 /* The case as the candidates of each precision receive it, its exact answer
@@ -244,13 +251,13 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
 
 
 /* Kappa and the ratio of a timed case in cell. */
-static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_direction dir, sweep_view *v,
+static toi_status add_kappa(sweep_cell *cell, const score_case *sc, double ulp, toi_direction dir, sweep_view *v,
                             uint64_t index, toi_ref_engine engine, toi_precision q) {
   toi_status st = view_kappa(v, dir, sc->ref_t, engine, q);
   if (st != TOI_OK) return st;
   int d = dir == TOI_REVERSE;
   double k = v->kappa[d];
-  int kb = sweep_kappa_bin(k);
+  int kb = kappa_bin(k);
   if (kb < 0) return TOI_OK;
   cell->khist[kb]++;
   if (isinf(k)) {
@@ -259,7 +266,7 @@ static toi_status add_kappa(sweep_cell *cell, const score_case *sc, toi_directio
   }
   cell->kmin = min_set(cell->kmin, k);
   cell->kmax = max_set(cell->kmax, k);
-  double r = ratio_with(sc->ulp, v->den[d]);
+  double r = ratio_with(ulp, v->den[d]);
   if (isnan(r)) return TOI_OK;
   cell->max_ratio = max_set(cell->max_ratio, r);
   /* The witness holds the maximum (set exactly when it is): below it, r cannot win. */
@@ -309,8 +316,8 @@ static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_
    with kappa: one division, by a denominator that grows with kappa). Then
    no maximum, minimum or witness moves, with the errors or with hi. */
 static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo, double khi, double den_lo) {
-  int kb = sweep_kappa_bin(klo);
-  if (sweep_ulp_bin(lo) != sweep_ulp_bin(hi) || !(hi < cell->max_ulp) || kb < 0 || kb != sweep_kappa_bin(khi))
+  int kb = kappa_bin(klo);
+  if (ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp) || kb < 0 || kb != kappa_bin(khi))
     return 0;
   if (isinf(klo)) return klo == khi;
   if (!(klo > 0 && klo >= cell->kmin && khi <= cell->kmax)) return 0;
@@ -322,22 +329,23 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), else from the error
    and kappa themselves, as add_scored and add_kappa take them. */
-static toi_status add_lazy(sweep_cell *cell, score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
+static toi_status add_lazy(sweep_cell *cell, const score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
                            toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
   double lo, hi, klo, khi, den;
-  toi_status st = score_error_bound_cached(&lo, &hi, &sc->bits, sc->t, v->c, dir, engine, q, cache);
+  double bits;
+  toi_status st = score_error_bound_cached(&lo, &hi, &bits, sc->t, v->c, dir, engine, q, cache);
   if (st == TOI_OK) st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den);
   if (st != TOI_OK) return st;
   if (lazy_decided(cell, lo, hi, klo, khi, den)) {
-    sc->ulp = hi; /* in the error's bin, below the largest: the same counts */
-    add_scored(cell, sc, v->ref->cls, v->c, index);
-    cell->khist[sweep_kappa_bin(klo)]++;
+    add_scored(cell, sc, hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+    cell->khist[kappa_bin(klo)]++;
     if (isinf(klo)) cell->kinf++;
     return TOI_OK;
   }
-  if ((st = score_error_cached(&sc->ulp, &sc->bits, sc->t, v->c, dir, engine, q, cache)) != TOI_OK) return st;
-  add_scored(cell, sc, v->ref->cls, v->c, index);
-  return add_kappa(cell, sc, dir, v, index, engine, q);
+  double ulp;
+  if ((st = score_error_cached(&ulp, &bits, sc->t, v->c, dir, engine, q, cache)) != TOI_OK) return st;
+  add_scored(cell, sc, ulp, bits, v->ref->cls, v->c, index);
+  return add_kappa(cell, sc, ulp, dir, v, index, engine, q);
 }
 
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
@@ -395,7 +403,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
                                  score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
-  score_case scored[SWEEP_MAXFORMS]; /* each scored column's score, before its cell takes it */
+  score_detail sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -421,25 +429,20 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    score_detail sd;
     size_t k = same_answer(cands, ans, stride, j);
-    if (k < j) {
-      sd.sc = scored[k];
-    } else {
+    if (k == j) {
       score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
-      st = score_answer_cached(&sd, a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
+      st = score_answer_cached(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
       if (st != TOI_OK) return st;
     }
-    scored[j] = sd.sc;
-    if (sd.sc.timed && isnan(sd.sc.ulp)) {
-      st = add_lazy(cell, &sd.sc, v, cand->direction, index, engine, cand->precision, cache);
+    const score_case *sc = &sd[k].sc; /* read in place, not copied */
+    if (sc->timed && isnan(sc->ulp)) {
+      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, cache);
       if (st != TOI_OK) return st;
       continue;
     }
-    add_scored(cell, &sd.sc, v->ref->cls, v->c, index);
-    if (sd.sc.timed &&
-        (st = add_kappa(cell, &sd.sc, cand->direction, v, index, engine, cand->precision)) !=
-            TOI_OK)
+    add_scored(cell, sc, sc->ulp, sc->bits, v->ref->cls, v->c, index);
+    if (sc->timed && (st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK)
       return st;
   }
   return TOI_OK;
