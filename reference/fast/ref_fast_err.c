@@ -705,8 +705,10 @@ static double fe_rough_weight(double x, double y, int k) {
  *    sum N of four nonnegative terms within 3u N more; EN all of it, its
  *    own roundings covered by 1 + 2^-40, the products' underflows (2^-1074
  *    each) by 2^-1000;
- *  - sqrt(D) |T*| against RN(RN(sqrt(D.h)) t): D within eD = ED + |D.l| of
- *    D.h, so sqrt within rD = eD / D.h <= 2^-40 relative, then rho and 2u;
+ *  - sqrt(D) |T*| against RN(sq t), sq within rs of sqrt(D) relative (the
+ *    caller's: RN(sqrt(D.h)) with D within eD = ED + |D.l| of D.h, rs = eD /
+ *    D.h + 2u; near a graze, the hi part of fe_sqrt_D's, rs = (esD + |l|) /
+ *    hi), rs <= 2^-40, then rho and u;
  *  - K = RN(N / den) within u more.
  * Every relative error is below 2^-30, so their first-order sum times
  * 1 + 2^-20 bounds the product of the factors: rK. Finally the value
@@ -714,14 +716,14 @@ static double fe_rough_weight(double x, double y, int k) {
  * K (1 +- (rK + REF_KAPPA_REL_ERR + u)(1 + 2^-20)), whose ends are rounded
  * outward by 1 +- 2^-50 (each product's rounding is within u of it).
  */
-static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, const toi_case *c, int j) {
+static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, const toi_case *c, int j, double sq,
+                          double rs) {
   const double u = 0x1p-53;
   if (!fs->exact_data) return 0;
   const fdd Q = fs->t[j];
   const double t = fabs(Q.h), tau = (fabs(Q.l) + fs->Et[j]) * (1 + 0x1p-50);
   if (!(t >= 0x1p-400 && t <= 0x1p300) || !(tau <= 0x1p-40 * t)) return 0;
-  const double Dh = fs->D.h, eD = (fs->ED + fabs(fs->D.l)) * (1 + 0x1p-50);
-  if (!(Dh >= 0x1p-800 && Dh <= 0x1p800) || !(eD <= 0x1p-40 * Dh)) return 0;
+  if (!(sq >= 0x1p-400 && sq <= 0x1p400) || !(rs <= 0x1p-40)) return 0;
   const double rho = tau / t * (1 + 0x1p-50), rw = rho + 4 * u;
   double N = 0, EN = 0;
   for (int i = 0; i < 3; i++) {
@@ -741,8 +743,8 @@ static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, cons
   N += tr;
   EN = (EN + tr * 3 * u + N * 3 * u) * (1 + 0x1p-40) + 0x1p-1000; /* and the underflows of the products */
   if (!(N >= 0x1p-480 && N <= 0x1p800)) return 0;
-  double den = sqrt(Dh) * t, K = N / den;
-  double rK = (EN / N + eD / Dh + rho + 4 * u) * (1 + 0x1p-20);
+  double den = sq * t, K = N / den;
+  double rK = (EN / N + rs + rho + 4 * u) * (1 + 0x1p-20);
   if (!(rK <= 0x1p-30) || !isfinite(K)) return 0;
   double r = (rK + REF_KAPPA_REL_ERR + u) * (1 + 0x1p-20);
   *lo = K * (1 - r) * (1 - 0x1p-50);
@@ -758,6 +760,7 @@ static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn, const 
 static int fe_kappa_gen(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
 }
+static int fe_sqrt_D_gen(fe_cache *k) { return fe_sqrt_D(k, FE_GEN_FMA); }
 #ifdef FE_DISPATCH
 __attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double T, double rn,
                                                      const toi_precision_info *pi) {
@@ -766,6 +769,7 @@ __attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int
 __attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, 1);
 }
+__attribute__((target("fma"))) static int fe_sqrt_D_fma(fe_cache *k) { return fe_sqrt_D(k, 1); }
 #define FE_PICK(name) (ref_fast_fma() ? name##_fma : name##_gen)
 #else
 #define FE_PICK(name) name##_gen
@@ -905,7 +909,17 @@ static int fe_kappa_bound_of(fe_cache *k, double *lo, double *hi, const toi_case
   if (k->ok) {
     const ref_fast_state *fs = &k->st;
     int low = ref_dir_root(&fs->r, dir);
-    if (low >= 0 && fs->sc != 0 && !fs->graze && fe_kappa_rough(lo, hi, fs, c, low ? 0 : 1)) return 1;
+    if (low >= 0 && fs->sc != 0 && !fs->graze && fs->exact_data) {
+      double Dh = fs->D.h, eD = (fs->ED + fabs(fs->D.l)) * (1 + 0x1p-50), sq = NAN, rs = 1;
+      if (Dh >= 0x1p-800 && Dh <= 0x1p800 && eD <= 0x1p-40 * Dh) {
+        sq = sqrt(Dh);
+        rs = eD / Dh * (1 + 0x1p-50) + 0x1p-52;
+      } else if (FE_PICK(fe_sqrt_D)(k) && k->sD.h > 0) { /* near a graze: sqrt(D) from the triples */
+        sq = k->sD.h;
+        rs = (k->esD + fabs(k->sD.l)) / sq * (1 + 0x1p-50);
+      }
+      if (fe_kappa_rough(lo, hi, fs, c, low ? 0 : 1, sq, rs)) return 1;
+    }
   }
   if (!fe_kappa_of(k, lo, c, dir)) return 0;
   *hi = *lo;
