@@ -309,9 +309,10 @@ static void shuffle(toi_rng *r, toi_case *c) {
   for (int i = 0; i < 3; i++) sign[i] = coin(r) ? -1.0 : 1.0;
   double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
   for (int k = 0; k < 4; k++) {
-    double t[3] = {0, 0, 0};
-    for (int i = 0; i < c->dim; i++) t[i] = sign[i] * vecs[k][perm[i]];
-    memcpy(vecs[k], t, sizeof t);
+    /* Read whole, then written component by component: no wide read of
+       narrow writes just made (which the processor cannot forward). */
+    double *v = vecs[k], src[3] = {v[0], v[1], v[2]};
+    for (int i = 0; i < 3; i++) v[i] = i < c->dim ? sign[i] * src[perm[i]] : 0;
   }
   if (coin(r)) { /* the balls swapped, field by field (not the whole case and its ID) */
     for (int i = 0; i < 3; i++) {
