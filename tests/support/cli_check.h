@@ -244,21 +244,21 @@ static inline void cc_stage_exec(const cc_stage *s, const char *dir, long vmem_k
 typedef struct cc_job {
   const char *dir; /* working directory; NULL: the source directory */
   long vmem_kb;    /* address-space limit of each command in KiB, as `ulimit -v`; 0: none */
-  int status[4];   /* each command's exit status, -1 on a signal */
+  int status[8];   /* each command's exit status, -1 on a signal */
 } cc_job;
 
-/* Runs line[0] | line[1] | ... (n commands, at most 4) without a shell: each
+/* Runs line[0] | line[1] | ... (n commands, at most 8) without a shell: each
  * line split by cc_stage_parse, its program found on PATH by cc_which (127
  * when missing, 126 when a redirection or the set-up fails), joined by
  * pipe(2); stdin of the first /dev/null, stdout of the last and every
  * stderr the test's unless redirected. Every status in job->status; the
  * last command's is returned, as a shell's pipeline status. */
 static inline int cc_pipe(cc_job *job, int n, const char *const line[]) {
-  cr_assert(n >= 1 && n <= 4);
+  cr_assert(n >= 1 && n <= 8);
   cc_stage *st = calloc((size_t)n, sizeof *st);
   cr_assert_not_null(st);
   for (int i = 0; i < n; i++) cc_stage_parse(&st[i], line[i]);
-  pid_t pid[4];
+  pid_t pid[8];
   int in = -1;
   for (int i = 0; i < n; i++) {
     int p[2] = {-1, -1};
