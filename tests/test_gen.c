@@ -480,8 +480,7 @@ Test(gen, options_checked) {
 static int run_cmd(const char *args, const char *out) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>/dev/null </dev/null", TOIBENCH_PATH, args, out);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return cc_cmd(NULL, cmd);
 }
 
 
@@ -535,7 +534,8 @@ Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
   cr_assert_eq(run_cmd("gen generic --sampling maybe", o), 2);
   cr_assert_eq(run_cmd("gen generic --count", o), 2);
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "'%s' gen grazing --bogus 2>&1 >/dev/null | grep -q \"Try 'toibench gen --help'\"",
-           TOIBENCH_PATH);
-  cr_assert_eq(system(cmd), 0, "usage errors end with the Try line");
+  snprintf(cmd, sizeof cmd, "'%s' gen grazing --bogus 2>&1 >/dev/null", TOIBENCH_PATH);
+  const char *const pipeline[] = {cmd, "grep -q \"Try 'toibench gen --help'\""};
+  cc_job job = {0};
+  cr_assert_eq(cc_pipe(&job, 2, pipeline), 0, "usage errors end with the Try line");
 }

@@ -46,11 +46,11 @@ typedef struct hs_result {
 static hs_result hs_toibench(hs_tmp *t, const char *env, const char *args) {
   char *cmd = malloc(16384);
   cr_assert_not_null(cmd);
-  snprintf(cmd, 16384, "cd '%s' && %s '%s' %s >'%s' 2>'%s' </dev/null", TOI_SOURCE_DIR, env ? env : "",
-           TOIBENCH_PATH, args, t->path[0], t->path[1]);
-  int st = system(cmd);
+  snprintf(cmd, 16384, "%s '%s' %s >'%s' 2>'%s' </dev/null", env ? env : "", TOIBENCH_PATH, args, t->path[0],
+           t->path[1]);
+  int st = cc_cmd(TOI_SOURCE_DIR, cmd);
   free(cmd);
-  hs_result r = {WIFEXITED(st) ? WEXITSTATUS(st) : -1, cc_read(t->path[0]), cc_read(t->path[1])};
+  hs_result r = {st, cc_read(t->path[0]), cc_read(t->path[1])};
   return r;
 }
 
@@ -311,9 +311,9 @@ static const char *hs_plugin(hs_tmp *t) {
            "const toi_solver_info toi_solver_catalog[] = {\n"
            "  {\"renamed\", \"renamed\", \"the broken plug-in\"},\n"
            "  {\"declines\", \"declines\", \"declines all\"},\n  {0, 0, 0}};\n");
-  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/src' -DMISBEHAVE='\"%s\"' -o '%s' '%s' -ldl 2>/dev/null",
+  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/include/toibench' -DMISBEHAVE='\"%s\"' -o '%s' '%s' -ldl 2>/dev/null",
            TOI_SOURCE_DIR, cc_built("tests/solvers/misbehave_plugin.so"), so, src);
-  return system(cmd) == 0 ? so : NULL;
+  return cc_cmd(NULL, cmd) == 0 ? so : NULL;
 }
 
 /* Runs hunt on the plug-in's solver SYM with ARGS and checks the exit status. */

@@ -419,9 +419,8 @@ Test(ref_fast_err, two_threads_match_serial) {
 
 static int fe_run(const char *dir, const char *args) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>err </dev/null", dir, TOIBENCH_PATH, args);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>err </dev/null", TOIBENCH_PATH, args);
+  return cc_cmd(dir, cmd);
 }
 
 

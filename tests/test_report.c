@@ -138,13 +138,12 @@ Test(report, quick_report_is_complete, .timeout = 120) {
   cr_assert_not_null(mkdtemp(dir));
   char out[256], cmd[1024];
   snprintf(out, sizeof out, "%s/rep", dir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' report --quick --quiet --out '%s' >/dev/null 2>'%s/err'",
-           TOI_SOURCE_DIR, TOIBENCH_PATH, out, dir);
-  int st = system(cmd);
+  snprintf(cmd, sizeof cmd, "'%s' report --quick --quiet --out '%s' >/dev/null 2>'%s/err'", TOIBENCH_PATH, out, dir);
+  int st = cc_cmd(TOI_SOURCE_DIR, cmd);
   char errp[300];
   snprintf(errp, sizeof errp, "%s/err", dir);
   char *err = slurp(errp, NULL);
-  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "report failed: %s", err ? err : "");
+  cr_assert(st == 0, "report failed: %s", err ? err : "");
   /* Where the report is, even with --quiet and stdout not a terminal. */
   char where[400];
   snprintf(where, sizeof where, "report: written to %s/index.html in ", out);
@@ -184,15 +183,15 @@ Test(report, quick_report_is_complete, .timeout = 120) {
   cr_assert_geq(images, 9, "the report must hold the nine plots");
 
   /* Every formulation has its row in the Markdown and the HTML tables. */
-  snprintf(cmd, sizeof cmd, "'%s' list --names", TOIBENCH_PATH);
-  FILE *pp = popen(cmd, "r");
+  cc_out *ln = cc_run(NULL, "list --names");
+  cr_assert_eq(ln->status, 0, "list --names: %s", ln->err);
   char names[64][64];
   int nn = 0;
-  while (nn < 64 && fgets(names[nn], sizeof names[nn], pp)) {
-    names[nn][strcspn(names[nn], "\n")] = 0;
-    nn++;
+  for (const char *p = ln->out; nn < 64 && *p; nn++) {
+    size_t len = strcspn(p, "\n");
+    snprintf(names[nn], sizeof names[nn], "%.*s", (int)len, p);
+    p += len + (p[len] == '\n');
   }
-  pclose(pp);
   cr_assert_geq(nn, 9);
   snprintf(path, sizeof path, "%s/summary.md", out);
   char *md = slurp(path, NULL);
@@ -272,11 +271,11 @@ Test(report, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
   char dir[] = "/tmp/toireportXXXXXX";
   cr_assert_not_null(mkdtemp(dir));
   char cmd[1024];
-  /* A PATH without gnuplot (but with the shell tools). */
-  snprintf(cmd, sizeof cmd, "cd '%s' && PATH=/nonexistent '%s' report --quick --quiet --out '%s/rep' 2>'%s/err'",
-           TOI_SOURCE_DIR, TOIBENCH_PATH, dir, dir);
-  int st = system(cmd);
-  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+  /* A PATH without gnuplot. */
+  snprintf(cmd, sizeof cmd, "PATH=/nonexistent '%s' report --quick --quiet --out '%s/rep' 2>'%s/err'", TOIBENCH_PATH,
+           dir, dir);
+  int st = cc_cmd(TOI_SOURCE_DIR, cmd);
+  cr_assert(st == 1);
   char p[300];
   snprintf(p, sizeof p, "%s/err", dir);
   char *err = slurp(p, NULL);

@@ -6,22 +6,23 @@
 #include <sys/wait.h>
 #include "tmp_dir.h"
 
-/* runs toibench in the temporary directory after the shell commands setup
-   (each ending with &&, or ""); returns its exit status */
-static int tb_after(const char *setup, const char *args) {
+/* runs toibench in the temporary directory, without a shell, under an
+   address-space limit of vmem_kb KiB (0: none); returns its exit status */
+static int tb_limited(long vmem_kb, const char *args) {
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >out.txt 2>err.txt </dev/null", td_dir, setup, TOIBENCH_PATH,
-           args);
-  int st = system(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  snprintf(cmd, sizeof cmd, "'%s' %s >out.txt 2>err.txt </dev/null", TOIBENCH_PATH, args);
+  cc_job job = {td_dir, vmem_kb, {0}};
+  const char *const line[] = {cmd};
+  return cc_pipe(&job, 1, line);
 }
 
-static int tb(const char *args) { return tb_after("", args); }
+static int tb(const char *args) { return tb_limited(0, args); }
 
-/* tb under a 1 GB address-space limit, so that a regression of a size check
-   fails fast (out of memory, exit 1) instead of taking the machine's memory;
-   AddressSanitizer reserves far more address space than that, so not under it */
-static int tb_small(const char *args) { return tb_after(getenv("ASAN_OPTIONS") ? "" : "ulimit -v 1000000 &&", args); }
+/* tb under a 1 GB address-space limit (as `ulimit -v 1000000`), so that a
+   regression of a size check fails fast (out of memory, exit 1) instead of
+   taking the machine's memory; AddressSanitizer reserves far more address
+   space than that, so not under it */
+static int tb_small(const char *args) { return tb_limited(getenv("ASAN_OPTIONS") ? 0 : 1000000, args); }
 
 TestSuite(simcli, .init = td_setup, .fini = td_teardown);
 

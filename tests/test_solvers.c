@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench.h"
+#include "cli_check.h"
 #include "solvers.h"
 #include "rng.h"
 #include "test_env.h"
@@ -69,12 +70,10 @@ static sol_out *sol_run(const char *env, const char *args) {
   char cmd[8192], o[64], e[64];
   snprintf(o, sizeof o, "%s/out", dir);
   snprintf(e, sizeof e, "%s/err", dir);
-  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >%s 2>%s </dev/null", TOI_SOURCE_DIR, env ? env : "",
-           TOIBENCH_PATH, args, o, e);
+  snprintf(cmd, sizeof cmd, "%s '%s' %s >%s 2>%s </dev/null", env ? env : "", TOIBENCH_PATH, args, o, e);
   double t0 = sol_now();
-  int st = system(cmd);
+  r.status = cc_cmd(TOI_SOURCE_DIR, cmd);
   r.seconds = sol_now() - t0;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   sol_slurp(o, r.out, sizeof r.out);
   sol_slurp(e, r.err, sizeof r.err);
   unlink(o);
@@ -483,7 +482,8 @@ Test(solver, examples_c_plugin_and_node_agree_bit_for_bit) {
   }
   const char *f = sol_cases(0, text);
   free(text);
-  int node = system("command -v node >/dev/null 2>&1") == 0;
+  char where[4200];
+  int node = cc_which("node", where, sizeof where) != NULL;
   char args[8192];
   char nodecmd[600] = "";
   if (node)

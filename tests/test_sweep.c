@@ -98,13 +98,13 @@ Test(sweep, merge_rejects_mismatched_inputs, .init = td_setup, .fini = td_teardo
   cr_assert_eq(td_tb("merge bogus a2 -o out"), 3);
   cr_assert(err_has("bogus:1:"));
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "head -5 '%s' > '%s'", td_path("a1"), td_path("trunc"));
-  cr_assert_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "head -5 '%s' >'%s'", td_path("a1"), td_path("trunc"));
+  cr_assert_eq(cc_cmd(NULL, cmd), 0);
   cr_assert_eq(td_tb("merge trunc a2 -o out"), 3);
   cr_assert(err_has("trunc:"));
-  snprintf(cmd, sizeof cmd, "sed 's/^hist \\(.*\\) \\([0-9]*\\)$/hist \\1 x\\2/' '%s' > '%s'", td_path("a1"),
+  snprintf(cmd, sizeof cmd, "sed 's/^hist \\(.*\\) \\([0-9]*\\)$/hist \\1 x\\2/' '%s' >'%s'", td_path("a1"),
            td_path("corrupt"));
-  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(cc_cmd(NULL, cmd), 0);
   cr_assert_eq(td_tb("merge corrupt a2 -o out"), 3);
   cr_assert(err_has("corrupt:"));
   cr_assert(err_has("not a count"));
@@ -242,12 +242,11 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
   free(text);
   /* The replay recipe of the README and of sweep --help, as written: one case
    * witnesses several statistics, and the file it makes must still be read. */
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd,
-           "cd '%s' && grep '^witness ' r | cut -d' ' -f10- | awk '!seen[$0]++' > worst.cases && "
-           "grep '^witness ' r | cut -d' ' -f10- | sort | uniq | wc -l > distinct",
-           td_dir);
-  cr_assert_eq(system(cmd), 0);
+  const char *const unique[] = {"grep '^witness ' r", "cut -d' ' -f10-", "awk '!seen[$0]++' >worst.cases"};
+  const char *const count[] = {"grep '^witness ' r", "cut -d' ' -f10-", "sort", "uniq", "wc -l >distinct"};
+  cc_job job = {td_dir, 0, {0}};
+  cr_assert_eq(cc_pipe(&job, 3, unique), 0);
+  cr_assert_eq(cc_pipe(&job, 5, count), 0);
   cr_assert_eq(td_tb("run worst.cases -o runout"), 0, "the replay file is refused");
   char *distinct = cc_slurp(td_path("distinct"), NULL), *out = cc_slurp(td_path("runout"), NULL);
   char want[64];

@@ -45,11 +45,11 @@ static const char *ss_path(const char *name) {
 static int ss_tb(const char *env, const char *args, const char *out) {
   char *cmd = malloc(20000);
   cr_assert_not_null(cmd);
-  snprintf(cmd, 20000, "cd '%s' && %s '%s' %s >'%s' 2>err </dev/null", ss_dir, env ? env : "", TOIBENCH_PATH, args,
+  snprintf(cmd, 20000, "%s '%s' %s >'%s' 2>err </dev/null", env ? env : "", TOIBENCH_PATH, args,
            out ? out : "stdout");
-  int st = system(cmd);
+  int st = cc_cmd(ss_dir, cmd);
   free(cmd);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return st;
 }
 
 static char *ss_err(void) { return cc_read(ss_path("err")); }
