@@ -382,19 +382,26 @@ static toi_status view_given(sweep_view *v, const toi_case *c, const toi_ref *re
   return (unsigned)ref->cls >= TOI_CLASS_COUNT ? TOI_ERR_RANGE : TOI_OK;
 }
 
-/* The first column k < j that the scoring cannot tell from column j: the
-   same answer, bit for bit, in the same precision, direction and domain (its
-   score is then column j's); j when there is none. */
-static size_t same_answer(const toi_candidate *cands, const sweep_answer *ans, size_t stride, size_t j) {
-  const toi_candidate *cj = &cands[j];
-  const sweep_answer *aj = &ans[j * stride];
-  for (size_t k = 0; k < j; k++) {
-    const toi_candidate *ck = &cands[k];
-    const sweep_answer *ak = &ans[k * stride];
-    if (ak->state == aj->state && ak->r.cls == aj->r.cls && !memcmp(&ak->r.t, &aj->r.t, sizeof aj->r.t) &&
-        ck->precision == cj->precision && ck->direction == cj->direction && ck->domain == cj->domain)
-      return k;
-  }
+/* What the scoring of a column's answer depends on besides the case: the
+   answer, bit for bit, and the column's precision, direction and domain. */
+typedef struct answer_key {
+  uint64_t t;    /* the time's bits */
+  uint64_t rest; /* state, verdict, and the column's precision, direction and domain */
+} answer_key;
+
+static answer_key key_of(const toi_candidate *cand, const sweep_answer *a) {
+  answer_key k;
+  memcpy(&k.t, &a->r.t, sizeof k.t);
+  k.rest = (uint64_t)(uint8_t)a->state | (uint64_t)(uint8_t)a->r.cls << 8 | (uint64_t)(uint8_t)cand->precision << 16 |
+           (uint64_t)(uint8_t)cand->direction << 24 | (uint64_t)(uint32_t)cand->domain << 32;
+  return k;
+}
+
+/* The first column k < j whose key is column j's (its score is then column
+   j's); j when there is none. */
+static size_t same_answer(const answer_key *keys, size_t j) {
+  for (size_t k = 0; k < j; k++)
+    if (keys[k].t == keys[j].t && keys[k].rest == keys[j].rest) return k;
   return j;
 }
 
@@ -404,6 +411,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
   score_detail sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
+  answer_key keys[SWEEP_MAXFORMS];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -423,13 +431,14 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     sweep_view *v = &view[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
     const sweep_answer *a = &ans[j * stride];
+    keys[j] = key_of(cand, a);
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       cell->cases++;
       cell->kind[SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    size_t k = same_answer(cands, ans, stride, j);
+    size_t k = same_answer(keys, j);
     if (k == j) {
       score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
       st = score_answer_cached(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);

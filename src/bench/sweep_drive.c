@@ -15,6 +15,10 @@
    The buffers of a span stay in a core's cache; the profile reads the clock
    once per phase of a span, not per case. */
 #define SPAN 256
+/* A column's row of answers: SPAN and three more, so that the columns' answers
+   to one case (read together) are not 4 KiB apart, where they would share
+   the few ways of one set of the first-level cache. */
+#define ANS_STRIDE (SPAN + 3)
 /* Cases per call of an out-of-process candidate: a child process per
    candidate per block, so the start-up of a slow solver is amortised; memory
    stays a few MB per candidate. A multiple of CHUNK. */
@@ -29,7 +33,7 @@ typedef struct sweep_scratch {
   toi_status st[SPAN];
   uint16_t order[SPAN]; /* the span's positions in the order they are scored */
   toi_answer one[64];   /* a candidate's toi_answer for part of a span */
-  sweep_answer *ans;    /* [column][SPAN] */
+  sweep_answer *ans;    /* [column][ANS_STRIDE], the first SPAN of each row used */
   sweep_profile prof;
   score_err_cache cache;
 } sweep_scratch;
@@ -85,7 +89,7 @@ static void solve_columns(sweep_ctx *x, sweep_scratch *w, const toi_case *cases,
   for (size_t j = 0; j < x->nc; j++) {
     const toi_candidate *cand = &x->cands[j];
     if (cand->flags & TOI_CAND_OUT_OF_PROCESS) continue;
-    sweep_answer *col = &w->ans[j * SPAN];
+    sweep_answer *col = &w->ans[j * ANS_STRIDE];
     for (size_t k0 = 0; k0 < n; k0 += part) {
       size_t m = n - k0 < part ? n - k0 : part;
       toi_run_info info;
@@ -131,8 +135,8 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
     if (!(x->cands[s].flags & TOI_CAND_OUT_OF_PROCESS)) continue;
     const toi_answer *stored = &x->ans[x->slot[s] * BLOCK + at];
     for (size_t k = 0; k < n; k++) {
-      w->ans[s * SPAN + k].state = (int)stored[k].state;
-      w->ans[s * SPAN + k].r = stored[k].r;
+      w->ans[s * ANS_STRIDE + k].state = (int)stored[k].state;
+      w->ans[s * ANS_STRIDE + k].r = stored[k].r;
     }
   }
   /* Bin by bin, so that the cells of one bin stay in the core's cache: the
@@ -145,7 +149,7 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
     size_t k = w->order[i];
     if (k > fail) continue;
     toi_status st = w->st[k] != TOI_OK ? TOI_ERR_RANGE
-                                       : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], SPAN,
+                                       : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], ANS_STRIDE,
                                                                x->o->tmax, &cases[k], bins[k], index0 + k,
                                                                x->o->engine, &w->ref[k], &w->cache);
     if (st != TOI_OK) fail = k, fst = st;
@@ -316,7 +320,7 @@ static int scratch_init(sweep_ctx *x) {
     if (posix_memalign(&p, 64, (sizeof(sweep_scratch) + 63) / 64 * 64)) break;
     x->scratch[w] = p;
     memset(p, 0, sizeof(sweep_scratch));
-    x->scratch[w]->ans = malloc((x->nc ? x->nc : 1) * SPAN * sizeof(sweep_answer));
+    x->scratch[w]->ans = malloc((x->nc ? x->nc : 1) * ANS_STRIDE * sizeof(sweep_answer));
     if (!x->scratch[w]->ans) break;
     if (w == x->o->jobs - 1) return 0;
   }
