@@ -86,7 +86,7 @@ static void case_from_values(toi_case *c, const double *v) {
  * masses legal. 1 when c is filled exactly as parse_fields fills it; 0 for
  * anything else (a tab, a control byte, a word, a bad field...), which
  * the general path then reads and names. */
-static int parse_line_fast(toi_case *c, const char *line) {
+static int parse_line_fast(toi_case *c, const char *line, const char *lim) {
   const unsigned char *p = (const unsigned char *)line;
   memset(c, 0, sizeof *c);
   size_t n = 0;
@@ -107,7 +107,7 @@ static int parse_line_fast(toi_case *c, const char *line) {
     const unsigned char *q = p + (*p == '+' || *p == '-');
     if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
     const char *end;
-    if (toi_parse_double_field((const char *)p, &end, &v[i]) != TOI_NUM_OK) return 0;
+    if (toi_parse_double_span((const char *)p, lim, &end, &v[i]) != TOI_NUM_OK) return 0;
     p = (const unsigned char *)end;
   }
   while (*p == ' ') p++;
@@ -119,9 +119,10 @@ static int parse_line_fast(toi_case *c, const char *line) {
 /* A line is split in a copy: on the stack when short, as written lines are
  * (at most 24 characters a number in hex or %.17g), else on the heap, up to
  * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
- * the smallest subnormal) are read too. */
-int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
-  if (parse_line_fast(c, line)) return 0;
+ * the smallest subnormal) are read too. lim: the end of the bytes that may be
+ * read, past the line's NUL, or line itself (toi_parse_double_span). */
+static int parse_case_line(toi_case *c, const char *line, const char *lim, int *field, char *msg, size_t msgsz) {
+  if (parse_line_fast(c, line, lim)) return 0;
   char small[1024];
   size_t len = strlen(line);
   memset(c, 0, sizeof *c); /* callers read c->dim to name a field, whatever fails */
@@ -140,6 +141,10 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
   int r = parse_fields(c, buf, field, msg, msgsz);
   if (buf != small) free(buf);
   return r;
+}
+
+int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
+  return parse_case_line(c, line, line, field, msg, msgsz);
 }
 
 /* Splits buf in place at blanks: the first 20 fields in tok, their count returned. */
@@ -392,7 +397,7 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
     toi_case c;
     int field = 0;
     char msg[160];
-    if (toi_parse_case_line(&c, p, &field, msg, sizeof msg)) {
+    if (parse_case_line(&c, p, linebuf + l + 1, &field, msg, sizeof msg)) {
       add_diag(diags, name, lineno, field, c.dim ? c.dim : 2, msg);
       continue;
     }
@@ -993,7 +998,7 @@ void toi_line_block_parse(toi_line_block *b) {
     toi_case *c = &b->cases[i];
     int field = 0;
     char msg[160];
-    b->ok[i] = toi_parse_case_line(c, b->text + b->start[i], &field, msg, sizeof msg) == 0;
+    b->ok[i] = parse_case_line(c, b->text + b->start[i], b->text + b->len, &field, msg, sizeof msg) == 0;
     if (b->ok[i]) continue;
     b->nbad++;
     if (b->nerrs == TOI_DIAG_MAX) continue;
