@@ -646,6 +646,7 @@ struct toi_case_stream {
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
   size_t pos, end, cap, scanned;
+  size_t nul;      /* where the first NUL byte of buf is, or SIZE_MAX: each read searched once */
   long lineno;     /* lines consumed */
   size_t first_diag;
   toi_status fail;    /* a NUL byte, an overlong line or a read error: the file ends */
@@ -712,10 +713,11 @@ static void id_spill_free(id_spill *s) {
 typedef struct id_rec {
   uint64_t h;
   int64_t line;
-  const char *id; /* NUL-terminated in the bucket's copy */
+  const unsigned char *id; /* its len bytes in the bucket's bytes */
+  size_t len;
 } id_rec;
 
-static void dup_keep(id_dups *d, long line, long first, const char *id) {
+static void dup_keep(id_dups *d, long line, long first, const unsigned char *id, size_t len) {
   d->total++;
   size_t i = d->kept;
   if (i == TOI_DIAG_MAX) {
@@ -727,7 +729,7 @@ static void dup_keep(id_dups *d, long line, long first, const char *id) {
   for (; i > 0 && d->v[i - 1].line > line; i--) d->v[i] = d->v[i - 1];
   d->v[i].line = line;
   d->v[i].first = first;
-  snprintf(d->v[i].id, sizeof d->v[i].id, "%s", id);
+  snprintf(d->v[i].id, sizeof d->v[i].id, "%.*s", (int)len, (const char *)id);
 }
 
 /* Bucket k's bytes, its chunks in the file then the one in memory, in a
@@ -764,22 +766,18 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
   uint64_t n = s->n[k];
   size_t size = 0;
   unsigned char *raw = id_bucket_bytes(s, k, &size);
-  char *buf = raw ? malloc(size + (size_t)n + 1) : NULL;
-  id_rec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+  id_rec *r = raw ? malloc((size_t)(n ? n : 1) * sizeof *r) : NULL;
   int rc = -1;
-  if (!buf || !r) goto out;
+  if (!r) goto out;
   const unsigned char *q = raw;
-  char *p = buf;
   for (uint64_t i = 0; i < n; i++) {
     if ((size_t)(q - raw) + 17 > size) goto out;
     memcpy(&r[i].h, q, sizeof r[i].h);
     memcpy(&r[i].line, q + 8, sizeof r[i].line);
     size_t len = q[16];
     if ((size_t)(q - raw) + 17 + len > size) goto out;
-    memcpy(p, q + 17, len);
-    p[len] = '\0';
-    r[i].id = p;
-    p += len + 1;
+    r[i].id = q + 17;
+    r[i].len = len;
     q += 17 + len;
   }
   /* The records are in line order (blocks are accepted in input order):
@@ -793,10 +791,10 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
     size_t at = (size_t)r[i].h & (cap - 1);
     for (; slot[at]; at = (at + 1) & (cap - 1)) {
       const id_rec *f = &r[slot[at] - 1];
-      if (f->h == r[i].h && !strcmp(f->id, r[i].id)) break;
+      if (f->h == r[i].h && f->len == r[i].len && !memcmp(f->id, r[i].id, f->len)) break;
     }
     if (slot[at])
-      dup_keep(d, (long)r[i].line, (long)r[slot[at] - 1].line, r[i].id);
+      dup_keep(d, (long)r[i].line, (long)r[slot[at] - 1].line, r[i].id, r[i].len);
     else
       slot[at] = (uint32_t)i + 1;
   }
@@ -804,7 +802,6 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
   rc = 0;
 out:
   free(raw);
-  free(buf);
   free(r);
   return rc;
 }
@@ -863,6 +860,7 @@ toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diag
     return TOI_ERR_IO;
   }
   s->cap = 1 << 20;
+  s->nul = SIZE_MAX;
   if (!(s->buf = malloc(s->cap))) {
     if (!s->is_stdin) close(s->fd);
     free(s);
@@ -881,6 +879,7 @@ static int stream_fill(toi_case_stream *s) {
     memmove(s->buf, s->buf + s->pos, s->end - s->pos);
     s->end -= s->pos;
     s->scanned -= s->pos;
+    if (s->nul != SIZE_MAX) s->nul -= s->pos; /* a NUL is never consumed: the file ends there */
     s->pos = 0;
   }
   if (s->end == s->cap) {
@@ -897,6 +896,8 @@ static int stream_fill(toi_case_stream *s) {
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return -1;
     if (got == 0) s->eof = 1;
+    const char *z = s->nul == SIZE_MAX && got > 0 ? memchr(s->buf + s->end, '\0', (size_t)got) : NULL;
+    if (z) s->nul = (size_t)(z - s->buf);
     s->end += (size_t)got;
     return 0;
   }
@@ -919,7 +920,7 @@ static int stream_line(toi_case_stream *s, size_t *len) {
     if (s->started) {
       const char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
       size_t lim = nl ? (size_t)(nl - s->buf) : s->end;
-      const char *z = memchr(s->buf + s->scanned, '\0', lim - s->scanned);
+      const char *z = s->nul >= s->scanned && s->nul < lim ? s->buf + s->nul : NULL;
       size_t upto = (z ? (size_t)(z - s->buf) : lim) - s->pos;
       s->scanned = lim;
       if (upto > (size_t)TOI_LINE_MAX + 1) {
