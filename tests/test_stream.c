@@ -196,6 +196,46 @@ Test(stream, nul_byte_around_the_first_read) {
   }
 }
 
+/* Enough IDs that the duplicate finder keeps most of them in its temporary
+   file, of every length from 1 to TOI_ID_MAX, with some repeated (the same
+   ID of any length, and IDs that differ only in length or in a byte past
+   the eighth): the same report as the whole-file reader's. */
+Test(stream, duplicate_ids_of_every_length_in_a_large_file) {
+  FILE *f = fopen(td_path("ids.txt"), "w");
+  cr_assert_not_null(f);
+  char id[TOI_ID_MAX + 1];
+  const long n = 150000;
+  for (long i = 0; i < n; i++) {
+    long src = i % 997 == 5 ? i / 3 : i; /* a repeat of an earlier line's ID */
+    int len = snprintf(id, sizeof id, "%lx", (unsigned long)src);
+    int want = 1 + (int)((src * 7) % TOI_ID_MAX);
+    for (; len < want; len++) id[len] = len % 9 == 8 ? 'z' : '_';
+    id[len] = '\0';
+    fprintf(f, "%s 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n", id);
+  }
+  fclose(f);
+  char got[8192], want[8192];
+  stream_problems(td_path("ids.txt"), got, sizeof got);
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_status st = toi_read_cases(&l, td_path("ids.txt"), &dg);
+  toi_caselist_free(&l);
+  size_t k = (size_t)snprintf(want, sizeof want, "status %d\n", (int)st);
+  for (size_t i = 0; i < dg.count; i++) {
+    toi_diag_format(&dg.items[i], want + k, sizeof want - k);
+    k += strlen(want + k);
+    want[k++] = '\n';
+    want[k] = '\0';
+  }
+  cr_assert_str_eq(got, want);
+  /* line 6 repeats line 2's ID: "1", 1 + 7 characters long */
+  cr_assert_not_null(strstr(got, ":6: field 1 (id): duplicate ID '1_______' (first on line 2)"), "%s", got);
+  size_t dups = 0; /* a repeat is one when the line it copies has its own ID */
+  for (long i = 5; i < n; i += 997) dups += (i / 3) % 997 != 5;
+  cr_assert_eq(dg.total, dups, "%zu duplicates, %zu expected", dg.total, dups);
+}
+
 /* Standard input is streamed like a file. */
 Test(stream, reference_from_stdin) {
   write_mixed("s.txt", 5000, -1, 0);

@@ -656,11 +656,19 @@ struct toi_case_stream {
   id_spill ids;
 };
 
-/* The hash of an ID, mixed so that its top bits pick a bucket evenly. */
-static uint64_t id_hash(const char *id) {
-  uint64_t h = hash_id(id);
+/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
+   eight bytes at a time (the bytes past len masked off), mixed so that its
+   top bits pick a bucket evenly. */
+static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
+  uint64_t h = len * 0x9e3779b97f4a7c15ull, w;
+  for (size_t i = 0; i < len; i += 8) { /* i + 8 <= TOI_ID_MAX + 1: inside the array */
+    memcpy(&w, id + i, 8);
+    if (len - i < 8) w &= ~UINT64_C(0) >> (64 - 8 * (len - i)); /* the bytes of the ID alone */
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
   h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
+  h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
   return h;
 }
@@ -682,20 +690,22 @@ static int id_spill_flush(id_spill *s, size_t k) {
   return 0;
 }
 
-/* Appends the ID of line to its bucket: 0 or -1. */
-static int id_spill_add(id_spill *s, const char *id, long line) {
-  uint64_t h = id_hash(id);
+/* Appends the ID of line to its bucket: 0 or -1. The ID is copied eight
+   bytes at a time from its array, so up to 7 bytes past the record are
+   written too (kept inside the chunk). */
+static int id_spill_add(id_spill *s, const char id[TOI_ID_MAX + 1], long line) {
+  size_t len = strlen(id);
+  uint64_t h = id_hash(id, len);
   size_t k = (size_t)(h >> 56);
   if (!s->mem[k] && !(s->mem[k] = malloc(ID_CHUNK))) return -1;
   int64_t ln = line;
-  unsigned char len = (unsigned char)strlen(id);
   size_t rec = sizeof h + sizeof ln + 1 + len;
-  if (s->used[k] + rec > ID_CHUNK && id_spill_flush(s, k)) return -1;
+  if (s->used[k] + rec + 7 > ID_CHUNK && id_spill_flush(s, k)) return -1;
   unsigned char *p = s->mem[k] + s->used[k];
   memcpy(p, &h, sizeof h);
   memcpy(p + sizeof h, &ln, sizeof ln);
-  p[sizeof h + sizeof ln] = len;
-  memcpy(p + sizeof h + sizeof ln + 1, id, len);
+  p[sizeof h + sizeof ln] = (unsigned char)len;
+  for (size_t i = 0; i < len; i += 8) memcpy(p + sizeof h + sizeof ln + 1 + i, id + i, 8);
   s->used[k] += rec;
   s->n[k]++;
   return 0;
