@@ -663,6 +663,9 @@ static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
   uint64_t h = len * 0x9e3779b97f4a7c15ull, w;
   for (size_t i = 0; i < len; i += 8) { /* i + 8 <= TOI_ID_MAX + 1: inside the array */
     memcpy(&w, id + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* the first byte the lowest, as the mask below takes it */
+#endif
     if (len - i < 8) w &= ~UINT64_C(0) >> (64 - 8 * (len - i)); /* the bytes of the ID alone */
     h = (h ^ w) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
