@@ -66,7 +66,20 @@ static int agrees(const char *t) {
   double f = 0;
   toi_num_status fs = toi_parse_double_field(line, &end, &f);
   if (fs != ws) return 0;
-  return ws == TOI_NUM_SYNTAX || (bits(f) == bits(want) && end == line + n);
+  if (ws != TOI_NUM_SYNTAX && (bits(f) != bits(want) || end != line + n)) return 0;
+  /* And with the bytes after the field readable (toi_parse_double_span):
+     hex digits after the blank, then after a NUL instead, must not count. */
+  static const char pad[] = " fedcba9876543210fedcba9876543210";
+  for (int z = 0; z < 2; z++) {
+    memcpy(line + n, pad, sizeof pad);
+    if (z) line[n] = '\0';
+    end = NULL;
+    f = 0;
+    fs = toi_parse_double_span(line, line + n + sizeof pad, &end, &f);
+    if (fs != ws) return 0;
+    if (ws != TOI_NUM_SYNTAX && (bits(f) != bits(want) || end != line + n)) return 0;
+  }
+  return 1;
 }
 
 static void check_agrees(const char *t, uint64_t seed) {
@@ -347,6 +360,64 @@ Test(numparse, long_hex_significands) {
     sprintf(t + k, "p%ld", test_rng_int(&r, -1100, 1030));
     check_agrees(t, seed);
   }
+}
+
+/* toi_parse_double_span with the buffer ending 0 to 24 bytes after the
+   token's NUL, in a buffer of exactly that size (so that a read past it is
+   an error under a memory checker), hex digits after the NUL: the same
+   status and value as the reference, whether the digits are read eight at
+   a time (16 bytes or more left) or one at a time. */
+static void check_span_ends(const char *t) {
+  double want;
+  toi_num_status ws = strtod_status(t, &want);
+  size_t n = strlen(t);
+  for (size_t pad = 0; pad <= 24; pad++) {
+    char *buf = malloc(n + 1 + pad);
+    cr_assert_not_null(buf);
+    memcpy(buf, t, n + 1);
+    for (size_t i = 0; i < pad; i++) buf[n + 1 + i] = "0123456789abcdef"[i % 16];
+    const char *end = NULL;
+    double f = 0;
+    toi_num_status fs = toi_parse_double_span(buf, buf + n + 1 + pad, &end, &f);
+    cr_assert_eq(fs, ws, "'%s' with %zu bytes after its NUL: status %d, reference %d", t, pad, fs, ws);
+    if (ws != TOI_NUM_SYNTAX) {
+      cr_assert_eq(bits(f), bits(want), "'%s' with %zu bytes after its NUL: %a, reference %a", t, pad, f, want);
+      cr_assert_eq(end, buf + n, "'%s' with %zu bytes after its NUL: end", t, pad);
+    }
+    free(buf);
+  }
+}
+
+Test(numparse, hex_digits_near_the_buffer_end) {
+  static const char *const tokens[] = {
+      /* 13 digits, fewer, none; signs; the exponent's edges */
+      "0x1.3e9deaa7d9b56p+3", "-0x1.6bc326d2da922p+2", "0x1.0494158d413ep-3", "0x1.fec6ap+3", "0x1.8p+0",
+      "0x1.p+0", "0x1p+0", "0x0p+0", "-0x0p+0", "0x1.fffffffffffffp+1023", "0x1.0000000000000p-1022",
+      "0x1.abcdef0123456p-1022", "0x1.8p+01", "0x1.8p+0001", "0x1.8p+00001", "0x1.8p-1023", "0x1.8p+1024",
+      /* 14 digits and more: rounded */
+      "0x1.3e9deaa7d9b568p+3", "0x1.3e9deaa7d9b5680p+3", "0x1.00000000000008p+0", "0x1.00000000000018p+0",
+      "0x1.000000000000080000001p+0", "0x1.fffffffffffff8p+1023", "0x1.0123456789abcdef0123p-5",
+      /* uppercase digits, X and P */
+      "0x1.ABCDEF0123456p+3", "0X1.AbCdEf0123456P-3", "0x1.FFFFFFFFFFFFFp+1023", "0x1.aBcDeFp+9",
+      /* subnormals */
+      "0x0.0000000000001p-1022", "0x0.fffffffffffffp-1022", "0x1p-1074", "0x1p-1075", "0x1.8p-1075",
+      "0x3.e7150258f80cbp-1024",
+      /* not numbers: a bad byte inside or after the digit run */
+      "0x1.12g4p+0", "0x1.123456789abcg4p+0", "0x1.123456789abcdg4p+0", "0x1.12\xb4p+0",
+      "0x1.1234567\xe4p+0", "0x1.12345678\xe4p+0", "0x1.123456789abc:p+0", "0x1.123456789abc@p+0",
+      "0x1.123456789abc`p+0", "0x1.123456789abc/p+0", "0x1.123456789abcGp+0", "0x1.123456789abc\x7fp+0",
+      "0x1.1.2p+0", "0x1.12p", "0x1.12p+", "0x1.12pp+0", "0x1.12q+0", "0x1.12p+1x", "0x1.12p+1.5", "0x1.",
+      "0x1.12p+0\t"};
+  for (size_t i = 0; i < sizeof tokens / sizeof *tokens; i++) check_span_ends(tokens[i]);
+  /* every digit count from 0 to 20, each digit value, at every buffer end */
+  char t[64];
+  for (int nd = 0; nd <= 20; nd++)
+    for (int d = 0; d < 22; d++) {
+      int k = sprintf(t, "%s0x1.", d & 1 ? "-" : "");
+      for (int j = 0; j < nd; j++) t[k++] = "0123456789abcdefABCDEF"[(d + j) % 22];
+      sprintf(t + k, "p%+d", d * 47 - 500);
+      check_span_ends(t);
+    }
 }
 
 /* The writers against printf on every kind of double. */

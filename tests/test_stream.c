@@ -136,6 +136,106 @@ Test(stream, late_nul_byte) {
   free(err);
 }
 
+/* The problems the stream reports for a file, formatted, one a line. */
+static void stream_problems(const char *path, char *out, size_t outsz) {
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_case_stream *s;
+  cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
+  toi_line_block b;
+  memset(&b, 0, sizeof b);
+  while (toi_case_stream_read(s, &b, 1000, (size_t)1 << 20) == TOI_OK && b.n) {
+    toi_line_block_parse(&b);
+    if (toi_case_stream_accept(s, &b, &dg) != TOI_OK) break;
+  }
+  toi_status st = toi_case_stream_close(s, &dg);
+  toi_line_block_free(&b);
+  size_t k = (size_t)snprintf(out, outsz, "status %d\n", (int)st);
+  for (size_t i = 0; i < dg.count && k < outsz; i++) {
+    toi_diag_format(&dg.items[i], out + k, outsz - k);
+    k += strlen(out + k);
+    if (k + 1 < outsz) out[k++] = '\n', out[k] = '\0';
+  }
+}
+
+/* A NUL byte on each side of the reader's first megabyte, and in a line
+   that spans it: the same report as the whole-file reader's, which names
+   the line (lines of 100 bytes, the NUL at byte `at` of the file). */
+Test(stream, nul_byte_around_the_first_read) {
+  static const long at[] = {10, 1048475, 1048575, 1048576, 1048577, 1048600, 1048676, 2097152, 3000000};
+  for (size_t t = 0; t < sizeof at / sizeof *at; t++) {
+    FILE *f = fopen(td_path("z.txt"), "w");
+    cr_assert_not_null(f);
+    for (long i = 0; i * 100 < 3100000; i++) {
+      char line[101];
+      int n = snprintf(line, sizeof line, "c%ld 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1", i);
+      memset(line + n, ' ', 99 - (size_t)n); /* trailing blanks are allowed */
+      line[99] = '\n';
+      if (at[t] / 100 == i) line[at[t] % 100] = '\0';
+      fwrite(line, 1, 100, f);
+    }
+    fclose(f);
+    char got[4096], want[4096];
+    stream_problems(td_path("z.txt"), got, sizeof got);
+    toi_caselist l = {0};
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    toi_status st = toi_read_cases(&l, td_path("z.txt"), &dg);
+    toi_caselist_free(&l);
+    size_t k = (size_t)snprintf(want, sizeof want, "status %d\n", (int)st);
+    for (size_t i = 0; i < dg.count; i++) {
+      toi_diag_format(&dg.items[i], want + k, sizeof want - k);
+      k += strlen(want + k);
+      want[k++] = '\n';
+      want[k] = '\0';
+    }
+    cr_assert_str_eq(got, want, "NUL at byte %ld", at[t]);
+    char line_no[32];
+    snprintf(line_no, sizeof line_no, ":%ld: NUL byte", at[t] / 100 + 1);
+    cr_assert_not_null(strstr(got, line_no), "NUL at byte %ld: %s", at[t], got);
+  }
+}
+
+/* Enough IDs that the duplicate finder keeps most of them in its temporary
+   file, of every length from 1 to TOI_ID_MAX, with some repeated (the same
+   ID of any length, and IDs that differ only in length or in a byte past
+   the eighth): the same report as the whole-file reader's. */
+Test(stream, duplicate_ids_of_every_length_in_a_large_file) {
+  FILE *f = fopen(td_path("ids.txt"), "w");
+  cr_assert_not_null(f);
+  char id[TOI_ID_MAX + 1];
+  const long n = 150000;
+  for (long i = 0; i < n; i++) {
+    long src = i % 997 == 5 ? i / 3 : i; /* a repeat of an earlier line's ID */
+    int len = snprintf(id, sizeof id, "%lx", (unsigned long)src);
+    int want = 1 + (int)((src * 7) % TOI_ID_MAX);
+    for (; len < want; len++) id[len] = len % 9 == 8 ? 'z' : '_';
+    id[len] = '\0';
+    fprintf(f, "%s 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n", id);
+  }
+  fclose(f);
+  char got[8192], want[8192];
+  stream_problems(td_path("ids.txt"), got, sizeof got);
+  toi_caselist l = {0};
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_status st = toi_read_cases(&l, td_path("ids.txt"), &dg);
+  toi_caselist_free(&l);
+  size_t k = (size_t)snprintf(want, sizeof want, "status %d\n", (int)st);
+  for (size_t i = 0; i < dg.count; i++) {
+    toi_diag_format(&dg.items[i], want + k, sizeof want - k);
+    k += strlen(want + k);
+    want[k++] = '\n';
+    want[k] = '\0';
+  }
+  cr_assert_str_eq(got, want);
+  /* line 6 repeats line 2's ID: "1", 1 + 7 characters long */
+  cr_assert_not_null(strstr(got, ":6: field 1 (id): duplicate ID '1_______' (first on line 2)"), "%s", got);
+  size_t dups = 0; /* a repeat is one when the line it copies has its own ID */
+  for (long i = 5; i < n; i += 997) dups += (i / 3) % 997 != 5;
+  cr_assert_eq(dg.total, dups, "%zu duplicates, %zu expected", dg.total, dups);
+}
+
 /* Standard input is streamed like a file. */
 Test(stream, reference_from_stdin) {
   write_mixed("s.txt", 5000, -1, 0);

@@ -27,9 +27,19 @@ const char *toi_field_name(int dim, int n) {
   return "extra";
 }
 
+/* 1 for the bytes of an ID: letters, digits and ._:- (one load per byte). */
+static const unsigned char id_chars[256] = {
+    ['.'] = 1, ['_'] = 1, [':'] = 1, ['-'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1,
+    ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
+    ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+    ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1,
+    ['X'] = 1, ['Y'] = 1, ['Z'] = 1};
+
 static int id_char(int ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.' ||
-         ch == '_' || ch == ':' || ch == '-';
+  return id_chars[(unsigned char)ch];
 }
 
 int toi_id_valid(const char *id) {
@@ -86,9 +96,10 @@ static void case_from_values(toi_case *c, const double *v) {
  * masses legal. 1 when c is filled exactly as parse_fields fills it; 0 for
  * anything else (a tab, a control byte, a word, a bad field...), which
  * the general path then reads and names. */
-static int parse_line_fast(toi_case *c, const char *line) {
+static int parse_line_fast(toi_case *c, const char *line, const char *lim) {
   const unsigned char *p = (const unsigned char *)line;
-  memset(c, 0, sizeof *c);
+  static const toi_case zero; /* copied (padding too): cheaper than memset's string instruction */
+  memcpy(c, &zero, sizeof *c);
   size_t n = 0;
   while (n <= TOI_ID_MAX && id_char(p[n])) n++;
   if (n == 0 || n > TOI_ID_MAX || p[n] != ' ') return 0;
@@ -107,7 +118,7 @@ static int parse_line_fast(toi_case *c, const char *line) {
     const unsigned char *q = p + (*p == '+' || *p == '-');
     if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
     const char *end;
-    if (toi_parse_double_field((const char *)p, &end, &v[i]) != TOI_NUM_OK) return 0;
+    if (toi_parse_double_span((const char *)p, lim, &end, &v[i]) != TOI_NUM_OK) return 0;
     p = (const unsigned char *)end;
   }
   while (*p == ' ') p++;
@@ -119,9 +130,10 @@ static int parse_line_fast(toi_case *c, const char *line) {
 /* A line is split in a copy: on the stack when short, as written lines are
  * (at most 24 characters a number in hex or %.17g), else on the heap, up to
  * TOI_LINE_MAX characters, so that exact decimal expansions (1076 digits for
- * the smallest subnormal) are read too. */
-int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
-  if (parse_line_fast(c, line)) return 0;
+ * the smallest subnormal) are read too. lim: the end of the bytes that may be
+ * read, past the line's NUL, or line itself (toi_parse_double_span). */
+static int parse_case_line(toi_case *c, const char *line, const char *lim, int *field, char *msg, size_t msgsz) {
+  if (parse_line_fast(c, line, lim)) return 0;
   char small[1024];
   size_t len = strlen(line);
   memset(c, 0, sizeof *c); /* callers read c->dim to name a field, whatever fails */
@@ -140,6 +152,10 @@ int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, si
   int r = parse_fields(c, buf, field, msg, msgsz);
   if (buf != small) free(buf);
   return r;
+}
+
+int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
+  return parse_case_line(c, line, line, field, msg, msgsz);
 }
 
 /* Splits buf in place at blanks: the first 20 fields in tok, their count returned. */
@@ -392,7 +408,7 @@ toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *tex
     toi_case c;
     int field = 0;
     char msg[160];
-    if (toi_parse_case_line(&c, p, &field, msg, sizeof msg)) {
+    if (parse_case_line(&c, p, linebuf + l + 1, &field, msg, sizeof msg)) {
       add_diag(diags, name, lineno, field, c.dim ? c.dim : 2, msg);
       continue;
     }
@@ -630,6 +646,7 @@ struct toi_case_stream {
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
   size_t pos, end, cap, scanned;
+  size_t nul;      /* where the first NUL byte of buf is, or SIZE_MAX: each read searched once */
   long lineno;     /* lines consumed */
   size_t first_diag;
   toi_status fail;    /* a NUL byte, an overlong line or a read error: the file ends */
@@ -639,11 +656,22 @@ struct toi_case_stream {
   id_spill ids;
 };
 
-/* The hash of an ID, mixed so that its top bits pick a bucket evenly. */
-static uint64_t id_hash(const char *id) {
-  uint64_t h = hash_id(id);
+/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
+   eight bytes at a time (the bytes past len masked off), mixed so that its
+   top bits pick a bucket evenly. */
+static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
+  uint64_t h = len * 0x9e3779b97f4a7c15ull, w;
+  for (size_t i = 0; i < len; i += 8) { /* i + 8 <= TOI_ID_MAX + 1: inside the array */
+    memcpy(&w, id + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* the first byte the lowest, as the mask below takes it */
+#endif
+    if (len - i < 8) w &= ~UINT64_C(0) >> (64 - 8 * (len - i)); /* the bytes of the ID alone */
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
   h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
+  h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
   return h;
 }
@@ -665,20 +693,22 @@ static int id_spill_flush(id_spill *s, size_t k) {
   return 0;
 }
 
-/* Appends the ID of line to its bucket: 0 or -1. */
-static int id_spill_add(id_spill *s, const char *id, long line) {
-  uint64_t h = id_hash(id);
+/* Appends the ID of line to its bucket: 0 or -1. The ID is copied eight
+   bytes at a time from its array, so up to 7 bytes past the record are
+   written too (kept inside the chunk). */
+static int id_spill_add(id_spill *s, const char id[TOI_ID_MAX + 1], long line) {
+  size_t len = strlen(id);
+  uint64_t h = id_hash(id, len);
   size_t k = (size_t)(h >> 56);
   if (!s->mem[k] && !(s->mem[k] = malloc(ID_CHUNK))) return -1;
   int64_t ln = line;
-  unsigned char len = (unsigned char)strlen(id);
   size_t rec = sizeof h + sizeof ln + 1 + len;
-  if (s->used[k] + rec > ID_CHUNK && id_spill_flush(s, k)) return -1;
+  if (s->used[k] + rec + 7 > ID_CHUNK && id_spill_flush(s, k)) return -1;
   unsigned char *p = s->mem[k] + s->used[k];
   memcpy(p, &h, sizeof h);
   memcpy(p + sizeof h, &ln, sizeof ln);
-  p[sizeof h + sizeof ln] = len;
-  memcpy(p + sizeof h + sizeof ln + 1, id, len);
+  p[sizeof h + sizeof ln] = (unsigned char)len;
+  for (size_t i = 0; i < len; i += 8) memcpy(p + sizeof h + sizeof ln + 1 + i, id + i, 8);
   s->used[k] += rec;
   s->n[k]++;
   return 0;
@@ -696,10 +726,11 @@ static void id_spill_free(id_spill *s) {
 typedef struct id_rec {
   uint64_t h;
   int64_t line;
-  const char *id; /* NUL-terminated in the bucket's copy */
+  const unsigned char *id; /* its len bytes in the bucket's bytes */
+  size_t len;
 } id_rec;
 
-static void dup_keep(id_dups *d, long line, long first, const char *id) {
+static void dup_keep(id_dups *d, long line, long first, const unsigned char *id, size_t len) {
   d->total++;
   size_t i = d->kept;
   if (i == TOI_DIAG_MAX) {
@@ -711,7 +742,7 @@ static void dup_keep(id_dups *d, long line, long first, const char *id) {
   for (; i > 0 && d->v[i - 1].line > line; i--) d->v[i] = d->v[i - 1];
   d->v[i].line = line;
   d->v[i].first = first;
-  snprintf(d->v[i].id, sizeof d->v[i].id, "%s", id);
+  snprintf(d->v[i].id, sizeof d->v[i].id, "%.*s", (int)len, (const char *)id);
 }
 
 /* Bucket k's bytes, its chunks in the file then the one in memory, in a
@@ -748,22 +779,18 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
   uint64_t n = s->n[k];
   size_t size = 0;
   unsigned char *raw = id_bucket_bytes(s, k, &size);
-  char *buf = raw ? malloc(size + (size_t)n + 1) : NULL;
-  id_rec *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+  id_rec *r = raw ? malloc((size_t)(n ? n : 1) * sizeof *r) : NULL;
   int rc = -1;
-  if (!buf || !r) goto out;
+  if (!r) goto out;
   const unsigned char *q = raw;
-  char *p = buf;
   for (uint64_t i = 0; i < n; i++) {
     if ((size_t)(q - raw) + 17 > size) goto out;
     memcpy(&r[i].h, q, sizeof r[i].h);
     memcpy(&r[i].line, q + 8, sizeof r[i].line);
     size_t len = q[16];
     if ((size_t)(q - raw) + 17 + len > size) goto out;
-    memcpy(p, q + 17, len);
-    p[len] = '\0';
-    r[i].id = p;
-    p += len + 1;
+    r[i].id = q + 17;
+    r[i].len = len;
     q += 17 + len;
   }
   /* The records are in line order (blocks are accepted in input order):
@@ -777,10 +804,10 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
     size_t at = (size_t)r[i].h & (cap - 1);
     for (; slot[at]; at = (at + 1) & (cap - 1)) {
       const id_rec *f = &r[slot[at] - 1];
-      if (f->h == r[i].h && !strcmp(f->id, r[i].id)) break;
+      if (f->h == r[i].h && f->len == r[i].len && !memcmp(f->id, r[i].id, f->len)) break;
     }
     if (slot[at])
-      dup_keep(d, (long)r[i].line, (long)r[slot[at] - 1].line, r[i].id);
+      dup_keep(d, (long)r[i].line, (long)r[slot[at] - 1].line, r[i].id, r[i].len);
     else
       slot[at] = (uint32_t)i + 1;
   }
@@ -788,7 +815,6 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
   rc = 0;
 out:
   free(raw);
-  free(buf);
   free(r);
   return rc;
 }
@@ -847,6 +873,7 @@ toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diag
     return TOI_ERR_IO;
   }
   s->cap = 1 << 20;
+  s->nul = SIZE_MAX;
   if (!(s->buf = malloc(s->cap))) {
     if (!s->is_stdin) close(s->fd);
     free(s);
@@ -865,6 +892,7 @@ static int stream_fill(toi_case_stream *s) {
     memmove(s->buf, s->buf + s->pos, s->end - s->pos);
     s->end -= s->pos;
     s->scanned -= s->pos;
+    if (s->nul != SIZE_MAX) s->nul -= s->pos; /* a NUL is never consumed: the file ends there */
     s->pos = 0;
   }
   if (s->end == s->cap) {
@@ -881,6 +909,8 @@ static int stream_fill(toi_case_stream *s) {
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return -1;
     if (got == 0) s->eof = 1;
+    const char *z = s->nul == SIZE_MAX && got > 0 ? memchr(s->buf + s->end, '\0', (size_t)got) : NULL;
+    if (z) s->nul = (size_t)(z - s->buf);
     s->end += (size_t)got;
     return 0;
   }
@@ -903,7 +933,7 @@ static int stream_line(toi_case_stream *s, size_t *len) {
     if (s->started) {
       const char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
       size_t lim = nl ? (size_t)(nl - s->buf) : s->end;
-      const char *z = memchr(s->buf + s->scanned, '\0', lim - s->scanned);
+      const char *z = s->nul >= s->scanned && s->nul < lim ? s->buf + s->nul : NULL;
       size_t upto = (z ? (size_t)(z - s->buf) : lim) - s->pos;
       s->scanned = lim;
       if (upto > (size_t)TOI_LINE_MAX + 1) {
@@ -993,7 +1023,7 @@ void toi_line_block_parse(toi_line_block *b) {
     toi_case *c = &b->cases[i];
     int field = 0;
     char msg[160];
-    b->ok[i] = toi_parse_case_line(c, b->text + b->start[i], &field, msg, sizeof msg) == 0;
+    b->ok[i] = parse_case_line(c, b->text + b->start[i], b->text + b->len, &field, msg, sizeof msg) == 0;
     if (b->ok[i]) continue;
     b->nbad++;
     if (b->nerrs == TOI_DIAG_MAX) continue;

@@ -75,26 +75,91 @@ static uint64_t round_binary(uint64_t m, int64_t e, int sticky) {
   return (uint64_t)(E + 1023) << 52 | (kept & ((UINT64_C(1) << 52) - 1));
 }
 
+/* Eight bytes from p, the first in the lowest byte whatever the machine. */
+static uint64_t load8(const char *p) {
+  uint64_t x;
+  memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  x = __builtin_bswap64(x);
+#endif
+  return x;
+}
+
+#define BYTES(b) (UINT64_C(0x0101010101010101) * (b))
+
+/* The bytes of x (load8) that are not hex digits, each as its top bit,
+   and in *v the value of each byte that is (garbage below 16 in the
+   others). Each byte is tested apart, without carries between bytes: its
+   low seven bits plus a constant set the top bit exactly when they reach a
+   bound, and a byte with its own top bit set is no digit. */
+static uint64_t hex_classify8(uint64_t x, uint64_t *v) {
+  const uint64_t top = BYTES(0x80), x7 = x & ~top, l7 = x7 | BYTES(0x20); /* l7: 'A'-'F' as 'a'-'f' */
+  uint64_t digit = (x7 + BYTES(0x80 - '0')) & ~(x7 + BYTES(0x7f - '9'));
+  uint64_t letter = (l7 + BYTES(0x80 - 'a')) & ~(l7 + BYTES(0x7f - 'f')) & ~x & top;
+  *v = (x & BYTES(0x0f)) + (letter >> 7) * 9;
+  return (~(digit | letter) & top) | (x & top);
+}
+
+/* The eight digit values of v (hex_classify8) as 32 bits, the first byte's on top. */
+static uint64_t hex_pack8(uint64_t v) {
+  v = (v << 4 | v >> 8) & UINT64_C(0x00ff00ff00ff00ff);
+  v = (v << 8 | v >> 16) & UINT64_C(0x0000ffff0000ffff);
+  return (v << 16 | v >> 32) & UINT64_C(0xffffffff);
+}
+
+/* The hex digits at p, at most 13 (a 14th makes 14): their count, and
+   their value in *f. Sixteen bytes at a time, as two words, when at least
+   16 bytes from p may be read (lim), else one at a time. */
+static int hex_digits13(const char *p, const char *lim, uint64_t *f) {
+  if (lim - p >= 16) {
+    uint64_t v0, v1;
+    uint64_t bad0 = hex_classify8(load8(p), &v0), bad1 = hex_classify8(load8(p + 8), &v1);
+    int n = bad0 ? __builtin_ctzll(bad0) >> 3 : 8 + (bad1 ? __builtin_ctzll(bad1) >> 3 : 8);
+    if (n > 13) return 14;
+    *f = (hex_pack8(v0) << 32 | hex_pack8(v1)) >> 1 >> (63 - 4 * n);
+    return n;
+  }
+  uint64_t x = 0;
+  int nd = 0;
+  unsigned d;
+  for (; nd < 14 && (d = hex_value1[(unsigned char)p[nd]]); nd++) x = x << 4 | (d - 1);
+  *f = x;
+  return nd;
+}
+
+/* The exponent of the form "%a" writes at p, after the 'p': [+-] and one to
+   four decimal digits, then the field's end. 1 with the exponent in *e and
+   the end in *end, or 0 (a fifth digit too: parse_hex reads it). */
+static int exponent4(const char *p, int *e, const char **end) {
+  int neg = *p == '-';
+  if (*p == '+' || *p == '-') p++;
+  int k = 0, x = 0;
+  unsigned d;
+  for (; k < 4 && (d = (unsigned)((unsigned char)p[k] - '0')) <= 9; k++) x = 10 * x + (int)d;
+  if (k == 0 || !AT_END(p[k])) return 0;
+  *e = neg ? -x : x;
+  *end = p + k;
+  return 1;
+}
+
 /* p just after "0x": the form "%a" writes for a normal double, 1.HHHp[+-]D
    with at most 13 digits, read without any rounding: its bits are its
    digits. 0 when p is not in that form (parse_hex then reads it). */
-static int hex_exact_normal(const char *p, int neg, double *out, const char **end) {
+static int hex_exact_normal(const char *p, const char *lim, int neg, double *out, const char **end) {
   if (p[0] != '1' || p[1] != '.') return 0;
-  uint64_t f = 0;
-  int nd = 0;
-  unsigned d;
-  for (p += 2; nd < 13 && (d = hex_value1[(unsigned char)*p]); p++, nd++) f = f << 4 | (d - 1);
-  int64_t e;
-  if (*p != 'p' || !(p = read_exponent(p + 1, &e)) || !AT_END(*p) || e < -1022 || e > 1023) return 0;
+  uint64_t f;
+  int nd = hex_digits13(p + 2, lim, &f), e;
+  if (nd > 13) return 0;
+  p += 2 + nd;
+  if (*p != 'p' || !exponent4(p + 1, &e, end) || e < -1022 || e > 1023) return 0;
   *out = from_bits((uint64_t)neg << 63 | (uint64_t)(e + 1023) << 52 | f << (52 - 4 * nd));
-  *end = p;
   return 1;
 }
 
 /* p just after "0x": the first 16 significant hex digits make a 64-bit
    significand, the others only move the exponent and set the sticky bit. */
-static toi_num_status parse_hex(const char *p, int neg, double *out, const char **end) {
-  if (hex_exact_normal(p, neg, out, end)) return TOI_NUM_OK;
+static toi_num_status parse_hex(const char *p, const char *lim, int neg, double *out, const char **end) {
+  if (hex_exact_normal(p, lim, neg, out, end)) return TOI_NUM_OK;
   uint64_t m = 0;
   int64_t e = 0;
   int nd = 0, sticky = 0, any = 0, point = 0;
@@ -282,12 +347,17 @@ static toi_num_status parse_decimal(const char *p, int neg, double *out, const c
   return decimal_exact(start, x, neg, out);
 }
 
-toi_num_status toi_parse_double_field(const char *tok, const char **end, double *out) {
+toi_num_status toi_parse_double_span(const char *tok, const char *lim, const char **end, double *out) {
   const char *p = tok;
-  int neg = 0;
-  if (*p == '+' || *p == '-') neg = *p++ == '-';
-  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return parse_hex(p + 2, neg, out, end);
+  unsigned char c = (unsigned char)*p;
+  int neg = c == '-';
+  p += (c == '+') | (c == '-');
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) return parse_hex(p + 2, lim, neg, out, end);
   return parse_decimal(p, neg, out, end);
+}
+
+toi_num_status toi_parse_double_field(const char *tok, const char **end, double *out) {
+  return toi_parse_double_span(tok, tok, end, out);
 }
 
 /* The field reader, and the token must end where the number does. */

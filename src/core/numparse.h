@@ -25,4 +25,11 @@ toi_num_status toi_parse_double(const char *tok, double *out);
    toi_parse_double reads gives the same status and value here. */
 toi_num_status toi_parse_double_field(const char *tok, const char **end, double *out);
 
+/* toi_parse_double_field, the same status, value and *end, when the bytes
+   [tok, lim) may all be read: lim past the blank or NUL that ends the field
+   (the end of the buffer that holds it), or tok (nothing more is known). Where 16 bytes or more are left
+   before lim, the digits of a hex number are read eight at a time; the
+   bytes after the field's end are read then but never change the result. */
+toi_num_status toi_parse_double_span(const char *tok, const char *lim, const char **end, double *out);
+
 #endif
