@@ -222,49 +222,54 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
   return TOI_OK;
 }
 
-/* score_answer, the errors through cache (NULL: none). */
-static toi_status answer_with(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
-                              const toi_case *c, const toi_ref *ref, const score_opts *o, score_err_cache *cache) {
+/* The score against the true contact, with the step tmax (+Inf: none);
+   *rr: the verdict as the step makes it (a contact after the step is none). */
+static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
+                             const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
+                             toi_precision q, score_err_cache *cache) {
+  toi_ref within; /* ref, or its copy with the class a step makes of it */
+  const toi_ref *use = ref;
+  *rr = r;
+  if (dir == TOI_FORWARD && isfinite(tmax)) {
+    if (exact_group(ref, tmax) != toi_class_group_inline(ref->cls)) {
+      within = *ref;
+      within.cls = TOI_MISS;
+      use = &within;
+    }
+    /* A verdict with a time after the step claims no contact in it either. */
+    if (toi_class_group_inline(r.cls) == TOI_G_CONTACT && r.t > tmax) rr->cls = TOI_NONE;
+  }
+  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, cache);
+  if (st != TOI_OK) return st;
+  out->verdict = r.cls;
+  out->ref_cls = ref->cls;
+  return TOI_OK;
+}
+
+toi_status score_case_cached(score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                             const toi_ref *ref, double tmax, toi_ref_engine engine, toi_precision q,
+                             score_err_cache *cache) {
+  toi_result rr;
+  return score_step(out, &rr, r, dir, domain, c, ref, tmax, engine, q, cache);
+}
+
+toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                        const toi_ref *ref, const score_opts *o) {
   /* Every field is set here or by score_core (no memset, as there). */
   out->target_timed = 0;
   out->off_tolerance = 0;
   out->gap = out->target_ulp = out->target_dt = NAN;
   out->target = o->target;
   out->target_kind = SCORE_OUT_OF_DOMAIN;
-  toi_ref within; /* ref, or its copy with the class a step makes of it */
-  const toi_ref *use = ref;
-  toi_result rr = r;
-  int contact_verdict = toi_class_group_inline(r.cls) == TOI_G_CONTACT;
-  if (dir == TOI_FORWARD && isfinite(o->tmax)) {
-    if (exact_group(ref, o->tmax) != toi_class_group_inline(ref->cls)) {
-      within = *ref;
-      within.cls = TOI_MISS;
-      use = &within;
-    }
-    /* A verdict with a time after the step claims no contact in it either. */
-    if (contact_verdict && r.t > o->tmax) {
-      rr.cls = TOI_NONE;
-      contact_verdict = 0;
-    }
-  }
-  toi_status st = score_core(&out->sc, rr, dir, domain, c, use, o->engine, o->precision, cache);
+  toi_result rr;
+  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, NULL);
   if (st != TOI_OK) return st;
-  out->sc.verdict = r.cls;
-  out->sc.ref_cls = ref->cls;
   if (!o->with_target || out->sc.kind == SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
+  int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
 }
 
-toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                        const toi_ref *ref, const score_opts *o) {
-  return answer_with(out, r, dir, domain, c, ref, o, NULL);
-}
 
-toi_status score_answer_cached(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
-                               const toi_case *c, const toi_ref *ref, const score_opts *o, score_err_cache *cache) {
-  /* The cache holds the errors against the true contact only. */
-  return answer_with(out, r, dir, domain, c, ref, o, o->with_target ? NULL : cache);
-}
 
 int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
   int state = toi_candidate_input(in, c, q);

@@ -410,7 +410,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
                                  score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
-  score_detail sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
+  score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
@@ -439,12 +439,10 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     size_t k = same_answer(keys, j);
-    if (k == j) {
-      score_opts so = {tmax, 0, 0, 0, engine, cand->precision};
-      st = score_answer_cached(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, &so, cache);
-      if (st != TOI_OK) return st;
-    }
-    const score_case *sc = &sd[k].sc; /* read in place, not copied */
+    if (k == j && (st = score_case_cached(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax, engine,
+                                          cand->precision, cache)) != TOI_OK)
+      return st;
+    const score_case *sc = &sd[k]; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
       st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, cache);
       if (st != TOI_OK) return st;

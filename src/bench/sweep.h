@@ -254,8 +254,8 @@ typedef struct sweep_answer {
 /// Errors of answers already measured on one case, so that two columns with
 /// the same time are measured once (the measure depends only on the case as
 /// the column received it, the time, the direction and the precision).
-/// score_answer_cached fills it; clear n (to 0) before each case.
-/// With defer set, score_answer_cached leaves the ULP error and bits of a
+/// score_case_cached fills it; clear n (to 0) before each case.
+/// With defer set, score_case_cached leaves the ULP error and bits of a
 /// timed answer with a finite or infinite time NaN, for the caller to place
 /// (score_error_cached); a timed answer's error is never NaN otherwise.
 /// An entry holds the error measured (lo = hi, the ULP error) or an
@@ -271,11 +271,12 @@ typedef struct score_err_cache {
   int defer;
   score_err_entry e[SCORE_ERR_CACHE];
 } score_err_cache;
-/// score_answer (with_target 0) taking an error measured before from cache,
-/// the same bits as score_answer gives (score.c).
-TOI_MUST_USE toi_status score_answer_cached(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
-                                            const toi_case *c, const toi_ref *ref, const score_opts *o,
-                                            score_err_cache *cache);
+/// score_answer's score against the true contact alone (its sc, with_target
+/// 0), with the step tmax (+Inf: none), the errors in precision q taken from
+/// cache when measured there before: the same bits as score_answer gives.
+TOI_MUST_USE toi_status score_case_cached(score_case *out, toi_result r, toi_direction dir, unsigned domain,
+                                          const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
+                                          toi_precision q, score_err_cache *cache);
 
 /// The error of T against the exact root of c (direction dir, precision q),
 /// as toi_ref_error_prec gives it, from cache when measured there before
