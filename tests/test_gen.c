@@ -539,3 +539,32 @@ Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
   cc_job job = {0};
   cr_assert_eq(cc_pipe(&job, 2, pipeline), 0, "usage errors end with the Try line");
 }
+
+/* gen_cases gives, for a whole run of indexes, the bytes gen_case gives one
+ * by one (case, ID and bin), for every family in both precisions, from an
+ * index past 2^32; and refuses what gen_case refuses, writing nothing. */
+Test(gen, cases_in_a_run_are_the_cases_one_by_one) {
+  enum { N = 300 };
+  static toi_case run[N], one;
+  size_t bins[N], bin;
+  for (int prec = 0; prec < 2; prec++)
+    for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+      gen_opts o;
+      gen_opts_default_in(&o, (gen_family)f, prec ? TOI_BINARY32 : TOI_BINARY64);
+      o.seed = 99;
+      uint64_t lo = (uint64_t)1 << 33;
+      cr_assert_eq(gen_cases(run, bins, &o, lo, N), TOI_OK);
+      for (int k = 0; k < N; k++) {
+        cr_assert_eq(gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
+        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", gen_family_name((gen_family)f), k);
+        cr_assert_eq(bin, bins[k]);
+      }
+    }
+  gen_opts bad;
+  gen_opts_default(&bad, GEN_GRAZING);
+  bad.k.lo = 0; /* grazing needs k >= 1 */
+  memset(run, 0x5a, sizeof run[0]);
+  cr_assert_eq(gen_case(&one, NULL, &bin, &bad, 0), TOI_ERR_RANGE);
+  cr_assert_eq(gen_cases(run, bins, &bad, 0, N), TOI_ERR_RANGE);
+  cr_assert_eq(((unsigned char *)run)[0], 0x5a, "nothing written");
+}

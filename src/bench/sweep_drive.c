@@ -163,18 +163,15 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
 }
 
 /* Generates the cases [lo, lo + n) into cases and bins; the number generated
-   before the first failure (whose index and status go to *fail, *fst). */
+   before the first failure (whose index and status go to *fail, *fst): all
+   of them, or none when the options are refused (gen_cases). */
 static size_t gen_span(const sweep_opts *o, toi_case *cases, size_t *bins, uint64_t lo, size_t n, uint64_t *fail,
                        toi_status *fst) {
-  for (size_t k = 0; k < n; k++) {
-    toi_status st = gen_case(&cases[k], NULL, &bins[k], o->g, lo + k);
-    if (st != TOI_OK) {
-      *fail = lo + k;
-      *fst = st;
-      return k;
-    }
-  }
-  return n;
+  toi_status st = gen_cases(cases, bins, o->g, lo, n);
+  if (st == TOI_OK) return n;
+  *fail = lo;
+  *fst = st;
+  return 0;
 }
 
 /* A chunk when every candidate runs in this process: generated and scored,

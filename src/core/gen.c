@@ -642,9 +642,10 @@ static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_opts *o, 
   if (base) *base = *c;
 }
 
-toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, uint64_t index) {
-  char msg[160];
-  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+/* Case index of the checked options o; for mixed, subs[f] holds the options
+   of sub-family f (gen_opts_default_in with o's precision and seed). */
+static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, const gen_opts *subs,
+                        uint64_t index) {
   toi_rng r;
   /* Another precision, another stream; binary64 (0) keeps the stream it had. */
   toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
@@ -655,14 +656,12 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   const char *prefix = "";
   gen_family fam = o->family;
   if (fam == GEN_MIXED) {
-    gen_opts sub;
     fam = mix_slots[index % 16];
-    gen_opts_default_in(&sub, fam, o->precision);
-    sub.seed = o->seed;
+    const gen_opts *sub = &subs[fam];
     int param = 0;
-    if (uses_k(fam)) param = range_draw(&r, &sub.k);
-    if (uses_e(fam)) param = range_draw(&r, &sub.e);
-    gen_one(out, base, &r, &sub, param, tag, sizeof tag);
+    if (uses_k(fam)) param = range_draw(&r, &sub->k);
+    if (uses_e(fam)) param = range_draw(&r, &sub->e);
+    gen_one(out, base, &r, sub, param, tag, sizeof tag);
     *bin = (size_t)fam;
     prefix = "mixed-";
   } else {
@@ -676,5 +675,35 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
   }
   put_id(out->id, sizeof out->id, prefix, family_names[fam], tag, index);
   if (base) memcpy(base->id, out->id, sizeof base->id);
+}
+
+/* The sub-families' options of a mixed o into subs (nothing otherwise). */
+static void mixed_subs(gen_opts subs[GEN_FAMILY_COUNT], const gen_opts *o) {
+  if (o->family != GEN_MIXED) return;
+  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+    gen_opts_default_in(&subs[f], (gen_family)f, o->precision);
+    subs[f].seed = o->seed;
+  }
+}
+
+toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, uint64_t index) {
+  char msg[160];
+  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  gen_opts subs[GEN_FAMILY_COUNT];
+  if (o->family == GEN_MIXED) { /* only the one this case needs */
+    gen_family f = mix_slots[index % 16];
+    gen_opts_default_in(&subs[f], f, o->precision);
+    subs[f].seed = o->seed;
+  }
+  gen_case_at(out, base, bin, o, subs, index);
+  return TOI_OK;
+}
+
+toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n) {
+  char msg[160];
+  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  gen_opts subs[GEN_FAMILY_COUNT];
+  mixed_subs(subs, o);
+  for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k);
   return TOI_OK;
 }
