@@ -542,7 +542,8 @@ Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
 
 /* gen_cases gives, for a whole run of indexes, the bytes gen_case gives one
  * by one (case, ID and bin), for every family in both precisions, from an
- * index past 2^32; and refuses what gen_case refuses, writing nothing. */
+ * index past 2^32, or the same with empty IDs; and refuses what gen_case
+ * refuses, writing nothing. */
 Test(gen, cases_in_a_run_are_the_cases_one_by_one) {
   enum { N = 300 };
   static toi_case run[N], one;
@@ -553,11 +554,19 @@ Test(gen, cases_in_a_run_are_the_cases_one_by_one) {
       gen_opts_default_in(&o, (gen_family)f, prec ? TOI_BINARY32 : TOI_BINARY64);
       o.seed = 99;
       uint64_t lo = (uint64_t)1 << 33;
-      cr_assert_eq(gen_cases(run, bins, &o, lo, N), TOI_OK);
+      cr_assert_eq(gen_cases(run, bins, &o, lo, N, 1), TOI_OK);
       for (int k = 0; k < N; k++) {
         cr_assert_eq(gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
         cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", gen_family_name((gen_family)f), k);
         cr_assert_eq(bin, bins[k]);
+      }
+      /* Without IDs: the same cases, each ID empty (and nothing else). */
+      cr_assert_eq(gen_cases(run, bins, &o, lo, N, 0), TOI_OK);
+      for (int k = 0; k < N; k++) {
+        cr_assert_eq(gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
+        cr_assert(one.id[0] != 0 && run[k].id[0] == 0);
+        memcpy(run[k].id, one.id, sizeof one.id);
+        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", gen_family_name((gen_family)f), k);
       }
     }
   gen_opts bad;
@@ -565,6 +574,6 @@ Test(gen, cases_in_a_run_are_the_cases_one_by_one) {
   bad.k.lo = 0; /* grazing needs k >= 1 */
   memset(run, 0x5a, sizeof run[0]);
   cr_assert_eq(gen_case(&one, NULL, &bin, &bad, 0), TOI_ERR_RANGE);
-  cr_assert_eq(gen_cases(run, bins, &bad, 0, N), TOI_ERR_RANGE);
+  cr_assert_eq(gen_cases(run, bins, &bad, 0, N, 1), TOI_ERR_RANGE);
   cr_assert_eq(((unsigned char *)run)[0], 0x5a, "nothing written");
 }

@@ -199,8 +199,10 @@ static inline double *gen_case_input(toi_case *c, int k) {
 TOI_MUST_USE toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o,
                                  uint64_t index);
 /// Cases lo .. lo + n - 1 into out[0..n-1] and their bins into bins, exactly
-/// as gen_case gives them one by one, the options checked once.
-/// TOI_ERR_RANGE (nothing written) when gen_case would refuse them.
-TOI_MUST_USE toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n);
+/// as gen_case gives them one by one, the options checked once; with ids 0,
+/// every ID is left empty (a caller that names few cases writes their IDs
+/// later, by gen_case). TOI_ERR_RANGE (nothing written) when gen_case would
+/// refuse them.
+TOI_MUST_USE toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n, int ids);
 
 #endif

@@ -165,9 +165,9 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
 /* Generates the cases [lo, lo + n) into cases and bins; the number generated
    before the first failure (whose index and status go to *fail, *fst): all
    of them, or none when the options are refused (gen_cases). */
-static size_t gen_span(const sweep_opts *o, toi_case *cases, size_t *bins, uint64_t lo, size_t n, uint64_t *fail,
-                       toi_status *fst) {
-  toi_status st = gen_cases(cases, bins, o->g, lo, n);
+static size_t gen_span(const sweep_opts *o, toi_case *cases, size_t *bins, uint64_t lo, size_t n, int ids,
+                       uint64_t *fail, toi_status *fst) {
+  toi_status st = gen_cases(cases, bins, o->g, lo, n, ids);
   if (st == TOI_OK) return n;
   *fail = lo;
   *fst = st;
@@ -186,7 +186,7 @@ static int stream_chunk(void *vctx, int worker, uint64_t chunk) {
     uint64_t fail = 0;
     toi_status fst = TOI_OK;
     double t = x->o->profile ? sweep_now() : 0;
-    size_t ok = gen_span(x->o, w->cases, w->bins, s, n, &fail, &fst);
+    size_t ok = gen_span(x->o, w->cases, w->bins, s, n, 0, &fail, &fst); /* IDs: witnesses only (name_witnesses) */
     if (x->o->profile) w->prof.gen += lap(&t);
     if (score_span(x, worker, w->cases, w->bins, ok, s, 0)) return 1;
     if (ok < n) return chunk_failed(x, fail, fst);
@@ -209,7 +209,7 @@ static int block_chunk(void *vctx, int worker, uint64_t chunk) {
     uint64_t fail = 0;
     toi_status fst = TOI_OK;
     double t = x->o->profile ? sweep_now() : 0;
-    size_t ok = gen_span(x->o, &x->cases[k], &x->bins[k], x->blo + k, n, &fail, &fst);
+    size_t ok = gen_span(x->o, &x->cases[k], &x->bins[k], x->blo + k, n, 1, &fail, &fst); /* solvers see IDs */
     if (x->o->profile) x->scratch[worker]->prof.gen += lap(&t);
     if (ok < n) return chunk_failed(x, fail, fst);
   }
@@ -351,6 +351,25 @@ static void profile_add(sweep_profile *sum, const sweep_profile *p, size_t nc) {
   for (size_t j = 0; j < nc; j++) sum->cand[j] += p->cand[j];
 }
 
+/* The IDs of the witnesses' cases, which the stream generates without them
+   (an ID costs more to write than a case to score, and only witnesses show
+   theirs): generated again from their indexes. 0, or -1 (said to msg). */
+static int name_witnesses(sweep_acc *a, const sweep_opts *o) {
+  for (size_t i = 0; i < a->nform * a->nbins; i++)
+    for (int w = 0; w < SW_WHAT_COUNT; w++) {
+      sweep_witness *x = &a->cells[i].w[w];
+      if (!x->set || x->c.id[0]) continue;
+      toi_case c;
+      size_t bin;
+      if (gen_case(&c, NULL, &bin, o->g, x->index) != TOI_OK) {
+        toi_msgf(o->msg, "sweep: case %" PRIu64 " cannot be generated again", x->index);
+        return -1;
+      }
+      memcpy(x->c.id, c.id, sizeof c.id);
+    }
+  return 0;
+}
+
 int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins, const sweep_opts *o,
                 sweep_tally *tally) {
   sweep_ctx x;
@@ -376,6 +395,7 @@ int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nb
   if (o->profile) profile_add(o->profile, &x.main_prof, nc);
   scratch_free(&x);
   for (int w = 1; w < o->jobs && !prc; w++) sweep_acc_merge(&x.accs[0], &x.accs[w]);
+  if (!prc && name_witnesses(&x.accs[0], o)) prc = -2;
   if (!prc) *out = x.accs[0];
   for (int w = prc ? 0 : 1; w < o->jobs; w++) sweep_acc_free(&x.accs[w]);
   free(x.accs);

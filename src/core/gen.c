@@ -645,7 +645,7 @@ static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_opts *o, 
 /* Case index of the checked options o; for mixed, subs[f] holds the options
    of sub-family f (gen_opts_default_in with o's precision and seed). */
 static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, const gen_opts *subs,
-                        uint64_t index) {
+                        uint64_t index, int ids) {
   toi_rng r;
   /* Another precision, another stream; binary64 (0) keeps the stream it had. */
   toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
@@ -673,7 +673,7 @@ static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_op
     }
     gen_one(out, base, &r, o, param, tag, sizeof tag);
   }
-  put_id(out->id, sizeof out->id, prefix, family_names[fam], tag, index);
+  if (ids) put_id(out->id, sizeof out->id, prefix, family_names[fam], tag, index);
   if (base) memcpy(base->id, out->id, sizeof base->id);
 }
 
@@ -695,15 +695,15 @@ toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *
     gen_opts_default_in(&subs[f], f, o->precision);
     subs[f].seed = o->seed;
   }
-  gen_case_at(out, base, bin, o, subs, index);
+  gen_case_at(out, base, bin, o, subs, index, 1);
   return TOI_OK;
 }
 
-toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n) {
+toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n, int ids) {
   char msg[160];
   if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
   gen_opts subs[GEN_FAMILY_COUNT];
   mixed_subs(subs, o);
-  for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k);
+  for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k, ids);
   return TOI_OK;
 }
