@@ -77,10 +77,12 @@ printf "  %-18s %10s kB\n" "$SMALL cases" "$kb_small"
 printf "  %-18s %10s kB   %8s x (flat when close to 1)\n" "$N cases" "$kb_big" "$(ratio "$kb_big" "$kb_small")"
 echo
 
-echo "== target: a mixed sweep of $N cases, all formulations and the reference, in under ${TARGET_S} s on $J thread(s)"
+echo "== target: a mixed sweep of 10^8 cases, all formulations and the reference, in under ${TARGET_S} s on $J thread(s)"
 big_rate=$(awk -v n="$N" -v s="$s_big" 'BEGIN { printf "%.4g", n / s }')
-verdict=$(awk -v s="$s_big" -v t="$TARGET_S" 'BEGIN { print (s < t) ? "met" : "NOT met" }')
-printf "  %s s (%s cases/s): %s x the target, target %s\n" "$s_big" "$big_rate" "$(ratio "$s_big" "$TARGET_S")" "$verdict"
+s_1e8=$(awk -v n="$N" -v s="$s_big" 'BEGIN { printf "%.4g", s * 1e8 / n }')
+verdict=$(awk -v s="$s_1e8" -v t="$TARGET_S" 'BEGIN { print (s < t) ? "met" : "NOT met" }')
+printf "  %s cases in %s s (%s cases/s); 10^8 cases: %s s (extrapolated unless TOI_BENCH_COUNT=100000000), %s x the target, target %s\n" \
+  "$N" "$s_big" "$big_rate" "$s_1e8" "$(ratio "$s_1e8" "$TARGET_S")" "$verdict"
 echo
 
 echo "== the same sweep sharded in two and merged"
