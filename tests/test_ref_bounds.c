@@ -13,7 +13,7 @@
  * lazy_decided), so each must hold the exact figure: the ULP error and
  * kappa that the GMP/MPFR engine gives (the specification), bits equal to
  * its bits, an enclosure of kappa within 2^-28 of it relative, and the
- * error's enclosure 0 < lo < hi < Inf whenever lo != hi. The fast engine
+ * error's enclosure 0 <= lo < hi < Inf whenever lo != hi. The fast engine
  * must moreover give true enclosures (lo < hi) for a good share of the
  * answers, else the tests below would not reach that code. Counts scale with TOI_TEST_SCALE.
  */
@@ -36,7 +36,7 @@ static void check_error_bound(const toi_case *c, toi_direction dir, double T, to
     return;
   }
   n->enclosed++;
-  cr_assert(lo > 0 && hi < INFINITY && lo < hi, "%s: enclosure [%a, %a] (T = %a) on %s", where, lo, hi, T,
+  cr_assert(lo >= 0 && hi < INFINITY && lo < hi, "%s: enclosure [%a, %a] (T = %a) on %s", where, lo, hi, T,
             tr_fmt(c));
   cr_assert(lo <= ulp && ulp <= hi, "%s: error %a outside [%a, %a] (T = %a) on %s", where, ulp, lo, hi, T,
             tr_fmt(c));
@@ -152,6 +152,22 @@ Test(ref_bounds, any_scale_encloses_the_exact_figures) {
   }
   cr_expect_gt(n.enclosed, 0);
   cr_expect_gt(n.kenclosed, 0);
+}
+
+/* An answer on an exact root that the fast engine only encloses: B at (3, 0)
+ * moving at (-1, 0) meets A (radii 1 and 1) at t* = 1 exactly. T = 1 has
+ * error 0, which the enclosure must hold (its low end may be 0 itself); the
+ * neighbours of 1 have errors 1 (above, ulp(1) = 2^-52) and 0.5 (below). */
+Test(ref_bounds, an_exact_root_is_enclosed) {
+  toi_case c = {.id = "x", .dim = 2, .pa = {0, 0, 0}, .pb = {3, 0, 0}, .va = {0, 0, 0}, .vb = {-1, 0, 0},
+                .ra = 1, .rb = 1, .ma = 1, .mb = 1};
+  const double T[3] = {1.0, nextafter(1.0, 2), nextafter(1.0, 0)}, want[3] = {0, 1, 0.5};
+  for (int i = 0; i < 3; i++) {
+    double lo, hi, bits;
+    cr_assert_eq(toi_ref_error_bound(&lo, &hi, &bits, T[i], &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_OK);
+    cr_assert(lo <= want[i] && want[i] <= hi && lo >= 0 && hi < INFINITY, "T = %a: [%a, %a]", T[i], lo, hi);
+    cr_assert_eq(bits, i == 0 ? 0.0 : 1.0);
+  }
 }
 
 /* The MPFR engine measures: lo = hi, the figure itself. */

@@ -90,7 +90,7 @@ TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, 
 /// for most answers: the fast engine bounds T - t* from its enclosure of the
 /// root, and measures the error itself (*lo = *hi) only where that is as
 /// cheap or the bound cannot be had; the MPFR engine always measures it.
-/// When *lo < *hi: 0 < *lo and *hi is finite. The same statuses as
+/// When *lo < *hi: 0 <= *lo and *hi is finite. The same statuses as
 /// toi_ref_error_prec.
 TOI_MUST_USE toi_status toi_ref_error_bound(double *lo, double *hi, double *bits, double T, const toi_case *c,
                                             toi_direction dir, toi_precision q, toi_ref_engine e);
