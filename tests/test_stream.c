@@ -308,6 +308,35 @@ Test(stream, qstream_exact_quantiles, .timeout = 120) {
   free(v);
 }
 
+/* The values loaded at once (up to 2^20) are selected, not sorted: every
+   small size with few distinct values, and 2^20 values sorted, reversed, all
+   equal, two alternating, in an organ pipe and in a median-of-three killer's
+   order, where a plain quickselect would take quadratic time. */
+Test(stream, qstream_selection_in_memory, .timeout = 120) {
+  double small[64];
+  for (size_t n = 1; n <= 64; n++) {
+    for (size_t i = 0; i < n; i++) small[i] = (double)((i * 7 + n) % 5) * 0.25;
+    check_qstream(small, n);
+  }
+  size_t n = (size_t)1 << 20;
+  double *v = malloc(n * sizeof *v);
+  for (int shape = 0; shape < 6; shape++) {
+    for (size_t i = 0; i < n; i++) {
+      size_t m = n / 2;
+      switch (shape) {
+      case 0: v[i] = (double)i; break;
+      case 1: v[i] = (double)(n - i); break;
+      case 2: v[i] = 0.5; break;
+      case 3: v[i] = i % 2 ? 1.0 : INFINITY; break;
+      case 4: v[i] = (double)(i < m ? i : n - i); break;
+      default: v[i] = (double)(i % 2 ? m + i : i / 2 + (i % 4 == 0 ? m : 0)); break;
+      }
+    }
+    check_qstream(v, n);
+  }
+  free(v);
+}
+
 /* ---- run: the same bytes for any -j, and the figures of the whole-file library path ---- */
 
 /* "KEY_hex": "VALUE" of the n-th candidate object of a run's JSON, parsed. */

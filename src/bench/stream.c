@@ -253,18 +253,62 @@ static int spill_pass(toi_qstream *q, uint64_t prefix, int shift, uint64_t *h, d
   return fseeko(q->spill, 0, SEEK_END);
 }
 
+static int cmp_key(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The k-th smallest of a[0..n-1] (k < n), a reordered: quickselect with a
+   three-way partition around the median of three (runs of equal values cost
+   one pass), and after 2 log2(n) + 8 rounds without the answer, a sort of
+   what is left, so that no input costs more than a sort. */
+static uint64_t select_key(uint64_t *a, size_t n, size_t k) {
+  size_t lo = 0, hi = n;
+  int rounds = 8;
+  for (size_t m = n; m > 1; m >>= 1) rounds += 2;
+  while (hi - lo > 1) {
+    if (rounds-- == 0) {
+      qsort(a + lo, hi - lo, sizeof *a, cmp_key);
+      return a[k];
+    }
+    uint64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi - 1];
+    uint64_t p = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+    size_t lt = lo, i = lo, gt = hi; /* [lo, lt) < p, [lt, i) = p, [gt, hi) > p */
+    while (i < gt) {
+      uint64_t t = a[i];
+      if (t < p) {
+        a[i++] = a[lt];
+        a[lt++] = t;
+      } else if (t > p) {
+        a[i] = a[--gt];
+        a[gt] = t;
+      } else {
+        i++;
+      }
+    }
+    if (k < lt) hi = lt;
+    else if (k >= gt) lo = gt;
+    else return p;
+  }
+  return a[lo];
+}
+
 /* The k-th smallest (from 0) of the n values whose key has the top bits
-   prefix (above shift + 16), loaded and sorted as toi_quantile sorts. */
+   prefix (above shift + 16), loaded and selected by their keys (the order of
+   toi_quantile's sort; -0 and +0, which it does not tell apart, come back as
+   +0). */
 static int select_loaded(toi_qstream *q, uint64_t prefix, int shift, uint64_t n, uint64_t k, double *out) {
   double *v = malloc((size_t)n * sizeof *v);
-  if (!v || spill_pass(q, prefix, shift, NULL, v)) {
-    free(v);
-    return -1;
+  uint64_t *key = malloc((size_t)n * sizeof *key);
+  int rc = -1;
+  if (v && key && !spill_pass(q, prefix, shift, NULL, v)) {
+    for (size_t i = 0; i < (size_t)n; i++) key[i] = qkey(v[i]);
+    *out = toi_double_from_ord((int64_t)(select_key(key, (size_t)n, (size_t)k) ^ ((uint64_t)1 << 63)));
+    rc = 0;
   }
-  qsort(v, (size_t)n, sizeof *v, toi_cmp_double);
-  *out = v[k];
   free(v);
-  return 0;
+  free(key);
+  return rc;
 }
 
 int toi_qstream_quantile(toi_qstream *q, double quantile, double *out) {
