@@ -17,17 +17,6 @@
 
 #define SEED_NOTE "(rerun with TOI_TEST_SEED=%llu; include it in bug reports)"
 
-static uint64_t bits(double x) {
-  uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-static double of_bits(uint64_t b) {
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
 
 /* The reference verdict on a whole token, in toi_parse_double's terms: what
    strtod reads whole, at the value strtod gives for a decimal and the exact
@@ -54,7 +43,7 @@ static int agrees(const char *t) {
   double want, got = 0;
   toi_num_status ws = strtod_status(t, &want), gs = toi_parse_double(t, &got);
   if (ws != gs) return 0;
-  if (ws != TOI_NUM_SYNTAX && bits(got) != bits(want)) return 0;
+  if (ws != TOI_NUM_SYNTAX && te_bits(got) != te_bits(want)) return 0;
   /* The same token as a field of a line, followed by a blank and more: the
      same status and value, and the end at the blank. */
   size_t n = strlen(t);
@@ -66,7 +55,7 @@ static int agrees(const char *t) {
   double f = 0;
   toi_num_status fs = toi_parse_double_field(line, &end, &f);
   if (fs != ws) return 0;
-  if (ws != TOI_NUM_SYNTAX && (bits(f) != bits(want) || end != line + n)) return 0;
+  if (ws != TOI_NUM_SYNTAX && (te_bits(f) != te_bits(want) || end != line + n)) return 0;
   /* And with the bytes after the field readable (toi_parse_double_span):
      hex digits after the blank, then after a NUL instead, must not count. */
   static const char pad[] = " fedcba9876543210fedcba9876543210";
@@ -77,7 +66,7 @@ static int agrees(const char *t) {
     f = 0;
     fs = toi_parse_double_span(line, line + n + sizeof pad, &end, &f);
     if (fs != ws) return 0;
-    if (ws != TOI_NUM_SYNTAX && (bits(f) != bits(want) || end != line + n)) return 0;
+    if (ws != TOI_NUM_SYNTAX && (te_bits(f) != te_bits(want) || end != line + n)) return 0;
   }
   return 1;
 }
@@ -94,7 +83,7 @@ static void check_agrees(const char *t, uint64_t seed) {
 static double draw(test_rng *r, int narrow) {
   if (narrow) return test_rng_double(r, -60, 60);
   for (;;) {
-    double x = of_bits(test_rng_next(r));
+    double x = te_of_bits(test_rng_next(r));
     if (isfinite(x)) return x;
   }
 }
@@ -214,11 +203,11 @@ static void upper_midpoint(double x, mpz_t N, long *E) {
    the last digit below, a 1 appended far right (above); each must give the
    double the rounding rule says, and strtod's. */
 static void check_midpoint(double lo, const mpz_t N, long E, int long_form, uint64_t seed) {
-  double hi = nextafter(lo, INFINITY), even = (bits(lo) & 1) ? hi : lo;
+  double hi = nextafter(lo, INFINITY), even = (te_bits(lo) & 1) ? hi : lo;
   char *t = exact_decimal(N, E, long_form);
   double got;
   cr_assert_eq(toi_parse_double(t, &got), isinf(even) ? TOI_NUM_OVERFLOW : TOI_NUM_OK, "%.80s", t);
-  cr_assert_eq(bits(got), bits(even), "tie '%.60s...' (%zu chars) gave %a, want %a " SEED_NOTE, t, strlen(t), got,
+  cr_assert_eq(te_bits(got), te_bits(even), "tie '%.60s...' (%zu chars) gave %a, want %a " SEED_NOTE, t, strlen(t), got,
                even, (unsigned long long)seed);
   check_agrees(t, seed);
   char *up = malloc(strlen(t) + 40);
@@ -226,7 +215,7 @@ static void check_midpoint(double lo, const mpz_t N, long E, int long_form, uint
   if (ep) sprintf(up, "%.*s1e-%ld", (int)(ep - t), t, atol(ep + 2) + 1);
   else sprintf(up, "%s%s1", t, strchr(t, '.') ? "" : ".");
   cr_assert_eq(toi_parse_double(up, &got) == TOI_NUM_SYNTAX, 0);
-  cr_assert_eq(bits(got), bits(hi), "above '%.60s' gave %a, want %a", up, got, hi);
+  cr_assert_eq(te_bits(got), te_bits(hi), "above '%.60s' gave %a, want %a", up, got, hi);
   check_agrees(up, seed);
   /* below: the digits minus one in the last place, written the same way */
   char *d = exact_decimal(N, E, 0), *dig = strtok(d, "e");
@@ -236,7 +225,7 @@ static void check_midpoint(double lo, const mpz_t N, long E, int long_form, uint
   char *vs = mpz_get_str(NULL, 10, v), *dn = malloc(strlen(vs) + 40);
   sprintf(dn, "%se-%ld", vs, E < 0 ? -E : 0L);
   cr_assert_eq(toi_parse_double(dn, &got) == TOI_NUM_SYNTAX, 0);
-  cr_assert_eq(bits(got), bits(lo), "below '%.60s' gave %a, want %a", dn, got, lo);
+  cr_assert_eq(te_bits(got), te_bits(lo), "below '%.60s' gave %a, want %a", dn, got, lo);
   check_agrees(dn, seed);
   free(vs), free(dn), free(d), free(up), free(t);
   mpz_clear(v);
@@ -254,7 +243,7 @@ Test(numparse, exact_midpoints_and_their_neighbours) {
     case 0: x = fabs(draw(&r, 0)); break;
     case 1: x = fabs(test_rng_double(&r, -1074, -1000)); break; /* subnormal and near */
     case 2: x = fabs(test_rng_double(&r, -30, 60)); break;
-    default: x = of_bits(test_rng_next(&r) % (UINT64_C(1) << 52)); /* every subnormal alike */
+    default: x = te_of_bits(test_rng_next(&r) % (UINT64_C(1) << 52)); /* every subnormal alike */
     }
     if (!(x > 0) || x == DBL_MAX) continue;
     long E;
@@ -314,7 +303,7 @@ Test(numparse, subnormal_and_overflow_boundaries) {
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
     double got;
     cr_assert_eq(toi_parse_double(v[i].t, &got), v[i].st, "%s", v[i].t);
-    cr_assert_eq(bits(got), bits(v[i].want), "%s gave %a, want %a", v[i].t, got, v[i].want);
+    cr_assert_eq(te_bits(got), te_bits(v[i].want), "%s gave %a, want %a", v[i].t, got, v[i].want);
     check_agrees(v[i].t, 0);
   }
 }
@@ -381,7 +370,7 @@ static void check_span_ends(const char *t) {
     toi_num_status fs = toi_parse_double_span(buf, buf + n + 1 + pad, &end, &f);
     cr_assert_eq(fs, ws, "'%s' with %zu bytes after its NUL: status %d, reference %d", t, pad, fs, ws);
     if (ws != TOI_NUM_SYNTAX) {
-      cr_assert_eq(bits(f), bits(want), "'%s' with %zu bytes after its NUL: %a, reference %a", t, pad, f, want);
+      cr_assert_eq(te_bits(f), te_bits(want), "'%s' with %zu bytes after its NUL: %a, reference %a", t, pad, f, want);
       cr_assert_eq(end, buf + n, "'%s' with %zu bytes after its NUL: end", t, pad);
     }
     free(buf);
@@ -438,7 +427,7 @@ Test(numfmt, random_bit_patterns_and_magnitudes) {
   test_rng r = {seed};
   const long n = 600000 * te_scale();
   for (long i = 0; i < n; i++) {
-    check_writers(of_bits(test_rng_next(&r)), seed);
+    check_writers(te_of_bits(test_rng_next(&r)), seed);
     check_writers(test_rng_double(&r, -40, 40), seed);
   }
 }
@@ -526,7 +515,7 @@ Test(numparse, case_reader_messages) {
   toi_caselist l = {0};
   toi_diags dg = {0};
   cr_assert_eq(toi_parse_cases(&l, "t.cases", ok, strlen(ok), &dg), TOI_OK);
-  cr_assert_eq(bits(l.items[0].pa[0]), bits(-0.0)); /* underflow to zero is legal */
+  cr_assert_eq(te_bits(l.items[0].pa[0]), te_bits(-0.0)); /* underflow to zero is legal */
   cr_assert_eq(l.items[0].pa[1], 0x1p-1074);
   toi_caselist_free(&l);
 }

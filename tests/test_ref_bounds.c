@@ -59,34 +59,15 @@ static void check_kappa_bound(const toi_case *c, toi_direction dir, const char *
   cr_assert(lo <= k && k <= hi, "%s: kappa %a outside [%a, %a] on %s", where, k, lo, hi, tr_fmt(c));
 }
 
-/* T for kind k against the root's rounding rn: rn, its neighbours 1 to 4
- * ulps away on either side, a relative 2^-30 and 2^-12 off, far, 0, Inf, NaN. */
-static double kind_T(int k, double rn) {
-  double b = isnan(rn) ? 1.0 : rn;
-  if (k >= 1 && k <= 8) {
-    double t = b, to = k <= 4 ? INFINITY : -INFINITY;
-    for (int i = 0; i < (k - 1) % 4 + 1; i++) t = nextafter(t, to);
-    return t;
-  }
-  switch (k) {
-  case 0: return b;
-  case 9: return b * (1 + 0x1p-30);
-  case 10: return b * (1 - 0x1p-12);
-  case 11: return 3 * b + 1;
-  case 12: return 0.0;
-  case 13: return INFINITY;
-  default: return NAN;
-  }
-}
-enum { KINDS = 15 };
-
 static void check_case(const toi_case *c, toi_precision q, long i, const char *where, bound_counts *n) {
   toi_ref r;
   if (toi_ref_solve_prec(&r, c, q, TOI_REF_FAST) != TOI_OK) return;
   for (int dir = 0; dir < 2; dir++) {
     double rn = dir ? r.trev : r.tfwd;
-    check_error_bound(c, (toi_direction)dir, kind_T(0, rn), q, where, n);
-    check_error_bound(c, (toi_direction)dir, kind_T(1 + (int)((i + dir) % (KINDS - 1)), rn), q, where, n);
+    double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
+    check_error_bound(c, (toi_direction)dir, tr_kind_T(0, rn, other), q, where, n);
+    check_error_bound(c, (toi_direction)dir, tr_kind_T(1 + (int)((i + dir) % (TR_T_KINDS - 1)), rn, other), q,
+                      where, n);
     if (q == TOI_BINARY64) check_kappa_bound(c, (toi_direction)dir, where, n);
   }
 }
@@ -135,17 +116,7 @@ Test(ref_bounds, any_scale_encloses_the_exact_figures) {
     c.dim = 2 + (int)(tr_next(&r) & 1);
     c.ma = c.mb = 1;
     int el = (int)tr_int(&r, -1000, 950), ev = (int)tr_int(&r, -1000, 950);
-    double s[3], v[3];
-    for (int k = 0; k < c.dim; k++) {
-      c.pa[k] = tr_double(&r, el, el + 40);
-      s[k] = tr_double(&r, el, el + 40);
-      c.va[k] = tr_double(&r, ev, ev + 40);
-      v[k] = tr_double(&r, ev, ev + 40);
-      c.pb[k] = c.pa[k] + s[k];
-    }
-    double f = ldexp(1.0, ev - el);
-    for (int k = 0; k < c.dim; k++) c.vb[k] = i % 2 && isfinite(f) ? c.va[k] - s[k] * f : c.va[k] + v[k];
-    c.ra = fabs(tr_double(&r, el, el + 40)), c.rb = fabs(tr_double(&r, el, el + 40));
+    tr_spread_fill(&r, &c, el, ev, (int)(i % 2), 0);
     char where[128];
     snprintf(where, sizeof where, "random case %ld " SEED_MSG, i, SEED_ARGS);
     check_case(&c, TOI_BINARY64, i, where, &n);

@@ -166,18 +166,7 @@ Test(ref_fast, random_moderate_spread_any_scale) {
     memset(&c, 0, sizeof c);
     strcpy(c.id, "spread");
     c.dim = 2 + (int)(tr_next(&r) & 1);
-    double s[3], v[3];
-    for (int k = 0; k < c.dim; k++) {
-      c.pa[k] = tr_double(&r, el, el + 40);
-      s[k] = tr_double(&r, el, el + 40);
-      c.va[k] = tr_double(&r, ev, ev + 40);
-      v[k] = tr_double(&r, ev, ev + 40);
-      c.pb[k] = c.pa[k] + s[k];
-    }
-    int aim = (int)(tr_next(&r) & 1);
-    double f = ldexp(1.0, ev - el) * (0.75 + 0.25 * (double)(tr_next(&r) & 3));
-    for (int k = 0; k < c.dim; k++) c.vb[k] = aim && isfinite(f) ? c.va[k] - s[k] * f : c.va[k] + v[k];
-    c.ra = fabs(tr_double(&r, el, el + 40)), c.rb = fabs(tr_double(&r, el, el + 40));
+    tr_spread_fill(&r, &c, el, ev, -1, 1);
     c.ma = c.mb = 1;
     char where[128];
     snprintf(where, sizeof where, "spread case %ld " SEED_MSG, i, SEED_ARGS);

@@ -51,37 +51,7 @@ static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *whe
                    dir == TOI_FORWARD ? "forward" : "reverse", tr_fmt(c), kf, km);
 }
 
-/* ---- the times T a scorer can meet ---- */
-
-enum { FE_KINDS = 24 };
-
-/* Kind k of T for a root that rounds to rn (1.0 when there is none): rn,
- * its neighbours 1..5 ulps above and below, far values, 0 and -0, the
- * infinities, subnormals, NaN, DBL_MAX, the other root. */
-static double fe_T(int k, double rn, double other) {
-  double base = isnan(rn) ? 1.0 : rn;
-  if (k >= 1 && k <= 10) {
-    double t = base, dir = k <= 5 ? INFINITY : -INFINITY;
-    for (int i = 0; i < (k - 1) % 5 + 1; i++) t = nextafter(t, dir);
-    return t;
-  }
-  switch (k) {
-  case 0: return base;
-  case 11: return base * (1 + 0x1p-20);
-  case 12: return 2 * base + 1;
-  case 13: return -base;
-  case 14: return 0.0;
-  case 15: return -0.0;
-  case 16: return INFINITY;
-  case 17: return -INFINITY;
-  case 18: return 0x1p-1074;
-  case 19: return -0x1.8p-1030;
-  case 20: return NAN;
-  case 21: return DBL_MAX;
-  case 22: return isnan(other) ? base * 0.5 : other;
-  default: return base * 0x1p-600;
-  }
-}
+/* ---- the times T a scorer can meet (tr_kind_T) ---- */
 
 /* Every kind for both directions, and kappa. */
 static void fe_check_all(const toi_case *c, const char *where) {
@@ -90,7 +60,7 @@ static void fe_check_all(const toi_case *c, const char *where) {
   for (int dir = 0; dir < 2; dir++) {
     double rn = dir ? r.trev : r.tfwd;
     double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
-    for (int k = 0; k < FE_KINDS; k++) fe_check_error(c, (toi_direction)dir, fe_T(k, rn, other), where);
+    for (int k = 0; k < TR_T_KINDS; k++) fe_check_error(c, (toi_direction)dir, tr_kind_T(k, rn, other), where);
     fe_check_kappa(c, (toi_direction)dir, where);
   }
 }
@@ -132,8 +102,8 @@ ParameterizedTest(tr_fam_param *p, ref_fast_err, families_bit_identical) {
     for (int dir = 0; dir < 2; dir++) {
       double rn = dir ? r.trev : r.tfwd;
       double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
-      fe_check_error(&c, (toi_direction)dir, fe_T(0, rn, other), where);
-      fe_check_error(&c, (toi_direction)dir, fe_T(1 + (int)((i + dir) % (FE_KINDS - 1)), rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, tr_kind_T(0, rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, tr_kind_T(1 + (int)((i + dir) % (TR_T_KINDS - 1)), rn, other), where);
       fe_check_kappa(&c, (toi_direction)dir, where);
     }
   }
@@ -169,17 +139,7 @@ Test(ref_fast_err, random_any_scale) {
       c.ra = fabs(tr_bits(&r)), c.rb = fabs(tr_bits(&r));
     } else {
       int el = (int)tr_int(&r, -1060, 980), ev = (int)tr_int(&r, -1060, 980);
-      double s[3], v[3];
-      for (int k = 0; k < c.dim; k++) {
-        c.pa[k] = tr_double(&r, el, el + 40);
-        s[k] = tr_double(&r, el, el + 40);
-        c.va[k] = tr_double(&r, ev, ev + 40);
-        v[k] = tr_double(&r, ev, ev + 40);
-        c.pb[k] = c.pa[k] + s[k];
-      }
-      double f = ldexp(1.0, ev - el) * (0.75 + 0.25 * (double)(tr_next(&r) & 3));
-      for (int k = 0; k < c.dim; k++) c.vb[k] = i % 2 && isfinite(f) ? c.va[k] - s[k] * f : c.va[k] + v[k];
-      c.ra = fabs(tr_double(&r, el, el + 40)), c.rb = fabs(tr_double(&r, el, el + 40));
+      tr_spread_fill(&r, &c, el, ev, (int)(i % 2), 1);
     }
     char where[128];
     snprintf(where, sizeof where, "random case %ld " SEED_MSG, i, SEED_ARGS);
@@ -188,8 +148,8 @@ Test(ref_fast_err, random_any_scale) {
     for (int dir = 0; dir < 2; dir++) {
       double rn = dir ? ref.trev : ref.tfwd;
       double other = ref_dir_root(&ref, (toi_direction)dir) == 1 ? ref.thi : ref.tlo;
-      fe_check_error(&c, (toi_direction)dir, fe_T(0, rn, other), where);
-      fe_check_error(&c, (toi_direction)dir, fe_T((int)(i % FE_KINDS), rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, tr_kind_T(0, rn, other), where);
+      fe_check_error(&c, (toi_direction)dir, tr_kind_T((int)(i % TR_T_KINDS), rn, other), where);
       fe_check_kappa(&c, (toi_direction)dir, where);
     }
   }
@@ -327,7 +287,7 @@ Test(ref_fast_err, mpfr_error_correctly_rounded) {
         if (isnan(rn)) continue;
         const int kinds[] = {0, 1, 6, 5, 11, 12, 14};
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-          double T = fe_T(kinds[k], rn, NAN), want = fe_independent_ulp(&c, (toi_direction)dir, T);
+          double T = tr_kind_T(kinds[k], rn, NAN), want = fe_independent_ulp(&c, (toi_direction)dir, T);
           for (int e = 0; e < 2; e++) {
             double u, b;
             const toi_ref_engine eng = e ? TOI_REF_MPFR : TOI_REF_FAST;

@@ -40,13 +40,20 @@ static void put_hex(FILE *f, double x) {
   else fprintf(f, "%a", x);
 }
 
-/* The expected output of `reference`, computed case by case with the
-   library's unbatched reference on the cases toi_read_cases gives. */
-static void expected_reference(const char *in, const char *out) {
+/* The cases of the file name, read whole (the library's reader), which must
+   accept it. */
+static toi_caselist read_whole(const char *name) {
   toi_caselist l = {0};
   toi_diags dg;
   memset(&dg, 0, sizeof dg);
-  cr_assert_eq(toi_read_cases(&l, td_path(in), &dg), TOI_OK);
+  cr_assert_eq(toi_read_cases(&l, td_path(name), &dg), TOI_OK, "%s", name);
+  return l;
+}
+
+/* The expected output of `reference`, computed case by case with the
+   library's unbatched reference on the cases toi_read_cases gives. */
+static void expected_reference(const char *in, const char *out) {
+  toi_caselist l = read_whole(in);
   FILE *f = fopen(td_path(out), "w");
   for (size_t i = 0; i < l.count; i++) {
     toi_ref r;
@@ -357,10 +364,7 @@ Test(stream, run_same_as_library_and_any_jobs, .timeout = 120) {
   cr_assert(td_same_file(td_path("t1.txt"), td_path("t2.txt")));
   cr_assert(td_same_file(td_path("rows1.txt"), td_path("rows2.txt")));
   /* The library on the whole list at once. */
-  toi_caselist l = {0};
-  toi_diags dg;
-  memset(&dg, 0, sizeof dg);
-  cr_assert_eq(toi_read_cases(&l, td_path("r.txt"), &dg), TOI_OK);
+  toi_caselist l = read_whole("r.txt");
   size_t nf;
   const toi_formulation *fs = toi_formulations(&nf);
   toi_candidate *c = calloc(nf, sizeof *c);
@@ -407,10 +411,7 @@ Test(stream, run_late_bad_line_writes_nothing) {
 
 Test(stream, solve_same_as_library_and_any_jobs) {
   write_mixed("s.txt", 4097, -1, 0);
-  toi_caselist l = {0};
-  toi_diags dg;
-  memset(&dg, 0, sizeof dg);
-  cr_assert_eq(toi_read_cases(&l, td_path("s.txt"), &dg), TOI_OK);
+  toi_caselist l = read_whole("s.txt");
   const toi_formulation *f = toi_formulation_find("ericson");
   FILE *w = fopen(td_path("want.txt"), "w");
   for (size_t i = 0; i < l.count; i++) {
@@ -437,10 +438,7 @@ Test(stream, audit_same_as_library_and_any_jobs, .timeout = 120) {
   cr_assert_eq(td_tb("audit -j3 --rows r3.txt a.txt >s3.txt"), 0);
   cr_assert(td_same_file(td_path("s1.txt"), td_path("s3.txt")));
   cr_assert(td_same_file(td_path("r1.txt"), td_path("r3.txt")));
-  toi_caselist l = {0};
-  toi_diags dg;
-  memset(&dg, 0, sizeof dg);
-  cr_assert_eq(toi_read_cases(&l, td_path("a.txt"), &dg), TOI_OK);
+  toi_caselist l = read_whole("a.txt");
   size_t n;
   const toi_formulation *all = toi_formulations(&n);
   const toi_formulation *fs[64];

@@ -82,7 +82,7 @@ typedef struct sweep_job {
 
 static void *sweep_thread(void *arg) {
   sweep_job *j = arg;
-  sweep_opts so = {j->g, 0, j->count, 2, NULL, INFINITY, 10, TOI_REF_FAST, NULL};
+  sweep_opts so = {j->g, 0, j->count, 2, NULL, INFINITY, 10, TOI_REF_FAST, NULL, NULL};
   sweep_tally tally[4];
   memset(tally, 0, sizeof tally);
   j->rc = sweep_dist_drive(&j->p.d, &j->acc, j->cands, j->nc, j->nbins, &so, tally);
@@ -129,7 +129,7 @@ Test(sweep_dist, threads_as_processes_same_bytes, .timeout = 120) {
   toi_candidate_formulation(&cands[1], toi_formulation_find("expanded"));
   size_t nbins = gen_bin_count(&g);
   uint64_t count = 70000;
-  sweep_opts so = {&g, 0, count, 2, NULL, INFINITY, 10, TOI_REF_FAST, NULL};
+  sweep_opts so = {&g, 0, count, 2, NULL, INFINITY, 10, TOI_REF_FAST, NULL, NULL};
   sweep_tally tally[2];
   memset(tally, 0, sizeof tally);
   sweep_acc one;
@@ -164,7 +164,7 @@ Test(sweep_dist, pack_unpack) {
   toi_candidate c;
   toi_candidate_formulation(&c, toi_formulation_find("ericson"));
   size_t nbins = gen_bin_count(&g);
-  sweep_opts so = {&g, 0, 3000, 1, NULL, INFINITY, 10, TOI_REF_FAST, NULL};
+  sweep_opts so = {&g, 0, 3000, 1, NULL, INFINITY, 10, TOI_REF_FAST, NULL, NULL};
   sweep_tally tally;
   memset(&tally, 0, sizeof tally);
   sweep_acc a, b;

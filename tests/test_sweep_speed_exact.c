@@ -10,18 +10,8 @@
 #include "rng.h"
 #include "sweep.h"
 #include "toiref.h"
+#include "test_env.h"
 
-static double from_bits(uint64_t b) {
-  double x;
-  memcpy(&x, &b, sizeof x);
-  return x;
-}
-
-static uint64_t bits_of(double x) {
-  uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  return b;
-}
 
 /* sweep_frexp against the C library's frexp: the same significand bits and exponent. */
 static void same_as_frexp(double x) {
@@ -31,7 +21,7 @@ static void same_as_frexp(double x) {
     cr_assert(isnan(m2), "NaN in, NaN out");
     return;
   }
-  cr_assert_eq(bits_of(m1), bits_of(m2), "frexp(%a): %a against %a", x, m1, m2);
+  cr_assert_eq(te_bits(m1), te_bits(m2), "frexp(%a): %a against %a", x, m1, m2);
   cr_assert_eq(e1, e2, "frexp(%a): exponent %d against %d", x, e1, e2);
 }
 
@@ -44,8 +34,8 @@ Test(sweep_speed_exact, frexp_edges) {
   for (int be = 0; be < 2047; be++)
     for (uint64_t f = 0; f < 4; f++) {
       uint64_t frac = f == 0 ? 0 : f == 1 ? 1 : f == 2 ? ((uint64_t)1 << 52) - 1 : (uint64_t)0x123456789abcdull;
-      same_as_frexp(from_bits((uint64_t)be << 52 | frac));
-      same_as_frexp(from_bits((uint64_t)1 << 63 | (uint64_t)be << 52 | frac));
+      same_as_frexp(te_of_bits((uint64_t)be << 52 | frac));
+      same_as_frexp(te_of_bits((uint64_t)1 << 63 | (uint64_t)be << 52 | frac));
     }
   /* frexp(x) then describes x: m 2^e == x, 0.5 <= |m| < 1 (checked by maths, not by frexp). */
   int e;
@@ -60,9 +50,9 @@ Test(sweep_speed_exact, frexp_edges) {
 Test(sweep_speed_exact, frexp_random_patterns) {
   toi_rng r;
   toi_rng_seed(&r, 20261125u);
-  for (int i = 0; i < 2000000; i++) same_as_frexp(from_bits(toi_rng_next(&r)));
+  for (int i = 0; i < 2000000; i++) same_as_frexp(te_of_bits(toi_rng_next(&r)));
   /* Subnormals alone. */
-  for (int i = 0; i < 200000; i++) same_as_frexp(from_bits(toi_rng_next(&r) & (((uint64_t)1 << 52) - 1)));
+  for (int i = 0; i < 200000; i++) same_as_frexp(te_of_bits(toi_rng_next(&r) & (((uint64_t)1 << 52) - 1)));
 }
 
 /* The bins and the ratio that use it, at their boundaries, from the definitions in sweep.h. */
@@ -101,7 +91,7 @@ Test(sweep_speed_exact, inline_draws) {
     cr_assert_eq(toi_rng_below_i(&a, n), toi_rng_below(&b, n));
     cr_assert_eq(toi_rng_int_i(&a, -5, (int64_t)n), toi_rng_int(&b, -5, (int64_t)n));
     double u = toi_rng_uniform_i(&a, -3, 7), v = toi_rng_uniform(&b, -3, 7);
-    cr_assert_eq(bits_of(u), bits_of(v));
+    cr_assert_eq(te_bits(u), te_bits(v));
     cr_assert(u >= -3 && u <= 7);
   }
 }

@@ -73,9 +73,9 @@ typedef struct fe_cache {
   double rs[2];         /* RN(t*_j) scaled (exact) */
   fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
   double Edr[2];
-  /* What fe_error_bound derives from the root alone, per direction and
-   * precision: state 0 not yet, 1 ready, -1 none (the caller measures). */
-  struct fe_bound_root {
+  /* What every error derives from the root alone (fe_ulp_root_of), per
+   * direction and precision: state 0 not yet, 1 ready, -1 none. */
+  struct fe_ulp_root {
     int state, j, kq;
     double rq;
   } br[2][TOI_PRECISION_COUNT];
@@ -522,25 +522,25 @@ FAST_INLINE fdd fe_near_from_rn(const fe_cache *k, int j, double Ts, double *Ed)
   return d;
 }
 
-/* The ulp error in pi of T against root j (0 lower, 1 upper) whose RN (in
- * binary64) is rn. */
-FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi,
-                       const int fm) {
-  const ref_fast_state *fs = &k->st;
-  int ue;
-  double Ts;
-  if (!fe_ulp_exp(&ue, fs, j, rn, pi) || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
-  const int kq = fs->k2 - ue; /* q = |d| 2^kq, d scaled */
+/* |Ts - t*| for root j by the far method: straight from the root's
+ * enclosure, within *Ed (fe_diff). Exact (*Ed = 0) for an exact root, the 0
+ * of a touching pair (Et = 0). */
+FAST_INLINE fdd fe_far(const ref_fast_state *fs, int j, double Ts, double *Ed) {
+  fdd d = fe_diff(Ts, fs->t[j], fs->Et[j], Ed);
+  return d.h < 0 ? dd_neg(d) : d;
+}
 
-  /* Far: d straight from the enclosure. An exact root (the 0 of a touching
-   * pair, Et = 0) always ends here: d = Ts exactly. */
+/* The ulp error q = |T - t*| 2^kq of root j (0 lower, 1 upper), T given
+ * scaled (Ts) and kq from the root's ulp (fe_ulp_root_of): far, else near. */
+FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double Ts, int kq, const int fm) {
+  const ref_fast_state *fs = &k->st;
   double Ed;
-  fdd d = fe_diff(Ts, fs->t[j], fs->Et[j], &Ed);
+  fdd d = fe_far(fs, j, Ts, &Ed);
   if (d.h == 0 && Ed == 0) {
     *q = 0;
     return 1;
   }
-  if (fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return 1;
+  if (fast_certify(q, d, Ed, kq)) return 1;
 
   /* Near. */
   if (fs->Et[j] == 0 || !(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
@@ -754,17 +754,16 @@ static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, cons
 
 /* ---- the builds ---- */
 
-static int fe_ulp_gen(double *q, fe_cache *k, int j, double T, double rn, const toi_precision_info *pi) {
-  return fe_ulp(q, k, j, T, rn, pi, FE_GEN_FMA);
+static int fe_ulp_gen(double *q, fe_cache *k, int j, double Ts, int kq) {
+  return fe_ulp(q, k, j, Ts, kq, FE_GEN_FMA);
 }
 static int fe_kappa_gen(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
 }
 static int fe_sqrt_D_gen(fe_cache *k) { return fe_sqrt_D(k, FE_GEN_FMA); }
 #ifdef FE_DISPATCH
-__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double T, double rn,
-                                                     const toi_precision_info *pi) {
-  return fe_ulp(q, k, j, T, rn, pi, 1);
+__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double Ts, int kq) {
+  return fe_ulp(q, k, j, Ts, kq, 1);
 }
 __attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, 1);
@@ -779,48 +778,12 @@ int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_d
   return ref_fast_error_prec(ulp, bits, T, c, dir, TOI_BINARY64);
 }
 
-/* In a precision q other than binary64, RN_q(t*) comes from the certified
- * RN(t*) (ref_round_certified) and the ulp from t*'s binade, clamped to q's
- * range: the same exact quotient, with q's power of two. */
-static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
-  fe_counts.error_calls++;
-  if (!k->ok) return fe_counts.error_fb++, 0;
-  const toi_ref *r = &k->st.r;
-  int lo = ref_dir_root(r, dir);
-  if (lo < 0 || isnan(T)) { /* as ref_error.c: no root, or no answer */
-    *ulp = *bits = NAN;
-    return 1;
-  }
-  double rn = lo ? r->tlo : r->thi, rq;
-  if (!ref_round_certified(&rq, rn, q)) return fe_counts.error_fb++, 0;
-  if (isinf(T)) {
-    *ulp = *bits = T == rq ? 0.0 : INFINITY;
-    return 1;
-  }
-  double e;
-  if (!FE_PICK(fe_ulp)(&e, k, lo ? 0 : 1, T, rn, toi_precision_get(q))) return fe_counts.error_fb++, 0;
-  *ulp = e;
-  *bits = ref_bits_apart_prec(T, rq, q);
-  return 1;
-}
-
-/*
- * An enclosure [lo, hi] of the ulp error fe_error gives, from the root's
- * enclosure alone (the far method of fe_ulp): d = Ts - t* within Ed, so the
- * exact quotient |d~| 2^kq, and with it its rounding, lies in
- * [(|d| - Ed) 2^kq, (|d| + Ed) 2^kq]. The ends are rounded outward: three
- * roundings of nonnegative sums (u each) and the product by 1 +- 2^-49
- * (u more) stay inside the factor, and the scaling is exact when both ends
- * are normal and below 2^1000 (checked). lo = hi when the far method
- * certifies the error itself. 0 when the caller must ask fe_error: no
- * root, a NaN or infinite T, or what the checks refuse. A caller that only
- * needs the error's histogram bin or to know it is below a maximum spares
- * the near method, about 90 bits of F(T), for most answers.
- */
-/* fe_error_bound's data of the root in direction dir, precision q (k->ok):
- * its root j, RN_q(t*) and the exponent kq of q = |d| 2^kq, once per case. */
-static const struct fe_bound_root *fe_bound_root_of(fe_cache *k, toi_direction dir, toi_precision q) {
-  struct fe_bound_root *b = &k->br[dir][q];
+/* The data of the root in direction dir, precision q (k->ok) that every
+ * error against it uses: its root j, RN_q(t*) and the exponent kq of
+ * q = |d| 2^kq (d scaled), once per case; state -1 when there is no root or
+ * they cannot be had here. */
+static const struct fe_ulp_root *fe_ulp_root_of(fe_cache *k, toi_direction dir, toi_precision q) {
+  struct fe_ulp_root *b = &k->br[dir][q];
   if (b->state) return b;
   b->state = -1;
   const ref_fast_state *fs = &k->st;
@@ -834,16 +797,55 @@ static const struct fe_bound_root *fe_bound_root_of(fe_cache *k, toi_direction d
   return b;
 }
 
+/* In a precision q other than binary64, RN_q(t*) comes from the certified
+ * RN(t*) (ref_round_certified) and the ulp from t*'s binade, clamped to q's
+ * range: the same exact quotient, with q's power of two. */
+static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
+  fe_counts.error_calls++;
+  if (!k->ok) return fe_counts.error_fb++, 0;
+  const toi_ref *r = &k->st.r;
+  int lo = ref_dir_root(r, dir);
+  if (lo < 0 || isnan(T)) { /* as ref_error.c: no root, or no answer */
+    *ulp = *bits = NAN;
+    return 1;
+  }
+  double rq;
+  if (!ref_round_certified(&rq, lo ? r->tlo : r->thi, q)) return fe_counts.error_fb++, 0;
+  if (isinf(T)) {
+    *ulp = *bits = T == rq ? 0.0 : INFINITY;
+    return 1;
+  }
+  const struct fe_ulp_root *b = fe_ulp_root_of(k, dir, q);
+  double e, Ts;
+  if (b->state < 0 || !fe_scale_exact(&Ts, T, -k->st.k2) || !FE_PICK(fe_ulp)(&e, k, b->j, Ts, b->kq))
+    return fe_counts.error_fb++, 0;
+  *ulp = e;
+  *bits = ref_bits_apart_prec(T, rq, q);
+  return 1;
+}
+
+/*
+ * An enclosure [lo, hi] of the ulp error fe_error gives, from the root's
+ * enclosure alone (fe_far, fe_ulp's first method): d = Ts - t* within Ed, so the
+ * exact quotient |d~| 2^kq, and with it its rounding, lies in
+ * [(|d| - Ed) 2^kq, (|d| + Ed) 2^kq]. The ends are rounded outward: three
+ * roundings of nonnegative sums (u each) and the product by 1 +- 2^-49
+ * (u more) stay inside the factor, and the scaling is exact when both ends
+ * are normal and below 2^1000 (checked). lo = hi when the far method
+ * certifies the error itself. 0 when the caller must ask fe_error: no
+ * root, a NaN or infinite T, or what the checks refuse. A caller that only
+ * needs the error's histogram bin or to know it is below a maximum spares
+ * the near method, about 90 bits of F(T), for most answers.
+ */
 static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
                           toi_precision q) {
   if (!k->ok || isnan(T) || isinf(T) || (unsigned)dir > 1 || (unsigned)q >= TOI_PRECISION_COUNT) return 0;
-  const struct fe_bound_root *b = fe_bound_root_of(k, dir, q);
+  const struct fe_ulp_root *b = fe_ulp_root_of(k, dir, q);
   const ref_fast_state *fs = &k->st;
   double Ts, Ed;
   if (b->state < 0 || !fe_scale_exact(&Ts, T, -fs->k2)) return 0;
   const int kq = b->kq;
-  fdd d = fe_diff(Ts, fs->t[b->j], fs->Et[b->j], &Ed);
-  if (d.h < 0) d = dd_neg(d);
+  fdd d = fe_far(fs, b->j, Ts, &Ed);
   double e;
   if (d.h == 0 && Ed == 0) {
     e = 0;

@@ -67,10 +67,12 @@ toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double
   return TOI_OK;
 }
 
-/* The verdict and time against ref, without step or target. */
+/* The verdict and time against ref, without step or target; the error of a
+   timed answer with a time measured (engine, precision q) when measure is
+   set, else left NaN for the caller (score_case_deferred). */
 static toi_status score_core(score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
-                             score_err_cache *cache) {
+                             int measure) {
   /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
   out->kind = SCORE_AGREE;
   out->timed = 0;
@@ -107,8 +109,8 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
      * the reference decides; a NaN time never is. */
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
-    } else if (!cache || !cache->defer) {
-      toi_status st = score_error_cached(&out->ulp, &out->bits, r.t, c, dir, engine, q, cache);
+    } else if (measure) {
+      toi_status st = score_error_cached(&out->ulp, &out->bits, r.t, c, dir, engine, q, NULL);
       if (st != TOI_OK) return st;
     }
   }
@@ -226,7 +228,7 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
    *rr: the verdict as the step makes it (a contact after the step is none). */
 static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
-                             toi_precision q, score_err_cache *cache) {
+                             toi_precision q, int measure) {
   toi_ref within; /* ref, or its copy with the class a step makes of it */
   const toi_ref *use = ref;
   *rr = r;
@@ -239,18 +241,17 @@ static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_
     /* A verdict with a time after the step claims no contact in it either. */
     if (toi_class_group_inline(r.cls) == TOI_G_CONTACT && r.t > tmax) rr->cls = TOI_NONE;
   }
-  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, cache);
+  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, measure);
   if (st != TOI_OK) return st;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
   return TOI_OK;
 }
 
-toi_status score_case_cached(score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                             const toi_ref *ref, double tmax, toi_ref_engine engine, toi_precision q,
-                             score_err_cache *cache) {
+toi_status score_case_deferred(score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                               const toi_ref *ref, double tmax) {
   toi_result rr;
-  return score_step(out, &rr, r, dir, domain, c, ref, tmax, engine, q, cache);
+  return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0);
 }
 
 toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
@@ -262,7 +263,7 @@ toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsi
   out->target = o->target;
   out->target_kind = SCORE_OUT_OF_DOMAIN;
   toi_result rr;
-  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, NULL);
+  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1);
   if (st != TOI_OK) return st;
   if (!o->with_target || out->sc.kind == SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;

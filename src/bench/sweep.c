@@ -325,7 +325,7 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
   return isnan(r) || r < cell->max_ratio;
 }
 
-/* A timed answer whose error the cache deferred (score_err_cache) into its
+/* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), else from the error
    and kappa themselves, as add_scored and add_kappa take them. */
@@ -419,7 +419,6 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
   }
   cache->n = 0;
-  cache->defer = 1;
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
   const toi_ref *r64 = view[TOI_BINARY64].ref;
@@ -439,8 +438,8 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     size_t k = same_answer(keys, j);
-    if (k == j && (st = score_case_cached(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax, engine,
-                                          cand->precision, cache)) != TOI_OK)
+    if (k == j && (st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) !=
+                      TOI_OK)
       return st;
     const score_case *sc = &sd[k]; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {

@@ -254,11 +254,7 @@ typedef struct sweep_answer {
 /// Errors of answers already measured on one case, so that two columns with
 /// the same time are measured once (the measure depends only on the case as
 /// the column received it, the time, the direction and the precision).
-/// score_case_cached fills it; clear n (to 0) before each case.
-/// With defer set, score_case_cached leaves the ULP error and bits of a
-/// timed answer with a finite or infinite time NaN, for the caller to place
-/// (score_error_cached); a timed answer's error is never NaN otherwise.
-/// An entry holds the error measured (lo = hi, the ULP error) or an
+/// Clear n (to 0) before each case. An entry holds the error measured (lo = hi, the ULP error) or an
 /// enclosure lo < hi of it (score_error_bound_cached), with its bits.
 #define SCORE_ERR_CACHE 16
 typedef struct score_err_entry {
@@ -268,15 +264,15 @@ typedef struct score_err_entry {
 } score_err_entry;
 typedef struct score_err_cache {
   int n;
-  int defer;
   score_err_entry e[SCORE_ERR_CACHE];
 } score_err_cache;
 /// score_answer's score against the true contact alone (its sc, with_target
-/// 0), with the step tmax (+Inf: none), the errors in precision q taken from
-/// cache when measured there before: the same bits as score_answer gives.
-TOI_MUST_USE toi_status score_case_cached(score_case *out, toi_result r, toi_direction dir, unsigned domain,
-                                          const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
-                                          toi_precision q, score_err_cache *cache);
+/// 0), with the step tmax (+Inf: none), the same bits, except that the ULP
+/// error and bits of a timed answer whose time is not NaN are left NaN for
+/// the caller to measure or bound (score_error_cached,
+/// score_error_bound_cached); a timed answer's error is never NaN otherwise.
+TOI_MUST_USE toi_status score_case_deferred(score_case *out, toi_result r, toi_direction dir, unsigned domain,
+                                            const toi_case *c, const toi_ref *ref, double tmax);
 
 /// The error of T against the exact root of c (direction dir, precision q),
 /// as toi_ref_error_prec gives it, from cache when measured there before

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
+#include <float.h>
+#include <math.h>
 #include "toiref.h"
 #include "test_env.h"
 #include "case_build.h"
@@ -260,6 +262,60 @@ static inline int tr_each_project_case(void (*fn)(const toi_case *c, const char 
   n += tr_each_case_file(TOI_SOURCE_DIR "/cases/worst", fn);
   cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
   return n;
+}
+
+/* ---- random data over the whole exponent range ---- */
+
+/* The components of c (its dim set) for the scales el and ev: lengths in
+ * [2^el, 2^(el+40)], velocities in [2^ev, 2^(ev+40)], B at A + s; when aimed
+ * (aim -1: drawn here), B's velocity is A's minus f s, f = 2^(ev-el) times a
+ * drawn factor in {0.75, 1, 1.25, 1.5} when vary is set, else 2^(ev-el)
+ * alone; otherwise A's plus a draw v. The radii on the lengths' scale. */
+static inline void tr_spread_fill(tr_rng *r, toi_case *c, int el, int ev, int aim, int vary) {
+  double s[3], v[3];
+  for (int k = 0; k < c->dim; k++) {
+    c->pa[k] = tr_double(r, el, el + 40);
+    s[k] = tr_double(r, el, el + 40);
+    c->va[k] = tr_double(r, ev, ev + 40);
+    v[k] = tr_double(r, ev, ev + 40);
+    c->pb[k] = c->pa[k] + s[k];
+  }
+  if (aim < 0) aim = (int)(tr_next(r) & 1);
+  double f = ldexp(1.0, ev - el) * (vary ? 0.75 + 0.25 * (double)(tr_next(r) & 3) : 1.0);
+  for (int k = 0; k < c->dim; k++) c->vb[k] = aim && isfinite(f) ? c->va[k] - s[k] * f : c->va[k] + v[k];
+  c->ra = fabs(tr_double(r, el, el + 40)), c->rb = fabs(tr_double(r, el, el + 40));
+}
+
+/* ---- the times T a scorer can meet ---- */
+
+enum { TR_T_KINDS = 24 };
+
+/* Kind k of T for a root that rounds to rn (1.0 when there is none): rn,
+ * its neighbours 1..5 ulps above and below, far values, 0 and -0, the
+ * infinities, subnormals, NaN, DBL_MAX, the other root. */
+static inline double tr_kind_T(int k, double rn, double other) {
+  double base = isnan(rn) ? 1.0 : rn;
+  if (k >= 1 && k <= 10) {
+    double t = base, dir = k <= 5 ? INFINITY : -INFINITY;
+    for (int i = 0; i < (k - 1) % 5 + 1; i++) t = nextafter(t, dir);
+    return t;
+  }
+  switch (k) {
+  case 0: return base;
+  case 11: return base * (1 + 0x1p-20);
+  case 12: return 2 * base + 1;
+  case 13: return -base;
+  case 14: return 0.0;
+  case 15: return -0.0;
+  case 16: return INFINITY;
+  case 17: return -INFINITY;
+  case 18: return 0x1p-1074;
+  case 19: return -0x1.8p-1030;
+  case 20: return NAN;
+  case 21: return DBL_MAX;
+  case 22: return isnan(other) ? base * 0.5 : other;
+  default: return base * 0x1p-600;
+  }
 }
 
 #endif

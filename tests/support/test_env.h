@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The multiplier of every test's iteration counts: TOI_TEST_SCALE, at least 1. */
 static inline long te_scale(void) {
@@ -17,6 +18,19 @@ static inline long te_scale(void) {
 static inline uint64_t te_seed(uint64_t fixed) {
   const char *s = getenv("TOI_TEST_SEED");
   return s ? (uint64_t)strtoull(s, NULL, 0) : fixed;
+}
+
+/* A double's bits, and the double of some bits. */
+static inline uint64_t te_bits(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+static inline double te_of_bits(uint64_t b) {
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
 }
 
 #endif
