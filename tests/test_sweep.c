@@ -46,7 +46,9 @@ Test(sweep, shards_merge_into_the_whole, .init = td_setup, .fini = td_teardown) 
   cr_assert_eq(td_tb("merge s2 s3 s1 -o m"), 0);
   cr_assert(td_same_file(td_path("whole"), td_path("m")), "merge of the shards differs from the whole sweep");
   /* Merging is associative: a partial merge merged again gives the same. */
-  cr_assert_eq(td_tb("merge s1 s2 -o m12"), 0);
+  cr_assert_eq(td_tb("merge s1 s2 -o m12"), 3, "two of three shards are not the whole sweep");
+  cr_assert(!td_exists(td_path("m12")));
+  cr_assert_eq(td_tb("merge --partial s1 s2 -o m12"), 0);
   cr_assert_eq(td_tb("merge m12 s3 -o m123"), 0);
   cr_assert(td_same_file(td_path("whole"), td_path("m123")));
   /* More shards than chunks, some empty. */
@@ -110,6 +112,25 @@ Test(sweep, merge_rejects_mismatched_inputs, .init = td_setup, .fini = td_teardo
   cr_assert(err_has("not a count"));
   cr_assert(!td_exists(td_path("out")), "nothing written on error");
   cr_assert_eq(td_tb("merge a1 a2 -o out"), 0);
+}
+
+/* One of two shards is half a result: refused with the missing cases named,
+   unless --partial says so; then the range line says which half it holds. */
+Test(sweep, merge_of_missing_shards_needs_partial, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 1/2 -o a1"), 0);
+  cr_assert_eq(td_tb("sweep grazing --count 300 --shard 2/2 -o a2"), 0);
+  cr_assert_eq(td_tb("merge a1 -o out"), 3);
+  cr_assert(err_has("cases 150..299 of the sweep's 300 are in none of the inputs"));
+  cr_assert(err_has("--partial"));
+  cr_assert(!td_exists(td_path("out")), "nothing written");
+  cr_assert_eq(td_tb("merge a2 -o out"), 3);
+  cr_assert(err_has("cases 0..149 of the sweep's 300 are in none of the inputs"));
+  cr_assert(!td_exists(td_path("out")), "nothing written");
+  cr_assert_eq(td_tb("merge --partial a2 -o out"), 0);
+  char *o = cc_slurp(td_path("out"), NULL);
+  cr_assert_not_null(strstr(o, "\nrange 150 300\n"), "%s", o);
+  free(o);
+  cr_assert(td_same_file(td_path("a2"), td_path("out")), "a partial merge of one shard is that shard");
 }
 
 /* Field k (0-based) of a space-separated line, copied into buf. */

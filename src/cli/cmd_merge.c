@@ -7,7 +7,7 @@
 
 static void help(void) {
   printf(
-      "Usage: toibench merge [-o RESULT] RESULT...\n"
+      "Usage: toibench merge [-o RESULT] [--partial] RESULT...\n"
       "Combines sweep results of disjoint parts of the same sweep (toibench sweep\n"
       "--shard I/N) into one result: with every shard of a sweep, the output is\n"
       "byte-identical to the result of the whole sweep. The inputs may come in any\n"
@@ -16,7 +16,12 @@ static void help(void) {
       "each (a 'precisions' line; none: binary64), and their ranges must join without\n"
       "gap or overlap (otherwise nothing is written and the exit status is 3; 1 when a file cannot\n"
       "be read).\n"
-      "  -o RESULT   output file (default stdout; appears only when complete)\n");
+      "The inputs must also cover the whole sweep, cases 0 .. count-1: a set with\n"
+      "shards missing at either end is refused (exit status 3, the missing cases\n"
+      "named) unless --partial says that a result of part of the sweep is meant.\n"
+      "  -o RESULT   output file (default stdout; appears only when complete)\n"
+      "  --partial   accept inputs that join but do not cover the whole sweep; the\n"
+      "              result's range line says which cases it holds\n");
 }
 
 typedef struct input {
@@ -64,10 +69,30 @@ static int same_shape(const input *a, const input *b) {
   return 1;
 }
 
+/* EXIT_OK when the joined inputs in[0..n) (sorted, without gaps) cover the whole
+   sweep, cases 0 .. count-1; else EXIT_INPUT after naming the missing cases. */
+static int check_whole(const input *in, int n) {
+  uint64_t first = in[0].m.start, last = in[n - 1].m.end, count = in[0].m.count;
+  if (first == 0 && last == count) return EXIT_OK;
+  if (first > 0)
+    cli_error("merge: cases 0..%" PRIu64 " of the sweep's %" PRIu64 " are in none of the inputs (the first, %s, starts at %" PRIu64 ")",
+              first - 1, count, in[0].path, first);
+  if (last < count)
+    cli_error("merge: cases %" PRIu64 "..%" PRIu64 " of the sweep's %" PRIu64 " are in none of the inputs (the last, %s, ends at %" PRIu64 ")",
+              last, count - 1, count, in[n - 1].path, last);
+  cli_error("merge: some shards are missing: nothing written (--partial writes a result of part of the sweep)");
+  return EXIT_INPUT;
+}
+
 int cmd_merge(int argc, char **argv) {
   cli_args args;
+  int partial = 0;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--partial")) {
+      partial = 1;
+      continue;
+    }
     int r = cli_args_take(&args, "merge", CLI_OPT_OUT, argc, argv, &i);
     if (r != CLI_TAKEN) return cli_args_stop(&args, r, help);
   }
@@ -105,6 +130,7 @@ int cmd_merge(int argc, char **argv) {
       }
     }
   }
+  if (rc == EXIT_OK && !partial) rc = check_whole(in, n);
   if (rc == EXIT_OK) {
     for (int i = 1; i < n; i++) sweep_acc_merge(&in[0].a, &in[i].a);
     in[0].m.end = in[n - 1].m.end;

@@ -68,7 +68,7 @@ static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          "--shard",      "--quiet",      "--stats",
                                          "--profile",    "--time-only",  "--checkpoint", "--checkpoint-every",
                                          "--resume",     "-o",           NULL};
-static const char *const opts_merge[] = {"-o", NULL};
+static const char *const opts_merge[] = {"-o", "--partial", NULL};
 static const char *const opts_hunt[] = {GEN_OPTS, "-f",     SOLVER_OPTS, "--budget", "--keep", "--tmax", "--timeout",
                                         "--target-distance", "-j", "--quiet", "--format", "-o", NULL};
 static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "--rows", "-o", "-j", NULL};
