@@ -22,6 +22,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_fpcore(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
 /* COMMAND DECLARATIONS: add `int cmd_NAME(int argc, char **argv);` above this line */
 
 static const cli_command commands[] = {
@@ -38,6 +39,7 @@ static const cli_command commands[] = {
     {"report", "run the default suite and write the HTML/Markdown/JSON accuracy report", cmd_report},
     {"fpcore", "print formulations as FPCore expressions (FPBench) for Herbie, FPTaylor, Daisy", cmd_fpcore},
     {"compare", "compare two run (--format json) or sweep results: regressions, exit 1 when worse", cmd_compare},
+    {"summary", "read sweep results as a table per column (table, json, csv)", cmd_summary},
     /* COMMAND TABLE: add `{"NAME", "summary", cmd_NAME},` above this line */
 };
 

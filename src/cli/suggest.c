@@ -81,6 +81,7 @@ static const char *const opts_report[] = {"--out",   "--quick",   "--quiet", "--
 
 static const char *const opts_fpcore[] = {"--precision", "--dim", "--pre", NULL};
 static const char *const opts_compare[] = {"--tolerance", "--ulp-slack", "--count-tolerance", NULL};
+static const char *const opts_summary[] = {"--format", NULL};
 
 static const struct {
   const char *cmd;
@@ -89,7 +90,8 @@ static const struct {
                     {"run", opts_run},     {"gen", opts_gen},             {"sweep", opts_sweep},
                     {"merge", opts_merge}, {"hunt", opts_hunt},           {"audit", opts_audit},
                     {"simulate", opts_simulate}, {"report", opts_report},
-                    {"fpcore", opts_fpcore}, {"compare", opts_compare}};
+                    {"fpcore", opts_fpcore}, {"compare", opts_compare},
+                    {"summary", opts_summary}};
 
 const char *const *cli_command_options(const char *cmd, size_t *n) {
   *n = 0;
