@@ -64,7 +64,7 @@ static const char *const opts_run[] = {"-f",        SOLVER_OPTS, "--precision", 
 static const char *const opts_gen[] = {GEN_OPTS, "--count", "--start", "-o", NULL};
 static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          SOLVER_OPTS,    "--reference",  "--tmax",
-                                         "--timeout",    "--target-distance", "-j",
+                                         "--timeout",    "-j",
                                          "--shard",      "--quiet",      "--stats",
                                          "--profile",    "--time-only",  "--checkpoint", "--checkpoint-every",
                                          "--resume",     "-o",           NULL};
