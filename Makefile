@@ -1,5 +1,10 @@
 # toibench: build, test, report and benchmark. `make help` lists the targets.
 
+# Every core when no -j is given (make -j1 for one job at a time).
+ifeq (,$(filter -j%,$(MAKEFLAGS)))
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc

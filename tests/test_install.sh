@@ -41,11 +41,14 @@ readelf -d "$tmp/score_shared" | grep -q "NEEDED.*\[$soname\]" || fail "score_sh
 LD_LIBRARY_PATH=$prefix/lib "$tmp/score_shared" "$CASES" >"$tmp/shared.out" || fail "score_shared $CASES"
 echo "install check: shared: built and ran on $CASES"
 
-# Static: the --static flags, with the archive named so that the .so beside it is not picked.
-slibs=$(pkg-config --static --libs toibench | sed 's/-ltoibench\b/-l:libtoibench.a/')
+# Static, as the README says: cc -static prog.c $(pkg-config --static --cflags --libs toibench).
+slibs=$(pkg-config --static --libs toibench)
 # shellcheck disable=SC2086
-$CC examples/score_solver.c $cflags $slibs -o "$tmp/score_static" || fail "static link ($slibs)"
-if readelf -d "$tmp/score_static" | grep -q "NEEDED.*libtoibench"; then fail "score_static loads libtoibench.so"; fi
+$CC -static examples/score_solver.c $cflags $slibs -o "$tmp/score_static" 2>"$tmp/static.log" ||
+  { cat "$tmp/static.log" >&2; fail "static link (-static $slibs)"; }
+if readelf -d "$tmp/score_static" | grep -q "NEEDED"; then fail "score_static needs shared libraries"; fi
+# ldd says "not a dynamic executable" (exit 1) for a static program: no libtoibench in what it lists
+if ldd "$tmp/score_static" 2>&1 | grep -q libtoibench; then fail "ldd lists libtoibench for score_static"; fi
 "$tmp/score_static" "$CASES" >"$tmp/static.out" || fail "score_static $CASES"
 echo "install check: static: built and ran on $CASES"
 if [ -f "$tmp/shared.out" ]; then cmp -s "$tmp/shared.out" "$tmp/static.out" || fail "shared and static outputs differ"; fi
