@@ -152,6 +152,37 @@ Test(bench32, a_case_beyond_binary32_is_counted_apart) {
   for (int k = 0; k < 2; k++) toi_candidate_free(&c[k]);
 }
 
+/* A mass below binary32's smallest subnormal rounds to 0, which format v1
+   forbids: beyond binary32's range like an overflow, not sent to the solver. */
+Test(bench32, a_mass_that_rounds_to_zero_is_beyond_binary32) {
+  toi_case cases[3];
+  test_rng r = {te_seed(0x32b3)};
+  exact_case(&cases[0], &r, 0);
+  cases[1] = cases[0];
+  cases[2] = cases[0];
+  snprintf(cases[1].id, sizeof cases[1].id, "tiny_ma");
+  snprintf(cases[2].id, sizeof cases[2].id, "tiny_mb");
+  cases[1].ma = 0x1p-151; /* below half of 2^-149: rounds to +0 in binary32 */
+  cases[2].mb = 1e-300;
+  toi_case rc;
+  cr_assert_eq(toi_case_round(&rc, &cases[1], TOI_BINARY32), -1);
+  cr_assert_eq(toi_case_round(&rc, &cases[2], TOI_BINARY32), -1);
+  cr_assert_geq(toi_case_round(&rc, &cases[2], TOI_BINARY64), 0, "in binary64 the case is itself");
+  cases[2].mb = 0x1p-149; /* binary32's smallest subnormal: a value of binary32, kept */
+  cr_assert_eq(toi_case_round(&rc, &cases[2], TOI_BINARY32), 0);
+  cases[2].mb = 1e-300;
+  toi_candidate c[2];
+  float_candidates(c);
+  toi_run_row rows[2];
+  run_rows(rows, c, 2, cases, 3);
+  for (int k = 0; k < 2; k++) {
+    cr_assert_eq(rows[k].overflowed, 2, "%s: %zu beyond range", c[k].name, rows[k].overflowed);
+    cr_assert_eq(rows[k].failed + rows[k].unsupported, 0, "not given to the solver, not a failure");
+  }
+  toi_run_rows_free(rows, 2);
+  for (int k = 0; k < 2; k++) toi_candidate_free(&c[k]);
+}
+
 TestSuite(bench32_cli, .init = td_setup, .fini = td_teardown);
 
 Test(bench32_cli, run_says_the_precision_and_the_rounded_count) {

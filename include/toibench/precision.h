@@ -39,7 +39,8 @@ int toi_is_value_of(double x, toi_precision q);
 /// A case with every number (positions, velocities, radii, masses) rounded
 /// to q, as a candidate computing in q receives it. Returns 0 when nothing
 /// changed, 1 when some number changed, -1 when a number overflowed to an
-/// infinity (the case is not a case of q; out is then unspecified).
+/// infinity or a mass > 0 rounded to 0 (format v1 wants masses > 0): the case
+/// is beyond q's range, not a case of q; out is then unspecified.
 struct toi_case;
 int toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
 

@@ -54,5 +54,7 @@ int toi_case_round(toi_case *out, const toi_case *in, toi_precision q) {
       round_vec(&out->ra, &in->ra, 1, q, &changed) || round_vec(&out->ma, &in->ma, 1, q, &changed) ||
       round_vec(&out->rb, &in->rb, 1, q, &changed) || round_vec(&out->mb, &in->mb, 1, q, &changed))
     return -1;
+  /* Format v1 wants masses > 0: one that rounds to 0 is as far beyond q's range as an overflow. */
+  if ((in->ma > 0 && !(out->ma > 0)) || (in->mb > 0 && !(out->mb > 0))) return -1;
   return changed;
 }
