@@ -18,9 +18,9 @@ TOI_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra
               -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize -pthread -MMD -MP
 BUILD := build
 GIT_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-# The library's version is TOI_VERSION in include/toibench/toi.h; the SONAME
-# carries its first number.
-VERSION := $(shell sed -n 's/^\#define TOI_VERSION "\(.*\)"/\1/p' include/toibench/toi.h)
+# The library's version is TOI_VERSION in include/toibench/toi_api.h; the SONAME
+# carries its first number (what changes it: toi_api.h).
+VERSION := $(shell sed -n 's/^\#define TOI_VERSION "\(.*\)"/\1/p' include/toibench/toi_api.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 
 PKGS := mpfr gmp criterion
@@ -63,7 +63,9 @@ TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-$(LIB_OBJ): private LAYER_PIC := -fPIC -fno-semantic-interposition
+# Hidden by default: the shared library exports the functions marked TOI_API
+# in include/toibench/ and nothing else (toibench.map gives them a version).
+$(LIB_OBJ): private LAYER_PIC := -fPIC -fno-semantic-interposition -fvisibility=hidden
 
 LIBTOIBENCH_A := $(BUILD)/libtoibench.a
 LIBTOIBENCH_SO := $(BUILD)/libtoibench.so
@@ -126,8 +128,9 @@ $(LIBTOIBENCH_A): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # Every symbol must resolve: the library depends on nothing of the command line.
-$(LIBTOIBENCH_SO_REAL): $(LIB_OBJ)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ \
+$(LIBTOIBENCH_SO_REAL): $(LIB_OBJ) toibench.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -Wl,--version-script=toibench.map \
+	  -o $@ $(LIB_OBJ) \
 	  $(MPFR_LIBS) $(SYS_LIBS)
 
 $(LIBTOIBENCH_SO): $(LIBTOIBENCH_SO_REAL)
@@ -146,7 +149,8 @@ TEST_SOLVERS := $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%,$(wildcard
                 $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%.so,$(wildcard tests/solvers/*_plugin.c))
 EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so $(BUILD)/examples/score_solver
 
-$(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES)
+# tests/test_exports.c reads the shared library beside the command.
+$(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES) $(LIBTOIBENCH_SO)
 $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(TOIBENCH)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(CRIT_LIBS) \
 	  $(SYS_LIBS)

@@ -33,7 +33,7 @@ typedef struct toi_bench_opts {
 } toi_bench_opts;
 
 /// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages.
-void toi_bench_opts_init(toi_bench_opts *o);
+TOI_API void toi_bench_opts_init(toi_bench_opts *o);
 
 /// Failure messages shown per candidate; the rest are counted.
 #define TOI_FAILURES_SHOWN 20
@@ -76,20 +76,20 @@ typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate
 /// external candidates (the first TOI_FAILURES_SHOWN) go to o->msg. Returns
 /// 0, or -1 when a candidate could not be run, the reference or the scoring
 /// failed, or memory ran out (said to o->msg, except what the candidate said).
-int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
+TOI_API int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
                   const toi_bench_opts *o, toi_case_row_fn row, void *ud);
 /// The same over cases 0 .. count-1 of a generated family.
-int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
+TOI_API int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
                          uint64_t count, const toi_bench_opts *o);
 /// After a run: tells o->msg how many failures were not shown and which
 /// candidates malfunctioned; returns 1 when one did (crash, hang, protocol).
-int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg);
+TOI_API int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg);
 /// The summary of a row (sorts its ULP errors).
-void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
+TOI_API void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
 /// The same without the quantiles (median and p99 NaN): row's ULP errors
 /// need not be kept (a stream keeps them elsewhere).
-void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out);
-void toi_run_rows_free(toi_run_row *rows, size_t nc);
+TOI_API void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out);
+TOI_API void toi_run_rows_free(toi_run_row *rows, size_t nc);
 
 /// What a sweep's stat records say of one candidate, over every bin of a
 /// family (see 'toibench sweep --help'): maxima NaN when nothing is timed,
@@ -108,7 +108,7 @@ typedef struct toi_sweep_stats {
 /// not depend on jobs), into stats[0..nc-1]. Out-of-process candidates are
 /// called on blocks of cases from this thread. 0, or -1 after saying why to
 /// o->msg.
-int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+TOI_API int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
                     uint64_t count, int jobs, const toi_bench_opts *o);
 
 #endif

@@ -97,44 +97,44 @@ struct toi_candidate {
 };
 
 /// A built-in formulation, solved in this process.
-void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f);
+TOI_API void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f);
 /// The formulation's variant in precision q (toi_formulation_solver): 0, or
 /// -1 when it has none in q (c is then the binary64 candidate).
-int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q);
+TOI_API int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q);
 /// A user's own function, solved in this process (forward, every class unless
 /// domain says otherwise). name is copied.
-void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
+TOI_API void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
                             unsigned domain);
 /// The built-in formulation or built engine solver called name: 0, or -1 when
 /// there is none (or no memory). A broken engine library is reported to msg.
-int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
+TOI_API int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
 /// A subprocess command speaking the subprocess protocol (run with /bin/sh -c).
 /// 0, or -1 when out of memory.
-int toi_candidate_command(toi_candidate *c, const char *command);
+TOI_API int toi_candidate_command(toi_candidate *c, const char *command);
 /// The same computing in precision q: its inputs are q's values and, unless
 /// q is binary64, the protocol's header says "# precision NAME".
-int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q);
+TOI_API int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q);
 /// Every solver of a plug-in argument LIB.so[:SYMBOL] (its catalog, the symbol
 /// named, or toi_solver_solve): *out is malloc'ed, the count is returned, or -1
 /// after writing the reason to err. Plug-ins always run in a child process.
-int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
+TOI_API int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
                           size_t path_sz);
 /// The same, the library loaded and its catalog read in a child process that
 /// is stopped after timeout seconds (toi_candidates_plugin allows 10): a
 /// plug-in whose initialisation exits, crashes or hangs is an error naming it.
-int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
+TOI_API int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
                                   char *path_out, size_t path_sz);
 /// Every built engine solver (the engines directories), sorted by name; *out is
 /// malloc'ed, the count returned (0 when none is built or out of memory). A
 /// broken engine library is reported to msg.
-size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg);
+TOI_API size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg);
 /// Copies src into dst (an external candidate's description is duplicated). 0 or -1.
-int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
+TOI_API int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
 /// How c is named on toibench's command line: "-f NAME" (built-in ones,
 /// engines, functions), "--solver LIB.so:SYMBOL" or "--solver-cmd 'COMMAND'".
-void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n);
+TOI_API void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n);
 /// Releases what a constructor allocated (nothing for built-in ones and functions).
-void toi_candidate_free(toi_candidate *c);
+TOI_API void toi_candidate_free(toi_candidate *c);
 
 /// Runs c on n cases into ans[0..n-1]. An external candidate's answers start as
 /// failed ("no answer") and are checked (a verdict that is not a class, a
@@ -144,13 +144,13 @@ void toi_candidate_free(toi_candidate *c);
 /// overflows there is answered TOI_UNSUPPORTED for it, without a call (see
 /// toi_candidate_input). Returns 0, or -1 when the candidate could not be run
 /// at all (the reason went to o->msg).
-int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+TOI_API int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                       toi_answer *ans, toi_run_info *info);
 
 /// The case c as a candidate computing in q receives it, into *out: returns
 /// 0 when it is c itself (always for binary64), 1 when some number changed by
 /// rounding, -1 when a number overflows q (not a case of q: out of the
 /// candidate's domain). Scoring uses *out and the exact answer of *out.
-int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
+TOI_API int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
 
 #endif

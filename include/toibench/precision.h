@@ -2,6 +2,8 @@
 #ifndef TOI_PRECISION_H
 #define TOI_PRECISION_H
 
+#include "toi_api.h"
+
 
 /// A binary interchange format. Adding one (binary16, binary128) is an entry
 /// in the table of src/core/precision.c and tests, not a rewrite.
@@ -22,19 +24,19 @@ typedef struct toi_precision_info {
 } toi_precision_info;
 
 /// The parameters of precision q; NULL for an unknown value.
-const toi_precision_info *toi_precision_get(toi_precision q);
+TOI_API const toi_precision_info *toi_precision_get(toi_precision q);
 /// The name of q ("binary64"), or NULL.
-const char *toi_precision_name(toi_precision q);
+TOI_API const char *toi_precision_name(toi_precision q);
 /// The precision named name, or -1.
-int toi_precision_parse(const char *name);
+TOI_API int toi_precision_parse(const char *name);
 
 /// x rounded to the nearest value of q (ties to even), overflowing to +-inf
 /// beyond the largest finite value, into q's subnormals below 2^emin. Exact
 /// for binary64 (x itself). For binary32 this is (double)(float)x, a single
 /// rounding of the double x.
-double toi_round_to(double x, toi_precision q);
+TOI_API double toi_round_to(double x, toi_precision q);
 /// 1 when x is a value of q (finite or not), 0 otherwise.
-int toi_is_value_of(double x, toi_precision q);
+TOI_API int toi_is_value_of(double x, toi_precision q);
 
 /// A case with every number (positions, velocities, radii, masses) rounded
 /// to q, as a candidate computing in q receives it. Returns 0 when nothing
@@ -42,6 +44,6 @@ int toi_is_value_of(double x, toi_precision q);
 /// infinity or a mass > 0 rounded to 0 (format v1 wants masses > 0): the case
 /// is beyond q's range, not a case of q; out is then unspecified.
 struct toi_case;
-int toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
+TOI_API int toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
 
 #endif

@@ -68,7 +68,7 @@ typedef struct score_detail {
 /// Scores result r of a candidate with direction dir and domain mask against
 /// ref (the exact answer of case c in o->precision, from the same engine): the
 /// one scoring path of run, sweep, hunt and the report.
-TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+TOI_API TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                      const toi_case *c, const toi_ref *ref, const score_opts *o);
 /// The case c as a candidate computing in q receives it, into *in
 /// (toi_candidate_input), and its exact answer in q into *ref (binary64:
@@ -76,9 +76,9 @@ TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direct
 /// 0 (the case unchanged), 1 (some number rounded), -1 (a number beyond q's
 /// range: out of the candidate's domain, *ref not set), or -2 when the
 /// reference failed.
-int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
+TOI_API int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
 /// |s + v T| - (rA + rB) in double-double arithmetic, rounded once to double.
-double score_gap(const toi_case *c, double T);
+TOI_API double score_gap(const toi_case *c, double T);
 
 /// Per-formulation summary of many scored cases (values kept for quantiles).
 typedef struct score_stats {
@@ -94,10 +94,10 @@ typedef struct score_stats {
   char worst_class_id[TOI_ID_MAX + 1]; ///< first misclassified case
 } score_stats;
 
-void score_stats_init(score_stats *s, const char *name);
-TOI_MUST_USE toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id);
+TOI_API void score_stats_init(score_stats *s, const char *name);
+TOI_API TOI_MUST_USE toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id);
 /// Quantile q in [0,1] of the timed ULP errors (sorts in place); NaN if none.
-double score_stats_quantile(score_stats *s, double q);
-void score_stats_free(score_stats *s);
+TOI_API double score_stats_quantile(score_stats *s, double q);
+TOI_API void score_stats_free(score_stats *s);
 
 #endif

@@ -5,8 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "precision.h"
-
-#define TOI_VERSION "0.1.0"
+#include "toi_api.h"
 
 #if defined(__GNUC__)
 #define TOI_MUST_USE __attribute__((warn_unused_result))
@@ -46,9 +45,9 @@ typedef enum toi_class {
 } toi_class;
 
 /// Name of a class as printed and parsed ("none", "overlap", ...).
-const char *toi_class_name(toi_class c);
+TOI_API const char *toi_class_name(toi_class c);
 /// Parses a class name; returns -1 when the name is unknown.
-int toi_class_parse(const char *name);
+TOI_API int toi_class_parse(const char *name);
 
 /// Verdict groups used to score a formulation against the exact class.
 typedef enum toi_group {
@@ -56,7 +55,7 @@ typedef enum toi_group {
   TOI_G_CONTACT,        ///< hit, graze, contact
   TOI_G_OVERLAP         ///< overlap
 } toi_group;
-toi_group toi_class_group(toi_class c);
+TOI_API toi_group toi_class_group(toi_class c);
 
 /// One two-ball case. In 2D the third components are zero.
 typedef struct toi_case {
@@ -107,12 +106,12 @@ typedef struct toi_formulation {
 /// The formulation's solve function in precision q: solve for binary64,
 /// solve32 for binary32 (the case's numbers must then be values of q:
 /// toi_case_round); NULL when it has none in q.
-toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q);
+TOI_API toi_solve_fn toi_formulation_solver(const toi_formulation *f, toi_precision q);
 
 /// The built-in formulations, in a stable order; *count receives their number.
-const toi_formulation *toi_formulations(size_t *count);
+TOI_API const toi_formulation *toi_formulations(size_t *count);
 /// The formulation with this name, or NULL.
-const toi_formulation *toi_formulation_find(const char *name);
+TOI_API const toi_formulation *toi_formulation_find(const char *name);
 
 /* ---- case files (caseio.c) ---- */
 
@@ -144,30 +143,30 @@ typedef struct toi_diags {
 /// is recorded in diags as "FILE: what" and gives TOI_ERR_IO. Reading stops at
 /// once at a NUL byte, at a line longer than TOI_LINE_MAX or beyond
 /// TOI_INPUT_MAX bytes: TOI_ERR_INPUT, recorded in diags.
-TOI_MUST_USE toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags);
+TOI_API TOI_MUST_USE toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags);
 /// Reads one case file (or "-" for stdin) and appends its cases to list.
 /// On any bad line the whole file is refused: nothing is appended, diags
 /// lists the problems and TOI_ERR_INPUT is returned.
-TOI_MUST_USE toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags);
+TOI_API TOI_MUST_USE toi_status toi_read_cases(toi_caselist *list, const char *path, toi_diags *diags);
 /// Parses one text buffer as if it were a file named name.
-TOI_MUST_USE toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text,
+TOI_API TOI_MUST_USE toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text,
                                         size_t len, toi_diags *diags);
 /// Parses one non-comment line into *c; returns 0 or a field number > 0 on error
 /// with a message in msg.
-int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz);
-void toi_caselist_free(toi_caselist *list);
-TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
+TOI_API int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz);
+TOI_API void toi_caselist_free(toi_caselist *list);
+TOI_API TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
 /// Formats a diagnostic as "FILE:LINE: field N (name): message".
-void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
+TOI_API void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
 /// Formats one case as a v1 line without newline; returns the length that
 /// the full line needs (like snprintf).
-int toi_format_case(char *buf, size_t bufsz, const toi_case *c);
+TOI_API int toi_format_case(char *buf, size_t bufsz, const toi_case *c);
 /// Writes one case as a v1 line (hex floats, round-trip exact) with a newline.
-int toi_write_case(FILE *f, const toi_case *c);
+TOI_API int toi_write_case(FILE *f, const toi_case *c);
 /// Field name of field number n (1-based) for a case of dimension dim.
-const char *toi_field_name(int dim, int n);
+TOI_API const char *toi_field_name(int dim, int n);
 /// True when id is a legal case ID.
-int toi_id_valid(const char *id);
+TOI_API int toi_id_valid(const char *id);
 
 
 /* ---- case files read a block at a time (caseio.c) ---- */
@@ -201,28 +200,28 @@ typedef struct toi_line_block {
 
 /// Opens path ("-": standard input). A missing file or a directory is
 /// recorded in diags as toi_read_file does (TOI_ERR_IO).
-TOI_MUST_USE toi_status toi_case_stream_open(toi_case_stream **s, const char *path, toi_diags *diags);
+TOI_API TOI_MUST_USE toi_status toi_case_stream_open(toi_case_stream **s, const char *path, toi_diags *diags);
 /// Reads the next lines into b (b->n = 0 at the end of the file): at most
 /// max_lines case lines and about max_bytes bytes. A NUL byte or a line longer
 /// than TOI_LINE_MAX ends the file at once (TOI_ERR_INPUT), so does a read
 /// error (TOI_ERR_IO): toi_case_stream_close then reports that problem alone,
 /// as toi_read_cases does. Touches s and b only (diags are not read).
-TOI_MUST_USE toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines,
+TOI_API TOI_MUST_USE toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines,
                                              size_t max_bytes);
 /// Parses the lines of b into b->cases (any thread; touches b only).
-void toi_line_block_parse(toi_line_block *b);
+TOI_API void toi_line_block_parse(toi_line_block *b);
 /// In file order, after toi_line_block_parse: records the bad lines in diags
 /// and keeps the IDs of the others. TOI_OK, or TOI_ERR_IO when the IDs cannot
 /// be written to their temporary file.
-TOI_MUST_USE toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags);
+TOI_API TOI_MUST_USE toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags);
 /// The file's name in messages ("<stdin>" for "-").
-const char *toi_case_stream_name(const toi_case_stream *s);
+TOI_API const char *toi_case_stream_name(const toi_case_stream *s);
 /// Ends the file: its reading problem, or its duplicate IDs (each naming the
 /// first line of its ID, in line order among the bad lines), or "no cases"
 /// when it held none, into diags. TOI_ERR_INPUT when diags got a problem of
 /// this file, TOI_ERR_IO after a read error, TOI_ERR_NOMEM, else TOI_OK.
 /// Frees s (NULL allowed).
-TOI_MUST_USE toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags);
-void toi_line_block_free(toi_line_block *b);
+TOI_API TOI_MUST_USE toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags);
+TOI_API void toi_line_block_free(toi_line_block *b);
 
 #endif

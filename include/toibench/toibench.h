@@ -2,6 +2,7 @@
 #ifndef TOIBENCH_H
 #define TOIBENCH_H
 
+#include "toi_api.h"   /* TOI_API, the version macros, toi_version() */
 #include "toi.h"       /* cases, classes, case files, the built-in formulations */
 #include "toi_msg.h"   /* the message sink */
 #include "precision.h" /* binary64, binary32: the formats candidates compute in */

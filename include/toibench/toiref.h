@@ -25,12 +25,12 @@ typedef struct toi_ref {
 /// Solves a case exactly. Every finite double input is legal. Uses the fast
 /// engine, TOI_REF_FAST; toi_ref_solve_engine names the engine (there is no
 /// process-wide setting). Both engines answer alike.
-TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
+TOI_API TOI_MUST_USE toi_status toi_ref_solve(toi_ref *out, const toi_case *c);
 
 /// Same with the contact distance R + delta instead of R (delta a finite
 /// double, R + delta >= 0 required, else TOI_ERR_RANGE). TOI_REF_FAST, as
 /// toi_ref_solve.
-TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta);
+TOI_API TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta);
 
 /// Error of a double T against the exact root t* in direction dir:
 /// *ulp = |T - t*| / ulp(t*) with ulp(x) = 2^(max(e,-1022)-52) for
@@ -40,7 +40,7 @@ TOI_MUST_USE toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, do
 /// neighbour).
 /// Both are NaN when there is no such root or T is NaN; +Inf when T is infinite
 /// and t* is not. TOI_REF_FAST, as toi_ref_solve (toi_ref_error_engine names it).
-TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c,
+TOI_API TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c,
                                       toi_direction dir);
 
 /// Relative condition number of the root in direction dir with respect to all
@@ -49,7 +49,7 @@ TOI_MUST_USE toi_status toi_ref_error(double *ulp, double *bits, double T, const
 /// F(t, x) = |s + v t|^2 - R^2 = 0 (dt/dx = -F_x / F_t), evaluated in MPFR.
 /// +Inf when t* = 0 or D = 0; NaN when there is no such root. TOI_REF_FAST, as
 /// toi_ref_solve (toi_ref_kappa_engine names it).
-TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir);
+TOI_API TOI_MUST_USE toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir);
 
 /// The two engines behind toi_ref_solve and toi_ref_solve_target. Both give
 /// bit-identical results on every input; they differ only in speed.
@@ -72,16 +72,16 @@ typedef enum toi_ref_engine {
 /// q's subnormals), rounded once from the exact root, never from the binary64
 /// result; a value of binary32 is stored exactly in the double. The class is
 /// the exact class, whatever q. For TOI_BINARY64 these are the functions above.
-TOI_MUST_USE toi_status toi_ref_solve_prec(toi_ref *out, const toi_case *c, toi_precision q, toi_ref_engine e);
-TOI_MUST_USE toi_status toi_ref_solve_target_prec(toi_ref *out, const toi_case *c, double delta, toi_precision q,
+TOI_API TOI_MUST_USE toi_status toi_ref_solve_prec(toi_ref *out, const toi_case *c, toi_precision q, toi_ref_engine e);
+TOI_API TOI_MUST_USE toi_status toi_ref_solve_target_prec(toi_ref *out, const toi_case *c, double delta, toi_precision q,
                                                   toi_ref_engine e);
-size_t toi_ref_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q,
+TOI_API size_t toi_ref_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q,
                                 toi_ref_engine e);
 /// The error of T in precision q: *ulp = |T - t*| / ulp_q(t*), ulp_q(x) =
 /// 2^(max(e, emin) - p + 1); *bits = log2(1 + the number of values of q
 /// between T and RN_q(t*)) (T not a value of q is first rounded to q for
 /// bits only). NaN and Inf as toi_ref_error.
-TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_case *c,
+TOI_API TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, const toi_case *c,
                                            toi_direction dir, toi_precision q, toi_ref_engine e);
 
 /// An enclosure of the error toi_ref_error_prec gives, for callers that
@@ -92,31 +92,31 @@ TOI_MUST_USE toi_status toi_ref_error_prec(double *ulp, double *bits, double T, 
 /// cheap or the bound cannot be had; the MPFR engine always measures it.
 /// When *lo < *hi: 0 <= *lo and *hi is finite. The same statuses as
 /// toi_ref_error_prec.
-TOI_MUST_USE toi_status toi_ref_error_bound(double *lo, double *hi, double *bits, double T, const toi_case *c,
+TOI_API TOI_MUST_USE toi_status toi_ref_error_bound(double *lo, double *hi, double *bits, double T, const toi_case *c,
                                             toi_direction dir, toi_precision q, toi_ref_engine e);
 
 /// The same for kappa (toi_ref_kappa_engine): *lo <= kappa <= *hi, kappa
 /// itself (*lo = *hi) where the fast engine has no enclosure within about
 /// 2^-29 of it, where kappa is NaN or infinite, and with the MPFR engine.
-TOI_MUST_USE toi_status toi_ref_kappa_bound(double *lo, double *hi, const toi_case *c, toi_direction dir,
+TOI_API TOI_MUST_USE toi_status toi_ref_kappa_bound(double *lo, double *hi, const toi_case *c, toi_direction dir,
                                             toi_ref_engine e);
 
 /// "fast" or "mpfr"; NULL for an unknown value.
-const char *toi_ref_engine_name(toi_ref_engine e);
+TOI_API const char *toi_ref_engine_name(toi_ref_engine e);
 /// The engine named name ("fast", "mpfr"), or -1.
-int toi_ref_engine_parse(const char *name);
+TOI_API int toi_ref_engine_parse(const char *name);
 
 /// toi_ref_solve and toi_ref_solve_target with an explicit engine; TOI_ERR_RANGE
 /// for an engine other than TOI_REF_FAST or TOI_REF_MPFR.
-TOI_MUST_USE toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e);
-TOI_MUST_USE toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta,
+TOI_API TOI_MUST_USE toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e);
+TOI_API TOI_MUST_USE toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta,
                                                     toi_ref_engine e);
 
 /// toi_ref_error and toi_ref_kappa with an explicit engine (both engines give
 /// the same bits). An engine other than TOI_REF_FAST or TOI_REF_MPFR is taken as MPFR.
-TOI_MUST_USE toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c,
+TOI_API TOI_MUST_USE toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c,
                                              toi_direction dir, toi_ref_engine e);
-TOI_MUST_USE toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e);
+TOI_API TOI_MUST_USE toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e);
 
 /// Solves c[0..n-1] into out[0..n-1]: out[i] and st[i] (st may be NULL) exactly
 /// as toi_ref_solve_engine(&out[i], &c[i], e) gives them, bit for bit; returns
@@ -124,9 +124,9 @@ TOI_MUST_USE toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, t
 /// cases at a time on AVX-512 machines (four with AVX2), which makes a suite of
 /// cases about twice as cheap as one call per case. Counted in
 /// toi_ref_fast_stats as calls.
-size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e);
+TOI_API size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e);
 /// The same with TOI_REF_FAST, as toi_ref_solve.
-size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n);
+TOI_API size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n);
 
 /// How often the fast engine needed help, counted per thread.
 typedef struct toi_ref_fast_stats {
@@ -150,12 +150,12 @@ typedef struct toi_ref_fast_stats {
 } toi_ref_fast_stats;
 
 /// The calling thread's counters since it started or since the last reset.
-void toi_ref_fast_stats_get(toi_ref_fast_stats *out);
+TOI_API void toi_ref_fast_stats_get(toi_ref_fast_stats *out);
 /// Sets the calling thread's counters to zero.
-void toi_ref_fast_stats_reset(void);
+TOI_API void toi_ref_fast_stats_reset(void);
 
 /// Versions of the linked MPFR and GMP libraries, for reports.
-const char *toi_ref_mpfr_version(void);
-const char *toi_ref_gmp_version(void);
+TOI_API const char *toi_ref_mpfr_version(void);
+TOI_API const char *toi_ref_gmp_version(void);
 
 #endif
