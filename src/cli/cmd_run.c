@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "candlist.h"
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "cli_fmt.h"
 #include "stats.h"
 
@@ -607,9 +608,13 @@ int cmd_run(int argc, char **argv) {
   int jobs = cli_default_jobs();
   int rc = parse_run(argc, argv, &args, &l, &fmt, &jobs);
   toi_run_row *rows = NULL;
+  const cli_file outs[] = {{"-o", args.out ? args.out : "-"}, {"--rows", args.rows}};
   if (rc < 0) {
     help();
     rc = EXIT_OK;
+  } else if (rc == EXIT_OK && (rc = cli_outputs_check_args("run", outs, 2, args.files, args.nfiles, argc, argv,
+                                                              NULL, 0)) != EXIT_OK) {
+    /* before any work: an output that would replace an input, or that cannot be created */
   } else if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) {
     rc = EXIT_RUNTIME;
   } else if (rc == EXIT_OK && streamable(&l)) {
