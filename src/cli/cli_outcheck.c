@@ -186,7 +186,10 @@ int cli_outputs_check(const char *cmd, const cli_file *outputs, size_t nout, con
   /* (b), once every name is known to be distinct: where each output will be created. */
   for (size_t k = 0; rc == EXIT_OK && k < nout; k++) {
     if (!outputs[k].path || is_std(outputs[k].path)) continue;
-    if (oid[k].kind == FID_DIR) {
+    if (!outputs[k].path[0]) { /* cli_out_open would write ".tmp.XXXXXX" and fail to rename it at the end */
+      cli_error("%s '': cannot create: %s", outputs[k].opt ? outputs[k].opt : "output", strerror(ENOENT));
+      rc = EXIT_RUNTIME;
+    } else if (oid[k].kind == FID_DIR) {
       cli_error("%s: is a directory", outputs[k].path);
       rc = EXIT_RUNTIME;
     } else if (oid[k].probe && probe(oid[k].target)) {
