@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "audit.h"
 
 static void help(void) {
@@ -379,6 +380,12 @@ int cmd_audit(int argc, char **argv) {
   int jobs = cli_default_jobs();
   int rc = audit_options(argc, argv, &args, &r.E, &r.fs, &r.nf, &jobs);
   if (rc != EXIT_OK) return rc;
+  const cli_file outs[] = {{"-o", args.out ? args.out : "-"}, {"--rows", args.rows}};
+  if ((rc = cli_outputs_check_args("audit", outs, 2, args.files, args.nfiles, 0, NULL, NULL, 0)) != EXIT_OK) {
+    cli_args_free(&args);
+    free(r.fs);
+    return rc;
+  }
   r.args = &args;
   r.acc.restitution = r.E;
   r.acc.precision = args.precision;

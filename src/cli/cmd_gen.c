@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "sweep.h"
 
 static void help(void) {
@@ -47,6 +48,9 @@ int cmd_gen(int argc, char **argv) {
   if (count == 0) return cli_usage_error("gen", "--count must be at least 1");
   gen_opts o;
   if (gen_cli_build(&g, "gen", GEN_MIXED, &o)) return EXIT_USAGE;
+  const cli_file outs[] = {{"-o", out}}; /* gen reads no file: only where FILE goes */
+  int checked = cli_outputs_check("gen", outs, 1, NULL, 0);
+  if (checked != EXIT_OK) return checked;
 
   cli_out w;
   if (cli_out_open(&w, out)) return EXIT_RUNTIME;

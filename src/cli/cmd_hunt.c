@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "cli_fmt.h"
 #include "candlist.h"
 #include "hunt.h"
@@ -455,6 +456,15 @@ static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opt
   return rc;
 }
 
+/* Before the search: -o is not the --solver plug-in and can be created. Rank
+   0 writes it, so rank 0 checks and every process ends with its verdict. */
+static int check_outputs(const hunt_args *h, int argc, char **argv) {
+  const cli_file outs[] = {{"-o", h->out ? h->out : "-"}};
+  int lead = sweep_dist_lead(h->dist);
+  int rc = lead ? cli_outputs_check_args("hunt", outs, 1, NULL, 0, argc, argv, NULL, 0) : EXIT_OK;
+  return (int)sweep_dist_share(h->dist, (uint64_t)rc);
+}
+
 /* toibench hunt; toibench-mpi gives dist, the processes sharing the search. */
 int cmd_hunt_dist(int argc, char **argv, const sweep_dist *dist) {
   hunt_args h;
@@ -482,7 +492,7 @@ int cmd_hunt_dist(int argc, char **argv, const sweep_dist *dist) {
     rc = cli_usage_error("hunt", "--format %s writes the summary to stdout: give the case file -o FILE",
                          h.format == CLI_FMT_JSON ? "json" : "csv");
   else if (gen_cli_build(&h.g, "hunt", GEN_MIXED, &o)) rc = EXIT_USAGE;
-  else rc = hunt_run(&h, &cand, &o);
+  else if ((rc = check_outputs(&h, argc, argv)) == EXIT_OK) rc = hunt_run(&h, &cand, &o);
   toi_candidate_free(&cand);
   return rc;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "sweep.h"
 
 static void help(void) {
@@ -98,6 +99,12 @@ int cmd_merge(int argc, char **argv) {
   }
   const char *out = args.out;
   int n = args.nfiles;
+  const cli_file outs[] = {{"-o", out ? out : "-"}};
+  int checked = n ? cli_outputs_check_args("merge", outs, 1, args.files, n, 0, NULL, NULL, 0) : EXIT_OK;
+  if (checked != EXIT_OK) {
+    cli_args_free(&args);
+    return checked;
+  }
   input *in = calloc((size_t)argc, sizeof *in);
   if (!in) {
     cli_args_free(&args);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "toiref.h"
 
 static void help(void) {
@@ -179,6 +180,12 @@ int cmd_reference(int argc, char **argv) {
   if (args.nfiles == 0) {
     cli_args_free(&args);
     return cli_usage_error("reference", "no case file given");
+  }
+  const cli_file outs[] = {{"-o", args.out ? args.out : "-"}};
+  int checked = cli_outputs_check_args("reference", outs, 1, args.files, args.nfiles, 0, NULL, NULL, 0);
+  if (checked != EXIT_OK) {
+    cli_args_free(&args);
+    return checked;
   }
   r.outpath = args.out;
   r.delta = args.delta;

@@ -1,10 +1,13 @@
 /* cmd_report.c: `toibench report`, the accuracy report (HTML, Markdown, JSON, gnuplot plots). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "candlist.h"
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "report.h"
 #include "report_check.h"
 #include "sweep.h"
@@ -220,6 +223,30 @@ static int make_report(rep_data *d) {
   return EXIT_OK;
 }
 
+/* --check DIR --screenshot FILE: FILE is none of the report's own files (its
+   screenshot.png, the default, aside) and can be created. EXIT_OK or an exit code. */
+static int check_screenshot(const char *dir, const char *shot) {
+  char def[PATH_MAX + 32];
+  struct stat a, b;
+  snprintf(def, sizeof def, "%s/screenshot.png", dir);
+  int is_default = stat(shot, &a) == 0 && stat(def, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+  if (!is_default && cli_path_inside(shot, dir))
+    return cli_usage_error("report", "--screenshot %s is a file of the report in %s: refusing to overwrite it", shot,
+                           dir);
+  const cli_file outs[] = {{"--screenshot", shot}};
+  return cli_outputs_check("report", outs, 1, NULL, 0);
+}
+
+/* --out DIR: it holds none of the inputs (--suite, --solver), which replacing it would remove. */
+static int check_out_dir(const rep_opts *o, int argc, char **argv) {
+  const cli_file dir = {"--out", o->out_dir}, suite = {"--suite", o->suite_file};
+  cli_inputs in;
+  if (cli_inputs_gather(&in, NULL, 0, argc, argv, &suite, 1)) return EXIT_RUNTIME;
+  int rc = cli_outdir_check("report", &dir, in.v, in.n);
+  cli_inputs_free(&in);
+  return rc;
+}
+
 int cmd_report(int argc, char **argv) {
   rep_data d;
   memset(&d, 0, sizeof d);
@@ -241,6 +268,7 @@ int cmd_report(int argc, char **argv) {
   }
   if (rc == EXIT_OK && d.opts.check_dir) { /* check a report, make none */
     candlist_free(&solv);
+    if (d.opts.screenshot && (rc = check_screenshot(d.opts.check_dir, d.opts.screenshot)) != EXIT_OK) return rc;
     return report_check(d.opts.check_dir, d.opts.screenshot);
   }
   if (rc == EXIT_OK && d.opts.screenshot) return usage_free(&solv, "--screenshot goes with --check DIR");
@@ -249,6 +277,10 @@ int cmd_report(int argc, char **argv) {
   if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) { /* before the work, not after it */
     candlist_free(&solv);
     return EXIT_RUNTIME;
+  }
+  if (rc == EXIT_OK && (rc = check_out_dir(&d.opts, argc, argv)) != EXIT_OK) {
+    candlist_free(&solv);
+    return rc;
   }
   if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
   candlist_free(&solv);

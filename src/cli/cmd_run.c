@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "candlist.h"
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "cli_fmt.h"
 #include "stats.h"
 
@@ -359,7 +360,8 @@ static void print_csv(FILE *f, const candlist *l, toi_run_row *rows, const toi_r
 
 /* Parses the command line into args and the candidates: those named by -f
    (all formulations when neither -f nor a solver is given), then the solvers
-   given by path or command, in command-line order. EXIT_OK or an exit code. */
+   given by path or command, in command-line order; then the outputs checked
+   against the inputs and where they go. EXIT_OK or an exit code. */
 static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt, int *jobs) {
   candlist given = {0};
   int rc = EXIT_OK;
@@ -409,6 +411,10 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
   }
   candlist_free(&given);
   if (rc == EXIT_OK && l->n == 0) rc = cli_usage_error("run", "nothing to run");
+  if (rc == EXIT_OK) { /* before any work: no output replaces an input, and each can be created */
+    const cli_file outs[] = {{"-o", args->out ? args->out : "-"}, {"--rows", args->rows}};
+    rc = cli_outputs_check_args("run", outs, 2, args->files, args->nfiles, argc, argv, NULL, 0);
+  }
   return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "sim.h"
 
 /* Memory grows with N (a few hundred bytes a ball for the state, the grid and
@@ -427,6 +428,13 @@ int cmd_simulate(int argc, char **argv) {
   const toi_msg usage = {usage_msg, NULL};
   int nk = sim_kernels_select_prec(&kernels, o.names, o.precision, &usage);
   if (nk <= 0) return nk < 0 ? EXIT_RUNTIME : EXIT_USAGE;
+  /* Before the state is generated or read: the outputs are not --state nor one file, and can be created. */
+  const cli_file outs[] = {{NULL, "-"}, {"--write-state", o.write_path}, {"--series", o.series_path}};
+  const cli_file ins[] = {{"--state", o.state_path}};
+  if ((rc = cli_outputs_check("simulate", outs, 3, ins, 1)) != EXIT_OK) {
+    free(kernels);
+    return rc;
+  }
   sim_state st;
   rc = load_state(&o, &st);
   if (rc == EXIT_OK && o.precision != TOI_BINARY64) rc = round_state(&st, o.precision);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 
 static void help(void) {
   printf("Usage: toibench solve -f NAME [--tmax T] [--timeout SEC] [-o FILE] [-j N] FILE...\n"
@@ -167,6 +168,13 @@ int cmd_solve(int argc, char **argv) {
     free(files);
     toi_candidate_free(&cand);
     return cli_usage_error("solve", "no case file given");
+  }
+  const cli_file outs[] = {{"-o", outpath ? outpath : "-"}};
+  int checked = cli_outputs_check_args("solve", outs, 1, files, nfiles, 0, NULL, NULL, 0);
+  if (checked != EXIT_OK) {
+    free(files);
+    toi_candidate_free(&cand);
+    return checked;
   }
   if (!(cand.flags & (TOI_CAND_EXTERNAL | TOI_CAND_OUT_OF_PROCESS))) {
     int rc = solve_streamed(&cand, &opts, &args, jobs);

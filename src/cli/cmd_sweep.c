@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_outcheck.h"
 #include "candlist.h"
 #include "sweep.h"
 #include "toiref.h"
@@ -455,6 +456,15 @@ static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist 
   return rc;
 }
 
+/* Before any case: -o and --checkpoint are no plug-in given and not one file,
+   and can be created. Rank 0 writes them, so rank 0 checks and every process
+   ends with its verdict. EXIT_OK or an exit code. */
+static int check_outputs(const sweep_args *s, int argc, char **argv) {
+  const cli_file outs[] = {{"-o", s->out ? s->out : "-"}, {"--checkpoint", s->checkpoint}};
+  int rc = sweep_dist_lead(s->dist) ? cli_outputs_check_args("sweep", outs, 2, NULL, 0, argc, argv, NULL, 0) : EXIT_OK;
+  return (int)sweep_dist_share(s->dist, (uint64_t)rc);
+}
+
 static int sweep_main(sweep_args *s, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     int rc = parse_option(s, argc, argv, &i);
@@ -478,7 +488,7 @@ static int sweep_main(sweep_args *s, int argc, char **argv) {
     rc = external ? cli_usage_error("sweep", "--time-only measures formulations only, not solvers") : time_only(s, &o);
   } else if (rc == EXIT_OK && l.n > SWEEP_MAXFORMS) {
     rc = cli_usage_error("sweep", "at most %d formulations and solvers", SWEEP_MAXFORMS);
-  } else if (rc == EXIT_OK) {
+  } else if (rc == EXIT_OK && (rc = check_outputs(s, argc, argv)) == EXIT_OK) {
     rc = sweep_columns(s, &o, &l);
   }
   candlist_free(&l);

@@ -56,7 +56,11 @@ static void print_help(FILE *f) {
           "  -h, --help     print this help\n"
           "  -V, --version  print the version (and the commit it was built from)\n"
           "\n'toibench COMMAND --help' describes a command.\n"
-          "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 invalid input.\n");
+          "Exit status: 0 success, 1 runtime failure, 2 usage error, 3 invalid input.\n"
+          "Every output (-o, --rows, --checkpoint, ...) is checked before the work: one\n"
+          "that is the same file as an input or another output is a usage error (symbolic\n"
+          "and hard links included); one that cannot be created fails at once. A device\n"
+          "(/dev/null), a pipe or a terminal is never the same file as anything.\n");
 }
 
 static int dispatch(int argc, char **argv) {
