@@ -442,10 +442,15 @@ uint64_t sweep_dist_share(const sweep_dist *d, uint64_t v);
 /// where it failed).
 int sweep_dist_drive(const sweep_dist *d, sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins,
                      const sweep_opts *o, sweep_tally *tally);
-/// An accumulator as bytes (same machine type at both ends): *len bytes,
-/// malloc'ed, or NULL. sweep_acc_unpack fills a (initialised here, of the
-/// shape nform x nbins; 0, or -1 when the bytes are not one of that shape).
+/// An accumulator as bytes that read the same on any machine type (wire.h:
+/// every field little-endian at a fixed width, doubles as their bits):
+/// bincount[], bincls[][], then each cell of cells[] in order; *len bytes
+/// (sweep_acc_packed_len), malloc'ed, or NULL. sweep_acc_unpack fills a
+/// (initialised here, of the shape nform x nbins; 0, or -1 when the bytes are
+/// not one of that shape).
 unsigned char *sweep_acc_pack(const sweep_acc *a, size_t *len);
 int sweep_acc_unpack(sweep_acc *a, const unsigned char *p, size_t len, size_t nform, size_t nbins);
+/// The length of a packed accumulator of nform x nbins.
+size_t sweep_acc_packed_len(size_t nform, size_t nbins);
 
 #endif
