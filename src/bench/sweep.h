@@ -139,12 +139,17 @@
  *    MISSED + GHOST + OTHER > 0, VALUE a kind with a nonzero count and AUX a
  *    verdict of a confusion entry that can hold that kind; INDEX in
  *    [START, END); VALUE and AUX are VALUE_HEX and AUX_HEX printed with %.6g.
+ *  - a line "# checksum fnv1a64 HEX" (a checkpoint's, sweep --checkpoint)
+ *    is the last line, and HEX, 16 lowercase hex digits, the 64-bit FNV-1a
+ *    hash of every byte before it; sweep_read_checkpoint requires it. A result
+ *    written by sweep_write has none.
  * Not checked within one file: the count line, the gen line and the bin
  * descriptions (merge compares them between its inputs), a witness's INDEX
  * against its case, and the case itself.
  */
 
 #define SWEEP_VERSION_LINE "# toibench-sweep v1"
+#define SWEEP_CHECKSUM_PREFIX "# checksum fnv1a64 "
 #define SWEEP_HBINS 68
 #define SWEEP_KBINS 129
 #define SWEEP_MAXFORMS 64
@@ -351,6 +356,10 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a);
 /// "FILE:LINE: message" (or "FILE: message") and returns -1 for a bad result,
 /// -2 when the file cannot be read (missing, a directory, an I/O error).
 int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg);
+/// Writes a checkpoint: the result file, then its checksum line. 0 or -1.
+int sweep_write_checkpoint(FILE *f, const sweep_meta *m, const sweep_acc *a);
+/// sweep_read of a checkpoint: also -1 when its checksum line is missing.
+int sweep_read_checkpoint(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg);
 
 /* ---- generator options shared by gen, sweep and hunt ---- */
 
