@@ -54,13 +54,17 @@ static void help(void) {
       "                'precisions NAME...' (one per column) after 'formulations'\n"
       "  -o RESULT     result file (default stdout; appears only when complete)\n"
       "  --checkpoint FILE  for long runs: the result of the cases done so far is\n"
-      "                saved to FILE (atomically, as a shard result) every\n"
-      "                --checkpoint-every SEC seconds (default 5), and FILE is removed\n"
-      "                once RESULT is written; no progress line\n"
+      "                saved to FILE (atomically, as a shard result, with a last line\n"
+      "                '# checksum fnv1a64 HEX') every --checkpoint-every SEC seconds\n"
+      "                (default 5) and on SIGINT, SIGTERM or SIGHUP (then the sweep ends\n"
+      "                by that signal), and FILE is removed once RESULT is written; no\n"
+      "                progress line. An existing FILE is replaced only with --resume\n"
+      "                and when it is this sweep's checkpoint\n"
       "  --resume      with --checkpoint: go on from FILE, left by an interrupted run\n"
       "                of the same command (from the start when there is no FILE); the\n"
-      "                result is byte-identical to an uninterrupted run's. Solver\n"
-      "                failure counts on stderr cover the resumed part only\n"
+      "                result is byte-identical to an uninterrupted run's. A FILE whose\n"
+      "                checksum does not match is refused. Solver failure counts on\n"
+      "                stderr cover the resumed part only\n"
       "  -j N          threads (default: the number of online cores)\n"
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
       "  --quiet       no progress line (it is shown only when stderr is a terminal)\n"
@@ -405,7 +409,7 @@ static const char *signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
-/* After SIGINT, SIGTERM or SIGHUP (rank 0's): the cases done saved, and the
+/* After SIGINT, SIGTERM or SIGHUP (at any process): the cases done saved, and the
    exit code 128 + the signal's number, as a shell shows it. */
 static int stop_saved(const sweep_args *s, const sweep_meta *m, const sweep_acc *acc, int have, uint64_t done,
                       int sig) {
@@ -419,6 +423,20 @@ static int stop_saved(const sweep_args *s, const sweep_meta *m, const sweep_acc 
   else if (lead && rc == EXIT_OK)
     cli_error("sweep: stopped by %s before any case was done: nothing saved", signal_name(sig));
   return rc == EXIT_OK ? 128 + sig : rc;
+}
+
+/* The signal that stops the sweep, at every process: the one recorded here, or
+   with processes sharing the cases, the first any of them recorded (in rank
+   order), so that a signal to one rank stops them all. A collective call. */
+static int stop_signal(const sweep_dist *d) {
+  int sig = cli_deferred_signal();
+  if (!d) return sig;
+  unsigned char mine = (unsigned char)sig, *all = NULL;
+  int first = 0;
+  if (d->gather(d->ud, &mine, 1, 0, &all, NULL) == 0 && d->rank == 0 && all)
+    for (int r = 0; r < d->size && !first; r++) first = all[r];
+  free(all);
+  return (int)sweep_dist_share(d, (uint64_t)first);
 }
 
 /* sweep_drive in segments of about half the checkpoint interval, the result
@@ -449,7 +467,7 @@ static int drive_checkpointed(sweep_args *s, const sweep_meta *m, const sweep_op
       rc = EXIT_RUNTIME;
       break;
     }
-    int sig = (int)sweep_dist_share(s->dist, (uint64_t)cli_deferred_signal());
+    int sig = stop_signal(s->dist);
     if (sig && outside) {
       sweep_acc_free(&part);
       s->stop_sig = sig;
@@ -480,7 +498,7 @@ static int drive_checkpointed(sweep_args *s, const sweep_meta *m, const sweep_op
   /* From here a signal ends the process at once (the -o temporary removed); one that came since the last
      look is taken as the others were. */
   cli_defer_signals(0);
-  if (rc == EXIT_OK && !s->stop_sig) s->stop_sig = (int)sweep_dist_share(s->dist, (uint64_t)cli_deferred_signal());
+  if (rc == EXIT_OK && !s->stop_sig) s->stop_sig = stop_signal(s->dist);
   if (rc == EXIT_OK && s->stop_sig) rc = stop_saved(s, m, acc, have, done, s->stop_sig);
   if (rc == EXIT_OK && !have && sweep_acc_init(acc, l->n, m->nbins)) rc = EXIT_RUNTIME;
   if (rc != EXIT_OK && have) sweep_acc_free(acc);
