@@ -413,7 +413,7 @@ TEST_ENV := TOIBENCH_MPI=$(if $(MPI_OK),$(abspath $(TOIBENCH_MPI)))
 # of this same Makefile), so that no sanitized object mixes with the normal build.
 #
 # make fuzz: libFuzzer harnesses (tests/fuzz/fuzz_NAME.c) for the case reader, the state reader, the
-# sweep-result reader and the subprocess answer parser, each linked against the library and the command
+# sweep-result reader, the checkpoint reader (its checksum) and the subprocess answer parser, each linked against the library and the command
 # modules compiled with clang, libFuzzer's coverage, ASan and UBSan into build/fuzz/obj/, then each run
 # for FUZZ_SECONDS. New inputs go to build/fuzz/corpus/NAME/; the seeds (cases/, tests/fuzz/corpus/NAME/
 # and the sweep results and states made by build/toibench into build/fuzz/seeds/NAME/) are only read.
@@ -424,7 +424,7 @@ FUZZ_CC ?= clang
 FUZZ_APT ?= clang libclang-rt-14-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
-FUZZ_NAMES := cases state sweep answer
+FUZZ_NAMES := cases state sweep answer checkpoint
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # -DTOI_FMA_CLONES=: one copy of the fma() kernels (src/core/eft.h). Clang 14 names the dispatcher of a
 # target_clones function NAME.ifunc when its file does not call it, so toi_f_robust and toi_f_accurate
@@ -484,10 +484,11 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) | check-deps
 	  $(MPFR_CFLAGS) -o $@ $< -Wl,--start-group $(FUZZ_LIBS) -Wl,--end-group $(MPFR_LIBS) $(SYS_LIBS)
 
 # Seeds made by the normal build's toibench: small sweep results (a shard, a merge, a step, a reverse
-# formulation) and states in 2D and 3D; and the case files.
+# formulation), also the checkpoint harness's (it gives them their checksum line), and states in 2D and
+# 3D; and the case files.
 $(FUZZ_DIR)/seeds/.made: $(TOIBENCH) $(wildcard cases/*.cases cases/bad/*.cases)
 	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/cases $(FUZZ_DIR)/seeds/state \
-	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer
+	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer $(FUZZ_DIR)/seeds/checkpoint
 	cp cases/*.cases cases/bad/*.cases $(FUZZ_DIR)/seeds/cases/
 	cd $(FUZZ_DIR)/seeds/sweep && t=$(abspath $(TOIBENCH)) && \
 	  $$t sweep mixed --count 16 -f robust,expanded -j1 --quiet -o mixed && \
@@ -496,6 +497,7 @@ $(FUZZ_DIR)/seeds/.made: $(TOIBENCH) $(wildcard cases/*.cases cases/bad/*.cases)
 	  $$t sweep near-contact --count 8 -f ericson -j1 --quiet --shard 1/2 -o shard1 && \
 	  $$t sweep near-contact --count 8 -f ericson -j1 --quiet --shard 2/2 -o shard2 && \
 	  $$t merge -o merged shard1 shard2
+	cp $(FUZZ_DIR)/seeds/sweep/* $(FUZZ_DIR)/seeds/checkpoint/
 	cd $(FUZZ_DIR)/seeds/state && t=$(abspath $(TOIBENCH)) && \
 	  $$t simulate -f robust --n 6 --events 1 --write-state state-2d >/dev/null && \
 	  $$t simulate -f robust --n 5 --dim 3 --events 1 --seed 7 --write-state state-3d >/dev/null && \

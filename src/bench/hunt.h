@@ -7,6 +7,7 @@
 #include "rng.h"
 #include "score.h"
 #include "sweep.h"
+#include "wire.h"
 
 #define HUNT_MAXKEEP 64
 /* Stream of the local-search generators, apart from the families' streams. */
@@ -107,6 +108,11 @@ typedef struct hunt_walk {
 
 /// The next batch of the global pass (of n): b itself without o->dist.
 uint64_t hunt_dist_next(const hunt_opts *o, uint64_t b, uint64_t n);
+/// A found case as the processes send it (wire.h: every field in declaration
+/// order, little-endian at a fixed width; the note as its char[320], zero-filled).
+void hunt_found_encode(wire_out *w, const hunt_found *f);
+/// Reads one back (r->bad when the bytes are short or the note has no end).
+void hunt_found_decode(wire_in *r, hunt_found *f);
 /// 1 when kept case k is walked by this process.
 int hunt_dist_mine(const hunt_opts *o, int k);
 /// After the global pass of nb batches (failed: this process's pass failed, and it takes the batches

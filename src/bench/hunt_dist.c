@@ -17,65 +17,109 @@ static uint64_t *counter(hunt_result *r, int i) {
   return c[i];
 }
 
-/* A growing byte buffer; a failed allocation leaves it NULL (and the run fails). */
-typedef struct bytes {
-  unsigned char *p;
-  size_t n, cap;
-} bytes;
-
-static void put(bytes *b, const void *v, size_t n) {
-  if (b->p && b->n + n > b->cap) {
-    size_t cap = 2 * (b->n + n);
-    unsigned char *q = realloc(b->p, cap);
-    if (!q) free(b->p);
-    b->p = q;
-    b->cap = cap;
-  }
-  if (b->p) memcpy(b->p + b->n, v, n);
-  b->n += n;
+/* A score as bytes (wire.h): verdict, ref_cls (i32), t, ref_t (f64), kind, timed (i32), ulp, bits (f64). */
+static void put_score(wire_out *w, const score_case *sc) {
+  wire_i32(w, (int32_t)sc->verdict);
+  wire_i32(w, (int32_t)sc->ref_cls);
+  wire_f64(w, sc->t);
+  wire_f64(w, sc->ref_t);
+  wire_i32(w, (int32_t)sc->kind);
+  wire_i32(w, sc->timed);
+  wire_f64(w, sc->ulp);
+  wire_f64(w, sc->bits);
 }
 
-/* Reads n bytes at *at of [p, end) into v; 0, or -1 past the end. */
-static int get(const unsigned char *p, size_t end, size_t *at, void *v, size_t n) {
-  if (end - *at < n) return -1;
-  memcpy(v, p + *at, n);
-  *at += n;
-  return 0;
+static void get_score(wire_in *r, score_case *sc) {
+  sc->verdict = (toi_class)wire_get_i32(r);
+  sc->ref_cls = (toi_class)wire_get_i32(r);
+  sc->t = wire_get_f64(r);
+  sc->ref_t = wire_get_f64(r);
+  sc->kind = (score_kind)wire_get_i32(r);
+  sc->timed = wire_get_i32(r);
+  sc->ulp = wire_get_f64(r);
+  sc->bits = wire_get_f64(r);
 }
 
-/* The head of every process's bytes: its status and its counters. */
-static void put_head(bytes *b, hunt_result *r, int failed) {
-  unsigned char f = (unsigned char)failed;
-  put(b, &f, 1);
-  for (int i = 0; i < NCOUNT; i++) put(b, counter(r, i), sizeof(uint64_t));
+void hunt_found_encode(wire_out *w, const hunt_found *f) {
+  wire_case(w, &f->c);
+  wire_u64(w, f->index);
+  put_score(w, &f->sc);
+  wire_f64(w, f->err);
+  wire_f64(w, f->target);
+  wire_i32(w, (int32_t)f->tkind);
+  wire_f64(w, f->kappa);
+  wire_f64(w, f->ratio);
+  wire_i32(w, f->by);
+  wire_str(w, f->note, sizeof f->note);
+}
+
+void hunt_found_decode(wire_in *r, hunt_found *f) {
+  memset(f, 0, sizeof *f);
+  wire_get_case(r, &f->c);
+  f->index = wire_get_u64(r);
+  get_score(r, &f->sc);
+  f->err = wire_get_f64(r);
+  f->target = wire_get_f64(r);
+  f->tkind = (score_kind)wire_get_i32(r);
+  f->kappa = wire_get_f64(r);
+  f->ratio = wire_get_f64(r);
+  f->by = wire_get_i32(r);
+  wire_get_str(r, f->note, sizeof f->note);
+}
+
+/* A walk as bytes: rng.s[4], start, raised, has_flip, has_best, flip, best. */
+static void put_walk(wire_out *w, const hunt_walk *k) {
+  for (int i = 0; i < 4; i++) wire_u64(w, k->rng.s[i]);
+  wire_f64(w, k->start);
+  wire_u64(w, k->raised);
+  wire_i32(w, k->has_flip);
+  wire_i32(w, k->has_best);
+  hunt_found_encode(w, &k->flip);
+  hunt_found_encode(w, &k->best);
+}
+
+static void get_walk(wire_in *r, hunt_walk *k) {
+  for (int i = 0; i < 4; i++) k->rng.s[i] = wire_get_u64(r);
+  k->start = wire_get_f64(r);
+  k->raised = wire_get_u64(r);
+  k->has_flip = wire_get_i32(r);
+  k->has_best = wire_get_i32(r);
+  hunt_found_decode(r, &k->flip);
+  hunt_found_decode(r, &k->best);
+}
+
+/* The head of every process's bytes: its status (i32) and its counters (u64). */
+static void put_head(wire_out *b, hunt_result *r, int failed) {
+  wire_i32(b, failed);
+  for (int i = 0; i < NCOUNT; i++) wire_u64(b, *counter(r, i));
 }
 
 /* Reads a head into *failed and adds its counters to sum (when not NULL). 0 or -1. */
-static int get_head(const unsigned char *p, size_t end, size_t *at, int *failed, hunt_result *sum) {
-  unsigned char f;
-  if (get(p, end, at, &f, 1)) return -1;
-  *failed |= f != 0;
+static int get_head(wire_in *in, int *failed, hunt_result *sum) {
+  *failed |= wire_get_i32(in) != 0;
   for (int i = 0; i < NCOUNT; i++) {
-    uint64_t v;
-    if (get(p, end, at, &v, sizeof v)) return -1;
+    uint64_t v = wire_get_u64(in);
     if (sum) *counter(sum, i) += v;
   }
-  return 0;
+  return in->bad ? -1 : 0;
 }
 
-/* Gathers b (to every process when all); calls take(ud, rank, bytes, len, sum) for each process's bytes
-   there. Returns 1 when any process failed or the bytes are short, else 0. */
-static int exchange(const hunt_opts *o, bytes *b, int all, hunt_result *sum,
-                    int (*take)(void *ud, const unsigned char *p, size_t len, hunt_result *sum), void *ud) {
+/* Gathers b (to every process when all); calls take(ud, in, sum) for each process's bytes there. Returns 1
+   when any process failed or the bytes are short, else 0. */
+static int exchange(const hunt_opts *o, wire_out *b, int all, hunt_result *sum,
+                    int (*take)(void *ud, wire_in *in, hunt_result *sum), void *ud) {
   const sweep_dist *d = o->dist;
-  unsigned char *got = NULL, failed = 1;
+  unsigned char *got = NULL, failed[4] = {1, 0, 0, 0}; /* an i32 status of 1, alone */
   size_t *lens = calloc((size_t)d->size, sizeof *lens);
   int bad = !b->p || !lens;
   if (bad) toi_msgf(o->msg, "hunt: out of memory");
-  bad |= d->gather(d->ud, bad ? &failed : b->p, bad ? 1 : b->n, all, &got, lens) != 0;
+  bad |= d->gather(d->ud, bad ? failed : b->p, bad ? sizeof failed : b->n, all, &got, lens) != 0;
   if (!bad && (all || d->rank == 0)) {
     size_t at = 0;
-    for (int k = 0; k < d->size && !bad; at += lens[k], k++) bad = take(ud, got + at, lens[k], sum) != 0;
+    for (int k = 0; k < d->size && !bad; at += lens[k], k++) {
+      wire_in in = {got + at, lens[k], 0, 0};
+      bad = take(ud, &in, sum) != 0 || in.at != in.n;
+    }
   }
   free(got);
   free(lens);
@@ -83,17 +127,17 @@ static int exchange(const hunt_opts *o, bytes *b, int all, hunt_result *sum,
   return bad;
 }
 
-static int take_lists(void *ud, const unsigned char *p, size_t len, hunt_result *sum) {
+static int take_lists(void *ud, wire_in *in, hunt_result *sum) {
   const hunt_opts *o = ud;
-  size_t at = 0;
   int failed = 0;
-  if (get_head(p, len, &at, &failed, sum) || failed) return 1;
+  if (get_head(in, &failed, sum) || failed) return 1;
   for (int l = 0; l < HUNT_L_COUNT; l++) {
-    int n;
-    if (get(p, len, &at, &n, sizeof n) || n < 0 || n > HUNT_MAXKEEP) return 1;
+    int32_t n = wire_get_i32(in);
+    if (in->bad || n < 0 || n > HUNT_MAXKEEP) return 1;
     for (int i = 0; i < n; i++) {
       hunt_found f;
-      if (get(p, len, &at, &f, sizeof f)) return 1;
+      hunt_found_decode(in, &f);
+      if (in->bad) return 1;
       hunt_list_offer(&sum->lists[l], &f, o->keep, l != HUNT_L_ULP && l != HUNT_L_RATIO);
     }
   }
@@ -103,11 +147,12 @@ static int take_lists(void *ud, const unsigned char *p, size_t len, hunt_result 
 int hunt_dist_global(const hunt_opts *o, hunt_result *r, uint64_t nb, int failed) {
   const sweep_dist *d = o->dist;
   while (failed && d->next(d->ud, nb) < nb) continue; /* the batches left, undone, so that the pass ends */
-  bytes b = {malloc(4096), 0, 4096};
+  wire_out b;
+  wire_out_init(&b, 4096);
   put_head(&b, r, failed);
   for (int l = 0; l < HUNT_L_COUNT; l++) {
-    put(&b, &r->lists[l].n, sizeof r->lists[l].n);
-    put(&b, r->lists[l].items, (size_t)r->lists[l].n * sizeof r->lists[l].items[0]);
+    wire_i32(&b, r->lists[l].n);
+    for (int i = 0; i < r->lists[l].n; i++) hunt_found_encode(&b, &r->lists[l].items[i]);
   }
   hunt_result *sum = calloc(1, sizeof *sum);
   int bad = !sum || exchange(o, &b, 1, sum, take_lists, (void *)o);
@@ -130,50 +175,50 @@ typedef struct walks_in {
   int rank;
 } walks_in;
 
-static int take_walks(void *ud, const unsigned char *p, size_t len, hunt_result *sum) {
+static int take_walks(void *ud, wire_in *in, hunt_result *sum) {
   walks_in *x = ud;
-  size_t at = 0;
-  int failed = 0, n, mine = x->rank++ == 0;
-  if (get_head(p, len, &at, &failed, mine ? NULL : sum) || failed) return 1;
-  if (get(p, len, &at, &n, sizeof n) || n < 0) return 1;
+  int failed = 0, mine = x->rank++ == 0;
+  if (get_head(in, &failed, mine ? NULL : sum) || failed) return 1;
+  int32_t n = wire_get_i32(in);
+  if (in->bad || n < 0) return 1;
   for (int i = 0; i < n; i++) {
-    int k;
-    hunt_found c;
-    hunt_walk w;
-    if (get(p, len, &at, &k, sizeof k) || k < 0 || k >= x->r->ncands || get(p, len, &at, &c, sizeof c) ||
-        get(p, len, &at, &w, sizeof w))
-      return 1;
-    x->cands[k] = c;
-    x->w[k] = w;
+    int32_t k = wire_get_i32(in);
+    if (in->bad || k < 0 || k >= x->r->ncands) return 1;
+    hunt_found_decode(in, &x->cands[k]);
+    get_walk(in, &x->w[k]);
+    if (in->bad) return 1;
   }
-  if (get(p, len, &at, &n, sizeof n) || n < 0 || n > HUNT_MAXKEEP) return 1;
+  n = wire_get_i32(in);
+  if (in->bad || n < 0 || n > HUNT_MAXKEEP) return 1;
   for (int i = 0; i < n; i++) {
     hunt_found f;
-    if (get(p, len, &at, &f, sizeof f)) return 1;
+    hunt_found_decode(in, &f);
+    if (in->bad) return 1;
     if (!mine) hunt_list_offer(&x->r->lists[HUNT_L_FAIL], &f, x->o->keep, 1);
   }
   return 0;
 }
 
 int hunt_dist_local(const hunt_opts *o, hunt_result *r, hunt_found *cands, hunt_walk *w, int failed) {
-  bytes b = {malloc(4096), 0, 4096};
+  wire_out b;
+  wire_out_init(&b, 4096);
   put_head(&b, r, failed);
   int n = 0;
   for (int k = 0; k < r->ncands; k++) n += hunt_dist_mine(o, k);
-  put(&b, &n, sizeof n);
+  wire_i32(&b, n);
   for (int k = 0; k < r->ncands; k++)
     if (hunt_dist_mine(o, k)) {
-      put(&b, &k, sizeof k);
-      put(&b, &cands[k], sizeof cands[k]);
-      put(&b, &w[k], sizeof w[k]);
+      wire_i32(&b, k);
+      hunt_found_encode(&b, &cands[k]);
+      put_walk(&b, &w[k]);
     }
   /* The failures of this process's local search: those ranked past the global pass. */
   const hunt_list *fl = &r->lists[HUNT_L_FAIL];
   n = 0;
   for (int i = 0; i < fl->n; i++) n += fl->items[i].index >= r->global;
-  put(&b, &n, sizeof n);
+  wire_i32(&b, n);
   for (int i = 0; i < fl->n; i++)
-    if (fl->items[i].index >= r->global) put(&b, &fl->items[i], sizeof fl->items[i]);
+    if (fl->items[i].index >= r->global) hunt_found_encode(&b, &fl->items[i]);
   walks_in x = {o, r, cands, w, 0};
   int bad = exchange(o, &b, 0, r, take_walks, &x);
   return (int)sweep_dist_share(o->dist, (uint64_t)bad);

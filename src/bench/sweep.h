@@ -139,12 +139,17 @@
  *    MISSED + GHOST + OTHER > 0, VALUE a kind with a nonzero count and AUX a
  *    verdict of a confusion entry that can hold that kind; INDEX in
  *    [START, END); VALUE and AUX are VALUE_HEX and AUX_HEX printed with %.6g.
+ *  - a line "# checksum fnv1a64 HEX" (a checkpoint's, sweep --checkpoint)
+ *    is the last line, and HEX, 16 lowercase hex digits, the 64-bit FNV-1a
+ *    hash of every byte before it; sweep_read_checkpoint requires it. A result
+ *    written by sweep_write has none.
  * Not checked within one file: the count line, the gen line and the bin
  * descriptions (merge compares them between its inputs), a witness's INDEX
  * against its case, and the case itself.
  */
 
 #define SWEEP_VERSION_LINE "# toibench-sweep v1"
+#define SWEEP_CHECKSUM_PREFIX "# checksum fnv1a64 "
 #define SWEEP_HBINS 68
 #define SWEEP_KBINS 129
 #define SWEEP_MAXFORMS 64
@@ -351,6 +356,10 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a);
 /// "FILE:LINE: message" (or "FILE: message") and returns -1 for a bad result,
 /// -2 when the file cannot be read (missing, a directory, an I/O error).
 int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg);
+/// Writes a checkpoint: the result file, then its checksum line. 0 or -1.
+int sweep_write_checkpoint(FILE *f, const sweep_meta *m, const sweep_acc *a);
+/// sweep_read of a checkpoint: also -1 when its checksum line is missing.
+int sweep_read_checkpoint(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg);
 
 /* ---- generator options shared by gen, sweep and hunt ---- */
 
@@ -442,10 +451,15 @@ uint64_t sweep_dist_share(const sweep_dist *d, uint64_t v);
 /// where it failed).
 int sweep_dist_drive(const sweep_dist *d, sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nbins,
                      const sweep_opts *o, sweep_tally *tally);
-/// An accumulator as bytes (same machine type at both ends): *len bytes,
-/// malloc'ed, or NULL. sweep_acc_unpack fills a (initialised here, of the
-/// shape nform x nbins; 0, or -1 when the bytes are not one of that shape).
+/// An accumulator as bytes that read the same on any machine type (wire.h:
+/// every field little-endian at a fixed width, doubles as their bits):
+/// bincount[], bincls[][], then each cell of cells[] in order; *len bytes
+/// (sweep_acc_packed_len), malloc'ed, or NULL. sweep_acc_unpack fills a
+/// (initialised here, of the shape nform x nbins; 0, or -1 when the bytes are
+/// not one of that shape).
 unsigned char *sweep_acc_pack(const sweep_acc *a, size_t *len);
 int sweep_acc_unpack(sweep_acc *a, const unsigned char *p, size_t len, size_t nform, size_t nbins);
+/// The length of a packed accumulator of nform x nbins.
+size_t sweep_acc_packed_len(size_t nform, size_t nbins);
 
 #endif

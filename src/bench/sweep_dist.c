@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sweep.h"
+#include "wire.h"
 
 /* Cases per unit of a shared sweep: a multiple of the out-of-process block
    (16384), about 8 units per process so that a slow one does not hold the
@@ -13,37 +14,87 @@ int sweep_dist_lead(const sweep_dist *d) { return !d || d->rank == 0; }
 
 uint64_t sweep_dist_share(const sweep_dist *d, uint64_t v) { return d ? d->bcast(d->ud, v) : v; }
 
-/* The three arrays of an accumulator, in order: pointers and byte sizes. */
-static void acc_parts(const sweep_acc *a, void *ptr[3], size_t len[3]) {
-  ptr[0] = a->bincount;
-  len[0] = a->nbins * sizeof *a->bincount;
-  ptr[1] = a->bincls;
-  len[1] = a->nbins * TOI_CLASS_COUNT * sizeof *a->bincls;
-  ptr[2] = a->cells;
-  len[2] = a->nform * a->nbins * sizeof *a->cells;
+/* Bytes of one sweep_cell (wire.h): cases, kind[], timed, kinf (u64); the five maxima and minima (f64);
+   confusion[][], hist[], khist[] (u64); each witness: set (i32), value, aux (f64), index (u64), case. */
+#define CELL_U64 (1 + SCORE_KIND_COUNT + 2 + TOI_CLASS_COUNT * TOI_CLASS_COUNT + SWEEP_HBINS + SWEEP_KBINS)
+#define WITNESS_BYTES (4 + 8 + 8 + 8 + WIRE_CASE_BYTES)
+#define CELL_BYTES (8 * CELL_U64 + 8 * 5 + SW_WHAT_COUNT * WITNESS_BYTES)
+
+size_t sweep_acc_packed_len(size_t nform, size_t nbins) {
+  return nbins * 8 * (1 + TOI_CLASS_COUNT) + nform * nbins * (size_t)CELL_BYTES;
+}
+
+static void put_u64s(wire_out *w, const uint64_t *v, size_t n) {
+  for (size_t i = 0; i < n; i++) wire_u64(w, v[i]);
+}
+
+static void get_u64s(wire_in *r, uint64_t *v, size_t n) {
+  for (size_t i = 0; i < n; i++) v[i] = wire_get_u64(r);
+}
+
+static void put_cell(wire_out *w, const sweep_cell *c) {
+  wire_u64(w, c->cases);
+  put_u64s(w, c->kind, SCORE_KIND_COUNT);
+  wire_u64(w, c->timed);
+  wire_u64(w, c->kinf);
+  const double m[5] = {c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio};
+  for (int k = 0; k < 5; k++) wire_f64(w, m[k]);
+  put_u64s(w, &c->confusion[0][0], TOI_CLASS_COUNT * TOI_CLASS_COUNT);
+  put_u64s(w, c->hist, SWEEP_HBINS);
+  put_u64s(w, c->khist, SWEEP_KBINS);
+  for (int k = 0; k < SW_WHAT_COUNT; k++) {
+    wire_i32(w, c->w[k].set);
+    wire_f64(w, c->w[k].value);
+    wire_f64(w, c->w[k].aux);
+    wire_u64(w, c->w[k].index);
+    wire_case(w, &c->w[k].c);
+  }
+}
+
+static void get_cell(wire_in *r, sweep_cell *c) {
+  c->cases = wire_get_u64(r);
+  get_u64s(r, c->kind, SCORE_KIND_COUNT);
+  c->timed = wire_get_u64(r);
+  c->kinf = wire_get_u64(r);
+  double *m[5] = {&c->max_ulp, &c->max_bits, &c->kmin, &c->kmax, &c->max_ratio};
+  for (int k = 0; k < 5; k++) *m[k] = wire_get_f64(r);
+  get_u64s(r, &c->confusion[0][0], TOI_CLASS_COUNT * TOI_CLASS_COUNT);
+  get_u64s(r, c->hist, SWEEP_HBINS);
+  get_u64s(r, c->khist, SWEEP_KBINS);
+  for (int k = 0; k < SW_WHAT_COUNT; k++) {
+    c->w[k].set = wire_get_i32(r);
+    c->w[k].value = wire_get_f64(r);
+    c->w[k].aux = wire_get_f64(r);
+    c->w[k].index = wire_get_u64(r);
+    wire_get_case(r, &c->w[k].c);
+  }
 }
 
 unsigned char *sweep_acc_pack(const sweep_acc *a, size_t *len) {
-  void *ptr[3];
-  size_t l[3];
-  acc_parts(a, ptr, l);
-  *len = l[0] + l[1] + l[2];
-  unsigned char *p = malloc(*len ? *len : 1);
-  if (!p) return NULL;
-  for (size_t k = 0, at = 0; k < 3; at += l[k], k++) memcpy(p + at, ptr[k], l[k]);
-  return p;
+  size_t want = sweep_acc_packed_len(a->nform, a->nbins);
+  wire_out w;
+  wire_out_init(&w, want);
+  put_u64s(&w, a->bincount, a->nbins);
+  put_u64s(&w, a->bincls, a->nbins * TOI_CLASS_COUNT);
+  for (size_t k = 0; k < a->nform * a->nbins; k++) put_cell(&w, &a->cells[k]);
+  if (w.p && w.n != want) { /* CELL_BYTES out of step with put_cell */
+    free(w.p);
+    w.p = NULL;
+  }
+  *len = w.n;
+  return w.p;
 }
 
 int sweep_acc_unpack(sweep_acc *a, const unsigned char *p, size_t len, size_t nform, size_t nbins) {
-  if (sweep_acc_init(a, nform, nbins)) return -1;
-  void *ptr[3];
-  size_t l[3], at = 0;
-  acc_parts(a, ptr, l);
-  if (len != l[0] + l[1] + l[2]) {
+  if (len != sweep_acc_packed_len(nform, nbins) || sweep_acc_init(a, nform, nbins)) return -1;
+  wire_in r = {p, len, 0, 0};
+  get_u64s(&r, a->bincount, nbins);
+  get_u64s(&r, a->bincls, nbins * TOI_CLASS_COUNT);
+  for (size_t k = 0; k < nform * nbins && !r.bad; k++) get_cell(&r, &a->cells[k]);
+  if (r.bad || r.at != len) {
     sweep_acc_free(a);
     return -1;
   }
-  for (int k = 0; k < 3; at += l[k], k++) memcpy(ptr[k], p + at, l[k]);
   return 0;
 }
 

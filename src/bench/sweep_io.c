@@ -169,6 +169,30 @@ int sweep_write(FILE *f, const sweep_meta *m, const sweep_acc *a) {
   return ferror(f) ? -1 : 0;
 }
 
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fnv1a64(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * FNV_PRIME;
+  return h;
+}
+
+/* The result in memory first: its checksum line needs every byte before it. */
+int sweep_write_checkpoint(FILE *f, const sweep_meta *m, const sweep_acc *a) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) return -1;
+  int rc = sweep_write(mem, m, a);
+  if (fclose(mem) || !text) rc = -1;
+  if (!rc && (fwrite(text, 1, len, f) != len ||
+              fprintf(f, SWEEP_CHECKSUM_PREFIX "%016" PRIx64 "\n", fnv1a64(FNV_OFFSET, text, len)) < 0))
+    rc = -1;
+  free(text);
+  return rc || ferror(f) ? -1 : 0;
+}
+
 /* ---- reading ---- */
 
 /* The blocks in file order, each named by the tag of its records and of its
@@ -193,6 +217,8 @@ typedef struct reader {
   long *bin_line;   /* [nbins]: the line of each bin record, 0 when none */
   cell_seen *seen;  /* [nform * nbins] */
   const toi_msg *msg;
+  uint64_t hash;    /* FNV-1a of the lines read before a checksum line */
+  long sum_line;    /* the checksum line, 0 when none yet */
 } reader;
 
 /* Hands a message to the reader's sink whole: a token quoted from the file
@@ -606,6 +632,23 @@ static int check_line(const reader *r, const char *buf, ssize_t len) {
   return 0;
 }
 
+/* A checkpoint's last line, SWEEP_CHECKSUM_PREFIX and 16 lowercase hex digits:
+   the FNV-1a hash of every byte before it. A count moved from one histogram
+   bin to another keeps every sum the checks below can see; the hash does not. */
+static int checksum_line(reader *r, const char *buf) {
+  const char *hex = buf + strlen(SWEEP_CHECKSUM_PREFIX);
+  if (strspn(hex, "0123456789abcdef") != 16 || strcmp(hex + 16, "\n"))
+    return bad(r, "a checksum line must be '" SWEEP_CHECKSUM_PREFIX "' and 16 lowercase hex digits", NULL);
+  char want[17];
+  snprintf(want, sizeof want, "%016" PRIx64, r->hash);
+  if (strncmp(hex, want, 16))
+    return bad(r, "the checksum does not match the lines before it: the file was changed or damaged after it "
+                  "was written",
+               NULL);
+  r->sum_line = r->line;
+  return 0;
+}
+
 /* getline() that stops at TOI_LINE_MAX bytes (*too_long = 1 then), so that
    an endless line (merge /dev/zero) is refused at once, not read to the end
    of memory. The line's length, or -1 at the end of the file. */
@@ -649,6 +692,15 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
       break;
     }
     if ((rc = check_line(r, buf, len))) break;
+    if (r->sum_line) {
+      rc = bad(r, "a line after the checksum line", NULL);
+      break;
+    }
+    if (!strncmp(buf, SWEEP_CHECKSUM_PREFIX, strlen(SWEEP_CHECKSUM_PREFIX))) {
+      if ((rc = checksum_line(r, buf))) break;
+      continue;
+    }
+    r->hash = fnv1a64(r->hash, buf, (size_t)len);
     if (r->line == 1) continue;
     if (buf[0] == '#') {
       if ((rc = column_line(r, buf, stage == HEADER_LINES))) break;
@@ -1008,10 +1060,11 @@ static int check_result(const reader *r, const sweep_meta *m, const sweep_acc *a
   return 0;
 }
 
-int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg) {
+/* sweep_read, and with need_sum a checkpoint's: its checksum line required. */
+static int read_result(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg, int need_sum) {
   memset(m, 0, sizeof *m);
   memset(a, 0, sizeof *a);
-  reader r = {path, 0, -1, NULL, NULL, msg};
+  reader r = {path, 0, -1, NULL, NULL, msg, FNV_OFFSET, 0};
   FILE *f = fopen(path, "r");
   if (!f) {
     say(&r, "%s: %s", path, strerror(errno));
@@ -1025,11 +1078,21 @@ int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg
   }
   int rc = read_body(&r, f, m, a);
   if (rc && ferror(f)) rc = -2; /* the read failed, not the file's content */
+  if (!rc && need_sum && !r.sum_line)
+    rc = bad_at(&r, 0, "no checksum line at the end: not a checkpoint written by sweep --checkpoint");
   if (!rc) rc = check_result(&r, m, a);
   fclose(f);
   free(r.bin_line);
   free(r.seen);
   return rc;
+}
+
+int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg) {
+  return read_result(path, m, a, msg, 0);
+}
+
+int sweep_read_checkpoint(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg) {
+  return read_result(path, m, a, msg, 1);
 }
 
 const char *sweep_kind_name(int k) {

@@ -261,7 +261,14 @@ static void remove_tree(const char *path) {
   rmdir(path);
 }
 
+/* cli_defer_signals: the first SIGINT, SIGTERM or SIGHUP is only recorded here. */
+static volatile sig_atomic_t defer_first, deferred;
+
 static void on_fatal_signal(int sig) {
+  if (defer_first && !deferred && sig != SIGPIPE) {
+    deferred = sig;
+    return;
+  }
   for (int i = 0; i < MAX_PENDING; i++) {
     if (pending_used[i] == SLOT_FILE) unlink(pending[i]);
     if (pending_used[i] == SLOT_DIR) remove_tree(pending[i]);
@@ -275,6 +282,8 @@ static void install_handlers(void) {
   int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
     struct sigaction sa;
+    /* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
+    if (sigs[i] != SIGPIPE && sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigfillset(&sa.sa_mask); /* one cleanup at a time */
@@ -302,6 +311,16 @@ static void pending_remove(const char *tmp) {
     if ((pending_used[i] == SLOT_FILE || pending_used[i] == SLOT_DIR) && !strcmp(pending[i], tmp))
       pending_used[i] = SLOT_FREE;
 }
+
+void cli_defer_signals(int on) {
+  if (on) {
+    deferred = 0;
+    install_handlers();
+  }
+  defer_first = on;
+}
+
+int cli_deferred_signal(void) { return deferred; }
 
 int cli_cleanup_register_dir(const char *path) {
   if (strlen(path) >= sizeof pending[0]) return -1;

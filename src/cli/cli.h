@@ -181,6 +181,14 @@ void cli_out_abort(cli_out *o);
 /// already or path is too long (then it is not removed on a signal).
 /// cli_out's temporary files are registered the same way by cli_out_open.
 int cli_cleanup_register_dir(const char *path);
+/// on 1: from now on the first SIGINT, SIGTERM or SIGHUP does not end the
+/// process but is only recorded, for the caller to notice (cli_deferred_signal)
+/// and stop where it can save its work; a second one ends it as above. A signal
+/// ignored when the process started stays ignored. on 0: signals end the
+/// process again (one recorded before stays recorded).
+void cli_defer_signals(int on);
+/// The signal recorded since cli_defer_signals(1), or 0.
+int cli_deferred_signal(void);
 /// Holds SIGINT, SIGTERM and SIGHUP (the previous mask in *old; restore it with
 /// pthread_sigmask(SIG_SETMASK, old, NULL)) while a temporary is created and registered.
 void cli_hold_signals(sigset_t *old);

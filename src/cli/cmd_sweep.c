@@ -4,7 +4,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "cli_outcheck.h"
@@ -53,13 +55,17 @@ static void help(void) {
       "                'precisions NAME...' (one per column) after 'formulations'\n"
       "  -o RESULT     result file (default stdout; appears only when complete)\n"
       "  --checkpoint FILE  for long runs: the result of the cases done so far is\n"
-      "                saved to FILE (atomically, as a shard result) every\n"
-      "                --checkpoint-every SEC seconds (default 5), and FILE is removed\n"
-      "                once RESULT is written; no progress line\n"
+      "                saved to FILE (atomically, as a shard result, with a last line\n"
+      "                '# checksum fnv1a64 HEX') every --checkpoint-every SEC seconds\n"
+      "                (default 5) and on SIGINT, SIGTERM or SIGHUP (then the sweep ends\n"
+      "                by that signal), and FILE is removed once RESULT is written; no\n"
+      "                progress line. An existing FILE is replaced only with --resume\n"
+      "                and when it is this sweep's checkpoint\n"
       "  --resume      with --checkpoint: go on from FILE, left by an interrupted run\n"
       "                of the same command (from the start when there is no FILE); the\n"
-      "                result is byte-identical to an uninterrupted run's. Solver\n"
-      "                failure counts on stderr cover the resumed part only\n"
+      "                result is byte-identical to an uninterrupted run's. A FILE whose\n"
+      "                checksum does not match is refused. Solver failure counts on\n"
+      "                stderr cover the resumed part only\n"
       "  -j N          threads (default: the number of online cores)\n"
       "  --shard I/N   only the I-th (1-based) of N contiguous parts of the cases\n"
       "  --quiet       no progress line (it is shown only when stderr is a terminal)\n"
@@ -133,6 +139,7 @@ typedef struct sweep_args {
   const char *checkpoint; /* --checkpoint FILE */
   int resume;
   double checkpoint_every;
+  int stop_sig; /* the signal that stopped a checkpointed sweep, after its checkpoint was saved */
   const sweep_dist *dist; /* toibench-mpi: the processes sharing the cases (NULL: this one alone) */
 } sweep_args;
 
@@ -313,38 +320,85 @@ static int same_sweep(const sweep_meta *c, const sweep_meta *m) {
   return same;
 }
 
-/* The checkpoint of an earlier run of this sweep into *acc and *done:
-   EXIT_OK (*have = 0 when there is none yet), or an exit code after a message. */
-static int load_checkpoint(const char *path, const sweep_meta *m, sweep_acc *acc, uint64_t *done, int *have) {
+/* path quoted for a POSIX shell, for the command a message suggests: 'it''s' as 'it'\''s'. */
+static const char *shell_quoted(const char *path, char *buf, size_t n) {
+  size_t k = 0;
+  buf[k++] = '\'';
+  for (const char *p = path; *p && k + 6 < n; p++) {
+    if (*p == '\'') {
+      memcpy(buf + k, "'\\''", 4);
+      k += 4;
+    } else {
+      buf[k++] = *p;
+    }
+  }
+  buf[k++] = '\'';
+  buf[k] = 0;
+  return buf;
+}
+
+/* FILE of --checkpoint before the sweep starts: what is there is either this
+   sweep's checkpoint, taken with --resume (into *acc and *done, *have = 1), or
+   nothing. Anything else is left as it is and refused: a file that is not
+   this sweep's checkpoint (it would be replaced), and without --resume this
+   sweep's checkpoint too (a run from the first case would replace it).
+   EXIT_OK (*have = 0 when there is nothing to go on from), or an exit code
+   after a message. */
+static int load_checkpoint(const sweep_args *s, const sweep_meta *m, sweep_acc *acc, uint64_t *done, int *have) {
+  const char *path = s->checkpoint;
+  struct stat sb;
   *have = 0;
-  if (access(path, F_OK) != 0 && errno == ENOENT) {
-    cli_error("sweep: no checkpoint %s yet: starting from the first case", path);
+  memset(acc, 0, sizeof *acc);
+  if (stat(path, &sb) != 0 && errno == ENOENT) {
+    if (s->resume) cli_error("sweep: no checkpoint %s yet: starting from the first case", path);
     return EXIT_OK;
   }
   sweep_meta cm;
-  int r = sweep_read(path, &cm, acc, &cli_msg_stderr);
-  int rc = r == -2 ? EXIT_RUNTIME : r ? EXIT_INPUT : EXIT_OK;
-  if (rc == EXIT_OK && !same_sweep(&cm, m)) {
-    cli_error("sweep: %s is the checkpoint of another sweep (other options, columns or shard): not resumed", path);
-    rc = EXIT_INPUT;
-  }
-  if (rc == EXIT_OK) {
-    *done = cm.end;
-    *have = 1;
-  } else {
-    sweep_acc_free(acc);
-  }
+  memset(&cm, 0, sizeof cm);
+  int r = -2;
+  if (stat(path, &sb) != 0)
+    cli_error("sweep: %s: %s", path, strerror(errno));
+  else if (!S_ISREG(sb.st_mode))
+    cli_error("sweep: %s is not a regular file", path); /* not even opened: a FIFO would block */
+  else
+    r = sweep_read_checkpoint(path, &cm, acc, &cli_msg_stderr);
+  int mine = r == 0 && same_sweep(&cm, m);
+  uint64_t end = cm.end;
   sweep_meta_free(&cm);
-  return rc;
+  if (mine && s->resume) {
+    *done = end;
+    *have = 1;
+    return EXIT_OK;
+  }
+  sweep_acc_free(acc);
+  if (r == 0 && !mine)
+    cli_error("sweep: %s is the checkpoint of another sweep (other options, columns or shard)", path);
+  char q[3 * 4096];
+  shell_quoted(path, q, sizeof q);
+  if (mine)
+    return cli_usage_error("sweep",
+                           "%s holds the checkpoint of this sweep (cases %" PRIu64 " to %" PRIu64 " of %" PRIu64
+                           " to %" PRIu64 " done): go on from it with --resume, or start over after removing it "
+                           "(rm -- %s)",
+                           path, m->start, end, m->start, m->end, q);
+  if (s->resume) {
+    cli_error("sweep: %s: not resumed; the file is left as it is", path);
+    return r == -2 ? EXIT_RUNTIME : EXIT_INPUT;
+  }
+  return cli_usage_error("sweep",
+                         "--checkpoint %s: the file exists and is not a checkpoint of this sweep: it is left as it "
+                         "is (name another file, or remove it first: rm -- %s)",
+                         path, q);
 }
 
-/* Saves the cases [m->start, done) as a result file, atomically and synced. */
+/* Saves the cases [m->start, done) as a checkpoint (a result file and its
+   checksum line), atomically and synced. */
 static int save_checkpoint(const char *path, const sweep_meta *m, const sweep_acc *acc, uint64_t done) {
   sweep_meta part = *m;
   part.end = done;
   cli_out w;
   if (cli_out_open(&w, path)) return EXIT_RUNTIME;
-  if (sweep_write(w.f, &part, acc) || fflush(w.f) || (!w.direct && fsync(fileno(w.f)))) {
+  if (sweep_write_checkpoint(w.f, &part, acc) || fflush(w.f) || (!w.direct && fsync(fileno(w.f)))) {
     cli_error("sweep: %s: write error", path);
     cli_out_abort(&w);
     return EXIT_RUNTIME;
@@ -352,16 +406,56 @@ static int save_checkpoint(const char *path, const sweep_meta *m, const sweep_ac
   return cli_out_commit(&w) ? EXIT_RUNTIME : EXIT_OK;
 }
 
+static const char *signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+/* After SIGINT, SIGTERM or SIGHUP (at any process): the cases done saved, and the
+   exit code 128 + the signal's number, as a shell shows it. */
+static int stop_saved(const sweep_args *s, const sweep_meta *m, const sweep_acc *acc, int have, uint64_t done,
+                      int sig) {
+  int lead = sweep_dist_lead(s->dist);
+  int rc = have && lead ? save_checkpoint(s->checkpoint, m, acc, done) : EXIT_OK;
+  rc = (int)sweep_dist_share(s->dist, (uint64_t)rc);
+  if (lead && rc == EXIT_OK && have)
+    cli_error("sweep: stopped by %s: cases %" PRIu64 " to %" PRIu64 " of %" PRIu64 " to %" PRIu64
+              " are saved in %s; go on with the same command and --resume",
+              signal_name(sig), m->start, done, m->start, m->end, s->checkpoint);
+  else if (lead && rc == EXIT_OK)
+    cli_error("sweep: stopped by %s before any case was done: nothing saved", signal_name(sig));
+  return rc == EXIT_OK ? 128 + sig : rc;
+}
+
+/* The signal that stops the sweep, at every process: the one recorded here, or
+   with processes sharing the cases, the first any of them recorded (in rank
+   order), so that a signal to one rank stops them all. A collective call. */
+static int stop_signal(const sweep_dist *d) {
+  int sig = cli_deferred_signal();
+  if (!d) return sig;
+  unsigned char mine = (unsigned char)sig, *all = NULL;
+  int first = 0;
+  if (d->gather(d->ud, &mine, 1, 0, &all, NULL) == 0 && d->rank == 0 && all)
+    for (int r = 0; r < d->size && !first; r++) first = all[r];
+  free(all);
+  return (int)sweep_dist_share(d, (uint64_t)first);
+}
+
 /* sweep_drive in segments of about half the checkpoint interval, the result
-   so far saved every interval. Accumulators merge exactly, so the segments
-   and a resumed run change no byte of the result. 0, or an exit code. */
-static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sweep_opts *base, const candlist *l,
+   so far saved every interval, and when a signal asks the process to end.
+   Accumulators merge exactly, so the segments and a resumed run change no
+   byte of the result. 0, or an exit code (128 + N after signal N). */
+static int drive_checkpointed(sweep_args *s, const sweep_meta *m, const sweep_opts *base, const candlist *l,
                               sweep_tally *tally, sweep_acc *acc) {
   uint64_t done = m->start, seg = 16384;
   int lead = sweep_dist_lead(s->dist); /* with processes sharing the cases, rank 0 reads and writes FILE */
-  int have = 0, rc = s->resume && lead ? load_checkpoint(s->checkpoint, m, acc, &done, &have) : EXIT_OK;
+  int have = 0, rc = lead ? load_checkpoint(s, m, acc, &done, &have) : EXIT_OK;
   rc = (int)sweep_dist_share(s->dist, (uint64_t)rc);
   done = sweep_dist_share(s->dist, done);
+  /* A solver's child process may have been hit by the same signal (a plug-in's shares our process group):
+     the segment the signal came in is then not kept. */
+  int outside = 0;
+  for (size_t k = 0; k < l->n; k++) outside |= (l->v[k].flags & TOI_CAND_OUT_OF_PROCESS) != 0;
+  if (rc == EXIT_OK) cli_defer_signals(1);
   double every = s->checkpoint_every > 0 ? s->checkpoint_every : 5, last = sweep_now();
   while (rc == EXIT_OK && done < m->end) {
     sweep_opts so = *base;
@@ -374,6 +468,12 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
       rc = EXIT_RUNTIME;
       break;
     }
+    int sig = stop_signal(s->dist);
+    if (sig && outside) {
+      sweep_acc_free(&part);
+      s->stop_sig = sig;
+      break;
+    }
     if (have) {
       sweep_acc_merge(acc, &part);
       sweep_acc_free(&part);
@@ -382,6 +482,10 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
       have = 1;
     }
     done = so.end;
+    if (sig) {
+      s->stop_sig = sig;
+      break;
+    }
     double dt = sweep_now() - t0, want = (double)seg * (every / 2) / (dt > 1e-3 ? dt : 1e-3);
     seg = want < 16384 ? 16384 : want > 0x1p26 ? (uint64_t)1 << 26 : (uint64_t)want / 16384 * 16384;
     seg = sweep_dist_share(s->dist, seg); /* rank 0's: every process runs the same segments */
@@ -392,6 +496,11 @@ static int drive_checkpointed(const sweep_args *s, const sweep_meta *m, const sw
       last = sweep_now();
     }
   }
+  /* From here a signal ends the process at once (the -o temporary removed); one that came since the last
+     look is taken as the others were. */
+  cli_defer_signals(0);
+  if (rc == EXIT_OK && !s->stop_sig) s->stop_sig = stop_signal(s->dist);
+  if (rc == EXIT_OK && s->stop_sig) rc = stop_saved(s, m, acc, have, done, s->stop_sig);
   if (rc == EXIT_OK && !have && sweep_acc_init(acc, l->n, m->nbins)) rc = EXIT_RUNTIME;
   if (rc != EXIT_OK && have) sweep_acc_free(acc);
   return rc;
@@ -418,7 +527,7 @@ static void print_profile(const sweep_profile *p, const candlist *l, int jobs, d
 }
 
 /* Scores the columns, writes the result, tells what the solvers did. */
-static int sweep_columns(const sweep_args *s, const gen_opts *o, const candlist *l) {
+static int sweep_columns(sweep_args *s, const gen_opts *o, const candlist *l) {
   sweep_meta meta;
   int rc = make_meta(&meta, s, o, l);
   if (rc != EXIT_OK) return rc;
@@ -509,6 +618,12 @@ int cmd_sweep_dist(int argc, char **argv, const sweep_dist *dist) {
   s.dist = dist;
   int rc = sweep_main(&s, argc, argv);
   candlist_free(&s.given);
+  /* Stopped by a signal, its checkpoint saved: the process ends by that signal, so that a shell running it
+     stops too (toibench-mpi returns the exit code 128 + N, for MPI_Finalize). */
+  if (s.stop_sig && !dist) {
+    fflush(NULL);
+    raise(s.stop_sig);
+  }
   return rc;
 }
 
