@@ -1,4 +1,4 @@
-/* test_tempfiles.c: temporaries that no end of the process leaves behind, signals ignored at start, report folders that hold a user's files. */
+/* test_tempfiles.c: no temporary outlives its run; signals ignored at start stay so; a report keeps a user's files. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -271,9 +271,9 @@ Test(tempfiles, stale_temporaries_are_removed_live_ones_kept) {
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < n; i++) {
       const tt_temp *t = &tt_temps[i];
-      snprintf(one, sizeof one, "%.7s%.7s.toibench-tmp.%ld.%llu.%.12s.%llu.%.7s", t->lead, t->name, t->live_pid ? me : dead,
-               start + (unsigned long long)t->start_off, t->other_boot ? "0123456789ab" : boot,
-               ns + (unsigned long long)t->ns_off, t->suffix);
+      snprintf(one, sizeof one, "%.7s%.7s.toibench-tmp.%ld.%llu.%.12s.%llu.%.7s", t->lead, t->name,
+               t->live_pid ? me : dead, start + (unsigned long long)t->start_off,
+               t->other_boot ? "0123456789ab" : boot, ns + (unsigned long long)t->ns_off, t->suffix);
       if (pass == 0) (t->folder ? tt_folder : tt_file)(one);
       else cr_assert_eq(td_exists(td_path(one)), t->kept, "%s was %s", one, t->kept ? "removed" : "kept");
     }
@@ -332,6 +332,19 @@ Test(tempfiles, report_refuses_a_folder_holding_a_users_files) {
   cr_assert(strstr(err, "plain is not empty and holds no toibench report"), "%s", err);
   free(err);
   cr_assert(td_exists(td_path("plain/x")));
+  /* A report made before the marker: replaced while it holds only the kinds of files a report has. */
+  cr_assert_eq(mkdir(td_path("older"), 0755), 0);
+  cr_assert_eq(mkdir(td_path("older/img"), 0755), 0);
+  td_put("older/report.json", "{\n  \"format\": \"toibench-report v1\",\n");
+  td_put("older/img/cdf.svg", "<svg/>\n");
+  td_put("older/img/notes.txt", "mine\n");
+  cr_assert_eq(td_tb("report --quick --quiet -j2 --out older"), 1);
+  err = tt_err();
+  cr_assert(strstr(err, "older holds 'img/notes.txt'"), "%s", err);
+  free(err);
+  cr_assert_eq(unlink(td_path("older/img/notes.txt")), 0);
+  cr_assert_eq(td_tb("report --quick --quiet -j2 --out older"), 0, "%s", tt_err());
+  cr_assert(td_exists(td_path("older/.toibench-report")));
 }
 
 /* --out naming a symbolic link: the folder it names is replaced, the link

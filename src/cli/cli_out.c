@@ -194,7 +194,6 @@ static int stat_start(long pid, char *state, unsigned long long *start) {
   return end == p ? (errno = EINVAL, -1) : 0;
 }
 
-
 static proc_self self;
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;
 
@@ -253,9 +252,10 @@ static int parse_temp_name(const char *name, long *pid, unsigned long long *star
                            unsigned long long *ns) {
   size_t len = strlen(name);
   if (name[0] != '.' || len < 8 || name[len - 7] != '.') return -1;
-  for (size_t i = len - 6; i < len; i++)
-    if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= '0' && name[i] <= '9')))
-      return -1;
+  for (size_t i = len - 6; i < len; i++) {
+    char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return -1;
+  }
   const char *f_ns = digits_before(name, name + len - 7, 20, 0);
   const char *f_boot = f_ns ? digits_before(name, f_ns - 1, 12, 1) : NULL;
   const char *f_start = f_boot ? digits_before(name, f_boot - 1, 20, 0) : NULL;

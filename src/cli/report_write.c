@@ -1184,9 +1184,9 @@ static int replaceable(const char *dir, const char *shown, char *why, size_t n) 
   out_check c = {NULL, ""};
   int marked = read_marker(dir, &l), entries = 0;
   c.list = marked == 1 ? &l : NULL;
-  int rc = marked == 1 || (marked == 0 && legacy_report(dir)) ? walk_path(dir, check_entry, &c)
-                                                               : walk_path(dir, count_entry, &entries) < 0 ? -1
-                                                               : entries ? 2 : 0;
+  int rc; /* 1: a foreign entry, 2: no report and not empty, -1: unreadable */
+  if (marked == 1 || (marked == 0 && legacy_report(dir))) rc = walk_path(dir, check_entry, &c);
+  else rc = walk_path(dir, count_entry, &entries) < 0 ? -1 : entries ? 2 : 0;
   path_list_free(&l);
   if (rc == 1)
     snprintf(why, n,
