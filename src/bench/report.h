@@ -136,7 +136,9 @@ void report_timing(rep_data *d);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
 int report_write(const rep_data *d, const char *dir);
 /// 0 when dir can be the report's folder (its path is not too long for the
-/// temporary folder beside it and the files in it), else -1 after saying why.
+/// temporary folder beside it and the files in it; it is absent, empty, or a
+/// report's folder holding nothing but what that report made), else -1 after
+/// saying why.
 int report_out_check(const char *dir);
 void report_free(rep_data *d);
 

@@ -153,8 +153,11 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
 /// after the help, EXIT_USAGE after a usage error).
 int cli_args_stop(cli_args *a, int r, void (*help)(void));
 
-/// Output that appears only when complete: writes go to a temporary file
-/// beside path, cli_out_commit renames it into place, cli_out_abort removes it.
+/// Output that appears only when complete (cli_out.c): writes go to a file
+/// without a name in the output's folder (O_TMPFILE; nothing is left however
+/// the process ends), given a temporary name and renamed into place by
+/// cli_out_commit; where the file system has no O_TMPFILE, to a named
+/// temporary (cli_temp_pattern) beside path. cli_out_abort removes it.
 /// path "-" or NULL means stdout.
 typedef struct cli_out {
   FILE *f;
@@ -163,6 +166,7 @@ typedef struct cli_out {
   int is_stdout;
   int direct;   ///< a device or pipe written in place
   int spool;    ///< stdout, held in an unnamed temporary file until commit
+  int unnamed;  ///< an O_TMPFILE file, linked at commit
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 /// The same, but stdout too appears only when complete: held in an unnamed
@@ -172,14 +176,41 @@ int cli_out_open_spooled(cli_out *o, const char *path);
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);
 
-/// A temporary folder this process created (a report's DIR.tmp.XXXXXX): if
-/// SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process before
-/// cli_cleanup_unregister(path), the folder and everything in it (8 levels
-/// deep) are removed, then the process ends by the signal (a shell sees 130,
-/// 143, ...). Register it right after mkdtemp, unregister it once it has been
-/// renamed into place or removed. 0, or -1 when 16 paths are registered
-/// already or path is too long (then it is not removed on a signal).
-/// cli_out's temporary files are registered the same way by cli_out_open.
+/// What every temporary's name holds: DIR/.NAME.toibench-tmp.PID.START.BOOT.NS.XXXXXX,
+/// NAME the output's own name (its first 32 bytes), PID the owner's process ID,
+/// START its start time (field 22 of /proc/PID/stat), BOOT the first 12 hex
+/// digits of /proc/sys/kernel/random/boot_id, NS the inode of its pid namespace
+/// (/proc/self/ns/pid); 0 for each of the last three when /proc cannot tell.
+#define CLI_TEMP_TAG ".toibench-tmp."
+/// That name for an output name in folder dir, ending in XXXXXX (for mkdtemp):
+/// 0, or -1 (ENAMETOOLONG) when it does not fit in n bytes.
+int cli_temp_pattern(char *buf, size_t n, const char *dir, const char *name);
+/// 1 when name (an entry, no folder) is exactly such a temporary and its owner
+/// is provably gone: made in this boot and pid namespace, and no process of its
+/// PID is running, or the one running started at another time (a reused pid)
+/// or has ended (a zombie). 0 otherwise (a live owner, or one that cannot be
+/// looked up here: another boot, machine or container).
+int cli_temp_is_stale(const char *name);
+/// Removes the stale temporaries of folder dir (cli_temp_is_stale), files and
+/// folders, without following a link; nothing else. Best effort, silent.
+void cli_temp_sweep(const char *dir);
+/// path, or when it is a symbolic link the file it names (realpath when that
+/// exists, else the link's text, relative to the link's folder), into target:
+/// 0, or -1 when it does not fit (target is then path).
+int cli_resolve_link(const char *path, char *target, size_t n);
+
+/// Notes which of SIGINT, SIGTERM, SIGHUP and SIGPIPE are ignored when the
+/// program starts (nohup, `trap '' INT`): those stay ignored, the others get
+/// the cleanup handler below once a temporary exists. main calls it first.
+void cli_signals_note_start(void);
+/// A temporary folder this process created (a report's): if SIGINT, SIGTERM,
+/// SIGHUP or SIGPIPE ends the process before cli_cleanup_unregister(path),
+/// the folder and everything in it (8 levels deep) are removed, then the
+/// process ends by the signal (a shell sees 130, 143, ...). Register it right
+/// after mkdtemp, unregister it once it has been renamed into place or
+/// removed. 0, or -1 when 16 paths are registered already or path is too long
+/// (then it is not removed on a signal). cli_out's named temporary files are
+/// registered the same way.
 int cli_cleanup_register_dir(const char *path);
 /// on 1: from now on the first SIGINT, SIGTERM or SIGHUP does not end the
 /// process but is only recorded, for the caller to notice (cli_deferred_signal)

@@ -1,5 +1,7 @@
 /* cli_outcheck.c: every output of a command checked before its work: not an input, not another output, creatable. */
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -126,17 +128,35 @@ static void label(char *buf, size_t n, const cli_file *f, int output) {
   else snprintf(buf, n, "%s", f->path);
 }
 
-/* Creates and removes a temporary named as cli_out's beside target, with the
-   signals held so that none can leave it behind. 0, or -1 with errno set. */
+/* Creates and removes a temporary where cli_out_open will write target's:
+   without a name (O_TMPFILE) where the file system allows it, else named as
+   cli_out's named temporaries (cli_temp_pattern: recognisable, and removed by
+   a later run once this process is gone), with the signals held so that none
+   can leave it behind. 0, or -1 with errno set. */
 static int probe(const char *target) {
-  char tmp[PATH_MAX + 32];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", target) >= sizeof tmp) {
+  char dir[PATH_MAX], tmp[PATH_MAX + 128];
+  const char *slash = strrchr(target, '/');
+  const char *name = slash ? slash + 1 : target;
+  if (!slash) {
+    snprintf(dir, sizeof dir, ".");
+  } else if ((size_t)(slash - target) >= sizeof dir) {
     errno = ENAMETOOLONG;
     return -1;
+  } else {
+    snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
   }
+#ifdef O_TMPFILE
+  int ufd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (ufd >= 0) {
+    close(ufd);
+    return 0;
+  }
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+  if (cli_temp_pattern(tmp, sizeof tmp, dir, name)) return -1;
   sigset_t old;
   cli_hold_signals(&old);
-  int fd = mkstemp(tmp), err = errno;
+  int fd = mkostemp(tmp, O_CLOEXEC), err = errno;
   if (fd >= 0) {
     close(fd);
     unlink(tmp);

@@ -22,7 +22,8 @@ static void help(void) {
       "(default reports/out/): index.html (open it in a browser; no external resources),\n"
       "summary.md (tables for a pull request), report.json (every figure of the tables),\n"
       "img/*.svg and img/*.png (gnuplot), data/*.dat (the data behind every plot),\n"
-      "worst/*.cases (each worst case in a file of its own, replayable) and worst.cases.\n"
+      "worst/*.cases (each worst case in a file of its own, replayable), worst.cases\n"
+      "and .toibench-report (marks the folder as a report's and lists its files).\n"
       "The page opens with a verdict made from the figures.\n\n"
       "The default suite (generated, seed 1; 'toibench gen --help' describes the families):\n"
       "  mixed          400000 cases: the summary table, distributions, kappa, audits\n"
@@ -36,7 +37,13 @@ static void help(void) {
       "  --suite FILE   use the cases of FILE instead of the mixed family for the table,\n"
       "                 distributions and audits (the family plots stay generated)\n"
       "  --out DIR      output folder; written to a temporary folder and moved into place\n"
-      "                 only when complete (an existing DIR is replaced)\n"
+      "                 only when complete. An existing DIR is replaced only when empty\n"
+      "                 or holding a report and nothing else: what its .toibench-report\n"
+      "                 lists (a report older than that file: the kinds of files a\n"
+      "                 report has) and screenshot.png of --check. Anything else\n"
+      "                 (notes.txt, a folder of yours) is named and the run refused\n"
+      "                 before any work. A symbolic link is followed: the folder it\n"
+      "                 names is replaced.\n"
       "  --seed S       generator seed (default 1)\n"
       "  -j N           threads (default: the number of cores)\n"
       "  --quiet        no progress line\n"
@@ -274,13 +281,14 @@ int cmd_report(int argc, char **argv) {
   if (rc == EXIT_OK && d.opts.screenshot) return usage_free(&solv, "--screenshot goes with --check DIR");
   if (rc == EXIT_OK && d.opts.quick && d.opts.suite_file)
     return usage_free(&solv, "--quick and --suite exclude each other");
-  if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) { /* before the work, not after it */
-    candlist_free(&solv);
-    return EXIT_RUNTIME;
-  }
+  /* Before the work, not after it: an input inside DIR first (a usage error), then DIR itself. */
   if (rc == EXIT_OK && (rc = check_out_dir(&d.opts, argc, argv)) != EXIT_OK) {
     candlist_free(&solv);
     return rc;
+  }
+  if (rc == EXIT_OK && report_out_check(d.opts.out_dir)) {
+    candlist_free(&solv);
+    return EXIT_RUNTIME;
   }
   if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
   candlist_free(&solv);

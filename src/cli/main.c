@@ -93,6 +93,7 @@ static int dispatch(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  cli_signals_note_start(); /* before anything changes them */
   int rc = dispatch(argc, argv);
   /* Whatever went to stdout (a help text, a table) must have arrived: a full
    * device or a closed pipe is an error, not a success. A command that has

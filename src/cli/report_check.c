@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -163,9 +164,19 @@ int report_check(const char *dir, const char *shot_in) {
     cli_error("report: --check: the path of %s is too long", index);
     return EXIT_RUNTIME;
   }
-  char tmp[] = "/tmp/toibench-check.XXXXXX";
-  if (!mkdtemp(tmp)) {
-    cli_error("report: --check: cannot create a temporary folder: %s", strerror(errno));
+  /* Chromium's profile: a folder named so that the next check removes it
+     when a killed one left it (cli_temp_sweep), and removed on a signal. */
+  char tmp[PATH_MAX];
+  cli_temp_sweep("/tmp");
+  cli_temp_pattern(tmp, sizeof tmp, "/tmp", "check");
+  sigset_t prev;
+  cli_hold_signals(&prev);
+  int made = mkdtemp(tmp) != NULL;
+  int err = errno;
+  if (made) cli_cleanup_register_dir(tmp);
+  pthread_sigmask(SIG_SETMASK, &prev, NULL);
+  if (!made) {
+    cli_error("report: --check: cannot create a temporary folder: %s", strerror(err));
     return EXIT_RUNTIME;
   }
   int rc = EXIT_RUNTIME;
@@ -177,5 +188,6 @@ int report_check(const char *dir, const char *shot_in) {
   else
     rc = judge(dir, tmp, shot);
   remove_tmp(tmp);
+  cli_cleanup_unregister(tmp);
   return rc;
 }
