@@ -114,7 +114,10 @@ static long escape_u(reader *r) {
 static int string(reader *r, char **out) {
   const char *q = r->p;
   while (q < r->end && *q != '"') q += *q == '\\' && q + 1 < r->end ? 2 : 1;
-  if (q >= r->end) return fail(r, "a string without its closing quote");
+  if (q >= r->end) {
+    r->p = r->end;
+    return fail(r, "the text ends inside a string (no closing quote)");
+  }
   char *s = malloc((size_t)(q - r->p) + 1);
   if (!s) return oom(r);
   size_t n = 0;
