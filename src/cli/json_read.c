@@ -53,21 +53,6 @@ static long hex4(reader *r) {
   return u;
 }
 
-/* The length of the UTF-8 sequence at s (n bytes left) if it is one valid
-   character (no overlong form, no surrogate, at most U+10FFFF), else 0. */
-static size_t utf8_char(const unsigned char *s, size_t n) {
-  unsigned c = s[0];
-  size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (len == 0 || len > n) return 0;
-  for (size_t i = 1; i < len; i++)
-    if ((s[i] & 0xc0) != 0x80) return 0;
-  if (c == 0xe0 && s[1] < 0xa0) return 0; /* overlong */
-  if (c == 0xed && s[1] >= 0xa0) return 0; /* a surrogate */
-  if (c == 0xf0 && s[1] < 0x90) return 0; /* overlong */
-  if (c == 0xf4 && s[1] >= 0x90) return 0; /* beyond U+10FFFF */
-  return len;
-}
-
 /* Code point u as UTF-8 into out; the number of bytes. */
 static size_t utf8_put(char *out, unsigned long u) {
   if (u < 0x80) {
@@ -108,7 +93,7 @@ static long escape_u(reader *r) {
   return 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 }
 
-/* A string, r->p after its opening quote, into a malloc'ed UTF-8 string
+/* A string, r->p after its opening quote, into a malloc'ed string
    (*out); r->p after its closing quote. Escapes only shrink the text, so the
    room is the raw length. */
 static int string(reader *r, char **out) {
@@ -128,15 +113,9 @@ static int string(reader *r, char **out) {
       free(s);
       return fail(r, "a control character inside a string");
     }
-    if (c != '\\') {
-      size_t len = utf8_char((const unsigned char *)r->p, (size_t)(r->end - r->p));
-      if (len == 0) {
-        free(s);
-        return fail(r, "a byte that is not UTF-8 inside a string");
-      }
-      memcpy(s + n, r->p, len);
-      n += len;
-      r->p += len;
+    if (c != '\\') { /* byte for byte: run writes a file name's bytes as they are, UTF-8 or not */
+      s[n++] = (char)c;
+      r->p++;
       continue;
     }
     r->p++;

@@ -11,7 +11,8 @@ typedef enum json_type { JSON_NULL, JSON_BOOL, JSON_NUM, JSON_STR, JSON_ARR, JSO
 typedef struct json_value {
   json_type type;
   double num;                /* JSON_NUM; JSON_BOOL: 1 true, 0 false */
-  char *str;                 /* JSON_STR: valid UTF-8, NUL-terminated (a \u0000 escape is refused) */
+  char *str;                 /* JSON_STR: NUL-terminated (a \u0000 escape is refused); bytes other
+                                than escapes are kept as they are, UTF-8 or not */
   size_t n;                  /* members of JSON_ARR and JSON_OBJ */
   char **keys;               /* JSON_OBJ: the members' names, as str */
   struct json_value *items;  /* JSON_ARR, JSON_OBJ: the members' values */
