@@ -1035,12 +1035,13 @@ int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg
     return -2;
   }
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+  int known = fstat(fileno(f), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     say(&r, "%s: is a directory, not a sweep result", path);
     fclose(f);
     return -2;
   }
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) r.size = (long long)st.st_size;
+  if (known && S_ISREG(st.st_mode)) r.size = (long long)st.st_size;
   int rc = read_body(&r, f, m, a);
   if (rc && ferror(f)) rc = -2; /* the read failed, not the file's content */
   if (!rc) rc = check_result(&r, m, a);
