@@ -95,3 +95,25 @@ Test(input_bounds, sweep_header_claims_no_memory_its_file_cannot_fill) {
     free(err);
   }
 }
+
+/* The commands that read a file whole state TOI_INPUT_MAX, the bound
+   toi_read_file keeps (tests/test_caseio.c checks it), in their --help. */
+Test(input_bounds, whole_file_readers_state_their_bound) {
+  char bound[32];
+  snprintf(bound, sizeof bound, "at most %zu bytes", (size_t)TOI_INPUT_MAX);
+  const char *helps[] = {"solve --help", "report --help", "simulate --help"};
+  for (size_t i = 0; i < sizeof helps / sizeof *helps; i++) {
+    long rss;
+    cr_assert_eq(tb_rss(helps[i], &rss), 0, "%s", helps[i]);
+    char *out = td_read("out");
+    char *flat = out; /* the help may break the phrase across lines */
+    for (char *p = flat; *p; p++)
+      if (*p == '\n') *p = ' ';
+    for (char *p = flat, *q = flat; ; p++) { /* squeeze runs of blanks */
+      if (*p == ' ' && q > flat && q[-1] == ' ') continue;
+      if (!(*q++ = *p)) break;
+    }
+    cr_assert(strstr(flat, bound), "%s does not say '%s'", helps[i], bound);
+    free(out);
+  }
+}
