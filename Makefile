@@ -413,10 +413,11 @@ TEST_ENV := TOIBENCH_MPI=$(if $(MPI_OK),$(abspath $(TOIBENCH_MPI)))
 # of this same Makefile), so that no sanitized object mixes with the normal build.
 #
 # make fuzz: libFuzzer harnesses (tests/fuzz/fuzz_NAME.c) for the case reader, the state reader, the
-# sweep-result reader, the checkpoint reader (its checksum) and the subprocess answer parser, each linked against the library and the command
-# modules compiled with clang, libFuzzer's coverage, ASan and UBSan into build/fuzz/obj/, then each run
-# for FUZZ_SECONDS. New inputs go to build/fuzz/corpus/NAME/; the seeds (cases/, tests/fuzz/corpus/NAME/
-# and the sweep results and states made by build/toibench into build/fuzz/seeds/NAME/) are only read.
+# sweep-result reader, the checkpoint reader (its checksum), the subprocess answer parser and compare's
+# JSON reader, each linked against the library and the command modules compiled with clang, libFuzzer's
+# coverage, ASan and UBSan into build/fuzz/obj/, then each run for FUZZ_SECONDS. New inputs go to
+# build/fuzz/corpus/NAME/; the seeds (cases/, tests/fuzz/corpus/NAME/ and the sweep results and states
+# made by build/toibench into build/fuzz/seeds/NAME/) are only read.
 # A crash stops make with the input saved as build/fuzz/crashes/NAME/crash-*.
 FUZZ_SECONDS ?= 30
 FUZZ_CC ?= clang
@@ -424,7 +425,7 @@ FUZZ_CC ?= clang
 FUZZ_APT ?= clang libclang-rt-14-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
-FUZZ_NAMES := cases state sweep answer checkpoint
+FUZZ_NAMES := cases state sweep answer checkpoint json
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # -DTOI_FMA_CLONES=: one copy of the fma() kernels (src/core/eft.h). Clang 14 names the dispatcher of a
 # target_clones function NAME.ifunc when its file does not call it, so toi_f_robust and toi_f_accurate
@@ -488,7 +489,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) | check-deps
 # 3D; and the case files.
 $(FUZZ_DIR)/seeds/.made: $(TOIBENCH) $(wildcard cases/*.cases cases/bad/*.cases)
 	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/cases $(FUZZ_DIR)/seeds/state \
-	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer $(FUZZ_DIR)/seeds/checkpoint
+	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer $(FUZZ_DIR)/seeds/checkpoint $(FUZZ_DIR)/seeds/json
 	cp cases/*.cases cases/bad/*.cases $(FUZZ_DIR)/seeds/cases/
 	cd $(FUZZ_DIR)/seeds/sweep && t=$(abspath $(TOIBENCH)) && \
 	  $$t sweep mixed --count 16 -f robust,expanded -j1 --quiet -o mixed && \

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "toi.h"
 #include "test_env.h"
 #include "test_rng.h"
@@ -329,4 +330,39 @@ Test(caseio, one_pass_reader_agrees_with_the_general_reader) {
       cr_assert_str_eq(ma, mb, "line %s", line);
     }
   }
+}
+
+/* A sparse file of n bytes (holes: no disk used) at a fresh path in TMPDIR. */
+static void sparse_file(char *path, size_t size, unsigned long long n) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(path, size, "%s/toicaseioXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0, "mkstemp %s", path);
+  cr_assert_eq(ftruncate(fd, (off_t)n), 0);
+  close(fd);
+}
+
+/* TOI_INPUT_MAX is the bound: a regular file one byte larger is refused by
+   its size, before a byte is read; one of exactly that size is read (and
+   here refused for its first byte, a NUL). */
+Test(caseio, input_bound_is_exact_and_checked_before_reading) {
+  char path[4200];
+  toi_diags dg = {0};
+  char *text = NULL;
+  size_t len = 0;
+  sparse_file(path, sizeof path, (unsigned long long)TOI_INPUT_MAX + 1);
+  cr_assert_eq(toi_read_file(&text, &len, path, &dg), TOI_ERR_INPUT);
+  unlink(path);
+  cr_assert_null(text);
+  char want[128];
+  snprintf(want, sizeof want, "larger than %zu bytes", (size_t)TOI_INPUT_MAX);
+  cr_assert_eq(dg.count, 1);
+  cr_assert_str_eq(dg.items[0].file, path);
+  cr_assert(strstr(dg.items[0].message, want), "%s", dg.items[0].message);
+  memset(&dg, 0, sizeof dg);
+  sparse_file(path, sizeof path, (unsigned long long)TOI_INPUT_MAX);
+  cr_assert_eq(toi_read_file(&text, &len, path, &dg), TOI_ERR_INPUT);
+  unlink(path);
+  cr_assert_eq(dg.count, 1);
+  cr_assert(strstr(dg.items[0].message, "NUL byte"), "%s", dg.items[0].message);
 }

@@ -298,3 +298,116 @@ Test(compare, hunt_summary_json) {
   free(sum);
   cr_assert_eq(td_tb("hunt -f ericson --budget 2000 --format json >out"), 2);
 }
+
+/* ---- bad and unbounded inputs (issue 26, items 1 and 9) ---- */
+
+/* Runs `toibench ARGS` as td_tb does (stdout to out, stderr to err, in the
+   test's directory); its exit status (-1 on a signal) and its peak resident
+   memory in KiB, from wait4's rusage of that child alone. */
+static int tb_rss(const char *args, long *maxrss_kb) {
+  static char words[8192];
+  char *argv[256];
+  argv[0] = (char *)TOIBENCH_PATH;
+  cc_split(args, words, sizeof words, argv + 1, 255);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || chdir(td_dir)) _exit(126);
+    int fo = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0) _exit(126);
+    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  struct rusage ru;
+  cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+  *maxrss_kb = ru.ru_maxrss;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Expects `compare ARGS` to refuse invalid input (status 3, nothing on
+   stdout) with a message holding each of want (NULL-terminated). */
+static void expect_refused(const char *args, const char *const *want) {
+  long rss;
+  int st = tb_rss(args, &rss);
+  char *err = td_read("err"), *out = td_read("out");
+  cr_assert_eq(st, 3, "compare %s: status %d (-1: a signal): %s", args, st, err);
+  for (; *want; want++) cr_assert(strstr(err, *want), "compare %s: no '%s' in: %s", args, *want, err);
+  cr_assert_str_eq(out, "", "compare %s wrote: %s", args, out);
+  free(err);
+  free(out);
+}
+
+/* A file holding a NUL byte is invalid input whichever side it is on, not a
+   crash: alone, and after a whole valid result. */
+Test(compare, nul_byte_is_invalid_input) {
+  char *json = run_to("run --format json -f ericson " DOCS, "r.json");
+  FILE *f = fopen(td_path("z"), "wb");
+  fputc(0, f);
+  fclose(f);
+  f = fopen(td_path("rz.json"), "wb");
+  fwrite(json, 1, strlen(json), f);
+  fputc(0, f);
+  fclose(f);
+  const char *z[] = {"compare: z: ", "NUL byte", NULL}, *rz[] = {"compare: rz.json: ", "NUL byte", NULL};
+  expect_refused("compare z z", z);
+  expect_refused("compare r.json z", z);
+  expect_refused("compare z r.json", z);
+  expect_refused("compare rz.json r.json", rz);
+  expect_refused("compare r.json rz.json", rz);
+  free(json);
+}
+
+/* The bound --help states: a run result of exactly that many bytes is read,
+   one byte more is refused, naming the file and the bound. */
+Test(compare, run_result_bound_is_stated_and_kept) {
+  cr_assert_eq(td_tb("compare --help >help"), 0);
+  char *help = td_read("help");
+  const char *at = strstr(help, "may hold at most ");
+  cr_assert_not_null(at, "no bound in compare --help: %s", help);
+  size_t bound = strtoul(at + strlen("may hold at most "), NULL, 10);
+  cr_assert_gt(bound, 1000, "%s", help);
+  free(help);
+  char *json = run_to("run --format json -f ericson " DOCS, "r.json");
+  size_t len = strlen(json);
+  for (size_t size = bound; size <= bound + 1; size++) {
+    FILE *f = fopen(td_path("padded.json"), "wb"); /* JSON allows whitespace after the value */
+    fwrite(json, 1, len, f);
+    for (size_t i = len; i < size; i++) fputc(' ', f);
+    fclose(f);
+    if (size == bound) {
+      cr_assert_eq(td_tb("compare r.json padded.json >out"), 0, "a result of %zu bytes", size);
+    } else {
+      char bytes[64];
+      snprintf(bytes, sizeof bytes, "larger than %zu bytes", bound);
+      const char *want[] = {"compare: padded.json: ", bytes, NULL};
+      expect_refused("compare r.json padded.json", want);
+    }
+  }
+  free(json);
+}
+
+/* An endless device and a huge (sparse) file are refused without being read:
+   at once, in little memory. */
+Test(compare, endless_and_huge_files_are_refused_unread) {
+  char *json = run_to("run --format json -f ericson " DOCS, "r.json");
+  int fd = open(td_path("huge"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, (off_t)8 << 30), 0); /* 8 GiB of holes: no disk used */
+  close(fd);
+  const char *args[] = {"compare r.json /dev/zero", "compare /dev/zero r.json", "compare r.json huge",
+                        "compare huge huge"};
+  for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+    long rss;
+    int st = tb_rss(args[i], &rss);
+    char *err = td_read("err");
+    cr_assert_eq(st, 3, "%s: status %d: %s", args[i], st, err);
+    cr_assert(strstr(err, "larger than") && strstr(err, strstr(args[i], "zero") ? "/dev/zero" : "huge"), "%s: %s",
+              args[i], err);
+    cr_assert_lt(rss, 100 * 1024, "%s: %ld KiB resident", args[i], rss);
+    free(err);
+  }
+  free(json);
+}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "tmp_dir.h"
+#include "toi.h"
 
 /* runs toibench in the temporary directory, without a shell, under an
    address-space limit of vmem_kb KiB (0: none); returns its exit status */
@@ -159,6 +160,27 @@ Test(simcli, simulate_refuses_absurd_n) {
   cr_assert_eq(tb("simulate --n 0"), 2);
   cr_assert_eq(tb("simulate -f expanded --n 5 --events 3"), 0);
   simulate_help_says("at most 10^7");
+}
+
+/* A state file over the bound --help states is refused by its size, unread:
+   a sparse file of that many bytes plus one (holes, no disk used). */
+Test(simcli, simulate_state_bound_is_stated_and_checked_unread) {
+  cr_assert_eq(tb("simulate --help"), 0);
+  char *help = td_read("out.txt");
+  const char *at = strstr(help, "read whole, at most ");
+  cr_assert_not_null(at, "simulate --help states no bound for state files");
+  unsigned long long bound = strtoull(at + strlen("read whole, at most "), NULL, 10);
+  free(help);
+  cr_assert_eq(bound, (unsigned long long)TOI_INPUT_MAX);
+  int fd = open(td_path("huge.state"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(ftruncate(fd, (off_t)(bound + 1)), 0);
+  close(fd);
+  cr_assert_eq(tb_small("simulate -f expanded --state huge.state --events 1"), 3);
+  char *err = td_read("err.txt"), want[96];
+  snprintf(want, sizeof want, "huge.state: larger than %llu bytes", bound);
+  cr_assert(strstr(err, want), "%s", err);
+  free(err);
 }
 
 Test(simcli, simulate_idle_when_nothing_moves) {

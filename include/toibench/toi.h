@@ -142,7 +142,8 @@ typedef struct toi_diags {
 /// NUL-terminated, *len bytes). A missing file, a directory or a read error
 /// is recorded in diags as "FILE: what" and gives TOI_ERR_IO. Reading stops at
 /// once at a NUL byte, at a line longer than TOI_LINE_MAX or beyond
-/// TOI_INPUT_MAX bytes: TOI_ERR_INPUT, recorded in diags.
+/// TOI_INPUT_MAX bytes, and a regular file larger than that is refused by its
+/// size before it is read: TOI_ERR_INPUT, recorded in diags.
 TOI_API TOI_MUST_USE toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *diags);
 /// Reads one case file (or "-" for stdin) and appends its cases to list.
 /// On any bad line the whole file is refused: nothing is appended, diags

@@ -219,6 +219,7 @@ typedef struct reader {
   const toi_msg *msg;
   uint64_t hash;    /* FNV-1a of the lines read before a checksum line */
   long sum_line;    /* the checksum line, 0 when none yet */
+  long long size;   /* the file's size when it is a regular file, else -1 */
 } reader;
 
 /* Hands a message to the reader's sink whole: a token quoted from the file
@@ -405,11 +406,27 @@ static int header_precisions(const reader *r, sweep_meta *m, char **tok, int n) 
   return 0;
 }
 
+/* Cells taking more than this are allocated only once the file is known to
+   be large enough to hold them (header_bins). */
+#define CELLS_CHECKED_BYTES ((size_t)64 << 20)
+/* The shortest stat record: "stat", 21 fields of one byte after a blank each, the line end. */
+#define STAT_MIN_BYTES 47
+
 /* The bin count, and with it the room for the bins, the cells and what is seen of them. */
 static int header_bins(reader *r, sweep_meta *m, sweep_acc *a, char **tok, int n) {
   uint64_t nb;
   if (n != 2 || get_u64(r, tok[1], &nb) || nb == 0 || nb > SWEEP_MAXBINS)
     return bad(r, "bins needs a number in 1..4096", NULL);
+  /* A header may declare 64 columns x 4096 bins, some 700 MB of cells: a file
+     cut after its header would take them all. Every cell has its stat record,
+     so a regular file must hold that many before they are taken. */
+  size_t cells = m->nform * (size_t)nb;
+  if (cells * sizeof(sweep_cell) > CELLS_CHECKED_BYTES && r->size >= 0 &&
+      (unsigned long long)r->size < (unsigned long long)cells * STAT_MIN_BYTES)
+    return bad_at(r, r->line,
+                  "%zu columns x %llu bins need %zu stat records of %d bytes or more, and the file holds %lld "
+                  "bytes: it is cut short",
+                  m->nform, (unsigned long long)nb, cells, STAT_MIN_BYTES, r->size);
   m->nbins = (size_t)nb;
   m->bins = calloc(m->nbins, sizeof *m->bins);
   r->bin_line = calloc(m->nbins, sizeof *r->bin_line);
@@ -1064,18 +1081,20 @@ static int check_result(const reader *r, const sweep_meta *m, const sweep_acc *a
 static int read_result(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg, int need_sum) {
   memset(m, 0, sizeof *m);
   memset(a, 0, sizeof *a);
-  reader r = {path, 0, -1, NULL, NULL, msg, FNV_OFFSET, 0};
+  reader r = {path, 0, -1, NULL, NULL, msg, FNV_OFFSET, 0, -1};
   FILE *f = fopen(path, "r");
   if (!f) {
     say(&r, "%s: %s", path, strerror(errno));
     return -2;
   }
   struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+  int known = fstat(fileno(f), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     say(&r, "%s: is a directory, not a sweep result", path);
     fclose(f);
     return -2;
   }
+  if (known && S_ISREG(st.st_mode)) r.size = (long long)st.st_size;
   int rc = read_body(&r, f, m, a);
   if (rc && ferror(f)) rc = -2; /* the read failed, not the file's content */
   if (!rc && need_sum && !r.sum_line)

@@ -4,7 +4,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
+#include "json_read.h"
 #include "sweep.h"
 
 static void help(void) {
@@ -28,175 +32,14 @@ static void help(void) {
       "  --count-tolerance N  absolute tolerance on the counts (default 0)\n"
       "Candidates are matched by name; one present in only one file is listed, not\n"
       "compared.\n"
+      "Bounds: a run result is read whole and may hold at most 1048576 bytes (1 MiB;\n"
+      "read, it takes at most about 50 MiB); a larger file that is not a sweep result\n"
+      "is refused unread. A sweep result is read a line at a time, as merge reads it.\n"
       "Exit status: 0 no candidate got worse, 1 some candidate got worse (or a file\n"
       "could not be read), 2 usage error, 3 invalid input: a file that is neither\n"
-      "kind, files of different kinds, results of different cases (case set, count,\n"
-      "--tmax; for sweeps the gen line and range) or a candidate in different\n"
-      "precisions.\n");
-}
-
-/* ---- a small JSON reader: enough for what run --format json writes ---- */
-
-enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-typedef struct jv {
-  int t;
-  double num;
-  char *s;         /* J_STR */
-  size_t n;        /* items of J_ARR, J_OBJ */
-  char **k;        /* J_OBJ keys */
-  struct jv *a;    /* J_ARR, J_OBJ values */
-} jv;
-
-static void jv_free(jv *v) {
-  free(v->s);
-  for (size_t i = 0; i < v->n; i++) {
-    if (v->k) free(v->k[i]);
-    jv_free(&v->a[i]);
-  }
-  free(v->k);
-  free(v->a);
-}
-
-static void ws(const char **p) {
-  while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r') (*p)++;
-}
-
-/* A string at *p (after its quote) into a malloc'ed UTF-8 string, or NULL. */
-static char *jstring(const char **p) {
-  const char *end = *p;
-  while (*end && *end != '"') end += end[0] == '\\' && end[1] ? 2 : 1;
-  size_t n = 0;
-  char *s = malloc((size_t)(end - *p) + 1); /* escapes only shrink */
-  if (!s) return NULL;
-  for (const char *q = *p; *q; q++) {
-    unsigned char c = (unsigned char)*q;
-    if (c == '"') {
-      s[n] = 0;
-      *p = q + 1;
-      return s;
-    }
-    if (c < 0x20) break;
-    if (c != '\\') {
-      s[n++] = (char)c;
-      continue;
-    }
-    c = (unsigned char)*++q;
-    const char *e = strchr("\"\\/bfnrt", c);
-    if (c && e) {
-      s[n++] = "\"\\/\b\f\n\r\t"[e - "\"\\/bfnrt"];
-    } else if (c == 'u') {
-      unsigned u = 0;
-      for (int i = 0; i < 4; i++) {
-        char h = *++q, *end;
-        char d[2] = {h, 0};
-        unsigned long x = strtoul(d, &end, 16);
-        if (!h || *end) goto bad;
-        u = u * 16 + (unsigned)x;
-      }
-      if (u < 0x80) s[n++] = (char)u;
-      else if (u < 0x800) s[n++] = (char)(0xc0 | u >> 6), s[n++] = (char)(0x80 | (u & 0x3f));
-      else s[n++] = (char)(0xe0 | u >> 12), s[n++] = (char)(0x80 | (u >> 6 & 0x3f)), s[n++] = (char)(0x80 | (u & 0x3f));
-    } else {
-      break;
-    }
-  }
-bad:
-  free(s);
-  return NULL;
-}
-
-/* A number with JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int jnumber(const char **p, double *out) {
-  const char *q = *p;
-  if (*q == '-') q++;
-  if (*q == '0') q++;
-  else if (*q >= '1' && *q <= '9') while (*q >= '0' && *q <= '9') q++;
-  else return -1;
-  if (*q == '.') {
-    if (!(*++q >= '0' && *q <= '9')) return -1;
-    while (*q >= '0' && *q <= '9') q++;
-  }
-  if (*q == 'e' || *q == 'E') {
-    q++;
-    if (*q == '+' || *q == '-') q++;
-    if (!(*q >= '0' && *q <= '9')) return -1;
-    while (*q >= '0' && *q <= '9') q++;
-  }
-  *out = strtod(*p, NULL);
-  *p = q;
-  return 0;
-}
-
-static int jvalue(const char **p, jv *v, int depth);
-
-/* The members of an array or object after its opening bracket. */
-static int jitems(const char **p, jv *v, int obj, int depth) {
-  size_t cap = 0;
-  ws(p);
-  if (**p == (obj ? '}' : ']')) {
-    (*p)++;
-    return 0;
-  }
-  for (;;) {
-    if (v->n == cap) {
-      cap = cap ? 2 * cap : 8;
-      jv *a = realloc(v->a, cap * sizeof *a);
-      if (a) v->a = a;
-      char **k = obj ? realloc(v->k, cap * sizeof *k) : NULL;
-      if (k) v->k = k;
-      if (!a || (obj && !k)) return -1;
-    }
-    memset(&v->a[v->n], 0, sizeof v->a[0]);
-    if (obj) v->k[v->n] = NULL;
-    v->n++; /* freeable from here on */
-    if (obj) {
-      ws(p);
-      if (**p != '"') return -1;
-      (*p)++;
-      if (!(v->k[v->n - 1] = jstring(p))) return -1;
-      ws(p);
-      if (*(*p)++ != ':') return -1;
-    }
-    if (jvalue(p, &v->a[v->n - 1], depth + 1)) return -1;
-    ws(p);
-    char c = *(*p)++;
-    if (c == (obj ? '}' : ']')) return 0;
-    if (c != ',') return -1;
-  }
-}
-
-static int jvalue(const char **p, jv *v, int depth) {
-  memset(v, 0, sizeof *v);
-  if (depth > 64) return -1;
-  ws(p);
-  char c = **p;
-  if (c == '{' || c == '[') {
-    (*p)++;
-    v->t = c == '{' ? J_OBJ : J_ARR;
-    return jitems(p, v, c == '{', depth);
-  }
-  if (c == '"') {
-    (*p)++;
-    v->t = J_STR;
-    return (v->s = jstring(p)) ? 0 : -1;
-  }
-  const char *words[] = {"null", "true", "false"};
-  for (int i = 0; i < 3; i++)
-    if (!strncmp(*p, words[i], strlen(words[i]))) {
-      *p += strlen(words[i]);
-      v->t = i ? J_BOOL : J_NULL;
-      v->num = i == 1;
-      return 0;
-    }
-  v->t = J_NUM;
-  return jnumber(p, &v->num);
-}
-
-static const jv *jget(const jv *o, const char *key) {
-  if (!o || o->t != J_OBJ) return NULL;
-  for (size_t i = 0; i < o->n; i++)
-    if (!strcmp(o->k[i], key)) return &o->a[i];
-  return NULL;
+      "kind (or a NUL byte, or over the bound), files of different kinds, results of\n"
+      "different cases (case set, count, --tmax; for sweeps the gen line and range)\n"
+      "or a candidate in different precisions.\n");
 }
 
 /* ---- one side of the comparison ---- */
@@ -215,49 +58,49 @@ typedef struct cmp_side {
 } cmp_side;
 
 /* A count field, or -1 on error. */
-static int jcount(const jv *o, const char *key, double *out) {
-  const jv *x = jget(o, key);
-  if (!x || x->t != J_NUM || x->num < 0 || x->num != floor(x->num)) return -1;
+static int jcount(const json_value *o, const char *key, double *out) {
+  const json_value *x = json_get(o, key);
+  if (!x || x->type != JSON_NUM || x->num < 0 || x->num != floor(x->num)) return -1;
   *out = x->num;
   return 0;
 }
 
 /* An exact ULP figure from KEY_hex ("nan", "inf" or a hex float), or -1. */
-static int jexact(const jv *o, const char *key, double *out) {
+static int jexact(const json_value *o, const char *key, double *out) {
   char k[64];
   snprintf(k, sizeof k, "%s_hex", key);
-  const jv *x = jget(o, k);
+  const json_value *x = json_get(o, k);
   char *end;
-  if (!x || x->t != J_STR || !x->s[0]) return -1;
-  *out = strtod(x->s, &end);
+  if (!x || x->type != JSON_STR || !x->str[0]) return -1;
+  *out = strtod(x->str, &end);
   return *end ? -1 : 0;
 }
 
-static int json_cand(const jv *o, cmp_cand *c) {
-  const jv *name = jget(o, "name"), *prec = jget(o, "precision");
-  if (!name || name->t != J_STR || !prec || prec->t != J_STR) return -1;
-  snprintf(c->name, sizeof c->name, "%s", name->s);
-  snprintf(c->prec, sizeof c->prec, "%s", prec->s);
+static int json_cand(const json_value *o, cmp_cand *c) {
+  const json_value *name = json_get(o, "name"), *prec = json_get(o, "precision");
+  if (!name || name->type != JSON_STR || !prec || prec->type != JSON_STR) return -1;
+  snprintf(c->name, sizeof c->name, "%s", name->str);
+  snprintf(c->prec, sizeof c->prec, "%s", prec->str);
   if (jcount(o, "agree", &c->agree) || jcount(o, "missed", &c->missed) || jcount(o, "ghost", &c->ghost)) return -1;
   return jexact(o, "median_ulp", &c->med) || jexact(o, "p99_ulp", &c->p99) || jexact(o, "max_ulp", &c->max) ? -1 : 0;
 }
 
 /* A run --format json document into s; EXIT_OK or EXIT_INPUT (said). */
-static int load_json(const char *path, const jv *doc, cmp_side *s) {
-  const jv *fmt = jget(doc, "format"), *cands = jget(doc, "candidates"), *set = jget(doc, "case_set"),
-           *prec = jget(doc, "precision"), *tmax = jget(doc, "tmax");
+static int load_json(const char *path, const json_value *doc, cmp_side *s) {
+  const json_value *fmt = json_get(doc, "format"), *cands = json_get(doc, "candidates"), *set = json_get(doc, "case_set"),
+           *prec = json_get(doc, "precision"), *tmax = json_get(doc, "tmax");
   double ncases;
-  if (!fmt || fmt->t != J_STR || strcmp(fmt->s, "toibench-run") || !cands || cands->t != J_ARR || !set ||
-      set->t != J_STR || !prec || prec->t != J_STR || !tmax || jcount(doc, "cases", &ncases)) {
+  if (!fmt || fmt->type != JSON_STR || strcmp(fmt->str, "toibench-run") || !cands || cands->type != JSON_ARR || !set ||
+      set->type != JSON_STR || !prec || prec->type != JSON_STR || !tmax || jcount(doc, "cases", &ncases)) {
     cli_error("compare: %s: not a 'toibench run --format json' result", path);
     return EXIT_INPUT;
   }
-  snprintf(s->ident, sizeof s->ident, "cases %.0f, case set %s, tmax %.17g", ncases, set->s,
-           tmax->t == J_NUM ? tmax->num : INFINITY);
-  snprintf(s->desc, sizeof s->desc, "run results, %.0f cases, precision %s", ncases, prec->s);
+  snprintf(s->ident, sizeof s->ident, "cases %.0f, case set %s, tmax %.17g", ncases, set->str,
+           tmax->type == JSON_NUM ? tmax->num : INFINITY);
+  snprintf(s->desc, sizeof s->desc, "run results, %.0f cases, precision %s", ncases, prec->str);
   if (!(s->v = calloc(cands->n + 1, sizeof *s->v))) return EXIT_RUNTIME;
   for (size_t i = 0; i < cands->n; i++, s->n++)
-    if (json_cand(&cands->a[i], &s->v[i])) {
+    if (json_cand(&cands->items[i], &s->v[i])) {
       cli_error("compare: %s: candidate %zu: a figure is missing or not a number", path, i + 1);
       return EXIT_INPUT;
     }
@@ -294,51 +137,98 @@ static int load_sweep(const char *path, cmp_side *s) {
   return rc;
 }
 
-/* Reads one result, of either kind. EXIT_OK, EXIT_INPUT or EXIT_RUNTIME (said). */
-static int load(const char *path, cmp_side *s) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+/* The largest run result read (bytes): it is read whole, and its tree takes
+   at most about 50 times as much (json_read.h). */
+#define CMP_JSON_MAX ((size_t)1 << 20)
+
+/* The first bytes of path into *text (malloc'ed, *n of them): all of a file of
+   at most CMP_JSON_MAX bytes, else CMP_JSON_MAX + 1 bytes; only the first
+   line's length when fstat says the file is larger than that, enough to see
+   whether it is a sweep result. *size: the file's size, or -1 when fstat does
+   not know it (a pipe, a device). EXIT_OK or EXIT_RUNTIME (said). */
+static int read_head(const char *path, char **text, size_t *n, long long *size) {
+  *text = NULL;
+  *n = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     cli_error("compare: %s: %s", path, strerror(errno));
     return EXIT_RUNTIME;
   }
-  size_t cap = 1 << 16, n = 0;
-  char *text = malloc(cap);
-  for (size_t got = 1; text && got;) {
-    if (n + 1 == cap) {
-      char *t = cap < ((size_t)1 << 30) ? realloc(text, cap *= 2) : NULL;
-      if (!t) free(text);
-      text = t;
+  struct stat sb;
+  int isdir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+  *size = !isdir && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+  size_t want = *size > (long long)CMP_JSON_MAX ? strlen(SWEEP_VERSION_LINE) + 1 : CMP_JSON_MAX + 1;
+  size_t cap = want < ((size_t)1 << 16) ? want : (size_t)1 << 16;
+  char *buf = isdir ? NULL : malloc(cap);
+  int err = 0;
+  while (buf && *n < want) {
+    if (*n == cap) {
+      cap = 2 * cap < want ? 2 * cap : want;
+      char *t = realloc(buf, cap);
+      if (!t) free(buf);
+      buf = t;
       if (!t) break;
     }
-    got = fread(text + n, 1, cap - n - 1, f);
-    n += got;
+    ssize_t got = read(fd, buf + *n, cap - *n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      err = got < 0 ? errno : 0;
+      break;
+    }
+    *n += (size_t)got;
   }
-  int err = ferror(f);
-  fclose(f);
-  if (!text || err) {
-    free(text);
-    cli_error("compare: %s: cannot read it (%s)", path, err ? "read error" : "too large or out of memory");
+  close(fd);
+  if (isdir || !buf || err) {
+    free(buf);
+    cli_error("compare: %s: %s", path, isdir ? "is a directory, not a result" : err ? strerror(err) : "out of memory");
     return EXIT_RUNTIME;
   }
-  text[n] = 0;
-  int rc;
-  if (!strncmp(text, SWEEP_VERSION_LINE "\n", strlen(SWEEP_VERSION_LINE) + 1)) {
+  *text = buf;
+  return EXIT_OK;
+}
+
+/* Reads one result, of either kind: a sweep result by sweep_read (a line at a
+   time), a run result whole, at most CMP_JSON_MAX bytes. EXIT_OK, EXIT_INPUT
+   or EXIT_RUNTIME (said). */
+static int load(const char *path, cmp_side *s) {
+  char *text;
+  size_t n;
+  long long size;
+  int rc = read_head(path, &text, &n, &size);
+  if (rc != EXIT_OK) return rc;
+  size_t vlen = strlen(SWEEP_VERSION_LINE) + 1;
+  if (n >= vlen && !memcmp(text, SWEEP_VERSION_LINE "\n", vlen)) {
+    free(text);
     s->sweep = 1;
-    rc = load_sweep(path, s);
-  } else {
-    jv doc;
-    const char *p = text;
-    int bad = strlen(text) != n || jvalue(&p, &doc, 0);
-    if (!bad) ws(&p);
-    if (bad || *p || doc.t != J_OBJ) {
-      cli_error("compare: %s: neither a 'toibench run --format json' result nor a sweep result", path);
-      rc = EXIT_INPUT;
-    } else {
-      rc = load_json(path, &doc, s);
-    }
-    jv_free(&doc);
+    return load_sweep(path, s);
   }
+  if (size > (long long)CMP_JSON_MAX || n > CMP_JSON_MAX) {
+    free(text);
+    cli_error("compare: %s: not a sweep result, and larger than %zu bytes, the most a 'toibench run --format json' "
+              "result may hold",
+              path, CMP_JSON_MAX);
+    return EXIT_INPUT;
+  }
+  json_value doc;
+  json_error err;
+  int r = json_parse(&doc, text, n, &err);
   free(text);
+  if (r == -2) {
+    cli_error("compare: %s: out of memory", path);
+    return EXIT_RUNTIME;
+  }
+  if (r || doc.type != JSON_OBJ) {
+    if (r)
+      cli_error("compare: %s: neither a 'toibench run --format json' result nor a sweep result (line %ld, column %ld: "
+                "%s)",
+                path, err.line, err.column, err.what);
+    else
+      cli_error("compare: %s: neither a 'toibench run --format json' result nor a sweep result", path);
+    rc = EXIT_INPUT;
+  } else {
+    rc = load_json(path, &doc, s);
+  }
+  json_free(&doc);
   return rc;
 }
 

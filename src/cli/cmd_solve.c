@@ -23,6 +23,7 @@ static void help(void) {
          "                the output is the same for any N): the files are read, solved\n"
          "                and written a block at a time, in memory that does not grow\n"
          "                with them; an engine solver gets the whole files at once\n"
+         "                (read whole: at most 1073741824 bytes, 1 GiB, each)\n"
          "Outputs appear only when complete (stdout too); invalid input writes nothing.\n");
 }
 

@@ -465,26 +465,32 @@ static int watch_text(text_watch *w, const char *buf, size_t from, size_t n, con
   return 0;
 }
 
+/* "larger than TOI_INPUT_MAX bytes", recorded in diags: TOI_ERR_INPUT. */
+static toi_status too_large(const char *name, toi_diags *diags) {
+  char msg[160];
+  snprintf(msg, sizeof msg, "larger than %zu bytes, the most an input may hold", (size_t)TOI_INPUT_MAX);
+  add_diag(diags, name, 0, 0, 2, msg);
+  return TOI_ERR_INPUT;
+}
+
 /* Reads f to its end into *buf (malloc'ed) and *n, stopping at once at the
-   first byte no text reader accepts (watch_text) or beyond TOI_INPUT_MAX
-   bytes: TOI_OK, TOI_ERR_INPUT (recorded in diags) or TOI_ERR_NOMEM. */
+   first byte no text reader accepts (watch_text) or at byte TOI_INPUT_MAX + 1
+   (the room never grows past that): TOI_OK, TOI_ERR_INPUT (recorded in
+   diags) or TOI_ERR_NOMEM. */
 static toi_status read_bounded(FILE *f, const char *name, char **buf, size_t *n, toi_diags *diags) {
+  const size_t most = (size_t)TOI_INPUT_MAX + 1; /* one byte more than an input may hold */
   size_t cap = 1 << 16;
   text_watch w = {0, 1};
   *n = 0;
   if (!(*buf = malloc(cap))) return TOI_ERR_NOMEM;
   for (;;) {
     if (*n == cap) {
-      if (cap > TOI_INPUT_MAX) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "larger than %zu bytes, the most an input may hold", (size_t)TOI_INPUT_MAX);
-        add_diag(diags, name, 0, 0, 2, msg);
-        return TOI_ERR_INPUT;
-      }
-      char *nb = realloc(*buf, cap * 2);
+      if (cap == most) return too_large(name, diags);
+      size_t nc = cap > most / 2 ? most : 2 * cap;
+      char *nb = realloc(*buf, nc);
       if (!nb) return TOI_ERR_NOMEM;
       *buf = nb;
-      cap *= 2;
+      cap = nc;
     }
     size_t got = fread(*buf + *n, 1, cap - *n, f);
     if (got == 0) return TOI_OK;
@@ -499,7 +505,8 @@ toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *
   int is_stdin = !strcmp(path, "-");
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   struct stat sb;
-  if (f && !is_stdin && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+  int known = f && fstat(fileno(f), &sb) == 0;
+  if (known && !is_stdin && S_ISDIR(sb.st_mode)) {
     fclose(f);
     add_diag(diags, path, 0, 0, 2, "is a directory, not a file to read");
     return TOI_ERR_IO;
@@ -509,6 +516,11 @@ toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *
     snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
     add_diag(diags, path, 0, 0, 2, msg);
     return TOI_ERR_IO;
+  }
+  /* A regular file's size is known before reading: a larger one is refused unread. */
+  if (known && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size > (uintmax_t)TOI_INPUT_MAX) {
+    if (!is_stdin) fclose(f);
+    return too_large(is_stdin ? "<stdin>" : path, diags);
   }
   char *buf;
   size_t n;
