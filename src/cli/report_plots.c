@@ -572,6 +572,7 @@ static void plot_titles(const char *dir, const rw_plot *p, plot_args *a) {
   size_t nn = 0;
   for (char *save = NULL, *t = strtok_r(names, " ", &save); t && nn < 256; t = strtok_r(NULL, " ", &save))
     name[nn++] = t;
+  int one_panel = !strcmp(p->script, "audit"); /* every group in one panel */
   for (i = 0; i < nn && lt < sizeof a->titles; i++) {
     char title[300] = "";
     const char *mine = rows && i < nb && rows[i] ? rows[i] : "";
@@ -580,7 +581,7 @@ static void plot_titles(const char *dir, const rw_plot *p, plot_args *a) {
     } else if (mine[0]) {
       snprintf(title, sizeof title, "%s", name[i]);
       for (size_t j = 0; j < i; j++)
-        if (j < a->count && i < a->count && a->group[j] == a->group[i] && j < nb && rows[j] && !strcmp(rows[j], mine)) {
+        if (i < a->count && (one_panel || a->group[j] == a->group[i]) && j < nb && rows[j] && !strcmp(rows[j], mine)) {
           snprintf(title, sizeof title, "%s (= %s)", name[i], name[j]);
           break;
         }
