@@ -1,13 +1,14 @@
 # cdf.gp: cumulative distribution of the ULP error per formulation, one panel per group.
-# Usage: gnuplot -c cdf.gp DATA OUT svg|png "NAME1 NAME2 ..." "COLOUR1 ..." "GROUP1 ..." "GROUPS DRAWN"
+# Usage: gnuplot -c cdf.gp DATA OUT svg|png "NAME1 NAME2 ..." "COLOUR1 ..." "GROUP1 ..." "GROUPS DRAWN" '"TITLE1" ...'
 out_file = ARG2
 out_fmt = ARG3
 names = ARG4
 data = ARG1
-# ARG5..ARG7 read here: inside a loaded file ARGn are those of the load.
+# ARG5..ARG8 read here: inside a loaded file ARGn are those of the load.
 colours = ARG5
 groups = ARG6
 present = ARG7
+titles = ARG8
 # common.gp beside this script, found without a shell: ARG0 up to its last '/'.
 gp_dir_end = strlen(ARG0)
 while (gp_dir_end > 0 && ARG0[gp_dir_end:gp_dir_end] ne "/") { gp_dir_end = gp_dir_end - 1 }

@@ -1,13 +1,14 @@
 # near_contact.gp: median and max ULP error against the near-contact gap parameter k, one panel per group.
-# Usage: gnuplot -c near_contact.gp DATA OUT svg|png "NAME1 NAME2 ..." "COLOUR1 ..." "GROUP1 ..." "GROUPS DRAWN"
+# Usage: gnuplot -c near_contact.gp DATA OUT svg|png "NAME1 NAME2 ..." "COLOUR1 ..." "GROUP1 ..." "GROUPS DRAWN" '"TITLE1" ...'
 out_file = ARG2
 out_fmt = ARG3
 names = ARG4
 data = ARG1
-# ARG5..ARG7 read here: inside a loaded file ARGn are those of the load.
+# ARG5..ARG8 read here: inside a loaded file ARGn are those of the load.
 colours = ARG5
 groups = ARG6
 present = ARG7
+titles = ARG8
 # common.gp beside this script, found without a shell: ARG0 up to its last '/'.
 gp_dir_end = strlen(ARG0)
 while (gp_dir_end > 0 && ARG0[gp_dir_end:gp_dir_end] ne "/") { gp_dir_end = gp_dir_end - 1 }
@@ -21,7 +22,7 @@ set format y "10^{%L}"
 do for [p=1:panels] {
   g = panel_group(p)
   set title main_title."\n{/*0.85 ".gtitle(g)."}"
-  plot for [i=1:words(names)] data index (i-1) using 1:(ing(i, g, column(3) > 0 ? clampu($4) : NaN)) with linespoints pt 7 ps 0.4 lw 2 lc rgb col(i) title ttl(i, g), \
+  plot for [i=1:words(names)] data index (i-1) using 1:(ing(i, g, column(3) > 0 ? clampu($4) : NaN)) with linespoints pt ptype(i) ps 0.5 lw 2 lc rgb col(i) title ttl(i, g), \
        for [i=1:words(names)] data index (i-1) using 1:(ing(i, g, column(3) > 0 ? clampu($5) : NaN)) with lines dt 2 lw 1 lc rgb col(i) notitle
 }
 unset multiplot

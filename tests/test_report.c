@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli_check.h"
+#include "gen.h"
+#include "report.h"
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -125,7 +127,8 @@ static void json_field(const char *json, const char *name, const char *key, char
     snprintf(out, n, "%.*s", (int)(strchr(k + 1, '"') - k - 1), k + 1);
   } else {
     size_t len = strcspn(k, ",}");
-    int count = !strcmp(key, "cases") || !strcmp(key, "timed") || !strcmp(key, "missed") || !strcmp(key, "ghost");
+    int count = !strcmp(key, "cases") || !strcmp(key, "timed") || !strcmp(key, "missed") || !strcmp(key, "ghost") ||
+                !strcmp(key, "failed") || !strcmp(key, "unsupported");
     if (count)
       snprintf(out, n, "%.*s", (int)len, k);
     else
@@ -202,8 +205,9 @@ Test(report, quick_report_is_complete, .timeout = 120) {
   cr_assert(valid_json(json), "report.json does not parse");
 
   /* The JSON agrees with the Markdown table, cell by cell. */
-  const char *keys[] = {"cases", "timed", "agree_pct", "missed", "ghost", "median_ulp", "p99_ulp", "max_ulp", "max_bits"};
-  const int cols[] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const char *keys[] = {"cases",   "timed",   "misclass_pct", "missed",   "ghost",  "median_ulp",
+                        "p99_ulp", "max_ulp", "max_ratio",    "max_bits", "failed", "unsupported"};
+  const int cols[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 15};
   for (int i = 0; i < nn; i++) {
     char pat[4400];
     snprintf(pat, sizeof pat, "\n| %s |", names[i]);
@@ -235,12 +239,13 @@ Test(report, quick_report_is_complete, .timeout = 120) {
   char *pareto = slurp(path, NULL);
   cr_assert_not_null(pareto);
   int infinite = 0;
+  double inf_lowest = INFINITY, finite_highest = 0;
   for (int i = 0; i < nn; i++) {
     char v[64];
     json_field(json, names[i], "p99_ulp", v, sizeof v);
     if (!strcmp(v, "null")) continue;
     char pat[4400];
-    snprintf(pat, sizeof pat, " %s\n", names[i]);
+    snprintf(pat, sizeof pat, " %s \"", names[i]);
     const char *e = strstr(pareto, pat);
     cr_assert_not_null(e, "%s (p99 %s) missing from pareto.dat", names[i], v);
     const char *b = e;
@@ -250,15 +255,17 @@ Test(report, quick_report_is_complete, .timeout = 120) {
     cr_assert_eq(sscanf(b, "%lf %63s %lf", &ns, p99, &drawn), 3, "%.80s", b);
     if (strstr(v, "inf")) {
       cr_assert_str_eq(p99, "inf", "%s", names[i]);
-      cr_assert_geq(drawn, 1e30, "%s: an infinite p99 is drawn above every finite one", names[i]);
+      inf_lowest = fmin(inf_lowest, drawn);
       infinite++;
     } else {
       double want = strtod(v, NULL), got = strtod(p99, NULL);
       /* the table rounds to 4 digits, the data file to 6 */
       cr_assert(fabs(got - want) <= 5e-4 * fabs(want), "%s: p99 %s in pareto.dat, %s in the table", names[i], p99, v);
       cr_assert_eq(drawn, got);
+      finite_highest = fmax(finite_highest, drawn);
     }
   }
+  cr_assert_gt(inf_lowest, finite_highest, "an infinite p99 is drawn above every finite one");
   cr_assert_gt(infinite, 0, "the quick suite has formulations with an infinite p99 (overflow in scale cases)");
   free(pareto);
   free(md);
@@ -454,7 +461,7 @@ Test(report, no_shell_in_the_sources) {
 /* ---- precisions ---- */
 
 /* The Markdown row of name in md (from its '| name |'), with the cells of
- * column skip1 (0-based, or -1) and of the next-to-last column (ns/call:
+ * column skip1 (0-based, or -1) and of the fourth from the end (ns/call:
  * machine-dependent) removed, '**' removed. */
 static void md_row(const char *md, const char *name, int skip1, char *out, size_t n) {
   char pat[200];
@@ -469,7 +476,7 @@ static void md_row(const char *md, const char *name, int skip1, char *out, size_
   size_t len = 0;
   out[0] = 0;
   for (int c = 0; c < nc; c++) {
-    if (c == skip1 || c == nc - 2) continue;
+    if (c == skip1 || c == nc - 4) continue;
     for (const char *p = cell[c]; *p && len + 1 < n; p++)
       if (*p != '*') out[len++] = *p;
     if (len + 1 < n) out[len++] = '|';
@@ -543,4 +550,286 @@ Test(report, binary32_columns_and_section, .timeout = 180) {
   free(md32);
   free(json);
   cc_rmtree(dir);
+}
+
+/* ---- declined cases, the misclassification rate, the error against conditioning, the cost ---- */
+
+/* The number "key" of the row of name in json (from pos: the main table's first), NaN for null, +-inf for the
+   strings "inf" and "-inf". */
+static double json_number(const char *json, const char *name, const char *key) {
+  char pat[300];
+  snprintf(pat, sizeof pat, "{\"name\": \"%s\"", name);
+  const char *o = strstr(json, pat);
+  cr_assert_not_null(o, "%s missing from report.json", name);
+  const char *end = strchr(o, '}');
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *k = strstr(o, pat);
+  cr_assert(k && k < end, "%s.%s missing", name, key);
+  k += strlen(pat);
+  if (!strncmp(k, "null", 4)) return NAN;
+  if (!strncmp(k, "\"inf\"", 5)) return INFINITY;
+  if (!strncmp(k, "\"-inf\"", 6)) return -INFINITY;
+  return strtod(k, NULL);
+}
+
+/* Lines of file path holding s. */
+static size_t lines_with(const char *path, const char *s) {
+  char *text = slurp(path, NULL);
+  cr_assert_not_null(text, "%s", path);
+  size_t n = 0;
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) n += strstr(l, s) != NULL;
+  free(text);
+  return n;
+}
+
+/* The CSV field number col (0-based) of the line of path whose second field is name. */
+static double csv_field(const char *path, const char *name, int col) {
+  char *text = slurp(path, NULL);
+  cr_assert_not_null(text, "%s", path);
+  double v = NAN;
+  int found = 0;
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && !found; l = strtok_r(NULL, "\n", &save)) {
+    char *f[20];
+    int n = 0;
+    for (char *p = l; n < 20 && p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) f[n++] = p;
+    size_t len = strcspn(f[1], ",");
+    if (n <= col || len != strlen(name) || strncmp(f[1], name, len)) continue;
+    found = 1;
+    v = !strncmp(f[col], "inf", 3) ? INFINITY : strtod(f[col], NULL);
+  }
+  cr_assert(found, "%s: no row %s", path, name);
+  free(text);
+  return v;
+}
+
+/* A solver declining the mixed family's scale cases and failing its tangent ones: the report counts them apart
+ * (never as failures of the other kind, never scored, never misclassified), uses one misclassification rate,
+ * (missed + ghost + other) / scored, in its tables, JSON and verdict, gives each row its largest error against
+ * its conditioning as the sweep measures it, and shows the solver's own time apart from the bench's. */
+Test(report, declined_apart_one_misclass_rate_ratio_and_own_cost, .timeout = 240) {
+  char dir[] = "/tmp/toireportXXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char out[300], errp[300], solver[4400], cases[300], sweep[300], sum[300], p[400];
+  snprintf(out, sizeof out, "%s/rep", dir);
+  snprintf(errp, sizeof errp, "%s/err", dir);
+  snprintf(cases, sizeof cases, "%s/mixed.cases", dir);
+  snprintf(sweep, sizeof sweep, "%s/mixed.sweep", dir);
+  snprintf(sum, sizeof sum, "%s/summary.csv", dir);
+  snprintf(solver, sizeof solver, "%s -scale- -tangent-", cc_built("tests/solvers/decline_cmd"));
+  char *const rep[] = {"toibench", "report", "--quick", "--quiet", "-j2", "--solver-cmd", solver, "--out", out, NULL};
+  cr_assert_eq(run_argv(rep, errp, NULL), 0);
+  /* The quick report's mixed suite is the generator's cases 0 .. 19999 of seed 1: count what the solver declines
+     and fails from the case file itself. */
+  char *const gen[] = {"toibench", "gen", "mixed", "--count", "20000", "--seed", "1", "-o", cases, NULL};
+  cr_assert_eq(run_argv(gen, errp, NULL), 0);
+  size_t declined = lines_with(cases, "-scale-"), failed = lines_with(cases, "-tangent-");
+  cr_assert(declined > 0 && failed > 0);
+  snprintf(p, sizeof p, "%s/report.json", out);
+  char *json = slurp(p, NULL);
+  snprintf(p, sizeof p, "%s/summary.md", out);
+  char *md = slurp(p, NULL);
+  cr_assert(json && md && valid_json(json));
+  cr_assert_eq(json_number(json, "decline_cmd", "unsupported"), (double)declined);
+  cr_assert_eq(json_number(json, "decline_cmd", "failed"), (double)failed);
+  cr_assert_eq(json_number(json, "decline_cmd", "out_of_domain"), 0);
+  cr_assert_eq(json_number(json, "decline_cmd", "cases"), 20000.0 - (double)(declined + failed), "scored cases");
+  char cell[64], want[64];
+  json_field(json, "decline_cmd", "unsupported", cell, sizeof cell);
+  snprintf(want, sizeof want, "%zu", declined);
+  cr_assert_str_eq(cell, want);
+  /* In the table: failed, then unsupported, the last two columns. */
+  char row[64];
+  snprintf(row, sizeof row, "| %zu | %zu |\n", failed, declined);
+  const char *r = strstr(md, "\n| decline_cmd | forward |");
+  cr_assert(r && strstr(r, row) && strstr(r, row) < strchr(r + 1, '\n') + 1, "%.400s", r ? r : md);
+  /* One misclassification rate for every row (the binary32 part's included). */
+  size_t rows = 0;
+  for (const char *o = json; (o = strstr(o, "{\"name\": \"")); o++) {
+    char name[64];
+    cr_assert_eq(sscanf(o + 10, "%63[^\"]", name), 1);
+    double c = 0, bad = 0, pct = NAN;
+    const char *k;
+    const char *end = strchr(o, '}');
+    if (!(k = strstr(o, "\"direction\": ")) || k > end) continue; /* a section, not a row */
+    if ((k = strstr(o, "\"cases\": ")) && k < end) c = strtod(k + 9, NULL);
+    if ((k = strstr(o, "\"missed\": ")) && k < end) bad += strtod(k + 10, NULL);
+    if ((k = strstr(o, "\"ghost\": ")) && k < end) bad += strtod(k + 9, NULL);
+    if ((k = strstr(o, "\"other\": ")) && k < end) bad += strtod(k + 9, NULL);
+    if ((k = strstr(o, "\"misclass_pct\": ")) && k < end) pct = strtod(k + 16, NULL);
+    cr_assert(c > 0, "%s", name);
+    cr_assert_float_eq(pct, 100 * bad / c, 1e-9 * pct + 1e-12, "%s: misclass_pct %g, (missed + ghost + other) / cases %g",
+                       name, pct, 100 * bad / c);
+    rows++;
+  }
+  cr_assert_geq(rows, 12);
+  /* The verdict's rates are those. */
+  const char *v = strstr(json, "\"verdict\": \"");
+  cr_assert_not_null(v);
+  char best[64], lo[64], hi[64];
+  double pbest, nbest, plo, phi;
+  const char *u = strstr(v, "Use ");
+  cr_assert(u && sscanf(u, "Use %63s when the answer must be right: it misclassifies %lf%% of its %lf scored cases",
+                        best, &pbest, &nbest) == 3, "%.300s", v);
+  cr_assert_float_eq(pbest, json_number(json, best, "misclass_pct"), 5e-3 * pbest + 1e-9);
+  cr_assert_eq(nbest, json_number(json, best, "cases"));
+  const char *f = strstr(v, "forward formulas misclassify from ");
+  cr_assert(f && sscanf(f, "forward formulas misclassify from %lf%% (%63[^)]) to %lf%% (%63[^)])", &plo, lo, &phi,
+                        hi) == 4, "%.600s", v);
+  cr_assert_float_eq(plo, json_number(json, lo, "misclass_pct"), 5e-3 * plo);
+  cr_assert_float_eq(phi, json_number(json, hi, "misclass_pct"), 5e-3 * phi);
+  /* The largest error against conditioning, and the rate, as a sweep of the same cases measures them. */
+  char *const sw[] = {"toibench", "sweep", "mixed", "--count", "20000", "--seed", "1", "-j2", "--quiet", "-o", sweep, NULL};
+  cr_assert_eq(run_argv(sw, errp, NULL), 0);
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    if (!freopen(sum, "w", stdout)) _exit(99);
+    execl(TOIBENCH_PATH, "toibench", "summary", "--format", "csv", sweep, (char *)NULL);
+    _exit(98);
+  }
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  const char *builtin[] = {"expanded", "ericson", "phet-reverse", "overlap-recovery", "gsl-stable", "robust", "accurate"};
+  for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++) {
+    double mine = json_number(json, builtin[i], "max_ratio"), theirs = csv_field(sum, builtin[i], 14);
+    if (isinf(theirs))
+      cr_assert(isinf(mine), "%s: max_ratio %g, the sweep's inf", builtin[i], mine);
+    else
+      cr_assert_float_eq(mine, theirs, 1e-15 * theirs, "%s: max_ratio %.17g, the sweep's %.17g", builtin[i], mine, theirs);
+    cr_assert_float_eq(json_number(json, builtin[i], "misclass_pct"), csv_field(sum, builtin[i], 9), 1e-9,
+                       "%s", builtin[i]);
+  }
+  /* The conditioning explains robust's and accurate's errors (about 1), not expanded's. */
+  cr_assert_lt(json_number(json, "robust", "max_ratio"), 4);
+  cr_assert_gt(json_number(json, "expanded", "max_ratio"), 1e6);
+  /* Its own time is what it reported (250 ns per case); the bench's wall time per call is apart, and more. */
+  double own = json_number(json, "decline_cmd", "ns_per_call"), wall = json_number(json, "decline_cmd", "bench_ns_per_call");
+  cr_assert_eq(own, 250);
+  cr_assert_gt(wall, own);
+  cr_assert_float_eq(json_number(json, "decline_cmd", "overhead_ns_per_call"), wall - own, 1e-9 * wall);
+  cr_assert(isnan(json_number(json, "robust", "overhead_ns_per_call")));
+  snprintf(p, sizeof p, "%s/data/pareto.dat", out);
+  char *pareto = slurp(p, NULL);
+  cr_assert_not_null(pareto);
+  const char *pl = strstr(pareto, "\n250 ");
+  cr_assert_not_null(pl, "the cost plot uses its own time: %s", pareto);
+  const char *nm = strstr(pl, " decline_cmd ");
+  cr_assert(nm && nm < strchr(pl + 1, '\n'), "%.200s", pl);
+  free(pareto);
+  free(json);
+  free(md);
+  cc_rmtree(dir);
+}
+
+/* ---- every built-in column timed alike ---- */
+
+typedef struct spy_call {
+  const toi_candidate *self;
+  const toi_case *cases;
+  size_t n;
+} spy_call;
+static spy_call spy_log[1024];
+static size_t spy_calls;
+
+/* A candidate that records each call it gets and answers at once. */
+static int spy_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                     toi_answer *ans, toi_run_info *info) {
+  (void)o;
+  memset(info, 0, sizeof *info);
+  cr_assert_lt(spy_calls, 1024);
+  spy_log[spy_calls++] = (spy_call){self, cases, n};
+  for (size_t i = 0; i < n; i++) {
+    memset(&ans[i], 0, sizeof ans[i]);
+    ans[i].state = TOI_ANSWERED;
+    ans[i].r = (toi_result){TOI_NONE, cases[i].ra};
+  }
+  return 0;
+}
+
+/* x rounded to binary32 by the conversion, or -1 when out of its range (infinite, or a mass gone to 0). */
+static int round32(double x, double *out, int mass) {
+  float f = (float)x;
+  *out = f;
+  return isinf(f) || (mass && x > 0 && !(f > 0)) ? -1 : 0;
+}
+
+/* A binary32 column and a binary64 one are timed on the same thing: their own batch call and nothing else, over
+ * one array of cases made once before the clock (the cases as the column receives them), the same array in
+ * every repeat, walked in consecutive batches; never through the call that rounds each batch as it goes. */
+Test(report, every_builtin_column_timed_on_its_own_call) {
+  enum { N = 700 };
+  rep_data d;
+  memset(&d, 0, sizeof d);
+  d.opts.engine = TOI_REF_FAST;
+  d.nsec = 1;
+  rep_section *s = &d.sec[0];
+  s->n = N;
+  s->cases = calloc(N, sizeof *s->cases);
+  gen_opts g;
+  gen_opts_default_in(&g, GEN_MIXED, TOI_BINARY64);
+  g.seed = 1;
+  for (size_t i = 0; i < N; i++) {
+    size_t bin;
+    cr_assert_eq(gen_case(&s->cases[i], NULL, &bin, &g, i), TOI_OK);
+  }
+  /* What a binary32 column receives: the cases whose numbers all fit binary32, rounded, in order. */
+  toi_case *want = calloc(N, sizeof *want);
+  size_t nwant = 0;
+  for (size_t i = 0; i < N; i++) {
+    const toi_case *c = &s->cases[i];
+    toi_case w = *c;
+    int bad = 0;
+    for (int k = 0; k < 3; k++)
+      bad |= round32(c->pa[k], &w.pa[k], 0) | round32(c->va[k], &w.va[k], 0) | round32(c->pb[k], &w.pb[k], 0) |
+             round32(c->vb[k], &w.vb[k], 0);
+    bad |= round32(c->ra, &w.ra, 0) | round32(c->rb, &w.rb, 0) | round32(c->ma, &w.ma, 1) | round32(c->mb, &w.mb, 1);
+    if (!bad) want[nwant++] = w;
+  }
+  cr_assert(nwant > 256 && nwant < N, "the mixed cases hold some beyond binary32's range (%zu of %d fit)", nwant, N);
+  toi_candidate cand[2];
+  memset(cand, 0, sizeof cand);
+  snprintf(cand[0].name, sizeof cand[0].name, "spy64");
+  snprintf(cand[1].name, sizeof cand[1].name, "spy32");
+  cand[0].solve = cand[1].solve = spy_solve;
+  cand[1].precision = TOI_BINARY32;
+  rep_col cols[2] = {{"spy64", "", "", TOI_FORWARD, 0, &cand[0]}, {"spy32", "", "", TOI_FORWARD, 0, &cand[1]}};
+  double ns[2] = {NAN, NAN}, med[2] = {NAN, NAN};
+  d.ncol = 2, d.cols = cols, d.ns_per_call = ns, d.ns_median = med;
+  spy_calls = 0;
+  report_timing(&d);
+  for (int k = 0; k < 2; k++) {
+    const toi_case *base = NULL;
+    size_t total = 0, walked = 0, calls = 0;
+    for (size_t j = 0; j < spy_calls; j++) {
+      const spy_call *c = &spy_log[j];
+      if (c->self != &cand[k]) continue;
+      calls++;
+      if (walked == 0 && base == NULL) base = c->cases;
+      cr_assert_eq(c->cases, base + walked, "%s: call %zu is not the next batch of one array of cases", cand[k].name,
+                   calls);
+      cr_assert_leq(c->n, 256);
+      walked += c->n;
+      total += c->n;
+      size_t per = k ? nwant : N;
+      if (walked == per) walked = 0; /* a repeat ends: the next starts again at base */
+    }
+    size_t per = k ? nwant : N;
+    cr_assert_eq(total, REP_TIMING_REPEATS * per, "%s: %zu cases timed", cand[k].name, total);
+    cr_assert_eq(calls, REP_TIMING_REPEATS * ((per + 255) / 256));
+    cr_assert(isfinite(ns[k]) && ns[k] > 0 && med[k] >= ns[k], "%s: %g ns, median %g", cand[k].name, ns[k], med[k]);
+    if (k == 0) {
+      cr_assert_eq(base, s->cases, "binary64: the suite's cases themselves");
+    } else {
+      for (size_t i = 0; i < nwant; i++) {
+        const toi_case *a = &base[i], *b = &want[i];
+        cr_assert(!memcmp(a->pa, b->pa, sizeof a->pa) && !memcmp(a->va, b->va, sizeof a->va) &&
+                      !memcmp(a->pb, b->pb, sizeof a->pb) && !memcmp(a->vb, b->vb, sizeof a->vb) && a->ra == b->ra &&
+                      a->rb == b->rb && a->ma == b->ma && a->mb == b->mb && a->dim == b->dim,
+                  "binary32 case %zu is not the rounded case", i);
+      }
+    }
+  }
+  free(want);
+  free(s->cases);
 }

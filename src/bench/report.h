@@ -27,14 +27,26 @@ typedef struct rep_section {
   unsigned char *rounded;
   double *ulp;            ///< [n * ncol] ULP error, NaN when not timed
   double *bits;           ///< [n * ncol] bits of error, NaN when not timed
-  unsigned char *kind;    ///< [n * ncol] score_kind, or REP_FAILED
+  /// [n * ncol] error / (kappa u) (sweep_ratio_prec: kappa of the root in the
+  /// column's direction on the case as the column received it, u its
+  /// precision's unit roundoff), NaN when not timed or kappa is not finite
+  double *ratio;
+  unsigned char *kind;    ///< [n * ncol] score_kind, REP_FAILED or REP_UNSUPPORTED
   unsigned char *verdict; ///< [n * ncol] the verdict
   toi_answer **ans;       ///< [ncol][n] answers of the out-of-process columns (NULL for the others)
 } rep_section;
 
 /// Kind of a case a candidate gave no usable answer for (crash, hang, NaN,
-/// declined): counted apart, never scored.
+/// its own failure): counted apart, never scored.
 #define REP_FAILED SCORE_KIND_COUNT
+/// Kind of a case a candidate declined (TOI_UNSUPPORTED: not a question it
+/// answers): counted apart from the failures, never scored, never a failure.
+#define REP_UNSUPPORTED (SCORE_KIND_COUNT + 1)
+/// 1 when kind is a scored case: in the column's domain and answered (neither
+/// out of domain, failed nor declined). The misclassification rate's denominator.
+static inline int rep_kind_scored(int kind) {
+  return kind != SCORE_OUT_OF_DOMAIN && kind != REP_FAILED && kind != REP_UNSUPPORTED;
+}
 
 /// One column of the results: a candidate.
 typedef struct rep_col {
@@ -97,8 +109,14 @@ typedef struct rep_data {
   rep_audit *audit;         ///< [ncol]
   size_t nsim;
   rep_sim *sim;             ///< [nsim]
-  double *ns_per_call;      ///< [ncol] fastest of REP_TIMING_REPEATS (external solvers: wall time including the process round trip)
+  /// [ncol] the candidate's own time per call: an in-process one's fastest of
+  /// REP_TIMING_REPEATS (report_time_solve), an external one's engine time as it
+  /// reported it (toi_run_info engine_ns / engine_calls; NaN when it reported none)
+  double *ns_per_call;
   double *ns_median;        ///< [ncol] median of the repeats (NULL, or NaN for a column timed once)
+  /// [ncol] an external candidate's wall time per call as the bench measured it
+  /// around the whole call (processes, pipe, protocol and engine), NaN for the others
+  double *bench_ns;
   double ref_ns_per_call;
   double seconds_eval, seconds_total;
   /// The binary32 part: the binary32 families, scored for every candidate
@@ -132,7 +150,14 @@ int report_simulate(rep_data *d);
 /// Repeats of the timing of an in-process candidate: ns_per_call is their minimum, ns_median their median.
 #define REP_TIMING_REPEATS 5
 /// Measures ns per call of every in-process candidate and of the reference on sec[0].
+/// Every in-process column is timed alike (report_time_solve): its cases are put in
+/// its precision once, before the clock starts.
 void report_timing(rep_data *d);
+/// Times cand's own batch call over in[0..n-1], cases already as cand receives them
+/// (in its precision): REP_TIMING_REPEATS passes, each a run of calls of at most 256
+/// cases straight to cand->solve (nothing else inside the clock). *best: the fastest
+/// pass's ns per case, *median: the median pass's (NaN both when n is 0 or a call fails).
+void report_time_solve(const toi_candidate *cand, const toi_case *in, size_t n, double *best, double *median);
 /// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
 int report_write(const rep_data *d, const char *dir);
 /// 0 when dir can be the report's folder (its path is not too long for the

@@ -171,39 +171,58 @@ static int gen_chunk(void *vctx, int worker, uint64_t chunk) {
   return 0;
 }
 
-/* A case as the candidates of one precision receive it, and its exact answer there. */
+/* A case as the candidates of one precision receive it, its exact answer
+   there, and the condition numbers of its roots (per direction, computed the
+   first time a timed column needs one). */
 typedef struct prec_case {
   int state; /* score_input: 0 unchanged, 1 rounded, -1 beyond the precision's range */
   toi_case c;
   toi_ref ref;
+  double kappa[2]; /* forward, reverse */
+  int have[2];
 } prec_case;
+
+/* The kappa of pc's root in direction dir, as the sweep takes it (toi_ref_kappa_engine on the case as received). */
+static toi_status prec_kappa(prec_case *pc, toi_direction dir, toi_ref_engine engine, double *kappa) {
+  int d = dir == TOI_REVERSE;
+  if (!pc->have[d]) {
+    toi_status st = toi_ref_kappa_engine(&pc->kappa[d], &pc->c, dir, engine);
+    if (st != TOI_OK) return st;
+    pc->have[d] = 1;
+  }
+  *kappa = pc->kappa[d];
+  return TOI_OK;
+}
 
 /* Column k on case i of s, scored in the column's precision against pc (the
    case as it received it and its exact answer). 0, or 4 when scoring failed. */
-static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, const prec_case *pc) {
+static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, prec_case *pc) {
   size_t nc = d->ncol, at = i * nc + k;
   const rep_col *col = &d->cols[k];
   score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision};
   score_detail sd;
   toi_answer own;
+  s->ulp[at] = s->bits[at] = s->ratio[at] = NAN;
+  s->verdict[at] = TOI_NONE;
   if (pc->state < 0) { /* not a case of its precision: it was not asked */
-    s->ulp[at] = s->bits[at] = NAN;
     s->kind[at] = SCORE_OUT_OF_DOMAIN;
-    s->verdict[at] = TOI_NONE;
     return 0;
   }
   const toi_answer *a = col_answer(d, s, k, i, &own);
   if (!a) return 4;
-  if (a->state != TOI_ANSWERED) {
-    s->ulp[at] = s->bits[at] = NAN;
-    s->kind[at] = REP_FAILED;
-    s->verdict[at] = TOI_NONE;
+  if (a->state != TOI_ANSWERED) { /* declined, or no usable answer: counted apart, never scored */
+    s->kind[at] = a->state == TOI_UNSUPPORTED ? REP_UNSUPPORTED : REP_FAILED;
     return 0;
   }
   if (score_answer(&sd, a->r, col->dir, col->domain, &pc->c, &pc->ref, &so) != TOI_OK) return 4;
   const score_case sc = sd.sc;
-  s->ulp[at] = sc.timed ? sc.ulp : NAN;
-  s->bits[at] = sc.timed ? sc.bits : NAN;
+  if (sc.timed) {
+    s->ulp[at] = sc.ulp;
+    s->bits[at] = sc.bits;
+    double kappa;
+    if (prec_kappa(pc, col->dir, d->opts.engine, &kappa) != TOI_OK) return 3;
+    s->ratio[at] = sweep_ratio_prec(sc.ulp, sc.ref_t, kappa, col->cand->precision);
+  }
   s->kind[at] = (unsigned char)sc.kind;
   s->verdict[at] = (unsigned char)sc.verdict;
   return 0;
@@ -229,15 +248,18 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
     toi_ref *ref = &pc[TOI_BINARY64].ref;
     pc[TOI_BINARY64].state = 0;
     pc[TOI_BINARY64].c = *c;
+    pc[TOI_BINARY64].have[0] = pc[TOI_BINARY64].have[1] = 0;
     if (toi_ref_solve_engine(ref, c, e->d->opts.engine) != TOI_OK) return 2;
     s->cls[i] = (unsigned char)ref->cls;
     double kappa = NAN;
     if (ref->fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
     s->kappa[i] = kappa;
+    if (ref->fwd_is_lo >= 0) pc[TOI_BINARY64].kappa[0] = kappa, pc[TOI_BINARY64].have[0] = 1;
     /* The other precisions: the case rounded as their columns receive it (bits q and 4 + q of rounded[i]). */
     s->rounded[i] = 0;
     for (int q = 1; q < TOI_PRECISION_COUNT; q++) {
       if (!(used & 1u << q)) continue;
+      pc[q].have[0] = pc[q].have[1] = 0;
       pc[q].state = score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
       if (pc[q].state == -2) return 2;
       s->rounded[i] |= (unsigned char)(pc[q].state == 1 ? 1u << q : pc[q].state < 0 ? 16u << q : 0);
@@ -261,13 +283,14 @@ static int section_alloc(rep_section *s, size_t nf, const rep_col *cols) {
   s->rounded = calloc(n, 1);
   s->ulp = calloc(n * nf, sizeof *s->ulp);
   s->bits = calloc(n * nf, sizeof *s->bits);
+  s->ratio = calloc(n * nf, sizeof *s->ratio);
   s->kind = calloc(n * nf, 1);
   s->verdict = calloc(n * nf, 1);
   s->ans = calloc(nf ? nf : 1, sizeof *s->ans);
   if (!s->ans) return -1;
   for (size_t j = 0; j < nf; j++)
     if ((cols[j].cand->flags & TOI_CAND_OUT_OF_PROCESS) && !(s->ans[j] = calloc(n, sizeof **s->ans))) return -1;
-  return s->cases && s->bin && s->param && s->cls && s->kappa && s->rounded && s->ulp && s->bits && s->kind && s->verdict ? 0 : -1;
+  return s->cases && s->bin && s->param && s->cls && s->kappa && s->rounded && s->ulp && s->bits && s->ratio && s->kind && s->verdict ? 0 : -1;
 }
 
 static int run_chunks(rep_data *d, rep_section *s, sweep_chunk_fn fn, const char *what) {
@@ -300,12 +323,16 @@ static int call_external(rep_data *d, rep_section *s, int first) {
       snprintf(note, sizeof note, "report: %s on %s (%zu cases)", cand->name, s->name, s->n);
       d->opts.progress->note(d->opts.progress->ud, note);
     }
-    double ts = sweep_now();
     if (toi_candidate_run(cand, s->cases, s->n, &so, s->ans[k], &info)) {
       toi_msgf(d->opts.msg, "report: solver %s could not be run", cand->name);
       return -1;
     }
-    if (first && s->n) d->ns_per_call[k] = 1e9 * (sweep_now() - ts) / (double)s->n;
+    /* Its own time (what it said its engine took) apart from the bench's wall
+       time around the call, which adds the processes and the pipe. */
+    if (first) {
+      d->ns_per_call[k] = info.engine_calls ? (double)info.engine_ns / (double)info.engine_calls : NAN;
+      d->bench_ns[k] = info.bench_calls ? (double)info.bench_ns / (double)info.bench_calls : NAN;
+    }
     if (info.malfunctions)
       toi_msgf(d->opts.msg, "report: %s: %zu cases lost to crashes, hangs or protocol errors", cand->name,
                info.malfunctions);
@@ -317,8 +344,9 @@ int report_evaluate(rep_data *d) {
   double t0 = sweep_now();
   d->ns_per_call = calloc(d->ncol ? d->ncol : 1, sizeof *d->ns_per_call);
   d->ns_median = malloc((d->ncol ? d->ncol : 1) * sizeof *d->ns_median);
-  if (!d->ns_per_call || !d->ns_median) return -1;
-  for (size_t k = 0; k < d->ncol; k++) d->ns_median[k] = NAN; /* an external solver is timed once */
+  d->bench_ns = malloc((d->ncol ? d->ncol : 1) * sizeof *d->bench_ns);
+  if (!d->ns_per_call || !d->ns_median || !d->bench_ns) return -1;
+  for (size_t k = 0; k < d->ncol; k++) d->ns_median[k] = d->bench_ns[k] = NAN; /* an external solver is timed once */
   for (size_t k = 0; k < d->nsec; k++) {
     rep_section *s = &d->sec[k];
     if (section_alloc(s, d->ncol, d->cols)) {
@@ -463,32 +491,71 @@ static double median_of(double *v, int n) {
   return v[n / 2];
 }
 
+void report_time_solve(const toi_candidate *cand, const toi_case *in, size_t n, double *best, double *median) {
+  *best = *median = NAN;
+  toi_answer *ans = malloc(TIMING_BATCH * sizeof *ans);
+  if (!ans || n == 0) {
+    free(ans);
+    return;
+  }
+  double fastest = INFINITY, each[REP_TIMING_REPEATS];
+  for (int rep = 0; rep < REP_TIMING_REPEATS; rep++) {
+    double acc = 0, t0 = now_ns();
+    for (size_t lo = 0; lo < n; lo += TIMING_BATCH) {
+      size_t m = n - lo < TIMING_BATCH ? n - lo : TIMING_BATCH;
+      toi_run_info info;
+      if (cand->solve(cand, &in[lo], m, NULL, ans, &info)) {
+        free(ans);
+        return;
+      }
+      for (size_t i = 0; i < m; i++) acc += ans[i].r.t;
+    }
+    double dt = (now_ns() - t0) / (double)n;
+    timing_sink = acc;
+    each[rep] = dt;
+    if (dt < fastest) fastest = dt;
+  }
+  free(ans);
+  *best = fastest;
+  *median = median_of(each, REP_TIMING_REPEATS);
+}
+
+/* The first n cases of s as a candidate computing in q receives them, into
+   *out (s->cases itself for binary64; a malloc'ed copy, cases that overflow
+   q left out, otherwise): their count. */
+static size_t timing_inputs(const rep_section *s, size_t n, toi_precision q, toi_case **out) {
+  if (q == TOI_BINARY64) {
+    *out = s->cases;
+    return n;
+  }
+  toi_case *in = malloc((n ? n : 1) * sizeof *in);
+  size_t m = 0;
+  for (size_t i = 0; in && i < n; i++)
+    if (toi_case_round(&in[m], &s->cases[i], q) >= 0) m++;
+  *out = in;
+  return in ? m : 0;
+}
+
 void report_timing(rep_data *d) {
   rep_section *s = &d->sec[0];
   size_t n = s->n < 20000 ? s->n : 20000;
   if (!d->ns_per_call || n == 0) return;
-  toi_answer *ans = malloc(TIMING_BATCH * sizeof *ans);
-  for (size_t k = 0; ans && k < d->ncol; k++) {
+  /* Each precision's inputs are made once, outside the clock: a binary32
+     column is timed on its own call alone, as a binary64 one is. */
+  toi_case *in[TOI_PRECISION_COUNT] = {NULL};
+  size_t nin[TOI_PRECISION_COUNT] = {0};
+  for (size_t k = 0; k < d->ncol; k++) {
     const toi_candidate *cand = d->cols[k].cand;
-    if (cand->flags & TOI_CAND_OUT_OF_PROCESS) continue; /* timed by its call in report_evaluate */
-    double best = INFINITY, each[REP_TIMING_REPEATS];
-    for (int rep = 0; rep < REP_TIMING_REPEATS; rep++) {
-      double acc = 0, t0 = now_ns();
-      for (size_t lo = 0; lo < n; lo += TIMING_BATCH) {
-        size_t m = n - lo < TIMING_BATCH ? n - lo : TIMING_BATCH;
-        toi_run_info info;
-        if (toi_candidate_run(cand, &s->cases[lo], m, NULL, ans, &info)) break;
-        for (size_t i = 0; i < m; i++) acc += ans[i].r.t;
-      }
-      double dt = (now_ns() - t0) / (double)n;
-      timing_sink = acc;
-      each[rep] = dt;
-      if (dt < best) best = dt;
-    }
+    if (cand->flags & TOI_CAND_OUT_OF_PROCESS) continue; /* its own time came with its call in report_evaluate */
+    toi_precision q = cand->precision;
+    if (!in[q]) nin[q] = timing_inputs(s, n, q, &in[q]);
+    double best, med;
+    report_time_solve(cand, in[q], nin[q], &best, &med);
     d->ns_per_call[k] = best;
-    if (d->ns_median) d->ns_median[k] = median_of(each, REP_TIMING_REPEATS);
+    if (d->ns_median) d->ns_median[k] = med;
   }
-  free(ans);
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++)
+    if (in[q] != s->cases) free(in[q]);
   size_t nr = n < 5000 ? n : 5000;
   double t0 = now_ns(), acc = 0;
   for (size_t i = 0; i < nr; i++) {
@@ -510,6 +577,7 @@ void report_free(rep_data *d) {
     free(s->rounded);
     free(s->ulp);
     free(s->bits);
+    free(s->ratio);
     free(s->kind);
     free(s->verdict);
     if (s->ans)
@@ -534,6 +602,7 @@ void report_free(rep_data *d) {
   free(d->sim);
   free(d->ns_per_call);
   free(d->ns_median);
+  free(d->bench_ns);
   free(d->cols);
   if (d->part) {
     report_free(d->part);

@@ -18,6 +18,9 @@
 #include "cli.h"
 #include "report_check.h"
 
+/* The window's width: every summary table must fit it. */
+#define CHECK_WIDTH "1280"
+
 /* Seconds a Chromium run may take before it is stopped. */
 #define CHECK_TIMEOUT 180
 
@@ -91,6 +94,8 @@ int report_check_dom(const char *dom, const char *log, report_check_result *r) {
   const char *m = dom ? strstr(dom, "id=\"toi-check\"") : NULL;
   m = m ? strchr(m, '>') : NULL;
   if (!m || sscanf(m + 1, "images=%d broken=%d errors=%d", &r->images, &r->broken, &r->errors) != 3) return -1;
+  const char *w = strstr(m, " wide=");
+  if (w && w < strstr(m, "</pre>")) r->wide = atoi(w + 6);
   const char *l = strstr(m, " list=");
   const char *e = l ? strstr(l, "</pre>") : NULL;
   if (l && e) snprintf(r->list, sizeof r->list, "%.*s", (int)(e - l - 6), l + 6);
@@ -107,7 +112,7 @@ static int chromium(const char *url, const char *tmp, const char *shot, int dump
   snprintf(shot_arg, sizeof shot_arg, "--screenshot=%s", shot);
   char *argv[] = {(char *)browser(), "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
                   profile, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--hide-scrollbars",
-                  "--window-size=1480,2400", dump ? "--dump-dom" : shot_arg, (char *)url, NULL};
+                  "--window-size=" CHECK_WIDTH ",2400", dump ? "--dump-dom" : shot_arg, (char *)url, NULL};
   return run_to_files(argv, out, log);
 }
 
@@ -132,7 +137,13 @@ static int judge(const char *dir, const char *tmp, const char *shot) {
               r.images, r.broken ? ": " : "", r.list, r.errors, r.console);
     return EXIT_RUNTIME;
   }
-  fprintf(stderr, "report: %s/index.html: %d images loaded, no error; screenshot %s\n", dir, r.images, shot);
+  if (r.wide) {
+    cli_error("report: %s/index.html: %d summary table%s wider than the page at " CHECK_WIDTH " pixels (cut off)", dir,
+              r.wide, r.wide == 1 ? " is" : "s are");
+    return EXIT_RUNTIME;
+  }
+  fprintf(stderr, "report: %s/index.html: %d images loaded, no error, every summary table fits " CHECK_WIDTH
+                  " pixels; screenshot %s\n", dir, r.images, shot);
   return EXIT_OK;
 }
 

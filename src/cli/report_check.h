@@ -6,14 +6,16 @@
 typedef struct report_check_result {
   int images, broken, errors; ///< images, those not loaded, error events and console.error calls
   int console;                ///< console messages in Chromium's log
+  int wide;                   ///< summary tables wider than the page (0 when the marker does not say)
   char list[1024];            ///< the sources of the images not loaded, comma-separated
 } report_check_result;
 
 /// Reads the marker from a dumped DOM and counts the console lines of log
 /// (either may be NULL). 0, or -1 when the DOM has no marker.
 int report_check_dom(const char *dom, const char *log, report_check_result *r);
-/// Opens DIR/index.html in headless Chromium ($TOIBENCH_CHROMIUM or chromium):
-/// every image loaded, no error, a screenshot in shot (NULL: DIR/screenshot.png).
+/// Opens DIR/index.html in headless Chromium ($TOIBENCH_CHROMIUM or chromium) in a
+/// window 1280 pixels wide: every image loaded, no error, every summary table
+/// within the page's width, a screenshot in shot (NULL: DIR/screenshot.png).
 /// Says the outcome on stderr; EXIT_OK or EXIT_RUNTIME.
 int report_check(const char *dir, const char *shot);
 

@@ -11,11 +11,15 @@
 typedef struct row {
   const char *name;
   const char *dir;
-  size_t cases, agree, missed, ghost, other, timed, ood, failed;
-  double agree_pct, median, p99, max, max_bits;
+  size_t cases, agree, missed, ghost, other, timed, ood, failed, unsupported; /* cases: the scored ones */
+  double agree_pct, misclass_pct, median, p99, max, max_bits;
+  double max_ratio;        /* largest error / (kappa u) over the timed cases (NaN: none) */
   double ke_max, mom_max, gap_min;
   size_t penetrations;
-  double drift, ns, ns_med;  /* ns: fastest of the repeats; ns_med: their median (NaN: timed once) */
+  double drift, ns, ns_med;  /* ns: its own time per call, fastest of the repeats; ns_med: their median (NaN: timed once) */
+  double bench_ns, overhead; /* an external row's wall time per call around the whole call, and that minus ns (else NaN) */
+  int external;
+  unsigned long long scored_set; /* a hash of the direction and the scored cases: rows are compared (bold) only within one */
   double med_lo, med_hi, p99_lo, p99_hi; /* distribution-free intervals of the median and the p99 */
   size_t nonfinite;        /* timed cases with a NaN or infinite time */
   toi_precision q;         /* the column's precision: its ULPs and bits are in it */

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "report_look.h"
 
@@ -21,19 +22,22 @@ const char *rl_group_title(rl_group g) {
 }
 
 /* The palette table: one colour per built-in name, every other name from
- * other_colours by rank. Documents' formulas in saturated hues, our own
- * kernels in greens and black, engines in the muted remainder. */
+ * other_colours by rank. Chosen apart by their CIEDE2000 distance (at least 20
+ * between the fixed colours, 15 between any two of the table; none lighter than
+ * L* 75, so that a line shows on white): documents' formulas in saturated hues,
+ * our own kernels in green, grey and black, the reference in navy, engines in the
+ * remainder. tests/test_report_look.c holds these distances. */
 static const struct {
   const char *name, *colour;
 } palette[] = {
     {"expanded", "#1f77b4"},         {"expanded-corner", "#d62728"}, {"inner-product", "#ff7f0e"},
-    {"ericson", "#9467bd"},          {"minkowski", "#8c564b"},       {"phet", "#e377c2"},
-    {"phet-reverse", "#17becf"},     {"overlap-recovery", "#bcbd22"}, {"gsl-stable", "#7f7f7f"},
-    {"robust", "#2ca02c"},           {"accurate", "#000000"},        {"reference", "#98df8a"},
+    {"ericson", "#9467bd"},          {"minkowski", "#775500"},       {"phet", "#ff99aa"},
+    {"phet-reverse", "#17becf"},     {"overlap-recovery", "#bcbd22"}, {"gsl-stable", "#888888"},
+    {"robust", "#2ca02c"},           {"accurate", "#000000"},        {"reference", "#00008b"},
 };
-static const char *other_colours[] = {"#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
-                                      "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c",
-                                      "#74c476", "#9e9ac8", "#969696", "#de9ed6", "#ad494a", "#b5cf6b"};
+static const char *other_colours[] = {"#005544", "#661133", "#99aaff", "#ee1188", "#444455", "#662200",
+                                      "#446600", "#ee99ff", "#99bb99", "#aa8844", "#333311", "#4433ff",
+                                      "#880088", "#448877", "#885555", "#ccaa99", "#004455", "#221133"};
 
 int rl_colour_fixed(const char *name) {
   for (size_t i = 0; i < sizeof palette / sizeof *palette; i++)
@@ -141,7 +145,17 @@ static void add(char *out, size_t size, size_t *len, const char *fmt, ...) {
   if (w > 0) *len += (size_t)w < size - *len ? (size_t)w : size - *len - 1;
 }
 
-static double miscl(const rl_entry *e) { return e->cases > 0 ? (e->missed + e->ghost) / e->cases : NAN; }
+double rl_misclass_pct(double missed, double ghost, double other, double scored) {
+  return scored > 0 ? 100 * (missed + ghost + other) / scored : NAN;
+}
+
+const char rl_misclass_rule[] =
+    "misclass % = (missed + ghost + other) / scored cases, scored cases being those in the row's domain that "
+    "it answered (cases it declined or failed, and out-of-domain ones, are counted apart and never scored), as "
+    "toibench summary gives it.";
+
+/* The misclassification rate as a fraction (the verdict prints it in percent). */
+static double miscl(const rl_entry *e) { return rl_misclass_pct(e->missed, e->ghost, e->other, e->cases) / 100; }
 
 /* The most accurate forward row: fewest classification errors, then the lower p99, then the faster. */
 static const rl_entry *most_accurate(const rl_entry *e, size_t n) {
@@ -183,8 +197,8 @@ static int verdict_choice(char *out, size_t size, size_t *len, const rl_entry *e
   const rl_entry *a = most_accurate(e, n);
   if (!a) return 0;
   char u1[32], u2[32];
-  add(out, size, len, "Use %s when the answer must be right: it misclassifies %.3g%% of the %.0f cases, with a median "
-                      "error of %s and a p99 of %s",
+  add(out, size, len, "Use %s when the answer must be right: it misclassifies %.3g%% of its %.0f scored cases, with a "
+                      "median error of %s and a p99 of %s",
       a->name, 100 * miscl(a), a->cases, ulps(u1, sizeof u1, a->median), ulps(u2, sizeof u2, a->p99));
   if (isfinite(a->ns)) add(out, size, len, ", at %.3g ns per call", a->ns);
   add(out, size, len, ".");
@@ -193,16 +207,18 @@ static int verdict_choice(char *out, size_t size, size_t *len, const rl_entry *e
     add(out, size, len, " No faster formulation has a finite p99 error.");
     return 2;
   }
-  add(out, size, len, " Where cost matters more, %s takes %.3g ns (%.2gx less) with a p99 of %s, but misclassifies "
-                      "%.3g%% of the cases.",
-      c->name, c->ns, a->ns / c->ns, ulps(u1, sizeof u1, c->p99), 100 * miscl(c));
+  add(out, size, len, " Where cost matters more, %s takes %.3g ns (%.2gx less) with a p99 of %s", c->name, c->ns,
+      a->ns / c->ns, ulps(u1, sizeof u1, c->p99));
+  if (isfinite(c->max_ratio))
+    add(out, size, len, " (its largest error is %.2g times what the conditioning allows, kappa u)", c->max_ratio);
+  add(out, size, len, ", but misclassifies %.3g%% of its scored cases.", 100 * miscl(c));
   return 2;
 }
 
 /* Sentence 3: the documents' formulas' classification and overflow. */
 static int verdict_documents(char *out, size_t size, size_t *len, const rl_entry *e, size_t n) {
   const rl_entry *lo = NULL, *hi = NULL;
-  double missed = 0, ghost = 0;
+  double missed = 0, ghost = 0, other = 0;
   size_t nonfinite = 0;
   char names[256] = "";
   size_t nl = 0;
@@ -213,15 +229,19 @@ static int verdict_documents(char *out, size_t size, size_t *len, const rl_entry
     if (!hi || miscl(r) > miscl(hi)) hi = r;
     missed += r->missed;
     ghost += r->ghost;
+    other += r->other;
     if (r->timed > 0 && r->nonfinite > 0.01 * r->timed) {
       nonfinite++;
       add(names, sizeof names, &nl, "%s%s", nl ? ", " : "", r->name);
     }
   }
   if (!lo) return 0;
-  add(out, size, len, " The documents' forward formulas misclassify from %.3g%% (%s) to %.3g%% (%s) of the cases, mostly as %s",
+  add(out, size, len,
+      " The documents' forward formulas misclassify from %.3g%% (%s) to %.3g%% (%s) of their scored cases, mostly as %s",
       100 * miscl(lo), lo->name, 100 * miscl(hi), hi->name,
-      missed >= ghost ? "missed collisions" : "ghost collisions");
+      missed >= ghost && missed >= other ? "missed collisions"
+      : ghost >= other                   ? "ghost collisions"
+                                         : "other disagreements (overlaps)");
   if (nonfinite)
     add(out, size, len, "; %zu of them (%s) return a NaN or infinite time on more than 1%% of the timed cases",
         nonfinite, names);
@@ -261,19 +281,24 @@ int rl_boxes_overlap(double ax, double ay, double aw, double ah, double bx, doub
   return ax < bx + bw && bx < ax + aw && ay < by + bh && by < ay + ah;
 }
 
-/* 1 when a label at (x, y) of w by h is clear of the points, the placed labels and the unit square's edge. */
+/* 1 when a label at (x, y) of w by h is clear of the points, the placed labels, the kept boxes and the unit
+   square's edge. */
 static int label_free(double x, double y, double w, double h, size_t self, const double *px, const double *py,
-                      size_t n, const double *lx, const double *ly, const double *lw, size_t placed) {
+                      size_t n, const double *lx, const double *ly, const double *lw, size_t placed, const rl_box *keep,
+                      size_t nkeep) {
   if (x < 0 || y < 0 || x + w > 1 || y + h > 1) return 0;
   const double r = 0.008; /* a point's half size */
   for (size_t j = 0; j < n; j++)
     if (j != self && rl_boxes_overlap(x, y, w, h, px[j] - r, py[j] - r, 2 * r, 2 * r)) return 0;
   for (size_t j = 0; j < placed; j++)
     if (rl_boxes_overlap(x, y, w, h, lx[j], ly[j], lw[j], h)) return 0;
+  for (size_t j = 0; j < nkeep; j++)
+    if (rl_boxes_overlap(x, y, w, h, keep[j].x, keep[j].y, keep[j].w, keep[j].h)) return 0;
   return 1;
 }
 
-int rl_place_labels(const double *x, const double *y, const double *w, double h, size_t n, double *lx, double *ly) {
+int rl_place_labels_avoiding(const double *x, const double *y, const double *w, double h, size_t n,
+                             const rl_box *keep, size_t nkeep, double *lx, double *ly) {
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
     int ok = 0;
@@ -282,7 +307,7 @@ int rl_place_labels(const double *x, const double *y, const double *w, double h,
       double cx[6] = {x[i] + d, x[i] - d - w[i], x[i] - w[i] / 2, x[i] - w[i] / 2, x[i] + d, x[i] + d};
       double cy[6] = {y[i] - h / 2, y[i] - h / 2, y[i] + d, y[i] - d - h, y[i] + d, y[i] - d - h};
       for (int c = 0; c < 6 && !ok; c++)
-        if (label_free(cx[c], cy[c], w[i], h, i, x, y, n, lx, ly, w, i)) {
+        if (label_free(cx[c], cy[c], w[i], h, i, x, y, n, lx, ly, w, i, keep, nkeep)) {
           lx[i] = cx[c];
           ly[i] = cy[c];
           ok = 1;
@@ -295,4 +320,47 @@ int rl_place_labels(const double *x, const double *y, const double *w, double h,
     }
   }
   return rc;
+}
+
+int rl_place_labels(const double *x, const double *y, const double *w, double h, size_t n, double *lx, double *ly) {
+  return rl_place_labels_avoiding(x, y, w, h, n, NULL, 0, lx, ly);
+}
+
+/* ---- the cost plot's y range ---- */
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void rl_cost_yrange(const double *v, size_t n, double *lo, double *hi, int *clipped) {
+  double *l = malloc((n ? n : 1) * sizeof *l);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    clipped[i] = 0;
+    if (l && isfinite(v[i]) && v[i] > 0) l[m++] = log10(v[i]);
+  }
+  *lo = 1e-3 / 30;
+  *hi = 1;
+  if (m == 0) {
+    free(l);
+    return;
+  }
+  qsort(l, m, sizeof *l, cmp_dbl);
+  size_t r1 = (size_t)ceil(0.25 * (double)m), r3 = (size_t)ceil(0.75 * (double)m);
+  double q1 = l[(r1 ? r1 : 1) - 1], q3 = l[(r3 ? r3 : 1) - 1];
+  double fence = q3 + fmax(1.5 * (q3 - q1), 3.0);
+  double vmin = INFINITY, vmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(v[i]) || !(v[i] > 0)) continue;
+    if (log10(v[i]) > fence) {
+      clipped[i] = 1;
+      continue;
+    }
+    vmin = fmin(vmin, v[i]);
+    vmax = fmax(vmax, v[i]);
+  }
+  free(l);
+  *lo = vmin / 30;
+  *hi = vmax * 30;
 }

@@ -50,13 +50,24 @@ typedef struct rl_cell {
 /// number of rows marked (0: no bold).
 size_t rl_best_significant(const rl_cell *c, size_t n, int larger_better, int *best);
 
+/// The misclassification rate, in percent: (missed + ghost + other) / scored,
+/// scored being the cases in the column's domain that it answered (declined,
+/// failed and out-of-domain cases are not scored), as `toibench summary` gives
+/// it. The one definition of the report (verdict, tables, JSON); NaN when
+/// nothing was scored.
+double rl_misclass_pct(double missed, double ghost, double other, double scored);
+/// That definition, as the report's tables state it.
+extern const char rl_misclass_rule[];
+
 /// The verdict's input: one row per column of the main table.
 typedef struct rl_entry {
   const char *name;
   rl_group group;
   int forward;              ///< 1 for a forward formulation
-  double cases, agree, missed, ghost, timed;
+  double cases;             ///< scored cases (rl_misclass_pct's denominator)
+  double agree, missed, ghost, other, timed;
   double median, p99;       ///< ULP over timed cases (NaN when none)
+  double max_ratio;         ///< largest error / (kappa u) over timed cases (NaN when none)
   double nonfinite;         ///< timed cases whose time was NaN or infinite
   double ns;                ///< ns per call (NaN when not timed)
   const char *worst_family; ///< the family where its median error is largest ("" when none)
@@ -74,6 +85,22 @@ int rl_verdict(char *out, size_t size, const rl_entry *e, size_t n);
 /// the right, the left, above and below at growing distances. 0, or -1 when
 /// some label could not be placed without an overlap (then placed at its right).
 int rl_place_labels(const double *x, const double *y, const double *w, double h, size_t n, double *lx, double *ly);
+/// A box of the unit square: lower-left corner (x, y), width w, height h.
+typedef struct rl_box {
+  double x, y, w, h;
+} rl_box;
+/// rl_place_labels keeping the labels also clear of the boxes keep[0..nkeep-1]
+/// (text already on the plot, such as a band's caption).
+int rl_place_labels_avoiding(const double *x, const double *y, const double *w, double h, size_t n,
+                             const rl_box *keep, size_t nkeep, double *lx, double *ly);
+
+/// The y range of the accuracy-against-cost plot from its values v[0..n-1]
+/// (finite p99s, floored at 1e-3 by the caller): the values beyond the upper
+/// fence of their decades (q3 + max(1.5 IQR, 3) in log10, quartiles by nearest
+/// rank) are outliers, clipped[i] = 1 (drawn at the top edge with a marker and a
+/// note); the range runs from the smallest value / 30 to the largest value kept
+/// x 30. *lo = 1e-3 / 30, *hi = 1 when no value is given.
+void rl_cost_yrange(const double *v, size_t n, double *lo, double *hi, int *clipped);
 /// 1 when the boxes [ax, ax + aw] x [ay, ay + ah] and [bx, ...] overlap.
 int rl_boxes_overlap(double ax, double ay, double aw, double ah, double bx, double by, double bw, double bh);
 

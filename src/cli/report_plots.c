@@ -37,7 +37,7 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
         if ((size_t)s->bin[i] != b) continue;
         value = s->param[i];
         int kind = s->kind[i * d->ncol + k];
-        if (kind == SCORE_OUT_OF_DOMAIN || kind == REP_FAILED) continue;
+        if (!rep_kind_scored(kind)) continue;
         cases++;
         missed += kind == SCORE_MISSED;
         ghost += kind == SCORE_GHOST;
@@ -195,40 +195,23 @@ const char *rw_name_colour(const rep_data *d, const char *name) {
   return rl_colour(name, rank + h % 7);
 }
 
-/* The accuracy-against-cost plot draws an infinite p99 (more than 1% of the
-   timed cases got a NaN or infinite time) inside a band "p99 infinite" above
-   every finite error, at PARETO_INF_AT or 10^3 above the largest finite p99. */
-#define PARETO_INF_AT 1e30
+/* The accuracy-against-cost plot's frame, in the plot's unit square: the
+   finite p99s fill the bottom PARETO_FINITE_TOP of it, from rl_cost_yrange's
+   range (its outliers clipped to the top edge of that area, an arrow up and
+   their value in their label), and the band "p99 infinite" (more than 1% of the
+   timed cases got a NaN or infinite time) the rest: its points at
+   PARETO_INF_AT, its caption above them at PARETO_CAPTION_AT. */
+#define PARETO_FINITE_TOP 0.82
+#define PARETO_INF_AT 0.86
+#define PARETO_CLIP_AT 0.79
+#define PARETO_CAPTION_AT 0.955
+static const char pareto_caption[] = "p99 infinite: NaN or overflow on more than 1% of the timed cases";
 
 /* The plot's frame: x (ns, log when they span more than 20x) and y (log ULP). */
 typedef struct pareto_frame {
-  double xlo, xhi, ylo, yhi, band_lo, band_at, band_hi;
+  double xlo, xhi, ylo, ytop, yhi, band_at, clip_at, ytic;
   int logx;
 } pareto_frame;
-
-static void pareto_frame_of(const row *rows, size_t n, pareto_frame *fr) {
-  double nmin = INFINITY, nmax = 0, pmin = INFINITY, pmax = 0;
-  for (size_t k = 0; k < n; k++) {
-    if (!isfinite(rows[k].ns) || isnan(rows[k].p99)) continue;
-    nmin = fmin(nmin, rows[k].ns);
-    nmax = fmax(nmax, rows[k].ns);
-    if (isfinite(rows[k].p99)) {
-      double p = rows[k].p99 < 1e-3 ? 1e-3 : rows[k].p99;
-      pmin = fmin(pmin, p);
-      pmax = fmax(pmax, p);
-    }
-  }
-  if (!(nmax > 0)) nmin = 1, nmax = 10;
-  if (!isfinite(pmin)) pmin = 1e-3, pmax = 1;
-  fr->logx = nmax / nmin > 20;
-  fr->xlo = fr->logx ? nmin / 2 : 0;
-  fr->xhi = fr->logx ? nmax * 8 : nmax * 1.35;
-  fr->band_at = fmax(PARETO_INF_AT, pmax * 1e3);
-  fr->band_lo = fr->band_at / 10;
-  fr->band_hi = fr->band_at * 10;
-  fr->ylo = pmin / 30;
-  fr->yhi = fr->band_hi * 3;
-}
 
 /* The unit-square position of x (or y) in [lo, hi], log or linear. */
 static double unit(double v, double lo, double hi, int logscale) {
@@ -238,52 +221,107 @@ static double from_unit(double u, double lo, double hi, int logscale) {
   return logscale ? lo * pow(hi / lo, u) : lo + u * (hi - lo);
 }
 
+/* A p99 as the plot takes it: floored at 1e-3 (its axis' floor). */
+static double pareto_p99(double p) { return p < 1e-3 ? 1e-3 : p; }
+
+/* The frame of the rows drawn (at[0..n-1]); clipped[j] = 1 for an outlier. */
+static void pareto_frame_of(const row *rows, const size_t *at, size_t n, pareto_frame *fr, int *clipped) {
+  double nmin = INFINITY, nmax = 0, *v = malloc((n ? n : 1) * sizeof *v);
+  for (size_t j = 0; j < n; j++) {
+    const row *r = &rows[at[j]];
+    nmin = fmin(nmin, r->ns);
+    nmax = fmax(nmax, r->ns);
+    if (v) v[j] = isfinite(r->p99) ? pareto_p99(r->p99) : NAN;
+  }
+  if (!(nmax > 0)) nmin = 1, nmax = 10;
+  fr->logx = nmax / nmin > 20;
+  fr->xlo = fr->logx ? nmin / 2 : 0;
+  fr->xhi = fr->logx ? nmax * 8 : nmax * 1.35;
+  for (size_t j = 0; j < n; j++) clipped[j] = 0;
+  if (v) rl_cost_yrange(v, n, &fr->ylo, &fr->ytop, clipped);
+  else fr->ylo = 1e-3 / 30, fr->ytop = 1;
+  free(v);
+  fr->yhi = fr->ylo * pow(fr->ytop / fr->ylo, 1 / PARETO_FINITE_TOP);
+  fr->band_at = from_unit(PARETO_INF_AT, fr->ylo, fr->yhi, 1);
+  fr->clip_at = from_unit(PARETO_CLIP_AT, fr->ylo, fr->yhi, 1);
+  fr->ytic = from_unit((1 + PARETO_FINITE_TOP) / 2, fr->ylo, fr->yhi, 1);
+}
+
 /* Label size in the unit square: the plot area is about 800 by 470 pixels,
    a character of the labels' font about 6 pixels wide and 13 high. */
 #define PARETO_CHAR_W (6.0 / 800)
 #define PARETO_LABEL_H (13.0 / 470)
 
+/* A point's label: its name, and for a clipped one its p99 as well. */
+static void pareto_label(char *buf, size_t n, const row *r, int clipped) {
+  if (clipped)
+    snprintf(buf, n, "%s (p99 %.3g)", r->name, r->p99);
+  else
+    snprintf(buf, n, "%s", r->name);
+}
+
 int rw_write_pareto(const rep_data *d, const row *rows, const char *dir) {
   FILE *f = rw_open_in(dir, "pareto.dat");
   if (!f) return -1;
-  pareto_frame fr;
-  pareto_frame_of(rows, d->ncol, &fr);
   size_t n = 0, *at = malloc((d->ncol + 1) * sizeof *at);
   double *ux = malloc((d->ncol + 1) * 5 * sizeof *ux);
-  if (!at || !ux) {
+  int *clipped = malloc((d->ncol + 1) * sizeof *clipped);
+  if (!at || !ux || !clipped) {
     free(at);
     free(ux);
+    free(clipped);
     fclose(f);
     return -1;
   }
+  /* Drawn: the rows with a cost of their own (an external solver's engine time) and a p99. */
+  for (size_t k = 0; k < d->ncol; k++)
+    if (isfinite(rows[k].ns) && !isnan(rows[k].p99)) at[n++] = k;
+  pareto_frame fr;
+  pareto_frame_of(rows, at, n, &fr, clipped);
   double *uy = ux + d->ncol + 1, *uw = uy + d->ncol + 1, *lx = uw + d->ncol + 1, *ly = lx + d->ncol + 1;
-  for (size_t k = 0; k < d->ncol; k++) {
-    if (!isfinite(rows[k].ns) || isnan(rows[k].p99)) continue;
-    double y = isinf(rows[k].p99) ? fr.band_at : rows[k].p99 < 1e-3 ? 1e-3 : rows[k].p99;
-    ux[n] = unit(rows[k].ns, fr.xlo, fr.xhi, fr.logx);
-    uy[n] = unit(y, fr.ylo, fr.yhi, 1);
-    uw[n] = PARETO_CHAR_W * (double)strlen(rows[k].name) + 0.004;
-    at[n++] = k;
-  }
-  rl_place_labels(ux, uy, uw, PARETO_LABEL_H, n, lx, ly);
-  fprintf(f,
-          "# toibench report: accuracy against cost (timing: machine-dependent)\n"
-          "# ns_per_call p99_ulp drawn_at label_x label_y colour group name (an infinite p99 is drawn at %g,\n"
-          "# inside the band 'p99 infinite'; colour: the palette's, 0xRRGGBB; labels placed apart)\n",
-          fr.band_at);
+  size_t nclipped = 0;
   for (size_t j = 0; j < n; j++) {
     const row *r = &rows[at[j]];
-    char p99[32] = "inf";
-    if (!isinf(r->p99)) snprintf(p99, sizeof p99, "%.6g", r->p99);
-    fprintf(f, "%.6g %s %.6g %.6g %.6g %ld %d %s\n", r->ns, p99, isinf(r->p99) ? fr.band_at : r->p99,
-            from_unit(lx[j], fr.xlo, fr.xhi, fr.logx), from_unit(ly[j] + PARETO_LABEL_H / 2, fr.ylo, fr.yhi, 1),
-            strtol(rw_name_colour(d, r->name) + 1, NULL, 16), (int)rw_col_group(&d->cols[at[j]]), r->name);
+    double y = isinf(r->p99) ? fr.band_at : clipped[j] ? fr.clip_at : pareto_p99(r->p99);
+    char label[200];
+    pareto_label(label, sizeof label, r, clipped[j]);
+    ux[j] = unit(r->ns, fr.xlo, fr.xhi, fr.logx);
+    uy[j] = unit(y, fr.ylo, fr.yhi, 1);
+    uw[j] = PARETO_CHAR_W * (double)strlen(label) + 0.004;
+    nclipped += clipped[j] != 0;
   }
-  if (n == 0) fprintf(f, "nan nan nan nan nan 0 1 -\n");
-  fprintf(f, "\n\n# xlo xhi ylo yhi band_lo band_hi logx\n%.6g %.6g %.6g %.6g %.6g %.6g %d\n", fr.xlo, fr.xhi, fr.ylo,
-          fr.yhi, fr.band_lo, fr.band_hi, fr.logx);
+  /* The band's caption, right-aligned at 0.99, above its points: no label may cover it. */
+  rl_box caption = {0.99 - PARETO_CHAR_W * (double)strlen(pareto_caption), PARETO_CAPTION_AT,
+                    PARETO_CHAR_W * (double)strlen(pareto_caption), PARETO_LABEL_H};
+  rl_place_labels_avoiding(ux, uy, uw, PARETO_LABEL_H, n, &caption, 1, lx, ly);
+  fprintf(f,
+          "# toibench report: accuracy against cost (timing: machine-dependent; an external solver at the time it\n"
+          "# reported for its engine, left out when it reported none)\n"
+          "# ns_per_call p99_ulp drawn_at label_x label_y colour group clipped name \"label\" (an infinite p99 is drawn\n"
+          "# inside the band 'p99 infinite', an outlier above the scale (clipped 1) at its top edge; colour: the\n"
+          "# palette's, 0xRRGGBB; labels placed apart, clear of the band's caption)\n");
+  for (size_t j = 0; j < n; j++) {
+    const row *r = &rows[at[j]];
+    char p99[32] = "inf", label[200];
+    if (!isinf(r->p99)) snprintf(p99, sizeof p99, "%.6g", r->p99);
+    pareto_label(label, sizeof label, r, clipped[j]);
+    for (char *c = label; *c; c++)
+      if (*c == '"') *c = '\''; /* the label is one quoted column */
+    fprintf(f, "%.6g %s %.6g %.6g %.6g %ld %d %d %s \"%s\"\n", r->ns, p99,
+            isinf(r->p99) ? fr.band_at : clipped[j] ? fr.clip_at : r->p99, from_unit(lx[j], fr.xlo, fr.xhi, fr.logx),
+            from_unit(ly[j] + PARETO_LABEL_H / 2, fr.ylo, fr.yhi, 1),
+            strtol(rw_name_colour(d, r->name) + 1, NULL, 16), (int)rw_col_group(&d->cols[at[j]]), clipped[j], r->name, label);
+  }
+  if (n == 0) fprintf(f, "nan nan nan nan nan 0 1 0 - \"\"\n");
+  fprintf(f,
+          "\n\n# xlo xhi ylo yhi band_lo band_hi logx ytic caption_x caption_y clipped (band_lo: the top of the\n"
+          "# finite p99s; ytic: the band's tick; caption: the band caption's right end and middle, data coordinates)\n"
+          "%.6g %.6g %.6g %.6g %.6g %.6g %d %.6g %.6g %.6g %zu\n",
+          fr.xlo, fr.xhi, fr.ylo, fr.yhi, fr.ytop, fr.yhi, fr.logx, fr.ytic, from_unit(0.99, fr.xlo, fr.xhi, fr.logx),
+          from_unit(PARETO_CAPTION_AT + PARETO_LABEL_H / 2, fr.ylo, fr.yhi, 1), nclipped);
   free(at);
   free(ux);
+  free(clipped);
   return rw_close_ok(f);
 }
 
@@ -415,9 +453,12 @@ static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
 }
 
 /* The plots' arguments after the data: the names (ARG4), their palette
- * colours (ARG5), their groups (ARG6) and the groups present (ARG7). */
+ * colours (ARG5), their groups (ARG6), the groups present (ARG7) and the
+ * legend's titles (ARG8: one double-quoted title per name, "" for none). */
 typedef struct plot_args {
-  char names[4096], colours[2048], groups[512], present[16];
+  char names[4096], colours[2048], groups[512], present[16], titles[8192];
+  int group[256]; /* the group of each name (the first 256) */
+  size_t count;
 } plot_args;
 
 /* The group of a simulation kernel: its column's, the reference's own. */
@@ -431,11 +472,13 @@ static rl_group sim_group(const rep_data *d, const char *name) {
 static void plot_args_of(const rep_data *main, const rep_data *d, int sim, plot_args *a) {
   size_t ln = 0, lc = 0, lg = 0, count = sim ? d->nsim : d->ncol;
   int seen[4] = {0};
-  a->names[0] = a->colours[0] = a->groups[0] = a->present[0] = 0;
+  a->names[0] = a->colours[0] = a->groups[0] = a->present[0] = a->titles[0] = 0;
+  a->count = 0;
   for (size_t k = 0; k < count && ln < sizeof a->names && lc < sizeof a->colours && lg < sizeof a->groups; k++) {
     const char *name = sim ? d->sim[k].name : d->cols[k].name;
     rl_group g = sim ? sim_group(d, name) : rw_col_group(&d->cols[k]);
     seen[g] = 1;
+    if (k < sizeof a->group / sizeof *a->group) a->group[a->count++] = (int)g;
     ln += (size_t)snprintf(a->names + ln, sizeof a->names - ln, "%s%s", k ? " " : "", name);
     lc += (size_t)snprintf(a->colours + lc, sizeof a->colours - lc, "%s%s", k ? " " : "", rw_name_colour(main, name));
     lg += (size_t)snprintf(a->groups + lg, sizeof a->groups - lg, "%s%d", k ? " " : "", (int)g);
@@ -443,6 +486,112 @@ static void plot_args_of(const rep_data *main, const rep_data *d, int sim, plot_
   size_t lp = 0;
   for (int g = RL_DOCUMENT; g <= RL_ENGINE; g++)
     if (seen[g]) lp += (size_t)snprintf(a->present + lp, sizeof a->present - lp, "%s%d", lp ? " " : "", g);
+}
+
+/* The columns of its data a plot's script draws: x, up to three y columns (0:
+ * none), and the column that must be > 0 for a row to be drawn (0: none). A
+ * row is drawn when x and one of its y are numbers. */
+typedef struct drawn_cols {
+  const char *script;
+  int x, y[3], cond;
+} drawn_cols;
+static const drawn_cols drawn[] = {
+    {"grazing", 1, {4, 5, 0}, 3}, {"near_contact", 1, {4, 5, 0}, 3}, {"far", 1, {4, 5, 0}, 3},
+    {"kappa", 1, {2, 0, 0}, 0},   {"cdf", 1, {2, 0, 0}, 0},          {"classification", 1, {6, 7, 0}, 0},
+    {"audit", 1, {2, 3, 0}, 0},   {"sim", 1, {3, 0, 0}, 0},
+};
+
+/* The drawn rows of each block (gnuplot index) of a data file, as text: one
+ * string per block, "" for a block with nothing drawn. *n blocks; NULL when
+ * the file cannot be read. */
+static char **drawn_rows(const char *path, const drawn_cols *dc, size_t *n) {
+  FILE *f = fopen(path, "r");
+  *n = 0;
+  if (!f) return NULL;
+  size_t cap = 16, blanks = 0;
+  char **v = calloc(cap, sizeof *v), line[4096];
+  size_t *len = calloc(cap, sizeof *len);
+  int started = 0;
+  while (v && len && fgets(line, sizeof line, f)) {
+    if (line[0] == '\n') {
+      blanks++;
+      continue;
+    }
+    if (started && blanks >= 2) (*n)++; /* two blank lines end a block */
+    blanks = 0;
+    if (!started) started = 1, *n = 1;
+    if (*n > cap) {
+      char **nv = realloc(v, 2 * cap * sizeof *v);
+      size_t *nl = nv ? realloc(len, 2 * cap * sizeof *len) : NULL;
+      if (nv) v = nv;
+      if (!nv || !nl) break;
+      len = nl;
+      memset(v + cap, 0, cap * sizeof *v), memset(len + cap, 0, cap * sizeof *len);
+      cap *= 2;
+    }
+    if (line[0] == '#') continue;
+    char *tok[16];
+    int nt = 0;
+    for (char *save = NULL, *t = strtok_r(line, " \t\n", &save); t && nt < 16; t = strtok_r(NULL, " \t\n", &save))
+      tok[nt++] = t;
+    double x = dc->x <= nt ? strtod(tok[dc->x - 1], NULL) : NAN;
+    if (isnan(x) || (dc->cond && !(dc->cond <= nt && strtod(tok[dc->cond - 1], NULL) > 0))) continue;
+    int any = 0;
+    for (int j = 0; j < 3 && dc->y[j]; j++) any |= dc->y[j] <= nt && !isnan(strtod(tok[dc->y[j] - 1], NULL));
+    if (!any) continue;
+    char row[512];
+    size_t rl = (size_t)snprintf(row, sizeof row, "%s", tok[dc->x - 1]);
+    for (int j = 0; j < 3 && dc->y[j]; j++)
+      rl += (size_t)snprintf(row + rl, rl < sizeof row ? sizeof row - rl : 0, " %s", dc->y[j] <= nt ? tok[dc->y[j] - 1] : "-");
+    char *b = realloc(v[*n - 1], len[*n - 1] + strlen(row) + 2);
+    if (!b) break;
+    v[*n - 1] = b;
+    len[*n - 1] += (size_t)sprintf(b + len[*n - 1], "%s;", row);
+  }
+  fclose(f);
+  free(len);
+  return v;
+}
+
+/* The legend's titles of plot p (its data in dir/data) into a->titles: a name
+ * whose series draws nothing has no entry; one whose curve is identical to an
+ * earlier one's in the same panel reads "NAME (= EARLIER)", since it hides it. */
+static void plot_titles(const char *dir, const rw_plot *p, plot_args *a) {
+  const drawn_cols *dc = NULL;
+  for (size_t j = 0; j < sizeof drawn / sizeof *drawn; j++)
+    if (!strcmp(drawn[j].script, p->script)) dc = &drawn[j];
+  char path[PATH_MAX + 160];
+  snprintf(path, sizeof path, "%s/data/%s", dir, p->data);
+  size_t nb = 0;
+  char **rows = dc ? drawn_rows(path, dc, &nb) : NULL;
+  size_t lt = 0, i = 0;
+  a->titles[0] = 0;
+  char names[sizeof a->names];
+  snprintf(names, sizeof names, "%s", a->names);
+  char *name[256];
+  size_t nn = 0;
+  for (char *save = NULL, *t = strtok_r(names, " ", &save); t && nn < 256; t = strtok_r(NULL, " ", &save))
+    name[nn++] = t;
+  int one_panel = !strcmp(p->script, "audit"); /* every group in one panel */
+  for (i = 0; i < nn && lt < sizeof a->titles; i++) {
+    char title[300] = "";
+    const char *mine = rows && i < nb && rows[i] ? rows[i] : "";
+    if (!dc) {
+      snprintf(title, sizeof title, "%s", name[i]);
+    } else if (mine[0]) {
+      snprintf(title, sizeof title, "%s", name[i]);
+      for (size_t j = 0; j < i; j++)
+        if (i < a->count && (one_panel || a->group[j] == a->group[i]) && j < nb && rows[j] && !strcmp(rows[j], mine)) {
+          snprintf(title, sizeof title, "%s (= %s)", name[i], name[j]);
+          break;
+        }
+    }
+    for (char *c = title; *c; c++)
+      if (*c == '"') *c = '\'';
+    lt += (size_t)snprintf(a->titles + lt, sizeof a->titles - lt, "%s\"%s\"", i ? " " : "", title);
+  }
+  for (size_t j = 0; rows && j < nb; j++) free(rows[j]);
+  free(rows);
 }
 
 /* Plot p in SVG and PNG, into img/PREFIXSCRIPT.{svg,png}: gnuplot runs in the
@@ -457,7 +606,7 @@ static int plot_one(const char *dir, const char *scripts, const rw_plot *p, cons
     snprintf(data, sizeof data, "data/%s", p->data);
     snprintf(out, sizeof out, "img/%s%s.%s", prefix, p->script, fmt ? "png" : "svg");
     char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", a->names, a->colours, a->groups,
-                    a->present, NULL};
+                    a->present, a->titles, NULL};
     int st = run_in(dir, argv, msg, sizeof msg);
     char outpath[PATH_MAX + 160];
     snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
@@ -485,11 +634,17 @@ int rw_run_plots(const rep_data *d, const char *dir) {
   plot_args_of(d, d, 0, &a[0]);
   plot_args_of(d, d, 1, &a[1]);
   int rc = 0;
-  for (size_t p = 0; p < NPLOTS && !rc; p++)
-    rc = plot_one(dir, scripts, &plots[p], "", &a[strcmp(plots[p].script, "sim") ? 0 : 1]);
+  for (size_t p = 0; p < NPLOTS && !rc; p++) {
+    plot_args *pa = &a[strcmp(plots[p].script, "sim") ? 0 : 1];
+    plot_titles(dir, &plots[p], pa);
+    rc = plot_one(dir, scripts, &plots[p], "", pa);
+  }
   if (d->part && !rc) {
     plot_args_of(d, d->part, 0, &a[0]);
-    for (size_t p = 0; p < NPART_PLOTS && !rc; p++) rc = plot_one(dir, scripts, &part_plots[p], "b32_", &a[0]);
+    for (size_t p = 0; p < NPART_PLOTS && !rc; p++) {
+      plot_titles(dir, &part_plots[p], &a[0]);
+      rc = plot_one(dir, scripts, &part_plots[p], "b32_", &a[0]);
+    }
   }
   free(a);
   return rc;

@@ -30,7 +30,10 @@
 #endif
 
 /* Columns of the summary table. */
-enum { COL_AGREE, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_BITS, COL_KE, COL_MOM, COL_DRIFT, COL_NS, COL_FAILED, NCOLS };
+enum {
+  COL_MISCLASS, COL_MISSED, COL_GHOST, COL_MEDIAN, COL_P99, COL_MAX, COL_RATIO, COL_BITS, COL_KE, COL_MOM, COL_DRIFT,
+  COL_NS, COL_OVERHEAD, COL_FAILED, COL_UNSUPPORTED, NCOLS
+};
 
 
 static double maxabs(const double *v, size_t n, long *at) {
@@ -54,6 +57,10 @@ static void build_rows(const rep_data *d, row *rows) {
     r->worst_ulp = r->first_missed = r->first_ghost = r->worst_ke = r->worst_gap = -1;
     r->max_bits = NAN;
     r->q = d->cols[k].cand->precision;
+    r->external = (d->cols[k].cand->flags & TOI_CAND_EXTERNAL) != 0;
+    r->max_ratio = NAN;
+    /* FNV-1a over the direction and the indices of the scored cases. */
+    unsigned long long set = 1469598103934665603ull ^ (unsigned long long)d->cols[k].dir;
     double maxu = -1;
     for (size_t i = 0; i < s->n; i++) {
       if (r->q != TOI_BINARY64) {
@@ -69,7 +76,12 @@ static void build_rows(const rep_data *d, row *rows) {
         r->failed++;
         continue;
       }
+      if (kind == REP_UNSUPPORTED) {
+        r->unsupported++;
+        continue;
+      }
       r->cases++;
+      set = (set ^ (unsigned long long)i) * 1099511628211ull;
       if (kind == SCORE_AGREE) r->agree++;
       if (kind == SCORE_MISSED) {
         r->missed++;
@@ -90,9 +102,13 @@ static void build_rows(const rep_data *d, row *rows) {
         }
         double b = s->bits[i * d->ncol + k];
         if (isnan(r->max_bits) || b > r->max_bits) r->max_bits = b;
+        double q = s->ratio[i * d->ncol + k];
+        if (!isnan(q) && (isnan(r->max_ratio) || q > r->max_ratio)) r->max_ratio = q;
       }
     }
+    r->scored_set = set;
     r->agree_pct = r->cases ? 100.0 * (double)r->agree / (double)r->cases : NAN;
+    r->misclass_pct = rl_misclass_pct((double)r->missed, (double)r->ghost, (double)r->other, (double)r->cases);
     double *sorted;
     size_t m = rep_sorted_copy(s->ulp + k, s->n, d->ncol, &sorted);
     r->median = rep_quantile_sorted(sorted, m, 0.5);
@@ -120,6 +136,8 @@ static void build_rows(const rep_data *d, row *rows) {
       if (!strcmp(d->sim[j].name, r->name) && d->sim[j].ran) r->drift = d->sim[j].drift_per_mevent;
     r->ns = d->ns_per_call ? d->ns_per_call[k] : NAN;
     r->ns_med = d->ns_median ? d->ns_median[k] : NAN;
+    r->bench_ns = d->bench_ns ? d->bench_ns[k] : NAN;
+    r->overhead = r->bench_ns - r->ns; /* NaN unless both are known */
   }
 }
 
@@ -160,7 +178,7 @@ int rw_close_ok(FILE *f) {
 static const char *fmt_num(char *buf, size_t n, double x);
 /* Counts are printed whole; everything else with fmt_num. */
 static const char *fmt_col(char *buf, size_t n, double x, int col) {
-  if ((col == COL_MISSED || col == COL_GHOST || col == COL_FAILED) && !isnan(x)) {
+  if ((col == COL_MISSED || col == COL_GHOST || col == COL_FAILED || col == COL_UNSUPPORTED) && !isnan(x)) {
     snprintf(buf, n, "%.0f", x);
     return buf;
   }
@@ -218,30 +236,34 @@ static void html_str(FILE *f, const char *s) {
 
 static double col_value(const row *r, int c) {
   switch (c) {
-    case COL_AGREE: return r->agree_pct;
+    case COL_MISCLASS: return r->misclass_pct;
     case COL_MISSED: return (double)r->missed;
     case COL_GHOST: return (double)r->ghost;
     case COL_MEDIAN: return r->median;
     case COL_P99: return r->p99;
     case COL_MAX: return r->max;
+    case COL_RATIO: return r->max_ratio;
     case COL_BITS: return r->max_bits;
     case COL_KE: return r->ke_max;
     case COL_MOM: return r->mom_max;
     case COL_DRIFT: return r->drift;
     case COL_NS: return r->ns;
-    default: return (double)r->failed;
+    case COL_OVERHEAD: return r->overhead;
+    case COL_FAILED: return (double)r->failed;
+    default: return (double)r->unsupported;
   }
 }
 
 /* The figure of row r and column c for the significance rule: a proportion
-   (agreement, missed, ghost: of the row's cases), an interval (median and p99:
-   distribution-free; ns/call: fastest to median repeat), or out of it (the
-   maxima and the single-run figures are never marked). */
+   (misclassification, missed, ghost: of the row's scored cases), an interval
+   (median and p99: distribution-free; ns/call: fastest to median repeat), or
+   out of it (the maxima, the single-run figures and the counts apart are
+   never marked). */
 static rl_cell cell_of(const row *r, int c, toi_precision q) {
   rl_cell x = {NAN, NAN, NAN, 0, 0, r->q == q};
   double n = (double)r->cases;
   switch (c) {
-    case COL_AGREE: x.x = (double)r->agree; break;
+    case COL_MISCLASS: x.x = (double)(r->missed + r->ghost + r->other); break;
     case COL_MISSED: x.x = (double)r->missed; break;
     case COL_GHOST: x.x = (double)r->ghost; break;
     case COL_MEDIAN: x.value = r->median, x.lo = r->med_lo, x.hi = r->med_hi; return x;
@@ -256,31 +278,71 @@ static rl_cell cell_of(const row *r, int c, toi_precision q) {
 }
 
 /* mark[k * NCOLS + c] = 1 where row k holds column c's best value beyond noise
-   (rl_best_significant), among the rows in precision q. */
+   (rl_best_significant) among the rows in precision q scored on the same cases
+   as it (the same scored_set): a reverse formulation, a formulation of a
+   narrower domain or a solver that declined or failed cases is never bold
+   against rows that answered other questions. */
 static void best_marks(const row *rows, size_t n, toi_precision q, int *mark) {
   rl_cell *cells = malloc((n ? n : 1) * sizeof *cells);
-  int *best = malloc((n ? n : 1) * sizeof *best);
+  int *best = malloc((n ? n : 1) * sizeof *best), *done = calloc(n ? n : 1, sizeof *done);
   memset(mark, 0, n * NCOLS * sizeof *mark);
-  for (int c = 0; c < NCOLS && cells && best; c++) {
-    for (size_t k = 0; k < n; k++) cells[k] = cell_of(&rows[k], c, q);
-    rl_best_significant(cells, n, c == COL_AGREE, best);
-    for (size_t k = 0; k < n; k++) mark[k * NCOLS + c] = best[k];
+  for (size_t g = 0; g < n && cells && best && done; g++) {
+    if (done[g]) continue;
+    unsigned long long set = rows[g].scored_set;
+    for (size_t k = 0; k < n; k++) done[k] |= rows[k].scored_set == set;
+    for (int c = 0; c < NCOLS; c++) {
+      for (size_t k = 0; k < n; k++) {
+        cells[k] = cell_of(&rows[k], c, q);
+        cells[k].in &= rows[k].scored_set == set;
+      }
+      rl_best_significant(cells, n, 0, best);
+      for (size_t k = 0; k < n; k++) mark[k * NCOLS + c] |= best[k];
+    }
   }
   free(cells);
   free(best);
+  free(done);
 }
 
 /* The rule behind the bold figures, as the tables state it. */
 static const char best_rule[] =
-    "Bold: the best value of a column, only where it is beyond measurement noise from every other row: agree %, "
-    "missed and ghost as proportions of each row's cases, by a two-proportion z-test (|z| > 3); median and p99 "
+    "Bold: the best value of a column among the rows scored on the same cases (same direction and the very same "
+    "scored cases: a reverse formulation, one of a narrower domain such as overlap-recovery, or a solver that "
+    "declined or failed some cases is compared only with rows scored on exactly its cases), only where it is "
+    "beyond measurement noise from every other such row: misclass %, missed and ghost as proportions of each "
+    "row's scored cases, by a two-proportion z-test (|z| > 3); median and p99 "
     "when their distribution-free 3-sigma intervals (order statistics) do not overlap; ns/call when the "
     "fastest row's median of 5 timings is below every other row's fastest. Maxima and single-run figures "
-    "(max ULP, bits, energy, momentum, drift) are never bold. Classification: an exact overlap reported as "
-    "no contact (or as a hit) counts as other, never as missed; missed is an exact contact reported as none.";
+    "(max ULP, max error/(kappa u), bits, energy, momentum, drift) are never bold. Classification: an exact "
+    "overlap reported as no contact (or as a hit) counts as other, never as missed; missed is an exact contact "
+    "reported as none.";
 
-static const char *col_names[NCOLS] = {"agree %",  "missed", "ghost",     "median ULP", "p99 ULP",  "max ULP",
-                                        "max bits", "energy max", "momentum max", "sim drift/1e6 ev", "ns/call", "failed"};
+/* What the ratio and the cost columns measure, as the tables state it. */
+static const char ratio_cost_rule[] =
+    "max error/(kappa u): the largest |T - t*| / (kappa u |t*| + 2^(emin-p)) over the timed cases, kappa the "
+    "condition number of the root in the row's direction and u = 2^-p the unit roundoff of the row's precision "
+    "(the sweep's MAX_RATIO): about 1 or below, the error is what the conditioning of the cases allows, so a "
+    "large ULP error there comes from ill-conditioned cases; far above, the formulation itself loses accuracy. "
+    "ns/call: the candidate's own time per call. Every built-in row is timed alike: its batch call alone over "
+    "the first 20000 cases of the suite, already in its precision, fastest of 5 passes. An external solver's is "
+    "the time it reported for its engine (plug-in toi_solver_report_cost, the protocol's # engine-time line; "
+    "- when it reported none); bench overhead ns/call is the rest of the wall time per call the bench measured "
+    "around it (processes, pipe, protocol). unsupported: cases a solver declined; failed: cases it gave no "
+    "usable answer for; neither is scored nor counted as misclassified.";
+
+/* 1 for the columns of the response audit and simulation table (the forward
+   rows' energy, momentum and drift), 0 for the summary table's. */
+static int col_response(int c) { return c == COL_KE || c == COL_MOM || c == COL_DRIFT; }
+
+static const char response_intro[] =
+    "The response after each forward row's time: energy and momentum, the largest relative errors of the pairwise "
+    "response audit (E = 1); sim drift, |energy error| per 10^6 events of the many-ball simulation (built-in "
+    "kernels only).";
+
+static const char *col_names[NCOLS] = {"misclass %", "missed", "ghost", "median ULP", "p99 ULP", "max ULP",
+                                        "max error / (kappa u)", "max bits", "energy max", "momentum max",
+                                        "sim drift/1e6 ev", "ns/call", "bench overhead ns/call", "failed",
+                                        "unsupported"};
 
 static void case_line(const rep_section *s, long i, char *buf, size_t n) {
   if (i < 0 || (size_t)i >= s->n) {
@@ -454,9 +516,11 @@ static int mixed_precisions(const rep_data *d) {
 static void md_table(FILE *f, const rep_data *d, const row *rows) {
   int prec = mixed_precisions(d);
   fprintf(f, "| formulation |%s direction | cases | timed |", prec ? " precision |" : "");
-  for (int c = 0; c < NCOLS; c++) fprintf(f, " %s |", col_names[c]);
+  for (int c = 0; c < NCOLS; c++)
+    if (!col_response(c)) fprintf(f, " %s |", col_names[c]);
   fprintf(f, "\n|---|%s---|---:|---:|", prec ? "---|" : "");
-  for (int c = 0; c < NCOLS; c++) fprintf(f, "---:|");
+  for (int c = 0; c < NCOLS; c++)
+    if (!col_response(c)) fprintf(f, "---:|");
   fputc('\n', f);
   int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
   if (mark) best_marks(rows, d->ncol, d->precision, mark);
@@ -465,6 +529,7 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
     if (prec) fprintf(f, " %s |", toi_precision_name(rows[k].q));
     fprintf(f, " %s | %zu | %zu |", rows[k].dir, rows[k].cases, rows[k].timed);
     for (int c = 0; c < NCOLS; c++) {
+      if (col_response(c)) continue;
       char b[32];
       double v = col_value(&rows[k], c);
       int is_best = mark && mark[k * NCOLS + c];
@@ -473,6 +538,36 @@ static void md_table(FILE *f, const rep_data *d, const row *rows) {
     fputc('\n', f);
   }
   free(mark);
+}
+
+/* The response audit and simulation columns of the forward rows, in Markdown (never bold: maxima and single runs). */
+static void md_response_table(FILE *f, const rep_data *d, const row *rows) {
+  fprintf(f, "\n## Response audit and simulation\n\n%s\n\n| formulation |", response_intro);
+  for (int c = 0; c < NCOLS; c++)
+    if (col_response(c)) fprintf(f, " %s |", col_names[c]);
+  fprintf(f, "\n|---|");
+  for (int c = 0; c < NCOLS; c++)
+    if (col_response(c)) fprintf(f, "---:|");
+  fputc('\n', f);
+  for (size_t k = 0; k < d->ncol; k++) {
+    if (d->cols[k].dir != TOI_FORWARD) continue;
+    fprintf(f, "| %s |", rows[k].name);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      if (col_response(c)) fprintf(f, " %s |", fmt_col(b, sizeof b, col_value(&rows[k], c), c));
+    }
+    fputc('\n', f);
+  }
+}
+
+/* After the rules under a table: the external rows that reported no time of
+   their own, with the wall time per call the bench measured around them. */
+static void own_time_note(FILE *f, const rep_data *d, const row *rows) {
+  for (size_t k = 0; k < d->ncol; k++)
+    if (rows[k].external && isnan(rows[k].ns) && !isnan(rows[k].bench_ns))
+      fprintf(f, " %s reported no time of its own: the bench measured %.4g ns per call around it, processes and "
+                 "pipe included (not drawn in the accuracy-against-cost plot).",
+              rows[k].name, rows[k].bench_ns);
 }
 
 /* Below a table with rows in another precision: what their figures mean. */
@@ -499,7 +594,7 @@ static void family_stat(const rep_data *p, const rep_section *s, size_t k, fam_s
   memset(o, 0, sizeof *o);
   for (size_t i = 0; i < s->n; i++) {
     int kind = s->kind[i * p->ncol + k];
-    if (kind == SCORE_OUT_OF_DOMAIN || kind == REP_FAILED) continue;
+    if (!rep_kind_scored(kind)) continue;
     o->cases++;
     o->missed += kind == SCORE_MISSED;
     o->ghost += kind == SCORE_GHOST;
@@ -603,8 +698,8 @@ static void verdict_of(const rep_data *d, const row *rows, char *out, size_t n) 
       const row *r = &rows[k];
       e[k] = (rl_entry){r->name, rw_col_group(&d->cols[k]),
                         d->cols[k].dir == TOI_FORWARD && r->q == d->precision, (double)r->cases,
-                        (double)r->agree, (double)r->missed, (double)r->ghost, (double)r->timed, r->median, r->p99,
-                        (double)r->nonfinite, r->ns, "", NAN, 0, "k"};
+                        (double)r->agree, (double)r->missed, (double)r->ghost, (double)r->other, (double)r->timed,
+                        r->median, r->p99, r->max_ratio, (double)r->nonfinite, r->ns, "", NAN, 0, "k"};
       worst_family(d, k, &e[k], buf);
     }
     rl_verdict(out, n, e, d->ncol);
@@ -625,11 +720,14 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
   verdict_of(d, rows, verdict, sizeof verdict);
   fprintf(f, "**Verdict** (from the figures below): %s\n\n", verdict);
   md_table(f, d, rows);
-  fprintf(f, "\n%s ULP statistics are over correctly classified cases with an exact root; classification errors "
-             "are counted apart. Timing (ns/call) is machine-dependent; everything else is reproducible from the "
-             "seed.\n",
-          best_rule);
+  fprintf(f, "\n%s %s %s ULP statistics are over correctly classified cases with an exact root; classification "
+             "errors are counted apart. Timing (ns/call) is machine-dependent; everything else is reproducible from "
+             "the seed.",
+          best_rule, rl_misclass_rule, ratio_cost_rule);
+  own_time_note(f, d, rows);
+  fputc('\n', f);
   md_precision_note(f, d, rows);
+  md_response_table(f, d, rows);
   fprintf(f, "\n## Worst cases\n\nSampled maxima are lower bounds. Each case is a one-case file under worst/; "
              "the command replays it.\n\n| formulation | metric | value | case ID | exact class | replay |\n"
              "|---|---|---:|---|---|---|\n");
@@ -708,9 +806,11 @@ static void html_meta(FILE *f, const rep_data *d, const char *date) {
 /* The summary table (closed), with a precision column when precisions are mixed. */
 static void html_table(FILE *f, const rep_data *d, const row *rows) {
   int prec = mixed_precisions(d);
-  fprintf(f, "<div class=\"tw\"><table>\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th><th>timed</th>",
+  fprintf(f, "<div class=\"tw\"><table class=\"summary\">\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th>"
+             "<th>timed</th>",
           prec ? "<th>precision</th>" : "");
-  for (int c = 0; c < NCOLS; c++) fprintf(f, "<th>%s</th>", col_names[c]);
+  for (int c = 0; c < NCOLS; c++)
+    if (!col_response(c)) fprintf(f, "<th>%s</th>", col_names[c]);
   fprintf(f, "</tr>\n");
   int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
   if (mark) best_marks(rows, d->ncol, d->precision, mark);
@@ -721,6 +821,7 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
     if (prec) fprintf(f, "<td>%s</td>", toi_precision_name(rows[k].q));
     fprintf(f, "<td>%s</td><td>%zu</td><td>%zu</td>", rows[k].dir, rows[k].cases, rows[k].timed);
     for (int c = 0; c < NCOLS; c++) {
+      if (col_response(c)) continue;
       char b[32];
       double v = col_value(&rows[k], c);
       int is_best = mark && mark[k * NCOLS + c];
@@ -729,7 +830,10 @@ static void html_table(FILE *f, const rep_data *d, const row *rows) {
     fprintf(f, "</tr>\n");
   }
   free(mark);
-  fprintf(f, "</table></div>\n<p class=\"rule\">%s</p>\n", best_rule);
+  fprintf(f, "</table></div>\n<p class=\"rule\">%s</p>\n<p class=\"rule\">%s</p>\n<p class=\"rule\">%s", best_rule,
+          rl_misclass_rule, ratio_cost_rule);
+  own_time_note(f, d, rows);
+  fprintf(f, "</p>\n");
   if (!prec) return;
   fprintf(f, "<p>ULP and bits are in each row's precision: a row in another precision than %s received each case "
              "rounded to it and is scored against the exact answer of the rounded case (best values are among the "
@@ -747,11 +851,25 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
   const rep_section *s = &d->sec[0];
   fprintf(f, "<h2>Summary</h2>\n<p>One row per formulation on the %s suite. ULP error = |T - t*| / ulp(t*) over "
              "correctly classified cases with an exact root; <em>missed</em>: exact contact, no contact reported; "
-             "<em>ghost</em>: contact reported, none exact. Energy and momentum: maxima of the pairwise response "
-             "audit (relative errors, E = 1). Sim drift: |energy error| per 10<sup>6</sup> events in the many-ball "
-             "simulation.</p>\n",
+             "<em>ghost</em>: contact reported, none exact.</p>\n",
           s->name);
   html_table(f, d, rows);
+  fprintf(f, "<h3>Response audit and simulation</h3>\n<p>");
+  html_str(f, response_intro);
+  fprintf(f, "</p>\n<table>\n<tr><th>formulation</th>");
+  for (int c = 0; c < NCOLS; c++)
+    if (col_response(c)) fprintf(f, "<th>%s</th>", col_names[c]);
+  fprintf(f, "</tr>\n");
+  for (size_t k = 0; k < d->ncol; k++) {
+    if (d->cols[k].dir != TOI_FORWARD) continue;
+    fprintf(f, "<tr><td>%s</td>", rows[k].name);
+    for (int c = 0; c < NCOLS; c++) {
+      char b[32];
+      if (col_response(c)) fprintf(f, "<td>%s</td>", fmt_col(b, sizeof b, col_value(&rows[k], c), c));
+    }
+    fprintf(f, "</tr>\n");
+  }
+  fprintf(f, "</table>\n");
   fprintf(f, "<h3>Formulations</h3>\n<p>The colour of each one in every plot, its group (a panel of its own in "
              "the plots) and the document it comes from.</p>\n<table class=\"desc\">\n<tr><th>formulation</th>"
              "<th>group</th><th>source</th><th>what it computes</th></tr>\n");
@@ -840,8 +958,9 @@ static void html_part(FILE *f, const rep_data *d) {
 
 /* The page checks itself once loaded (make report-check reads it from the
  * DOM Chromium dumps): a hidden <pre id="toi-check"> with the number of
- * images, of those not loaded (naturalWidth 0) and of errors (window error
- * events, a failed image's included, and console.error calls). */
+ * images, of those not loaded (naturalWidth 0), of errors (window error
+ * events, a failed image's included, and console.error calls) and of summary
+ * tables wider than the page's column (cut off, scrolled sideways). */
 static const char check_script[] =
     "<script>\n(function () {\n  var errors = 0;\n"
     "  window.addEventListener('error', function () { errors++; }, true);\n"
@@ -853,8 +972,11 @@ static const char check_script[] =
     "      if (!im[i].complete || im[i].naturalWidth === 0) bad.push(im[i].getAttribute('src'));\n"
     "    var m = document.createElement('pre');\n"
     "    m.id = 'toi-check';\n    m.hidden = true;\n"
-    "    m.textContent = 'images=' + im.length + ' broken=' + bad.length + ' errors=' + errors + ' list=' + "
-    "bad.join(',');\n"
+    "    var wide = 0, tw = document.querySelectorAll('table.summary');\n"
+    "    for (var j = 0; j < tw.length; j++)\n"
+    "      if (tw[j].parentNode.scrollWidth > tw[j].parentNode.clientWidth) wide++;\n"
+    "    m.textContent = 'images=' + im.length + ' broken=' + bad.length + ' errors=' + errors + ' wide=' + wide + "
+    "' list=' + bad.join(',');\n"
     "    document.body.appendChild(m);\n  });\n})();\n</script>\n";
 
 static int write_html(const rep_data *d, const row *rows, const char *dir, const char *date) {
@@ -866,8 +988,10 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
           "<title>toibench accuracy report</title>\n<style>\n"
           "body{font-family:system-ui,sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222}\n"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}\n"
-          "th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap;"
+          "th,td{border:1px solid #ccc;padding:3px 5px;text-align:right;white-space:nowrap;"
           "font-variant-numeric:tabular-nums}th{background:#f0f0f0}\n"
+          "table.summary{font-size:0.8em}table.summary th{white-space:normal;vertical-align:bottom}\n"
+          "table.summary th,table.summary td{padding:3px 4px}\n"
           "table.desc td,table.desc th{white-space:normal;text-align:left}\n"
           ".tw{overflow-x:auto;max-width:100%%}\n"
           ".verdict{font-size:1.05em;background:#f4f8fc;border-left:4px solid #1f77b4;padding:0.6em 1em}\n"
@@ -912,18 +1036,26 @@ static void json_sections_rows(FILE *f, const rep_data *d, const row *rows, cons
     json_str(f, r->name);
     fprintf(f, ", \"direction\": \"%s\", \"precision\": \"%s\", \"cases\": %zu, \"out_of_domain\": %zu, "
                "\"agree\": %zu, \"missed\": %zu, \"ghost\": %zu, \"other\": %zu, \"timed\": %zu, \"failed\": %zu, "
-               "\"external\": %s",
+               "\"unsupported\": %zu, \"external\": %s",
             r->dir, toi_precision_name(r->q), r->cases, r->ood, r->agree, r->missed, r->ghost, r->other, r->timed,
-            r->failed, d->cols[k].cand->flags & TOI_CAND_EXTERNAL ? "true" : "false");
+            r->failed, r->unsupported, r->external ? "true" : "false");
     if (r->q != TOI_BINARY64) fprintf(f, ", \"inputs_rounded\": %zu, \"beyond_range\": %zu", r->rounded, r->beyond);
-    const char *keys[NCOLS] = {"agree_pct", "missed_n", "ghost_n", "median_ulp", "p99_ulp", "max_ulp",
-                               "max_bits", "energy_max", "momentum_max", "sim_drift_per_mevent", "ns_per_call",
-                               "failed_n"};
-    for (int c = 0; c < NCOLS; c++) {
-      if (c == COL_MISSED || c == COL_GHOST || c == COL_FAILED) continue; /* written above as counts */
-      fprintf(f, ", \"%s\": ", keys[c]);
-      json_num(f, col_value(r, c));
+    /* cases: the scored ones; misclass_pct = 100 (missed + ghost + other) / cases (rl_misclass_pct). */
+    static const struct {
+      const char *key;
+      int col;
+    } figures[] = {{"misclass_pct", COL_MISCLASS}, {"median_ulp", COL_MEDIAN},  {"p99_ulp", COL_P99},
+                   {"max_ulp", COL_MAX},           {"max_ratio", COL_RATIO},    {"max_bits", COL_BITS},
+                   {"energy_max", COL_KE},         {"momentum_max", COL_MOM},   {"sim_drift_per_mevent", COL_DRIFT},
+                   {"ns_per_call", COL_NS},        {"overhead_ns_per_call", COL_OVERHEAD}};
+    fprintf(f, ", \"agree_pct\": ");
+    json_num(f, r->agree_pct);
+    for (size_t c = 0; c < sizeof figures / sizeof *figures; c++) {
+      fprintf(f, ", \"%s\": ", figures[c].key);
+      json_num(f, col_value(r, figures[c].col));
     }
+    fprintf(f, ", \"bench_ns_per_call\": ");
+    json_num(f, r->bench_ns);
     fprintf(f, ", \"gap_min\": ");
     json_num(f, r->gap_min);
     fprintf(f, ", \"penetrations\": %zu}%s\n", r->penetrations, k + 1 < d->ncol ? "," : "");
