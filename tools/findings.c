@@ -510,10 +510,12 @@ static char *unavailable(const recipe *r) {
               strstr(p, "toibench-mpi") ? " (make mpi)" : strchr(p, '/') ? "" : " (not on PATH)");
   }
   if (r->needs) load_engines();
+  int missing = 0;
   for (char **n = r->needs; n && *n; n++) {
     int found = 0;
     for (char **e = engines_built; e && *e && !found; e++) found = !strcmp(*e, *n);
-    if (!found) sb_printf(&why, "%sengine %s is not built (make engines)", why.len ? "; " : "", *n);
+    if (!found) sb_printf(&why, "%s%s", missing++ ? ", " : why.len ? "; engines not built (make engines): " :
+                                                                     "engines not built (make engines): ", *n);
   }
   return why.s;
 }
