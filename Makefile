@@ -375,8 +375,8 @@ clean:
 help:
 	@grep -hE '^## ' Makefile | sed 's/^## /  make /'
 
-# ---- toibench-mpi: sweep and hunt shared among the processes of an MPI job (src/mpi/; README "Running on a
-# cluster"). build/toibench-mpi links the library and the command modules with MPI; toibench does not. ----
+# ---- toibench-mpi: sweep and hunt shared among the processes of an MPI job (src/mpi/; doc/cluster.md).
+# build/toibench-mpi links the library and the command modules with MPI; toibench does not. ----
 MPICC ?= mpicc
 MPIRUN ?= mpirun
 MPI_APT := libopenmpi-dev openmpi-bin
@@ -408,7 +408,25 @@ TEST_ENV := TOIBENCH_MPI=$(if $(MPI_OK),$(abspath $(TOIBENCH_MPI)))
 -include $(MPI_OBJ:.o=.d)
 # ---- end of the toibench-mpi block ----
 
-# ---- fuzzing and sanitizers: make fuzz, make sanitize (tests/fuzz/; README "Fuzzing and sanitizers") ----
+# ---- findings: the documents' tables of measured figures are written by their recipes (doc/findings/recipes,
+# tools/findings.c); make test checks them (tests/test_findings.c). ----
+FINDINGS := $(BUILD)/findings
+FINDINGS_DOCS := README.md $(wildcard doc/*.md)
+
+.PHONY: findings
+
+$(FINDINGS): tools/findings.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(TOI_CFLAGS) -D_XOPEN_SOURCE=700 -o $@ $<
+
+## findings: run every recipe of doc/findings/recipes and write its block in README.md and doc/*.md (engines and MPI when built)
+findings: $(FINDINGS) $(TOIBENCH) $(EXAMPLES) $(BENCH_FASTREF) $(if $(MPI_OK),$(TOIBENCH_MPI))
+	$(FINDINGS) --write $(FINDINGS_DOCS)
+
+$(TESTBIN): $(FINDINGS)
+# ---- end of the findings block ----
+
+# ---- fuzzing and sanitizers: make fuzz, make sanitize (tests/fuzz/; doc/commands.md, "Fuzzing and sanitizers") ----
 # Both build the library again, with other flags, in a directory of its own (BUILD=... on a second make
 # of this same Makefile), so that no sanitized object mixes with the normal build.
 #

@@ -168,6 +168,39 @@ Test(formulation_registry, directions_and_domains) {
   }
 }
 
+/* Each formulation from a document cites it so that a reader can find it: its
+   label, its title as the document gives it and, where the document gives one,
+   the public address of its project; never the name of a file of ours. The
+   table is the documents' heads, read by hand. */
+Test(formulation_registry, sources_cite_the_documents) {
+  static const struct {
+    const char *name, *label, *title, *address;
+  } cite[] = {
+      {"inner-product", "000", "\"Ball-Ball Collision Detection\"", NULL},
+      {"minkowski", "001", "\"Colliding balls\"", NULL},
+      {"ericson", "001", "\"Colliding balls\"", NULL},
+      {"phet", "002", "\"How To Compute When Two Balls Will Collide\"", "https://github.com/phetsims/collision-lab"},
+      {"phet-reverse", "002", "\"How To Compute When Two Balls Will Collide\"",
+       "https://github.com/phetsims/collision-lab"},
+      {"expanded-corner", "003", "\"Bouncing Balls\"", "https://github.com/EddyTodd/BouncingBalls"},
+      {"overlap-recovery", "004", "\"How To Find the Time of Impact (TOI) of two Balls\"",
+       "https://github.com/phetsims/collision-lab"},
+  };
+  for (size_t i = 0; i < sizeof cite / sizeof cite[0]; i++) {
+    const char *s = fm_find(cite[i].name)->source, *t = strstr(s, cite[i].title);
+    cr_assert_not_null(t, "%s: the source '%s' gives no title %s", cite[i].name, s, cite[i].title);
+    cr_assert(t - s >= 4 && !strncmp(t - 4, cite[i].label, 3) && t[-1] == ' ', "%s: '%s' labels the title %s",
+              cite[i].name, s, cite[i].label);
+    if (cite[i].address) cr_assert_not_null(strstr(s, cite[i].address), "%s: no address in '%s'", cite[i].name, s);
+  }
+  size_t n = 0;
+  const toi_formulation *f = toi_formulations(&n);
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_null(strstr(f[i].source, ".txt"), "%s cites a file name: %s", f[i].name, f[i].source);
+    cr_assert_null(strstr(f[i].summary, ".txt"), "%s cites a file name: %s", f[i].name, f[i].summary);
+  }
+}
+
 /* ---- exact constructions ---- */
 
 #define C2(ID, AX, AY, VAX, VAY, RA, BX, BY, VBX, VBY, RB) \

@@ -41,7 +41,7 @@ readelf -d "$tmp/score_shared" | grep -q "NEEDED.*\[$soname\]" || fail "score_sh
 LD_LIBRARY_PATH=$prefix/lib "$tmp/score_shared" "$CASES" >"$tmp/shared.out" || fail "score_shared $CASES"
 echo "install check: shared: built and ran on $CASES"
 
-# Static, as the README says: cc -static prog.c $(pkg-config --static --cflags --libs toibench).
+# Static, as doc/commands.md says: cc -static prog.c $(pkg-config --static --cflags --libs toibench).
 slibs=$(pkg-config --static --libs toibench)
 # shellcheck disable=SC2086
 $CC -static examples/score_solver.c $cflags $slibs -o "$tmp/score_static" 2>"$tmp/static.log" ||

@@ -261,7 +261,7 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
       if (h == 0) cr_assert(u == 0);
     }
   free(text);
-  /* The replay recipe of the README and of sweep --help, as written: one case
+  /* The replay recipe of doc/commands.md and of sweep --help, as written: one case
    * witnesses several statistics, and the file it makes must still be read. */
   const char *const unique[] = {"grep '^witness ' r", "cut -d' ' -f10-", "awk '!seen[$0]++' >worst.cases"};
   const char *const count[] = {"grep '^witness ' r", "cut -d' ' -f10-", "sort", "uniq", "wc -l >distinct"};

@@ -2,11 +2,21 @@
 #include <string.h>
 #include "toi.h"
 
-#define DOC_000 "000_48aa0a803641ccdd.txt \"Ball-Ball Collision Detection\""
-#define DOC_001 "001_bf656084b5936b72.txt \"Colliding balls\""
-#define DOC_002 "002_be075b6429cbd308.txt \"How To Compute When Two Balls Will Collide\""
-#define DOC_003 "003_1bdcf56a530b732e.txt \"Bouncing Balls\""
-#define DOC_004 "004_cb25571cbd7c752a.txt \"How To Find the Time of Impact (TOI) of two Balls\""
+/* The source documents, cited by their label (the summaries say "Left open by
+   001"), title, author or project, and public address where the document gives
+   one: 000 names no author and no address; 001 no address (its author from the
+   article as published); 002 names its author and its project's repository;
+   003 its repository (its licence badge); 004 its author and the Collision Lab
+   simulation, whose repository 002 gives. */
+#define DOC_000 "000 \"Ball-Ball Collision Detection\" (no author or address given)"
+#define DOC_001 "001 \"Colliding balls\", Gareth Rees, 2009"
+#define DOC_002 \
+  "002 \"How To Compute When Two Balls Will Collide\", Brandon Li, PhET Collision Lab, "                                 \
+  "https://github.com/phetsims/collision-lab"
+#define DOC_003 "003 \"Bouncing Balls\", EddyTodd, https://github.com/EddyTodd/BouncingBalls"
+#define DOC_004 \
+  "004 \"How To Find the Time of Impact (TOI) of two Balls\", Brandon Li, PhET Collision Lab, "                         \
+  "https://github.com/phetsims/collision-lab"
 
 /* One F(...) per formulation, in the order they are listed: solve function,
    its binary32 variant (the same source compiled with float, see
@@ -30,7 +40,7 @@
     "s=pB-pA, v=vB-vA, R=rA+rB; A=v.v, B=2s.v, C=s.s-R*R, disc=B*B-4AC; A==0 or disc<0 -> none; "                   \
     "t=(-B-sqrt(disc))/(2A), hit if t>=0 else none (no overlap test: overlaps give none)")                          \
   F(toi_f_expanded_corner, toi_f_expanded_corner32, "expanded-corner", TOI_FORWARD, 0,                              \
-    DOC_003 " (EddyTodd/BouncingBalls BallCollision.calculateTime)",                                                \
+    DOC_003 ", BallCollision.calculateTime",                                                \
     "corners x=p-r first (x,y are top-left corners); rab=rA-rB, vab=vA-vB, xab=xA-xB, n=sum "                       \
     "vab^2, m=2(rab*sum vab+sum xab*vab), disc=m*m-4n(rab^2-4rA*rB+2rab*sum xab+sum xab^2); "                       \
     "disc<0 or disc==0 -> none; t=(-sqrt(disc)-m)/(2n), no guard for n==0; t<-1 dropped (time in "                  \
@@ -51,7 +61,7 @@
     "products as <v,v>, <s,s>; a NaN Delta (overflow) is not <=0; 'the lower value' is the minus root; "            \
     "no step in 000: the bench's window (--tmax); 3D sums z" NOTHING)                                               \
   F(toi_f_ericson, toi_f_ericson32, "ericson", TOI_FORWARD, 0,                                                      \
-    "Real-Time Collision Detection 5.5.5 TestMovingSphereSphere (Ericson), cited by " DOC_001,                      \
+    "Real-Time Collision Detection 5.5.5 TestMovingSphereSphere (Christer Ericson, 2005), cited by " DOC_001,                      \
     "c=s.s-r*r<0 -> overlap t=0; a=v.v<EPSILON -> none; b=v.s>=0 -> none; d=b*b-a*c<0 -> none; "                    \
     "t=(-b-sqrt(d))/a. " OPEN("the book")                                                                           \
     "EPSILON=1e-12 (1e-12f in binary32; the book's code is float), absolute on |v|^2, so relative "                 \
@@ -71,7 +81,7 @@
     "A the circle; 2p.q as 2(p.q); an overflowed b*b can give t-=-inf, t+=+inf: overlap at 0; 3D as "              \
     "in 2D ('the maths is identical')" NOTHING)                                                                     \
   F(toi_f_phet, toi_f_phet32, "phet", TOI_FORWARD, 0,                                                               \
-    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions)",                                 \
+    DOC_002 ", CollisionEngine.detectBallToBallCollisions",                                 \
     "dot solveQuadraticRootsReal(|dv|^2, 2dv.dr, c), c=|dr|^2-R^2 set to 0 if |c|<1e-10; linear "                   \
     "root -c/b if a==0 or |b/a|>1e7 or |c/a|>1e7; smallest root, hit if finite, >=0 and "                           \
     "|dv.dr|>=1e-11 (else 'parallel': none); an overlap gives none from the quadratic (a root < 0) "                \
@@ -80,7 +90,7 @@
     "'(v_2 - v_2)' read as v2-v1; elapsedTime=0, velocityMultiplier=1; a root of 0 is a hit; 'within "             \
     "a given time-step' is the bench's window (--tmax); 3D adds z terms to the Vector2 code" NOTHING)               \
   F(toi_f_phet_reverse, toi_f_phet_reverse32, "phet-reverse", TOI_REVERSE, 0,                                       \
-    DOC_002 " (phetsims/collision-lab CollisionEngine.detectBallToBallCollisions, sim reversed)",                   \
+    DOC_002 ", CollisionEngine.detectBallToBallCollisions, sim reversed",                   \
     "phet with dv multiplied by -1 (the sim running backwards) and t=-root: the largest root "                      \
     "<=0 when both roots are <=0; same 1e-10 clamp, 1e-11 parallel test and 1e7 linear fallback. "                  \
     OPEN("002") "'reverse collisions' as the code runs them (velocityMultiplier=-1, the root times "                \
@@ -88,7 +98,7 @@
     NOTHING)                                                                                                        \
   F(toi_f_overlap_recovery, toi_f_overlap_recovery32, "overlap-recovery", TOI_REVERSE,                              \
     TOI_CLASS_BIT(TOI_OVERLAP),                                                                                     \
-    DOC_004 " (phetsims/collision-lab CollisionEngine.getBallToBallCollisionOverlapTime)",                          \
+    DOC_004 ", CollisionEngine.getBallToBallCollisionOverlapTime",                          \
     "only if sqrt(|pA-pB|^2)<rA+rB (else none): first root >=0 of dot "                                             \
     "solveQuadraticRootsReal(|dv|^2, -2dr.dv, |dr|^2-R^2) (1e7 linear fallback), 0 if none; "                       \
     "verdict overlap, t=-root. " OPEN("004")                                                                        \
