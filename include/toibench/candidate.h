@@ -25,10 +25,12 @@ typedef struct toi_answer {
 } toi_answer;
 
 /// How many of an external candidate's stderr lines and protocol messages
-/// were relayed: carried across the calls of a sweep or a hunt so that the
-/// first 20 of each are shown in all, not per call.
+/// were relayed: carried across the calls of a run, a sweep or a hunt so that
+/// the first 20 of each are shown in all, not per call.
 typedef struct toi_quota {
   int stderr_shown, messages_shown;
+  int output_shown;      ///< lines a plug-in wrote to its stdout or stderr
+  size_t failures_shown; ///< failed cases told by toi_bench_run (toi_bench_opts.quota)
 } toi_quota;
 
 /// Options of one batch solve call.

@@ -1012,7 +1012,7 @@ int sweep_read(const char *path, sweep_meta *m, sweep_acc *a, const toi_msg *msg
   memset(m, 0, sizeof *m);
   memset(a, 0, sizeof *a);
   reader r = {path, 0, -1, NULL, NULL, msg};
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) {
     say(&r, "%s: %s", path, strerror(errno));
     return -2;

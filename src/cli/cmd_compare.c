@@ -296,7 +296,7 @@ static int load_sweep(const char *path, cmp_side *s) {
 
 /* Reads one result, of either kind. EXIT_OK, EXIT_INPUT or EXIT_RUNTIME (said). */
 static int load(const char *path, cmp_side *s) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(path, "rbe");
   if (!f) {
     cli_error("compare: %s: %s", path, strerror(errno));
     return EXIT_RUNTIME;

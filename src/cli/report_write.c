@@ -146,7 +146,7 @@ FILE *rw_open_in(const char *dir, const char *name) {
     cli_error("report: the path of %s in the output folder is too long", name);
     return NULL;
   }
-  FILE *f = fopen(path, "w");
+  FILE *f = fopen(path, "we");
   if (!f) cli_error("report: cannot write %s: %s", path, strerror(errno));
   return f;
 }
@@ -659,7 +659,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
 static void machine_line(char *buf, size_t n) {
   struct utsname u;
   char model[256] = "unknown cpu";
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = fopen("/proc/cpuinfo", "re");
   if (f) {
     char line[512];
     while (fgets(line, sizeof line, f))
@@ -1002,7 +1002,7 @@ static int is_replaceable_report(const char *dir) {
   if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
   char path[PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/report.json", dir);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (f) {
     char head[256] = "";
     size_t n = fread(head, 1, sizeof head - 1, f);

@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_setup(cases, ans);
   solver_def s = {.name = "fuzz", .kind = SOLVER_COMMAND};
   solver_run_info info = {0, 0};
-  solver_quota quota = {0, 0};
+  solver_quota quota = {0};
   size_t total = 0;
   toi_msg msg = {fz_emit, &total};
   size_t todo[FZ_N], bidx[FZ_N], ntodo = FZ_N;
