@@ -30,9 +30,15 @@ typedef struct toi_bench_opts {
   double timeout;        ///< seconds per answer of an external candidate
   toi_ref_engine engine; ///< the reference engine
   const toi_msg *msg;    ///< failures, solver messages (NULL: dropped)
+  /// One per candidate, carried across the calls of a run made of several
+  /// (the blocks of a stream): the failures told and the solver's lines and
+  /// messages shown count over every call, the first TOI_FAILURES_SHOWN (and
+  /// 20 of each kind) being told in all. NULL: each call tells its own first
+  /// ones, and reports what it did not show.
+  toi_quota *quota;
 } toi_bench_opts;
 
-/// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages.
+/// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages, no quota.
 void toi_bench_opts_init(toi_bench_opts *o);
 
 /// Failure messages shown per candidate; the rest are counted.
