@@ -215,6 +215,19 @@ typedef struct child_io {
   output_lines *out;
 } child_io;
 
+/* The answer buffer after got more bytes came into it: its whole records
+   taken, the rest kept for the next read. 1 after an answer, -1 after a
+   record out of turn, else 0. */
+static int take_buffered(child_io *io, size_t got, solver_answer *ans, size_t n, size_t *expect,
+                         solver_run_info *info) {
+  io->have += got;
+  size_t answered = 0, took = take_records(io->buf, io->have, ans, n, expect, info, &answered);
+  if (took == SIZE_MAX) return -1;
+  memmove(io->buf, io->buf + took, io->have - took);
+  io->have -= took;
+  return answered > 0;
+}
+
 /* Reads from whichever of the child's pipes polls ready: 1 after an answer,
    -1 after a record out of turn, else 0. */
 static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, solver_answer *ans, size_t n,
@@ -222,12 +235,8 @@ static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, 
   if (ia >= 0 && p[ia].revents) {
     ssize_t r = read(io->ans_fd, io->buf + io->have, sizeof io->buf - io->have);
     if (r > 0) {
-      io->have += (size_t)r;
-      size_t answered = 0, took = take_records(io->buf, io->have, ans, n, expect, info, &answered);
-      if (took == SIZE_MAX) return -1;
-      memmove(io->buf, io->buf + took, io->have - took);
-      io->have -= took;
-      if (answered) return 1;
+      int took = take_buffered(io, (size_t)r, ans, n, expect, info);
+      if (took) return took;
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(io->ans_fd);
       io->ans_fd = -1;

@@ -5,6 +5,7 @@
  * for what a solver wrote on stdout and stderr. This translation unit then
  * defines solver_cmd.c's external functions itself, so the archive's
  * solver_cmd.o is never linked in beside it. */
+#define _GNU_SOURCE /* pipe2, as in the file included */
 #include <stdint.h>
 #include "solver_cmd.c"
 #include "fuzz_support.h"
