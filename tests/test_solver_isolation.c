@@ -208,6 +208,26 @@ Test(isolation, command_child_is_killed_and_reported_the_same_way, .init = td_se
   expect_reaped("--solver-cmd", cmd, "misbehave_cmd", "ok-3");
 }
 
+/* A constructor leaving a child behind while the plug-in is described: the
+   child is killed, and the plug-in refused naming it (a usage error). */
+Test(isolation, plugin_constructor_child_is_killed_and_the_plugin_refused, .init = td_setup, .fini = td_teardown) {
+  char env[400];
+  snprintf(env, sizeof env, "TOI_TEST_PIDFILE=%s", td_path("pids"));
+  setenv("TOI_TEST_CTOR", "fork", 1);
+  const char *args[] = {"run", "--solver", cc_built("tests/solvers/ctor_plugin.so"),
+                        TOI_SOURCE_DIR "/cases/degenerate.cases", NULL};
+  si_out *r = si_run(env, args);
+  unsetenv("TOI_TEST_CTOR");
+  long pids[4];
+  int np = si_pids(td_path("pids"), pids, 4);
+  cr_assert_eq(np, 1, "the constructor's child did not start: %s", r->err);
+  cr_assert(si_gone(pids[0]), "the constructor's child %ld outlived the run", pids[0]);
+  cr_assert_eq(r->status, 2, "%s", r->err);
+  cr_assert(strstr(r->err, "ctor_plugin.so: the plug-in left 1 process running while being loaded: killed"), "%s",
+            r->err);
+  cr_assert_str_empty(r->out);
+}
+
 /* ---- what a solver prints ---- */
 
 /* A plug-in's stdout and stderr reach the bench's stderr a line at a time,

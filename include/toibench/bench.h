@@ -79,7 +79,8 @@ typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate
 
 /// Scores cands[0..nc-1] on cases[0..n-1] into rows[0..nc-1] (initialised
 /// here; free them with toi_run_rows_free even on failure). Failures of
-/// external candidates (the first TOI_FAILURES_SHOWN) go to o->msg. Returns
+/// external candidates (the first TOI_FAILURES_SHOWN of the call, or of every
+/// call with o->quota) go to o->msg. Returns
 /// 0, or -1 when a candidate could not be run, the reference or the scoring
 /// failed, or memory ran out (said to o->msg, except what the candidate said).
 int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,

@@ -78,8 +78,8 @@ typedef toi_result (*toi_case_fn)(const toi_case *c);
 /// toi_candidate_free. An in-process candidate (a built-in formulation, a
 /// user's function) is called from several threads at once by the sweep, the
 /// hunt and the report: its function must be safe to call that way. An
-/// out-of-process one is only ever called from the thread that started the
-/// work, while no other of the bench's threads runs (a child process is forked).
+/// out-of-process one is only ever called from one thread, while no other of
+/// the bench's threads runs (a child process is forked).
 struct toi_candidate {
   char name[64];          ///< unique within a run (a repeated one becomes NAME#2 ...)
   const char *source;     ///< the document it comes from, or the plug-in / command
