@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,12 +149,14 @@ static void keeper(solver_body_fn body, const void *arg, const int *fds, int nfd
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
+  /* Every signal has been blocked since the fork: none can run a handler of
+     the bench's here (its cleanup would remove the bench's temporary files). */
   default_signals();
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGCHLD);
   sigaddset(&set, SIGTERM);
-  sigprocmask(SIG_BLOCK, &set, NULL);
+  sigprocmask(SIG_SETMASK, &set, NULL);
   pid_t w = getppid() == bench ? fork() : -1;
   if (w == 0) run_body(body, arg, fds, nfds, &set);
   const int mine[] = {-1, -1, -1, report}; /* the report as descriptor 3, nothing of the bench's */
@@ -192,12 +195,16 @@ int solver_proc_start(solver_proc *p, solver_body_fn body, const void *arg, cons
    * child that flushes or exits through stdio. */
   fflush(NULL);
   pid_t bench = getpid();
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
   p->pid = fork();
   if (p->pid == 0) {
     close(rep[0]);
     keeper(body, arg, fds, nfds, rep[1], bench);
   }
   int err = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   close(rep[1]);
   if (p->pid < 0) {
     close(rep[0]);
