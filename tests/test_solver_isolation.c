@@ -144,6 +144,22 @@ Test(isolation, plugin_cannot_write_into_the_bench_files, .init = td_setup, .fin
   free(table);
 }
 
+/* Bytes after the last answer break the protocol too, though no case is lost. */
+Test(isolation, plugin_writing_after_its_last_answer_breaks_the_protocol, .init = td_setup, .fini = td_teardown) {
+  const char *ids[] = {"ok-1", "ok-2"};
+  const char *f = si_cases("last.cases", ids, 2);
+  char solver[4300];
+  snprintf(solver, sizeof solver, "%s:fdwrite", cc_built("tests/solvers/fdwrite_plugin.so"));
+  const char *args[] = {"run", "--solver", solver, "--rows", "rows.txt", f, NULL};
+  si_out *r = si_run("TOI_TEST_EVIL_LAST=1", args);
+  char *rows = td_read("rows.txt");
+  si_expect_row(rows, "ok-1", "fdwrite", EXACT_ROW);
+  si_expect_row(rows, "ok-2", "fdwrite", EXACT_ROW);
+  free(rows);
+  cr_assert(strstr(r->err, "toibench: solver fdwrite: garbled answer stream after the last answer"), "%s", r->err);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+}
+
 /* ---- processes left behind ---- */
 
 /* The process IDs in the file (one a line), at most max. */

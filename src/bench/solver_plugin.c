@@ -252,6 +252,8 @@ static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, 
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(io->ans_fd);
       io->ans_fd = -1;
+      /* Records are written whole (PIPE_BUF): a part of one was written by something else. */
+      if (io->have) return -1;
     }
   }
   if (io_out >= 0 && p[io_out].revents) {
@@ -389,7 +391,15 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
       rc = -1;
       break;
     }
-    if (expect >= n) break;
+    if (expect >= n) {
+      /* Bytes after the last answer: nothing to blame but the protocol. */
+      if (stream == STREAM_GARBLED) {
+        info->protocol_errors++;
+        if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
+          toi_msgf(o->msg, "solver %s: garbled answer stream after the last answer", s->name);
+      }
+      break;
+    }
     if (blame_case(ans, next, expect, n, stream, stopped, status, o->timeout)) break;
     /* The case that broke the child is blamed; a fresh child goes on after it. */
     next = expect + 1;

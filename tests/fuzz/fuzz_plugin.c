@@ -53,6 +53,7 @@ static void fz_answers(const uint8_t *data, size_t len, size_t chunk, size_t n, 
     }
     FZ_CHECK(io.have < sizeof(rec)); /* whole records are taken at once */
   }
+  if (stream == STREAM_ENDED && io.have) stream = STREAM_GARBLED; /* as read_ready at the end of the pipe */
   take_output(out, "", 0, 1);
   FZ_CHECK(shown >= 0 && out->len == 0);
   if (expect < n) blame_case(ans, 0, expect, n, stream, 0, status, 10.0);
