@@ -443,14 +443,15 @@ FUZZ_CC ?= clang
 FUZZ_APT ?= clang libclang-rt-14-dev
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
-FUZZ_NAMES := cases state sweep answer checkpoint json
+FUZZ_NAMES := cases state sweep answer checkpoint json plugin
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # -DTOI_FMA_CLONES=: one copy of the fma() kernels (src/core/eft.h). Clang 14 names the dispatcher of a
 # target_clones function NAME.ifunc when its file does not call it, so toi_f_robust and toi_f_accurate
 # would be undefined at link time; glibc's fma gives the same bits as the FMA copy.
 FUZZ_LIB_CFLAGS := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DTOI_FMA_CLONES=
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
-# Every harness sees the library's headers and the command modules' (solver_cmd.c for fuzz_answer).
+# Every harness sees the library's headers and the command modules' (solver_cmd.c for fuzz_answer,
+# solver_plugin.c for fuzz_plugin).
 FUZZ_LIBS := $(FUZZ_OBJ)/libtoibench.a $(FUZZ_DIR)/libtoicli.a
 FUZZ_CLI_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_OBJ)/%,$(CLI_LIB_OBJ))
 # Extra libFuzzer options for every harness, e.g. FUZZ_FLAGS=-jobs=2 or -dict=FILE.
@@ -507,7 +508,8 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) | check-deps
 # 3D; and the case files.
 $(FUZZ_DIR)/seeds/.made: $(TOIBENCH) $(wildcard cases/*.cases cases/bad/*.cases)
 	@rm -rf $(FUZZ_DIR)/seeds && mkdir -p $(FUZZ_DIR)/seeds/cases $(FUZZ_DIR)/seeds/state \
-	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer $(FUZZ_DIR)/seeds/checkpoint $(FUZZ_DIR)/seeds/json
+	  $(FUZZ_DIR)/seeds/sweep $(FUZZ_DIR)/seeds/answer $(FUZZ_DIR)/seeds/checkpoint $(FUZZ_DIR)/seeds/json \
+	  $(FUZZ_DIR)/seeds/plugin
 	cp cases/*.cases cases/bad/*.cases $(FUZZ_DIR)/seeds/cases/
 	cd $(FUZZ_DIR)/seeds/sweep && t=$(abspath $(TOIBENCH)) && \
 	  $$t sweep mixed --count 16 -f robust,expanded -j1 --quiet -o mixed && \

@@ -410,7 +410,7 @@ typedef struct hunt_job {
 
 static void *hunt_thread(void *arg) {
   hunt_job *j = arg;
-  toi_quota q = {0, 0};
+  toi_quota q = {0};
   hunt_opts o = {j->g, 20000, 4, 1, INFINITY, 10, 0, TOI_REF_FAST, NULL, NULL, &q, &j->p.d};
   j->rc = hunt_search(j->r, j->cand, &o);
   return NULL;
@@ -435,7 +435,7 @@ Test(sweep_dist, hunt_threads_as_processes, .timeout = 120) {
   gen_opts_default(&g, GEN_GRAZING);
   toi_candidate cand;
   toi_candidate_formulation(&cand, toi_formulation_find("robust"));
-  toi_quota q = {0, 0};
+  toi_quota q = {0};
   hunt_opts o = {&g, 20000, 4, 1, INFINITY, 10, 0, TOI_REF_FAST, NULL, NULL, &q, NULL};
   hunt_result *one = calloc(1 + MAXP, sizeof *one);
   cr_assert_not_null(one);

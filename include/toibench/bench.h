@@ -30,9 +30,15 @@ typedef struct toi_bench_opts {
   double timeout;        ///< seconds per answer of an external candidate
   toi_ref_engine engine; ///< the reference engine
   const toi_msg *msg;    ///< failures, solver messages (NULL: dropped)
+  /// One per candidate, carried across the calls of a run made of several
+  /// (the blocks of a stream): the failures told and the solver's lines and
+  /// messages shown count over every call, the first TOI_FAILURES_SHOWN (and
+  /// 20 of each kind) being told in all. NULL: each call tells its own first
+  /// ones, and reports what it did not show.
+  toi_quota *quota;
 } toi_bench_opts;
 
-/// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages.
+/// The defaults: no step, target 0, timeout 10 s, the fast engine, no messages, no quota.
 TOI_API void toi_bench_opts_init(toi_bench_opts *o);
 
 /// Failure messages shown per candidate; the rest are counted.
@@ -73,7 +79,8 @@ typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate
 
 /// Scores cands[0..nc-1] on cases[0..n-1] into rows[0..nc-1] (initialised
 /// here; free them with toi_run_rows_free even on failure). Failures of
-/// external candidates (the first TOI_FAILURES_SHOWN) go to o->msg. Returns
+/// external candidates (the first TOI_FAILURES_SHOWN of the call, or of every
+/// call with o->quota) go to o->msg. Returns
 /// 0, or -1 when a candidate could not be run, the reference or the scoring
 /// failed, or memory ran out (said to o->msg, except what the candidate said).
 TOI_API int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,

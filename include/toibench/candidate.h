@@ -25,10 +25,12 @@ typedef struct toi_answer {
 } toi_answer;
 
 /// How many of an external candidate's stderr lines and protocol messages
-/// were relayed: carried across the calls of a sweep or a hunt so that the
-/// first 20 of each are shown in all, not per call.
+/// were relayed: carried across the calls of a run, a sweep or a hunt so that
+/// the first 20 of each are shown in all, not per call.
 typedef struct toi_quota {
   int stderr_shown, messages_shown;
+  int output_shown;      ///< lines a plug-in wrote to its stdout or stderr
+  size_t failures_shown; ///< failed cases told by toi_bench_run (toi_bench_opts.quota)
 } toi_quota;
 
 /// Options of one batch solve call.
@@ -76,8 +78,8 @@ typedef toi_result (*toi_case_fn)(const toi_case *c);
 /// toi_candidate_free. An in-process candidate (a built-in formulation, a
 /// user's function) is called from several threads at once by the sweep, the
 /// hunt and the report: its function must be safe to call that way. An
-/// out-of-process one is only ever called from the thread that started the
-/// work, while no other of the bench's threads runs (a child process is forked).
+/// out-of-process one is only ever called from one thread, while no other of
+/// the bench's threads runs (a child process is forked).
 struct toi_candidate {
   char name[64];          ///< unique within a run (a repeated one becomes NAME#2 ...)
   const char *source;     ///< the document it comes from, or the plug-in / command

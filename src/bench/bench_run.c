@@ -12,6 +12,7 @@ void toi_bench_opts_init(toi_bench_opts *o) {
   o->timeout = 10;
   o->engine = TOI_REF_FAST;
   o->msg = NULL;
+  o->quota = NULL;
 }
 
 /* Appends to an array whose capacity is the count rounded up to a power of two. */
@@ -26,14 +27,17 @@ static int push_val(double **v, size_t *n, double x) {
   return 0;
 }
 
-/* A case without an answer: counted, the first failures told, its row written. */
+/* A case without an answer: counted, the first failures told (of the call,
+   or of every call with a quota), its row written. */
 static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case *c, const toi_ref *ref,
-                      const toi_answer *a, const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+                      const toi_answer *a, const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row,
+                      void *ud) {
   if (a->state == TOI_UNSUPPORTED) {
     x->unsupported++;
   } else {
     x->failed++;
-    if (x->failed <= TOI_FAILURES_SHOWN) toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, c->id, a->why);
+    size_t told = quota ? ++quota->failures_shown : x->failed;
+    if (told <= TOI_FAILURES_SHOWN) toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, c->id, a->why);
   }
   if (!row) return;
   score_case sc;
@@ -84,7 +88,7 @@ typedef struct prec_case {
 
 /* Scores one candidate's answer for case c into its row. 0 or -1. */
 static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case *pc, const toi_answer *a,
-                     const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+                     const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row, void *ud) {
   const toi_case *c = &pc->c;
   const toi_ref *ref = &pc->ref;
   if (pc->state < 0) {
@@ -101,7 +105,7 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case 
   }
   x->inputs_rounded += (size_t)pc->state;
   if (a->state != TOI_ANSWERED) {
-    no_answer(x, cand, c, ref, a, o, row, ud);
+    no_answer(x, cand, c, ref, a, o, quota, row, ud);
     return 0;
   }
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
@@ -124,12 +128,13 @@ static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size
     toi_msgf(o->msg, "run: out of memory");
     return NULL;
   }
-  toi_solve_opts so = {o->tmax, o->timeout, NULL, o->msg};
-  for (size_t k = 0; k < nc; k++)
+  for (size_t k = 0; k < nc; k++) {
+    toi_solve_opts so = {o->tmax, o->timeout, o->quota ? &o->quota[k] : NULL, o->msg};
     if (toi_candidate_run(&cands[k], cases, n, &so, &ans[k * n], &rows[k].info)) {
       free(ans);
       return NULL;
     }
+  }
   return ans;
 }
 
@@ -164,7 +169,8 @@ int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, cons
       break;
     }
     for (size_t k = 0; k < nc && !rc; k++)
-      if (score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o, row, ud)) {
+      if (score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o,
+                    o->quota ? &o->quota[k] : NULL, row, ud)) {
         toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
         rc = -1;
       }

@@ -38,6 +38,18 @@ int candlist_has(const candlist *l, size_t upto, const char *name) {
   return 0;
 }
 
+int candlist_blank(const char *s) { return s[strspn(s, " \t\n\r\v\f")] == 0; }
+
+int candlist_names_ok(const char *names) {
+  for (const char *p = names;; p++) {
+    size_t n = strcspn(p, ",");
+    size_t blank = strspn(p, " \t\n\r\v\f");
+    if (blank >= n) return 0; /* empty, or blanks up to the comma or the end */
+    p += n;
+    if (!*p) return 1;
+  }
+}
+
 void candlist_unique_name(candlist *l, size_t k) {
   toi_candidate *x = &l->v[k];
   char base[sizeof x->name];

@@ -103,7 +103,7 @@ int sweep_parse_jobs(const char *s, int *jobs) {
 }
 
 long sweep_peak_rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
+  FILE *f = fopen("/proc/self/status", "re");
   if (!f) return -1;
   char line[256];
   long kb = -1;

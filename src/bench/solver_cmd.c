@@ -1,5 +1,5 @@
 /* solver_cmd.c: the subprocess protocol: case lines to a command's stdin, `ID CLASS T` answers from its stdout. */
-#include <dirent.h>
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,10 +18,6 @@
 /* Longest answer line accepted; a longer one is malformed, not a reason to
  * grow without bound. */
 #define LINE_MAX_LEN 8192
-/* Lines of a solver's stderr shown per run; the rest are counted. */
-#define STDERR_SHOWN 20
-/* Protocol messages shown per run; the rest are counted. */
-#define MESSAGES_SHOWN 20
 
 typedef struct id_entry {
   const char *id;
@@ -68,7 +62,7 @@ static int cmp_size(const void *a, const void *b) {
 
 
 static void message(batch *b, const char *fmt, const char *arg, size_t line) {
-  if (++*b->messages_shown > MESSAGES_SHOWN) return;
+  if (++*b->messages_shown > SOLVER_MESSAGES_SHOWN) return;
   char text[512], shown[400];
   snprintf(text, sizeof text, fmt, text_printable(arg, 80, shown, sizeof shown));
   if (line)
@@ -77,12 +71,8 @@ static void message(batch *b, const char *fmt, const char *arg, size_t line) {
     toi_msgf(b->msg, "solver %s: %s", b->s->name, text);
 }
 
-/* One of the solver's stderr lines, whole: it may be longer than toi_msgf's 4095 bytes. */
 static void relay_stderr(const batch *b, const char *line) {
-  if (++*b->stderr_shown > STDERR_SHOWN || !b->msg || !b->msg->emit) return;
-  char text[LINE_MAX_LEN + SOLVER_NAME_MAX + 32];
-  snprintf(text, sizeof text, "solver %s: stderr: %s", b->s->name, line);
-  b->msg->emit(b->msg->ud, text);
+  solver_relay_line(b->s->name, "stderr", b->stderr_shown, b->msg, line);
 }
 
 static int parse_num(const char *s, double *out) {
@@ -105,13 +95,9 @@ static void set_failed(solver_answer *a, const char *why, size_t line) {
   strcpy(a->why + n, at);
 }
 
-/* A pipe whose ends are not inherited by the solver unless dup2'ed. */
-static int cloexec_pipe(int fd[2]) {
-  if (pipe(fd)) return -1;
-  fcntl(fd[0], F_SETFD, FD_CLOEXEC);
-  fcntl(fd[1], F_SETFD, FD_CLOEXEC);
-  return 0;
-}
+/* A pipe whose ends no other child of the bench inherits, even one forked
+   by another thread meanwhile. */
+static int cloexec_pipe(int fd[2]) { return pipe2(fd, O_CLOEXEC); }
 
 /* A count of the `# engine-time CALLS NS` line: decimal digits only, below 2^63. */
 static int parse_count(const char *s, uint64_t *out) {
@@ -265,7 +251,7 @@ enum { OUT_EXITED, OUT_FAILED, OUT_HUNG, OUT_NOSTART };
 /* A running solver: its pipe ends (-1 once closed), its input and how much of
    it is written, and the partial lines of its stdout and stderr. */
 typedef struct proc {
-  pid_t pid;
+  solver_proc sp;
   int in_fd, out_fd, err_fd;
   char *input;
   size_t inlen, woff;
@@ -286,105 +272,15 @@ static void close_pipes(int pin[2], int pout[2], int perr[2]) {
   }
 }
 
-/* Sends SIGKILL to every child of this process; 1 when there was one. */
-static int kill_children(void) {
-  DIR *d = opendir("/proc");
-  if (!d) return 0;
-  int any = 0;
-  pid_t me = getpid();
-  for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    char path[300], buf[512];
-    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) continue;
-    buf[n] = 0;
-    /* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
-    char *rp = strrchr(buf, ')');
-    long ppid = 0;
-    if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == (long)me) {
-      kill((pid_t)atol(e->d_name), SIGKILL);
-      any = 1;
-    }
-  }
-  closedir(d);
-  return any;
-}
-
-/* Kills and reaps every descendant: as a child subreaper, this process
-   inherits those whose parent died (a grandchild that called setsid()
-   included), so killing its children until none is left ends the tree. */
-static void reap_tree(void) {
-  for (;;) {
-    kill_children();
-    pid_t r = waitpid(-1, NULL, WNOHANG);
-    if (r < 0 && errno == ECHILD) return;
-    if (r == 0) {
-      struct timespec ts = {0, 1000000};
-      nanosleep(&ts, NULL);
-    }
-  }
-}
-
-/* The solver's own process: its own process group (so a hang can be killed
-   whole), no core file, the pipes as its standard streams. */
-static void exec_solver(const char *command, const int pin[2], const int pout[2], const int perr[2],
-                        const sigset_t *unblock) {
-  setpgid(0, 0);
-  sigprocmask(SIG_UNBLOCK, unblock, NULL);
-  signal(SIGPIPE, SIG_DFL);
-  dup2(pin[0], 0);
-  dup2(pout[1], 1);
-  dup2(perr[1], 2);
-  execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-  _exit(127);
-}
-
-/* The keeper, the bench's child: runs the command as its own child and, when
-   the command ends or the bench sends SIGTERM, kills what is left of its
-   process tree, even what left its process group or session, then exits as
-   the command did. Only the command holds the pipes. */
-static void keeper(const char *command, const int pin[2], const int pout[2], const int perr[2], pid_t bench) {
-  setpgid(0, 0);
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
-  /* The bench's end (a signal, a crash) ends the solver too: SIGTERM below. */
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  struct rlimit rl = {0, 0};
-  setrlimit(RLIMIT_CORE, &rl);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGHUP, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGCHLD);
-  sigaddset(&set, SIGTERM);
-  sigprocmask(SIG_BLOCK, &set, NULL);
-  pid_t sh = getppid() == bench ? fork() : -1;
-  if (sh == 0) exec_solver(command, pin, pout, perr, &set);
-  for (int fd = 3; fd < 1024; fd++) close(fd); /* the bench's descriptors, the pipes among them */
-  int status = 127 << 8;
-  for (int done = sh < 0; !done;) {
-    int sig = sigwaitinfo(&set, NULL);
-    if (sig == SIGTERM) break;
-    for (pid_t r; (r = waitpid(-1, &status, WNOHANG)) > 0;)
-      if (r == sh) done = 1;
-  }
-  if (sh > 0) kill(-sh, SIGKILL);
-  reap_tree();
-  sigprocmask(SIG_UNBLOCK, &set, NULL);
-  if (WIFSIGNALED(status)) {
-    signal(WTERMSIG(status), SIG_DFL);
-    raise(WTERMSIG(status));
-  }
-  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+/* The solver's own process: /bin/sh runs the command. */
+static void exec_body(const void *command) {
+  execl("/bin/sh", "sh", "-c", (const char *)command, (char *)NULL);
 }
 
 /* Starts the command with the batch's input ready to write. 0, or -1 with
    the reason in reason. */
 static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, size_t rsz) {
-  *p = (proc){.pid = -1, .in_fd = -1, .out_fd = -1, .err_fd = -1};
+  *p = (proc){.sp = {-1, -1}, .in_fd = -1, .out_fd = -1, .err_fd = -1};
   p->input = build_input(b, o->tmax, &p->inlen);
   int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
   p->lo.buf = malloc(LINE_MAX_LEN + 1);
@@ -396,23 +292,20 @@ static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, s
     close_pipes(pin, pout, perr);
     return -1;
   }
-  fflush(NULL);
-  pid_t bench = getpid();
-  p->pid = fork();
-  if (p->pid == 0) keeper(b->s->command, pin, pout, perr, bench);
+  const int fds[] = {pin[0], pout[1], perr[1]};
+  int started = solver_proc_start(&p->sp, exec_body, b->s->command, fds, 3);
+  int err = errno;
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);
-  if (p->pid < 0) {
-    snprintf(reason, rsz, "cannot start: fork: %s", strerror(errno));
+  if (started) {
+    snprintf(reason, rsz, "cannot start: fork: %s", strerror(err));
     close(pin[1]);
     close(pout[0]);
     close(perr[0]);
     proc_free(p);
     return -1;
   }
-  /* Both sides set the group, so whichever runs first wins the race. */
-  setpgid(p->pid, p->pid);
   set_nonblock(pin[1]);
   set_nonblock(pout[0]);
   set_nonblock(perr[0]);
@@ -491,48 +384,18 @@ static int exchange(batch *b, proc *p, double timeout) {
   return 0;
 }
 
-/* Asks the keeper to end the solver's whole tree; kills its group after a
-   second if it has not. */
-static void kill_and_wait(pid_t pid, int *status) {
-  kill(pid, SIGTERM);
-  double until = solver_now() + 1;
-  for (;;) {
-    pid_t r = waitpid(pid, status, WNOHANG);
-    if (r == pid || (r < 0 && errno != EINTR)) return;
-    if (solver_now() >= until) break;
-    struct timespec ts = {0, 1000000};
-    nanosleep(&ts, NULL);
+/* Waits for the solver's exit status: a hung one is stopped at once, else it
+   has the timeout to exit once its output closed. Anything it left running is
+   killed; when it ended by itself, that is a protocol error. Returns 1 when it
+   had to be stopped. */
+static int stop_solver(batch *b, proc *p, int hung, double timeout, int *status) {
+  int stopped = solver_proc_wait(&p->sp, solver_now() + (hung ? 0 : timeout), status) || hung;
+  int left = solver_proc_leftovers(&p->sp);
+  if (left && !stopped) {
+    b->info->protocol_errors++;
+    solver_report_leftovers(b->s->name, left, b->messages_shown, b->msg);
   }
-  kill(-pid, SIGKILL);
-  kill(pid, SIGKILL);
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
-  }
-}
-
-/* Waits for the solver's exit status: a hung one is killed at once, else it
-   has the timeout to exit once its output closed. Anything it left running in
-   its group is killed too. Returns 1 when it had to be stopped. */
-static int stop_solver(pid_t pid, int hung, double timeout, int *status) {
-  *status = 0;
-  int killed = 0;
-  if (hung) {
-    kill_and_wait(pid, status);
-  } else {
-    double until = solver_now() + timeout;
-    for (;;) {
-      pid_t r = waitpid(pid, status, WNOHANG);
-      if (r == pid || (r < 0 && errno != EINTR)) break;
-      if (solver_now() >= until) {
-        kill_and_wait(pid, status);
-        killed = 1;
-        break;
-      }
-      struct timespec ts = {0, 2000000};
-      nanosleep(&ts, NULL);
-    }
-  }
-  kill(-pid, SIGKILL);
-  return hung || killed;
+  return stopped;
 }
 
 /* The outcome of a solver's end, with the reason for any but OUT_EXITED. */
@@ -568,7 +431,7 @@ static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
   if (p.out_fd >= 0) close(p.out_fd);
   if (p.err_fd >= 0) close(p.err_fd);
   int status;
-  int stopped = stop_solver(p.pid, hung, o->timeout, &status);
+  int stopped = stop_solver(b, &p, hung, o->timeout, &status);
   proc_free(&p);
   return outcome_of(stopped, status, o->timeout, reason, rsz);
 }
@@ -676,7 +539,7 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
-  solver_quota local = {0, 0}, *q = o->quota ? o->quota : &local;
+  solver_quota local = {0}, *q = o->quota ? o->quota : &local;
   while (ntodo) {
     batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg};
     next_batch(&b, todo, &ntodo);
@@ -694,8 +557,11 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
 }
 
 void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg) {
-  if (q->stderr_shown > STDERR_SHOWN)
-    toi_msgf(msg, "solver %s: %d more stderr lines not shown", name, q->stderr_shown - STDERR_SHOWN);
-  if (q->messages_shown > MESSAGES_SHOWN)
-    toi_msgf(msg, "solver %s: %d more protocol messages not shown", name, q->messages_shown - MESSAGES_SHOWN);
+  if (q->stderr_shown > SOLVER_LINES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more stderr lines not shown", name, q->stderr_shown - SOLVER_LINES_SHOWN);
+  if (q->output_shown > SOLVER_LINES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more output lines not shown", name, q->output_shown - SOLVER_LINES_SHOWN);
+  if (q->messages_shown > SOLVER_MESSAGES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more protocol messages not shown", name,
+             q->messages_shown - SOLVER_MESSAGES_SHOWN);
 }

@@ -1,4 +1,5 @@
 /* solver_plugin.c: runs a plug-in's solve function in a child process, so a crash, a hang or a NaN costs one case. */
+#define _GNU_SOURCE /* pipe2 */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +31,13 @@ enum { CHILD_LOAD_FAILED = 125 };
    once after the child's last answer: t holds the nanoseconds, target the
    calls (doubles hold both exactly up to 2^53). */
 #define COST_RECORD UINT64_MAX
+
+/* The child's descriptors: 0 /dev/null, 1 and 2 its output pipe, the answers
+   on ANSWER_FD; nothing else of the bench's. */
+#define ANSWER_FD 3
+
+/* Longest line of a plug-in's output relayed whole; a longer one is cut there. */
+#define OUTPUT_LINE_MAX 8192
 
 double solver_now(void) {
   struct timespec ts;
@@ -80,32 +86,44 @@ static void send_cost(void *h, const char *symbol, int wfd) {
   write_all(wfd, &m, sizeof m);
 }
 
-static void child_main(const solver_def *s, const toi_case *cases, size_t from, size_t n, double tmax, int wfd) {
-  /* Ends with the bench, even one killed by a signal. */
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  /* A deliberate crash should not leave a core file behind. */
-  struct rlimit rl = {0, 0};
-  setrlimit(RLIMIT_CORE, &rl);
-  /* What the plug-in prints must not land in the bench's own output. */
-  dup2(2, 1);
-  int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) {
-    dup2(null, 0);
-    close(null);
-  }
-  void *h = dlopen(s->path, RTLD_NOW | RTLD_LOCAL);
+/* A plug-in's exit() ends its process as _exit() does, once what it printed
+   is flushed: no exit handler the bench registered runs in the child (nor a
+   sanitized bench's leak check, which would take the bench's memory there for
+   leaks). Registered before the library is loaded, so that the plug-in's own
+   handlers still run first. */
+static void exit_now(int status, void *arg) {
+  (void)arg;
+  fflush(NULL);
+  _exit(status);
+}
+
+/* What a solving child is given: the solver and its cases from .. n-1. */
+typedef struct solve_job {
+  const solver_def *s;
+  const toi_case *cases;
+  size_t from, n;
+  double tmax;
+} solve_job;
+
+/* The solving child, its descriptors already set (solver_proc_start): the
+   library is loaded only now, when nothing of the bench's is open. */
+static void solve_body(const void *arg) {
+  const solve_job *j = arg;
+  on_exit(exit_now, NULL);
+  void *h = dlopen(j->s->path, RTLD_NOW | RTLD_LOCAL);
   toi_solver_fn fn = NULL;
-  if (h) *(void **)(&fn) = dlsym(h, s->symbol);
+  if (h) *(void **)(&fn) = dlsym(h, j->s->symbol);
   if (!fn) _exit(CHILD_LOAD_FAILED);
-  for (size_t i = from; i < n; i++) {
+  for (size_t i = j->from; i < j->n; i++) {
     toi_solver_case c;
-    to_abi_case(&c, &cases[i], tmax);
+    to_abi_case(&c, &j->cases[i], j->tmax);
     toi_solver_result r = {TOI_SOLVER_NONE, NAN, 0, 0};
     int st = fn(&r, &c);
     rec m = {(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
-    if (write_all(wfd, &m, sizeof m)) _exit(0);
+    if (write_all(ANSWER_FD, &m, sizeof m)) _exit(0);
   }
-  send_cost(h, s->symbol, wfd);
+  send_cost(h, j->s->symbol, ANSWER_FD);
+  fflush(NULL); /* what the plug-in printed and left in stdio's buffers is relayed too */
   _exit(0);
 }
 
@@ -122,52 +140,6 @@ static void describe_exit(char *buf, size_t sz, int status) {
     snprintf(buf, sz, "exited with status %d before answering", WEXITSTATUS(status));
   else
     snprintf(buf, sz, "stopped");
-}
-
-/* Waits for the child until the deadline, then kills it. */
-static int reap(pid_t pid, double deadline, int *killed) {
-  int status = 0;
-  *killed = 0;
-  for (;;) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r < 0 && errno != EINTR) return 0;
-    if (solver_now() >= deadline) break;
-    struct timespec ts = {0, 2000000};
-    nanosleep(&ts, NULL);
-  }
-  kill(pid, SIGKILL);
-  *killed = 1;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
-/* Starts a child solving cases from .. n-1. Returns the read end of its
-   answer pipe (and *pid), or -1 after telling o->msg why. */
-static int start_child(const solver_def *s, const toi_case *cases, size_t from, size_t n, const solver_opts *o,
-                       pid_t *pid) {
-  int fds[2];
-  if (pipe(fds)) {
-    toi_msgf(o->msg, "solver %s: pipe: %s", s->name, strerror(errno));
-    return -1;
-  }
-  /* Whatever stdio holds would otherwise be written a second time by a
-   * plug-in that flushes or exits in the child. */
-  fflush(NULL);
-  *pid = fork();
-  if (*pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    toi_msgf(o->msg, "solver %s: fork: %s", s->name, strerror(errno));
-    return -1;
-  }
-  if (*pid == 0) {
-    close(fds[0]);
-    child_main(s, cases, from, n, o->tmax, fds[1]);
-  }
-  close(fds[1]);
-  return fds[0];
 }
 
 /* The answer a record carries. */
@@ -198,44 +170,132 @@ static void take_cost(solver_run_info *info, const rec *m) {
   info->engine_calls += (uint64_t)m->target;
 }
 
+/* Takes the whole records of buf[0..len) (a partial one waits for the next
+   read): the answers of cases *expect on, below n, in turn, then the cost
+   record. Returns the bytes taken, or SIZE_MAX when a record comes out of
+   turn (only a plug-in writing over its answer pipe sends one). *answered
+   counts the answers taken. */
+static size_t take_records(const char *buf, size_t len, solver_answer *ans, size_t n, size_t *expect,
+                           solver_run_info *info, size_t *answered) {
+  size_t off = 0;
+  for (; len - off >= sizeof(rec); off += sizeof(rec)) {
+    rec m;
+    memcpy(&m, buf + off, sizeof m);
+    if (m.index == COST_RECORD && *expect >= n) {
+      take_cost(info, &m);
+      continue;
+    }
+    if (m.index != *expect || *expect >= n) return SIZE_MAX;
+    take_record(&ans[*expect], &m);
+    ++*expect;
+    ++*answered;
+  }
+  return off;
+}
+
+/* The partial line of a plug-in's output, and where its lines go. */
+typedef struct output_lines {
+  char buf[OUTPUT_LINE_MAX + 1];
+  size_t len;
+  const char *name;
+  int *shown;
+  const toi_msg *msg;
+} output_lines;
+
+/* Relays every complete line of data, and with end the last one without its
+   newline; a line longer than OUTPUT_LINE_MAX is cut there. */
+static void take_output(output_lines *o, const char *data, size_t len, int end) {
+  for (size_t i = 0; i < len; i++) {
+    if (data[i] != '\n') {
+      if (o->len < OUTPUT_LINE_MAX) o->buf[o->len++] = data[i];
+      continue;
+    }
+    o->buf[o->len] = 0;
+    solver_relay_line(o->name, "output", o->shown, o->msg, o->buf);
+    o->len = 0;
+  }
+  if (end && o->len) take_output(o, "\n", 1, 0);
+}
+
 enum { STREAM_ENDED = 0, STREAM_HUNG, STREAM_GARBLED };
 
-/* Takes the child's answers, case *expect on, until it closes the pipe
-   (STREAM_ENDED), sends nothing for the timeout (STREAM_HUNG) or sends a
-   record out of turn (STREAM_GARBLED). */
-static int read_answers(int fd, solver_answer *ans, size_t n, double timeout, size_t *expect,
+/* A child's two pipes: its answers and its output (-1 once at their end). */
+typedef struct child_io {
+  int ans_fd, out_fd;
+  char buf[64 * sizeof(rec)];
+  size_t have;
+  output_lines *out;
+} child_io;
+
+/* The answer buffer after got more bytes came into it: its whole records
+   taken, the rest kept for the next read. 1 after an answer, -1 after a
+   record out of turn, else 0. */
+static int take_buffered(child_io *io, size_t got, solver_answer *ans, size_t n, size_t *expect,
+                         solver_run_info *info) {
+  io->have += got;
+  size_t answered = 0, took = take_records(io->buf, io->have, ans, n, expect, info, &answered);
+  if (took == SIZE_MAX) return -1;
+  memmove(io->buf, io->buf + took, io->have - took);
+  io->have -= took;
+  return answered > 0;
+}
+
+/* Reads from whichever of the child's pipes polls ready: 1 after an answer,
+   -1 after a record out of turn, else 0. */
+static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, solver_answer *ans, size_t n,
+                      size_t *expect, solver_run_info *info) {
+  if (ia >= 0 && p[ia].revents) {
+    ssize_t r = read(io->ans_fd, io->buf + io->have, sizeof io->buf - io->have);
+    if (r > 0) {
+      int took = take_buffered(io, (size_t)r, ans, n, expect, info);
+      if (took) return took;
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+      close(io->ans_fd);
+      io->ans_fd = -1;
+      /* Records are written whole (PIPE_BUF): a part of one was written by something else. */
+      if (io->have) return -1;
+    }
+  }
+  if (io_out >= 0 && p[io_out].revents) {
+    char chunk[4096];
+    ssize_t r = read(io->out_fd, chunk, sizeof chunk);
+    if (r > 0) {
+      take_output(io->out, chunk, (size_t)r, 0);
+    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+      take_output(io->out, "", 0, 1);
+      close(io->out_fd);
+      io->out_fd = -1;
+    }
+  }
+  return 0;
+}
+
+/* Takes the child's answers, case *expect on, and relays its output until it
+   closes both pipes (STREAM_ENDED), answers nothing for the timeout
+   (STREAM_HUNG) or sends a record out of turn (STREAM_GARBLED). */
+static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeout, size_t *expect,
                         solver_run_info *info) {
   double deadline = solver_now() + timeout;
-  char buf[64 * sizeof(rec)];
-  size_t have = 0;
-  for (;;) {
+  while (io->ans_fd >= 0 || io->out_fd >= 0) {
     double left = deadline - solver_now();
     if (left <= 0) return STREAM_HUNG;
-    struct pollfd p = {fd, POLLIN, 0};
-    int pr = poll(&p, 1, (int)ceil(left * 1000));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0) continue; /* the deadline check above decides */
-    ssize_t r = read(fd, buf + have, sizeof buf - have);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return STREAM_ENDED;
-    have += (size_t)r;
-    size_t off = 0;
-    for (; have - off >= sizeof(rec); off += sizeof(rec)) {
-      rec m;
-      memcpy(&m, buf + off, sizeof m);
-      if (m.index == COST_RECORD && *expect >= n) {
-        take_cost(info, &m);
-        continue;
-      }
-      /* Only a plug-in scribbling over the bench's descriptors can send one out of turn. */
-      if (m.index != *expect || *expect >= n) return STREAM_GARBLED;
-      take_record(&ans[*expect], &m);
-      ++*expect;
-      deadline = solver_now() + timeout;
+    struct pollfd p[2];
+    int np = 0, ia = -1, iout = -1;
+    if (io->ans_fd >= 0) {
+      ia = np;
+      p[np++] = (struct pollfd){io->ans_fd, POLLIN, 0};
     }
-    memmove(buf, buf + off, have - off);
-    have -= off;
+    if (io->out_fd >= 0) {
+      iout = np;
+      p[np++] = (struct pollfd){io->out_fd, POLLIN, 0};
+    }
+    int pr = poll(p, (nfds_t)np, (int)ceil(left * 1000));
+    if (pr <= 0) continue; /* EINTR, or the deadline checked above */
+    int got = read_ready(io, p, ia, iout, ans, n, expect, info);
+    if (got < 0) return STREAM_GARBLED;
+    if (got > 0) deadline = solver_now() + timeout;
   }
+  return STREAM_ENDED;
 }
 
 /* Marks the case the child stopped at (expect) failed, saying why. Returns 1
@@ -260,29 +320,93 @@ static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, 
   return 0;
 }
 
+/* Starts a child solving cases from .. n-1 under a keeper, its answer pipe
+   and its output pipe in io. 0, or -1 after telling o->msg why. */
+static int start_child(solver_proc *sp, child_io *io, const solve_job *job, const solver_opts *o) {
+  int ans[2], out[2] = {-1, -1};
+  if (pipe2(ans, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+    toi_msgf(o->msg, "solver %s: pipe: %s", job->s->name, strerror(errno));
+    if (out[0] < 0) close(ans[0]), close(ans[1]);
+    return -1;
+  }
+  /* /dev/null as stdin, the output pipe as stdout and stderr, the answers on ANSWER_FD. */
+  const int fds[] = {-1, out[1], out[1], ans[1]};
+  int rc = solver_proc_start(sp, solve_body, job, fds, ANSWER_FD + 1);
+  int err = errno;
+  close(ans[1]);
+  close(out[1]);
+  if (rc) {
+    close(ans[0]);
+    close(out[0]);
+    toi_msgf(o->msg, "solver %s: fork: %s", job->s->name, strerror(err));
+    return -1;
+  }
+  io->ans_fd = ans[0];
+  io->out_fd = out[0];
+  io->have = 0;
+  return 0;
+}
+
+/* One child from case `next` on: its answers into ans, then its end. *expect
+   is where it stopped; *stopped says it had to be killed. The stream's end
+   (STREAM_*), or -1 when it could not be started. */
+static int run_child(const solver_def *s, const toi_case *cases, size_t next, size_t n, const solver_opts *o,
+                     solver_answer *ans, solver_run_info *info, output_lines *out, solver_quota *q, size_t *expect,
+                     int *stopped, int *status) {
+  solve_job job = {s, cases, next, n, o->tmax};
+  solver_proc sp;
+  child_io io = {-1, -1, {0}, 0, out};
+  if (start_child(&sp, &io, &job, o)) return -1;
+  *expect = next;
+  int stream = read_answers(&io, ans, n, o->timeout, expect, info);
+  if (io.ans_fd >= 0) close(io.ans_fd);
+  if (io.out_fd >= 0) close(io.out_fd);
+  take_output(out, "", 0, 1);
+  /* A child that sent everything has the timeout to end; any other is stopped now. */
+  *stopped = solver_proc_wait(&sp, solver_now() + (stream == STREAM_ENDED ? o->timeout : 0), status);
+  int left = solver_proc_leftovers(&sp);
+  if (left && !*stopped && stream == STREAM_ENDED) {
+    info->protocol_errors++;
+    solver_report_leftovers(s->name, left, &q->messages_shown, o->msg);
+  }
+  return stream;
+}
+
 int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                       solver_answer *ans, solver_run_info *info) {
+  solver_quota local = {0}, *q = o->quota ? o->quota : &local;
+  output_lines *out = malloc(sizeof *out);
+  if (!out) {
+    toi_msgf(o->msg, "solver %s: out of memory", s->name);
+    return -1;
+  }
+  *out = (output_lines){.len = 0, .name = s->name, .shown = &q->output_shown, .msg = o->msg};
+  int rc = 0;
   size_t next = 0;
   while (next < n) {
-    pid_t pid;
-    int fd = start_child(s, cases, next, n, o, &pid);
-    if (fd < 0) return -1;
-    size_t expect = next;
-    int stream = read_answers(fd, ans, n, o->timeout, &expect, info);
-    close(fd);
-    int killed = 0, status;
-    if (stream != STREAM_ENDED) {
-      kill(pid, SIGKILL);
-      status = reap(pid, solver_now(), &killed);
-    } else {
-      status = reap(pid, solver_now() + o->timeout, &killed);
+    size_t expect;
+    int stopped = 0, status = 0;
+    int stream = run_child(s, cases, next, n, o, ans, info, out, q, &expect, &stopped, &status);
+    if (stream < 0) {
+      rc = -1;
+      break;
     }
-    if (expect >= n) break;
-    if (blame_case(ans, next, expect, n, stream, killed, status, o->timeout)) break;
+    if (expect >= n) {
+      /* Bytes after the last answer: nothing to blame but the protocol. */
+      if (stream == STREAM_GARBLED) {
+        info->protocol_errors++;
+        if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
+          toi_msgf(o->msg, "solver %s: garbled answer stream after the last answer", s->name);
+      }
+      break;
+    }
+    if (blame_case(ans, next, expect, n, stream, stopped, status, o->timeout)) break;
     /* The case that broke the child is blamed; a fresh child goes on after it. */
     next = expect + 1;
   }
-  return 0;
+  if (!o->quota) solver_quota_report(s->name, &local, o->msg);
+  free(out);
+  return rc;
 }
 
 /* ---- describing a plug-in: its catalog read in a child process ---- */
@@ -293,24 +417,23 @@ typedef struct describe_head {
   char err[512];
 } describe_head;
 
-/* The child's side: stdout goes to stderr (a constructor's puts must not
-   reach the bench's tables), the answer to wfd. */
-static void describe_child(const char *full, const char *path, const char *symbol, int wfd) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  struct rlimit rl = {0, 0};
-  setrlimit(RLIMIT_CORE, &rl);
-  dup2(2, 1);
-  int null = open("/dev/null", O_RDONLY);
-  if (null >= 0) {
-    dup2(null, 0);
-    close(null);
-  }
+/* What a describing child is given. */
+typedef struct describe_job {
+  const char *full, *path, *symbol;
+} describe_job;
+
+/* The describing child, its descriptors set (solver_proc_start): its stdout
+   and stderr are the bench's stderr (a constructor's puts must not reach the
+   bench's tables), the answer goes to ANSWER_FD. */
+static void describe_body(const void *arg) {
+  const describe_job *j = arg;
+  on_exit(exit_now, NULL);
   describe_head h;
   memset(&h, 0, sizeof h);
   solver_def *v = NULL;
-  h.count = solvers_describe_here(full, path, symbol, &v, h.err, sizeof h.err);
-  fflush(stdout);
-  if (write_all(wfd, &h, sizeof h) == 0 && h.count > 0) write_all(wfd, v, (size_t)h.count * sizeof *v);
+  h.count = solvers_describe_here(j->full, j->path, j->symbol, &v, h.err, sizeof h.err);
+  fflush(NULL);
+  if (write_all(ANSWER_FD, &h, sizeof h) == 0 && h.count > 0) write_all(ANSWER_FD, v, (size_t)h.count * sizeof *v);
   _exit(0);
 }
 
@@ -363,42 +486,14 @@ static int take_description(const char *buf, size_t len, const char *path, solve
   return h.count;
 }
 
-int solver_plugin_describe(const char *full, const char *path, const char *symbol, double timeout,
-                           solver_def **out, char *err, size_t errsz) {
-  *out = NULL;
-  int fds[2];
-  if (pipe(fds)) {
-    snprintf(err, errsz, "%s: pipe: %s", path, strerror(errno));
-    return -1;
-  }
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    snprintf(err, errsz, "%s: fork: %s", path, strerror(errno));
-    return -1;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    describe_child(full, path, symbol, fds[1]);
-  }
-  close(fds[1]);
-  char *buf = NULL;
-  size_t len = 0;
-  int rs = read_stream(fds[0], solver_now() + timeout, &buf, &len);
-  close(fds[0]);
-  int killed = 0;
-  if (rs != 0) kill(pid, SIGKILL);
-  int status = reap(pid, solver_now() + (rs == 0 ? timeout : 0), &killed);
-  int count = -1;
+/* Why loading failed, from how the child ended, into err. */
+static void describe_failure(const char *path, int rs, int stopped, int status, double timeout, char *err,
+                             size_t errsz) {
   if (rs < 0) {
     snprintf(err, errsz, "out of memory");
-  } else if (rs > 0 || killed) {
+  } else if (rs > 0 || stopped) {
     snprintf(err, errsz, "%s: the plug-in did not finish loading within %gs (its initialisation hangs): stopped",
              path, timeout);
-  } else if (len >= sizeof(describe_head)) {
-    count = take_description(buf, len, path, out, err, errsz);
   } else {
     char why[128];
     describe_exit(why, sizeof why, status);
@@ -407,6 +502,48 @@ int solver_plugin_describe(const char *full, const char *path, const char *symbo
     if (b) *b = 0;
     snprintf(err, errsz, "%s: the plug-in %s while being loaded (its initialisation code ends the process)", path,
              why);
+  }
+}
+
+int solver_plugin_describe(const char *full, const char *path, const char *symbol, double timeout,
+                           solver_def **out, char *err, size_t errsz) {
+  *out = NULL;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC)) {
+    snprintf(err, errsz, "%s: pipe: %s", path, strerror(errno));
+    return -1;
+  }
+  describe_job job = {full, path, symbol};
+  const int child_fds[] = {-1, 2, 2, fds[1]};
+  solver_proc sp;
+  int started = solver_proc_start(&sp, describe_body, &job, child_fds, ANSWER_FD + 1);
+  int e = errno;
+  close(fds[1]);
+  if (started) {
+    close(fds[0]);
+    snprintf(err, errsz, "%s: fork: %s", path, strerror(e));
+    return -1;
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  int rs = read_stream(fds[0], solver_now() + timeout, &buf, &len);
+  close(fds[0]);
+  int status;
+  int stopped = solver_proc_wait(&sp, solver_now() + (rs == 0 ? timeout : 0), &status);
+  int left = solver_proc_leftovers(&sp);
+  int count = -1;
+  if (rs == 0 && !stopped && len >= sizeof(describe_head)) {
+    count = take_description(buf, len, path, out, err, errsz);
+    if (count >= 0 && left) {
+      /* The same rule as for a solving child's leftovers: the plug-in misbehaves. */
+      snprintf(err, errsz, "%s: the plug-in left %d process%s running while being loaded: killed", path, left,
+               left == 1 ? "" : "es");
+      free(*out);
+      *out = NULL;
+      count = -1;
+    }
+  } else {
+    describe_failure(path, rs, stopped, status, timeout, err, errsz);
   }
   free(buf);
   return count;

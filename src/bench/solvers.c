@@ -259,7 +259,7 @@ static int has_suffix(const char *s, const char *suf) {
    then optionally <TAB>PRECISION (binary64 when absent; a line naming a
    precision this toibench does not know is skipped). */
 static void read_manifest(defvec *d, const char *path) {
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) return;
   char line[8192];
   while (fgets(line, sizeof line, f)) {
@@ -381,7 +381,9 @@ int solver_check_answer(solver_answer *a) {
   if (a->state != SOLVER_ANSWERED) return 0;
   int cls = (int)a->r.cls;
   if (cls < 0 || cls >= TOI_CLASS_COUNT) {
+    /* A broken answer, as a command's unknown class name is: it fails the run. */
     a->state = SOLVER_FAILED;
+    a->malfunction = 1;
     snprintf(a->why, sizeof a->why, "verdict %d is not a class", cls);
     return -1;
   }

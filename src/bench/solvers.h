@@ -3,6 +3,7 @@
 #define TOI_SOLVERS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "toi.h"
 #include "toi_msg.h"
 #include "toiref.h"
@@ -86,6 +87,52 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
                       solver_answer *ans, solver_run_info *info);
 int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info);
+
+/* ---- a solver's processes (solver_proc.c) ---- */
+
+/// A solver's process tree: a keeper, the bench's child in a process group of
+/// its own and a child subreaper, runs the solver's body as its own child;
+/// when the body ends, or the bench sends the keeper SIGTERM, the keeper kills
+/// and reaps every process left of the tree (even one that left the group or
+/// the session), reports how many were left, and exits as the body did.
+typedef struct solver_proc {
+  pid_t pid;     ///< the keeper
+  int report_fd; ///< the keeper's report (read end), -1 once read
+} solver_proc;
+
+/// What the solver's own process runs: exec, or the work then _exit.
+typedef void (*solver_body_fn)(const void *arg);
+
+/// Descriptors a solver's process may be given at most.
+#define SOLVER_CHILD_FDS_MAX 8
+
+/// Starts body(arg) under a keeper, with fds[i] (descriptors of this process,
+/// -1: /dev/null) as its descriptor i, i < nfds, and no other descriptor; its
+/// signals as a new process has them. 0, or -1 with errno set.
+int solver_proc_start(solver_proc *p, solver_body_fn body, const void *arg, const int *fds, int nfds);
+/// Waits for the keeper's end until deadline (solver_now()), then has it end
+/// the tree (SIGTERM, and SIGKILL to its group a second later). *status is the
+/// body's as the keeper repeats it. Returns 1 when the keeper had to be stopped.
+int solver_proc_wait(solver_proc *p, double deadline, int *status);
+/// After solver_proc_wait: how many processes were still running when the body
+/// ended by itself (killed by the keeper); 0 when none or not known.
+int solver_proc_leftovers(solver_proc *p);
+/// Tells msg that solver name left count processes behind: a protocol
+/// message, counted in *shown (the first SOLVER_MESSAGES_SHOWN are told).
+void solver_report_leftovers(const char *name, int count, int *shown, const toi_msg *msg);
+/// In a child process: fds[i] becomes descriptor i (-1: /dev/null), every other
+/// descriptor is closed. 0, or -1.
+int solver_child_fds(const int *fds, int nfds);
+/// Closes every descriptor from lo on.
+void solver_close_from(int lo);
+
+/// One line of a solver's own output (what: "stderr" for a command, "output"
+/// for a plug-in) to msg, prefixed with its name: the first SOLVER_LINES_SHOWN
+/// of each solver and run, counted in *shown.
+void solver_relay_line(const char *name, const char *what, int *shown, const toi_msg *msg, const char *line);
+/// Lines of a solver's own output, and protocol messages, shown per run; the rest are counted.
+#define SOLVER_LINES_SHOWN 20
+#define SOLVER_MESSAGES_SHOWN 20
 
 /// After the last call with a quota: tells msg how many stderr lines and
 /// protocol messages of solver `name` were not shown.

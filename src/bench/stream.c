@@ -338,6 +338,27 @@ int toi_qstream_quantile(toi_qstream *q, double quantile, double *out) {
 
 /* ---- rows of `run` merged block by block ---- */
 
+/* The second table's counts, the targets' range and the largest gap with its
+   first witness (add_target's rules in bench_run.c); its values are not kept. */
+static void merge_target_counts(toi_run_row *acc, const toi_run_row *blk) {
+  if (blk->targets_seen) {
+    if (!acc->targets_seen || blk->tmin < acc->tmin) acc->tmin = blk->tmin;
+    if (!acc->targets_seen || blk->tmax_seen > acc->tmax_seen) acc->tmax_seen = blk->tmax_seen;
+    acc->targets_seen = 1;
+  }
+  for (int i = 0; i < SCORE_KIND_COUNT; i++) acc->tkind[i] += blk->tkind[i];
+  if (blk->ngaps && (acc->ngaps == 0 || blk->max_gap > acc->max_gap)) {
+    acc->max_gap = blk->max_gap;
+    memcpy(acc->worst_gap, blk->worst_gap, sizeof acc->worst_gap);
+  }
+  acc->ntulps += blk->ntulps;
+  acc->ngaps += blk->ngaps;
+  acc->ndevs += blk->ndevs;
+  acc->ndts += blk->ndts;
+  acc->off_tol += blk->off_tol;
+  acc->have_tol += blk->have_tol;
+}
+
 int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulps) {
   score_stats *a = &acc->st;
   const score_stats *b = &blk->st;
@@ -357,5 +378,42 @@ int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulp
   acc->overflowed += blk->overflowed;
   acc->info.malfunctions += blk->info.malfunctions;
   acc->info.protocol_errors += blk->info.protocol_errors;
+  acc->info.engine_calls += blk->info.engine_calls;
+  acc->info.engine_ns += blk->info.engine_ns;
+  acc->info.bench_calls += blk->info.bench_calls;
+  acc->info.bench_ns += blk->info.bench_ns;
+  merge_target_counts(acc, blk);
   return toi_qstream_add(ulps, b->ulps, b->timed);
+}
+
+/* The largest of v[0..n-1] into *m, NaN meaning none yet (as run's max_of). */
+static void max_into(double *m, const double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (isnan(*m) || v[i] > *m) *m = v[i];
+}
+
+int toi_target_merge_init(toi_target_merge *m) {
+  memset(m, 0, sizeof *m);
+  m->max_tulp = m->max_dt = m->max_dev = NAN;
+  if (toi_qstream_init(&m->tulps) || toi_qstream_init(&m->dts) || toi_qstream_init(&m->gaps)) {
+    toi_target_merge_free(m);
+    return -1;
+  }
+  return 0;
+}
+
+int toi_run_row_merge_target(toi_target_merge *m, const toi_run_row *blk) {
+  max_into(&m->max_tulp, blk->tulps, blk->ntulps);
+  max_into(&m->max_dt, blk->dts, blk->ndts);
+  max_into(&m->max_dev, blk->devs, blk->ndevs);
+  if (toi_qstream_add(&m->tulps, blk->tulps, blk->ntulps) || toi_qstream_add(&m->dts, blk->dts, blk->ndts) ||
+      toi_qstream_add(&m->gaps, blk->gaps, blk->ngaps))
+    return -1;
+  return 0;
+}
+
+void toi_target_merge_free(toi_target_merge *m) {
+  toi_qstream_free(&m->tulps);
+  toi_qstream_free(&m->dts);
+  toi_qstream_free(&m->gaps);
 }

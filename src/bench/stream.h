@@ -85,6 +85,21 @@ void toi_qstream_free(toi_qstream *q);
 /// Adds the row of a block of cases (after every earlier block) to acc, as
 /// toi_bench_run over all the cases at once would have made it: the counts
 /// summed, the maxima with their first witness, the ULP errors to ulps
-/// (acc->st keeps none). For candidates that are not external (their second
-/// table is not merged). 0, or -1 on a write error.
+/// (acc->st keeps none), the second table's counts, extremes and witness
+/// (its values go to toi_run_row_merge_target). 0, or -1 on a write error.
 int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulps);
+
+/// The values of an external candidate's second table, merged block by block:
+/// spilled for exact medians, their maxima kept (NaN while there is none).
+typedef struct toi_target_merge {
+  toi_qstream tulps, dts, gaps;
+  double max_tulp, max_dt, max_dev;
+} toi_target_merge;
+
+/// 0, or -1 (no memory, no temporary file).
+int toi_target_merge_init(toi_target_merge *m);
+/// Adds the second table's values of a block's row (after every earlier
+/// block) to m, the row's counts having gone to acc by toi_run_row_merge.
+/// 0, or -1 on a write error.
+int toi_run_row_merge_target(toi_target_merge *m, const toi_run_row *blk);
+void toi_target_merge_free(toi_target_merge *m);

@@ -1082,7 +1082,7 @@ static int read_result(const char *path, sweep_meta *m, sweep_acc *a, const toi_
   memset(m, 0, sizeof *m);
   memset(a, 0, sizeof *a);
   reader r = {path, 0, -1, NULL, NULL, msg, FNV_OFFSET, 0, -1};
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) {
     say(&r, "%s: %s", path, strerror(errno));
     return -2;

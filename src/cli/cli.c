@@ -160,10 +160,16 @@ int cli_read_case_files(toi_caselist *list, int npaths, char **paths) {
   return rc;
 }
 
+int cli_check_names(const char *cmd, const char *names) {
+  if (candlist_names_ok(names)) return EXIT_OK;
+  return cli_usage_error(cmd, "-f '%s': an empty name (names are separated by single commas)", names);
+}
+
 int cli_parse_formulations(const char *cmd, const char *names, const toi_formulation ***out) {
   size_t n;
   const toi_formulation *all = toi_formulations(&n);
   *out = NULL;
+  if (names && cli_check_names(cmd, names) != EXIT_OK) return -1;
   if (!names || !strcmp(names, "all")) {
     const toi_formulation **v = malloc((n ? n : 1) * sizeof *v);
     if (!v) return -1;
@@ -337,6 +343,7 @@ int cli_add_named(const char *cmd, candlist *l, const char *names) {
 }
 
 int cli_add_named_prec(const char *cmd, candlist *l, const char *names, toi_precision q) {
+  if (cli_check_names(cmd, names) != EXIT_OK) return EXIT_USAGE;
   char *copy = strdup(names);
   if (!copy) return EXIT_RUNTIME;
   int rc = EXIT_OK;
@@ -379,7 +386,7 @@ static int can_exec(const char *path, char *why, size_t n) {
   if (S_ISDIR(sb.st_mode)) return snprintf(why, n, "%s: is a directory", path), -1;
   if (access(path, X_OK) != 0) return snprintf(why, n, "%s: %s", path, strerror(errno)), -1;
   char head[256] = "";
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(path, "rbe");
   size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
   if (f) fclose(f);
   head[got] = 0;
@@ -413,6 +420,7 @@ static int first_word(const char *command, char *word, size_t n) {
 
 int cli_check_command(const char *cmd, const char *command) {
   char word[4096], why[8400];
+  if (candlist_blank(command)) return cli_usage_error(cmd, "--solver-cmd needs a command, not a blank one");
   if (!first_word(command, word, sizeof word)) return EXIT_OK;
   if (strchr(word, '/')) {
     if (can_exec(word, why, sizeof why) == 0) return EXIT_OK;

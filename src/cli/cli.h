@@ -108,6 +108,8 @@ int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char
 /// must be an executable file (found in PATH when it has no '/'). EXIT_OK, or
 /// EXIT_USAGE after one usage error "solver COMMAND: cannot run: WHY" for cmd.
 int cli_check_command(const char *cmd, const char *command);
+/// A -f list (or one name) with no empty or blank name: EXIT_OK, or a usage error of cmd.
+int cli_check_names(const char *cmd, const char *names);
 /// Parses the value of --precision or --solver-cmd-precision into *q:
 /// EXIT_OK, or EXIT_USAGE after a usage error listing the precisions.
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q);

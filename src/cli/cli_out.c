@@ -442,7 +442,7 @@ int cli_out_open(cli_out *o, const char *path) {
       return -1;
     }
     if (!S_ISREG(sb.st_mode)) {
-      o->f = fopen(path, "w");
+      o->f = fopen(path, "we");
       if (!o->f) {
         cli_error("%s: cannot open: %s", path, strerror(errno));
         return -1;

@@ -194,6 +194,7 @@ static int pick(const hunt_args *h, toi_candidate *cand) {
   if (h->given > 1)
     return cli_usage_error("hunt", "one formulation or solver at a time: give only one of -f, --solver, --solver-cmd");
   if (h->command && !h->command[0]) return cli_usage_error("hunt", "--solver-cmd needs a command");
+  if (h->name && cli_check_names("hunt", h->name) != EXIT_OK) return EXIT_USAGE;
   if (h->plugin) return plugin_solver(h->plugin, h->shared.timeout, cand);
   if (h->command && cli_check_command("hunt", h->command)) return EXIT_USAGE;
   if (h->command) return toi_candidate_command_prec(cand, h->command, h->cmd_precision) ? EXIT_RUNTIME : EXIT_OK;
@@ -434,7 +435,7 @@ static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opt
   char spec[4200];
   snprintf(spec, sizeof spec, "%s %s", h->plugin ? "--solver" : h->command ? "--solver-cmd" : "-f",
            h->plugin ? h->plugin : h->command ? h->command : h->name);
-  toi_quota quota = {0, 0};
+  toi_quota quota = {0};
   int lead = sweep_dist_lead(h->dist); /* with processes sharing the search, rank 0 writes and tells */
   hunt_opts ho = {o, h->budget, (int)h->keep, h->jobs, h->shared.tmax, h->shared.timeout, h->shared.delta,
                   TOI_REF_FAST, &cli_msg_stderr, !h->quiet && lead && isatty(2) ? &cli_progress_stderr : NULL, &quota,

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "cli_outcheck.h"
 #include "cli_fmt.h"
-#include "stats.h"
+#include "solvers.h"
 
 /* The help text is one printf, long by nature. */
 static void help(void) {
@@ -80,10 +80,11 @@ static void help(void) {
       "  --reference ENGINE  the certified reference's engine: fast (default) or mpfr;\n"
       "               both give the same bits, mpfr is many times slower\n"
       "  -j N         threads (default: the number of online cores); the outputs are\n"
-      "               the same for any N. Without a solver the files are read and\n"
-      "               scored a block at a time, in memory that does not grow with\n"
-      "               them (the ULP errors go to a temporary file of TMPDIR, so that\n"
-      "               the median and p99 stay exact); a solver gets them whole.\n"
+      "               the same for any N. The files are read and scored a block at\n"
+      "               a time, in memory that does not grow with them (the ULP errors\n"
+      "               go to a temporary file of TMPDIR, so that the medians stay\n"
+      "               exact); with a solver, one block at a time on one thread, each\n"
+      "               block in a fresh process of the solver.\n"
       "External solvers get a second table, against their own target as well as the\n"
       "true contact:\n"
       "  failed, unsupp  cases without an answer (crash, hang, bad answer, NaN time,\n"
@@ -109,13 +110,6 @@ static void print_num(FILE *f, double x) {
     fprintf(f, " %10s", "-");
   else
     fprintf(f, " %10.4g", x);
-}
-
-static double max_of(const double *v, size_t n) {
-  double m = NAN;
-  for (size_t i = 0; i < n; i++)
-    if (isnan(m) || v[i] > m) m = v[i];
-  return m;
 }
 
 /* The --rows file and whether it has a precision column. */
@@ -148,7 +142,12 @@ static int any_precision(const candlist *l) {
   return 0;
 }
 
-static void print_target_row(FILE *f, const char *name, toi_run_row *x) {
+/* The second table's figures of an external candidate, from its merged values. */
+typedef struct target_figs {
+  double med_ulp_t, max_ulp_t, med_dt, max_dt, med_gap, max_gap, max_dev;
+} target_figs;
+
+static void print_target_row(FILE *f, const char *name, const toi_run_row *x, const target_figs *g) {
   fprintf(f, "%-18s %7zu %7zu", name, x->failed, x->unsupported);
   if (!x->targets_seen)
     fprintf(f, " %10s", "-");
@@ -157,13 +156,13 @@ static void print_target_row(FILE *f, const char *name, toi_run_row *x) {
   else
     fprintf(f, " %10s", "per-case");
   fprintf(f, " %7zu %7zu %7zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
-  print_num(f, toi_quantile(x->tulps, x->ntulps, 0.5));
-  print_num(f, max_of(x->tulps, x->ntulps));
-  print_num(f, toi_quantile(x->dts, x->ndts, 0.5));
-  print_num(f, max_of(x->dts, x->ndts));
-  print_num(f, toi_quantile(x->gaps, x->ngaps, 0.5));
-  print_num(f, x->ngaps ? x->max_gap : NAN);
-  print_num(f, max_of(x->devs, x->ndevs));
+  print_num(f, g->med_ulp_t);
+  print_num(f, g->max_ulp_t);
+  print_num(f, g->med_dt);
+  print_num(f, g->max_dt);
+  print_num(f, g->med_gap);
+  print_num(f, g->max_gap);
+  print_num(f, g->max_dev);
   if (x->have_tol)
     fprintf(f, " %7zu", x->off_tol);
   else
@@ -172,17 +171,17 @@ static void print_target_row(FILE *f, const char *name, toi_run_row *x) {
 }
 
 /* The second table: external candidates against their own target. */
-static void print_target_table(FILE *f, const candlist *l, toi_run_row *rows) {
+static void print_target_table(FILE *f, const candlist *l, const toi_run_row *rows, const target_figs *figs) {
   fprintf(f, "\n# external solvers: failures, target, gap |s + v T| - R at the returned time (relative to R)\n");
   fprintf(f, "%-18s %7s %7s %10s %7s %7s %7s %10s %10s %10s %10s %10s %10s %10s %7s  %s\n", "solver", "failed",
           "unsupp", "target", "miss_t", "ghost_t", "t_timed", "med_ulp_t", "max_ulp_t", "med_dt", "max_dt", "med_gap",
           "max_gap", "max_dev", "off_tol", "worst_gap");
   for (size_t k = 0; k < l->n; k++)
-    if (l->v[k].flags & TOI_CAND_EXTERNAL) print_target_row(f, l->v[k].name, &rows[k]);
+    if (l->v[k].flags & TOI_CAND_EXTERNAL) print_target_row(f, l->v[k].name, &rows[k], &figs[k]);
 }
 
-static void print_table(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st, size_t ncases,
-                        int nfiles, double tmax) {
+static void print_table(FILE *f, const candlist *l, const toi_run_row *rows, const toi_run_stats *st,
+                        const target_figs *figs, size_t ncases, int nfiles, double tmax) {
   fprintf(f, "# toibench run: %zu cases from %d file%s", ncases, nfiles, nfiles > 1 ? "s" : "");
   if (isfinite(tmax)) fprintf(f, ", hit within the step tmax = %.6g", tmax);
   fputc('\n', f);
@@ -224,7 +223,7 @@ static void print_table(FILE *f, const candlist *l, toi_run_row *rows, const toi
     }
     fputc('\n', f);
   }
-  if (nexternal) print_target_table(f, l, rows);
+  if (nexternal) print_target_table(f, l, rows, figs);
 }
 
 /* What the machine-readable outputs say of the run as a whole. */
@@ -238,26 +237,26 @@ typedef struct run_info {
 } run_info;
 
 /* The second table's figures of an external candidate, as a JSON object. */
-static void json_target(FILE *f, toi_run_row *x) {
+static void json_target(FILE *f, const toi_run_row *x, const target_figs *g) {
   fputs(", \"target\": {\"target\": ", f);
   if (!x->targets_seen) fputs("null", f);
   else if (x->tmin == x->tmax_seen) cli_json_num(f, x->tmin);
   else fputs("\"per-case\"", f);
   fprintf(f, ", \"miss_t\": %zu, \"ghost_t\": %zu, \"t_timed\": %zu, ", x->tkind[SCORE_MISSED],
           x->tkind[SCORE_GHOST], x->ntulps);
-  cli_json_num_hex(f, "med_ulp_t", toi_quantile(x->tulps, x->ntulps, 0.5));
+  cli_json_num_hex(f, "med_ulp_t", g->med_ulp_t);
   fputs(", ", f);
-  cli_json_num_hex(f, "max_ulp_t", max_of(x->tulps, x->ntulps));
+  cli_json_num_hex(f, "max_ulp_t", g->max_ulp_t);
   fputs(", ", f);
-  cli_json_num_hex(f, "med_dt", toi_quantile(x->dts, x->ndts, 0.5));
+  cli_json_num_hex(f, "med_dt", g->med_dt);
   fputs(", ", f);
-  cli_json_num_hex(f, "max_dt", max_of(x->dts, x->ndts));
+  cli_json_num_hex(f, "max_dt", g->max_dt);
   fputs(", ", f);
-  cli_json_num_hex(f, "med_gap", toi_quantile(x->gaps, x->ngaps, 0.5));
+  cli_json_num_hex(f, "med_gap", g->med_gap);
   fputs(", ", f);
-  cli_json_num_hex(f, "max_gap", x->ngaps ? x->max_gap : NAN);
+  cli_json_num_hex(f, "max_gap", g->max_gap);
   fputs(", ", f);
-  cli_json_num_hex(f, "max_dev", max_of(x->devs, x->ndevs));
+  cli_json_num_hex(f, "max_dev", g->max_dev);
   fputs(", \"off_tol\": ", f);
   if (x->have_tol) fprintf(f, "%zu", x->off_tol);
   else fputs("null", f);
@@ -268,7 +267,8 @@ static void json_target(FILE *f, toi_run_row *x) {
 }
 
 /* One candidate's object: every figure of the table's row. */
-static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row, const toi_run_stats *st) {
+static void json_candidate(FILE *f, const toi_candidate *c, const toi_run_row *row, const toi_run_stats *st,
+                           const target_figs *g) {
   const toi_run_stats s = *st;
   fputs("    {\"name\": ", f);
   cli_json_str(f, c->name);
@@ -289,12 +289,13 @@ static void json_candidate(FILE *f, const toi_candidate *c, toi_run_row *row, co
   fprintf(f, ", \"out_of_domain\": %zu, \"inputs_rounded\": %zu, \"overflowed\": %zu, \"failed\": %zu, "
              "\"unsupported\": %zu",
           s.out_of_domain, s.inputs_rounded, s.overflowed, s.failed, s.unsupported);
-  if (c->flags & TOI_CAND_EXTERNAL) json_target(f, row);
+  if (c->flags & TOI_CAND_EXTERNAL) json_target(f, row, g);
   fputc('}', f);
 }
 
 /* run --format json: the run, then one object per candidate. */
-static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st, const run_info *ri) {
+static void print_json(FILE *f, const candlist *l, const toi_run_row *rows, const toi_run_stats *st,
+                       const target_figs *figs, const run_info *ri) {
   fprintf(f, "{\"format\": \"toibench-run\", \"format_version\": 1, \"toibench\": \"%s\",\n", TOI_VERSION);
   fprintf(f, " \"note\": \"ULP figures are JSON numbers, null for NaN (nothing timed) or infinity; KEY_hex "
              "holds each exactly (nan, inf or a C99 hex float)\",\n");
@@ -307,14 +308,15 @@ static void print_json(FILE *f, const candlist *l, toi_run_row *rows, const toi_
   cli_json_num(f, ri->tmax);
   fputs(",\n \"candidates\": [\n", f);
   for (size_t k = 0; k < l->n; k++) {
-    json_candidate(f, &l->v[k], &rows[k], &st[k]);
+    json_candidate(f, &l->v[k], &rows[k], &st[k], &figs[k]);
     fputs(k + 1 < l->n ? ",\n" : "\n", f);
   }
   fputs(" ]}\n", f);
 }
 
 /* One CSV row; the second table's fields stay empty for a formulation. */
-static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x, const toi_run_stats *st) {
+static void csv_row(FILE *f, const toi_candidate *c, const toi_run_row *x, const toi_run_stats *st,
+                    const target_figs *g) {
   const toi_run_stats s = *st;
   cli_csv_str(f, c->name);
   fprintf(f, ",%s,%d,%zu,%zu,%zu,%zu,%zu,%zu,", toi_precision_name(c->precision), (c->flags & TOI_CAND_EXTERNAL) != 0,
@@ -334,10 +336,7 @@ static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x, const toi_r
   if (x->targets_seen && x->tmin == x->tmax_seen) cli_csv_num(f, x->tmin);
   else if (x->targets_seen) fputs("per-case", f);
   fprintf(f, ",%zu,%zu,%zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
-  const double t[] = {toi_quantile(x->tulps, x->ntulps, 0.5), max_of(x->tulps, x->ntulps),
-                      toi_quantile(x->dts, x->ndts, 0.5),     max_of(x->dts, x->ndts),
-                      toi_quantile(x->gaps, x->ngaps, 0.5),   x->ngaps ? x->max_gap : NAN,
-                      max_of(x->devs, x->ndevs)};
+  const double t[] = {g->med_ulp_t, g->max_ulp_t, g->med_dt, g->max_dt, g->med_gap, g->max_gap, g->max_dev};
   for (int i = 0; i < 7; i++) {
     fputc(',', f);
     cli_csv_num(f, t[i]);
@@ -350,12 +349,13 @@ static void csv_row(FILE *f, const toi_candidate *c, toi_run_row *x, const toi_r
 }
 
 /* run --format csv: a header row, then one row per candidate. */
-static void print_csv(FILE *f, const candlist *l, toi_run_row *rows, const toi_run_stats *st) {
+static void print_csv(FILE *f, const candlist *l, const toi_run_row *rows, const toi_run_stats *st,
+                      const target_figs *figs) {
   fputs("name,precision,external,cases,agree,missed,ghost,other,timed,median_ulp,p99_ulp,max_ulp,max_bits,worst,"
         "out_of_domain,inputs_rounded,overflowed,failed,unsupported,target,miss_t,ghost_t,t_timed,med_ulp_t,"
         "max_ulp_t,med_dt,max_dt,med_gap,max_gap,max_dev,off_tol,worst_gap\n",
         f);
-  for (size_t k = 0; k < l->n; k++) csv_row(f, &l->v[k], &rows[k], &st[k]);
+  for (size_t k = 0; k < l->n; k++) csv_row(f, &l->v[k], &rows[k], &st[k], &figs[k]);
 }
 
 /* Parses the command line into args and the candidates: those named by -f
@@ -418,26 +418,29 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
   return rc;
 }
 
-/* The table (or json, csv) of the run to args->out, and rowsf into place;
-   EXIT_OK or EXIT_RUNTIME. */
-static int write_run(const cli_args *args, const candlist *l, toi_run_row *rows, const toi_run_stats *st,
-                     cli_format fmt, const run_info *ri, cli_out *rowsf) {
+/* The table (or json, csv) of the run to args->out, and rowsf into place,
+   then what the solvers' messages left untold; EXIT_OK or EXIT_RUNTIME. */
+static int write_run(const cli_args *args, const candlist *l, const toi_run_row *rows, const toi_run_stats *st,
+                     const target_figs *figs, const toi_quota *quota, cli_format fmt, const run_info *ri,
+                     cli_out *rowsf) {
   cli_out out;
   if (cli_out_open(&out, args->out)) {
     if (rowsf) cli_out_abort(rowsf);
     return EXIT_RUNTIME;
   }
   if (fmt == CLI_FMT_JSON)
-    print_json(out.f, l, rows, st, ri);
+    print_json(out.f, l, rows, st, figs, ri);
   else if (fmt == CLI_FMT_CSV)
-    print_csv(out.f, l, rows, st);
+    print_csv(out.f, l, rows, st, figs);
   else
-    print_table(out.f, l, rows, st, ri->ncases, args->nfiles, args->tmax);
+    print_table(out.f, l, rows, st, figs, ri->ncases, args->nfiles, args->tmax);
   if (rowsf && cli_out_commit(rowsf)) {
     cli_out_abort(&out);
     return EXIT_RUNTIME;
   }
   if (cli_out_commit(&out)) return EXIT_RUNTIME;
+  for (size_t k = 0; k < l->n; k++)
+    if (l->v[k].flags & TOI_CAND_EXTERNAL) solver_quota_report(l->v[k].name, &quota[k], &cli_msg_stderr);
   return toi_run_finish(rows, l->v, l->n, &cli_msg_stderr) ? EXIT_RUNTIME : EXIT_OK;
 }
 
@@ -450,47 +453,15 @@ static void bench_opts(toi_bench_opts *o, const cli_args *args) {
   o->msg = &cli_msg_stderr;
 }
 
-/* The whole files at once (external candidates); EXIT_OK or EXIT_RUNTIME. */
-static int run_and_write(const cli_args *args, const candlist *l, const toi_caselist *list, toi_run_row *rows,
-                         cli_format fmt) {
-  toi_bench_opts o;
-  bench_opts(&o, args);
-  cli_out rowsf;
-  int rows_open = 0;
-  rows_out ro = {NULL, any_precision(l)};
-  if (args->rows) {
-    if (cli_out_open(&rowsf, args->rows)) return EXIT_RUNTIME;
-    rows_open = 1;
-    ro.f = rowsf.f;
-    fprintf(rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s\n", ro.with_precision ? " precision" : "");
-  }
-  if (toi_bench_run(rows, l->v, l->n, list->items, list->count, &o, rows_open ? write_row : NULL,
-                    rows_open ? &ro : NULL)) {
-    if (rows_open) cli_out_abort(&rowsf);
-    return EXIT_RUNTIME;
-  }
-  toi_run_stats *st = calloc(l->n, sizeof *st);
-  if (!st) {
-    if (rows_open) cli_out_abort(&rowsf);
-    return EXIT_RUNTIME;
-  }
-  for (size_t k = 0; k < l->n; k++) toi_run_row_stats(&rows[k], &st[k]);
-  run_info ri = {list->count, args->nfiles, args->tmax, args->engine, args->precision,
-                 fmt == CLI_FMT_JSON ? cli_cases_hash(list->items, list->count) : 0};
-  int rc = write_run(args, l, rows, st, fmt, &ri, rows_open ? &rowsf : NULL);
-  free(st);
-  return rc;
-}
+/* ---- the files streamed, in memory that does not grow with them ---- */
 
-/* ---- in-process candidates: the files streamed, in memory that does not grow with them ---- */
-
-/* 1 when every candidate runs in this process and states no target: the
-   files can then be scored a block at a time on several threads. A solver
-   (a child process per call, a second table) gets the whole files at once. */
-static int streamable(const candlist *l) {
+/* 1 when some candidate runs out of this process: it is then called on one
+   block at a time, from one thread alone (a child process is forked for
+   each block; no other thread may run meanwhile). */
+static int out_of_process(const candlist *l) {
   for (size_t k = 0; k < l->n; k++)
-    if (l->v[k].flags & (TOI_CAND_EXTERNAL | TOI_CAND_OUT_OF_PROCESS)) return 0;
-  return 1;
+    if (l->v[k].flags & TOI_CAND_OUT_OF_PROCESS) return 1;
+  return 0;
 }
 
 typedef struct run_slot {
@@ -505,6 +476,8 @@ typedef struct run_stream {
   run_slot *slots;
   toi_run_row *acc;  /* the run's rows */
   toi_qstream *ulps; /* their ULP errors, one per candidate */
+  toi_target_merge *targets; /* an external candidate's second table (the others' unused) */
+  toi_quota *quota;  /* the messages shown of each candidate, over every block */
   int with_precision, want_hash, rows_open;
   uint64_t hash;
   cli_out rowsf;
@@ -525,8 +498,10 @@ static int run_commit(void *ctx, toi_stream_block *b) {
   run_stream *r = ctx;
   if (b->work_rc) return 1;
   run_slot *s = &r->slots[b->slot];
-  for (size_t k = 0; k < r->l->n; k++)
+  for (size_t k = 0; k < r->l->n; k++) {
     if (toi_run_row_merge(&r->acc[k], &s->rows[k], &r->ulps[k])) return -1;
+    if ((r->l->v[k].flags & TOI_CAND_EXTERNAL) && toi_run_row_merge_target(&r->targets[k], &s->rows[k])) return -1;
+  }
   if (r->want_hash) r->hash = cli_cases_hash_more(r->hash, b->cases, b->n);
   if (!r->args->rows) return 0;
   if (!r->rows_open) {
@@ -537,12 +512,25 @@ static int run_commit(void *ctx, toi_stream_block *b) {
   return fwrite(b->text, 1, b->len, r->rowsf.f) == b->len ? 0 : -1;
 }
 
-/* The summary of each row, its quantiles exact from the spilled ULP errors. */
-static int stream_stats(run_stream *r, toi_run_stats *st) {
+/* An external candidate's second table: medians from its spilled values, maxima as merged. 0 or -1. */
+static int target_stats(const toi_run_row *x, toi_target_merge *m, target_figs *g) {
+  g->max_ulp_t = m->max_tulp;
+  g->max_dt = m->max_dt;
+  g->max_dev = m->max_dev;
+  g->max_gap = x->ngaps ? x->max_gap : NAN;
+  return toi_qstream_quantile(&m->tulps, 0.5, &g->med_ulp_t) || toi_qstream_quantile(&m->dts, 0.5, &g->med_dt) ||
+                 toi_qstream_quantile(&m->gaps, 0.5, &g->med_gap)
+             ? -1
+             : 0;
+}
+
+/* The summary of each row, its quantiles exact from the spilled values. */
+static int stream_stats(run_stream *r, toi_run_stats *st, target_figs *figs) {
   for (size_t k = 0; k < r->l->n; k++) {
     toi_run_row_counts(&r->acc[k], &st[k]);
     if (toi_qstream_quantile(&r->ulps[k], 0.5, &st[k].median_ulp) ||
-        toi_qstream_quantile(&r->ulps[k], 0.99, &st[k].p99_ulp)) {
+        toi_qstream_quantile(&r->ulps[k], 0.99, &st[k].p99_ulp) ||
+        ((r->l->v[k].flags & TOI_CAND_EXTERNAL) && target_stats(&r->acc[k], &r->targets[k], &figs[k]))) {
       cli_error("cannot read back the ULP errors of %s", r->l->v[k].name);
       return -1;
     }
@@ -557,15 +545,18 @@ static int run_stream_finish(run_stream *r, int rc, const toi_stream_result *res
     rc = EXIT_RUNTIME;
   }
   toi_run_stats *st = rc == EXIT_OK ? calloc(r->l->n, sizeof *st) : NULL;
-  if (rc == EXIT_OK && (!st || stream_stats(r, st))) rc = EXIT_RUNTIME;
+  target_figs *figs = rc == EXIT_OK ? calloc(r->l->n, sizeof *figs) : NULL;
+  if (rc == EXIT_OK && (!st || !figs || stream_stats(r, st, figs))) rc = EXIT_RUNTIME;
   if (rc != EXIT_OK) {
     if (r->rows_open) cli_out_abort(&r->rowsf);
     free(st);
+    free(figs);
     return rc;
   }
   run_info ri = {res->cases, r->args->nfiles, r->args->tmax, r->args->engine, r->args->precision, r->hash};
-  rc = write_run(r->args, r->l, r->acc, st, fmt, &ri, r->rows_open ? &r->rowsf : NULL);
+  rc = write_run(r->args, r->l, r->acc, st, figs, r->quota, fmt, &ri, r->rows_open ? &r->rowsf : NULL);
   free(st);
+  free(figs);
   return rc;
 }
 
@@ -583,13 +574,18 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   /* A block holds every candidate's answer to each of its cases (about 300
      bytes each): fewer cases a block when there are many candidates. */
   size_t block = (size_t)12288 / (l->n ? l->n : 1);
+  if (out_of_process(l)) jobs = 1;
   toi_stream_opts so = {jobs, block < 256 ? 256 : block > 4096 ? 4096 : block, run_work, run_commit, NULL, &r, NULL};
   int ns = toi_stream_slots(&so), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)ns, sizeof *r.slots);
   r.ulps = calloc(l->n, sizeof *r.ulps);
-  int ok = r.slots && r.ulps;
+  r.targets = calloc(l->n, sizeof *r.targets);
+  r.o.quota = r.quota = calloc(l->n, sizeof *r.quota);
+  int ok = r.slots && r.ulps && r.targets && r.quota;
   for (int i = 0; ok && i < ns; i++) ok = (r.slots[i].rows = calloc(l->n, sizeof *r.slots[i].rows)) != NULL;
   for (size_t k = 0; ok && k < l->n; k++) ok = toi_qstream_init(&r.ulps[k]) == 0;
+  for (size_t k = 0; ok && k < l->n; k++)
+    ok = !(l->v[k].flags & TOI_CAND_EXTERNAL) || toi_target_merge_init(&r.targets[k]) == 0;
   if (!ok) {
     cli_error("run: out of memory or no temporary file for the ULP errors");
   } else {
@@ -601,14 +597,16 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
     free(r.slots[i].rows);
   }
   for (size_t k = 0; r.ulps && k < l->n; k++) toi_qstream_free(&r.ulps[k]);
+  for (size_t k = 0; r.targets && k < l->n; k++) toi_target_merge_free(&r.targets[k]);
   free(r.slots);
   free(r.ulps);
+  free(r.targets);
+  free(r.quota);
   return rc;
 }
 
 int cmd_run(int argc, char **argv) {
   candlist l = {0};
-  toi_caselist list = {0};
   cli_args args;
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   cli_format fmt = CLI_FMT_TABLE;
@@ -620,16 +618,12 @@ int cmd_run(int argc, char **argv) {
     rc = EXIT_OK;
   } else if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) {
     rc = EXIT_RUNTIME;
-  } else if (rc == EXIT_OK && streamable(&l)) {
-    rc = run_streamed(&args, &l, rows, fmt, jobs);
   } else if (rc == EXIT_OK) {
-    rc = cli_read_case_files(&list, args.nfiles, args.files);
-    if (rc == EXIT_OK) rc = run_and_write(&args, &l, &list, rows, fmt);
+    rc = run_streamed(&args, &l, rows, fmt, jobs);
   }
   toi_run_rows_free(rows, l.n);
   free(rows);
   candlist_free(&l);
   cli_args_free(&args);
-  toi_caselist_free(&list);
   return rc;
 }

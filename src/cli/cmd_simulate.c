@@ -212,8 +212,10 @@ static int radius_dist_option(simulate_opts *o, const char *v) {
 
 /* The value of option a; 0, or the exit status of a usage error. */
 static int simulate_option(simulate_opts *o, const char *a, const char *v) {
-  if (!strcmp(a, "-f")) o->names = v;
-  else if (!strcmp(a, "--n")) {
+  if (!strcmp(a, "-f")) {
+    if (cli_check_names("simulate", v) != EXIT_OK) return EXIT_USAGE;
+    o->names = v;
+  } else if (!strcmp(a, "--n")) {
     if (cli_parse_u64(v, &o->n) || o->n < 1)
       return cli_usage_error("simulate", "--n wants a number of balls >= 1, got '%s'", v);
     if (o->n > SIM_MAX_BALLS)

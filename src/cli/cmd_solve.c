@@ -159,6 +159,10 @@ int cmd_solve(int argc, char **argv) {
     free(files);
     return cli_usage_error("solve", "-f NAME is required");
   }
+  if (cli_check_names("solve", name) != EXIT_OK) {
+    free(files);
+    return EXIT_USAGE;
+  }
   toi_candidate cand;
   if (toi_candidate_find(&cand, name, &cli_msg_stderr)) {
     free(files);

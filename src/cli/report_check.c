@@ -72,7 +72,7 @@ static int run_to_files(char *const argv[], const char *out_path, const char *er
 }
 
 static char *read_all(const char *path) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(path, "rbe");
   if (!f) return NULL;
   size_t cap = 1 << 16, len = 0;
   char *s = malloc(cap);

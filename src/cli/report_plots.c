@@ -414,7 +414,7 @@ static int find_scripts(char *out, size_t n) {
 static int run_in(const char *dir, char *const argv[], char *msg, size_t n) {
   int fd[2];
   msg[0] = 0;
-  if (pipe(fd)) return -1;
+  if (pipe2(fd, O_CLOEXEC)) return -1;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -505,7 +505,7 @@ static const drawn_cols drawn[] = {
  * string per block, "" for a block with nothing drawn. *n blocks; NULL when
  * the file cannot be read. */
 static char **drawn_rows(const char *path, const drawn_cols *dc, size_t *n) {
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   *n = 0;
   if (!f) return NULL;
   size_t cap = 16, blanks = 0;

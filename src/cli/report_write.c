@@ -164,7 +164,7 @@ FILE *rw_open_in(const char *dir, const char *name) {
     cli_error("report: the path of %s in the output folder is too long", name);
     return NULL;
   }
-  FILE *f = fopen(path, "w");
+  FILE *f = fopen(path, "we");
   if (!f) cli_error("report: cannot write %s: %s", path, strerror(errno));
   return f;
 }
@@ -757,7 +757,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
 static void machine_line(char *buf, size_t n) {
   struct utsname u;
   char model[256] = "unknown cpu";
-  FILE *f = fopen("/proc/cpuinfo", "r");
+  FILE *f = fopen("/proc/cpuinfo", "re");
   if (f) {
     char line[512];
     while (fgets(line, sizeof line, f))
@@ -1286,7 +1286,7 @@ static int check_entry(const char *rel, void *ud) {
 static int legacy_report(const char *dir) {
   char path[PATH_MAX + 32], head[256] = "";
   snprintf(path, sizeof path, "%s/report.json", dir);
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(path, "re");
   if (!f) return 0;
   size_t n = fread(head, 1, sizeof head - 1, f);
   head[n] = 0;

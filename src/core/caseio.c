@@ -1,4 +1,5 @@
 /* caseio.c: reading and writing case files (format v1). */
+#define _GNU_SOURCE /* mkostemp */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -503,7 +504,7 @@ toi_status toi_read_file(char **text, size_t *len, const char *path, toi_diags *
   *text = NULL;
   *len = 0;
   int is_stdin = !strcmp(path, "-");
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  FILE *f = is_stdin ? stdin : fopen(path, "rbe");
   struct stat sb;
   int known = f && fstat(fileno(f), &sb) == 0;
   if (known && !is_stdin && S_ISDIR(sb.st_mode)) {
@@ -599,7 +600,7 @@ static FILE *temp_in(const char *dir) {
       errno = ENAMETOOLONG;
       return NULL;
     }
-    fd = mkstemp(path);
+    fd = mkostemp(path, O_CLOEXEC);
     if (fd >= 0) unlink(path);
   }
   FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;

@@ -5,6 +5,7 @@
  * for what a solver wrote on stdout and stderr. This translation unit then
  * defines solver_cmd.c's external functions itself, so the archive's
  * solver_cmd.o is never linked in beside it. */
+#define _GNU_SOURCE /* pipe2, as in the file included */
 #include <stdint.h>
 #include "solver_cmd.c"
 #include "fuzz_support.h"
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_setup(cases, ans);
   solver_def s = {.name = "fuzz", .kind = SOLVER_COMMAND};
   solver_run_info info = {0, 0};
-  solver_quota quota = {0, 0};
+  solver_quota quota = {0};
   size_t total = 0;
   toi_msg msg = {fz_emit, &total};
   size_t todo[FZ_N], bidx[FZ_N], ntodo = FZ_N;

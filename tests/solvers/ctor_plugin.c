@@ -1,7 +1,9 @@
 /* ctor_plugin.c: a correct solver plug-in whose ELF constructor misbehaves as TOI_TEST_CTOR says, for the reliability tests. */
 /*
  * TOI_TEST_CTOR=exit calls _exit(0), abort calls abort(), loop loops
- * forever, puts writes a line to stdout; unset or anything else does nothing.
+ * forever, puts writes a line to stdout, fork starts a child that sleeps
+ * for 300 s (its process ID appended to the file TOI_TEST_PIDFILE names);
+ * unset or anything else does nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,19 @@ __attribute__((constructor)) static void misbehave_on_load(void) {
   if (!strcmp(how, "puts")) {
     puts("CTOR-STDOUT-NOISE");
     fflush(stdout);
+  }
+  if (!strcmp(how, "fork")) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      sleep(300);
+      _exit(0);
+    }
+    const char *path = getenv("TOI_TEST_PIDFILE");
+    FILE *f = path && pid > 0 ? fopen(path, "a") : NULL;
+    if (f) {
+      fprintf(f, "%ld\n", (long)pid);
+      fclose(f);
+    }
   }
 }
 

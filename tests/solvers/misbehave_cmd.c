@@ -8,7 +8,9 @@
  *   declined- 'ID unsupported'      gaveup- 'ID failed'
  * Options: --noread (never reads stdin, sleeps), --exit N (exits with N after
  * answering), --stray (adds answers for unknown IDs, one of them binary), --stderr (talks on
- * stderr), --slow MS (sleeps MS milliseconds before each answer).
+ * stderr), --slow MS (sleeps MS milliseconds before each answer), --fork FILE (first starts a
+ * child that sleeps for 300 s holding stdout, and writes its process ID to FILE), --setsid (that child
+ * first leaves the process group and the session).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,16 +22,45 @@
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
+/* A child sleeping with stdout open, its ID in path once it runs (in its own session when asked). */
+static void leave_child(const char *path, int new_session) {
+  int ready[2];
+  if (pipe(ready)) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (new_session) setsid();
+    ssize_t w = write(ready[1], "x", 1);
+    (void)w;
+    sleep(300);
+    _exit(0);
+  }
+  close(ready[1]);
+  char x;
+  ssize_t r = pid > 0 ? read(ready[0], &x, 1) : 0;
+  (void)r;
+  close(ready[0]);
+  FILE *f = pid > 0 ? fopen(path, "a") : NULL;
+  if (f) {
+    fprintf(f, "%ld\n", (long)pid);
+    fclose(f);
+  }
+}
+
 int main(int argc, char **argv) {
   int noread = 0, code = 0, stray = 0, talk = 0;
   long slow = 0;
+  const char *forkfile = NULL;
+  int new_session = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--noread")) noread = 1;
     else if (!strcmp(argv[i], "--exit") && i + 1 < argc) code = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--stray")) stray = 1;
     else if (!strcmp(argv[i], "--stderr")) talk = 1;
     else if (!strcmp(argv[i], "--slow") && i + 1 < argc) slow = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--fork") && i + 1 < argc) forkfile = argv[++i];
+    else if (!strcmp(argv[i], "--setsid")) new_session = 1;
   }
+  if (forkfile) leave_child(forkfile, new_session);
   if (noread)
     for (;;) pause();
   if (talk) fprintf(stderr, "misbehave: starting\n");

@@ -3,7 +3,8 @@
  * Correct, except by the prefix of the case ID: crash- dereferences NULL,
  * hang- loops forever, nan- answers hit with a NaN time, badclass- answers
  * class 42, fail- returns TOI_SOLVER_FAILED, unsup- TOI_SOLVER_UNSUPPORTED,
- * print- writes to stdout first, exit- calls exit(0), status- returns 17.
+ * print- writes to stdout first, exit- calls exit(0), status- returns 17,
+ * spam- writes 30 numbered lines to stdout and 5 to stderr first.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,11 @@ int misbehave(toi_solver_result *out, const toi_solver_case *c) {
   if (starts(c->id, "fail-")) return TOI_SOLVER_FAILED;
   if (starts(c->id, "unsup-")) return TOI_SOLVER_UNSUPPORTED;
   if (starts(c->id, "status-")) return 17;
+  if (starts(c->id, "spam-")) {
+    for (int i = 0; i < 30; i++) printf("PLUGIN-SPAM %d\n", i);
+    fflush(stdout);
+    for (int i = 0; i < 5; i++) fprintf(stderr, "PLUGIN-SPAM-ERR %d\n", i);
+  }
   if (starts(c->id, "print-")) {
     printf("PLUGIN-STDOUT-NOISE\n");
     fflush(stdout);
