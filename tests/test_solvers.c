@@ -180,6 +180,57 @@ Test(solver, cmd_crash_is_reported_and_the_run_goes_on) {
   unlink(f);
 }
 
+/* A crash on the first case of a batch (no answer yet) costs that case alone:
+   a fresh process takes the rest. Two processes in a row that answer nothing
+   end the solver's run: the cases left fail with the second crash's reason. */
+Test(solver, cmd_crash_on_the_first_case_costs_that_case_alone) {
+  static const char *ids[] = {"crash-1", "ok-1", "ok-2"};
+  const char *f = sol_cases(0, sol_lines(ids, 3));
+  char args[8192];
+  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
+  sol_out *r;
+  const char *rows = sol_run_rows(NULL, args, &r);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+  expect_row(rows, "crash-1", "misbehave_cmd", "failed");
+  expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2");
+  expect_row(rows, "ok-2", "misbehave_cmd", "hit hit 0x1p+2");
+  unlink(f);
+  static const char *twice[] = {"crash-1", "crash-2", "ok-1"};
+  f = sol_cases(0, sol_lines(twice, 3));
+  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
+  rows = sol_run_rows(NULL, args, &r);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+  expect_row(rows, "crash-2", "misbehave_cmd", "failed");
+  expect_row(rows, "ok-1", "misbehave_cmd", "failed");
+  cr_assert(strstr(r->err, "case ok-1: the solver crashed (signal 11") && strstr(r->err, "before answering anything"),
+            "%s", r->err);
+  unlink(f);
+}
+
+/* A failed run ends with one line: each cause's count and first case, in
+   input order; --rows says each failed case's cause. */
+Test(solver, cmd_failed_run_says_why_by_cause) {
+  static const char *ids[] = {"ok-1", "gaveup-1", "nan-1", "crash-1", "bad-1", "declined-1", "nan-2", "bad-2"};
+  const char *f = sol_cases(0, sol_lines(ids, 8));
+  char args[8192];
+  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
+  sol_out *r;
+  const char *rows = sol_run_rows(NULL, args, &r);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+  const char *want = "toibench: run failed: solver misbehave_cmd: 1 crash (first crash-1), 2 protocol (first bad-1), "
+                     "2 range (first nan-1), 1 declared (first gaveup-1)\n";
+  size_t n = strlen(r->err), w = strlen(want);
+  cr_assert(n >= w && !strcmp(r->err + n - w, want), "the last line is not\n%s in:\n%s", want, r->err);
+  cr_assert(strstr(rows, "\n# id formulation class ref_class t ref_t ulp bits cause\n"), "%s", rows);
+  expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2 0x1p+2 0 0 -");
+  expect_row(rows, "gaveup-1", "misbehave_cmd", " declared");
+  expect_row(rows, "nan-1", "misbehave_cmd", " range");
+  expect_row(rows, "crash-1", "misbehave_cmd", " crash");
+  expect_row(rows, "bad-2", "misbehave_cmd", " protocol");
+  expect_row(rows, "declined-1", "misbehave_cmd", "unsupported");
+  unlink(f);
+}
+
 Test(solver, cmd_hang_is_stopped_by_the_timeout) {
   static const char *ids[] = {"ok-1", "hang-1", "ok-2"};
   const char *f = sol_cases(0, sol_lines(ids, 3));
@@ -279,15 +330,18 @@ Test(solver, cmd_exit_status_after_answering_is_reported) {
 }
 
 Test(solver, cmd_that_cannot_start_fails_every_case) {
-  static const char *ids[] = {"ok-1", "ok-2"};
-  const char *f = sol_cases(0, sol_lines(ids, 2));
+  static const char *ids[] = {"ok-1", "ok-2", "ok-3"};
+  const char *f = sol_cases(0, sol_lines(ids, 3));
   char args[8192];
   snprintf(args, sizeof args, "run --solver-cmd 'exec /nonexistent/solver' %s", f);
   sol_out *r = sol_run(NULL, args);
   cr_assert_eq(r->status, 1, "%s", r->err);
-  cr_assert(strstr(r->err, "case ok-2: the solver exited with status 127 before answering anything"), "%s",
+  /* a first process that answers nothing gets a second; when that one answers nothing too, the rest fail */
+  cr_assert(strstr(r->err, "case ok-1: the solver exited with status 127 (first unanswered case)"), "%s", r->err);
+  cr_assert(strstr(r->err, "case ok-2: the solver exited with status 127 (first unanswered case)"), "%s", r->err);
+  cr_assert(strstr(r->err, "case ok-3: the solver exited with status 127 before answering anything"), "%s",
             r->err);
-  cr_assert(strstr(r->out, "(2 failed)"), "%s", r->out);
+  cr_assert(strstr(r->out, "(3 failed)"), "%s", r->out);
   unlink(f);
 }
 

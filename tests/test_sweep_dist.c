@@ -354,7 +354,7 @@ Test(sweep_dist, found_case_is_little_endian_fields) {
   memset(&f, 0, sizeof f);
   known_case(&f.c, "hunt-42", -3.75);
   f.index = 0x8000000000000001ULL;
-  f.sc = (score_case){TOI_CLASS_COUNT - 1, 2, 0x1.2p-5, -0.0, SCORE_GHOST, 1, INFINITY, 52.5};
+  f.sc = (score_case){TOI_CLASS_COUNT - 1, 2, 0x1.2p-5, -0.0, SCORE_GHOST, 1, INFINITY, 52.5, TOI_CAUSE_NONE};
   f.err = 0x1.fp+10, f.target = -1e-300, f.tkind = SCORE_OUT_OF_DOMAIN, f.kappa = NAN, f.ratio = 3;
   f.by = HUNT_BY_RATIO;
   snprintf(f.note, sizeof f.note, "# found: a note of %d characters", 33);

@@ -53,6 +53,10 @@ typedef struct toi_run_row {
   /// not scored, not in failed or unsupported).
   size_t inputs_rounded, overflowed;
   toi_run_info info;        ///< crashes, hangs, protocol errors
+  /// The failed cases by cause (TOI_CAUSE_NONE: a failure that gave none),
+  /// and the ID of the first of each in input order ("" when none).
+  size_t fail_causes[TOI_CAUSE_COUNT];
+  char first_failed[TOI_CAUSE_COUNT][TOI_ID_MAX + 1];
   /* external candidates: against their target (the second table) */
   double *tulps, *gaps, *devs, *dts;
   size_t ntulps, ngaps, ndevs, ndts, off_tol, have_tol;

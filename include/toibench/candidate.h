@@ -17,6 +17,7 @@ typedef enum toi_answer_state {
 /// A candidate's answer to one case.
 typedef struct toi_answer {
   toi_answer_state state;
+  toi_fail_cause cause; ///< why it failed (TOI_FAILED), else TOI_CAUSE_NONE
   int malfunction;    ///< 1 for a crash, hang or protocol error (makes the run fail)
   toi_result r;       ///< its verdict and time
   double target;      ///< the separation it aimed at (NaN: not stated; built-in ones state 0)

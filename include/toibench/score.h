@@ -34,6 +34,7 @@ typedef struct score_case {
   int timed;          ///< 1 when the time is scored (agree, and an exact root exists)
   double ulp;         ///< ULP error when timed (+Inf for a NaN time)
   double bits;        ///< bits of error when timed
+  toi_fail_cause cause; ///< for a case without an answer (a solver's failure): why; else TOI_CAUSE_NONE
 } score_case;
 
 /// How an answer is scored.

@@ -57,6 +57,20 @@ typedef enum toi_group {
 } toi_group;
 TOI_API toi_group toi_class_group(toi_class c);
 
+/// Why a case failed (TOI_FAILED), so that a failed run can say so by cause.
+typedef enum toi_fail_cause {
+  TOI_CAUSE_NONE = 0, ///< not failed
+  TOI_CAUSE_PROTOCOL, ///< a malformed, repeated or missing answer, an unknown class or status
+  TOI_CAUSE_CRASH,    ///< the solver's process died (a signal, an exit status, could not start or load)
+  TOI_CAUSE_HANG,     ///< no answer within --timeout: the solver was stopped
+  TOI_CAUSE_DECLARED, ///< the solver answered that it failed (its own failure state)
+  TOI_CAUSE_RANGE,    ///< an answer outside the question: a contact with a negative or non-finite time
+  TOI_CAUSE_COUNT
+} toi_fail_cause;
+
+/// The name of a cause: "protocol", "crash", "hang", "declared", "range" ("-" for none).
+TOI_API const char *toi_fail_cause_name(toi_fail_cause c);
+
 /// One two-ball case. In 2D the third components are zero.
 typedef struct toi_case {
   char id[TOI_ID_MAX + 1]; ///< letters, digits and ._:-

@@ -36,6 +36,8 @@ static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case 
     x->unsupported++;
   } else {
     x->failed++;
+    unsigned k = (unsigned)a->cause < TOI_CAUSE_COUNT ? (unsigned)a->cause : TOI_CAUSE_NONE;
+    if (x->fail_causes[k]++ == 0) snprintf(x->first_failed[k], sizeof x->first_failed[k], "%s", c->id);
     size_t told = quota ? ++quota->failures_shown : x->failed;
     if (told <= TOI_FAILURES_SHOWN) toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, c->id, a->why);
   }
@@ -45,6 +47,7 @@ static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case 
   sc.ref_cls = ref->cls;
   sc.t = sc.ulp = sc.bits = NAN;
   sc.ref_t = ref->tfwd;
+  sc.cause = a->state == TOI_FAILED ? a->cause : TOI_CAUSE_NONE;
   row(ud, c, cand, a->state == TOI_UNSUPPORTED ? "unsupported" : "failed", &sc);
 }
 
@@ -200,6 +203,33 @@ int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t n
   return rc;
 }
 
+/* The last line of a failed run: for each solver with failed cases or protocol
+   errors, its failed cases by cause with the first case ID of each. */
+static void run_failed_line(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg) {
+  char line[4096];
+  size_t at = (size_t)snprintf(line, sizeof line, "run failed:");
+  for (size_t k = 0; k < nc && at < sizeof line; k++) {
+    const toi_run_row *x = &rows[k];
+    if (!x->failed && !x->info.protocol_errors) continue;
+    at += (size_t)snprintf(line + at, sizeof line - at, "%s solver %s:", at > 11 ? ";" : "", cands[k].name);
+    int any = 0;
+    /* crashes and hangs first: they stop a solver; then what its answers broke */
+    static const toi_fail_cause order[] = {TOI_CAUSE_CRASH, TOI_CAUSE_HANG, TOI_CAUSE_PROTOCOL, TOI_CAUSE_RANGE,
+                                           TOI_CAUSE_DECLARED, TOI_CAUSE_NONE};
+    for (size_t j = 0; j < sizeof order / sizeof *order && at < sizeof line; j++) {
+      toi_fail_cause c = order[j];
+      if (!x->fail_causes[c]) continue;
+      at += (size_t)snprintf(line + at, sizeof line - at, "%s %zu %s (first %s)", any ? "," : "", x->fail_causes[c],
+                             c == TOI_CAUSE_NONE ? "without a cause" : toi_fail_cause_name(c), x->first_failed[c]);
+      any = 1;
+    }
+    if (x->info.protocol_errors && at < sizeof line)
+      at += (size_t)snprintf(line + at, sizeof line - at, "%s %zu protocol error%s outside any case", any ? "," : "",
+                             x->info.protocol_errors, x->info.protocol_errors == 1 ? "" : "s");
+  }
+  toi_msgf(msg, "%s", line);
+}
+
 int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg) {
   int bad = 0;
   for (size_t k = 0; k < nc; k++) {
@@ -215,6 +245,7 @@ int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t n
       bad = 1;
     }
   }
+  if (bad) run_failed_line(rows, cands, nc, msg);
   return bad;
 }
 

@@ -252,3 +252,8 @@ int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, c
   if (c->precision != TOI_BINARY64) return run_rounded(c, cases, n, o, ans, info);
   return c->solve(c, cases, n, o, ans, info);
 }
+
+const char *toi_fail_cause_name(toi_fail_cause c) {
+  static const char *const names[TOI_CAUSE_COUNT] = {"-", "protocol", "crash", "hang", "declared", "range"};
+  return (unsigned)c < TOI_CAUSE_COUNT ? names[c] : "invalid";
+}

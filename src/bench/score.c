@@ -245,6 +245,7 @@ static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_
   if (st != TOI_OK) return st;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
+  out->cause = TOI_CAUSE_NONE; /* an answer was scored */
   return TOI_OK;
 }
 

@@ -84,8 +84,9 @@ static int parse_num(const char *s, double *out) {
   return 0;
 }
 
-static void set_failed(solver_answer *a, const char *why, size_t line) {
+static void set_failed_as(solver_answer *a, toi_fail_cause cause, const char *why, size_t line) {
   a->state = SOLVER_FAILED;
+  a->cause = cause;
   a->malfunction = 1;
   char at[40] = "";
   if (line) snprintf(at, sizeof at, " (answer line %zu)", line);
@@ -93,6 +94,11 @@ static void set_failed(solver_answer *a, const char *why, size_t line) {
   if (n > room) n = room;
   memcpy(a->why, why, n);
   strcpy(a->why + n, at);
+}
+
+/* A protocol error on an answer line. */
+static void set_failed(solver_answer *a, const char *why, size_t line) {
+  set_failed_as(a, TOI_CAUSE_PROTOCOL, why, line);
 }
 
 /* A pipe whose ends no other child of the bench inherits, even one forked
@@ -155,6 +161,7 @@ static void handle_line(batch *b, char *line) {
   if (nt == 2 && !strcmp(tok[1], "failed")) {
     /* The solver's own failure state: counted, not a malfunction. */
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_DECLARED;
     snprintf(a->why, sizeof a->why, "the solver reported failure");
     return;
   }
@@ -474,25 +481,29 @@ static void after_every_answer(batch *b, int outcome, const char *reason, double
 
 /* Crash, hang or failure before every answer: the first unanswered case in
    input order is the likely culprit. The others go back to todo for a fresh
-   process, as long as this one made progress; otherwise they would only fail
-   the same way again, and so would the cases waiting for a later batch. */
-static void blame_batch(batch *b, const char *reason, size_t *todo, size_t *ntodo) {
+   process, as long as this one made progress or the one before did (a crash
+   on the first case of a batch costs that case alone); after two processes
+   in a row that answered nothing they would only fail the same way again, and
+   so would the cases waiting for a later batch. */
+static void blame_batch(batch *b, toi_fail_cause cause, const char *reason, size_t *todo, size_t *ntodo,
+                        int retry) {
   size_t first = b->n;
   for (size_t j = 0; j < b->n && first == b->n; j++)
     if (!b->got[j]) first = j;
   char blame[200], why[200];
   snprintf(blame, sizeof blame, "%s (first unanswered case)", reason);
-  set_failed(&b->ans[b->idx[first]], blame, 0);
+  set_failed_as(&b->ans[b->idx[first]], cause, blame, 0);
   snprintf(why, sizeof why, "%s before answering anything", reason);
+  int again = b->answered > 0 || retry;
   for (size_t j = first + 1; j < b->n; j++) {
     if (b->got[j]) continue;
-    if (b->answered > 0)
+    if (again)
       todo[(*ntodo)++] = b->idx[j];
     else
-      set_failed(&b->ans[b->idx[j]], why, 0);
+      set_failed_as(&b->ans[b->idx[j]], cause, why, 0);
   }
-  if (b->answered == 0) {
-    for (size_t k = 0; k < *ntodo; k++) set_failed(&b->ans[todo[k]], why, 0);
+  if (!again) {
+    for (size_t k = 0; k < *ntodo; k++) set_failed_as(&b->ans[todo[k]], cause, why, 0);
     *ntodo = 0;
   } else {
     qsort(todo, *ntodo, sizeof *todo, cmp_size); /* input order for the next batch */
@@ -500,12 +511,15 @@ static void blame_batch(batch *b, const char *reason, size_t *todo, size_t *ntod
 }
 
 /* Settles the cases of a batch after its run. Returns 1 when no batch can
-   follow (the solver cannot be started): every case left has failed. */
-static int settle_batch(batch *b, int outcome, const char *reason, double timeout, size_t *todo, size_t *ntodo) {
+   follow (the solver cannot be started): every case left has failed. retry:
+   the batch before made progress (or there was none), so a batch that makes
+   none gets one more process. */
+static int settle_batch(batch *b, int outcome, const char *reason, double timeout, size_t *todo, size_t *ntodo,
+                        int retry) {
   if (outcome == OUT_NOSTART) {
     toi_msgf(b->msg, "solver %s: %s", b->s->name, reason);
-    for (size_t j = 0; j < b->n; j++) set_failed(&b->ans[b->idx[j]], reason, 0);
-    for (size_t k = 0; k < *ntodo; k++) set_failed(&b->ans[todo[k]], reason, 0);
+    for (size_t j = 0; j < b->n; j++) set_failed_as(&b->ans[b->idx[j]], TOI_CAUSE_CRASH, reason, 0);
+    for (size_t k = 0; k < *ntodo; k++) set_failed_as(&b->ans[todo[k]], TOI_CAUSE_CRASH, reason, 0);
     return 1;
   }
   if (b->answered == b->n) {
@@ -514,7 +528,7 @@ static int settle_batch(batch *b, int outcome, const char *reason, double timeou
     for (size_t j = 0; j < b->n; j++)
       if (!b->got[j]) set_failed(&b->ans[b->idx[j]], "no answer (the solver exited normally without answering)", 0);
   } else {
-    blame_batch(b, reason, todo, ntodo);
+    blame_batch(b, outcome == OUT_HUNG ? TOI_CAUSE_HANG : TOI_CAUSE_CRASH, reason, todo, ntodo, retry);
   }
   return 0;
 }
@@ -540,12 +554,14 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   ign.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ign, &old);
   solver_quota local = {0}, *q = o->quota ? o->quota : &local;
+  int progress = 1; /* the last process answered something (or none ran yet) */
   while (ntodo) {
     batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg};
     next_batch(&b, todo, &ntodo);
     char reason[160];
     int outcome = run_batch(&b, o, reason, sizeof reason);
-    if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo)) break;
+    if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo, progress)) break;
+    progress = b.answered > 0;
   }
   sigaction(SIGPIPE, &old, NULL);
   if (!o->quota) solver_quota_report(s->name, &local, o->msg);

@@ -127,9 +127,10 @@ static void solve_body(const void *arg) {
   _exit(0);
 }
 
-static void fail(solver_answer *a, int malfunction, const char *fmt, const char *detail) {
+static void fail(solver_answer *a, toi_fail_cause cause, const char *fmt, const char *detail) {
   a->state = SOLVER_FAILED;
-  a->malfunction = malfunction;
+  a->cause = cause;
+  a->malfunction = cause != TOI_CAUSE_DECLARED && cause != TOI_CAUSE_RANGE;
   snprintf(a->why, sizeof a->why, fmt, detail);
 }
 
@@ -154,9 +155,11 @@ static void take_record(solver_answer *a, const rec *m) {
     a->state = SOLVER_UNSUPPORTED;
   } else if (m->status == TOI_SOLVER_FAILED) {
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_DECLARED;
     snprintf(a->why, sizeof a->why, "the solver reported failure");
   } else {
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_PROTOCOL;
     a->malfunction = 1;
     snprintf(a->why, sizeof a->why, "the solver returned status %d, not a toi_solver_status", (int)m->status);
   }
@@ -304,18 +307,18 @@ static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeo
 static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, int stream, int killed, int status,
                       double timeout) {
   if (stream == STREAM_GARBLED) {
-    fail(&ans[expect], 1, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
+    fail(&ans[expect], TOI_CAUSE_PROTOCOL, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
   } else if (stream == STREAM_HUNG || killed) {
     char t[64];
     snprintf(t, sizeof t, "%g", timeout);
-    fail(&ans[expect], 1, "no answer within %ss: the solver was stopped", t);
+    fail(&ans[expect], TOI_CAUSE_HANG, "no answer within %ss: the solver was stopped", t);
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_LOAD_FAILED && expect == from) {
-    for (size_t i = from; i < n; i++) fail(&ans[i], 1, "%s", "the plug-in could not be loaded in the child");
+    for (size_t i = from; i < n; i++) fail(&ans[i], TOI_CAUSE_CRASH, "%s", "the plug-in could not be loaded in the child");
     return 1;
   } else {
     char why[128];
     describe_exit(why, sizeof why, status);
-    fail(&ans[expect], 1, "%s", why);
+    fail(&ans[expect], TOI_CAUSE_CRASH, "%s", why);
   }
   return 0;
 }

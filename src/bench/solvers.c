@@ -383,12 +383,14 @@ int solver_check_answer(solver_answer *a) {
   if (cls < 0 || cls >= TOI_CLASS_COUNT) {
     /* A broken answer, as a command's unknown class name is: it fails the run. */
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_PROTOCOL;
     a->malfunction = 1;
     snprintf(a->why, sizeof a->why, "verdict %d is not a class", cls);
     return -1;
   }
   if (toi_class_group(a->r.cls) == TOI_G_CONTACT && !isfinite(a->r.t)) {
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_RANGE;
     snprintf(a->why, sizeof a->why, "verdict %s with time %s", toi_class_name(a->r.cls),
              isnan(a->r.t) ? "nan" : a->r.t > 0 ? "inf" : "-inf");
     return -1;
@@ -397,6 +399,7 @@ int solver_check_answer(solver_answer *a) {
    * not an answer to the question asked, so it breaks the protocol. */
   if (toi_class_group(a->r.cls) == TOI_G_CONTACT && a->r.t < 0) {
     a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_RANGE;
     a->malfunction = 1;
     snprintf(a->why, sizeof a->why, "verdict %s with negative time %g (a forward solver's time is >= 0)",
              toi_class_name(a->r.cls), a->r.t);
@@ -411,6 +414,7 @@ int solver_run(const solver_def *s, const toi_case *cases, size_t n, const solve
   for (size_t i = 0; i < n; i++) {
     memset(&ans[i], 0, sizeof ans[i]);
     ans[i].state = SOLVER_FAILED;
+    ans[i].cause = TOI_CAUSE_PROTOCOL; /* no answer */
     ans[i].r = (toi_result){TOI_NONE, NAN};
     ans[i].target = ans[i].tolerance = NAN;
     snprintf(ans[i].why, sizeof ans[i].why, "no answer");

@@ -373,6 +373,10 @@ int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulp
   for (int i = 0; i < SCORE_KIND_COUNT; i++) a->kind[i] += b->kind[i];
   a->timed += b->timed;
   acc->failed += blk->failed;
+  for (int k = 0; k < TOI_CAUSE_COUNT; k++) { /* blocks come in input order: the first of each stays */
+    if (!acc->fail_causes[k] && blk->fail_causes[k]) memcpy(acc->first_failed[k], blk->first_failed[k], sizeof acc->first_failed[k]);
+    acc->fail_causes[k] += blk->fail_causes[k];
+  }
   acc->unsupported += blk->unsupported;
   acc->inputs_rounded += blk->inputs_rounded;
   acc->overflowed += blk->overflowed;

@@ -66,6 +66,13 @@ static void help(void) {
       "               # id formulation class ref_class t ref_t ulp bits\n"
       "               (t, ref_t as hex floats; ulp, bits as %%.6g; nan when not timed;\n"
       "               class 'failed' or 'unsupported' for a solver without an answer;\n"
+      "               then ' precision' when some candidate is not binary64, and\n"
+      "               ' cause' when some candidate is a solver: why a case failed,\n"
+      "               crash, hang, protocol (a broken answer), range (a contact with\n"
+      "               a negative or non-finite time) or declared (the solver said\n"
+      "               'failed'), '-' for the others. A run that fails ends with a\n"
+      "               line 'run failed:' giving each solver's failed cases by cause\n"
+      "               and the first case ID of each;\n"
       "               an overlap is never timed: its contact began before t = 0, and\n"
       "               its ref_t is the forward root, when the balls separate)\n"
       "  -o FILE      write the table to FILE instead of stdout\n"
@@ -116,6 +123,7 @@ static void print_num(FILE *f, double x) {
 typedef struct rows_out {
   FILE *f;
   int with_precision;
+  int with_cause; /* some candidate is a solver: a last field says why a case failed */
 } rows_out;
 
 static void write_row(void *ud, const toi_case *c, const toi_candidate *cand, const char *cls,
@@ -131,7 +139,16 @@ static void write_row(void *ud, const toi_case *c, const toi_candidate *cand, co
   fputc(' ', f);
   cli_print_g6(f, sc->bits);
   if (r->with_precision) fprintf(f, " %s", toi_precision_name(cand->precision));
+  if (r->with_cause) fprintf(f, " %s", toi_fail_cause_name(sc->cause));
   fputc('\n', f);
+}
+
+/* 1 when some candidate is an external solver, which may fail a case: the rows
+   then end with the cause (runs of formulations alone keep their bytes). */
+static int any_external(const candlist *l) {
+  for (size_t k = 0; k < l->n; k++)
+    if (l->v[k].flags & TOI_CAND_EXTERNAL) return 1;
+  return 0;
 }
 
 /* 1 when some candidate computes in another precision than binary64: the
@@ -478,7 +495,7 @@ typedef struct run_stream {
   toi_qstream *ulps; /* their ULP errors, one per candidate */
   toi_target_merge *targets; /* an external candidate's second table (the others' unused) */
   toi_quota *quota;  /* the messages shown of each candidate, over every block */
-  int with_precision, want_hash, rows_open;
+  int with_precision, with_cause, want_hash, rows_open;
   uint64_t hash;
   cli_out rowsf;
 } run_stream;
@@ -488,7 +505,7 @@ static int run_work(void *ctx, toi_stream_block *b) {
   run_slot *s = &r->slots[b->slot];
   if (s->used) toi_run_rows_free(s->rows, r->l->n);
   s->used = 1;
-  rows_out ro = {b->out, r->with_precision};
+  rows_out ro = {b->out, r->with_precision, r->with_cause};
   return toi_bench_run(s->rows, r->l->v, r->l->n, b->cases, b->n, &r->o, r->args->rows ? write_row : NULL, &ro);
 }
 
@@ -507,7 +524,8 @@ static int run_commit(void *ctx, toi_stream_block *b) {
   if (!r->rows_open) {
     if (cli_out_open(&r->rowsf, r->args->rows)) return 2;
     r->rows_open = 1;
-    fprintf(r->rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s\n", r->with_precision ? " precision" : "");
+    fprintf(r->rowsf.f, "# id formulation class ref_class t ref_t ulp bits%s%s\n", r->with_precision ? " precision" : "",
+            r->with_cause ? " cause" : "");
   }
   return fwrite(b->text, 1, b->len, r->rowsf.f) == b->len ? 0 : -1;
 }
@@ -567,6 +585,7 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   r.l = l;
   r.acc = rows;
   r.with_precision = any_precision(l);
+  r.with_cause = any_external(l);
   r.want_hash = fmt == CLI_FMT_JSON;
   r.hash = CLI_CASES_HASH_START;
   bench_opts(&r.o, args);
