@@ -231,6 +231,44 @@ Test(solver, cmd_failed_run_says_why_by_cause) {
   unlink(f);
 }
 
+/* A talkative solver: the terminal shows its first 20 lines, each led by its
+   name, then a count; --solver-log keeps every line. */
+Test(solver, cmd_stderr_capped_on_the_terminal_kept_whole_in_the_log) {
+  static const char *ids[30] = {"ok-1",  "ok-2",  "ok-3",  "ok-4",  "ok-5",  "ok-6",  "ok-7",  "ok-8",
+                                "ok-9",  "ok-10", "ok-11", "ok-12", "ok-13", "ok-14", "ok-15", "ok-16",
+                                "ok-17", "ok-18", "ok-19", "ok-20", "ok-21", "ok-22", "ok-23", "ok-24",
+                                "ok-25", "ok-26", "ok-27", "ok-28", "ok-29", "ok-30"};
+  const char *f = sol_cases(0, sol_lines(ids, 30));
+  char log[] = "/tmp/toisollogXXXXXX";
+  int fd = mkstemp(log);
+  close(fd);
+  unlink(log);
+  char args[8192];
+  snprintf(args, sizeof args, "run --solver-cmd '%s --stderr' --solver-log %s %s", MISBEHAVE, log, f);
+  sol_out *r = sol_run(NULL, args);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  /* misbehave --stderr says "starting", then one line per answer: 31 lines */
+  int shown = 0;
+  for (const char *p = r->err; (p = strstr(p, "toibench: solver misbehave_cmd: stderr: ")); p++) shown++;
+  cr_assert_eq(shown, 20, "%s", r->err);
+  cr_assert(strstr(r->err, "toibench: solver misbehave_cmd: 11 more stderr lines not shown"), "%s", r->err);
+  static char text[1 << 15];
+  sol_slurp(log, text, sizeof text);
+  int lines = 0;
+  for (const char *p = text; *p; p = strchr(p, '\n') + 1) {
+    cr_assert(!strncmp(p, "solver misbehave_cmd: stderr: misbehave: ", 41), "log line: %.80s", p);
+    lines++;
+  }
+  cr_assert_eq(lines, 31, "%s", text);
+  cr_assert(strstr(text, "stderr: misbehave: answered ok-30\n"), "%s", text);
+  unlink(log);
+  /* the log is an output like any other: never one of the inputs */
+  snprintf(args, sizeof args, "run --solver-cmd '%s' --solver-log %s %s", MISBEHAVE, f, f);
+  r = sol_run(NULL, args);
+  cr_assert_eq(r->status, 2, "%s", r->err);
+  unlink(f);
+}
+
 Test(solver, cmd_hang_is_stopped_by_the_timeout) {
   static const char *ids[] = {"ok-1", "hang-1", "ok-2"};
   const char *f = sol_cases(0, sol_lines(ids, 3));

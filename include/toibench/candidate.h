@@ -32,6 +32,10 @@ typedef struct toi_quota {
   int stderr_shown, messages_shown;
   int output_shown;      ///< lines a plug-in wrote to its stdout or stderr
   size_t failures_shown; ///< failed cases told by toi_bench_run (toi_bench_opts.quota)
+  /// When not NULL, every line the solver wrote (a command's stderr, a
+  /// plug-in's output), none left out, as "solver NAME: stderr: LINE" or
+  /// "solver NAME: output: LINE": the whole text the capped messages leave out.
+  const toi_msg *log;
 } toi_quota;
 
 /// Options of one batch solve call.

@@ -90,6 +90,7 @@ typedef struct rep_opts {
   double timeout;           ///< seconds per answer of an external solver
   toi_ref_engine engine;    ///< the reference engine (--reference)
   const toi_msg *msg;       ///< where errors and solver messages go
+  const toi_msg *solver_log; ///< every line the solvers wrote (--solver-log), or NULL
   char command[1024];       ///< the command that reproduces the report
   const char *check_dir;    ///< --check DIR: check that report in a browser instead of making one
   const char *screenshot;   ///< --screenshot FILE (with --check)
@@ -117,6 +118,9 @@ typedef struct rep_data {
   /// [ncol] an external candidate's wall time per call as the bench measured it
   /// around the whole call (processes, pipe, protocol and engine), NaN for the others
   double *bench_ns;
+  /// Each column's messages shown, over every section: the first 20 of a
+  /// solver's lines in the whole report, then a count.
+  toi_quota *quota;
   double ref_ns_per_call;
   double seconds_eval, seconds_total;
   /// The binary32 part: the binary32 families, scored for every candidate

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "report.h"
+#include "solvers.h"
 #include "response.h"
 #include "sweep.h"
 #include "toiref.h"
@@ -315,7 +316,7 @@ static int call_external(rep_data *d, rep_section *s, int first) {
   for (size_t k = 0; k < d->ncol; k++) {
     const toi_candidate *cand = d->cols[k].cand;
     if (!(cand->flags & TOI_CAND_OUT_OF_PROCESS)) continue;
-    toi_solve_opts so = {INFINITY, d->opts.timeout, NULL, d->opts.msg};
+    toi_solve_opts so = {INFINITY, d->opts.timeout, &d->quota[k], d->opts.msg};
     toi_run_info info;
     memset(&info, 0, sizeof info);
     if (d->opts.progress) {
@@ -345,7 +346,9 @@ int report_evaluate(rep_data *d) {
   d->ns_per_call = calloc(d->ncol ? d->ncol : 1, sizeof *d->ns_per_call);
   d->ns_median = malloc((d->ncol ? d->ncol : 1) * sizeof *d->ns_median);
   d->bench_ns = malloc((d->ncol ? d->ncol : 1) * sizeof *d->bench_ns);
-  if (!d->ns_per_call || !d->ns_median || !d->bench_ns) return -1;
+  d->quota = calloc(d->ncol ? d->ncol : 1, sizeof *d->quota);
+  if (!d->ns_per_call || !d->ns_median || !d->bench_ns || !d->quota) return -1;
+  for (size_t k = 0; k < d->ncol; k++) d->quota[k].log = d->opts.solver_log;
   for (size_t k = 0; k < d->ncol; k++) d->ns_median[k] = d->bench_ns[k] = NAN; /* an external solver is timed once */
   for (size_t k = 0; k < d->nsec; k++) {
     rep_section *s = &d->sec[k];
@@ -363,6 +366,8 @@ int report_evaluate(rep_data *d) {
       return -1;
     }
   }
+  for (size_t k = 0; k < d->ncol; k++) /* what the first 20 lines of each left untold */
+    if (d->cols[k].cand->flags & TOI_CAND_OUT_OF_PROCESS) solver_quota_report(d->cols[k].name, &d->quota[k], d->opts.msg);
   d->seconds_eval = sweep_now() - t0;
   return 0;
 }
@@ -603,6 +608,7 @@ void report_free(rep_data *d) {
   free(d->ns_per_call);
   free(d->ns_median);
   free(d->bench_ns);
+  free(d->quota);
   free(d->cols);
   if (d->part) {
     report_free(d->part);

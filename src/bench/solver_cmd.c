@@ -37,6 +37,7 @@ typedef struct batch {
   size_t line_no;
   int *stderr_shown, *messages_shown;
   const toi_msg *msg;
+  const toi_msg *log; /* every stderr line (toi_quota.log), or NULL */
 } batch;
 
 typedef struct linebuf {
@@ -72,7 +73,7 @@ static void message(batch *b, const char *fmt, const char *arg, size_t line) {
 }
 
 static void relay_stderr(const batch *b, const char *line) {
-  solver_relay_line(b->s->name, "stderr", b->stderr_shown, b->msg, line);
+  solver_relay_line(b->s->name, "stderr", b->stderr_shown, b->msg, b->log, line);
 }
 
 static int parse_num(const char *s, double *out) {
@@ -556,7 +557,7 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   solver_quota local = {0}, *q = o->quota ? o->quota : &local;
   int progress = 1; /* the last process answered something (or none ran yet) */
   while (ntodo) {
-    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg};
+    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg, q->log};
     next_batch(&b, todo, &ntodo);
     char reason[160];
     int outcome = run_batch(&b, o, reason, sizeof reason);

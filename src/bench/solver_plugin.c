@@ -203,6 +203,7 @@ typedef struct output_lines {
   const char *name;
   int *shown;
   const toi_msg *msg;
+  const toi_msg *log;
 } output_lines;
 
 /* Relays every complete line of data, and with end the last one without its
@@ -214,7 +215,7 @@ static void take_output(output_lines *o, const char *data, size_t len, int end) 
       continue;
     }
     o->buf[o->len] = 0;
-    solver_relay_line(o->name, "output", o->shown, o->msg, o->buf);
+    solver_relay_line(o->name, "output", o->shown, o->msg, o->log, o->buf);
     o->len = 0;
   }
   if (end && o->len) take_output(o, "\n", 1, 0);
@@ -383,7 +384,7 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
     toi_msgf(o->msg, "solver %s: out of memory", s->name);
     return -1;
   }
-  *out = (output_lines){.len = 0, .name = s->name, .shown = &q->output_shown, .msg = o->msg};
+  *out = (output_lines){.len = 0, .name = s->name, .shown = &q->output_shown, .msg = o->msg, .log = q->log};
   int rc = 0;
   size_t next = 0;
   while (next < n) {

@@ -272,12 +272,15 @@ void solver_report_leftovers(const char *name, int count, int *shown, const toi_
 }
 
 /* Whole: a line may be longer than toi_msgf's 4095 bytes. */
-void solver_relay_line(const char *name, const char *what, int *shown, const toi_msg *msg, const char *line) {
-  if (++*shown > SOLVER_LINES_SHOWN || !msg || !msg->emit) return;
+void solver_relay_line(const char *name, const char *what, int *shown, const toi_msg *msg, const toi_msg *log,
+                       const char *line) {
+  int show = ++*shown <= SOLVER_LINES_SHOWN && msg && msg->emit, keep = log && log->emit;
+  if (!show && !keep) return;
   size_t n = strlen(name) + strlen(what) + strlen(line) + 16;
   char local[1024], *text = n <= sizeof local ? local : malloc(n);
   if (!text) return;
   snprintf(text, n, "solver %s: %s: %s", name, what, line);
-  msg->emit(msg->ud, text);
+  if (keep) log->emit(log->ud, text);
+  if (show) msg->emit(msg->ud, text);
   if (text != local) free(text);
 }

@@ -129,7 +129,8 @@ void solver_close_from(int lo);
 /// One line of a solver's own output (what: "stderr" for a command, "output"
 /// for a plug-in) to msg, prefixed with its name: the first SOLVER_LINES_SHOWN
 /// of each solver and run, counted in *shown.
-void solver_relay_line(const char *name, const char *what, int *shown, const toi_msg *msg, const char *line);
+void solver_relay_line(const char *name, const char *what, int *shown, const toi_msg *msg, const toi_msg *log,
+                       const char *line);
 /// Lines of a solver's own output, and protocol messages, shown per run; the rest are counted.
 #define SOLVER_LINES_SHOWN 20
 #define SOLVER_MESSAGES_SHOWN 20

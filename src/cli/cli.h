@@ -2,6 +2,7 @@
 #ifndef TOI_CLI_H
 #define TOI_CLI_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include "toi.h"
@@ -205,6 +206,21 @@ int cli_resolve_link(const char *path, char *target, size_t n);
 /// program starts (nohup, `trap '' INT`): those stay ignored, the others get
 /// the cleanup handler below once a temporary exists. main calls it first.
 void cli_signals_note_start(void);
+/// --solver-log FILE: every line the external solvers wrote (toi_quota.log),
+/// none left out, in a file that appears when the command ends, failed or not.
+typedef struct cli_solver_log {
+  cli_out out;
+  toi_msg msg;
+  pthread_mutex_t lock;
+  int open, failed;
+} cli_solver_log;
+/// Opens path (NULL: no log, the sink is NULL): 0, or -1 (error printed).
+int cli_solver_log_open(cli_solver_log *l, const char *path);
+/// The sink to put in each solver's toi_quota.log (NULL without a log).
+const toi_msg *cli_solver_log_sink(cli_solver_log *l);
+/// Puts the file in place: 0, or -1 after a write error (printed).
+int cli_solver_log_close(cli_solver_log *l);
+
 /// A temporary folder this process created (a report's): if SIGINT, SIGTERM,
 /// SIGHUP or SIGPIPE ends the process before cli_cleanup_unregister(path),
 /// the folder and everything in it (8 levels deep) are removed, then the

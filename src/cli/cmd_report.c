@@ -56,6 +56,9 @@ static void help(void) {
       "  --solver-cmd-precision P  the precision (binary64, binary32) of the\n"
       "                       --solver-cmd commands that follow it\n"
       "  --timeout SEC        seconds allowed per answer, at most 1e6 (default 10)\n"
+      "  --solver-log FILE    every line the solvers wrote, none left out (the terminal\n"
+      "                       shows the first 20 per solver in the whole report, then a\n"
+      "                       count); not inside --out\n"
       "Precision: every column is scored in its own precision (an engine declaring\n"
       "binary32 receives each case rounded to binary32 and is scored in binary32 ULPs\n"
       "against the exact answer of the rounded case). A binary32 section follows the\n"
@@ -133,6 +136,9 @@ static int given_solver(candlist *solv, const char *a, const char *v, toi_precis
 }
 
 /* One option at argv[*i] (and its value). EXIT_OK, -1 for --help, or an exit code. */
+/* --solver-log FILE, when given. */
+static const char *solver_log_path;
+
 static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, int argc, char **argv, int *i) {
   const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
   if (!strcmp(a, "--help") || !strcmp(a, "-h")) return -1;
@@ -149,6 +155,9 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
       o->suite_file = v;
     } else if (!strcmp(a, "--out")) {
       o->out_dir = v;
+    } else if (!strcmp(a, "--solver-log")) {
+      if (!v[0]) return usage_free(solv, "--solver-log needs a file name");
+      solver_log_path = v;
     } else if (!strcmp(a, "--check")) {
       o->check_dir = v;
     } else if (!strcmp(a, "--screenshot")) {
@@ -291,6 +300,18 @@ int cmd_report(int argc, char **argv) {
     candlist_free(&solv);
     return EXIT_RUNTIME;
   }
+  if (rc == EXIT_OK && solver_log_path) { /* the log is kept apart from the folder the report replaces */
+    const cli_file outs[] = {{"--solver-log", solver_log_path}};
+    if (cli_path_inside(solver_log_path, d.opts.out_dir))
+      rc = cli_usage_error("report", "--solver-log %s is inside --out %s, which the report replaces", solver_log_path,
+                           d.opts.out_dir);
+    else
+      rc = cli_outputs_check("report", outs, 1, NULL, 0);
+  }
+  cli_solver_log log;
+  int log_open = rc == EXIT_OK && !cli_solver_log_open(&log, solver_log_path);
+  if (rc == EXIT_OK && !log_open) rc = EXIT_RUNTIME;
+  if (log_open) d.opts.solver_log = cli_solver_log_sink(&log);
   if (rc == EXIT_OK) rc = candidates(&d.opts, &solv, &cands);
   candlist_free(&solv);
   d.cands = cands.v;
@@ -302,6 +323,7 @@ int cmd_report(int argc, char **argv) {
     rc = EXIT_RUNTIME;
   }
   if (rc == EXIT_OK) rc = make_report(&d);
+  if (log_open && cli_solver_log_close(&log) && rc == EXIT_OK) rc = EXIT_RUNTIME;
   report_free(&d);
   candlist_free(&cands);
   return rc;

@@ -75,6 +75,10 @@ static void help(void) {
       "               and the first case ID of each;\n"
       "               an overlap is never timed: its contact began before t = 0, and\n"
       "               its ref_t is the forward root, when the balls separate)\n"
+      "  --solver-log FILE  every line the solvers wrote (a command's stderr, a\n"
+      "               plug-in's output), none left out, each led by 'solver NAME:';\n"
+      "               the terminal shows the first 20 per solver, then a count.\n"
+      "               FILE appears when the run ends, whether it failed or not\n"
       "  -o FILE      write the table to FILE instead of stdout\n"
       "  --format F   table (default), json or csv: the same figures for machines.\n"
       "               json: one object with the run (toibench version, reference\n"
@@ -379,7 +383,8 @@ static void print_csv(FILE *f, const candlist *l, const toi_run_row *rows, const
    (all formulations when neither -f nor a solver is given), then the solvers
    given by path or command, in command-line order; then the outputs checked
    against the inputs and where they go. EXIT_OK or an exit code. */
-static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt, int *jobs) {
+static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_format *fmt, int *jobs,
+                     const char **solver_log) {
   candlist given = {0};
   int rc = EXIT_OK;
   toi_precision cmd_prec = TOI_BINARY64; /* --solver-cmd-precision: for the --solver-cmd that follow */
@@ -391,6 +396,11 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
     }
     if (!strcmp(argv[i], "--format") && i + 1 < argc) {
       rc = cli_parse_format("run", argv[++i], fmt);
+      continue;
+    }
+    if (!strcmp(argv[i], "--solver-log")) {
+      if (i + 1 >= argc || !argv[i + 1][0]) rc = cli_usage_error("run", "--solver-log needs a file name");
+      else *solver_log = argv[++i];
       continue;
     }
     int t = cli_take_jobs("run", argc, argv, &i, jobs);
@@ -429,8 +439,8 @@ static int parse_run(int argc, char **argv, cli_args *args, candlist *l, cli_for
   candlist_free(&given);
   if (rc == EXIT_OK && l->n == 0) rc = cli_usage_error("run", "nothing to run");
   if (rc == EXIT_OK) { /* before any work: no output replaces an input, and each can be created */
-    const cli_file outs[] = {{"-o", args->out ? args->out : "-"}, {"--rows", args->rows}};
-    rc = cli_outputs_check_args("run", outs, 2, args->files, args->nfiles, argc, argv, NULL, 0);
+    const cli_file outs[] = {{"-o", args->out ? args->out : "-"}, {"--rows", args->rows}, {"--solver-log", *solver_log}};
+    rc = cli_outputs_check_args("run", outs, 3, args->files, args->nfiles, argc, argv, NULL, 0);
   }
   return rc;
 }
@@ -578,7 +588,8 @@ static int run_stream_finish(run_stream *r, int rc, const toi_stream_result *res
   return rc;
 }
 
-static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *rows, cli_format fmt, int jobs) {
+static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *rows, cli_format fmt, int jobs,
+                        const toi_msg *solver_log) {
   run_stream r;
   memset(&r, 0, sizeof r);
   r.args = args;
@@ -601,6 +612,7 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   r.targets = calloc(l->n, sizeof *r.targets);
   r.o.quota = r.quota = calloc(l->n, sizeof *r.quota);
   int ok = r.slots && r.ulps && r.targets && r.quota;
+  for (size_t k = 0; ok && k < l->n; k++) r.quota[k].log = solver_log;
   for (int i = 0; ok && i < ns; i++) ok = (r.slots[i].rows = calloc(l->n, sizeof *r.slots[i].rows)) != NULL;
   for (size_t k = 0; ok && k < l->n; k++) ok = toi_qstream_init(&r.ulps[k]) == 0;
   for (size_t k = 0; ok && k < l->n; k++)
@@ -630,15 +642,20 @@ int cmd_run(int argc, char **argv) {
   if (cli_args_init(&args, argc)) return EXIT_RUNTIME;
   cli_format fmt = CLI_FMT_TABLE;
   int jobs = cli_default_jobs();
-  int rc = parse_run(argc, argv, &args, &l, &fmt, &jobs);
+  const char *log_path = NULL;
+  int rc = parse_run(argc, argv, &args, &l, &fmt, &jobs, &log_path);
   toi_run_row *rows = NULL;
+  cli_solver_log log;
   if (rc < 0) {
     help();
     rc = EXIT_OK;
   } else if (rc == EXIT_OK && !(rows = calloc(l.n, sizeof *rows))) {
     rc = EXIT_RUNTIME;
+  } else if (rc == EXIT_OK && cli_solver_log_open(&log, log_path)) {
+    rc = EXIT_RUNTIME;
   } else if (rc == EXIT_OK) {
-    rc = run_streamed(&args, &l, rows, fmt, jobs);
+    rc = run_streamed(&args, &l, rows, fmt, jobs, cli_solver_log_sink(&log));
+    if (cli_solver_log_close(&log) && rc == EXIT_OK) rc = EXIT_RUNTIME;
   }
   toi_run_rows_free(rows, l.n);
   free(rows);

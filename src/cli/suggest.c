@@ -60,7 +60,7 @@ static const char *const opts_list[] = {"--names", "--engines", NULL};
 static const char *const opts_reference[] = {"--precision", "--target-distance", "--reference", "-o", "-j", NULL};
 static const char *const opts_solve[] = {"-f", "--tmax", "--timeout", "-o", "-j", NULL};
 static const char *const opts_run[] = {"-f",        SOLVER_OPTS, "--precision", "--reference", "--tmax", "--timeout",
-                                       "--target-distance", "--rows", "--format", "-o", "-j", NULL};
+                                       "--target-distance", "--rows", "--format", "--solver-log", "-o", "-j", NULL};
 static const char *const opts_gen[] = {GEN_OPTS, "--count", "--start", "-o", NULL};
 static const char *const opts_sweep[] = {GEN_OPTS,       "--count",      "-f",
                                          SOLVER_OPTS,    "--reference",  "--tmax",
@@ -77,7 +77,7 @@ static const char *const opts_simulate[] = {"-f",          "--n",          "--ev
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",
                                             "--same-instant", "--overlap-tol", "--grid",     "--precision", NULL};
 static const char *const opts_report[] = {"--out",   "--quick",   "--quiet", "--reference", "--seed", SOLVER_OPTS,
-                                          "--suite", "--timeout", "-j",      "--engines",   NULL};
+                                          "--suite", "--timeout", "-j",      "--engines",   "--solver-log", NULL};
 
 static const char *const opts_fpcore[] = {"--precision", "--dim", "--pre", NULL};
 static const char *const opts_compare[] = {"--tolerance", "--ulp-slack", "--count-tolerance", NULL};
