@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "audit.h"
 #include "bench.h"
 #include "case_build.h"
 #include "cli_check.h"
@@ -235,4 +236,212 @@ Test(rules, sweep_witness_ties_go_to_the_lowest_index) {
     sweep_acc_free(&a[0]);
     sweep_acc_free(&a[1]);
   }
+}
+
+/* ---- the audit: penetrations are the rows whose gap is below -TOI_AUDIT_PENETRATION ---- */
+
+typedef struct pen_count {
+  size_t below[64], rows[64], above[64];
+  double min_gap[64];
+  size_t min_case[64];
+  const toi_formulation *const *fs;
+  int nf;
+} pen_count;
+
+static void pen_row(void *ctx, const toi_audit_row *row) {
+  pen_count *p = ctx;
+  int k = 0;
+  while (k < p->nf && p->fs[k] != row->f) k++;
+  cr_assert_lt(k, p->nf);
+  p->rows[k]++;
+  if (row->a.gap < -TOI_AUDIT_PENETRATION) p->below[k]++;
+  else p->above[k]++;
+  if (p->rows[k] == 1 || row->a.gap < p->min_gap[k]) {
+    p->min_gap[k] = row->a.gap;
+    p->min_case[k] = row->case_index;
+  }
+}
+
+/* The committed worst cases of the formulations that penetrate (their
+   audits count some), every forward formulation audited on them: each
+   count is the number of rows the audit hands out with a gap below the
+   threshold, and there are rows on both sides of it. */
+Test(rules, audit_penetrations_are_the_rows_below_the_threshold) {
+  const char *files[] = {"inner-product", "phet", "accurate", "minkowski"};
+  toi_caselist all = {0};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/cases/worst/%s.cases", TOI_SOURCE_DIR, files[i]);
+    toi_caselist l = {0};
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    cr_assert_eq(toi_read_cases(&l, path, &dg), TOI_OK, "%s", path);
+    for (size_t j = 0; j < l.count; j++) cr_assert_eq(toi_caselist_push(&all, &l.items[j]), TOI_OK);
+    toi_caselist_free(&l);
+  }
+  size_t n;
+  const toi_formulation *reg = toi_formulations(&n);
+  const toi_formulation *fs[64];
+  int nf = 0;
+  for (size_t i = 0; i < n && nf < 64; i++)
+    if (reg[i].direction == TOI_FORWARD) fs[nf++] = &reg[i];
+  pen_count pc;
+  memset(&pc, 0, sizeof pc);
+  pc.fs = fs;
+  pc.nf = nf;
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &all, fs, nf, 1, pen_row, &pc, NULL), TOI_OK);
+  size_t below = 0, above = 0;
+  for (int k = 0; k < nf; k++) {
+    const toi_audit_form *f = &au.forms[k];
+    cr_assert_eq(f->audited, pc.rows[k], "%s", fs[k]->name);
+    cr_assert_eq(f->penetrations, pc.below[k], "%s: %zu penetrations counted, %zu rows below -%g", fs[k]->name,
+                 f->penetrations, pc.below[k], TOI_AUDIT_PENETRATION);
+    if (pc.rows[k]) {
+      cr_assert_eq(f->min_gap, pc.min_gap[k], "%s", fs[k]->name);
+      cr_assert_eq(f->min_gap_case, pc.min_case[k], "%s", fs[k]->name);
+    }
+    below += pc.below[k];
+    above += pc.above[k];
+  }
+  cr_assert(below > 0 && above > 0, "%zu rows below the threshold, %zu above: the test decides nothing", below, above);
+  toi_audit_free(&au);
+  toi_caselist_free(&all);
+}
+
+/* ---- the kinds of an answer ---- */
+
+/* Against the target: an exact miss answered by a hit is a ghost, an exact
+   overlap answered by "none" is other (classify's table, the same as the
+   true contact's at target 0). */
+Test(rules, target_table_ghost_and_other) {
+  /* B passes A at impact parameter 2.25 with R = 2: a miss. */
+  toi_case miss = tc_case2(0, 0, 0, 0, 1, 1, -10, 2.25, 1, 0, 1, 1);
+  toi_ref ref = solved(&miss);
+  cr_assert_eq(ref.cls, TOI_MISS);
+  score_detail d = scored((toi_result){TOI_HIT, 10}, &miss, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_GHOST);
+  cr_assert_eq(d.target_kind, SCORE_GHOST, "target kind %d", d.target_kind);
+  /* Centres 1 apart, R = 2: an overlap; "none" is neither missed nor a ghost. */
+  toi_case over = tc_case2(0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1);
+  ref = solved(&over);
+  cr_assert_eq(ref.cls, TOI_OVERLAP);
+  d = scored((toi_result){TOI_NONE, NAN}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_OTHER);
+  cr_assert_eq(d.target_kind, SCORE_OTHER);
+  /* An agreed overlap is not timed: its forward root is the exit. */
+  d = scored((toi_result){TOI_OVERLAP, 0}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(!d.sc.timed && !d.target_timed);
+}
+
+/* A hit with a NaN time where the contact is: timed, with an infinite error
+   (the histograms' last bin), never an exact one. */
+Test(rules, nan_time_of_a_right_verdict_is_an_infinite_error) {
+  toi_case c = head_on();
+  toi_ref ref = solved(&c);
+  score_detail d = scored((toi_result){TOI_HIT, NAN}, &c, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(d.sc.timed);
+  cr_assert(isinf(d.sc.ulp) && d.sc.ulp > 0, "ulp %a", d.sc.ulp);
+  cr_assert(isinf(d.sc.bits) && d.sc.bits > 0, "bits %a", d.sc.bits);
+}
+
+/* Reverse time: a past contact answered "none" is missed, a contact claimed
+   where there is no past one is a ghost. */
+Test(rules, reverse_time_missed_and_ghost) {
+  /* s = (10, 0), v = (2, 0), R = 2: leaving, roots -6 and -4 (the reverse root -4). */
+  toi_case past = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, 2, 0, 1, 1);
+  toi_ref ref = solved(&past);
+  cr_assert_eq(ref.trev, -4);
+  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  score_detail d;
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_NONE, NAN}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_MISSED);
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -4}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(d.sc.timed && d.sc.ulp == 0);
+  /* head-on: both roots ahead (4 and 6), none behind */
+  toi_case ahead = head_on();
+  ref = solved(&ahead);
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -1}, TOI_REVERSE, 0, &ahead, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_GHOST);
+}
+
+/* The gap at a time is |s + v T| - (rA + rB): with radii 1 and 3, s = (10, 0)
+   and v = (-2, 0), it is 10 - 2T - 4, 0 at T = 3. */
+Test(rules, gap_takes_both_radii) {
+  toi_case c = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 3, 1);
+  cr_assert_eq(score_gap(&c, 3), 0);
+  cr_assert_eq(score_gap(&c, 2), 2);
+  toi_case d = tc_case2(0, 0, 0, 0, 3, 1, 10, 0, -2, 0, 1, 1);
+  cr_assert_eq(score_gap(&d, 3), 0);
+  cr_assert_eq(score_gap(&d, 3.5), -1);
+}
+
+/* ---- the audit: which contacts, which times, which values ---- */
+
+static toi_result hit_at_infinity(const toi_case *c) {
+  (void)c;
+  return (toi_result){TOI_HIT, INFINITY};
+}
+
+/* An exact contact touching now (s = (2, 0), v = (-1, 0), R = 2) is audited
+   like a hit; a formulation that answers a contact at an infinite time
+   reported none (there is no response to audit at Inf). */
+Test(rules, audit_takes_contacts_now_and_leaves_infinite_times) {
+  toi_caselist l = {0};
+  toi_case now = tc_case2(0, 0, 0, 0, 1, 1, 2, 0, -1, 0, 1, 1);
+  cr_assert_eq(toi_caselist_push(&l, &now), TOI_OK);
+  toi_case hit = head_on();
+  cr_assert_eq(toi_caselist_push(&l, &hit), TOI_OK);
+  const toi_formulation inf = {"at-infinity", "test", "a hit at +Inf", TOI_FORWARD, hit_at_infinity, 0, NULL};
+  const toi_formulation *fs[2] = {toi_formulation_find("robust"), &inf};
+  cr_assert_not_null(fs[0]);
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, 2, 1, NULL, NULL, NULL), TOI_OK);
+  cr_assert_eq(au.contacts, 2);
+  cr_assert_eq(au.forms[0].audited, 2, "robust: %zu audited", au.forms[0].audited);
+  cr_assert_eq(au.forms[1].audited, 0);
+  cr_assert_eq(au.forms[1].not_reported, 2);
+  cr_assert_eq(au.forms[1].failed, 0);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
+}
+
+typedef struct nan_rows {
+  size_t rows, finite_ke;
+} nan_rows;
+
+static void count_finite_ke(void *ctx, const toi_audit_row *row) {
+  nan_rows *n = ctx;
+  n->rows++;
+  n->finite_ke += !isnan(row->a.ke_err);
+}
+
+/* A response whose velocity overflows (vB = -1.5e308, masses 1 and 3: A
+   leaves at 1.5 |vB| > DBL_MAX) has no kinetic energy error to speak of
+   (NaN): the statistics are over the other values, NaN left out. */
+Test(rules, audit_statistics_leave_nan_out) {
+  toi_caselist l = {0};
+  toi_case big = head_on();
+  strcpy(big.id, "big");
+  big.vb[0] = -1.5e308;
+  big.mb = 3;
+  cr_assert_eq(toi_caselist_push(&l, &big), TOI_OK);
+  toi_case hit = head_on();
+  cr_assert_eq(toi_caselist_push(&l, &hit), TOI_OK);
+  const toi_formulation *fs[1] = {toi_formulation_find("robust")};
+  nan_rows n = {0, 0};
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, 1, 1, count_finite_ke, &n, NULL), TOI_OK);
+  cr_assert_eq(n.rows, 2);
+  cr_assert_eq(n.finite_ke, 1, "the test needs one NaN ke_err");
+  cr_assert_eq(au.forms[0].nonfinite, 1);
+  const toi_audit_stat *ke = &au.forms[0].stat[TOI_AUDIT_KE];
+  cr_assert_eq(ke->n, 1, "ke_err over %zu values", ke->n);
+  cr_assert_eq(ke->max, 0);
+  cr_assert_eq(ke->max_case, 1);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
 }

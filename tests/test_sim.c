@@ -333,7 +333,7 @@ typedef struct ke_track {
   const sim_state *st;
   double ke0; /* the exact KE0 (its relative error 2^-4000 at most) */
   size_t samples, mismatches;
-  double max_abs, worst_got, worst_want;
+  double max_abs, min_gap, worst_got, worst_want;
   mpfr_t sum, term;
 } ke_track;
 
@@ -410,19 +410,22 @@ static int ke_sample(void *ctx, const sim_sample *smp) {
     if (!k->mismatches++) k->worst_got = smp->ke_err, k->worst_want = want;
   }
   if (fabs(smp->ke_err) > k->max_abs) k->max_abs = fabs(smp->ke_err);
+  if (smp->min_gap < k->min_gap) k->min_gap = smp->min_gap;
   return 0;
 }
 
 /* A gas under a double kernel (expanded: its responses round, so KE drifts
    by a few ULPs) with restitution E: every sample's ke_err equals the exact
    relative change of the tracked velocities' kinetic energy, and
-   max_abs_ke_err is the largest |ke_err| of the samples. With E < 1 every
-   ke_err is negative: the maximum of |ke_err| is a negative one's. */
+   max_abs_ke_err is the largest |ke_err| of the samples (with E < 1 every
+   ke_err is negative: the maximum of |ke_err| is a negative one's), min_gap
+   the smallest of their gaps. */
 static void ke_check(double E, uint64_t events) {
   sim_state st;
   cr_assert_eq(sim_generate(&st, sim_seed(), 2, 60, 3), TOI_OK);
   ke_track k;
   memset(&k, 0, sizeof k);
+  k.min_gap = INFINITY;
   k.inner = kernel_named("expanded");
   k.st = &st;
   k.v = calloc(3 * st.n, sizeof *k.v);
@@ -442,6 +445,8 @@ static void ke_check(double E, uint64_t events) {
   cr_assert_eq(rep.max_abs_ke_err, k.max_abs, "E %g: max_abs_ke_err %a, largest |ke_err| %a", E,
                rep.max_abs_ke_err, k.max_abs);
   if (E < 1) cr_assert_lt(rep.last.ke_err, 0);
+  cr_assert(isfinite(k.min_gap) && rep.min_gap == k.min_gap, "E %g: min_gap %a, smallest sampled %a", E, rep.min_gap,
+            k.min_gap);
   mpfr_clear(k.sum);
   mpfr_clear(k.term);
   free(k.v);
@@ -451,6 +456,21 @@ static void ke_check(double E, uint64_t events) {
 Test(sim, ke_err_is_the_exact_relative_change) { ke_check(1.0, 1500); }
 
 Test(sim, max_abs_ke_err_counts_energy_losses) { ke_check(0.75, 300); }
+
+/* Balls at rest: KE0 = 0 leaves no relative change to divide, and none
+   happened: ke_err is 0 (not 0/0), as is its maximum. */
+Test(sim, ke_err_of_a_state_at_rest_is_zero) {
+  double x[2] = {4, 6.5}, vx[2] = {0, 0};
+  sim_state st = line_state(16, 16, x, vx, 2);
+  sim_kernel ker = kernel_named("expanded");
+  sim_config cfg = {1.0, 10, 1, 0, 1e-9, NULL, NULL, NULL, 0};
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s", rep.message);
+  cr_assert(rep.last.ke_err == 0 && rep.max_abs_ke_err == 0, "ke_err %a, max %a", rep.last.ke_err,
+            rep.max_abs_ke_err);
+  cr_assert_eq(rep.min_gap, 0.25, "centres 2.5 apart, R = 2: relative gap 0.5/2, got %a", rep.min_gap);
+  sim_state_free(&st);
+}
 
 /* Every forward formulation of the registry, whatever it answers for an
    overlap left by rounding (a time of 0 or NaN), runs a small gas without
