@@ -129,6 +129,10 @@ run_one() {
     echo "STALE     $id: no file '$file'"
     errors=$((errors + 1)); return 0
   fi
+  if [ "$find" = "$replace" ]; then
+    echo "STALE     $id: the replacement is the text itself"
+    errors=$((errors + 1)); return 0
+  fi
   n=$(MUT_FIND=$find MUT_REPLACE=$replace apply "$file")
   if [ "$n" != 1 ]; then
     echo "STALE     $id: '$find' occurs $n times in $file"
