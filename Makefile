@@ -165,6 +165,11 @@ test: $(TESTBIN) libs | check-deps
 test-install: all
 	MAKE="$(MAKE)" CC="$(CC)" sh tests/test_install.sh
 
+## mutate: each mutant of tests/mutants/mutants.list alone in a copy of the tree (build/mutate/), built and run against the suite; prints the kill rate, fails below MUTATE_MIN percent (95)
+.PHONY: mutate
+mutate: | check-deps
+	sh tests/mutants/run.sh
+
 $(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h $(wildcard tests/solvers/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iexamples/solver_c -o $@ $< -lm

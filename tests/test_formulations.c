@@ -467,6 +467,37 @@ Test(formulation_quirks, ericson_epsilon_is_absolute) {
   cr_assert_eq(r.t, 0x1p22);
 }
 
+/* Touching balls moving tangentially, s = (2,0), v = (0,1), R = 2: c = 0
+   (not an overlap), b = v.s = 0, so the book's "b >= 0: not moving towards
+   each other" returns no contact; with b > 0 instead, d = 0 and the code
+   would report a hit at t = 0. The exact answer agrees: |s + v t|^2 = 4 + t^2
+   touches R^2 only at t = 0, a graze that the balls leave at once. */
+Test(formulation_quirks, ericson_touching_and_tangential_is_no_contact) {
+  const toi_case c = C2("tangent", 0, 0, 0, 0, 1, 2, 0, 0, 1, 1);
+  toi_result r = fm_solve("ericson", &c);
+  cr_assert(r.cls == TOI_NONE && isnan(r.t), "ericson: %s %a", toi_class_name(r.cls), r.t);
+  /* The same along y, with both balls moving (v = vB - vA = (1, 0)). */
+  const toi_case y = C2("tangent-y", 1, 1, 0.5, 0.5, 1, 1, 3, 1.5, 0.5, 1);
+  r = fm_solve("ericson", &y);
+  cr_assert(r.cls == TOI_NONE && isnan(r.t), "ericson: %s %a", toi_class_name(r.cls), r.t);
+  toi_ref ref;
+  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert(toi_class_group(ref.cls) != TOI_G_CONTACT || ref.tfwd == 0, "reference: %s", toi_class_name(ref.cls));
+}
+
+/* Apart and passing at the closest point now, s = (0,5), v = (1,0), R = 2:
+   B = 2 v.s = 0 with C = 21 > 0. GSL's "B >= 0: separating" names the class
+   the reference gives; with "B > 0" the code would go on to D = -4AC < 0, a
+   miss. */
+Test(formulation_quirks, gsl_stable_calls_a_closest_approach_now_separating) {
+  const toi_case c = C2("closest-now", 0, 0, 0, 0, 1, 0, 5, 1, 0, 1);
+  toi_result r = fm_solve("gsl-stable", &c);
+  cr_assert(r.cls == TOI_SEPARATING && isnan(r.t), "gsl-stable: %s %a", toi_class_name(r.cls), r.t);
+  toi_ref ref;
+  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(ref.cls, TOI_SEPARATING, "reference: %s", toi_class_name(ref.cls));
+}
+
 Test(formulation_quirks, inner_product_misses_an_exact_graze_and_a_contact_now) {
   toi_result r = fm_solve("inner-product", &fm_exact[10]);
   cr_assert_eq(r.cls, TOI_NONE, "rad = 0 exactly is 'no collision' in 000");

@@ -241,6 +241,17 @@ Test(formulation32, ericson_float_discriminant_rounds) {
   cr_assert((double)(float)r64.t != got.t, "float %a, double %a: the same after rounding", got.t, r64.t);
 }
 
+/* Ericson's "b >= 0" guard in float: touching balls moving tangentially,
+   s = (2,0), v = (0,1), radii 1 (c = 0, b = 0, every float exact) are no
+   contact, as in binary64; "b > 0" would give a hit at t = 0. */
+Test(formulation32, ericson_touching_and_tangential_is_no_contact) {
+  toi_case c = tc_case2(0, 0, 0, 0, 1, 1, 2, 0, 0, 1, 1, 1);
+  toi_result r = f32_find("ericson")->solve32(&c);
+  cr_assert(r.cls == TOI_NONE && isnan(r.t), "ericson32: %s %a", toi_class_name(r.cls), r.t);
+  toi_result want = f32_ericson_float(&c);
+  cr_assert(want.cls == TOI_NONE, "the float formula: %s", toi_class_name(want.cls));
+}
+
 /* ---- accurate in binary32: the exact class and the correctly rounded root ---- */
 
 /* The exact c, b, D of a case of floats: s, R are exact in 300 bits, their

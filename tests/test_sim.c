@@ -1,6 +1,7 @@
 /* test_sim.c: the event-driven simulation on states whose event sequence is known by construction. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <mpfr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,6 +320,156 @@ Test(sim, small_gas_conserves) {
     }
     sim_state_free(&st);
   }
+}
+
+/* ---- ke_err against an exact recomputation ---- */
+
+/* The run's velocities followed from outside: the kernel's responses (va, vb
+   of the pair event about to be reported) and the walls' exact sign flips. */
+typedef struct ke_track {
+  sim_kernel inner;
+  double va[3], vb[3];
+  double *v;  /* 3 per ball */
+  const sim_state *st;
+  double ke0; /* the exact KE0 (its relative error 2^-4000 at most) */
+  size_t samples, mismatches;
+  double max_abs, min_gap, worst_got, worst_want;
+  mpfr_t sum, term;
+} ke_track;
+
+static int ke_toi(void *ctx, const toi_case *c, double *dt) {
+  ke_track *k = ctx;
+  return k->inner.pair_toi(k->inner.ctx, c, dt);
+}
+
+static int ke_wall_toi(void *ctx, const double p[3], const double v[3], double r, int dim, int axis, double wall,
+                       double *dt) {
+  ke_track *k = ctx;
+  return k->inner.wall_toi(k->inner.ctx, p, v, r, dim, axis, wall, dt);
+}
+
+static int ke_wall_respond(void *ctx, const double p[3], const double v[3], double r, int dim, int axis, double wall,
+                           double dt, double pout[3]) {
+  ke_track *k = ctx;
+  return k->inner.wall_respond(k->inner.ctx, p, v, r, dim, axis, wall, dt, pout);
+}
+
+static int ke_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3], double pb[3], double va[3],
+                      double vb[3]) {
+  ke_track *k = ctx;
+  int r = k->inner.pair_respond(k->inner.ctx, c, dt, E, pa, pb, va, vb);
+  memcpy(k->va, va, sizeof k->va);
+  memcpy(k->vb, vb, sizeof k->vb);
+  return r;
+}
+
+static int ke_event(void *ctx, const sim_event_info *e) {
+  ke_track *k = ctx;
+  if (e->kind == SIM_EV_PAIR && e->applied) {
+    memcpy(&k->v[3 * e->a], k->va, sizeof k->va);
+    memcpy(&k->v[3 * e->b], k->vb, sizeof k->vb);
+  } else if (e->kind == SIM_EV_WALL) {
+    k->v[3 * e->a + e->b / 2] = -k->v[3 * e->a + e->b / 2];
+  }
+  return 0;
+}
+
+/* sum m v^2 / 2 over the balls, exactly: every product of three doubles has
+   at most 159 significant bits and their exponents stay within a few hundred
+   of one another here, so 4000 bits hold the sum without rounding. */
+static void ke_exact(ke_track *k, mpfr_t out) {
+  mpfr_set_zero(out, 1);
+  for (size_t i = 0; i < k->st->n; i++)
+    for (int d = 0; d < k->st->dim; d++) {
+      mpfr_set_d(k->term, k->v[3 * i + d], MPFR_RNDN);
+      mpfr_sqr(k->term, k->term, MPFR_RNDN);
+      mpfr_mul_d(k->term, k->term, k->st->balls[i].m, MPFR_RNDN);
+      mpfr_add(out, out, k->term, MPFR_RNDN);
+    }
+  mpfr_div_2ui(out, out, 1, MPFR_RNDN);
+}
+
+/* Each sample's ke_err against (KE - KE0)/KE0 from the tracked velocities.
+   The run sums in double-double (error ~2^-100 KE) and divides once: within
+   2^-45 of the value relative, plus 2^-90 absolute. A sign error in the low
+   parts would be off by ~2^-53 absolute, 10^13 times that. */
+static int ke_sample(void *ctx, const sim_sample *smp) {
+  ke_track *k = ctx;
+  mpfr_t ke, ke0;
+  mpfr_init2(ke, 4000);
+  mpfr_init2(ke0, 4000);
+  ke_exact(k, ke);
+  mpfr_set(ke0, k->sum, MPFR_RNDN);
+  mpfr_sub(ke, ke, ke0, MPFR_RNDN); /* exact at 4000 bits */
+  mpfr_div(ke, ke, ke0, MPFR_RNDN);
+  double want = mpfr_get_d(ke, MPFR_RNDN);
+  mpfr_clear(ke);
+  mpfr_clear(ke0);
+  k->samples++;
+  if (!(fabs(smp->ke_err - want) <= 0x1p-45 * fabs(want) + 0x1p-90)) {
+    if (!k->mismatches++) k->worst_got = smp->ke_err, k->worst_want = want;
+  }
+  if (fabs(smp->ke_err) > k->max_abs) k->max_abs = fabs(smp->ke_err);
+  if (smp->min_gap < k->min_gap) k->min_gap = smp->min_gap;
+  return 0;
+}
+
+/* A gas under a double kernel (expanded: its responses round, so KE drifts
+   by a few ULPs) with restitution E: every sample's ke_err equals the exact
+   relative change of the tracked velocities' kinetic energy, and
+   max_abs_ke_err is the largest |ke_err| of the samples (with E < 1 every
+   ke_err is negative: the maximum of |ke_err| is a negative one's), min_gap
+   the smallest of their gaps. */
+static void ke_check(double E, uint64_t events) {
+  sim_state st;
+  cr_assert_eq(sim_generate(&st, sim_seed(), 2, 60, 3), TOI_OK);
+  ke_track k;
+  memset(&k, 0, sizeof k);
+  k.min_gap = INFINITY;
+  k.inner = kernel_named("expanded");
+  k.st = &st;
+  k.v = calloc(3 * st.n, sizeof *k.v);
+  for (size_t i = 0; i < st.n; i++) memcpy(&k.v[3 * i], st.balls[i].v, sizeof st.balls[i].v);
+  mpfr_init2(k.sum, 4000);
+  mpfr_init2(k.term, 4000);
+  ke_exact(&k, k.sum); /* KE0, kept in sum */
+  sim_kernel ker = {"tracked", &k, ke_toi, ke_respond, ke_wall_toi, ke_wall_respond, TOI_BINARY64};
+  sim_config cfg = {E, events, 25, 0, 1e-9, ke_sample, ke_event, &k, 0};
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s", rep.message);
+  cr_assert_eq(rep.last.event, events);
+  cr_assert_geq(k.samples, events / 25);
+  cr_assert_eq(k.mismatches, 0, "E %g: %zu of %zu samples differ from the exact ke_err, first %a against %a", E,
+               k.mismatches, k.samples, k.worst_got, k.worst_want);
+  cr_assert(k.max_abs > 0, "E %g: the energy never changed", E);
+  cr_assert_eq(rep.max_abs_ke_err, k.max_abs, "E %g: max_abs_ke_err %a, largest |ke_err| %a", E,
+               rep.max_abs_ke_err, k.max_abs);
+  if (E < 1) cr_assert_lt(rep.last.ke_err, 0);
+  cr_assert(isfinite(k.min_gap) && rep.min_gap == k.min_gap, "E %g: min_gap %a, smallest sampled %a", E, rep.min_gap,
+            k.min_gap);
+  mpfr_clear(k.sum);
+  mpfr_clear(k.term);
+  free(k.v);
+  sim_state_free(&st);
+}
+
+Test(sim, ke_err_is_the_exact_relative_change) { ke_check(1.0, 1500); }
+
+Test(sim, max_abs_ke_err_counts_energy_losses) { ke_check(0.75, 300); }
+
+/* Balls at rest: KE0 = 0 leaves no relative change to divide, and none
+   happened: ke_err is 0 (not 0/0), as is its maximum. */
+Test(sim, ke_err_of_a_state_at_rest_is_zero) {
+  double x[2] = {4, 6.5}, vx[2] = {0, 0};
+  sim_state st = line_state(16, 16, x, vx, 2);
+  sim_kernel ker = kernel_named("expanded");
+  sim_config cfg = {1.0, 10, 1, 0, 1e-9, NULL, NULL, NULL, 0};
+  sim_report rep;
+  cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s", rep.message);
+  cr_assert(rep.last.ke_err == 0 && rep.max_abs_ke_err == 0, "ke_err %a, max %a", rep.last.ke_err,
+            rep.max_abs_ke_err);
+  cr_assert_eq(rep.min_gap, 0.25, "centres 2.5 apart, R = 2: relative gap 0.5/2, got %a", rep.min_gap);
+  sim_state_free(&st);
 }
 
 /* Every forward formulation of the registry, whatever it answers for an

@@ -309,6 +309,27 @@ Test(solver, cmd_garbage_missing_duplicate_and_stray_lines) {
   unlink(f);
 }
 
+/* A target or tolerance must be a finite number: "ID hit T inf" is a
+ * malformed answer, not an answer scored against the default target. */
+Test(solver, cmd_infinite_or_nan_target_is_malformed) {
+  static const char *ids[] = {"badtarget-1", "badtarget-2", "badtarget-3", "badtarget-4", "badtarget-5", "ok-1"};
+  const char *f = sol_cases(0, sol_lines(ids, 6));
+  char args[8192];
+  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
+  sol_out *r;
+  const char *rows = sol_run_rows(NULL, args, &r);
+  cr_assert_eq(r->status, 1, "%s", r->err);
+  for (int i = 0; i < 5; i++) {
+    expect_row(rows, ids[i], "misbehave_cmd", "failed");
+    char want[128];
+    snprintf(want, sizeof want, "case %s: malformed answer: a number is not readable", ids[i]);
+    cr_assert(strstr(r->err, want), "%s", r->err);
+  }
+  expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2 0x1p+2 0 0");
+  cr_assert(strstr(r->out, "(5 failed)"), "%s", r->out);
+  unlink(f);
+}
+
 Test(solver, cmd_missing_answers_alone_are_not_a_crash) {
   static const char *ids[] = {"skip-1", "ok-1"};
   const char *f = sol_cases(0, sol_lines(ids, 2));

@@ -124,6 +124,9 @@ static int parse_line_fast(toi_case *c, const char *line, const char *lim) {
   }
   while (*p == ' ') p++;
   if (*p) return 0;
+  /* Beyond TOI_LINE_MAX the general path refuses the line, as the readers say (their check leaves room
+     for a CR, taken off before this). */
+  if ((size_t)((const char *)p - line) > TOI_LINE_MAX) return 0;
   case_from_values(c, v);
   return c->ra >= 0 && c->ma > 0 && c->rb >= 0 && c->mb > 0;
 }

@@ -6,6 +6,7 @@
  *   bad-    a malformed answer      skip-  no answer
  *   dup-    two answers             nan-   'hit nan'
  *   declined- 'ID unsupported'      gaveup- 'ID failed'
+ *   badtarget- the right answer with an infinite or NaN target or tolerance
  * Options: --noread (never reads stdin, sleeps), --exit N (exits with N after
  * answering), --stray (adds answers for unknown IDs, one of them binary), --stderr (talks on
  * stderr), --slow MS (sleeps MS milliseconds before each answer), --fork FILE (first starts a
@@ -66,7 +67,7 @@ int main(int argc, char **argv) {
   if (talk) fprintf(stderr, "misbehave: starting\n");
   char line[4096];
   double tmax = INFINITY;
-  int bad = 0;
+  int bad = 0, badtarget = 0;
   while (fgets(line, sizeof line, stdin)) {
     if (!strncmp(line, "# tmax ", 7)) {
       tmax = strtod(line + 7, NULL);
@@ -101,6 +102,11 @@ int main(int argc, char **argv) {
       /* A different kind of garbage each time. */
       static const char *const forms[] = {"%s hit notanumber\n", "%s banana 1\n", "%s\n", "%s hit 1 2 3 4\n"};
       printf(forms[bad++ % 4], id);
+    } else if (starts(id, "badtarget-")) {
+      /* Another one each time: inf, nan and -inf targets, inf and nan tolerances. */
+      static const char *const forms[] = {"%s %s %a inf\n", "%s %s %a nan\n", "%s %s %a -inf\n",
+                                          "%s %s %a 0 inf\n", "%s %s %a 0 nan\n"};
+      printf(forms[badtarget++ % 5], id, ball_class_names[cls], t);
     } else if (starts(id, "nan-")) {
       printf("%s hit nan\n", id);
     } else if (starts(id, "declined-")) {

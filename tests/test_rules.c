@@ -1,0 +1,447 @@
+/* test_rules.c: the scoring rules at their edges (the step, the target, the tolerance, ties of maxima and witnesses). */
+/* Each test sits exactly on the edge of one rule, where a comparison written
+ * the other way (< for <=, >= for >) changes the answer; tests/mutants/
+ * mutants.list names the one-line bugs they catch. Expected values come from
+ * the exact constructions, never from the program. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "audit.h"
+#include "bench.h"
+#include "case_build.h"
+#include "cli_check.h"
+#include "score.h"
+#include "stream.h"
+#include "sweep.h"
+#include "toiref.h"
+
+/* s = (10, 0), v = (-2, 0), R = 2: the gap is 8 - 2t, contact at t = 4. */
+static toi_case head_on(void) { return tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 1, 1); }
+
+static score_detail scored(toi_result r, const toi_case *c, const toi_ref *ref, double tmax, double target,
+                           double tolerance, toi_precision q) {
+  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, q};
+  score_detail d;
+  cr_assert_eq(score_answer(&d, r, TOI_FORWARD, 0, c, ref, &o), TOI_OK);
+  return d;
+}
+
+static toi_ref solved(const toi_case *c) {
+  toi_ref ref;
+  cr_assert_eq(toi_ref_solve_engine(&ref, c, TOI_REF_FAST), TOI_OK);
+  return ref;
+}
+
+/* ---- the step: a contact exactly at tmax is inside it ---- */
+
+/* "Hit within the step" takes t <= tmax on both sides: the exact root at
+   tmax is a contact of the step, and so is an answer at tmax. */
+Test(rules, contact_exactly_at_tmax_is_inside_the_step) {
+  toi_case c = head_on();
+  toi_ref ref = solved(&c);
+  cr_assert_eq(ref.tfwd, 4);
+  score_detail d = scored((toi_result){TOI_HIT, 4}, &c, &ref, 4, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE, "hit at tmax: kind %d", d.sc.kind);
+  cr_assert(d.sc.timed);
+  cr_assert_eq(d.sc.ulp, 0);
+  cr_assert_eq(d.target_kind, SCORE_AGREE);
+  /* "none" misses the contact the step holds. */
+  d = scored((toi_result){TOI_NONE, NAN}, &c, &ref, 4, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_MISSED);
+  cr_assert_eq(d.target_kind, SCORE_MISSED);
+  /* One ULP shorter, the step ends before the contact: "none" agrees, the hit is none too. */
+  double before = nextafter(4, 0);
+  d = scored((toi_result){TOI_NONE, NAN}, &c, &ref, before, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  d = scored((toi_result){TOI_HIT, 4}, &c, &ref, before, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(!d.sc.timed);
+}
+
+/* The same through run: the 3-4-5 hit at t = 1 (s = (3, 8), v = (0, -4),
+   R = 5: |s + v t|^2 = 9 + (8 - 4t)^2 = 25 at t = 1 and 3) with --tmax 1,
+   answered exactly by the bench's correctly rounded formulation. */
+Test(rules, run_scores_the_345_hit_at_tmax_as_agree) {
+  char path[] = "/tmp/toirulesXXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  const char *text = "hit345-t1 2  0 0  0 0  2.5 1   3 8  0 -4  2.5 1\n";
+  cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  char args[256];
+  snprintf(args, sizeof args, "run -f accurate --tmax 1 %s", path);
+  cc_out *r = cc_run(NULL, args);
+  unlink(path);
+  cr_assert_eq(r->status, 0, "%s", r->err);
+  const char *line = strstr(r->out, "\naccurate ");
+  cr_assert_not_null(line, "%s", r->out);
+  unsigned long cases, agree, missed, ghost, other, timed;
+  cr_assert_eq(sscanf(line, " accurate %lu %lu %lu %lu %lu %lu", &cases, &agree, &missed, &ghost, &other, &timed), 6);
+  cr_assert(cases == 1 && agree == 1 && missed == 0 && ghost == 0 && other == 0 && timed == 1, "%s", r->out);
+}
+
+/* ---- the target: its ULP, and the tolerance band's edge ---- */
+
+/* A target of -0.5 (an overlap of 0.5) moves the root to 4.25, where one
+   ULP is 2^-50 in binary64 and 2^-21 in binary32: an answer k ULPs from
+   4.25 is k target ULPs off, whatever its error against the contact. */
+Test(rules, target_ulp_of_a_nonzero_target) {
+  toi_case c = head_on();
+  toi_ref ref = solved(&c);
+  for (int k = -3; k <= 5; k += 2) {
+    double t = 4.25 + k * 0x1p-50;
+    score_detail d = scored((toi_result){TOI_HIT, t}, &c, &ref, INFINITY, -0.5, 0, TOI_BINARY64);
+    cr_assert(d.target_timed);
+    cr_assert_eq(d.target_ulp, fabs((double)k), "%d ULPs off: target_ulp %a", k, d.target_ulp);
+    cr_assert_eq(d.target_dt, fabs(k * 0x1p-50));
+    /* and against the contact at 4: (0.25 + k 2^-50) / 2^-50 ULPs */
+    cr_assert_eq(d.sc.ulp, 0x1p48 + k, "ulp %a", d.sc.ulp);
+  }
+  /* binary32: the case as a float candidate receives it (unchanged) and its exact answer there */
+  toi_case in;
+  toi_ref r32;
+  cr_assert_eq(score_input(&in, &r32, &c, TOI_BINARY32, TOI_REF_FAST), 0);
+  score_detail d = scored((toi_result){TOI_HIT, 4.25 + 3 * 0x1p-21}, &in, &r32, INFINITY, -0.5, 0, TOI_BINARY32);
+  cr_assert(d.target_timed);
+  cr_assert_eq(d.target_ulp, 3, "binary32: target_ulp %a", d.target_ulp);
+}
+
+/* At t = 4.5 the gap is |10 - 9| - 2 = -1 exactly: 0.5 from a
+   target of -0.5. A tolerance of exactly 0.5 holds it; the next double
+   below does not; no tolerance (0) claims nothing. */
+Test(rules, tolerance_band_includes_its_edge) {
+  toi_case c = head_on();
+  toi_ref ref = solved(&c);
+  toi_result r = {TOI_HIT, 4.5};
+  score_detail d = scored(r, &c, &ref, INFINITY, -0.5, 0.5, TOI_BINARY64);
+  cr_assert_eq(d.gap, -1);
+  cr_assert(d.target_timed);
+  cr_assert_eq(d.off_tolerance, 0, "|gap - target| = tolerance is within it");
+  d = scored(r, &c, &ref, INFINITY, -0.5, nextafter(0.5, 0), TOI_BINARY64);
+  cr_assert_eq(d.off_tolerance, 1);
+  d = scored(r, &c, &ref, INFINITY, -0.5, 0, TOI_BINARY64);
+  cr_assert_eq(d.off_tolerance, 0, "no tolerance claimed, none missed");
+  d = scored((toi_result){TOI_HIT, 4.25}, &c, &ref, INFINITY, -0.5, 0, TOI_BINARY64);
+  cr_assert_eq(d.gap, -0.5);
+  cr_assert_eq(d.off_tolerance, 0);
+}
+
+/* ---- ties: the first case (lowest index) keeps a tied maximum ---- */
+
+static score_case timed_case(double ulp, double bits) {
+  score_case sc;
+  memset(&sc, 0, sizeof sc);
+  sc.kind = SCORE_AGREE;
+  sc.timed = 1;
+  sc.ulp = ulp;
+  sc.bits = bits;
+  return sc;
+}
+
+Test(rules, tied_maximum_keeps_the_first_worst_id) {
+  score_stats s;
+  score_stats_init(&s, "x");
+  const double ulps[] = {2, 5, 1, 5, 5, 0};
+  const char *ids[] = {"a", "b", "c", "d", "e", "f"};
+  for (int i = 0; i < 6; i++) {
+    score_case sc = timed_case(ulps[i], ulps[i] > 0 ? log2(ulps[i]) : 0);
+    cr_assert_eq(score_stats_add(&s, &sc, ids[i]), TOI_OK);
+  }
+  score_case ghost = timed_case(NAN, NAN);
+  ghost.kind = SCORE_GHOST;
+  ghost.timed = 0;
+  cr_assert_eq(score_stats_add(&s, &ghost, "g1"), TOI_OK);
+  cr_assert_eq(score_stats_add(&s, &ghost, "g2"), TOI_OK);
+  cr_assert_eq(s.max_ulp, 5);
+  cr_assert_str_eq(s.worst_id, "b");
+  cr_assert_str_eq(s.worst_class_id, "g1");
+  cr_assert_eq(s.timed, 6);
+  cr_assert_eq(s.cases, 8);
+  cr_assert_eq(s.kind[SCORE_GHOST], 2);
+  cr_assert_eq(s.max_bits, log2(5));
+
+  /* Blocks of run merged in input order: a later block's tie leaves the worst ID. */
+  toi_run_row acc, first, blk;
+  memset(&acc, 0, sizeof acc);
+  memset(&first, 0, sizeof first);
+  memset(&blk, 0, sizeof blk);
+  score_stats_init(&acc.st, "x");
+  first.st = s; /* shares s's values, freed with s */
+  score_stats_init(&blk.st, "x");
+  toi_qstream q;
+  cr_assert_eq(toi_qstream_init(&q), 0);
+  cr_assert_eq(toi_run_row_merge(&acc, &first, &q), 0);
+  cr_assert_str_eq(acc.st.worst_id, "b");
+  score_case tie = timed_case(5, log2(5)), bigger = timed_case(7, log2(7));
+  cr_assert_eq(score_stats_add(&blk.st, &tie, "later"), TOI_OK);
+  cr_assert_eq(toi_run_row_merge(&acc, &blk, &q), 0);
+  cr_assert_str_eq(acc.st.worst_id, "b", "a tie in a later block took the worst ID: %s", acc.st.worst_id);
+  cr_assert_str_eq(acc.st.worst_class_id, "g1");
+  score_stats_free(&blk.st);
+  score_stats_init(&blk.st, "x");
+  cr_assert_eq(score_stats_add(&blk.st, &bigger, "larger"), TOI_OK);
+  cr_assert_eq(toi_run_row_merge(&acc, &blk, &q), 0);
+  cr_assert_str_eq(acc.st.worst_id, "larger");
+  cr_assert_eq(acc.st.max_ulp, 7);
+  cr_assert_eq(acc.st.timed, 8);
+  toi_qstream_free(&q);
+  score_stats_free(&blk.st);
+  score_stats_free(&acc.st);
+  score_stats_free(&s);
+}
+
+/* A sweep's witness of a maximum: the larger value, or the lower index on a
+   tie, whatever order the offers come in (threads and shards offer them in
+   any order); the misclassification witness is the lowest index. */
+Test(rules, sweep_witness_ties_go_to_the_lowest_index) {
+  toi_case c = head_on();
+  sweep_witness w;
+  memset(&w, 0, sizeof w);
+  sweep_witness_offer(&w, 5, 1, 7, &c);
+  sweep_witness_offer(&w, 5, 2, 9, &c);
+  cr_assert(w.set && w.index == 7 && w.aux == 1, "index %llu", (unsigned long long)w.index);
+  sweep_witness_offer(&w, 5, 3, 3, &c);
+  cr_assert(w.index == 3 && w.aux == 3, "index %llu", (unsigned long long)w.index);
+  sweep_witness_offer(&w, 4, 4, 1, &c);
+  sweep_witness_offer(&w, NAN, 4, 0, &c);
+  cr_assert(w.index == 3 && w.value == 5);
+  sweep_witness_offer(&w, 6, 5, 100, &c);
+  cr_assert(w.index == 100 && w.value == 6);
+
+  sweep_witness f;
+  memset(&f, 0, sizeof f);
+  sweep_witness_offer_first(&f, 2, 0, 7, &c);
+  sweep_witness_offer_first(&f, 3, 0, 7, &c);
+  cr_assert(f.index == 7 && f.value == 2);
+  sweep_witness_offer_first(&f, 1, 0, 9, &c);
+  sweep_witness_offer_first(&f, 1, 0, 4, &c);
+  cr_assert(f.index == 4 && f.value == 1);
+
+  /* Two accumulators with a tied maximum, merged either way round. */
+  for (int order = 0; order < 2; order++) {
+    sweep_acc a[2];
+    for (int i = 0; i < 2; i++) {
+      cr_assert_eq(sweep_acc_init(&a[i], 1, 1), 0);
+      a[i].cells[0].max_ulp = 5;
+      sweep_witness_offer(&a[i].cells[0].w[SW_MAX_ULP], 5, i, i ? 11 : 12, &c);
+      sweep_witness_offer_first(&a[i].cells[0].w[SW_MISCLASS], 1, i, i ? 21 : 20, &c);
+    }
+    sweep_acc_merge(&a[order], &a[1 - order]);
+    const sweep_cell *m = &a[order].cells[0];
+    cr_assert_eq(m->w[SW_MAX_ULP].index, 11, "order %d: max witness %llu", order,
+                 (unsigned long long)m->w[SW_MAX_ULP].index);
+    cr_assert_eq(m->w[SW_MISCLASS].index, 20, "order %d: misclass witness %llu", order,
+                 (unsigned long long)m->w[SW_MISCLASS].index);
+    sweep_acc_free(&a[0]);
+    sweep_acc_free(&a[1]);
+  }
+}
+
+/* ---- the audit: penetrations are the rows whose gap is below -TOI_AUDIT_PENETRATION ---- */
+
+typedef struct pen_count {
+  size_t below[64], rows[64], above[64];
+  double min_gap[64];
+  size_t min_case[64];
+  const toi_formulation *const *fs;
+  int nf;
+} pen_count;
+
+static void pen_row(void *ctx, const toi_audit_row *row) {
+  pen_count *p = ctx;
+  int k = 0;
+  while (k < p->nf && p->fs[k] != row->f) k++;
+  cr_assert_lt(k, p->nf);
+  p->rows[k]++;
+  if (row->a.gap < -TOI_AUDIT_PENETRATION) p->below[k]++;
+  else p->above[k]++;
+  if (p->rows[k] == 1 || row->a.gap < p->min_gap[k]) {
+    p->min_gap[k] = row->a.gap;
+    p->min_case[k] = row->case_index;
+  }
+}
+
+/* The committed worst cases of the formulations that penetrate (their
+   audits count some), every forward formulation audited on them: each
+   count is the number of rows the audit hands out with a gap below the
+   threshold, and there are rows on both sides of it. */
+Test(rules, audit_penetrations_are_the_rows_below_the_threshold) {
+  const char *files[] = {"inner-product", "phet", "accurate", "minkowski"};
+  toi_caselist all = {0};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/cases/worst/%s.cases", TOI_SOURCE_DIR, files[i]);
+    toi_caselist l = {0};
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    cr_assert_eq(toi_read_cases(&l, path, &dg), TOI_OK, "%s", path);
+    for (size_t j = 0; j < l.count; j++) cr_assert_eq(toi_caselist_push(&all, &l.items[j]), TOI_OK);
+    toi_caselist_free(&l);
+  }
+  size_t n;
+  const toi_formulation *reg = toi_formulations(&n);
+  const toi_formulation *fs[64];
+  int nf = 0;
+  for (size_t i = 0; i < n && nf < 64; i++)
+    if (reg[i].direction == TOI_FORWARD) fs[nf++] = &reg[i];
+  pen_count pc;
+  memset(&pc, 0, sizeof pc);
+  pc.fs = fs;
+  pc.nf = nf;
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &all, fs, nf, 1, pen_row, &pc, NULL), TOI_OK);
+  size_t below = 0, above = 0;
+  for (int k = 0; k < nf; k++) {
+    const toi_audit_form *f = &au.forms[k];
+    cr_assert_eq(f->audited, pc.rows[k], "%s", fs[k]->name);
+    cr_assert_eq(f->penetrations, pc.below[k], "%s: %zu penetrations counted, %zu rows below -%g", fs[k]->name,
+                 f->penetrations, pc.below[k], TOI_AUDIT_PENETRATION);
+    if (pc.rows[k]) {
+      cr_assert_eq(f->min_gap, pc.min_gap[k], "%s", fs[k]->name);
+      cr_assert_eq(f->min_gap_case, pc.min_case[k], "%s", fs[k]->name);
+    }
+    below += pc.below[k];
+    above += pc.above[k];
+  }
+  cr_assert(below > 0 && above > 0, "%zu rows below the threshold, %zu above: the test decides nothing", below, above);
+  toi_audit_free(&au);
+  toi_caselist_free(&all);
+}
+
+/* ---- the kinds of an answer ---- */
+
+/* Against the target: an exact miss answered by a hit is a ghost, an exact
+   overlap answered by "none" is other (classify's table, the same as the
+   true contact's at target 0). */
+Test(rules, target_table_ghost_and_other) {
+  /* B passes A at impact parameter 2.25 with R = 2: a miss. */
+  toi_case miss = tc_case2(0, 0, 0, 0, 1, 1, -10, 2.25, 1, 0, 1, 1);
+  toi_ref ref = solved(&miss);
+  cr_assert_eq(ref.cls, TOI_MISS);
+  score_detail d = scored((toi_result){TOI_HIT, 10}, &miss, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_GHOST);
+  cr_assert_eq(d.target_kind, SCORE_GHOST, "target kind %d", d.target_kind);
+  /* Centres 1 apart, R = 2: an overlap; "none" is neither missed nor a ghost. */
+  toi_case over = tc_case2(0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1);
+  ref = solved(&over);
+  cr_assert_eq(ref.cls, TOI_OVERLAP);
+  d = scored((toi_result){TOI_NONE, NAN}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_OTHER);
+  cr_assert_eq(d.target_kind, SCORE_OTHER);
+  /* An agreed overlap is not timed: its forward root is the exit. */
+  d = scored((toi_result){TOI_OVERLAP, 0}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(!d.sc.timed && !d.target_timed);
+}
+
+/* A hit with a NaN time where the contact is: timed, with an infinite error
+   (the histograms' last bin), never an exact one. */
+Test(rules, nan_time_of_a_right_verdict_is_an_infinite_error) {
+  toi_case c = head_on();
+  toi_ref ref = solved(&c);
+  score_detail d = scored((toi_result){TOI_HIT, NAN}, &c, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(d.sc.timed);
+  cr_assert(isinf(d.sc.ulp) && d.sc.ulp > 0, "ulp %a", d.sc.ulp);
+  cr_assert(isinf(d.sc.bits) && d.sc.bits > 0, "bits %a", d.sc.bits);
+}
+
+/* Reverse time: a past contact answered "none" is missed, a contact claimed
+   where there is no past one is a ghost. */
+Test(rules, reverse_time_missed_and_ghost) {
+  /* s = (10, 0), v = (2, 0), R = 2: leaving, roots -6 and -4 (the reverse root -4). */
+  toi_case past = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, 2, 0, 1, 1);
+  toi_ref ref = solved(&past);
+  cr_assert_eq(ref.trev, -4);
+  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  score_detail d;
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_NONE, NAN}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_MISSED);
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -4}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert(d.sc.timed && d.sc.ulp == 0);
+  /* head-on: both roots ahead (4 and 6), none behind */
+  toi_case ahead = head_on();
+  ref = solved(&ahead);
+  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -1}, TOI_REVERSE, 0, &ahead, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, SCORE_GHOST);
+}
+
+/* The gap at a time is |s + v T| - (rA + rB): with radii 1 and 3, s = (10, 0)
+   and v = (-2, 0), it is 10 - 2T - 4, 0 at T = 3. */
+Test(rules, gap_takes_both_radii) {
+  toi_case c = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 3, 1);
+  cr_assert_eq(score_gap(&c, 3), 0);
+  cr_assert_eq(score_gap(&c, 2), 2);
+  toi_case d = tc_case2(0, 0, 0, 0, 3, 1, 10, 0, -2, 0, 1, 1);
+  cr_assert_eq(score_gap(&d, 3), 0);
+  cr_assert_eq(score_gap(&d, 3.5), -1);
+}
+
+/* ---- the audit: which contacts, which times, which values ---- */
+
+static toi_result hit_at_infinity(const toi_case *c) {
+  (void)c;
+  return (toi_result){TOI_HIT, INFINITY};
+}
+
+/* An exact contact touching now (s = (2, 0), v = (-1, 0), R = 2) is audited
+   like a hit; a formulation that answers a contact at an infinite time
+   reported none (there is no response to audit at Inf). */
+Test(rules, audit_takes_contacts_now_and_leaves_infinite_times) {
+  toi_caselist l = {0};
+  toi_case now = tc_case2(0, 0, 0, 0, 1, 1, 2, 0, -1, 0, 1, 1);
+  cr_assert_eq(toi_caselist_push(&l, &now), TOI_OK);
+  toi_case hit = head_on();
+  cr_assert_eq(toi_caselist_push(&l, &hit), TOI_OK);
+  const toi_formulation inf = {"at-infinity", "test", "a hit at +Inf", TOI_FORWARD, hit_at_infinity, 0, NULL};
+  const toi_formulation *fs[2] = {toi_formulation_find("robust"), &inf};
+  cr_assert_not_null(fs[0]);
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, 2, 1, NULL, NULL, NULL), TOI_OK);
+  cr_assert_eq(au.contacts, 2);
+  cr_assert_eq(au.forms[0].audited, 2, "robust: %zu audited", au.forms[0].audited);
+  cr_assert_eq(au.forms[1].audited, 0);
+  cr_assert_eq(au.forms[1].not_reported, 2);
+  cr_assert_eq(au.forms[1].failed, 0);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
+}
+
+typedef struct nan_rows {
+  size_t rows, finite_ke;
+} nan_rows;
+
+static void count_finite_ke(void *ctx, const toi_audit_row *row) {
+  nan_rows *n = ctx;
+  n->rows++;
+  n->finite_ke += !isnan(row->a.ke_err);
+}
+
+/* A response whose velocity overflows (vB = -1.5e308, masses 1 and 3: A
+   leaves at 1.5 |vB| > DBL_MAX) has no kinetic energy error to speak of
+   (NaN): the statistics are over the other values, NaN left out. */
+Test(rules, audit_statistics_leave_nan_out) {
+  toi_caselist l = {0};
+  toi_case big = head_on();
+  strcpy(big.id, "big");
+  big.vb[0] = -1.5e308;
+  big.mb = 3;
+  cr_assert_eq(toi_caselist_push(&l, &big), TOI_OK);
+  toi_case hit = head_on();
+  cr_assert_eq(toi_caselist_push(&l, &hit), TOI_OK);
+  const toi_formulation *fs[1] = {toi_formulation_find("robust")};
+  nan_rows n = {0, 0};
+  toi_audit au;
+  cr_assert_eq(toi_audit_run(&au, &l, fs, 1, 1, count_finite_ke, &n, NULL), TOI_OK);
+  cr_assert_eq(n.rows, 2);
+  cr_assert_eq(n.finite_ke, 1, "the test needs one NaN ke_err");
+  cr_assert_eq(au.forms[0].nonfinite, 1);
+  const toi_audit_stat *ke = &au.forms[0].stat[TOI_AUDIT_KE];
+  cr_assert_eq(ke->n, 1, "ke_err over %zu values", ke->n);
+  cr_assert_eq(ke->max, 0);
+  cr_assert_eq(ke->max_case, 1);
+  toi_audit_free(&au);
+  toi_caselist_free(&l);
+}
