@@ -549,11 +549,16 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
     return -1;
   }
   for (size_t i = 0; i < n; i++) todo[i] = i;
-  /* A solver that does not read its input must not kill the bench with SIGPIPE. */
-  struct sigaction ign, old;
-  memset(&ign, 0, sizeof ign);
-  ign.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ign, &old);
+  /* A solver that does not read its input must not kill the bench with
+     SIGPIPE: the signal is blocked in this thread alone (a write to a closed
+     pipe then fails with EPIPE), and the one such a write left pending is
+     taken before the mask is restored. The process's dispositions, which
+     other threads share, are never touched. */
+  sigset_t pipe_set, old_mask, before;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
+  sigpending(&before);
   solver_quota local = {0}, *q = o->quota ? o->quota : &local;
   int progress = 1; /* the last process answered something (or none ran yet) */
   while (ntodo) {
@@ -564,7 +569,13 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
     if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo, progress)) break;
     progress = b.answered > 0;
   }
-  sigaction(SIGPIPE, &old, NULL);
+  sigset_t now;
+  sigpending(&now);
+  if (sigismember(&now, SIGPIPE) && !sigismember(&before, SIGPIPE)) {
+    const struct timespec zero = {0, 0};
+    sigtimedwait(&pipe_set, NULL, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
   if (!o->quota) solver_quota_report(s->name, &local, o->msg);
   free(todo);
   free(bidx);
