@@ -540,6 +540,12 @@ static void put_cell(sbuf *b, const char *cell) {
   else sb_puts(b, cell);
 }
 
+/* Frees a NULL-ended list and, with own, its strings. */
+static void list_free(char **l, int own) {
+  for (size_t i = 0; own && l && l[i]; i++) free(l[i]);
+  free(l);
+}
+
 /* Splits a CSV line at commas (the bench's CSV quotes nothing). */
 static char **split_csv(const char *line) {
   char **f = NULL;
@@ -558,7 +564,10 @@ static char *csv_table(const char *csv, char **want, char **why) {
   char **lines = NULL;
   char *copy = xstrdup(csv);
   for (char *s = strtok(copy, "\n"); s; s = strtok(NULL, "\n")) lines = list_add(lines, s);
-  if (!lines) return xstrdup("");
+  if (!lines) {
+    free(copy);
+    return xstrdup("");
+  }
   char **head = split_csv(lines[0]);
   int nw = 0, idx[64];
   for (; want[nw] && nw < 64; nw++) {
@@ -569,6 +578,9 @@ static char *csv_table(const char *csv, char **want, char **why) {
       sbuf m = {0};
       sb_printf(&m, "no column %s in the command's CSV header", want[nw]);
       *why = m.s;
+      list_free(head, 1);
+      list_free(lines, 0);
+      free(copy);
       return NULL;
     }
   }
@@ -588,6 +600,7 @@ static char *csv_table(const char *csv, char **want, char **why) {
       cells[i][k] = sb_take(&c);
       if (strlen(cells[i][k]) > width[k]) width[k] = strlen(cells[i][k]);
     }
+    list_free(f, 1);
   }
   sbuf t = {0};
   for (int i = 0; i < nl; i++) {
@@ -595,6 +608,13 @@ static char *csv_table(const char *csv, char **want, char **why) {
       sb_printf(&t, k == 0 ? "%-*s" : "  %*s", (int)width[k], cells[i][k]);
     sb_puts(&t, "\n");
   }
+  for (int i = 0; i < nl; i++) {
+    for (int k = 0; k < nw; k++) free(cells[i][k]);
+    free(cells[i]);
+  }
+  free(cells);
+  list_free(head, 1);
+  list_free(lines, 0);
   free(copy);
   return sb_take(&t);
 }
