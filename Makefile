@@ -538,8 +538,10 @@ SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
 # handle_segv=0: a plug-in that crashes on purpose does so in a child of the sanitized toibench, and the
 # tests expect it to die by SIGSEGV, not by ASan's report and exit 1. Bad accesses are still caught by
 # the shadow checks; a stray SIGSEGV still fails its test, without ASan's stack.
+# TOIBENCH_REPORTS_DIR: build/sanitize/toibench has no reports/ beside it (build/reports), and the
+# report tests run it in folders of their own.
 SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-           LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp)
+           LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) TOIBENCH_REPORTS_DIR=$(abspath reports)
 SANITIZE_ARGS ?=
 # The deliberately broken test solvers (tests/solvers/) must crash as they do anywhere, by a signal:
 # under ASan their SIGSEGV would become a report and exit 1, and UBSan would stop their null load.
