@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   solver_answer ans[FZ_N];
   fz_setup(cases, ans);
   solver_def s = {.name = "fuzz", .kind = SOLVER_COMMAND};
-  solver_run_info info = {0, 0};
+  solver_run_info info;
+  memset(&info, 0, sizeof info);
   solver_quota quota = {0};
   size_t total = 0;
   toi_msg msg = {fz_emit, &total};
@@ -71,14 +72,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned char got[FZ_N];
   for (size_t i = 0; i < FZ_N; i++) todo[i] = i;
   const char *reason = outcome == OUT_EXITED ? "" : outcome == OUT_HUNG ? "hung" : "killed by signal 11";
-  int batches = 0;
+  int batches = 0, progress = 1;
   while (ntodo) {
     FZ_CHECK(++batches <= (int)FZ_N); /* each batch settles at least one case */
-    batch b = {&s, cases, ans, &info, bidx, 0, map, got, 0, 0, &quota.stderr_shown, &quota.messages_shown, &msg};
+    batch b = {&s, cases, ans, &info, bidx, 0, map, got, 0, 0, &quota.stderr_shown, &quota.messages_shown, &msg, NULL};
     next_batch(&b, todo, &ntodo);
     fz_output(&b, text, len, chunk);
     FZ_CHECK(b.answered <= b.n);
-    if (settle_batch(&b, outcome, reason, 10.0, todo, &ntodo)) break;
+    if (settle_batch(&b, outcome, reason, 10.0, todo, &ntodo, progress)) break;
+    progress = b.answered > 0;
   }
   solver_quota_report(s.name, &quota, &msg);
   for (size_t i = 0; i < FZ_N; i++) {
