@@ -101,7 +101,10 @@ static const char recipes[] =
     "[eng]\n"
     "kind engines\n"
     "needs no-such-engine\n"
-    "$ build/toibench list --engines\n";
+    "$ build/toibench list --engines\n"
+    "[mpi]\n"
+    "kind mpi\n"
+    "$ true build/no-such-mpi-program\n";
 
 static const char doc[] = "intro\n"
                           "<!-- findings:det begin -->\n"
@@ -115,6 +118,9 @@ static const char doc[] = "intro\n"
                           "<!-- findings:eng begin -->\n"
                           "kept\n"
                           "<!-- findings:eng end -->\n"
+                          "<!-- findings:mpi begin -->\n"
+                          "kept too\n"
+                          "<!-- findings:mpi end -->\n"
                           "end\n";
 
 static const char det_block[] = "<!-- findings:det begin -->\n"
@@ -151,6 +157,9 @@ Test(findings, write_renders_each_kind_and_check_checks_only_what_it_should) {
   cr_assert_not_null(strstr(d, det_block), "det:\n%s", d);
   cr_assert_not_null(strstr(d, cols_block), "cols:\n%s", d);
   cr_assert_not_null(strstr(d, "<!-- findings:eng begin -->\nkept\n<!-- findings:eng end -->\n"), "%s", d);
+  /* a program of the build that a recipe starts through another (mpirun ... build/toibench-mpi) must be built too */
+  cr_assert_not_null(strstr(d, "<!-- findings:mpi begin -->\nkept too\n<!-- findings:mpi end -->\n"), "%s", d);
+  cr_assert_not_null(strstr(out, "block mpi skipped, left as it was: build/no-such-mpi-program is not built"), "%s", out);
   cr_assert_not_null(strstr(out, "block eng skipped, left as it was: engines not built (make engines): no-such-engine\n"),
                      "%s", out);
   const char *m = strstr(d, "<!-- findings:mach begin -->\nMeasured on ");

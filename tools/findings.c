@@ -504,10 +504,14 @@ static void load_engines(void) {
 static char *unavailable(const recipe *r) {
   sbuf why = {0};
   for (int i = 0; i < r->ncmds; i++) {
-    const char *p = r->cmds[i].argv[0];
-    if (program_exists(p) || (why.s && strstr(why.s, p))) continue;
-    sb_printf(&why, "%s%s is not built%s", why.len ? "; " : "", p,
-              strstr(p, "toibench-mpi") ? " (make mpi)" : strchr(p, '/') ? "" : " (not on PATH)");
+    /* the program, and a program of the build it starts (mpirun ... build/toibench-mpi) */
+    for (int a = 0; r->cmds[i].argv[a]; a++) {
+      const char *p = r->cmds[i].argv[a];
+      if (a > 0 && strncmp(p, "build/", 6)) continue;
+      if (program_exists(p) || (why.s && strstr(why.s, p))) continue;
+      sb_printf(&why, "%s%s is not built%s", why.len ? "; " : "", p,
+                strstr(p, "toibench-mpi") ? " (make mpi)" : strchr(p, '/') ? "" : " (not on PATH)");
+    }
   }
   if (r->needs) load_engines();
   int missing = 0;
