@@ -301,37 +301,11 @@ Test(compare, hunt_summary_json) {
 
 /* ---- bad and unbounded inputs (issue 26, items 1 and 9) ---- */
 
-/* Runs `toibench ARGS` as td_tb does (stdout to out, stderr to err, in the
-   test's directory); its exit status (-1 on a signal) and its peak resident
-   memory in KiB, from wait4's rusage of that child alone. */
-static int tb_rss(const char *args, long *maxrss_kb) {
-  static char words[8192];
-  char *argv[256];
-  argv[0] = (char *)TOIBENCH_PATH;
-  cc_split(args, words, sizeof words, argv + 1, 255);
-  pid_t pid = fork();
-  cr_assert_geq(pid, 0);
-  if (pid == 0) {
-    int in = open("/dev/null", O_RDONLY);
-    if (in < 0 || chdir(td_dir)) _exit(126);
-    int fo = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0) _exit(126);
-    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st = 0;
-  struct rusage ru;
-  cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
-  *maxrss_kb = ru.ru_maxrss;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* Expects `compare ARGS` to refuse invalid input (status 3, nothing on
    stdout) with a message holding each of want (NULL-terminated). */
 static void expect_refused(const char *args, const char *const *want) {
   long rss;
-  int st = tb_rss(args, &rss);
+  int st = td_tb_rss(args, &rss);
   char *err = td_read("err"), *out = td_read("out");
   cr_assert_eq(st, 3, "compare %s: status %d (-1: a signal): %s", args, st, err);
   for (; *want; want++) cr_assert(strstr(err, *want), "compare %s: no '%s' in: %s", args, *want, err);
@@ -401,7 +375,7 @@ Test(compare, endless_and_huge_files_are_refused_unread) {
                         "compare huge huge"};
   for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
     long rss;
-    int st = tb_rss(args[i], &rss);
+    int st = td_tb_rss(args[i], &rss);
     char *err = td_read("err");
     cr_assert_eq(st, 3, "%s: status %d: %s", args[i], st, err);
     cr_assert(strstr(err, "larger than") && strstr(err, strstr(args[i], "zero") ? "/dev/zero" : "huge"), "%s: %s",

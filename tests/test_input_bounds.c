@@ -16,32 +16,6 @@
 #define IB_SANITIZED 0
 #endif
 
-/* Runs `toibench ARGS` in the test's directory (stdout to out, stderr to
-   err); its exit status (-1 on a signal) and its peak resident memory in KiB
-   (wait4's rusage of that child alone). */
-static int tb_rss(const char *args, long *maxrss_kb) {
-  static char words[8192];
-  char *argv[256];
-  argv[0] = (char *)TOIBENCH_PATH;
-  cc_split(args, words, sizeof words, argv + 1, 255);
-  pid_t pid = fork();
-  cr_assert_geq(pid, 0);
-  if (pid == 0) {
-    int in = open("/dev/null", O_RDONLY);
-    if (in < 0 || chdir(td_dir)) _exit(126);
-    int fo = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0) _exit(126);
-    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  int st = 0;
-  struct rusage ru;
-  cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
-  *maxrss_kb = ru.ru_maxrss;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 TestSuite(input_bounds, .init = td_setup, .fini = td_teardown, .timeout = 120);
 
 #define FORMS "ericson,robust,expanded,accurate,minkowski,inner-product,phet,gsl-stable"
@@ -64,8 +38,8 @@ Test(input_bounds, merge_memory_does_not_grow_with_its_inputs) {
     snprintf(merge + len, sizeof merge - len, " s%d", SHARDS + 1 - i); /* in reverse order */
   }
   long one, all;
-  cr_assert_eq(tb_rss("merge --partial -o single s1", &one), 0);
-  cr_assert_eq(tb_rss(merge, &all), 0, "%s", merge);
+  cr_assert_eq(td_tb_rss("merge --partial -o single s1", &one), 0);
+  cr_assert_eq(td_tb_rss(merge, &all), 0, "%s", merge);
   cr_assert(td_same_file(td_path("merged"), td_path("whole")), "the merged shards differ from the whole sweep");
   long acc_kb = (long)(NFORMS * NBINS * sizeof(sweep_cell) / 1024);
   if (!IB_SANITIZED)
@@ -87,7 +61,7 @@ Test(input_bounds, sweep_header_claims_no_memory_its_file_cannot_fill) {
   const char *args[] = {"merge head.sw", "compare head.sw head.sw"};
   for (int i = 0; i < 2; i++) {
     long rss;
-    int st = tb_rss(args[i], &rss);
+    int st = td_tb_rss(args[i], &rss);
     char *err = td_read("err");
     cr_assert_eq(st, 3, "%s: status %d: %s", args[i], st, err);
     cr_assert(strstr(err, "head.sw:6: 60 columns x 4096 bins") && strstr(err, "cut short"), "%s: %s", args[i], err);
@@ -104,7 +78,7 @@ Test(input_bounds, whole_file_readers_state_their_bound) {
   const char *helps[] = {"solve --help", "report --help", "simulate --help"};
   for (size_t i = 0; i < sizeof helps / sizeof *helps; i++) {
     long rss;
-    cr_assert_eq(tb_rss(helps[i], &rss), 0, "%s", helps[i]);
+    cr_assert_eq(td_tb_rss(helps[i], &rss), 0, "%s", helps[i]);
     char *out = td_read("out");
     char *flat = out; /* the help may break the phrase across lines */
     for (char *p = flat; *p; p++)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cli_check.h"
@@ -86,5 +87,32 @@ static inline void td_put(const char *name, const char *text) {
 
 /* The whole of the file name in the directory, which must exist; the caller frees it. */
 static inline char *td_read(const char *name) { return cc_slurp(td_path(name), NULL); }
+
+/* Runs `toibench ARGS` in the directory without a shell (ARGS split by
+   cc_split; stdin empty, stdout to out, stderr to err there); its exit status
+   (-1 on a signal) and its peak resident memory in KiB, from wait4's rusage of
+   that child alone. */
+static inline int td_tb_rss(const char *args, long *maxrss_kb) {
+  static char words[8192];
+  char *argv[256];
+  argv[0] = (char *)TOIBENCH_PATH;
+  cc_split(args, words, sizeof words, argv + 1, 255);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || chdir(td_dir)) _exit(126);
+    int fo = open("out", O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open("err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0) _exit(126);
+    dup2(in, 0), dup2(fo, 1), dup2(fe, 2);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  struct rusage ru;
+  cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+  *maxrss_kb = ru.ru_maxrss;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 #endif
