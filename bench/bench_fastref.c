@@ -88,19 +88,19 @@ static int time_fast(toi_ref *rb, toi_status *sb, toi_ref *rf, const toi_case *c
  * times, each block's least time kept: the two speeds come from the same
  * cases in the same run, and a pause of this process on a shared machine
  * does not land on one of them alone. */
-static int run(tally *t, gen_family fam, uint64_t seed, uint64_t count, toi_precision q) {
+static int run(tally *t, toi_gen_family fam, uint64_t seed, uint64_t count, toi_precision q) {
   static toi_case cases[BLOCK];
   static toi_ref rb[BLOCK], rf[BLOCK], rm[BLOCK], r64[BLOCK];
   static toi_status sb[BLOCK];
-  gen_opts o;
-  gen_opts_default(&o, fam);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, fam);
   o.seed = seed;
   memset(t, 0, sizeof *t);
   for (uint64_t lo = 0; lo < count; lo += BLOCK) {
     size_t n = count - lo < BLOCK ? (size_t)(count - lo) : BLOCK;
     for (size_t i = 0; i < n; i++) {
       size_t bin;
-      if (gen_case(&cases[i], NULL, &bin, &o, lo + i) != TOI_OK) {
+      if (toi_gen_case(&cases[i], NULL, &bin, &o, lo + i) != TOI_OK) {
         fprintf(stderr, "bench_fastref: generating case %" PRIu64 " failed\n", lo + i);
         return -1;
       }
@@ -144,15 +144,15 @@ static int families(unsigned long long seed, unsigned long long per, toi_precisi
   printf("  %-13s %8s %8s %8s %9s %9s %9s %s%9s %10s %10s %10s %s%s\n", "family", "cases", "quick%", "exact%",
          "range%", "sign%", "round%", pc ? "    prec% " : "", "fallback%", "fast/s", "call/s", "mpfr/s",
          pc ? "  x64 fast   x64 call " : "", "identical");
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-    if (run(&t, (gen_family)f, seed, per, q)) return 1;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    if (run(&t, (toi_gen_family)f, seed, per, q)) return 1;
     const toi_ref_fast_stats *s = &t.st;
     uint64_t fb = s->fb_range + s->fb_sign + s->fb_round + s->fb_prec;
     char prec[32] = "", x64[32] = "";
     if (pc) snprintf(prec, sizeof prec, "%9.4f ", pct(s->fb_prec, s->calls));
     if (pc) snprintf(x64, sizeof x64, "%9.3f %10.3f ", t.tbatch64 / t.tbatch, t.tfast64 / t.tfast);
     printf("  %-13s %8" PRIu64 " %8.3f %8.3f %9.4f %9.4f %9.4f %s%9.4f %10.3g %10.3g %10.3g %s%s\n",
-           gen_family_name((gen_family)f), t.cases, pct(s->quick, s->calls), pct(s->exact, s->calls),
+           toi_gen_family_name((toi_gen_family)f), t.cases, pct(s->quick, s->calls), pct(s->exact, s->calls),
            pct(s->fb_range, s->calls), pct(s->fb_sign, s->calls), pct(s->fb_round, s->calls), prec,
            pct(fb, s->calls), (double)t.cases / t.tbatch, (double)t.cases / t.tfast, (double)t.cases / t.tmpfr, x64,
            t.differ ? "NO" : "yes");
@@ -211,7 +211,7 @@ int main(int argc, char **argv) {
   }
   int bad = 0;
   tally t;
-  if (run(&t, GEN_MIXED, seed, count, q)) return 1;
+  if (run(&t, TOI_GEN_MIXED, seed, count, q)) return 1;
   double rb = (double)t.cases / t.tbatch, rf = (double)t.cases / t.tfast, rm = (double)t.cases / t.tmpfr;
   printf("  mixed, %" PRIu64 " cases, seed %llu, vector width %d, roots in %s: %s\n", t.cases, seed,
          ref_fast_batch_width(), toi_precision_name(q),

@@ -50,8 +50,8 @@ int main(int argc, char **argv) {
   o.msg = &msg;
 
   /* A generated family: the mixed suite, 10000 cases, seed 42. */
-  gen_opts g;
-  gen_opts_default(&g, GEN_MIXED);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_MIXED);
   g.seed = 42;
   toi_run_row row;
   if (toi_bench_run_family(&row, &cand, 1, &g, 10000, &o)) return 1;

@@ -90,13 +90,13 @@ static int not_float(const toi_case *c) {
 
 /* Generated aimed cases (binary64 numbers), some made float-exact. */
 static size_t aimed_cases(toi_case *cases, size_t n, size_t *changed) {
-  gen_opts g;
-  gen_opts_default(&g, (gen_family)gen_family_parse("aimed"));
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, (toi_gen_family)toi_gen_family_parse("aimed"));
   g.seed = te_seed(0x32b1);
   *changed = 0;
   for (size_t i = 0; i < n; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&cases[i], NULL, &bin, &g, i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&cases[i], NULL, &bin, &g, i), TOI_OK);
     if (i % 5 == 0) cr_assert_geq(toi_case_round(&cases[i], &cases[i], TOI_BINARY32), 0);
     *changed += (size_t)not_float(&cases[i]);
   }

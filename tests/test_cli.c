@@ -488,9 +488,9 @@ Test(cli, bash_completion) {
       free(l);
     }
   }
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
     char w[80];
-    snprintf(w, sizeof w, "%s", gen_family_name((gen_family)f));
+    snprintf(w, sizeof w, "%s", toi_gen_family_name((toi_gen_family)f));
     cr_assert(strstr(comp, w), "family %s missing from the completion", w);
   }
   /* Completing "-f eric" offers ericson, from `toibench list --names`. */

@@ -226,8 +226,8 @@ Test(engines_wasm, jolt_near_contact_class_is_the_float_sign_at_fraction_0, .tim
   enum { N = 4000 };
   static toi_case cases[N];
   static char out[1 << 19];
-  gen_opts o;
-  gen_opts_default_in(&o, GEN_NEAR_CONTACT, TOI_BINARY32);
+  toi_gen_opts o;
+  toi_gen_opts_default_in(&o, TOI_GEN_NEAR_CONTACT, TOI_BINARY32);
   o.dim = 3;
   char path[64], line[1024];
   snprintf(path, sizeof path, "/tmp/toiwasm-jolt-nc-%ld.cases", (long)getpid());
@@ -235,7 +235,7 @@ Test(engines_wasm, jolt_near_contact_class_is_the_float_sign_at_fraction_0, .tim
   cr_assert_not_null(f);
   for (int i = 0; i < N; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
     cr_assert_gt(toi_format_case(line, sizeof line, &cases[i]), 0);
     fprintf(f, "%s\n", line);
   }

@@ -202,14 +202,14 @@ static toi_result f32_expanded_float(const toi_case *c) {
    variant is not a double computation rounded at the end). */
 static void f32_check_float_formula(const char *name, toi_result (*ref)(const toi_case *)) {
   const toi_formulation *f = f32_find(name);
-  gen_opts o;
-  gen_opts_default(&o, GEN_AIMED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_AIMED);
   o.seed = te_seed(0x3232u);
   long n = 20000 * te_scale(), differ = 0, hits = 0;
   for (long i = 0; i < n; i++) {
     toi_case c0, c;
     size_t bin;
-    cr_assert_eq(gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     cr_assert_geq(toi_case_round(&c, &c0, TOI_BINARY32), 0);
     toi_result want = ref(&c), got = f->solve32(&c), r64 = f->solve(&c);
     cr_assert(got.cls == want.cls && f32_same_time(got.t, want.t), "%s case %ld: %s %a, float formula %s %a",
@@ -361,9 +361,9 @@ typedef struct f32_family {
 } f32_family;
 
 ParameterizedTestParameters(formulation32, accurate_is_correctly_rounded) {
-  static f32_family fams[GEN_FAMILY_COUNT + 1];
-  for (int i = 0; i <= GEN_FAMILY_COUNT; i++) fams[i].family = i;
-  return cr_make_param_array(f32_family, fams, GEN_FAMILY_COUNT + 1);
+  static f32_family fams[TOI_GEN_FAMILY_COUNT + 1];
+  for (int i = 0; i <= TOI_GEN_FAMILY_COUNT; i++) fams[i].family = i;
+  return cr_make_param_array(f32_family, fams, TOI_GEN_FAMILY_COUNT + 1);
 }
 
 /* On 10^5 cases of each family rounded to binary32: the reference's binary32
@@ -374,25 +374,25 @@ ParameterizedTestParameters(formulation32, accurate_is_correctly_rounded) {
    range (subnormal inputs, roots from 0 to inf). */
 ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .timeout = 600) {
   const toi_formulation *f = f32_find("accurate");
-  gen_opts o;
-  const int bits = p->family == GEN_FAMILY_COUNT;
-  gen_opts_default(&o, bits ? GEN_GENERIC : (gen_family)p->family);
+  toi_gen_opts o;
+  const int bits = p->family == TOI_GEN_FAMILY_COUNT;
+  toi_gen_opts_default(&o, bits ? TOI_GEN_GENERIC : (toi_gen_family)p->family);
   o.seed = te_seed(0xacc32u) + (uint64_t)p->family;
   if (bits) {
-    o.sampling = GEN_SAMPLE_BITS;
+    o.sampling = TOI_GEN_SAMPLE_BITS;
     o.pos = o.vel = 0x1p126;
     o.rlo = 0x1p-149;
     o.rhi = 0x1p120;
   }
-  if (o.family == GEN_SCALE) { /* exponents in float terms: roots from 0 through subnormals to inf */
-    o.e = (gen_range){-100, 100, 10};
-    o.f = (gen_range){-100, 100, 1};
+  if (o.family == TOI_GEN_SCALE) { /* exponents in float terms: roots from 0 through subnormals to inf */
+    o.e = (toi_gen_range){-100, 100, 10};
+    o.f = (toi_gen_range){-100, 100, 1};
   }
   long n = 100000 * te_scale(), rooted = 0, skipped = 0;
   for (long i = 0; i < n; i++) {
     toi_case c0, c;
     size_t bin;
-    cr_assert_eq(gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     if (toi_case_round(&c, &c0, TOI_BINARY32) < 0) {
       skipped++; /* an input beyond the float range: not a binary32 case */
       continue;
@@ -400,21 +400,21 @@ ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .
     toi_ref ref;
     cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
     toi_result r = f->solve32(&c);
-    cr_assert_eq(r.cls, ref.cls, "%s case %ld (%s): class %s, exact %s", gen_family_name(o.family), i, c.id,
+    cr_assert_eq(r.cls, ref.cls, "%s case %ld (%s): class %s, exact %s", toi_gen_family_name(o.family), i, c.id,
                  toi_class_name(r.cls), toi_class_name(ref.cls));
     if (r.cls == TOI_HIT || r.cls == TOI_GRAZE) {
       f32_exact_quad q;
       f32_quad(&q, &c);
       double want = f32_root_rounded(&q);
       f32_quad_clear(&q);
-      cr_assert(r.t == want, "%s case %ld: t = %a, correctly rounded %a", gen_family_name(o.family), i, r.t, want);
+      cr_assert(r.t == want, "%s case %ld: t = %a, correctly rounded %a", toi_gen_family_name(o.family), i, r.t, want);
       /* The reference in binary32 against the same independent rounding: the
          fast engine on every case, the MPFR engine on every 16th. */
       for (int e = 0; e < (i % 16 ? 1 : 2); e++) {
         toi_ref r32;
         cr_assert_eq(toi_ref_solve_prec(&r32, &c, TOI_BINARY32, e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
         cr_assert(r32.tfwd == want && r32.cls == ref.cls, "%s case %ld: reference (%s) in binary32 %a, exact %a",
-                  gen_family_name(o.family), i, e ? "mpfr" : "fast", r32.tfwd, want);
+                  toi_gen_family_name(o.family), i, e ? "mpfr" : "fast", r32.tfwd, want);
       }
       rooted++;
     } else if (r.cls == TOI_CONTACT) {
@@ -424,7 +424,7 @@ ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .
     }
   }
   cr_assert_lt(skipped, n / 2);
-  cr_log_info("%s: %ld roots checked, %ld cases beyond float", gen_family_name(o.family), rooted, skipped);
+  cr_log_info("%s: %ld roots checked, %ld cases beyond float", toi_gen_family_name(o.family), rooted, skipped);
 }
 
 /* Constructed roots on binary32 midpoints and beside them: s = (x, 0),
@@ -498,14 +498,14 @@ Test(formulation32, accurate_where_double_rounding_fails) {
 Test(formulation32, every_variant_answers_in_float) {
   size_t nf = 0;
   const toi_formulation *all = toi_formulations(&nf);
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = te_seed(0x3233u);
   long n = 20000 * te_scale();
   for (long i = 0; i < n; i++) {
     toi_case c0, c;
     size_t bin;
-    cr_assert_eq(gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     if (toi_case_round(&c, &c0, TOI_BINARY32) < 0) continue;
     for (size_t j = 0; j < nf; j++) {
       toi_result before = all[j].solve(&c), r = all[j].solve32(&c), after = all[j].solve(&c);

@@ -342,7 +342,7 @@ static const char *const exported[] = {"expanded", "expanded-corner", "inner-pro
                                        "minkowski", "phet",            "gsl-stable"};
 #define NEXPORTED (sizeof exported / sizeof exported[0])
 
-static sx *export_parse(const char *name, toi_precision q, int dim, gen_family pre, core *k) {
+static sx *export_parse(const char *name, toi_precision q, int dim, toi_gen_family pre, core *k) {
   const toi_formulation *f = toi_formulation_find(name);
   cr_assert_not_null(f, "%s", name);
   toi_fpcore_opts o = {q, dim, pre};
@@ -403,17 +403,17 @@ static void edge_case(toi_case *c, int k, int dim) {
   }
 }
 
-static void check_family(const char *name, const core *k, toi_precision q, int dim, gen_family fam, long count) {
+static void check_family(const char *name, const core *k, toi_precision q, int dim, toi_gen_family fam, long count) {
   const toi_formulation *f = toi_formulation_find(name);
-  gen_opts g;
-  gen_opts_default_in(&g, fam, q);
+  toi_gen_opts g;
+  toi_gen_opts_default_in(&g, fam, q);
   g.dim = dim;
   g.seed = te_seed(0xfc0u + (uint64_t)fam);
   for (long i = 0; i < count + EDGE_CASES; i++) {
     toi_case c;
     size_t bin;
     if (i < count) {
-      cr_assert_eq(gen_case(&c, NULL, &bin, &g, (uint64_t)i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &g, (uint64_t)i), TOI_OK);
     } else {
       toi_case e;
       edge_case(&e, (int)(i - count), dim);
@@ -421,7 +421,7 @@ static void check_family(const char *name, const core *k, toi_precision q, int d
     }
     double want = own_answer(f, &c, q), got = core_eval(k, &c, q == TOI_BINARY32);
     cr_assert(same(got, want), "%s %s %dD %s case %ld: FPCore %a, formulation %a", name, toi_precision_name(q), dim,
-              gen_family_name(fam), i, got, want);
+              toi_gen_family_name(fam), i, got, want);
   }
 }
 
@@ -430,9 +430,9 @@ static void check_precision(toi_precision q) {
   for (size_t i = 0; i < NEXPORTED; i++)
     for (int dim = 2; dim <= 3; dim++) {
       core k;
-      sx *top = export_parse(exported[i], q, dim, GEN_GENERIC, &k);
-      check_family(exported[i], &k, q, dim, GEN_GENERIC, count);
-      check_family(exported[i], &k, q, dim, GEN_AIMED, count);
+      sx *top = export_parse(exported[i], q, dim, TOI_GEN_GENERIC, &k);
+      check_family(exported[i], &k, q, dim, TOI_GEN_GENERIC, count);
+      check_family(exported[i], &k, q, dim, TOI_GEN_AIMED, count);
       sx_free(top);
     }
 }
@@ -443,22 +443,22 @@ Test(fpcore, binary32_evaluates_to_the_formulation) { check_precision(TOI_BINARY
 
 /* :pre holds on the family's cases: aimed's bounding box contains them. */
 Test(fpcore, pre_holds_on_the_family) {
-  for (int fam = GEN_GENERIC; fam <= GEN_AIMED; fam++) {
+  for (int fam = TOI_GEN_GENERIC; fam <= TOI_GEN_AIMED; fam++) {
     core k;
-    sx *top = export_parse("expanded", TOI_BINARY64, 2, (gen_family)fam, &k);
-    gen_opts g;
-    gen_opts_default(&g, (gen_family)fam);
+    sx *top = export_parse("expanded", TOI_BINARY64, 2, (toi_gen_family)fam, &k);
+    toi_gen_opts g;
+    toi_gen_opts_default(&g, (toi_gen_family)fam);
     g.dim = 2;
     for (uint64_t i = 0; i < 2000; i++) {
       toi_case c;
       size_t bin;
-      cr_assert_eq(gen_case(&c, NULL, &bin, &g, i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &g, i), TOI_OK);
       evalctx x = {0, {.n = 0}};
       for (int j = 0; j < k.args->n; j++) {
         x.s.names[x.s.n] = k.args->kids[j]->text;
         x.s.vals[x.s.n++] = case_arg(&c, k.args->kids[j]->text);
       }
-      cr_assert(eval(k.pre, &x) != 0, "%s case %llu outside :pre", gen_family_name((gen_family)fam),
+      cr_assert(eval(k.pre, &x) != 0, "%s case %llu outside :pre", toi_gen_family_name((toi_gen_family)fam),
                 (unsigned long long)i);
     }
     sx_free(top);
@@ -472,12 +472,12 @@ Test(fpcore, unexportable_say_why) {
     cr_assert_not_null(f);
     cr_assert_not_null(toi_fpcore_unsupported(f), "%s", no[i]);
     char *text = (char *)1;
-    toi_fpcore_opts o = {TOI_BINARY64, 2, GEN_GENERIC};
+    toi_fpcore_opts o = {TOI_BINARY64, 2, TOI_GEN_GENERIC};
     cr_assert_eq(toi_fpcore_format(&text, f, &o), TOI_ERR_INPUT);
     cr_assert_null(text);
   }
   for (size_t i = 0; i < NEXPORTED; i++) cr_assert_null(toi_fpcore_unsupported(toi_formulation_find(exported[i])));
-  toi_fpcore_opts bad = {TOI_BINARY64, 4, GEN_GENERIC};
+  toi_fpcore_opts bad = {TOI_BINARY64, 4, TOI_GEN_GENERIC};
   char *text;
   cr_assert_eq(toi_fpcore_format(&text, toi_formulation_find("expanded"), &bad), TOI_ERR_RANGE);
 }

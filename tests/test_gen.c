@@ -158,9 +158,9 @@ static toi_class ref_class(const toi_case *c) {
   return r.cls;
 }
 
-static gen_opts opts(gen_family f, int dim) {
-  gen_opts o;
-  gen_opts_default(&o, f);
+static toi_gen_opts opts(toi_gen_family f, int dim) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, f);
   o.seed = test_seed();
   o.dim = dim;
   return o;
@@ -176,13 +176,13 @@ ParameterizedTestParameters(gen, grazing_discriminant_sign) {
 }
 
 ParameterizedTest(dim_param *p, gen, grazing_discriminant_sign) {
-  gen_opts o = opts(GEN_GRAZING, p->dim);
-  o.k = (gen_range){1, 60, 1};
+  toi_gen_opts o = opts(TOI_GEN_GRAZING, p->dim);
+  o.k = (toi_gen_range){1, 60, 1};
   int n = 600 * test_scale(), in = 0, out = 0;
   for (int i = 0; i < n; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert_eq(b, (size_t)(i % 60));
     int inside = strstr(c.id, "-in-") != NULL;
     in += inside;
@@ -196,12 +196,12 @@ ParameterizedTest(dim_param *p, gen, grazing_discriminant_sign) {
 }
 
 Test(gen, grazing_deep_k_keeps_the_sign) {
-  gen_opts o = opts(GEN_GRAZING, 2);
-  o.k = (gen_range){100, 1000, 100};
+  toi_gen_opts o = opts(TOI_GEN_GRAZING, 2);
+  o.k = (toi_gen_range){100, 1000, 100};
   for (int i = 0; i < 60; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     int inside = strstr(c.id, "-in-") != NULL;
     cr_assert_eq(sign_D(&c, NULL), inside ? 1 : -1, "%s", c.id);
     cr_assert_eq(ref_class(&c), inside ? TOI_HIT : TOI_MISS, "%s", c.id);
@@ -214,12 +214,12 @@ ParameterizedTestParameters(gen, near_contact_gap_sign) {
 }
 
 ParameterizedTest(dim_param *p, gen, near_contact_gap_sign) {
-  gen_opts o = opts(GEN_NEAR_CONTACT, p->dim);
+  toi_gen_opts o = opts(TOI_GEN_NEAR_CONTACT, p->dim);
   int n = 480 * test_scale();
   for (int i = 0; i < n; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     int gap = strstr(c.id, "-gap-") != NULL, approach = strstr(c.id, "-app-") != NULL;
     int sc;
     int sd = sign_D(&c, &sc);
@@ -236,12 +236,12 @@ ParameterizedTestParameters(gen, tangent_exact_and_neighbours) {
 }
 
 ParameterizedTest(dim_param *p, gen, tangent_exact_and_neighbours) {
-  gen_opts o = opts(GEN_TANGENT, p->dim);
+  toi_gen_opts o = opts(TOI_GEN_TANGENT, p->dim);
   int n = 340 * test_scale(), moved_class = 0;
   for (int i = 0; i < n; i++) {
     toi_case c, base;
     size_t b;
-    cr_assert_eq(gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
     int k = o.k.lo + (int)b;
     cr_assert_eq(sign_D(&base, NULL), 0, "%s: the base is exactly tangent", c.id);
     cr_assert_eq(ref_class(&base), TOI_GRAZE, "%s", c.id);
@@ -270,12 +270,12 @@ ParameterizedTest(dim_param *p, gen, tangent_exact_and_neighbours) {
 }
 
 Test(gen, far_translation_exact_up_to_e9_preserves_class) {
-  gen_opts o = opts(GEN_FAR, 2);
+  toi_gen_opts o = opts(TOI_GEN_FAR, 2);
   int n = 320 * test_scale(), exact_seen = 0, moved = 0;
   for (int i = 0; i < n; i++) {
     toi_case c, base;
     size_t b;
-    cr_assert_eq(gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
     int e = o.e.lo + (int)b;
     /* The translation is exact when s = pB - pA is unchanged as a real. */
     mpq_t x, y, t;
@@ -310,13 +310,13 @@ Test(gen, far_translation_exact_up_to_e9_preserves_class) {
 }
 
 Test(gen, scale_preserves_class_and_scales_roots_when_exact) {
-  gen_opts o = opts(GEN_SCALE, 3);
-  o.e = (gen_range){-1000, 1000, 100};
+  toi_gen_opts o = opts(TOI_GEN_SCALE, 3);
+  o.e = (toi_gen_range){-1000, 1000, 100};
   int n = 420 * test_scale(), checked_t = 0;
   for (int i = 0; i < n; i++) {
     toi_case c, base;
     size_t b;
-    cr_assert_eq(gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
     int e = o.e.lo + (int)b * o.e.step;
     /* f is not recorded apart: recover it from the ID "scale-eE-fF-...". */
     const char *fp = strstr(c.id, "-f");
@@ -346,11 +346,11 @@ Test(gen, scale_preserves_class_and_scales_roots_when_exact) {
 }
 
 Test(gen, slow_velocities_are_tiny) {
-  gen_opts o = opts(GEN_SLOW, 2);
+  toi_gen_opts o = opts(TOI_GEN_SLOW, 2);
   for (int i = 0; i < 102 * test_scale(); i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     int k = o.k.lo + (int)b;
     for (int d = 0; d < 2; d++) {
       cr_assert_leq(fabs(c.va[d]), ldexp(1, -k));
@@ -361,13 +361,13 @@ Test(gen, slow_velocities_are_tiny) {
 
 Test(gen, generic_ranges_real_and_bits) {
   for (int bits = 0; bits < 2; bits++) {
-    gen_opts o = opts(GEN_GENERIC, 3);
-    o.sampling = bits ? GEN_SAMPLE_BITS : GEN_SAMPLE_REAL;
+    toi_gen_opts o = opts(TOI_GEN_GENERIC, 3);
+    o.sampling = bits ? TOI_GEN_SAMPLE_BITS : TOI_GEN_SAMPLE_REAL;
     o.pos = 1e300;
     for (int i = 0; i < 500; i++) {
       toi_case c;
       size_t b;
-      cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
       for (int d = 0; d < 3; d++) {
         cr_assert(fabs(c.pa[d]) <= 1e300 && fabs(c.pb[d]) <= 1e300);
         cr_assert(fabs(c.va[d]) <= 5 && fabs(c.vb[d]) <= 5);
@@ -380,12 +380,12 @@ Test(gen, generic_ranges_real_and_bits) {
 }
 
 Test(gen, aimed_mostly_hits) {
-  gen_opts o = opts(GEN_AIMED, 2);
+  toi_gen_opts o = opts(TOI_GEN_AIMED, 2);
   int n = 1000, hits = 0;
   for (int i = 0; i < n; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     hits += ref_class(&c) == TOI_HIT;
   }
   /* Impact parameter uniform in [0, 1.25] R: a hit with probability 0.8. */
@@ -393,28 +393,28 @@ Test(gen, aimed_mostly_hits) {
 }
 
 Test(gen, mixed_blend_and_bins) {
-  gen_opts o = opts(GEN_MIXED, 0);
+  toi_gen_opts o = opts(TOI_GEN_MIXED, 0);
   int dims[4] = {0};
   for (int i = 0; i < 320; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     char want[64];
-    snprintf(want, sizeof want, "mixed-%s-", gen_family_name((gen_family)b));
+    snprintf(want, sizeof want, "mixed-%s-", toi_gen_family_name((toi_gen_family)b));
     cr_assert_eq(strncmp(c.id, want, strlen(want)), 0, "%s in bin %zu", c.id, b);
     dims[c.dim]++;
     (void)ref_class(&c);
   }
   cr_assert(dims[2] > 100 && dims[3] > 100);
-  size_t counts[GEN_MIXED] = {0};
+  size_t counts[TOI_GEN_MIXED] = {0};
   for (int i = 0; i < 16; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     counts[b]++;
   }
-  const size_t want[GEN_MIXED] = {2, 2, 3, 2, 2, 2, 1, 2};
-  for (int f = 0; f < GEN_MIXED; f++) cr_assert_eq(counts[f], want[f], "%s", gen_family_name((gen_family)f));
+  const size_t want[TOI_GEN_MIXED] = {2, 2, 3, 2, 2, 2, 1, 2};
+  for (int f = 0; f < TOI_GEN_MIXED; f++) cr_assert_eq(counts[f], want[f], "%s", toi_gen_family_name((toi_gen_family)f));
 }
 
 typedef struct fam_param {
@@ -423,22 +423,22 @@ typedef struct fam_param {
 } fam_param;
 
 ParameterizedTestParameters(gen, deterministic_and_order_free) {
-  static fam_param p[2 * GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+  static fam_param p[2 * TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
     p[2 * f] = (fam_param){f, 2};
     p[2 * f + 1] = (fam_param){f, 3};
   }
-  return cr_make_param_array(fam_param, p, 2 * GEN_FAMILY_COUNT);
+  return cr_make_param_array(fam_param, p, 2 * TOI_GEN_FAMILY_COUNT);
 }
 
 ParameterizedTest(fam_param *p, gen, deterministic_and_order_free) {
-  gen_opts o = opts((gen_family)p->family, p->dim);
+  toi_gen_opts o = opts((toi_gen_family)p->family, p->dim);
   enum { N = 200 };
   static toi_case fwd[N];
   char seen[N][TOI_ID_MAX + 1];
   for (int i = 0; i < N; i++) {
     size_t b;
-    cr_assert_eq(gen_case(&fwd[i], NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&fwd[i], NULL, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert(toi_id_valid(fwd[i].id), "invalid ID %s", fwd[i].id);
     memcpy(seen[i], fwd[i].id, sizeof seen[i]);
   }
@@ -446,7 +446,7 @@ ParameterizedTest(fam_param *p, gen, deterministic_and_order_free) {
   for (int i = N - 1; i >= 0; i--) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert_eq(memcmp(&c, &fwd[i], sizeof c), 0, "case %d differs", i);
   }
   for (int i = 0; i < N; i++)
@@ -455,24 +455,24 @@ ParameterizedTest(fam_param *p, gen, deterministic_and_order_free) {
   o.seed ^= 1;
   toi_case c;
   size_t b;
-  cr_assert_eq(gen_case(&c, NULL, &b, &o, 5), TOI_OK);
+  cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, 5), TOI_OK);
   cr_assert_neq(memcmp(c.pb, fwd[5].pb, sizeof c.pb), 0);
 }
 
 Test(gen, options_checked) {
   char msg[160];
-  gen_opts o = opts(GEN_GRAZING, 2);
-  o.k = (gen_range){5, 2, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
+  toi_gen_opts o = opts(TOI_GEN_GRAZING, 2);
+  o.k = (toi_gen_range){5, 2, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
   cr_assert_neq(strstr(msg, "--k"), NULL);
-  o = opts(GEN_SCALE, 2);
-  o.e = (gen_range){0, 2000, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
+  o = opts(TOI_GEN_SCALE, 2);
+  o.e = (toi_gen_range){0, 2000, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
   toi_case c;
   size_t b;
-  cr_assert_eq(gen_case(&c, NULL, &b, &o, 0), TOI_ERR_RANGE);
-  o = opts(GEN_GENERIC, 5);
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, 0), TOI_ERR_RANGE);
+  o = opts(TOI_GEN_GENERIC, 5);
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
 }
 
 /* ---- the command ---- */
@@ -495,12 +495,12 @@ Test(gen, command_output_is_reproducible_and_parses_back, .init = td_setup, .fin
   toi_diags diags = {0};
   cr_assert_eq(toi_parse_cases(&list, a, x, la, &diags), TOI_OK, "gen output must parse");
   cr_assert_eq(list.count, 300);
-  gen_opts o = opts(GEN_MIXED, 0);
+  toi_gen_opts o = opts(TOI_GEN_MIXED, 0);
   o.seed = 77;
   for (size_t i = 0; i < list.count; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
     cr_assert_str_eq(list.items[i].id, c.id);
     cr_assert_eq(list.items[i].dim, c.dim);
     cr_assert_eq(memcmp(list.items[i].pa, c.pa, sizeof c.pa), 0, "%s round trip", c.id);
@@ -514,7 +514,7 @@ Test(gen, command_output_is_reproducible_and_parses_back, .init = td_setup, .fin
   const char *first = strchr(y, '\n') + 1;
   toi_case c100;
   size_t bin100;
-  cr_assert_eq(gen_case(&c100, NULL, &bin100, &o, 100), TOI_OK);
+  cr_assert_eq(toi_gen_case(&c100, NULL, &bin100, &o, 100), TOI_OK);
   cr_assert_eq(strncmp(first, c100.id, strlen(c100.id)), 0, "%.40s", first);
   cr_assert_eq(strncmp(first, la > 0 ? strstr(x, c100.id) : "", strcspn(first, "\n")), 0,
                "the slice repeats the line of case 100");
@@ -540,40 +540,40 @@ Test(gen, command_usage_errors, .init = td_setup, .fini = td_teardown) {
   cr_assert_eq(cc_pipe(&job, 2, pipeline), 0, "usage errors end with the Try line");
 }
 
-/* gen_cases gives, for a whole run of indexes, the bytes gen_case gives one
+/* toi_gen_cases gives, for a whole run of indexes, the bytes toi_gen_case gives one
  * by one (case, ID and bin), for every family in both precisions, from an
- * index past 2^32, or the same with empty IDs; and refuses what gen_case
+ * index past 2^32, or the same with empty IDs; and refuses what toi_gen_case
  * refuses, writing nothing. */
 Test(gen, cases_in_a_run_are_the_cases_one_by_one) {
   enum { N = 300 };
   static toi_case run[N], one;
   size_t bins[N], bin;
   for (int prec = 0; prec < 2; prec++)
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-      gen_opts o;
-      gen_opts_default_in(&o, (gen_family)f, prec ? TOI_BINARY32 : TOI_BINARY64);
+    for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+      toi_gen_opts o;
+      toi_gen_opts_default_in(&o, (toi_gen_family)f, prec ? TOI_BINARY32 : TOI_BINARY64);
       o.seed = 99;
       uint64_t lo = (uint64_t)1 << 33;
-      cr_assert_eq(gen_cases(run, bins, &o, lo, N, 1), TOI_OK);
+      cr_assert_eq(toi_gen_cases(run, bins, &o, lo, N, 1), TOI_OK);
       for (int k = 0; k < N; k++) {
-        cr_assert_eq(gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
-        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", gen_family_name((gen_family)f), k);
+        cr_assert_eq(toi_gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
+        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", toi_gen_family_name((toi_gen_family)f), k);
         cr_assert_eq(bin, bins[k]);
       }
       /* Without IDs: the same cases, each ID empty (and nothing else). */
-      cr_assert_eq(gen_cases(run, bins, &o, lo, N, 0), TOI_OK);
+      cr_assert_eq(toi_gen_cases(run, bins, &o, lo, N, 0), TOI_OK);
       for (int k = 0; k < N; k++) {
-        cr_assert_eq(gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
+        cr_assert_eq(toi_gen_case(&one, NULL, &bin, &o, lo + (uint64_t)k), TOI_OK);
         cr_assert(one.id[0] != 0 && run[k].id[0] == 0);
         memcpy(run[k].id, one.id, sizeof one.id);
-        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", gen_family_name((gen_family)f), k);
+        cr_assert_eq(memcmp(&one, &run[k], sizeof one), 0, "%s case %d differs", toi_gen_family_name((toi_gen_family)f), k);
       }
     }
-  gen_opts bad;
-  gen_opts_default(&bad, GEN_GRAZING);
+  toi_gen_opts bad;
+  toi_gen_opts_default(&bad, TOI_GEN_GRAZING);
   bad.k.lo = 0; /* grazing needs k >= 1 */
   memset(run, 0x5a, sizeof run[0]);
-  cr_assert_eq(gen_case(&one, NULL, &bin, &bad, 0), TOI_ERR_RANGE);
-  cr_assert_eq(gen_cases(run, bins, &bad, 0, N, 1), TOI_ERR_RANGE);
+  cr_assert_eq(toi_gen_case(&one, NULL, &bin, &bad, 0), TOI_ERR_RANGE);
+  cr_assert_eq(toi_gen_cases(run, bins, &bad, 0, N, 1), TOI_ERR_RANGE);
   cr_assert_eq(((unsigned char *)run)[0], 0x5a, "nothing written");
 }

@@ -19,9 +19,9 @@ static uint64_t test_seed(void) { return te_seed(20250301u); }
 /* Cases per family in the class tests: at least 10^4 (TOI_TEST_SCALE more). */
 static int per_family(void) { return 10000 * (int)te_scale(); }
 
-static gen_opts opts32(gen_family f, int dim) {
-  gen_opts o;
-  gen_opts_default_in(&o, f, TOI_BINARY32);
+static toi_gen_opts opts32(toi_gen_family f, int dim) {
+  toi_gen_opts o;
+  toi_gen_opts_default_in(&o, f, TOI_BINARY32);
   o.seed = test_seed();
   o.dim = dim;
   return o;
@@ -108,25 +108,25 @@ static void check_scale(const toi_case *c, const toi_case *base, int e, int f) {
 }
 
 /* The class family fam promises for case c (base: before the last step). */
-static void check_promise(const toi_case *c, const toi_case *base, gen_family fam) {
-  const char *name = gen_family_name(fam);
+static void check_promise(const toi_case *c, const toi_case *base, toi_gen_family fam) {
+  const char *name = toi_gen_family_name(fam);
   assert_all_float(c);
   switch (fam) {
-    case GEN_GRAZING: {
+    case TOI_GEN_GRAZING: {
       int in = strstr(c->id, "-in-") != NULL;
       cr_assert(in || strstr(c->id, "-out-"), "%s", c->id);
       cr_assert_eq(ref_class(c), in ? TOI_HIT : TOI_MISS, "%s: class", c->id);
       break;
     }
-    case GEN_NEAR_CONTACT: {
+    case TOI_GEN_NEAR_CONTACT: {
       int gap = strstr(c->id, "-gap-") != NULL, app = strstr(c->id, "-app-") != NULL;
       toi_class want = !gap ? TOI_OVERLAP : app ? TOI_HIT : TOI_SEPARATING;
       cr_assert_eq(ref_class(c), want, "%s: class", c->id);
       break;
     }
-    case GEN_TANGENT: check_tangent(c, base, id_param(c->id, name, 'k')); break;
-    case GEN_FAR: check_far(c, base, id_param(c->id, name, 'e')); break;
-    case GEN_SCALE: {
+    case TOI_GEN_TANGENT: check_tangent(c, base, id_param(c->id, name, 'k')); break;
+    case TOI_GEN_FAR: check_far(c, base, id_param(c->id, name, 'e')); break;
+    case TOI_GEN_SCALE: {
       const char *fp = strstr(strstr(c->id, name) + strlen(name) + 2, "-f");
       cr_assert_not_null(fp, "%s", c->id);
       check_scale(c, base, id_param(c->id, name, 'e'), atoi(fp + 2));
@@ -141,28 +141,28 @@ typedef struct fam_param {
 } fam_param;
 
 ParameterizedTestParameters(gen32, every_number_a_float_and_the_class_promised) {
-  static fam_param p[GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[f].family = f;
-  return cr_make_param_array(fam_param, p, GEN_FAMILY_COUNT);
+  static fam_param p[TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) p[f].family = f;
+  return cr_make_param_array(fam_param, p, TOI_GEN_FAMILY_COUNT);
 }
 
 ParameterizedTest(fam_param *p, gen32, every_number_a_float_and_the_class_promised) {
-  gen_opts o = opts32((gen_family)p->family, 0);
-  size_t nb = gen_bin_count(&o);
+  toi_gen_opts o = opts32((toi_gen_family)p->family, 0);
+  size_t nb = toi_gen_bin_count(&o);
   size_t *seen = calloc(nb, sizeof *seen);
   cr_assert_not_null(seen);
   int n = per_family();
   for (int i = 0; i < n; i++) {
     toi_case c, base;
     size_t b;
-    cr_assert_eq(gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert_lt(b, nb);
     seen[b]++;
-    gen_family fam = o.family == GEN_MIXED ? (gen_family)b : o.family;
+    toi_gen_family fam = o.family == TOI_GEN_MIXED ? (toi_gen_family)b : o.family;
     check_promise(&c, &base, fam);
   }
   for (size_t b = 0; b < nb; b++)
-    cr_assert_gt(seen[b], 0, "%s: bin %zu empty", gen_family_name(o.family), b);
+    cr_assert_gt(seen[b], 0, "%s: bin %zu empty", toi_gen_family_name(o.family), b);
   free(seen);
 }
 
@@ -171,39 +171,39 @@ typedef struct deep_param {
 } deep_param;
 
 ParameterizedTestParameters(gen32, deep_k_up_to_the_float_limit) {
-  static deep_param p[] = {{GEN_GRAZING, 2}, {GEN_GRAZING, 3}, {GEN_NEAR_CONTACT, 2}, {GEN_NEAR_CONTACT, 3}};
+  static deep_param p[] = {{TOI_GEN_GRAZING, 2}, {TOI_GEN_GRAZING, 3}, {TOI_GEN_NEAR_CONTACT, 2}, {TOI_GEN_NEAR_CONTACT, 3}};
   return cr_make_param_array(deep_param, p, sizeof p / sizeof p[0]);
 }
 
 /* k from p + 8 to 134 (the limit: m n 2^-k on the 2^-(15+k) grid stays a
    float down to 2^-149); the offset falls into the float subnormals. */
 ParameterizedTest(deep_param *p, gen32, deep_k_up_to_the_float_limit) {
-  gen_opts o = opts32((gen_family)p->family, p->dim);
-  o.k = (gen_range){32, 134, 1};
+  toi_gen_opts o = opts32((toi_gen_family)p->family, p->dim);
+  o.k = (toi_gen_range){32, 134, 1};
   int n = 2060 * (int)te_scale(), subnormal = 0;
   for (int i = 0; i < n; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     check_promise(&c, NULL, o.family);
     for (int d = 0; d < c.dim; d++) subnormal |= c.pa[d] != 0 && fabs(c.pa[d]) < FLT_MIN;
     subnormal |= c.pb[0] != 0 && fabs(c.pb[0]) < FLT_MIN; /* after the swap */
   }
   cr_assert(subnormal, "deep k reaches the float subnormals");
   char msg[160];
-  o.k = (gen_range){1, 135, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1, "k = 135 is past the float limit");
+  o.k = (toi_gen_range){1, 135, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1, "k = 135 is past the float limit");
 }
 
 Test(gen32, generic_bits_uniform_over_floats) {
-  gen_opts o = opts32(GEN_GENERIC, 3);
-  o.sampling = GEN_SAMPLE_BITS;
+  toi_gen_opts o = opts32(TOI_GEN_GENERIC, 3);
+  o.sampling = TOI_GEN_SAMPLE_BITS;
   o.pos = 0x1p100;
   int n = 4000, tiny = 0;
   for (int i = 0; i < n; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     assert_all_float(&c);
     for (int d = 0; d < 3; d++) cr_assert(fabs(c.pa[d]) <= 0x1p100 && fabs(c.va[d]) <= 5);
     cr_assert(c.ra >= (float)0.1 && c.ra <= 2, "%a", c.ra);
@@ -216,17 +216,17 @@ Test(gen32, generic_bits_uniform_over_floats) {
   cr_assert(tiny > n * 9 / 100 && tiny < n * 15 / 100, "%d of %d below 2^-100", tiny, n);
   o.pos = 0x1p101;
   char msg[160];
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
 }
 
 /* Scale reaches roots below the float normals and above FLT_MAX. */
 Test(gen32, scale_reaches_float_subnormal_and_overflowing_roots) {
-  gen_opts o = opts32(GEN_SCALE, 2);
+  toi_gen_opts o = opts32(TOI_GEN_SCALE, 2);
   int small = 0, huge = 0;
   for (int i = 0; i < 4000; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     toi_ref r;
     cr_assert_eq(toi_ref_solve(&r, &c), TOI_OK);
     if (r.cls != TOI_HIT) continue;
@@ -238,65 +238,65 @@ Test(gen32, scale_reaches_float_subnormal_and_overflowing_roots) {
 
 Test(gen32, limits_of_the_parameters) {
   char msg[160];
-  gen_opts o = opts32(GEN_SCALE, 2);
-  o.e = (gen_range){0, 121, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
-  o.e = (gen_range){-170, 120, 10};
+  toi_gen_opts o = opts32(TOI_GEN_SCALE, 2);
+  o.e = (toi_gen_range){0, 121, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  o.e = (toi_gen_range){-170, 120, 10};
   o.f = o.e;
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
-  o = opts32(GEN_FAR, 2);
-  o.e = (gen_range){-38, 38, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
+  o = opts32(TOI_GEN_FAR, 2);
+  o.e = (toi_gen_range){-38, 38, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
   for (int i = 0; i < 77 * 4; i++) {
     toi_case c, base;
     size_t b;
-    cr_assert_eq(gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, &base, &b, &o, (uint64_t)i), TOI_OK);
     assert_all_float(&c);
     (void)ref_class(&c);
   }
-  o.e = (gen_range){0, 39, 1};
-  cr_assert_eq(gen_opts_check(&o, msg, sizeof msg), -1);
-  o = opts32(GEN_SLOW, 3);
-  o.k = (gen_range){1, 134, 1};
+  o.e = (toi_gen_range){0, 39, 1};
+  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  o = opts32(TOI_GEN_SLOW, 3);
+  o.k = (toi_gen_range){1, 134, 1};
   for (int i = 0; i < 134 * 2; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     assert_all_float(&c);
     (void)ref_class(&c);
   }
 }
 
 ParameterizedTestParameters(gen32, deterministic_and_order_free) {
-  static fam_param p[GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[f].family = f;
-  return cr_make_param_array(fam_param, p, GEN_FAMILY_COUNT);
+  static fam_param p[TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) p[f].family = f;
+  return cr_make_param_array(fam_param, p, TOI_GEN_FAMILY_COUNT);
 }
 
 ParameterizedTest(fam_param *p, gen32, deterministic_and_order_free) {
-  gen_opts o = opts32((gen_family)p->family, 0);
+  toi_gen_opts o = opts32((toi_gen_family)p->family, 0);
   enum { N = 300 };
   static toi_case fwd[N];
   for (int i = 0; i < N; i++) {
     size_t b;
-    cr_assert_eq(gen_case(&fwd[i], NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&fwd[i], NULL, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert(toi_id_valid(fwd[i].id), "invalid ID %s", fwd[i].id);
   }
   /* Case i alone, backwards: the same bits. */
   for (int i = N - 1; i >= 0; i--) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
     cr_assert_eq(memcmp(&c, &fwd[i], sizeof c), 0, "case %d differs", i);
   }
   /* binary32 is its own stream, not the binary64 cases rounded. */
-  gen_opts d;
-  gen_opts_default(&d, o.family);
+  toi_gen_opts d;
+  toi_gen_opts_default(&d, o.family);
   d.seed = o.seed;
   d.dim = o.dim;
   toi_case c;
   size_t b;
-  cr_assert_eq(gen_case(&c, NULL, &b, &d, 7), TOI_OK);
+  cr_assert_eq(toi_gen_case(&c, NULL, &b, &d, 7), TOI_OK);
   cr_assert_neq(memcmp(c.pb, fwd[7].pb, sizeof c.pb), 0);
 }
 
@@ -319,18 +319,18 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
 }
 
 /* The bytes cmd_gen writes for o, cases 0..count-1, hashed. */
-static uint64_t gen_file_hash(const gen_opts *o, int count) {
+static uint64_t gen_file_hash(const toi_gen_opts *o, int count) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   cr_assert_not_null(f);
   char desc[512];
-  gen_opts_format(desc, sizeof desc, o);
+  toi_gen_opts_format(desc, sizeof desc, o);
   fprintf(f, "# toibench gen %s start=0 count=%d\n", desc, count);
   for (int i = 0; i < count; i++) {
     toi_case c;
     size_t b;
-    cr_assert_eq(gen_case(&c, NULL, &b, o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, o, (uint64_t)i), TOI_OK);
     cr_assert_eq(toi_write_case(f, &c), 0);
   }
   fclose(f);
@@ -341,20 +341,20 @@ static uint64_t gen_file_hash(const gen_opts *o, int count) {
 
 Test(gen32, binary64_bytes_unchanged) {
   for (size_t k = 0; k < sizeof b64_hashes / sizeof b64_hashes[0]; k++) {
-    gen_family fam = (gen_family)gen_family_parse(b64_hashes[k].family);
-    gen_opts o, q;
-    gen_opts_default(&o, fam);
-    gen_opts_default_in(&q, fam, TOI_BINARY64);
+    toi_gen_family fam = (toi_gen_family)toi_gen_family_parse(b64_hashes[k].family);
+    toi_gen_opts o, q;
+    toi_gen_opts_default(&o, fam);
+    toi_gen_opts_default_in(&q, fam, TOI_BINARY64);
     cr_assert_eq(memcmp(&o, &q, sizeof o), 0, "%s: default and explicit binary64", b64_hashes[k].family);
     o.seed = 11;
     o.dim = 3;
     cr_assert_eq(gen_file_hash(&o, 300), b64_hashes[k].hash, "%s: binary64 bytes changed",
                  b64_hashes[k].family);
     char desc[512];
-    gen_opts_format(desc, sizeof desc, &o);
+    toi_gen_opts_format(desc, sizeof desc, &o);
     cr_assert_null(strstr(desc, "precision"), "%s", desc);
     o.precision = TOI_BINARY32;
-    gen_opts_format(desc, sizeof desc, &o);
+    toi_gen_opts_format(desc, sizeof desc, &o);
     cr_assert_not_null(strstr(desc, " precision=binary32"), "%s", desc);
   }
 }

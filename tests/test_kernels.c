@@ -281,19 +281,19 @@ Test(accurate, registered) {
 
 typedef struct kt_family {
   char name[24];
-  int family;    /* gen_family */
+  int family;    /* toi_gen_family */
   int dim;       /* 2, 3, or 0 for any */
   int sampling;  /* generic only */
   double pos, vel;
   long count;    /* at TOI_TEST_SCALE=1 */
 } kt_family;
 
-static void kt_family_opts(gen_opts *o, const kt_family *f) {
-  gen_opts_default(o, (gen_family)f->family);
+static void kt_family_opts(toi_gen_opts *o, const kt_family *f) {
+  toi_gen_opts_default(o, (toi_gen_family)f->family);
   o->seed = kt_seed();
-  if (f->family != GEN_MIXED) o->dim = f->dim;
-  if (f->family == GEN_GENERIC) {
-    o->sampling = (gen_sampling)f->sampling;
+  if (f->family != TOI_GEN_MIXED) o->dim = f->dim;
+  if (f->family == TOI_GEN_GENERIC) {
+    o->sampling = (toi_gen_sampling)f->sampling;
     if (f->pos > 0) o->pos = f->pos;
     if (f->vel > 0) o->vel = f->vel;
   }
@@ -301,32 +301,32 @@ static void kt_family_opts(gen_opts *o, const kt_family *f) {
 
 ParameterizedTestParameters(accurate, families) {
   static kt_family p[] = {
-      {"generic-2d", GEN_GENERIC, 2, GEN_SAMPLE_REAL, 0, 0, 6000},
-      {"generic-3d", GEN_GENERIC, 3, GEN_SAMPLE_REAL, 0, 0, 6000},
-      {"generic-bits-full", GEN_GENERIC, 0, GEN_SAMPLE_BITS, 1e300, 1e300, 3000},
-      {"generic-bits", GEN_GENERIC, 0, GEN_SAMPLE_BITS, 0, 0, 3000},
-      {"aimed", GEN_AIMED, 0, 0, 0, 0, 4000},
-      {"grazing-2d", GEN_GRAZING, 2, 0, 0, 0, 6000},
-      {"grazing-3d", GEN_GRAZING, 3, 0, 0, 0, 6000},
-      {"near-contact", GEN_NEAR_CONTACT, 0, 0, 0, 0, 6000},
-      {"far", GEN_FAR, 0, 0, 0, 0, 4000},
-      {"scale", GEN_SCALE, 0, 0, 0, 0, 6000},
-      {"slow", GEN_SLOW, 0, 0, 0, 0, 3000},
-      {"tangent", GEN_TANGENT, 0, 0, 0, 0, 6000},
-      {"mixed", GEN_MIXED, 0, 0, 0, 0, 8000},
+      {"generic-2d", TOI_GEN_GENERIC, 2, TOI_GEN_SAMPLE_REAL, 0, 0, 6000},
+      {"generic-3d", TOI_GEN_GENERIC, 3, TOI_GEN_SAMPLE_REAL, 0, 0, 6000},
+      {"generic-bits-full", TOI_GEN_GENERIC, 0, TOI_GEN_SAMPLE_BITS, 1e300, 1e300, 3000},
+      {"generic-bits", TOI_GEN_GENERIC, 0, TOI_GEN_SAMPLE_BITS, 0, 0, 3000},
+      {"aimed", TOI_GEN_AIMED, 0, 0, 0, 0, 4000},
+      {"grazing-2d", TOI_GEN_GRAZING, 2, 0, 0, 0, 6000},
+      {"grazing-3d", TOI_GEN_GRAZING, 3, 0, 0, 0, 6000},
+      {"near-contact", TOI_GEN_NEAR_CONTACT, 0, 0, 0, 0, 6000},
+      {"far", TOI_GEN_FAR, 0, 0, 0, 0, 4000},
+      {"scale", TOI_GEN_SCALE, 0, 0, 0, 0, 6000},
+      {"slow", TOI_GEN_SLOW, 0, 0, 0, 0, 3000},
+      {"tangent", TOI_GEN_TANGENT, 0, 0, 0, 0, 6000},
+      {"mixed", TOI_GEN_MIXED, 0, 0, 0, 0, 8000},
   };
   return cr_make_param_array(kt_family, p, sizeof p / sizeof p[0]);
 }
 
 ParameterizedTest(kt_family *f, accurate, families) {
-  gen_opts o;
+  toi_gen_opts o;
   kt_family_opts(&o, f);
   kt_tally tl = {0};
   long n = f->count * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     kt_check_accurate(&c, &tl);
   }
   kt_assert_rounding(&tl, f->name);
@@ -336,8 +336,8 @@ ParameterizedTest(kt_family *f, accurate, families) {
    one at a time: the class flips between graze, hit and miss on a knife's
    edge, and the root is as ill-conditioned as it gets. */
 Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
-  gen_opts o;
-  gen_opts_default(&o, GEN_TANGENT);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
   o.seed = kt_seed();
   o.k.lo = o.k.hi = 0; /* the exact tangent itself */
   o.dim = 0;
@@ -346,7 +346,7 @@ Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
   for (long i = 0; i < n; i++) {
     toi_case base;
     size_t bin;
-    cr_assert_eq(gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     kt_check_accurate(&base, &tl);
     double *fld[18];
     int nf = kt_fields(&base, fld);
@@ -370,8 +370,8 @@ Test(accurate, every_grazing_and_near_contact_k) {
   kt_tally tl = {0};
   for (int fam = 0; fam < 2; fam++)
     for (int dim = 2; dim <= 3; dim++) {
-      gen_opts o;
-      gen_opts_default(&o, fam ? GEN_NEAR_CONTACT : GEN_GRAZING);
+      toi_gen_opts o;
+      toi_gen_opts_default(&o, fam ? TOI_GEN_NEAR_CONTACT : TOI_GEN_GRAZING);
       o.seed = kt_seed() + 7;
       o.dim = dim;
       o.k.lo = 1;
@@ -381,7 +381,7 @@ Test(accurate, every_grazing_and_near_contact_k) {
       for (long i = 0; i < n; i++) {
         toi_case c;
         size_t bin;
-        cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+        cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
         kt_check_accurate(&c, &tl);
       }
     }
@@ -394,8 +394,8 @@ Test(accurate, every_grazing_and_near_contact_k) {
    near-overflow ranges. */
 Test(accurate, far_and_extreme_scales) {
   kt_tally tl = {0};
-  gen_opts o;
-  gen_opts_default(&o, GEN_FAR);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_FAR);
   o.seed = kt_seed() + 11;
   o.dim = 0;
   o.e.lo = 0;
@@ -405,10 +405,10 @@ Test(accurate, far_and_extreme_scales) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     kt_check_accurate(&c, &tl);
   }
-  gen_opts_default(&o, GEN_SCALE);
+  toi_gen_opts_default(&o, TOI_GEN_SCALE);
   o.seed = kt_seed() + 13;
   o.dim = 0;
   o.e.lo = -1100;
@@ -419,7 +419,7 @@ Test(accurate, far_and_extreme_scales) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     kt_check_accurate(&c, &tl);
   }
   kt_assert_rounding(&tl, "far and scale");
@@ -520,8 +520,8 @@ static int kt_same(toi_result x, toi_result y) {
 }
 
 Test(accurate, swap_and_power_of_two_scaling) {
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = kt_seed() + 23;
   test_rng r = {kt_seed() + 29};
   long n = 6000 * kt_scale(), scaled = 0;
@@ -529,7 +529,7 @@ Test(accurate, swap_and_power_of_two_scaling) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_result x = toi_f_accurate(&c), xr = toi_f_robust(&c);
     toi_case d = c;
     kt_swap(&d);
@@ -637,13 +637,13 @@ static int kt_approx_ok(const qx_num *q, mpfr_t x) {
 /* Hard inputs for the filter: near-degenerate cases from the families, with
    the exact tangent's inputs nudged by random ulps, and random low bits. */
 static void kt_hard_case(toi_case *c, test_rng *r, uint64_t i) {
-  static const int fams[] = {GEN_TANGENT, GEN_GRAZING, GEN_NEAR_CONTACT, GEN_MIXED, GEN_GENERIC, GEN_FAR};
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)fams[i % 6]);
+  static const int fams[] = {TOI_GEN_TANGENT, TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT, TOI_GEN_MIXED, TOI_GEN_GENERIC, TOI_GEN_FAR};
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)fams[i % 6]);
   o.seed = kt_seed() + 31;
   o.dim = 0;
   size_t bin;
-  cr_assert_eq(gen_case(c, NULL, &bin, &o, i), TOI_OK);
+  cr_assert_eq(toi_gen_case(c, NULL, &bin, &o, i), TOI_OK);
   if (i % 3 == 0) {
     double *f[18];
     int nf = kt_fields(c, f);
@@ -815,35 +815,35 @@ static void kt_check_robust(const toi_case *c, kt_stats *st, double max_ratio, i
 
 ParameterizedTestParameters(robust, backward_stable) {
   static kt_family p[] = {
-      {"generic", GEN_GENERIC, 0, GEN_SAMPLE_REAL, 0, 0, 20000},
-      {"aimed", GEN_AIMED, 0, 0, 0, 0, 4000},
-      {"grazing", GEN_GRAZING, 0, 0, 0, 0, 4000},
-      {"near-contact", GEN_NEAR_CONTACT, 0, 0, 0, 0, 4000},
-      {"far", GEN_FAR, 0, 0, 0, 0, 4000},
-      {"scale", GEN_SCALE, 0, 0, 0, 0, 4000},
-      {"slow", GEN_SLOW, 0, 0, 0, 0, 4000},
-      {"tangent", GEN_TANGENT, 0, 0, 0, 0, 4000},
-      {"mixed", GEN_MIXED, 0, 0, 0, 0, 6000},
+      {"generic", TOI_GEN_GENERIC, 0, TOI_GEN_SAMPLE_REAL, 0, 0, 20000},
+      {"aimed", TOI_GEN_AIMED, 0, 0, 0, 0, 4000},
+      {"grazing", TOI_GEN_GRAZING, 0, 0, 0, 0, 4000},
+      {"near-contact", TOI_GEN_NEAR_CONTACT, 0, 0, 0, 0, 4000},
+      {"far", TOI_GEN_FAR, 0, 0, 0, 0, 4000},
+      {"scale", TOI_GEN_SCALE, 0, 0, 0, 0, 4000},
+      {"slow", TOI_GEN_SLOW, 0, 0, 0, 0, 4000},
+      {"tangent", TOI_GEN_TANGENT, 0, 0, 0, 0, 4000},
+      {"mixed", TOI_GEN_MIXED, 0, 0, 0, 0, 6000},
   };
   return cr_make_param_array(kt_family, p, sizeof p / sizeof p[0]);
 }
 
 ParameterizedTest(kt_family *f, robust, backward_stable) {
-  gen_opts o;
+  toi_gen_opts o;
   kt_family_opts(&o, f);
   kt_stats st = {0};
   long n = f->count * kt_scale();
   /* Families away from degeneracy must also be classified right. */
-  int need_agree = f->family == GEN_GENERIC || f->family == GEN_AIMED || f->family == GEN_FAR ||
-                   f->family == GEN_SLOW || f->family == GEN_SCALE;
+  int need_agree = f->family == TOI_GEN_GENERIC || f->family == TOI_GEN_AIMED || f->family == TOI_GEN_FAR ||
+                   f->family == TOI_GEN_SLOW || f->family == TOI_GEN_SCALE;
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     kt_check_robust(&c, &st, KT_ROBUST_RATIO, need_agree);
   }
   /* Within 4 ulp on the everyday families: all but the worst-conditioned 1%. */
-  if (f->family == GEN_GENERIC || f->family == GEN_AIMED || f->family == GEN_FAR)
+  if (f->family == TOI_GEN_GENERIC || f->family == TOI_GEN_AIMED || f->family == TOI_GEN_FAR)
     cr_assert((double)st.within4 >= 0.99 * (double)st.timed, "%s: only %ld of %ld roots within 4 ulp " KT_SEED_MSG,
               f->name, st.within4, st.timed, KT_SEED_ARGS);
 }

@@ -161,18 +161,18 @@ typedef struct r32_fam {
 } r32_fam;
 
 ParameterizedTestParameters(ref32_batch, families_vs_mpfr) {
-  static r32_fam p[2 * GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
+  static r32_fam p[2 * TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
     p[2 * f] = (r32_fam){f, TOI_BINARY64};
     p[2 * f + 1] = (r32_fam){f, TOI_BINARY32};
   }
-  return cr_make_param_array(r32_fam, p, 2 * GEN_FAMILY_COUNT);
+  return cr_make_param_array(r32_fam, p, 2 * TOI_GEN_FAMILY_COUNT);
 }
 
 ParameterizedTest(r32_fam *p, ref32_batch, families_vs_mpfr) {
   const long n = 3000 * tr_scale();
-  gen_opts o;
-  gen_opts_default_in(&o, (gen_family)p->fam, (toi_precision)p->prec);
+  toi_gen_opts o;
+  toi_gen_opts_default_in(&o, (toi_gen_family)p->fam, (toi_precision)p->prec);
   o.seed = tr_seed();
   toi_case *c = malloc((size_t)n * sizeof *c);
   toi_ref *b = malloc((size_t)n * sizeof *b), *m = malloc((size_t)n * sizeof *m);
@@ -180,10 +180,10 @@ ParameterizedTest(r32_fam *p, ref32_batch, families_vs_mpfr) {
   cr_assert(c && b && m && sb && sm);
   for (long i = 0; i < n; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
     sm[i] = toi_ref_solve_prec(&m[i], &c[i], TOI_BINARY32, TOI_REF_MPFR);
   }
-  const char *fam = gen_family_name(o.family), *gp = toi_precision_name((toi_precision)p->prec);
+  const char *fam = toi_gen_family_name(o.family), *gp = toi_precision_name((toi_precision)p->prec);
   int w[3], nw = r32_widths(w);
   for (int k = 0; k < nw; k++) {
     cr_assert_eq(ref_fast_batch_use(w[k]), w[k]);

@@ -95,9 +95,9 @@ static void rb_all_widths(const toi_case *c, size_t n, const char *what) {
 /* ---- the generator families ---- */
 
 ParameterizedTestParameters(ref_batch, families) {
-  static int fam[GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) fam[f] = f;
-  return cr_make_param_array(int, fam, GEN_FAMILY_COUNT);
+  static int fam[TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) fam[f] = f;
+  return cr_make_param_array(int, fam, TOI_GEN_FAMILY_COUNT);
 }
 
 /* 10^5 cases per family (2D and 3D), against MPFR at each width. */
@@ -105,15 +105,15 @@ ParameterizedTest(int *fam, ref_batch, families) {
   size_t n = (size_t)(100000 * tr_scale());
   toi_case *c = malloc(n * sizeof *c);
   cr_assert_not_null(c);
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)*fam);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)*fam);
   o.seed = tr_seed();
   for (size_t i = 0; i < n; i++) {
     if (i == n / 2 && o.dim != 0) o.dim = 3;
     size_t bin;
-    cr_assert_eq(gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
   }
-  rb_all_widths(c, n, gen_family_name((gen_family)*fam));
+  rb_all_widths(c, n, toi_gen_family_name((toi_gen_family)*fam));
   free(c);
 }
 

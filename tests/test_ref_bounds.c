@@ -77,17 +77,17 @@ Test(ref_bounds, families_enclose_the_exact_figures) {
   long per = 1500 * tr_scale();
   for (int prec = 0; prec < 2; prec++) {
     toi_precision q = prec ? TOI_BINARY32 : TOI_BINARY64;
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-      gen_opts o;
-      gen_opts_default_in(&o, (gen_family)f, q);
+    for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+      toi_gen_opts o;
+      toi_gen_opts_default_in(&o, (toi_gen_family)f, q);
       o.seed = tr_seed();
       bound_counts n = {0, 0, 0, 0};
       for (long i = 0; i < per; i++) {
         toi_case c;
         size_t bin;
-        cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+        cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
         char where[160];
-        snprintf(where, sizeof where, "%s %s case %ld " SEED_MSG, gen_family_name((gen_family)f),
+        snprintf(where, sizeof where, "%s %s case %ld " SEED_MSG, toi_gen_family_name((toi_gen_family)f),
                  prec ? "binary32" : "binary64", i, SEED_ARGS);
         check_case(&c, q, i, where, &n);
       }
@@ -95,9 +95,9 @@ Test(ref_bounds, families_enclose_the_exact_figures) {
        * come as enclosures (the rest certified at once, far from t*), and
        * most finite kappas; in binary32 the errors are mostly certified. */
       if (q != TOI_BINARY64) continue;
-      cr_expect_geq(n.enclosed * 20, n.calls, "%s: %ld of %ld errors enclosed", gen_family_name((gen_family)f),
+      cr_expect_geq(n.enclosed * 20, n.calls, "%s: %ld of %ld errors enclosed", toi_gen_family_name((toi_gen_family)f),
                     n.enclosed, n.calls);
-      cr_expect_geq(n.kenclosed * 2, n.kcalls, "%s: %ld of %ld kappas enclosed", gen_family_name((gen_family)f),
+      cr_expect_geq(n.kenclosed * 2, n.kcalls, "%s: %ld of %ld kappas enclosed", toi_gen_family_name((toi_gen_family)f),
                     n.kenclosed, n.kcalls);
     }
   }

@@ -64,10 +64,10 @@ typedef struct cx_param {
 } cx_param;
 
 ParameterizedTestParameters(ref_err_ctx, families_both_precisions) {
-  static cx_param p[2 * GEN_FAMILY_COUNT];
+  static cx_param p[2 * TOI_GEN_FAMILY_COUNT];
   size_t k = 0;
   for (int q = 0; q < 2; q++)
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].prec = q ? TOI_BINARY32 : TOI_BINARY64, k++;
+    for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].prec = q ? TOI_BINARY32 : TOI_BINARY64, k++;
   return cr_make_param_array(cx_param, p, k);
 }
 
@@ -112,49 +112,49 @@ static long cx_check_case(const toi_case *c, toi_precision q, const char *where)
 ParameterizedTest(cx_param *p, ref_err_ctx, families_both_precisions) {
   toi_precision q = (toi_precision)p->prec;
   long n = 3000 * tr_scale(), pairs = 0;
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)p->family);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)p->family);
   o.seed = tr_seed() + 17;
   ref_fast_err_counts_reset();
   for (long i = 0; i < n; i++) {
     if (i == n / 2 && o.dim != 0) o.dim = 3;
     toi_case c0, c;
     size_t bin;
-    cr_assert_eq(gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c0, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     if (toi_candidate_input(&c, &c0, q) < 0) continue; /* beyond binary32's range */
     char where[160];
-    snprintf(where, sizeof where, "%s %s case %ld " SEED_MSG, gen_family_name(o.family),
+    snprintf(where, sizeof where, "%s %s case %ld " SEED_MSG, toi_gen_family_name(o.family),
              q == TOI_BINARY32 ? "binary32" : "binary64", i, SEED_ARGS);
     pairs += cx_check_case(&c, q, where);
   }
-  cr_expect_gt(pairs, 0, "%s: no case solved", gen_family_name(o.family));
+  cr_expect_gt(pairs, 0, "%s: no case solved", toi_gen_family_name(o.family));
   ref_fast_err_counts k;
   ref_fast_err_counts_get(&k);
   /* In binary32 the fast error leaves many cases of some families to MPFR
    * (rounded data whose roots it does not certify): only the bits count there. */
   if (q != TOI_BINARY64) return;
-  cr_expect_gt(pairs, n * CX_KINDS, "%s: too few cases solved", gen_family_name(o.family));
+  cr_expect_gt(pairs, n * CX_KINDS, "%s: too few cases solved", toi_gen_family_name(o.family));
   cr_expect_leq(k.error_fb * 50, k.error_calls, "%s: %llu of %llu errors left to MPFR " SEED_MSG,
-                gen_family_name(o.family), k.error_fb, k.error_calls, SEED_ARGS);
+                toi_gen_family_name(o.family), k.error_fb, k.error_calls, SEED_ARGS);
   cr_expect_leq(k.kappa_fb * 50, k.kappa_calls, "%s: %llu of %llu kappas left to MPFR " SEED_MSG,
-                gen_family_name(o.family), k.kappa_fb, k.kappa_calls, SEED_ARGS);
+                toi_gen_family_name(o.family), k.kappa_fb, k.kappa_calls, SEED_ARGS);
   /* Near the root the per-root path decides nearly always. */
   cr_expect_leq(k.error_near_t * 20, k.error_near_rn + k.error_near_t, "%s: near %llu by RN(t*), %llu at T",
-                gen_family_name(o.family), k.error_near_rn, k.error_near_t);
+                toi_gen_family_name(o.family), k.error_near_rn, k.error_near_t);
 }
 
 /* Answers to two cases interleaved (A, B, A, ...): the state of one case
  * must never answer for the other, and a repeated case is measured alike. */
 Test(ref_err_ctx, interleaved_cases) {
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = tr_seed() + 29;
   long n = 400 * tr_scale();
   for (long i = 0; i + 1 < n; i += 2) {
     toi_case a, b;
     size_t bin;
-    cr_assert_eq(gen_case(&a, NULL, &bin, &o, (uint64_t)i), TOI_OK);
-    cr_assert_eq(gen_case(&b, NULL, &bin, &o, (uint64_t)i + 1), TOI_OK);
+    cr_assert_eq(toi_gen_case(&a, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&b, NULL, &bin, &o, (uint64_t)i + 1), TOI_OK);
     toi_ref ra, rb;
     if (toi_ref_solve_engine(&ra, &a, TOI_REF_MPFR) != TOI_OK || toi_ref_solve_engine(&rb, &b, TOI_REF_MPFR) != TOI_OK)
       continue;

@@ -73,7 +73,7 @@ Test(ref_fast, case_files_bit_identical) {
 /* ---- the generator families ---- */
 
 ParameterizedTestParameters(ref_fast, families_bit_identical) {
-  static tr_fam_param p[2 * GEN_FAMILY_COUNT];
+  static tr_fam_param p[2 * TOI_GEN_FAMILY_COUNT];
   return cr_make_param_array(tr_fam_param, p, tr_fam_params(p));
 }
 
@@ -85,8 +85,8 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
   int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
   if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
   long n = (p->fma ? 1000000 : 4000) * tr_scale();
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)p->family);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)p->family);
   o.seed = tr_seed();
   enum { BLK = 4096 };
   static toi_case c[BLK];
@@ -100,9 +100,9 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
       long i = lo + j;
       if (i == n / 2 && o.dim != 0) o.dim = 3;
       size_t bin;
-      cr_assert_eq(gen_case(&c[j], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c[j], NULL, &bin, &o, (uint64_t)i), TOI_OK);
       char where[128];
-      snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
+      snprintf(where, sizeof where, "%s case %ld " SEED_MSG, toi_gen_family_name(o.family), i, SEED_ARGS);
       sm[j] = rf_check_keep(&c[j], NULL, where, &m[j]); /* the statuses agree: checked there */
     }
     toi_ref_fast_stats s0, s1;
@@ -112,7 +112,7 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
     batch_calls += s1.calls - s0.calls;
     for (long j = 0; j < k; j++)
       cr_assert(sb[j] == sm[j] && tr_same_ref(&b[j], &m[j]), "%s case %ld: the batch differs from mpfr on %s " SEED_MSG,
-                gen_family_name(o.family), lo + j, tr_fmt(&c[j]), SEED_ARGS);
+                toi_gen_family_name(o.family), lo + j, tr_fmt(&c[j]), SEED_ARGS);
   }
   toi_ref_fast_stats st;
   toi_ref_fast_stats_get(&st);
@@ -122,7 +122,7 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
    * engine lost its speed. */
   unsigned long long fb = st.fb_range + st.fb_sign + st.fb_round;
   cr_expect_leq(fb * 100, 2 * (unsigned long long)n, "%s: %llu fallbacks in %ld cases " SEED_MSG,
-                gen_family_name(o.family), fb, n, SEED_ARGS);
+                toi_gen_family_name(o.family), fb, n, SEED_ARGS);
   ref_fast_use_fma(-1);
 }
 
@@ -180,14 +180,14 @@ Test(ref_fast, random_moderate_spread_any_scale) {
 Test(ref_fast, random_targets) {
   tr_rng r = {tr_seed() ^ 0x746172676574ULL};
   long n = 5000 * tr_scale();
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = tr_seed();
   int neg = 0;
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     double R = c.ra + c.rb, delta;
     switch (tr_next(&r) % 4) {
     case 0: delta = R * ldexp(1.0, -(int)tr_int(&r, 1, 60)); break;
@@ -383,8 +383,8 @@ Test(ref_fast, short_forms_are_the_fast_engine) {
 /* Exactly tangent paths (D = 0) are decided by the exact expansion, not by
  * the MPFR engine. */
 Test(ref_fast, exact_tangents_need_no_fallback) {
-  gen_opts o;
-  gen_opts_default(&o, GEN_TANGENT);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
   o.seed = tr_seed();
   o.k.lo = o.k.hi = 0;
   o.k.step = 1;
@@ -393,7 +393,7 @@ Test(ref_fast, exact_tangents_need_no_fallback) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_ref r;
     cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     cr_assert_eq(r.cls, TOI_GRAZE, "tangent case %ld is %s " SEED_MSG, i, toi_class_name(r.cls), SEED_ARGS);
@@ -404,7 +404,7 @@ Test(ref_fast, exact_tangents_need_no_fallback) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     rf_check(&c, NULL, "exact tangent");
   }
   cr_expect_eq(st.exact, (unsigned long long)n, "%llu of %ld cases used an exact stage", st.exact, n);
@@ -425,9 +425,9 @@ typedef struct rq_param {
 } rq_param;
 
 ParameterizedTestParameters(ref_quick, answers_as_mpfr_per_family) {
-  static rq_param p[GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[f].family = f;
-  return cr_make_param_array(rq_param, p, GEN_FAMILY_COUNT);
+  static rq_param p[TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) p[f].family = f;
+  return cr_make_param_array(rq_param, p, TOI_GEN_FAMILY_COUNT);
 }
 
 /* 10^5 cases per family and scale unit: every answer the first stage gives
@@ -437,14 +437,14 @@ ParameterizedTestParameters(ref_quick, answers_as_mpfr_per_family) {
 ParameterizedTest(rq_param *p, ref_quick, answers_as_mpfr_per_family) {
   if (!ref_fast_use_fma(-1)) cr_skip_test("no FMA on this processor: the first stage does not run");
   long n = 100000 * tr_scale();
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)p->family);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)p->family);
   o.seed = tr_seed();
   long used = 0;
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_ref q, m;
     if (!rq_quick(&q, &c)) continue;
     used++;
@@ -454,20 +454,20 @@ ParameterizedTest(rq_param *p, ref_quick, answers_as_mpfr_per_family) {
       rf_show(a, sizeof a, &q);
       rf_show(b, sizeof b, &m);
       cr_assert_fail("%s case %ld: first stage differs from mpfr on\n  %s\n  quick: %s\n  mpfr:  %s " SEED_MSG,
-                     gen_family_name(o.family), i, tr_fmt(&c), a, b, SEED_ARGS);
+                     toi_gen_family_name(o.family), i, tr_fmt(&c), a, b, SEED_ARGS);
     }
   }
-  if (o.family == GEN_GENERIC || o.family == GEN_AIMED)
+  if (o.family == TOI_GEN_GENERIC || o.family == TOI_GEN_AIMED)
     cr_expect_geq(used * 10, n * 9, "%s: the first stage answered only %ld of %ld cases " SEED_MSG,
-                  gen_family_name(o.family), used, n, SEED_ARGS);
+                  toi_gen_family_name(o.family), used, n, SEED_ARGS);
 }
 
 /* toi_ref_solve counts the first stage's answers; a target distance and the
  * build without FMA never use it. */
 Test(ref_quick, counted_and_only_where_it_applies) {
   if (!ref_fast_use_fma(-1)) cr_skip_test("no FMA on this processor: the first stage does not run");
-  gen_opts o;
-  gen_opts_default(&o, GEN_AIMED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_AIMED);
   o.seed = tr_seed();
   long n = 2000 * tr_scale(), used = 0;
   toi_ref_fast_stats st;
@@ -475,7 +475,7 @@ Test(ref_quick, counted_and_only_where_it_applies) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_ref q, f;
     used += rq_quick(&q, &c);
     cr_assert_eq(toi_ref_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
@@ -489,7 +489,7 @@ Test(ref_quick, counted_and_only_where_it_applies) {
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     rf_check(&c, &(double){0.0}, "aimed with a zero target");
   }
   toi_ref_fast_stats_get(&st);
@@ -500,7 +500,7 @@ Test(ref_quick, counted_and_only_where_it_applies) {
     for (long i = 0; i < n; i++) {
       toi_case c;
       size_t bin;
-      cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
       rf_check(&c, NULL, "aimed without FMA");
     }
     toi_ref_fast_stats_get(&st);
@@ -516,15 +516,15 @@ Test(ref_quick, counted_and_only_where_it_applies) {
 Test(ref_quick, declines_exact_zeros_and_lossy_scaling) {
   if (!ref_fast_use_fma(-1)) cr_skip_test("no FMA on this processor: the first stage does not run");
   toi_ref q;
-  gen_opts o;
-  gen_opts_default(&o, GEN_TANGENT);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
   o.seed = tr_seed();
   o.k.lo = o.k.hi = 0;
   o.k.step = 1;
   for (long i = 0; i < 500 * tr_scale(); i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     cr_expect_not(rq_quick(&q, &c), "exact tangent %ld answered by the first stage: %s", i, tr_fmt(&c));
     rf_check(&c, NULL, "exact tangent");
   }

@@ -75,7 +75,7 @@ Test(ref_fast_err, case_files_bit_identical) {
 /* ---- the generator families ---- */
 
 ParameterizedTestParameters(ref_fast_err, families_bit_identical) {
-  static tr_fam_param p[2 * GEN_FAMILY_COUNT];
+  static tr_fam_param p[2 * TOI_GEN_FAMILY_COUNT];
   return cr_make_param_array(tr_fam_param, p, tr_fam_params(p));
 }
 
@@ -86,17 +86,17 @@ ParameterizedTest(tr_fam_param *p, ref_fast_err, families_bit_identical) {
   int fma_in_use = ref_fast_use_fma(p->fma ? -1 : 0);
   if (!p->fma && fma_in_use) cr_skip_test("compiled for FMA (FP_FAST_FMA): there is no build without it");
   long n = (p->fma ? 20000 : 4000) * tr_scale();
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)p->family);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)p->family);
   o.seed = tr_seed();
   ref_fast_err_counts_reset();
   for (long i = 0; i < n; i++) {
     if (i == n / 2 && o.dim != 0) o.dim = 3;
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     char where[160];
-    snprintf(where, sizeof where, "%s case %ld " SEED_MSG, gen_family_name(o.family), i, SEED_ARGS);
+    snprintf(where, sizeof where, "%s case %ld " SEED_MSG, toi_gen_family_name(o.family), i, SEED_ARGS);
     toi_ref r;
     cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     for (int dir = 0; dir < 2; dir++) {
@@ -114,9 +114,9 @@ ParameterizedTest(tr_fam_param *p, ref_fast_err, families_bit_identical) {
   ref_fast_err_counts_get(&k);
   cr_expect_eq(k.error_calls, (unsigned long long)(4 * n));
   cr_expect_leq(k.error_fb * 50, k.error_calls, "%s: %llu of %llu errors left to MPFR " SEED_MSG,
-                gen_family_name(o.family), k.error_fb, k.error_calls, SEED_ARGS);
+                toi_gen_family_name(o.family), k.error_fb, k.error_calls, SEED_ARGS);
   cr_expect_leq(k.kappa_fb * 50, k.kappa_calls, "%s: %llu of %llu kappas left to MPFR " SEED_MSG,
-                gen_family_name(o.family), k.kappa_fb, k.kappa_calls, SEED_ARGS);
+                toi_gen_family_name(o.family), k.kappa_fb, k.kappa_calls, SEED_ARGS);
   ref_fast_use_fma(-1);
 }
 
@@ -271,15 +271,15 @@ static double fe_independent_ulp(const toi_case *c, toi_direction dir, double T)
 
 Test(ref_fast_err, mpfr_error_correctly_rounded) {
   long n = 300 * tr_scale();
-  const gen_family fams[] = {GEN_GENERIC, GEN_AIMED, GEN_NEAR_CONTACT, GEN_GRAZING, GEN_SLOW};
+  const toi_gen_family fams[] = {TOI_GEN_GENERIC, TOI_GEN_AIMED, TOI_GEN_NEAR_CONTACT, TOI_GEN_GRAZING, TOI_GEN_SLOW};
   for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
-    gen_opts o;
-    gen_opts_default(&o, fams[f]);
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, fams[f]);
     o.seed = tr_seed();
     for (long i = 0; i < n; i++) {
       toi_case c;
       size_t bin;
-      cr_assert_eq(gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
       toi_ref r;
       cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
       for (int dir = 0; dir < 2; dir++) {
@@ -293,7 +293,7 @@ Test(ref_fast_err, mpfr_error_correctly_rounded) {
             const toi_ref_engine eng = e ? TOI_REF_MPFR : TOI_REF_FAST;
             cr_assert_eq(toi_ref_error_engine(&u, &b, T, &c, (toi_direction)dir, eng), TOI_OK);
             cr_assert(tr_same(u, want), "%s engine, %s case %ld dir %d T %a: ulp %a, independently %a " SEED_MSG,
-                      e ? "mpfr" : "fast", gen_family_name(fams[f]), i, dir, T, u, want, SEED_ARGS);
+                      e ? "mpfr" : "fast", toi_gen_family_name(fams[f]), i, dir, T, u, want, SEED_ARGS);
           }
         }
       }
@@ -352,12 +352,12 @@ static void *fe_thread(void *arg) {
 Test(ref_fast_err, two_threads_match_serial) {
   static toi_case cases[FE_THREAD_CASES];
   static double su[FE_THREAD_CASES], sk[FE_THREAD_CASES], pu[2][FE_THREAD_CASES], pk[2][FE_THREAD_CASES];
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = tr_seed();
   for (int i = 0; i < FE_THREAD_CASES; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&cases[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
   }
   fe_job serial = {cases, su, sk, 1, 0};
   fe_thread(&serial);

@@ -322,15 +322,15 @@ Test(ref_prec, target_distance) {
 
 /* Binary64 through the precision entry points is the binary64 reference. */
 Test(ref_prec, binary64_unchanged) {
-  gen_opts o;
-  gen_opts_default(&o, GEN_MIXED);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
   o.seed = tr_seed();
   enum { N = 2000 };
   static toi_case c[N];
   static toi_ref a[N], b[N];
   for (int i = 0; i < N; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
   }
   for (int e = 0; e < 2; e++) {
     (void)toi_ref_solve_batch_prec(a, NULL, c, N, TOI_BINARY64, (toi_ref_engine)e);
@@ -419,9 +419,9 @@ Test(ref_prec, error_in_binary32_ulps) {
 /* ---- the families: both engines bit-identical in binary32 ---- */
 
 ParameterizedTestParameters(ref_prec, families_bit_identical) {
-  static int fam[GEN_FAMILY_COUNT];
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) fam[f] = f;
-  return cr_make_param_array(int, fam, GEN_FAMILY_COUNT);
+  static int fam[TOI_GEN_FAMILY_COUNT];
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) fam[f] = f;
+  return cr_make_param_array(int, fam, TOI_GEN_FAMILY_COUNT);
 }
 
 /* 10^5 cases per family and scale unit: the fast batch and the fast
@@ -429,8 +429,8 @@ ParameterizedTestParameters(ref_prec, families_bit_identical) {
  * float near the root in binary32 ulps, both engines, on every 16th case. */
 ParameterizedTest(int *fam, ref_prec, families_bit_identical) {
   long n = 100000 * tr_scale();
-  gen_opts o;
-  gen_opts_default(&o, (gen_family)*fam);
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, (toi_gen_family)*fam);
   o.seed = tr_seed();
   enum { BLK = 2048 };
   static toi_case c[BLK];
@@ -441,25 +441,25 @@ ParameterizedTest(int *fam, ref_prec, families_bit_identical) {
     for (long j = 0; j < k; j++) {
       size_t bin;
       if (lo + j == n / 2 && o.dim != 0) o.dim = 3;
-      cr_assert_eq(gen_case(&c[j], NULL, &bin, &o, (uint64_t)(lo + j)), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c[j], NULL, &bin, &o, (uint64_t)(lo + j)), TOI_OK);
     }
     (void)toi_ref_solve_batch_prec(b, sb, c, (size_t)k, TOI_BINARY32, TOI_REF_FAST);
     (void)toi_ref_solve_batch_prec(m, sm, c, (size_t)k, TOI_BINARY32, TOI_REF_MPFR);
     for (long j = 0; j < k; j++) {
-      cr_assert_eq(sb[j], sm[j], "%s case %ld: status " SEED_MSG, gen_family_name(o.family), lo + j, SEED_ARGS);
+      cr_assert_eq(sb[j], sm[j], "%s case %ld: status " SEED_MSG, toi_gen_family_name(o.family), lo + j, SEED_ARGS);
       cr_assert(tr_same_ref(&b[j], &m[j]), "%s case %ld: fast %a %a, mpfr %a %a on %s " SEED_MSG,
-                gen_family_name(o.family), lo + j, b[j].tlo, b[j].thi, m[j].tlo, m[j].thi, tr_fmt(&c[j]),
+                toi_gen_family_name(o.family), lo + j, b[j].tlo, b[j].thi, m[j].tlo, m[j].thi, tr_fmt(&c[j]),
                 SEED_ARGS);
       if ((lo + j) % 16) continue;
       toi_ref f;
       cr_assert_eq(toi_ref_solve_prec(&f, &c[j], TOI_BINARY32, TOI_REF_FAST), sm[j]);
-      cr_assert(tr_same_ref(&f, &m[j]), "%s case %ld: per call", gen_family_name(o.family), lo + j);
+      cr_assert(tr_same_ref(&f, &m[j]), "%s case %ld: per call", toi_gen_family_name(o.family), lo + j);
       if (isnan(m[j].tfwd)) continue;
       double T = nextafterf((float)m[j].tfwd, INFINITY), uf, bf, um, bm;
       cr_assert_eq(toi_ref_error_prec(&uf, &bf, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
       cr_assert_eq(toi_ref_error_prec(&um, &bm, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_MPFR), TOI_OK);
       cr_assert(tr_same(uf, um) && tr_same(bf, bm), "%s case %ld: error fast %a %a, mpfr %a %a on %s",
-                gen_family_name(o.family), lo + j, uf, bf, um, bm, tr_fmt(&c[j]));
+                toi_gen_family_name(o.family), lo + j, uf, bf, um, bm, tr_fmt(&c[j]));
     }
   }
 }

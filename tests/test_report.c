@@ -777,12 +777,12 @@ Test(report, every_builtin_column_timed_on_its_own_call) {
   rep_section *s = &d.sec[0];
   s->n = N;
   s->cases = calloc(N, sizeof *s->cases);
-  gen_opts g;
-  gen_opts_default_in(&g, GEN_MIXED, TOI_BINARY64);
+  toi_gen_opts g;
+  toi_gen_opts_default_in(&g, TOI_GEN_MIXED, TOI_BINARY64);
   g.seed = 1;
   for (size_t i = 0; i < N; i++) {
     size_t bin;
-    cr_assert_eq(gen_case(&s->cases[i], NULL, &bin, &g, i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&s->cases[i], NULL, &bin, &g, i), TOI_OK);
   }
   /* What a binary32 column receives: the cases whose numbers all fit binary32, rounded, in order. */
   toi_case *want = calloc(N, sizeof *want);

@@ -707,18 +707,18 @@ Test(report_look, both_tables_use_one_rule_at_target_0) {
     const toi_case *c;
     toi_class verdict;
     double t;
-    score_kind want;
-  } rows[] = {{&overlap, TOI_SEPARATING, NAN, SCORE_OTHER},
-              {&hit, TOI_MISS, NAN, SCORE_MISSED},
-              {&miss, TOI_HIT, 1.0, SCORE_GHOST},
-              {&hit, TOI_HIT, 2.0, SCORE_AGREE}};
-  score_opts o = {INFINITY, 0, 0, 1, TOI_REF_FAST, TOI_BINARY64};
+    toi_score_kind want;
+  } rows[] = {{&overlap, TOI_SEPARATING, NAN, TOI_SCORE_OTHER},
+              {&hit, TOI_MISS, NAN, TOI_SCORE_MISSED},
+              {&miss, TOI_HIT, 1.0, TOI_SCORE_GHOST},
+              {&hit, TOI_HIT, 2.0, TOI_SCORE_AGREE}};
+  toi_score_opts o = {INFINITY, 0, 0, 1, TOI_REF_FAST, TOI_BINARY64};
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     toi_ref ref;
     cr_assert_eq(toi_ref_solve_engine(&ref, rows[i].c, TOI_REF_FAST), TOI_OK);
-    score_detail d;
+    toi_score_detail d;
     toi_result r = {rows[i].verdict, rows[i].t};
-    cr_assert_eq(score_answer(&d, r, TOI_FORWARD, 0, rows[i].c, &ref, &o), TOI_OK);
+    cr_assert_eq(toi_score_answer(&d, r, TOI_FORWARD, 0, rows[i].c, &ref, &o), TOI_OK);
     cr_assert_eq(d.sc.kind, rows[i].want, "row %zu: %d against the true contact", i, d.sc.kind);
     cr_assert_eq(d.target_kind, rows[i].want, "row %zu: %d against the target 0", i, d.target_kind);
   }

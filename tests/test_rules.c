@@ -19,11 +19,11 @@
 /* s = (10, 0), v = (-2, 0), R = 2: the gap is 8 - 2t, contact at t = 4. */
 static toi_case head_on(void) { return tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 1, 1); }
 
-static score_detail scored(toi_result r, const toi_case *c, const toi_ref *ref, double tmax, double target,
+static toi_score_detail scored(toi_result r, const toi_case *c, const toi_ref *ref, double tmax, double target,
                            double tolerance, toi_precision q) {
-  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, q};
-  score_detail d;
-  cr_assert_eq(score_answer(&d, r, TOI_FORWARD, 0, c, ref, &o), TOI_OK);
+  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, q};
+  toi_score_detail d;
+  cr_assert_eq(toi_score_answer(&d, r, TOI_FORWARD, 0, c, ref, &o), TOI_OK);
   return d;
 }
 
@@ -41,21 +41,21 @@ Test(rules, contact_exactly_at_tmax_is_inside_the_step) {
   toi_case c = head_on();
   toi_ref ref = solved(&c);
   cr_assert_eq(ref.tfwd, 4);
-  score_detail d = scored((toi_result){TOI_HIT, 4}, &c, &ref, 4, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE, "hit at tmax: kind %d", d.sc.kind);
+  toi_score_detail d = scored((toi_result){TOI_HIT, 4}, &c, &ref, 4, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE, "hit at tmax: kind %d", d.sc.kind);
   cr_assert(d.sc.timed);
   cr_assert_eq(d.sc.ulp, 0);
-  cr_assert_eq(d.target_kind, SCORE_AGREE);
+  cr_assert_eq(d.target_kind, TOI_SCORE_AGREE);
   /* "none" misses the contact the step holds. */
   d = scored((toi_result){TOI_NONE, NAN}, &c, &ref, 4, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_MISSED);
-  cr_assert_eq(d.target_kind, SCORE_MISSED);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_MISSED);
+  cr_assert_eq(d.target_kind, TOI_SCORE_MISSED);
   /* One ULP shorter, the step ends before the contact: "none" agrees, the hit is none too. */
   double before = nextafter(4, 0);
   d = scored((toi_result){TOI_NONE, NAN}, &c, &ref, before, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE);
   d = scored((toi_result){TOI_HIT, 4}, &c, &ref, before, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE);
   cr_assert(!d.sc.timed);
 }
 
@@ -91,7 +91,7 @@ Test(rules, target_ulp_of_a_nonzero_target) {
   toi_ref ref = solved(&c);
   for (int k = -3; k <= 5; k += 2) {
     double t = 4.25 + k * 0x1p-50;
-    score_detail d = scored((toi_result){TOI_HIT, t}, &c, &ref, INFINITY, -0.5, 0, TOI_BINARY64);
+    toi_score_detail d = scored((toi_result){TOI_HIT, t}, &c, &ref, INFINITY, -0.5, 0, TOI_BINARY64);
     cr_assert(d.target_timed);
     cr_assert_eq(d.target_ulp, fabs((double)k), "%d ULPs off: target_ulp %a", k, d.target_ulp);
     cr_assert_eq(d.target_dt, fabs(k * 0x1p-50));
@@ -101,8 +101,8 @@ Test(rules, target_ulp_of_a_nonzero_target) {
   /* binary32: the case as a float candidate receives it (unchanged) and its exact answer there */
   toi_case in;
   toi_ref r32;
-  cr_assert_eq(score_input(&in, &r32, &c, TOI_BINARY32, TOI_REF_FAST), 0);
-  score_detail d = scored((toi_result){TOI_HIT, 4.25 + 3 * 0x1p-21}, &in, &r32, INFINITY, -0.5, 0, TOI_BINARY32);
+  cr_assert_eq(toi_score_input(&in, &r32, &c, TOI_BINARY32, TOI_REF_FAST), 0);
+  toi_score_detail d = scored((toi_result){TOI_HIT, 4.25 + 3 * 0x1p-21}, &in, &r32, INFINITY, -0.5, 0, TOI_BINARY32);
   cr_assert(d.target_timed);
   cr_assert_eq(d.target_ulp, 3, "binary32: target_ulp %a", d.target_ulp);
 }
@@ -114,7 +114,7 @@ Test(rules, tolerance_band_includes_its_edge) {
   toi_case c = head_on();
   toi_ref ref = solved(&c);
   toi_result r = {TOI_HIT, 4.5};
-  score_detail d = scored(r, &c, &ref, INFINITY, -0.5, 0.5, TOI_BINARY64);
+  toi_score_detail d = scored(r, &c, &ref, INFINITY, -0.5, 0.5, TOI_BINARY64);
   cr_assert_eq(d.gap, -1);
   cr_assert(d.target_timed);
   cr_assert_eq(d.off_tolerance, 0, "|gap - target| = tolerance is within it");
@@ -129,10 +129,10 @@ Test(rules, tolerance_band_includes_its_edge) {
 
 /* ---- ties: the first case (lowest index) keeps a tied maximum ---- */
 
-static score_case timed_case(double ulp, double bits) {
-  score_case sc;
+static toi_score_case timed_case(double ulp, double bits) {
+  toi_score_case sc;
   memset(&sc, 0, sizeof sc);
-  sc.kind = SCORE_AGREE;
+  sc.kind = TOI_SCORE_AGREE;
   sc.timed = 1;
   sc.ulp = ulp;
   sc.bits = bits;
@@ -140,25 +140,25 @@ static score_case timed_case(double ulp, double bits) {
 }
 
 Test(rules, tied_maximum_keeps_the_first_worst_id) {
-  score_stats s;
-  score_stats_init(&s, "x");
+  toi_score_stats s;
+  toi_score_stats_init(&s, "x");
   const double ulps[] = {2, 5, 1, 5, 5, 0};
   const char *ids[] = {"a", "b", "c", "d", "e", "f"};
   for (int i = 0; i < 6; i++) {
-    score_case sc = timed_case(ulps[i], ulps[i] > 0 ? log2(ulps[i]) : 0);
-    cr_assert_eq(score_stats_add(&s, &sc, ids[i]), TOI_OK);
+    toi_score_case sc = timed_case(ulps[i], ulps[i] > 0 ? log2(ulps[i]) : 0);
+    cr_assert_eq(toi_score_stats_add(&s, &sc, ids[i]), TOI_OK);
   }
-  score_case ghost = timed_case(NAN, NAN);
-  ghost.kind = SCORE_GHOST;
+  toi_score_case ghost = timed_case(NAN, NAN);
+  ghost.kind = TOI_SCORE_GHOST;
   ghost.timed = 0;
-  cr_assert_eq(score_stats_add(&s, &ghost, "g1"), TOI_OK);
-  cr_assert_eq(score_stats_add(&s, &ghost, "g2"), TOI_OK);
+  cr_assert_eq(toi_score_stats_add(&s, &ghost, "g1"), TOI_OK);
+  cr_assert_eq(toi_score_stats_add(&s, &ghost, "g2"), TOI_OK);
   cr_assert_eq(s.max_ulp, 5);
   cr_assert_str_eq(s.worst_id, "b");
   cr_assert_str_eq(s.worst_class_id, "g1");
   cr_assert_eq(s.timed, 6);
   cr_assert_eq(s.cases, 8);
-  cr_assert_eq(s.kind[SCORE_GHOST], 2);
+  cr_assert_eq(s.kind[TOI_SCORE_GHOST], 2);
   cr_assert_eq(s.max_bits, log2(5));
 
   /* Blocks of run merged in input order: a later block's tie leaves the worst ID. */
@@ -166,29 +166,29 @@ Test(rules, tied_maximum_keeps_the_first_worst_id) {
   memset(&acc, 0, sizeof acc);
   memset(&first, 0, sizeof first);
   memset(&blk, 0, sizeof blk);
-  score_stats_init(&acc.st, "x");
+  toi_score_stats_init(&acc.st, "x");
   first.st = s; /* shares s's values, freed with s */
-  score_stats_init(&blk.st, "x");
+  toi_score_stats_init(&blk.st, "x");
   toi_qstream q;
   cr_assert_eq(toi_qstream_init(&q), 0);
   cr_assert_eq(toi_run_row_merge(&acc, &first, &q), 0);
   cr_assert_str_eq(acc.st.worst_id, "b");
-  score_case tie = timed_case(5, log2(5)), bigger = timed_case(7, log2(7));
-  cr_assert_eq(score_stats_add(&blk.st, &tie, "later"), TOI_OK);
+  toi_score_case tie = timed_case(5, log2(5)), bigger = timed_case(7, log2(7));
+  cr_assert_eq(toi_score_stats_add(&blk.st, &tie, "later"), TOI_OK);
   cr_assert_eq(toi_run_row_merge(&acc, &blk, &q), 0);
   cr_assert_str_eq(acc.st.worst_id, "b", "a tie in a later block took the worst ID: %s", acc.st.worst_id);
   cr_assert_str_eq(acc.st.worst_class_id, "g1");
-  score_stats_free(&blk.st);
-  score_stats_init(&blk.st, "x");
-  cr_assert_eq(score_stats_add(&blk.st, &bigger, "larger"), TOI_OK);
+  toi_score_stats_free(&blk.st);
+  toi_score_stats_init(&blk.st, "x");
+  cr_assert_eq(toi_score_stats_add(&blk.st, &bigger, "larger"), TOI_OK);
   cr_assert_eq(toi_run_row_merge(&acc, &blk, &q), 0);
   cr_assert_str_eq(acc.st.worst_id, "larger");
   cr_assert_eq(acc.st.max_ulp, 7);
   cr_assert_eq(acc.st.timed, 8);
   toi_qstream_free(&q);
-  score_stats_free(&blk.st);
-  score_stats_free(&acc.st);
-  score_stats_free(&s);
+  toi_score_stats_free(&blk.st);
+  toi_score_stats_free(&acc.st);
+  toi_score_stats_free(&s);
 }
 
 /* A sweep's witness of a maximum: the larger value, or the lower index on a
@@ -319,19 +319,19 @@ Test(rules, target_table_ghost_and_other) {
   toi_case miss = tc_case2(0, 0, 0, 0, 1, 1, -10, 2.25, 1, 0, 1, 1);
   toi_ref ref = solved(&miss);
   cr_assert_eq(ref.cls, TOI_MISS);
-  score_detail d = scored((toi_result){TOI_HIT, 10}, &miss, &ref, INFINITY, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_GHOST);
-  cr_assert_eq(d.target_kind, SCORE_GHOST, "target kind %d", d.target_kind);
+  toi_score_detail d = scored((toi_result){TOI_HIT, 10}, &miss, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_GHOST);
+  cr_assert_eq(d.target_kind, TOI_SCORE_GHOST, "target kind %d", d.target_kind);
   /* Centres 1 apart, R = 2: an overlap; "none" is neither missed nor a ghost. */
   toi_case over = tc_case2(0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1);
   ref = solved(&over);
   cr_assert_eq(ref.cls, TOI_OVERLAP);
   d = scored((toi_result){TOI_NONE, NAN}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_OTHER);
-  cr_assert_eq(d.target_kind, SCORE_OTHER);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_OTHER);
+  cr_assert_eq(d.target_kind, TOI_SCORE_OTHER);
   /* An agreed overlap is not timed: its forward root is the exit. */
   d = scored((toi_result){TOI_OVERLAP, 0}, &over, &ref, INFINITY, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE);
   cr_assert(!d.sc.timed && !d.target_timed);
 }
 
@@ -340,8 +340,8 @@ Test(rules, target_table_ghost_and_other) {
 Test(rules, nan_time_of_a_right_verdict_is_an_infinite_error) {
   toi_case c = head_on();
   toi_ref ref = solved(&c);
-  score_detail d = scored((toi_result){TOI_HIT, NAN}, &c, &ref, INFINITY, 0, 0, TOI_BINARY64);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  toi_score_detail d = scored((toi_result){TOI_HIT, NAN}, &c, &ref, INFINITY, 0, 0, TOI_BINARY64);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE);
   cr_assert(d.sc.timed);
   cr_assert(isinf(d.sc.ulp) && d.sc.ulp > 0, "ulp %a", d.sc.ulp);
   cr_assert(isinf(d.sc.bits) && d.sc.bits > 0, "bits %a", d.sc.bits);
@@ -354,29 +354,29 @@ Test(rules, reverse_time_missed_and_ghost) {
   toi_case past = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, 2, 0, 1, 1);
   toi_ref ref = solved(&past);
   cr_assert_eq(ref.trev, -4);
-  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
-  score_detail d;
-  cr_assert_eq(score_answer(&d, (toi_result){TOI_NONE, NAN}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
-  cr_assert_eq(d.sc.kind, SCORE_MISSED);
-  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -4}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
-  cr_assert_eq(d.sc.kind, SCORE_AGREE);
+  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  toi_score_detail d;
+  cr_assert_eq(toi_score_answer(&d, (toi_result){TOI_NONE, NAN}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_MISSED);
+  cr_assert_eq(toi_score_answer(&d, (toi_result){TOI_HIT, -4}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_AGREE);
   cr_assert(d.sc.timed && d.sc.ulp == 0);
   /* head-on: both roots ahead (4 and 6), none behind */
   toi_case ahead = head_on();
   ref = solved(&ahead);
-  cr_assert_eq(score_answer(&d, (toi_result){TOI_HIT, -1}, TOI_REVERSE, 0, &ahead, &ref, &o), TOI_OK);
-  cr_assert_eq(d.sc.kind, SCORE_GHOST);
+  cr_assert_eq(toi_score_answer(&d, (toi_result){TOI_HIT, -1}, TOI_REVERSE, 0, &ahead, &ref, &o), TOI_OK);
+  cr_assert_eq(d.sc.kind, TOI_SCORE_GHOST);
 }
 
 /* The gap at a time is |s + v T| - (rA + rB): with radii 1 and 3, s = (10, 0)
    and v = (-2, 0), it is 10 - 2T - 4, 0 at T = 3. */
 Test(rules, gap_takes_both_radii) {
   toi_case c = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 3, 1);
-  cr_assert_eq(score_gap(&c, 3), 0);
-  cr_assert_eq(score_gap(&c, 2), 2);
+  cr_assert_eq(toi_score_gap(&c, 3), 0);
+  cr_assert_eq(toi_score_gap(&c, 2), 2);
   toi_case d = tc_case2(0, 0, 0, 0, 3, 1, 10, 0, -2, 0, 1, 1);
-  cr_assert_eq(score_gap(&d, 3), 0);
-  cr_assert_eq(score_gap(&d, 3.5), -1);
+  cr_assert_eq(toi_score_gap(&d, 3), 0);
+  cr_assert_eq(toi_score_gap(&d, 3.5), -1);
 }
 
 /* ---- the audit: which contacts, which times, which values ---- */

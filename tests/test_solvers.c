@@ -641,33 +641,33 @@ static toi_case head_on(void) {
 }
 
 /* An answer scored as run scores an external solver's: against the true contact and the target. */
-static toi_status score_full(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+static toi_status score_full(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                              const toi_ref *ref, double tmax, double target, double tolerance) {
-  score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, TOI_BINARY64};
-  return score_answer(out, r, dir, domain, c, ref, &o);
+  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, TOI_BINARY64};
+  return toi_score_answer(out, r, dir, domain, c, ref, &o);
 }
 
 Test(solver, gap_is_exact_on_exact_data) {
   toi_case c = head_on();
-  cr_assert_eq(score_gap(&c, 4), 0);
-  cr_assert_eq(score_gap(&c, 3), 2);
-  cr_assert_eq(score_gap(&c, 4.25), -0.5);
+  cr_assert_eq(toi_score_gap(&c, 4), 0);
+  cr_assert_eq(toi_score_gap(&c, 3), 2);
+  cr_assert_eq(toi_score_gap(&c, 4.25), -0.5);
   /* One ULP past the contact: the gap is exactly -2 ulp(4) = -2^-49. */
-  cr_assert_eq(score_gap(&c, nextafter(4, 5)), -0x1p-49);
+  cr_assert_eq(toi_score_gap(&c, nextafter(4, 5)), -0x1p-49);
   /* The same scaled by 2^990 in lengths: no overflow, the same relative gap. */
   toi_case big = c;
   big.pb[0] = ldexp(10, 990);
   big.vb[0] = ldexp(-2, 990);
   big.ra = big.rb = ldexp(1, 990);
-  cr_assert_eq(score_gap(&big, 4), 0);
-  cr_assert_eq(score_gap(&big, 3), ldexp(2, 990));
+  cr_assert_eq(toi_score_gap(&big, 4), 0);
+  cr_assert_eq(toi_score_gap(&big, 3), ldexp(2, 990));
   /* And by 2^-1000: subnormal lengths and speeds. */
   toi_case tiny = c;
   tiny.pb[0] = ldexp(10, -1040);
   tiny.vb[0] = ldexp(-2, -1040);
   tiny.ra = tiny.rb = ldexp(1, -1040);
-  cr_assert_eq(score_gap(&tiny, 4), 0);
-  cr_assert(isnan(score_gap(&c, NAN)));
+  cr_assert_eq(toi_score_gap(&tiny, 4), 0);
+  cr_assert(isnan(toi_score_gap(&c, NAN)));
 }
 
 Test(solver, score_against_the_target_and_the_true_contact) {
@@ -675,12 +675,12 @@ Test(solver, score_against_the_target_and_the_true_contact) {
   toi_ref ref;
   cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.tfwd, 4);
-  score_detail ss;
+  toi_score_detail ss;
   /* An engine aiming at an overlap of 0.5 and hitting it exactly: t = 4.25. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4.25}, TOI_FORWARD, 0, &c, &ref, INFINITY, -0.5,
                                    0.01),
                TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_AGREE);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_AGREE);
   cr_assert(ss.sc.timed);
   cr_assert_eq(ss.sc.ulp, 0x1p48, "0.25 / ulp(4) = 0.25 / 2^-50 = 2^48, got %a", ss.sc.ulp);
   cr_assert(ss.target_timed);
@@ -712,43 +712,43 @@ Test(solver, classification_against_the_target) {
   toi_ref ref;
   cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.cls, TOI_MISS);
-  score_detail ss;
+  toi_score_detail ss;
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_GHOST);
-  cr_assert_eq(ss.target_kind, SCORE_AGREE);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_GHOST);
+  cr_assert_eq(ss.target_kind, TOI_SCORE_AGREE);
   cr_assert(ss.target_timed);
   /* "none" is right about the contact and misses the target. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
                TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_AGREE);
-  cr_assert_eq(ss.target_kind, SCORE_MISSED);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_AGREE);
+  cr_assert_eq(ss.target_kind, TOI_SCORE_MISSED);
   /* A target below -R has no problem to score against. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, INFINITY, -3, 0),
                TOI_OK);
-  cr_assert_eq(ss.target_kind, SCORE_OUT_OF_DOMAIN);
+  cr_assert_eq(ss.target_kind, TOI_SCORE_OUT_OF_DOMAIN);
 }
 
 Test(solver, hit_within_the_step) {
   toi_case c = head_on();
   toi_ref ref;
   cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
-  score_detail ss;
+  toi_score_detail ss;
   /* Step 2: the contact at 4 is after it; "none" agrees, a hit at 4 is no contact in the step either. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_AGREE);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_AGREE);
   cr_assert_eq(ss.sc.ref_cls, TOI_HIT, "rows keep the exact class");
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_AGREE);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_AGREE);
   cr_assert_eq(ss.sc.verdict, TOI_HIT);
   /* A hit claimed inside the step when the contact is after it: a ghost. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 1.5}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_GHOST);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_GHOST);
   /* Step 8: the contact is inside; "none" misses it. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_MISSED);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_MISSED);
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 4}, TOI_FORWARD, 0, &c, &ref, 8, 0, 0), TOI_OK);
-  cr_assert_eq(ss.sc.kind, SCORE_AGREE);
+  cr_assert_eq(ss.sc.kind, TOI_SCORE_AGREE);
   cr_assert(ss.sc.timed);
   cr_assert_eq(ss.sc.ulp, 0);
 }
@@ -853,8 +853,8 @@ Test(candidate, function_scores_as_the_formulation_it_wraps) {
   cr_assert_eq(c[0].flags & TOI_CAND_EXTERNAL, 0);
   toi_bench_opts o;
   toi_bench_opts_init(&o);
-  gen_opts g;
-  gen_opts_default(&g, GEN_MIXED);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_MIXED);
   g.seed = 5;
   toi_run_row rows[2];
   cr_assert_eq(toi_bench_run_family(rows, c, 2, &g, 3000, &o), 0);

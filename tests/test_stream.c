@@ -18,8 +18,8 @@ TestSuite(stream, .init = td_setup, .fini = td_teardown);
 /* Cases 0 .. n-1 of the mixed family written to name; dup >= 0 gives case
    dup_at the ID of case dup. */
 static void write_mixed(const char *name, size_t n, long dup, size_t dup_at) {
-  gen_opts g;
-  gen_opts_default(&g, GEN_MIXED);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_MIXED);
   FILE *f = fopen(td_path(name), "w");
   cr_assert_not_null(f);
   fprintf(f, "# a comment line, and a blank one\n\n");
@@ -27,7 +27,7 @@ static void write_mixed(const char *name, size_t n, long dup, size_t dup_at) {
   for (size_t i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
-    cr_assert_eq(gen_case(&c, NULL, &bin, &g, i), TOI_OK);
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &g, i), TOI_OK);
     if (dup >= 0 && i == (size_t)dup) first = c;
     if (dup >= 0 && i == dup_at) memcpy(c.id, first.id, sizeof c.id);
     cr_assert_eq(toi_write_case(f, &c), 0);

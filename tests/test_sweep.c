@@ -210,16 +210,16 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
       char msg[160];
       cr_assert_eq(toi_parse_case_line(&c, cl, &fld, msg, sizeof msg), 0, "%s", msg);
       /* The witness is case INDEX of the family, bit for bit. */
-      gen_opts o;
-      gen_opts_default(&o, GEN_GRAZING);
+      toi_gen_opts o;
+      toi_gen_opts_default(&o, TOI_GEN_GRAZING);
       toi_case g;
       size_t gb;
-      cr_assert_eq(gen_case(&g, NULL, &gb, &o, index), TOI_OK);
+      cr_assert_eq(toi_gen_case(&g, NULL, &gb, &o, index), TOI_OK);
       cr_assert_str_eq(g.id, c.id);
       cr_assert_eq(memcmp(g.pa, c.pa, sizeof g.pa), 0);
       cr_assert_eq(memcmp(g.vb, c.vb, sizeof g.vb), 0);
       cr_assert_eq(gb, ufield(line, 2));
-      score_case rp;
+      toi_score_case rp;
       cr_assert_eq(replay_case(&rp, f, &c), 0);
       double value = strtod(vhex, NULL);
       if (!strcmp(what, "max_ulp")) {
@@ -242,7 +242,7 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
       } else {
         cr_assert_str_eq(what, "misclass");
         cr_assert_eq(rp.kind, (int)value, "%s", line);
-        cr_assert(rp.kind >= SCORE_MISSED && rp.kind <= SCORE_OTHER);
+        cr_assert(rp.kind >= TOI_SCORE_MISSED && rp.kind <= TOI_SCORE_OTHER);
       }
     }
   }
@@ -310,21 +310,21 @@ Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = td_setup, .fini 
   cr_assert_geq(list.count, 1);
   /* The first case is the worst: at least as bad as any case of the global pass. */
   const toi_formulation *f = toi_formulation_find("expanded");
-  score_case sc;
+  toi_score_case sc;
   cr_assert_eq(replay_case(&sc, f, &list.items[0]), 0);
   const char *rec = strstr(text, "# ulp=");
   cr_assert_not_null(rec);
   char want[64];
   snprintf(want, sizeof want, "# ulp=%.6g ", sc.ulp);
   cr_assert_eq(strncmp(rec, want, strlen(want)), 0, "recorded %.30s, replayed %s", rec, want);
-  gen_opts o;
-  gen_opts_default(&o, GEN_GRAZING);
-  o.k = (gen_range){20, 40, 1};
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_GRAZING);
+  o.k = (toi_gen_range){20, 40, 1};
   for (uint64_t i = 0; i < 400; i++) {
     toi_case c;
     size_t b;
-    score_case s2;
-    cr_assert_eq(gen_case(&c, NULL, &b, &o, i), TOI_OK);
+    toi_score_case s2;
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, i), TOI_OK);
     cr_assert_eq(replay_case(&s2, f, &c), 0);
     if (s2.timed) cr_assert_geq(sc.ulp, s2.ulp, "case %llu beats the hunt", (unsigned long long)i);
   }
@@ -332,7 +332,7 @@ Test(sweep, hunt_is_deterministic_and_says_lower_bound, .init = td_setup, .fini 
    * whichever list kept it (replayed, not read back from the notes). */
   double top = 0;
   for (size_t k = 0; k < list.count; k++) {
-    score_case s3;
+    toi_score_case s3;
     cr_assert_eq(replay_case(&s3, f, &list.items[k]), 0);
     if (s3.timed && isfinite(s3.ulp) && s3.ulp > top) top = s3.ulp;
   }

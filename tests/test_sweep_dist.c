@@ -72,7 +72,7 @@ static uint64_t f_bcast(void *ud, uint64_t v) {
 
 typedef struct sweep_job {
   proc p;
-  const gen_opts *g;
+  const toi_gen_opts *g;
   const toi_candidate *cands;
   size_t nc, nbins;
   uint64_t count;
@@ -90,7 +90,7 @@ static void *sweep_thread(void *arg) {
 }
 
 /* The result file of acc as a string (the caller frees it). */
-static char *result_text(const gen_opts *g, uint64_t count, const toi_candidate *cands, size_t nc,
+static char *result_text(const toi_gen_opts *g, uint64_t count, const toi_candidate *cands, size_t nc,
                          const sweep_acc *acc) {
   sweep_meta m;
   cr_assert_eq(sweep_meta_init(&m, g, count, NULL, 0), 0);
@@ -122,12 +122,12 @@ static void dist_of(proc *p, int rank, world *w) {
 /* 70000 cases are five units of 16384: with 1, 2 or 3 processes rank 0's accumulator writes the bytes of
  * sweep_drive's. */
 Test(sweep_dist, threads_as_processes_same_bytes, .timeout = 120) {
-  gen_opts g;
-  gen_opts_default(&g, GEN_GRAZING);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_GRAZING);
   toi_candidate cands[2];
   toi_candidate_formulation(&cands[0], toi_formulation_find("robust"));
   toi_candidate_formulation(&cands[1], toi_formulation_find("expanded"));
-  size_t nbins = gen_bin_count(&g);
+  size_t nbins = toi_gen_bin_count(&g);
   uint64_t count = 70000;
   sweep_opts so = {&g, 0, count, 2, NULL, INFINITY, 10, TOI_REF_FAST, NULL, NULL};
   sweep_tally tally[2];
@@ -159,11 +159,11 @@ Test(sweep_dist, threads_as_processes_same_bytes, .timeout = 120) {
 
 /* Packing an accumulator and unpacking it gives the same result; bytes of another shape are refused. */
 Test(sweep_dist, pack_unpack) {
-  gen_opts g;
-  gen_opts_default(&g, GEN_NEAR_CONTACT);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_NEAR_CONTACT);
   toi_candidate c;
   toi_candidate_formulation(&c, toi_formulation_find("ericson"));
-  size_t nbins = gen_bin_count(&g);
+  size_t nbins = toi_gen_bin_count(&g);
   sweep_opts so = {&g, 0, 3000, 1, NULL, INFINITY, 10, TOI_REF_FAST, NULL, NULL};
   sweep_tally tally;
   memset(&tally, 0, sizeof tally);
@@ -269,7 +269,7 @@ Test(sweep_dist, packed_accumulator_is_little_endian_fields) {
   for (size_t b = 0; b < NB; b++) {
     sweep_cell *c = &a.cells[b];
     c->cases = v++;
-    for (int k = 0; k < SCORE_KIND_COUNT; k++) c->kind[k] = v++;
+    for (int k = 0; k < TOI_SCORE_KIND_COUNT; k++) c->kind[k] = v++;
     c->timed = v++, c->kinf = v++;
     c->max_ulp = 0x1.5p+70 + (double)b, c->max_bits = 12.25, c->kmin = -0.0, c->kmax = INFINITY, c->max_ratio = NAN;
     for (int e = 0; e < TOI_CLASS_COUNT; e++)
@@ -291,7 +291,7 @@ Test(sweep_dist, packed_accumulator_is_little_endian_fields) {
   for (size_t b = 0; b < NB; b++) {
     const sweep_cell *c = &a.cells[b];
     le_put(&want, c->cases, 8);
-    for (int k = 0; k < SCORE_KIND_COUNT; k++) le_put(&want, c->kind[k], 8);
+    for (int k = 0; k < TOI_SCORE_KIND_COUNT; k++) le_put(&want, c->kind[k], 8);
     le_put(&want, c->timed, 8);
     le_put(&want, c->kinf, 8);
     le_f64(&want, c->max_ulp), le_f64(&want, c->max_bits), le_f64(&want, c->kmin), le_f64(&want, c->kmax);
@@ -340,7 +340,7 @@ Test(sweep_dist, packed_accumulator_is_little_endian_fields) {
   }
   sweep_acc_free(&got);
   /* A case id without its end is not an encoding. */
-  size_t id_at = NB * 8 * (1 + TOI_CLASS_COUNT) + 8 * (1 + SCORE_KIND_COUNT + 2) + 8 * 5 +
+  size_t id_at = NB * 8 * (1 + TOI_CLASS_COUNT) + 8 * (1 + TOI_SCORE_KIND_COUNT + 2) + 8 * 5 +
                  8 * (TOI_CLASS_COUNT * TOI_CLASS_COUNT + SWEEP_HBINS + SWEEP_KBINS) + 4 + 8 + 8 + 8;
   cr_assert_eq(want.b[id_at], 'c');
   memset(want.b + id_at, 'x', TOI_ID_MAX + 1);
@@ -354,8 +354,8 @@ Test(sweep_dist, found_case_is_little_endian_fields) {
   memset(&f, 0, sizeof f);
   known_case(&f.c, "hunt-42", -3.75);
   f.index = 0x8000000000000001ULL;
-  f.sc = (score_case){TOI_CLASS_COUNT - 1, 2, 0x1.2p-5, -0.0, SCORE_GHOST, 1, INFINITY, 52.5, TOI_CAUSE_NONE};
-  f.err = 0x1.fp+10, f.target = -1e-300, f.tkind = SCORE_OUT_OF_DOMAIN, f.kappa = NAN, f.ratio = 3;
+  f.sc = (toi_score_case){TOI_CLASS_COUNT - 1, 2, 0x1.2p-5, -0.0, TOI_SCORE_GHOST, 1, INFINITY, 52.5, TOI_CAUSE_NONE};
+  f.err = 0x1.fp+10, f.target = -1e-300, f.tkind = TOI_SCORE_OUT_OF_DOMAIN, f.kappa = NAN, f.ratio = 3;
   f.by = HUNT_BY_RATIO;
   snprintf(f.note, sizeof f.note, "# found: a note of %d characters", 33);
   static le_buf want;
@@ -403,7 +403,7 @@ Test(sweep_dist, found_case_is_little_endian_fields) {
 typedef struct hunt_job {
   proc p;
   const toi_candidate *cand;
-  const gen_opts *g;
+  const toi_gen_opts *g;
   hunt_result *r;
   int rc;
 } hunt_job;
@@ -431,8 +431,8 @@ static void same_list(const hunt_list *a, const hunt_list *b, const char *what, 
 
 /* Rank 0's lists and counters are one process's, for 1, 2 and 3 processes. */
 Test(sweep_dist, hunt_threads_as_processes, .timeout = 120) {
-  gen_opts g;
-  gen_opts_default(&g, GEN_GRAZING);
+  toi_gen_opts g;
+  toi_gen_opts_default(&g, TOI_GEN_GRAZING);
   toi_candidate cand;
   toi_candidate_formulation(&cand, toi_formulation_find("robust"));
   toi_quota q = {0};

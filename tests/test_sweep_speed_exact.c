@@ -99,20 +99,20 @@ Test(sweep_speed_exact, inline_draws) {
 /* Every family's IDs as the format "%s%s%s%s-%06" PRIu64 spells them: the family
    (after "mixed-" in mixed), a tag or none, the index zero-padded to six digits. */
 Test(sweep_speed_exact, ids_as_printf) {
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-    gen_opts o;
-    gen_opts_default(&o, (gen_family)f);
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
     const uint64_t idx[] = {0, 7, 999999, 1000000, 123456789012ull, UINT64_MAX};
     for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++) {
       toi_case c;
       size_t bin;
-      cr_assert_eq(gen_case(&c, NULL, &bin, &o, idx[i]), TOI_OK);
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, idx[i]), TOI_OK);
       char tail[32];
       snprintf(tail, sizeof tail, "-%06" PRIu64, idx[i]);
       size_t n = strlen(c.id), m = strlen(tail);
       cr_assert(n > m && strcmp(c.id + n - m, tail) == 0, "%s ends with %s", c.id, tail);
-      const char *fam = gen_family_name((gen_family)f);
-      if (f == GEN_MIXED) cr_assert(strncmp(c.id, "mixed-", 6) == 0, "%s", c.id);
+      const char *fam = toi_gen_family_name((toi_gen_family)f);
+      if (f == TOI_GEN_MIXED) cr_assert(strncmp(c.id, "mixed-", 6) == 0, "%s", c.id);
       else cr_assert(strncmp(c.id, fam, strlen(fam)) == 0 && (c.id[strlen(fam)] == '-'), "%s", c.id);
     }
   }

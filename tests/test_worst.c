@@ -44,7 +44,7 @@ ParameterizedTest(form_param *p, worst, corpus_reproduces_recorded_errors) {
     int field;
     char msg[160];
     cr_assert_eq(toi_parse_case_line(&c, line, &field, msg, sizeof msg), 0, "%s:%ld: %s", path, lineno, msg);
-    score_case r;
+    toi_score_case r;
     cr_assert_eq(replay_case(&r, f, &c), 0, "%s:%ld: reference failed", path, lineno);
     /* The error is compared as printed (%.6g), which is how it was recorded. */
     char now[2048];

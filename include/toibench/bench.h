@@ -46,7 +46,7 @@ TOI_API void toi_bench_opts_init(toi_bench_opts *o);
 
 /// One candidate's row of a run.
 typedef struct toi_run_row {
-  score_stats st;           ///< against the true contact (the first table)
+  toi_score_stats st;           ///< against the true contact (the first table)
   size_t failed, unsupported;
   /// A candidate not in binary64: cases whose numbers changed when rounded to
   /// its precision, and cases with a number beyond its range (not given to it,
@@ -60,7 +60,7 @@ typedef struct toi_run_row {
   /* external candidates: against their target (the second table) */
   double *tulps, *gaps, *devs, *dts;
   size_t ntulps, ngaps, ndevs, ndts, off_tol, have_tol;
-  size_t tkind[SCORE_KIND_COUNT];
+  size_t tkind[TOI_SCORE_KIND_COUNT];
   double tmin, tmax_seen, max_gap;
   int targets_seen;
   char worst_gap[TOI_ID_MAX + 1];
@@ -79,7 +79,7 @@ typedef struct toi_run_stats {
 /// a case beyond the range of the candidate's precision. c is the case as the
 /// candidate received it (rounded to its precision) and sc is in its ULPs.
 typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate *cand, const char *verdict,
-                                const score_case *sc);
+                                const toi_score_case *sc);
 
 /// Scores cands[0..nc-1] on cases[0..n-1] into rows[0..nc-1] (initialised
 /// here; free them with toi_run_rows_free even on failure). Failures of
@@ -90,7 +90,7 @@ typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate
 TOI_API int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
                   const toi_bench_opts *o, toi_case_row_fn row, void *ud);
 /// The same over cases 0 .. count-1 of a generated family.
-TOI_API int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
+TOI_API int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
                          uint64_t count, const toi_bench_opts *o);
 /// After a run: tells o->msg how many failures were not shown and which
 /// candidates malfunctioned; returns 1 when one did (crash, hang, protocol).
@@ -119,7 +119,7 @@ typedef struct toi_sweep_stats {
 /// not depend on jobs), into stats[0..nc-1]. Out-of-process candidates are
 /// called on blocks of cases from this thread. 0, or -1 after saying why to
 /// o->msg.
-TOI_API int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+TOI_API int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
                     uint64_t count, int jobs, const toi_bench_opts *o);
 
 #endif

@@ -116,69 +116,69 @@
  * double constants.
  */
 
-typedef enum gen_family {
-  GEN_GENERIC = 0,
-  GEN_AIMED,
-  GEN_GRAZING,
-  GEN_NEAR_CONTACT,
-  GEN_FAR,
-  GEN_SCALE,
-  GEN_SLOW,
-  GEN_TANGENT,
-  GEN_MIXED,
-  GEN_FAMILY_COUNT
-} gen_family;
+typedef enum toi_gen_family {
+  TOI_GEN_GENERIC = 0,
+  TOI_GEN_AIMED,
+  TOI_GEN_GRAZING,
+  TOI_GEN_NEAR_CONTACT,
+  TOI_GEN_FAR,
+  TOI_GEN_SCALE,
+  TOI_GEN_SLOW,
+  TOI_GEN_TANGENT,
+  TOI_GEN_MIXED,
+  TOI_GEN_FAMILY_COUNT
+} toi_gen_family;
 
-typedef enum gen_sampling {
-  GEN_SAMPLE_REAL = 0,  ///< uniform over the reals of a range
-  GEN_SAMPLE_BITS = 1   ///< uniform over the doubles of a range
-} gen_sampling;
+typedef enum toi_gen_sampling {
+  TOI_GEN_SAMPLE_REAL = 0,  ///< uniform over the reals of a range
+  TOI_GEN_SAMPLE_BITS = 1   ///< uniform over the doubles of a range
+} toi_gen_sampling;
 
 /// An integer range lo:hi:step (step >= 1), as given to --k, --e and --f.
-typedef struct gen_range {
+typedef struct toi_gen_range {
   int lo, hi, step;
-} gen_range;
+} toi_gen_range;
 
-typedef struct gen_opts {
-  gen_family family;
+typedef struct toi_gen_opts {
+  toi_gen_family family;
   uint64_t seed;
   int dim;               ///< 2, 3, or 0 for "any" (2 or 3 per case)
-  gen_sampling sampling; ///< generic only
-  gen_range k;           ///< grazing, near-contact, slow, tangent
-  gen_range e;           ///< far, scale
-  gen_range f;           ///< scale: velocity exponents (drawn per case)
+  toi_gen_sampling sampling; ///< generic only
+  toi_gen_range k;           ///< grazing, near-contact, slow, tangent
+  toi_gen_range e;           ///< far, scale
+  toi_gen_range f;           ///< scale: velocity exponents (drawn per case)
   double pos, vel;       ///< generic, aimed: coordinate and velocity bounds
   double rlo, rhi;       ///< generic, aimed: radius range
   double blo, bhi;       ///< aimed: impact parameter range in units of R
   toi_precision precision; ///< every number a value of this format (binary64 or binary32)
-} gen_opts;
+} toi_gen_opts;
 
 /// Name of a family ("near-contact"), or NULL.
-TOI_API const char *gen_family_name(gen_family f);
+TOI_API const char *toi_gen_family_name(toi_gen_family f);
 /// Family by name, or -1.
-TOI_API int gen_family_parse(const char *name);
+TOI_API int toi_gen_family_parse(const char *name);
 /// Fills o with the documented defaults of family f (seed 1), binary64.
-TOI_API void gen_opts_default(gen_opts *o, gen_family f);
+TOI_API void toi_gen_opts_default(toi_gen_opts *o, toi_gen_family f);
 /// Fills o with the documented defaults of family f in precision q (its k, e
 /// and f ranges differ for binary32; see above).
-TOI_API void gen_opts_default_in(gen_opts *o, gen_family f, toi_precision q);
+TOI_API void toi_gen_opts_default_in(toi_gen_opts *o, toi_gen_family f, toi_precision q);
 /// Checks the options (ranges in order and within the limits the families
 /// support); returns 0, or -1 with a message in msg.
-TOI_API int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz);
+TOI_API int toi_gen_opts_check(const toi_gen_opts *o, char *msg, size_t msgsz);
 
 /// Number of result bins of the family: one per k or e value, one per
 /// sub-family for mixed, else one.
-TOI_API size_t gen_bin_count(const gen_opts *o);
+TOI_API size_t toi_gen_bin_count(const toi_gen_opts *o);
 /// Bin b as a parameter name and value ("k" 17, "e" -50, "family" 2 for
 /// mixed, "all" 0) and a label ("k=17", "grazing", "all").
-TOI_API void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *value, char *label,
+TOI_API void toi_gen_bin_describe(const toi_gen_opts *o, size_t b, const char **param, int *value, char *label,
                       size_t labelsz);
 
 /// Canonical one-line description of the options that matter for the family,
 /// e.g. "family=grazing seed=1 dim=2 k=1:60:1" (identical options give
 /// identical text; " precision=binary32" follows dim unless the precision is
 /// binary64); returns the snprintf length.
-TOI_API int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o);
+TOI_API int toi_gen_opts_format(char *buf, size_t bufsz, const toi_gen_opts *o);
 
 /// The inputs a perturbation may move: the position and velocity components
 /// in use, then the two radii. gen_case_input_count(c) of them; input k
@@ -196,13 +196,13 @@ static inline double *gen_case_input(toi_case *c, int k) {
 /// not NULL it receives the configuration before the family's final
 /// transformation (far: before the translation, scale: before the scaling,
 /// tangent: before the ulp moves; otherwise the case itself).
-TOI_API TOI_MUST_USE toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o,
+TOI_API TOI_MUST_USE toi_status toi_gen_case(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o,
                                  uint64_t index);
 /// Cases lo .. lo + n - 1 into out[0..n-1] and their bins into bins, exactly
-/// as gen_case gives them one by one, the options checked once; with ids 0,
+/// as toi_gen_case gives them one by one, the options checked once; with ids 0,
 /// every ID is left empty (a caller that names few cases writes their IDs
-/// later, by gen_case). TOI_ERR_RANGE (nothing written) when gen_case would
+/// later, by toi_gen_case). TOI_ERR_RANGE (nothing written) when toi_gen_case would
 /// refuse them.
-TOI_API TOI_MUST_USE toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n, int ids);
+TOI_API TOI_MUST_USE toi_status toi_gen_cases(toi_case *out, size_t *bins, const toi_gen_opts *o, uint64_t lo, size_t n, int ids);
 
 #endif

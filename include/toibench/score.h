@@ -16,89 +16,89 @@
 /// Reverse formulations: the exact answer "has a reverse contact" when the
 /// largest root <= 0 exists; the verdict claims one unless it is in the
 /// no-contact group. missed / ghost as above.
-typedef enum score_kind {
-  SCORE_AGREE = 0,
-  SCORE_MISSED,
-  SCORE_GHOST,
-  SCORE_OTHER,
-  SCORE_OUT_OF_DOMAIN,  ///< exact class outside the formulation's domain
-  SCORE_KIND_COUNT
-} score_kind;
+typedef enum toi_score_kind {
+  TOI_SCORE_AGREE = 0,
+  TOI_SCORE_MISSED,
+  TOI_SCORE_GHOST,
+  TOI_SCORE_OTHER,
+  TOI_SCORE_OUT_OF_DOMAIN,  ///< exact class outside the formulation's domain
+  TOI_SCORE_KIND_COUNT
+} toi_score_kind;
 
-typedef struct score_case {
+typedef struct toi_score_case {
   toi_class verdict;  ///< the formulation's verdict
   toi_class ref_cls;  ///< the exact class
   double t;           ///< the formulation's time
   double ref_t;       ///< RN of the exact root in the formulation's direction, or NaN
-  score_kind kind;
+  toi_score_kind kind;
   int timed;          ///< 1 when the time is scored (agree, and an exact root exists)
   double ulp;         ///< ULP error when timed (+Inf for a NaN time)
   double bits;        ///< bits of error when timed
   toi_fail_cause cause; ///< for a case without an answer (a solver's failure): why; else TOI_CAUSE_NONE
-} score_case;
+} toi_score_case;
 
 /// How an answer is scored.
-typedef struct score_opts {
+typedef struct toi_score_opts {
   double tmax;           ///< the step: finite scores "hit within the step"; +Inf: no step
   double target;         ///< the separation aimed at (0: touching)
   double tolerance;      ///< the tolerance claimed (0: none)
-  int with_target;       ///< 1: also score against the target (the score_detail fields after sc)
+  int with_target;       ///< 1: also score against the target (the toi_score_detail fields after sc)
   toi_ref_engine engine; ///< the reference engine for the error measures
   /// The candidate's precision (0, binary64, when left out of an initializer):
   /// c is then the case as it received it (toi_candidate_input), ref its exact
   /// answer in that precision (toi_ref_solve_prec), and ULPs and bits are
   /// measured in it.
   toi_precision precision;
-} score_opts;
+} toi_score_opts;
 
 /// An answer's score: against the true contact, and against its target.
-typedef struct score_detail {
-  score_case sc;      ///< against the true contact (with the step when tmax is finite)
+typedef struct toi_score_detail {
+  toi_score_case sc;      ///< against the true contact (with the step when tmax is finite)
   double gap;         ///< |s + v T| - R at the returned time, NaN when not timed
   double target;      ///< the target scored against
   /// The verdict against the exact class of |s + v t| = R + target (with the
-  /// step): agree, missed, ghost or other; SCORE_OUT_OF_DOMAIN when R + target
+  /// step): agree, missed, ghost or other; TOI_SCORE_OUT_OF_DOMAIN when R + target
   /// < 0, for a reverse direction, or without with_target.
-  score_kind target_kind;
+  toi_score_kind target_kind;
   int target_timed;   ///< 1 when the time was scored against the target root
   double target_ulp;  ///< ULP error against the target root
   double target_dt;   ///< |T - t_target|
   int off_tolerance;  ///< 1 when |gap - target| exceeds a claimed tolerance > 0
-} score_detail;
+} toi_score_detail;
 
 /// Scores result r of a candidate with direction dir and domain mask against
 /// ref (the exact answer of case c in o->precision, from the same engine): the
 /// one scoring path of run, sweep, hunt and the report.
-TOI_API TOI_MUST_USE toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain,
-                                     const toi_case *c, const toi_ref *ref, const score_opts *o);
+TOI_API TOI_MUST_USE toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                     const toi_case *c, const toi_ref *ref, const toi_score_opts *o);
 /// The case c as a candidate computing in q receives it, into *in
 /// (toi_candidate_input), and its exact answer in q into *ref (binary64:
 /// toi_ref_solve_engine on c itself, else toi_ref_solve_prec on *in). Returns
 /// 0 (the case unchanged), 1 (some number rounded), -1 (a number beyond q's
 /// range: out of the candidate's domain, *ref not set), or -2 when the
 /// reference failed.
-TOI_API int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
+TOI_API int toi_score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
 /// |s + v T| - (rA + rB) in double-double arithmetic, rounded once to double.
-TOI_API double score_gap(const toi_case *c, double T);
+TOI_API double toi_score_gap(const toi_case *c, double T);
 
 /// Per-formulation summary of many scored cases (values kept for quantiles).
-typedef struct score_stats {
+typedef struct toi_score_stats {
   const char *name;
   size_t cases;                    ///< in-domain cases
   size_t out_of_domain;
-  size_t kind[SCORE_KIND_COUNT];
+  size_t kind[TOI_SCORE_KIND_COUNT];
   size_t timed;
   double *ulps;                    ///< timed ULP errors (cases)
   size_t ulps_cap;
   double max_ulp, max_bits;
   char worst_id[TOI_ID_MAX + 1];   ///< case with the largest ULP error
   char worst_class_id[TOI_ID_MAX + 1]; ///< first misclassified case
-} score_stats;
+} toi_score_stats;
 
-TOI_API void score_stats_init(score_stats *s, const char *name);
-TOI_API TOI_MUST_USE toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id);
+TOI_API void toi_score_stats_init(toi_score_stats *s, const char *name);
+TOI_API TOI_MUST_USE toi_status toi_score_stats_add(toi_score_stats *s, const toi_score_case *sc, const char *id);
 /// Quantile q in [0,1] of the timed ULP errors (sorts in place); NaN if none.
-TOI_API double score_stats_quantile(score_stats *s, double q);
-TOI_API void score_stats_free(score_stats *s);
+TOI_API double toi_score_stats_quantile(toi_score_stats *s, double q);
+TOI_API void toi_score_stats_free(toi_score_stats *s);
 
 #endif

@@ -42,7 +42,7 @@ static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case 
     if (told <= TOI_FAILURES_SHOWN) toi_msgf(o->msg, "solver %s: case %s: %s", cand->name, c->id, a->why);
   }
   if (!row) return;
-  score_case sc;
+  toi_score_case sc;
   memset(&sc, 0, sizeof sc);
   sc.ref_cls = ref->cls;
   sc.t = sc.ulp = sc.bits = NAN;
@@ -53,7 +53,7 @@ static void no_answer(toi_run_row *x, const toi_candidate *cand, const toi_case 
 
 /* The second table: an external answer against its target, the error in time
    and the gap at the returned time. */
-static int add_target(toi_run_row *x, const toi_case *c, const score_detail *ss, double target, double tol) {
+static int add_target(toi_run_row *x, const toi_case *c, const toi_score_detail *ss, double target, double tol) {
   if (!x->targets_seen || target < x->tmin) x->tmin = target;
   if (!x->targets_seen || target > x->tmax_seen) x->tmax_seen = target;
   x->targets_seen = 1;
@@ -97,11 +97,11 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case 
   if (pc->state < 0) {
     x->overflowed++;
     if (row) {
-      score_case sc;
+      toi_score_case sc;
       memset(&sc, 0, sizeof sc);
       sc.ref_cls = TOI_NONE;
       sc.t = sc.ref_t = sc.ulp = sc.bits = NAN;
-      sc.kind = SCORE_OUT_OF_DOMAIN;
+      sc.kind = TOI_SCORE_OUT_OF_DOMAIN;
       row(ud, c, cand, "overflow", &sc);
     }
     return 0;
@@ -114,10 +114,10 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case 
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
-  score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision};
-  score_detail ss;
-  if (score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
-  if (score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
+  toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision};
+  toi_score_detail ss;
+  if (toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
+  if (toi_score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
   if (external && add_target(x, c, &ss, target, tol)) return -1;
   if (row) row(ud, c, cand, toi_class_name(a->r.cls), &ss.sc);
   return 0;
@@ -147,7 +147,7 @@ static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size
 static int prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_bench_opts *o) {
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     if (!(used & 1u << q)) continue;
-    pc[q].state = score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, o->engine);
+    pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, o->engine);
     if (pc[q].state == -2) {
       toi_msgf(o->msg, "case %s: the reference failed", c->id);
       return -1;
@@ -159,7 +159,7 @@ static int prepare_case(prec_case *pc, unsigned used, const toi_case *c, const t
 int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
                   const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
   memset(rows, 0, nc * sizeof *rows);
-  for (size_t k = 0; k < nc; k++) score_stats_init(&rows[k].st, cands[k].name);
+  for (size_t k = 0; k < nc; k++) toi_score_stats_init(&rows[k].st, cands[k].name);
   toi_answer *ans = solve_all(rows, cands, nc, cases, n, o);
   if (!ans) return -1;
   unsigned used = 0; /* the precisions of the candidates, as a mask */
@@ -182,7 +182,7 @@ int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, cons
   return rc;
 }
 
-int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const gen_opts *g,
+int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
                          uint64_t count, const toi_bench_opts *o) {
   memset(rows, 0, nc * sizeof *rows);
   toi_case *cases = malloc((count ? (size_t)count : 1) * sizeof *cases);
@@ -192,7 +192,7 @@ int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t n
   }
   for (uint64_t i = 0; i < count; i++) {
     size_t bin;
-    if (gen_case(&cases[i], NULL, &bin, g, i) != TOI_OK) {
+    if (toi_gen_case(&cases[i], NULL, &bin, g, i) != TOI_OK) {
       toi_msgf(o->msg, "run: generating case %llu failed", (unsigned long long)i);
       free(cases);
       return -1;
@@ -251,18 +251,18 @@ int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t n
 
 void toi_run_row_stats(toi_run_row *row, toi_run_stats *out) {
   toi_run_row_counts(row, out);
-  out->median_ulp = score_stats_quantile(&row->st, 0.5);
-  out->p99_ulp = score_stats_quantile(&row->st, 0.99);
+  out->median_ulp = toi_score_stats_quantile(&row->st, 0.5);
+  out->p99_ulp = toi_score_stats_quantile(&row->st, 0.99);
 }
 
 void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out) {
-  const score_stats *s = &row->st;
+  const toi_score_stats *s = &row->st;
   memset(out, 0, sizeof *out);
   out->cases = s->cases;
-  out->agree = s->kind[SCORE_AGREE];
-  out->missed = s->kind[SCORE_MISSED];
-  out->ghost = s->kind[SCORE_GHOST];
-  out->other = s->kind[SCORE_OTHER];
+  out->agree = s->kind[TOI_SCORE_AGREE];
+  out->missed = s->kind[TOI_SCORE_MISSED];
+  out->ghost = s->kind[TOI_SCORE_GHOST];
+  out->other = s->kind[TOI_SCORE_OTHER];
   out->timed = s->timed;
   out->out_of_domain = s->out_of_domain;
   out->failed = row->failed;
@@ -277,7 +277,7 @@ void toi_run_row_counts(const toi_run_row *row, toi_run_stats *out) {
 
 void toi_run_rows_free(toi_run_row *rows, size_t nc) {
   for (size_t k = 0; rows && k < nc; k++) {
-    score_stats_free(&rows[k].st);
+    toi_score_stats_free(&rows[k].st);
     free(rows[k].tulps);
     free(rows[k].gaps);
     free(rows[k].devs);

@@ -34,7 +34,7 @@ void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first) {
   if (l->n < keep) l->n++;
 }
 
-int hunt_misclassified(score_kind k) { return k == SCORE_MISSED || k == SCORE_GHOST || k == SCORE_OTHER; }
+int hunt_misclassified(toi_score_kind k) { return k == TOI_SCORE_MISSED || k == TOI_SCORE_GHOST || k == TOI_SCORE_OTHER; }
 
 int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q) {
   double *x = gen_case_input(c, (int)toi_rng_below(r, (uint64_t)gen_case_input_count(c)));
@@ -51,7 +51,7 @@ int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q) {
   return 1;
 }
 
-void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i) {
+void hunt_file(hunt_list *lists, hunt_found *fd, toi_score_kind kind, int keep, uint64_t i) {
   if (hunt_misclassified(kind)) {
     snprintf(fd->note, sizeof fd->note, "global pass, case %" PRIu64 " (%s)", i, fd->c.id);
     hunt_list_offer(&lists[HUNT_L_BAD], fd, keep, 1);

@@ -23,10 +23,10 @@ enum { HUNT_L_ULP, HUNT_L_RATIO, HUNT_L_INF, HUNT_L_BAD, HUNT_L_FAIL, HUNT_L_COU
 typedef struct hunt_found {
   toi_case c;
   uint64_t index;      ///< global-pass index of the case it grew from (fail list: order of discovery)
-  score_case sc;       ///< against the true contact
+  toi_score_case sc;       ///< against the true contact
   double err;          ///< the ranked ULP error (NaN when not timed): sc.ulp, or against a solver's target
   double target;       ///< solvers: the separation scored against (0 for formulations)
-  score_kind tkind;    ///< solvers: the verdict against that target
+  toi_score_kind tkind;    ///< solvers: the verdict against that target
   double kappa, ratio; ///< NaN when not timed or kappa is not finite
   int by;              ///< HUNT_BY_ULP or HUNT_BY_RATIO: the key of its list
   char note[320];
@@ -48,18 +48,18 @@ const hunt_found *hunt_largest(const hunt_list *lists, int nlists, int by);
 /// Keeps the `keep` largest keys (ties: lower index), or the `keep` lowest indexes when first.
 void hunt_list_offer(hunt_list *l, const hunt_found *f, int keep, int first);
 /// 1 for a missed, ghost or other classification error.
-int hunt_misclassified(score_kind k);
+int hunt_misclassified(toi_score_kind k);
 /// Moves one input of c by a few ulps of precision q (binary32: steps of
 /// nextafterf, the result a float); 0 when the result is not a legal case.
 int hunt_perturb(toi_rng *r, toi_case *c, toi_precision q);
 /// Files a scored case of the global pass (index i) in lists[HUNT_L_ULP ..
 /// HUNT_L_BAD]: a classification error (kind), else an infinite err, else
 /// ranked by err and, when known, by ratio; writes its '# found:' note.
-void hunt_file(hunt_list *lists, hunt_found *fd, score_kind kind, int keep, uint64_t i);
+void hunt_file(hunt_list *lists, hunt_found *fd, toi_score_kind kind, int keep, uint64_t i);
 
 /// What a hunt is asked.
 typedef struct hunt_opts {
-  const gen_opts *g;
+  const toi_gen_opts *g;
   uint64_t budget;              ///< cases evaluated in all (>= 2)
   int keep;                     ///< cases kept per list (1 .. HUNT_MAXKEEP)
   int jobs;                     ///< threads scoring

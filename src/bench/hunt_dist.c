@@ -18,7 +18,7 @@ static uint64_t *counter(hunt_result *r, int i) {
 }
 
 /* A score as bytes (wire.h): verdict, ref_cls (i32), t, ref_t (f64), kind, timed (i32), ulp, bits (f64). */
-static void put_score(wire_out *w, const score_case *sc) {
+static void put_score(wire_out *w, const toi_score_case *sc) {
   wire_i32(w, (int32_t)sc->verdict);
   wire_i32(w, (int32_t)sc->ref_cls);
   wire_f64(w, sc->t);
@@ -29,12 +29,12 @@ static void put_score(wire_out *w, const score_case *sc) {
   wire_f64(w, sc->bits);
 }
 
-static void get_score(wire_in *r, score_case *sc) {
+static void get_score(wire_in *r, toi_score_case *sc) {
   sc->verdict = (toi_class)wire_get_i32(r);
   sc->ref_cls = (toi_class)wire_get_i32(r);
   sc->t = wire_get_f64(r);
   sc->ref_t = wire_get_f64(r);
-  sc->kind = (score_kind)wire_get_i32(r);
+  sc->kind = (toi_score_kind)wire_get_i32(r);
   sc->timed = wire_get_i32(r);
   sc->ulp = wire_get_f64(r);
   sc->bits = wire_get_f64(r);
@@ -60,7 +60,7 @@ void hunt_found_decode(wire_in *r, hunt_found *f) {
   get_score(r, &f->sc);
   f->err = wire_get_f64(r);
   f->target = wire_get_f64(r);
-  f->tkind = (score_kind)wire_get_i32(r);
+  f->tkind = (toi_score_kind)wire_get_i32(r);
   f->kappa = wire_get_f64(r);
   f->ratio = wire_get_f64(r);
   f->by = wire_get_i32(r);

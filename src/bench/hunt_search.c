@@ -35,12 +35,12 @@ typedef struct search {
 static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const toi_answer *a, const hunt_opts *o) {
   toi_ref ref;
   toi_case in; /* the case as the candidate received it, in its precision */
-  int state = score_input(&in, &ref, &fd->c, cand->precision, o->engine);
+  int state = toi_score_input(&in, &ref, &fd->c, cand->precision, o->engine);
   if (state == -2) return TOI_ERR_RANGE;
   toi_status st;
   fd->target = isfinite(a->target) ? a->target : o->delta;
   fd->err = fd->kappa = fd->ratio = NAN;
-  fd->tkind = SCORE_OUT_OF_DOMAIN;
+  fd->tkind = TOI_SCORE_OUT_OF_DOMAIN;
   if (state < 0) ref.cls = TOI_NONE; /* beyond its precision's range: not scored */
   if (state < 0 || a->state != TOI_ANSWERED) {
     memset(&fd->sc, 0, sizeof fd->sc);
@@ -49,10 +49,10 @@ static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const to
     return TOI_OK;
   }
   int against_target = (cand->flags & TOI_CAND_EXTERNAL) != 0;
-  score_opts so = {o->tmax, fd->target, isfinite(a->tolerance) ? a->tolerance : 0, against_target, o->engine,
+  toi_score_opts so = {o->tmax, fd->target, isfinite(a->tolerance) ? a->tolerance : 0, against_target, o->engine,
                    cand->precision};
-  score_detail ss;
-  st = score_answer(&ss, a->r, cand->direction, cand->domain, &in, &ref, &so);
+  toi_score_detail ss;
+  st = toi_score_answer(&ss, a->r, cand->direction, cand->domain, &in, &ref, &so);
   if (st != TOI_OK) return st;
   fd->sc = ss.sc;
   fd->tkind = against_target ? ss.target_kind : ss.sc.kind;
@@ -138,7 +138,7 @@ static int global_pass(search *h, toi_case *cases, toi_answer *ans, hunt_found *
     uint64_t lo = b * BATCH;
     size_t n = h->r->global - lo < BATCH ? (size_t)(h->r->global - lo) : BATCH, bin;
     for (size_t j = 0; j < n; j++)
-      if (gen_case(&cases[j], NULL, &bin, o->g, lo + j) != TOI_OK) return -1;
+      if (toi_gen_case(&cases[j], NULL, &bin, o->g, lo + j) != TOI_OK) return -1;
     if (call(h, cases, n, ans)) return -1;
     for (size_t j = 0; j < n; j++) {
       memset(&fds[j], 0, sizeof fds[j]);

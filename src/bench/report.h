@@ -13,7 +13,7 @@
 /// One evaluated section of the suite (a generated family, or a case file).
 typedef struct rep_section {
   char name[32];          ///< "mixed", "grazing", "near-contact", "far", or "suite"
-  gen_opts gen;           ///< generator options (unused for a case file)
+  toi_gen_opts gen;           ///< generator options (unused for a case file)
   int from_file;
   size_t n;               ///< cases
   toi_case *cases;        ///< [n]
@@ -31,21 +31,21 @@ typedef struct rep_section {
   /// column's direction on the case as the column received it, u its
   /// precision's unit roundoff), NaN when not timed or kappa is not finite
   double *ratio;
-  unsigned char *kind;    ///< [n * ncol] score_kind, REP_FAILED or REP_UNSUPPORTED
+  unsigned char *kind;    ///< [n * ncol] toi_score_kind, REP_FAILED or REP_UNSUPPORTED
   unsigned char *verdict; ///< [n * ncol] the verdict
   toi_answer **ans;       ///< [ncol][n] answers of the out-of-process columns (NULL for the others)
 } rep_section;
 
 /// Kind of a case a candidate gave no usable answer for (crash, hang, NaN,
 /// its own failure): counted apart, never scored.
-#define REP_FAILED SCORE_KIND_COUNT
+#define REP_FAILED TOI_SCORE_KIND_COUNT
 /// Kind of a case a candidate declined (TOI_UNSUPPORTED: not a question it
 /// answers): counted apart from the failures, never scored, never a failure.
-#define REP_UNSUPPORTED (SCORE_KIND_COUNT + 1)
+#define REP_UNSUPPORTED (TOI_SCORE_KIND_COUNT + 1)
 /// 1 when kind is a scored case: in the column's domain and answered (neither
 /// out of domain, failed nor declined). The misclassification rate's denominator.
 static inline int rep_kind_scored(int kind) {
-  return kind != SCORE_OUT_OF_DOMAIN && kind != REP_FAILED && kind != REP_UNSUPPORTED;
+  return kind != TOI_SCORE_OUT_OF_DOMAIN && kind != REP_FAILED && kind != REP_UNSUPPORTED;
 }
 
 /// One column of the results: a candidate.

@@ -76,22 +76,22 @@ int report_sections(rep_data *d, toi_case *suite, size_t n) {
     s->cases = suite;
   } else {
     snprintf(s->name, sizeof s->name, "mixed");
-    gen_opts_default_in(&s->gen, GEN_MIXED, d->precision);
+    toi_gen_opts_default_in(&s->gen, TOI_GEN_MIXED, d->precision);
     s->gen.seed = d->opts.seed;
     s->n = 400000 / (size_t)div;
   }
   struct {
     const char *name;
-    gen_family fam;
+    toi_gen_family fam;
     size_t per_bin;
-  } fams[3] = {{"grazing", GEN_GRAZING, 2000}, {"near-contact", GEN_NEAR_CONTACT, 1000}, {"far", GEN_FAR, 2000}};
+  } fams[3] = {{"grazing", TOI_GEN_GRAZING, 2000}, {"near-contact", TOI_GEN_NEAR_CONTACT, 1000}, {"far", TOI_GEN_FAR, 2000}};
   d->nsec = 1;
   for (int k = 0; k < 3; k++) {
     rep_section *t = &d->sec[d->nsec++];
     snprintf(t->name, sizeof t->name, "%s", fams[k].name);
-    gen_opts_default_in(&t->gen, fams[k].fam, d->precision);
+    toi_gen_opts_default_in(&t->gen, fams[k].fam, d->precision);
     t->gen.seed = d->opts.seed;
-    t->n = gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
+    t->n = toi_gen_bin_count(&t->gen) * fams[k].per_bin / (size_t)div;
   }
   return 0;
 }
@@ -160,11 +160,11 @@ static int gen_chunk(void *vctx, int worker, uint64_t chunk) {
   size_t lo = (size_t)chunk * CHUNK, hi = lo + CHUNK < s->n ? lo + CHUNK : s->n;
   for (size_t i = lo; i < hi; i++) {
     size_t bin = 0;
-    if (gen_case(&s->cases[i], NULL, &bin, &s->gen, i) != TOI_OK) return 1;
+    if (toi_gen_case(&s->cases[i], NULL, &bin, &s->gen, i) != TOI_OK) return 1;
     const char *param;
     int value;
     char label[32];
-    gen_bin_describe(&s->gen, bin, &param, &value, label, sizeof label);
+    toi_gen_bin_describe(&s->gen, bin, &param, &value, label, sizeof label);
     s->bin[i] = (int)bin;
     s->param[i] = value;
   }
@@ -176,7 +176,7 @@ static int gen_chunk(void *vctx, int worker, uint64_t chunk) {
    there, and the condition numbers of its roots (per direction, computed the
    first time a timed column needs one). */
 typedef struct prec_case {
-  int state; /* score_input: 0 unchanged, 1 rounded, -1 beyond the precision's range */
+  int state; /* toi_score_input: 0 unchanged, 1 rounded, -1 beyond the precision's range */
   toi_case c;
   toi_ref ref;
   double kappa[2]; /* forward, reverse */
@@ -200,13 +200,13 @@ static toi_status prec_kappa(prec_case *pc, toi_direction dir, toi_ref_engine en
 static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, prec_case *pc) {
   size_t nc = d->ncol, at = i * nc + k;
   const rep_col *col = &d->cols[k];
-  score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision};
-  score_detail sd;
+  toi_score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision};
+  toi_score_detail sd;
   toi_answer own;
   s->ulp[at] = s->bits[at] = s->ratio[at] = NAN;
   s->verdict[at] = TOI_NONE;
   if (pc->state < 0) { /* not a case of its precision: it was not asked */
-    s->kind[at] = SCORE_OUT_OF_DOMAIN;
+    s->kind[at] = TOI_SCORE_OUT_OF_DOMAIN;
     return 0;
   }
   const toi_answer *a = col_answer(d, s, k, i, &own);
@@ -215,8 +215,8 @@ static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, prec
     s->kind[at] = a->state == TOI_UNSUPPORTED ? REP_UNSUPPORTED : REP_FAILED;
     return 0;
   }
-  if (score_answer(&sd, a->r, col->dir, col->domain, &pc->c, &pc->ref, &so) != TOI_OK) return 4;
-  const score_case sc = sd.sc;
+  if (toi_score_answer(&sd, a->r, col->dir, col->domain, &pc->c, &pc->ref, &so) != TOI_OK) return 4;
+  const toi_score_case sc = sd.sc;
   if (sc.timed) {
     s->ulp[at] = sc.ulp;
     s->bits[at] = sc.bits;
@@ -261,7 +261,7 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
     for (int q = 1; q < TOI_PRECISION_COUNT; q++) {
       if (!(used & 1u << q)) continue;
       pc[q].have[0] = pc[q].have[1] = 0;
-      pc[q].state = score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
+      pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
       if (pc[q].state == -2) return 2;
       s->rounded[i] |= (unsigned char)(pc[q].state == 1 ? 1u << q : pc[q].state < 0 ? 16u << q : 0);
     }
@@ -398,7 +398,7 @@ static int audit_chunk(void *vctx, int worker, uint64_t chunk) {
       au->idx[j] = i;
       au->ke[j] = au->mom[j] = au->gap[j] = au->angle[j] = au->vulp[j] = NAN;
       if (col->dir != TOI_FORWARD) continue;
-      if (s->kind[i * d->ncol + k] != SCORE_AGREE) continue;
+      if (s->kind[i * d->ncol + k] != TOI_SCORE_AGREE) continue;
       toi_answer own;
       const toi_answer *ans = col_answer(d, s, k, i, &own);
       if (!ans) continue;

@@ -70,11 +70,11 @@ toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double
 /* The verdict and time against ref, without step or target; the error of a
    timed answer with a time measured (engine, precision q) when measure is
    set, else left NaN for the caller (score_case_deferred). */
-static toi_status score_core(score_case *out, toi_result r, toi_direction dir, unsigned domain,
+static toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
                              int measure) {
   /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
-  out->kind = SCORE_AGREE;
+  out->kind = TOI_SCORE_AGREE;
   out->timed = 0;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
@@ -82,26 +82,26 @@ static toi_status score_core(score_case *out, toi_result r, toi_direction dir, u
   out->ref_t = dir == TOI_FORWARD ? ref->tfwd : ref->trev;
   out->ulp = out->bits = NAN;
   if (domain && !(domain & TOI_CLASS_BIT(ref->cls))) {
-    out->kind = SCORE_OUT_OF_DOMAIN;
+    out->kind = TOI_SCORE_OUT_OF_DOMAIN;
     return TOI_OK;
   }
   toi_group gv = toi_class_group_inline(r.cls);
   if (dir == TOI_FORWARD) {
     toi_group ge = toi_class_group_inline(ref->cls);
     if (gv == ge)
-      out->kind = SCORE_AGREE;
+      out->kind = TOI_SCORE_AGREE;
     else if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT)
-      out->kind = SCORE_MISSED;
+      out->kind = TOI_SCORE_MISSED;
     else if (ge == TOI_G_NOCONTACT)
-      out->kind = SCORE_GHOST;
+      out->kind = TOI_SCORE_GHOST;
     else
-      out->kind = SCORE_OTHER;
+      out->kind = TOI_SCORE_OTHER;
     /* A forward time is scored only for a contact: an overlap's forward root
      * is the exit time, which no formulation means to report. */
-    out->timed = out->kind == SCORE_AGREE && ge == TOI_G_CONTACT && ref->fwd_is_lo >= 0;
+    out->timed = out->kind == TOI_SCORE_AGREE && ge == TOI_G_CONTACT && ref->fwd_is_lo >= 0;
   } else {
     int has_e = exact_has_reverse(ref), has_v = gv != TOI_G_NOCONTACT;
-    out->kind = has_e == has_v ? SCORE_AGREE : has_e ? SCORE_MISSED : SCORE_GHOST;
+    out->kind = has_e == has_v ? TOI_SCORE_AGREE : has_e ? TOI_SCORE_MISSED : TOI_SCORE_GHOST;
     out->timed = has_e && has_v;
   }
   if (out->timed) {
@@ -128,7 +128,7 @@ static double max_abs(const double *x, int n) {
   return m;
 }
 
-double score_gap(const toi_case *c, double T) {
+double toi_score_gap(const toi_case *c, double T) {
   if (isnan(T)) return NAN;
   /* Lengths and speeds are scaled apart by powers of two (exact), so that
    * neither pB - pA nor vB - vA can overflow and no square leaves the range. */
@@ -171,11 +171,11 @@ static double ulp_of(double x, toi_precision q) {
 /* Forward scoring of a verdict group against an exact group, by score_core's
  * rule, so that the two tables agree at target 0: missed is an exact contact
  * reported as none; an exact overlap reported as none is other. */
-static score_kind classify(toi_group gv, toi_group ge) {
-  if (gv == ge) return SCORE_AGREE;
-  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return SCORE_MISSED;
-  if (ge == TOI_G_NOCONTACT) return SCORE_GHOST;
-  return SCORE_OTHER;
+static toi_score_kind classify(toi_group gv, toi_group ge) {
+  if (gv == ge) return TOI_SCORE_AGREE;
+  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return TOI_SCORE_MISSED;
+  if (ge == TOI_G_NOCONTACT) return TOI_SCORE_GHOST;
+  return TOI_SCORE_OTHER;
 }
 
 /* "Hit within the step": a contact after tmax is no contact for this step.
@@ -189,8 +189,8 @@ static toi_group exact_group(const toi_ref *ref, double tmax) {
 
 /* Against the candidate's target: the exact class and root of |s + v t| = R +
  * target, the gap at the returned time and the error against that root. */
-static toi_status score_target(score_detail *out, toi_result r, toi_result rr, int contact_verdict,
-                               const toi_case *c, const toi_ref *ref, const score_opts *o) {
+static toi_status score_target(toi_score_detail *out, toi_result r, toi_result rr, int contact_verdict,
+                               const toi_case *c, const toi_ref *ref, const toi_score_opts *o) {
   double target = o->target;
   toi_ref tref;
   toi_status st;
@@ -205,8 +205,8 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
   toi_group gt = exact_group(&tref, o->tmax);
   out->target_kind = classify(toi_class_group_inline(rr.cls), gt);
   if (!contact_verdict || !isfinite(r.t)) return TOI_OK;
-  out->gap = score_gap(c, r.t);
-  if (out->target_kind != SCORE_AGREE || gt != TOI_G_CONTACT || tref.fwd_is_lo < 0) return TOI_OK;
+  out->gap = toi_score_gap(c, r.t);
+  if (out->target_kind != TOI_SCORE_AGREE || gt != TOI_G_CONTACT || tref.fwd_is_lo < 0) return TOI_OK;
   out->target_timed = 1;
   out->target_dt = fabs(r.t - tref.tfwd);
   if (target == 0) {
@@ -226,7 +226,7 @@ static toi_status score_target(score_detail *out, toi_result r, toi_result rr, i
 
 /* The score against the true contact, with the step tmax (+Inf: none);
    *rr: the verdict as the step makes it (a contact after the step is none). */
-static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
+static toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
                              toi_precision q, int measure) {
   toi_ref within; /* ref, or its copy with the class a step makes of it */
@@ -249,51 +249,51 @@ static toi_status score_step(score_case *out, toi_result *rr, toi_result r, toi_
   return TOI_OK;
 }
 
-toi_status score_case_deferred(score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                                const toi_ref *ref, double tmax) {
   toi_result rr;
   return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0);
 }
 
-toi_status score_answer(score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                        const toi_ref *ref, const score_opts *o) {
+toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                        const toi_ref *ref, const toi_score_opts *o) {
   /* Every field is set here or by score_core (no memset, as there). */
   out->target_timed = 0;
   out->off_tolerance = 0;
   out->gap = out->target_ulp = out->target_dt = NAN;
   out->target = o->target;
-  out->target_kind = SCORE_OUT_OF_DOMAIN;
+  out->target_kind = TOI_SCORE_OUT_OF_DOMAIN;
   toi_result rr;
   toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1);
   if (st != TOI_OK) return st;
-  if (!o->with_target || out->sc.kind == SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
+  if (!o->with_target || out->sc.kind == TOI_SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
 }
 
 
 
-int score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
+int toi_score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
   int state = toi_candidate_input(in, c, q);
   if (state < 0) return -1;
   toi_status st = q == TOI_BINARY64 ? toi_ref_solve_engine(ref, c, e) : toi_ref_solve_prec(ref, in, q, e);
   return st == TOI_OK ? state : -2;
 }
 
-void score_stats_init(score_stats *s, const char *name) {
+void toi_score_stats_init(toi_score_stats *s, const char *name) {
   memset(s, 0, sizeof *s);
   s->name = name;
 }
 
-toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id) {
-  if (sc->kind == SCORE_OUT_OF_DOMAIN) {
+toi_status toi_score_stats_add(toi_score_stats *s, const toi_score_case *sc, const char *id) {
+  if (sc->kind == TOI_SCORE_OUT_OF_DOMAIN) {
     s->out_of_domain++;
-    s->kind[SCORE_OUT_OF_DOMAIN]++;
+    s->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
     return TOI_OK;
   }
   s->cases++;
   s->kind[sc->kind]++;
-  if (sc->kind != SCORE_AGREE && !s->worst_class_id[0]) snprintf(s->worst_class_id, sizeof s->worst_class_id, "%s", id);
+  if (sc->kind != TOI_SCORE_AGREE && !s->worst_class_id[0]) snprintf(s->worst_class_id, sizeof s->worst_class_id, "%s", id);
   if (!sc->timed) return TOI_OK;
   if (s->timed == s->ulps_cap) {
     size_t cap = s->ulps_cap ? 2 * s->ulps_cap : 256;
@@ -313,11 +313,11 @@ toi_status score_stats_add(score_stats *s, const score_case *sc, const char *id)
   return TOI_OK;
 }
 
-double score_stats_quantile(score_stats *s, double q) {
+double toi_score_stats_quantile(toi_score_stats *s, double q) {
   return toi_quantile(s->ulps, s->timed, q);
 }
 
-void score_stats_free(score_stats *s) {
+void toi_score_stats_free(toi_score_stats *s) {
   free(s->ulps);
   s->ulps = NULL;
 }

@@ -346,7 +346,7 @@ static void merge_target_counts(toi_run_row *acc, const toi_run_row *blk) {
     if (!acc->targets_seen || blk->tmax_seen > acc->tmax_seen) acc->tmax_seen = blk->tmax_seen;
     acc->targets_seen = 1;
   }
-  for (int i = 0; i < SCORE_KIND_COUNT; i++) acc->tkind[i] += blk->tkind[i];
+  for (int i = 0; i < TOI_SCORE_KIND_COUNT; i++) acc->tkind[i] += blk->tkind[i];
   if (blk->ngaps && (acc->ngaps == 0 || blk->max_gap > acc->max_gap)) {
     acc->max_gap = blk->max_gap;
     memcpy(acc->worst_gap, blk->worst_gap, sizeof acc->worst_gap);
@@ -360,8 +360,8 @@ static void merge_target_counts(toi_run_row *acc, const toi_run_row *blk) {
 }
 
 int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulps) {
-  score_stats *a = &acc->st;
-  const score_stats *b = &blk->st;
+  toi_score_stats *a = &acc->st;
+  const toi_score_stats *b = &blk->st;
   if (b->timed && (!a->timed || b->max_ulp > a->max_ulp)) {
     a->max_ulp = b->max_ulp;
     memcpy(a->worst_id, b->worst_id, sizeof a->worst_id);
@@ -370,7 +370,7 @@ int toi_run_row_merge(toi_run_row *acc, const toi_run_row *blk, toi_qstream *ulp
   if (!a->worst_class_id[0]) memcpy(a->worst_class_id, b->worst_class_id, sizeof a->worst_class_id);
   a->cases += b->cases;
   a->out_of_domain += b->out_of_domain;
-  for (int i = 0; i < SCORE_KIND_COUNT; i++) a->kind[i] += b->kind[i];
+  for (int i = 0; i < TOI_SCORE_KIND_COUNT; i++) a->kind[i] += b->kind[i];
   a->timed += b->timed;
   acc->failed += blk->failed;
   for (int k = 0; k < TOI_CAUSE_COUNT; k++) { /* blocks come in input order: the first of each stays */

@@ -84,7 +84,7 @@ void sweep_acc_merge(sweep_acc *a, const sweep_acc *b) {
     sweep_cell *x = &a->cells[i];
     const sweep_cell *y = &b->cells[i];
     x->cases += y->cases;
-    for (int k = 0; k < SCORE_KIND_COUNT; k++) x->kind[k] += y->kind[k];
+    for (int k = 0; k < TOI_SCORE_KIND_COUNT; k++) x->kind[k] += y->kind[k];
     for (int e = 0; e < TOI_CLASS_COUNT; e++)
       for (int v = 0; v < TOI_CLASS_COUNT; v++) x->confusion[e][v] += y->confusion[e][v];
     x->timed += y->timed;
@@ -204,13 +204,13 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
 }
 
 /* A scored answer into its cell: kinds, confusion, witnesses, histograms. */
-static void add_scored(sweep_cell *cell, const score_case *sc, double ulp, double bits, toi_class ref_cls,
+static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, double bits, toi_class ref_cls,
                        const toi_case *c, uint64_t index) {
   cell->cases++;
-  if ((unsigned)sc->kind < SCORE_KIND_COUNT) cell->kind[sc->kind]++;
+  if ((unsigned)sc->kind < TOI_SCORE_KIND_COUNT) cell->kind[sc->kind]++;
   unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
   cell->confusion[ref_cls][verdict]++;
-  if (sc->kind == SCORE_MISSED || sc->kind == SCORE_GHOST || sc->kind == SCORE_OTHER)
+  if (sc->kind == TOI_SCORE_MISSED || sc->kind == TOI_SCORE_GHOST || sc->kind == TOI_SCORE_OTHER)
     sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc->kind, (double)verdict, index, c);
   if (!sc->timed) return;
   cell->timed++;
@@ -251,7 +251,7 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
 
 
 /* Kappa and the ratio of a timed case in cell. */
-static toi_status add_kappa(sweep_cell *cell, const score_case *sc, double ulp, toi_direction dir, sweep_view *v,
+static toi_status add_kappa(sweep_cell *cell, const toi_score_case *sc, double ulp, toi_direction dir, sweep_view *v,
                             uint64_t index, toi_ref_engine engine, toi_precision q) {
   toi_status st = view_kappa(v, dir, sc->ref_t, engine, q);
   if (st != TOI_OK) return st;
@@ -276,7 +276,7 @@ static toi_status add_kappa(sweep_cell *cell, const score_case *sc, double ulp, 
 
 static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi_ref_engine engine) {
   if (v->state != 2) return TOI_OK;
-  v->state = score_input(&v->cbuf, &v->rbuf, c, q, engine);
+  v->state = toi_score_input(&v->cbuf, &v->rbuf, c, q, engine);
   v->c = &v->cbuf;
   v->ref = &v->rbuf;
   if (v->state == -2) return TOI_ERR_RANGE;
@@ -329,7 +329,7 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), else from the error
    and kappa themselves, as add_scored and add_kappa take them. */
-static toi_status add_lazy(sweep_cell *cell, const score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
+static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
                            toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
   double lo, hi, klo, khi, den;
   double bits;
@@ -373,7 +373,7 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size
   return sweep_eval_case_given(acc, cands, nc, ans, 1, tmax, c, b, index, engine, NULL, &cache);
 }
 
-/* The binary64 view from an exact answer solved before (score_input's): the
+/* The binary64 view from an exact answer solved before (toi_score_input's): the
    caller's case and answer themselves, not copies. */
 static toi_status view_given(sweep_view *v, const toi_case *c, const toi_ref *ref) {
   v->state = 0;
@@ -410,7 +410,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
                                  score_err_cache *cache) {
   sweep_view view[TOI_PRECISION_COUNT];
-  score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
+  toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
@@ -434,14 +434,14 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       cell->cases++;
-      cell->kind[SCORE_OUT_OF_DOMAIN]++;
+      cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
     size_t k = same_answer(keys, j);
     if (k == j && (st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) !=
                       TOI_OK)
       return st;
-    const score_case *sc = &sd[k]; /* read in place, not copied */
+    const toi_score_case *sc = &sd[k]; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
       st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, cache);
       if (st != TOI_OK) return st;

@@ -20,7 +20,7 @@
  * starting with '#' are comments. The first line is exactly
  * "# toibench-sweep v1". Then a header:
  *
- *   gen OPTIONS...        the generator options (gen_opts_format), e.g.
+ *   gen OPTIONS...        the generator options (toi_gen_opts_format), e.g.
  *                         "gen family=grazing seed=1 dim=2 k=1:60:1"
  *                         (then " tmax=T" when sweep --tmax scored every
  *                         column as hit within the step T)
@@ -169,7 +169,7 @@ typedef struct sweep_witness {
 /// The fields every scored case touches come first, on two cache lines.
 typedef struct sweep_cell {
   uint64_t cases;
-  uint64_t kind[SCORE_KIND_COUNT];
+  uint64_t kind[TOI_SCORE_KIND_COUNT];
   uint64_t timed;
   uint64_t kinf;
   double max_ulp, max_bits, kmin, kmax, max_ratio; ///< NaN until set
@@ -201,7 +201,7 @@ typedef struct sweep_meta {
 } sweep_meta;
 
 /// Fills m from generator options and formulations (range 0..count). 0 or -1.
-int sweep_meta_init(sweep_meta *m, const gen_opts *g, uint64_t count, const toi_formulation *const *fs,
+int sweep_meta_init(sweep_meta *m, const toi_gen_opts *g, uint64_t count, const toi_formulation *const *fs,
                     size_t nf);
 void sweep_meta_free(sweep_meta *m);
 
@@ -271,12 +271,12 @@ typedef struct score_err_cache {
   int n;
   score_err_entry e[SCORE_ERR_CACHE];
 } score_err_cache;
-/// score_answer's score against the true contact alone (its sc, with_target
+/// toi_score_answer's score against the true contact alone (its sc, with_target
 /// 0), with the step tmax (+Inf: none), the same bits, except that the ULP
 /// error and bits of a timed answer whose time is not NaN are left NaN for
 /// the caller to measure or bound (score_error_cached,
 /// score_error_bound_cached); a timed answer's error is never NaN otherwise.
-TOI_MUST_USE toi_status score_case_deferred(score_case *out, toi_result r, toi_direction dir, unsigned domain,
+TOI_MUST_USE toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                                             const toi_case *c, const toi_ref *ref, double tmax);
 
 /// The error of T against the exact root of c (direction dir, precision q),
@@ -319,7 +319,7 @@ typedef struct sweep_tally {
 
 /// How a sweep runs.
 typedef struct sweep_opts {
-  const gen_opts *g;
+  const toi_gen_opts *g;
   uint64_t start, end;          ///< the cases [start, end)
   int jobs;
   const toi_progress *progress; ///< NULL: none
@@ -340,7 +340,7 @@ int sweep_drive(sweep_acc *out, const toi_candidate *cands, size_t nc, size_t nb
 /// Measures speed alone: generation (gen), the reference (cand NULL) or one
 /// in-process candidate on count cases (the first 65536 generated beforehand
 /// and reused), on jobs threads; *seconds the time taken. 0 or -1.
-int sweep_time_only(double *seconds, const gen_opts *g, uint64_t count, int jobs, int gen,
+int sweep_time_only(double *seconds, const toi_gen_opts *g, uint64_t count, int jobs, int gen,
                     const toi_candidate *cand, toi_ref_engine engine);
 /// After the result is written: tells msg what was not shown, not scored, and
 /// which candidates malfunctioned; returns 1 when one did.
@@ -369,9 +369,9 @@ typedef struct gen_cli {
   int has_seed, has_dim, has_k, has_e, has_f, has_pos, has_vel, has_radius, has_impact, has_sampling;
   uint64_t seed;
   int dim;
-  gen_range k, e, f;
+  toi_gen_range k, e, f;
   double pos, vel, rlo, rhi, blo, bhi;
-  gen_sampling sampling;
+  toi_gen_sampling sampling;
   int has_precision;
   toi_precision precision; ///< --precision: every number of every case a value of it
 } gen_cli;
@@ -383,7 +383,7 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i);
 /// Builds the options of family g->family (default_family when none was
 /// given). Returns 0 or -1 after printing a usage error (an option that does
 /// not apply to the family, a range out of bounds).
-int gen_cli_build(const gen_cli *g, const char *cmd, gen_family default_family, gen_opts *o);
+int gen_cli_build(const gen_cli *g, const char *cmd, toi_gen_family default_family, toi_gen_opts *o);
 /// The generator part of --help.
 void gen_cli_help(FILE *f);
 

@@ -16,7 +16,7 @@ uint64_t sweep_dist_share(const sweep_dist *d, uint64_t v) { return d ? d->bcast
 
 /* Bytes of one sweep_cell (wire.h): cases, kind[], timed, kinf (u64); the five maxima and minima (f64);
    confusion[][], hist[], khist[] (u64); each witness: set (i32), value, aux (f64), index (u64), case. */
-#define CELL_U64 (1 + SCORE_KIND_COUNT + 2 + TOI_CLASS_COUNT * TOI_CLASS_COUNT + SWEEP_HBINS + SWEEP_KBINS)
+#define CELL_U64 (1 + TOI_SCORE_KIND_COUNT + 2 + TOI_CLASS_COUNT * TOI_CLASS_COUNT + SWEEP_HBINS + SWEEP_KBINS)
 #define WITNESS_BYTES (4 + 8 + 8 + 8 + WIRE_CASE_BYTES)
 #define CELL_BYTES (8 * CELL_U64 + 8 * 5 + SW_WHAT_COUNT * WITNESS_BYTES)
 
@@ -34,7 +34,7 @@ static void get_u64s(wire_in *r, uint64_t *v, size_t n) {
 
 static void put_cell(wire_out *w, const sweep_cell *c) {
   wire_u64(w, c->cases);
-  put_u64s(w, c->kind, SCORE_KIND_COUNT);
+  put_u64s(w, c->kind, TOI_SCORE_KIND_COUNT);
   wire_u64(w, c->timed);
   wire_u64(w, c->kinf);
   const double m[5] = {c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio};
@@ -53,7 +53,7 @@ static void put_cell(wire_out *w, const sweep_cell *c) {
 
 static void get_cell(wire_in *r, sweep_cell *c) {
   c->cases = wire_get_u64(r);
-  get_u64s(r, c->kind, SCORE_KIND_COUNT);
+  get_u64s(r, c->kind, TOI_SCORE_KIND_COUNT);
   c->timed = wire_get_u64(r);
   c->kinf = wire_get_u64(r);
   double *m[5] = {&c->max_ulp, &c->max_bits, &c->kmin, &c->kmax, &c->max_ratio};

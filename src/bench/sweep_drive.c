@@ -164,10 +164,10 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
 
 /* Generates the cases [lo, lo + n) into cases and bins; the number generated
    before the first failure (whose index and status go to *fail, *fst): all
-   of them, or none when the options are refused (gen_cases). */
+   of them, or none when the options are refused (toi_gen_cases). */
 static size_t gen_span(const sweep_opts *o, toi_case *cases, size_t *bins, uint64_t lo, size_t n, int ids,
                        uint64_t *fail, toi_status *fst) {
-  toi_status st = gen_cases(cases, bins, o->g, lo, n, ids);
+  toi_status st = toi_gen_cases(cases, bins, o->g, lo, n, ids);
   if (st == TOI_OK) return n;
   *fail = lo;
   *fst = st;
@@ -361,7 +361,7 @@ static int name_witnesses(sweep_acc *a, const sweep_opts *o) {
       if (!x->set || x->c.id[0]) continue;
       toi_case c;
       size_t bin;
-      if (gen_case(&c, NULL, &bin, o->g, x->index) != TOI_OK) {
+      if (toi_gen_case(&c, NULL, &bin, o->g, x->index) != TOI_OK) {
         toi_msgf(o->msg, "sweep: case %" PRIu64 " cannot be generated again", x->index);
         return -1;
       }
@@ -437,11 +437,11 @@ static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
   for (size_t b = 0; b < acc->nbins; b++) {
     const sweep_cell *c = &acc->cells[k * acc->nbins + b];
     st->cases += c->cases;
-    st->out_of_domain += c->kind[SCORE_OUT_OF_DOMAIN];
-    st->agree += c->kind[SCORE_AGREE];
-    st->missed += c->kind[SCORE_MISSED];
-    st->ghost += c->kind[SCORE_GHOST];
-    st->other += c->kind[SCORE_OTHER];
+    st->out_of_domain += c->kind[TOI_SCORE_OUT_OF_DOMAIN];
+    st->agree += c->kind[TOI_SCORE_AGREE];
+    st->missed += c->kind[TOI_SCORE_MISSED];
+    st->ghost += c->kind[TOI_SCORE_GHOST];
+    st->other += c->kind[TOI_SCORE_OTHER];
     st->timed += c->timed;
     st->kappa_inf += c->kinf;
     if (!isnan(c->max_ulp)) st->max_ulp = max_nan(st->max_ulp, c->max_ulp);
@@ -453,7 +453,7 @@ static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
   st->in_domain = st->cases - st->out_of_domain;
 }
 
-int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const gen_opts *g,
+int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
                     uint64_t count, int jobs, const toi_bench_opts *o) {
   sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg, NULL};
   sweep_tally *tally = calloc(nc ? nc : 1, sizeof *tally);
@@ -462,7 +462,7 @@ int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t n
     toi_msgf(o->msg, "sweep: out of memory");
     return -1;
   }
-  int rc = sweep_drive(&acc, cands, nc, gen_bin_count(g), &so, tally);
+  int rc = sweep_drive(&acc, cands, nc, toi_gen_bin_count(g), &so, tally);
   free(tally);
   if (rc) return -1;
   for (size_t k = 0; k < nc; k++) fold_cells(&stats[k], &acc, k);

@@ -11,26 +11,26 @@
 #include "sweep.h"
 #include "textin.h"
 
-static const char *const kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
+static const char *const kind_names[TOI_SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
                                                          "out-of-domain"};
 static const char *const what_names[SW_WHAT_COUNT] = {"max_ulp", "max_ratio", "misclass"};
 
-int sweep_meta_init(sweep_meta *m, const gen_opts *g, uint64_t count, const toi_formulation *const *fs,
+int sweep_meta_init(sweep_meta *m, const toi_gen_opts *g, uint64_t count, const toi_formulation *const *fs,
                     size_t nf) {
   memset(m, 0, sizeof *m);
   if (nf > SWEEP_MAXFORMS) return -1;
-  gen_opts_format(m->gen, sizeof m->gen, g);
+  toi_gen_opts_format(m->gen, sizeof m->gen, g);
   m->count = count;
   m->start = 0;
   m->end = count;
   m->nform = nf;
   for (size_t i = 0; i < nf; i++) snprintf(m->forms[i], sizeof m->forms[i], "%s", fs[i]->name);
-  m->nbins = gen_bin_count(g);
+  m->nbins = toi_gen_bin_count(g);
   m->bins = calloc(m->nbins, sizeof *m->bins);
   if (!m->bins) return -1;
   for (size_t b = 0; b < m->nbins; b++) {
     const char *param;
-    gen_bin_describe(g, b, &param, &m->bins[b].value, m->bins[b].label, sizeof m->bins[b].label);
+    toi_gen_bin_describe(g, b, &param, &m->bins[b].value, m->bins[b].label, sizeof m->bins[b].label);
     snprintf(m->bins[b].param, sizeof m->bins[b].param, "%s", param);
   }
   return 0;
@@ -95,9 +95,9 @@ static void write_stats(FILE *f, const sweep_meta *m, const sweep_acc *a) {
       fprintf(f,
               "stat %s %zu %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
               " %" PRIu64 " %" PRIu64 " %.6g %.6g %.6g %.6g %" PRIu64 " %.6g %a %a %a %a %a\n",
-              m->forms[j], b, c->cases, c->cases - c->kind[SCORE_OUT_OF_DOMAIN],
-              c->kind[SCORE_OUT_OF_DOMAIN], c->kind[SCORE_AGREE], c->kind[SCORE_MISSED],
-              c->kind[SCORE_GHOST], c->kind[SCORE_OTHER], c->timed, c->max_ulp, c->max_bits, c->kmin,
+              m->forms[j], b, c->cases, c->cases - c->kind[TOI_SCORE_OUT_OF_DOMAIN],
+              c->kind[TOI_SCORE_OUT_OF_DOMAIN], c->kind[TOI_SCORE_AGREE], c->kind[TOI_SCORE_MISSED],
+              c->kind[TOI_SCORE_GHOST], c->kind[TOI_SCORE_OTHER], c->timed, c->max_ulp, c->max_bits, c->kmin,
               c->kmax, c->kinf, c->max_ratio, c->max_ulp, c->max_bits, c->kmin, c->kmax, c->max_ratio);
     }
 }
@@ -497,14 +497,14 @@ static int read_stat(reader *r, const sweep_meta *m, sweep_acc *a, char **tok, i
   cs->stat_line = r->line;
   uint64_t indom;
   if (get_u64(r, tok[3], &c->cases) || get_u64(r, tok[4], &indom) ||
-      get_u64(r, tok[5], &c->kind[SCORE_OUT_OF_DOMAIN]) || get_u64(r, tok[6], &c->kind[SCORE_AGREE]) ||
-      get_u64(r, tok[7], &c->kind[SCORE_MISSED]) || get_u64(r, tok[8], &c->kind[SCORE_GHOST]) ||
-      get_u64(r, tok[9], &c->kind[SCORE_OTHER]) || get_u64(r, tok[10], &c->timed) ||
+      get_u64(r, tok[5], &c->kind[TOI_SCORE_OUT_OF_DOMAIN]) || get_u64(r, tok[6], &c->kind[TOI_SCORE_AGREE]) ||
+      get_u64(r, tok[7], &c->kind[TOI_SCORE_MISSED]) || get_u64(r, tok[8], &c->kind[TOI_SCORE_GHOST]) ||
+      get_u64(r, tok[9], &c->kind[TOI_SCORE_OTHER]) || get_u64(r, tok[10], &c->timed) ||
       get_u64(r, tok[15], &c->kinf) || get_double(r, tok[17], &c->max_ulp) ||
       get_double(r, tok[18], &c->max_bits) || get_double(r, tok[19], &c->kmin) ||
       get_double(r, tok[20], &c->kmax) || get_double(r, tok[21], &c->max_ratio))
     return -1;
-  if (indom > c->cases || c->cases - indom != c->kind[SCORE_OUT_OF_DOMAIN])
+  if (indom > c->cases || c->cases - indom != c->kind[TOI_SCORE_OUT_OF_DOMAIN])
     return bad(r, "IN_DOMAIN + OUT_OF_DOMAIN differs from CASES", NULL);
   /* The maxima are written twice, for people and exactly: the two must agree. */
   static const char *const names[5] = {"MAX_ULP", "MAX_BITS", "KAPPA_MIN", "KAPPA_MAX", "MAX_RATIO"};
@@ -760,17 +760,17 @@ static int read_body(reader *r, FILE *f, sweep_meta *m, sweep_acc *a) {
  * writes, shards included; a file that breaks one is cut short or edited. */
 
 /* score_result's forward kind of a verdict group against an exact group. */
-static score_kind forward_kind(toi_group ge, toi_group gv) {
-  if (gv == ge) return SCORE_AGREE;
-  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return SCORE_MISSED;
-  if (ge == TOI_G_NOCONTACT) return SCORE_GHOST;
-  return SCORE_OTHER;
+static toi_score_kind forward_kind(toi_group ge, toi_group gv) {
+  if (gv == ge) return TOI_SCORE_AGREE;
+  if (ge == TOI_G_CONTACT && gv == TOI_G_NOCONTACT) return TOI_SCORE_MISSED;
+  if (ge == TOI_G_NOCONTACT) return TOI_SCORE_GHOST;
+  return TOI_SCORE_OTHER;
 }
 
-/* What a scored case counts as: its kind (SCORE_AGREE .. SCORE_OTHER; for
-   SCORE_AGREE, untimed), or AGREE_TIMED, an agreeing case whose time was
+/* What a scored case counts as: its kind (TOI_SCORE_AGREE .. TOI_SCORE_OTHER; for
+   TOI_SCORE_AGREE, untimed), or AGREE_TIMED, an agreeing case whose time was
    scored. */
-enum { AGREE_TIMED = SCORE_OTHER + 1, NSCORES };
+enum { AGREE_TIMED = TOI_SCORE_OTHER + 1, NSCORES };
 
 /* Bits (1 << score above) of what a case in confusion entry (exact e,
    verdict v) can count as. Forward (score_result): the kind follows from the
@@ -789,7 +789,7 @@ static unsigned entry_scores(int e, int v, int reverse, int tmax) {
   /* Forward, a time is scored for an agreeing contact only (score.c). */
   if (ge == TOI_G_CONTACT && gv == TOI_G_CONTACT) s |= 1u << AGREE_TIMED;
   if (reverse) {
-    s |= 1u << SCORE_AGREE | 1u << (gv == TOI_G_NOCONTACT ? SCORE_MISSED : SCORE_GHOST);
+    s |= 1u << TOI_SCORE_AGREE | 1u << (gv == TOI_G_NOCONTACT ? TOI_SCORE_MISSED : TOI_SCORE_GHOST);
     if (gv != TOI_G_NOCONTACT) s |= 1u << AGREE_TIMED;
   }
   return s;
@@ -804,8 +804,8 @@ static unsigned entry_scores(int e, int v, int reverse, int tmax) {
    set T of scores, the cases with a score in T fit in the entries allowing
    some score of T. */
 static int scores_fit(const sweep_cell *c, const uint64_t *row, uint64_t ood_rows, int reverse, int tmax) {
-  uint64_t want[NSCORES] = {c->kind[SCORE_AGREE] - c->timed, c->kind[SCORE_MISSED], c->kind[SCORE_GHOST],
-                       c->kind[SCORE_OTHER], c->timed};
+  uint64_t want[NSCORES] = {c->kind[TOI_SCORE_AGREE] - c->timed, c->kind[TOI_SCORE_MISSED], c->kind[TOI_SCORE_GHOST],
+                       c->kind[TOI_SCORE_OTHER], c->timed};
   unsigned rows = 0; /* the classes with cases: an empty row out of the domain changes nothing */
   for (int e = 0; e < TOI_CLASS_COUNT; e++)
     if (row[e]) rows |= 1u << e;
@@ -865,18 +865,18 @@ static int bad_cell(const cell_check *k, long line, const char *fmt, ...) {
 static int check_counts(const cell_check *k, const sweep_acc *a) {
   const sweep_cell *c = k->c;
   size_t b = k->b;
-  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN]; /* no wrap: checked on reading */
+  uint64_t indom = c->cases - c->kind[TOI_SCORE_OUT_OF_DOMAIN]; /* no wrap: checked on reading */
   if (c->cases != a->bincount[b])
     return bad_cell(k, k->at, "CASES %" PRIu64 " differs from the bin's CASES %" PRIu64, c->cases, a->bincount[b]);
   uint64_t scored = 0;
-  for (int s = SCORE_AGREE; s <= SCORE_OTHER; s++)
+  for (int s = TOI_SCORE_AGREE; s <= TOI_SCORE_OTHER; s++)
     if (add_count(&scored, c->kind[s])) return bad_cell(k, k->at, "AGREE + MISSED + GHOST + OTHER overflows");
   if (scored != indom)
     return bad_cell(k, k->at, "AGREE + MISSED + GHOST + OTHER = %" PRIu64 " differs from IN_DOMAIN %" PRIu64, scored,
                     indom);
-  if (c->timed > c->kind[SCORE_AGREE])
+  if (c->timed > c->kind[TOI_SCORE_AGREE])
     return bad_cell(k, k->at, "TIMED %" PRIu64 " exceeds AGREE %" PRIu64 " (only agreeing cases are timed)",
-                    c->timed, c->kind[SCORE_AGREE]);
+                    c->timed, c->kind[TOI_SCORE_AGREE]);
   return 0;
 }
 
@@ -940,7 +940,7 @@ static int check_maxima(const cell_check *k, const end_bins *e) {
 static int check_confusion(const cell_check *k, const sweep_acc *a, int reverse, int tmax, int *column) {
   const sweep_cell *c = k->c;
   size_t b = k->b;
-  uint64_t indom = c->cases - c->kind[SCORE_OUT_OF_DOMAIN];
+  uint64_t indom = c->cases - c->kind[TOI_SCORE_OUT_OF_DOMAIN];
   uint64_t total = 0, row[TOI_CLASS_COUNT] = {0};
   for (int e = 0; e < TOI_CLASS_COUNT; e++)
     for (int v = 0; v < TOI_CLASS_COUNT; v++) {
@@ -979,7 +979,7 @@ static int check_misclass(const cell_check *k, int reverse, int tmax) {
   const sweep_cell *c = k->c;
   double kv = c->w[SW_MISCLASS].value, vv = c->w[SW_MISCLASS].aux;
   int found = 0;
-  if ((kv == SCORE_MISSED || kv == SCORE_GHOST || kv == SCORE_OTHER) && c->kind[(int)kv] > 0 && vv >= 0 &&
+  if ((kv == TOI_SCORE_MISSED || kv == TOI_SCORE_GHOST || kv == TOI_SCORE_OTHER) && c->kind[(int)kv] > 0 && vv >= 0 &&
       vv < TOI_CLASS_COUNT && vv == (int)vv)
     for (int e = 0; e < TOI_CLASS_COUNT; e++)
       found |= c->confusion[e][(int)vv] && (entry_scores(e, (int)vv, reverse, tmax) >> (int)kv & 1);
@@ -995,7 +995,7 @@ static int check_witnesses(const cell_check *k, int reverse, int tmax) {
   const sweep_witness *w = c->w;
   const long *wline = k->cs->witness_line;
   const int want[SW_WHAT_COUNT] = {c->timed > 0, !isnan(c->max_ratio),
-                                   c->kind[SCORE_MISSED] + c->kind[SCORE_GHOST] + c->kind[SCORE_OTHER] > 0};
+                                   c->kind[TOI_SCORE_MISSED] + c->kind[TOI_SCORE_GHOST] + c->kind[TOI_SCORE_OTHER] > 0};
   static const char *const why[SW_WHAT_COUNT] = {"TIMED > 0", "MAX_RATIO is not nan", "MISSED + GHOST + OTHER > 0"};
   for (int i = 0; i < SW_WHAT_COUNT; i++)
     if (w[i].set != want[i])
@@ -1115,5 +1115,5 @@ int sweep_read_checkpoint(const char *path, sweep_meta *m, sweep_acc *a, const t
 }
 
 const char *sweep_kind_name(int k) {
-  return (unsigned)k < SCORE_KIND_COUNT ? kind_names[k] : "invalid";
+  return (unsigned)k < TOI_SCORE_KIND_COUNT ? kind_names[k] : "invalid";
 }

@@ -6,7 +6,7 @@
 #define CHUNK 1024
 
 typedef struct time_ctx {
-  const gen_opts *g;
+  const toi_gen_opts *g;
   const toi_case *cases;
   size_t ncases;
   uint64_t count;
@@ -48,7 +48,7 @@ static int time_chunk(void *vctx, int worker, uint64_t chunk) {
   for (uint64_t i = lo; i < hi && x->gen; i++) {
     toi_case g;
     size_t b;
-    if (gen_case(&g, NULL, &b, x->g, i) != TOI_OK) return 1;
+    if (toi_gen_case(&g, NULL, &b, x->g, i) != TOI_OK) return 1;
     acc += g.pa[0];
   }
   x->sink[worker % 1024] += acc; /* keeps the work observable */
@@ -56,7 +56,7 @@ static int time_chunk(void *vctx, int worker, uint64_t chunk) {
   return 0;
 }
 
-int sweep_time_only(double *seconds, const gen_opts *g, uint64_t count, int jobs, int gen,
+int sweep_time_only(double *seconds, const toi_gen_opts *g, uint64_t count, int jobs, int gen,
                     const toi_candidate *cand, toi_ref_engine engine) {
   time_ctx x;
   memset(&x, 0, sizeof x);
@@ -71,7 +71,7 @@ int sweep_time_only(double *seconds, const gen_opts *g, uint64_t count, int jobs
   if (!cases) return -1;
   for (size_t i = 0; i < x.ncases; i++) {
     size_t b;
-    if (gen_case(&cases[i], NULL, &b, g, i) != TOI_OK) {
+    if (toi_gen_case(&cases[i], NULL, &b, g, i) != TOI_OK) {
       free(cases);
       return -1;
     }

@@ -125,9 +125,9 @@ static int load_sweep(const char *path, cmp_side *s) {
       c->med = c->p99 = c->max = NAN;
       for (size_t b = 0; b < m.nbins; b++) {
         const sweep_cell *x = &a.cells[j * m.nbins + b];
-        c->agree += (double)x->kind[SCORE_AGREE];
-        c->missed += (double)x->kind[SCORE_MISSED];
-        c->ghost += (double)x->kind[SCORE_GHOST];
+        c->agree += (double)x->kind[TOI_SCORE_AGREE];
+        c->missed += (double)x->kind[TOI_SCORE_MISSED];
+        c->ghost += (double)x->kind[TOI_SCORE_GHOST];
         if (!isnan(x->max_ulp) && (isnan(c->max) || x->max_ulp > c->max)) c->max = x->max_ulp;
       }
     }

@@ -34,7 +34,7 @@ static int fpcore_options(int argc, char **argv, toi_fpcore_opts *o, const toi_f
         if (strcmp(v, "2") && strcmp(v, "3")) return cli_usage_error("fpcore", "--dim must be 2 or 3, not '%s'", v);
         o->dim = v[0] - '0';
       } else if (!strcmp(v, "generic") || !strcmp(v, "aimed")) {
-        o->pre = v[0] == 'g' ? GEN_GENERIC : GEN_AIMED;
+        o->pre = v[0] == 'g' ? TOI_GEN_GENERIC : TOI_GEN_AIMED;
       } else {
         return cli_usage_error("fpcore", "--pre must be generic or aimed, not '%s'", v);
       }
@@ -50,7 +50,7 @@ static int fpcore_options(int argc, char **argv, toi_fpcore_opts *o, const toi_f
 }
 
 int cmd_fpcore(int argc, char **argv) {
-  toi_fpcore_opts o = {TOI_BINARY64, 2, GEN_GENERIC};
+  toi_fpcore_opts o = {TOI_BINARY64, 2, TOI_GEN_GENERIC};
   size_t n;
   const toi_formulation *all = toi_formulations(&n);
   const toi_formulation **want = malloc(((size_t)argc + n) * sizeof *want);

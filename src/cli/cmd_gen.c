@@ -46,8 +46,8 @@ int cmd_gen(int argc, char **argv) {
   if (start + count < start) return cli_usage_error("gen", "--start + --count overflows");
   /* A file with no case is refused by every reader: do not write one. */
   if (count == 0) return cli_usage_error("gen", "--count must be at least 1");
-  gen_opts o;
-  if (gen_cli_build(&g, "gen", GEN_MIXED, &o)) return EXIT_USAGE;
+  toi_gen_opts o;
+  if (gen_cli_build(&g, "gen", TOI_GEN_MIXED, &o)) return EXIT_USAGE;
   const cli_file outs[] = {{"-o", out}}; /* gen reads no file: only where FILE goes */
   int checked = cli_outputs_check("gen", outs, 1, NULL, 0);
   if (checked != EXIT_OK) return checked;
@@ -57,12 +57,12 @@ int cmd_gen(int argc, char **argv) {
   static char iobuf[1 << 16];
   setvbuf(w.f, iobuf, _IOFBF, sizeof iobuf);
   char desc[512];
-  gen_opts_format(desc, sizeof desc, &o);
+  toi_gen_opts_format(desc, sizeof desc, &o);
   fprintf(w.f, "# toibench gen %s start=%llu count=%llu\n", desc, start, count);
   for (unsigned long long i = start; i < start + count; i++) {
     toi_case c;
     size_t bin;
-    if (gen_case(&c, NULL, &bin, &o, i) != TOI_OK || toi_write_case(w.f, &c)) {
+    if (toi_gen_case(&c, NULL, &bin, &o, i) != TOI_OK || toi_write_case(w.f, &c)) {
       cli_error("gen: could not generate or write case %llu", i);
       cli_out_abort(&w);
       return EXIT_RUNTIME;

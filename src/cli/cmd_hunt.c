@@ -313,11 +313,11 @@ static void write_header_external(FILE *f, const hunt_result *r, const toi_candi
 }
 
 /* The case file: header, then the lists (a failure list for a candidate that can fail). */
-static int write_hunt(const hunt_result *r, const toi_candidate *cand, const gen_opts *o, const hunt_args *h,
+static int write_hunt(const hunt_result *r, const toi_candidate *cand, const toi_gen_opts *o, const hunt_args *h,
                       const char *spec) {
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   char desc[512], name[64];
-  gen_opts_format(desc, sizeof desc, o);
+  toi_gen_opts_format(desc, sizeof desc, o);
   if (external) id_name(name, sizeof name, cand->name);
   else snprintf(name, sizeof name, "%s", cand->name);
   cli_out w;
@@ -422,16 +422,16 @@ static void summary_csv(FILE *f, const hunt_result *r, const toi_candidate *cand
 }
 
 /* The summary in the format asked for. */
-static void tell(const hunt_result *r, const toi_candidate *cand, const gen_opts *o, const hunt_args *h) {
+static void tell(const hunt_result *r, const toi_candidate *cand, const toi_gen_opts *o, const hunt_args *h) {
   char desc[512];
-  gen_opts_format(desc, sizeof desc, o);
+  toi_gen_opts_format(desc, sizeof desc, o);
   if (h->format == CLI_FMT_JSON) summary_json(stdout, r, cand, h, desc);
   else if (h->format == CLI_FMT_CSV) summary_csv(stdout, r, cand);
   else if (!h->quiet) summary(r, cand);
 }
 
 /* Searches, writes, tells. */
-static int hunt_run(const hunt_args *h, const toi_candidate *cand, const gen_opts *o) {
+static int hunt_run(const hunt_args *h, const toi_candidate *cand, const toi_gen_opts *o) {
   char spec[4200];
   snprintf(spec, sizeof spec, "%s %s", h->plugin ? "--solver" : h->command ? "--solver-cmd" : "-f",
            h->plugin ? h->plugin : h->command ? h->command : h->name);
@@ -486,13 +486,13 @@ int cmd_hunt_dist(int argc, char **argv, const sweep_dist *dist) {
   if (rc != EXIT_OK) return rc;
   toi_candidate cand;
   if ((rc = pick(&h, &cand)) != EXIT_OK) return rc;
-  gen_opts o;
+  toi_gen_opts o;
   if (h.keep < 1 || h.keep > HUNT_MAXKEEP) rc = cli_usage_error("hunt", "--keep must be in 1..%d", HUNT_MAXKEEP);
   else if (h.budget < 2) rc = cli_usage_error("hunt", "--budget must be at least 2");
   else if (h.format != CLI_FMT_TABLE && (!h.out || !strcmp(h.out, "-")))
     rc = cli_usage_error("hunt", "--format %s writes the summary to stdout: give the case file -o FILE",
                          h.format == CLI_FMT_JSON ? "json" : "csv");
-  else if (gen_cli_build(&h.g, "hunt", GEN_MIXED, &o)) rc = EXIT_USAGE;
+  else if (gen_cli_build(&h.g, "hunt", TOI_GEN_MIXED, &o)) rc = EXIT_USAGE;
   else if ((rc = check_outputs(&h, argc, argv)) == EXIT_OK) rc = hunt_run(&h, &cand, &o);
   toi_candidate_free(&cand);
   return rc;

@@ -131,7 +131,7 @@ typedef struct rows_out {
 } rows_out;
 
 static void write_row(void *ud, const toi_case *c, const toi_candidate *cand, const char *cls,
-                      const score_case *sc) {
+                      const toi_score_case *sc) {
   const rows_out *r = ud;
   FILE *f = r->f;
   fprintf(f, "%s %s %s %s ", c->id, cand->name, cls, toi_class_name(sc->ref_cls));
@@ -176,7 +176,7 @@ static void print_target_row(FILE *f, const char *name, const toi_run_row *x, co
     fprintf(f, " %10.4g", x->tmin);
   else
     fprintf(f, " %10s", "per-case");
-  fprintf(f, " %7zu %7zu %7zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
+  fprintf(f, " %7zu %7zu %7zu", x->tkind[TOI_SCORE_MISSED], x->tkind[TOI_SCORE_GHOST], x->ntulps);
   print_num(f, g->med_ulp_t);
   print_num(f, g->max_ulp_t);
   print_num(f, g->med_dt);
@@ -263,8 +263,8 @@ static void json_target(FILE *f, const toi_run_row *x, const target_figs *g) {
   if (!x->targets_seen) fputs("null", f);
   else if (x->tmin == x->tmax_seen) cli_json_num(f, x->tmin);
   else fputs("\"per-case\"", f);
-  fprintf(f, ", \"miss_t\": %zu, \"ghost_t\": %zu, \"t_timed\": %zu, ", x->tkind[SCORE_MISSED],
-          x->tkind[SCORE_GHOST], x->ntulps);
+  fprintf(f, ", \"miss_t\": %zu, \"ghost_t\": %zu, \"t_timed\": %zu, ", x->tkind[TOI_SCORE_MISSED],
+          x->tkind[TOI_SCORE_GHOST], x->ntulps);
   cli_json_num_hex(f, "med_ulp_t", g->med_ulp_t);
   fputs(", ", f);
   cli_json_num_hex(f, "max_ulp_t", g->max_ulp_t);
@@ -356,7 +356,7 @@ static void csv_row(FILE *f, const toi_candidate *c, const toi_run_row *x, const
   fputc(',', f);
   if (x->targets_seen && x->tmin == x->tmax_seen) cli_csv_num(f, x->tmin);
   else if (x->targets_seen) fputs("per-case", f);
-  fprintf(f, ",%zu,%zu,%zu", x->tkind[SCORE_MISSED], x->tkind[SCORE_GHOST], x->ntulps);
+  fprintf(f, ",%zu,%zu,%zu", x->tkind[TOI_SCORE_MISSED], x->tkind[TOI_SCORE_GHOST], x->ntulps);
   const double t[] = {g->med_ulp_t, g->max_ulp_t, g->med_dt, g->max_dt, g->med_gap, g->max_gap, g->max_dev};
   for (int i = 0; i < 7; i++) {
     fputc(',', f);
@@ -600,7 +600,7 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   r.want_hash = fmt == CLI_FMT_JSON;
   r.hash = CLI_CASES_HASH_START;
   bench_opts(&r.o, args);
-  for (size_t k = 0; k < l->n; k++) score_stats_init(&rows[k].st, l->v[k].name);
+  for (size_t k = 0; k < l->n; k++) toi_score_stats_init(&rows[k].st, l->v[k].name);
   /* A block holds every candidate's answer to each of its cases (about 300
      bytes each): fewer cases a block when there are many candidates. */
   size_t block = (size_t)12288 / (l->n ? l->n : 1);

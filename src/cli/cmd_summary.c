@@ -38,14 +38,14 @@ static void help(void) {
 
 /* One column's figures summed over the bins. */
 typedef struct col_sum {
-  uint64_t cases, in_domain, kind[SCORE_KIND_COUNT], timed;
+  uint64_t cases, in_domain, kind[TOI_SCORE_KIND_COUNT], timed;
   uint64_t hist[SWEEP_HBINS];
   double max_ulp, max_ratio; /* NaN when none */
 } col_sum;
 
 static void col_add(col_sum *s, const sweep_cell *x) {
   s->cases += x->cases;
-  for (int k = 0; k < SCORE_KIND_COUNT; k++) s->kind[k] += x->kind[k];
+  for (int k = 0; k < TOI_SCORE_KIND_COUNT; k++) s->kind[k] += x->kind[k];
   s->timed += x->timed;
   for (int h = 0; h < SWEEP_HBINS; h++) s->hist[h] += x->hist[h];
   if (!isnan(x->max_ulp) && (isnan(s->max_ulp) || x->max_ulp > s->max_ulp)) s->max_ulp = x->max_ulp;
@@ -87,7 +87,7 @@ static void fmt_g(char *buf, size_t n, double x) {
 }
 
 static double misclass_pct(const col_sum *s) {
-  uint64_t bad = s->kind[SCORE_MISSED] + s->kind[SCORE_GHOST] + s->kind[SCORE_OTHER];
+  uint64_t bad = s->kind[TOI_SCORE_MISSED] + s->kind[TOI_SCORE_GHOST] + s->kind[TOI_SCORE_OTHER];
   return s->in_domain ? 100.0 * (double)bad / (double)s->in_domain : NAN;
 }
 
@@ -124,14 +124,14 @@ static void print_row(cli_format f, const char *path, const sweep_meta *m, size_
   if (f == CLI_FMT_TABLE) {
     printf("%-24s %-9s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9s %10" PRIu64
            " %-22s %-22s %12s %12s\n",
-           m->forms[j], prec, s->cases, s->in_domain, s->kind[SCORE_AGREE], s->kind[SCORE_MISSED],
-           s->kind[SCORE_GHOST], s->kind[SCORE_OTHER], t.mis, s->timed, t.med, t.p99, t.max, t.ratio);
+           m->forms[j], prec, s->cases, s->in_domain, s->kind[TOI_SCORE_AGREE], s->kind[TOI_SCORE_MISSED],
+           s->kind[TOI_SCORE_GHOST], s->kind[TOI_SCORE_OTHER], t.mis, s->timed, t.med, t.p99, t.max, t.ratio);
   } else if (f == CLI_FMT_CSV) {
     cli_csv_str(stdout, path);
     putchar(',');
     cli_csv_str(stdout, m->forms[j]);
     printf(",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", prec, s->cases,
-           s->in_domain, s->kind[SCORE_AGREE], s->kind[SCORE_MISSED], s->kind[SCORE_GHOST], s->kind[SCORE_OTHER]);
+           s->in_domain, s->kind[TOI_SCORE_AGREE], s->kind[TOI_SCORE_MISSED], s->kind[TOI_SCORE_GHOST], s->kind[TOI_SCORE_OTHER]);
     cli_csv_num(stdout, misclass_pct(s));
     printf(",%" PRIu64 ",%s,%s,", s->timed, strcmp(t.med, "-") ? t.med : "", strcmp(t.p99, "-") ? t.p99 : "");
     cli_csv_num(stdout, s->max_ulp);
@@ -143,8 +143,8 @@ static void print_row(cli_format f, const char *path, const sweep_meta *m, size_
     cli_json_str(stdout, m->forms[j]);
     printf(", \"precision\": \"%s\", \"cases\": %" PRIu64 ", \"in_domain\": %" PRIu64 ", \"agree\": %" PRIu64
            ", \"missed\": %" PRIu64 ", \"ghost\": %" PRIu64 ", \"other\": %" PRIu64 ", \"misclass_pct\": ",
-           prec, s->cases, s->in_domain, s->kind[SCORE_AGREE], s->kind[SCORE_MISSED], s->kind[SCORE_GHOST],
-           s->kind[SCORE_OTHER]);
+           prec, s->cases, s->in_domain, s->kind[TOI_SCORE_AGREE], s->kind[TOI_SCORE_MISSED], s->kind[TOI_SCORE_GHOST],
+           s->kind[TOI_SCORE_OTHER]);
     cli_json_num(stdout, misclass_pct(s));
     printf(", \"timed\": %" PRIu64 ", \"median_ulp\": ", s->timed);
     if (strcmp(t.med, "-")) cli_json_str(stdout, t.med); else printf("null");
@@ -183,7 +183,7 @@ static int summarise(summed *x, const char *path) {
     col_sum *s = &x->cols[j];
     s->max_ulp = s->max_ratio = NAN;
     for (size_t b = 0; b < x->m.nbins; b++) col_add(s, &a.cells[j * x->m.nbins + b]);
-    s->in_domain = s->cases - s->kind[SCORE_OUT_OF_DOMAIN];
+    s->in_domain = s->cases - s->kind[TOI_SCORE_OUT_OF_DOMAIN];
   }
   sweep_acc_free(&a);
   free(x->m.bins);

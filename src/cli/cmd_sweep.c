@@ -254,7 +254,7 @@ static int columns(sweep_args *s, candlist *l) {
 }
 
 /* --time-only WHAT: gen, reference, or a formulation. */
-static int time_only(const sweep_args *s, const gen_opts *o) {
+static int time_only(const sweep_args *s, const toi_gen_opts *o) {
   const char *what = s->time_what;
   toi_candidate cand;
   int gen = !strcmp(what, "gen"), ref = !strcmp(what, "reference");
@@ -275,7 +275,7 @@ static int time_only(const sweep_args *s, const gen_opts *o) {
 }
 
 /* The header of the result file: the family, the step, the shard, the columns. */
-static int make_meta(sweep_meta *meta, const sweep_args *s, const gen_opts *o, const candlist *l) {
+static int make_meta(sweep_meta *meta, const sweep_args *s, const toi_gen_opts *o, const candlist *l) {
   if (sweep_meta_init(meta, o, s->count, NULL, 0)) {
     cli_error("sweep: out of memory");
     return EXIT_RUNTIME;
@@ -527,7 +527,7 @@ static void print_profile(const sweep_profile *p, const candlist *l, int jobs, d
 }
 
 /* Scores the columns, writes the result, tells what the solvers did. */
-static int sweep_columns(sweep_args *s, const gen_opts *o, const candlist *l) {
+static int sweep_columns(sweep_args *s, const toi_gen_opts *o, const candlist *l) {
   sweep_meta meta;
   int rc = make_meta(&meta, s, o, l);
   if (rc != EXIT_OK) return rc;
@@ -587,8 +587,8 @@ static int sweep_main(sweep_args *s, int argc, char **argv) {
   if (s->resume && !s->checkpoint) return cli_usage_error("sweep", "--resume needs --checkpoint FILE");
   if (s->checkpoint && s->out && !strcmp(s->checkpoint, s->out))
     return cli_usage_error("sweep", "--checkpoint and -o name the same file '%s'", s->out);
-  gen_opts o;
-  if (gen_cli_build(&s->g, "sweep", GEN_MIXED, &o)) return EXIT_USAGE;
+  toi_gen_opts o;
+  if (gen_cli_build(&s->g, "sweep", TOI_GEN_MIXED, &o)) return EXIT_USAGE;
   candlist l = {0};
   int rc = s->time_what && !s->names ? EXIT_OK : columns(s, &l);
   if (rc == EXIT_OK && s->time_what) {

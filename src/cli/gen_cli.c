@@ -36,7 +36,7 @@ static int parse_int(const char *s, int *out) {
 }
 
 /* "LO:HI[:STEP]" or "V". */
-static int parse_range(const char *s, gen_range *r) {
+static int parse_range(const char *s, toi_gen_range *r) {
   char buf[64];
   if (strlen(s) >= sizeof buf) return -1;
   snprintf(buf, sizeof buf, "%s", s);
@@ -72,7 +72,7 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   if (a[0] != '-' || !a[1]) {
     if (g->family >= 0) return cli_usage_error(cmd, "unexpected argument '%s'", a), -1;
-    g->family = gen_family_parse(a);
+    g->family = toi_gen_family_parse(a);
     if (g->family < 0) return cli_usage_error_near(cmd, CLI_NAMES_FAMILIES, a, "unknown family '%s'", a), -1;
     return 1;
   }
@@ -122,8 +122,8 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
     g->has_impact = 1;
   } else if (OPT("--sampling")) {
     NEED("--sampling");
-    if (!strcmp(v, "real")) g->sampling = GEN_SAMPLE_REAL;
-    else if (!strcmp(v, "bits")) g->sampling = GEN_SAMPLE_BITS;
+    if (!strcmp(v, "real")) g->sampling = TOI_GEN_SAMPLE_REAL;
+    else if (!strcmp(v, "bits")) g->sampling = TOI_GEN_SAMPLE_BITS;
     else return cli_usage_error(cmd, "--sampling must be real or bits, not '%s'", v), -1;
     g->has_sampling = 1;
   } else if (OPT("--precision")) {
@@ -141,24 +141,24 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
   return 1;
 }
 
-int gen_cli_build(const gen_cli *g, const char *cmd, gen_family default_family, gen_opts *o) {
-  gen_family fam = g->family >= 0 ? (gen_family)g->family : default_family;
-  gen_opts_default_in(o, fam, g->has_precision ? g->precision : TOI_BINARY64);
-  const char *name = gen_family_name(fam);
-  int k_ok = fam == GEN_GRAZING || fam == GEN_NEAR_CONTACT || fam == GEN_SLOW || fam == GEN_TANGENT;
-  int e_ok = fam == GEN_FAR || fam == GEN_SCALE;
-  int shape_ok = fam == GEN_GENERIC || fam == GEN_AIMED;
+int gen_cli_build(const gen_cli *g, const char *cmd, toi_gen_family default_family, toi_gen_opts *o) {
+  toi_gen_family fam = g->family >= 0 ? (toi_gen_family)g->family : default_family;
+  toi_gen_opts_default_in(o, fam, g->has_precision ? g->precision : TOI_BINARY64);
+  const char *name = toi_gen_family_name(fam);
+  int k_ok = fam == TOI_GEN_GRAZING || fam == TOI_GEN_NEAR_CONTACT || fam == TOI_GEN_SLOW || fam == TOI_GEN_TANGENT;
+  int e_ok = fam == TOI_GEN_FAR || fam == TOI_GEN_SCALE;
+  int shape_ok = fam == TOI_GEN_GENERIC || fam == TOI_GEN_AIMED;
   struct {
     int given, ok;
     const char *opt;
   } apply[] = {{g->has_k, k_ok, "--k"},
                {g->has_e, e_ok, "--e"},
-               {g->has_f, fam == GEN_SCALE, "--f"},
+               {g->has_f, fam == TOI_GEN_SCALE, "--f"},
                {g->has_pos, shape_ok, "--pos"},
                {g->has_vel, shape_ok, "--vel"},
                {g->has_radius, shape_ok, "--radius"},
-               {g->has_impact, fam == GEN_AIMED, "--impact"},
-               {g->has_sampling, fam == GEN_GENERIC, "--sampling"}};
+               {g->has_impact, fam == TOI_GEN_AIMED, "--impact"},
+               {g->has_sampling, fam == TOI_GEN_GENERIC, "--sampling"}};
   for (size_t i = 0; i < sizeof apply / sizeof apply[0]; i++)
     if (apply[i].given && !apply[i].ok)
       return cli_usage_error(cmd, "%s does not apply to family %s", apply[i].opt, name), -1;
@@ -173,9 +173,9 @@ int gen_cli_build(const gen_cli *g, const char *cmd, gen_family default_family, 
   if (g->has_impact) o->blo = g->blo, o->bhi = g->bhi;
   if (g->has_sampling) o->sampling = g->sampling;
   char msg[160];
-  if (gen_opts_check(o, msg, sizeof msg)) return cli_usage_error(cmd, "%s", msg), -1;
-  if (gen_bin_count(o) > SWEEP_MAXBINS)
-    return cli_usage_error(cmd, "%zu parameter bins: at most %d (give a STEP)", gen_bin_count(o),
+  if (toi_gen_opts_check(o, msg, sizeof msg)) return cli_usage_error(cmd, "%s", msg), -1;
+  if (toi_gen_bin_count(o) > SWEEP_MAXBINS)
+    return cli_usage_error(cmd, "%zu parameter bins: at most %d (give a STEP)", toi_gen_bin_count(o),
                            SWEEP_MAXBINS), -1;
   return 0;
 }

@@ -19,7 +19,7 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
                         const char *param) {
   FILE *f = rw_open_in(dir, file);
   if (!f) return -1;
-  size_t nb = gen_bin_count(&s->gen);
+  size_t nb = toi_gen_bin_count(&s->gen);
   fprintf(f, "# toibench report: %s family, per formulation (gnuplot index = formulation order)\n", s->name);
   double *buf = malloc((s->n ? s->n : 1) * sizeof *buf);
   if (!buf) {
@@ -39,9 +39,9 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
         int kind = s->kind[i * d->ncol + k];
         if (!rep_kind_scored(kind)) continue;
         cases++;
-        missed += kind == SCORE_MISSED;
-        ghost += kind == SCORE_GHOST;
-        other += kind == SCORE_OTHER;
+        missed += kind == TOI_SCORE_MISSED;
+        ghost += kind == TOI_SCORE_GHOST;
+        other += kind == TOI_SCORE_OTHER;
         double u = s->ulp[i * d->ncol + k];
         if (!isnan(u)) buf[m++] = u;
       }

@@ -68,7 +68,7 @@ static void build_rows(const rep_data *d, row *rows) {
         r->beyond += (s->rounded[i] >> (4 + r->q)) & 1u;
       }
       int kind = s->kind[i * d->ncol + k];
-      if (kind == SCORE_OUT_OF_DOMAIN) {
+      if (kind == TOI_SCORE_OUT_OF_DOMAIN) {
         r->ood++;
         continue;
       }
@@ -82,16 +82,16 @@ static void build_rows(const rep_data *d, row *rows) {
       }
       r->cases++;
       set = (set ^ (unsigned long long)i) * 1099511628211ull;
-      if (kind == SCORE_AGREE) r->agree++;
-      if (kind == SCORE_MISSED) {
+      if (kind == TOI_SCORE_AGREE) r->agree++;
+      if (kind == TOI_SCORE_MISSED) {
         r->missed++;
         if (r->first_missed < 0) r->first_missed = (long)i;
       }
-      if (kind == SCORE_GHOST) {
+      if (kind == TOI_SCORE_GHOST) {
         r->ghost++;
         if (r->first_ghost < 0) r->first_ghost = (long)i;
       }
-      if (kind == SCORE_OTHER) r->other++;
+      if (kind == TOI_SCORE_OTHER) r->other++;
       double u = s->ulp[i * d->ncol + k];
       if (!isnan(u)) {
         r->timed++;
@@ -596,8 +596,8 @@ static void family_stat(const rep_data *p, const rep_section *s, size_t k, fam_s
     int kind = s->kind[i * p->ncol + k];
     if (!rep_kind_scored(kind)) continue;
     o->cases++;
-    o->missed += kind == SCORE_MISSED;
-    o->ghost += kind == SCORE_GHOST;
+    o->missed += kind == TOI_SCORE_MISSED;
+    o->ghost += kind == TOI_SCORE_GHOST;
   }
   double *sorted;
   size_t m = rep_sorted_copy(s->ulp + k, s->n, p->ncol, &sorted);
@@ -673,7 +673,7 @@ static void worst_family(const rep_data *d, size_t k, rl_entry *e, double *buf) 
   e->worst_family_median = NAN;
   for (size_t j = 1; j < d->nsec; j++) {
     const rep_section *s = &d->sec[j];
-    size_t nb = gen_bin_count(&s->gen);
+    size_t nb = toi_gen_bin_count(&s->gen);
     for (size_t b = 0; b < nb; b++) {
       int param = 0;
       double med = bin_median(d, s, k, b, buf, &param);

@@ -110,13 +110,13 @@ static const char **names_of(cli_names k, const char *cmd, size_t extra, size_t 
   const toi_formulation *f = NULL;
   const char *const *o = k == CLI_NAMES_OPTIONS ? cli_command_options(cmd, &no) : NULL;
   if (k == CLI_NAMES_FORMULATIONS || k == CLI_NAMES_CANDIDATES) f = toi_formulations(&nf);
-  const char **v = malloc((nf + no + GEN_FAMILY_COUNT + TOI_PRECISION_COUNT + 4 + extra) * sizeof *v);
+  const char **v = malloc((nf + no + TOI_GEN_FAMILY_COUNT + TOI_PRECISION_COUNT + 4 + extra) * sizeof *v);
   *n = 0;
   if (!v) return NULL;
   for (size_t i = 0; i < no; i++) v[(*n)++] = o[i];
   if (k == CLI_NAMES_OPTIONS) v[(*n)++] = "--help";
   for (size_t i = 0; i < nf; i++) v[(*n)++] = f[i].name;
-  for (size_t i = 0; k == CLI_NAMES_FAMILIES && i < GEN_FAMILY_COUNT; i++) v[(*n)++] = gen_family_name((gen_family)i);
+  for (size_t i = 0; k == CLI_NAMES_FAMILIES && i < TOI_GEN_FAMILY_COUNT; i++) v[(*n)++] = toi_gen_family_name((toi_gen_family)i);
   for (size_t i = 0; k == CLI_NAMES_PRECISIONS && i < TOI_PRECISION_COUNT; i++)
     v[(*n)++] = toi_precision_name((toi_precision)i);
   if (k == CLI_NAMES_REFERENCE) v[(*n)++] = "fast", v[(*n)++] = "mpfr";

@@ -7,14 +7,14 @@
 #include "eft.h"
 #include "rng.h"
 
-static const char *const family_names[GEN_FAMILY_COUNT] = {
+static const char *const family_names[TOI_GEN_FAMILY_COUNT] = {
     "generic", "aimed", "grazing", "near-contact", "far", "scale", "slow", "tangent", "mixed"};
 
 /* The mixed suite: sub-family of case i is mix_slots[i % 16]. */
-static const gen_family mix_slots[16] = {
-    GEN_GENERIC, GEN_AIMED,        GEN_GRAZING, GEN_NEAR_CONTACT, GEN_FAR,     GEN_SCALE,
-    GEN_TANGENT, GEN_GRAZING,      GEN_GENERIC, GEN_AIMED,        GEN_GRAZING, GEN_NEAR_CONTACT,
-    GEN_FAR,     GEN_SCALE,        GEN_SLOW,    GEN_TANGENT};
+static const toi_gen_family mix_slots[16] = {
+    TOI_GEN_GENERIC, TOI_GEN_AIMED,        TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT, TOI_GEN_FAR,     TOI_GEN_SCALE,
+    TOI_GEN_TANGENT, TOI_GEN_GRAZING,      TOI_GEN_GENERIC, TOI_GEN_AIMED,        TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT,
+    TOI_GEN_FAR,     TOI_GEN_SCALE,        TOI_GEN_SLOW,    TOI_GEN_TANGENT};
 
 /* Limits that keep every generated input finite, per precision (scale: base
    lengths < 2^7, speeds < 2^3; far: 10^e times 2^29 stays below DBL_MAX, 10^38
@@ -39,40 +39,40 @@ static const exact_grid grids[TOI_PRECISION_COUNT] = {
     [TOI_BINARY32] = {15, 17, 19, 15},
 };
 
-const char *gen_family_name(gen_family f) {
-  return (unsigned)f < GEN_FAMILY_COUNT ? family_names[f] : NULL;
+const char *toi_gen_family_name(toi_gen_family f) {
+  return (unsigned)f < TOI_GEN_FAMILY_COUNT ? family_names[f] : NULL;
 }
 
-int gen_family_parse(const char *name) {
-  for (int i = 0; i < GEN_FAMILY_COUNT; i++)
+int toi_gen_family_parse(const char *name) {
+  for (int i = 0; i < TOI_GEN_FAMILY_COUNT; i++)
     if (!strcmp(name, family_names[i])) return i;
   return -1;
 }
 
-void gen_opts_default_in(gen_opts *o, gen_family f, toi_precision q) {
-  gen_opts_default(o, f);
+void toi_gen_opts_default_in(toi_gen_opts *o, toi_gen_family f, toi_precision q) {
+  toi_gen_opts_default(o, f);
   if (q != TOI_BINARY32) return;
   o->precision = q;
-  o->k = (gen_range){1, 31, 1};
-  if (f == GEN_SLOW) o->k = (gen_range){10, 31, 1};
-  if (f == GEN_TANGENT) o->k = (gen_range){0, 16, 1};
-  o->e = (gen_range){0, 8, 1};
-  if (f == GEN_SCALE) o->e = (gen_range){-140, 120, 10};
-  o->f = (gen_range){-140, 120, 1};
+  o->k = (toi_gen_range){1, 31, 1};
+  if (f == TOI_GEN_SLOW) o->k = (toi_gen_range){10, 31, 1};
+  if (f == TOI_GEN_TANGENT) o->k = (toi_gen_range){0, 16, 1};
+  o->e = (toi_gen_range){0, 8, 1};
+  if (f == TOI_GEN_SCALE) o->e = (toi_gen_range){-140, 120, 10};
+  o->f = (toi_gen_range){-140, 120, 1};
 }
 
-void gen_opts_default(gen_opts *o, gen_family f) {
+void toi_gen_opts_default(toi_gen_opts *o, toi_gen_family f) {
   memset(o, 0, sizeof *o);
   o->family = f;
   o->seed = 1;
-  o->dim = f == GEN_MIXED ? 0 : 2;
-  o->sampling = GEN_SAMPLE_REAL;
-  o->k = (gen_range){1, 60, 1};
-  if (f == GEN_SLOW) o->k = (gen_range){10, 60, 1};
-  if (f == GEN_TANGENT) o->k = (gen_range){0, 16, 1};
-  o->e = (gen_range){0, 15, 1};
-  if (f == GEN_SCALE) o->e = (gen_range){-1000, 1000, 50};
-  o->f = (gen_range){-1000, 1000, 1};
+  o->dim = f == TOI_GEN_MIXED ? 0 : 2;
+  o->sampling = TOI_GEN_SAMPLE_REAL;
+  o->k = (toi_gen_range){1, 60, 1};
+  if (f == TOI_GEN_SLOW) o->k = (toi_gen_range){10, 60, 1};
+  if (f == TOI_GEN_TANGENT) o->k = (toi_gen_range){0, 16, 1};
+  o->e = (toi_gen_range){0, 15, 1};
+  if (f == TOI_GEN_SCALE) o->e = (toi_gen_range){-1000, 1000, 50};
+  o->f = (toi_gen_range){-1000, 1000, 1};
   o->pos = 10;
   o->vel = 5;
   o->rlo = 0.1;
@@ -81,13 +81,13 @@ void gen_opts_default(gen_opts *o, gen_family f) {
   o->bhi = 1.25;
 }
 
-static int uses_k(gen_family f) {
-  return f == GEN_GRAZING || f == GEN_NEAR_CONTACT || f == GEN_SLOW || f == GEN_TANGENT;
+static int uses_k(toi_gen_family f) {
+  return f == TOI_GEN_GRAZING || f == TOI_GEN_NEAR_CONTACT || f == TOI_GEN_SLOW || f == TOI_GEN_TANGENT;
 }
-static int uses_e(gen_family f) { return f == GEN_FAR || f == GEN_SCALE; }
-static int uses_shape(gen_family f) { return f == GEN_GENERIC || f == GEN_AIMED; }
+static int uses_e(toi_gen_family f) { return f == TOI_GEN_FAR || f == TOI_GEN_SCALE; }
+static int uses_shape(toi_gen_family f) { return f == TOI_GEN_GENERIC || f == TOI_GEN_AIMED; }
 
-static int range_ok(const gen_range *r, int lo, int hi, const char *name, char *msg, size_t msgsz) {
+static int range_ok(const toi_gen_range *r, int lo, int hi, const char *name, char *msg, size_t msgsz) {
   if (r->step < 1 || r->lo > r->hi || r->lo < lo || r->hi > hi) {
     snprintf(msg, msgsz, "--%s %d:%d:%d: need %d <= LO <= HI <= %d and STEP >= 1", name, r->lo, r->hi,
              r->step, lo, hi);
@@ -96,8 +96,8 @@ static int range_ok(const gen_range *r, int lo, int hi, const char *name, char *
   return 0;
 }
 
-int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz) {
-  if ((unsigned)o->family >= GEN_FAMILY_COUNT) {
+int toi_gen_opts_check(const toi_gen_opts *o, char *msg, size_t msgsz) {
+  if ((unsigned)o->family >= TOI_GEN_FAMILY_COUNT) {
     snprintf(msg, msgsz, "unknown family");
     return -1;
   }
@@ -111,12 +111,12 @@ int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz) {
   }
   const gen_limits *lim = &limits[o->precision];
   if (uses_k(o->family)) {
-    int lo = o->family == GEN_TANGENT ? 0 : 1;
-    int hi = o->family == GEN_TANGENT ? 1 << 20 : lim->k_max;
+    int lo = o->family == TOI_GEN_TANGENT ? 0 : 1;
+    int hi = o->family == TOI_GEN_TANGENT ? 1 << 20 : lim->k_max;
     if (range_ok(&o->k, lo, hi, "k", msg, msgsz)) return -1;
   }
-  if (o->family == GEN_FAR && range_ok(&o->e, lim->far_min, lim->far_max, "e", msg, msgsz)) return -1;
-  if (o->family == GEN_SCALE) {
+  if (o->family == TOI_GEN_FAR && range_ok(&o->e, lim->far_min, lim->far_max, "e", msg, msgsz)) return -1;
+  if (o->family == TOI_GEN_SCALE) {
     if (range_ok(&o->e, lim->scale_min, lim->scale_max, "e", msg, msgsz)) return -1;
     if (range_ok(&o->f, lim->scale_min, lim->scale_max, "f", msg, msgsz)) return -1;
   }
@@ -136,23 +136,23 @@ int gen_opts_check(const gen_opts *o, char *msg, size_t msgsz) {
   return 0;
 }
 
-static size_t range_count(const gen_range *r) { return (size_t)((r->hi - r->lo) / r->step) + 1; }
+static size_t range_count(const toi_gen_range *r) { return (size_t)((r->hi - r->lo) / r->step) + 1; }
 
-size_t gen_bin_count(const gen_opts *o) {
-  if (o->family == GEN_MIXED) return GEN_MIXED;
+size_t toi_gen_bin_count(const toi_gen_opts *o) {
+  if (o->family == TOI_GEN_MIXED) return TOI_GEN_MIXED;
   if (uses_k(o->family)) return range_count(&o->k);
   if (uses_e(o->family)) return range_count(&o->e);
   return 1;
 }
 
-void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *value, char *label,
+void toi_gen_bin_describe(const toi_gen_opts *o, size_t b, const char **param, int *value, char *label,
                       size_t labelsz) {
-  if (o->family == GEN_MIXED) {
+  if (o->family == TOI_GEN_MIXED) {
     *param = "family";
     *value = (int)b;
-    snprintf(label, labelsz, "%s", family_names[b < GEN_MIXED ? b : 0]);
+    snprintf(label, labelsz, "%s", family_names[b < TOI_GEN_MIXED ? b : 0]);
   } else if (uses_k(o->family) || uses_e(o->family)) {
-    const gen_range *r = uses_k(o->family) ? &o->k : &o->e;
+    const toi_gen_range *r = uses_k(o->family) ? &o->k : &o->e;
     *param = uses_k(o->family) ? "k" : "e";
     *value = r->lo + (int)b * r->step;
     snprintf(label, labelsz, "%s=%d", *param, *value);
@@ -163,7 +163,7 @@ void gen_bin_describe(const gen_opts *o, size_t b, const char **param, int *valu
   }
 }
 
-int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o) {
+int toi_gen_opts_format(char *buf, size_t bufsz, const toi_gen_opts *o) {
   char dim[8];
   if (o->dim) snprintf(dim, sizeof dim, "%d", o->dim);
   else snprintf(dim, sizeof dim, "any");
@@ -180,12 +180,12 @@ int gen_opts_format(char *buf, size_t bufsz, const gen_opts *o) {
   if (o->precision != TOI_BINARY64) APPEND(" precision=%s", toi_precision_name(o->precision));
   if (uses_k(o->family)) APPEND(" k=%d:%d:%d", o->k.lo, o->k.hi, o->k.step);
   if (uses_e(o->family)) APPEND(" e=%d:%d:%d", o->e.lo, o->e.hi, o->e.step);
-  if (o->family == GEN_SCALE) APPEND(" f=%d:%d", o->f.lo, o->f.hi);
+  if (o->family == TOI_GEN_SCALE) APPEND(" f=%d:%d", o->f.lo, o->f.hi);
   if (uses_shape(o->family))
     APPEND(" pos=%a vel=%a radius=%a:%a", o->pos, o->vel, o->rlo, o->rhi);
-  if (o->family == GEN_GENERIC)
-    APPEND(" sampling=%s", o->sampling == GEN_SAMPLE_BITS ? "bits" : "real");
-  if (o->family == GEN_AIMED) APPEND(" impact=%a:%a", o->blo, o->bhi);
+  if (o->family == TOI_GEN_GENERIC)
+    APPEND(" sampling=%s", o->sampling == TOI_GEN_SAMPLE_BITS ? "bits" : "real");
+  if (o->family == TOI_GEN_AIMED) APPEND(" impact=%a:%a", o->blo, o->bhi);
 #undef APPEND
   return (int)used;
 }
@@ -357,8 +357,8 @@ static double generic_draw(toi_rng *r, double lo, double hi, int bits, toi_preci
   return q == TOI_BINARY64 ? toi_rng_bits(r, lo, hi) : float_bits(r, lo, hi);
 }
 
-static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
-  int bits = o->sampling == GEN_SAMPLE_BITS;
+static void fam_generic(toi_case *c, toi_rng *r, const toi_gen_opts *o) {
+  int bits = o->sampling == TOI_GEN_SAMPLE_BITS;
 #define DRAW(lo, hi) generic_draw(r, (lo), (hi), bits, o->precision)
   for (int i = 0; i < c->dim; i++) c->pa[i] = DRAW(-o->pos, o->pos);
   for (int i = 0; i < c->dim; i++) c->va[i] = DRAW(-o->vel, o->vel);
@@ -371,7 +371,7 @@ static void fam_generic(toi_case *c, toi_rng *r, const gen_opts *o) {
   c->mb = mass(r, o->precision);
 }
 
-static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
+static void fam_aimed(toi_case *c, toi_rng *r, const toi_gen_opts *o) {
   double u[3], w[3];
   c->ra = toi_rng_uniform_i(r, o->rlo, o->rhi);
   c->rb = toi_rng_uniform_i(r, o->rlo, o->rhi);
@@ -389,7 +389,7 @@ static void fam_aimed(toi_case *c, toi_rng *r, const gen_opts *o) {
   }
   c->ma = mass(r, TOI_BINARY64);
   c->mb = mass(r, TOI_BINARY64);
-  /* |pB| <= 2^100 + 2^101 (20 + 10^6) < 2^122 (gen_opts_check's bounds): no
+  /* |pB| <= 2^100 + 2^101 (20 + 10^6) < 2^122 (toi_gen_opts_check's bounds): no
      input overflows the float range. */
   if (o->precision != TOI_BINARY64) (void)toi_case_round(c, c, o->precision);
 }
@@ -413,7 +413,7 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   }
 }
 
-/* Text built without printf (gen_case runs once per case of a sweep): the
+/* Text built without printf (toi_gen_case runs once per case of a sweep): the
    same bytes as snprintf, cut as it cuts, at size - 1 bytes. */
 typedef struct gen_text {
   char *p;
@@ -501,8 +501,8 @@ static double add32(double a, double b) { return (double)((float)a + (float)b); 
 static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precision q, char *tag,
                     size_t tagsz) {
   int f32 = q == TOI_BINARY32;
-  gen_opts a;
-  gen_opts_default_in(&a, GEN_AIMED, q);
+  toi_gen_opts a;
+  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
   fam_aimed(c, r, &a);
   for (int i = 0; i < c->dim; i++) {
     c->pa[i] = f32 ? grid(c->pa[i], 8) : grid20(c->pa[i]);
@@ -531,12 +531,12 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precisio
 
 static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi_precision q,
                       char *tag, size_t tagsz) {
-  gen_opts a;
-  gen_opts_default_in(&a, GEN_AIMED, q);
+  toi_gen_opts a;
+  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
   fam_aimed(c, r, &a);
   if (base) *base = *c;
   /* In binary32 the exact double scalbn is rounded once into the float range
-     (gen_opts_check keeps it below FLT_MAX). */
+     (toi_gen_opts_check keeps it below FLT_MAX). */
   for (int i = 0; i < c->dim; i++) {
     c->pa[i] = in_q(scalbn(c->pa[i], e), q);
     c->pb[i] = in_q(scalbn(c->pb[i], e), q);
@@ -552,8 +552,8 @@ static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi
 }
 
 static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
-  gen_opts a;
-  gen_opts_default_in(&a, GEN_AIMED, q);
+  toi_gen_opts a;
+  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
   fam_aimed(c, r, &a);
   double s = pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
@@ -615,36 +615,36 @@ static void put_id(char *id, size_t size, const char *prefix, const char *family
   gt_str(&t, s);
 }
 
-static int range_pick(const gen_range *g, uint64_t index) {
+static int range_pick(const toi_gen_range *g, uint64_t index) {
   return g->lo + (int)(index % range_count(g)) * g->step;
 }
 
-static int range_draw(toi_rng *r, const gen_range *g) {
+static int range_draw(toi_rng *r, const toi_gen_range *g) {
   return g->lo + (int)toi_rng_below_i(r, range_count(g)) * g->step;
 }
 
 /* One case of family o->family (not mixed); param is its k or e. */
-static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_opts *o, int param,
+static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const toi_gen_opts *o, int param,
                     char *tag, size_t tagsz) {
   toi_precision q = o->precision;
   tag[0] = 0;
   switch (o->family) {
-    case GEN_GENERIC: fam_generic(c, r, o); break;
-    case GEN_AIMED: fam_aimed(c, r, o); break;
-    case GEN_GRAZING: fam_grazing(c, r, param, q, tag, tagsz); break;
-    case GEN_NEAR_CONTACT: fam_near_contact(c, r, param, q, tag, tagsz); break;
-    case GEN_FAR: fam_far(c, base, r, param, q, tag, tagsz); return;
-    case GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), q, tag, tagsz); return;
-    case GEN_SLOW: fam_slow(c, r, param, q, tag, tagsz); break;
-    case GEN_TANGENT: fam_tangent(c, base, r, param, q, tag, tagsz); return;
+    case TOI_GEN_GENERIC: fam_generic(c, r, o); break;
+    case TOI_GEN_AIMED: fam_aimed(c, r, o); break;
+    case TOI_GEN_GRAZING: fam_grazing(c, r, param, q, tag, tagsz); break;
+    case TOI_GEN_NEAR_CONTACT: fam_near_contact(c, r, param, q, tag, tagsz); break;
+    case TOI_GEN_FAR: fam_far(c, base, r, param, q, tag, tagsz); return;
+    case TOI_GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), q, tag, tagsz); return;
+    case TOI_GEN_SLOW: fam_slow(c, r, param, q, tag, tagsz); break;
+    case TOI_GEN_TANGENT: fam_tangent(c, base, r, param, q, tag, tagsz); return;
     default: break;
   }
   if (base) *base = *c;
 }
 
 /* Case index of the checked options o; for mixed, subs[f] holds the options
-   of sub-family f (gen_opts_default_in with o's precision and seed). */
-static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, const gen_opts *subs,
+   of sub-family f (toi_gen_opts_default_in with o's precision and seed). */
+static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o, const toi_gen_opts *subs,
                         uint64_t index, int ids) {
   toi_rng r;
   /* Another precision, another stream; binary64 (0) keeps the stream it had. */
@@ -654,10 +654,10 @@ static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_op
   out->dim = o->dim ? o->dim : 2 + coin(&r);
   char tag[40];
   const char *prefix = "";
-  gen_family fam = o->family;
-  if (fam == GEN_MIXED) {
+  toi_gen_family fam = o->family;
+  if (fam == TOI_GEN_MIXED) {
     fam = mix_slots[index % 16];
-    const gen_opts *sub = &subs[fam];
+    const toi_gen_opts *sub = &subs[fam];
     int param = 0;
     if (uses_k(fam)) param = range_draw(&r, &sub->k);
     if (uses_e(fam)) param = range_draw(&r, &sub->e);
@@ -669,7 +669,7 @@ static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_op
     *bin = 0;
     if (uses_k(fam) || uses_e(fam)) {
       param = range_pick(uses_k(fam) ? &o->k : &o->e, index);
-      *bin = (size_t)(index % gen_bin_count(o));
+      *bin = (size_t)(index % toi_gen_bin_count(o));
     }
     gen_one(out, base, &r, o, param, tag, sizeof tag);
   }
@@ -678,31 +678,31 @@ static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_op
 }
 
 /* The sub-families' options of a mixed o into subs (nothing otherwise). */
-static void mixed_subs(gen_opts subs[GEN_FAMILY_COUNT], const gen_opts *o) {
-  if (o->family != GEN_MIXED) return;
-  for (int f = 0; f < GEN_FAMILY_COUNT; f++) {
-    gen_opts_default_in(&subs[f], (gen_family)f, o->precision);
+static void mixed_subs(toi_gen_opts subs[TOI_GEN_FAMILY_COUNT], const toi_gen_opts *o) {
+  if (o->family != TOI_GEN_MIXED) return;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts_default_in(&subs[f], (toi_gen_family)f, o->precision);
     subs[f].seed = o->seed;
   }
 }
 
-toi_status gen_case(toi_case *out, toi_case *base, size_t *bin, const gen_opts *o, uint64_t index) {
+toi_status toi_gen_case(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o, uint64_t index) {
   char msg[160];
-  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
-  gen_opts subs[GEN_FAMILY_COUNT];
-  if (o->family == GEN_MIXED) { /* only the one this case needs */
-    gen_family f = mix_slots[index % 16];
-    gen_opts_default_in(&subs[f], f, o->precision);
+  if (toi_gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
+  if (o->family == TOI_GEN_MIXED) { /* only the one this case needs */
+    toi_gen_family f = mix_slots[index % 16];
+    toi_gen_opts_default_in(&subs[f], f, o->precision);
     subs[f].seed = o->seed;
   }
   gen_case_at(out, base, bin, o, subs, index, 1);
   return TOI_OK;
 }
 
-toi_status gen_cases(toi_case *out, size_t *bins, const gen_opts *o, uint64_t lo, size_t n, int ids) {
+toi_status toi_gen_cases(toi_case *out, size_t *bins, const toi_gen_opts *o, uint64_t lo, size_t n, int ids) {
   char msg[160];
-  if (gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
-  gen_opts subs[GEN_FAMILY_COUNT];
+  if (toi_gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
   mixed_subs(subs, o);
   for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k, ids);
   return TOI_OK;

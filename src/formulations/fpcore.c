@@ -290,11 +290,11 @@ static void put_range(fpw *w, const char *var, int i, double lo, double hi) {
 }
 
 /* :pre, the family's default box for every argument (see fpcore.h). */
-static void put_pre(fpw *w, gen_family fam, toi_precision q) {
-  gen_opts g;
-  gen_opts_default_in(&g, fam, q);
+static void put_pre(fpw *w, toi_gen_family fam, toi_precision q) {
+  toi_gen_opts g;
+  toi_gen_opts_default_in(&g, fam, q);
   double pb = g.pos, va = g.vel, vb = g.vel;
-  if (fam == GEN_AIMED) {
+  if (fam == TOI_GEN_AIMED) {
     double bmax = fmax(fabs(g.blo), fabs(g.bhi));
     pb = ceil(g.pos + 2 * g.rhi * sqrt(20 * 20 + bmax * bmax));
     va = 1;
@@ -334,7 +334,7 @@ static void put_header(fpw *w, const toi_formulation *f, const toi_fpcore_opts *
 toi_status toi_fpcore_format(char **out, const toi_formulation *f, const toi_fpcore_opts *o) {
   *out = NULL;
   if (!f || toi_fpcore_unsupported(f)) return TOI_ERR_INPUT;
-  if (!o || (o->dim != 2 && o->dim != 3) || (o->pre != GEN_GENERIC && o->pre != GEN_AIMED) ||
+  if (!o || (o->dim != 2 && o->dim != 3) || (o->pre != TOI_GEN_GENERIC && o->pre != TOI_GEN_AIMED) ||
       (o->precision != TOI_BINARY64 && o->precision != TOI_BINARY32))
     return TOI_ERR_RANGE;
   fpw w = {malloc(4096), 0, 4096, 0, o->dim};

@@ -27,7 +27,7 @@
 typedef struct toi_fpcore_opts {
   toi_precision precision; ///< binary64 or binary32
   int dim;                 ///< 2 or 3
-  gen_family pre;          ///< GEN_GENERIC or GEN_AIMED: the family whose default ranges give :pre
+  toi_gen_family pre;          ///< TOI_GEN_GENERIC or TOI_GEN_AIMED: the family whose default ranges give :pre
 } toi_fpcore_opts;
 
 /// Why f has no FPCore export ("robust: scales by data-dependent powers of

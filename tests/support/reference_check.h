@@ -197,11 +197,11 @@ typedef struct tr_fam_param {
 } tr_fam_param;
 
 /* Every family under the chosen build, then under the build without FMA,
- * into p (2 GEN_FAMILY_COUNT entries); returns the count. */
+ * into p (2 TOI_GEN_FAMILY_COUNT entries); returns the count. */
 static inline size_t tr_fam_params(tr_fam_param *p) {
   size_t k = 0;
   for (int fma = 1; fma >= 0; fma--)
-    for (int f = 0; f < GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
+    for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) p[k].family = f, p[k].fma = fma, k++;
   return k;
 }
 

@@ -9,17 +9,17 @@
 
 /* Outcome kinds as the sweep and hunt outputs spell them: written out here,
    not taken from the writers, so that a renamed kind fails the tests. */
-static const char *const rp_kind_names[SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
+static const char *const rp_kind_names[TOI_SCORE_KIND_COUNT] = {"agree", "missed", "ghost", "other",
                                                             "out-of-domain"};
 
 /* Solves c with the reference and scores f on it as sweep and hunt do.
    0, or -1 when the reference or the error measurement fails. */
-static inline int replay_case(score_case *r, const toi_formulation *f, const toi_case *c) {
+static inline int replay_case(toi_score_case *r, const toi_formulation *f, const toi_case *c) {
   toi_ref ref;
   if (toi_ref_solve_engine(&ref, c, TOI_REF_FAST) != TOI_OK) return -1;
-  score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
-  score_detail d;
-  if (score_answer(&d, f->solve(c), f->direction, f->domain, c, &ref, &o) != TOI_OK) return -1;
+  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  toi_score_detail d;
+  if (toi_score_answer(&d, f->solve(c), f->direction, f->domain, c, &ref, &o) != TOI_OK) return -1;
   *r = d.sc;
   return 0;
 }
