@@ -969,14 +969,6 @@ int ref_fast_use_fma(int on) {
 #endif
 }
 
-static _Thread_local toi_ref_fast_stats fast_stats;
-
-void toi_ref_fast_stats_get(toi_ref_fast_stats *out) {
-  if (out) *out = fast_stats;
-}
-
-void toi_ref_fast_stats_reset(void) { memset(&fast_stats, 0, sizeof fast_stats); }
-
 /* The checks of ref_check_case that the computation does not make itself:
  * the finiteness of the inputs is read from that of their differences in
  * fast_try, which hands anything non-finite back to ref_check_case. */
@@ -1007,7 +999,7 @@ FAST_INLINE toi_status fast_solve(toi_ref *out, const toi_case *c, const double 
   /* Each refusal here is one ref_check_case would make too (TOI_ERR_INPUT). */
   if (!fast_plausible(c)) return TOI_ERR_INPUT;
   if (delta && !isfinite(*delta)) return ref_check_case(c) != TOI_OK ? TOI_ERR_INPUT : TOI_ERR_RANGE;
-  toi_ref_fast_stats *s = &fast_stats;
+  toi_ref_fast_stats *s = &ref_fast_tally;
   int why, in_q;
 #ifdef FAST_DISPATCH
   /* The first stage (ref_fast_quick.c) answers most cases without a target
@@ -1060,14 +1052,6 @@ toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c, toi_precision q)
   if (q == TOI_BINARY32) return fast_solve(out, c, NULL, 1, TOI_BINARY32);
   return q == TOI_BINARY64 ? fast_solve(out, c, NULL, 1, TOI_BINARY64) : fast_solve(out, c, NULL, 1, q);
 }
-
-void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact) {
-  fast_stats.calls += quick + dd;
-  fast_stats.quick += quick;
-  fast_stats.exact += exact;
-}
-
-void ref_fast_count_prec(void) { fast_stats.fb_prec++; }
 
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {
   if (!fs || !fast_plausible(c)) return 0;

@@ -3,16 +3,13 @@
 #define REF_FAST_KERNELS_H
 
 #include "ref_common.h"
+#include "ref_fast_count.h"
 #include "toiref.h"
 
 /// ref_solve_fast_prec without a target, for a case whose first stage
 /// (ref_fast_quick or the batch's) has already declined it: the double-double
 /// stage, then MPFR; the roots in precision q.
 toi_status ref_solve_fast_rest(toi_ref *out, const toi_case *c, toi_precision q);
-/// A case of a precision q whose certified binary64 root lies next to a
-/// rounding boundary of q: counted in toi_ref_fast_stats.fb_prec, then the
-/// MPFR engine's answer in q (ref_fast_prec.c).
-toi_status ref_fast_boundary_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
 /// Both roots of a certified binary64 answer rounded to q in place, with
 /// its directions' times: 1 when ref_round_certified proves both, else 0
 /// (out unchanged).
@@ -28,7 +25,7 @@ static inline int ref_fast_round_prec(toi_ref *out, toi_precision q) {
 /// The end of the fast engine in a precision q other than binary64, for a
 /// case whose certified binary64 answer is in out: its roots rounded to q
 /// when that is proved (ref_fast_round_prec), else the MPFR engine's answer
-/// in q, counted in toi_ref_fast_stats.fb_prec (ref_fast_prec.c).
+/// in q, counted in toi_ref_fast_stats.fb_prec (ref_fast_count.c).
 static inline toi_status ref_fast_finish_prec(toi_ref *out, const toi_case *c, const double *delta,
                                               toi_precision q) {
   return ref_fast_round_prec(out, q) ? TOI_OK : ref_fast_boundary_prec(out, c, delta, q);
@@ -64,10 +61,4 @@ int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 int ref_fast_batch4_32_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 int ref_fast_batch8_32_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
-/// Counts cases answered outside ref_solve_fast (by the batch): quick by
-/// its first stage, dd by its double-double stage, exact of those dd with c
-/// to 2^-145 (fast_c3).
-void ref_fast_count(unsigned long long quick, unsigned long long dd, unsigned long long exact);
-/// Counts one fallback to MPFR of ref_fast_prec.c (toi_ref_fast_stats.fb_prec).
-void ref_fast_count_prec(void);
 #endif

@@ -362,9 +362,9 @@ static int read_output(batch *b, int *fd, linebuf *lb, int is_err) {
 /* Feeds the input and takes the answers and stderr lines until both outputs
    close. Returns 1 when the solver made no progress for the timeout (hung). */
 static int exchange(batch *b, proc *p, double timeout) {
-  double deadline = solver_now() + timeout;
+  double deadline = toi_clock_now() + timeout;
   while (p->out_fd >= 0 || p->err_fd >= 0) {
-    double left = deadline - solver_now();
+    double left = deadline - toi_clock_now();
     if (left <= 0) return 1;
     struct pollfd fds[3];
     int np = 0, iin = -1, iout = -1, ierr = -1;
@@ -387,7 +387,7 @@ static int exchange(batch *b, proc *p, double timeout) {
     if (iin >= 0 && fds[iin].revents) progress = write_input(p);
     if (iout >= 0 && fds[iout].revents) progress |= read_output(b, &p->out_fd, &p->lo, 0) > 0;
     if (ierr >= 0 && fds[ierr].revents) read_output(b, &p->err_fd, &p->le, 1);
-    if (progress) deadline = solver_now() + timeout;
+    if (progress) deadline = toi_clock_now() + timeout;
   }
   return 0;
 }
@@ -397,7 +397,7 @@ static int exchange(batch *b, proc *p, double timeout) {
    killed; when it ended by itself, that is a protocol error. Returns 1 when it
    had to be stopped. */
 static int stop_solver(batch *b, proc *p, int hung, double timeout, int *status) {
-  int stopped = solver_proc_wait(&p->sp, solver_now() + (hung ? 0 : timeout), status) || hung;
+  int stopped = solver_proc_wait(&p->sp, toi_clock_now() + (hung ? 0 : timeout), status) || hung;
   int left = solver_proc_leftovers(&p->sp);
   if (left && !stopped) {
     b->info->protocol_errors++;
@@ -582,14 +582,4 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   free(map);
   free(got);
   return 0;
-}
-
-void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg) {
-  if (q->stderr_shown > SOLVER_LINES_SHOWN)
-    toi_msgf(msg, "solver %s: %d more stderr lines not shown", name, q->stderr_shown - SOLVER_LINES_SHOWN);
-  if (q->output_shown > SOLVER_LINES_SHOWN)
-    toi_msgf(msg, "solver %s: %d more output lines not shown", name, q->output_shown - SOLVER_LINES_SHOWN);
-  if (q->messages_shown > SOLVER_MESSAGES_SHOWN)
-    toi_msgf(msg, "solver %s: %d more protocol messages not shown", name,
-             q->messages_shown - SOLVER_MESSAGES_SHOWN);
 }

@@ -39,12 +39,6 @@ enum { CHILD_LOAD_FAILED = 125 };
 /* Longest line of a plug-in's output relayed whole; a longer one is cut there. */
 #define OUTPUT_LINE_MAX 8192
 
-double solver_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void to_abi_case(toi_solver_case *o, const toi_case *c, double tmax) {
   memset(o, 0, sizeof *o);
   memcpy(o->id, c->id, sizeof o->id);
@@ -279,9 +273,9 @@ static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, 
    (STREAM_HUNG) or sends a record out of turn (STREAM_GARBLED). */
 static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeout, size_t *expect,
                         solver_run_info *info) {
-  double deadline = solver_now() + timeout;
+  double deadline = toi_clock_now() + timeout;
   while (io->ans_fd >= 0 || io->out_fd >= 0) {
-    double left = deadline - solver_now();
+    double left = deadline - toi_clock_now();
     if (left <= 0) return STREAM_HUNG;
     struct pollfd p[2];
     int np = 0, ia = -1, iout = -1;
@@ -297,7 +291,7 @@ static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeo
     if (pr <= 0) continue; /* EINTR, or the deadline checked above */
     int got = read_ready(io, p, ia, iout, ans, n, expect, info);
     if (got < 0) return STREAM_GARBLED;
-    if (got > 0) deadline = solver_now() + timeout;
+    if (got > 0) deadline = toi_clock_now() + timeout;
   }
   return STREAM_ENDED;
 }
@@ -367,7 +361,7 @@ static int run_child(const solver_def *s, const toi_case *cases, size_t next, si
   if (io.out_fd >= 0) close(io.out_fd);
   take_output(out, "", 0, 1);
   /* A child that sent everything has the timeout to end; any other is stopped now. */
-  *stopped = solver_proc_wait(&sp, solver_now() + (stream == STREAM_ENDED ? o->timeout : 0), status);
+  *stopped = solver_proc_wait(&sp, toi_clock_now() + (stream == STREAM_ENDED ? o->timeout : 0), status);
   int left = solver_proc_leftovers(&sp);
   if (left && !*stopped && stream == STREAM_ENDED) {
     info->protocol_errors++;
@@ -449,7 +443,7 @@ static int read_stream(int fd, double deadline, char **buf, size_t *len) {
   *len = 0;
   if (!(*buf = malloc(cap))) return -1;
   for (;;) {
-    double left = deadline - solver_now();
+    double left = deadline - toi_clock_now();
     if (left <= 0) return 1;
     struct pollfd p = {fd, POLLIN, 0};
     int pr = poll(&p, 1, (int)ceil(left * 1000));
@@ -530,10 +524,10 @@ int solver_plugin_describe(const char *full, const char *path, const char *symbo
   }
   char *buf = NULL;
   size_t len = 0;
-  int rs = read_stream(fds[0], solver_now() + timeout, &buf, &len);
+  int rs = read_stream(fds[0], toi_clock_now() + timeout, &buf, &len);
   close(fds[0]);
   int status;
-  int stopped = solver_proc_wait(&sp, solver_now() + (rs == 0 ? timeout : 0), &status);
+  int stopped = solver_proc_wait(&sp, toi_clock_now() + (rs == 0 ? timeout : 0), &status);
   int left = solver_proc_leftovers(&sp);
   int count = -1;
   if (rs == 0 && !stopped && len >= sizeof(describe_head)) {

@@ -220,11 +220,11 @@ int solver_proc_start(solver_proc *p, solver_body_fn body, const void *arg, cons
 /* Asks the keeper to end the tree; kills its group after a second if it has not. */
 static void kill_and_wait(pid_t pid, int *status) {
   kill(pid, SIGTERM);
-  double until = solver_now() + 1;
+  double until = toi_clock_now() + 1;
   for (;;) {
     pid_t r = waitpid(pid, status, WNOHANG);
     if (r == pid || (r < 0 && errno != EINTR)) return;
-    if (solver_now() >= until) break;
+    if (toi_clock_now() >= until) break;
     struct timespec ts = {0, 1000000};
     nanosleep(&ts, NULL);
   }
@@ -240,7 +240,7 @@ int solver_proc_wait(solver_proc *p, double deadline, int *status) {
   for (;;) {
     pid_t r = waitpid(p->pid, status, WNOHANG);
     if (r == p->pid || (r < 0 && errno != EINTR)) break;
-    if (solver_now() >= deadline) {
+    if (toi_clock_now() >= deadline) {
       kill_and_wait(p->pid, status);
       stopped = 1;
       break;
@@ -283,4 +283,14 @@ void solver_relay_line(const char *name, const char *what, int *shown, const toi
   if (keep) log->emit(log->ud, text);
   if (show) msg->emit(msg->ud, text);
   if (text != local) free(text);
+}
+
+void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg) {
+  if (q->stderr_shown > SOLVER_LINES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more stderr lines not shown", name, q->stderr_shown - SOLVER_LINES_SHOWN);
+  if (q->output_shown > SOLVER_LINES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more output lines not shown", name, q->output_shown - SOLVER_LINES_SHOWN);
+  if (q->messages_shown > SOLVER_MESSAGES_SHOWN)
+    toi_msgf(msg, "solver %s: %d more protocol messages not shown", name,
+             q->messages_shown - SOLVER_MESSAGES_SHOWN);
 }

@@ -9,6 +9,7 @@
 #include "toiref.h"
 #include "score.h"
 #include "candidate.h"
+#include "clock.h"
 
 /// How a solver is reached.
 typedef enum solver_kind {
@@ -58,7 +59,7 @@ int solvers_find_engine(const char *name, solver_def *out, const toi_msg *msg);
 /// run in this process). Returns the count, or -1 after writing a reason to err.
 int solvers_from_plugin(const char *path, const char *symbol, double timeout, solver_def **out, char *err,
                         size_t errsz);
-/// solvers_from_plugin's work, done in the calling process: dlopen()s full
+/// solvers_from_plugin's work, done in the calling process (solver_describe.c): dlopen()s full
 /// (path is its name in messages). Only the describing child calls it.
 int solvers_describe_here(const char *full, const char *path, const char *symbol, solver_def **out, char *err,
                           size_t errsz);
@@ -110,7 +111,7 @@ typedef void (*solver_body_fn)(const void *arg);
 /// -1: /dev/null) as its descriptor i, i < nfds, and no other descriptor; its
 /// signals as a new process has them. 0, or -1 with errno set.
 int solver_proc_start(solver_proc *p, solver_body_fn body, const void *arg, const int *fds, int nfds);
-/// Waits for the keeper's end until deadline (solver_now()), then has it end
+/// Waits for the keeper's end until deadline (toi_clock_now(), clock.h), then has it end
 /// the tree (SIGTERM, and SIGKILL to its group a second later). *status is the
 /// body's as the keeper repeats it. Returns 1 when the keeper had to be stopped.
 int solver_proc_wait(solver_proc *p, double deadline, int *status);
@@ -138,9 +139,6 @@ void solver_relay_line(const char *name, const char *what, int *shown, const toi
 /// After the last call with a quota: tells msg how many stderr lines and
 /// protocol messages of solver `name` were not shown.
 void solver_quota_report(const char *name, const solver_quota *q, const toi_msg *msg);
-
-/// Monotonic clock in seconds.
-double solver_now(void);
 
 /// Checks an answer's class and time; on a bad one marks it failed. Returns 0 when usable.
 int solver_check_answer(solver_answer *a);
