@@ -33,13 +33,14 @@ SYS_LIBS := -lm -ldl -pthread
 
 # ---- layers: each folder's objects see only their own headers and those of the layers below ----
 # include/toibench (public API) <- src/core <- src/formulations, reference <- src/sim <- src/bench
-# <- src/cli. See HACKING.md.
+# <- src/report <- src/cli. See HACKING.md.
 INC_core := include/toibench src/core
 INC_formulations := $(INC_core) src/formulations
 INC_reference := $(INC_core) reference reference/mpfr reference/fast
 INC_sim := $(INC_core) src/formulations reference src/sim
 INC_bench := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench
-INC_cli := $(INC_core) src/formulations reference reference/mpfr reference/fast src/sim src/bench src/cli
+INC_report := $(INC_bench) src/report
+INC_cli := $(INC_report) src/cli
 INC_tests := $(INC_cli) tests/support
 
 # `private`: a prerequisite built for one of these targets does not inherit its flags.
@@ -48,6 +49,7 @@ $(BUILD)/src/formulations/%.o: private LAYER_INC := $(INC_formulations)
 $(BUILD)/reference/%.o: private LAYER_INC := $(INC_reference)
 $(BUILD)/src/sim/%.o: private LAYER_INC := $(INC_sim)
 $(BUILD)/src/bench/%.o: private LAYER_INC := $(INC_bench)
+$(BUILD)/src/report/%.o: private LAYER_INC := $(INC_report)
 $(BUILD)/src/cli/%.o: private LAYER_INC := $(INC_cli)
 $(BUILD)/tests/%.o: private LAYER_INC := $(INC_tests)
 $(BUILD)/bench_fastref: private LAYER_INC := $(INC_cli)
@@ -58,7 +60,8 @@ $(BUILD)/reference/%.o $(BUILD)/tests/%.o $(BUILD)/bench_fastref: private LAYER_
 # same objects make the archive and the shared library.
 LIB_DIRS := src/core src/formulations src/sim src/bench reference reference/mpfr reference/fast
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
-CLI_SRC := $(wildcard src/cli/*.c)
+# The report (src/report) is a layer of the command, linked with src/cli, not in the library.
+CLI_SRC := $(wildcard src/report/*.c src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -113,7 +116,7 @@ $(BUILD)/%.o: %.c | check-deps
 
 # The report names the version and flags it was built with: rebuilt when a
 # commit or checkout changes what git describe says.
-$(BUILD)/src/cli/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(wildcard .git/HEAD .git/index) | check-deps
+$(BUILD)/src/report/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(wildcard .git/HEAD .git/index) | check-deps
 	@mkdir -p $(dir $@)
 	$(COMPILE) -DTOI_GIT_VERSION='"$(GIT_VERSION)"' \
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@

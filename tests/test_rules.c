@@ -1,12 +1,16 @@
-/* test_rules.c: the scoring rules at their edges (the step, the target, the tolerance, ties of maxima and witnesses). */
+/* test_rules.c: the scoring rules at their edges (the step, the target, the tolerance, ties of maxima and witnesses);
+ * the layers' include rule. */
 /* Each test sits exactly on the edge of one rule, where a comparison written
  * the other way (< for <=, >= for >) changes the answer; tests/mutants/
  * mutants.list names the one-line bugs they catch. Expected values come from
  * the exact constructions, never from the program. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "audit.h"
 #include "bench.h"
 #include "case_build.h"
@@ -444,4 +448,150 @@ Test(rules, audit_statistics_leave_nan_out) {
   cr_assert_eq(ke->max_case, 1);
   toi_audit_free(&au);
   toi_caselist_free(&l);
+}
+
+/* ---- the layers: no file includes a folder above its own (HACKING.md, the Makefile's INC_*) ---- */
+
+/* Each layer's folders, lowest first, and the folders its files may include:
+ * the same lists as the Makefile's INC_core ... INC_cli. A folder below one
+ * of these (src/formulations/NAME) belongs to it. */
+typedef struct layer_rule {
+  const char *dir;
+  const char *may[12];
+} layer_rule;
+
+static const layer_rule layer_rules[] = {
+    {"src/core", {"include/toibench", "src/core"}},
+    {"src/formulations", {"include/toibench", "src/core", "src/formulations"}},
+    {"reference/mpfr", {"include/toibench", "src/core", "reference", "reference/mpfr", "reference/fast"}},
+    {"reference/fast", {"include/toibench", "src/core", "reference", "reference/mpfr", "reference/fast"}},
+    {"reference", {"include/toibench", "src/core", "reference", "reference/mpfr", "reference/fast"}},
+    {"src/sim", {"include/toibench", "src/core", "src/formulations", "reference", "src/sim"}},
+    {"src/bench",
+     {"include/toibench", "src/core", "src/formulations", "reference", "reference/mpfr", "reference/fast", "src/sim",
+      "src/bench"}},
+    {"src/report",
+     {"include/toibench", "src/core", "src/formulations", "reference", "reference/mpfr", "reference/fast", "src/sim",
+      "src/bench", "src/report"}},
+    {"src/cli",
+     {"include/toibench", "src/core", "src/formulations", "reference", "reference/mpfr", "reference/fast", "src/sim",
+      "src/bench", "src/report", "src/cli"}},
+};
+#define NLAYER_RULES (sizeof layer_rules / sizeof layer_rules[0])
+
+/* Every folder of the layers (with those below them), for finding where an included name lives. */
+typedef struct dir_list {
+  char v[256][256];
+  size_t n;
+} dir_list;
+
+static void add_dirs(dir_list *l, const char *rel) {
+  for (size_t i = 0; i < l->n; i++)
+    if (!strcmp(l->v[i], rel)) return;
+  cr_assert_lt(l->n, 256);
+  snprintf(l->v[l->n++], sizeof l->v[0], "%s", rel);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", TOI_SOURCE_DIR, rel);
+  DIR *d = opendir(path);
+  cr_assert_not_null(d, "cannot open %s", path);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char sub[4096], full[8192];
+    snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name);
+    snprintf(full, sizeof full, "%s/%s", TOI_SOURCE_DIR, sub);
+    struct stat sb;
+    if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode)) add_dirs(l, sub);
+  }
+  closedir(d);
+}
+
+static int file_in(const char *dir, const char *name) {
+  char full[8192];
+  snprintf(full, sizeof full, "%s/%s/%s", TOI_SOURCE_DIR, dir, name);
+  return access(full, F_OK) == 0;
+}
+
+/* The rule of the folder rel: the longest layer folder it is in. */
+static const layer_rule *rule_of(const char *rel) {
+  const layer_rule *best = NULL;
+  for (size_t i = 0; i < NLAYER_RULES; i++) {
+    size_t n = strlen(layer_rules[i].dir);
+    if (!strncmp(rel, layer_rules[i].dir, n) && (rel[n] == 0 || rel[n] == '/') &&
+        (!best || n > strlen(best->dir)))
+      best = &layer_rules[i];
+  }
+  return best;
+}
+
+static int may_include(const layer_rule *r, const char *dir) {
+  for (size_t k = 0; k < 12 && r->may[k]; k++)
+    if (!strcmp(r->may[k], dir)) return 1;
+  return 0;
+}
+
+/* The violations of the file rel (in folder dir) appended to bad: a quoted
+ * include that names a file of a layer folder the file's layer may not
+ * include, found neither beside the file nor in a folder it may include. */
+static void check_includes(const dir_list *all, const char *dir, const char *rel, char *bad, size_t n) {
+  const layer_rule *r = rule_of(dir);
+  char full[8192], line[1024];
+  snprintf(full, sizeof full, "%s/%s", TOI_SOURCE_DIR, rel);
+  FILE *f = fopen(full, "r");
+  cr_assert_not_null(f, "cannot read %s", full);
+  int lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p++ != '#') continue;
+    while (*p == ' ' || *p == '\t') p++;
+    if (strncmp(p, "include", 7)) continue;
+    p += 7;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p != '"') continue;
+    const char *q = strchr(p + 1, '"');
+    if (!q) continue;
+    char name[512];
+    snprintf(name, sizeof name, "%.*s", (int)(q - p - 1), p + 1);
+    if (file_in(dir, name) && !strstr(name, "..")) continue; /* beside the file */
+    int allowed = 0, where = -1;
+    for (size_t k = 0; k < 12 && r->may[k] && !allowed; k++) allowed = file_in(r->may[k], name);
+    for (size_t k = 0; k < all->n && !allowed && where < 0; k++)
+      if (file_in(all->v[k], name) && !may_include(r, all->v[k])) where = (int)k;
+    if (!allowed && where >= 0) {
+      size_t len = strlen(bad);
+      snprintf(bad + len, n - len, "%s:%d: \"%s\" is in %s, above layer %s\n", rel, lineno, name, all->v[where],
+               r->dir);
+    }
+  }
+  fclose(f);
+}
+
+static void check_dir(const dir_list *all, const char *dir, char *bad, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", TOI_SOURCE_DIR, dir);
+  DIR *d = opendir(path);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const char *dot = strrchr(e->d_name, '.');
+    if (e->d_name[0] == '.' || !dot || (strcmp(dot, ".c") && strcmp(dot, ".h") && strcmp(dot, ".inl"))) continue;
+    char rel[4096];
+    snprintf(rel, sizeof rel, "%s/%s", dir, e->d_name);
+    check_includes(all, dir, rel, bad, n);
+  }
+  closedir(d);
+}
+
+Test(rules, no_file_includes_a_higher_layer) {
+  static dir_list all;
+  all.n = 0;
+  add_dirs(&all, "include/toibench");
+  for (size_t i = 0; i < NLAYER_RULES; i++) add_dirs(&all, layer_rules[i].dir);
+  static char bad[16384];
+  bad[0] = 0;
+  for (size_t k = 0; k < all.n; k++)
+    if (strcmp(all.v[k], "include/toibench")) check_dir(&all, all.v[k], bad, sizeof bad);
+  cr_expect_str_empty(bad, "includes of a higher layer:\n%s", bad);
 }

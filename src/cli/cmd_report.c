@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "cli_outcheck.h"
 #include "report.h"
-#include "report_check.h"
+#include "report_place.h"
 #include "sweep.h"
 #include "toiref.h"
 

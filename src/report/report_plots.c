@@ -10,14 +10,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cli.h"
 #include "report_int.h"
 
 /* ---- data files ---- */
 
 static int write_family(const rep_data *d, const rep_section *s, const char *dir, const char *file,
                         const char *param) {
-  FILE *f = rw_open_in(dir, file);
+  FILE *f = rw_open_in(d->opts.msg, dir, file);
   if (!f) return -1;
   size_t nb = toi_gen_bin_count(&s->gen);
   fprintf(f, "# toibench report: %s family, per formulation (gnuplot index = formulation order)\n", s->name);
@@ -63,7 +62,7 @@ static int write_family(const rep_data *d, const rep_section *s, const char *dir
 /* data/kappa.dat: the ULP error against kappa, per column. */
 static int write_kappa(const rep_data *d, const char *dir) {
   const rep_section *s = &d->sec[0];
-  FILE *f = rw_open_in(dir, "kappa.dat");
+  FILE *f = rw_open_in(d->opts.msg, dir, "kappa.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: ULP error against the condition number kappa of t*, per formulation\n");
   for (size_t k = 0; k < d->ncol; k++) {
@@ -85,7 +84,7 @@ static int write_kappa(const rep_data *d, const char *dir) {
 /* data/cdf.dat: the distribution of the ULP error, per column. */
 static int write_cdf(const rep_data *d, const char *dir, const char *file) {
   const rep_section *s = &d->sec[0];
-  FILE *f = rw_open_in(dir, file);
+  FILE *f = rw_open_in(d->opts.msg, dir, file);
   if (!f) return -1;
   fprintf(f, "# toibench report: cumulative distribution of the ULP error on the %s suite\n", s->name);
   for (size_t k = 0; k < d->ncol; k++) {
@@ -104,7 +103,7 @@ static int write_cdf(const rep_data *d, const char *dir, const char *file) {
 
 /* data/audit.dat: the response audit's distributions, per column. */
 static int write_audit(const rep_data *d, const char *dir) {
-  FILE *f = rw_open_in(dir, "audit.dat");
+  FILE *f = rw_open_in(d->opts.msg, dir, "audit.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: pairwise response audit (E = 1), distributions per formulation\n");
   for (size_t k = 0; k < d->ncol; k++) {
@@ -141,7 +140,7 @@ static int write_audit(const rep_data *d, const char *dir) {
 
 /* data/sim.dat: the many-ball simulation's energy error. */
 static int write_sim(const rep_data *d, const char *dir) {
-  FILE *f = rw_open_in(dir, "sim.dat");
+  FILE *f = rw_open_in(d->opts.msg, dir, "sim.dat");
   if (!f) return -1;
   fprintf(f, "# toibench report: many-ball simulation, kinetic energy error against events, per kernel\n");
   for (size_t j = 0; j < d->nsim; j++) {
@@ -261,7 +260,7 @@ static void pareto_label(char *buf, size_t n, const row *r, int clipped) {
 }
 
 int rw_write_pareto(const rep_data *d, const row *rows, const char *dir) {
-  FILE *f = rw_open_in(dir, "pareto.dat");
+  FILE *f = rw_open_in(d->opts.msg, dir, "pareto.dat");
   if (!f) return -1;
   size_t n = 0, *at = malloc((d->ncol + 1) * sizeof *at);
   double *ux = malloc((d->ncol + 1) * 5 * sizeof *ux);
@@ -596,23 +595,24 @@ static void plot_titles(const char *dir, const rw_plot *p, plot_args *a) {
 
 /* Plot p in SVG and PNG, into img/PREFIXSCRIPT.{svg,png}: gnuplot runs in the
  * report's folder dir with the script's absolute path and relative paths. */
-static int plot_one(const char *dir, const char *scripts, const rw_plot *p, const char *prefix, plot_args *a) {
+static int plot_one(const toi_msg *msg, const char *dir, const char *scripts, const rw_plot *p, const char *prefix,
+                    plot_args *a) {
   for (int fmt = 0; fmt < 2; fmt++) {
-    char script[PATH_MAX + 64], data[128], out[128], msg[4096];
+    char script[PATH_MAX + 64], data[128], out[128], said[4096];
     if ((size_t)snprintf(script, sizeof script, "%s/%s.gp", scripts, p->script) >= sizeof script) {
-      cli_error("report: the gnuplot scripts' folder path is too long: %s", scripts);
+      rw_say(msg, "report: the gnuplot scripts' folder path is too long: %s", scripts);
       return -1;
     }
     snprintf(data, sizeof data, "data/%s", p->data);
     snprintf(out, sizeof out, "img/%s%s.%s", prefix, p->script, fmt ? "png" : "svg");
     char *argv[] = {"gnuplot", "-c", script, data, out, fmt ? "png" : "svg", a->names, a->colours, a->groups,
                     a->present, a->titles, NULL};
-    int st = run_in(dir, argv, msg, sizeof msg);
+    int st = run_in(dir, argv, said, sizeof said);
     char outpath[PATH_MAX + 160];
     snprintf(outpath, sizeof outpath, "%s/%s", dir, out);
     struct stat sb;
     if (st != 0 || stat(outpath, &sb) != 0 || sb.st_size == 0) {
-      cli_error("report: gnuplot failed on %s:\n%s", script, msg);
+      rw_say(msg, "report: gnuplot failed on %s:\n%s", script, said);
       return -1;
     }
   }
@@ -626,7 +626,7 @@ static int plot_one(const char *dir, const char *scripts, const rw_plot *p, cons
 int rw_run_plots(const rep_data *d, const char *dir) {
   char scripts[PATH_MAX];
   if (find_scripts(scripts, sizeof scripts)) {
-    cli_error("report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
+    rw_say(d->opts.msg, "report: gnuplot scripts not found (set TOIBENCH_REPORTS_DIR to the reports/ folder)");
     return -1;
   }
   plot_args *a = malloc(2 * sizeof *a);
@@ -637,13 +637,13 @@ int rw_run_plots(const rep_data *d, const char *dir) {
   for (size_t p = 0; p < NPLOTS && !rc; p++) {
     plot_args *pa = &a[strcmp(plots[p].script, "sim") ? 0 : 1];
     plot_titles(dir, &plots[p], pa);
-    rc = plot_one(dir, scripts, &plots[p], "", pa);
+    rc = plot_one(d->opts.msg, dir, scripts, &plots[p], "", pa);
   }
   if (d->part && !rc) {
     plot_args_of(d, d->part, 0, &a[0]);
     for (size_t p = 0; p < NPART_PLOTS && !rc; p++) {
       plot_titles(dir, &part_plots[p], &a[0]);
-      rc = plot_one(dir, scripts, &part_plots[p], "b32_", &a[0]);
+      rc = plot_one(d->opts.msg, dir, scripts, &part_plots[p], "b32_", &a[0]);
     }
   }
   free(a);

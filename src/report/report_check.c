@@ -1,9 +1,8 @@
 /* report_check.c: `toibench report --check DIR`: the report opened in headless Chromium, every image
  * loaded, no error, a screenshot saved. Chromium runs by posix_spawn with an argv, never a shell. */
-#define _XOPEN_SOURCE 700 /* nftw */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -15,11 +14,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
 #include "report_check.h"
-
-/* The window's width: every summary table must fit it. */
-#define CHECK_WIDTH "1280"
+#include "report_files.h"
 
 /* Seconds a Chromium run may take before it is stopped. */
 #define CHECK_TIMEOUT 180
@@ -112,12 +108,12 @@ static int chromium(const char *url, const char *tmp, const char *shot, int dump
   snprintf(shot_arg, sizeof shot_arg, "--screenshot=%s", shot);
   char *argv[] = {(char *)browser(), "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
                   profile, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--hide-scrollbars",
-                  "--window-size=" CHECK_WIDTH ",2400", dump ? "--dump-dom" : shot_arg, (char *)url, NULL};
+                  "--window-size=" REPORT_CHECK_WIDTH ",2400", dump ? "--dump-dom" : shot_arg, (char *)url, NULL};
   return run_to_files(argv, out, log);
 }
 
-/* The verdict on the page, said on stderr. EXIT_OK or EXIT_RUNTIME. */
-static int judge(const char *dir, const char *tmp, const char *shot) {
+/* The verdict on the page: 0 with *r filled when it passes, else -1 after saying why to msg. */
+static int judge(const toi_msg *msg, const char *dir, const char *tmp, report_check_result *rp) {
   char path[PATH_MAX + 16];
   snprintf(path, sizeof path, "%s/dom.html", tmp);
   char *dom = read_all(path);
@@ -125,80 +121,43 @@ static int judge(const char *dir, const char *tmp, const char *shot) {
   char *log = read_all(path);
   report_check_result r;
   int bad = report_check_dom(dom, log, &r);
+  *rp = r;
   free(dom);
   free(log);
   if (bad) {
-    cli_error("report: %s/index.html: no check marker in the page Chromium loaded (not a report of this "
-              "version, or its script did not run)", dir);
-    return EXIT_RUNTIME;
+    rw_say(msg, "report: %s/index.html: no check marker in the page Chromium loaded (not a report of this "
+           "version, or its script did not run)", dir);
+    return -1;
   }
   if (r.broken || r.errors || r.console || r.images == 0) {
-    cli_error("report: %s/index.html: %d of %d images not loaded%s%s, %d errors, %d console messages", dir, r.broken,
-              r.images, r.broken ? ": " : "", r.list, r.errors, r.console);
-    return EXIT_RUNTIME;
+    rw_say(msg, "report: %s/index.html: %d of %d images not loaded%s%s, %d errors, %d console messages", dir,
+           r.broken, r.images, r.broken ? ": " : "", r.list, r.errors, r.console);
+    return -1;
   }
   if (r.wide) {
-    cli_error("report: %s/index.html: %d summary table%s wider than the page at " CHECK_WIDTH " pixels (cut off)", dir,
-              r.wide, r.wide == 1 ? " is" : "s are");
-    return EXIT_RUNTIME;
+    rw_say(msg,
+           "report: %s/index.html: %d summary table%s wider than the page at " REPORT_CHECK_WIDTH " pixels (cut off)",
+           dir, r.wide, r.wide == 1 ? " is" : "s are");
+    return -1;
   }
-  fprintf(stderr, "report: %s/index.html: %d images loaded, no error, every summary table fits " CHECK_WIDTH
-                  " pixels; screenshot %s\n", dir, r.images, shot);
-  return EXIT_OK;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
-  (void)sb, (void)type, (void)ftw;
-  remove(path);
   return 0;
 }
 
-/* Removes the temporary folder (Chromium's profile included), never following a symbolic link. */
-static void remove_tmp(const char *tmp) { nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-int report_check(const char *dir, const char *shot_in) {
-  char abs[PATH_MAX], index[PATH_MAX + 16], url[3 * PATH_MAX + 32], shot[PATH_MAX + 32];
-  if (!realpath(dir, abs)) {
-    cli_error("report: --check %s: %s", dir, strerror(errno));
-    return EXIT_RUNTIME;
-  }
-  snprintf(index, sizeof index, "%s/index.html", abs);
-  if (access(index, R_OK) != 0) {
-    cli_error("report: --check: no report in %s (no index.html; run 'toibench report --out %s' first)", dir, dir);
-    return EXIT_RUNTIME;
-  }
-  if (shot_in)
-    snprintf(shot, sizeof shot, "%s", shot_in);
-  else
-    snprintf(shot, sizeof shot, "%s/screenshot.png", abs);
+int report_check_page(const char *dir, const char *index, const char *tmp, const char *shot, report_check_result *r,
+                      const toi_msg *msg) {
+  char url[3 * PATH_MAX + 32];
   if (file_url(index, url, sizeof url)) {
-    cli_error("report: --check: the path of %s is too long", index);
-    return EXIT_RUNTIME;
+    rw_say(msg, "report: --check: the path of %s is too long", index);
+    return -1;
   }
-  /* Chromium's profile: a folder named so that the next check removes it
-     when a killed one left it (cli_temp_sweep), and removed on a signal. */
-  char tmp[PATH_MAX];
-  cli_temp_sweep("/tmp");
-  cli_temp_pattern(tmp, sizeof tmp, "/tmp", "check");
-  sigset_t prev;
-  cli_hold_signals(&prev);
-  int made = mkdtemp(tmp) != NULL;
-  int err = errno;
-  if (made) cli_cleanup_register_dir(tmp);
-  pthread_sigmask(SIG_SETMASK, &prev, NULL);
-  if (!made) {
-    cli_error("report: --check: cannot create a temporary folder: %s", strerror(err));
-    return EXIT_RUNTIME;
-  }
-  int rc = EXIT_RUNTIME;
   struct stat sb;
-  if (chromium(url, tmp, shot, 1) != 0)
-    cli_error("report: --check: %s did not run (Debian package chromium: apt-get install chromium)", browser());
-  else if (chromium(url, tmp, shot, 0) != 0 || stat(shot, &sb) != 0 || sb.st_size == 0)
-    cli_error("report: --check: %s wrote no screenshot %s", browser(), shot);
-  else
-    rc = judge(dir, tmp, shot);
-  remove_tmp(tmp);
-  cli_cleanup_unregister(tmp);
-  return rc;
+  if (chromium(url, tmp, shot, 1) != 0) {
+    rw_say(msg, "report: --check: %s did not run (Debian package chromium: apt-get install chromium)", browser());
+    return -1;
+  }
+  if (chromium(url, tmp, shot, 0) != 0 || stat(shot, &sb) != 0 || sb.st_size == 0) {
+    rw_say(msg, "report: --check: %s wrote no screenshot %s", browser(), shot);
+    return -1;
+  }
+  return judge(msg, dir, tmp, r);
 }

@@ -162,13 +162,10 @@ void report_timing(rep_data *d);
 /// cases straight to cand->solve (nothing else inside the clock). *best: the fastest
 /// pass's ns per case, *median: the median pass's (NaN both when n is 0 or a call fails).
 void report_time_solve(const toi_candidate *cand, const toi_case *in, size_t n, double *best, double *median);
-/// Writes the report into dir (data, plots, HTML, Markdown, JSON). 0 or -1.
-int report_write(const rep_data *d, const char *dir);
-/// 0 when dir can be the report's folder (its path is not too long for the
-/// temporary folder beside it and the files in it; it is absent, empty, or a
-/// report's folder holding nothing but what that report made), else -1 after
-/// saying why.
-int report_out_check(const char *dir);
+/// Writes the report's files into the existing folder dir (data, plots, HTML,
+/// Markdown, JSON, the worst cases). 0 or -1 (said to opts.msg). The CLI
+/// makes the folder and puts it in place (src/cli/report_place.c).
+int report_write_files(const rep_data *d, const char *dir);
 void report_free(rep_data *d);
 
 /// Quantile (nearest rank) of v[0..n-1] sorted ascending; NaN if n = 0.

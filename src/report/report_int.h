@@ -1,10 +1,11 @@
-/* report_int.h: what the files of the report's writer share (report_write.c: tables, HTML, Markdown, JSON,
- * the folder; report_plots.c: data files and gnuplot plots). Internal to src/cli. */
+/* report_int.h: what the files of the report's writer share (report_write.c: tables, HTML, Markdown, JSON;
+ * report_plots.c: data files and gnuplot plots; report_files.c: opening their files). Internal to src/report. */
 #ifndef TOI_REPORT_INT_H
 #define TOI_REPORT_INT_H
 
 #include <stdio.h>
 #include "report.h"
+#include "report_files.h"
 #include "report_look.h"
 
 /* One row of the summary table. */
@@ -38,12 +39,6 @@ typedef struct rw_plot {
 /// The main plots (part 0) or the binary32 part's (part 1), *n of them.
 const rw_plot *rw_plots(int part, size_t *n);
 
-/// dir/name opened for writing (an error said when it cannot be).
-FILE *rw_open_in(const char *dir, const char *name);
-/// Closes f: 0, or -1 when a write or the close failed.
-int rw_close_ok(FILE *f);
-/// mkdir -p path. 0 or -1 (errno set).
-int rw_mkdir_p(const char *path);
 /// The group of a column (documents, own kernels, engines).
 rl_group rw_col_group(const rep_col *c);
 /// The palette's colour of name, the same in every plot and table of report d.
