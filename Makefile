@@ -59,7 +59,8 @@ $(BUILD)/reference/%.o $(BUILD)/tests/%.o $(BUILD)/bench_fastref: private LAYER_
 # The library: every object below src/cli, position-independent so that the
 # same objects make the archive and the shared library.
 LIB_DIRS := src/core src/formulations src/sim src/bench reference reference/mpfr reference/fast
-LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+# A formulation is a folder, src/formulations/NAME/ (HACKING.md): found here, no Makefile edit.
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)) $(wildcard src/formulations/*/*.c)
 # The report (src/report) is a layer of the command, linked with src/cli, not in the library.
 CLI_SRC := $(wildcard src/report/*.c src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "accurate.h"
+#include "accurate/accurate.h"
 #include "bigf.h"
 #include "eft.h"
 #include "gen.h"

@@ -271,11 +271,11 @@ static void pen_row(void *ctx, const toi_audit_row *row) {
    count is the number of rows the audit hands out with a gap below the
    threshold, and there are rows on both sides of it. */
 Test(rules, audit_penetrations_are_the_rows_below_the_threshold) {
-  const char *files[] = {"inner-product", "phet", "accurate", "minkowski"};
+  const char *files[] = {"inner_product", "phet", "accurate", "minkowski"};
   toi_caselist all = {0};
   for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
     char path[512];
-    snprintf(path, sizeof path, "%s/cases/worst/%s.cases", TOI_SOURCE_DIR, files[i]);
+    snprintf(path, sizeof path, "%s/src/formulations/%s/worst.cases", TOI_SOURCE_DIR, files[i]);
     toi_caselist l = {0};
     toi_diags dg;
     memset(&dg, 0, sizeof dg);

@@ -1,4 +1,4 @@
-/* test_worst.c: replays the worst-case corpus cases/worst/<formulation>.cases and checks each recorded error. */
+/* test_worst.c: replays the worst-case corpus src/formulations/NAME/worst.cases and checks each recorded error. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -23,8 +23,11 @@ ParameterizedTestParameters(worst, corpus_reproduces_recorded_errors) {
 ParameterizedTest(form_param *p, worst, corpus_reproduces_recorded_errors) {
   size_t n;
   const toi_formulation *f = &toi_formulations(&n)[p->index];
-  char path[4096];
-  snprintf(path, sizeof path, "%s/cases/worst/%s.cases", TOI_SOURCE_DIR, f->name);
+  char path[4096], folder[128];
+  snprintf(folder, sizeof folder, "%s", f->name); /* its folder: the name with '_' for '-' */
+  for (char *c = folder; *c; c++)
+    if (*c == '-') *c = '_';
+  snprintf(path, sizeof path, "%s/src/formulations/%s/worst.cases", TOI_SOURCE_DIR, folder);
   FILE *in = fopen(path, "r");
   cr_assert_not_null(in, "%s: every built-in formulation needs a worst-case corpus", path);
   char line[2048], rec[2048] = "", header[2048] = "";

@@ -1,12 +1,10 @@
-/* formulations32.c: every formulation's binary32 variant, compiled from the same generic source as binary64. */
+/* formulations32.c: the shared helpers' binary32 variant, compiled from the same generic source as binary64. */
 
 /*
- * Each f_NAME.c is written with the type real (real.h): included here with
- * TOI_REAL_BITS 32, its formula computes in float and defines toi_f_NAME32,
- * registered beside toi_f_NAME (registry.c). A variant reads the case's
- * numbers as floats (a case rounded to binary32 holds floats, so exactly),
- * computes every operation in float, and returns its float time as a
- * double. `accurate` is not generic: its binary32 variant is f_accurate32.c.
+ * The helpers phet and phet-reverse share (phet_roots.c, phet_detect.c) in
+ * binary32: included here with TOI_REAL_BITS 32 they compute in float and
+ * define toi_phet_quadratic_roots32 and toi_phet_detect32. Each formulation's
+ * own variant is NAME/NAME32.c, which includes NAME/NAME.c the same way.
  */
 #define TOI_REAL_BITS 32
 
@@ -14,13 +12,3 @@
 
 #include "phet_roots.c"
 #include "phet_detect.c"
-#include "f_expanded.c"
-#include "f_expanded_corner.c"
-#include "f_inner_product.c"
-#include "f_ericson.c"
-#include "f_minkowski.c"
-#include "f_phet.c"
-#include "f_phet_reverse.c"
-#include "f_overlap_recovery.c"
-#include "f_gsl_stable.c"
-#include "f_robust.c"

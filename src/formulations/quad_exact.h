@@ -16,7 +16,7 @@ typedef struct qx_num {
 
 /* From the exact differences s = pB - pA, v = vB - vA, R = rA + rB, each an
    exact double-double, in the kernels' safe range (inputs in [2^-150, 2^150)
-   or zero, see f_accurate.c): Shewchuk expansions, e = 0. Each returns 0, or
+   or zero, see accurate/accurate.c): Shewchuk expansions, e = 0. Each returns 0, or
    -1 when an expansion would outgrow its buffer (then use qx_big). */
 int qx_c(const dd *s, dd R, int n, qx_num *c);
 int qx_b(const dd *s, const dd *v, int n, qx_num *b);

@@ -5,15 +5,16 @@
 #include <math.h>
 
 /*
- * Every formulation (f_NAME.c) is written once with the type `real`, the
+ * Every formulation (NAME/NAME.c) is written once with the type `real`, the
  * functions SQRT, FABS, FMA, constants written REAL(c) and its exported names
  * written RNAME(name). Compiled as itself it is the binary64 formulation:
  * real is double, REAL(1e-12) is the double constant 1e-12, RNAME(x) is x,
  * and the generated code is the same as before the type was generic.
- * formulations32.c defines TOI_REAL_BITS as 32 and includes every generic
- * source again: real is float, SQRT is sqrtf, REAL(1e-12) is 1e-12f (the
- * document's decimal constant rounded once to float, as a float engine writes
- * it) and RNAME(x) is x32. A constant that must differ between the formats
+ * NAME/NAME32.c (and formulations32.c for the shared helpers) defines
+ * TOI_REAL_BITS as 32 and includes the generic source again: real is float,
+ * SQRT is sqrtf, REAL(1e-12) is 1e-12f (the document's decimal constant
+ * rounded once to float, as a float engine writes it) and RNAME(x) is x32.
+ * A constant that must differ between the formats
  * for another reason than rounding (a range limit) is chosen by
  * TOI_REAL_BITS in the source itself, with a comment.
  *

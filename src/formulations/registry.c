@@ -1,5 +1,6 @@
 /* registry.c: the table of built-in formulations behind toi_formulations(). */
 #include <string.h>
+#include "fpcore_kit.h"
 #include "toi.h"
 
 /* The source documents, cited by their label (the summaries say "Left open by
@@ -19,12 +20,12 @@
   "https://github.com/phetsims/collision-lab"
 
 /* One F(...) per formulation, in the order they are listed: solve function,
-   its binary32 variant (the same source compiled with float, see
-   formulations32.c; accurate's is f_accurate32.c), name, direction, domain
-   (0: every class), source, summary. The list both declares the solve
-   functions and fills the table, so adding a formulation is its
-   src/formulations/f_NAME.c file plus one entry here (and an include in
-   formulations32.c). Summaries name every guard, constant and quirk; 3D sums
+   its binary32 variant (the same source compiled with float, NAME/NAME32.c;
+   accurate's is accurate/accurate32.c), name, direction, domain (0: every
+   class), source, summary. The list declares the solve functions and their
+   FPCore entries (toi_f_NAME_fpcore, NAME/NAME.fpcore.c) and fills both
+   tables, so adding a formulation is its folder src/formulations/NAME/ plus
+   one entry here (HACKING.md, "A new formulation"). Summaries name every guard, constant and quirk; 3D sums
    run over the third component too. The binary32 variants compute the same
    operations in real = float, with the decimal constants rounded to float.
    A formulation from a document then names, after OPEN(DOC), every choice
@@ -128,6 +129,20 @@ TOI_FORMULATION_LIST(DECLARE)
 #define ENTRY(fn, fn32, name, dir, domain, source, summary) {name, source, summary, dir, fn, domain, fn32},
 static const toi_formulation formulations[] = {TOI_FORMULATION_LIST(ENTRY)};
 #undef ENTRY
+
+#define DECLARE_FPCORE(fn, fn32, name, dir, domain, source, summary) extern const toi_fpcore_entry fn##_fpcore;
+TOI_FORMULATION_LIST(DECLARE_FPCORE)
+#undef DECLARE_FPCORE
+#define FPCORE(fn, fn32, name, dir, domain, source, summary) &fn##_fpcore,
+static const toi_fpcore_entry *const fpcores[] = {TOI_FORMULATION_LIST(FPCORE)};
+#undef FPCORE
+
+const toi_fpcore_entry *toi_formulation_fpcore(const toi_formulation *f) {
+  if (!f || !f->name) return NULL;
+  for (size_t i = 0; i < sizeof formulations / sizeof formulations[0]; i++)
+    if (!strcmp(formulations[i].name, f->name)) return fpcores[i];
+  return NULL;
+}
 
 const toi_formulation *toi_formulations(size_t *count) {
   if (count) *count = sizeof formulations / sizeof formulations[0];

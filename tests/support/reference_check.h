@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "gen.h"
 #include <float.h>
 #include <math.h>
@@ -255,12 +256,22 @@ static inline int tr_each_case_file(const char *dir, void (*fn)(const toi_case *
   return files;
 }
 
-/* tr_each_case_file over cases/ and cases/worst/ of the source tree, which
- * must hold at least three case files between them; returns the files. */
+/* tr_each_case_file over cases/ and the formulations' folders
+ * (src/formulations/NAME/worst.cases) of the source tree, which must hold at
+ * least three case files between them; returns the files. */
 static inline int tr_each_project_case(void (*fn)(const toi_case *c, const char *where)) {
   int n = tr_each_case_file(TOI_SOURCE_DIR "/cases", fn);
-  n += tr_each_case_file(TOI_SOURCE_DIR "/cases/worst", fn);
-  cr_assert_geq(n, 3, "expected the case files under cases/ and cases/worst/");
+  DIR *d = opendir(TOI_SOURCE_DIR "/src/formulations");
+  cr_assert_not_null(d, "cannot open src/formulations");
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char sub[4096];
+    struct stat sb;
+    snprintf(sub, sizeof sub, "%s/src/formulations/%s", TOI_SOURCE_DIR, e->d_name);
+    if (e->d_name[0] != '.' && stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) n += tr_each_case_file(sub, fn);
+  }
+  closedir(d);
+  cr_assert_geq(n, 3, "expected the case files under cases/ and src/formulations/*/");
   return n;
 }
 

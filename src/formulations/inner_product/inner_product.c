@@ -1,4 +1,4 @@
-/* f_inner_product.c: document 000's inner-product form of the lower root. */
+/* inner_product.c: document 000's inner-product form of the lower root. */
 #include <math.h>
 #include "formulations.h"
 

@@ -1,4 +1,4 @@
-/* f_gsl_stable.c: the cancellation-free quadratic of GSL's gsl_poly_solve_quadratic. */
+/* gsl_stable.c: the cancellation-free quadratic of GSL's gsl_poly_solve_quadratic. */
 #include <math.h>
 #include "formulations.h"
 

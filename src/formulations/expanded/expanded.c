@@ -1,4 +1,4 @@
-/* f_expanded.c: the textbook expanded quadratic in centre coordinates, minimal guards. */
+/* expanded.c: the textbook expanded quadratic in centre coordinates, minimal guards. */
 #include <math.h>
 #include "formulations.h"
 

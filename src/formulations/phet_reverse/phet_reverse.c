@@ -1,4 +1,4 @@
-/* f_phet_reverse.c: PhET Collision Lab's a-priori contact time (document 002), reverse time. */
+/* phet_reverse.c: PhET Collision Lab's a-priori contact time (document 002), reverse time. */
 #include "formulations.h"
 
 /* When the sim runs backwards PhET multiplies the relative velocity by -1,

@@ -1,4 +1,4 @@
-/* f_phet.c: PhET Collision Lab's a-priori contact time (document 002), forward time. */
+/* phet.c: PhET Collision Lab's a-priori contact time (document 002), forward time. */
 #include "formulations.h"
 
 /* The real code's structure, constants included, lives in phet_detect.c. */

@@ -1,4 +1,4 @@
-/* f_accurate32.c: the accurate kernel in binary32: exact class, the root correctly rounded to float. */
+/* accurate32.c: the accurate kernel in binary32: exact class, the root correctly rounded to float. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

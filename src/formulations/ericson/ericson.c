@@ -1,4 +1,4 @@
-/* f_ericson.c: Ericson's TestMovingSphereSphere (Real-Time Collision Detection 5.5.5). */
+/* ericson.c: Ericson's TestMovingSphereSphere (Real-Time Collision Detection 5.5.5). */
 #include <math.h>
 #include "formulations.h"
 

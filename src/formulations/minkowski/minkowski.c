@@ -1,4 +1,4 @@
-/* f_minkowski.c: document 001's moving point against the inflated circle, world coordinates. */
+/* minkowski.c: document 001's moving point against the inflated circle, world coordinates. */
 #include <math.h>
 #include "formulations.h"
 

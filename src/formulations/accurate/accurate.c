@@ -1,4 +1,4 @@
-/* f_accurate.c: exact classification and the forward root within one ulp (double-double, expansions). */
+/* accurate.c: exact classification and the forward root within one ulp (double-double, expansions). */
 #include <float.h>
 #include <math.h>
 #include "accurate.h"

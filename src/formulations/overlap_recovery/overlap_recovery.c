@@ -1,4 +1,4 @@
-/* f_overlap_recovery.c: document 004's time back to first contact for overlapping balls. */
+/* overlap_recovery.c: document 004's time back to first contact for overlapping balls. */
 #include <math.h>
 #include "formulations.h"
 

@@ -1,4 +1,4 @@
-/* f_robust.c: a backward-stable forward root in plain real (Kahan's FMA determinant, Lagrange's identity). */
+/* robust.c: a backward-stable forward root in plain real (Kahan's FMA determinant, Lagrange's identity). */
 #include <math.h>
 #include "eft_real.h"
 #include "formulations.h"

@@ -1,4 +1,4 @@
-/* f_expanded_corner.c: document 003's expanded form in top-left-corner coordinates. */
+/* expanded_corner.c: document 003's expanded form in top-left-corner coordinates. */
 #include <math.h>
 #include "formulations.h"
 
