@@ -63,7 +63,9 @@ LIB_DIRS := src/core src/formulations src/sim src/bench reference reference/mpfr
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)) $(wildcard src/formulations/*/*.c)
 # The report (src/report) is a layer of the command, linked with src/cli, not in the library.
 CLI_SRC := $(wildcard src/report/*.c src/cli/*.c)
-TEST_SRC := $(wildcard tests/*.c)
+# The tests' folders follow the source layers (tests/support, solvers, fuzz, mutants hold no suites).
+TEST_DIRS := core formulations reference sim bench report cli
+TEST_SRC := $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -153,7 +155,7 @@ TEST_SOLVERS := $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%,$(wildcard
                 $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%.so,$(wildcard tests/solvers/*_plugin.c))
 EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so $(BUILD)/examples/score_solver
 
-# tests/test_exports.c reads the shared library beside the command.
+# tests/core/test_exports.c reads the shared library beside the command.
 $(TESTBIN): $(TEST_SOLVERS) $(EXAMPLES) $(LIBTOIBENCH_SO)
 $(TESTBIN): $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(TOIBENCH)
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(TEST_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(CRIT_LIBS) \
@@ -391,7 +393,7 @@ MPIRUN ?= mpirun
 MPI_APT := libopenmpi-dev openmpi-bin
 TOIBENCH_MPI := $(BUILD)/toibench-mpi
 MPI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/mpi/*.c))
-# 1 when MPI can be built and run here: `make test` then builds toibench-mpi and runs tests/test_mpi.c.
+# 1 when MPI can be built and run here: `make test` then builds toibench-mpi and runs tests/cli/test_mpi.c.
 MPI_OK := $(shell command -v $(MPICC) >/dev/null 2>&1 && command -v $(MPIRUN) >/dev/null 2>&1 && echo 1)
 
 .PHONY: mpi mpi-deps
@@ -411,14 +413,14 @@ $(BUILD)/src/mpi/%.o: src/mpi/%.c | check-deps
 $(TOIBENCH_MPI): $(MPI_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A)
 	$(MPICC) $(CFLAGS) $(TOI_CFLAGS) -o $@ $(MPI_OBJ) $(CLI_LIB_OBJ) $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
 
-# The tests run it when it can be built (TOIBENCH_MPI empty: tests/test_mpi.c skips, saying so).
+# The tests run it when it can be built (TOIBENCH_MPI empty: tests/cli/test_mpi.c skips, saying so).
 test: $(if $(MPI_OK),$(TOIBENCH_MPI))
 TEST_ENV := TOIBENCH_MPI=$(if $(MPI_OK),$(abspath $(TOIBENCH_MPI)))
 -include $(MPI_OBJ:.o=.d)
 # ---- end of the toibench-mpi block ----
 
 # ---- findings: the documents' tables of measured figures are written by their recipes (doc/findings/recipes,
-# tools/findings.c); make test checks them (tests/test_findings.c). ----
+# tools/findings.c); make test checks them (tests/cli/test_findings.c). ----
 FINDINGS := $(BUILD)/findings
 FINDINGS_DOCS := README.md $(wildcard doc/*.md)
 

@@ -26,7 +26,7 @@ const char *rl_group_title(rl_group g) {
  * between the fixed colours, 15 between any two of the table; none lighter than
  * L* 75, so that a line shows on white): documents' formulas in saturated hues,
  * our own kernels in green, grey and black, the reference in navy, engines in the
- * remainder. tests/test_report_look.c holds these distances. */
+ * remainder. tests/report/test_report_look.c holds these distances. */
 static const struct {
   const char *name, *colour;
 } palette[] = {

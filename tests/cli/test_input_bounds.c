@@ -71,7 +71,7 @@ Test(input_bounds, sweep_header_claims_no_memory_its_file_cannot_fill) {
 }
 
 /* The commands that read a file whole state TOI_INPUT_MAX, the bound
-   toi_read_file keeps (tests/test_caseio.c checks it), in their --help. */
+   toi_read_file keeps (tests/core/test_caseio.c checks it), in their --help. */
 Test(input_bounds, whole_file_readers_state_their_bound) {
   char bound[32];
   snprintf(bound, sizeof bound, "at most %zu bytes", (size_t)TOI_INPUT_MAX);
