@@ -272,9 +272,15 @@ $(ENGINE_DIR)/$(1).solvers: $(ENGINE_DIR)/$(1)/node_modules/.package-lock.json \
 endef
 $(foreach e,$(ENGINES),$(eval $(call $(if $(ENGINE_$(e)_NPM),engine_npm_rule,engine_so_rule),$(e))))
 
+# FCL called directly, as its users do (tests/bench/test_engines_direct.c compares the adapter with it).
+$(ENGINE_DIR)/fcl-direct: tests/bench/engines/fcl_direct.cpp $(ENGINE_DIR)/fcl.so
+	$(CXX) -std=c++11 -O2 -ffp-contract=off $(shell pkg-config --cflags fcl 2>/dev/null) -o $@ $< \
+	  $(shell pkg-config --libs fcl 2>/dev/null) -lm
+
 ## engines: install the engines' Debian and npm packages, build each engines/NAME/ under build/engines/
 engines: engine-deps
 	@$(MAKE) --no-print-directory engine-libs
+	@if [ -f $(ENGINE_DIR)/fcl.so ]; then $(MAKE) --no-print-directory $(ENGINE_DIR)/fcl-direct; fi
 	@built=""; skipped=""; for o in $(foreach e,$(ENGINES),$(e):$(ENGINE_$(e)_OUT)); do \
 	  if [ -f "$${o#*:}" ]; then built="$$built $${o%%:*}"; else skipped="$$skipped $${o%%:*}"; fi; done; \
 	echo "engines: built$${built:- nothing}$${skipped:+; skipped$$skipped}; 'build/toibench list' shows them"

@@ -17,13 +17,15 @@ let B = null;
 let world = null;
 let filter = null;
 
-// One cast: A a circle on a static body at the origin (the circle's centre pA, so that the body
-// transform is the identity and no rounding is added), B the proxy at pB cast along W (vB - vA).
+// One cast: A a circle of radius rA at its body's origin (local centre 0), the static body placed at pA
+// (b2BodyDef.position), as a game places a ball; B the proxy at pB cast along W (vB - vA). The engine
+// brings the proxy into the body's frame (b2InvTransformPoint, float) and the hit back to the world.
 function cast(c, W) {
   const bd = B.b2DefaultBodyDef();
+  bd.position = new B.b2Vec2(c.pa[0], c.pa[1]);
   const body = B.b2CreateBody(world, bd);
   const circ = new B.b2Circle();
-  circ.center = new B.b2Vec2(c.pa[0], c.pa[1]);
+  circ.center = new B.b2Vec2(0, 0);
   circ.radius = c.ra;
   B.b2CreateCircleShape(body, B.b2DefaultShapeDef(), circ);
   const proxy = B.b2MakeProxy(new B.b2Vec2(c.pb[0], c.pb[1]), 1, c.rb);
@@ -41,16 +43,19 @@ function cast(c, W) {
 const solvers = {
   'box2d3-castshape': {
     summary: 'box2d3-wasm 5.2.0 (Box2D v3.2, WebAssembly, float) b2World_CastShape of circle B (proxy at pB) ' +
-      'along W (vB - vA) against circle A on a static body, relative frame (W = --tmax, else a power of two ' +
-      'past any first contact); time = fraction W; aims at centre distance max(linearSlop, R - linearSlop) ' +
-      '+- 0.25 linearSlop (linearSlop 0.005 m); a start within target + tolerance (whatever the motion) -> ' +
-      'overlap (the engine: hit at fraction 0), 20 iterations; 2D only; subprocess protocol under node',
+      'along W (vB - vA) against circle A at the origin of a static body placed at pA (b2BodyDef.position, ' +
+      'as a game places a ball), relative frame (W = --tmax, else a power of two past any first contact); ' +
+      'time = fraction W; aims at centre distance max(linearSlop, R - linearSlop) +- 0.25 linearSlop ' +
+      '(linearSlop 0.005 m); a start within target + tolerance (whatever the motion) -> overlap (the engine: ' +
+      'hit at fraction 0), 20 iterations; 2D only; subprocess protocol under node',
     precision: 'binary32',
     solve(c, tmax) {
       if (!planar(c)) return 'unsupported';
       const W = window(c, tmax);
       const R = c.ra + c.rb;
-      const r = { cls: 'none', t: NaN, target: Math.max(LINEAR_SLOP, R - LINEAR_SLOP) - R, tolerance: 0.25 * LINEAR_SLOP };
+      const r = {
+        cls: 'none', t: NaN, target: Math.max(LINEAR_SLOP, R - LINEAR_SLOP) - R, tolerance: 0.25 * LINEAR_SLOP,
+      };
       const h = cast(c, W);
       if (h.overlap) { r.cls = 'overlap'; r.t = 0; }
       else if (h.fraction >= 0) { r.cls = 'hit'; r.t = h.fraction * W; }

@@ -72,11 +72,17 @@ static int collide(toi_solver_result *out, const toi_solver_case *c, fcl::CCDSol
   double W = engine_window(c);
   try {
     fcl::Sphered sa(c->ra), sb(c->rb);
-    fcl::Transform3d a0 = fcl::Transform3d::Identity(), a1 = a0, b0 = a0, b1 = a0;
-    a0.translation() = fcl::Vector3d(c->pa[0], c->pa[1], c->pa[2]);
-    a1.translation() = fcl::Vector3d(c->pa[0] + c->va[0] * W, c->pa[1] + c->va[1] * W, c->pa[2] + c->va[2] * W);
-    b0.translation() = fcl::Vector3d(c->pb[0], c->pb[1], c->pb[2]);
-    b1.translation() = fcl::Vector3d(c->pb[0] + c->vb[0] * W, c->pb[1] + c->vb[1] * W, c->pb[2] + c->vb[2] * W);
+    /* As an FCL user moves a body over a step: the end transform is the start one with the
+     * displacement W v added to its translation, in FCL's scalar (Eigen, double). FCL's
+     * TranslationMotion then takes its velocity back as the difference of the two translations. */
+    const fcl::Vector3d pa(c->pa[0], c->pa[1], c->pa[2]), pb(c->pb[0], c->pb[1], c->pb[2]);
+    const fcl::Vector3d va(c->va[0], c->va[1], c->va[2]), vb(c->vb[0], c->vb[1], c->vb[2]);
+    fcl::Transform3d a0 = fcl::Transform3d::Identity(), b0 = a0;
+    a0.translation() = pa;
+    b0.translation() = pb;
+    fcl::Transform3d a1 = a0, b1 = b0;
+    a1.translation() += va * W;
+    b1.translation() += vb * W;
     fcl::ContinuousCollisionRequestd req; /* defaults: 10 iterations, toc_err 1e-4, CCDM_TRANS, GST_LIBCCD */
     req.ccd_solver_type = type;
     fcl::ContinuousCollisionResultd res;
@@ -90,10 +96,11 @@ static int collide(toi_solver_result *out, const toi_solver_case *c, fcl::CCDSol
     /* The separation each solver stops at, as a target and a tolerance around it. */
     double reach = rel_speed(c) * W; /* the relative displacement over the window */
     if (type == fcl::CCDC_NAIVE) {
-      /* The first overlapping sample lies less than one sample interval after
-       * contact: a separation in [-reach / 9, 0]. */
-      out->target = 0;
-      out->tolerance = reach / (NAIVE_SAMPLES - 1) + round_slack(c, reach);
+      /* The first overlapping sample lies at or less than one sample interval after
+       * contact: a separation in [-reach / 9, 0], one-sided as the stop is (it stops
+       * on touching or overlapping, never before contact). */
+      out->target = -0.5 * reach / (NAIVE_SAMPLES - 1);
+      out->tolerance = 0.5 * reach / (NAIVE_SAMPLES - 1) + round_slack(c, reach);
     } else if (res.is_collide) {
       /* It stops when distance <= t_err * (approach along the centre line) * W,
        * never past contact: a separation in [0, t_err * reach]. */
@@ -132,7 +139,8 @@ int toi_solver_report_cost(const char *symbol, toi_solver_cost *out) {
 }
 
 #define WINDOW                                                                                                  \
-  "two fcl::Sphered in CCDM_TRANS from p to p + W v (W = --tmax, else a power of two past any first contact), " \
+  "two fcl::Sphered in CCDM_TRANS from p to p + W v (the end transform the start one with W v added to its "  \
+  "translation, Eigen double; W = --tmax, else a power of two past any first contact), "                         \
   "time = fraction * W; "
 
 extern "C" const toi_solver_info toi_solver_catalog[] = {
@@ -140,7 +148,8 @@ extern "C" const toi_solver_info toi_solver_catalog[] = {
      "FCL 0.7.0 continuousCollide CCDC_NAIVE, double: " WINDOW
      "discrete collide() at 10 fractions i/9 (num_max_iterations 10, toc_err 1e-4 defaults), the first touching or "
      "overlapping sample is the hit; an initial overlap or touch is a hit at 0; contact between samples is missed; "
-     "target 0 (touching) +- |vB - vA| W / 9 (+ 2^-40 of the lengths, for rounding); 2D cases at z = 0",
+     "one-sided: a separation in [-|vB - vA| W / 9, 0], as target -|vB - vA| W / 18 +- |vB - vA| W / 18 (+ 2^-40 "
+     "of the lengths, for rounding); 2D cases at z = 0",
      TOI_SOLVER_BINARY64},
     {"fcl-ca", "toi_fcl_ca",
      "FCL 0.7.0 continuousCollide CCDC_CONSERVATIVE_ADVANCEMENT (GJK libccd, closed-form sphere distance), double: " WINDOW

@@ -13,13 +13,27 @@ const { serve, window, engineTime } = require('./protocol');
 
 let P = null;
 
-// Sphere A at pA swept along W (vA - vB), as unitDir and maxDist, against sphere B at rest at pB.
+const f32 = Math.fround;
+
+// PxVec3 arithmetic in float, as PhysX's own (foundation/PxVec3.h): magnitudeSquared() is
+// (x*x + y*y) + z*z, magnitude() sqrtf of it, getNormalized() *this * PxRecipSqrt(m) with
+// PxRecipSqrt(m) = 1.0f / sqrtf(m) when m > 0, else the zero vector.
+function magnitudeSquared(v) { return f32(f32(f32(v[0] * v[0]) + f32(v[1] * v[1])) + f32(v[2] * v[2])); }
+function getNormalized(v) {
+  const m = magnitudeSquared(v);
+  if (!(m > 0)) return [0, 0, 0];
+  const k = f32(1 / f32(Math.sqrt(m)));
+  return v.map((x) => f32(x * k));
+}
+
+// Sphere A at pA swept along W (vA - vB), as a PhysX user builds the query: the relative velocity
+// d = vA - vB a PxVec3, unitDir = d.getNormalized(), maxDist = d.magnitude() * W (a PxReal), all in float.
 function sweep(c, W) {
-  const d = [c.va[0] - c.vb[0], c.va[1] - c.vb[1], c.va[2] - c.vb[2]];
-  const speed = Math.hypot(d[0], d[1], d[2]);
-  // No relative motion: a zero-length sweep along any unit direction.
-  const u = speed > 0 ? d.map((x) => x / speed) : [1, 0, 0];
-  const dist = W * speed;
+  const d = [f32(c.va[0] - c.vb[0]), f32(c.va[1] - c.vb[1]), f32(c.va[2] - c.vb[2])];
+  const speed = f32(Math.sqrt(magnitudeSquared(d)));
+  // No relative motion (|d| 0 in float): a zero-length sweep along any unit direction.
+  const u = speed > 0 ? getNormalized(d) : [1, 0, 0];
+  const dist = f32(speed * W);
   const ga = new P.PxSphereGeometry(c.ra), gb = new P.PxSphereGeometry(c.rb);
   const q = new P.PxQuat(P.PxIDENTITYEnum.PxIdentity);
   const va = new P.PxVec3(c.pa[0], c.pa[1], c.pa[2]), vb = new P.PxVec3(c.pb[0], c.pb[1], c.pb[2]);
@@ -35,18 +49,24 @@ function sweep(c, W) {
 const solvers = {
   'physx-sweep': {
     summary: 'physx-js-webidl 2.7.3 (PhysX 5.6.1, WebAssembly, float) PxGeometryQuery::sweep of ' +
-      'PxSphereGeometry A from pA along unitDir = (vA - vB)/|vA - vB|, maxDist W |vA - vB| against ' +
+      'PxSphereGeometry A from pA along unitDir = (vA - vB).getNormalized(), maxDist (vA - vB).magnitude() W ' +
+      '(PxVec3 float arithmetic: float subtraction, (x x + y y) + z z, 1.0f / sqrtf) against ' +
       'PxSphereGeometry B at pB (W = --tmax, else a power of two past any first contact; default hit flags, ' +
-      'inflation 0); time = distance / maxDist * W; target touching (0); `c <= 0 || a == 0` first: a start ' +
-      'at or inside touching, or no relative motion, -> overlap (the engine: hit at distance 0) whatever the ' +
-      'motion; 2D at z = 0 and 3D; subprocess protocol under node',
+      'inflation 0); time = float(distance / maxDist) * W; target touching (0); `c <= 0 || a == 0` first: ' +
+      'a start at or inside touching, or no relative motion, -> overlap (the engine: hit at distance 0) whatever the ' +
+      'motion; a hit at a NaN or infinite time (a float |vA - vB|^2 out of range) -> failed; ' +
+      '2D at z = 0 and 3D; subprocess protocol under node',
     precision: 'binary32',
     solve(c, tmax) {
       const W = window(c, tmax);
       const r = { cls: 'none', t: NaN, target: 0, tolerance: 0 };
       const h = sweep(c, W);
       if (h && h.distance === 0) { r.cls = 'overlap'; r.t = 0; }
-      else if (h) { r.cls = 'hit'; r.t = (h.distance / h.dist) * W; }
+      // The fraction of the sweep in float (PxReal distance / maxDist), times the window.
+      else if (h) { r.cls = 'hit'; r.t = f32(h.distance / h.dist) * W; }
+      // A length whose float square leaves the range (|d|^2 overflows: unitDir 0 and maxDist infinite)
+      // gives the engine no usable sweep: NaN or infinite time, reported as failed.
+      if (r.cls === 'hit' && !Number.isFinite(r.t)) return { failed: true };
       return r;
     },
   },

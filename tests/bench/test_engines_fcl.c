@@ -82,6 +82,22 @@ Test(engines_fcl, head_on_hit_at_the_known_time) {
   dlclose(h);
 }
 
+/* The naive sampler stops on the first sample at or past contact, never before it: its claimed band is
+ * one-sided, a separation in [-|v| W / 9, 0] (head-on at speed 2, W = 8: [-16/9, 0]), widened only by the
+ * rounding slack of 2^-40 of the lengths (10 + 2 + 16 here). */
+Test(engines_fcl, naive_tolerance_is_one_sided) {
+  void *h = fcl_open();
+  const double pb[3] = {10, 0, 0}, vb[3] = {-2, 0, 0};
+  toi_solver_case c = fcl_case(pb, vb, 8);
+  toi_solver_result n = fcl_solve(fcl_fn(h, &fcl_solvers[0]), &c, "fcl-naive");
+  double slack = ldexp(28, -40);
+  cr_assert_leq(n.target + n.tolerance, slack, "fcl-naive: band %g +- %g reaches past contact", n.target,
+                n.tolerance);
+  cr_assert_leq(fabs(n.target - n.tolerance + 16.0 / 9), 2 * slack + 1e-15, "fcl-naive: band %g +- %g", n.target,
+                n.tolerance);
+  dlclose(h);
+}
+
 /* The 3-4-12 head-on in 3D: gap 11 - 13 t, contact at 11/13; within each solver's contract. */
 Test(engines_fcl, head_on_3d_within_the_contract) {
   void *h = fcl_open();

@@ -315,6 +315,36 @@ Test(rules, audit_penetrations_are_the_rows_below_the_threshold) {
 
 /* ---- the kinds of an answer ---- */
 
+/* The contract's tolerance band: B passes A (R = 2) at impact parameter h, so the
+   closest approach, at t = 10, leaves a separation of h - 2 (every number below
+   exact in binary64). With target 2^-14 and tolerance 2^-14, a hit answered for a
+   pass at target + tol/2 meets the contract (no ghost); at target + 2 tol it is a
+   ghost; and a window that ends before the closest approach measures the least
+   separation at its end. */
+Test(rules, target_band_pass_is_not_a_ghost) {
+  const double target = 0x1p-14, tol = 0x1p-14;
+  toi_case near = tc_case2(0, 0, 0, 0, 1, 1, -10, 2 + target + tol / 2, 1, 0, 1, 1);
+  toi_ref ref = solved(&near);
+  cr_assert_eq(ref.cls, TOI_MISS);
+  cr_assert_eq(toi_score_gap(&near, 10), target + tol / 2);
+  toi_score_detail d = scored((toi_result){TOI_HIT, 10}, &near, &ref, INFINITY, target, tol, TOI_BINARY64);
+  cr_assert_eq(d.target_kind, TOI_SCORE_AGREE, "closest approach target + tol/2: target kind %d", d.target_kind);
+  cr_assert(!d.target_timed, "no target root to time against");
+  cr_assert_eq(d.sc.kind, TOI_SCORE_GHOST, "against the true contact it stays a ghost");
+  /* The same band claims nothing without a tolerance. */
+  d = scored((toi_result){TOI_HIT, 10}, &near, &ref, INFINITY, target, 0, TOI_BINARY64);
+  cr_assert_eq(d.target_kind, TOI_SCORE_GHOST);
+  /* A window [0, 5] ends before the closest approach: least separation sqrt(25 + h^2) - 2 > 3. */
+  d = scored((toi_result){TOI_HIT, 4}, &near, &ref, 5, target, tol, TOI_BINARY64);
+  cr_assert_eq(d.target_kind, TOI_SCORE_GHOST, "window before the closest approach: kind %d", d.target_kind);
+  toi_case far = tc_case2(0, 0, 0, 0, 1, 1, -10, 2 + target + 2 * tol, 1, 0, 1, 1);
+  ref = solved(&far);
+  cr_assert_eq(ref.cls, TOI_MISS);
+  d = scored((toi_result){TOI_HIT, 10}, &far, &ref, INFINITY, target, tol, TOI_BINARY64);
+  cr_assert_eq(d.target_kind, TOI_SCORE_GHOST, "closest approach target + 2 tol: target kind %d", d.target_kind);
+}
+
+
 /* Against the target: an exact miss answered by a hit is a ghost, an exact
    overlap answered by "none" is other (classify's table, the same as the
    true contact's at target 0). */
