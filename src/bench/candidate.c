@@ -46,6 +46,8 @@ static int external_solve(const toi_candidate *self, const toi_case *cases, size
   snprintf(d->name, sizeof d->name, "%s", self->name);
   d->precision = self->precision;
   int rc = solver_run(d, cases, n, o, ans, info);
+  /* What the solver asked for (the binary protocol) holds for its later calls. */
+  ((solver_def *)self->impl)->binary = d->binary;
   free(d);
   return rc;
 }
