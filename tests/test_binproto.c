@@ -126,3 +126,36 @@ Test(binproto, crash_restarts_in_binary) {
   free(err);
   free(out);
 }
+
+/* The lines of the file name in the test's folder. */
+static int lines_of(const char *name) {
+  char *s = td_read(name);
+  int n = 0;
+  for (const char *p = s; *p; p++) n += *p == '\n';
+  free(s);
+  return n;
+}
+
+/* A binary solver's process serves every call of the run (one per file here): the process that answered
+   the offer and one more, whatever the count of files. A solver that ends after a batch is started again
+   for the next, with the same results. */
+Test(binproto, one_process_serves_every_call) {
+  cr_assert_eq(td_tb("gen generic --count 3000 --dim 3 -o gen.cases"), 0);
+  char args[4096];
+  const char *modes[] = {"text", "bin", "once"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(args, sizeof args, "run --rows rows.%s --solver-cmd 'echo x >> starts.%s; exec %s %s' %s >out.%s",
+             modes[k], modes[k], cc_built("tests/solvers/bin_cmd"), modes[k], CASES, modes[k]);
+    cr_assert_eq(td_tb(args), 0, "%s", modes[k]);
+  }
+  cr_assert_eq(lines_of("starts.text"), 5, "a text process per call (5 files)");
+  cr_assert_eq(lines_of("starts.bin"), 2, "the offer's process and one binary process");
+  cr_assert_eq(lines_of("starts.once"), 6, "the offer's process and one binary process per call");
+  for (int k = 1; k < 3; k++) {
+    char rows[32], out[32];
+    snprintf(rows, sizeof rows, "rows.%s", modes[k]);
+    snprintf(out, sizeof out, "out.%s", modes[k]);
+    cr_assert(td_same_file(td_path("rows.text"), td_path(rows)), "%s", modes[k]);
+    cr_assert(td_same_file(td_path("out.text"), td_path(out)), "%s", modes[k]);
+  }
+}

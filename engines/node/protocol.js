@@ -75,13 +75,12 @@ function engineTime(f) {
 // The binary protocol's class codes (doc/validating.md): the index in this list; 16 unsupported, 17 failed.
 const CLASS_CODES = ['none', 'overlap', 'static', 'contact', 'separating', 'miss', 'graze', 'hit'];
 
-// Answers every request record of buf (the count, then n records of 8 + 16 w bytes, w the width of the
-// records' numbers: 8 binary64, 4 binary32) as one buffer: the count, n records of 8 + 3 w bytes, the
+// Answers a batch, buf its request (the count, then n records of 8 + 16 w bytes, w the width of the
+// records' numbers: 8 binary64, 4 binary32), as one buffer: the count, n records of 8 + 3 w bytes, the
 // trailer (engine calls and nanoseconds). Every record is {dim, pa, va, ra, ma, pb, vb, rb, mb}.
 function answerBinary(solver, buf, tmax, w) {
   const get = w === 8 ? (o) => buf.readDoubleLE(o) : (o) => buf.readFloatLE(o);
   const n = Number(buf.readBigUInt64LE(0)), req = 8 + 16 * w, ans = 8 + 3 * w;
-  if (buf.length < 8 + n * req) throw new Error(`binary input: ${buf.length} bytes for ${n} records`);
   const out = Buffer.alloc(8 + n * ans + 16);
   const put = w === 8 ? (x, o) => out.writeDoubleLE(x, o) : (x, o) => out.writeFloatLE(x, o);
   out.writeBigUInt64LE(BigInt(n), 0);
@@ -104,8 +103,11 @@ function answerBinary(solver, buf, tmax, w) {
     put(flags & 1 ? r.target : 0, a + 8 + w);
     put(flags & 2 ? r.tolerance : 0, a + 8 + 2 * w);
   }
+  // The engine's cost since the last trailer.
   out.writeBigUInt64LE(BigInt(cost.calls), 8 + n * ans);
   out.writeBigUInt64LE(cost.ns, 8 + n * ans + 8);
+  cost.calls = 0;
+  cost.ns = 0n;
   return out;
 }
 
@@ -145,32 +147,41 @@ async function serve(solvers, name, init) {
     process.exit(2);
   }
   // The header is read before the engine is loaded: a process that only answers the offer stays cheap.
-  const chunks = [];
-  let have = 0, tmax = Infinity, mode = null, body = 0;
+  let buf = Buffer.alloc(0), tmax = Infinity, mode = null, w = 8, busy = Promise.resolve();
   const header = () => {
-    // The '#' lines at the start of what came so far; mode once a line says it (or a case line starts).
-    const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, have);
-    chunks.length = 0;
-    chunks.push(buf);
-    let at = body;
+    // The '#' lines at the start of buf; mode once a line says it (or a case line starts).
     for (;;) {
-      const nl = buf.indexOf(10, at);
+      const nl = buf.indexOf(10);
       if (nl < 0) return;
-      const line = buf.toString('latin1', at, nl);
+      const line = buf.toString('latin1', 0, nl);
       if (line[0] !== '#') { mode = 'text'; return; }
-      at = body = nl + 1;
+      buf = buf.subarray(nl + 1);
       const f = line.trim().split(/\s+/);
       if (f[1] === 'tmax') tmax = parseNumber(f[2]);
       else if (f[1] === 'binary' && f[2] === 'offered') { mode = 'ask'; return; }
-      else if (f[1] === 'binary' && f[2] === '1') { mode = f[3] === 'binary32' ? 'bin32' : 'bin64'; return; }
+      else if (f[1] === 'binary' && f[2] === '1') { mode = 'binary'; w = f[3] === 'binary32' ? 4 : 8; return; }
     }
   };
+  // Binary: every whole batch in buf is answered as soon as it is there (the process serves batch after
+  // batch until its input ends).
+  const batches = () => {
+    for (;;) {
+      if (buf.length < 8) return;
+      const size = 8 + Number(buf.readBigUInt64LE(0)) * (8 + 16 * w);
+      if (buf.length < size) return;
+      process.stdout.write(answerBinary(solver, buf.subarray(0, size), tmax, w));
+      buf = buf.subarray(size);
+    }
+  };
+  const text = [];
   await new Promise((resolve) => {
     process.stdin.on('data', (d) => {
-      chunks.push(d);
-      have += d.length;
+      if (mode === 'text') { text.push(d); return; }
+      buf = buf.length ? Buffer.concat([buf, d]) : d;
       if (mode === null) header();
-      if (mode === 'ask') resolve();
+      if (mode === 'ask') { resolve(); return; }
+      if (mode === 'text') { text.push(buf); buf = Buffer.alloc(0); }
+      if (mode === 'binary') busy = busy.then(async () => { if (init) { await init(); init = null; } batches(); });
     });
     process.stdin.on('end', resolve);
   });
@@ -179,13 +190,9 @@ async function serve(solvers, name, init) {
     process.stdout.write('# binary binary64\n');
     return;
   }
+  if (mode === 'binary') { await busy; return; }
   if (init) await init();
-  const buf = Buffer.concat(chunks, have);
-  if (mode === 'bin64' || mode === 'bin32') {
-    process.stdout.write(answerBinary(solver, buf.subarray(body), tmax, mode === 'bin64' ? 8 : 4));
-  } else {
-    process.stdout.write(answerText(solver, buf.toString('latin1', body), tmax));
-  }
+  process.stdout.write(answerText(solver, Buffer.concat(text).toString('latin1'), tmax));
 }
 
 module.exports = { parseNumber, formatNumber, parseCase, planar, window, serve, engineTime };

@@ -16,7 +16,8 @@
  * Binary protocol: answering the offer with the line '# binary binary64' (here, and exiting at once) makes
  * toibench start the solver again with '# binary 1 binary64' as the header's last line, then a little-endian
  * uint64 count and that many 136-byte records; the answer is the count, as many 32-byte records in the same
- * order, and a 16-byte trailer (doc/validating.md gives every byte). '# binary' alone asks for records in
+ * order, and a 16-byte trailer (doc/validating.md gives every byte); then the next batch's count, until
+ * the input ends. '# binary' alone asks for records in
  * the solver's precision (binary32 numbers for a binary32 solver); this one computes in double.
  */
 #include <math.h>
@@ -56,23 +57,26 @@ static void put_f64(unsigned char *p, double x) {
    tolerance) and the trailer (engine calls and nanoseconds: none measured). */
 static int serve_binary(double tmax) {
   unsigned char head[8], in[136], out[32];
-  if (fread(head, 1, 8, stdin) != 8) return 1;
-  uint64_t n = get_u64(head);
-  fwrite(head, 1, 8, stdout);
-  for (uint64_t i = 0; i < n; i++) {
-    if (fread(in, 1, sizeof in, stdin) != sizeof in) return 1;
-    double x[16];
-    for (int k = 0; k < 16; k++) x[k] = get_f64(in + 8 + 8 * k);
-    double t;
-    int cls = ball_toi(x, x + 3, x[6], x + 8, x + 11, x[14], tmax, &t);
-    memset(out, 0, sizeof out);
-    out[0] = (unsigned char)cls; /* the code: the class number, as in ball_class_names */
-    put_f64(out + 8, t);         /* flags 0: no target or tolerance declared */
-    fwrite(out, 1, sizeof out, stdout);
+  /* Batch after batch, until the input ends. */
+  while (fread(head, 1, 8, stdin) == 8) {
+    uint64_t n = get_u64(head);
+    fwrite(head, 1, 8, stdout);
+    for (uint64_t i = 0; i < n; i++) {
+      if (fread(in, 1, sizeof in, stdin) != sizeof in) return 1;
+      double x[16];
+      for (int k = 0; k < 16; k++) x[k] = get_f64(in + 8 + 8 * k);
+      double t;
+      int cls = ball_toi(x, x + 3, x[6], x + 8, x + 11, x[14], tmax, &t);
+      memset(out, 0, sizeof out);
+      out[0] = (unsigned char)cls; /* the code: the class number, as in ball_class_names */
+      put_f64(out + 8, t);         /* flags 0: no target or tolerance declared */
+      fwrite(out, 1, sizeof out, stdout);
+    }
+    memset(out, 0, 16);
+    fwrite(out, 1, 16, stdout);
+    if (fflush(stdout)) return 1; /* the answers of a batch go out as it ends */
   }
-  memset(out, 0, 16);
-  fwrite(out, 1, 16, stdout);
-  return fflush(stdout) ? 1 : 0;
+  return 0;
 }
 
 int main(int argc, char **argv) {

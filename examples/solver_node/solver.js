@@ -52,7 +52,7 @@ function solve(pa, va, ra, pb, vb, rb, tmax) {
 // records of 136 bytes (uint32 dim, a reserved uint32, then pA vA rA mA pB vB rB mB as 16 doubles, z = 0 in
 // 2D); the answer is the count, a 32-byte record per case in the same order (uint32 class code, the index
 // in CLASSES; uint32 flags, 0: no target declared; T, target, tolerance as doubles) and a 16-byte trailer
-// (two uint64: engine calls and nanoseconds, 0 0 when not measured).
+// (two uint64: engine calls and nanoseconds, 0 0 when not measured); then the next batch, if any.
 const CLASSES = ['none', 'overlap', 'static', 'contact', 'separating', 'miss', 'graze', 'hit'];
 function answerBinary(buf, tmax) {
   const n = Number(buf.readBigUInt64LE(0));
@@ -70,16 +70,16 @@ function answerBinary(buf, tmax) {
 
 // Header lines come first: '# tmax T', then '# binary offered' (the offer, answered here with
 // '# binary binary64' and an exit: toibench starts the solver again, in binary) or '# binary 1 binary64'
-// (binary records follow); any other line starts the text protocol's case lines.
-let tmax = Infinity, mode = null, body = 0;
-const chunks = [];
-function header(buf) {
-  for (let at = body; ;) {
-    const nl = buf.indexOf(10, at);
+// (binary records follow, batch after batch until the input ends); any other line starts the text
+// protocol's case lines.
+let tmax = Infinity, mode = null, buf = Buffer.alloc(0);
+function header() {
+  for (;;) {
+    const nl = buf.indexOf(10);
     if (nl < 0) return;
-    const line = buf.toString('latin1', at, nl);
+    const line = buf.toString('latin1', 0, nl);
     if (line[0] !== '#') { mode = 'text'; return; }
-    at = body = nl + 1;
+    buf = buf.subarray(nl + 1);
     const f = line.trim().split(/\s+/);
     if (f[1] === 'tmax') tmax = parseNumber(f[2]);
     else if (line === '# binary offered') { mode = 'ask'; return; }
@@ -87,19 +87,24 @@ function header(buf) {
   }
 }
 process.stdin.on('data', (d) => {
-  chunks.push(d);
-  if (mode !== null) return;
-  header(Buffer.concat(chunks));
+  buf = buf.length ? Buffer.concat([buf, d]) : d;
+  if (mode === null) header();
   if (mode === 'ask') {
+    mode = 'done';
     process.stdin.destroy();
     process.stdout.write('# binary binary64\n');
   }
+  // Every whole batch is answered as soon as it is there.
+  while (mode === 'binary' && buf.length >= 8 && buf.length >= 8 + 136 * Number(buf.readBigUInt64LE(0))) {
+    const size = 8 + 136 * Number(buf.readBigUInt64LE(0));
+    process.stdout.write(answerBinary(buf.subarray(0, size), tmax));
+    buf = buf.subarray(size);
+  }
 });
 process.stdin.on('end', () => {
-  const buf = Buffer.concat(chunks);
-  if (mode === 'binary') { process.stdout.write(answerBinary(buf.subarray(body), tmax)); return; }
+  if (mode === 'binary' || mode === 'done') return;
   const out = [];
-  for (const line of buf.toString('latin1', body).split('\n')) {
+  for (const line of buf.toString('latin1').split('\n')) {
     const f = line.trim().split(/\s+/);
     if (!f[0] || f[0][0] === '#') continue;
     const id = f[0], dim = Number(f[1]);

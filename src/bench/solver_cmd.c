@@ -450,6 +450,7 @@ static int feed_bin(batch *b, const unsigned char *data, size_t len) {
 /* The end of the binary answers: a record in part is a short one, a missing
    or short count or trailer a protocol error. */
 static void end_bin(batch *b) {
+  if (b->stage == BIN_COUNT && !b->have) return; /* nothing came: no answer */
   char why[160];
   size_t need = bin_need(b);
   if (b->stage == BIN_RECORDS && b->have) {
@@ -470,11 +471,21 @@ static void end_bin(batch *b) {
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-static char *build_input(const batch *b, double tmax, size_t *len) {
+/* The input of a batch: the header and the cases; a binary process already
+   running (header 0) gets the count and the records alone. */
+static char *build_input(const batch *b, double tmax, int header, size_t *len) {
   int f32 = b->bin - 1 == TOI_BINARY32;
   size_t cap = 160 + (b->bin ? bin_req_size(f32) + 8 : 512) * b->n, n = 0;
   char *buf = malloc(cap);
   if (!buf) return NULL;
+  if (!header) {
+    put_u64((unsigned char *)buf, b->n);
+    n = 8;
+    for (size_t i = 0; i < b->n; i++, n += bin_req_size(f32))
+      put_case((unsigned char *)buf + n, &b->cases[b->idx[i]], f32);
+    *len = n;
+    return buf;
+  }
   n += (size_t)snprintf(buf, cap, "# toibench solver protocol 1\n");
   if (isfinite(tmax))
     n += (size_t)snprintf(buf + n, cap - n, "# tmax %a\n", tmax);
@@ -527,6 +538,15 @@ typedef struct proc {
   linebuf lo, le;
 } proc;
 
+/* A solver speaking the binary protocol serves batch after batch: its
+   process stays from one call to the next (solver_def.session) until a
+   batch goes wrong or the candidate is freed. */
+struct cmd_session {
+  proc p;
+  const toi_msg *msg; /* of the last call: where its end is reported */
+  char name[SOLVER_NAME_MAX + 1];
+};
+
 static void proc_free(proc *p) {
   free(p->input);
   free(p->lo.buf);
@@ -550,7 +570,7 @@ static void exec_body(const void *command) {
    the reason in reason. */
 static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, size_t rsz) {
   *p = (proc){.sp = {-1, -1}, .in_fd = -1, .out_fd = -1, .err_fd = -1};
-  p->input = build_input(b, o->tmax, &p->inlen);
+  p->input = build_input(b, o->tmax, 1, &p->inlen);
   int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
   p->lo.buf = malloc(LINE_MAX_LEN + 1);
   p->le.buf = malloc(LINE_MAX_LEN + 1);
@@ -590,7 +610,7 @@ static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, s
 
 /* Writes what the solver can take of its input, closing it when all is
    written. 1 when bytes went through. */
-static int write_input(proc *p) {
+static int write_input(proc *p, int keep_open) {
   int progress = 0;
   ssize_t w = write(p->in_fd, p->input + p->woff, p->inlen - p->woff);
   if (w > 0) {
@@ -598,8 +618,9 @@ static int write_input(proc *p) {
     progress = 1;
   } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
     p->woff = p->inlen; /* the solver closed its input (EPIPE): it has all it wants */
+    keep_open = 0;
   }
-  if (p->woff >= p->inlen) {
+  if (p->woff >= p->inlen && !keep_open) {
     close(p->in_fd);
     p->in_fd = -1;
   }
@@ -628,12 +649,13 @@ static int read_output(batch *b, int *fd, linebuf *lb, int is_err) {
    close. Returns 1 when the solver made no progress for the timeout (hung). */
 static int exchange(batch *b, proc *p, double timeout) {
   double deadline = solver_now() + timeout;
-  while (p->out_fd >= 0 || p->err_fd >= 0) {
+  /* A binary batch ends with its trailer; its process may serve the next. */
+  while ((p->out_fd >= 0 || p->err_fd >= 0) && !(b->bin && b->stage == BIN_DONE)) {
     double left = deadline - solver_now();
     if (left <= 0) return 1;
     struct pollfd fds[3];
     int np = 0, iin = -1, iout = -1, ierr = -1;
-    if (p->in_fd >= 0) {
+    if (p->in_fd >= 0 && p->woff < p->inlen) {
       iin = np;
       fds[np++] = (struct pollfd){p->in_fd, POLLOUT, 0};
     }
@@ -649,7 +671,7 @@ static int exchange(batch *b, proc *p, double timeout) {
     if (pr < 0 && errno != EINTR) break;
     if (pr <= 0) continue;
     int progress = 0;
-    if (iin >= 0 && fds[iin].revents) progress = write_input(p);
+    if (iin >= 0 && fds[iin].revents) progress = write_input(p, b->bin);
     if (iout >= 0 && fds[iout].revents) progress |= read_output(b, &p->out_fd, &p->lo, 0) > 0;
     if (ierr >= 0 && fds[ierr].revents) read_output(b, &p->err_fd, &p->le, 1);
     if (progress) deadline = solver_now() + timeout;
@@ -695,18 +717,95 @@ static int outcome_of(int stopped, int status, double timeout, char *reason, siz
   return OUT_EXITED;
 }
 
-/* Runs the command on one batch (IDs unique within it). */
-static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
-  proc p;
-  if (start_solver(b, o, &p, reason, rsz)) return OUT_NOSTART;
-  int hung = exchange(b, &p, o->timeout);
-  if (p.in_fd >= 0) close(p.in_fd);
-  if (p.out_fd >= 0) close(p.out_fd);
-  if (p.err_fd >= 0) close(p.err_fd);
+static void close_proc(proc *p) {
+  if (p->in_fd >= 0) close(p->in_fd);
+  if (p->out_fd >= 0) close(p->out_fd);
+  if (p->err_fd >= 0) close(p->err_fd);
+  p->in_fd = p->out_fd = p->err_fd = -1;
+}
+
+/* Runs the command on one batch (IDs unique within it): in the process of the
+   solver's session when it has one (binary), else in a new one, which stays
+   as the session when it speaks binary and its batch ended well. */
+static int run_batch(batch *b, solver_def *s, const solver_opts *o, char *reason, size_t rsz) {
+  cmd_session *ss = b->bin ? s->session : NULL;
+  proc local, *p = &local;
+  if (ss) {
+    p = &ss->p;
+    free(p->input);
+    p->woff = 0;
+    if (!(p->input = build_input(b, o->tmax, 0, &p->inlen))) {
+      snprintf(reason, rsz, "cannot start: out of memory");
+      return OUT_NOSTART;
+    }
+  } else if (start_solver(b, o, p, reason, rsz)) {
+    return OUT_NOSTART;
+  }
+  int hung = exchange(b, p, o->timeout);
+  if (ss && !hung && b->answered == 0 && b->stage == BIN_COUNT && !b->have && p->out_fd < 0) {
+    /* The kept process ended instead of reading this batch (a solver that
+       serves one batch a process): a new one takes it. */
+    s->session = NULL;
+    close_proc(p);
+    int status;
+    stop_solver(b, p, 0, o->timeout, &status);
+    proc_free(p);
+    free(ss);
+    b->stage = BIN_COUNT;
+    return run_batch(b, s, o, reason, rsz);
+  }
+  if (!hung && b->bin && b->stage == BIN_DONE && p->in_fd >= 0) {
+    if (!ss && (ss = malloc(sizeof *ss))) {
+      ss->p = local;
+      s->session = ss;
+    }
+    if (ss) {
+      ss->msg = o->msg;
+      snprintf(ss->name, sizeof ss->name, "%s", s->name);
+      return OUT_EXITED;
+    }
+  }
+  /* Done with this process: its end is judged as any command's. */
+  if (ss) s->session = NULL;
+  close_proc(p);
   int status;
-  int stopped = stop_solver(b, &p, hung, o->timeout, &status);
-  proc_free(&p);
+  int stopped = stop_solver(b, p, hung, o->timeout, &status);
+  proc_free(p);
+  free(ss);
   return outcome_of(stopped, status, o->timeout, reason, rsz);
+}
+
+void solver_cmd_session_end(cmd_session *ss) {
+  if (!ss) return;
+  proc *p = &ss->p;
+  /* The end of its input: a solver serving batches exits. Its last output is drained, not shown. */
+  close(p->in_fd);
+  p->in_fd = -1;
+  double deadline = solver_now() + SOLVER_LOAD_TIMEOUT;
+  while ((p->out_fd >= 0 || p->err_fd >= 0) && solver_now() < deadline) {
+    struct pollfd fds[2] = {{p->out_fd, POLLIN, 0}, {p->err_fd, POLLIN, 0}};
+    if (poll(fds, 2, 100) <= 0) continue;
+    for (int k = 0; k < 2; k++) {
+      int *fd = k ? &p->err_fd : &p->out_fd;
+      char chunk[4096];
+      if (*fd >= 0 && fds[k].revents && read(*fd, chunk, sizeof chunk) <= 0 && errno != EAGAIN && errno != EINTR) {
+        close(*fd);
+        *fd = -1;
+      }
+    }
+  }
+  close_proc(p);
+  int status = 0;
+  int stopped = solver_proc_wait(&p->sp, solver_now() + (p->out_fd < 0 ? SOLVER_LOAD_TIMEOUT : 0), &status);
+  int left = solver_proc_leftovers(&p->sp);
+  if (stopped)
+    toi_msgf(ss->msg, "solver %s: still running after its input ended: stopped", ss->name);
+  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    toi_msgf(ss->msg, "solver %s: ended badly after its input ended (status %d)", ss->name, status);
+  if (left) toi_msgf(ss->msg, "solver %s: %d process%s it started %s still running when it ended: killed", ss->name,
+                     left, left == 1 ? "" : "es", left == 1 ? "was" : "were");
+  proc_free(p);
+  free(ss);
 }
 
 /* Moves the next batch out of todo[0 .. *ntodo) into b: each ID once (IDs are
@@ -832,7 +931,7 @@ int solver_cmd_run(solver_def *s, const toi_case *cases, size_t n, const solver_
                .log = q->log, .bin = s->binary};
     next_batch(&b, todo, &ntodo);
     char reason[160];
-    int outcome = run_batch(&b, o, reason, sizeof reason);
+    int outcome = run_batch(&b, s, o, reason, sizeof reason);
     if (!b.bin && b.asked) {
       s->binary = b.asked;
       if (outcome == OUT_EXITED && b.answered == 0) {
@@ -840,7 +939,7 @@ int solver_cmd_run(solver_def *s, const toi_case *cases, size_t n, const solver_
         b.bin = b.asked;
         b.line_no = 0;
         memset(got, 0, b.n);
-        outcome = run_batch(&b, o, reason, sizeof reason);
+        outcome = run_batch(&b, s, o, reason, sizeof reason);
       }
     }
     if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo, progress)) break;

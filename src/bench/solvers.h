@@ -29,7 +29,13 @@ typedef struct solver_def {
   int engine;          ///< 1 when found in an engines directory
   toi_precision precision; ///< what it computes in: its inputs are rounded to it
   int binary;          ///< command: 1 + the records' precision once it asked for the binary protocol, else 0
+  struct cmd_session *session; ///< command in binary: its process kept between calls, or NULL
 } solver_def;
+
+typedef struct cmd_session cmd_session;
+/// Ends a binary command's process kept between calls (closes its input, waits
+/// for its end); NULL does nothing. What goes wrong goes to the last call's msg.
+void solver_cmd_session_end(cmd_session *ss);
 
 /* The candidate interface's types under the names the solver hosts use. */
 typedef toi_quota solver_quota;

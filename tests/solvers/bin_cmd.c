@@ -6,6 +6,7 @@
  *   text       never asks: the text protocol throughout (the same answers, as lines)
  *   bin        asks for the binary protocol and speaks it correctly (the default)
  *   bin64      the same, asking for binary64 records whatever its precision
+ *   once       binary, but a process ends after its first batch instead of serving the next
  *   short      binary: the second record is cut short and the solver exits
  *   code       binary: the second record has class code 9
  *   count      binary: the answer count is one less than the request's
@@ -14,6 +15,7 @@
  *   trailing   binary: 3 bytes after the trailer
  *   notrailer  binary: no trailer
  *   crash      binary: each process raises SIGSEGV on its third record
+ * In binary it serves batch after batch until its input ends.
  */
 #include <math.h>
 #include <signal.h>
@@ -71,40 +73,45 @@ static int serve_binary(const char *mode, double tmax, int f32, int r32) {
   int w = r32 ? 4 : 8;
   size_t req = 8 + 16 * (size_t)w, ans = 8 + 3 * (size_t)w;
   unsigned char head[8], in[136], out[40];
-  if (fread(head, 1, 8, stdin) != 8) return 1;
-  uint64_t n = get_le(head, 8);
-  put_le(head, n - (strcmp(mode, "count") == 0), 8);
-  fwrite(head, 1, 8, stdout);
-  for (uint64_t i = 0; i < n; i++) {
-    if (fread(in, 1, req, stdin) != req) return 1;
-    if (!strcmp(mode, "crash") && i == 2) {
-      fflush(stdout);
-      raise(SIGSEGV);
+  int batches = 0;
+  while (fread(head, 1, 8, stdin) == 8) {
+    if (!strcmp(mode, "once") && batches++) return 0; /* one batch a process */
+    uint64_t n = get_le(head, 8);
+    put_le(head, n - (strcmp(mode, "count") == 0), 8);
+    fwrite(head, 1, 8, stdout);
+    for (uint64_t i = 0; i < n; i++) {
+      if (fread(in, 1, req, stdin) != req) return 1;
+      if (!strcmp(mode, "crash") && i == 2) {
+        fflush(stdout);
+        raise(SIGSEGV);
+      }
+      double x[16], t;
+      for (int k = 0; k < 16; k++) x[k] = get_num(in + 8 + (size_t)w * k, r32);
+      int cls = verdict(x, tmax, f32, &t);
+      int contact = cls == 3 || cls == 6 || cls == 7;
+      uint32_t flags = contact ? 3 : 0;
+      double target = 0;
+      if (i == 1 && !strcmp(mode, "code")) cls = 9;
+      if (i == 1 && !strcmp(mode, "flags")) flags = 4;
+      if (i == 1 && !strcmp(mode, "nantarget")) flags = 1, target = NAN;
+      memset(out, 0, sizeof out);
+      put_le(out, (uint32_t)cls, 4);
+      put_le(out + 4, flags, 4);
+      put_num(out + 8, t, r32);
+      put_num(out + 8 + w, target, r32);
+      if (i == 1 && !strcmp(mode, "short")) {
+        fwrite(out, 1, ans / 2, stdout);
+        return fflush(stdout) ? 1 : 0;
+      }
+      fwrite(out, 1, ans, stdout);
     }
-    double x[16], t;
-    for (int k = 0; k < 16; k++) x[k] = get_num(in + 8 + (size_t)w * k, r32);
-    int cls = verdict(x, tmax, f32, &t);
-    int contact = cls == 3 || cls == 6 || cls == 7;
-    uint32_t flags = contact ? 3 : 0;
-    double target = 0;
-    if (i == 1 && !strcmp(mode, "code")) cls = 9;
-    if (i == 1 && !strcmp(mode, "flags")) flags = 4;
-    if (i == 1 && !strcmp(mode, "nantarget")) flags = 1, target = NAN;
-    memset(out, 0, sizeof out);
-    put_le(out, (uint32_t)cls, 4);
-    put_le(out + 4, flags, 4);
-    put_num(out + 8, t, r32);
-    put_num(out + 8 + w, target, r32);
-    if (i == 1 && !strcmp(mode, "short")) {
-      fwrite(out, 1, ans / 2, stdout);
-      return fflush(stdout) ? 1 : 0;
-    }
-    fwrite(out, 1, ans, stdout);
+    memset(out, 0, 16);
+    if (strcmp(mode, "notrailer")) fwrite(out, 1, 16, stdout);
+    if (!strcmp(mode, "trailing")) fwrite("xyz", 1, 3, stdout);
+    if (fflush(stdout)) return 1;
+    if (!strcmp(mode, "notrailer")) return 0;
   }
-  memset(out, 0, 16);
-  if (strcmp(mode, "notrailer")) fwrite(out, 1, 16, stdout);
-  if (!strcmp(mode, "trailing")) fwrite("xyz", 1, 3, stdout);
-  return fflush(stdout) ? 1 : 0;
+  return 0;
 }
 
 int main(int argc, char **argv) {
