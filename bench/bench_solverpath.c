@@ -5,8 +5,9 @@
  * calls of B cases (a run's block for one external solver is 4096): built in (a function candidate), as the
  * example plug-in (BUILD_DIR/examples/example_plugin.so, in a child process), as the example command in the
  * binary protocol and in text (BUILD_DIR/examples/solver_c, with --text). Wall clock (the work is in child
- * processes), the median of R runs. Then every built engine that is a node script: K calls of B cases,
- * the bench's time per call (the whole call) against the time the engine reported for its own routine.
+ * processes), the median of R runs: a plug-in's child is started per call, a binary command's process once
+ * (it serves every call). Then every built engine that is a node script: K calls of B cases, the bench's
+ * time per call (the whole call) against the time the engine reported for its own routine.
  */
 #include <math.h>
 #include <stdint.h>
@@ -148,7 +149,9 @@ int main(int argc, char **argv) {
     printf("  %-20s %14.3g %14.3g %8.3g  %s\n", ev[e].name, mo, mb, mr, met ? "met" : "NOT met");
   }
   if (!shown) printf("  (no node engine is built: `make engines` builds them)\n");
-  else printf("  (%d calls of %zu aimed 2D cases each, a fresh process per call; medians per call)\n", ecalls, block);
+  else
+    printf("  (%d calls of %zu aimed 2D cases each, in binary: one process, started by the first call, serves them\n"
+           "   all; medians per call)\n", ecalls, block);
   for (size_t e = 0; e < ne; e++) toi_candidate_free(&ev[e]);
   free(ev);
   for (int k = 2; k < 4; k++) toi_candidate_free(&c[k]);
