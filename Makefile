@@ -345,6 +345,17 @@ $(BENCH_NUMPARSE): bench/bench_numparse.c $(LIBTOIBENCH_A) | check-deps
 
 bench: $(BENCH_NUMPARSE)
 
+# build/bench_solverpath BUILD: the external solver path (plug-in, binary and
+# text commands) against the same kernel built in, and the node engines'
+# bench time against their own; reports/bench.sh runs it.
+BENCH_SOLVERPATH := $(BUILD)/bench_solverpath
+$(BENCH_SOLVERPATH): private LAYER_INC := include/toibench
+$(BENCH_SOLVERPATH): bench/bench_solverpath.c examples/solver_c/ball_toi.h $(LIBTOIBENCH_A) | check-deps
+	@mkdir -p $(dir $@)
+	$(COMPILE) -o $@ $< $(LIBTOIBENCH_A) $(MPFR_LIBS) $(SYS_LIBS)
+
+bench: $(BENCH_SOLVERPATH) $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so
+
 # Installed engines: the shared libraries, and each node adapter's folder with
 # its manifest rewritten to name the installed scripts.
 ENGINE_INST := $(DESTDIR)$(PREFIX)/lib/toibench/engines

@@ -170,6 +170,18 @@ else
   echo "  $FR is missing (make bench builds it)"
 fi
 
+# ---- the external solver path: plug-in, binary and text commands, node engines ----
+# Environment: TOI_BENCH_SOLVERPATH_COUNT (cases, default 200000), TOI_BENCH_SOLVERPATH_RUNS (default 5).
+SP=$BUILD_DIR/bench_solverpath
+echo
+echo "== external solvers: the example kernel built in, as a plug-in and as a command (binary, text); node engines"
+if [ -x "$SP" ]; then
+  "$SP" "$BUILD_DIR" --count "${TOI_BENCH_SOLVERPATH_COUNT:-200000}" --runs "${TOI_BENCH_SOLVERPATH_RUNS:-5}" ||
+    echo "  bench_solverpath failed"
+else
+  echo "  $SP is missing (make bench builds it)"
+fi
+
 # ---- the kernels' claims, checked per family (robust and accurate) ----
 # Environment: TOI_BENCH_KERNEL_COUNT (cases per family, default 10^7).
 KN=${TOI_BENCH_KERNEL_COUNT:-10000000}

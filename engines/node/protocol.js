@@ -1,6 +1,5 @@
 // protocol.js: the toibench subprocess solver protocol for the node engine adapters (read cases, write answers).
 'use strict';
-const readline = require('readline');
 
 // Exact reader of C99 hex floats (toibench writes cases with %a), decimals, nan and inf.
 function parseNumber(s) {
@@ -73,8 +72,66 @@ function engineTime(f) {
   }
 }
 
+// The binary protocol's class codes (doc/validating.md): the index in this list; 16 unsupported, 17 failed.
+const CLASS_CODES = ['none', 'overlap', 'static', 'contact', 'separating', 'miss', 'graze', 'hit'];
+
+// Answers a batch, buf its request (the count, then n records of 8 + 16 w bytes, w the width of the
+// records' numbers: 8 binary64, 4 binary32), as one buffer: the count, n records of 8 + 3 w bytes, the
+// trailer (engine calls and nanoseconds). Every record is {dim, pa, va, ra, ma, pb, vb, rb, mb}.
+function answerBinary(solver, buf, tmax, w) {
+  const get = w === 8 ? (o) => buf.readDoubleLE(o) : (o) => buf.readFloatLE(o);
+  const n = Number(buf.readBigUInt64LE(0)), req = 8 + 16 * w, ans = 8 + 3 * w;
+  const out = Buffer.alloc(8 + n * ans + 16);
+  const put = w === 8 ? (x, o) => out.writeDoubleLE(x, o) : (x, o) => out.writeFloatLE(x, o);
+  out.writeBigUInt64LE(BigInt(n), 0);
+  for (let i = 0; i < n; i++) {
+    const o = 8 + i * req, x = (k) => get(o + 8 + k * w);
+    const c = {
+      id: `#${i}`, dim: buf.readUInt32LE(o), pa: [x(0), x(1), x(2)], va: [x(3), x(4), x(5)], ra: x(6), ma: x(7),
+      pb: [x(8), x(9), x(10)], vb: [x(11), x(12), x(13)], rb: x(14), mb: x(15),
+    };
+    const r = c.dim === 2 || c.dim === 3 ? solver.solve(c, tmax) : 'unsupported';
+    const a = 8 + i * ans;
+    if (r === 'unsupported') { out.writeUInt32LE(16, a); continue; }
+    if (r.failed) { out.writeUInt32LE(17, a); continue; }
+    const code = CLASS_CODES.indexOf(r.cls);
+    out.writeUInt32LE(code < 0 ? 0xffffffff : code, a);
+    // Flags: bit 0 a target, bit 1 a tolerance (the text answer's optional fields).
+    const flags = (r.target !== undefined ? 1 : 0) | (r.target !== undefined && r.tolerance !== undefined ? 2 : 0);
+    out.writeUInt32LE(flags, a + 4);
+    put(r.t, a + 8);
+    put(flags & 1 ? r.target : 0, a + 8 + w);
+    put(flags & 2 ? r.tolerance : 0, a + 8 + 2 * w);
+  }
+  // The engine's cost since the last trailer.
+  out.writeBigUInt64LE(BigInt(cost.calls), 8 + n * ans);
+  out.writeBigUInt64LE(cost.ns, 8 + n * ans + 8);
+  cost.calls = 0;
+  cost.ns = 0n;
+  return out;
+}
+
+// Answers the case lines of text (the text protocol) as one string.
+function answerText(solver, text, tmax) {
+  const out = [];
+  for (const line of text.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (!f[0] || f[0][0] === '#') continue;
+    const c = parseCase(f);
+    const r = c ? solver.solve(c, tmax) : 'unsupported';
+    if (r === 'unsupported') { out.push(`${f[0]} unsupported`); continue; }
+    if (r.failed) { out.push(`${c.id} failed`); continue; }
+    out.push(`${c.id} ${r.cls} ${formatNumber(r.t)} ${formatNumber(r.target)} ${formatNumber(r.tolerance)}`);
+  }
+  if (cost.calls) out.push(`# engine-time ${cost.calls} ${cost.ns}`);
+  return out.length ? out.join('\n') + '\n' : '';
+}
+
 // Runs one solver: solve(c, tmax) returns {cls, t, target, tolerance}, {failed: true} or 'unsupported'.
-// With --manifest, prints the line toibench's engine registry reads instead.
+// With --manifest, prints the line toibench's engine registry reads instead. The header's offer of the
+// binary protocol is taken at once ('# binary binary64': records of doubles, which hold a binary32
+// engine's inputs and its answers computed in JavaScript's double exactly, as the text protocol does);
+// toibench then starts the script again with '# binary 1 binary64' as the header's last line.
 async function serve(solvers, name, init) {
   if (name === '--manifest') {
     for (const [n, s] of Object.entries(solvers)) {
@@ -89,23 +146,53 @@ async function serve(solvers, name, init) {
     process.stderr.write(`unknown solver '${name}'; known: ${Object.keys(solvers).join(', ')}\n`);
     process.exit(2);
   }
-  if (init) await init();
-  let tmax = Infinity;
-  const out = [];
-  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  rl.on('line', (line) => {
-    const f = line.trim().split(/\s+/);
-    if (f[0] === '#' && f[1] === 'tmax') { tmax = parseNumber(f[2]); return; }
-    if (!f[0] || f[0][0] === '#') return;
-    const c = parseCase(f);
-    const r = c ? solver.solve(c, tmax) : 'unsupported';
-    if (r === 'unsupported') { out.push(`${f[0]} unsupported`); return; }
-    if (r.failed) { out.push(`${c.id} failed`); return; }
-    out.push(`${c.id} ${r.cls} ${formatNumber(r.t)} ${formatNumber(r.target)} ${formatNumber(r.tolerance)}`);
+  // The header is read before the engine is loaded: a process that only answers the offer stays cheap.
+  let buf = Buffer.alloc(0), tmax = Infinity, mode = null, w = 8, busy = Promise.resolve();
+  const header = () => {
+    // The '#' lines at the start of buf; mode once a line says it (or a case line starts).
+    for (;;) {
+      const nl = buf.indexOf(10);
+      if (nl < 0) return;
+      const line = buf.toString('latin1', 0, nl);
+      if (line[0] !== '#') { mode = 'text'; return; }
+      buf = buf.subarray(nl + 1);
+      const f = line.trim().split(/\s+/);
+      if (f[1] === 'tmax') tmax = parseNumber(f[2]);
+      else if (f[1] === 'binary' && f[2] === 'offered') { mode = 'ask'; return; }
+      else if (f[1] === 'binary' && f[2] === '1') { mode = 'binary'; w = f[3] === 'binary32' ? 4 : 8; return; }
+    }
+  };
+  // Binary: every whole batch in buf is answered as soon as it is there (the process serves batch after
+  // batch until its input ends).
+  const batches = () => {
+    for (;;) {
+      if (buf.length < 8) return;
+      const size = 8 + Number(buf.readBigUInt64LE(0)) * (8 + 16 * w);
+      if (buf.length < size) return;
+      process.stdout.write(answerBinary(solver, buf.subarray(0, size), tmax, w));
+      buf = buf.subarray(size);
+    }
+  };
+  const text = [];
+  await new Promise((resolve) => {
+    process.stdin.on('data', (d) => {
+      if (mode === 'text') { text.push(d); return; }
+      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      if (mode === null) header();
+      if (mode === 'ask') { resolve(); return; }
+      if (mode === 'text') { text.push(buf); buf = Buffer.alloc(0); }
+      if (mode === 'binary') busy = busy.then(async () => { if (init) { await init(); init = null; } batches(); });
+    });
+    process.stdin.on('end', resolve);
   });
-  await new Promise((resolve) => rl.on('close', resolve));
-  if (cost.calls) out.push(`# engine-time ${cost.calls} ${cost.ns}`);
-  if (out.length) process.stdout.write(out.join('\n') + '\n');
+  if (mode === 'ask') {
+    process.stdin.destroy();
+    process.stdout.write('# binary binary64\n');
+    return;
+  }
+  if (mode === 'binary') { await busy; return; }
+  if (init) await init();
+  process.stdout.write(answerText(solver, Buffer.concat(text).toString('latin1'), tmax));
 }
 
 module.exports = { parseNumber, formatNumber, parseCase, planar, window, serve, engineTime };

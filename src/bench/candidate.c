@@ -46,6 +46,10 @@ static int external_solve(const toi_candidate *self, const toi_case *cases, size
   snprintf(d->name, sizeof d->name, "%s", self->name);
   d->precision = self->precision;
   int rc = solver_run(d, cases, n, o, ans, info);
+  /* What the solver asked for (the binary protocol) holds for its later calls,
+     and a binary solver's process serves them. */
+  ((solver_def *)self->impl)->binary = d->binary;
+  ((solver_def *)self->impl)->session = d->session;
   free(d);
   return rc;
 }
@@ -180,6 +184,7 @@ int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
   solver_def *own = malloc(sizeof *own);
   if (!own) return -1;
   *own = *(const solver_def *)src->impl;
+  own->session = NULL; /* a process of its own */
   dst->impl = own;
   point_external(dst);
   return 0;
@@ -196,6 +201,7 @@ void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n) {
 }
 
 void toi_candidate_free(toi_candidate *c) {
+  if (c->impl) solver_cmd_session_end(((solver_def *)c->impl)->session);
   free(c->impl);
   c->impl = NULL;
 }

@@ -1,10 +1,12 @@
-/* solver_cmd.c: the subprocess protocol: case lines to a command's stdin, `ID CLASS T` answers from its stdout. */
+/* solver_cmd.c: the subprocess protocol: case lines to a command's stdin, `ID CLASS T` answers from its stdout;
+   or, for a command that asks for it, the binary protocol: fixed-size little-endian records both ways. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,16 @@ typedef struct id_entry {
   size_t pos; /* position in the batch */
 } id_entry;
 
+/* The binary protocol's sizes (doc/validating.md): a request record is dim,
+   a reserved word and 16 numbers; an answer record a code, flags and 3
+   numbers; the answer stream is a count, the records and a trailer. */
+#define BIN_REQ_WORDS 16
+#define BIN_CODE_UNSUPPORTED 16u
+#define BIN_CODE_FAILED 17u
+#define BIN_FLAG_TARGET 1u
+#define BIN_FLAG_TOLERANCE 2u
+enum { BIN_COUNT, BIN_RECORDS, BIN_TRAILER, BIN_DONE, BIN_REFUSED };
+
 typedef struct batch {
   const solver_def *s;
   const toi_case *cases;
@@ -38,6 +50,12 @@ typedef struct batch {
   int *stderr_shown, *messages_shown;
   const toi_msg *msg;
   const toi_msg *log; /* every stderr line (toi_quota.log), or NULL */
+  int bin;            /* 1 + the records' precision: this process speaks the binary protocol; 0: text */
+  int asked;          /* what the solver asked for in answer to the offer (as bin), or 0 */
+  int stage;          /* binary: what the next bytes are (BIN_*) */
+  size_t rec;         /* binary: the next answer record */
+  size_t have;        /* binary: bytes of the current item in part */
+  unsigned char part[32];
 } batch;
 
 typedef struct linebuf {
@@ -85,16 +103,20 @@ static int parse_num(const char *s, double *out) {
   return 0;
 }
 
-static void set_failed_as(solver_answer *a, toi_fail_cause cause, const char *why, size_t line) {
+static void set_failed_at(solver_answer *a, toi_fail_cause cause, const char *why, const char *unit, size_t line) {
   a->state = SOLVER_FAILED;
   a->cause = cause;
   a->malfunction = 1;
-  char at[40] = "";
-  if (line) snprintf(at, sizeof at, " (answer line %zu)", line);
+  char at[48] = "";
+  if (line) snprintf(at, sizeof at, " (answer %s %zu)", unit, line);
   size_t n = strlen(why), room = sizeof a->why - 1 - strlen(at);
   if (n > room) n = room;
   memcpy(a->why, why, n);
   strcpy(a->why + n, at);
+}
+
+static void set_failed_as(solver_answer *a, toi_fail_cause cause, const char *why, size_t line) {
+  set_failed_at(a, cause, why, "line", line);
 }
 
 /* A protocol error on an answer line. */
@@ -135,6 +157,18 @@ static void handle_line(batch *b, char *line) {
     tok[nt++] = t;
   if (nt >= 2 && !strcmp(tok[0], "#") && !strcmp(tok[1], "engine-time")) {
     engine_time_line(b, tok, nt, ln);
+    return;
+  }
+  if ((nt == 2 || nt == 3) && !strcmp(tok[0], "#") && !strcmp(tok[1], "binary")) {
+    /* The answer to the header's offer: later processes speak binary, with
+       numbers in the solver's precision, or binary64 when it says so. */
+    int q = nt == 3 ? toi_precision_parse(tok[2]) : (int)b->s->precision;
+    if (q != TOI_BINARY64 && q != (int)b->s->precision) {
+      b->info->protocol_errors++;
+      message(b, "'# binary %s': the records are in the solver's precision or binary64", tok[2], ln);
+      return;
+    }
+    b->asked = 1 + q;
     return;
   }
   if (nt == 0 || tok[0][0] == '#') return;
@@ -220,12 +254,238 @@ static int feed(batch *b, linebuf *lb, const char *data, size_t len, int is_err)
   return answers;
 }
 
+/* ---- the binary protocol: little-endian whatever the machine ---- */
+
+static void put_u32(unsigned char *p, uint32_t x) {
+  for (int k = 0; k < 4; k++) p[k] = (unsigned char)(x >> (8 * k));
+}
+
+static void put_u64(unsigned char *p, uint64_t x) {
+  for (int k = 0; k < 8; k++) p[k] = (unsigned char)(x >> (8 * k));
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+  uint32_t x = 0;
+  for (int k = 3; k >= 0; k--) x = x << 8 | p[k];
+  return x;
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t x = 0;
+  for (int k = 7; k >= 0; k--) x = x << 8 | p[k];
+  return x;
+}
+
+/* A number in the solver's precision: 8 bytes of binary64 or 4 of binary32
+   (the cases are already rounded to it, so the conversion is exact). */
+static size_t put_num(unsigned char *p, double x, int f32) {
+  if (f32) {
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+    return 4;
+  }
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  put_u64(p, u);
+  return 8;
+}
+
+static double get_num(const unsigned char *p, int f32) {
+  if (f32) {
+    uint32_t u = get_u32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return (double)f;
+  }
+  uint64_t u = get_u64(p);
+  double x;
+  memcpy(&x, &u, 8);
+  return x;
+}
+
+static size_t bin_req_size(int f32) { return 8 + BIN_REQ_WORDS * (f32 ? 4u : 8u); }
+static size_t bin_ans_size(int f32) { return 8 + 3 * (f32 ? 4u : 8u); }
+
+/* One case as a request record. */
+static void put_case(unsigned char *p, const toi_case *c, int f32) {
+  put_u32(p, (uint32_t)c->dim);
+  put_u32(p + 4, 0);
+  p += 8;
+  const double *v[] = {c->pa, c->va};
+  const double *w[] = {c->pb, c->vb};
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++) p += put_num(p, j < c->dim ? v[k][j] : 0, f32);
+  p += put_num(p, c->ra, f32);
+  p += put_num(p, c->ma, f32);
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < 3; j++) p += put_num(p, j < c->dim ? w[k][j] : 0, f32);
+  p += put_num(p, c->rb, f32);
+  put_num(p, c->mb, f32);
+}
+
+/* A binary protocol error on answer record k (from 1). */
+static void bin_failed(batch *b, size_t k, const char *why) {
+  set_failed_at(&b->ans[b->idx[k - 1]], TOI_CAUSE_PROTOCOL, why, "record", k);
+}
+
+/* The answer record of case b->rec, whole in b->part. */
+static void take_bin_record(batch *b) {
+  int f32 = b->bin - 1 == TOI_BINARY32;
+  size_t k = b->rec++;
+  solver_answer *a = &b->ans[b->idx[k]];
+  b->got[k] = 1;
+  b->answered++;
+  memset(a, 0, sizeof *a);
+  a->r = (toi_result){TOI_NONE, NAN};
+  a->target = a->tolerance = NAN;
+  uint32_t code = get_u32(b->part), flags = get_u32(b->part + 4);
+  size_t w = f32 ? 4 : 8;
+  double t = get_num(b->part + 8, f32), target = get_num(b->part + 8 + w, f32),
+         tol = get_num(b->part + 8 + 2 * w, f32);
+  char why[160];
+  if (code == BIN_CODE_UNSUPPORTED) {
+    a->state = SOLVER_UNSUPPORTED;
+    return;
+  }
+  if (code == BIN_CODE_FAILED) {
+    a->state = SOLVER_FAILED;
+    a->cause = TOI_CAUSE_DECLARED;
+    snprintf(a->why, sizeof a->why, "the solver reported failure");
+    return;
+  }
+  if (code >= TOI_CLASS_COUNT) {
+    snprintf(why, sizeof why, "malformed answer: unknown class code %" PRIu32, code);
+    bin_failed(b, k + 1, why);
+    return;
+  }
+  if ((flags & ~(BIN_FLAG_TARGET | BIN_FLAG_TOLERANCE)) || flags == BIN_FLAG_TOLERANCE) {
+    snprintf(why, sizeof why, "malformed answer: flags 0x%" PRIx32 " (bit 0 target, bit 1 tolerance with a target)",
+             flags);
+    bin_failed(b, k + 1, why);
+    return;
+  }
+  if (((flags & BIN_FLAG_TARGET) && !isfinite(target)) || ((flags & BIN_FLAG_TOLERANCE) && !isfinite(tol))) {
+    bin_failed(b, k + 1, "malformed answer: a declared target or tolerance is not finite");
+    return;
+  }
+  a->state = SOLVER_ANSWERED;
+  a->r = (toi_result){(toi_class)code, t};
+  if (flags & BIN_FLAG_TARGET) a->target = target;
+  if (flags & BIN_FLAG_TOLERANCE) a->tolerance = tol;
+}
+
+/* The size of the binary item expected next. */
+static size_t bin_need(const batch *b) {
+  switch (b->stage) {
+  case BIN_COUNT: return 8;
+  case BIN_RECORDS: return bin_ans_size(b->bin - 1 == TOI_BINARY32);
+  case BIN_TRAILER: return 16;
+  default: return 0;
+  }
+}
+
+/* The whole item in b->part. */
+static void take_bin_item(batch *b) {
+  char why[160];
+  if (b->stage == BIN_COUNT) {
+    uint64_t count = get_u64(b->part);
+    if (count != b->n) {
+      /* No record can be matched to its case: every case of the batch fails. */
+      snprintf(why, sizeof why, "malformed answer: the answer count is %" PRIu64 " for %zu cases", count, b->n);
+      for (size_t k = 0; k < b->n; k++) {
+        set_failed_at(&b->ans[b->idx[k]], TOI_CAUSE_PROTOCOL, why, "record", 0);
+        b->got[k] = 1;
+      }
+      b->answered = b->n;
+      b->stage = BIN_REFUSED;
+      return;
+    }
+    b->stage = b->n ? BIN_RECORDS : BIN_TRAILER;
+  } else if (b->stage == BIN_RECORDS) {
+    take_bin_record(b);
+    if (b->rec == b->n) b->stage = BIN_TRAILER;
+  } else if (b->stage == BIN_TRAILER) {
+    uint64_t calls = get_u64(b->part), ns = get_u64(b->part + 8);
+    b->stage = BIN_DONE;
+    if (calls >= (uint64_t)1 << 63 || ns >= (uint64_t)1 << 63) {
+      b->info->protocol_errors++;
+      message(b, "malformed engine-time trailer: a count is 2^63 or more%s", "", 0);
+      return;
+    }
+    b->info->engine_calls += calls;
+    b->info->engine_ns += ns;
+  }
+}
+
+/* Takes binary answer bytes. Returns the count of cases answered. */
+static int feed_bin(batch *b, const unsigned char *data, size_t len) {
+  size_t before = b->answered;
+  while (len) {
+    size_t need = bin_need(b);
+    if (!need) {
+      if (b->stage == BIN_DONE) {
+        char n[32];
+        snprintf(n, sizeof n, "%zu", len);
+        b->info->protocol_errors++;
+        message(b, "%s bytes after the answer trailer (binary protocol)", n, 0);
+        b->stage = BIN_REFUSED;
+      }
+      break;
+    }
+    size_t take = need - b->have < len ? need - b->have : len;
+    memcpy(b->part + b->have, data, take);
+    b->have += take;
+    data += take;
+    len -= take;
+    if (b->have == need) {
+      b->have = 0;
+      take_bin_item(b);
+    }
+  }
+  return (int)(b->answered - before);
+}
+
+/* The end of the binary answers: a record in part is a short one, a missing
+   or short count or trailer a protocol error. */
+static void end_bin(batch *b) {
+  if (b->stage == BIN_COUNT && !b->have) return; /* nothing came: no answer */
+  char why[160];
+  size_t need = bin_need(b);
+  if (b->stage == BIN_RECORDS && b->have) {
+    snprintf(why, sizeof why, "malformed answer: short record (%zu of %zu bytes)", b->have, need);
+    b->got[b->rec] = 1;
+    b->answered++;
+    bin_failed(b, ++b->rec, why);
+  } else if ((b->stage == BIN_COUNT && b->have) || (b->stage == BIN_TRAILER && b->rec == b->n)) {
+    snprintf(why, sizeof why, "%zu", b->have);
+    b->info->protocol_errors++;
+    message(b, b->stage == BIN_COUNT ? "short answer count (%s of 8 bytes, binary protocol)"
+                                     : "missing or short answer trailer (%s of 16 bytes, binary protocol)",
+            why, 0);
+  }
+  b->have = 0;
+  b->stage = BIN_REFUSED;
+}
+
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-static char *build_input(const batch *b, double tmax, size_t *len) {
-  size_t cap = 128 + 512 * b->n, n = 0;
+/* The input of a batch: the header and the cases; a binary process already
+   running (header 0) gets the count and the records alone. */
+static char *build_input(const batch *b, double tmax, int header, size_t *len) {
+  int f32 = b->bin - 1 == TOI_BINARY32;
+  size_t cap = 160 + (b->bin ? bin_req_size(f32) + 8 : 512) * b->n, n = 0;
   char *buf = malloc(cap);
   if (!buf) return NULL;
+  if (!header) {
+    put_u64((unsigned char *)buf, b->n);
+    n = 8;
+    for (size_t i = 0; i < b->n; i++, n += bin_req_size(f32))
+      put_case((unsigned char *)buf + n, &b->cases[b->idx[i]], f32);
+    *len = n;
+    return buf;
+  }
   n += (size_t)snprintf(buf, cap, "# toibench solver protocol 1\n");
   if (isfinite(tmax))
     n += (size_t)snprintf(buf + n, cap - n, "# tmax %a\n", tmax);
@@ -234,6 +494,18 @@ static char *build_input(const batch *b, double tmax, size_t *len) {
   /* Only for another precision: a binary64 solver's input stays as it was. */
   if (b->s->precision != TOI_BINARY64)
     n += (size_t)snprintf(buf + n, cap - n, "# precision %s\n", toi_precision_name(b->s->precision));
+  if (b->bin) {
+    /* The header's last line, then the count and the records. */
+    n += (size_t)snprintf(buf + n, cap - n, "# binary 1 %s\n", toi_precision_name((toi_precision)(b->bin - 1)));
+    put_u64((unsigned char *)buf + n, b->n);
+    n += 8;
+    for (size_t i = 0; i < b->n; i++, n += bin_req_size(f32))
+      put_case((unsigned char *)buf + n, &b->cases[b->idx[i]], f32);
+    *len = n;
+    return buf;
+  }
+  /* The offer: a solver that wants the binary protocol answers '# binary'. */
+  n += (size_t)snprintf(buf + n, cap - n, "# binary offered\n");
   for (size_t i = 0; i < b->n; i++) {
     int need = toi_format_case(NULL, 0, &b->cases[b->idx[i]]);
     if (need < 0) continue;
@@ -266,6 +538,15 @@ typedef struct proc {
   linebuf lo, le;
 } proc;
 
+/* A solver speaking the binary protocol serves batch after batch: its
+   process stays from one call to the next (solver_def.session) until a
+   batch goes wrong or the candidate is freed. */
+struct cmd_session {
+  proc p;
+  const toi_msg *msg; /* of the last call: where its end is reported */
+  char name[SOLVER_NAME_MAX + 1];
+};
+
 static void proc_free(proc *p) {
   free(p->input);
   free(p->lo.buf);
@@ -289,7 +570,7 @@ static void exec_body(const void *command) {
    the reason in reason. */
 static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, size_t rsz) {
   *p = (proc){.sp = {-1, -1}, .in_fd = -1, .out_fd = -1, .err_fd = -1};
-  p->input = build_input(b, o->tmax, &p->inlen);
+  p->input = build_input(b, o->tmax, 1, &p->inlen);
   int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
   p->lo.buf = malloc(LINE_MAX_LEN + 1);
   p->le.buf = malloc(LINE_MAX_LEN + 1);
@@ -329,7 +610,7 @@ static int start_solver(batch *b, const solver_opts *o, proc *p, char *reason, s
 
 /* Writes what the solver can take of its input, closing it when all is
    written. 1 when bytes went through. */
-static int write_input(proc *p) {
+static int write_input(proc *p, int keep_open) {
   int progress = 0;
   ssize_t w = write(p->in_fd, p->input + p->woff, p->inlen - p->woff);
   if (w > 0) {
@@ -337,8 +618,9 @@ static int write_input(proc *p) {
     progress = 1;
   } else if (w < 0 && errno != EAGAIN && errno != EINTR) {
     p->woff = p->inlen; /* the solver closed its input (EPIPE): it has all it wants */
+    keep_open = 0;
   }
-  if (p->woff >= p->inlen) {
+  if (p->woff >= p->inlen && !keep_open) {
     close(p->in_fd);
     p->in_fd = -1;
   }
@@ -348,11 +630,15 @@ static int write_input(proc *p) {
 /* Reads from the solver's stdout or stderr (is_err) into its lines, closing
    *fd at its end. Returns the count of cases answered. */
 static int read_output(batch *b, int *fd, linebuf *lb, int is_err) {
-  char chunk[16384];
+  char chunk[65536];
   ssize_t r = read(*fd, chunk, sizeof chunk);
+  if (r > 0 && b->bin && !is_err) return feed_bin(b, (const unsigned char *)chunk, (size_t)r);
   if (r > 0) return feed(b, lb, chunk, (size_t)r, is_err);
   if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
-    if (lb->len) feed(b, lb, "\n", 1, is_err); /* a last line without newline still counts */
+    if (b->bin && !is_err)
+      end_bin(b);
+    else if (lb->len)
+      feed(b, lb, "\n", 1, is_err); /* a last line without newline still counts */
     close(*fd);
     *fd = -1;
   }
@@ -363,12 +649,13 @@ static int read_output(batch *b, int *fd, linebuf *lb, int is_err) {
    close. Returns 1 when the solver made no progress for the timeout (hung). */
 static int exchange(batch *b, proc *p, double timeout) {
   double deadline = toi_clock_now() + timeout;
-  while (p->out_fd >= 0 || p->err_fd >= 0) {
+  /* A binary batch ends with its trailer; its process may serve the next. */
+  while ((p->out_fd >= 0 || p->err_fd >= 0) && !(b->bin && b->stage == BIN_DONE)) {
     double left = deadline - toi_clock_now();
     if (left <= 0) return 1;
     struct pollfd fds[3];
     int np = 0, iin = -1, iout = -1, ierr = -1;
-    if (p->in_fd >= 0) {
+    if (p->in_fd >= 0 && p->woff < p->inlen) {
       iin = np;
       fds[np++] = (struct pollfd){p->in_fd, POLLOUT, 0};
     }
@@ -384,7 +671,7 @@ static int exchange(batch *b, proc *p, double timeout) {
     if (pr < 0 && errno != EINTR) break;
     if (pr <= 0) continue;
     int progress = 0;
-    if (iin >= 0 && fds[iin].revents) progress = write_input(p);
+    if (iin >= 0 && fds[iin].revents) progress = write_input(p, b->bin);
     if (iout >= 0 && fds[iout].revents) progress |= read_output(b, &p->out_fd, &p->lo, 0) > 0;
     if (ierr >= 0 && fds[ierr].revents) read_output(b, &p->err_fd, &p->le, 1);
     if (progress) deadline = toi_clock_now() + timeout;
@@ -430,18 +717,95 @@ static int outcome_of(int stopped, int status, double timeout, char *reason, siz
   return OUT_EXITED;
 }
 
-/* Runs the command on one batch (IDs unique within it). */
-static int run_batch(batch *b, const solver_opts *o, char *reason, size_t rsz) {
-  proc p;
-  if (start_solver(b, o, &p, reason, rsz)) return OUT_NOSTART;
-  int hung = exchange(b, &p, o->timeout);
-  if (p.in_fd >= 0) close(p.in_fd);
-  if (p.out_fd >= 0) close(p.out_fd);
-  if (p.err_fd >= 0) close(p.err_fd);
+static void close_proc(proc *p) {
+  if (p->in_fd >= 0) close(p->in_fd);
+  if (p->out_fd >= 0) close(p->out_fd);
+  if (p->err_fd >= 0) close(p->err_fd);
+  p->in_fd = p->out_fd = p->err_fd = -1;
+}
+
+/* Runs the command on one batch (IDs unique within it): in the process of the
+   solver's session when it has one (binary), else in a new one, which stays
+   as the session when it speaks binary and its batch ended well. */
+static int run_batch(batch *b, solver_def *s, const solver_opts *o, char *reason, size_t rsz) {
+  cmd_session *ss = b->bin ? s->session : NULL;
+  proc local, *p = &local;
+  if (ss) {
+    p = &ss->p;
+    free(p->input);
+    p->woff = 0;
+    if (!(p->input = build_input(b, o->tmax, 0, &p->inlen))) {
+      snprintf(reason, rsz, "cannot start: out of memory");
+      return OUT_NOSTART;
+    }
+  } else if (start_solver(b, o, p, reason, rsz)) {
+    return OUT_NOSTART;
+  }
+  int hung = exchange(b, p, o->timeout);
+  if (ss && !hung && b->answered == 0 && b->stage == BIN_COUNT && !b->have && p->out_fd < 0) {
+    /* The kept process ended instead of reading this batch (a solver that
+       serves one batch a process): a new one takes it. */
+    s->session = NULL;
+    close_proc(p);
+    int status;
+    stop_solver(b, p, 0, o->timeout, &status);
+    proc_free(p);
+    free(ss);
+    b->stage = BIN_COUNT;
+    return run_batch(b, s, o, reason, rsz);
+  }
+  if (!hung && b->bin && b->stage == BIN_DONE && p->in_fd >= 0) {
+    if (!ss && (ss = malloc(sizeof *ss))) {
+      ss->p = local;
+      s->session = ss;
+    }
+    if (ss) {
+      ss->msg = o->msg;
+      snprintf(ss->name, sizeof ss->name, "%s", s->name);
+      return OUT_EXITED;
+    }
+  }
+  /* Done with this process: its end is judged as any command's. */
+  if (ss) s->session = NULL;
+  close_proc(p);
   int status;
-  int stopped = stop_solver(b, &p, hung, o->timeout, &status);
-  proc_free(&p);
+  int stopped = stop_solver(b, p, hung, o->timeout, &status);
+  proc_free(p);
+  free(ss);
   return outcome_of(stopped, status, o->timeout, reason, rsz);
+}
+
+void solver_cmd_session_end(cmd_session *ss) {
+  if (!ss) return;
+  proc *p = &ss->p;
+  /* The end of its input: a solver serving batches exits. Its last output is drained, not shown. */
+  close(p->in_fd);
+  p->in_fd = -1;
+  double deadline = toi_clock_now() + SOLVER_LOAD_TIMEOUT;
+  while ((p->out_fd >= 0 || p->err_fd >= 0) && toi_clock_now() < deadline) {
+    struct pollfd fds[2] = {{p->out_fd, POLLIN, 0}, {p->err_fd, POLLIN, 0}};
+    if (poll(fds, 2, 100) <= 0) continue;
+    for (int k = 0; k < 2; k++) {
+      int *fd = k ? &p->err_fd : &p->out_fd;
+      char chunk[4096];
+      if (*fd >= 0 && fds[k].revents && read(*fd, chunk, sizeof chunk) <= 0 && errno != EAGAIN && errno != EINTR) {
+        close(*fd);
+        *fd = -1;
+      }
+    }
+  }
+  close_proc(p);
+  int status = 0;
+  int stopped = solver_proc_wait(&p->sp, toi_clock_now() + (p->out_fd < 0 ? SOLVER_LOAD_TIMEOUT : 0), &status);
+  int left = solver_proc_leftovers(&p->sp);
+  if (stopped)
+    toi_msgf(ss->msg, "solver %s: still running after its input ended: stopped", ss->name);
+  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    toi_msgf(ss->msg, "solver %s: ended badly after its input ended (status %d)", ss->name, status);
+  if (left) toi_msgf(ss->msg, "solver %s: %d process%s it started %s still running when it ended: killed", ss->name,
+                     left, left == 1 ? "" : "es", left == 1 ? "was" : "were");
+  proc_free(p);
+  free(ss);
 }
 
 /* Moves the next batch out of todo[0 .. *ntodo) into b: each ID once (IDs are
@@ -534,7 +898,7 @@ static int settle_batch(batch *b, int outcome, const char *reason, double timeou
   return 0;
 }
 
-int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
+int solver_cmd_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info) {
   size_t *todo = malloc((n ? n : 1) * sizeof *todo), ntodo = n;
   size_t *bidx = malloc((n ? n : 1) * sizeof *bidx);
@@ -562,10 +926,22 @@ int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const s
   solver_quota local = {0}, *q = o->quota ? o->quota : &local;
   int progress = 1; /* the last process answered something (or none ran yet) */
   while (ntodo) {
-    batch b = {s, cases, ans, info, bidx, 0, map, got, 0, 0, &q->stderr_shown, &q->messages_shown, o->msg, q->log};
+    batch b = {.s = s, .cases = cases, .ans = ans, .info = info, .idx = bidx, .map = map, .got = got,
+               .stderr_shown = &q->stderr_shown, .messages_shown = &q->messages_shown, .msg = o->msg,
+               .log = q->log, .bin = s->binary};
     next_batch(&b, todo, &ntodo);
     char reason[160];
-    int outcome = run_batch(&b, o, reason, sizeof reason);
+    int outcome = run_batch(&b, s, o, reason, sizeof reason);
+    if (!b.bin && b.asked) {
+      s->binary = b.asked;
+      if (outcome == OUT_EXITED && b.answered == 0) {
+        /* It only asked: the same batch again, in the binary protocol. */
+        b.bin = b.asked;
+        b.line_no = 0;
+        memset(got, 0, b.n);
+        outcome = run_batch(&b, s, o, reason, sizeof reason);
+      }
+    }
     if (settle_batch(&b, outcome, reason, o->timeout, todo, &ntodo, progress)) break;
     progress = b.answered > 0;
   }

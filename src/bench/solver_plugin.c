@@ -6,23 +6,35 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "solvers.h"
 #include "toi_solver.h"
 
-/* One answer as the child sends it; smaller than PIPE_BUF, so each write is atomic. */
+/* One answer as the child stores it; also the record of its end sent through
+   its answer pipe (index COST_RECORD; smaller than PIPE_BUF, so atomic). */
 typedef struct rec {
   uint64_t index;
   int32_t status;
   int32_t cls;
   double t, target, tolerance;
 } rec;
+
+/* The answers of a run's children: memory shared with them (mapped before
+   they are forked), the answer of case i in at[i]. A child stores it, then
+   done = i + 1 (release); the bench reads done (acquire), then the answers
+   below it. No system call per case: the answer pipe carries only the end. */
+typedef struct answer_area {
+  _Atomic uint64_t done;
+  rec at[];
+} answer_area;
 
 /* Exit statuses the child uses to explain itself before any solving. */
 enum { CHILD_LOAD_FAILED = 125 };
@@ -68,15 +80,16 @@ static int write_all(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-/* ABI 3: the engine's own cost, when the plug-in reports one, as the child's
-   last record. Versions 1 and 2 are not asked. */
-static void send_cost(void *h, const char *symbol, int wfd) {
+/* The child's end, its only record through the answer pipe: ABI 3's engine
+   cost when the plug-in reports one (versions 1 and 2 are not asked), else
+   zeros. */
+static void send_end(void *h, const char *symbol, int wfd) {
   const int *abi = (const int *)dlsym(h, "toi_solver_abi");
   toi_solver_cost_fn cost = NULL;
   if (abi && *abi >= 3) *(void **)(&cost) = dlsym(h, "toi_solver_report_cost");
   toi_solver_cost c = {0, 0};
-  if (!cost || cost(symbol, &c) != 1 || c.calls == 0) return;
-  rec m = {COST_RECORD, 0, 0, (double)c.ns, (double)c.calls, 0};
+  if (!cost || cost(symbol, &c) != 1) c.calls = 0;
+  rec m = {COST_RECORD, 0, 0, c.calls ? (double)c.ns : 0, (double)c.calls, 0};
   write_all(wfd, &m, sizeof m);
 }
 
@@ -97,6 +110,7 @@ typedef struct solve_job {
   const toi_case *cases;
   size_t from, n;
   double tmax;
+  answer_area *area;
 } solve_job;
 
 /* The solving child, its descriptors already set (solver_proc_start): the
@@ -108,15 +122,15 @@ static void solve_body(const void *arg) {
   toi_solver_fn fn = NULL;
   if (h) *(void **)(&fn) = dlsym(h, j->s->symbol);
   if (!fn) _exit(CHILD_LOAD_FAILED);
+  toi_solver_case c;
   for (size_t i = j->from; i < j->n; i++) {
-    toi_solver_case c;
     to_abi_case(&c, &j->cases[i], j->tmax);
     toi_solver_result r = {TOI_SOLVER_NONE, NAN, 0, 0};
     int st = fn(&r, &c);
-    rec m = {(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
-    if (write_all(ANSWER_FD, &m, sizeof m)) _exit(0);
+    j->area->at[i] = (rec){(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
+    atomic_store_explicit(&j->area->done, (uint64_t)i + 1, memory_order_release);
   }
-  send_cost(h, j->s->symbol, ANSWER_FD);
+  send_end(h, j->s->symbol, ANSWER_FD);
   fflush(NULL); /* what the plug-in printed and left in stdio's buffers is relayed too */
   _exit(0);
 }
@@ -160,34 +174,11 @@ static void take_record(solver_answer *a, const rec *m) {
 }
 
 /* A cost record, summed over the children of a run; one with numbers no
-   count or duration can have is ignored. */
+   count or duration can have (or none measured) is ignored. */
 static void take_cost(solver_run_info *info, const rec *m) {
   if (!(m->t >= 0 && m->t < 0x1p63 && m->target >= 1 && m->target < 0x1p63)) return;
   info->engine_ns += (uint64_t)m->t;
   info->engine_calls += (uint64_t)m->target;
-}
-
-/* Takes the whole records of buf[0..len) (a partial one waits for the next
-   read): the answers of cases *expect on, below n, in turn, then the cost
-   record. Returns the bytes taken, or SIZE_MAX when a record comes out of
-   turn (only a plug-in writing over its answer pipe sends one). *answered
-   counts the answers taken. */
-static size_t take_records(const char *buf, size_t len, solver_answer *ans, size_t n, size_t *expect,
-                           solver_run_info *info, size_t *answered) {
-  size_t off = 0;
-  for (; len - off >= sizeof(rec); off += sizeof(rec)) {
-    rec m;
-    memcpy(&m, buf + off, sizeof m);
-    if (m.index == COST_RECORD && *expect >= n) {
-      take_cost(info, &m);
-      continue;
-    }
-    if (m.index != *expect || *expect >= n) return SIZE_MAX;
-    take_record(&ans[*expect], &m);
-    ++*expect;
-    ++*answered;
-  }
-  return off;
 }
 
 /* The partial line of a plug-in's output, and where its lines go. */
@@ -215,43 +206,36 @@ static void take_output(output_lines *o, const char *data, size_t len, int end) 
   if (end && o->len) take_output(o, "\n", 1, 0);
 }
 
-enum { STREAM_ENDED = 0, STREAM_HUNG, STREAM_GARBLED };
+enum { STREAM_ENDED = 0, STREAM_HUNG };
 
-/* A child's two pipes: its answers and its output (-1 once at their end). */
+/* A child's two pipes: the record of its end and its output (-1 once at their
+   end), and the answers it stored. */
 typedef struct child_io {
   int ans_fd, out_fd;
-  char buf[64 * sizeof(rec)];
+  char buf[2 * sizeof(rec)];
   size_t have;
+  int garbled; /* bytes on the answer pipe other than one end record */
   output_lines *out;
+  answer_area *area;
 } child_io;
 
-/* The answer buffer after got more bytes came into it: its whole records
-   taken, the rest kept for the next read. 1 after an answer, -1 after a
-   record out of turn, else 0. */
-static int take_buffered(child_io *io, size_t got, solver_answer *ans, size_t n, size_t *expect,
-                         solver_run_info *info) {
-  io->have += got;
-  size_t answered = 0, took = take_records(io->buf, io->have, ans, n, expect, info, &answered);
-  if (took == SIZE_MAX) return -1;
-  memmove(io->buf, io->buf + took, io->have - took);
-  io->have -= took;
-  return answered > 0;
-}
+/* How often the bench looks at the answers stored while waiting (seconds):
+   progress resets the timeout. */
+#define PROGRESS_POLL 0.05
 
-/* Reads from whichever of the child's pipes polls ready: 1 after an answer,
-   -1 after a record out of turn, else 0. */
-static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, solver_answer *ans, size_t n,
-                      size_t *expect, solver_run_info *info) {
+/* Reads from whichever of the child's pipes polls ready. */
+static void read_ready(child_io *io, const struct pollfd *p, int ia, int io_out) {
   if (ia >= 0 && p[ia].revents) {
-    ssize_t r = read(io->ans_fd, io->buf + io->have, sizeof io->buf - io->have);
+    char chunk[256];
+    ssize_t r = read(io->ans_fd, chunk, sizeof chunk);
     if (r > 0) {
-      int took = take_buffered(io, (size_t)r, ans, n, expect, info);
-      if (took) return took;
+      size_t take = (size_t)r <= sizeof io->buf - io->have ? (size_t)r : sizeof io->buf - io->have;
+      memcpy(io->buf + io->have, chunk, take);
+      io->have += take;
+      if (take < (size_t)r || io->have > sizeof(rec)) io->garbled = 1;
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(io->ans_fd);
       io->ans_fd = -1;
-      /* Records are written whole (PIPE_BUF): a part of one was written by something else. */
-      if (io->have) return -1;
     }
   }
   if (io_out >= 0 && p[io_out].revents) {
@@ -265,18 +249,38 @@ static int read_ready(child_io *io, const struct pollfd *p, int ia, int io_out, 
       io->out_fd = -1;
     }
   }
-  return 0;
+}
+
+/* The answers the child stored, cases *expect .. done - 1, into ans; a record
+   not of its case (the plug-in wrote over the bench's memory) is a broken
+   answer. */
+static void take_stored(child_io *io, solver_answer *ans, size_t n, size_t *expect) {
+  uint64_t done = atomic_load_explicit(&io->area->done, memory_order_acquire);
+  for (; *expect < done && *expect < n; ++*expect) {
+    const rec *m = &io->area->at[*expect];
+    if (m->index != *expect) {
+      memset(&ans[*expect], 0, sizeof ans[*expect]);
+      ans[*expect].state = SOLVER_FAILED;
+      ans[*expect].cause = TOI_CAUSE_PROTOCOL;
+      ans[*expect].malfunction = 1;
+      snprintf(ans[*expect].why, sizeof ans[*expect].why, "garbled answer (the plug-in wrote over the bench's memory)");
+      continue;
+    }
+    take_record(&ans[*expect], m);
+  }
 }
 
 /* Takes the child's answers, case *expect on, and relays its output until it
-   closes both pipes (STREAM_ENDED), answers nothing for the timeout
-   (STREAM_HUNG) or sends a record out of turn (STREAM_GARBLED). */
-static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeout, size_t *expect,
-                        solver_run_info *info) {
+   closes both pipes (STREAM_ENDED) or stores no answer for the timeout
+   (STREAM_HUNG). */
+static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeout, size_t *expect) {
   double deadline = toi_clock_now() + timeout;
   while (io->ans_fd >= 0 || io->out_fd >= 0) {
     double left = deadline - toi_clock_now();
-    if (left <= 0) return STREAM_HUNG;
+    if (left <= 0) {
+      take_stored(io, ans, n, expect);
+      return STREAM_HUNG;
+    }
     struct pollfd p[2];
     int np = 0, ia = -1, iout = -1;
     if (io->ans_fd >= 0) {
@@ -287,12 +291,13 @@ static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeo
       iout = np;
       p[np++] = (struct pollfd){io->out_fd, POLLIN, 0};
     }
-    int pr = poll(p, (nfds_t)np, (int)ceil(left * 1000));
-    if (pr <= 0) continue; /* EINTR, or the deadline checked above */
-    int got = read_ready(io, p, ia, iout, ans, n, expect, info);
-    if (got < 0) return STREAM_GARBLED;
-    if (got > 0) deadline = toi_clock_now() + timeout;
+    int pr = poll(p, (nfds_t)np, (int)ceil((left < PROGRESS_POLL ? left : PROGRESS_POLL) * 1000));
+    if (pr > 0) read_ready(io, p, ia, iout);
+    size_t before = *expect;
+    take_stored(io, ans, n, expect);
+    if (*expect > before) deadline = toi_clock_now() + timeout;
   }
+  take_stored(io, ans, n, expect);
   return STREAM_ENDED;
 }
 
@@ -301,9 +306,7 @@ static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeo
    has failed. */
 static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, int stream, int killed, int status,
                       double timeout) {
-  if (stream == STREAM_GARBLED) {
-    fail(&ans[expect], TOI_CAUSE_PROTOCOL, "%s", "garbled answer stream (the plug-in wrote to the bench's pipe)");
-  } else if (stream == STREAM_HUNG || killed) {
+  if (stream == STREAM_HUNG || killed) {
     char t[64];
     snprintf(t, sizeof t, "%g", timeout);
     fail(&ans[expect], TOI_CAUSE_HANG, "no answer within %ss: the solver was stopped", t);
@@ -349,14 +352,25 @@ static int start_child(solver_proc *sp, child_io *io, const solve_job *job, cons
    is where it stopped; *stopped says it had to be killed. The stream's end
    (STREAM_*), or -1 when it could not be started. */
 static int run_child(const solver_def *s, const toi_case *cases, size_t next, size_t n, const solver_opts *o,
-                     solver_answer *ans, solver_run_info *info, output_lines *out, solver_quota *q, size_t *expect,
-                     int *stopped, int *status) {
-  solve_job job = {s, cases, next, n, o->tmax};
+                     solver_answer *ans, solver_run_info *info, output_lines *out, solver_quota *q,
+                     answer_area *area, size_t *expect, int *stopped, int *status) {
+  solve_job job = {s, cases, next, n, o->tmax, area};
   solver_proc sp;
-  child_io io = {-1, -1, {0}, 0, out};
+  child_io io = {.ans_fd = -1, .out_fd = -1, .out = out, .area = area};
+  atomic_store_explicit(&area->done, next, memory_order_relaxed);
   if (start_child(&sp, &io, &job, o)) return -1;
   *expect = next;
-  int stream = read_answers(&io, ans, n, o->timeout, expect, info);
+  int stream = read_answers(&io, ans, n, o->timeout, expect);
+  /* The end record: the engine's cost; anything else on the pipe was written by the plug-in. */
+  rec end;
+  memcpy(&end, io.buf, sizeof end);
+  if (io.garbled || (io.have && (io.have != sizeof end || end.index != COST_RECORD))) {
+    info->protocol_errors++;
+    if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
+      toi_msgf(o->msg, "solver %s: garbled answer stream (the plug-in wrote to the bench's pipe)", s->name);
+  } else if (io.have) {
+    take_cost(info, &end);
+  }
   if (io.ans_fd >= 0) close(io.ans_fd);
   if (io.out_fd >= 0) close(io.out_fd);
   take_output(out, "", 0, 1);
@@ -379,29 +393,30 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
     return -1;
   }
   *out = (output_lines){.len = 0, .name = s->name, .shown = &q->output_shown, .msg = o->msg, .log = q->log};
+  /* The answers' memory, shared with every child of this call: mapped once. */
+  size_t area_len = sizeof(answer_area) + (n ? n : 1) * sizeof(rec);
+  answer_area *area = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED) {
+    toi_msgf(o->msg, "solver %s: mmap: %s", s->name, strerror(errno));
+    free(out);
+    return -1;
+  }
   int rc = 0;
   size_t next = 0;
   while (next < n) {
     size_t expect;
     int stopped = 0, status = 0;
-    int stream = run_child(s, cases, next, n, o, ans, info, out, q, &expect, &stopped, &status);
+    int stream = run_child(s, cases, next, n, o, ans, info, out, q, area, &expect, &stopped, &status);
     if (stream < 0) {
       rc = -1;
       break;
     }
-    if (expect >= n) {
-      /* Bytes after the last answer: nothing to blame but the protocol. */
-      if (stream == STREAM_GARBLED) {
-        info->protocol_errors++;
-        if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
-          toi_msgf(o->msg, "solver %s: garbled answer stream after the last answer", s->name);
-      }
-      break;
-    }
+    if (expect >= n) break;
     if (blame_case(ans, next, expect, n, stream, stopped, status, o->timeout)) break;
     /* The case that broke the child is blamed; a fresh child goes on after it. */
     next = expect + 1;
   }
+  munmap(area, area_len);
   if (!o->quota) solver_quota_report(s->name, &local, o->msg);
   free(out);
   return rc;

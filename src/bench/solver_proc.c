@@ -145,8 +145,11 @@ static void run_body(solver_body_fn body, const void *arg, const int *fds, int n
 static void keeper(solver_body_fn body, const void *arg, const int *fds, int nfds, int report, pid_t bench) {
   setpgid(0, 0);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  /* The bench's end (a signal, a crash) ends the solver too: SIGTERM below. */
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  /* The bench's end (a signal, a crash) ends the solver too: SIGUSR1 below.
+     It also comes when the bench's thread that started this keeper ends
+     though the bench goes on (a binary solver's process serves calls from
+     several threads): then the keeper's parent is still the bench. */
+  prctl(PR_SET_PDEATHSIG, SIGUSR1);
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl);
   /* Every signal has been blocked since the fork: none can run a handler of
@@ -156,6 +159,7 @@ static void keeper(solver_body_fn body, const void *arg, const int *fds, int nfd
   sigemptyset(&set);
   sigaddset(&set, SIGCHLD);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR1);
   sigprocmask(SIG_SETMASK, &set, NULL);
   pid_t w = getppid() == bench ? fork() : -1;
   if (w == 0) run_body(body, arg, fds, nfds, &set);
@@ -164,7 +168,8 @@ static void keeper(solver_body_fn body, const void *arg, const int *fds, int nfd
   int status = 127 << 8, stopped = 0;
   for (int done = w < 0; !done;) {
     int sig = sigwaitinfo(&set, NULL);
-    if (sig == SIGTERM) {
+    if (sig == SIGUSR1 && getppid() == bench) continue; /* a thread of the bench ended, not the bench */
+    if (sig == SIGTERM || sig == SIGUSR1) {
       stopped = 1;
       break;
     }

@@ -261,7 +261,7 @@ int solver_check_answer(solver_answer *a) {
   return 0;
 }
 
-int solver_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
+int solver_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
                solver_run_info *info) {
   memset(info, 0, sizeof *info);
   for (size_t i = 0; i < n; i++) {

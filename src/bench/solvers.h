@@ -29,7 +29,14 @@ typedef struct solver_def {
   char summary[512];   ///< from the catalog or the manifest; may be empty
   int engine;          ///< 1 when found in an engines directory
   toi_precision precision; ///< what it computes in: its inputs are rounded to it
+  int binary;          ///< command: 1 + the records' precision once it asked for the binary protocol, else 0
+  struct cmd_session *session; ///< command in binary: its process kept between calls, or NULL
 } solver_def;
+
+typedef struct cmd_session cmd_session;
+/// Ends a binary command's process kept between calls (closes its input, waits
+/// for its end); NULL does nothing. What goes wrong goes to the last call's msg.
+void solver_cmd_session_end(cmd_session *ss);
 
 /* The candidate interface's types under the names the solver hosts use. */
 typedef toi_quota solver_quota;
@@ -81,12 +88,13 @@ int solvers_from_plugin_arg(const char *arg, double timeout, solver_def **out, c
                             char *path_out, size_t path_sz);
 
 /// Runs a solver on n cases; ans[i] receives case i's answer. Returns 0, or -1
-/// when the solver could not be started at all (reason printed).
-int solver_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
+/// when the solver could not be started at all (reason printed). A command that
+/// asks for the binary protocol has s->binary set, and later calls use it.
+int solver_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
                solver_run_info *info);
 int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                       solver_answer *ans, solver_run_info *info);
-int solver_cmd_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
+int solver_cmd_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info);
 
 /* ---- a solver's processes (solver_proc.c) ---- */

@@ -400,8 +400,9 @@ Test(hunt_solver, budget_bounds_the_cases_sent) {
     char count[600], args[9000];
     snprintf(count, sizeof count, "%s.count", t.path[0]);
     remove(count);
-    snprintf(args, sizeof args, "hunt --solver-cmd \"tee -a '%s' | '%s'\" aimed --budget %d --keep %d --quiet", count,
-             cc_built("examples/solver_c"), runs[k].budget, runs[k].keep);
+    /* The example in text (--text): every case sent is a line of its input. */
+    snprintf(args, sizeof args, "hunt --solver-cmd \"tee -a '%s' | '%s' --text\" aimed --budget %d --keep %d --quiet",
+             count, cc_built("examples/solver_c"), runs[k].budget, runs[k].keep);
     hs_result r = hs_toibench(&t, NULL, args);
     cr_assert_eq(r.status, 0, "%s", r.err);
     char *sent = cc_read(count);
