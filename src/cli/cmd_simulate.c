@@ -110,6 +110,7 @@ static void help(void) {
       "                    EVENT the events processed before it, A and B the balls; cut to\n"
       "                    63 characters in the kernel's part). Same options, same bytes;\n"
       "                    written as the run goes, in memory that does not grow\n"
+      "  --record-max N    record the first N predictions of each kernel only (the run goes on)\n"
       "  --grid auto|uniform  cells for finding neighbours (default auto): uniform is one\n"
       "                    grid of cells one largest diameter wide; auto uses levels of\n"
       "                    cells doubling in size when a few big balls would make that\n"
@@ -236,7 +237,7 @@ static int parse_count(const char *cmd, const char *opt, const char *s, unsigned
 
 typedef struct simulate_opts {
   const char *names, *state_path, *series_path, *write_path, *spacing_arg, *record_path;
-  unsigned long long n, events, seed, dim, every, same;
+  unsigned long long n, events, seed, dim, every, same, record_max;
   double spacing, tol, timeout;
   int spacing_set, radii_set, uniform_grid, n_set, events_set;
   const sim_scene *scene;      /* --scene, or NULL */
@@ -357,6 +358,7 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
       return cli_usage_error("simulate", "--timeout wants seconds in (0, %g], got '%s'", (double)CLI_TIMEOUT_MAX, v);
   }
   else if (!strcmp(a, "--record")) o->record_path = v;
+  else if (!strcmp(a, "--record-max")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->record_max);
   else if (!strcmp(a, "--state")) o->state_path = v;
   else if (!strcmp(a, "--series")) o->series_path = v;
   else if (!strcmp(a, "--write-state")) o->write_path = v;
@@ -693,6 +695,7 @@ static int check_dims(const kernel_set *ks, int dim, double timeout) {
 typedef struct record_ctx {
   FILE *f;
   char prefix[TOI_ID_MAX + 1];
+  uint64_t written, max; /* max 0: no limit */
 } record_ctx;
 
 typedef struct run_ctx {
@@ -704,6 +707,8 @@ static int run_sample(void *ctx, const sim_sample *s) { return write_sample(((ru
 
 static int run_predict(void *ctx, const sim_predict_info *p) {
   record_ctx *r = ((run_ctx *)ctx)->record;
+  if (r->max && r->written >= r->max) return 0;
+  r->written++;
   toi_case c = *p->c;
   /* the kernel's part of the prefix is cut when the whole would pass TOI_ID_MAX */
   size_t ni = strlen(p->c->id), np = strlen(r->prefix);
@@ -740,7 +745,7 @@ static int run_kernels(const simulate_opts *o, const sim_state *st, kernel_set *
     const char *name = e->cand == SIZE_MAX ? e->k.name : ks->cands.v[e->cand].name;
     if (sc->f) fprintf(sc->f, "%s# kernel %s\n# event time ke_err mom_err min_gap overlaps missed late "
                        "pair_events wall_events cell_events null_events\n", k ? "\n\n" : "", name);
-    record_ctx rec = {record, ""};
+    record_ctx rec = {record, "", 0, o->record_max};
     if (record) record_prefix(&rec, scene, name);
     run_ctx rctx = {sc, &rec};
     sim_config cfg = {1.0, o->events, o->every, o->same, o->tol, run_sample, NULL, &rctx, o->uniform_grid,

@@ -77,6 +77,7 @@ static const char *const opts_simulate[] = {"-f",          "--n",          "--ev
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",
                                             "--same-instant", "--overlap-tol", "--grid",     "--precision",
                                             SOLVER_OPTS,   "--timeout",    "--record",       "--scene",
+                                            "--record-max",
                                             NULL};
 static const char *const opts_report[] = {"--out",   "--quick",   "--quiet", "--reference", "--seed", SOLVER_OPTS,
                                           "--suite", "--timeout", "-j",      "--engines",   "--solver-log", NULL};
