@@ -167,7 +167,8 @@ static void help_formats(void) {
       "  mom_err   |sum over pair contacts of (P' - P)| / sum_i m_i |v_i(0)|: the walls change\n"
       "            momentum by design, so momentum is audited across ball-ball contacts only\n"
       "  min_gap   smallest (|d| - R)/R over neighbouring pairs at the sample, in double\n"
-      "  overlaps  pairs overlapping beyond --overlap-tol at the sample\n"
+      "  overlaps  pairs overlapping beyond --overlap-tol at the sample (and, for a candidate\n"
+      "            stating a contract, deeper than its tolerance - target)\n"
       "  missed    of those, pairs that were apart when their current paths began and have no\n"
       "            pending contact event: a collision the kernel never predicted\n"
       "  late      of those, pairs whose predicted contact is still pending (predicted late)\n"
@@ -530,10 +531,13 @@ static void candidate_note(char *note, size_t n, const sim_candidate *sc) {
   if (sc->failed) {
     used += (size_t)snprintf(note + used, n - used, "%s%" PRIu64 " failed predictions fell back to the reference",
                              used ? "; " : "", sc->failed);
-    if (sc->declined || sc->malfunctions)
+    if (used < n && (sc->declined || sc->malfunctions))
       used += (size_t)snprintf(note + used, n - used, " (%" PRIu64 " declined, %" PRIu64 " lost to crashes or hangs)",
                                sc->declined, sc->malfunctions);
   }
+  if (used < n && sc->c->precision != TOI_BINARY64)
+    used += (size_t)snprintf(note + used, n - used, "%scomputes in %s", used ? "; " : "",
+                             toi_precision_name(sc->c->precision));
   if (used < n && sc->allowance > 0)
     snprintf(note + used, n - used, "%soverlaps beyond its stated tolerance %.3g below its target", used ? "; " : "",
              sc->allowance);
