@@ -75,7 +75,10 @@ static const char *const opts_audit[] = {"-f", "--restitution", "--precision", "
 static const char *const opts_simulate[] = {"-f",          "--n",          "--events",       "--seed",
                                             "--dim",       "--every",      "--state",        "--series",
                                             "--spacing",   "--radius",     "--radius-dist",  "--write-state",
-                                            "--same-instant", "--overlap-tol", "--grid",     "--precision", NULL};
+                                            "--same-instant", "--overlap-tol", "--grid",     "--precision",
+                                            SOLVER_OPTS,   "--timeout",    "--record",       "--scene",
+                                            "--record-max",
+                                            NULL};
 static const char *const opts_report[] = {"--out",   "--quick",   "--quiet", "--reference", "--seed", SOLVER_OPTS,
                                           "--suite", "--timeout", "-j",      "--engines",   "--solver-log", NULL};
 

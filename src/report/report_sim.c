@@ -52,7 +52,7 @@ int report_simulate(rep_data *d) {
       kern = sim_formulation_kernel(f);
     } else {
       kern = (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond, toi_ref_sim_wall_toi,
-                          toi_ref_sim_wall_respond, TOI_BINARY64};
+                          toi_ref_sim_wall_respond, TOI_BINARY64, NULL, NULL};
     }
     rep_sim *m = &d->sim[d->nsim++];
     snprintf(m->name, sizeof m->name, "%s", kern.name);

@@ -1,5 +1,6 @@
 /* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
 #include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,7 +92,21 @@ typedef struct sim {
   double pscale;
   int stop;
   int f32;            /* a binary32 kernel: cases built by float advances */
+  uint64_t processed; /* valid events popped: the "event" of a prediction's ID */
+  int ids;            /* cases carry IDs (a batch kernel, or on_predict) */
+  double ctol;        /* the kernel's contact tolerance at the last sample */
+  /* a batch kernel's pending predictions: cases, balls, reserved seq numbers */
+  toi_case *bq;
+  uint32_t *bab;
+  uint64_t *bseq;
+  int *br;
+  double *bdt;
+  size_t bn;
 } sim;
+
+/* Predictions gathered before a batch kernel is called: flushed when full,
+   so memory does not grow with the neighbourhoods or the events. */
+#define SIM_BATCH 1024
 
 const char *sim_status_name(sim_status s) {
   switch (s) {
@@ -201,7 +216,9 @@ static void heap_compact(sim *s) {
   s->compact_at = 2 * s->hn > floor_ ? 2 * s->hn : floor_;
 }
 
-static int heap_push(sim *s, ev e) {
+/* Pushes e with insertion number seq (a batched prediction's, reserved when
+   it was asked: the order of events is the one-by-one kernel's). */
+static int heap_push_seq(sim *s, ev e, uint64_t seq) {
   if (s->hn >= s->compact_at) heap_compact(s);
   if (s->hn == s->hcap) {
     size_t cap = s->hcap ? 2 * s->hcap : 1024;
@@ -210,11 +227,13 @@ static int heap_push(sim *s, ev e) {
     s->heap = h;
     s->hcap = cap;
   }
-  e.seq = s->seq++;
+  e.seq = seq;
   s->heap[s->hn++] = e;
   heap_up(s->heap, s->hn - 1);
   return 0;
 }
+
+static int heap_push(sim *s, ev e) { return heap_push_seq(s, e, s->seq++); }
 
 static ev heap_pop(sim *s) {
   ev top = s->heap[0];
@@ -281,13 +300,9 @@ static void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_ca
   c->mb = s->st->balls[b].m;
 }
 
-static void predict_pair(sim *s, uint32_t a, uint32_t b) {
-  if (s->stop) return;
-  toi_case c;
-  build_case(s, a, b, s->tnow, &c);
-  double dt = NAN;
-  s->predictions++;
-  int r = s->k->pair_toi(s->k->ctx, &c, &dt);
+/* The kernel's answer r, dt for pair (a, b), predicted now: its contact
+   event, pushed with insertion number seq. */
+static void pair_answer_in(sim *s, uint32_t a, uint32_t b, int r, double dt, uint64_t seq) {
   if (r < 0 || (r > 0 && isnan(dt))) {
     fail(s, SIM_NAN, a, b, "NaN contact time");
     return;
@@ -297,7 +312,50 @@ static void predict_pair(sim *s, uint32_t a, uint32_t b) {
   if (isinf(t)) return;
   ev e = {.time = t, .base = s->tnow, .dt = dt, .a = a, .b = b, .ca = s->cnt[a],
           .cb = s->cnt[b], .kind = SIM_EV_PAIR};
-  if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+  if (heap_push_seq(s, e, seq)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+}
+
+/* A batch kernel's answers to the pending predictions, in the order asked. */
+static void flush_batch(sim *s) {
+  size_t n = s->bn;
+  s->bn = 0;
+  if (!n || s->stop) return;
+  for (size_t i = 0; i < n; i++) {
+    s->br[i] = 0;
+    s->bdt[i] = NAN;
+  }
+  s->k->pair_toi_batch(s->k->ctx, s->bq, n, s->br, s->bdt);
+  for (size_t i = 0; i < n && !s->stop; i++)
+    pair_answer_in(s, s->bab[2 * i], s->bab[2 * i + 1], s->br[i], s->bdt[i], s->bseq[i]);
+}
+
+static void predict_pair(sim *s, uint32_t a, uint32_t b) {
+  if (s->stop) return;
+  toi_case local, *c = s->k->pair_toi_batch ? &s->bq[s->bn] : &local;
+  build_case(s, a, b, s->tnow, c);
+  s->predictions++;
+  if (s->ids) {
+    snprintf(c->id, sizeof c->id, "e%06" PRIu64 "-p%04" PRIu32 "-%04" PRIu32, s->processed, a, b);
+    sim_predict_info info = {s->processed, a, b, c};
+    if (s->cfg->on_predict && s->cfg->on_predict(s->cfg->ctx, &info)) {
+      s->stop = 1;
+      s->rep->status = SIM_STOPPED;
+      s->rep->event = s->phys;
+      snprintf(s->rep->message, sizeof s->rep->message, "stopped by the caller at a prediction after event %llu",
+               (unsigned long long)s->phys);
+      return;
+    }
+  }
+  if (s->k->pair_toi_batch) {
+    s->bab[2 * s->bn] = a;
+    s->bab[2 * s->bn + 1] = b;
+    s->bseq[s->bn++] = s->seq++;
+    if (s->bn == SIM_BATCH) flush_batch(s);
+    return;
+  }
+  double dt = NAN;
+  int r = s->k->pair_toi(s->k->ctx, c, &dt);
+  pair_answer_in(s, a, b, r, dt, s->seq++);
 }
 
 static void predict_wall(sim *s, uint32_t i) {
@@ -412,13 +470,20 @@ static int pairkey_cmp(const void *x, const void *y) {
   return 0;
 }
 
-static double rel_gap(const double pi[3], const double pj[3], double R, int dim) {
+/* |d| - R of centres pi, pj: the gap, negative for a penetration */
+static double abs_gap(const double pi[3], const double pj[3], double R, int dim) {
   double s = 0;
   for (int d = 0; d < dim; d++) {
     double x = pj[d] - pi[d];
     s += x * x;
   }
-  return (sqrt(s) - R) / R;
+  return sqrt(s) - R;
+}
+
+/* An overlap as counted: beyond the relative threshold, and deeper than the
+   kernel's stated contact tolerance */
+static int overlapping(const sim *s, double gap, double R) {
+  return gap / R < -s->cfg->overlap_tol && !(-gap <= s->ctol);
 }
 
 /* The sample's walk over neighbouring pairs: the centres now, and the
@@ -434,15 +499,15 @@ static int gap_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
   gap_ctx *gc = ctx;
   if (j <= i) return 0;
   double R = s->st->balls[i].r + s->st->balls[j].r;
-  double g = rel_gap(&gc->q[3 * i], &gc->q[3 * j], R, s->dim);
+  double gap = abs_gap(&gc->q[3 * i], &gc->q[3 * j], R, s->dim), g = gap / R;
   if (g < gc->out->min_gap) gc->out->min_gap = g;
-  double tol = s->cfg->overlap_tol;
-  if (!(g < -tol)) return 0;
+  if (-gap > gc->out->max_pen) gc->out->max_pen = -gap;
+  if (!overlapping(s, gap, R)) return 0;
   gc->out->overlaps++;
   double base = s->tr[i] > s->tr[j] ? s->tr[i] : s->tr[j], pi[3], pj[3];
   centre_at(s, i, base, pi);
   centre_at(s, j, base, pj);
-  if (rel_gap(pi, pj, R, s->dim) < -tol) return 0;
+  if (overlapping(s, abs_gap(pi, pj, R, s->dim), R)) return 0;
   if (gc->ncand == gc->capc) {
     size_t nc = gc->capc ? 2 * gc->capc : 16;
     pairkey *t = realloc(gc->cand, nc * sizeof *t);
@@ -463,6 +528,10 @@ static int gap_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
    response (for example a contact resolved late) and is only counted. */
 static int take_sample(sim *s, sim_sample *out) {
   memset(out, 0, sizeof *out);
+  if (s->k->contact_tolerance) {
+    double t = s->k->contact_tolerance(s->k->ctx);
+    s->ctol = t > 0 ? t : 0;
+  }
   out->event = s->phys;
   out->time = s->tnow;
   dd ke;
@@ -526,6 +595,7 @@ static int sample(sim *s) {
   if (fabs(smp.ke_err) > r->max_abs_ke_err || isnan(smp.ke_err)) r->max_abs_ke_err = fabs(smp.ke_err);
   if (smp.min_gap < r->min_gap) r->min_gap = smp.min_gap;
   if (smp.overlaps > r->max_overlaps) r->max_overlaps = smp.overlaps;
+  if (smp.max_pen > r->max_pen) r->max_pen = smp.max_pen;
   r->missed += smp.missed;
   r->late += smp.late;
   if (s->cfg->on_sample && s->cfg->on_sample(s->cfg->ctx, &smp)) {
@@ -657,6 +727,11 @@ static void sim_free(sim *s) {
   free(s->prev);
   free(s->head);
   free(s->heap);
+  free(s->bq);
+  free(s->bab);
+  free(s->bseq);
+  free(s->br);
+  free(s->bdt);
   sim_levels_free(&s->g);
 }
 
@@ -703,7 +778,16 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->next = malloc(s->n * sizeof *s->next);
   s->prev = malloc(s->n * sizeof *s->prev);
   s->head = malloc(ncells * sizeof *s->head);
-  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head) {
+  if (k->pair_toi_batch) {
+    s->bq = malloc(SIM_BATCH * sizeof *s->bq);
+    s->bab = malloc(2 * SIM_BATCH * sizeof *s->bab);
+    s->bseq = malloc(SIM_BATCH * sizeof *s->bseq);
+    s->br = malloc(SIM_BATCH * sizeof *s->br);
+    s->bdt = malloc(SIM_BATCH * sizeof *s->bdt);
+  }
+  int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
+  s->ids = k->pair_toi_batch || cfg->on_predict;
+  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head || !batch_ok) {
     sim_free(s);
     return -1;
   }
@@ -756,12 +840,14 @@ static uint64_t event_loop(sim *s, uint64_t limit) {
     if (e.time < s->tnow) e.time = s->tnow; /* never move backwards */
     if (same_instant(s, &e, limit, &same, &last_time)) break;
     s->tnow = e.time;
+    s->processed++;
     uint64_t before = s->phys;
     switch (e.kind) {
       case SIM_EV_PAIR: do_pair(s, &e); break;
       case SIM_EV_WALL: do_wall(s, &e); break;
       default: do_cell(s, &e); break;
     }
+    flush_batch(s);
     if (s->stop) break;
     if (s->phys != before && cfg->every && s->phys % cfg->every == 0) {
       last_sampled = s->phys;
@@ -787,6 +873,7 @@ static sim_status run_state(sim_report *rep, const sim_state *st, const sim_kern
     predict_wall(&s, i);
     predict_cell(&s, i);
   }
+  flush_batch(&s);
   if (!s.stop) sample(&s);
   uint64_t last_sampled = event_loop(&s, limit);
   /* Nothing pending before the events asked for: nothing can happen any

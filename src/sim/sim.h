@@ -70,6 +70,28 @@ typedef struct sim_radii {
 TOI_MUST_USE toi_status sim_generate_radii(sim_state *out, uint64_t seed, int dim, size_t n,
                                            double spacing, const sim_radii *radii);
 
+/// A preset scene (`simulate --scene NAME`): the state, or the generator's
+/// arguments, of a situation that stresses a kernel in a known way.
+typedef struct sim_scene {
+  const char *name;
+  const char *stresses;  ///< what it stresses, for people (one sentence)
+  unsigned dims;         ///< the dimensions it exists in: bit 2 for 2D, bit 3 for 3D
+  int built;             ///< 1: its state is sim_scene_build's (its own layout); 0: sim_generate_radii's
+  size_t n[2];           ///< generated: balls in 2D and in 3D
+  double spacing;        ///< generated: the lattice spacing
+  sim_radii radii;       ///< generated: the radii
+  uint64_t events;       ///< physical events it runs by default
+} sim_scene;
+
+/// The scenes, *n of them, in a fixed order.
+const sim_scene *sim_scenes(size_t *n);
+/// The scene called name, or NULL.
+const sim_scene *sim_scene_find(const char *name);
+/// The state of a built scene (sc->built) in dimension dim (one of its dims)
+/// from a seed: the same on every machine. TOI_ERR_RANGE for a scene or a
+/// dimension without one, TOI_ERR_NOMEM.
+TOI_MUST_USE toi_status sim_scene_build(sim_state *out, const sim_scene *sc, int dim, uint64_t seed);
+
 /// State files (format "toibench-state v1"): '#' starts a comment, blank
 /// lines are ignored, numbers are decimal or C99 hex floats.
 ///   box DIM L1 L2 [L3]                    once, before the balls
@@ -111,6 +133,17 @@ typedef struct sim_kernel {
   /// schedule's absolute times stay double), and its responses return
   /// floats: positions and velocities are floats throughout the run.
   toi_precision precision;
+  /// Optional (NULL: pair_toi one pair at a time): predicts n pairs in one
+  /// call, r[i] and dt[i] as pair_toi returns and sets them for cases[i].
+  /// The run gathers the predictions one event asks for (after a contact,
+  /// every pair of both balls) and calls it once; the results are the same
+  /// as pair_toi's one by one would be, in the same order. Each case then
+  /// carries an ID naming the prediction (sim_config.on_predict).
+  void (*pair_toi_batch)(void *ctx, const toi_case *cases, size_t n, int *r, double *dt);
+  /// Optional (NULL: 0): the separation the kernel states it may miss its
+  /// contacts by (its contract's tolerance, an absolute distance), as known
+  /// so far: a pair overlaps only when it penetrates deeper than that too.
+  double (*contact_tolerance)(void *ctx);
 } sim_kernel;
 
 /// The double-precision wall kernel shared by the formulation kernels:
@@ -145,6 +178,15 @@ sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q
 /// (an unknown or reverse-time name, or no kernel at all); -1 when out of
 /// memory.
 int sim_kernels_select(sim_kernel **out, const char *names, const toi_msg *msg);
+/// The double and float responses of the formulation kernels: the contact
+/// of toi_response_compute (toi_response_compute32 on the case rounded to
+/// float) at dt, applied only when the balls approach there (1), else 0;
+/// -1 on failure. ctx is unused.
+int sim_pair_respond_double(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                            double pb[3], double va[3], double vb[3]);
+int sim_pair_respond_float(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                           double pb[3], double va[3], double vb[3]);
+
 /// The same with the formulations' kernels in precision q
 /// (sim_formulation_kernel_prec; 'all' is every forward formulation with a
 /// variant in q, a name without one is refused). "reference" stays the exact
@@ -172,11 +214,22 @@ typedef struct sim_sample {
   double mom_err;      ///< |sum over pair events of (P' - P)| / sum_i m_i |v_i(0)|; NaN when
                        ///< either is not finite (momenta beyond DBL_MAX)
   double min_gap;      ///< smallest (|d| - R)/R over neighbouring pairs, in double
-  uint64_t overlaps;   ///< pairs with (|d| - R)/R < -overlap_tol
+  uint64_t overlaps;   ///< pairs with (|d| - R)/R < -overlap_tol and R - |d| beyond the
+                       ///< kernel's contact_tolerance
   uint64_t missed;     ///< of those, pairs that crossed contact unseen (see sim.c)
   uint64_t late;       ///< of those, pairs with a pending contact event in the past
   uint64_t pair_events, wall_events, cell_events, null_events;
+  double max_pen;      ///< deepest penetration R - |d| over neighbouring pairs (0: none)
 } sim_sample;
+
+/// A pair prediction as the run asks the kernel for it (sim_config.on_predict).
+typedef struct sim_predict_info {
+  uint64_t event;      ///< events processed before it (physical, null and cell
+                       ///< crossings; 0: the first sweep): with a and b, unique in a run
+  uint32_t a, b;       ///< the balls, in the order of the case
+  const toi_case *c;   ///< the case given to the kernel, in its precision; its ID
+                       ///< is "eEVENT-pA-B" (EVENT 6 digits, A and B 4 at least)
+} sim_predict_info;
 
 /// Run parameters.
 typedef struct sim_config {
@@ -196,6 +249,9 @@ typedef struct sim_config {
   /// predicted from the moment it enters a neighbourhood. The uniform grid
   /// gives the results of versions before the hierarchy, bit for bit.
   int uniform_grid;
+  /// Called with every pair prediction before the kernel answers it (may be
+  /// NULL); non-zero stops the run (SIM_STOPPED).
+  int (*on_predict)(void *ctx, const sim_predict_info *p);
 } sim_config;
 
 /// How a run ended.
@@ -223,6 +279,7 @@ typedef struct sim_report {
   uint64_t missed;       ///< sum of missed over the samples
   uint64_t late;         ///< sum of late over the samples
   uint64_t predictions;  ///< pair predictions asked of the kernel
+  double max_pen;        ///< deepest penetration over the samples (absolute, 0: none)
   int idle;              ///< 1 when the run ended with fewer events than asked because none
                          ///< was pending (every ball at rest, or too slow to reach anything)
   int grid_levels;       ///< levels of the grid holding balls (1: the uniform grid)

@@ -88,8 +88,8 @@ static int pair_respond_with(toi_response_fn fn, const toi_case *c, double dt, d
   return 1;
 }
 
-static int form_pair_respond(void *ctx, const toi_case *c, double dt, double E, double pa[3],
-                             double pb[3], double va[3], double vb[3]) {
+int sim_pair_respond_double(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                            double pb[3], double va[3], double vb[3]) {
   (void)ctx;
   return pair_respond_with(toi_response_compute, c, dt, E, pa, pb, va, vb);
 }
@@ -103,8 +103,8 @@ static int form_pair_toi32(void *ctx, const toi_case *c, double *dt) {
   return pair_answer(f->solve32(&rc), dt);
 }
 
-static int form_pair_respond32(void *ctx, const toi_case *c, double dt, double E, double pa[3],
-                               double pb[3], double va[3], double vb[3]) {
+int sim_pair_respond_float(void *ctx, const toi_case *c, double dt, double E, double pa[3],
+                           double pb[3], double va[3], double vb[3]) {
   (void)ctx;
   toi_case rc;
   if (toi_case_round(&rc, c, TOI_BINARY32) < 0) return -1;
@@ -112,17 +112,17 @@ static int form_pair_respond32(void *ctx, const toi_case *c, double dt, double E
 }
 
 sim_kernel sim_formulation_kernel(const toi_formulation *f) {
-  sim_kernel k = {f->name, (void *)f, form_pair_toi, form_pair_respond, sim_wall_toi_double,
-                  sim_wall_respond_double, TOI_BINARY64};
+  sim_kernel k = {f->name, (void *)f, form_pair_toi, sim_pair_respond_double, sim_wall_toi_double,
+                  sim_wall_respond_double, TOI_BINARY64, NULL, NULL};
   return k;
 }
 
 sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q) {
   if (q == TOI_BINARY64) return sim_formulation_kernel(f);
-  sim_kernel none = {NULL, NULL, NULL, NULL, NULL, NULL, q};
+  sim_kernel none = {NULL, NULL, NULL, NULL, NULL, NULL, q, NULL, NULL};
   if (q != TOI_BINARY32 || !f->solve32) return none;
-  sim_kernel k = {f->name, (void *)f, form_pair_toi32, form_pair_respond32, sim_wall_toi_float,
-                  sim_wall_respond_float, TOI_BINARY32};
+  sim_kernel k = {f->name, (void *)f, form_pair_toi32, sim_pair_respond_float, sim_wall_toi_float,
+                  sim_wall_respond_float, TOI_BINARY32, NULL, NULL};
   return k;
 }
 
@@ -131,7 +131,7 @@ sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q
    response computed exactly at t* and rounded once, walls exact. */
 static sim_kernel reference_kernel(void) {
   sim_kernel k = {"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
-                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64};
+                  toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64, NULL, NULL};
   return k;
 }
 

@@ -21,7 +21,7 @@ static const char *const exact_kernels[] = {"reference", "expanded", "ericson", 
 static sim_kernel kernel_named(const char *name) {
   if (!strcmp(name, "reference"))
     return (sim_kernel){"reference", NULL, toi_ref_sim_pair_toi, toi_ref_sim_pair_respond,
-                        toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64};
+                        toi_ref_sim_wall_toi, toi_ref_sim_wall_respond, TOI_BINARY64, NULL, NULL};
   const toi_formulation *f = toi_formulation_find(name);
   cr_assert(f, "formulation %s missing", name);
   return sim_formulation_kernel(f);
@@ -59,7 +59,7 @@ static sim_state line_state(double lx, double ly, const double *x, const double 
 }
 
 static sim_config config(uint64_t events, void *ctx) {
-  sim_config c = {1.0, events, 0, 0, 1e-9, NULL, log_event, ctx, 0};
+  sim_config c = {1.0, events, 0, 0, 1e-9, NULL, log_event, ctx, 0, NULL};
   return c;
 }
 
@@ -164,7 +164,7 @@ Test(sim, nan_kernel_reported_with_event_number) {
   sim_state st = line_state(16, 16, x, vx, 2);
   nan_ctx nc = {0, 3};
   sim_kernel k = {"nan-at-3", &nc, nan_pair_toi, expanded_respond, sim_wall_toi_double,
-                  sim_wall_respond_double, TOI_BINARY64};
+                  sim_wall_respond_double, TOI_BINARY64, NULL, NULL};
   evlog log = {.n = 0};
   sim_config cfg = config(100, &log);
   sim_report rep;
@@ -199,7 +199,7 @@ Test(sim, zero_time_kernel_stops) {
   double x[2] = {2, 10}, vx[2] = {1, -1};
   sim_state st = line_state(16, 16, x, vx, 2);
   sim_kernel k = {"always-zero", NULL, zero_toi, blind_respond, sim_wall_toi_double, sim_wall_respond_double,
-                  TOI_BINARY64};
+                  TOI_BINARY64, NULL, NULL};
   evlog log = {.n = 0};
   sim_config cfg = config(1000000, &log);
   cfg.same_instant = 50;
@@ -265,7 +265,7 @@ static void series_of(membuf *m, const sim_state *st, const sim_kernel *k, uint6
   m->buf = NULL;
   m->len = 0;
   m->f = open_memstream(&m->buf, &m->len);
-  sim_config cfg = {1.0, events, 200, 0, 1e-9, sample_to_file, NULL, m, 0};
+  sim_config cfg = {1.0, events, 200, 0, 1e-9, sample_to_file, NULL, m, 0, NULL};
   sim_run(rep, st, k, &cfg);
   fclose(m->f);
 }
@@ -305,7 +305,7 @@ Test(sim, small_gas_conserves) {
     for (size_t k = 0; k < sizeof exact_kernels / sizeof exact_kernels[0]; k++) {
       sim_kernel ker = kernel_named(exact_kernels[k]);
       if (!strcmp(ker.name, "reference") && dim == 3) continue; /* keep the suite fast */
-      sim_config cfg = {1.0, events, 500, 0, 1e-9, NULL, NULL, NULL, 0};
+      sim_config cfg = {1.0, events, 500, 0, 1e-9, NULL, NULL, NULL, 0, NULL};
       sim_report rep;
       cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
       cr_assert_eq(rep.last.event, events);
@@ -433,8 +433,8 @@ static void ke_check(double E, uint64_t events) {
   mpfr_init2(k.sum, 4000);
   mpfr_init2(k.term, 4000);
   ke_exact(&k, k.sum); /* KE0, kept in sum */
-  sim_kernel ker = {"tracked", &k, ke_toi, ke_respond, ke_wall_toi, ke_wall_respond, TOI_BINARY64};
-  sim_config cfg = {E, events, 25, 0, 1e-9, ke_sample, ke_event, &k, 0};
+  sim_kernel ker = {"tracked", &k, ke_toi, ke_respond, ke_wall_toi, ke_wall_respond, TOI_BINARY64, NULL, NULL};
+  sim_config cfg = {E, events, 25, 0, 1e-9, ke_sample, ke_event, &k, 0, NULL};
   sim_report rep;
   cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s", rep.message);
   cr_assert_eq(rep.last.event, events);
@@ -463,7 +463,7 @@ Test(sim, ke_err_of_a_state_at_rest_is_zero) {
   double x[2] = {4, 6.5}, vx[2] = {0, 0};
   sim_state st = line_state(16, 16, x, vx, 2);
   sim_kernel ker = kernel_named("expanded");
-  sim_config cfg = {1.0, 10, 1, 0, 1e-9, NULL, NULL, NULL, 0};
+  sim_config cfg = {1.0, 10, 1, 0, 1e-9, NULL, NULL, NULL, 0, NULL};
   sim_report rep;
   cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "%s", rep.message);
   cr_assert(rep.last.ke_err == 0 && rep.max_abs_ke_err == 0, "ke_err %a, max %a", rep.last.ke_err,
@@ -485,7 +485,7 @@ Test(sim, every_forward_formulation_runs_a_gas) {
   for (size_t k = 0; k < n; k++) {
     if (all[k].direction != TOI_FORWARD) continue;
     sim_kernel ker = sim_formulation_kernel(&all[k]);
-    sim_config cfg = {1.0, 4000, 500, 0, 1e-9, NULL, NULL, NULL, 0};
+    sim_config cfg = {1.0, 4000, 500, 0, 1e-9, NULL, NULL, NULL, 0, NULL};
     sim_report rep;
     cr_assert_eq(sim_run(&rep, &st, &ker, &cfg), SIM_OK, "seed %llu %s: %s", seed, ker.name, rep.message);
     cr_assert_eq(rep.last.event, 4000, "%s", ker.name);
@@ -511,8 +511,8 @@ Test(sim, missed_collisions_counted) {
   double x[3] = {4, 7, 14.5}, vx[3] = {1, -1, 0.5};
   sim_state st = line_state(16, 16, x, vx, 3);
   sim_kernel k = {"blind", NULL, blind_toi, expanded_respond, sim_wall_toi_double, sim_wall_respond_double,
-                  TOI_BINARY64};
-  sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL, 0};
+                  TOI_BINARY64, NULL, NULL};
+  sim_config cfg = {1.0, 1, 1, 0, 1e-9, NULL, NULL, NULL, 0, NULL};
   sim_report rep;
   cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK);
   cr_assert(rep.time == 1, "t %a", rep.time);
@@ -812,7 +812,7 @@ Test(sim, hierarchy_matches_all_pairs) {
     bf_ev want[60];
     size_t nw = bf_run(&st, &k, want, 60);
     fulllog log = {.n = 0};
-    sim_config cfg = {1.0, nw, 0, 0, 1e-9, NULL, log_all, &log, 0};
+    sim_config cfg = {1.0, nw, 0, 0, 1e-9, NULL, log_all, &log, 0, NULL};
     sim_report rep;
     cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK, "state %d: %s", t, rep.message);
     levelled += rep.grid_levels > 1;
