@@ -1,6 +1,9 @@
 /* f_accurate.c: exact classification and the forward root within one ulp (double-double, expansions). */
 #include <float.h>
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "accurate.h"
 #include "eft.h"
 #include "formulations.h"
@@ -155,23 +158,65 @@ TOI_INLINE int filter_sign(dd x, double err) {
   return 2;
 }
 
-/* sqrt of a value the filter proved positive; saying so lets the compiler
-   use the instruction instead of a library call that keeps errno. */
-TOI_INLINE double sqrt_pos(double x) { return sqrt(x > 0 ? x : 0); }
+/* sqrt of a value the filter proved positive, by the instruction: the
+   compiler, keeping errno, otherwise calls the library wherever it cannot
+   see that the argument is not negative (and spills every live register
+   around the call). Both are the correctly rounded square root. */
+TOI_INLINE double sqrt_pos(double x) {
+#if defined(__SSE2__)
+  return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x > 0 ? x : 0)));
+#else
+  return sqrt(x > 0 ? x : 0);
+#endif
+}
 
-/* c / (-b + sqrt D) as a normalized double-double, for c > 0, b < 0,
-   D >= 0 normalized double-doubles whose magnitudes keep every low part
-   normal (see the callers); h is RN(sqrt(D.hi)). sqrt D is h plus one
-   correction from the exact remainder D.hi - h^2 (an FMA gives it):
-   relative error below 2^-102; the sum of two positive terms is within
-   2^-104 and the quotient within 2^-101. */
+/*
+ * c / (-b + sqrt D) as a normalized double-double, for c > 0, b < 0,
+ * D >= 0 normalized double-doubles whose magnitudes keep every product and
+ * remainder clear of underflow (see the callers: c >= 2^-808, t in
+ * [2^-960, 2^1002]); h is RN(sqrt(D.hi)). Written for a short dependency chain: the
+ * two divisions (q0, inv) depend only on RN(h - b.hi) and run side by side,
+ * and the corrections are products. Relative error below 2^-100, with
+ * u = 2^-53:
+ *
+ * sqrt D. r = D.hi - h^2 is exact (the remainder of a correctly rounded
+ *   square root is a double; the fma gives it), and |r| <= 2.01 u h^2
+ *   (|sqrt D.hi - h| <= u h). With x = (r + D.lo) / h^2, |x| <= 3.02 u,
+ *   sqrt D = h sqrt(1 + x) = h + (r + D.lo) / (2h) - h x^2 / 8 + ..., the
+ *   dropped terms below 1.2 u^2 h. g = RN(RN(r + D.lo) i2), i2 = RN(0.5 / h),
+ *   |g| <= 1.52 u h: three roundings, < 4.6 u^2 h. So |h + g - sqrt D| <
+ *   5.8 u^2 h.
+ * den = -b + sqrt D. (Dh, e) = TwoSum(-b.hi, h) is exact, |e| <= u Dh;
+ *   Dl = RN(e + RN(g - b.lo)), its terms below u Dh, 1.52 u Dh and 1.01 u
+ *   Dh: two roundings < 6.1 u^2 Dh, and |Dl| <= 3.54 u Dh. With the above
+ *   (h <= den), |Dh + Dl - den| < 12 u^2 den.
+ * The quotient. q0 = RN(c.hi / Dh), inv = RN(1 / Dh). e1 = c.hi - q0 Dh is
+ *   a double (the remainder of a correctly rounded division, far from
+ *   underflow here), so the fma is exact; |e1| <= u q0 Dh. rho = RN(e1 +
+ *   RN(c.lo - RN(q0 Dl))) is c - q0 (Dh + Dl) up to three roundings of
+ *   terms below u, 1.01 u and 3.54 u times q0 Dh: |rho| <= 5.6 u q0 Dh and
+ *   rho errs by < 13.8 u^2 q0 Dh. The correction k = RN(rho inv) stands for
+ *   rho / (Dh + Dl): inv is within u of 1 / Dh, itself within 3.56 u of
+ *   1 / (Dh + Dl); with the rounding of the product, k errs by < 13.9 u^2 q0
+ *   (from rho) + 25.6 u^2 q0 (from inv) + 5.7 u^2 q0 < 46 u^2 q0. t =
+ *   FastTwoSum(q0, k) is exact (|k| < |q0|): |t - c / (Dh + Dl)| < 46 u^2 q0
+ *   < 2^-100.4 t.
+ * Total: 12 u^2 + 46 u^2 and second-order terms < 59 u^2 < 2^-100.1.
+ */
 TOI_INLINE dd root_dd(dd c, dd b, dd d, double h) {
-  dd den = {-b.hi, -b.lo};
+  double Dh = -b.hi, Dl = -b.lo;
   if (d.hi > 0) {
+    double i2 = 0.5 / h;
     double r = fma(-h, h, d.hi);
-    den = dd_add_same_sign(den, fast_two_sum(h, (r + d.lo) / (2 * h)));
+    double g = (r + d.lo) * i2;
+    dd s = two_sum(-b.hi, h);
+    Dh = s.hi;
+    Dl = s.lo + (g - b.lo);
   }
-  return dd_div(c, den);
+  double q0 = c.hi / Dh, inv = 1 / Dh;
+  double e1 = fma(-q0, Dh, c.hi);
+  double rho = e1 + (c.lo - q0 * Dl);
+  return fast_two_sum(q0, rho * inv);
 }
 
 /* RN((x.hi + x.lo) 2^k) for a normalized double-double. Where the result is
@@ -191,7 +236,7 @@ static double scale_round(dd x, int k) {
 /* A bound on |t - t*| / t* for t = root_dd(c, b, d, h) from c, b, D within
    ec, eb, ed of their values (h = 0 when D is exactly 0): c contributes
    ec / c, the denominator -b + sqrt D (eb + ed / sqrt D) / (-b + sqrt D),
-   root_dd itself below 2^-100; the factor covers second-order terms, h
+   root_dd itself below 2^-100 (see there); the factor covers second-order terms, h
    against sqrt(d) and the rounding of the bound. */
 TOI_INLINE double root_rel(dd c, double ec, dd b, double eb, double ed, double h) {
   double den_err = eb + (h > 0 ? ed / h : 0);
@@ -364,18 +409,29 @@ static dd exact_d(const exact_ctx *x, int *sign, double *err) {
   return exact_dd(&d, err);
 }
 
-static void track(double x, double *mx, double *mn) {
-  double ax = fabs(x);
-  if (ax > *mx) *mx = ax;
-  if (ax != 0 && ax < *mn) *mn = ax;
+/* The largest and the smallest nonzero magnitude of a group, on the bits of
+   finite inputs (for which the order of the bits of |x| is that of |x|),
+   without branches: the smallest is kept as its bits minus one, so that a
+   zero wraps to the top and never wins. */
+TOI_INLINE void track(double x, uint64_t *mx, uint64_t *mn1) {
+  uint64_t a;
+  memcpy(&a, &x, sizeof a);
+  a &= 0x7fffffffffffffffu;
+  *mx = a > *mx ? a : *mx;
+  *mn1 = a - 1 < *mn1 ? a - 1 : *mn1;
 }
 
-/* The power of two bringing a group's nonzero magnitudes [mn, mx] into
-   [2^-SAFE_EXP, 2^SAFE_EXP); returns 0 and sets *k, or -1 when the spread is
-   too wide. */
-static int group_scale(double mx, double mn, int *k) {
+/* The power of two bringing a group's nonzero magnitudes [mn, mx] (as
+   tracked) into [2^-SAFE_EXP, 2^SAFE_EXP); returns 0 and sets *k, or -1
+   when the spread is too wide. */
+static int group_scale(uint64_t mxb, uint64_t mn1, int *k) {
   *k = 0;
-  if (mx == 0 || (mx < SAFE_HI && mn >= SAFE_LO)) return 0;
+  if (mxb == 0) return 0;
+  uint64_t mnb = mn1 + 1;
+  double mx, mn;
+  memcpy(&mx, &mxb, sizeof mx);
+  memcpy(&mn, &mnb, sizeof mn);
+  if (mx < SAFE_HI && mn >= SAFE_LO) return 0;
   int hi = ilog2d(mx), lo = ilog2d(mn);
   int kk = -(hi + lo) / 2;
   if (hi + kk >= SAFE_EXP || lo + kk < -SAFE_EXP) return -1;
@@ -409,11 +465,104 @@ TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double s
   }
 }
 
+/* ---- the fast path ---- */
+
+/* The common case, without any exact computation: returns 1 with *out set,
+   or 0 when the slow path must decide. It gives the slow path's answer
+   whenever it answers: the same estimates, bounds and root, and it requires
+   what makes them valid and accurate without the safe range (no overflow:
+   every difference below 2^150; products and remainders in the root clear
+   of underflow: c, |b| >= 2^-700 and D >= 2^-900, so that t <= 2^1002, and
+   t >= 2^-960 tested). cs is the case as given (k = 0) or, from the slow
+   path, its inputs scaled by powers of two (solve_slow) with t* 2^k the
+   root of the case as given, orig; then the root is rounded by
+   scale_round, as the slow path does. */
+TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
+                          toi_result *out) {
+  dd s[3], v[3];
+  double ms = 0, mv = 0;
+  int moving = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    double as = fabs(s[i].hi), av = fabs(v[i].hi);
+    ms = as > ms ? as : ms;
+    mv = av > mv ? av : mv;
+    moving |= v[i].hi != 0;
+  }
+  dd R = two_sum(cs->ra, cs->rb);
+  ms = R.hi > ms ? R.hi : ms;
+  if (!(ms < SAFE_HI && mv < SAFE_HI)) return 0;
+  /* Tiny lengths or velocities (below 2^-300) would make the products
+     below subnormal, which the hardware does slowly; scaled, they are
+     common cases (solve_slow). Not needed for correctness. */
+  if (!(ms >= 0x1p-300) || (moving && !(mv >= 0x1p-300))) return 0;
+
+  double ec;
+  dd c = fast_c(s, R, n, &ec);
+  if (info) record(info, info->c_est, &info->c_err, c, ec);
+  int sc = filter_sign(c, ec);
+  if (sc == 2) return 0;
+  if (sc < 0) {
+    *out = result(TOI_OVERLAP, NAN);
+    return 1;
+  }
+  if (!moving) {
+    *out = result(TOI_STATIC, NAN);
+    return 1;
+  }
+  double eb;
+  dd b = fast_dot(s, v, n, &eb);
+  if (info) record(info, info->b_est, &info->b_err, b, eb);
+  int sb = filter_sign(b, eb);
+  if (sb == 2) return 0;
+  if (sb > 0) {
+    *out = result(TOI_SEPARATING, NAN);
+    return 1;
+  }
+  if (ec > ACC_REL * c.hi || eb > ACC_REL * -b.hi) return 0;
+  double ea, ed;
+  dd a = fast_dot(v, v, n, &ea);
+  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
+  if (info) record(info, info->d_est, &info->d_err, d, ed);
+  int sd = filter_sign(d, ed);
+  if (sd == 2) return 0;
+  if (sd < 0) {
+    *out = result(TOI_MISS, NAN);
+    return 1;
+  }
+  double h = sqrt_pos(d.hi);
+  if (ed > ACC_REL * h * (h - b.hi)) return 0;
+  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
+  dd t = root_dd(c, b, d, h);
+  if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
+  double y, nb, dist;
+  if (!k) {
+    y = t.hi + t.lo;
+    if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+      y = tie_break(orig, n, y, nb);
+  } else if (ilog2d(t.hi) + k < -1077) {
+    /* t* 2^k < 2^-1076 (1 + 2^-60), below the midpoint 2^-1075 between
+       +0 and the least subnormal: +0, without the slow subnormal arithmetic
+       of scale_round and near_midpoint. */
+    y = 0.0;
+  } else {
+    y = scale_round(t, k);
+    /* Where y is normal, scaling by 2^k maps t's grid to y's: the bit test
+       on t applies. */
+    int maybe = !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
+    if (maybe && near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+      y = tie_break(orig, n, y, nb);
+  }
+  *out = result(TOI_HIT, y);
+  return 1;
+}
+
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
    numbers throughout when impossible), the same filter, and the exact
    fallback wherever the filter cannot settle a sign or an accuracy. */
 TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accurate_info *info) {
-  double pmax = 0, pmin = INFINITY, vmax = 0, vmin = INFINITY;
+  uint64_t pmax = 0, pmin = UINT64_MAX, vmax = 0, vmin = UINT64_MAX;
   for (int i = 0; i < n; i++) {
     track(cs->pa[i], &pmax, &pmin);
     track(cs->pb[i], &pmax, &pmin);
@@ -425,14 +574,21 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
   int kp, kv;
   if (group_scale(pmax, pmin, &kp) || group_scale(vmax, vmin, &kv)) return solve_wide(cs, n, info);
 
-  double spa[3], spb[3], sva[3], svb[3], ra = cs->ra, rb = cs->rb;
+  toi_case scaled; /* the scaled inputs, when scaled */
+  double ra = cs->ra, rb = cs->rb;
   const double *pa = cs->pa, *pb = cs->pb, *va = cs->va, *vb = cs->vb;
   if (kp || kv) {
-    scale_inputs(cs, n, kp, kv, spa, spb, sva, svb, &ra, &rb, info);
-    pa = spa;
-    pb = spb;
-    va = sva;
-    vb = svb;
+    scaled.dim = cs->dim;
+    scale_inputs(cs, n, kp, kv, scaled.pa, scaled.pb, scaled.va, scaled.vb, &ra, &rb, info);
+    scaled.ra = ra;
+    scaled.rb = rb;
+    /* Scaled, most cases are common ones (the scale family: nearly all). */
+    toi_result r;
+    if (n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info, &r) : solve_fast(&scaled, 2, cs, kv - kp, info, &r)) return r;
+    pa = scaled.pa;
+    pb = scaled.pb;
+    va = scaled.va;
+    vb = scaled.vb;
   }
 
   dd s[3], v[3];
@@ -489,74 +645,6 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
   return result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
 }
 
-/* ---- the fast path ---- */
-
-/* The common case, without scaling and without any exact computation:
-   returns 1 with *out set, or 0 when the slow path must decide. It gives the
-   slow path's answer whenever it answers: the same estimates, bounds and
-   root, and it requires what makes them valid and accurate without the
-   safe range (no overflow: every difference below 2^150; low parts normal
-   in the root: c, |b| >= 2^-700 and D >= 2^-900, so that 2^-1003 <= t <=
-   2^1002). */
-TOI_INLINE int solve_fast(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
-  dd s[3], v[3];
-  double mx = 0;
-  int moving = 0;
-  for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
-    double as = fabs(s[i].hi), av = fabs(v[i].hi);
-    mx = as > mx ? as : mx;
-    mx = av > mx ? av : mx;
-    moving |= v[i].hi != 0;
-  }
-  dd R = two_sum(cs->ra, cs->rb);
-  if (!(mx < SAFE_HI && R.hi < SAFE_HI)) return 0;
-
-  double ec;
-  dd c = fast_c(s, R, n, &ec);
-  if (info) record(info, info->c_est, &info->c_err, c, ec);
-  int sc = filter_sign(c, ec);
-  if (sc == 2) return 0;
-  if (sc < 0) {
-    *out = result(TOI_OVERLAP, NAN);
-    return 1;
-  }
-  if (!moving) {
-    *out = result(TOI_STATIC, NAN);
-    return 1;
-  }
-  double eb;
-  dd b = fast_dot(s, v, n, &eb);
-  if (info) record(info, info->b_est, &info->b_err, b, eb);
-  int sb = filter_sign(b, eb);
-  if (sb == 2) return 0;
-  if (sb > 0) {
-    *out = result(TOI_SEPARATING, NAN);
-    return 1;
-  }
-  if (ec > ACC_REL * c.hi || eb > ACC_REL * -b.hi) return 0;
-  double ea, ed;
-  dd a = fast_dot(v, v, n, &ea);
-  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
-  if (info) record(info, info->d_est, &info->d_err, d, ed);
-  int sd = filter_sign(d, ed);
-  if (sd == 2) return 0;
-  if (sd < 0) {
-    *out = result(TOI_MISS, NAN);
-    return 1;
-  }
-  double h = sqrt_pos(d.hi);
-  if (ed > ACC_REL * h * (h - b.hi)) return 0;
-  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
-  dd t = root_dd(c, b, d, h);
-  double y = t.hi + t.lo, nb, dist;
-  if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
-    y = tie_break(cs, n, y, nb);
-  *out = result(TOI_HIT, y);
-  return 1;
-}
-
 static void info_reset(toi_accurate_info *info) {
   info->kp = info->kv = 0;
   info->c_est[0] = info->c_est[1] = info->c_err = NAN;
@@ -566,7 +654,7 @@ static void info_reset(toi_accurate_info *info) {
 
 TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
   toi_result r;
-  if (cs->dim == 3 ? solve_fast(cs, 3, info, &r) : solve_fast(cs, 2, info, &r)) return r;
+  if (cs->dim == 3 ? solve_fast(cs, 3, cs, 0, info, &r) : solve_fast(cs, 2, cs, 0, info, &r)) return r;
   if (info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;
