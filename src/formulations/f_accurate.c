@@ -467,16 +467,36 @@ TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double s
 
 /* ---- the fast path ---- */
 
-/* The common case, without any exact computation: returns 1 with *out set,
-   or 0 when the slow path must decide. It gives the slow path's answer
-   whenever it answers: the same estimates, bounds and root, and it requires
-   what makes them valid and accurate without the safe range (no overflow:
-   every difference below 2^150; products and remainders in the root clear
-   of underflow: c, |b| >= 2^-700 and D >= 2^-900, so that t <= 2^1002, and
-   t >= 2^-960 tested). cs is the case as given (k = 0) or, from the slow
-   path, its inputs scaled by powers of two (solve_slow) with t* 2^k the
-   root of the case as given, orig; then the root is rounded by
-   scale_round, as the slow path does. */
+/* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
+   expansions of quad_exact.c need. Off the common path. */
+static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
+  double f[14];
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    f[m++] = cs->pa[i];
+    f[m++] = cs->pb[i];
+    f[m++] = cs->va[i];
+    f[m++] = cs->vb[i];
+  }
+  f[m++] = cs->ra;
+  f[m++] = cs->rb;
+  for (int i = 0; i < m; i++) {
+    double a = fabs(f[i]);
+    if (a != 0 && !(a >= SAFE_LO && a < SAFE_HI)) return 0;
+  }
+  return 1;
+}
+
+/* The common case, with the exact values only where the filter needs them:
+   returns 1 with *out set, or 0 when the slow path must decide. It gives
+   the slow path's answer whenever it answers: the same estimates, bounds
+   and root, and it requires what makes them valid and accurate without
+   the safe range (no overflow: every difference below 2^150; products and
+   remainders in the root clear of underflow: c, |b| >= 2^-700 and D >=
+   2^-900, so that t <= 2^1002, and t >= 2^-960 tested). cs is the case as
+   given (k = 0) or, from the slow path, its inputs scaled by powers of two
+   (solve_slow) with t* 2^k the root of the case as given, orig; then the
+   root is rounded by scale_round, as the slow path does. */
 TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
                           toi_result *out) {
   dd s[3], v[3];
@@ -498,11 +518,19 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
      common cases (solve_slow). Not needed for correctness. */
   if (!(ms >= 0x1p-300) || (moving && !(mv >= 0x1p-300))) return 0;
 
+  /* Where the filter cannot settle a sign or an accuracy, the exact values
+     (quad_exact.c) need every input in the safe range: true of scaled
+     inputs (k != 0), checked otherwise, or the slow path scales first. */
+  exact_ctx x = {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info};
   double ec;
   dd c = fast_c(s, R, n, &ec);
   if (info) record(info, info->c_est, &info->c_err, c, ec);
-  int sc = filter_sign(c, ec);
-  if (sc == 2) return 0;
+  int sc = filter_sign(c, ec), c_exact = 0;
+  if (sc == 2) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    c = exact_c(&x, &sc, &ec);
+    c_exact = 1;
+  }
   if (sc < 0) {
     *out = result(TOI_OVERLAP, NAN);
     return 1;
@@ -514,26 +542,49 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   double eb;
   dd b = fast_dot(s, v, n, &eb);
   if (info) record(info, info->b_est, &info->b_err, b, eb);
-  int sb = filter_sign(b, eb);
-  if (sb == 2) return 0;
-  if (sb > 0) {
+  int sb = filter_sign(b, eb), b_exact = 0;
+  if (sb == 2) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    b = exact_b(&x, &sb, &eb);
+    b_exact = 1;
+  }
+  if (sc == 0) {
+    *out = sb < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
+    return 1;
+  }
+  if (sb >= 0) {
     *out = result(TOI_SEPARATING, NAN);
     return 1;
   }
-  if (ec > ACC_REL * c.hi || eb > ACC_REL * -b.hi) return 0;
+  /* Approaching from outside: the root needs c and b to ACC_REL. */
+  int ignored;
+  if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
+    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
+  }
   double ea, ed;
   dd a = fast_dot(v, v, n, &ea);
   dd d = fast_d(a, ea, b, eb, c, ec, &ed);
   if (info) record(info, info->d_est, &info->d_err, d, ed);
   int sd = filter_sign(d, ed);
-  if (sd == 2) return 0;
+  double h = sqrt_pos(d.hi);
+  /* sqrt D is within ed / sqrt(d) of its value, which must be within
+     ACC_REL of the denominator -b + sqrt D. */
+  if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    d = exact_d(&x, &sd, &ed);
+    h = sqrt_pos(d.hi);
+  }
   if (sd < 0) {
     *out = result(TOI_MISS, NAN);
     return 1;
   }
-  double h = sqrt_pos(d.hi);
-  if (ed > ACC_REL * h * (h - b.hi)) return 0;
-  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
+  if (sd == 0) {
+    d = dd_make(0, 0);
+    h = 0;
+  }
+  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && (sd == 0 || d.hi >= 0x1p-900))) return 0;
   dd t = root_dd(c, b, d, h);
   if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
   double y, nb, dist;
@@ -554,7 +605,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
     if (maybe && near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
       y = tie_break(orig, n, y, nb);
   }
-  *out = result(TOI_HIT, y);
+  *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
 }
 
