@@ -425,6 +425,44 @@ Test(accurate, far_and_extreme_scales) {
   kt_assert_rounding(&tl, "far and scale");
 }
 
+/* Roots at the bottom of the subnormal range, from inputs that must be
+   scaled: lengths x 2^e (2^e below 2^-300) closing at speed 2^f, so that
+   t* = T 2^(e-f) with T in [1, 4) lands from 2^-1083 to 2^-1068, across
+   +0, the midpoint 2^-1075 and the least subnormals. The kernel answers +0
+   outright when t* 2^k is clearly below 2^-1076; every answer must be the
+   reference's RN(t*), bit for bit. */
+Test(accurate, roots_at_the_bottom_of_the_subnormal_range) {
+  test_rng r = {kt_seed() + 53};
+  static const int es[] = {-320, -600, -1000};
+  long zeros = 0, nonzero = 0;
+  char line[512];
+  for (int ie = 0; ie < 3; ie++)
+    for (int d = 1068; d <= 1083; d++)
+      for (int rep = 0; rep < 8 * kt_scale(); rep++) {
+        int e = es[ie], f = e + d;
+        toi_case c;
+        kt_blank(&c, rep % 2 ? 3 : 2);
+        double x = 1 + 3 * ((double)(test_rng_next(&r) >> 11) * 0x1p-53); /* [1, 4) */
+        double R = x * (test_rng_next(&r) % 2 ? 0.5 : 0.25);                  /* exact */
+        c.pb[0] = ldexp(x, e);
+        c.ra = ldexp(R, e);
+        c.vb[0] = -ldexp(1 + (double)(test_rng_next(&r) >> 12) * 0x1p-52, f); /* [1, 2) 2^f */
+        toi_ref ref;
+        cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
+        toi_result res = toi_f_accurate(&c);
+        kt_case_text(&c, line, sizeof line);
+        cr_assert(res.cls == ref.cls, "class %s, exact %s: %s", toi_class_name(res.cls), toi_class_name(ref.cls),
+                  line);
+        cr_assert(memcmp(&res.t, &ref.tfwd, sizeof res.t) == 0, "t = %a, RN(t*) = %a: %s " KT_SEED_MSG, res.t,
+                  ref.tfwd, line, KT_SEED_ARGS);
+        if (ref.tfwd == 0)
+          zeros++;
+        else
+          nonzero++;
+      }
+  cr_assert(zeros > 0 && nonzero > 0, "%ld zeros, %ld subnormals", zeros, nonzero);
+}
+
 /* Inputs no power of two can bring into one range: huge and tiny lengths or
    speeds mixed in one case, differences that overflow, subnormal speeds
    against coordinates near DBL_MAX. These take the big-number path. */
