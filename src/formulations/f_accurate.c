@@ -467,6 +467,55 @@ TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double s
 
 /* ---- the fast path ---- */
 
+/*
+ * A first filter in plain double for the classes that need no root
+ * (overlap, static, separating, miss): from the high parts alone of the
+ * exact differences s, v, R (each within u = 2^-53 of its value, relative),
+ * c, b, a and D are evaluated in double with proven bounds, and a class is
+ * given only when every sign it rests on is certain. Otherwise (every hit,
+ * every graze or contact, and whatever is too close to call) the
+ * double-double filter decides as before. The products are those the
+ * double-double filter starts from (the compiler computes them once).
+ *
+ * Bounds. s_i = sh (1 + d), |d| <= u, so s_i^2 = sh^2 (1 + d)^2, and p =
+ * RN(sh^2) = sh^2 (1 + e): |s_i^2 - p| <= 3.01 u p. The sum of the n + 1
+ * terms of c (n <= 3) rounds n times: <= 3.01 u M, M the computed sum of
+ * the p's and RN(Rh^2). So |cd - c| <= 6.02 u M; we use 8u M. Likewise
+ * |s_i v_i - RN(sh vh)| <= 3.01 u |RN(sh vh)|, two additions: |bd - b| <=
+ * 5.02 u Mb, Mb the computed sum of |RN(sh vh)|, and |ad - a| <= 5.02 u ad:
+ * we use 7u. D = b^2 - a c from them: |b^2 - bd^2| <= (2 |bd| + eb) eb,
+ * |a c - ad cd| <= ad ec + (|cd| + ec) ea, and the three roundings of
+ * RN(RN(bd^2) - RN(ad cd)) add <= 2.02 u (bb + |ac|). Each bound is a sum
+ * of positive terms rounded a few times: the factors 8/6.02, 7/5.02 and
+ * 1.01 cover that. No overflow (the differences are below 2^150, checked
+ * before); an underflowing operation errs by at most 2^-1075 absolute, and
+ * fewer than 40 of them by far less than ETA, added to every bound.
+ * Returns the class, or TOI_NONE when the double-double filter must decide.
+ */
+TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int moving) {
+  const double u = 0x1p-53;
+  double ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = fabs(psv);
+  for (int i = 1; i < n; i++) {
+    ps += s[i].hi * s[i].hi;
+    pv += v[i].hi * v[i].hi;
+    double q = s[i].hi * v[i].hi;
+    psv += q;
+    mb += fabs(q);
+  }
+  double pr = R.hi * R.hi;
+  double cd = ps - pr, ec = 8 * u * (ps + pr) + ETA;
+  if (!(fabs(cd) > ec)) return TOI_NONE;
+  if (cd < 0) return TOI_OVERLAP;
+  if (!moving) return TOI_STATIC;
+  double eb = 7 * u * mb + ETA;
+  if (!(fabs(psv) > eb)) return TOI_NONE;
+  if (psv > 0) return TOI_SEPARATING;
+  double ea = 7 * u * pv + ETA;
+  double bb = psv * psv, ac = pv * cd, d = bb - ac;
+  double ed = 1.01 * (2.02 * u * (bb + ac) + (2 * fabs(psv) + eb) * eb + pv * ec + (cd + ec) * ea) + ETA;
+  return d < -ed ? TOI_MISS : TOI_NONE;
+}
+
 /* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
    expansions of quad_exact.c need. Off the common path. */
 static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
@@ -521,6 +570,13 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   /* Where the filter cannot settle a sign or an accuracy, the exact values
      (quad_exact.c) need every input in the safe range: true of scaled
      inputs (k != 0), checked otherwise, or the slow path scales first. */
+  if (!info) { /* (explain records the double-double estimates) */
+    toi_class q = quick_class(s, v, R, n, moving);
+    if (q != TOI_NONE) {
+      *out = result(q, NAN);
+      return 1;
+    }
+  }
   exact_ctx x = {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info};
   double ec;
   dd c = fast_c(s, R, n, &ec);
