@@ -16,8 +16,11 @@
  * exact, and the forward root of a hit or graze from the cancellation-free
  * t = c / (-b + sqrt D) (b < 0 < c there, so nothing cancels).
  *
- * 1. Filter. From the exact differences (TwoSum), c, b and a are evaluated
- *    as double-doubles (compensated dot products, every product by TwoProd)
+ * 1. Filters. From the exact differences (TwoSum), a first filter in
+ *    plain double on their high parts (quick_class) gives the classes that
+ *    need no root (overlap, static, separating, miss) when the signs they
+ *    rest on are certain. Otherwise c, b and a are evaluated as
+ *    double-doubles (compensated dot products, every product by TwoProd)
  *    with proven bounds on their errors (derivations at fast_c and
  *    fast_dot), and D = b^2 - a c from them with a bound that adds the
  *    propagated errors (fast_d). A sign is certain when |estimate| exceeds
@@ -34,10 +37,13 @@
  *    when t* is rational (D a perfect square, or D = 0), goes to even as in
  *    the reference.
  *
- * 3. Fast path (solve_fast). Most cases end there: every difference below
- *    2^150 (nothing overflows), the filter certain of every sign it needs,
- *    the accuracy of step 2 met, and c, |b| >= 2^-700, D >= 2^-900 so that
- *    every low part in the root stays normal.
+ * 3. Common path (solve_fast). Most cases end there: every difference
+ *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
+ *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
+ *    normal. A sign the filter cannot settle, or a value not accurate
+ *    enough for step 2, is computed exactly with Shewchuk's expansions
+ *    (quad_exact.c) when every input is in the safe range of step 4, whose
+ *    compressed value also gives a double-double within 2^-100.
  *
  * 4. Slow path (solve_slow), for everything else. Positions and radii
  *    ("lengths") and velocities are each multiplied by a power of two that
@@ -45,14 +51,13 @@
  *    sign-preserving, and t is multiplied by a known power of two. Then
  *    every input is a multiple of 2^-202, the differences too, c, b and a
  *    are multiples of 2^-404 and D of 2^-808, |D| < 2^620, every product's
- *    rounding error is representable and the conditions of step 3 hold. The
- *    same filter runs; a sign it cannot settle, or a value not accurate
- *    enough for step 2, is computed exactly with Shewchuk's expansions
- *    (quad_exact.c), whose compressed value also gives a double-double
- *    within 2^-100. A group spread over more than 2^297 cannot be scaled so:
- *    such "wide" cases (only contrived mixes of huge and tiny inputs) are
- *    done with big binary numbers throughout (bigf.c), and so is any case
- *    whose expansions would outgrow their buffers.
+ *    rounding error is representable and the conditions of step 3 hold:
+ *    the scaled case goes through the common path, its root rounded back by
+ *    scale_round (and the same filter and exact values again when a
+ *    difference still reaches 2^150). A group spread over more than 2^297
+ *    cannot be scaled so: such "wide" cases (only contrived mixes of huge
+ *    and tiny inputs) are done with big binary numbers throughout (bigf.c),
+ *    and so is any case whose expansions would outgrow their buffers.
  *
  * 5. Rounding. The actual bounds give |t - t*| <= rel t with rel usually
  *    near 2^-98, far below 2^-62.4 (root_rel). When t lies within rel t of
