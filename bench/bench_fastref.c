@@ -21,9 +21,12 @@
 
 #define BLOCK 4096 /* cases per block: they stay in cache, as in a sweep's chunks */
 
+/* The CPU time of this thread: on a shared machine, the time the work itself
+   took, not the time others held the core (the wall clock counts both, and
+   the short fast-engine timings suffered most). */
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -220,8 +223,8 @@ int main(int argc, char **argv) {
     printf("  fallbacks to MPFR at a %s rounding boundary: %" PRIu64 " of %" PRIu64 " calls (%.3g%%)\n",
            toi_precision_name(q), (uint64_t)t.st.fb_prec, (uint64_t)t.st.calls, pct(t.st.fb_prec, t.st.calls));
   printf("  %-10s %12.4g cases/s\n", "mpfr", rm);
-  printf("  %-10s %12.4g cases/s   %.3g x mpfr (target >= 20: %s)\n", "fast", rb, rb / rm,
-         rb >= 20 * rm ? "met" : "NOT met");
+  printf("  %-10s %12.4g cases/s   %.3g x mpfr (target >= 25: %s)\n", "fast", rb, rb / rm,
+         rb >= 25 * rm ? "met" : "NOT met");
   printf("  %-10s %12.4g cases/s   %.3g x mpfr (one toi_ref_solve call per case)\n", "fast/call", rf, rf / rm);
   if (q != TOI_BINARY64) {
     const toi_ref_fast_stats *s = &t.st;

@@ -425,6 +425,108 @@ Test(accurate, far_and_extreme_scales) {
   kt_assert_rounding(&tl, "far and scale");
 }
 
+/* Cases on the edge of each sign the first filters decide (c: touching,
+   b: moving sideways, D: passing at exactly the sum of the radii), with
+   rounded, rotated coordinates so that the differences are inexact and the
+   edge is missed or hit by a few ulps either way: every class and time must
+   be the reference's, bit for bit. */
+Test(accurate, signs_within_a_few_ulps_of_zero) {
+  test_rng r = {kt_seed() + 59};
+  long n = 3000 * kt_scale(), classes[8] = {0};
+  char line[512];
+  for (long i = 0; i < n; i++) {
+    int edge = (int)(i % 3), dim = 2 + (int)((i / 3) % 2);
+    double unit = (double)(test_rng_next(&r) >> 11) * 0x1p-53;
+    double R = 0.5 + unit, delta = ldexp(test_rng_next(&r) % 2 ? 1.0 : -1.0, -(int)test_rng_int(&r, 44, 60));
+    double sx, sy, vx, vy;
+    if (edge == 0) { /* |s| = R (1 + delta), moving anywhere */
+      sx = R * (1 + delta);
+      sy = 0;
+      vx = -1 + 2 * (double)(test_rng_next(&r) >> 11) * 0x1p-53;
+      vy = -1 + 2 * (double)(test_rng_next(&r) >> 11) * 0x1p-53;
+    } else if (edge == 1) { /* v nearly perpendicular to s */
+      sx = 2 * R;
+      sy = R * unit;
+      vx = -sy * (1 + delta);
+      vy = sx;
+    } else { /* passing at distance R (1 + delta) */
+      sx = 4 * R;
+      sy = R * (1 + delta);
+      vx = -1.5;
+      vy = 0;
+    }
+    /* A rotation in the plane, and in 3D a tilt out of it, so that every
+       product of the dot products is inexact and their sums round. */
+    double th = 6.283185307179586 * (double)(test_rng_next(&r) >> 11) * 0x1p-53;
+    double ph = dim == 3 ? 6.283185307179586 * (double)(test_rng_next(&r) >> 11) * 0x1p-53 : 0;
+    double co = cos(th), si = sin(th), cp = cos(ph), sp = sin(ph);
+    double S[3] = {co * sx - si * sy, (si * sx + co * sy) * cp, (si * sx + co * sy) * sp};
+    double V[3] = {co * vx - si * vy, (si * vx + co * vy) * cp, (si * vx + co * vy) * sp};
+    toi_case c;
+    kt_blank(&c, dim);
+    double P[3] = {3.25 + unit, -1.75 * unit, 0.625 + unit}; /* A off the origin: pb - pa rounds */
+    for (int j = 0; j < dim; j++) {
+      c.pa[j] = P[j];
+      c.pb[j] = P[j] + S[j];
+      c.va[j] = 0.5;
+      c.vb[j] = 0.5 + V[j];
+    }
+    c.ra = R * 0.375;
+    c.rb = R - c.ra;
+    toi_ref ref;
+    cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
+    toi_result res = toi_f_accurate(&c);
+    kt_case_text(&c, line, sizeof line);
+    cr_assert(res.cls == ref.cls, "class %s, exact %s: %s " KT_SEED_MSG, toi_class_name(res.cls),
+              toi_class_name(ref.cls), line, KT_SEED_ARGS);
+    double want = ref.cls == TOI_CONTACT ? 0.0 : kt_contact_class(ref.cls) ? ref.tfwd : NAN;
+    cr_assert(memcmp(&res.t, &want, sizeof want) == 0 || (isnan(res.t) && isnan(want)),
+              "t = %a, want %a: %s " KT_SEED_MSG, res.t, want, line, KT_SEED_ARGS);
+    classes[ref.cls & 7]++;
+  }
+  cr_assert(classes[TOI_OVERLAP] && classes[TOI_SEPARATING] && classes[TOI_MISS] && classes[TOI_HIT],
+            "classes met: overlap %ld separating %ld miss %ld hit %ld", classes[TOI_OVERLAP],
+            classes[TOI_SEPARATING], classes[TOI_MISS], classes[TOI_HIT]);
+}
+
+/* Roots at the bottom of the subnormal range, from inputs that must be
+   scaled: lengths x 2^e (2^e below 2^-300) closing at speed 2^f, so that
+   t* = T 2^(e-f) with T in [1, 4) lands from 2^-1083 to 2^-1068, across
+   +0, the midpoint 2^-1075 and the least subnormals. The kernel answers +0
+   outright when t* 2^k is clearly below 2^-1076; every answer must be the
+   reference's RN(t*), bit for bit. */
+Test(accurate, roots_at_the_bottom_of_the_subnormal_range) {
+  test_rng r = {kt_seed() + 53};
+  static const int es[] = {-320, -600, -1000};
+  long zeros = 0, nonzero = 0;
+  char line[512];
+  for (int ie = 0; ie < 3; ie++)
+    for (int d = 1068; d <= 1083; d++)
+      for (int rep = 0; rep < 8 * kt_scale(); rep++) {
+        int e = es[ie], f = e + d;
+        toi_case c;
+        kt_blank(&c, rep % 2 ? 3 : 2);
+        double x = 1 + 3 * ((double)(test_rng_next(&r) >> 11) * 0x1p-53); /* [1, 4) */
+        double R = x * (test_rng_next(&r) % 2 ? 0.5 : 0.25);                  /* exact */
+        c.pb[0] = ldexp(x, e);
+        c.ra = ldexp(R, e);
+        c.vb[0] = -ldexp(1 + (double)(test_rng_next(&r) >> 12) * 0x1p-52, f); /* [1, 2) 2^f */
+        toi_ref ref;
+        cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
+        toi_result res = toi_f_accurate(&c);
+        kt_case_text(&c, line, sizeof line);
+        cr_assert(res.cls == ref.cls, "class %s, exact %s: %s", toi_class_name(res.cls), toi_class_name(ref.cls),
+                  line);
+        cr_assert(memcmp(&res.t, &ref.tfwd, sizeof res.t) == 0, "t = %a, RN(t*) = %a: %s " KT_SEED_MSG, res.t,
+                  ref.tfwd, line, KT_SEED_ARGS);
+        if (ref.tfwd == 0)
+          zeros++;
+        else
+          nonzero++;
+      }
+  cr_assert(zeros > 0 && nonzero > 0, "%ld zeros, %ld subnormals", zeros, nonzero);
+}
+
 /* Inputs no power of two can bring into one range: huge and tiny lengths or
    speeds mixed in one case, differences that overflow, subnormal speeds
    against coordinates near DBL_MAX. These take the big-number path. */

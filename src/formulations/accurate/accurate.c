@@ -1,6 +1,9 @@
 /* accurate.c: exact classification and the forward root within one ulp (double-double, expansions). */
 #include <float.h>
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "accurate.h"
 #include "eft.h"
 #include "formulations.h"
@@ -13,8 +16,11 @@
  * exact, and the forward root of a hit or graze from the cancellation-free
  * t = c / (-b + sqrt D) (b < 0 < c there, so nothing cancels).
  *
- * 1. Filter. From the exact differences (TwoSum), c, b and a are evaluated
- *    as double-doubles (compensated dot products, every product by TwoProd)
+ * 1. Filters. From the exact differences (TwoSum), a first filter in
+ *    plain double on their high parts (quick_class) gives the classes that
+ *    need no root (overlap, static, separating, miss) when the signs they
+ *    rest on are certain. Otherwise c, b and a are evaluated as
+ *    double-doubles (compensated dot products, every product by TwoProd)
  *    with proven bounds on their errors (derivations at fast_c and
  *    fast_dot), and D = b^2 - a c from them with a bound that adds the
  *    propagated errors (fast_d). A sign is certain when |estimate| exceeds
@@ -31,10 +37,13 @@
  *    when t* is rational (D a perfect square, or D = 0), goes to even as in
  *    the reference.
  *
- * 3. Fast path (solve_fast). Most cases end there: every difference below
- *    2^150 (nothing overflows), the filter certain of every sign it needs,
- *    the accuracy of step 2 met, and c, |b| >= 2^-700, D >= 2^-900 so that
- *    every low part in the root stays normal.
+ * 3. Common path (solve_fast). Most cases end there: every difference
+ *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
+ *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
+ *    normal. A sign the filter cannot settle, or a value not accurate
+ *    enough for step 2, is computed exactly with Shewchuk's expansions
+ *    (quad_exact.c) when every input is in the safe range of step 4, whose
+ *    compressed value also gives a double-double within 2^-100.
  *
  * 4. Slow path (solve_slow), for everything else. Positions and radii
  *    ("lengths") and velocities are each multiplied by a power of two that
@@ -42,14 +51,13 @@
  *    sign-preserving, and t is multiplied by a known power of two. Then
  *    every input is a multiple of 2^-202, the differences too, c, b and a
  *    are multiples of 2^-404 and D of 2^-808, |D| < 2^620, every product's
- *    rounding error is representable and the conditions of step 3 hold. The
- *    same filter runs; a sign it cannot settle, or a value not accurate
- *    enough for step 2, is computed exactly with Shewchuk's expansions
- *    (quad_exact.c), whose compressed value also gives a double-double
- *    within 2^-100. A group spread over more than 2^297 cannot be scaled so:
- *    such "wide" cases (only contrived mixes of huge and tiny inputs) are
- *    done with big binary numbers throughout (bigf.c), and so is any case
- *    whose expansions would outgrow their buffers.
+ *    rounding error is representable and the conditions of step 3 hold:
+ *    the scaled case goes through the common path, its root rounded back by
+ *    scale_round (and the same filter and exact values again when a
+ *    difference still reaches 2^150). A group spread over more than 2^297
+ *    cannot be scaled so: such "wide" cases (only contrived mixes of huge
+ *    and tiny inputs) are done with big binary numbers throughout (bigf.c),
+ *    and so is any case whose expansions would outgrow their buffers.
  *
  * 5. Rounding. The actual bounds give |t - t*| <= rel t with rel usually
  *    near 2^-98, far below 2^-62.4 (root_rel). When t lies within rel t of
@@ -155,23 +163,65 @@ TOI_INLINE int filter_sign(dd x, double err) {
   return 2;
 }
 
-/* sqrt of a value the filter proved positive; saying so lets the compiler
-   use the instruction instead of a library call that keeps errno. */
-TOI_INLINE double sqrt_pos(double x) { return sqrt(x > 0 ? x : 0); }
+/* sqrt of a value the filter proved positive, by the instruction: the
+   compiler, keeping errno, otherwise calls the library wherever it cannot
+   see that the argument is not negative (and spills every live register
+   around the call). Both are the correctly rounded square root. */
+TOI_INLINE double sqrt_pos(double x) {
+#if defined(__SSE2__)
+  return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(x > 0 ? x : 0)));
+#else
+  return sqrt(x > 0 ? x : 0);
+#endif
+}
 
-/* c / (-b + sqrt D) as a normalized double-double, for c > 0, b < 0,
-   D >= 0 normalized double-doubles whose magnitudes keep every low part
-   normal (see the callers); h is RN(sqrt(D.hi)). sqrt D is h plus one
-   correction from the exact remainder D.hi - h^2 (an FMA gives it):
-   relative error below 2^-102; the sum of two positive terms is within
-   2^-104 and the quotient within 2^-101. */
+/*
+ * c / (-b + sqrt D) as a normalized double-double, for c > 0, b < 0,
+ * D >= 0 normalized double-doubles whose magnitudes keep every product and
+ * remainder clear of underflow (see the callers: c >= 2^-808, t in
+ * [2^-960, 2^1002]); h is RN(sqrt(D.hi)). Written for a short dependency chain: the
+ * two divisions (q0, inv) depend only on RN(h - b.hi) and run side by side,
+ * and the corrections are products. Relative error below 2^-100, with
+ * u = 2^-53:
+ *
+ * sqrt D. r = D.hi - h^2 is exact (the remainder of a correctly rounded
+ *   square root is a double; the fma gives it), and |r| <= 2.01 u h^2
+ *   (|sqrt D.hi - h| <= u h). With x = (r + D.lo) / h^2, |x| <= 3.02 u,
+ *   sqrt D = h sqrt(1 + x) = h + (r + D.lo) / (2h) - h x^2 / 8 + ..., the
+ *   dropped terms below 1.2 u^2 h. g = RN(RN(r + D.lo) i2), i2 = RN(0.5 / h),
+ *   |g| <= 1.52 u h: three roundings, < 4.6 u^2 h. So |h + g - sqrt D| <
+ *   5.8 u^2 h.
+ * den = -b + sqrt D. (Dh, e) = TwoSum(-b.hi, h) is exact, |e| <= u Dh;
+ *   Dl = RN(e + RN(g - b.lo)), its terms below u Dh, 1.52 u Dh and 1.01 u
+ *   Dh: two roundings < 6.1 u^2 Dh, and |Dl| <= 3.54 u Dh. With the above
+ *   (h <= den), |Dh + Dl - den| < 12 u^2 den.
+ * The quotient. q0 = RN(c.hi / Dh), inv = RN(1 / Dh). e1 = c.hi - q0 Dh is
+ *   a double (the remainder of a correctly rounded division, far from
+ *   underflow here), so the fma is exact; |e1| <= u q0 Dh. rho = RN(e1 +
+ *   RN(c.lo - RN(q0 Dl))) is c - q0 (Dh + Dl) up to three roundings of
+ *   terms below u, 1.01 u and 3.54 u times q0 Dh: |rho| <= 5.6 u q0 Dh and
+ *   rho errs by < 13.8 u^2 q0 Dh. The correction k = RN(rho inv) stands for
+ *   rho / (Dh + Dl): inv is within u of 1 / Dh, itself within 3.56 u of
+ *   1 / (Dh + Dl); with the rounding of the product, k errs by < 13.9 u^2 q0
+ *   (from rho) + 25.6 u^2 q0 (from inv) + 5.7 u^2 q0 < 46 u^2 q0. t =
+ *   FastTwoSum(q0, k) is exact (|k| < |q0|): |t - c / (Dh + Dl)| < 46 u^2 q0
+ *   < 2^-100.4 t.
+ * Total: 12 u^2 + 46 u^2 and second-order terms < 59 u^2 < 2^-100.1.
+ */
 TOI_INLINE dd root_dd(dd c, dd b, dd d, double h) {
-  dd den = {-b.hi, -b.lo};
+  double Dh = -b.hi, Dl = -b.lo;
   if (d.hi > 0) {
+    double i2 = 0.5 / h;
     double r = fma(-h, h, d.hi);
-    den = dd_add_same_sign(den, fast_two_sum(h, (r + d.lo) / (2 * h)));
+    double g = (r + d.lo) * i2;
+    dd s = two_sum(-b.hi, h);
+    Dh = s.hi;
+    Dl = s.lo + (g - b.lo);
   }
-  return dd_div(c, den);
+  double q0 = c.hi / Dh, inv = 1 / Dh;
+  double e1 = fma(-q0, Dh, c.hi);
+  double rho = e1 + (c.lo - q0 * Dl);
+  return fast_two_sum(q0, rho * inv);
 }
 
 /* RN((x.hi + x.lo) 2^k) for a normalized double-double. Where the result is
@@ -191,7 +241,7 @@ static double scale_round(dd x, int k) {
 /* A bound on |t - t*| / t* for t = root_dd(c, b, d, h) from c, b, D within
    ec, eb, ed of their values (h = 0 when D is exactly 0): c contributes
    ec / c, the denominator -b + sqrt D (eb + ed / sqrt D) / (-b + sqrt D),
-   root_dd itself below 2^-100; the factor covers second-order terms, h
+   root_dd itself below 2^-100 (see there); the factor covers second-order terms, h
    against sqrt(d) and the rounding of the bound. */
 TOI_INLINE double root_rel(dd c, double ec, dd b, double eb, double ed, double h) {
   double den_err = eb + (h > 0 ? ed / h : 0);
@@ -364,18 +414,29 @@ static dd exact_d(const exact_ctx *x, int *sign, double *err) {
   return exact_dd(&d, err);
 }
 
-static void track(double x, double *mx, double *mn) {
-  double ax = fabs(x);
-  if (ax > *mx) *mx = ax;
-  if (ax != 0 && ax < *mn) *mn = ax;
+/* The largest and the smallest nonzero magnitude of a group, on the bits of
+   finite inputs (for which the order of the bits of |x| is that of |x|),
+   without branches: the smallest is kept as its bits minus one, so that a
+   zero wraps to the top and never wins. */
+TOI_INLINE void track(double x, uint64_t *mx, uint64_t *mn1) {
+  uint64_t a;
+  memcpy(&a, &x, sizeof a);
+  a &= 0x7fffffffffffffffu;
+  *mx = a > *mx ? a : *mx;
+  *mn1 = a - 1 < *mn1 ? a - 1 : *mn1;
 }
 
-/* The power of two bringing a group's nonzero magnitudes [mn, mx] into
-   [2^-SAFE_EXP, 2^SAFE_EXP); returns 0 and sets *k, or -1 when the spread is
-   too wide. */
-static int group_scale(double mx, double mn, int *k) {
+/* The power of two bringing a group's nonzero magnitudes [mn, mx] (as
+   tracked) into [2^-SAFE_EXP, 2^SAFE_EXP); returns 0 and sets *k, or -1
+   when the spread is too wide. */
+static int group_scale(uint64_t mxb, uint64_t mn1, int *k) {
   *k = 0;
-  if (mx == 0 || (mx < SAFE_HI && mn >= SAFE_LO)) return 0;
+  if (mxb == 0) return 0;
+  uint64_t mnb = mn1 + 1;
+  double mx, mn;
+  memcpy(&mx, &mxb, sizeof mx);
+  memcpy(&mn, &mnb, sizeof mn);
+  if (mx < SAFE_HI && mn >= SAFE_LO) return 0;
   int hi = ilog2d(mx), lo = ilog2d(mn);
   int kk = -(hi + lo) / 2;
   if (hi + kk >= SAFE_EXP || lo + kk < -SAFE_EXP) return -1;
@@ -409,11 +470,211 @@ TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double s
   }
 }
 
+/* ---- the fast path ---- */
+
+/*
+ * A first filter in plain double for the classes that need no root
+ * (overlap, static, separating, miss): from the high parts alone of the
+ * exact differences s, v, R (each within u = 2^-53 of its value, relative),
+ * c, b, a and D are evaluated in double with proven bounds, and a class is
+ * given only when every sign it rests on is certain. Otherwise (every hit,
+ * every graze or contact, and whatever is too close to call) the
+ * double-double filter decides as before. The products are those the
+ * double-double filter starts from (the compiler computes them once).
+ *
+ * Bounds. s_i = sh (1 + d), |d| <= u, so s_i^2 = sh^2 (1 + d)^2, and p =
+ * RN(sh^2) = sh^2 (1 + e): |s_i^2 - p| <= 3.01 u p. The sum of the n + 1
+ * terms of c (n <= 3) rounds n times: <= 3.01 u M, M the computed sum of
+ * the p's and RN(Rh^2). So |cd - c| <= 6.02 u M; we use 8u M. Likewise
+ * |s_i v_i - RN(sh vh)| <= 3.01 u |RN(sh vh)|, two additions: |bd - b| <=
+ * 5.02 u Mb, Mb the computed sum of |RN(sh vh)|, and |ad - a| <= 5.02 u ad:
+ * we use 7u. D = b^2 - a c from them: |b^2 - bd^2| <= (2 |bd| + eb) eb,
+ * |a c - ad cd| <= ad ec + (|cd| + ec) ea, and the three roundings of
+ * RN(RN(bd^2) - RN(ad cd)) add <= 2.02 u (bb + |ac|). Each bound is a sum
+ * of positive terms rounded a few times: the factors 8/6.02, 7/5.02 and
+ * 1.01 cover that. No overflow (the differences are below 2^150, checked
+ * before); an underflowing operation errs by at most 2^-1075 absolute, and
+ * fewer than 40 of them by far less than ETA, added to every bound.
+ * Returns the class, or TOI_NONE when the double-double filter must decide.
+ */
+TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int moving) {
+  const double u = 0x1p-53;
+  double ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = fabs(psv);
+  for (int i = 1; i < n; i++) {
+    ps += s[i].hi * s[i].hi;
+    pv += v[i].hi * v[i].hi;
+    double q = s[i].hi * v[i].hi;
+    psv += q;
+    mb += fabs(q);
+  }
+  double pr = R.hi * R.hi;
+  double cd = ps - pr, ec = 8 * u * (ps + pr) + ETA;
+  if (!(fabs(cd) > ec)) return TOI_NONE;
+  if (cd < 0) return TOI_OVERLAP;
+  if (!moving) return TOI_STATIC;
+  double eb = 7 * u * mb + ETA;
+  if (!(fabs(psv) > eb)) return TOI_NONE;
+  if (psv > 0) return TOI_SEPARATING;
+  double ea = 7 * u * pv + ETA;
+  double bb = psv * psv, ac = pv * cd, d = bb - ac;
+  double ed = 1.01 * (2.02 * u * (bb + ac) + (2 * fabs(psv) + eb) * eb + pv * ec + (cd + ec) * ea) + ETA;
+  return d < -ed ? TOI_MISS : TOI_NONE;
+}
+
+/* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
+   expansions of quad_exact.c need. Off the common path. */
+static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
+  double f[14];
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    f[m++] = cs->pa[i];
+    f[m++] = cs->pb[i];
+    f[m++] = cs->va[i];
+    f[m++] = cs->vb[i];
+  }
+  f[m++] = cs->ra;
+  f[m++] = cs->rb;
+  for (int i = 0; i < m; i++) {
+    double a = fabs(f[i]);
+    if (a != 0 && !(a >= SAFE_LO && a < SAFE_HI)) return 0;
+  }
+  return 1;
+}
+
+/* The common case, with the exact values only where the filter needs them:
+   returns 1 with *out set, or 0 when the slow path must decide. It gives
+   the slow path's answer whenever it answers: the same estimates, bounds
+   and root, and it requires what makes them valid and accurate without
+   the safe range (no overflow: every difference below 2^150; products and
+   remainders in the root clear of underflow: c, |b| >= 2^-700 and D >=
+   2^-900, so that t <= 2^1002, and t >= 2^-960 tested). cs is the case as
+   given (k = 0) or, from the slow path, its inputs scaled by powers of two
+   (solve_slow) with t* 2^k the root of the case as given, orig; then the
+   root is rounded by scale_round, as the slow path does. */
+TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
+                          toi_result *out) {
+  dd s[3], v[3];
+  double ms = 0, mv = 0;
+  int moving = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    double as = fabs(s[i].hi), av = fabs(v[i].hi);
+    ms = as > ms ? as : ms;
+    mv = av > mv ? av : mv;
+    moving |= v[i].hi != 0;
+  }
+  dd R = two_sum(cs->ra, cs->rb);
+  ms = R.hi > ms ? R.hi : ms;
+  if (!(ms < SAFE_HI && mv < SAFE_HI)) return 0;
+  /* Tiny lengths or velocities (below 2^-300) would make the products
+     below subnormal, which the hardware does slowly; scaled, they are
+     common cases (solve_slow). Not needed for correctness. */
+  if (!(ms >= 0x1p-300) || (moving && !(mv >= 0x1p-300))) return 0;
+
+  /* Where the filter cannot settle a sign or an accuracy, the exact values
+     (quad_exact.c) need every input in the safe range: true of scaled
+     inputs (k != 0), checked otherwise, or the slow path scales first. */
+  if (!info) { /* (explain records the double-double estimates) */
+    toi_class q = quick_class(s, v, R, n, moving);
+    if (q != TOI_NONE) {
+      *out = result(q, NAN);
+      return 1;
+    }
+  }
+  exact_ctx x = {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info};
+  double ec;
+  dd c = fast_c(s, R, n, &ec);
+  if (info) record(info, info->c_est, &info->c_err, c, ec);
+  int sc = filter_sign(c, ec), c_exact = 0;
+  if (sc == 2) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    c = exact_c(&x, &sc, &ec);
+    c_exact = 1;
+  }
+  if (sc < 0) {
+    *out = result(TOI_OVERLAP, NAN);
+    return 1;
+  }
+  if (!moving) {
+    *out = result(TOI_STATIC, NAN);
+    return 1;
+  }
+  double eb;
+  dd b = fast_dot(s, v, n, &eb);
+  if (info) record(info, info->b_est, &info->b_err, b, eb);
+  int sb = filter_sign(b, eb), b_exact = 0;
+  if (sb == 2) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    b = exact_b(&x, &sb, &eb);
+    b_exact = 1;
+  }
+  if (sc == 0) {
+    *out = sb < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
+    return 1;
+  }
+  if (sb >= 0) {
+    *out = result(TOI_SEPARATING, NAN);
+    return 1;
+  }
+  /* Approaching from outside: the root needs c and b to ACC_REL. */
+  int ignored;
+  if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
+    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
+  }
+  double ea, ed;
+  dd a = fast_dot(v, v, n, &ea);
+  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
+  if (info) record(info, info->d_est, &info->d_err, d, ed);
+  int sd = filter_sign(d, ed);
+  double h = sqrt_pos(d.hi);
+  /* sqrt D is within ed / sqrt(d) of its value, which must be within
+     ACC_REL of the denominator -b + sqrt D. */
+  if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
+    if (!k && !safe_inputs(cs, n)) return 0;
+    d = exact_d(&x, &sd, &ed);
+    h = sqrt_pos(d.hi);
+  }
+  if (sd < 0) {
+    *out = result(TOI_MISS, NAN);
+    return 1;
+  }
+  if (sd == 0) {
+    d = dd_make(0, 0);
+    h = 0;
+  }
+  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && (sd == 0 || d.hi >= 0x1p-900))) return 0;
+  dd t = root_dd(c, b, d, h);
+  if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
+  double y, nb, dist;
+  if (!k) {
+    y = t.hi + t.lo;
+    if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+      y = tie_break(orig, n, y, nb);
+  } else if (ilog2d(t.hi) + k < -1077) {
+    /* t* 2^k < 2^-1076 (1 + 2^-60), below the midpoint 2^-1075 between
+       +0 and the least subnormal: +0, without the slow subnormal arithmetic
+       of scale_round and near_midpoint. */
+    y = 0.0;
+  } else {
+    y = scale_round(t, k);
+    /* Where y is normal, scaling by 2^k maps t's grid to y's: the bit test
+       on t applies. */
+    int maybe = !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
+    if (maybe && near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
+      y = tie_break(orig, n, y, nb);
+  }
+  *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
+  return 1;
+}
+
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
    numbers throughout when impossible), the same filter, and the exact
    fallback wherever the filter cannot settle a sign or an accuracy. */
 TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accurate_info *info) {
-  double pmax = 0, pmin = INFINITY, vmax = 0, vmin = INFINITY;
+  uint64_t pmax = 0, pmin = UINT64_MAX, vmax = 0, vmin = UINT64_MAX;
   for (int i = 0; i < n; i++) {
     track(cs->pa[i], &pmax, &pmin);
     track(cs->pb[i], &pmax, &pmin);
@@ -425,14 +686,21 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
   int kp, kv;
   if (group_scale(pmax, pmin, &kp) || group_scale(vmax, vmin, &kv)) return solve_wide(cs, n, info);
 
-  double spa[3], spb[3], sva[3], svb[3], ra = cs->ra, rb = cs->rb;
+  toi_case scaled; /* the scaled inputs, when scaled */
+  double ra = cs->ra, rb = cs->rb;
   const double *pa = cs->pa, *pb = cs->pb, *va = cs->va, *vb = cs->vb;
   if (kp || kv) {
-    scale_inputs(cs, n, kp, kv, spa, spb, sva, svb, &ra, &rb, info);
-    pa = spa;
-    pb = spb;
-    va = sva;
-    vb = svb;
+    scaled.dim = cs->dim;
+    scale_inputs(cs, n, kp, kv, scaled.pa, scaled.pb, scaled.va, scaled.vb, &ra, &rb, info);
+    scaled.ra = ra;
+    scaled.rb = rb;
+    /* Scaled, most cases are common ones (the scale family: nearly all). */
+    toi_result r;
+    if (n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info, &r) : solve_fast(&scaled, 2, cs, kv - kp, info, &r)) return r;
+    pa = scaled.pa;
+    pb = scaled.pb;
+    va = scaled.va;
+    vb = scaled.vb;
   }
 
   dd s[3], v[3];
@@ -489,74 +757,6 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
   return result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
 }
 
-/* ---- the fast path ---- */
-
-/* The common case, without scaling and without any exact computation:
-   returns 1 with *out set, or 0 when the slow path must decide. It gives the
-   slow path's answer whenever it answers: the same estimates, bounds and
-   root, and it requires what makes them valid and accurate without the
-   safe range (no overflow: every difference below 2^150; low parts normal
-   in the root: c, |b| >= 2^-700 and D >= 2^-900, so that 2^-1003 <= t <=
-   2^1002). */
-TOI_INLINE int solve_fast(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
-  dd s[3], v[3];
-  double mx = 0;
-  int moving = 0;
-  for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
-    double as = fabs(s[i].hi), av = fabs(v[i].hi);
-    mx = as > mx ? as : mx;
-    mx = av > mx ? av : mx;
-    moving |= v[i].hi != 0;
-  }
-  dd R = two_sum(cs->ra, cs->rb);
-  if (!(mx < SAFE_HI && R.hi < SAFE_HI)) return 0;
-
-  double ec;
-  dd c = fast_c(s, R, n, &ec);
-  if (info) record(info, info->c_est, &info->c_err, c, ec);
-  int sc = filter_sign(c, ec);
-  if (sc == 2) return 0;
-  if (sc < 0) {
-    *out = result(TOI_OVERLAP, NAN);
-    return 1;
-  }
-  if (!moving) {
-    *out = result(TOI_STATIC, NAN);
-    return 1;
-  }
-  double eb;
-  dd b = fast_dot(s, v, n, &eb);
-  if (info) record(info, info->b_est, &info->b_err, b, eb);
-  int sb = filter_sign(b, eb);
-  if (sb == 2) return 0;
-  if (sb > 0) {
-    *out = result(TOI_SEPARATING, NAN);
-    return 1;
-  }
-  if (ec > ACC_REL * c.hi || eb > ACC_REL * -b.hi) return 0;
-  double ea, ed;
-  dd a = fast_dot(v, v, n, &ea);
-  dd d = fast_d(a, ea, b, eb, c, ec, &ed);
-  if (info) record(info, info->d_est, &info->d_err, d, ed);
-  int sd = filter_sign(d, ed);
-  if (sd == 2) return 0;
-  if (sd < 0) {
-    *out = result(TOI_MISS, NAN);
-    return 1;
-  }
-  double h = sqrt_pos(d.hi);
-  if (ed > ACC_REL * h * (h - b.hi)) return 0;
-  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && d.hi >= 0x1p-900)) return 0;
-  dd t = root_dd(c, b, d, h);
-  double y = t.hi + t.lo, nb, dist;
-  if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
-    y = tie_break(cs, n, y, nb);
-  *out = result(TOI_HIT, y);
-  return 1;
-}
-
 static void info_reset(toi_accurate_info *info) {
   info->kp = info->kv = 0;
   info->c_est[0] = info->c_est[1] = info->c_err = NAN;
@@ -566,7 +766,7 @@ static void info_reset(toi_accurate_info *info) {
 
 TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
   toi_result r;
-  if (cs->dim == 3 ? solve_fast(cs, 3, info, &r) : solve_fast(cs, 2, info, &r)) return r;
+  if (cs->dim == 3 ? solve_fast(cs, 3, cs, 0, info, &r) : solve_fast(cs, 2, cs, 0, info, &r)) return r;
   if (info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;

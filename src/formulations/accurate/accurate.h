@@ -8,11 +8,11 @@
 enum {
   TOI_ACC_SCALED = 1u,  ///< a group of inputs was scaled by a power of two
   TOI_ACC_WIDE = 2u,    ///< inputs too spread out for doubles: big numbers throughout
-  TOI_ACC_EXACT_C = 4u, ///< the filter could not settle c (sign or accuracy): expansions
+  TOI_ACC_EXACT_C = 4u, ///< the filter could not settle c (sign or accuracy): expansions (on either path)
   TOI_ACC_EXACT_B = 8u, ///< same for b
   TOI_ACC_EXACT_D = 16u,///< same for D
   TOI_ACC_BIG = 32u,    ///< an expansion outgrew its buffer: big numbers instead
-  TOI_ACC_SLOW = 64u    ///< the fast path could not answer (any of the above may follow)
+  TOI_ACC_SLOW = 64u    ///< the common path could not answer unscaled (any of the above may follow)
 };
 
 /// What the accurate kernel did on one case. The fast estimates are those
