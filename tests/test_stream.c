@@ -337,6 +337,22 @@ Test(stream, duplicate_ids_past_the_memory_bound) {
   cr_assert_str_eq(got, "status 0\n");
 }
 
+/* Every line of a large file with one ID: each repeat is counted, the first
+   named, in time linear in the lines (equal hashes never make long runs). */
+Test(stream, one_id_on_every_line, .timeout = 60) {
+  FILE *f = fopen(td_path("same.txt"), "w");
+  cr_assert_not_null(f);
+  const long n = 300000;
+  for (long i = 0; i < n; i++) fputs("same 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n", f);
+  fclose(f);
+  char got[8192], want[8192];
+  stream_problems(td_path("same.txt"), got, sizeof got);
+  size_t total = whole_file_problems(td_path("same.txt"), want, sizeof want);
+  cr_assert_str_eq(got, want);
+  cr_assert_eq(total, (size_t)n - 1);
+  cr_assert_not_null(strstr(got, ":2: field 1 (id): duplicate ID 'same' (first on line 1)"), "%s", got);
+}
+
 /* Standard input is streamed like a file. */
 Test(stream, reference_from_stdin) {
   write_mixed("s.txt", 5000, -1, 0);

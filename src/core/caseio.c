@@ -818,7 +818,10 @@ static int id_table_fill(id_table *t, id_mem *m, size_t k, uint64_t **buf, size_
     uint64_t h = id_table_key(m->h[k][i]);
     size_t at = (size_t)h & (cap - 1);
     for (; t->slot[at]; at = (at + 1) & (cap - 1))
-      if (t->slot[at] == h) m->hit = 1;
+      if (t->slot[at] == h) {
+        m->hit = 1; /* enough: the file is checked again (and many equal hashes would make long runs) */
+        return 0;
+      }
     t->slot[at] = h;
   }
   return 0;
