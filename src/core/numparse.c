@@ -76,7 +76,7 @@ static uint64_t round_binary(uint64_t m, int64_t e, int sticky) {
 }
 
 /* Eight bytes from p, the first in the lowest byte whatever the machine. */
-static inline __attribute__((always_inline)) uint64_t load8(const char *p) {
+static uint64_t load8(const char *p) {
   uint64_t x;
   memcpy(&x, p, sizeof x);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -92,7 +92,7 @@ static inline __attribute__((always_inline)) uint64_t load8(const char *p) {
    others). Each byte is tested apart, without carries between bytes: its
    low seven bits plus a constant set the top bit exactly when they reach a
    bound, and a byte with its own top bit set is no digit. */
-static inline __attribute__((always_inline)) uint64_t hex_classify8(uint64_t x, uint64_t *v) {
+static uint64_t hex_classify8(uint64_t x, uint64_t *v) {
   const uint64_t top = BYTES(0x80), x7 = x & ~top, l7 = x7 | BYTES(0x20); /* l7: 'A'-'F' as 'a'-'f' */
   uint64_t digit = (x7 + BYTES(0x80 - '0')) & ~(x7 + BYTES(0x7f - '9'));
   uint64_t letter = (l7 + BYTES(0x80 - 'a')) & ~(l7 + BYTES(0x7f - 'f')) & ~x & top;
@@ -101,7 +101,7 @@ static inline __attribute__((always_inline)) uint64_t hex_classify8(uint64_t x, 
 }
 
 /* The eight digit values of v (hex_classify8) as 32 bits, the first byte's on top. */
-static inline __attribute__((always_inline)) uint64_t hex_pack8(uint64_t v) {
+static uint64_t hex_pack8(uint64_t v) {
   v = (v << 4 | v >> 8) & UINT64_C(0x00ff00ff00ff00ff);
   v = (v << 8 | v >> 16) & UINT64_C(0x0000ffff0000ffff);
   return (v << 16 | v >> 32) & UINT64_C(0xffffffff);
@@ -368,55 +368,4 @@ toi_num_status toi_parse_double(const char *tok, double *out) {
   if (st == TOI_NUM_SYNTAX || *end) return TOI_NUM_SYNTAX;
   *out = x;
   return st;
-}
-
-/* The form "%a" writes for a normal double, [-]0x1.HHHp[+-]D with 1 to 13
-   digits H and 1 to 4 digits D, ending at a blank or NUL, with 24 bytes
-   or more readable from p: its bits, read without rounding, *end past it;
-   0 when p is not in that form. The digits of the significand are read
-   sixteen bytes at a time, the exponent's four. */
-static inline __attribute__((always_inline)) int hex_line_fast(const char *p, double *out, const char **end) {
-  int neg = *p == '-';
-  p += neg;
-  if ((load8(p) & UINT64_C(0xffffdfff)) != UINT64_C(0x2e315830)) return 0; /* "0x1." or "0X1." */
-  p += 4;
-  uint64_t v0, v1;
-  uint64_t bad0 = hex_classify8(load8(p), &v0), bad1 = hex_classify8(load8(p + 8), &v1);
-  /* the first byte that is no digit, of the sixteen: bad1's bit 63 stands
-     for a seventeenth, and bad0's bits are taken only when there are any */
-  int n1 = __builtin_ctzll(bad1 | UINT64_C(1) << 63) >> 3, n0 = __builtin_ctzll(bad0 | UINT64_C(1) << 63) >> 3;
-  int nd = bad0 ? n0 : 8 + n1;
-  if (nd > 13 || nd == 0 || p[nd] != 'p') return 0;
-  uint64_t f = (hex_pack8(v0) << 32 | hex_pack8(v1)) >> 1 >> (63 - 4 * nd);
-  p += nd + 1;
-  int eneg = *p == '-';
-  p += (*p == '+') | eneg;
-  /* up to four decimal digits, then the end of the field */
-  uint64_t w = load8(p), dig = w - BYTES('0');
-  uint64_t notdig = (dig | (dig + BYTES(0x76))) & BYTES(0x80); /* a byte below '0' or above '9' */
-  int k = notdig ? __builtin_ctzll(notdig) >> 3 : 8;
-  if (k == 0 || k > 4 || !AT_END(p[k])) return 0;
-  /* the k digits right-aligned in four bytes (the first in the lowest),
-     zeros before them: pairs, then the pair of pairs */
-  uint64_t d = (dig << (8 * (4 - k))) & UINT64_C(0xffffffff);
-  uint64_t t = (d * 10 + (d >> 8)) & UINT64_C(0x00ff00ff);
-  int e = (int)((t & 0xff) * 100 + (t >> 16));
-  e = eneg ? -e : e;
-  if (e < -1022 || e > 1023) return 0;
-  *out = from_bits((uint64_t)neg << 63 | (uint64_t)(e + 1023) << 52 | f << (52 - 4 * nd));
-  *end = p + k;
-  return 1;
-}
-
-const char *toi_parse_fields_fast(const char *p, const char *lim, double *v, int n) {
-  for (int i = 0; i < n; i++) {
-    while (*p == ' ') p++;
-    if (lim - p >= 32 && hex_line_fast(p, &v[i], &p)) continue;
-    /* parse_number's test first (a digit, or a point and a digit, after the
-       sign), then the number read in place up to the blank or the end. */
-    const char *q = p + (*p == '+' || *p == '-');
-    if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return NULL;
-    if (toi_parse_double_span(p, lim, &p, &v[i]) != TOI_NUM_OK) return NULL;
-  }
-  return p;
 }

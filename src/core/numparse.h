@@ -32,11 +32,4 @@ toi_num_status toi_parse_double_field(const char *tok, const char **end, double 
    bytes after the field's end are read then but never change the result. */
 toi_num_status toi_parse_double_span(const char *tok, const char *lim, const char **end, double *out);
 
-/* n blank-separated fields from p, each after any blanks, read as
-   toi_parse_double_span reads them into v (the common "%a" form of a normal
-   double on a path of its own), [p, lim) readable: past the last field, or
-   NULL when one is not a number (a sign, a digit or a point and a digit
-   first, then a TOI_NUM_OK reading). */
-const char *toi_parse_fields_fast(const char *p, const char *lim, double *v, int n);
-
 #endif
