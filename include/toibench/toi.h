@@ -188,8 +188,11 @@ TOI_API int toi_id_valid(const char *id);
 
 /// A case file read in blocks of lines, in memory bounded whatever its size:
 /// the same checks and messages as toi_read_cases, and no TOI_INPUT_MAX
-/// limit. Duplicate IDs are found exactly at the end of the file, from the
-/// IDs kept in temporary files of TMPDIR.
+/// limit. Duplicate IDs are found exactly at the end of the file: for a
+/// regular file, from the 64-bit hashes of its first 2^21 IDs kept in memory
+/// (a hash seen twice: the file is read again to check its IDs exactly), the
+/// later IDs and those of other inputs (stdin, pipes) in temporary files of
+/// TMPDIR.
 typedef struct toi_case_stream toi_case_stream;
 
 /// A problem found in a block's line, named once the block is accepted.

@@ -60,6 +60,8 @@ typedef struct ref_slot {
   toi_ref *refs;
   toi_status *sts;
   size_t cap;
+  char *text; /* the block's lines, written with one call */
+  size_t textcap;
   toi_status bad;
   char bad_id[TOI_ID_MAX + 1];
 } ref_slot;
@@ -99,6 +101,18 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       s->sts[k] = toi_ref_solve_target_prec(&s->refs[k], &b->cases[k], r->delta, r->prec, r->engine);
   else
     (void)toi_ref_solve_batch_prec(s->refs, s->sts, b->cases, b->n, r->prec, r->engine);
+  /* an ID, a class name and two hex floats: at most TOI_ID_MAX + 128 bytes a line */
+  size_t need = b->n * (TOI_ID_MAX + 128);
+  if (need > s->textcap) {
+    free(s->text);
+    s->textcap = (s->text = malloc(need)) ? need : 0;
+    if (!s->text) {
+      s->bad = TOI_ERR_NOMEM;
+      snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[0].id);
+      return 1;
+    }
+  }
+  size_t at = 0;
   for (size_t k = 0; k < b->n; k++) {
     const toi_ref *ref = &s->refs[k];
     if (s->sts[k] != TOI_OK) {
@@ -106,8 +120,8 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[k].id);
       return 1;
     }
-    /* ID CLASS TLO THI, built in place: one write a line, no printf. */
-    char line[TOI_ID_MAX + 128];
+    /* ID CLASS TLO THI, built in place: no printf. */
+    char *line = s->text + at;
     const char *cls = toi_class_name(ref->cls);
     size_t n = strlen(b->cases[k].id), m = strlen(cls);
     memcpy(line, b->cases[k].id, n);
@@ -119,8 +133,9 @@ static int ref_work(void *ctx, toi_stream_block *b) {
     line[n++] = ' ';
     n += cli_fmt_hex(line + n, ref->thi);
     line[n++] = '\n';
-    fwrite(line, 1, n, b->out);
+    at += n;
   }
+  fwrite(s->text, 1, at, b->out);
   return 0;
 }
 
@@ -201,6 +216,7 @@ int cmd_reference(int argc, char **argv) {
   for (int k = 0; r.slots && k < nslots; k++) {
     free(r.slots[k].refs);
     free(r.slots[k].sts);
+    free(r.slots[k].text);
   }
   free(r.slots);
   cli_args_free(&args);

@@ -12,6 +12,7 @@
 #include "numfmt.h"
 #include "numparse.h"
 #include <unistd.h>
+#include "case_stream_tune.h"
 #include "tempfile.h"
 #include "textin.h"
 #include "toi.h"
@@ -657,7 +658,31 @@ typedef struct id_dups {
   size_t kept, total;
 } id_dups;
 
+/* The IDs of a regular file, checked in memory first: only their 64-bit
+   hashes are kept, 8 bytes an ID, in ID_BUCKETS arrays by the hash's top bits
+   (appended in turn: no lookup while the file is read). At its end each
+   array is put in a small open-addressing table (its bucket, 1/256 of the
+   IDs, stays in the caches): no hash seen twice means no duplicate ID. A hash
+   seen twice may be a duplicate (or two IDs of the same hash), and the file's
+   IDs are then checked exactly by reading it again (rescan_ids) into the
+   spill. Past ID_MEM_MAX IDs the next ones go to the spill, whose duplicates
+   are found exactly among themselves, and whose hashes are looked up in the
+   tables at the end (a hit: the same rescan). Memory: at most 8 ID_MEM_MAX
+   bytes of hashes (16 MB), twice that with the arrays' room to grow.
+   Standard input and other files that cannot be read twice keep every ID in
+   the spill (max 0). */
+#define ID_MEM_MAX ((size_t)1 << 21)
+
+typedef struct id_mem {
+  uint64_t *h[ID_BUCKETS];
+  size_t n[ID_BUCKETS], cap[ID_BUCKETS];
+  size_t total, max;
+  uint64_t (*hash)(const char *id, size_t len);
+  int hit; /* a hash was seen twice: the file's IDs are checked again at its end */
+} id_mem;
+
 struct toi_case_stream {
+  id_mem mem;
   int fd, is_stdin, eof, started, nonempty;
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
@@ -712,9 +737,7 @@ static int id_spill_flush(id_spill *s, size_t k) {
 /* Appends the ID of line to its bucket: 0 or -1. The ID is copied eight
    bytes at a time from its array, so up to 7 bytes past the record are
    written too (kept inside the chunk). */
-static int id_spill_add(id_spill *s, const char id[TOI_ID_MAX + 1], long line) {
-  size_t len = strlen(id);
-  uint64_t h = id_hash(id, len);
+static int id_spill_add(id_spill *s, const char id[TOI_ID_MAX + 1], size_t len, uint64_t h, long line) {
   size_t k = (size_t)(h >> 56);
   if (!s->mem[k] && !(s->mem[k] = malloc(ID_CHUNK))) return -1;
   int64_t ln = line;
@@ -727,6 +750,87 @@ static int id_spill_add(id_spill *s, const char id[TOI_ID_MAX + 1], long line) {
   for (size_t i = 0; i < len; i += 8) memcpy(p + sizeof h + sizeof ln + 1 + i, id + i, 8);
   s->used[k] += rec;
   s->n[k]++;
+  return 0;
+}
+
+static uint64_t id_hash_of(const char *id, size_t len) {
+  return id_hash(id, len);
+}
+
+/* Keeps hash h in the set: 1, or 0 when the set is full (the ID then goes to
+   the spill). */
+static int id_mem_add(id_mem *m, uint64_t h) {
+  size_t k = (size_t)(h >> 56);
+  if (m->total >= m->max) return 0;
+  if (m->n[k] == m->cap[k]) {
+    size_t nc = m->cap[k] ? 2 * m->cap[k] : 64;
+    uint64_t *nh = realloc(m->h[k], nc * sizeof *nh);
+    if (!nh) {
+      m->max = m->total; /* no room for a larger set: the spill from now on */
+      return 0;
+    }
+    m->h[k] = nh;
+    m->cap[k] = nc;
+  }
+  m->h[k][m->n[k]++] = h;
+  m->total++;
+  return 1;
+}
+
+static void id_mem_reset(id_mem *m) {
+  for (size_t k = 0; k < ID_BUCKETS; k++) {
+    free(m->h[k]);
+    m->h[k] = NULL;
+    m->n[k] = m->cap[k] = 0;
+  }
+  m->total = 0;
+  m->hit = 0;
+}
+
+/* A bucket's hashes as an open-addressing table (0 for an empty slot, a hash
+   of 0 kept as 1), cap a power of two. */
+typedef struct id_table {
+  uint64_t *slot;
+  size_t cap;
+} id_table;
+
+static uint64_t id_table_key(uint64_t h) {
+  return h + !h;
+}
+
+/* 1 when hash h is in t. */
+static int id_table_has(const id_table *t, uint64_t h) {
+  if (!t->cap) return 0;
+  h = id_table_key(h);
+  for (size_t at = (size_t)h & (t->cap - 1); t->slot[at]; at = (at + 1) & (t->cap - 1))
+    if (t->slot[at] == h) return 1;
+  return 0;
+}
+
+/* Bucket k of the set as a table in t (its slots reused from bucket to
+   bucket), m->hit set when a hash is there twice: 0 or -1. */
+static int id_table_fill(id_table *t, id_mem *m, size_t k, uint64_t **buf, size_t *bufcap) {
+  size_t cap = 16;
+  while (cap < 2 * m->n[k]) cap *= 2;
+  if (cap > *bufcap) {
+    free(*buf);
+    *bufcap = 0;
+    if (!(*buf = malloc(cap * sizeof **buf))) return -1;
+    *bufcap = cap;
+  }
+  t->slot = *buf;
+  t->cap = cap;
+  memset(t->slot, 0, cap * sizeof *t->slot);
+  for (size_t i = 0; i < m->n[k]; i++) {
+    uint64_t h = id_table_key(m->h[k][i]);
+    size_t at = (size_t)h & (cap - 1);
+    for (; t->slot[at]; at = (at + 1) & (cap - 1))
+      if (t->slot[at] == h) {
+        m->hit = 1; /* enough: the file is checked again (and many equal hashes would make long runs) */
+        return 0;
+      }
+    t->slot[at] = h;
+  }
   return 0;
 }
 
@@ -790,8 +894,9 @@ static unsigned char *id_bucket_bytes(id_spill *s, size_t k, size_t *size) {
   return raw;
 }
 
-/* The duplicates of bucket k: 0 or -1. */
-static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
+/* The duplicates of bucket k: 0 or -1; *hit set when the hash of one of its
+   IDs is in t (the set's bucket k). */
+static int id_bucket_dups(id_spill *s, size_t k, id_dups *d, const id_table *t, int *hit) {
   uint64_t n = s->n[k];
   size_t size = 0;
   unsigned char *raw = id_bucket_bytes(s, k, &size);
@@ -807,6 +912,7 @@ static int id_bucket_dups(id_spill *s, size_t k, id_dups *d) {
     if ((size_t)(q - raw) + 17 + len > size) goto out;
     r[i].id = q + 17;
     r[i].len = len;
+    if (id_table_has(t, r[i].h)) *hit = 1;
     q += 17 + len;
   }
   /* The records are in line order (blocks are accepted in input order):
@@ -835,13 +941,60 @@ out:
   return rc;
 }
 
+/* The exact check after a hash was seen twice: the file read again from its
+   start, the same way, and the ID of every valid line put in the spill (the
+   set no longer used). A problem sets s->fail (a read error, or a file that
+   changed under the reader), which toi_case_stream_close reports. */
+static void rescan_ids(toi_case_stream *s) {
+  id_spill_free(&s->ids);
+  id_mem_reset(&s->mem);
+  s->mem.max = 0;
+  if (lseek(s->fd, 0, SEEK_SET) != 0) {
+    s->fail = TOI_ERR_IO;
+    return;
+  }
+  s->pos = s->end = s->scanned = 0;
+  s->nul = SIZE_MAX;
+  s->eof = s->started = 0;
+  s->lineno = 0;
+  toi_line_block b;
+  memset(&b, 0, sizeof b);
+  while (toi_case_stream_read(s, &b, 4096, (size_t)1 << 20) == TOI_OK && b.n) {
+    toi_line_block_parse(&b);
+    for (size_t i = 0; i < b.n && !s->fail; i++)
+      if (b.ok[i]) {
+        const char *id = b.cases[i].id;
+        size_t len = strlen(id);
+        if (id_spill_add(&s->ids, id, len, s->mem.hash(id, len), b.line[i])) s->fail = TOI_ERR_IO;
+      }
+  }
+  toi_line_block_free(&b);
+}
+
 /* The file's problems in line order: its bad lines (kept in diags since
    first_count) and its duplicate IDs, the first TOI_DIAG_MAX of both kept. */
 static toi_status report_dups(toi_case_stream *s, toi_diags *diags) {
   id_dups d;
-  memset(&d, 0, sizeof d);
-  for (size_t k = 0; k < ID_BUCKETS; k++)
-    if (s->ids.n[k] && id_bucket_dups(&s->ids, k, &d)) return TOI_ERR_NOMEM;
+  uint64_t *buf = NULL;
+  size_t bufcap = 0;
+  for (int pass = 0; pass < 2; pass++) { /* the second after a rescan, from the spill alone */
+    memset(&d, 0, sizeof d);
+    for (size_t k = 0; k < ID_BUCKETS && !s->mem.hit; k++) {
+      id_table t = {NULL, 0};
+      if ((s->mem.n[k] && id_table_fill(&t, &s->mem, k, &buf, &bufcap)) ||
+          (s->ids.n[k] && id_bucket_dups(&s->ids, k, &d, &t, &s->mem.hit))) {
+        free(buf);
+        return TOI_ERR_NOMEM;
+      }
+    }
+    if (!s->mem.hit) break;
+    rescan_ids(s);
+    if (s->fail) {
+      free(buf);
+      return s->fail == TOI_ERR_NOMEM ? TOI_ERR_NOMEM : TOI_OK; /* close reports it */
+    }
+  }
+  free(buf);
   if (!d.total) return TOI_OK;
   size_t nbad = diags->count - s->first_count, bad_total = diags->total - s->first_diag;
   toi_diag *bad = malloc((nbad ? nbad : 1) * sizeof *bad);
@@ -890,6 +1043,8 @@ toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diag
   }
   s->cap = 1 << 20;
   s->nul = SIZE_MAX;
+  s->mem.hash = id_hash_of;
+  s->mem.max = !s->is_stdin && fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) ? ID_MEM_MAX : 0;
   if (!(s->buf = malloc(s->cap))) {
     if (!s->is_stdin) close(s->fd);
     free(s);
@@ -1064,7 +1219,10 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
       }
       continue;
     }
-    if (id_spill_add(&s->ids, b->cases[i].id, b->line[i])) {
+    const char *id = b->cases[i].id;
+    size_t len = strlen(id);
+    uint64_t h = s->mem.hash(id, len);
+    if (!id_mem_add(&s->mem, h) && id_spill_add(&s->ids, id, len, h, b->line[i])) {
       char msg[160];
       snprintf(msg, sizeof msg, "cannot keep the IDs in a temporary file of TMPDIR: %s", strerror(errno));
       add_diag(diags, s->name, 0, 0, 2, msg);
@@ -1072,6 +1230,11 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
     }
   }
   return TOI_OK;
+}
+
+void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, size_t len), size_t mem_ids) {
+  if (hash) s->mem.hash = hash;
+  if (s->mem.max) s->mem.max = mem_ids;
 }
 
 const char *toi_case_stream_name(const toi_case_stream *s) {
@@ -1095,6 +1258,7 @@ toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
   if (!s->is_stdin) close(s->fd);
   free(s->buf);
   id_spill_free(&s->ids);
+  id_mem_reset(&s->mem);
   free(s);
   return st;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "case_stream_tune.h"
 #include "gen.h"
 #include "stats.h"
 #include "stream.h"
@@ -163,11 +164,14 @@ static size_t whole_file_problems(const char *path, char *want, size_t wantsz) {
   return dg.total;
 }
 
-static void stream_problems(const char *path, char *out, size_t outsz) {
+/* With the in-memory ID set's hash and bound replaced (tune). */
+static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(const char *, size_t), size_t mem_ids,
+                                  char *out, size_t outsz) {
   toi_diags dg;
   memset(&dg, 0, sizeof dg);
   toi_case_stream *s;
   cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
+  if (tune) toi_case_stream_tune(s, hash, mem_ids);
   toi_line_block b;
   memset(&b, 0, sizeof b);
   while (toi_case_stream_read(s, &b, 1000, (size_t)1 << 20) == TOI_OK && b.n) {
@@ -182,6 +186,10 @@ static void stream_problems(const char *path, char *out, size_t outsz) {
     k += strlen(out + k);
     if (k + 1 < outsz) out[k++] = '\n', out[k] = '\0';
   }
+}
+
+static void stream_problems(const char *path, char *out, size_t outsz) {
+  stream_problems_tuned(path, 0, NULL, 0, out, outsz);
 }
 
 /* A NUL byte on each side of the reader's first megabyte, and in a line
@@ -238,6 +246,111 @@ Test(stream, duplicate_ids_of_every_length_in_a_large_file) {
   size_t dups = 0; /* a repeat is one when the line it copies has its own ID */
   for (long i = 5; i < n; i += 997) dups += (i / 3) % 997 != 5;
   cr_assert_eq(total, dups, "%zu duplicates, %zu expected", total, dups);
+}
+
+/* Hashes for the in-memory ID set that collide on purpose: every ID alike,
+   or just 'alpha' and 'beta' (the others by their first bytes). */
+static uint64_t hash_all_alike(const char *id, size_t len) {
+  (void)id;
+  (void)len;
+  return 0x5a5a5a5a5a5a5a5aull;
+}
+
+static uint64_t hash_alpha_beta(const char *id, size_t len) {
+  if ((len == 5 && !memcmp(id, "alpha", 5)) || (len == 4 && !memcmp(id, "beta", 4))) return 42;
+  uint64_t h = len;
+  for (size_t i = 0; i < len; i++) h = h * 0x100000001b3ull ^ (unsigned char)id[i];
+  return h | 0x8000000000000000ull; /* never 42 */
+}
+
+static void write_ids(const char *name, const char *const *ids, size_t n) {
+  FILE *f = fopen(td_path(name), "w");
+  cr_assert_not_null(f);
+  for (size_t i = 0; i < n; i++) fprintf(f, "%s 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n", ids[i]);
+  fclose(f);
+}
+
+/* Two IDs of the same 64-bit hash are not duplicates; a real duplicate among
+   IDs whose hashes collide is named exactly, with its first line. */
+Test(stream, duplicate_ids_with_colliding_hashes) {
+  const char *two[] = {"alpha", "beta", "gamma"};
+  write_ids("c1.txt", two, 3);
+  char got[4096];
+  stream_problems_tuned(td_path("c1.txt"), 1, hash_alpha_beta, 1000, got, sizeof got);
+  cr_assert_str_eq(got, "status 0\n");
+  stream_problems_tuned(td_path("c1.txt"), 1, hash_all_alike, 1000, got, sizeof got);
+  cr_assert_str_eq(got, "status 0\n");
+  const char *dup[] = {"alpha", "beta", "gamma", "beta", "delta", "alpha"};
+  write_ids("c2.txt", dup, 6);
+  const char *want = "status 3\n"
+                     "%s:4: field 1 (id): duplicate ID 'beta' (first on line 2)\n"
+                     "%s:6: field 1 (id): duplicate ID 'alpha' (first on line 1)\n";
+  char exp[4096];
+  snprintf(exp, sizeof exp, want, td_path("c2.txt"), td_path("c2.txt"));
+  stream_problems_tuned(td_path("c2.txt"), 1, hash_alpha_beta, 1000, got, sizeof got);
+  cr_assert_str_eq(got, exp);
+  stream_problems_tuned(td_path("c2.txt"), 1, hash_all_alike, 1000, got, sizeof got);
+  cr_assert_str_eq(got, exp);
+  /* with a bad line too: the bad line and the duplicates in line order */
+  FILE *f = fopen(td_path("c3.txt"), "w");
+  fprintf(f, "alpha 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\nbeta 2 x\nbeta 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n"
+             "alpha 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n");
+  fclose(f);
+  char whole[4096];
+  (void)whole_file_problems(td_path("c3.txt"), whole, sizeof whole);
+  stream_problems_tuned(td_path("c3.txt"), 1, hash_all_alike, 1000, got, sizeof got);
+  cr_assert_str_eq(got, whole);
+  cr_assert_not_null(strstr(got, ":4: field 1 (id): duplicate ID 'alpha' (first on line 1)"), "%s", got);
+  cr_assert_null(strstr(got, "'beta'"), "%s", got);
+}
+
+/* Past the in-memory bound the IDs go to the spill: duplicates among those,
+   and between one kept in memory and one spilled, are still found. */
+Test(stream, duplicate_ids_past_the_memory_bound) {
+  const char *ids[] = {"a", "b", "c", "d", "e", "f", "b", "g", "f", "h", "a"};
+  write_ids("b.txt", ids, 11);
+  char exp[4096], got[4096];
+  const char *p = td_path("b.txt");
+  snprintf(exp, sizeof exp,
+           "status 3\n%s:7: field 1 (id): duplicate ID 'b' (first on line 2)\n"
+           "%s:9: field 1 (id): duplicate ID 'f' (first on line 6)\n"
+           "%s:11: field 1 (id): duplicate ID 'a' (first on line 1)\n",
+           p, p, p);
+  for (size_t bound = 0; bound <= 12; bound++) {
+    stream_problems_tuned(p, 1, NULL, bound, got, sizeof got);
+    cr_assert_str_eq(got, exp, "bound %zu", bound);
+  }
+  /* only spilled IDs repeat (the first three in memory, unrepeated) */
+  const char *late[] = {"a", "b", "c", "d", "e", "d", "f", "e"};
+  write_ids("l.txt", late, 8);
+  p = td_path("l.txt");
+  snprintf(exp, sizeof exp,
+           "status 3\n%s:6: field 1 (id): duplicate ID 'd' (first on line 4)\n"
+           "%s:8: field 1 (id): duplicate ID 'e' (first on line 5)\n",
+           p, p);
+  stream_problems_tuned(p, 1, NULL, 3, got, sizeof got);
+  cr_assert_str_eq(got, exp);
+  /* no duplicate at all, the bound passed */
+  const char *none[] = {"a", "b", "c", "d", "e", "f"};
+  write_ids("n.txt", none, 6);
+  stream_problems_tuned(td_path("n.txt"), 1, NULL, 2, got, sizeof got);
+  cr_assert_str_eq(got, "status 0\n");
+}
+
+/* Every line of a large file with one ID: each repeat is counted, the first
+   named, in time linear in the lines (equal hashes never make long runs). */
+Test(stream, one_id_on_every_line, .timeout = 60) {
+  FILE *f = fopen(td_path("same.txt"), "w");
+  cr_assert_not_null(f);
+  const long n = 300000;
+  for (long i = 0; i < n; i++) fputs("same 2 1 2 3 4 0.5 1 5 6 7 8 0.5 1\n", f);
+  fclose(f);
+  char got[8192], want[8192];
+  stream_problems(td_path("same.txt"), got, sizeof got);
+  size_t total = whole_file_problems(td_path("same.txt"), want, sizeof want);
+  cr_assert_str_eq(got, want);
+  cr_assert_eq(total, (size_t)n - 1);
+  cr_assert_not_null(strstr(got, ":2: field 1 (id): duplicate ID 'same' (first on line 1)"), "%s", got);
 }
 
 /* Standard input is streamed like a file. */

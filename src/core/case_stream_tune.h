@@ -1,0 +1,15 @@
+/* case_stream_tune.h: the in-memory ID check of a case stream, tuned by tests (private). */
+#ifndef TOI_CASE_STREAM_TUNE_H
+#define TOI_CASE_STREAM_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "toi.h"
+
+/* Right after toi_case_stream_open: the hash of the in-memory ID set (NULL
+   keeps it) and how many IDs it holds before the next go to the spill (a
+   file that is not read through the set keeps holding none). Tests use it to
+   make hashes collide and to pass the bound with few lines. */
+void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, size_t len), size_t mem_ids);
+
+#endif
