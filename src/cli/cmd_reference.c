@@ -94,11 +94,14 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       return 1;
     }
   }
-  if (r->have_delta)
-    for (size_t k = 0; k < b->n; k++)
-      s->sts[k] = toi_ref_solve_target_prec(&s->refs[k], &b->cases[k], r->delta, r->prec, r->engine);
-  else
-    (void)toi_ref_solve_batch_prec(s->refs, s->sts, b->cases, b->n, r->prec, r->engine);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.engine = r->engine;
+  rq.precision = r->prec;
+  rq.with_target = r->have_delta;
+  rq.target = r->delta;
+  /* A refused call sets every status to TOI_ERR_RANGE, reported below. */
+  toi_status bst = toi_ref_solve_batch(s->refs, s->sts, b->cases, b->n, &rq, NULL);
+  (void)bst;
   for (size_t k = 0; k < b->n; k++) {
     const toi_ref *ref = &s->refs[k];
     if (s->sts[k] != TOI_OK) {
