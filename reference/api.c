@@ -100,9 +100,10 @@ toi_status toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, 
 static void prep_fill(ref_prep *p, const toi_case *c, toi_ref_engine e) {
   p->engine = e;
   p->chk = ref_check_case(c);
-  if (c) {
-    p->c = *c;
+  if (c) { /* the numbers, not the id */
     p->c.id[0] = 0;
+    memcpy((char *)&p->c + offsetof(toi_case, dim), (const char *)c + offsetof(toi_case, dim),
+           sizeof *c - offsetof(toi_case, dim));
   } else {
     memset(&p->c, 0, sizeof p->c);
   }
