@@ -55,21 +55,8 @@ static toi_status rf_check(const toi_case *c, const double *delta, const char *w
   return rf_check_keep(c, delta, where, NULL);
 }
 
-/* ---- the case files ---- */
-
-/* Both engines on a case, without a target and with targets: none, half
-   the radii, exactly -R (R + delta = 0), beyond. */
-static void rf_check_targets(const toi_case *c, const char *where) {
-  rf_check(c, NULL, where);
-  double R = c->ra + c->rb;
-  double deltas[] = {0.0, 0.5 * R, -0.5 * R, -R, -2 * R - 1};
-  for (size_t k = 0; k < sizeof deltas / sizeof deltas[0]; k++)
-    if (isfinite(deltas[k])) rf_check(c, &deltas[k], where);
-}
-
-Test(ref_fast, case_files_bit_identical) {
-  tr_each_project_case(rf_check_targets);
-}
+/* The committed case files, with and without targets, in both precisions:
+   tests/test_ref_generic.c (ref_generic/corpora). */
 
 /* ---- the generator families ---- */
 

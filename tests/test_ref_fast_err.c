@@ -54,24 +54,8 @@ static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *whe
 
 /* ---- the times T a scorer can meet (tr_kind_T) ---- */
 
-/* Every kind for both directions, and kappa. */
-static void fe_check_all(const toi_case *c, const char *where) {
-  toi_ref r;
-  if (tr_solve_engine(&r, c, TOI_REF_FAST) != TOI_OK) return;
-  for (int dir = 0; dir < 2; dir++) {
-    double rn = dir ? r.trev : r.tfwd;
-    double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
-    for (int k = 0; k < TR_T_KINDS; k++) fe_check_error(c, (toi_direction)dir, tr_kind_T(k, rn, other), where);
-    fe_check_kappa(c, (toi_direction)dir, where);
-  }
-}
-
-/* ---- the case files ---- */
-
-
-Test(ref_fast_err, case_files_bit_identical) {
-  tr_each_project_case(fe_check_all);
-}
+/* Every kind of T for both directions and kappa on the committed case files,
+   in both precisions: tests/test_ref_generic.c (ref_generic/corpora). */
 
 /* ---- the generator families ---- */
 
