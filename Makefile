@@ -152,7 +152,8 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/src/cli/main.o,$(CLI_OBJ))
 
 # The solver tests run deliberately broken solvers and the examples.
 TEST_SOLVERS := $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%,$(wildcard tests/solvers/*_cmd.c)) \
-                $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%.so,$(wildcard tests/solvers/*_plugin.c))
+                $(patsubst tests/solvers/%.c,$(BUILD)/tests/solvers/%.so,$(wildcard tests/solvers/*_plugin.c)) \
+                $(BUILD)/tests/solvers/abi_old/abi3_plugin.so
 EXAMPLES := $(BUILD)/examples/solver_c $(BUILD)/examples/example_plugin.so $(BUILD)/examples/score_solver
 
 # tests/core/test_exports.c reads the shared library beside the command.
@@ -180,6 +181,11 @@ $(BUILD)/tests/solvers/%_cmd: tests/solvers/%_cmd.c examples/solver_c/ball_toi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Iexamples/solver_c -o $@ $< -lm
 
+# Built against the released ABI 3 header copied beside it, not include/toibench (tests/bench/test_plugin_abi.c).
+$(BUILD)/tests/solvers/abi_old/abi3_plugin.so: tests/solvers/abi_old/abi3_plugin.c tests/solvers/abi_old/toi_solver.h examples/solver_c/ball_toi.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Iexamples/solver_c -o $@ $< -lm
+
 $(BUILD)/tests/solvers/%_plugin.so: tests/solvers/%_plugin.c include/toibench/toi_solver.h examples/solver_c/ball_toi.h $(wildcard tests/solvers/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -shared -fPIC -Iinclude/toibench -Iexamples/solver_c -o $@ $< -lm
@@ -193,7 +199,7 @@ $(BUILD)/examples/solver_c: examples/solver_c/solver.c examples/solver_c/ball_to
 
 $(BUILD)/examples/example_plugin.so: examples/solver_c/plugin.c examples/solver_c/ball_toi.h include/toibench/toi_solver.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Iinclude/toibench -o $@ $< -lm
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -shared -fPIC -Iinclude -o $@ $< -lm
 
 # A user's program, built against the tree as it would be against an installed
 # copy (<toibench/...> headers); test-install builds it with pkg-config alone.

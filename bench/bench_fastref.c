@@ -70,14 +70,19 @@ static int time_fast(toi_ref *rb, toi_status *sb, toi_ref *rf, const toi_case *c
                      double *tb, toi_ref_fast_stats *st) {
   toi_ref_fast_stats s0, s1;
   toi_ref_fast_stats_get(&s0);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.precision = q;
+  size_t bad;
   double t0 = now();
-  if (toi_ref_solve_batch_prec(rb, sb, cases, n, q, TOI_REF_FAST) != 0) return -1;
+  if (toi_ref_solve_batch(rb, sb, cases, n, &rq, &bad) != TOI_OK || bad) return -1;
   double t1 = now();
   toi_ref_fast_stats_get(&s1);
   if (st) stats_add(st, &s0, &s1);
   t1 = now();
-  for (size_t i = 0; i < n; i++)
-    if (toi_ref_solve_prec(&rf[i], &cases[i], q, TOI_REF_FAST) != TOI_OK) return -1;
+  for (size_t i = 0; i < n; i++) {
+    rq.c = &cases[i];
+    if (toi_ref_solve(&rf[i], &rq) != TOI_OK) return -1;
+  }
   const double t2 = now();
   if (t1 - t0 < tb[0]) tb[0] = t1 - t0;
   if (t2 - t1 < tb[1]) tb[1] = t2 - t1;
@@ -85,7 +90,7 @@ static int time_fast(toi_ref *rb, toi_status *sb, toi_ref *rf, const toi_case *c
 }
 
 /* Runs count cases of family fam (default options, the given seed), the
- * roots in precision q (binary64: toi_ref_solve_batch_engine's answers). In
+ * roots in precision q (binary64: toi_ref_solve_batch's answers). In
  * another precision the fast engine also solves each block in binary64, the
  * two in turns (the first to touch a block pays its cache misses), three
  * times, each block's least time kept: the two speeds come from the same
@@ -119,9 +124,14 @@ static int run(tally *t, toi_gen_family fam, uint64_t seed, uint64_t count, toi_
     t->tbatch += tq[0];
     t->tfast += tq[1];
     if (twice) t->tbatch64 += t64[0], t->tfast64 += t64[1];
+    toi_ref_query mq = TOI_REF_QUERY_INIT;
+    mq.engine = TOI_REF_MPFR;
+    mq.precision = q;
     double t2 = now();
-    for (size_t i = 0; i < n; i++)
-      if (toi_ref_solve_prec(&rm[i], &cases[i], q, TOI_REF_MPFR) != TOI_OK) return -1;
+    for (size_t i = 0; i < n; i++) {
+      mq.c = &cases[i];
+      if (toi_ref_solve(&rm[i], &mq) != TOI_OK) return -1;
+    }
     t->tmpfr += now() - t2;
     for (size_t i = 0; i < n; i++) {
       if (!same_ref(&rb[i], &rm[i]) && t->differ++ < 5) show_diff(&cases[i], &rb[i], &rm[i]);

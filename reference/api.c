@@ -1,114 +1,239 @@
-/* api.c: the reference's front door: solve, solve_target, batch, error and kappa by engine, and the engines' names. */
+/* api.c: the reference's front door: one entry point per operation, each taking a toi_ref_query. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "ref_mpfr.h"
 
 /*
- * Every public entry point of toiref.h that takes an engine starts here and
- * picks it: the fast engine (fast/) for TOI_REF_FAST, which itself falls
- * back on the GMP/MPFR engine (mpfr/) for what it cannot certify, or the
- * GMP/MPFR engine directly. So the dependencies run one way: api.c -> fast
- * -> mpfr, and both engines only share ref_common.h below them.
+ * Every public entry point of toiref.h starts here and picks the engine
+ * named by the query: the fast engine (fast/) for TOI_REF_FAST, which itself
+ * falls back on the GMP/MPFR engine (mpfr/) for what it cannot certify, or
+ * the GMP/MPFR engine directly. So the dependencies run one way: api.c ->
+ * fast -> mpfr, and both engines only share ref_common.h below them.
  *
- * The short forms (no engine argument) use TOI_REF_FAST. There is no
- * process-wide setting: two callers in one process may use two engines.
+ * The precision is a field like the others: binary64 is the engines' own
+ * path; another precision q has the same classes and directions, and each
+ * root is RN_q(t*), rounded once from the exact root, by the MPFR engine
+ * directly (mpfr/ref_roots.c) or by the fast engine from its certified
+ * enclosures (fast/ref_fast_prec.c). Both engines give the same bits.
+ *
+ * Nothing here keeps a result between calls. The error and kappa measures
+ * start from a prepared case (toi_ref_prepared), which the caller owns and
+ * passes in the query, or which the call prepares on its own stack.
  */
 
-static toi_status ref_solve_by(toi_ref *out, const toi_case *c, const double *delta, toi_ref_engine e) {
-  if (e == TOI_REF_FAST) return ref_solve_fast(out, c, delta);
-  if (e == TOI_REF_MPFR) return ref_solve_mpfr(out, c, delta);
-  return TOI_ERR_RANGE;
+/* The private layout of toi_ref_prepared. */
+typedef struct ref_prep {
+  uint32_t magic;        /* REF_PREP_MAGIC once toi_ref_prepare filled it */
+  toi_ref_engine engine; /* the engine it was prepared with */
+  toi_status chk;        /* ref_check_case's verdict on the case */
+  toi_case c;            /* the case's numbers (id empty) */
+  ref_fast_prep fp;      /* the fast engine's state (engine TOI_REF_FAST, chk TOI_OK) */
+} ref_prep;
+
+#define REF_PREP_MAGIC 0x746f6970u
+
+_Static_assert(sizeof(ref_prep) <= sizeof(toi_ref_prepared), "toi_ref_prepared too small");
+_Static_assert(_Alignof(ref_prep) <= _Alignof(toi_ref_prepared), "toi_ref_prepared under-aligned");
+
+static int engine_ok(toi_ref_engine e) { return e == TOI_REF_FAST || e == TOI_REF_MPFR; }
+static int dir_ok(toi_direction d) { return d == TOI_FORWARD || d == TOI_REVERSE; }
+
+toi_ref_query toi_ref_query_default(void) {
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  return q;
 }
 
-toi_status toi_ref_solve_engine(toi_ref *out, const toi_case *c, toi_ref_engine e) {
-  return ref_solve_by(out, c, NULL, e);
+/* ---- solving ---- */
+
+/* One case, engine e, precision q, R + *delta (delta NULL: R). */
+static toi_status solve_by(toi_ref *out, const toi_case *c, const double *delta, toi_precision q, toi_ref_engine e) {
+  const toi_precision_info *pi = toi_precision_get(q);
+  if (!pi || !engine_ok(e)) {
+    if (out) ref_clear(out, TOI_NONE);
+    return TOI_ERR_RANGE;
+  }
+  if (q == TOI_BINARY64) return e == TOI_REF_FAST ? ref_solve_fast(out, c, delta) : ref_solve_mpfr(out, c, delta);
+  if (e == TOI_REF_FAST) return ref_solve_fast_prec(out, c, delta, q);
+  return ref_solve_mpfr_prec(out, c, delta, pi);
 }
 
-toi_status toi_ref_solve_target_engine(toi_ref *out, const toi_case *c, double delta, toi_ref_engine e) {
-  return ref_solve_by(out, c, &delta, e);
+toi_status toi_ref_solve(toi_ref *out, const toi_ref_query *q) {
+  if (!q) {
+    if (out) ref_clear(out, TOI_NONE);
+    return TOI_ERR_RANGE;
+  }
+  return solve_by(out, q->c, q->with_target ? &q->target : NULL, q->precision, q->engine);
 }
 
 /* The fast engine's vector kernels take whole groups of cases; the rest, and
- * every case of the MPFR engine, go one by one. */
-size_t toi_ref_solve_batch_engine(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_ref_engine e) {
+ * every case of the MPFR engine or with a target, go one by one. */
+toi_status toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, const toi_ref_query *q,
+                               size_t *nbad) {
   size_t bad = 0, i = 0;
-  if (!out || !c) {
+  if (!out || !c || !q || !engine_ok(q->engine) || !toi_precision_get(q->precision)) {
     for (size_t j = 0; st && j < n; j++) st[j] = TOI_ERR_RANGE;
-    return n;
+    for (size_t j = 0; out && j < n; j++) ref_clear(&out[j], TOI_NONE);
+    if (nbad) *nbad = n;
+    return TOI_ERR_RANGE;
   }
-  if (e == TOI_REF_FAST) i = ref_fast_solve_batch(out, st, c, n, &bad);
+  const double *delta = q->with_target ? &q->target : NULL;
+  if (q->engine == TOI_REF_FAST && !delta) {
+    if (q->precision == TOI_BINARY64)
+      i = ref_fast_solve_batch(out, st, c, n, &bad);
+    else
+      bad = ref_fast_solve_batch_prec(out, st, c, n, q->precision), i = n;
+  }
   for (; i < n; i++) {
-    toi_status s = toi_ref_solve_engine(&out[i], &c[i], e);
+    toi_status s = solve_by(&out[i], &c[i], delta, q->precision, q->engine);
     if (st) st[i] = s;
     bad += s != TOI_OK;
   }
-  return bad;
+  if (nbad) *nbad = bad;
+  return TOI_OK;
 }
+
+/* ---- the prepared case ---- */
+
+static void prep_fill(ref_prep *p, const toi_case *c, toi_ref_engine e) {
+  p->engine = e;
+  p->chk = ref_check_case(c);
+  if (c) { /* the numbers, not the id */
+    p->c.id[0] = 0;
+    memcpy((char *)&p->c + offsetof(toi_case, dim), (const char *)c + offsetof(toi_case, dim),
+           sizeof *c - offsetof(toi_case, dim));
+  } else {
+    memset(&p->c, 0, sizeof p->c);
+  }
+  if (p->chk == TOI_OK && e == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
+  p->magic = REF_PREP_MAGIC;
+}
+
+toi_status toi_ref_prepare(toi_ref_prepared *pp, const toi_ref_query *q) {
+  if (!pp) return TOI_ERR_RANGE;
+  ref_prep *p = (ref_prep *)(void *)pp->opaque;
+  if (!q || !engine_ok(q->engine)) {
+    p->magic = 0;
+    return TOI_ERR_RANGE;
+  }
+  prep_fill(p, q->c, q->engine);
+  return p->chk;
+}
+
+/* The bits of x ^ those of y: 0 exactly when x and y are the same double. */
+static inline uint64_t bits_xor(double x, double y) {
+  uint64_t a, b;
+  memcpy(&a, &x, sizeof a);
+  memcpy(&b, &y, sizeof b);
+  return a ^ b;
+}
+
+/* 1 when c's numbers are p's, bit for bit (the measures depend on nothing else). */
+static int same_case(const toi_case *p, const toi_case *c) {
+  if (p->dim != c->dim) return 0;
+  uint64_t d = bits_xor(p->ra, c->ra) | bits_xor(p->rb, c->rb);
+  for (int i = 0; i < 3; i++)
+    d |= bits_xor(p->pa[i], c->pa[i]) | bits_xor(p->pb[i], c->pb[i]) | bits_xor(p->va[i], c->va[i]) |
+         bits_xor(p->vb[i], c->vb[i]);
+  return d == 0;
+}
+
+/* The prepared case a measure starts from: the query's, checked against its
+ * c and engine, or *own prepared here for this call. NULL for a mismatch or
+ * a prepared case toi_ref_prepare did not fill. */
+static ref_prep *prep_of(const toi_ref_query *q, ref_prep *own) {
+  if (q->prepared) {
+    ref_prep *p = (ref_prep *)(void *)q->prepared->opaque;
+    if (p->magic != REF_PREP_MAGIC || p->engine != q->engine) return NULL;
+    if (q->c && p->chk == TOI_OK && (ref_check_case(q->c) != TOI_OK || !same_case(&p->c, q->c))) return NULL;
+    return p;
+  }
+  if (!engine_ok(q->engine)) return NULL;
+  prep_fill(own, q->c, q->engine);
+  return own;
+}
+
+/* ---- the error and kappa measures ---- */
 
 /* The checks are made here, the same for both engines so that they refuse
- * alike (the fast engine makes ref_check_case once per case, with the state
- * it keeps); the fast path answers only what it proves, and MPFR starts
- * again from NaN. */
-toi_status toi_ref_error_engine(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                                toi_ref_engine e) {
-  if (!ulp || !bits) return TOI_ERR_RANGE;
+ * alike; the fast path answers only what it proves, and MPFR starts again
+ * from NaN. */
+static toi_status error_of(double *ulp, double *bits, ref_prep *p, double T, toi_direction dir, toi_precision q) {
   *ulp = *bits = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st;
-  if (e == TOI_REF_FAST ? ref_fast_error_checked(&st, ulp, bits, T, c, dir, TOI_BINARY64)
-                        : (st = ref_check_case(c)) != TOI_OK)
-    return st;
+  if (p->chk != TOI_OK) return p->chk;
+  if (p->engine == TOI_REF_FAST && ref_fast_error_p(&p->fp, ulp, bits, T, dir, q)) return TOI_OK;
   *ulp = *bits = NAN;
-  return ref_error_mpfr(ulp, bits, T, c, dir);
+  return q == TOI_BINARY64 ? ref_error_mpfr(ulp, bits, T, &p->c, dir) : ref_error_mpfr_prec(ulp, bits, T, &p->c, dir, q);
 }
 
-toi_status toi_ref_kappa_engine(double *kappa, const toi_case *c, toi_direction dir, toi_ref_engine e) {
-  if (!kappa) return TOI_ERR_RANGE;
+static toi_status kappa_of(double *kappa, ref_prep *p, toi_direction dir) {
   *kappa = NAN;
-  if (dir != TOI_FORWARD && dir != TOI_REVERSE) return TOI_ERR_RANGE;
-  toi_status st;
-  if (e == TOI_REF_FAST ? ref_fast_kappa_checked(&st, kappa, c, dir) : (st = ref_check_case(c)) != TOI_OK)
-    return st;
+  if (p->chk != TOI_OK) return p->chk;
+  if (p->engine == TOI_REF_FAST && ref_fast_kappa_p(&p->fp, kappa, &p->c, dir)) return TOI_OK;
   *kappa = NAN;
-  return ref_kappa_mpfr(kappa, c, dir);
+  return ref_kappa_mpfr(kappa, &p->c, dir);
 }
 
-/* The fast engine's enclosure where it has one, else kappa itself. */
-toi_status toi_ref_kappa_bound(double *lo, double *hi, const toi_case *c, toi_direction dir, toi_ref_engine e) {
-  if (!lo || !hi) return TOI_ERR_RANGE;
-  toi_status st;
-  if (e == TOI_REF_FAST && (dir == TOI_FORWARD || dir == TOI_REVERSE) &&
-      ref_fast_kappa_bound_checked(&st, lo, hi, c, dir)) {
-    if (st != TOI_OK) *lo = *hi = NAN;
-    return st;
-  }
-  st = toi_ref_kappa_engine(lo, c, dir, e);
-  *hi = *lo;
+static void error_clear(toi_ref_error_result *out) { out->ulp = out->bits = out->lo = out->hi = NAN; }
+static void kappa_clear(toi_ref_kappa_result *out) { out->kappa = out->lo = out->hi = NAN; }
+
+toi_status toi_ref_error(toi_ref_error_result *out, const toi_ref_query *q) {
+  if (!out) return TOI_ERR_RANGE;
+  error_clear(out);
+  if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
+  ref_prep own, *p = prep_of(q, &own);
+  if (!p) return TOI_ERR_RANGE;
+  toi_status st = error_of(&out->ulp, &out->bits, p, q->T, q->dir, q->precision);
+  out->lo = out->hi = out->ulp;
   return st;
 }
 
-/* ---- the short forms: the fast engine ---- */
-
-toi_status toi_ref_solve(toi_ref *out, const toi_case *c) {
-  return ref_solve_by(out, c, NULL, TOI_REF_FAST);
+/* The fast engine's enclosure where it has one, else the error itself. */
+toi_status toi_ref_error_bound(toi_ref_error_result *out, const toi_ref_query *q) {
+  if (!out) return TOI_ERR_RANGE;
+  error_clear(out);
+  if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
+  ref_prep own, *p = prep_of(q, &own);
+  if (!p) return TOI_ERR_RANGE;
+  if (p->chk != TOI_OK) return p->chk;
+  if (p->engine == TOI_REF_FAST &&
+      ref_fast_error_bound_p(&p->fp, &out->lo, &out->hi, &out->bits, q->T, q->dir, q->precision)) {
+    out->ulp = out->lo == out->hi ? out->lo : NAN;
+    return TOI_OK;
+  }
+  toi_status st = error_of(&out->ulp, &out->bits, p, q->T, q->dir, q->precision);
+  out->lo = out->hi = out->ulp;
+  return st;
 }
 
-toi_status toi_ref_solve_target(toi_ref *out, const toi_case *c, double delta) {
-  return ref_solve_by(out, c, &delta, TOI_REF_FAST);
+toi_status toi_ref_kappa(toi_ref_kappa_result *out, const toi_ref_query *q) {
+  if (!out) return TOI_ERR_RANGE;
+  kappa_clear(out);
+  if (!q || !dir_ok(q->dir)) return TOI_ERR_RANGE;
+  ref_prep own, *p = prep_of(q, &own);
+  if (!p) return TOI_ERR_RANGE;
+  toi_status st = kappa_of(&out->kappa, p, q->dir);
+  out->lo = out->hi = out->kappa;
+  return st;
 }
 
-size_t toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n) {
-  return toi_ref_solve_batch_engine(out, st, c, n, TOI_REF_FAST);
-}
-
-toi_status toi_ref_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
-  return toi_ref_error_engine(ulp, bits, T, c, dir, TOI_REF_FAST);
-}
-
-toi_status toi_ref_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  return toi_ref_kappa_engine(kappa, c, dir, TOI_REF_FAST);
+/* The fast engine's enclosure where it has one, else kappa itself. */
+toi_status toi_ref_kappa_bound(toi_ref_kappa_result *out, const toi_ref_query *q) {
+  if (!out) return TOI_ERR_RANGE;
+  kappa_clear(out);
+  if (!q || !dir_ok(q->dir)) return TOI_ERR_RANGE;
+  ref_prep own, *p = prep_of(q, &own);
+  if (!p) return TOI_ERR_RANGE;
+  if (p->chk != TOI_OK) return p->chk;
+  if (p->engine == TOI_REF_FAST && ref_fast_kappa_bound_p(&p->fp, &out->lo, &out->hi, &p->c, q->dir)) {
+    out->kappa = out->lo == out->hi ? out->lo : NAN;
+    return TOI_OK;
+  }
+  toi_status st = kappa_of(&out->kappa, p, q->dir);
+  out->lo = out->hi = out->kappa;
+  return st;
 }
 
 /* ---- the engines' names, as the command line spells them ---- */
@@ -121,9 +246,10 @@ const char *toi_ref_engine_name(toi_ref_engine e) {
   return NULL;
 }
 
-int toi_ref_engine_parse(const char *name) {
-  if (!name) return -1;
-  if (!strcmp(name, "fast")) return TOI_REF_FAST;
-  if (!strcmp(name, "mpfr")) return TOI_REF_MPFR;
-  return -1;
+toi_status toi_ref_engine_parse(toi_ref_engine *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
+  if (!strcmp(name, "fast")) *out = TOI_REF_FAST;
+  else if (!strcmp(name, "mpfr")) *out = TOI_REF_MPFR;
+  else return TOI_ERR_RANGE;
+  return TOI_OK;
 }

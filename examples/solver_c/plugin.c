@@ -1,11 +1,12 @@
 /* plugin.c: an example solver plug-in for toibench (toi_solver.h), loaded with --solver lib.so[:symbol]. */
 /*
- * Build: cc -O2 -shared -fPIC -I/usr/local/include/toibench -o example_plugin.so examples/solver_c/plugin.c -lm
+ * Build: cc -O2 -shared -fPIC $(pkg-config --cflags toibench) -o example_plugin.so examples/solver_c/plugin.c -lm
+ *        (the installed header alone: it links nothing of toibench)
  * Run:   toibench run --solver ./example_plugin.so cases/degenerate.cases
  *        toibench run --solver ./example_plugin.so:example_stable cases/degenerate.cases
  * Each call answers one case; toibench calls it in a child process with a time limit.
  */
-#include "toi_solver.h"
+#include <toibench/toi_solver.h>
 #include "ball_toi.h"
 
 TOI_SOLVER_ABI;

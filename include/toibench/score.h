@@ -46,9 +46,14 @@ typedef struct toi_score_opts {
   toi_ref_engine engine; ///< the reference engine for the error measures
   /// The candidate's precision (0, binary64, when left out of an initializer):
   /// c is then the case as it received it (toi_candidate_input), ref its exact
-  /// answer in that precision (toi_ref_solve_prec), and ULPs and bits are
+  /// answer in that precision (toi_ref_solve), and ULPs and bits are
   /// measured in it.
   toi_precision precision;
+  /// c prepared for the error measures (toi_ref_prepare on c with engine),
+  /// owned by the caller, or NULL (each measure then prepares c for itself):
+  /// scoring several answers to one case, pass the same prepared case.
+  /// Written by the measures: one thread at a time.
+  toi_ref_prepared *prepared;
 } toi_score_opts;
 
 /// An answer's score: against the true contact, and against its target.
@@ -68,12 +73,13 @@ typedef struct toi_score_detail {
 
 /// Scores result r of a candidate with direction dir and domain mask against
 /// ref (the exact answer of case c in o->precision, from the same engine): the
-/// one scoring path of run, sweep, hunt and the report.
+/// one scoring path of run, sweep, hunt and the report. Thread-safe when
+/// o->prepared is NULL or used by this thread alone.
 TOI_API TOI_MUST_USE toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                      const toi_case *c, const toi_ref *ref, const toi_score_opts *o);
 /// The case c as a candidate computing in q receives it, into *in
 /// (toi_candidate_input), and its exact answer in q into *ref (binary64:
-/// toi_ref_solve_engine on c itself, else toi_ref_solve_prec on *in). Returns
+/// toi_ref_solve on c itself, else toi_ref_solve in q on *in). Returns
 /// 0 (the case unchanged), 1 (some number rounded), -1 (a number beyond q's
 /// range: out of the candidate's domain, *ref not set), or -2 when the
 /// reference failed.

@@ -16,9 +16,9 @@
 /// program built against an earlier release (0 until the API is declared
 /// stable: until then a MINOR release may break it too, and says so).
 #define TOI_VERSION_MAJOR 0
-#define TOI_VERSION_MINOR 1
+#define TOI_VERSION_MINOR 2
 #define TOI_VERSION_PATCH 0
-#define TOI_VERSION "0.1.0"
+#define TOI_VERSION "0.2.0"
 /// MAJOR * 10000 + MINOR * 100 + PATCH, for #if comparisons.
 #define TOI_VERSION_NUMBER (TOI_VERSION_MAJOR * 10000 + TOI_VERSION_MINOR * 100 + TOI_VERSION_PATCH)
 

@@ -2,13 +2,14 @@
 #ifndef REF_FAST_API_H
 #define REF_FAST_API_H
 
+#include "ref_fast_state.h"
 #include "toiref.h"
 
-/// toi_ref_solve_target (delta != NULL) or toi_ref_solve with the fast
+/// toi_ref_solve with a target (delta != NULL) or without with the fast
 /// engine (ref_fast.c), which hands what it cannot certify to ref_solve_mpfr.
 toi_status ref_solve_fast(toi_ref *out, const toi_case *c, const double *delta);
 
-/// The vector part of toi_ref_solve_batch_engine for the fast engine
+/// The vector part of toi_ref_solve_batch for the fast engine
 /// (ref_fast_batch.c): solves a prefix of c[0..n-1] (whole groups of the
 /// vector width; none without the FMA build or with width 0) into out and st
 /// (st may be NULL), adds the statuses that are not TOI_OK to *bad, and
@@ -21,7 +22,7 @@ size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, siz
 /// the rounding to q (ref_round_certified) or the case goes to
 /// ref_solve_mpfr_prec (ref_fast.c, ref_fast_prec.c).
 toi_status ref_solve_fast_prec(toi_ref *out, const toi_case *c, const double *delta, toi_precision q);
-/// toi_ref_solve_batch_prec with the fast engine: in binary32 the batch with
+/// toi_ref_solve_batch with the fast engine: in binary32 the batch with
 /// its vector kernels certifying binary32 roots, the rest as
 /// ref_solve_fast_prec. Returns how many statuses are not TOI_OK; st may be
 /// NULL.
@@ -41,7 +42,7 @@ int ref_fast_batch_width(void);
 /// caller has cleared it). Always 0 where there is no FMA build.
 int ref_fast_quick(toi_ref *out, const toi_case *c);
 /// ref_fast_quick with both roots RN_32(t*), binary32, certified by the
-/// stage itself (toi_ref_solve_prec's answer in binary32 when it is 1).
+/// stage itself (toi_ref_solve in a precision's answer in binary32 when it is 1).
 int ref_fast_quick32(toi_ref *out, const toi_case *c);
 
 /// For tests: run the fast engine's build without FMA (on = 0), with it
@@ -51,33 +52,23 @@ int ref_fast_quick32(toi_ref *out, const toi_case *c);
 int ref_fast_use_fma(int on);
 /// 1 when the fast engine runs its FMA build now, else 0.
 int ref_fast_fma(void);
-/// The fast paths of toi_ref_error and toi_ref_kappa (ref_fast_err.c), on a
-/// checked case with the fast engine selected: 1 when they answered (exactly
-/// what the GMP/MPFR paths of ref_error.c and ref_kappa.c would answer), 0
-/// when the caller must ask those.
-int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
-int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir);
-/// ref_fast_error in precision q (toi_ref_error_prec's answer); ref_fast_error is q = binary64.
-int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                        toi_precision q);
-/// ref_fast_error_prec and ref_fast_kappa on a case not checked yet: *chk is
-/// ref_check_case(c), made once per case by the calling thread and kept with
-/// the state the fast paths prepare for it; 1 when the case was refused
-/// (*chk not TOI_OK, outputs untouched) or answered (*chk TOI_OK), 0 when the
-/// caller must ask the GMP/MPFR paths (*chk TOI_OK).
-int ref_fast_error_checked(toi_status *chk, double *ulp, double *bits, double T, const toi_case *c,
-                           toi_direction dir, toi_precision q);
-int ref_fast_kappa_checked(toi_status *chk, double *kappa, const toi_case *c, toi_direction dir);
-
-/// An enclosure lo <= ulp <= hi of ref_fast_error_prec's ulp (lo = hi: the
-/// ulp itself), with its bits, from the root's enclosure alone; *chk as
-/// ref_fast_error_checked. 0 when the caller must measure the error itself.
-int ref_fast_error_bound_checked(toi_status *chk, double *lo, double *hi, double *bits, double T, const toi_case *c,
-                                 toi_direction dir, toi_precision q);
-/// An enclosure lo <= kappa <= hi of ref_fast_kappa's kappa (lo = hi: kappa
-/// itself), from one pass in plain doubles; *chk as ref_fast_kappa_checked.
-/// 0 when the caller must ask MPFR.
-int ref_fast_kappa_bound_checked(toi_status *chk, double *lo, double *hi, const toi_case *c, toi_direction dir);
+/// The fast paths of toi_ref_error and toi_ref_kappa (ref_fast_err.c) on the
+/// caller's prepared state of a case (ref_fast_err_prepare, on a case that
+/// passed ref_check_case): 1 when they answered (exactly what the GMP/MPFR
+/// paths of ref_error.c and ref_kappa.c would answer), 0 when the caller
+/// must ask those. They complete k with what they derive (k is written: one
+/// thread at a time). c is the case k was prepared from.
+void ref_fast_err_prepare(ref_fast_prep *k, const toi_case *c);
+int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q);
+int ref_fast_kappa_p(ref_fast_prep *k, double *kappa, const toi_case *c, toi_direction dir);
+/// An enclosure lo <= ulp <= hi of ref_fast_error_p's ulp (lo = hi: the
+/// ulp itself), with its bits, from the root's enclosure alone. 0 when the
+/// caller must measure the error itself.
+int ref_fast_error_bound_p(ref_fast_prep *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
+                           toi_precision q);
+/// An enclosure lo <= kappa <= hi of ref_fast_kappa_p's kappa (lo = hi: kappa
+/// itself), from one pass in plain doubles. 0 when the caller must ask MPFR.
+int ref_fast_kappa_bound_p(ref_fast_prep *k, double *lo, double *hi, const toi_case *c, toi_direction dir);
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests
 /// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).

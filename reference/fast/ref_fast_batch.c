@@ -29,7 +29,7 @@
  * what one toi_ref_solve per case gives, which is what the MPFR engine gives.
  * The gain: the vector width, and a stream that mixes families pays each
  * path only for the cases that need it, without mispredicted branches.
- * In binary32 (toi_ref_solve_batch_prec) the same stages run with the
+ * In binary32 (toi_ref_solve_batch) the same stages run with the
  * kernels' binary32 forms, which certify RN_32 of each root from its
  * enclosure (b_certify32), and the scalar steps in binary32
  * (ref_solve_fast_prec, ref_solve_fast_rest): no second pass.

@@ -41,8 +41,9 @@
  *    method applied to RN(t*).
  *
  * A sweep asks both for the same case many times in a row (one error per
- * formulation, one kappa per direction), so each thread keeps the state of
- * the last case it prepared, with what was derived from it.
+ * formulation, one kappa per direction), so the caller prepares the case
+ * once (ref_fast_err_prepare, behind toi_ref_prepare) and passes that state
+ * to each; what is derived from it is kept there. Nothing is kept here.
  */
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(FP_FAST_FMA)
@@ -54,83 +55,21 @@
 #define FE_GEN_FMA 0
 #endif
 
-/* ---- the per-thread state of the last case ---- */
+/* ---- the caller's prepared state of a case (ref_fast_prep, ref_fast_state.h) ---- */
 
-typedef struct fe_cache {
-  int valid;            /* key holds a case */
-  int ok;               /* ref_fast_prepare answered alone for it */
-  toi_status chk;       /* ref_check_case's verdict on it */
-  int dim;              /* the key: dim and the fields the roots depend on */
-  double key[14];
-  ref_fast_state st;
-  int have3;            /* a3, b3, c3: 0 not computed yet, 1 ready, -1 unavailable */
-  double a3[3], b3[3], c3[3];
-  double ea3, eb3, ec3; /* their absolute errors */
-  int haveD;            /* sD: the same */
-  fdd sD;               /* sqrt(D) from the triples, with absolute error esD */
-  double esD;
-  int haveR[2];         /* dr[j]: the same, per root */
-  double rs[2];         /* RN(t*_j) scaled (exact) */
-  fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
-  double Edr[2];
-  /* What every error derives from the root alone (fe_ulp_root_of), per
-   * direction and precision: state 0 not yet, 1 ready, -1 none. */
-  struct fe_ulp_root {
-    int state, j, kq;
-    double rq;
-  } br[2][TOI_PRECISION_COUNT];
-} fe_cache;
-
-static _Thread_local fe_cache fe_tls;
 static _Thread_local ref_fast_err_counts fe_counts;
 
 void ref_fast_err_counts_get(ref_fast_err_counts *out) { *out = fe_counts; }
 void ref_fast_err_counts_reset(void) { memset(&fe_counts, 0, sizeof fe_counts); }
 
-static void fe_key(double *k, const toi_case *c) {
-  for (int i = 0; i < 3; i++) {
-    k[i] = c->pa[i];
-    k[3 + i] = c->pb[i];
-    k[6 + i] = c->va[i];
-    k[9 + i] = c->vb[i];
-  }
-  k[12] = c->ra;
-  k[13] = c->rb;
-}
-
-/* The bits of x ^ those of y: 0 exactly when x and y are the same double, bit for bit. */
-static inline uint64_t fe_xor(double x, double y) {
-  uint64_t a, b;
-  memcpy(&a, &x, sizeof a);
-  memcpy(&b, &y, sizeof b);
-  return a ^ b;
-}
-
-/* 1 when the key k holds the fields of c, bit for bit (as memcmp of the key
- * would say), read in place: this runs on every error and kappa. */
-static inline int fe_same(const double *k, const toi_case *c) {
-  uint64_t d = fe_xor(k[12], c->ra) | fe_xor(k[13], c->rb);
-  for (int i = 0; i < 3; i++)
-    d |= fe_xor(k[i], c->pa[i]) | fe_xor(k[3 + i], c->pb[i]) | fe_xor(k[6 + i], c->va[i]) | fe_xor(k[9 + i], c->vb[i]);
-  return d == 0;
-}
-
-/* The calling thread's state for case c, prepared when c is new (compared
- * bit for bit, so -0 and +0 count as different: harmless), with the
- * verdict of ref_check_case on it, made once per case. */
-static fe_cache *fe_get(const toi_case *c) {
-  fe_cache *k = &fe_tls;
-  if (k->valid && k->dim == c->dim && fe_same(k->key, c)) return k;
-  k->valid = 0;
-  k->chk = ref_check_case(c);
+/* What every error and kappa of case c starts from, made once per case into
+ * the caller's k (c checked by the caller); the rest is derived on first use
+ * and kept in k. */
+void ref_fast_err_prepare(ref_fast_prep *k, const toi_case *c) {
   k->ok = ref_fast_prepare(&k->st, c);
   k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
   for (int d = 0; d < 2; d++)
     for (int q = 0; q < TOI_PRECISION_COUNT; q++) k->br[d][q].state = 0;
-  k->dim = c->dim;
-  fe_key(k->key, c);
-  k->valid = 1;
-  return k;
 }
 
 /* ---- summing a few exact terms to about u^3 of their magnitude ---- */
@@ -255,7 +194,7 @@ FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd
   return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
 }
 
-FAST_INLINE int fe_triples(fe_cache *k, const int fm) {
+FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
   if (k->have3) return k->have3 > 0;
   const ref_fast_state *fs = &k->st;
   k->have3 = -1;
@@ -289,7 +228,7 @@ static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x
  * error of D (ref_fast.c, step 4). The triples stay below 2^140: no
  * overflow.
  */
-FAST_INLINE int fe_sqrt_D(fe_cache *k, const int fm) {
+FAST_INLINE int fe_sqrt_D(ref_fast_prep *k, const int fm) {
   if (k->haveD) return k->haveD > 0;
   k->haveD = -1;
   if (!fe_triples(k, fm)) return 0;
@@ -328,7 +267,7 @@ FAST_INLINE int fe_sqrt_D(fe_cache *k, const int fm) {
 
 /* G = a Ts + b from the triples (error *EG), as fe_sqrt_D: TwoProds of Ts by
  * the two leading components of a, the third rounded; |Ts| <= 2^400. */
-FAST_INLINE fdd fe_G(const fe_cache *k, double Ts, double *EG, const int fm) {
+FAST_INLINE fdd fe_G(const ref_fast_prep *k, double Ts, double *EG, const int fm) {
   const double *a = k->a3, *b = k->b3;
   fe_sum s = {0, 0, 0, 0, 0};
   double P = 0;
@@ -349,7 +288,7 @@ FAST_INLINE fdd fe_G(const fe_cache *k, double Ts, double *EG, const int fm) {
  * triples' errors: ec + 2 |Ts| eb + (|H| + |h|) ea. |Ts| <= 2^400 and the
  * triples below 2^140 keep every operand below 2^995 and every term below
  * 2^940. */
-FAST_INLINE fdd fe_F(const fe_cache *k, double Ts, double *EF, const int fm) {
+FAST_INLINE fdd fe_F(const ref_fast_prep *k, double Ts, double *EF, const int fm) {
   const double *a = k->a3, *b = k->b3, *c = k->c3;
   fe_sum s = {0, 0, 0, 0, 0};
   double P = 0, T2 = 2 * Ts;
@@ -408,7 +347,7 @@ static inline int fe_fine(fdd x, double E) {
  * error is below (sum r_x + 2^-99)(1 + 2^-58), and against |d~.h| one more
  * 1 + 2^-52: 1 + 2^-49 and up() cover all of it.
  */
-FAST_INLINE int fe_near(fdd *dq, double *Ed, fe_cache *k, int j, double Ts, const int fm) {
+FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts, const int fm) {
   const ref_fast_state *fs = &k->st;
   double EX, EY, rel;
   fdd X, d;
@@ -502,7 +441,7 @@ static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn, const
  * fe_near errs by about 2^-92 of it, so for T a few ulps from t* this gives
  * d to about 90 bits, where fe_near at Ts would cost the same sums again.
  */
-FAST_INLINE int fe_root_dr(fe_cache *k, int j, const int fm) {
+FAST_INLINE int fe_root_dr(ref_fast_prep *k, int j, const int fm) {
   if (k->haveR[j]) return k->haveR[j] > 0;
   k->haveR[j] = -1;
   double rn = j ? k->st.r.thi : k->st.r.tlo, rs;
@@ -514,7 +453,7 @@ FAST_INLINE int fe_root_dr(fe_cache *k, int j, const int fm) {
 }
 
 /* d = Ts - t* from rs - t* (fe_root_dr ready), with its error *Ed. */
-FAST_INLINE fdd fe_near_from_rn(const fe_cache *k, int j, double Ts, double *Ed) {
+FAST_INLINE fdd fe_near_from_rn(const ref_fast_prep *k, int j, double Ts, double *Ed) {
   fdd x = two_sum(Ts, -k->rs[j]);
   double E;
   fdd d = fe_add_any(x, k->dr[j], &E);
@@ -532,7 +471,7 @@ FAST_INLINE fdd fe_far(const ref_fast_state *fs, int j, double Ts, double *Ed) {
 
 /* The ulp error q = |T - t*| 2^kq of root j (0 lower, 1 upper), T given
  * scaled (Ts) and kq from the root's ulp (fe_ulp_root_of): far, else near. */
-FAST_INLINE int fe_ulp(double *q, fe_cache *k, int j, double Ts, int kq, const int fm) {
+FAST_INLINE int fe_ulp(double *q, ref_fast_prep *k, int j, double Ts, int kq, const int fm) {
   const ref_fast_state *fs = &k->st;
   double Ed;
   fdd d = fe_far(fs, j, Ts, &Ed);
@@ -653,7 +592,7 @@ FAST_INLINE int fe_kappa_at(double *kappa, const ref_fast_state *fs, const toi_c
  * again with sqrt(D) from the triples and the root refined by the near
  * method at RN(t*), kept for the errors too (fe_root_dr): t* = rs - dr within
  * Edr plus the rounding (fe_diff). */
-FAST_INLINE int fe_kappa(double *kappa, fe_cache *k, const toi_case *c, int j, const int fm) {
+FAST_INLINE int fe_kappa(double *kappa, ref_fast_prep *k, const toi_case *c, int j, const int fm) {
   const ref_fast_state *fs = &k->st;
   if (!fs->exact_data) return 0;
   fdd Q = fs->t[j];
@@ -754,35 +693,31 @@ static int fe_kappa_rough(double *lo, double *hi, const ref_fast_state *fs, cons
 
 /* ---- the builds ---- */
 
-static int fe_ulp_gen(double *q, fe_cache *k, int j, double Ts, int kq) {
+static int fe_ulp_gen(double *q, ref_fast_prep *k, int j, double Ts, int kq) {
   return fe_ulp(q, k, j, Ts, kq, FE_GEN_FMA);
 }
-static int fe_kappa_gen(double *kappa, fe_cache *k, const toi_case *c, int j) {
+static int fe_kappa_gen(double *kappa, ref_fast_prep *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
 }
-static int fe_sqrt_D_gen(fe_cache *k) { return fe_sqrt_D(k, FE_GEN_FMA); }
+static int fe_sqrt_D_gen(ref_fast_prep *k) { return fe_sqrt_D(k, FE_GEN_FMA); }
 #ifdef FE_DISPATCH
-__attribute__((target("fma"))) static int fe_ulp_fma(double *q, fe_cache *k, int j, double Ts, int kq) {
+__attribute__((target("fma"))) static int fe_ulp_fma(double *q, ref_fast_prep *k, int j, double Ts, int kq) {
   return fe_ulp(q, k, j, Ts, kq, 1);
 }
-__attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, fe_cache *k, const toi_case *c, int j) {
+__attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, ref_fast_prep *k, const toi_case *c, int j) {
   return fe_kappa(kappa, k, c, j, 1);
 }
-__attribute__((target("fma"))) static int fe_sqrt_D_fma(fe_cache *k) { return fe_sqrt_D(k, 1); }
+__attribute__((target("fma"))) static int fe_sqrt_D_fma(ref_fast_prep *k) { return fe_sqrt_D(k, 1); }
 #define FE_PICK(name) (ref_fast_fma() ? name##_fma : name##_gen)
 #else
 #define FE_PICK(name) name##_gen
 #endif
 
-int ref_fast_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir) {
-  return ref_fast_error_prec(ulp, bits, T, c, dir, TOI_BINARY64);
-}
-
 /* The data of the root in direction dir, precision q (k->ok) that every
  * error against it uses: its root j, RN_q(t*) and the exponent kq of
  * q = |d| 2^kq (d scaled), once per case; state -1 when there is no root or
  * they cannot be had here. */
-static const struct fe_ulp_root *fe_ulp_root_of(fe_cache *k, toi_direction dir, toi_precision q) {
+static const struct fe_ulp_root *fe_ulp_root_of(ref_fast_prep *k, toi_direction dir, toi_precision q) {
   struct fe_ulp_root *b = &k->br[dir][q];
   if (b->state) return b;
   b->state = -1;
@@ -800,7 +735,7 @@ static const struct fe_ulp_root *fe_ulp_root_of(fe_cache *k, toi_direction dir, 
 /* In a precision q other than binary64, RN_q(t*) comes from the certified
  * RN(t*) (ref_round_certified) and the ulp from t*'s binade, clamped to q's
  * range: the same exact quotient, with q's power of two. */
-static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
+static int fe_error(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
   fe_counts.error_calls++;
   if (!k->ok) return fe_counts.error_fb++, 0;
   const toi_ref *r = &k->st.r;
@@ -837,7 +772,7 @@ static int fe_error(fe_cache *k, double *ulp, double *bits, double T, toi_direct
  * needs the error's histogram bin or to know it is below a maximum spares
  * the near method, about 90 bits of F(T), for most answers.
  */
-static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
+static int fe_error_bound(ref_fast_prep *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
                           toi_precision q) {
   if (!k->ok || isnan(T) || isinf(T) || (unsigned)dir > 1 || (unsigned)q >= TOI_PRECISION_COUNT) return 0;
   const struct fe_ulp_root *b = fe_ulp_root_of(k, dir, q);
@@ -865,29 +800,16 @@ static int fe_error_bound(fe_cache *k, double *lo, double *hi, double *bits, dou
   return 1;
 }
 
-int ref_fast_error_bound_checked(toi_status *chk, double *lo, double *hi, double *bits, double T, const toi_case *c,
-                                 toi_direction dir, toi_precision q) {
-  if (!c) return *chk = ref_check_case(c), 1;
-  fe_cache *k = fe_get(c);
-  if ((*chk = k->chk) != TOI_OK) return 1;
+int ref_fast_error_bound_p(ref_fast_prep *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
+                           toi_precision q) {
   return fe_error_bound(k, lo, hi, bits, T, dir, q);
 }
 
-int ref_fast_error_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                        toi_precision q) {
-  return fe_error(fe_get(c), ulp, bits, T, dir, q);
-}
-
-/* The case's check comes with its state, made once per case. */
-int ref_fast_error_checked(toi_status *chk, double *ulp, double *bits, double T, const toi_case *c,
-                           toi_direction dir, toi_precision q) {
-  if (!c) return *chk = ref_check_case(c), 1;
-  fe_cache *k = fe_get(c);
-  if ((*chk = k->chk) != TOI_OK) return 1;
+int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
   return fe_error(k, ulp, bits, T, dir, q);
 }
 
-static int fe_kappa_of(fe_cache *k, double *kappa, const toi_case *c, toi_direction dir) {
+static int fe_kappa_of(ref_fast_prep *k, double *kappa, const toi_case *c, toi_direction dir) {
   fe_counts.kappa_calls++;
   if (!k->ok) return fe_counts.kappa_fb++, 0;
   const ref_fast_state *fs = &k->st;
@@ -907,7 +829,7 @@ static int fe_kappa_of(fe_cache *k, double *kappa, const toi_case *c, toi_direct
 
 /* kappa's enclosure (fe_kappa_rough), or kappa itself (*lo = *hi) where it
  * is NaN or infinite or the enclosure cannot be had. */
-static int fe_kappa_bound_of(fe_cache *k, double *lo, double *hi, const toi_case *c, toi_direction dir) {
+static int fe_kappa_bound_of(ref_fast_prep *k, double *lo, double *hi, const toi_case *c, toi_direction dir) {
   if (k->ok) {
     const ref_fast_state *fs = &k->st;
     int low = ref_dir_root(&fs->r, dir);
@@ -928,20 +850,10 @@ static int fe_kappa_bound_of(fe_cache *k, double *lo, double *hi, const toi_case
   return 1;
 }
 
-int ref_fast_kappa_bound_checked(toi_status *chk, double *lo, double *hi, const toi_case *c, toi_direction dir) {
-  if (!c) return *chk = ref_check_case(c), 1;
-  fe_cache *k = fe_get(c);
-  if ((*chk = k->chk) != TOI_OK) return 1;
+int ref_fast_kappa_bound_p(ref_fast_prep *k, double *lo, double *hi, const toi_case *c, toi_direction dir) {
   return fe_kappa_bound_of(k, lo, hi, c, dir);
 }
 
-int ref_fast_kappa(double *kappa, const toi_case *c, toi_direction dir) {
-  return fe_kappa_of(fe_get(c), kappa, c, dir);
-}
-
-int ref_fast_kappa_checked(toi_status *chk, double *kappa, const toi_case *c, toi_direction dir) {
-  if (!c) return *chk = ref_check_case(c), 1;
-  fe_cache *k = fe_get(c);
-  if ((*chk = k->chk) != TOI_OK) return 1;
+int ref_fast_kappa_p(ref_fast_prep *k, double *kappa, const toi_case *c, toi_direction dir) {
   return fe_kappa_of(k, kappa, c, dir);
 }

@@ -4,7 +4,7 @@
 #include "ref_fast_kernels.h"
 
 /* The batch's vector prefix in q (binary32: the kernels certify binary32
- * roots themselves), then the rest one by one, as toi_ref_solve_batch_engine;
+ * roots themselves), then the rest one by one, as toi_ref_solve_batch;
  * in another precision every case one by one. */
 size_t ref_fast_solve_batch_prec(toi_ref *out, toi_status *st, const toi_case *c, size_t n, toi_precision q) {
   size_t bad = 0, i = ref_fast_solve_batch_q(out, st, c, n, &bad, q);

@@ -36,4 +36,30 @@ int ref_fast_prepare(ref_fast_state *fs, const toi_case *c);
 /// of a = v.v, b = s.v and c = s.s - R^2 of a prepared state whose data are
 /// exact (fs->exact_data), each in at most 32 doubles. 0 when not exact_data.
 int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, int *mb, double *xc, int *mc);
+
+/// What toi_ref_error and toi_ref_kappa derive from a case with the fast
+/// engine, held in the caller's toi_ref_prepared (ref_fast_err.c): the
+/// engine's state, and what the errors and kappas derive from it, each made
+/// on first use and kept for the next.
+typedef struct ref_fast_prep {
+  int ok;               /* ref_fast_prepare answered alone for the case */
+  ref_fast_state st;
+  int have3;            /* a3, b3, c3: 0 not computed yet, 1 ready, -1 unavailable */
+  double a3[3], b3[3], c3[3];
+  double ea3, eb3, ec3; /* their absolute errors */
+  int haveD;            /* sD: the same */
+  fdd sD;               /* sqrt(D) from the triples, with absolute error esD */
+  double esD;
+  int haveR[2];         /* dr[j]: the same, per root */
+  double rs[2];         /* RN(t*_j) scaled (exact) */
+  fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
+  double Edr[2];
+  /* What every error derives from the root alone (fe_ulp_root_of), per
+   * direction and precision: state 0 not yet, 1 ready, -1 none. */
+  struct fe_ulp_root {
+    int state, j, kq;
+    double rq;
+  } br[2][TOI_PRECISION_COUNT];
+} ref_fast_prep;
+
 #endif

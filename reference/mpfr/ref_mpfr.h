@@ -64,7 +64,7 @@ void ref_root_rational(ref_ctx *x, int lo, mpz_ptr num, mpz_ptr den, long *e2);
 
 /// Precision whose error bound ref_root_approx meets, for mpfr_can_round.
 #define REF_ERR_BITS(p) ((mpfr_exp_t)(p) - 5)
-/// The whole of toi_ref_solve_target (delta != NULL) or toi_ref_solve with
+/// The whole of toi_ref_solve with a target (delta != NULL) or without with
 /// the GMP/MPFR engine (ref_solve_mpfr.c); the fast engine falls back on it.
 toi_status ref_solve_mpfr(toi_ref *out, const toi_case *c, const double *delta);
 /// The same with the roots in precision pi (ref_solve_loaded_prec).
@@ -74,7 +74,7 @@ toi_status ref_solve_mpfr_prec(toi_ref *out, const toi_case *c, const double *de
 /// passed ref_check_case and a direction that is TOI_FORWARD or TOI_REVERSE
 /// (api.c checks both); *ulp, *bits and *kappa must hold NaN on entry.
 toi_status ref_error_mpfr(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir);
-/// toi_ref_error_prec's answer by GMP and MPFR (same conditions): the ulp of
+/// toi_ref_error in a precision's answer by GMP and MPFR (same conditions): the ulp of
 /// pi, RN_pi(t*) for the bits and an infinite T.
 toi_status ref_error_mpfr_prec(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
                                toi_precision q);

@@ -975,7 +975,9 @@ toi_status toi_ref_wall(double *t, double pout[3], const double p[3], const doub
 int toi_ref_sim_pair_toi(void *ctx, const toi_case *c, double *dt) {
   (void)ctx;
   toi_ref r;
-  if (toi_ref_solve(&r, c) != TOI_OK) return -1;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.c = c;
+  if (toi_ref_solve(&r, &q) != TOI_OK) return -1;
   if (r.cls == TOI_HIT || r.cls == TOI_CONTACT) {
     *dt = r.tfwd;
     return isnan(r.tfwd) ? -1 : 1;

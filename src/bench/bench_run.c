@@ -87,10 +87,12 @@ typedef struct prec_case {
   int state;
   toi_case c;
   toi_ref ref;
+  int have_prep;         /* prep made (on the first answer scored) */
+  toi_ref_prepared prep; /* c prepared for the error measures of every candidate */
 } prec_case;
 
 /* Scores one candidate's answer for case c into its row. 0 or -1. */
-static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case *pc, const toi_answer *a,
+static int score_one(toi_run_row *x, const toi_candidate *cand, prec_case *pc, const toi_answer *a,
                      const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row, void *ud) {
   const toi_case *c = &pc->c;
   const toi_ref *ref = &pc->ref;
@@ -114,7 +116,16 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, const prec_case 
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
-  toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision};
+  if (!pc->have_prep) {
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = c;
+    rq.engine = o->engine;
+    /* A case the check refuses keeps its status in prep: the measures return it. */
+    toi_status pst = toi_ref_prepare(&pc->prep, &rq);
+    (void)pst;
+    pc->have_prep = 1;
+  }
+  toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
   toi_score_detail ss;
   if (toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
   if (toi_score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
@@ -148,6 +159,7 @@ static int prepare_case(prec_case *pc, unsigned used, const toi_case *c, const t
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     if (!(used & 1u << q)) continue;
     pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, o->engine);
+    pc[q].have_prep = 0;
     if (pc[q].state == -2) {
       toi_msgf(o->msg, "case %s: the reference failed", c->id);
       return -1;

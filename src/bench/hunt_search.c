@@ -49,8 +49,14 @@ static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const to
     return TOI_OK;
   }
   int against_target = (cand->flags & TOI_CAND_EXTERNAL) != 0;
+  toi_ref_prepared prep;
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = &in;
+  rq.engine = o->engine;
+  rq.dir = cand->direction;
+  if ((st = toi_ref_prepare(&prep, &rq)) != TOI_OK) return st;
   toi_score_opts so = {o->tmax, fd->target, isfinite(a->tolerance) ? a->tolerance : 0, against_target, o->engine,
-                   cand->precision};
+                   cand->precision, &prep};
   toi_score_detail ss;
   st = toi_score_answer(&ss, a->r, cand->direction, cand->domain, &in, &ref, &so);
   if (st != TOI_OK) return st;
@@ -58,7 +64,11 @@ static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const to
   fd->tkind = against_target ? ss.target_kind : ss.sc.kind;
   if (against_target ? ss.target_timed : ss.sc.timed) fd->err = against_target ? ss.target_ulp : ss.sc.ulp;
   if (fd->target != 0 || !ss.sc.timed || !isfinite(ss.sc.ulp)) return TOI_OK;
-  st = toi_ref_kappa_engine(&fd->kappa, &in, cand->direction, o->engine);
+  rq.c = NULL;
+  rq.prepared = &prep;
+  toi_ref_kappa_result kr;
+  st = toi_ref_kappa(&kr, &rq);
+  fd->kappa = kr.kappa;
   if (st == TOI_OK) fd->ratio = sweep_ratio_prec(ss.sc.ulp, ss.sc.ref_t, fd->kappa, cand->precision);
   return st;
 }

@@ -12,59 +12,22 @@
 static int exact_has_reverse(const toi_ref *ref) { return ref->rev_is_lo >= 0; }
 
 
-/* The entry of cache for T, dir and q: found, or a new one (its hi NaN:
-   nothing measured yet) while room is left; NULL without cache or room. */
-static score_err_entry *cache_entry(score_err_cache *cache, double T, toi_direction dir, toi_precision q) {
-  if (!cache) return NULL;
-  uint64_t tb;
-  memcpy(&tb, &T, sizeof tb);
-  for (int i = 0; i < cache->n; i++)
-    if (cache->e[i].tbits == tb && cache->e[i].dir == (int)dir && cache->e[i].q == (int)q) return &cache->e[i];
-  if (cache->n >= SCORE_ERR_CACHE) return NULL;
-  score_err_entry *e = &cache->e[cache->n++];
-  e->tbits = tb;
-  e->dir = (int)dir;
-  e->q = (int)q;
-  e->lo = e->hi = e->bits = NAN;
-  return e;
-}
-
-/* The error of T against the exact root of c in direction dir, precision q:
-   taken from cache (NULL: none) when measured there before, else measured
-   and kept there while room is left (sweep.h). */
-toi_status score_error_cached(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
-                              toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
-  score_err_entry *e = cache_entry(cache, T, dir, q);
-  if (e && e->lo == e->hi) { /* measured (NaN == NaN is false) */
-    *ulp = e->lo;
-    *bits = e->bits;
-    return TOI_OK;
-  }
-  toi_status st = q == TOI_BINARY64 ? toi_ref_error_engine(ulp, bits, T, c, dir, engine)
-                                    : toi_ref_error_prec(ulp, bits, T, c, dir, q, engine);
-  if (st != TOI_OK) {
-    if (e && isnan(e->hi)) cache->n--; /* the new entry, last, goes again */
-    return st;
-  }
-  if (e) e->lo = e->hi = *ulp, e->bits = *bits;
-  return TOI_OK;
-}
-
-toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double T, const toi_case *c,
-                                    toi_direction dir, toi_ref_engine engine, toi_precision q,
-                                    score_err_cache *cache) {
-  score_err_entry *e = cache_entry(cache, T, dir, q);
-  if (e && !isnan(e->hi)) {
-    *lo = e->lo, *hi = e->hi, *bits = e->bits;
-    return TOI_OK;
-  }
-  toi_status st = toi_ref_error_bound(lo, hi, bits, T, c, dir, q, engine);
-  if (st != TOI_OK) {
-    if (e) cache->n--;
-    return st;
-  }
-  if (e) e->lo = *lo, e->hi = *hi, e->bits = *bits;
-  return TOI_OK;
+/* The error of T against the exact root of c in direction dir, precision q,
+   from prep (c prepared with engine; NULL: prepared for this call). */
+static toi_status measure_error(double *ulp, double *bits, double T, const toi_case *c, toi_direction dir,
+                                toi_ref_engine engine, toi_precision q, toi_ref_prepared *prep) {
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = c;
+  rq.engine = engine;
+  rq.precision = q;
+  rq.dir = dir;
+  rq.T = T;
+  rq.prepared = prep;
+  toi_ref_error_result er;
+  toi_status st = toi_ref_error(&er, &rq);
+  *ulp = er.ulp;
+  *bits = er.bits;
+  return st;
 }
 
 /* The verdict and time against ref, without step or target; the error of a
@@ -72,7 +35,7 @@ toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double
    set, else left NaN for the caller (score_case_deferred). */
 static toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
-                             int measure) {
+                             int measure, toi_ref_prepared *prep) {
   /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
   out->kind = TOI_SCORE_AGREE;
   out->timed = 0;
@@ -110,7 +73,7 @@ static toi_status score_core(toi_score_case *out, toi_result r, toi_direction di
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else if (measure) {
-      toi_status st = score_error_cached(&out->ulp, &out->bits, r.t, c, dir, engine, q, NULL);
+      toi_status st = measure_error(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep);
       if (st != TOI_OK) return st;
     }
   }
@@ -219,8 +182,13 @@ static toi_status score_target(toi_score_detail *out, toi_result r, toi_result r
   if (target == 0) {
     tref = *ref;
   } else {
-    st = o->precision == TOI_BINARY64 ? toi_ref_solve_target_engine(&tref, c, target, o->engine)
-                                      : toi_ref_solve_target_prec(&tref, c, target, o->precision, o->engine);
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = c;
+    rq.engine = o->engine;
+    rq.precision = o->precision;
+    rq.with_target = 1;
+    rq.target = target;
+    st = toi_ref_solve(&tref, &rq);
     if (st == TOI_ERR_RANGE) return TOI_OK; /* R + target < 0: no such problem */
     if (st != TOI_OK) return st;
   }
@@ -238,9 +206,7 @@ static toi_status score_target(toi_score_detail *out, toi_result r, toi_result r
   out->target_dt = fabs(r.t - tref.tfwd);
   if (target == 0) {
     double bits;
-    st = o->precision == TOI_BINARY64
-             ? toi_ref_error_engine(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->engine)
-             : toi_ref_error_prec(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->precision, o->engine);
+    st = measure_error(&out->target_ulp, &bits, r.t, c, TOI_FORWARD, o->engine, o->precision, o->prepared);
     if (st != TOI_OK) return st;
   } else {
     /* Measured from the correctly rounded target root: within 0.5 ULP of the
@@ -255,7 +221,7 @@ static toi_status score_target(toi_score_detail *out, toi_result r, toi_result r
    *rr: the verdict as the step makes it (a contact after the step is none). */
 static toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
-                             toi_precision q, int measure) {
+                             toi_precision q, int measure, toi_ref_prepared *prep) {
   toi_ref within; /* ref, or its copy with the class a step makes of it */
   const toi_ref *use = ref;
   *rr = r;
@@ -268,7 +234,7 @@ static toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, 
     /* A verdict with a time after the step claims no contact in it either. */
     if (toi_class_group_inline(r.cls) == TOI_G_CONTACT && r.t > tmax) rr->cls = TOI_NONE;
   }
-  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, measure);
+  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, measure, prep);
   if (st != TOI_OK) return st;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
@@ -279,7 +245,7 @@ static toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, 
 toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                                const toi_ref *ref, double tmax) {
   toi_result rr;
-  return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0);
+  return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0, NULL);
 }
 
 toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
@@ -291,7 +257,7 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
   out->target = o->target;
   out->target_kind = TOI_SCORE_OUT_OF_DOMAIN;
   toi_result rr;
-  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1);
+  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1, o->prepared);
   if (st != TOI_OK) return st;
   if (!o->with_target || out->sc.kind == TOI_SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;
@@ -303,7 +269,11 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
 int toi_score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
   int state = toi_candidate_input(in, c, q);
   if (state < 0) return -1;
-  toi_status st = q == TOI_BINARY64 ? toi_ref_solve_engine(ref, c, e) : toi_ref_solve_prec(ref, in, q, e);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = q == TOI_BINARY64 ? c : in;
+  rq.engine = e;
+  rq.precision = q;
+  toi_status st = toi_ref_solve(ref, &rq);
   return st == TOI_OK ? state : -2;
 }
 

@@ -223,7 +223,9 @@ static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, d
 }
 
 /* The case as the candidates of each precision receive it, its exact answer
-   and kappa there, computed when a column of that precision first needs it. */
+   and kappa there, computed when a column of that precision first needs it,
+   and the case prepared for the reference's error and kappa measures
+   (toi_ref_prepare, made when the first of them is asked). */
 typedef struct sweep_view {
   int state; /* 0 unchanged, 1 rounded, -1 beyond the precision's range, 2 not computed yet */
   const toi_case *c; /* the case and its answer: cbuf, rbuf, or the caller's (binary64, given) */
@@ -234,7 +236,29 @@ typedef struct sweep_view {
   int have[2];
   double kb[2][3]; /* per direction: an enclosure of kappa and the denominator at its low end (view_kappa_bound) */
   int have_kb[2];
+  int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
+  toi_status prep_st;
+  toi_ref_prepared prep;
 } sweep_view;
+
+/* A query on the view's case, prepared once for all the view's measures:
+   its direction dir, precision q and engine; the preparation's status. */
+static toi_status view_query(toi_ref_query *rq, sweep_view *v, toi_direction dir, toi_ref_engine engine,
+                             toi_precision q) {
+  toi_ref_query z = TOI_REF_QUERY_INIT;
+  *rq = z;
+  rq->engine = engine;
+  if (!v->have_prep) {
+    rq->c = v->c;
+    v->prep_st = toi_ref_prepare(&v->prep, rq);
+    v->have_prep = 1;
+  }
+  rq->c = NULL;
+  rq->prepared = &v->prep;
+  rq->precision = q;
+  rq->dir = dir;
+  return v->prep_st;
+}
 
 /* Kappa of the view's root in direction dir, and the ratio's denominator with
    it (ref_t the root's time), computed the first time they are needed. */
@@ -242,8 +266,12 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
                              toi_precision q) {
   int d = dir == TOI_REVERSE;
   if (v->have[d]) return TOI_OK;
-  toi_status st = toi_ref_kappa_engine(&v->kappa[d], v->c, dir, engine);
+  toi_ref_query rq;
+  toi_ref_kappa_result kr;
+  toi_status st = view_query(&rq, v, dir, engine, q);
+  if (st == TOI_OK) st = toi_ref_kappa(&kr, &rq);
   if (st != TOI_OK) return st;
+  v->kappa[d] = kr.kappa;
   v->den[d] = ratio_den(ref_t, v->kappa[d], q);
   v->have[d] = 1;
   return TOI_OK;
@@ -296,8 +324,13 @@ static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_
     return TOI_OK;
   }
   if (!v->have_kb[d]) {
-    toi_status st = toi_ref_kappa_bound(&v->kb[d][0], &v->kb[d][1], v->c, dir, engine);
+    toi_ref_query rq;
+    toi_ref_kappa_result kr;
+    toi_status st = view_query(&rq, v, dir, engine, q);
+    if (st == TOI_OK) st = toi_ref_kappa_bound(&kr, &rq);
     if (st != TOI_OK) return st;
+    v->kb[d][0] = kr.lo;
+    v->kb[d][1] = kr.hi;
     v->kb[d][2] = ratio_den(ref_t, v->kb[d][0], q);
     v->have_kb[d] = 1;
   }
@@ -330,22 +363,24 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
    (lazy_decided; the error's bits are always exact), else from the error
    and kappa themselves, as add_scored and add_kappa take them. */
 static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
-                           toi_ref_engine engine, toi_precision q, score_err_cache *cache) {
-  double lo, hi, klo, khi, den;
-  double bits;
-  toi_status st = score_error_bound_cached(&lo, &hi, &bits, sc->t, v->c, dir, engine, q, cache);
+                           toi_ref_engine engine, toi_precision q) {
+  double klo, khi, den;
+  toi_ref_query rq;
+  toi_ref_error_result er;
+  toi_status st = view_query(&rq, v, dir, engine, q);
+  rq.T = sc->t;
+  if (st == TOI_OK) st = toi_ref_error_bound(&er, &rq);
   if (st == TOI_OK) st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den);
   if (st != TOI_OK) return st;
-  if (lazy_decided(cell, lo, hi, klo, khi, den)) {
-    add_scored(cell, sc, hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+  if (lazy_decided(cell, er.lo, er.hi, klo, khi, den)) {
+    add_scored(cell, sc, er.hi, er.bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
     cell->khist[kappa_bin(klo)]++;
     if (isinf(klo)) cell->kinf++;
     return TOI_OK;
   }
-  double ulp;
-  if ((st = score_error_cached(&ulp, &bits, sc->t, v->c, dir, engine, q, cache)) != TOI_OK) return st;
-  add_scored(cell, sc, ulp, bits, v->ref->cls, v->c, index);
-  return add_kappa(cell, sc, ulp, dir, v, index, engine, q);
+  if (er.lo != er.hi && (st = toi_ref_error(&er, &rq)) != TOI_OK) return st; /* lo = hi: the error itself */
+  add_scored(cell, sc, er.ulp, er.bits, v->ref->cls, v->c, index);
+  return add_kappa(cell, sc, er.ulp, dir, v, index, engine, q);
 }
 
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
@@ -369,8 +404,7 @@ toi_status sweep_eval_case_with(sweep_acc *acc, const toi_candidate *cands, size
     ans[j].state = a ? (int)a->state : SWEEP_NOT_RUN;
     if (a) ans[j].r = a->r;
   }
-  score_err_cache cache;
-  return sweep_eval_case_given(acc, cands, nc, ans, 1, tmax, c, b, index, engine, NULL, &cache);
+  return sweep_eval_case_given(acc, cands, nc, ans, 1, tmax, c, b, index, engine, NULL);
 }
 
 /* The binary64 view from an exact answer solved before (toi_score_input's): the
@@ -407,8 +441,7 @@ static size_t same_answer(const answer_key *keys, size_t j) {
 
 toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                  const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
-                                 size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64,
-                                 score_err_cache *cache) {
+                                 size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64) {
   sweep_view view[TOI_PRECISION_COUNT];
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
@@ -417,8 +450,8 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].kappa[0] = view[q].kappa[1] = NAN;
     view[q].have[0] = view[q].have[1] = 0;
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
+    view[q].have_prep = 0;
   }
-  cache->n = 0;
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
   const toi_ref *r64 = view[TOI_BINARY64].ref;
@@ -443,7 +476,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       return st;
     const toi_score_case *sc = &sd[k]; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
-      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, cache);
+      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision);
       if (st != TOI_OK) return st;
       continue;
     }

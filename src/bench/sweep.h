@@ -256,50 +256,22 @@ typedef struct sweep_answer {
 } sweep_answer;
 #define SWEEP_NOT_RUN (-1)
 
-/// Errors of answers already measured on one case, so that two columns with
-/// the same time are measured once (the measure depends only on the case as
-/// the column received it, the time, the direction and the precision).
-/// Clear n (to 0) before each case. An entry holds the error measured (lo = hi, the ULP error) or an
-/// enclosure lo < hi of it (score_error_bound_cached), with its bits.
-#define SCORE_ERR_CACHE 16
-typedef struct score_err_entry {
-  uint64_t tbits;
-  int dir, q;
-  double lo, hi, bits;
-} score_err_entry;
-typedef struct score_err_cache {
-  int n;
-  score_err_entry e[SCORE_ERR_CACHE];
-} score_err_cache;
 /// toi_score_answer's score against the true contact alone (its sc, with_target
 /// 0), with the step tmax (+Inf: none), the same bits, except that the ULP
 /// error and bits of a timed answer whose time is not NaN are left NaN for
-/// the caller to measure or bound (score_error_cached,
-/// score_error_bound_cached); a timed answer's error is never NaN otherwise.
+/// the caller to measure or bound (toi_ref_error, toi_ref_error_bound); a
+/// timed answer's error is never NaN otherwise.
 TOI_MUST_USE toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                                             const toi_case *c, const toi_ref *ref, double tmax);
 
-/// The error of T against the exact root of c (direction dir, precision q),
-/// as toi_ref_error_prec gives it, from cache when measured there before
-/// (cache NULL: none), kept there while room is left.
-TOI_MUST_USE toi_status score_error_cached(double *ulp, double *bits, double T, const toi_case *c,
-                                           toi_direction dir, toi_ref_engine engine, toi_precision q,
-                                           score_err_cache *cache);
-
-/// toi_ref_error_bound through the same cache: an enclosure of the error, or
-/// the error itself when measured before (lo = hi).
-TOI_MUST_USE toi_status score_error_bound_cached(double *lo, double *hi, double *bits, double T, const toi_case *c,
-                                                 toi_direction dir, toi_ref_engine engine, toi_precision q,
-                                                 score_err_cache *cache);
-
 /// sweep_eval_case_with with every column's answer given: ans[j * stride] is
 /// column j's. ref64, when not NULL, is the exact answer of c in binary64 as
-/// toi_ref_solve_engine gives it (from toi_ref_solve_batch_engine), so it is
-/// not solved again; cache (not NULL) is cleared here and serves this case.
+/// toi_ref_solve gives it (from toi_ref_solve_batch), so it is not solved
+/// again.
 TOI_MUST_USE toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                               const sweep_answer *ans, size_t stride, double tmax,
                                               const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine,
-                                              const toi_ref *ref64, score_err_cache *cache);
+                                              const toi_ref *ref64);
 
 /// Where the time of a sweep went (sweep --profile): seconds summed over the
 /// threads, measured per block of cases (not per case) on the monotonic clock.

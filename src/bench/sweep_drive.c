@@ -35,7 +35,6 @@ typedef struct sweep_scratch {
   toi_answer one[64];   /* a candidate's toi_answer for part of a span */
   sweep_answer *ans;    /* [column][ANS_STRIDE], the first SPAN of each row used */
   sweep_profile prof;
-  score_err_cache cache;
 } sweep_scratch;
 
 typedef struct sweep_ctx {
@@ -128,7 +127,11 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
   sweep_scratch *w = x->scratch[worker];
   int prof = x->o->profile != NULL;
   double t = prof ? sweep_now() : 0;
-  (void)toi_ref_solve_batch_engine(w->ref, w->st, cases, n, x->o->engine);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.engine = x->o->engine;
+  /* A refused call sets every st[k] to TOI_ERR_RANGE, which the loop below reports. */
+  toi_status bst = toi_ref_solve_batch(w->ref, w->st, cases, n, &rq, NULL);
+  (void)bst;
   if (prof) w->prof.ref += lap(&t);
   solve_columns(x, w, cases, n, prof, &t);
   for (size_t s = 0; s < x->nc && x->nslots; s++) {
@@ -151,7 +154,7 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
     toi_status st = w->st[k] != TOI_OK ? TOI_ERR_RANGE
                                        : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], ANS_STRIDE,
                                                                x->o->tmax, &cases[k], bins[k], index0 + k,
-                                                               x->o->engine, &w->ref[k], &w->cache);
+                                                               x->o->engine, &w->ref[k]);
     if (st != TOI_OK) fail = k, fst = st;
   }
   if (fail < SPAN) return chunk_failed(x, index0 + fail, fst);

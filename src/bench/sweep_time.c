@@ -32,7 +32,11 @@ static int time_batches(time_ctx *x, uint64_t lo, uint64_t hi, double *acc) {
       if (toi_candidate_run(x->cand, &x->cases[at], n, NULL, a, &info)) return 1;
       for (size_t k = 0; k < n; k++) *acc += a[k].r.t;
     } else {
-      if (toi_ref_solve_batch_prec(r, st, &x->cases[at], n, x->g->precision, x->engine) != 0) return 1;
+      toi_ref_query rq = TOI_REF_QUERY_INIT;
+      rq.engine = x->engine;
+      rq.precision = x->g->precision;
+      size_t bad;
+      if (toi_ref_solve_batch(r, st, &x->cases[at], n, &rq, &bad) != TOI_OK || bad) return 1;
       for (size_t k = 0; k < n; k++) *acc += r[k].tfwd;
     }
     i += n;

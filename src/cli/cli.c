@@ -111,10 +111,8 @@ int cli_args_take(cli_args *a, const char *cmd, unsigned accept, int argc, char 
       return cli_usage_error(cmd, "-o and --rows name the same file '%s': one would overwrite the other", v), -1;
     *str = v;
   } else if ((accept & CLI_OPT_REFERENCE) && !strcmp(arg, "--reference")) {
-    int e = toi_ref_engine_parse(v);
-    if (e < 0)
+    if (toi_ref_engine_parse(&a->engine, v) != TOI_OK)
       return cli_usage_error_near(cmd, CLI_NAMES_REFERENCE, v, "--reference must be fast or mpfr, got '%s'", v), -1;
-    a->engine = (toi_ref_engine)e;
   } else if ((accept & CLI_OPT_TMAX) && !strcmp(arg, "--tmax")) {
     if (cli_parse_double(v, &a->tmax) || !(a->tmax > 0))
       return cli_usage_error(cmd, "--tmax needs a finite number > 0, got '%s'", v), -1;

@@ -96,11 +96,14 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       return 1;
     }
   }
-  if (r->have_delta)
-    for (size_t k = 0; k < b->n; k++)
-      s->sts[k] = toi_ref_solve_target_prec(&s->refs[k], &b->cases[k], r->delta, r->prec, r->engine);
-  else
-    (void)toi_ref_solve_batch_prec(s->refs, s->sts, b->cases, b->n, r->prec, r->engine);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.engine = r->engine;
+  rq.precision = r->prec;
+  rq.with_target = r->have_delta;
+  rq.target = r->delta;
+  /* A refused call sets every status to TOI_ERR_RANGE, reported below. */
+  toi_status bst = toi_ref_solve_batch(s->refs, s->sts, b->cases, b->n, &rq, NULL);
+  (void)bst;
   /* an ID, a class name and two hex floats: at most TOI_ID_MAX + 128 bytes a line */
   size_t need = b->n * (TOI_ID_MAX + 128);
   if (need > s->textcap) {

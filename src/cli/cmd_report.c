@@ -169,11 +169,9 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
     } else if (!strcmp(a, "-j")) {
       if (sweep_parse_jobs(v, &o->jobs)) return usage_free(solv, "-j needs 1..1024");
     } else if (!strcmp(a, "--reference")) {
-      int e = toi_ref_engine_parse(v);
-      if (e < 0)
+      if (toi_ref_engine_parse(&o->engine, v) != TOI_OK)
         return candlist_free(solv), cli_usage_error_near("report", CLI_NAMES_REFERENCE, v,
                                                          "--reference needs fast or mpfr, got '%s'", v);
-      o->engine = (toi_ref_engine)e;
     } else if (!strcmp(a, "--timeout")) {
       if (cli_parse_timeout("report", v, &o->timeout) != EXIT_OK) {
         candlist_free(solv);

@@ -205,9 +205,7 @@ static int parse_option(sweep_args *s, int argc, char **argv, int *i) {
   } else if (!strcmp(a, "--shard")) {
     rc = parse_shard(s, v);
   } else if (!strcmp(a, "--reference")) { /* engine of the reference (reference/toiref.h) */
-    int eng = v ? toi_ref_engine_parse(v) : -1;
-    if (eng < 0) return cli_usage_error("sweep", "--reference must be fast or mpfr");
-    s->engine = (toi_ref_engine)eng;
+    if (toi_ref_engine_parse(&s->engine, v) != TOI_OK) return cli_usage_error("sweep", "--reference must be fast or mpfr");
   } else {
     used = 0;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) s->quiet = 1;

@@ -181,14 +181,35 @@ typedef struct prec_case {
   toi_ref ref;
   double kappa[2]; /* forward, reverse */
   int have[2];
+  int have_prep;         /* prep made (when first needed) */
+  toi_status prep_st;    /* its status */
+  toi_ref_prepared prep; /* c prepared for the error and kappa measures of every column */
 } prec_case;
 
-/* The kappa of pc's root in direction dir, as the sweep takes it (toi_ref_kappa_engine on the case as received). */
+/* pc's case prepared for the reference's measures with engine, made once. */
+static toi_ref_prepared *prec_prep(prec_case *pc, toi_ref_engine engine) {
+  if (!pc->have_prep) {
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = &pc->c;
+    rq.engine = engine;
+    pc->prep_st = toi_ref_prepare(&pc->prep, &rq);
+    pc->have_prep = 1;
+  }
+  return &pc->prep;
+}
+
+/* The kappa of pc's root in direction dir, as the sweep takes it (toi_ref_kappa on the case as received). */
 static toi_status prec_kappa(prec_case *pc, toi_direction dir, toi_ref_engine engine, double *kappa) {
   int d = dir == TOI_REVERSE;
   if (!pc->have[d]) {
-    toi_status st = toi_ref_kappa_engine(&pc->kappa[d], &pc->c, dir, engine);
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.engine = engine;
+    rq.dir = dir;
+    rq.prepared = prec_prep(pc, engine);
+    toi_ref_kappa_result kr;
+    toi_status st = toi_ref_kappa(&kr, &rq);
     if (st != TOI_OK) return st;
+    pc->kappa[d] = kr.kappa;
     pc->have[d] = 1;
   }
   *kappa = pc->kappa[d];
@@ -200,7 +221,7 @@ static toi_status prec_kappa(prec_case *pc, toi_direction dir, toi_ref_engine en
 static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, prec_case *pc) {
   size_t nc = d->ncol, at = i * nc + k;
   const rep_col *col = &d->cols[k];
-  toi_score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision};
+  toi_score_opts so = {INFINITY, 0, 0, 0, d->opts.engine, col->cand->precision, NULL};
   toi_score_detail sd;
   toi_answer own;
   s->ulp[at] = s->bits[at] = s->ratio[at] = NAN;
@@ -215,6 +236,7 @@ static int score_col(const rep_data *d, rep_section *s, size_t i, size_t k, prec
     s->kind[at] = a->state == TOI_UNSUPPORTED ? REP_UNSUPPORTED : REP_FAILED;
     return 0;
   }
+  so.prepared = prec_prep(pc, d->opts.engine);
   if (toi_score_answer(&sd, a->r, col->dir, col->domain, &pc->c, &pc->ref, &so) != TOI_OK) return 4;
   const toi_score_case sc = sd.sc;
   if (sc.timed) {
@@ -250,17 +272,21 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
     pc[TOI_BINARY64].state = 0;
     pc[TOI_BINARY64].c = *c;
     pc[TOI_BINARY64].have[0] = pc[TOI_BINARY64].have[1] = 0;
-    if (toi_ref_solve_engine(ref, c, e->d->opts.engine) != TOI_OK) return 2;
+    pc[TOI_BINARY64].have_prep = 0;
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = c;
+    rq.engine = e->d->opts.engine;
+    if (toi_ref_solve(ref, &rq) != TOI_OK) return 2;
     s->cls[i] = (unsigned char)ref->cls;
     double kappa = NAN;
-    if (ref->fwd_is_lo >= 0 && toi_ref_kappa_engine(&kappa, c, TOI_FORWARD, e->d->opts.engine) != TOI_OK) return 3;
+    if (ref->fwd_is_lo >= 0 && prec_kappa(&pc[TOI_BINARY64], TOI_FORWARD, e->d->opts.engine, &kappa) != TOI_OK) return 3;
     s->kappa[i] = kappa;
-    if (ref->fwd_is_lo >= 0) pc[TOI_BINARY64].kappa[0] = kappa, pc[TOI_BINARY64].have[0] = 1;
     /* The other precisions: the case rounded as their columns receive it (bits q and 4 + q of rounded[i]). */
     s->rounded[i] = 0;
     for (int q = 1; q < TOI_PRECISION_COUNT; q++) {
       if (!(used & 1u << q)) continue;
       pc[q].have[0] = pc[q].have[1] = 0;
+      pc[q].have_prep = 0;
       pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
       if (pc[q].state == -2) return 2;
       s->rounded[i] |= (unsigned char)(pc[q].state == 1 ? 1u << q : pc[q].state < 0 ? 16u << q : 0);
@@ -565,7 +591,10 @@ void report_timing(rep_data *d) {
   double t0 = now_ns(), acc = 0;
   for (size_t i = 0; i < nr; i++) {
     toi_ref ref;
-    if (toi_ref_solve_engine(&ref, &s->cases[i], d->opts.engine) == TOI_OK) acc += ref.tlo;
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = &s->cases[i];
+    rq.engine = d->opts.engine;
+    if (toi_ref_solve(&ref, &rq) == TOI_OK) acc += ref.tlo;
   }
   timing_sink = acc;
   d->ref_ns_per_call = nr ? (now_ns() - t0) / (double)nr : NAN;

@@ -143,7 +143,9 @@ static toi_status audit_case(const audit_ctx *ax, const toi_case *c0, size_t ci)
     c = &rc;
   }
   toi_ref ref;
-  if (toi_ref_solve(&ref, c) != TOI_OK) {
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = c;
+  if (toi_ref_solve(&ref, &rq) != TOI_OK) {
     toi_msgf(ax->msg, "%s: the reference failed", c->id);
     return TOI_ERR_RANGE;
   }

@@ -19,13 +19,14 @@
 #include "stream.h"
 #include "sweep.h"
 #include "toiref.h"
+#include "ref_forms.h"
 
 /* s = (10, 0), v = (-2, 0), R = 2: the gap is 8 - 2t, contact at t = 4. */
 static toi_case head_on(void) { return tc_case2(0, 0, 0, 0, 1, 1, 10, 0, -2, 0, 1, 1); }
 
 static toi_score_detail scored(toi_result r, const toi_case *c, const toi_ref *ref, double tmax, double target,
                            double tolerance, toi_precision q) {
-  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, q};
+  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, q, NULL};
   toi_score_detail d;
   cr_assert_eq(toi_score_answer(&d, r, TOI_FORWARD, 0, c, ref, &o), TOI_OK);
   return d;
@@ -33,7 +34,7 @@ static toi_score_detail scored(toi_result r, const toi_case *c, const toi_ref *r
 
 static toi_ref solved(const toi_case *c) {
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve_engine(&ref, c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&ref, c, TOI_REF_FAST), TOI_OK);
   return ref;
 }
 
@@ -388,7 +389,7 @@ Test(rules, reverse_time_missed_and_ghost) {
   toi_case past = tc_case2(0, 0, 0, 0, 1, 1, 10, 0, 2, 0, 1, 1);
   toi_ref ref = solved(&past);
   cr_assert_eq(ref.trev, -4);
-  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64, NULL};
   toi_score_detail d;
   cr_assert_eq(toi_score_answer(&d, (toi_result){TOI_NONE, NAN}, TOI_REVERSE, 0, &past, &ref, &o), TOI_OK);
   cr_assert_eq(d.sc.kind, TOI_SCORE_MISSED);

@@ -15,6 +15,7 @@
 #include "solvers.h"
 #include "rng.h"
 #include "test_env.h"
+#include "ref_forms.h"
 
 /* The build directory: where toibench, the example solvers and the broken
  * test solvers are (make BUILD=... moves them all). */
@@ -643,7 +644,7 @@ static toi_case head_on(void) {
 /* An answer scored as run scores an external solver's: against the true contact and the target. */
 static toi_status score_full(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                              const toi_ref *ref, double tmax, double target, double tolerance) {
-  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, TOI_BINARY64};
+  toi_score_opts o = {tmax, target, tolerance, 1, TOI_REF_FAST, TOI_BINARY64, NULL};
   return toi_score_answer(out, r, dir, domain, c, ref, &o);
 }
 
@@ -673,7 +674,7 @@ Test(solver, gap_is_exact_on_exact_data) {
 Test(solver, score_against_the_target_and_the_true_contact) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.tfwd, 4);
   toi_score_detail ss;
   /* An engine aiming at an overlap of 0.5 and hitting it exactly: t = 4.25. */
@@ -710,7 +711,7 @@ Test(solver, classification_against_the_target) {
   c.pb[1] = 2.25;
   c.vb[0] = 1;
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   cr_assert_eq(ref.cls, TOI_MISS);
   toi_score_detail ss;
   cr_assert_eq(score_full(&ss, (toi_result){TOI_HIT, 9}, TOI_FORWARD, 0, &c, &ref, INFINITY, 0.5, 0),
@@ -732,7 +733,7 @@ Test(solver, classification_against_the_target) {
 Test(solver, hit_within_the_step) {
   toi_case c = head_on();
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
   toi_score_detail ss;
   /* Step 2: the contact at 4 is after it; "none" agrees, a hit at 4 is no contact in the step either. */
   cr_assert_eq(score_full(&ss, (toi_result){TOI_NONE, NAN}, TOI_FORWARD, 0, &c, &ref, 2, 0, 0), TOI_OK);

@@ -13,6 +13,7 @@
 #include "tmp_dir.h"
 #include "toi.h"
 #include "toiref.h"
+#include "ref_forms.h"
 
 TestSuite(stream, .init = td_setup, .fini = td_teardown);
 
@@ -58,7 +59,7 @@ static void expected_reference(const char *in, const char *out) {
   FILE *f = fopen(td_path(out), "w");
   for (size_t i = 0; i < l.count; i++) {
     toi_ref r;
-    cr_assert_eq(toi_ref_solve(&r, &l.items[i]), TOI_OK);
+    cr_assert_eq(tr_solve(&r, &l.items[i]), TOI_OK);
     fprintf(f, "%s %s ", l.items[i].id, toi_class_name(r.cls));
     put_hex(f, r.tlo);
     fputc(' ', f);

@@ -13,6 +13,7 @@
 #include "toiref.h"
 #include "cli_check.h"
 #include "tmp_dir.h"
+#include "ref_forms.h"
 
 /* ---- end to end ---- */
 
@@ -232,7 +233,7 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
            2^(e-1) <= |t*| < 2^e. In long double, which holds 2^-1075 and
            the products here without underflow. */
         double kappa;
-        cr_assert_eq(toi_ref_kappa_engine(&kappa, &c, f->direction, TOI_REF_FAST), TOI_OK);
+        cr_assert_eq(tr_kappa_engine(&kappa, &c, f->direction, TOI_REF_FAST), TOI_OK);
         cr_assert_eq(kappa, strtod(field(line, 8, b, sizeof b), NULL));
         int e;
         frexp(rp.ref_t, &e);

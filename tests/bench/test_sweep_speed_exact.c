@@ -11,6 +11,7 @@
 #include "sweep.h"
 #include "toiref.h"
 #include "test_env.h"
+#include "ref_forms.h"
 
 
 /* sweep_frexp against the C library's frexp: the same significand bits and exponent. */
@@ -127,25 +128,25 @@ Test(sweep_speed_exact, check_once_per_case) {
   c.pa[0] = 0, c.pb[0] = 10, c.vb[0] = -1, c.ra = c.rb = 1, c.ma = c.mb = 1; /* contact at t = 8 */
   double ulp, bits, kappa;
   for (int round = 0; round < 3; round++) {
-    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &c, TOI_FORWARD), TOI_OK);
+    cr_assert_eq(tr_error(&ulp, &bits, 8.0, &c, TOI_FORWARD), TOI_OK);
     cr_assert_eq(ulp, 0.0);
-    cr_assert_eq(toi_ref_kappa(&kappa, &c, TOI_FORWARD), TOI_OK);
+    cr_assert_eq(tr_kappa(&kappa, &c, TOI_FORWARD), TOI_OK);
     toi_case bad = c;
     double *field[] = {&bad.pa[1], &bad.va[0], &bad.pb[2], &bad.vb[1], &bad.ra, &bad.rb};
     double val[] = {INFINITY, NAN, 1.0, -INFINITY, -1.0, NAN};
     for (int f = 0; f < 6; f++) {
       double keep = *field[f];
       *field[f] = val[f];
-      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert_eq(tr_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
       cr_assert(isnan(ulp) && isnan(bits));
-      cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
-      cr_assert_eq(toi_ref_error_prec(&ulp, &bits, 8.0, &bad, TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST),
+      cr_assert_eq(tr_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT, "field %d", f);
+      cr_assert_eq(tr_error_prec(&ulp, &bits, 8.0, &bad, TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST),
                    TOI_ERR_INPUT, "field %d", f);
       *field[f] = keep;
-      cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_OK, "field %d", f);
+      cr_assert_eq(tr_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_OK, "field %d", f);
     }
     bad.dim = 4;
-    cr_assert_eq(toi_ref_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT);
-    cr_assert_eq(toi_ref_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT);
+    cr_assert_eq(tr_error(&ulp, &bits, 8.0, &bad, TOI_FORWARD), TOI_ERR_INPUT);
+    cr_assert_eq(tr_kappa(&kappa, &bad, TOI_FORWARD), TOI_ERR_INPUT);
   }
 }

@@ -55,9 +55,13 @@ static void declared(symset *s) {
   free(aux);
 }
 
+/* The symbols exported in the node TOIBENCH_0.2 (filled by exported). */
+static symset node02;
+
 /* The defined dynamic symbols of the shared library, with their version (nm -D --defined-only). */
 static void exported(symset *s, symset *versions) {
   char line[2048];
+  node02.n = 0;
   /* the library of this build: beside TOIBENCH_PATH (build/ or build/sanitize/) */
   char lib[1024];
   snprintf(lib, sizeof lib, "%s", TOIBENCH_PATH);
@@ -76,8 +80,9 @@ static void exported(symset *s, symset *versions) {
     }
     char *at = strchr(sym, '@');
     cr_assert_not_null(at, "%s has no version", sym);
-    cr_assert_str_eq(at, "@@TOIBENCH_0", "%s: version", sym);
+    cr_assert(!strcmp(at, "@@TOIBENCH_0") || !strcmp(at, "@@TOIBENCH_0.2"), "%s: version", sym);
     add(s, sym, (size_t)(at - sym));
+    if (!strcmp(at, "@@TOIBENCH_0.2")) add(&node02, sym, (size_t)(at - sym));
   }
   free(nm);
 }
@@ -91,8 +96,24 @@ Test(exports, the_library_exports_exactly_the_public_functions, .init = td_setup
     cr_expect(has(&decl, exp.name[i]), "%s is exported but no public header declares it", exp.name[i]);
   for (int i = 0; i < decl.n; i++)
     cr_expect(has(&exp, decl.name[i]), "%s is declared public but not exported (TOI_API, toibench.map)", decl.name[i]);
-  cr_assert_eq(ver.n, 1);
-  cr_assert_str_eq(ver.name[0], "TOIBENCH_0");
+  cr_assert_eq(ver.n, 2);
+  cr_assert(has(&ver, "TOIBENCH_0") && has(&ver, "TOIBENCH_0.2"));
+}
+
+/* The functions whose arguments changed in 0.2.0 carry the node TOIBENCH_0.2,
+ * so that a program linked against 0.1.0 (toi_ref_solve@TOIBENCH_0 taking a
+ * case) is refused by the loader instead of calling them with old arguments;
+ * the functions left as they were keep TOIBENCH_0. */
+Test(exports, changed_functions_carry_the_new_node, .init = td_setup, .fini = td_teardown) {
+  static symset exp, ver;
+  exported(&exp, &ver);
+  const char *changed[] = {"toi_ref_solve", "toi_ref_solve_batch", "toi_ref_error", "toi_ref_error_bound",
+                           "toi_ref_kappa", "toi_ref_kappa_bound", "toi_ref_engine_parse", "toi_score_answer",
+                           "toi_ref_prepare", "toi_ref_query_default"};
+  for (size_t i = 0; i < sizeof changed / sizeof *changed; i++)
+    cr_expect(has(&node02, changed[i]), "%s is not in TOIBENCH_0.2", changed[i]);
+  cr_expect_eq(node02.n, (int)(sizeof changed / sizeof *changed));
+  cr_expect(!has(&node02, "toi_ref_engine_name") && !has(&node02, "toi_version"));
 }
 
 /* The version script names each public function: none missing, none extra. */
@@ -100,14 +121,18 @@ Test(exports, the_version_script_lists_the_public_functions, .init = td_setup, .
   static symset decl, map;
   declared(&decl);
   char *text = cc_slurp(TOI_SOURCE_DIR "/toibench.map", NULL);
-  char *g = strstr(text, "global:"), *l = strstr(text, "local:");
-  cr_assert(g && l && g < l);
-  for (char *p = g + 7; p < l;) {
-    while (p < l && (*p == ' ' || *p == '\n')) p++;
-    char *e = strchr(p, ';');
-    if (!e || e > l) break;
-    add(&map, p, (size_t)(e - p));
-    p = e + 1;
+  /* every node's "global:" list, up to its "local:" or the node's closing brace */
+  for (char *g = strstr(text, "global:"); g; g = strstr(g + 7, "global:")) {
+    char *l = strstr(g, "local:"), *b = strchr(g, '}');
+    if (!l || (b && b < l)) l = b;
+    cr_assert_not_null(l);
+    for (char *p = g + 7; p < l;) {
+      while (p < l && (*p == ' ' || *p == '\n')) p++;
+      char *e = strchr(p, ';');
+      if (!e || e > l) break;
+      add(&map, p, (size_t)(e - p));
+      p = e + 1;
+    }
   }
   free(text);
   cr_assert_eq(map.n, decl.n, "toibench.map lists %d names, the headers declare %d", map.n, decl.n);

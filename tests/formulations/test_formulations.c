@@ -12,6 +12,7 @@
 #include "case_build.h"
 #include "test_env.h"
 #include "test_rng.h"
+#include "ref_forms.h"
 
 /* ---- environment and random data ---- */
 
@@ -481,7 +482,7 @@ Test(formulation_quirks, ericson_touching_and_tangential_is_no_contact) {
   r = fm_solve("ericson", &y);
   cr_assert(r.cls == TOI_NONE && isnan(r.t), "ericson: %s %a", toi_class_name(r.cls), r.t);
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&ref, &c), TOI_OK);
   cr_assert(toi_class_group(ref.cls) != TOI_G_CONTACT || ref.tfwd == 0, "reference: %s", toi_class_name(ref.cls));
 }
 
@@ -494,7 +495,7 @@ Test(formulation_quirks, gsl_stable_calls_a_closest_approach_now_separating) {
   toi_result r = fm_solve("gsl-stable", &c);
   cr_assert(r.cls == TOI_SEPARATING && isnan(r.t), "gsl-stable: %s %a", toi_class_name(r.cls), r.t);
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&ref, &c), TOI_OK);
   cr_assert_eq(ref.cls, TOI_SEPARATING, "reference: %s", toi_class_name(ref.cls));
 }
 
@@ -534,7 +535,7 @@ Test(formulation_quirks, inner_product_decides_on_delta_as_written) {
      the radicand would call a hit; "Delta <= 0: the balls won't collide". */
   toi_case c = fm_exact_graze(0x1.90f0b6p-1, 2.75);
   toi_ref ref;
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&ref, &c), TOI_OK);
   cr_assert(ref.cls == TOI_GRAZE && ref.tfwd == 0x1.90f0b6p-1, "exact: %s %a", toi_class_name(ref.cls), ref.tfwd);
   double delta, rad;
   fm_doc000_quantities(&c, &delta, &rad);
@@ -544,7 +545,7 @@ Test(formulation_quirks, inner_product_decides_on_delta_as_written) {
   /* Delta = 2^-32 > 0 with the radicand exactly 0: the document goes on to
      its formula, t = -p/q - sqrt(0) = lam, the graze time exactly. */
   c = fm_exact_graze(0x1.b49fe5cp+4, 2.0625);
-  cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&ref, &c), TOI_OK);
   cr_assert(ref.cls == TOI_GRAZE && ref.tfwd == 0x1.b49fe5cp+4, "exact: %s %a", toi_class_name(ref.cls), ref.tfwd);
   fm_doc000_quantities(&c, &delta, &rad);
   cr_assert(delta > 0 && rad == 0, "Delta = %a, radicand = %a", delta, rad);
@@ -764,7 +765,7 @@ static void fm_check_against_reference(int dim) {
     for (size_t i = 0; i < nf; i++) {
       const toi_case *c = f[i].direction == TOI_FORWARD ? &hit : f[i].domain ? &over : &back;
       toi_ref ref;
-      cr_assert_eq(toi_ref_solve(&ref, c), TOI_OK);
+      cr_assert_eq(tr_solve(&ref, c), TOI_OK);
       toi_result r = f[i].solve(c);
       /* Well-conditioned cases: every verdict falls in the exact group. */
       if (f[i].direction == TOI_FORWARD) {
@@ -782,7 +783,7 @@ static void fm_check_against_reference(int dim) {
                            : r.cls != TOI_NONE && !isnan(ref.trev);
       if (!both) continue;
       double ulp, bits;
-      cr_assert_eq(toi_ref_error(&ulp, &bits, r.t, c, f[i].direction), TOI_OK);
+      cr_assert_eq(tr_error(&ulp, &bits, r.t, c, f[i].direction), TOI_OK);
       const double bound = fm_bound_of(f[i].name);
       cr_assert(ulp <= bound, "%s case %ld dim %d (seed %#llx): t = %a is %.4g ULP from %a (bound %g)",
                 f[i].name, k, dim, (unsigned long long)seed, r.t, ulp,
@@ -810,7 +811,7 @@ Test(formulation_reference, exact_table_matches_the_reference) {
     /* An overlap's t = 0 and expanded-corner's -0.5 are verdicts, not forward roots. */
     if (f->direction == TOI_FORWARD && (row->cls == TOI_OVERLAP || row->t < 0)) continue;
     toi_ref ref;
-    cr_assert_eq(toi_ref_solve(&ref, c), TOI_OK);
+    cr_assert_eq(tr_solve(&ref, c), TOI_OK);
     const double want = f->direction == TOI_FORWARD ? ref.tfwd : ref.trev;
     cr_assert(want == row->t, "%s on %s: table says %a, reference %a", row->formulation, c->id, row->t,
               want);

@@ -13,6 +13,7 @@
 #include "case_build.h"
 #include "test_env.h"
 #include "test_rng.h"
+#include "ref_forms.h"
 
 static const char *const f32_names[] = {"expanded",     "expanded-corner",  "inner-product", "ericson",
                                         "minkowski",    "phet",             "phet-reverse",  "overlap-recovery",
@@ -367,7 +368,7 @@ ParameterizedTestParameters(formulation32, accurate_is_correctly_rounded) {
 }
 
 /* On 10^5 cases of each family rounded to binary32: the reference's binary32
-   roots (toi_ref_solve_prec, both engines) and accurate's binary32
+   roots (toi_ref_solve in a precision, both engines) and accurate's binary32
    variant have the exact class of the rounded case (toi_ref_solve) and its
    time is the root correctly rounded to binary32, computed here with MPFR.
    The last parameter is generic with every bit pattern alike over the float
@@ -398,7 +399,7 @@ ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .
       continue;
     }
     toi_ref ref;
-    cr_assert_eq(toi_ref_solve(&ref, &c), TOI_OK);
+    cr_assert_eq(tr_solve(&ref, &c), TOI_OK);
     toi_result r = f->solve32(&c);
     cr_assert_eq(r.cls, ref.cls, "%s case %ld (%s): class %s, exact %s", toi_gen_family_name(o.family), i, c.id,
                  toi_class_name(r.cls), toi_class_name(ref.cls));
@@ -412,7 +413,7 @@ ParameterizedTest(f32_family *p, formulation32, accurate_is_correctly_rounded, .
          fast engine on every case, the MPFR engine on every 16th. */
       for (int e = 0; e < (i % 16 ? 1 : 2); e++) {
         toi_ref r32;
-        cr_assert_eq(toi_ref_solve_prec(&r32, &c, TOI_BINARY32, e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
+        cr_assert_eq(tr_solve_prec(&r32, &c, TOI_BINARY32, e ? TOI_REF_MPFR : TOI_REF_FAST), TOI_OK);
         cr_assert(r32.tfwd == want && r32.cls == ref.cls, "%s case %ld: reference (%s) in binary32 %a, exact %a",
                   toi_gen_family_name(o.family), i, e ? "mpfr" : "fast", r32.tfwd, want);
       }

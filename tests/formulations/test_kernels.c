@@ -19,6 +19,7 @@
 #include "case_build.h"
 #include "test_env.h"
 #include "test_rng.h"
+#include "ref_forms.h"
 
 /*
  * Measured with `toibench sweep FAMILY -f robust,accurate --count 10000000`
@@ -84,7 +85,7 @@ static void kt_case_text(const toi_case *c, char *buf, size_t n) {
 
 /* The certified MPFR engine of the reference, the ground truth whatever
    engine toi_ref_solve defaults to. */
-static toi_status kt_ref(toi_ref *ref, const toi_case *c) { return toi_ref_solve_engine(ref, c, TOI_REF_MPFR); }
+static toi_status kt_ref(toi_ref *ref, const toi_case *c) { return tr_solve_engine(ref, c, TOI_REF_MPFR); }
 
 static int kt_normal(double t) { return isfinite(t) && fabs(t) >= DBL_MIN; }
 
@@ -125,7 +126,7 @@ static void kt_check_accurate(const toi_case *c, kt_tally *tl) {
     return;
   }
   double ulp, bits;
-  cr_assert_eq(toi_ref_error(&ulp, &bits, r.t, c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_error(&ulp, &bits, r.t, c, TOI_FORWARD), TOI_OK);
   if (ulp > tl->max_ulp) tl->max_ulp = ulp;
   if (ulp > 1) {
     kt_case_text(c, line, sizeof line);
@@ -893,8 +894,8 @@ static void kt_check_robust(const toi_case *c, kt_stats *st, double max_ratio, i
   }
   if (!agree || (ref.cls != TOI_HIT && ref.cls != TOI_GRAZE) || !kt_normal(ref.tfwd)) return;
   double ulp, bits, kappa;
-  cr_assert_eq(toi_ref_error(&ulp, &bits, r.t, c, TOI_FORWARD), TOI_OK);
-  cr_assert_eq(toi_ref_kappa(&kappa, c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_error(&ulp, &bits, r.t, c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_kappa(&kappa, c, TOI_FORWARD), TOI_OK);
   st->timed++;
   st->within4 += ulp <= 4;
   if (ulp > st->max_ulp) st->max_ulp = ulp;

@@ -7,6 +7,7 @@
 #include "gen.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * The fast engine certifies binary32 roots inside its batch kernels and its
@@ -119,7 +120,7 @@ Test(ref32_batch, near_midpoints_exact) {
       c[i] = rc[i].c;
       ties += (unsigned)rc[i].tie;
     }
-    (void)toi_ref_solve_batch_prec(m, sm, c, N, TOI_BINARY32, TOI_REF_MPFR);
+    (void)tr_batch_prec(m, sm, c, N, TOI_BINARY32, TOI_REF_MPFR);
     for (int i = 0; i < N; i++) {
       cr_assert_eq(sm[i], TOI_OK);
       cr_assert(tr_same(m[i].tlo, rc[i].tlo), "mpfr: lower root %a, expected %a on %s " SEED_MSG, m[i].tlo,
@@ -129,7 +130,7 @@ Test(ref32_batch, near_midpoints_exact) {
       cr_assert_eq(ref_fast_batch_use(w[k]), w[k]);
       toi_ref_fast_stats s0, s1;
       toi_ref_fast_stats_get(&s0);
-      (void)toi_ref_solve_batch_prec(b, sb, c, N, TOI_BINARY32, TOI_REF_FAST);
+      (void)tr_batch_prec(b, sb, c, N, TOI_BINARY32, TOI_REF_FAST);
       toi_ref_fast_stats_get(&s1);
       cr_assert_geq(s1.fb_prec - s0.fb_prec, ties, "width %d: %llu ties, %llu handed to MPFR", w[k], ties,
                     s1.fb_prec - s0.fb_prec);
@@ -143,7 +144,7 @@ Test(ref32_batch, near_midpoints_exact) {
     }
     for (int i = 0; i < N; i++) {
       toi_ref f;
-      cr_assert_eq(toi_ref_solve_prec(&f, &c[i], TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_solve_prec(&f, &c[i], TOI_BINARY32, TOI_REF_FAST), TOI_OK);
       cr_assert(tr_same_ref(&f, &m[i]), "per call: fast %a %a, mpfr %a %a on %s", f.tlo, f.thi, m[i].tlo, m[i].thi,
                 tr_fmt(&c[i]));
     }
@@ -181,13 +182,13 @@ ParameterizedTest(r32_fam *p, ref32_batch, families_vs_mpfr) {
   for (long i = 0; i < n; i++) {
     size_t bin;
     cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
-    sm[i] = toi_ref_solve_prec(&m[i], &c[i], TOI_BINARY32, TOI_REF_MPFR);
+    sm[i] = tr_solve_prec(&m[i], &c[i], TOI_BINARY32, TOI_REF_MPFR);
   }
   const char *fam = toi_gen_family_name(o.family), *gp = toi_precision_name((toi_precision)p->prec);
   int w[3], nw = r32_widths(w);
   for (int k = 0; k < nw; k++) {
     cr_assert_eq(ref_fast_batch_use(w[k]), w[k]);
-    (void)toi_ref_solve_batch_prec(b, sb, c, (size_t)n, TOI_BINARY32, TOI_REF_FAST);
+    (void)tr_batch_prec(b, sb, c, (size_t)n, TOI_BINARY32, TOI_REF_FAST);
     for (long i = 0; i < n; i++) {
       cr_assert_eq(sb[i], sm[i], "%s (%s) case %ld, width %d: status", fam, gp, i, w[k]);
       cr_assert(tr_same_ref(&b[i], &m[i]), "%s (%s) case %ld, width %d: fast %a %a, mpfr %a %a on %s " SEED_MSG,
@@ -197,7 +198,7 @@ ParameterizedTest(r32_fam *p, ref32_batch, families_vs_mpfr) {
   ref_fast_batch_use(-1);
   for (long i = 0; i < n; i++) {
     toi_ref f;
-    cr_assert_eq(toi_ref_solve_prec(&f, &c[i], TOI_BINARY32, TOI_REF_FAST), sm[i]);
+    cr_assert_eq(tr_solve_prec(&f, &c[i], TOI_BINARY32, TOI_REF_FAST), sm[i]);
     cr_assert(tr_same_ref(&f, &m[i]), "%s (%s) case %ld: per call", fam, gp, i);
   }
   free(c), free(b), free(m), free(sb), free(sm);

@@ -9,6 +9,7 @@
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * The batch runs the fast engine's first stage on 8 (AVX-512) or 4 (AVX2)
@@ -44,7 +45,7 @@ static void rb_compare(const toi_case *c, const toi_ref *m, const toi_status *sm
   size_t bad = 0, nb = 0, want = 0;
   for (size_t lo = 0; lo < n; lo += block) {
     size_t k = n - lo < block ? n - lo : block;
-    nb += toi_ref_solve_batch_engine(&b[lo], &sb[lo], &c[lo], k, TOI_REF_FAST);
+    nb += tr_batch_engine(&b[lo], &sb[lo], &c[lo], k, TOI_REF_FAST);
   }
   for (size_t i = 0; i < n; i++) {
     cr_assert_eq(sb[i], sm[i], "%s, case %zu: status batch %d, mpfr %d on %s", what, i, (int)sb[i], (int)sm[i],
@@ -69,7 +70,7 @@ static void rb_all_widths(const toi_case *c, size_t n, const char *what) {
   toi_ref *m = malloc(n * sizeof *m);
   toi_status *sm = malloc(n * sizeof *sm);
   cr_assert(m && sm);
-  for (size_t i = 0; i < n; i++) sm[i] = toi_ref_solve_engine(&m[i], &c[i], TOI_REF_MPFR);
+  for (size_t i = 0; i < n; i++) sm[i] = tr_solve_engine(&m[i], &c[i], TOI_REF_MPFR);
   int ran = 0;
   for (size_t k = 0; k < sizeof rb_widths / sizeof rb_widths[0]; k++) {
     if (!rb_use(rb_widths[k])) continue;
@@ -223,7 +224,7 @@ Test(ref_batch, exact_roots_over_the_exponent_range) {
     toi_ref *o = malloc(n * sizeof *o);
     toi_status *st = malloc(n * sizeof *st);
     cr_assert(o && st);
-    cr_assert_eq(toi_ref_solve_batch_engine(o, st, c, n, TOI_REF_FAST), 0);
+    cr_assert_eq(tr_batch_engine(o, st, c, n, TOI_REF_FAST), 0);
     for (size_t i = 0; i < n; i++) {
       cr_assert_eq(o[i].cls, TOI_HIT, "width %d: %s is a hit", rb_widths[k], tr_fmt(&c[i]));
       cr_assert(tr_same(o[i].tlo, lo[i]) && tr_same(o[i].thi, hi[i]),
@@ -250,7 +251,7 @@ Test(ref_batch, tails_and_null_arguments) {
     for (size_t n = 0; n <= 19; n++) {
       toi_ref o[19];
       memset(o, 0x55, sizeof o);
-      cr_assert_eq(toi_ref_solve_batch_engine(o, NULL, c, n, TOI_REF_FAST), 0);
+      cr_assert_eq(tr_batch_engine(o, NULL, c, n, TOI_REF_FAST), 0);
       for (size_t i = 0; i < n; i++)
         cr_assert(o[i].cls == TOI_HIT && o[i].tlo == 4.0 + (double)i && o[i].thi == 16.0 + (double)i,
                   "width %d, n %zu, case %zu: %a %a", rb_widths[k], n, i, o[i].tlo, o[i].thi);
@@ -259,10 +260,10 @@ Test(ref_batch, tails_and_null_arguments) {
   }
   ref_fast_batch_use(-1);
   toi_status st[3] = {TOI_OK, TOI_OK, TOI_OK};
-  cr_assert_eq(toi_ref_solve_batch_engine(NULL, st, c, 3, TOI_REF_FAST), 3);
+  cr_assert_eq(tr_batch_engine(NULL, st, c, 3, TOI_REF_FAST), 3);
   cr_assert(st[0] == TOI_ERR_RANGE && st[2] == TOI_ERR_RANGE);
   /* The MPFR engine through the batch: the same answers. */
   toi_ref o[5];
-  cr_assert_eq(toi_ref_solve_batch_engine(o, NULL, c, 5, TOI_REF_MPFR), 0);
+  cr_assert_eq(tr_batch_engine(o, NULL, c, 5, TOI_REF_MPFR), 0);
   cr_assert(o[4].tlo == 8 && o[4].thi == 20);
 }

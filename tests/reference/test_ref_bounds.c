@@ -7,6 +7,7 @@
 #include "gen.h"
 #include "ref_common.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * The sweep places most answers from these enclosures alone (sweep.c,
@@ -25,8 +26,8 @@ typedef struct bound_counts {
 static void check_error_bound(const toi_case *c, toi_direction dir, double T, toi_precision q, const char *where,
                               bound_counts *n) {
   double lo, hi, bits, ulp, b2;
-  toi_status sb = toi_ref_error_bound(&lo, &hi, &bits, T, c, dir, q, TOI_REF_FAST);
-  toi_status se = toi_ref_error_prec(&ulp, &b2, T, c, dir, q, TOI_REF_MPFR);
+  toi_status sb = tr_error_bound(&lo, &hi, &bits, T, c, dir, q, TOI_REF_FAST);
+  toi_status se = tr_error_prec(&ulp, &b2, T, c, dir, q, TOI_REF_MPFR);
   cr_assert_eq(sb, se, "%s: status bound %d, mpfr %d on %s", where, (int)sb, (int)se, tr_fmt(c));
   if (se != TOI_OK) return;
   n->calls += isfinite(ulp) && ulp > 0;
@@ -44,8 +45,8 @@ static void check_error_bound(const toi_case *c, toi_direction dir, double T, to
 
 static void check_kappa_bound(const toi_case *c, toi_direction dir, const char *where, bound_counts *n) {
   double lo, hi, k;
-  toi_status sb = toi_ref_kappa_bound(&lo, &hi, c, dir, TOI_REF_FAST);
-  toi_status se = toi_ref_kappa_engine(&k, c, dir, TOI_REF_MPFR);
+  toi_status sb = tr_kappa_bound(&lo, &hi, c, dir, TOI_REF_FAST);
+  toi_status se = tr_kappa_engine(&k, c, dir, TOI_REF_MPFR);
   cr_assert_eq(sb, se, "%s: kappa status bound %d, mpfr %d on %s", where, (int)sb, (int)se, tr_fmt(c));
   if (se != TOI_OK) return;
   n->kcalls += isfinite(k);
@@ -61,7 +62,7 @@ static void check_kappa_bound(const toi_case *c, toi_direction dir, const char *
 
 static void check_case(const toi_case *c, toi_precision q, long i, const char *where, bound_counts *n) {
   toi_ref r;
-  if (toi_ref_solve_prec(&r, c, q, TOI_REF_FAST) != TOI_OK) return;
+  if (tr_solve_prec(&r, c, q, TOI_REF_FAST) != TOI_OK) return;
   for (int dir = 0; dir < 2; dir++) {
     double rn = dir ? r.trev : r.tfwd;
     double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
@@ -135,7 +136,7 @@ Test(ref_bounds, an_exact_root_is_enclosed) {
   const double T[3] = {1.0, nextafter(1.0, 2), nextafter(1.0, 0)}, want[3] = {0, 1, 0.5};
   for (int i = 0; i < 3; i++) {
     double lo, hi, bits;
-    cr_assert_eq(toi_ref_error_bound(&lo, &hi, &bits, T[i], &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_error_bound(&lo, &hi, &bits, T[i], &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_OK);
     cr_assert(lo <= want[i] && want[i] <= hi && lo >= 0 && hi < INFINITY, "T = %a: [%a, %a]", T[i], lo, hi);
     cr_assert_eq(bits, i == 0 ? 0.0 : 1.0);
   }
@@ -146,16 +147,18 @@ Test(ref_bounds, mpfr_engine_gives_the_figures) {
   toi_case c = {.id = "b", .dim = 2, .pa = {0, 0, 0}, .pb = {3, 1, 0}, .va = {0, 0, 0}, .vb = {-1, 0, 0},
                 .ra = 0.5, .rb = 0.25, .ma = 1, .mb = 1};
   double lo, hi, bits, ulp, b2;
-  cr_assert_eq(toi_ref_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_MPFR), TOI_OK);
-  cr_assert_eq(toi_ref_error_engine(&ulp, &b2, 2.0, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_error_engine(&ulp, &b2, 2.0, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
   cr_assert(tr_same(lo, ulp) && tr_same(hi, ulp) && tr_same(bits, b2));
   double k;
-  cr_assert_eq(toi_ref_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
   cr_assert(tr_same(lo, k) && tr_same(hi, k));
   /* Bad arguments: a refused case, no output pointer. */
   c.ra = -1;
-  cr_assert_eq(toi_ref_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_assert_eq(toi_ref_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_assert_eq(toi_ref_kappa_bound(NULL, &hi, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_assert_eq(tr_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_assert_eq(tr_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
+  toi_ref_query rq = tr_query(&c, TOI_BINARY64, TOI_REF_FAST);
+  cr_assert_eq(toi_ref_kappa_bound(NULL, &rq), TOI_ERR_RANGE);
+  cr_assert_eq(toi_ref_error_bound(NULL, &rq), TOI_ERR_RANGE);
 }

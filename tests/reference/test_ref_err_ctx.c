@@ -10,6 +10,7 @@
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * A sweep measures the error of about eleven answers to the same case in a
@@ -73,21 +74,21 @@ ParameterizedTestParameters(ref_err_ctx, families_both_precisions) {
 
 static toi_status cx_error(double *u, double *b, double T, const toi_case *c, toi_direction d, toi_precision q,
                            toi_ref_engine e) {
-  return q == TOI_BINARY64 ? toi_ref_error_engine(u, b, T, c, d, e) : toi_ref_error_prec(u, b, T, c, d, q, e);
+  return q == TOI_BINARY64 ? tr_error_engine(u, b, T, c, d, e) : tr_error_prec(u, b, T, c, d, q, e);
 }
 
 /* Every kind for both directions of one case: the fast answers first, then
  * MPFR's, compared; kappa likewise. Returns the number of (case, T) pairs. */
 static long cx_check_case(const toi_case *c, toi_precision q, const char *where) {
   toi_ref r;
-  if (toi_ref_solve_prec(&r, c, q, TOI_REF_MPFR) != TOI_OK) return 0;
+  if (tr_solve_prec(&r, c, q, TOI_REF_MPFR) != TOI_OK) return 0;
   double uf[2][CX_KINDS], bf[2][CX_KINDS], kf[2];
   toi_status sf[2][CX_KINDS], skf[2];
   for (int d = 0; d < 2; d++) {
     double rq = d ? r.trev : r.tfwd;
     for (int k = 0; k < CX_KINDS; k++)
       sf[d][k] = cx_error(&uf[d][k], &bf[d][k], cx_T(k, rq, q), c, (toi_direction)d, q, TOI_REF_FAST);
-    skf[d] = toi_ref_kappa_engine(&kf[d], c, (toi_direction)d, TOI_REF_FAST);
+    skf[d] = tr_kappa_engine(&kf[d], c, (toi_direction)d, TOI_REF_FAST);
   }
   for (int d = 0; d < 2; d++) {
     double rq = d ? r.trev : r.tfwd;
@@ -100,7 +101,7 @@ static long cx_check_case(const toi_case *c, toi_precision q, const char *where)
                 uf[d][k], bf[d][k], um, bm, tr_fmt(c));
     }
     double km;
-    toi_status sm = toi_ref_kappa_engine(&km, c, (toi_direction)d, TOI_REF_MPFR);
+    toi_status sm = tr_kappa_engine(&km, c, (toi_direction)d, TOI_REF_MPFR);
     cr_assert_eq(skf[d], sm, "%s: kappa status", where);
     cr_assert(tr_same(kf[d], km), "%s: dir %d kappa fast %a mpfr %a on %s", where, d, kf[d], km, tr_fmt(c));
   }
@@ -156,7 +157,7 @@ Test(ref_err_ctx, interleaved_cases) {
     cr_assert_eq(toi_gen_case(&a, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     cr_assert_eq(toi_gen_case(&b, NULL, &bin, &o, (uint64_t)i + 1), TOI_OK);
     toi_ref ra, rb;
-    if (toi_ref_solve_engine(&ra, &a, TOI_REF_MPFR) != TOI_OK || toi_ref_solve_engine(&rb, &b, TOI_REF_MPFR) != TOI_OK)
+    if (tr_solve_engine(&ra, &a, TOI_REF_MPFR) != TOI_OK || tr_solve_engine(&rb, &b, TOI_REF_MPFR) != TOI_OK)
       continue;
     for (int k = 0; k < CX_KINDS; k++) {
       const toi_case *c[2] = {&a, &b};
@@ -164,8 +165,8 @@ Test(ref_err_ctx, interleaved_cases) {
       for (int s = 0; s < 4; s++) {
         const toi_case *x = c[s & 1];
         double T = cx_T(k, r[s & 1]->tfwd, TOI_BINARY64), uf, bf, um, bm;
-        toi_status sf = toi_ref_error_engine(&uf, &bf, T, x, TOI_FORWARD, TOI_REF_FAST);
-        toi_status sm = toi_ref_error_engine(&um, &bm, T, x, TOI_FORWARD, TOI_REF_MPFR);
+        toi_status sf = tr_error_engine(&uf, &bf, T, x, TOI_FORWARD, TOI_REF_FAST);
+        toi_status sm = tr_error_engine(&um, &bm, T, x, TOI_FORWARD, TOI_REF_MPFR);
         cr_assert_eq(sf, sm);
         cr_assert(tr_same(uf, um) && tr_same(bf, bm), "case %ld kind %d step %d: fast %a mpfr %a on %s", i, k, s,
                   uf, um, tr_fmt(x));

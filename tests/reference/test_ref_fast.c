@@ -11,6 +11,7 @@
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * The MPFR engine is the specification (its own tests check it against an
@@ -33,10 +34,10 @@ static toi_status rf_check_keep(const toi_case *c, const double *delta, const ch
   toi_ref f, m;
   memset(&f, 0x55, sizeof f); /* garbage, so that a field left unset shows */
   memset(&m, 0x55, sizeof m);
-  toi_status sf = delta ? toi_ref_solve_target_engine(&f, c, *delta, TOI_REF_FAST)
-                        : toi_ref_solve_engine(&f, c, TOI_REF_FAST);
-  toi_status sm = delta ? toi_ref_solve_target_engine(&m, c, *delta, TOI_REF_MPFR)
-                        : toi_ref_solve_engine(&m, c, TOI_REF_MPFR);
+  toi_status sf = delta ? tr_solve_target_engine(&f, c, *delta, TOI_REF_FAST)
+                        : tr_solve_engine(&f, c, TOI_REF_FAST);
+  toi_status sm = delta ? tr_solve_target_engine(&m, c, *delta, TOI_REF_MPFR)
+                        : tr_solve_engine(&m, c, TOI_REF_MPFR);
   cr_assert_eq(sf, sm, "%s: status fast %d, mpfr %d on %s delta %a", where, (int)sf, (int)sm, tr_fmt(c),
                delta ? *delta : 0.0);
   if (!tr_same_ref(&f, &m)) {
@@ -54,21 +55,8 @@ static toi_status rf_check(const toi_case *c, const double *delta, const char *w
   return rf_check_keep(c, delta, where, NULL);
 }
 
-/* ---- the case files ---- */
-
-/* Both engines on a case, without a target and with targets: none, half
-   the radii, exactly -R (R + delta = 0), beyond. */
-static void rf_check_targets(const toi_case *c, const char *where) {
-  rf_check(c, NULL, where);
-  double R = c->ra + c->rb;
-  double deltas[] = {0.0, 0.5 * R, -0.5 * R, -R, -2 * R - 1};
-  for (size_t k = 0; k < sizeof deltas / sizeof deltas[0]; k++)
-    if (isfinite(deltas[k])) rf_check(c, &deltas[k], where);
-}
-
-Test(ref_fast, case_files_bit_identical) {
-  tr_each_project_case(rf_check_targets);
-}
+/* The committed case files, with and without targets, in both precisions:
+   tests/reference/test_ref_generic.c (ref_generic/corpora). */
 
 /* ---- the generator families ---- */
 
@@ -107,7 +95,7 @@ ParameterizedTest(tr_fam_param *p, ref_fast, families_bit_identical) {
     }
     toi_ref_fast_stats s0, s1;
     toi_ref_fast_stats_get(&s0);
-    (void)toi_ref_solve_batch_engine(b, sb, c, (size_t)k, TOI_REF_FAST);
+    (void)tr_batch_engine(b, sb, c, (size_t)k, TOI_REF_FAST);
     toi_ref_fast_stats_get(&s1);
     batch_calls += s1.calls - s0.calls;
     for (long j = 0; j < k; j++)
@@ -235,7 +223,7 @@ static toi_case rf_line(int dim, int ax, double s0, double s1, double v0, double
 
 static void rf_expect(const toi_case *c, toi_class cls, double tlo, double thi, const char *what) {
   toi_ref f;
-  cr_assert_eq(toi_ref_solve_engine(&f, c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&f, c, TOI_REF_FAST), TOI_OK);
   rf_check(c, NULL, what);
   cr_expect_eq(f.cls, cls, "%s: class %s, expected %s on %s", what, toi_class_name(f.cls), toi_class_name(cls),
                tr_fmt(c));
@@ -316,9 +304,9 @@ Test(ref_fast, invalid_inputs_same_status_and_cleared_output) {
   }
   double inf = INFINITY;
   cr_expect_eq(rf_check(&good, &inf, "infinite delta"), TOI_ERR_RANGE);
-  cr_expect_eq(toi_ref_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
   toi_ref r;
-  cr_expect_eq(toi_ref_solve_engine(&r, &good, (toi_ref_engine)7), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_engine(&r, &good, (toi_ref_engine)7), TOI_ERR_RANGE);
 }
 
 /* The engine is an argument: the explicit forms answer alike with both, the
@@ -327,26 +315,26 @@ Test(ref_fast, engine_names_and_counters) {
   cr_expect_str_eq(toi_ref_engine_name(TOI_REF_FAST), "fast");
   cr_expect_str_eq(toi_ref_engine_name(TOI_REF_MPFR), "mpfr");
   cr_expect_null(toi_ref_engine_name((toi_ref_engine)9));
-  cr_expect_eq(toi_ref_engine_parse("fast"), TOI_REF_FAST);
-  cr_expect_eq(toi_ref_engine_parse("mpfr"), TOI_REF_MPFR);
-  cr_expect_eq(toi_ref_engine_parse("gmp"), -1);
-  cr_expect_eq(toi_ref_engine_parse(NULL), -1);
+  cr_expect_eq(tr_engine_parse("fast"), TOI_REF_FAST);
+  cr_expect_eq(tr_engine_parse("mpfr"), TOI_REF_MPFR);
+  cr_expect_eq(tr_engine_parse("gmp"), -1);
+  cr_expect_eq(tr_engine_parse(NULL), -1);
 
   toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
   toi_ref a, b, d;
   toi_ref_fast_stats st;
   toi_ref_fast_stats_reset();
-  cr_assert_eq(toi_ref_solve_engine(&a, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&a, &c, TOI_REF_FAST), TOI_OK);
   toi_ref_fast_stats_get(&st);
-  cr_expect_eq(st.calls, 1, "toi_ref_solve_engine(TOI_REF_FAST) went through the fast engine");
-  cr_assert_eq(toi_ref_solve_engine(&b, &c, TOI_REF_MPFR), TOI_OK);
-  cr_assert_eq(toi_ref_solve_target_engine(&d, &c, 0.0, TOI_REF_MPFR), TOI_OK);
+  cr_expect_eq(st.calls, 1, "tr_solve_engine(TOI_REF_FAST) went through the fast engine");
+  cr_assert_eq(tr_solve_engine(&b, &c, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&d, &c, 0.0, TOI_REF_MPFR), TOI_OK);
   toi_ref_fast_stats_get(&st);
   cr_expect_eq(st.calls, 1, "the MPFR engine does not count as the fast one");
   cr_expect(tr_same_ref(&a, &b));
   cr_expect(tr_same_ref(&a, &d));
   cr_expect(tr_same(a.tlo, 2.0) && tr_same(a.thi, 8.0));
-  cr_assert_eq(toi_ref_solve_target_engine(&d, &c, 0.0, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&d, &c, 0.0, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&a, &d));
   toi_ref_fast_stats_get(&st);
   cr_expect_eq(st.calls, 2);
@@ -359,24 +347,24 @@ Test(ref_fast, short_forms_are_the_fast_engine) {
   toi_ref a, b;
   toi_ref_fast_stats st;
   toi_ref_fast_stats_reset();
-  cr_assert_eq(toi_ref_solve(&a, &c), TOI_OK);
-  cr_assert_eq(toi_ref_solve_engine(&b, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve(&a, &c), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&b, &c, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&a, &b));
-  cr_assert_eq(toi_ref_solve_target(&a, &c, 0.5), TOI_OK);
-  cr_assert_eq(toi_ref_solve_target_engine(&b, &c, 0.5, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target(&a, &c, 0.5), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&b, &c, 0.5, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&a, &b));
   toi_ref_fast_stats_get(&st);
   cr_expect_eq(st.calls, 4);
   double u1, b1, u2, b2, k1, k2;
-  cr_assert_eq(toi_ref_error(&u1, &b1, 2.5, &c, TOI_FORWARD), TOI_OK);
-  cr_assert_eq(toi_ref_error_engine(&u2, &b2, 2.5, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error(&u1, &b1, 2.5, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u2, &b2, 2.5, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same(u1, u2) && tr_same(b1, b2));
-  cr_assert_eq(toi_ref_kappa(&k1, &c, TOI_FORWARD), TOI_OK);
-  cr_assert_eq(toi_ref_kappa_engine(&k2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa(&k1, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same(k1, k2));
   toi_status s1, s2;
-  cr_expect_eq(toi_ref_solve_batch(&a, &s1, &c, 1), 0);
-  cr_expect_eq(toi_ref_solve_batch_engine(&b, &s2, &c, 1, TOI_REF_FAST), 0);
+  cr_expect_eq(tr_batch(&a, &s1, &c, 1), 0);
+  cr_expect_eq(tr_batch_engine(&b, &s2, &c, 1, TOI_REF_FAST), 0);
   cr_expect(tr_same_ref(&a, &b) && s1 == s2);
 }
 
@@ -395,7 +383,7 @@ Test(ref_fast, exact_tangents_need_no_fallback) {
     size_t bin;
     cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_ref r;
-    cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     cr_assert_eq(r.cls, TOI_GRAZE, "tangent case %ld is %s " SEED_MSG, i, toi_class_name(r.cls), SEED_ARGS);
     cr_assert(tr_same(r.tlo, r.thi));
   }
@@ -448,7 +436,7 @@ ParameterizedTest(rq_param *p, ref_quick, answers_as_mpfr_per_family) {
     toi_ref q, m;
     if (!rq_quick(&q, &c)) continue;
     used++;
-    cr_assert_eq(toi_ref_solve_engine(&m, &c, TOI_REF_MPFR), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&m, &c, TOI_REF_MPFR), TOI_OK);
     if (!tr_same_ref(&q, &m)) {
       char a[256], b[256];
       rf_show(a, sizeof a, &q);
@@ -478,7 +466,7 @@ Test(ref_quick, counted_and_only_where_it_applies) {
     cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_ref q, f;
     used += rq_quick(&q, &c);
-    cr_assert_eq(toi_ref_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
   }
   toi_ref_fast_stats_get(&st);
   cr_expect_eq(st.calls, (unsigned long long)n);
@@ -628,8 +616,8 @@ Test(ref_fast, pell_pairs_exact_D_plus_minus_one) {
           rf_check(&c, NULL, where);
           toi_ref f, b;
           toi_status sb;
-          cr_assert_eq(toi_ref_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
-          cr_assert_eq(toi_ref_solve_batch_engine(&b, &sb, &c, 1, TOI_REF_FAST), 0);
+          cr_assert_eq(tr_solve_engine(&f, &c, TOI_REF_FAST), TOI_OK);
+          cr_assert_eq(tr_batch_engine(&b, &sb, &c, 1, TOI_REF_FAST), 0);
           cr_assert(tr_same_ref(&f, &b), "%s: the batch differs", where);
           if (hit) {
             double lo = ldexp((w + 2 * R - 1) / 2, 2 * e), hi = ldexp((w + 2 * R + 1) / 2, 2 * e);

@@ -16,6 +16,7 @@
 #include "ref_fast_api.h"
 #include "reference_check.h"
 #include "cli_check.h"
+#include "ref_forms.h"
 
 /*
  * The GMP/MPFR paths of toi_ref_error and toi_ref_kappa are the
@@ -33,44 +34,28 @@
 /* Both engines on toi_ref_error, each named explicitly. */
 static void fe_check_error(const toi_case *c, toi_direction dir, double T, const char *where) {
   double uf, bf, um, bm;
-  toi_status sf = toi_ref_error_engine(&uf, &bf, T, c, dir, TOI_REF_FAST);
-  toi_status sm = toi_ref_error_engine(&um, &bm, T, c, dir, TOI_REF_MPFR);
+  toi_status sf = tr_error_engine(&uf, &bf, T, c, dir, TOI_REF_FAST);
+  toi_status sm = tr_error_engine(&um, &bm, T, c, dir, TOI_REF_MPFR);
   cr_assert_eq(sf, sm, "%s: error status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, tr_fmt(c));
   if (!tr_same(uf, um) || !tr_same(bf, bm))
-    cr_assert_fail("%s: toi_ref_error(T = %a, %s) differs on\n  %s\n  fast: ulp %a bits %a\n  mpfr: ulp %a bits %a",
+    cr_assert_fail("%s: tr_error(T = %a, %s) differs on\n  %s\n  fast: ulp %a bits %a\n  mpfr: ulp %a bits %a",
                    where, T, dir == TOI_FORWARD ? "forward" : "reverse", tr_fmt(c), uf, bf, um, bm);
 }
 
 static void fe_check_kappa(const toi_case *c, toi_direction dir, const char *where) {
   double kf, km;
-  toi_status sf = toi_ref_kappa_engine(&kf, c, dir, TOI_REF_FAST);
-  toi_status sm = toi_ref_kappa_engine(&km, c, dir, TOI_REF_MPFR);
+  toi_status sf = tr_kappa_engine(&kf, c, dir, TOI_REF_FAST);
+  toi_status sm = tr_kappa_engine(&km, c, dir, TOI_REF_MPFR);
   cr_assert_eq(sf, sm, "%s: kappa status fast %d, mpfr %d on %s", where, (int)sf, (int)sm, tr_fmt(c));
   if (!tr_same(kf, km))
-    cr_assert_fail("%s: toi_ref_kappa(%s) differs on\n  %s\n  fast: %a\n  mpfr: %a", where,
+    cr_assert_fail("%s: tr_kappa(%s) differs on\n  %s\n  fast: %a\n  mpfr: %a", where,
                    dir == TOI_FORWARD ? "forward" : "reverse", tr_fmt(c), kf, km);
 }
 
 /* ---- the times T a scorer can meet (tr_kind_T) ---- */
 
-/* Every kind for both directions, and kappa. */
-static void fe_check_all(const toi_case *c, const char *where) {
-  toi_ref r;
-  if (toi_ref_solve_engine(&r, c, TOI_REF_FAST) != TOI_OK) return;
-  for (int dir = 0; dir < 2; dir++) {
-    double rn = dir ? r.trev : r.tfwd;
-    double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
-    for (int k = 0; k < TR_T_KINDS; k++) fe_check_error(c, (toi_direction)dir, tr_kind_T(k, rn, other), where);
-    fe_check_kappa(c, (toi_direction)dir, where);
-  }
-}
-
-/* ---- the case files ---- */
-
-
-Test(ref_fast_err, case_files_bit_identical) {
-  tr_each_project_case(fe_check_all);
-}
+/* Every kind of T for both directions and kappa on the committed case files,
+   in both precisions: tests/reference/test_ref_generic.c (ref_generic/corpora). */
 
 /* ---- the generator families ---- */
 
@@ -98,7 +83,7 @@ ParameterizedTest(tr_fam_param *p, ref_fast_err, families_bit_identical) {
     char where[160];
     snprintf(where, sizeof where, "%s case %ld " SEED_MSG, toi_gen_family_name(o.family), i, SEED_ARGS);
     toi_ref r;
-    cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     for (int dir = 0; dir < 2; dir++) {
       double rn = dir ? r.trev : r.tfwd;
       double other = ref_dir_root(&r, (toi_direction)dir) == 1 ? r.thi : r.tlo;
@@ -144,7 +129,7 @@ Test(ref_fast_err, random_any_scale) {
     char where[128];
     snprintf(where, sizeof where, "random case %ld " SEED_MSG, i, SEED_ARGS);
     toi_ref ref;
-    if (toi_ref_solve_engine(&ref, &c, TOI_REF_FAST) != TOI_OK) continue;
+    if (tr_solve_engine(&ref, &c, TOI_REF_FAST) != TOI_OK) continue;
     for (int dir = 0; dir < 2; dir++) {
       double rn = dir ? ref.trev : ref.tfwd;
       double other = ref_dir_root(&ref, (toi_direction)dir) == 1 ? ref.thi : ref.tlo;
@@ -180,15 +165,15 @@ Test(ref_fast_err, exact_rational_quotients) {
     const toi_ref_engine eng = e ? TOI_REF_MPFR : TOI_REF_FAST;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
       double u, b;
-      cr_assert_eq(toi_ref_error_engine(&u, &b, want[i].T, &c, TOI_FORWARD, eng), TOI_OK);
+      cr_assert_eq(tr_error_engine(&u, &b, want[i].T, &c, TOI_FORWARD, eng), TOI_OK);
       cr_expect(tr_same(u, want[i].ulp), "%s engine, T = %a: ulp %a, want %a", e ? "mpfr" : "fast", want[i].T, u,
                 want[i].ulp);
       if (!isnan(want[i].bits)) cr_expect_eq(b, want[i].bits, "T = %a: bits %g", want[i].T, b);
     }
     double k;
-    cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, eng), TOI_OK);
+    cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, eng), TOI_OK);
     cr_expect(tr_same(k, 4.0), "%s engine: kappa %a, want 4", e ? "mpfr" : "fast", k);
-    cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_REVERSE, eng), TOI_OK);
+    cr_assert_eq(tr_kappa_engine(&k, &c, TOI_REVERSE, eng), TOI_OK);
     cr_expect(isnan(k), "no reverse root: kappa %a", k);
   }
 }
@@ -225,7 +210,7 @@ Test(ref_fast_err, exact_dyadic_roots) {
     const toi_ref_engine eng = e ? TOI_REF_MPFR : TOI_REF_FAST;
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
       double u, b;
-      cr_assert_eq(toi_ref_error_engine(&u, &b, want[i].T, want[i].c, TOI_FORWARD, eng), TOI_OK);
+      cr_assert_eq(tr_error_engine(&u, &b, want[i].T, want[i].c, TOI_FORWARD, eng), TOI_OK);
       cr_expect(tr_same(u, want[i].ulp), "%s engine, row %zu, T = %a: ulp %a, want %a", e ? "mpfr" : "fast", i,
                 want[i].T, u, want[i].ulp);
     }
@@ -242,7 +227,7 @@ Test(ref_fast_err, exact_dyadic_roots) {
  */
 static double fe_independent_ulp(const toi_case *c, toi_direction dir, double T) {
   toi_ref r;
-  if (toi_ref_solve_engine(&r, c, TOI_REF_FAST) != TOI_OK) return NAN;
+  if (tr_solve_engine(&r, c, TOI_REF_FAST) != TOI_OK) return NAN;
   int lo = ref_dir_root(&r, dir);
   if (lo < 0 || isnan(T)) return NAN;
   long span = tr_span(c, 0);
@@ -281,7 +266,7 @@ Test(ref_fast_err, mpfr_error_correctly_rounded) {
       size_t bin;
       cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
       toi_ref r;
-      cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
       for (int dir = 0; dir < 2; dir++) {
         double rn = dir ? r.trev : r.tfwd;
         if (isnan(rn)) continue;
@@ -291,7 +276,7 @@ Test(ref_fast_err, mpfr_error_correctly_rounded) {
           for (int e = 0; e < 2; e++) {
             double u, b;
             const toi_ref_engine eng = e ? TOI_REF_MPFR : TOI_REF_FAST;
-            cr_assert_eq(toi_ref_error_engine(&u, &b, T, &c, (toi_direction)dir, eng), TOI_OK);
+            cr_assert_eq(tr_error_engine(&u, &b, T, &c, (toi_direction)dir, eng), TOI_OK);
             cr_assert(tr_same(u, want), "%s engine, %s case %ld dir %d T %a: ulp %a, independently %a " SEED_MSG,
                       e ? "mpfr" : "fast", toi_gen_family_name(fams[f]), i, dir, T, u, want, SEED_ARGS);
           }
@@ -310,12 +295,12 @@ Test(ref_fast_err, mpfr_engine_never_takes_the_fast_path) {
   toi_ref_fast_stats st;
   toi_ref_fast_stats_reset();
   ref_fast_err_counts_reset();
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 0.25, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 0.25, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
   ref_fast_err_counts_get(&n);
   cr_expect_eq(n.error_calls + n.kappa_calls, 0, "the MPFR engine used the fast paths");
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 0.25, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 0.25, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   ref_fast_err_counts_get(&n);
   cr_expect_eq(n.error_calls, 1);
   cr_expect_eq(n.kappa_calls, 1);
@@ -339,10 +324,10 @@ static void *fe_thread(void *arg) {
     int i = (int)(((long)n * j->stride) % FE_THREAD_CASES);
     toi_ref r;
     double b;
-    if (toi_ref_solve_engine(&r, &j->cases[i], TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_solve_engine(&r, &j->cases[i], TOI_REF_FAST) != TOI_OK) j->failures++;
     double T = isnan(r.tfwd) ? 1.0 : nextafter(r.tfwd, 0);
-    if (toi_ref_error_engine(&j->ulp[i], &b, T, &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
-    if (toi_ref_kappa_engine(&j->kap[i], &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_error_engine(&j->ulp[i], &b, T, &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_kappa_engine(&j->kap[i], &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
   }
   return NULL;
 }

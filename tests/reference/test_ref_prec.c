@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /*
  * The expected values come from the maths, not from the reference: for a
@@ -126,10 +127,10 @@ static void tp_solve(toi_ref *out, const toi_case *c, const char *what) {
   toi_ref r[4];
   toi_status st[4];
   memset(r, 0x55, sizeof r);
-  st[0] = toi_ref_solve_prec(&r[0], c, TOI_BINARY32, TOI_REF_FAST);
-  st[1] = toi_ref_solve_prec(&r[1], c, TOI_BINARY32, TOI_REF_MPFR);
-  (void)toi_ref_solve_batch_prec(&r[2], &st[2], c, 1, TOI_BINARY32, TOI_REF_FAST);
-  (void)toi_ref_solve_batch_prec(&r[3], &st[3], c, 1, TOI_BINARY32, TOI_REF_MPFR);
+  st[0] = tr_solve_prec(&r[0], c, TOI_BINARY32, TOI_REF_FAST);
+  st[1] = tr_solve_prec(&r[1], c, TOI_BINARY32, TOI_REF_MPFR);
+  (void)tr_batch_prec(&r[2], &st[2], c, 1, TOI_BINARY32, TOI_REF_FAST);
+  (void)tr_batch_prec(&r[3], &st[3], c, 1, TOI_BINARY32, TOI_REF_MPFR);
   for (int k = 0; k < 4; k++) {
     cr_assert_eq(st[k], TOI_OK, "%s: status %d (path %d) on %s", what, (int)st[k], k, tr_fmt(c));
     cr_assert(tr_same_ref(&r[k], &r[1]), "%s: path %d gives %a %a, mpfr %a %a on %s", what, k, r[k].tlo,
@@ -209,12 +210,12 @@ Test(ref_prec, double_rounding_would_be_wrong) {
   const double m = 1 + 0x1p-24, m3 = 1 + 3 * 0x1p-24;
   toi_case c = tp_axis(m, -1, 0x1p-80, 0);
   toi_ref r64;
-  cr_assert_eq(toi_ref_solve(&r64, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&r64, &c), TOI_OK);
   cr_assert_eq(r64.thi, m, "the binary64 root is the midpoint itself");
   cr_assert_eq((double)(float)r64.thi, 1.0, "double rounding would give 1");
   tp_check(&c, 1.0, 1 + 0x1p-23, "m + 2^-80 rounds up");
   c = tp_axis(m3, -1, 0x1p-80, 0);
-  cr_assert_eq(toi_ref_solve(&r64, &c), TOI_OK);
+  cr_assert_eq(tr_solve(&r64, &c), TOI_OK);
   cr_assert_eq(r64.tlo, m3);
   cr_assert_eq((double)(float)r64.tlo, 1 + 0x1p-22, "double rounding would give the even 1 + 2^-22");
   tp_check(&c, 1 + 0x1p-23, 1 + 0x1p-22, "m - 2^-80 rounds down");
@@ -305,19 +306,19 @@ Test(ref_prec, random_rational_roots) {
   }
 }
 
-/* A target distance: the same roots through toi_ref_solve_target_prec
+/* A target distance: the same roots through toi_ref_solve (with a target)
  * (R + delta), both engines. */
 Test(ref_prec, target_distance) {
   const double m = 1 + 0x1p-24;
   toi_case c = tp_axis(m, -1, 0x1p-80, 0);
   double delta = 0x1p-81; /* R + delta = 1.5 2^-80: the binary64 roots are m */
   toi_ref f, g;
-  cr_assert_eq(toi_ref_solve_target_prec(&f, &c, delta, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
-  cr_assert_eq(toi_ref_solve_target_prec(&g, &c, delta, TOI_BINARY32, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_solve_target_prec(&f, &c, delta, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_prec(&g, &c, delta, TOI_BINARY32, TOI_REF_MPFR), TOI_OK);
   cr_assert(tr_same_ref(&f, &g));
   cr_assert(tr_same(f.tlo, 1.0) && tr_same(f.thi, 1 + 0x1p-23), "%a %a", f.tlo, f.thi);
-  cr_assert_eq(toi_ref_solve_target_prec(&f, &c, -1.0, TOI_BINARY32, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_assert_eq(toi_ref_solve_target_prec(&g, &c, -1.0, TOI_BINARY32, TOI_REF_MPFR), TOI_ERR_RANGE);
+  cr_assert_eq(tr_solve_target_prec(&f, &c, -1.0, TOI_BINARY32, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_assert_eq(tr_solve_target_prec(&g, &c, -1.0, TOI_BINARY32, TOI_REF_MPFR), TOI_ERR_RANGE);
 }
 
 /* Binary64 through the precision entry points is the binary64 reference. */
@@ -333,12 +334,12 @@ Test(ref_prec, binary64_unchanged) {
     cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
   }
   for (int e = 0; e < 2; e++) {
-    (void)toi_ref_solve_batch_prec(a, NULL, c, N, TOI_BINARY64, (toi_ref_engine)e);
-    (void)toi_ref_solve_batch_engine(b, NULL, c, N, (toi_ref_engine)e);
+    (void)tr_batch_prec(a, NULL, c, N, TOI_BINARY64, (toi_ref_engine)e);
+    (void)tr_batch_engine(b, NULL, c, N, (toi_ref_engine)e);
     for (int i = 0; i < N; i++) {
       cr_assert(tr_same_ref(&a[i], &b[i]), "case %d", i);
       toi_ref r;
-      cr_assert_eq(toi_ref_solve_prec(&r, &c[i], TOI_BINARY64, (toi_ref_engine)e), TOI_OK);
+      cr_assert_eq(tr_solve_prec(&r, &c[i], TOI_BINARY64, (toi_ref_engine)e), TOI_OK);
       cr_assert(tr_same_ref(&r, &b[i]), "case %d", i);
     }
   }
@@ -347,13 +348,13 @@ Test(ref_prec, binary64_unchanged) {
 Test(ref_prec, bad_arguments) {
   toi_case c = tp_axis(2, -1, 0.5, 0.5);
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_prec(&r, &c, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_assert_eq(toi_ref_solve_prec(&r, &c, TOI_BINARY32, (toi_ref_engine)5), TOI_ERR_RANGE);
+  cr_assert_eq(tr_solve_prec(&r, &c, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, (toi_ref_engine)5), TOI_ERR_RANGE);
   double u, b;
-  cr_assert_eq(toi_ref_error_prec(&u, &b, 1.0, &c, TOI_FORWARD, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_assert_eq(tr_error_prec(&u, &b, 1.0, &c, TOI_FORWARD, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
   c.ra = -1;
-  cr_assert_eq(toi_ref_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_assert_eq(toi_ref_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_MPFR), TOI_ERR_INPUT);
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_MPFR), TOI_ERR_INPUT);
 }
 
 /* ---- the error in binary32 ulps ---- */
@@ -396,7 +397,7 @@ Test(ref_prec, error_in_binary32_ulps) {
       for (int j = 0; j < (k < 0 ? -k : k); j++) T = nextafterf((float)T, k < 0 ? -INFINITY : INFINITY);
       for (int e = 0; e < 2; e++) {
         double u, b;
-        cr_assert_eq(toi_ref_error_prec(&u, &b, T, &c, TOI_FORWARD, TOI_BINARY32, (toi_ref_engine)e), TOI_OK);
+        cr_assert_eq(tr_error_prec(&u, &b, T, &c, TOI_FORWARD, TOI_BINARY32, (toi_ref_engine)e), TOI_OK);
         if (isinf(T) && !isinf(t32)) {
           cr_assert(isinf(u) && isinf(b));
           continue;
@@ -443,8 +444,8 @@ ParameterizedTest(int *fam, ref_prec, families_bit_identical) {
       if (lo + j == n / 2 && o.dim != 0) o.dim = 3;
       cr_assert_eq(toi_gen_case(&c[j], NULL, &bin, &o, (uint64_t)(lo + j)), TOI_OK);
     }
-    (void)toi_ref_solve_batch_prec(b, sb, c, (size_t)k, TOI_BINARY32, TOI_REF_FAST);
-    (void)toi_ref_solve_batch_prec(m, sm, c, (size_t)k, TOI_BINARY32, TOI_REF_MPFR);
+    (void)tr_batch_prec(b, sb, c, (size_t)k, TOI_BINARY32, TOI_REF_FAST);
+    (void)tr_batch_prec(m, sm, c, (size_t)k, TOI_BINARY32, TOI_REF_MPFR);
     for (long j = 0; j < k; j++) {
       cr_assert_eq(sb[j], sm[j], "%s case %ld: status " SEED_MSG, toi_gen_family_name(o.family), lo + j, SEED_ARGS);
       cr_assert(tr_same_ref(&b[j], &m[j]), "%s case %ld: fast %a %a, mpfr %a %a on %s " SEED_MSG,
@@ -452,12 +453,12 @@ ParameterizedTest(int *fam, ref_prec, families_bit_identical) {
                 SEED_ARGS);
       if ((lo + j) % 16) continue;
       toi_ref f;
-      cr_assert_eq(toi_ref_solve_prec(&f, &c[j], TOI_BINARY32, TOI_REF_FAST), sm[j]);
+      cr_assert_eq(tr_solve_prec(&f, &c[j], TOI_BINARY32, TOI_REF_FAST), sm[j]);
       cr_assert(tr_same_ref(&f, &m[j]), "%s case %ld: per call", toi_gen_family_name(o.family), lo + j);
       if (isnan(m[j].tfwd)) continue;
       double T = nextafterf((float)m[j].tfwd, INFINITY), uf, bf, um, bm;
-      cr_assert_eq(toi_ref_error_prec(&uf, &bf, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
-      cr_assert_eq(toi_ref_error_prec(&um, &bm, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_MPFR), TOI_OK);
+      cr_assert_eq(tr_error_prec(&uf, &bf, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_error_prec(&um, &bm, T, &c[j], TOI_FORWARD, TOI_BINARY32, TOI_REF_MPFR), TOI_OK);
       cr_assert(tr_same(uf, um) && tr_same(bf, bm), "%s case %ld: error fast %a %a, mpfr %a %a on %s",
                 toi_gen_family_name(o.family), lo + j, uf, bf, um, bm, tr_fmt(&c[j]));
     }

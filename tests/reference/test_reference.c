@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /* ---- exact constructions ---- */
 
@@ -133,7 +134,7 @@ static toi_case exact_case(const exact_param *p) {
 ParameterizedTest(exact_param *p, reference_exact, known) {
   toi_case c = exact_case(p);
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK, "%s", p->name);
+  cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK, "%s", p->name);
   cr_expect_eq(r.cls, p->cls, "%s: class %s, expected %s", p->name, toi_class_name(r.cls),
                toi_class_name(p->cls));
   cr_expect(tr_same(r.tlo, p->tlo), "%s: tlo %a, expected %a", p->name, r.tlo, p->tlo);
@@ -175,7 +176,7 @@ Test(reference_exact, independent_rounding) {
 Test(reference_irrational, ten_minus_sqrt3) {
   toi_case c = tr_rel2(-10, 1, 1, 0, 1, 1);
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
   cr_expect_eq(r.cls, TOI_HIT);
   tr_answer n = tr_naive(&c, 0);
   cr_expect(tr_same(r.tlo, n.tlo) && tr_same(r.thi, n.thi), "%a %a vs %a %a", r.tlo, r.thi, n.tlo, n.thi);
@@ -196,7 +197,7 @@ Test(reference_irrational, ranges) {
     double k = sc[i].k, kv = sc[i].kv;
     toi_case c = tr_rel3(-10 * k, k, 3 * k, kv, 0.5 * kv, -0.25 * kv, 2 * k, k);
     toi_ref r;
-    cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     tr_answer n = tr_naive(&c, 0);
     cr_expect_eq(r.cls, n.cls, "scale %a/%a", k, kv);
     cr_expect(tr_same(r.tlo, n.tlo) && tr_same(r.thi, n.thi), "scale %a/%a: %a %a vs %a %a", k, kv, r.tlo,
@@ -221,13 +222,13 @@ Test(reference_irrational, hair_off_midpoints) {
   for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++) {
     toi_ref r;
     toi_case a = tr_rel2(0, hs[i], 1, 0, 1, 3 * 0x1p-53);
-    cr_assert_eq(toi_ref_solve_engine(&r, &a, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &a, TOI_REF_FAST), TOI_OK);
     cr_expect(r.cls == TOI_OVERLAP && r.thi == 1 + 0x1p-52 && r.tlo == -1 - 0x1p-52, "A h=%a: %a %a", hs[i],
               r.tlo, r.thi);
     tr_answer n = tr_naive(&a, 0);
     cr_expect(tr_same(n.tlo, r.tlo) && tr_same(n.thi, r.thi), "A h=%a: naive %a %a", hs[i], n.tlo, n.thi);
     toi_case b = tr_rel2(-2, hs[i], 1, 0, 1, 3 * 0x1p-54);
-    cr_assert_eq(toi_ref_solve_engine(&r, &b, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &b, TOI_REF_FAST), TOI_OK);
     cr_expect(r.cls == TOI_HIT && r.tlo == 1 - 0x1p-53 && r.thi == 3, "B h=%a: %a %a", hs[i], r.tlo, r.thi);
     n = tr_naive(&b, 0);
     cr_expect(tr_same(n.tlo, r.tlo) && tr_same(n.thi, r.thi), "B h=%a: naive %a %a", hs[i], n.tlo, n.thi);
@@ -236,7 +237,7 @@ Test(reference_irrational, hair_off_midpoints) {
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
     toi_ref r;
     toi_case c = tr_rel2(0, 0x1p-1074, 2, 0, 2 * ks[i] * 0x1p-1074, 0x1p-1074);
-    cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
     double want = ks[i] * 0x1p-1074;
     cr_expect(r.cls == TOI_OVERLAP && r.thi == want && r.tlo == -want, "C k=%a: %a %a", ks[i], r.tlo, r.thi);
     tr_answer n = tr_naive(&c, 0);
@@ -250,18 +251,18 @@ Test(reference_target, three_four_five) {
   /* R = 4 (+1) and R = 6 (-1) both make the 3-4-5 contact at 5: t = 6, 14. */
   toi_case c = tr_rel2(-10, 3, 1, 0, 1, 3);
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_target_engine(&r, &c, 1.0, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&r, &c, 1.0, TOI_REF_FAST), TOI_OK);
   cr_expect(r.cls == TOI_HIT && r.tlo == 6 && r.thi == 14);
   c.rb = 5;
-  cr_assert_eq(toi_ref_solve_target_engine(&r, &c, -1.0, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&r, &c, -1.0, TOI_REF_FAST), TOI_OK);
   cr_expect(r.cls == TOI_HIT && r.tlo == 6 && r.thi == 14);
   /* delta = 0 is the plain solve. */
   toi_ref r0;
-  cr_assert_eq(toi_ref_solve_target_engine(&r, &c, 0.0, TOI_REF_FAST), TOI_OK);
-  cr_assert_eq(toi_ref_solve_engine(&r0, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&r, &c, 0.0, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r0, &c, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&r, &r0));
   /* R + delta = 0 is allowed: the centres meet, (t - 10)^2 + 9 = 0 never. */
-  cr_assert_eq(toi_ref_solve_target_engine(&r, &c, -6.0, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&r, &c, -6.0, TOI_REF_FAST), TOI_OK);
   cr_expect_eq(r.cls, TOI_MISS);
 }
 
@@ -270,7 +271,7 @@ Test(reference_target, delta_not_representable_sum) {
    * t = 10 -+ sqrt((5 + 2^-60)^2 - 9). */
   toi_case c = tr_rel2(-10, 3, 1, 0, 1, 4);
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_target_engine(&r, &c, 0x1p-60, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&r, &c, 0x1p-60, TOI_REF_FAST), TOI_OK);
   tr_answer n = tr_naive(&c, 0x1p-60);
   cr_expect_eq(r.cls, TOI_HIT);
   cr_expect(tr_same(r.tlo, n.tlo) && tr_same(r.thi, n.thi), "%a %a vs %a %a", r.tlo, r.thi, n.tlo, n.thi);
@@ -283,13 +284,13 @@ Test(reference_target, delta_not_representable_sum) {
 Test(reference_target, range_errors) {
   toi_case c = tr_rel2(-10, 3, 1, 0, 1, 4);
   toi_ref r;
-  cr_expect_eq(toi_ref_solve_target_engine(&r, &c, -5.5, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_target_engine(&r, &c, -5.5, TOI_REF_FAST), TOI_ERR_RANGE);
   cr_expect_eq(r.cls, TOI_NONE);
   cr_expect(isnan(r.tlo) && isnan(r.tfwd));
-  cr_expect_eq(toi_ref_solve_target_engine(&r, &c, NAN, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_expect_eq(toi_ref_solve_target_engine(&r, &c, INFINITY, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_target_engine(&r, &c, NAN, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_target_engine(&r, &c, INFINITY, TOI_REF_FAST), TOI_ERR_RANGE);
   /* R + delta just below 0: -(5 + 2^-52) with R = 5. */
-  cr_expect_eq(toi_ref_solve_target_engine(&r, &c, -5 - 0x1p-50, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_target_engine(&r, &c, -5 - 0x1p-50, TOI_REF_FAST), TOI_ERR_RANGE);
 }
 
 /* ---- input checks ---- */
@@ -299,26 +300,26 @@ Test(reference_input, refused) {
   toi_ref r;
   double u, b, k;
   c = good, c.dim = 4;
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
   c = good, c.pb[1] = NAN;
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
   c = good, c.va[0] = -INFINITY;
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
   c = good, c.ra = -1;
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
   c = good, c.pb[2] = 1; /* a 2D case with a third component */
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect_eq(toi_ref_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
   cr_expect(isnan(u) && isnan(b));
-  cr_expect_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
   cr_expect(isnan(k));
-  cr_expect_eq(toi_ref_solve_engine(&r, NULL, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect_eq(toi_ref_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_expect_eq(toi_ref_error_engine(&u, &b, 6, &good, (toi_direction)7, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_expect_eq(toi_ref_kappa_engine(&k, &good, (toi_direction)-1, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_solve_engine(&r, NULL, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_expect_eq(tr_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_error_engine(&u, &b, 6, &good, (toi_direction)7, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_expect_eq(tr_kappa_engine(&k, &good, (toi_direction)-1, TOI_REF_FAST), TOI_ERR_RANGE);
   /* -0.0 is a legal radius. */
   c = good, c.ra = -0.0;
-  cr_expect_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
 }
 
 /* The reference leaves the caller's MPFR exponent range and flags alone,
@@ -326,11 +327,11 @@ Test(reference_input, refused) {
 Test(reference_input, mpfr_environment) {
   toi_case c = tr_rel2(-10, 1, 1, 0, 1, 1);
   toi_ref r, r0;
-  cr_assert_eq(toi_ref_solve_engine(&r0, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r0, &c, TOI_REF_FAST), TOI_OK);
   mpfr_set_emin(-100);
   mpfr_set_emax(100);
   mpfr_clear_flags();
-  cr_assert_eq(toi_ref_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
   cr_expect(tr_same_ref(&r, &r0));
   cr_expect_eq(mpfr_get_emin(), -100);
   cr_expect_eq(mpfr_get_emax(), 100);
@@ -354,22 +355,22 @@ Test(reference_input, versions) {
 Test(reference_error, exact_root_six) {
   toi_case c = tr_rel2(-10, 3, 1, 0, 1, 4); /* t* = 6, ulp(6) = 2^-50 */
   double u, b;
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0 && b == 0, "%g %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, nextafter(6, 7), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, nextafter(6, 7), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 1 && b == 1, "%a %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, nextafter(6, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, nextafter(6, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 1 && b == 1, "%a %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 6 + 0x1p-40, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 6 + 0x1p-40, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 1024 && b == log2(1025.0), "%a %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 7, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 7, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0x1p50, "%a", u);
   /* No reverse root: NaN. */
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 6, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 6, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
   cr_expect(isnan(u) && isnan(b));
-  cr_assert_eq(toi_ref_error_engine(&u, &b, NAN, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, NAN, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isnan(u) && isnan(b));
-  cr_assert_eq(toi_ref_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isinf(u) && u > 0 && isinf(b) && b > 0);
 }
 
@@ -377,13 +378,13 @@ Test(reference_error, power_of_two_root) {
   /* t* = 4: the double below is 4 - 2^-51, half an ulp(4) = 2^-50 away. */
   toi_case c = tr_rel2(-5, 0, 1, 0, 0.5, 0.5);
   double u, b;
-  cr_assert_eq(toi_ref_error_engine(&u, &b, nextafter(4, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, nextafter(4, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0.5 && b == 1, "%a %g", u, b);
   /* The reverse root of an overlap, t* = -3 (contact at 1 and -3). */
   c = tr_rel2(1, 0, 1, 0, 1, 1);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, -3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, -3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0 && b == 0);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 6 * 0x1p51, "%a", u);
   /* 3.0 is the bit pattern 0x4008000000000000; -3 sits as far below 0. */
   cr_expect_eq(b, log2(1.0 + 2.0 * (double)0x4008000000000000LL), "sign change: ord distance");
@@ -393,9 +394,9 @@ Test(reference_error, third) {
   /* t* = 1/3, RN = 0x1.5555555555555p-2 = (2^54 - 1)/3 2^-54: 1/3 ulp short. */
   toi_case c = tr_rel2(-2, 0, 3, 0, 0.5, 0.5);
   double u, b;
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 0x1.5555555555555p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 0x1.5555555555555p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(u - 1.0 / 3.0) < 1e-15 && b == 0, "%a", u);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 0x1.5555555555556p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 0x1.5555555555556p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(u - 2.0 / 3.0) < 1e-15 && b == 1, "%a", u);
 }
 
@@ -403,22 +404,22 @@ Test(reference_error, zero_root_and_overflow) {
   /* Contact at t* = 0: ulp(0) = 2^-1074. */
   toi_case c = tr_rel2(2, 0, -1, 0, 1, 1);
   double u, b;
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0 && b == 0);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, -0.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, -0.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0 && b == 0, "-0 is the same point as +0");
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 3 * 0x1p-1074, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 3 * 0x1p-1074, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 3 && b == 2, "%a %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, 1.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, 1.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isinf(u), "%a", u); /* 2^1074 ulps is beyond the double range */
   /* A root beyond DBL_MAX: RN is Inf, so Inf is exact, DBL_MAX is 1 away in bits and
    * (2^54 - 1) 2^970 - DBL_MAX = 2^970 = half the ulp of DBL_MAX. */
   c = tr_rel2(-0x1p54, 0, 0x1p-970, 0, 1, 0);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0 && b == 0);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, DBL_MAX, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, DBL_MAX, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(u == 0.5 && b == 1, "%a %g", u, b);
-  cr_assert_eq(toi_ref_error_engine(&u, &b, -INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u, &b, -INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isinf(u) && isinf(b));
 }
 
@@ -433,7 +434,7 @@ Test(reference_error, irrational_against_mpfr) {
   double Ts[] = {T0, nextafter(T0, 0), nextafter(T0, 20), T0 + 0x1p-40, 8.0};
   for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++) {
     double u, b;
-    cr_assert_eq(toi_ref_error_engine(&u, &b, Ts[i], &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_error_engine(&u, &b, Ts[i], &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
     mpfr_set_d(d, Ts[i], MPFR_RNDN);
     mpfr_sub(d, d, t, MPFR_RNDN);
     mpfr_abs(d, d, MPFR_RNDN);
@@ -455,32 +456,32 @@ Test(reference_kappa, closed_forms) {
   /* A at (1, 0) at rest r 1, B at (11, 0) moving (-1, 0) r 1: s = (10, 0), R = 2,
    * t = 8, u = (2, 0), u.v = -2: [(1 + 11 + 8 (0 + 1)) 2 + 2 2] / (2 8) = 44/16. */
   toi_case c = tr_case2(1, 0, 0, 0, 1, 11, 0, -1, 0, 1);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(k - 2.75) <= 1e-12, "%.17g", k);
   /* 3-4-5: t = 6, u = (-4, 3), u.v = -4: [(10 + 6) 4 + 3 3 + 5 5] / (4 6) = 98/24. */
   c = tr_rel2(-10, 3, 1, 0, 1, 4);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(k - 98.0 / 24.0) <= 1e-12 * k, "%.17g", k);
   /* Time reversal (v -> -v) turns it into the reverse root t = -6 with the same kappa. */
   c = tr_rel2(-10, 3, -1, 0, 1, 4);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(k - 98.0 / 24.0) <= 1e-12 * k, "%.17g", k);
   /* Overlap: s = (1, 0), v = (1, 0), R = 2; forward t = 1, u = 2: [(1 + 1) 2 + 4]/(2 1) = 4;
    * reverse t = -3, u = -2: [(1 + 3) 2 + 4]/(2 3) = 2. */
   c = tr_rel2(1, 0, 1, 0, 1, 1);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(k - 4) <= 1e-12, "%.17g", k);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
   cr_expect(fabs(k - 2) <= 1e-12, "%.17g", k);
   /* Graze (D = 0) and contact (t* = 0): infinite; no root: NaN. */
   c = tr_rel2(-10, 5, 1, 0, 5, 0);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isinf(k) && k > 0);
   c = tr_rel2(2, 0, -1, 0, 1, 1);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isinf(k) && k > 0);
   c = tr_rel2(-10, 6, 1, 0, 3, 2);
-  cr_assert_eq(toi_ref_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
   cr_expect(isnan(k));
 }
 
@@ -522,12 +523,12 @@ Test(reference_kappa, finite_differences) {
   for (size_t n = 0; n < sizeof cs / sizeof cs[0]; n++) {
     toi_case *c = &cs[n];
     toi_ref r;
-    cr_assert_eq(toi_ref_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
     for (int dir = 0; dir < 2; dir++) {
       int lo = dir == 0 ? r.fwd_is_lo : r.rev_is_lo;
       if (lo < 0) continue;
       double k;
-      cr_assert_eq(toi_ref_kappa_engine(&k, c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_kappa_engine(&k, c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
       double in[14];
       for (int i = 0; i < 3; i++) in[i] = c->pa[i], in[3 + i] = c->pb[i], in[6 + i] = c->va[i], in[9 + i] = c->vb[i];
       in[12] = c->ra, in[13] = c->rb;
@@ -577,9 +578,9 @@ static void *thread_run(void *arg) {
   for (int n = 0; n < THREAD_CASES; n++) {
     int i = j->reverse_order ? THREAD_CASES - 1 - n : n;
     double b;
-    if (toi_ref_solve_engine(&j->out[i], &j->cases[i], TOI_REF_FAST) != TOI_OK) j->failures++;
-    if (toi_ref_error_engine(&j->ulp[i], &b, 1.0, &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
-    if (toi_ref_kappa_engine(&j->kap[i], &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_solve_engine(&j->out[i], &j->cases[i], TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_error_engine(&j->ulp[i], &b, 1.0, &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
+    if (tr_kappa_engine(&j->kap[i], &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
   }
   return NULL;
 }

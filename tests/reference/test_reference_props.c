@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "reference_check.h"
+#include "ref_forms.h"
 
 /* Every test draws from its own stream: seed ^ a per-test constant, so that
  * one failure is reproduced by TOI_TEST_SEED alone. */
@@ -59,7 +60,7 @@ static toi_case props_case(tr_rng *r, int pl, int ph, int vl, int vh) {
 
 static void props_expect_naive(const toi_case *c, int n, const char *family) {
   toi_ref r;
-  cr_assert_eq(toi_ref_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
   tr_answer a = tr_naive(c, 0);
   char line[1024];
   if (toi_format_case(line, sizeof line, c) >= (int)sizeof line) strcpy(line, "(long)");
@@ -153,7 +154,7 @@ Test(reference_random, collinear_rational_exact) {
       c = tr_case2(pa, 0, va, 0, ra, pb, 0, vb, 0, rb);
     }
     toi_ref ref;
-    cr_assert_eq(toi_ref_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
     double want_lo = NAN, want_hi = NAN;
     if (va != vb) {
       /* |S + V t| = R: t = (-S -+ R)/V, lower first. */
@@ -201,14 +202,14 @@ Test(reference_invariance, swap_balls) {
     toi_case c = (i % 4 == 0) ? props_case(&r, -1074, 1000, -1074, 1000) : props_case(&r, -30, 30, -30, 30);
     toi_case d = props_swap(&c);
     toi_ref x, y;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
-    cr_assert_eq(toi_ref_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
     cr_assert(tr_same_ref(&x, &y), "swap #%ld: %s %a %a vs %s %a %a\n" SEED_MSG, i, toi_class_name(x.cls), x.tlo,
               x.thi, toi_class_name(y.cls), y.tlo, y.thi, SEED_ARGS);
     if (i % 8 == 0) {
       double k1, k2;
-      cr_assert_eq(toi_ref_kappa_engine(&k1, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-      cr_assert_eq(toi_ref_kappa_engine(&k2, &d, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_kappa_engine(&k1, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_kappa_engine(&k2, &d, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
       cr_assert(tr_same(k1, k2), "swap kappa #%ld: %a vs %a\n" SEED_MSG, i, k1, k2, SEED_ARGS);
     }
   }
@@ -244,8 +245,8 @@ Test(reference_invariance, translate_positions_and_velocities) {
                 "inexact shift");
     }
     toi_ref x, y;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
-    cr_assert_eq(toi_ref_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
     cr_assert(tr_same_ref(&x, &y), "translate #%ld: %a %a vs %a %a\n" SEED_MSG, i, x.tlo, x.thi, y.tlo, y.thi,
               SEED_ARGS);
   }
@@ -271,8 +272,8 @@ Test(reference_invariance, scale_everything) {
     int k = (int)tr_int(&r, -900, 900);
     toi_case d = props_scale(&c, k, k);
     toi_ref x, y;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
-    cr_assert_eq(toi_ref_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
     cr_assert(tr_same_ref(&x, &y), "scale 2^%d #%ld: %a %a vs %a %a\n" SEED_MSG, k, i, x.tlo, x.thi, y.tlo,
               y.thi, SEED_ARGS);
   }
@@ -291,8 +292,8 @@ Test(reference_invariance, scale_velocities) {
     int k = (int)tr_int(&r, -900, 900);
     toi_case d = props_scale(&c, 0, k);
     toi_ref x, y;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
-    cr_assert_eq(toi_ref_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
     cr_assert_eq(x.cls, y.cls);
     double t[2] = {x.tlo, x.thi}, u[2] = {y.tlo, y.thi};
     for (int j = 0; j < 2; j++) {
@@ -324,11 +325,11 @@ Test(reference_random, error_of_neighbours) {
   for (long i = 0; i < n; i++) {
     toi_case c = (i % 5 == 0) ? props_case(&r, -1074, 1000, -1074, 1000) : props_case(&r, -30, 30, -30, 30);
     toi_ref x;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
     for (int dir = 0; dir < 2; dir++) {
       double t = dir ? x.trev : x.tfwd;
       double u, b;
-      cr_assert_eq(toi_ref_error_engine(&u, &b, isnan(t) ? 1.0 : t, &c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_error_engine(&u, &b, isnan(t) ? 1.0 : t, &c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
       if (isnan(t)) {
         cr_assert(isnan(u) && isnan(b));
         continue;
@@ -345,7 +346,7 @@ Test(reference_random, error_of_neighbours) {
       double nb[2] = {nextafter(t, INFINITY), nextafter(t, -INFINITY)};
       for (int j = 0; j < 2; j++) {
         if (isinf(nb[j])) continue;
-        cr_assert_eq(toi_ref_error_engine(&u, &b, nb[j], &c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
+        cr_assert_eq(tr_error_engine(&u, &b, nb[j], &c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
         cr_assert(b == 1 && u >= 0.5 && u <= hi, "neighbour #%ld dir %d: T %a t %a ulp %a bits %g\n" SEED_MSG, i, dir,
                   nb[j], t, u, b, SEED_ARGS);
       }
@@ -363,7 +364,7 @@ Test(reference_random, error_against_naive) {
   for (long i = 0; i < n; i++) {
     toi_case c = props_case(&r, -30, 30, -30, 30);
     toi_ref x;
-    cr_assert_eq(toi_ref_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
     if (isnan(x.tfwd) || x.tfwd == 0) continue;
     /* t* by the textbook formula, 2000 bits, data within 2^+-31: cancellation costs < 300 bits. */
     mpfr_t a, b, cc, s, v, w;
@@ -390,7 +391,7 @@ Test(reference_random, error_against_naive) {
     for (int j = 0; j < 3; j++) {
       if (!isfinite(Ts[j])) continue;
       double u, bits;
-      cr_assert_eq(toi_ref_error_engine(&u, &bits, Ts[j], &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_error_engine(&u, &bits, Ts[j], &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
       mpfr_set_d(d, Ts[j], MPFR_RNDN);
       mpfr_sub(d, d, t, MPFR_RNDN);
       mpfr_abs(d, d, MPFR_RNDN);

@@ -11,6 +11,7 @@
 #include "case_build.h"
 #include "score.h"
 #include "toiref.h"
+#include "ref_forms.h"
 
 /* ---- the verdict follows the data ---- */
 
@@ -712,10 +713,10 @@ Test(report_look, both_tables_use_one_rule_at_target_0) {
               {&hit, TOI_MISS, NAN, TOI_SCORE_MISSED},
               {&miss, TOI_HIT, 1.0, TOI_SCORE_GHOST},
               {&hit, TOI_HIT, 2.0, TOI_SCORE_AGREE}};
-  toi_score_opts o = {INFINITY, 0, 0, 1, TOI_REF_FAST, TOI_BINARY64};
+  toi_score_opts o = {INFINITY, 0, 0, 1, TOI_REF_FAST, TOI_BINARY64, NULL};
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     toi_ref ref;
-    cr_assert_eq(toi_ref_solve_engine(&ref, rows[i].c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&ref, rows[i].c, TOI_REF_FAST), TOI_OK);
     toi_score_detail d;
     toi_result r = {rows[i].verdict, rows[i].t};
     cr_assert_eq(toi_score_answer(&d, r, TOI_FORWARD, 0, rows[i].c, &ref, &o), TOI_OK);

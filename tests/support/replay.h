@@ -6,6 +6,7 @@
 #include "score.h"
 #include "toi.h"
 #include "toiref.h"
+#include "ref_forms.h"
 
 /* Outcome kinds as the sweep and hunt outputs spell them: written out here,
    not taken from the writers, so that a renamed kind fails the tests. */
@@ -16,8 +17,8 @@ static const char *const rp_kind_names[TOI_SCORE_KIND_COUNT] = {"agree", "missed
    0, or -1 when the reference or the error measurement fails. */
 static inline int replay_case(toi_score_case *r, const toi_formulation *f, const toi_case *c) {
   toi_ref ref;
-  if (toi_ref_solve_engine(&ref, c, TOI_REF_FAST) != TOI_OK) return -1;
-  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64};
+  if (tr_solve_engine(&ref, c, TOI_REF_FAST) != TOI_OK) return -1;
+  toi_score_opts o = {INFINITY, 0, 0, 0, TOI_REF_FAST, TOI_BINARY64, NULL};
   toi_score_detail d;
   if (toi_score_answer(&d, f->solve(c), f->direction, f->domain, c, &ref, &o) != TOI_OK) return -1;
   *r = d.sc;

@@ -1,0 +1,289 @@
+/* test_ref_prepared.c: the query API of toiref.h and the caller-owned prepared case; no hidden result cache in the library. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gen.h"
+#include "reference_check.h"
+#include "ref_forms.h"
+
+/*
+ * A prepared case (toi_ref_prepare) only saves work: every measure made from
+ * it must be, bit for bit, what the MPFR engine measures on the case itself
+ * with nothing prepared (the specification, an independent computation),
+ * whatever order the answers come in and however many share it. A prepared
+ * case that does not match the query is refused, never used.
+ */
+
+static toi_ref_query query_of(const toi_case *c, toi_ref_engine e, toi_precision q, toi_direction dir, double T) {
+  toi_ref_query rq = tr_query(c, q, e);
+  rq.dir = dir;
+  rq.T = T;
+  return rq;
+}
+
+/* Answers around the root of direction dir in precision q: RN_q(t*), its
+ * neighbours, far ones, NaN and Inf; at most 8. */
+static int answers_of(double *T, const toi_ref *r, toi_direction dir) {
+  double t = dir == TOI_FORWARD ? r->tfwd : r->trev;
+  int n = 0;
+  T[n++] = NAN;
+  T[n++] = INFINITY;
+  T[n++] = 1.0;
+  if (!isfinite(t)) return n;
+  T[n++] = t;
+  T[n++] = nextafter(t, INFINITY);
+  T[n++] = nextafter(t, -INFINITY);
+  T[n++] = t * (1 + 0x1p-30);
+  T[n++] = t == 0 ? 0x1p-1000 : -t;
+  return n;
+}
+
+/* Every measure of case c from one prepared case (fast engine), answers
+ * interleaved across directions and precisions, against the MPFR engine
+ * unprepared. Returns the number of finite errors compared. */
+static long check_case(const toi_case *c) {
+  toi_ref_prepared p;
+  toi_ref_query pq = TOI_REF_QUERY_INIT;
+  pq.c = c;
+  toi_status sp = toi_ref_prepare(&p, &pq);
+  cr_assert(sp == TOI_OK || sp == TOI_ERR_INPUT, "prepare: status %d on %s", (int)sp, tr_fmt(c));
+  long n = 0;
+  for (int rep = 0; rep < 2; rep++) /* the second pass reads what the first derived */
+    for (int q = 0; q < TOI_PRECISION_COUNT; q++)
+      for (int d = 0; d < 2; d++) {
+        toi_ref r;
+        if (tr_solve_prec(&r, c, (toi_precision)q, TOI_REF_MPFR) != TOI_OK) r.tfwd = r.trev = NAN;
+        double T[8];
+        int m = answers_of(T, &r, (toi_direction)d);
+        for (int i = 0; i < m; i++) {
+          toi_ref_query a = query_of(NULL, TOI_REF_FAST, (toi_precision)q, (toi_direction)d, T[i]);
+          a.prepared = &p;
+          if (i % 2) a.c = c; /* the case may be named again, and must then match */
+          toi_ref_query b = query_of(c, TOI_REF_MPFR, (toi_precision)q, (toi_direction)d, T[i]);
+          toi_ref_error_result ea, eb, ba;
+          toi_status sa = toi_ref_error(&ea, &a), sb = toi_ref_error(&eb, &b), sc = toi_ref_error_bound(&ba, &a);
+          cr_assert_eq(sa, sb, "error status %d against %d (q %d, dir %d, T %a) on %s", (int)sa, (int)sb, q, d, T[i],
+                       tr_fmt(c));
+          cr_assert_eq(sc, sb, "bound status %d against %d on %s", (int)sc, (int)sb, tr_fmt(c));
+          cr_assert(tr_same(ea.ulp, eb.ulp) && tr_same(ea.bits, eb.bits),
+                    "error %a/%a against %a/%a (q %d, dir %d, T %a) on %s", ea.ulp, ea.bits, eb.ulp, eb.bits, q, d,
+                    T[i], tr_fmt(c));
+          cr_assert(tr_same(ea.lo, eb.ulp) && tr_same(ea.hi, eb.ulp));
+          cr_assert(tr_same(ba.bits, eb.bits));
+          if (tr_same(ba.lo, ba.hi))
+            cr_assert(tr_same(ba.lo, eb.ulp) && tr_same(ba.ulp, eb.ulp));
+          else
+            cr_assert(ba.lo <= eb.ulp && eb.ulp <= ba.hi && isnan(ba.ulp), "[%a, %a] against %a on %s", ba.lo, ba.hi,
+                      eb.ulp, tr_fmt(c));
+          n += sa == TOI_OK && isfinite(eb.ulp);
+        }
+        toi_ref_query a = query_of(NULL, TOI_REF_FAST, TOI_BINARY64, (toi_direction)d, 0);
+        a.prepared = &p;
+        toi_ref_query b = query_of(c, TOI_REF_MPFR, TOI_BINARY64, (toi_direction)d, 0);
+        toi_ref_kappa_result ka, kb, kc;
+        toi_status sa = toi_ref_kappa(&ka, &a), sb = toi_ref_kappa(&kb, &b), sc = toi_ref_kappa_bound(&kc, &a);
+        cr_assert_eq(sa, sb);
+        cr_assert_eq(sc, sb);
+        cr_assert(tr_same(ka.kappa, kb.kappa), "kappa %a against %a on %s", ka.kappa, kb.kappa, tr_fmt(c));
+        cr_assert(tr_same(kc.lo, kb.kappa) || (kc.lo <= kb.kappa && kb.kappa <= kc.hi));
+      }
+  return n;
+}
+
+Test(ref_prepared, measures_are_the_mpfr_engines_unprepared) {
+  long n = 0;
+  const toi_gen_family fams[] = {TOI_GEN_MIXED, TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT};
+  for (size_t f = 0; f < sizeof fams / sizeof *fams; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, fams[f]);
+    o.seed = 11 + f;
+    for (uint64_t i = 0; i < 150; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      n += check_case(&c);
+    }
+  }
+  toi_case bad = tr_rel2(3, 0, -1, 0, 1, 1);
+  bad.ra = -1;
+  (void)check_case(&bad);
+  cr_expect_gt(n, 1000); /* the comparisons were made on real errors */
+}
+
+/* Two cases that differ in one bit of one number: a prepared case answers
+ * for its own case only. */
+Test(ref_prepared, a_mismatch_is_refused) {
+  toi_case a = tr_rel2(3, 0.5, -1, 0, 1, 1), b = a;
+  b.pb[1] = nextafter(0.5, 1);
+  toi_ref_prepared p;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.c = &a;
+  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_OK);
+  q.prepared = &p;
+  q.T = 1.5;
+  toi_ref_error_result e;
+  toi_ref_kappa_result k;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_OK);
+  cr_assert_eq(toi_ref_kappa(&k, &q), TOI_OK);
+  q.c = &b;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE);
+  cr_assert(isnan(e.ulp) && isnan(e.bits));
+  cr_assert_eq(toi_ref_error_bound(&e, &q), TOI_ERR_RANGE);
+  cr_assert_eq(toi_ref_kappa(&k, &q), TOI_ERR_RANGE);
+  cr_assert(isnan(k.kappa));
+  cr_assert_eq(toi_ref_kappa_bound(&k, &q), TOI_ERR_RANGE);
+  q.c = NULL;
+  q.engine = TOI_REF_MPFR; /* prepared with the fast engine */
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE);
+  /* never prepared: zeroed storage */
+  toi_ref_prepared z;
+  memset(&z, 0, sizeof z);
+  q.engine = TOI_REF_FAST;
+  q.prepared = &z;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE);
+  /* a copy answers as the original */
+  toi_ref_prepared cp = p;
+  q.prepared = &cp;
+  q.c = &a;
+  toi_ref_error_result e2;
+  cr_assert_eq(toi_ref_error(&e2, &q), TOI_OK);
+  q.prepared = NULL;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_OK);
+  cr_assert(tr_same(e.ulp, e2.ulp) && tr_same(e.bits, e2.bits));
+}
+
+/* A refused case: prepare says why, and every measure on it says the same. */
+Test(ref_prepared, a_refused_case_keeps_its_status) {
+  toi_case c = tr_rel2(3, 0, -1, 0, 1, 1);
+  c.vb[0] = NAN;
+  toi_ref_prepared p;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.c = &c;
+  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_ERR_INPUT);
+  q.c = NULL;
+  q.prepared = &p;
+  toi_ref_error_result e;
+  toi_ref_kappa_result k;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_INPUT);
+  cr_assert_eq(toi_ref_kappa_bound(&k, &q), TOI_ERR_INPUT);
+  q.engine = (toi_ref_engine)7;
+  q.prepared = NULL;
+  q.c = &c;
+  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_ERR_RANGE);
+  cr_assert_eq(toi_ref_prepare(NULL, &q), TOI_ERR_RANGE);
+}
+
+/* The documented default: TOI_REF_QUERY_INIT, toi_ref_query_default() and a
+ * zeroed query are alike (fast engine, binary64, forward, no target). */
+Test(ref_prepared, the_default_query) {
+  toi_ref_query a = TOI_REF_QUERY_INIT, b = toi_ref_query_default(), z;
+  memset(&z, 0, sizeof z);
+  cr_assert(a.c == NULL && b.c == NULL && a.prepared == NULL && b.prepared == NULL);
+  cr_assert(a.engine == TOI_REF_FAST && b.engine == TOI_REF_FAST && z.engine == TOI_REF_FAST);
+  cr_assert(a.precision == TOI_BINARY64 && b.precision == TOI_BINARY64 && z.precision == TOI_BINARY64);
+  cr_assert(a.dir == TOI_FORWARD && b.dir == TOI_FORWARD && z.dir == TOI_FORWARD);
+  cr_assert(a.with_target == 0 && b.with_target == 0 && a.T == 0 && b.T == 0 && a.target == 0);
+  /* a query with no case is refused, not read */
+  toi_ref r;
+  cr_assert_eq(toi_ref_solve(&r, &a), TOI_ERR_INPUT);
+  cr_assert_eq(r.cls, TOI_NONE);
+  cr_assert_eq(toi_ref_solve(&r, NULL), TOI_ERR_RANGE);
+  toi_ref_engine e = TOI_REF_MPFR;
+  cr_assert_eq(toi_ref_engine_parse(&e, "fast"), TOI_OK);
+  cr_assert_eq(e, TOI_REF_FAST);
+  cr_assert_eq(toi_ref_engine_parse(&e, "gmp"), TOI_ERR_RANGE);
+  cr_assert_eq(e, TOI_REF_FAST);
+}
+
+/* The batch refuses a bad call as a whole, with every status said. */
+Test(ref_prepared, batch_statuses) {
+  toi_case c[3] = {tr_rel2(3, 0, -1, 0, 1, 1), tr_rel2(3, 0, -1, 0, 1, 1),
+                   tr_rel2(3, 0, 1, 0, 1, 1)};
+  c[1].ra = -1;
+  toi_ref out[3];
+  toi_status st[3];
+  size_t bad = 99;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  cr_assert_eq(toi_ref_solve_batch(out, st, c, 3, &q, &bad), TOI_OK);
+  cr_assert_eq(bad, 1);
+  cr_assert(st[0] == TOI_OK && st[1] == TOI_ERR_INPUT && st[2] == TOI_OK);
+  cr_assert(out[0].cls == TOI_HIT && out[0].tfwd == 1.0 && out[2].cls == TOI_SEPARATING);
+  q.precision = (toi_precision)9;
+  cr_assert_eq(toi_ref_solve_batch(out, st, c, 3, &q, &bad), TOI_ERR_RANGE);
+  cr_assert(bad == 3 && st[0] == TOI_ERR_RANGE && st[2] == TOI_ERR_RANGE);
+  cr_assert_eq(toi_ref_solve_batch(out, st, c, 3, NULL, &bad), TOI_ERR_RANGE);
+  /* with a target, case by case: R + 1 = 3 reaches 3 - 3 t at t = 0 */
+  q.precision = TOI_BINARY64;
+  q.with_target = 1;
+  q.target = 1;
+  cr_assert_eq(toi_ref_solve_batch(out, st, c, 1, &q, &bad), TOI_OK);
+  cr_assert(bad == 0 && out[0].cls == TOI_CONTACT && out[0].tfwd == 0.0);
+}
+
+/*
+ * No result cache hidden in the library: thread-local or static storage in
+ * reference/ and src/ (the library's sources; the command line is not the
+ * library) is only the documented kinds: per-thread MPFR scratch
+ * (ref_ctx.c), per-thread counters (toi_ref_fast_stats, the error paths'
+ * counts), and process-wide settings for tests (the FMA and vector-width
+ * switches). The memo keyed on the case that used to sit behind
+ * toi_ref_error and toi_ref_kappa (a _Thread_local fe_cache) would fail here.
+ */
+static const char *const allowed[] = {
+    "static _Thread_local ref_ctx *ref_tls;",
+    "_Thread_local toi_ref_fast_stats ref_fast_tally;",        /* ref_fast_count.c: the fast engine's counters */
+    "extern _Thread_local toi_ref_fast_stats ref_fast_tally;", /* ref_fast_count.h */
+    "static _Thread_local ref_fast_err_counts fe_counts;",
+};
+
+static int scan_file(const char *path, char *bad, size_t badsz) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[1024];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    const char *s = line;
+    while (*s == ' ') s++;
+    if (!strstr(s, "_Thread_local") && !strstr(s, "thread_local") && !strstr(s, "__thread")) continue;
+    if (s[0] == '*' || (s[0] == '/' && (s[1] == '*' || s[1] == '/'))) continue; /* a comment */
+    int ok = 0;
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++) ok |= !strncmp(s, allowed[i], strlen(allowed[i]));
+    if (!ok && !n++) snprintf(bad, badsz, "%.300s: %.600s", path, s);
+  }
+  fclose(f);
+  return n;
+}
+
+static int scan_dir(const char *dir, char *bad, size_t badsz, int *files) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    size_t len = strlen(e->d_name);
+    if (!strcmp(path, "src/cli")) continue;
+    if (len > 2 && (!strcmp(e->d_name + len - 2, ".c") || !strcmp(e->d_name + len - 2, ".h") ||
+                    (len > 4 && !strcmp(e->d_name + len - 4, ".inl")))) {
+      n += scan_file(path, bad, badsz);
+      ++*files;
+    } else if (!strchr(e->d_name, '.')) {
+      n += scan_dir(path, bad, badsz, files);
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+Test(ref_prepared, no_hidden_result_cache_in_the_library) {
+  char bad[1200] = "";
+  int files = 0;
+  int n = scan_dir("reference", bad, sizeof bad, &files) + scan_dir("src", bad, sizeof bad, &files);
+  cr_assert_gt(files, 50, "the sources were not found (run from the project's root)");
+  cr_assert_eq(n, 0, "%d thread-local variables beyond the documented ones, first %s", n, bad);
+}
