@@ -131,6 +131,32 @@ awk '!/^#/ && $1 != "kernel" { print $1, $3, $14, $6, $10, $11, $2 }' "$tmp/sim_
   done
 echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference runs $SIM_REF_EVENTS events)"
 
+# ==== simulation speed: issue 29's goal 4 ====
+# events/s of the summary (column 14) for N = 1000 (2D, seed 1, the default radii 0.5..1), ericson, and
+# the same 1000 small balls with one ball of radius 60 added (the second state is the first with its big
+# ball); the median of three runs taken in turn. Environment: TOI_BENCH_SIMPERF_EVENTS (default 10^6).
+SP_EVENTS=${TOI_BENCH_SIMPERF_EVENTS:-1000000}
+sp_rate() { "$TB" simulate -f ericson --events "$SP_EVENTS" --every 100000 "$@" | awk '$1 == "ericson" { print $14 }'; }
+"$TB" simulate -f ericson --n 1001 --radius-dist bimodal:0.5e-9:60 --events 0 \
+  --write-state "$tmp/sp_big.state" >/dev/null
+awk '/^ball / && !done { done = 1; next } { print }' "$tmp/sp_big.state" >"$tmp/sp_small.state"
+sp_plain=() sp_big=() sp_small=()
+for k in 1 2 3; do
+  sp_plain+=("$(sp_rate --n 1000 --seed 1)")
+  sp_small+=("$(sp_rate --state "$tmp/sp_small.state")")
+  sp_big+=("$(sp_rate --state "$tmp/sp_big.state")")
+done
+sp_med() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+sp_p=$(sp_med "${sp_plain[@]}") sp_s=$(sp_med "${sp_small[@]}") sp_b=$(sp_med "${sp_big[@]}")
+echo
+echo "== simulation speed: ericson, $SP_EVENTS events, N = 1000 2D (goal >= 1e6 events/s; one big ball <= 1.2x slower)"
+printf "  %-44s %12s\n" state "events/s"
+printf "  %-44s %12.4g\n" "--n 1000 --seed 1 (radii 0.5..1)" "$sp_p"
+printf "  %-44s %12.4g\n" "1000 small balls (box of the next line)" "$sp_s"
+printf "  %-44s %12.4g\n" "the same with one ball of radius 60" "$sp_b"
+echo "  slowdown with the big ball (small / big events/s): $(ratio "$sp_s" "$sp_b")"
+# ==== end of simulation speed ====
+
 # ---- the user's paths: case files read, solved, scored and written end to end ----
 # Environment: TOI_BENCH_FILE_COUNT (cases in the file, default 10^6).
 FN=${TOI_BENCH_FILE_COUNT:-1000000}

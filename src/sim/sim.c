@@ -8,6 +8,7 @@
 #include <string.h>
 #include "sim.h"
 #include "sim_grid.h"
+#include "sim_queue.h"
 #include "eft.h"
 
 /*
@@ -17,11 +18,12 @@
  *
  * - Each ball keeps its centre p at its own reference time tr; its centre at
  *   time t is p + v (t - tr). Nothing moves the other balls, so an event
- *   costs O(neighbours + log heap), not O(N).
- * - Events sit in one binary heap ordered by (time, insertion number). Each
- *   event carries the change counters of its balls at prediction; a ball's
- *   counter grows whenever its velocity changes, so stale events are dropped
- *   when popped (lazy invalidation) and swept out when the heap grows.
+ *   costs O(neighbours + log N), not O(N).
+ * - Events are ordered by (time, insertion number). Each event carries the
+ *   change counters of its balls at prediction; a ball's counter grows
+ *   whenever its velocity changes, so stale events are dropped when popped
+ *   (lazy invalidation). They wait in per-ball lists under a heap of one key
+ *   per ball (sim_queue.c): a ball's change drops its own list at once.
  * - A uniform grid of cells at least one largest diameter wide (document 001
  *   section 3): two balls in contact are in the same or neighbouring cells,
  *   so a ball is predicted only against the 3^dim cells around it. A cell
@@ -40,16 +42,6 @@
  *   same_instant events at one instant stop the run with SIM_ZENO and the
  *   event number; a NaN time stops it with SIM_NAN.
  */
-
-typedef struct ev {
-  double time;   /* when it happens */
-  double base;   /* pair: origin of the case; wall: the ball's reference time */
-  double dt;     /* the kernel's answer from base */
-  uint64_t seq;  /* insertion number: ties in time break deterministically */
-  uint32_t a, b; /* balls; wall and cell events: b = 2 axis + side */
-  uint32_t ca, cb;
-  uint8_t kind;
-} ev;
 
 /* |x| over dim components without the spurious overflow or underflow of the
    squares (speeds up to DBL_MAX are legal input); the plain formula where it
@@ -82,9 +74,7 @@ typedef struct sim {
   int32_t *cell;      /* n*3 level-0 cell coordinates */
   uint32_t *next, *prev, *head;
   sim_levels g;
-  ev *heap;
-  size_t hn, hcap, compact_at;
-  uint64_t seq;
+  sim_queue q;
   double tnow;
   uint64_t phys, pairs, walls, cells, nulls, predictions;
   dd mom[3];
@@ -172,73 +162,22 @@ static inline int scan_neighbours(sim *s, uint32_t i, visit_fn fn, void *ctx) {
 
 /* ---- heap ---- */
 
-static int ev_less(const ev *x, const ev *y) {
-  if (x->time != y->time) return x->time < y->time;
-  return x->seq < y->seq;
-}
-
-static void heap_up(ev *h, size_t i) {
-  ev e = h[i];
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!ev_less(&e, &h[p])) break;
-    h[i] = h[p];
-    i = p;
-  }
-  h[i] = e;
-}
-
-static void heap_down(ev *h, size_t n, size_t i) {
-  ev e = h[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && ev_less(&h[c + 1], &h[c])) c++;
-    if (!ev_less(&h[c], &e)) break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = e;
-}
-
 static int ev_valid(const sim *s, const ev *e) {
   if (s->cnt[e->a] != e->ca) return 0;
   return e->kind != SIM_EV_PAIR || s->cnt[e->b] == e->cb;
 }
 
-static void heap_compact(sim *s) {
-  size_t j = 0;
-  for (size_t i = 0; i < s->hn; i++)
-    if (ev_valid(s, &s->heap[i])) s->heap[j++] = s->heap[i];
-  s->hn = j;
-  for (size_t i = j / 2; i-- > 0;) heap_down(s->heap, s->hn, i);
-  size_t floor_ = 64 + 16 * s->n;
-  s->compact_at = 2 * s->hn > floor_ ? 2 * s->hn : floor_;
-}
-
 /* Pushes e with insertion number seq (a batched prediction's, reserved when
    it was asked: the order of events is the one-by-one kernel's). */
-static int heap_push_seq(sim *s, ev e, uint64_t seq) {
-  if (s->hn >= s->compact_at) heap_compact(s);
-  if (s->hn == s->hcap) {
-    size_t cap = s->hcap ? 2 * s->hcap : 1024;
-    ev *h = realloc(s->heap, cap * sizeof *h);
-    if (!h) return -1;
-    s->heap = h;
-    s->hcap = cap;
-  }
-  e.seq = seq;
-  s->heap[s->hn++] = e;
-  heap_up(s->heap, s->hn - 1);
-  return 0;
-}
+static int heap_push_seq(sim *s, ev e, uint64_t seq) { return sim_queue_push_seq(&s->q, e, seq); }
 
-static int heap_push(sim *s, ev e) { return heap_push_seq(s, e, s->seq++); }
+static int heap_push(sim *s, ev e) { return sim_queue_push(&s->q, e); }
 
+/* The earliest event; a stale one whose own ball changed takes the rest of
+   that ball's list with it (all predicted before the change). */
 static ev heap_pop(sim *s) {
-  ev top = s->heap[0];
-  s->heap[0] = s->heap[--s->hn];
-  if (s->hn) heap_down(s->heap, s->hn, 0);
+  ev top = sim_queue_pop(&s->q);
+  if (s->cnt[top.a] != top.ca) sim_queue_drop_ball(&s->q, top.a);
   return top;
 }
 
@@ -265,9 +204,12 @@ static void fail(sim *s, sim_status st, size_t a, size_t b, const char *what) {
 
 /* ---- prediction ---- */
 
-static void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
+static inline void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
   double dt = t - s->tr[i];
-  for (int d = 0; d < 3; d++) out[d] = d < s->dim ? s->p[3 * i + d] + s->v[3 * i + d] * dt : 0;
+  const double *p = &s->p[3 * i], *v = &s->v[3 * i];
+  out[0] = p[0] + v[0] * dt;
+  out[1] = p[1] + v[1] * dt;
+  out[2] = s->dim == 3 ? p[2] + v[2] * dt : 0;
 }
 
 /* centre_at as a float engine computes it from float centres and
@@ -280,8 +222,10 @@ static void centre_at32(const sim *s, uint32_t i, double t, double out[3]) {
   }
 }
 
-static void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_case *c) {
-  memset(c, 0, sizeof *c);
+/* Every field written (the third components 0 in 2D) and an empty ID, rather
+   than clearing the whole case first: this runs for every prediction. */
+static inline void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_case *c) {
+  c->id[0] = 0;
   c->dim = s->dim;
   if (s->f32) {
     centre_at32(s, a, base, c->pa);
@@ -290,9 +234,9 @@ static void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_ca
     centre_at(s, a, base, c->pa);
     centre_at(s, b, base, c->pb);
   }
-  for (int d = 0; d < s->dim; d++) {
-    c->va[d] = s->v[3 * a + d];
-    c->vb[d] = s->v[3 * b + d];
+  for (int d = 0; d < 3; d++) {
+    c->va[d] = d < s->dim ? s->v[3 * a + d] : 0;
+    c->vb[d] = d < s->dim ? s->v[3 * b + d] : 0;
   }
   c->ra = s->st->balls[a].r;
   c->rb = s->st->balls[b].r;
@@ -349,13 +293,13 @@ static void predict_pair(sim *s, uint32_t a, uint32_t b) {
   if (s->k->pair_toi_batch) {
     s->bab[2 * s->bn] = a;
     s->bab[2 * s->bn + 1] = b;
-    s->bseq[s->bn++] = s->seq++;
+    s->bseq[s->bn++] = s->q.seq++;
     if (s->bn == SIM_BATCH) flush_batch(s);
     return;
   }
   double dt = NAN;
   int r = s->k->pair_toi(s->k->ctx, c, &dt);
-  pair_answer_in(s, a, b, r, dt, s->seq++);
+  pair_answer_in(s, a, b, r, dt, s->q.seq++);
 }
 
 static void predict_wall(sim *s, uint32_t i) {
@@ -562,13 +506,14 @@ static int take_sample(sim *s, sim_sample *out) {
   size_t ncand = gc.ncand;
   if (ncand) {
     qsort(cand, ncand, sizeof *cand, pairkey_cmp);
-    for (size_t h = 0; h < s->hn; h++) {
-      const ev *e = &s->heap[h];
-      if (e->kind != SIM_EV_PAIR || !ev_valid(s, e)) continue;
-      pairkey key = {e->a < e->b ? e->a : e->b, e->a < e->b ? e->b : e->a, 0};
-      pairkey *f = bsearch(&key, cand, ncand, sizeof *cand, pairkey_cmp);
-      if (f) f->pending = 1;
-    }
+    for (size_t i = 0; i < s->n; i++)
+      for (uint32_t h = s->q.head[i]; h != NONE32; h = s->q.pool[h].next) {
+        const ev *e = &s->q.pool[h].e;
+        if (e->kind != SIM_EV_PAIR || !ev_valid(s, e)) continue;
+        pairkey key = {e->a < e->b ? e->a : e->b, e->a < e->b ? e->b : e->a, 0};
+        pairkey *f = bsearch(&key, cand, ncand, sizeof *cand, pairkey_cmp);
+        if (f) f->pending = 1;
+      }
     for (size_t i = 0; i < ncand; i++) {
       if (cand[i].pending) out->late++;
       else out->missed++;
@@ -726,7 +671,7 @@ static void sim_free(sim *s) {
   free(s->next);
   free(s->prev);
   free(s->head);
-  free(s->heap);
+  sim_queue_free(&s->q);
   free(s->bq);
   free(s->bab);
   free(s->bseq);
@@ -787,12 +732,12 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   }
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
-  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head || !batch_ok) {
+  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head || !batch_ok ||
+      sim_queue_init(&s->q, s->n)) {
     sim_free(s);
     return -1;
   }
   for (size_t c = 0; c < ncells; c++) s->head[c] = NONE32;
-  s->compact_at = 64 + 16 * s->n;
   for (size_t i = 0; i < s->n; i++) {
     for (int d = 0; d < 3; d++) {
       int in = d < s->dim;
@@ -834,7 +779,7 @@ static uint64_t event_loop(sim *s, uint64_t limit) {
   const sim_config *cfg = s->cfg;
   uint64_t last_sampled = 0, same = 0;
   double last_time = -INFINITY;
-  while (!s->stop && s->phys < cfg->events && s->hn > 0) {
+  while (!s->stop && s->phys < cfg->events && !sim_queue_empty(&s->q)) {
     ev e = heap_pop(s);
     if (!ev_valid(s, &e)) continue;
     if (e.time < s->tnow) e.time = s->tnow; /* never move backwards */
@@ -878,7 +823,7 @@ static sim_status run_state(sim_report *rep, const sim_state *st, const sim_kern
   uint64_t last_sampled = event_loop(&s, limit);
   /* Nothing pending before the events asked for: nothing can happen any
      more, which is not the same as a run that did its events. */
-  if (!s.stop && rep->status == SIM_OK && s.phys < cfg->events && s.hn == 0) rep->idle = 1;
+  if (!s.stop && rep->status == SIM_OK && s.phys < cfg->events && sim_queue_empty(&s.q)) rep->idle = 1;
   /* a last sample, also after a failure: it shows the state that failed */
   if (rep->status != SIM_STOPPED && s.phys != last_sampled) {
     s.stop = 0;
