@@ -239,6 +239,48 @@ Test(simkcli, refused_before_any_work) {
   free(err);
 }
 
+/* --format csv: the table's figures, and the counts per 10^6 events
+   computed from them; a format that does not exist is refused, no output. */
+Test(simkcli, csv_summary_per_million_events) {
+  char args[4096];
+  snprintf(args, sizeof args, "simulate --n 16 --events 120 --every 10 --solver-cmd %s", cmd_of("late 1e-3"));
+  cr_assert_eq(tb(args), 0);
+  char a[17][64];
+  cr_assert_eq(row("simkern_cmd", a), 17);
+  cr_assert_gt(atoi(a[C_OVERLAPS]), 0);
+  snprintf(args, sizeof args, "simulate --n 16 --events 120 --every 10 --format csv --solver-cmd %s",
+           cmd_of("late 1e-3"));
+  cr_assert_eq(tb(args), 0);
+  char *out = td_read("out.txt");
+  cr_assert(!strncmp(out, "kernel,status,events,", 21), "%.200s", out);
+  char *line = strstr(out, "\nsimkern_cmd,");
+  cr_assert(line, "%.400s", out);
+  char f[20][64];
+  int n = 0;
+  for (char *p = line + 1; n < 20 && *p && *p != '\n'; n++) {
+    size_t k = strcspn(p, ",\n");
+    snprintf(f[n], sizeof f[n], "%.*s", (int)(k < 63 ? k : 63), p);
+    p += k;
+    if (*p == ',') p++;
+  }
+  cr_assert_eq(n, 20);
+  cr_assert_str_eq(f[2], a[C_EVENTS]);
+  cr_assert_str_eq(f[9], a[C_OVERLAPS]);
+  cr_assert_str_eq(f[10], a[C_MISSED]);
+  cr_assert_str_eq(f[13], a[C_QUERIES]);
+  double ev = strtod(a[C_EVENTS], NULL);
+  cr_assert_eq(strtod(f[16], NULL), strtod(a[C_OVERLAPS], NULL) * (1e6 / ev));
+  cr_assert_eq(strtod(f[17], NULL), strtod(a[C_MISSED], NULL) * (1e6 / ev));
+  free(out);
+  cr_assert_eq(tb("simulate -f ericson --events 10 --format xml"), 2);
+  out = td_read("out.txt");
+  cr_assert_str_eq(out, "");
+  free(out);
+  char *err = td_read("err.txt");
+  cr_assert(strstr(err, "--format wants table or csv, got 'xml'"), "%s", err);
+  free(err);
+}
+
 /* ---- --record ---- */
 
 static size_t count_lines_not_comments(const char *text) {
