@@ -104,6 +104,9 @@ static void help(void) {
       "  --overlap-tol X   a pair overlaps when (|d| - R)/R < -X (default 1e-9; the absolute time\n"
       "                    grows, so the state carries errors of order ulp(t) |v|)\n"
       "  --series FILE     the time series (below)\n"
+      "  --format table|csv  the summary as a table (default) or as CSV with a header line and\n"
+      "                    two more columns, overlaps_per_1e6 and missed_per_1e6 (the counts per\n"
+      "                    10^6 events); numbers to 17 significant digits, the note quoted\n"
       "  --record FILE     every pair prediction of every kernel as a case file (format v1,\n"
       "                    hex floats): the pair's state at that moment in the kernel's\n"
       "                    precision, ID SCENE-KERNEL-eEVENT-pA-B (SCENE 'sim' or --scene's,\n"
@@ -241,6 +244,7 @@ typedef struct simulate_opts {
   unsigned long long n, events, seed, dim, every, same, record_max;
   double spacing, tol, timeout;
   int spacing_set, radii_set, uniform_grid, n_set, events_set;
+  int csv;                     /* --format csv */
   const sim_scene *scene;      /* --scene, or NULL */
   sim_radii radii;
   toi_precision precision;
@@ -358,7 +362,11 @@ static int simulate_option(simulate_opts *o, const char *a, const char *v) {
     if (cli_parse_double(v, &o->timeout) || !(o->timeout > 0) || o->timeout > CLI_TIMEOUT_MAX)
       return cli_usage_error("simulate", "--timeout wants seconds in (0, %g], got '%s'", (double)CLI_TIMEOUT_MAX, v);
   }
-  else if (!strcmp(a, "--record")) o->record_path = v;
+  else if (!strcmp(a, "--format")) {
+    if (strcmp(v, "table") && strcmp(v, "csv"))
+      return cli_usage_error("simulate", "--format wants table or csv, got '%s'", v);
+    o->csv = !strcmp(v, "csv");
+  } else if (!strcmp(a, "--record")) o->record_path = v;
   else if (!strcmp(a, "--record-max")) return parse_count("simulate", a, v, 1, UINT64_MAX, &o->record_max);
   else if (!strcmp(a, "--state")) o->state_path = v;
   else if (!strcmp(a, "--series")) o->series_path = v;
@@ -505,6 +513,11 @@ static int open_outputs(const simulate_opts *o, const sim_state *st, cli_out *se
 }
 
 static void print_header(const simulate_opts *o, const sim_state *st) {
+  if (o->csv) {
+    printf("kernel,status,events,time,ke_err,drift_per_1e6,max_abs_ke_err,mom_err,min_gap,overlaps,missed,late,"
+           "null,queries,failed,max_pen,overlaps_per_1e6,missed_per_1e6,events_per_s,note\n");
+    return;
+  }
   printf("# toibench simulate: dim %d, %zu balls, box", st->dim, st->n);
   for (int d = 0; d < st->dim; d++) printf("%s%.6g", d ? " x " : " ", st->box[d]);
   if (o->scene) printf(", scene %s", o->scene->name);
@@ -544,7 +557,8 @@ static void candidate_note(char *note, size_t n, const sim_candidate *sc) {
 }
 
 /* The summary row of one kernel's run, and why it stopped (stderr); sc for a candidate, else NULL. */
-static void print_row(const char *name, sim_status s, const sim_report *rep, double secs, const sim_candidate *sc) {
+static void print_row(const char *name, sim_status s, const sim_report *rep, double secs, const sim_candidate *sc,
+                      int csv) {
   uint64_t ev = rep->last.event;
   char note[400] = "";
   if (rep->idle) snprintf(note, sizeof note, ev ? "no further event was possible" : "no event was possible");
@@ -555,6 +569,21 @@ static void print_row(const char *name, sim_status s, const sim_report *rep, dou
     snprintf(note + strlen(note), sizeof note - strlen(note), "%smom_err nan: non-finite momentum",
              note[0] ? "; " : "");
   if (sc) candidate_note(note, sizeof note, sc);
+  if (csv) {
+    /* Counts per 10^6 events: overlaps (the most in a sample) and missed (summed over the samples). */
+    double per = ev ? 1e6 / (double)ev : NAN;
+    printf("%s,%s,%" PRIu64 ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+           ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%.17g,%.6g,\"",
+           name, s == SIM_OK && rep->idle ? "idle" : sim_status_name(s), ev, unsigned_nan(rep->time),
+           unsigned_nan(rep->last.ke_err), unsigned_nan(sim_report_drift(rep)), unsigned_nan(rep->max_abs_ke_err),
+           unsigned_nan(rep->last.mom_err), unsigned_nan(rep->min_gap), rep->max_overlaps, rep->missed, rep->late,
+           rep->last.null_events, rep->predictions, sc ? sc->failed : 0, unsigned_nan(rep->max_pen),
+           (double)rep->max_overlaps * per, (double)rep->missed * per, secs > 0 ? (double)ev / secs : 0.0);
+    for (const char *p = note; *p; p++) printf(*p == '"' ? "\"\"" : "%c", *p);
+    printf("\"\n");
+    if (s != SIM_OK) fprintf(stderr, "toibench simulate: kernel %s stopped: %s\n", name, rep->message);
+    return;
+  }
   printf("%-16s %-8s %9" PRIu64 " %11.5g %11.4g %11.4g %11.4g %11.4g %11.4g %8" PRIu64 " %7" PRIu64
          " %7" PRIu64 " %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %10.4g %10.4g%s%s\n",
          name, s == SIM_OK && rep->idle ? "idle" : sim_status_name(s), ev, unsigned_nan(rep->time),
@@ -759,7 +788,7 @@ static int run_kernels(const simulate_opts *o, const sim_state *st, kernel_set *
     sim_status s = sim_run(&rep, st, &e->k, &cfg);
     double secs = now_seconds() - t0;
     const sim_candidate *cand = e->cand == SIZE_MAX ? NULL : &e->sc;
-    print_row(name, s, &rep, secs, cand);
+    print_row(name, s, &rep, secs, cand, o->csv);
     if (cand && (ks->cands.v[e->cand].flags & TOI_CAND_EXTERNAL))
       solver_quota_report(name, &e->sc.quota, &cli_msg_stderr);
     if (cand && (cand->malfunctions || cand->unrunnable)) {

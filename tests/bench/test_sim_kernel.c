@@ -239,6 +239,48 @@ Test(simkcli, refused_before_any_work) {
   free(err);
 }
 
+/* --format csv: the table's figures, and the counts per 10^6 events
+   computed from them; a format that does not exist is refused, no output. */
+Test(simkcli, csv_summary_per_million_events) {
+  char args[4096];
+  snprintf(args, sizeof args, "simulate --n 16 --events 120 --every 10 --solver-cmd %s", cmd_of("late 1e-3"));
+  cr_assert_eq(tb(args), 0);
+  char a[17][64];
+  cr_assert_eq(row("simkern_cmd", a), 17);
+  cr_assert_gt(atoi(a[C_OVERLAPS]), 0);
+  snprintf(args, sizeof args, "simulate --n 16 --events 120 --every 10 --format csv --solver-cmd %s",
+           cmd_of("late 1e-3"));
+  cr_assert_eq(tb(args), 0);
+  char *out = td_read("out.txt");
+  cr_assert(!strncmp(out, "kernel,status,events,", 21), "%.200s", out);
+  char *line = strstr(out, "\nsimkern_cmd,");
+  cr_assert(line, "%.400s", out);
+  char f[20][64];
+  int n = 0;
+  for (char *p = line + 1; n < 20 && *p && *p != '\n'; n++) {
+    size_t k = strcspn(p, ",\n");
+    snprintf(f[n], sizeof f[n], "%.*s", (int)(k < 63 ? k : 63), p);
+    p += k;
+    if (*p == ',') p++;
+  }
+  cr_assert_eq(n, 20);
+  cr_assert_str_eq(f[2], a[C_EVENTS]);
+  cr_assert_str_eq(f[9], a[C_OVERLAPS]);
+  cr_assert_str_eq(f[10], a[C_MISSED]);
+  cr_assert_str_eq(f[13], a[C_QUERIES]);
+  double ev = strtod(a[C_EVENTS], NULL);
+  cr_assert_eq(strtod(f[16], NULL), strtod(a[C_OVERLAPS], NULL) * (1e6 / ev));
+  cr_assert_eq(strtod(f[17], NULL), strtod(a[C_MISSED], NULL) * (1e6 / ev));
+  free(out);
+  cr_assert_eq(tb("simulate -f ericson --events 10 --format xml"), 2);
+  out = td_read("out.txt");
+  cr_assert_str_eq(out, "");
+  free(out);
+  char *err = td_read("err.txt");
+  cr_assert(strstr(err, "--format wants table or csv, got 'xml'"), "%s", err);
+  free(err);
+}
+
 /* ---- --record ---- */
 
 static size_t count_lines_not_comments(const char *text) {
@@ -367,6 +409,32 @@ Test(simkcli, scene_corpora_reproduce) {
   cr_assert_eq(count_lines_not_comments(a), 5000);
   free(a);
   free(b);
+}
+
+/* The 3D scene corpora too: each is what its command (cases/README.md)
+   records, byte for byte, 5000 predictions of a 3D state. */
+Test(simkcli, scene_corpora_3d_reproduce) {
+  static const char *const scenes[] = {"dense", "bullet", "gas", "polydisperse"};
+  for (size_t i = 0; i < sizeof scenes / sizeof *scenes; i++) {
+    char cmd[256], path[256];
+    snprintf(cmd, sizeof cmd,
+             "simulate --scene %s --dim 3 -f reference --events 20000 --record r3.cases --record-max 5000", scenes[i]);
+    cr_assert_eq(tb(cmd), 0, "%s", cmd);
+    snprintf(path, sizeof path, TOI_SOURCE_DIR "/cases/scenes/%s-3d.cases", scenes[i]);
+    size_t n1 = 0, n2 = 0;
+    char *a = cc_slurp(td_path("r3.cases"), &n1), *b = cc_slurp(path, &n2);
+    cr_assert(a && b, "%s", path);
+    cr_assert_eq(n1, n2, "%s: %zu bytes recorded, %zu committed", path, n1, n2);
+    cr_assert(!memcmp(a, b, n1), "%s is not what its command records", path);
+    cr_assert_eq(count_lines_not_comments(a), 5000);
+    /* Every case is 3D: the dimension field after the ID. */
+    const char *line = strstr(a, "\n") + 1;
+    while (*line == '#') line = strchr(line, '\n') + 1;
+    const char *sp = strchr(line, ' ');
+    cr_assert(sp && sp[1] == '3' && sp[2] == ' ', "%s: first case is not 3D", path);
+    free(a);
+    free(b);
+  }
 }
 
 /* Memory does not grow with the events: a run 20 times longer, recording
