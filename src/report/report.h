@@ -79,6 +79,24 @@ typedef struct rep_sim {
   uint64_t overlaps, missed, events;
 } rep_sim;
 
+/// One engine's run in one scene of the section "Engines in a simulation":
+/// the summary of `simulate -f ENGINE --scene SCENE --dim DIM --seed SEED
+/// --events EVENTS --every EVERY` and its energy error at each sample.
+typedef struct rep_esim {
+  char engine[48];
+  const char *scene;        ///< the scene's name (static)
+  int dim;
+  uint64_t seed, asked, every;
+  char status[64];          ///< "ok", "idle", or why the run stopped or could not run
+  int ran;                  ///< 0: the engine refused the scene (status says why)
+  uint64_t events, queries, failed, overlaps, missed;
+  double drift;             ///< final ke_err per 10^6 events (sim_report_drift)
+  double overlaps_per_mevent, missed_per_mevent, max_pen;
+  size_t nsamples;
+  uint64_t *event;          ///< [nsamples]
+  double *ke_err;           ///< [nsamples]
+} rep_esim;
+
 typedef struct rep_opts {
   int quick;
   const char *suite_file;
@@ -110,6 +128,9 @@ typedef struct rep_data {
   rep_audit *audit;         ///< [ncol]
   size_t nsim;
   rep_sim *sim;             ///< [nsim]
+  size_t nesim;
+  rep_esim *esim;           ///< [nesim] the engines in their scenes (none without engines)
+  double seconds_esim;      ///< wall seconds those runs took
   /// [ncol] the candidate's own time per call: an in-process one's fastest of
   /// REP_TIMING_REPEATS (report_time_solve), an external one's engine time as it
   /// reported it (toi_run_info engine_ns / engine_calls; NaN when it reported none)
@@ -151,6 +172,9 @@ int report_evaluate(rep_data *d);
 int report_audit(rep_data *d);
 /// Runs the many-ball simulation for every forward built-in formulation and the reference.
 int report_simulate(rep_data *d);
+/// The section "Engines in a simulation": each engine among the candidates
+/// that has a scene in the fixed list (report_sim.c) runs it. 0 or -1.
+int report_simulate_engines(rep_data *d);
 /// Repeats of the timing of an in-process candidate: ns_per_call is their minimum, ns_median their median.
 #define REP_TIMING_REPEATS 5
 /// Measures ns per call of every in-process candidate and of the reference on sec[0].

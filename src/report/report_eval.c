@@ -98,7 +98,9 @@ int report_sections(rep_data *d, toi_case *suite, size_t n) {
 
 int report_measure(rep_data *d) {
   double t0 = sweep_now();
-  if (report_evaluate(d) || report_audit(d) || report_simulate(d)) return -1;
+  if (report_evaluate(d) || report_audit(d) || report_simulate(d) ||
+      report_simulate_engines(d))
+    return -1;
   report_timing(d);
   if (d->part) {
     if (report_evaluate(d->part)) return -1;
@@ -634,6 +636,11 @@ void report_free(rep_data *d) {
     free(d->sim[k].ke_err);
   }
   free(d->sim);
+  for (size_t k = 0; k < d->nesim; k++) {
+    free(d->esim[k].event);
+    free(d->esim[k].ke_err);
+  }
+  free(d->esim);
   free(d->ns_per_call);
   free(d->ns_median);
   free(d->bench_ns);

@@ -138,6 +138,23 @@ static int write_audit(const rep_data *d, const char *dir) {
   return rw_close_ok(f);
 }
 
+/* data/engines_sim.dat: each engine's energy error in its scenes (only when engines ran). */
+static int write_esim(const rep_data *d, const char *dir) {
+  if (!d->nesim) return 0;
+  FILE *f = rw_open_in(d->opts.msg, dir, "engines_sim.dat");
+  if (!f) return -1;
+  fprintf(f, "# toibench report: engines in a simulation, kinetic energy error against events, per engine and scene\n");
+  for (size_t j = 0; j < d->nesim; j++) {
+    const rep_esim *m = &d->esim[j];
+    fprintf(f, "%s# engine %s, scene %s %dD, seed %llu (%s)\n# event ke_err\n", j ? "\n\n" : "", m->engine, m->scene,
+            m->dim, (unsigned long long)m->seed, m->status);
+    if (m->nsamples == 0) fprintf(f, "nan nan\n");
+    for (size_t i = 0; i < m->nsamples; i++)
+      fprintf(f, "%llu %.17g\n", (unsigned long long)m->event[i], m->ke_err[i]);
+  }
+  return rw_close_ok(f);
+}
+
 /* data/sim.dat: the many-ball simulation's energy error. */
 static int write_sim(const rep_data *d, const char *dir) {
   FILE *f = rw_open_in(d->opts.msg, dir, "sim.dat");
@@ -170,7 +187,9 @@ int rw_write_data(const rep_data *d, const char *dir) {
   if (write_family(d, &d->sec[1], dir, "grazing.dat", "k")) return -1;
   if (write_family(d, &d->sec[2], dir, "near_contact.dat", "k")) return -1;
   if (write_family(d, &d->sec[3], dir, "far.dat", "e")) return -1;
-  if (write_kappa(d, dir) || write_cdf(d, dir, "cdf.dat") || write_audit(d, dir) || write_sim(d, dir)) return -1;
+  if (write_kappa(d, dir) || write_cdf(d, dir, "cdf.dat") || write_audit(d, dir) || write_sim(d, dir) ||
+      write_esim(d, dir))
+    return -1;
   return 0;
 }
 
@@ -638,6 +657,22 @@ int rw_run_plots(const rep_data *d, const char *dir) {
     plot_args *pa = &a[strcmp(plots[p].script, "sim") ? 0 : 1];
     plot_titles(dir, &plots[p], pa);
     rc = plot_one(d->opts.msg, dir, scripts, &plots[p], "", pa);
+  }
+  if (d->nesim && !rc) {
+    /* engines_sim.gp: one line per engine and scene, titled "ENGINE SCENE DIMD", in the engine's colour */
+    static const rw_plot esim = {"engines_sim", "engines_sim.dat", "Engines in a simulation", ""};
+    plot_args *pa = &a[0];
+    size_t ln = 0, lc = 0, lt = 0;
+    pa->names[0] = pa->colours[0] = pa->titles[0] = pa->groups[0] = pa->present[0] = 0;
+    for (size_t j = 0; j < d->nesim; j++) {
+      const rep_esim *m = &d->esim[j];
+      ln += (size_t)snprintf(pa->names + ln, sizeof pa->names - ln, "%s%s", j ? " " : "", m->engine);
+      lc += (size_t)snprintf(pa->colours + lc, sizeof pa->colours - lc, "%s%s", j ? " " : "",
+                             rw_name_colour(d, m->engine));
+      lt += (size_t)snprintf(pa->titles + lt, sizeof pa->titles - lt, "%s\"%s %s %dD\"", j ? " " : "", m->engine,
+                             m->scene, m->dim);
+    }
+    rc = plot_one(d->opts.msg, dir, scripts, &esim, "", pa);
   }
   if (d->part && !rc) {
     plot_args_of(d, d->part, 0, &a[0]);

@@ -197,6 +197,99 @@ static void html_str(FILE *f, const char *s) {
   }
 }
 
+/* The section "Engines in a simulation": its introduction (or, without an engine, why it is empty). */
+static void esim_intro(char *buf, size_t n, const rep_data *d) {
+  if (!d->nesim) {
+    snprintf(buf, n, "This section needs the engines built ('make engines') and the report made with --engines: "
+                     "each engine then drives the event-driven simulation in the scenes of doc/engines.md.");
+    return;
+  }
+  const rep_esim *m = &d->esim[0];
+  snprintf(buf, n, "Each engine drives the event-driven simulation in the scenes of doc/engines.md (recipe "
+                   "engines-simulation), from seed %llu for %llu events, sampled every %llu: the figures of "
+                   "'toibench simulate -f ENGINE --scene SCENE --dim DIM --seed %llu --events %llu --every %llu "
+                   "--format csv'. Drift: the final kinetic energy error per 10^6 events; tunnelling (missed, summed "
+                   "over the samples) and overlaps (the most in one sample) per 10^6 events; failed: predictions the "
+                   "exact reference answered instead; max_pen: the deepest penetration. These runs took %.1f s.",
+           (unsigned long long)m->seed, (unsigned long long)m->asked, (unsigned long long)m->every,
+           (unsigned long long)m->seed, (unsigned long long)m->asked, (unsigned long long)m->every, d->seconds_esim);
+}
+
+static void md_esim(FILE *f, const rep_data *d) {
+  char intro[1200];
+  esim_intro(intro, sizeof intro, d);
+  fprintf(f, "\n## Engines in a simulation\n\n%s\n", intro);
+  if (!d->nesim) return;
+  fprintf(f, "\n| engine | scene | status | events | drift per 1e6 events | missed per 1e6 events | overlaps per 1e6 "
+             "events | failed | queries | max_pen |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t j = 0; j < d->nesim; j++) {
+    const rep_esim *m = &d->esim[j];
+    char a[32], b[32], c[32], e[32];
+    fprintf(f, "| %s | %s %dD | %s | %llu | %s | %s | %s | %llu | %llu | %s |\n", m->engine, m->scene, m->dim, m->status,
+            (unsigned long long)m->events, fmt_num(a, sizeof a, m->drift), fmt_num(b, sizeof b, m->missed_per_mevent),
+            fmt_num(c, sizeof c, m->overlaps_per_mevent), (unsigned long long)m->failed,
+            (unsigned long long)m->queries, fmt_num(e, sizeof e, m->max_pen));
+  }
+  fprintf(f, "\n![Energy error of the engines in a simulation](img/engines_sim.svg)\n");
+}
+
+static void html_esim(FILE *f, const rep_data *d) {
+  char intro[1200];
+  esim_intro(intro, sizeof intro, d);
+  fprintf(f, "<h2 id=\"engines-simulation\">Engines in a simulation</h2>\n<p>");
+  html_str(f, intro);
+  fprintf(f, "</p>\n");
+  if (!d->nesim) return;
+  fprintf(f, "<table>\n<tr><th>engine</th><th>scene</th><th>status</th><th>events</th><th>drift per 10<sup>6</sup> "
+             "events</th><th>missed per 10<sup>6</sup> events</th><th>overlaps per 10<sup>6</sup> events</th>"
+             "<th>failed</th><th>queries</th><th>max_pen</th></tr>\n");
+  for (size_t j = 0; j < d->nesim; j++) {
+    const rep_esim *m = &d->esim[j];
+    char a[32], b[32], c[32], e[32];
+    fprintf(f, "<tr><td>%s</td><td>%s %dD</td><td>", m->engine, m->scene, m->dim);
+    html_str(f, m->status);
+    fprintf(f, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%s</td><td>%llu</td><td>%llu</td><td>%s</td></tr>\n",
+            (unsigned long long)m->events, fmt_num(a, sizeof a, m->drift), fmt_num(b, sizeof b, m->missed_per_mevent),
+            fmt_num(c, sizeof c, m->overlaps_per_mevent), (unsigned long long)m->failed,
+            (unsigned long long)m->queries, fmt_num(e, sizeof e, m->max_pen));
+  }
+  fprintf(f, "</table>\n<figure id=\"engines_sim\"><img src=\"img/engines_sim.svg\" alt=\"Energy error of the "
+             "engines in a simulation\"><figcaption>Kinetic energy error of the whole system against events, one "
+             "line per engine and scene (<a href=\"img/engines_sim.png\">PNG</a>, <a "
+             "href=\"data/engines_sim.dat\">data</a>)</figcaption></figure>\n");
+}
+
+static void json_esim(FILE *f, const rep_data *d) {
+  char intro[1200];
+  esim_intro(intro, sizeof intro, d);
+  fprintf(f, ",\n  \"engines_simulation\": {\"note\": ");
+  json_str(f, intro);
+  fprintf(f, ", \"seconds\": ");
+  json_num(f, d->nesim ? d->seconds_esim : 0.0);
+  fprintf(f, ", \"runs\": [%s", d->nesim ? "\n" : "");
+  for (size_t j = 0; j < d->nesim; j++) {
+    const rep_esim *m = &d->esim[j];
+    fprintf(f, "    {\"engine\": ");
+    json_str(f, m->engine);
+    fprintf(f, ", \"scene\": ");
+    json_str(f, m->scene);
+    fprintf(f, ", \"dim\": %d, \"seed\": %llu, \"every\": %llu, \"status\": ", m->dim, (unsigned long long)m->seed,
+            (unsigned long long)m->every);
+    json_str(f, m->status);
+    fprintf(f, ", \"events\": %llu, \"drift_per_1e6\": ", (unsigned long long)m->events);
+    json_num(f, m->drift);
+    fprintf(f, ", \"missed_per_1e6\": ");
+    json_num(f, m->missed_per_mevent);
+    fprintf(f, ", \"overlaps_per_1e6\": ");
+    json_num(f, m->overlaps_per_mevent);
+    fprintf(f, ", \"failed\": %llu, \"queries\": %llu, \"max_pen\": ", (unsigned long long)m->failed,
+            (unsigned long long)m->queries);
+    json_num(f, m->max_pen);
+    fprintf(f, "}%s\n", j + 1 < d->nesim ? "," : "");
+  }
+  fprintf(f, "%s]}", d->nesim ? "  " : "");
+}
+
 /* ---- tables ---- */
 
 
@@ -716,6 +809,7 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
             fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
+  md_esim(f, d);
   md_part(f, d);
   return rw_close_ok(f);
 }
@@ -884,6 +978,8 @@ static void html_sections(FILE *f, const rep_data *d, const row *rows) {
             (unsigned long long)m->events, fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
             (unsigned long long)m->overlaps, (unsigned long long)m->missed);
   }
+  fprintf(f, "</table>\n");
+  html_esim(f, d);
 }
 
 /* The binary32 section of index.html: its table, its families, its plots. */
@@ -980,7 +1076,6 @@ static int write_html(const rep_data *d, const row *rows, const char *dir, const
   html_meta(f, d, date);
   html_summary(f, d, rows);
   html_sections(f, d, rows);
-  fprintf(f, "</table>\n");
   html_part(f, d);
   fprintf(f, "<p>Files: <a href=\"summary.md\">summary.md</a>, <a href=\"report.json\">report.json</a>, "
              "<a href=\"data/\">data/</a>.</p>\n</body></html>\n");
@@ -1085,7 +1180,9 @@ static int write_json(const rep_data *d, const row *rows, const char *dir, const
     fprintf(f, ", \"overlaps\": %llu, \"missed\": %llu}%s\n", (unsigned long long)m->overlaps,
             (unsigned long long)m->missed, j + 1 < d->nsim ? "," : "");
   }
-  fprintf(f, "  ],\n  \"reference_ns_per_call\": ");
+  fprintf(f, "  ]");
+  json_esim(f, d);
+  fprintf(f, ",\n  \"reference_ns_per_call\": ");
   json_num(f, d->ref_ns_per_call);
   fprintf(f, ",\n  \"seconds\": ");
   json_num(f, d->seconds_total);
