@@ -296,6 +296,8 @@ bench_sweep_profile() {
   sed -n 's/^sweep profile: \([0-9]* cases on .*\)/  (\1)/p' "$log"
   printf "  %-10s %-18s %10s %7s %14s\n" part name seconds share "cases/s"
   awk '/^sweep profile: [a-z]/ { printf "  %-10s %-18s %10s %7s %14s\n", $3, $4, $5, $7, $8 }' "$log"
+  awk '/^sweep profile: scoring / { s = $7; sub(/%/, "", s)
+    printf "  scoring: %s%% of the parts, goal <= 25%%: %s\n", s, (s + 0 <= 25) ? "met" : "NOT met" }' "$log"
 }
 bench_sweep_profile
 # ==== end of sweep profile ====

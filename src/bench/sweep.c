@@ -362,25 +362,41 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), else from the error
    and kappa themselves, as add_scored and add_kappa take them. */
+/* A scored column's error measure, shared by the columns with its answer
+   (same_answer): 0 not measured yet, 1 the enclosure (toi_ref_error_bound's),
+   2 the error itself (lo = hi). */
+typedef struct error_memo {
+  int have;
+  toi_ref_error_result er;
+} error_memo;
+
 static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
-                           toi_ref_engine engine, toi_precision q) {
+                           toi_ref_engine engine, toi_precision q, error_memo *m) {
   double klo, khi, den;
   toi_ref_query rq;
-  toi_ref_error_result er;
-  toi_status st = view_query(&rq, v, dir, engine, q);
-  rq.T = sc->t;
-  if (st == TOI_OK) st = toi_ref_error_bound(&er, &rq);
-  if (st == TOI_OK) st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den);
-  if (st != TOI_OK) return st;
-  if (lazy_decided(cell, er.lo, er.hi, klo, khi, den)) {
-    add_scored(cell, sc, er.hi, er.bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+  toi_status st = TOI_OK;
+  if (!m->have) {
+    st = view_query(&rq, v, dir, engine, q);
+    rq.T = sc->t;
+    if (st == TOI_OK) st = toi_ref_error_bound(&m->er, &rq);
+    if (st != TOI_OK) return st;
+    m->have = m->er.lo == m->er.hi ? 2 : 1;
+  }
+  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den)) != TOI_OK) return st;
+  if (lazy_decided(cell, m->er.lo, m->er.hi, klo, khi, den)) {
+    add_scored(cell, sc, m->er.hi, m->er.bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
     cell->khist[kappa_bin(klo)]++;
     if (isinf(klo)) cell->kinf++;
     return TOI_OK;
   }
-  if (er.lo != er.hi && (st = toi_ref_error(&er, &rq)) != TOI_OK) return st; /* lo = hi: the error itself */
-  add_scored(cell, sc, er.ulp, er.bits, v->ref->cls, v->c, index);
-  return add_kappa(cell, sc, er.ulp, dir, v, index, engine, q);
+  if (m->have == 1) { /* lo < hi: the error itself */
+    if ((st = view_query(&rq, v, dir, engine, q)) != TOI_OK) return st;
+    rq.T = sc->t;
+    if ((st = toi_ref_error(&m->er, &rq)) != TOI_OK) return st;
+    m->have = 2;
+  }
+  add_scored(cell, sc, m->er.ulp, m->er.bits, v->ref->cls, v->c, index);
+  return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
 }
 
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
@@ -431,11 +447,16 @@ static answer_key key_of(const toi_candidate *cand, const sweep_answer *a) {
   return k;
 }
 
-/* The first column k < j whose key is column j's (its score is then column
-   j's); j when there is none. */
-static size_t same_answer(const answer_key *keys, size_t j) {
-  for (size_t k = 0; k < j; k++)
+/* The first scored column k < j whose key is column j's (its score is then
+   column j's), among the nrep columns rep[] that were the first with their key;
+   j, appended to rep[], when there is none. An unscored column never shares a
+   scored one's key (the state and precision that leave it unscored are in it). */
+static size_t same_answer(const answer_key *keys, size_t *rep, size_t *nrep, size_t j) {
+  for (size_t i = 0; i < *nrep; i++) {
+    size_t k = rep[i];
     if (keys[k].t == keys[j].t && keys[k].rest == keys[j].rest) return k;
+  }
+  rep[(*nrep)++] = j;
   return j;
 }
 
@@ -445,6 +466,8 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   sweep_view view[TOI_PRECISION_COUNT];
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
+  size_t rep[SWEEP_MAXFORMS], nrep = 0; /* the scored columns first with their key (same_answer) */
+  error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -463,20 +486,22 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     sweep_view *v = &view[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
     const sweep_answer *a = &ans[j * stride];
-    keys[j] = key_of(cand, a);
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       cell->cases++;
       cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
-    size_t k = same_answer(keys, j);
-    if (k == j && (st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) !=
-                      TOI_OK)
-      return st;
+    keys[j] = key_of(cand, a);
+    size_t k = same_answer(keys, rep, &nrep, j);
+    if (k == j) {
+      memo[j].have = 0;
+      if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
+        return st;
+    }
     const toi_score_case *sc = &sd[k]; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
-      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision);
+      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, &memo[k]);
       if (st != TOI_OK) return st;
       continue;
     }
