@@ -5,8 +5,8 @@
  * calls of B cases (a run's block for one external solver is 4096): built in (a function candidate), as the
  * example plug-in (BUILD_DIR/examples/example_plugin.so, in a child process), as the example command in the
  * binary protocol and in text (BUILD_DIR/examples/solver_c, with --text). Wall clock (the work is in child
- * processes), the median of R runs: a plug-in's child is started per call, a binary command's process once
- * (it serves every call). Then every built engine that is a node script: K calls of B cases, the bench's
+ * processes), the median of R runs: a plug-in's child and a binary command's process are started once (each
+ * serves every call). Then every built engine that is a node script: K calls of B cases, the bench's
  * time per call (the whole call) against the time the engine reported for its own routine.
  */
 #include <math.h>
