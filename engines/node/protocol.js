@@ -164,11 +164,16 @@ async function serve(solvers, name, init) {
   };
   // Binary: every whole batch in buf is answered as soon as it is there (the process serves batch after
   // batch until its input ends).
+  // The chunks that arrived after buf, joined only once a whole batch is there (joining at every chunk copies
+  // a batch of n records n / 64 KiB times over).
+  let more = [], moreLen = 0;
   const batches = () => {
     for (;;) {
+      if (buf.length < 8 && more.length) { buf = Buffer.concat([buf, ...more]); more = []; moreLen = 0; }
       if (buf.length < 8) return;
       const size = 8 + Number(buf.readBigUInt64LE(0)) * (8 + 16 * w);
-      if (buf.length < size) return;
+      if (buf.length + moreLen < size) return;
+      if (buf.length < size) { buf = Buffer.concat([buf, ...more]); more = []; moreLen = 0; }
       process.stdout.write(answerBinary(solver, buf.subarray(0, size), tmax, w));
       buf = buf.subarray(size);
     }
@@ -177,7 +182,8 @@ async function serve(solvers, name, init) {
   await new Promise((resolve) => {
     process.stdin.on('data', (d) => {
       if (mode === 'text') { text.push(d); return; }
-      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      if (mode === 'binary') { more.push(d); moreLen += d.length; }
+      else buf = buf.length ? Buffer.concat([buf, d]) : d;
       if (mode === null) header();
       if (mode === 'ask') { resolve(); return; }
       if (mode === 'text') { text.push(buf); buf = Buffer.alloc(0); }
