@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
   for (size_t e = 0; e < ne; e++) {
     if (!strstr(ev[e].source, ".js")) continue; /* a node script */
     if (!shown++)
-      printf("  %-20s %14s %14s %8s  %s\n", "node engine", "own us/call", "bench us/call", "ratio",
+      printf("  %-26s %14s %14s %8s  %s\n", "node engine", "own us/call", "bench us/call", "ratio",
              "goal <= 2 x own, or own + 2 us");
     toi_solve_opts o = {INFINITY, 30, NULL, &msg};
     double own[99], bench[99], ratio[99];
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
       ratio[k] = bench[k] / own[k];
     }
     if (!ok) {
-      printf("  %-20s (no engine time reported)\n", ev[e].name);
+      printf("  %-26s (no engine time reported)\n", ev[e].name);
       continue;
     }
     /* The call of the median ratio: its own and bench figures, one batch. */
@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
     double mo = own[mid], mb = bench[mid];
     mr = ratio[mid];
     int met = mb <= fmax(2 * mo, mo + 2);
-    printf("  %-20s %14.3g %14.3g %8.3g  %s\n", ev[e].name, mo, mb, mr, met ? "met" : "NOT met");
+    printf("  %-26s %14.3g %14.3g %8.3g  %s\n", ev[e].name, mo, mb, mr, met ? "met" : "NOT met");
   }
   if (!shown) printf("  (no node engine is built: `make engines` builds them)\n");
   else
