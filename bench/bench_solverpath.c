@@ -5,9 +5,11 @@
  * calls of B cases (a run's block for one external solver is 4096): built in (a function candidate), as the
  * example plug-in (BUILD_DIR/examples/example_plugin.so, in a child process), as the example command in the
  * binary protocol and in text (BUILD_DIR/examples/solver_c, with --text). Wall clock (the work is in child
- * processes), the median of R runs: a plug-in's child is started per call, a binary command's process once
- * (it serves every call). Then every built engine that is a node script: K calls of B cases, the bench's
- * time per call (the whole call) against the time the engine reported for its own routine.
+ * processes), the median of R runs: a plug-in's child and a binary command's process are started once (each
+ * serves every call). Then every built engine that is a node script: one call of B cases not counted (it
+ * starts the process and loads the engine), then K calls of B cases, the bench's time per call (the whole
+ * call) against the time the engine reported for its own routine over the same call's cases; the row shows
+ * the call of the median ratio.
  */
 #include <math.h>
 #include <stdint.h>
@@ -115,7 +117,7 @@ int main(int argc, char **argv) {
      them; the 3D ones in the plane z = 0). */
   toi_candidate *ev = NULL;
   size_t ne = toi_candidates_engines(&ev, &msg), shown = 0;
-  size_t en = block * (size_t)ecalls;
+  size_t en = block * (size_t)(ecalls + 1);
   toi_case *ecases = malloc(en * sizeof *ecases);
   toi_answer *eans = malloc(en * sizeof *eans);
   size_t *ebins = malloc(en * sizeof *ebins);
@@ -127,31 +129,43 @@ int main(int argc, char **argv) {
   for (size_t e = 0; e < ne; e++) {
     if (!strstr(ev[e].source, ".js")) continue; /* a node script */
     if (!shown++)
-      printf("  %-20s %14s %14s %8s  %s\n", "node engine", "own us/call", "bench us/call", "ratio",
+      printf("  %-26s %14s %14s %8s  %s\n", "node engine", "own us/call", "bench us/call", "ratio",
              "goal <= 2 x own, or own + 2 us");
     toi_solve_opts o = {INFINITY, 30, NULL, &msg};
     double own[99], bench[99], ratio[99];
-    int ok = 1;
+    /* A first call, not counted, starts the process and loads the engine (and warms its JIT); then each
+       call's two figures come from the same batch: the bench's whole call and the engine's own time over
+       that call's cases. */
+    toi_run_info info;
+    int ok = !toi_candidate_run(&ev[e], ecases, block, &o, eans, &info);
     for (int k = 0; k < ecalls && ok; k++) {
-      toi_run_info info;
-      size_t at = (size_t)k * block;
+      size_t at = (size_t)(k + 1) * block;
       ok = !toi_candidate_run(&ev[e], ecases + at, block, &o, eans + at, &info) && info.engine_calls;
       own[k] = ok ? 1e-3 * (double)info.engine_ns / (double)info.engine_calls : NAN;
       bench[k] = ok ? 1e-3 * (double)info.bench_ns / (double)info.bench_calls : NAN;
       ratio[k] = bench[k] / own[k];
     }
     if (!ok) {
-      printf("  %-20s (no engine time reported)\n", ev[e].name);
+      printf("  %-26s (no engine time reported)\n", ev[e].name);
       continue;
     }
-    double mo = median(own, ecalls), mb = median(bench, ecalls), mr = median(ratio, ecalls);
+    /* The call of the median ratio: its own and bench figures, one batch. */
+    double sorted[99];
+    memcpy(sorted, ratio, (size_t)ecalls * sizeof *ratio);
+    double mr = median(sorted, ecalls);
+    int mid = 0;
+    for (int k = 1; k < ecalls; k++)
+      if (fabs(ratio[k] - mr) < fabs(ratio[mid] - mr)) mid = k;
+    double mo = own[mid], mb = bench[mid];
+    mr = ratio[mid];
     int met = mb <= fmax(2 * mo, mo + 2);
-    printf("  %-20s %14.3g %14.3g %8.3g  %s\n", ev[e].name, mo, mb, mr, met ? "met" : "NOT met");
+    printf("  %-26s %14.3g %14.3g %8.3g  %s\n", ev[e].name, mo, mb, mr, met ? "met" : "NOT met");
   }
   if (!shown) printf("  (no node engine is built: `make engines` builds them)\n");
   else
-    printf("  (%d calls of %zu aimed 2D cases each, in binary: one process, started by the first call, serves them\n"
-           "   all; medians per call)\n", ecalls, block);
+    printf("  (%d calls of %zu aimed 2D cases each after one not counted that starts the process, in binary: one\n"
+           "   process serves them all; own and bench per call of the same call, the one of the median ratio)\n",
+           ecalls, block);
   for (size_t e = 0; e < ne; e++) toi_candidate_free(&ev[e]);
   free(ev);
   for (int k = 2; k < 4; k++) toi_candidate_free(&c[k]);

@@ -79,6 +79,7 @@ const CLASS_CODES = ['none', 'overlap', 'static', 'contact', 'separating', 'miss
 // records' numbers: 8 binary64, 4 binary32), as one buffer: the count, n records of 8 + 3 w bytes, the
 // trailer (engine calls and nanoseconds). Every record is {dim, pa, va, ra, ma, pb, vb, rb, mb}.
 function answerBinary(solver, buf, tmax, w) {
+  if (w === 8 && LITTLE_ENDIAN) return answerBinary64(solver, buf, tmax);
   const get = w === 8 ? (o) => buf.readDoubleLE(o) : (o) => buf.readFloatLE(o);
   const n = Number(buf.readBigUInt64LE(0)), req = 8 + 16 * w, ans = 8 + 3 * w;
   const out = Buffer.alloc(8 + n * ans + 16);
@@ -106,6 +107,47 @@ function answerBinary(solver, buf, tmax, w) {
   // The engine's cost since the last trailer.
   out.writeBigUInt64LE(BigInt(cost.calls), 8 + n * ans);
   out.writeBigUInt64LE(cost.ns, 8 + n * ans + 8);
+  cost.calls = 0;
+  cost.ns = 0n;
+  return out;
+}
+
+const LITTLE_ENDIAN = require('os').endianness() === 'LE';
+
+// answerBinary for binary64 records on a little-endian machine, the same bytes: the request copied once
+// into 8-byte-aligned memory and read, and the answer written, through typed arrays (every field of both
+// lies on a multiple of 8 bytes from the batch's start), not a Buffer call per number.
+function answerBinary64(solver, buf, tmax) {
+  const words = Math.floor(buf.length / 8);
+  const inW = new Float64Array(words);
+  new Uint8Array(inW.buffer).set(buf.subarray(0, 8 * words));
+  const inU = new Uint32Array(inW.buffer);
+  const n = Number(buf.readBigUInt64LE(0));
+  const outW = new Float64Array(1 + 4 * n + 2);
+  const outU = new Uint32Array(outW.buffer);
+  const out = Buffer.from(outW.buffer);
+  out.writeBigUInt64LE(BigInt(n), 0);
+  for (let i = 0; i < n; i++) {
+    const o = 1 + 17 * i, x = o + 1; // the record's word: dim, then its 16 numbers
+    const c = {
+      id: `#${i}`, dim: inU[2 * o], pa: [inW[x], inW[x + 1], inW[x + 2]], va: [inW[x + 3], inW[x + 4], inW[x + 5]],
+      ra: inW[x + 6], ma: inW[x + 7], pb: [inW[x + 8], inW[x + 9], inW[x + 10]],
+      vb: [inW[x + 11], inW[x + 12], inW[x + 13]], rb: inW[x + 14], mb: inW[x + 15],
+    };
+    const r = c.dim === 2 || c.dim === 3 ? solver.solve(c, tmax) : 'unsupported';
+    const a = 1 + 4 * i;
+    if (r === 'unsupported') { outU[2 * a] = 16; continue; }
+    if (r.failed) { outU[2 * a] = 17; continue; }
+    const code = CLASS_CODES.indexOf(r.cls);
+    outU[2 * a] = code < 0 ? 0xffffffff : code;
+    const flags = (r.target !== undefined ? 1 : 0) | (r.target !== undefined && r.tolerance !== undefined ? 2 : 0);
+    outU[2 * a + 1] = flags;
+    outW[a + 1] = r.t;
+    outW[a + 2] = flags & 1 ? r.target : 0;
+    outW[a + 3] = flags & 2 ? r.tolerance : 0;
+  }
+  out.writeBigUInt64LE(BigInt(cost.calls), 8 + 32 * n);
+  out.writeBigUInt64LE(cost.ns, 8 + 32 * n + 8);
   cost.calls = 0;
   cost.ns = 0n;
   return out;
@@ -164,11 +206,16 @@ async function serve(solvers, name, init) {
   };
   // Binary: every whole batch in buf is answered as soon as it is there (the process serves batch after
   // batch until its input ends).
+  // The chunks that arrived after buf, joined only once a whole batch is there (joining at every chunk copies
+  // a batch of n records n / 64 KiB times over).
+  let more = [], moreLen = 0;
   const batches = () => {
     for (;;) {
+      if (buf.length < 8 && more.length) { buf = Buffer.concat([buf, ...more]); more = []; moreLen = 0; }
       if (buf.length < 8) return;
       const size = 8 + Number(buf.readBigUInt64LE(0)) * (8 + 16 * w);
-      if (buf.length < size) return;
+      if (buf.length + moreLen < size) return;
+      if (buf.length < size) { buf = Buffer.concat([buf, ...more]); more = []; moreLen = 0; }
       process.stdout.write(answerBinary(solver, buf.subarray(0, size), tmax, w));
       buf = buf.subarray(size);
     }
@@ -177,7 +224,8 @@ async function serve(solvers, name, init) {
   await new Promise((resolve) => {
     process.stdin.on('data', (d) => {
       if (mode === 'text') { text.push(d); return; }
-      buf = buf.length ? Buffer.concat([buf, d]) : d;
+      if (mode === 'binary') { more.push(d); moreLen += d.length; }
+      else buf = buf.length ? Buffer.concat([buf, d]) : d;
       if (mode === null) header();
       if (mode === 'ask') { resolve(); return; }
       if (mode === 'text') { text.push(buf); buf = Buffer.alloc(0); }

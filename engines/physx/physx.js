@@ -26,6 +26,30 @@ function getNormalized(v) {
   return v.map((x) => f32(x * k));
 }
 
+// The query's PhysX objects, made once and filled anew for each query, as a PhysX user keeps its geometries,
+// poses and hit buffer: the radii, centres and direction set through their float fields hold the same floats
+// their constructors would (each a float parameter), and the hit is only read after a sweep that reports one.
+let Q = null;
+function queryObjects() {
+  const q = new P.PxQuat(P.PxIDENTITYEnum.PxIdentity);
+  const zero = new P.PxVec3(0, 0, 0);
+  Q = {
+    ga: new P.PxSphereGeometry(1), gb: new P.PxSphereGeometry(1),
+    poseA: new P.PxTransform(zero, q), poseB: new P.PxTransform(zero, q),
+    dir: new P.PxVec3(0, 0, 0), hit: new P.PxSweepHit(),
+  };
+  Q.pa = Q.poseA.p; // the poses' own centres (PxTransform::p), written in place
+  Q.pb = Q.poseB.p;
+  P.destroy(zero);
+  P.destroy(q);
+}
+
+function setVec3(v, x, y, z) {
+  v.x = x;
+  v.y = y;
+  v.z = z;
+}
+
 // Sphere A at pA swept along W (vA - vB), as a PhysX user builds the query: the relative velocity
 // d = vA - vB a PxVec3, unitDir = d.getNormalized(), maxDist = d.magnitude() * W (a PxReal), all in float.
 function sweep(c, W) {
@@ -34,16 +58,14 @@ function sweep(c, W) {
   // No relative motion (|d| 0 in float): a zero-length sweep along any unit direction.
   const u = speed > 0 ? getNormalized(d) : [1, 0, 0];
   const dist = f32(speed * W);
-  const ga = new P.PxSphereGeometry(c.ra), gb = new P.PxSphereGeometry(c.rb);
-  const q = new P.PxQuat(P.PxIDENTITYEnum.PxIdentity);
-  const va = new P.PxVec3(c.pa[0], c.pa[1], c.pa[2]), vb = new P.PxVec3(c.pb[0], c.pb[1], c.pb[2]);
-  const poseA = new P.PxTransform(va, q), poseB = new P.PxTransform(vb, q);
-  const dir = new P.PxVec3(u[0], u[1], u[2]);
-  const hit = new P.PxSweepHit();
-  const got = engineTime(() => P.PxGeometryQuery.prototype.sweep(dir, dist, ga, poseA, gb, poseB, hit));
-  const r = got ? { distance: hit.distance, dist } : null;
-  for (const o of [hit, dir, poseA, poseB, va, vb, q, ga, gb]) P.destroy(o);
-  return r;
+  if (!Q) queryObjects();
+  Q.ga.radius = c.ra;
+  Q.gb.radius = c.rb;
+  setVec3(Q.pa, c.pa[0], c.pa[1], c.pa[2]);
+  setVec3(Q.pb, c.pb[0], c.pb[1], c.pb[2]);
+  setVec3(Q.dir, u[0], u[1], u[2]);
+  const got = engineTime(() => P.PxGeometryQuery.prototype.sweep(Q.dir, dist, Q.ga, Q.poseA, Q.gb, Q.poseB, Q.hit));
+  return got ? { distance: Q.hit.distance, dist } : null;
 }
 
 const solvers = {

@@ -83,6 +83,8 @@ int main(int argc, char **argv) {
   int text_only = argc > 1 && !strcmp(argv[1], "--text");
   static char obuf[1 << 16];
   setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+  static char ibuf[1 << 16]; /* a batch's records read in a few system calls, not one per 4 KiB */
+  setvbuf(stdin, ibuf, _IOFBF, sizeof ibuf);
   char line[4096];
   double tmax = INFINITY;
   while (fgets(line, sizeof line, stdin)) {

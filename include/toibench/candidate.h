@@ -61,8 +61,9 @@ typedef struct toi_run_info {
 
 /// Properties of a candidate (toi_candidate.flags).
 enum {
-  /// Run outside this process (a child process per call): called from one
-  /// thread only, on large batches, since each call costs a process start.
+  /// Run outside this process (a child process, kept between calls where the
+  /// solver allows): called from one thread at a time, on large batches,
+  /// since each call costs at least a wake-up of another process.
   TOI_CAND_OUT_OF_PROCESS = 1,
   /// May state targets and tolerances, fail or decline cases: scored against
   /// its target too and reported with its failures (plug-ins, commands).

@@ -116,11 +116,12 @@ typedef struct toi_solver_cost {
   unsigned long long calls; ///< calls of the routine measured
 } toi_solver_cost;
 
-/// Optional (ABI 3): reports the engine's own cost. toibench calls it once in
-/// each child process that solved cases, after that process's last case, with
-/// the symbol of the solve function the process ran. It fills *out with what
-/// that function measured since the library was loaded and returns 1, or
-/// returns 0 when it measured nothing. `toibench run` shows the cost per call
+/// Optional (ABI 3): reports the engine's own cost. toibench calls it in the
+/// child process that solves cases (one process serves call after call) after
+/// each batch of cases it solved, with the symbol of the solve function the
+/// process runs. It fills *out with what that function measured since the
+/// library was loaded and returns 1, or returns 0 when it measured nothing;
+/// toibench counts each batch the difference from the previous report. `toibench run` shows the cost per call
 /// beside its own time per call.
 typedef int (*toi_solver_cost_fn)(const char *symbol, toi_solver_cost *out);
 

@@ -50,6 +50,7 @@ static int external_solve(const toi_candidate *self, const toi_case *cases, size
      and a binary solver's process serves them. */
   ((solver_def *)self->impl)->binary = d->binary;
   ((solver_def *)self->impl)->session = d->session;
+  ((solver_def *)self->impl)->plug = d->plug;
   free(d);
   return rc;
 }
@@ -185,6 +186,7 @@ int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
   if (!own) return -1;
   *own = *(const solver_def *)src->impl;
   own->session = NULL; /* a process of its own */
+  own->plug = NULL;
   dst->impl = own;
   point_external(dst);
   return 0;
@@ -201,7 +203,10 @@ void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n) {
 }
 
 void toi_candidate_free(toi_candidate *c) {
-  if (c->impl) solver_cmd_session_end(((solver_def *)c->impl)->session);
+  if (c->impl) {
+    solver_cmd_session_end(((solver_def *)c->impl)->session);
+    solver_plugin_session_end(((solver_def *)c->impl)->plug);
+  }
   free(c->impl);
   c->impl = NULL;
 }

@@ -1,5 +1,6 @@
-/* solver_plugin.c: runs a plug-in's solve function in a child process, so a crash, a hang or a NaN costs one case. */
+/* solver_plugin.c: runs a plug-in's solve function in a child process kept between calls, so a crash, a hang or a NaN costs one case. */
 #define _GNU_SOURCE /* pipe2 */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,26 +29,37 @@ typedef struct rec {
   double t, target, tolerance;
 } rec;
 
-/* The answers of a run's children: memory shared with them (mapped before
-   they are forked), the answer of case i in at[i]. A child stores it, then
-   done = i + 1 (release); the bench reads done (acquire), then the answers
-   below it. No system call per case: the answer pipe carries only the end. */
+/* The most cases one batch of a session carries; a longer call is cut into
+   batches of this many (a run's block for an external solver is 4096). */
+#define SESSION_BATCH 4096
+
+/* The memory a session's child shares with the bench (mapped before the
+   child is forked): the cases of the batch in in[], the answer of in[i] in
+   at[i]. The bench writes the cases, then the batch's size through the job
+   socket; the child stores an answer, then done = i + 1 (release); the bench
+   reads done (acquire), then the answers below it. No system call per case:
+   the answer pipe carries only the batch's end. */
 typedef struct answer_area {
   _Atomic uint64_t done;
-  rec at[];
+  _Atomic int32_t body_pid; /* the solving process, set before it loads the library */
+  int32_t pad;
+  toi_solver_case in[SESSION_BATCH];
+  rec at[SESSION_BATCH];
 } answer_area;
 
 /* Exit statuses the child uses to explain itself before any solving. */
 enum { CHILD_LOAD_FAILED = 125 };
 
 /* The index of the record that carries the engine's own cost (ABI 3), sent
-   once after the child's last answer: t holds the nanoseconds, target the
-   calls (doubles hold both exactly up to 2^53). */
+   after the child's last answer of each batch: t holds the nanoseconds of
+   that batch, target its calls (doubles hold both exactly up to 2^53). */
 #define COST_RECORD UINT64_MAX
 
-/* The child's descriptors: 0 /dev/null, 1 and 2 its output pipe, the answers
-   on ANSWER_FD; nothing else of the bench's. */
+/* The child's descriptors: 0 /dev/null, 1 and 2 its output pipe, the ends of
+   its batches on ANSWER_FD, the batches' sizes from JOB_FD; nothing else of
+   the bench's. */
 #define ANSWER_FD 3
+#define JOB_FD 4
 
 /* Longest line of a plug-in's output relayed whole; a longer one is cut there. */
 #define OUTPUT_LINE_MAX 8192
@@ -80,16 +93,19 @@ static int write_all(int fd, const void *buf, size_t len) {
   return 0;
 }
 
-/* The child's end, its only record through the answer pipe: ABI 3's engine
-   cost when the plug-in reports one (versions 1 and 2 are not asked), else
-   zeros. */
-static void send_end(void *h, const char *symbol, int wfd) {
-  const int *abi = (const int *)dlsym(h, "toi_solver_abi");
-  toi_solver_cost_fn cost = NULL;
-  if (abi && *abi >= 3) *(void **)(&cost) = dlsym(h, "toi_solver_report_cost");
+/* A batch's end, the child's only record through the answer pipe: ABI 3's
+   engine cost of the batch when the plug-in reports one (what it reports is
+   counted since the library was loaded: *seen holds what earlier batches
+   reported; versions 1 and 2 are not asked), else zeros. */
+static void send_end(toi_solver_cost_fn cost, const char *symbol, int wfd, toi_solver_cost *seen) {
   toi_solver_cost c = {0, 0};
   if (!cost || cost(symbol, &c) != 1) c.calls = 0;
-  rec m = {COST_RECORD, 0, 0, c.calls ? (double)c.ns : 0, (double)c.calls, 0};
+  rec m = {COST_RECORD, 0, 0, 0, 0, 0};
+  if (c.calls > seen->calls && c.ns >= seen->ns) {
+    m.t = (double)(c.ns - seen->ns);
+    m.target = (double)(c.calls - seen->calls);
+    *seen = c;
+  }
   write_all(wfd, &m, sizeof m);
 }
 
@@ -104,34 +120,57 @@ static void exit_now(int status, void *arg) {
   _exit(status);
 }
 
-/* What a solving child is given: the solver and its cases from .. n-1. */
+/* What a session's child is given: the solver and the shared memory. */
 typedef struct solve_job {
   const solver_def *s;
-  const toi_case *cases;
-  size_t from, n;
-  double tmax;
   answer_area *area;
 } solve_job;
 
-/* The solving child, its descriptors already set (solver_proc_start): the
-   library is loaded only now, when nothing of the bench's is open. */
+/* A batch, as the bench sends it through the job socket: cases in[from .. n-1]. */
+typedef struct job_msg {
+  uint64_t from, n;
+} job_msg;
+
+/* The whole message, or 0 at the end of the socket (the session ends). */
+static int read_job(job_msg *m) {
+  size_t have = 0;
+  while (have < sizeof *m) {
+    ssize_t r = read(JOB_FD, (char *)m + have, sizeof *m - have);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 0;
+    have += (size_t)r;
+  }
+  return 1;
+}
+
+/* The session's child, its descriptors already set (solver_proc_start): the
+   library is loaded only now, when nothing of the bench's is open. It solves
+   batch after batch until the bench closes the job socket. */
 static void solve_body(const void *arg) {
   const solve_job *j = arg;
   on_exit(exit_now, NULL);
+  atomic_store_explicit(&j->area->body_pid, (int32_t)getpid(), memory_order_relaxed);
   void *h = dlopen(j->s->path, RTLD_NOW | RTLD_LOCAL);
   toi_solver_fn fn = NULL;
   if (h) *(void **)(&fn) = dlsym(h, j->s->symbol);
   if (!fn) _exit(CHILD_LOAD_FAILED);
-  toi_solver_case c;
-  for (size_t i = j->from; i < j->n; i++) {
-    to_abi_case(&c, &j->cases[i], j->tmax);
-    toi_solver_result r = {TOI_SOLVER_NONE, NAN, 0, 0};
-    int st = fn(&r, &c);
-    j->area->at[i] = (rec){(uint64_t)i, st, r.cls, r.t, r.target, r.tolerance};
-    atomic_store_explicit(&j->area->done, (uint64_t)i + 1, memory_order_release);
+  const int *abi = (const int *)dlsym(h, "toi_solver_abi");
+  toi_solver_cost_fn cost = NULL;
+  if (abi && *abi >= 3) *(void **)(&cost) = dlsym(h, "toi_solver_report_cost");
+  toi_solver_cost seen = {0, 0};
+  job_msg m;
+  while (read_job(&m)) {
+    for (uint64_t i = m.from; i < m.n && i < SESSION_BATCH; i++) {
+      toi_solver_case c = j->area->in[i];
+      toi_solver_result r = {TOI_SOLVER_NONE, NAN, 0, 0};
+      int st = fn(&r, &c);
+      j->area->at[i] = (rec){i, st, r.cls, r.t, r.target, r.tolerance};
+      atomic_store_explicit(&j->area->done, i + 1, memory_order_release);
+    }
+    fflush(NULL); /* what the plug-in printed is relayed before its batch ends */
+    send_end(cost, j->s->symbol, ANSWER_FD, &seen);
   }
-  send_end(h, j->s->symbol, ANSWER_FD);
-  fflush(NULL); /* what the plug-in printed and left in stdio's buffers is relayed too */
+  fflush(NULL);
   _exit(0);
 }
 
@@ -173,7 +212,7 @@ static void take_record(solver_answer *a, const rec *m) {
   }
 }
 
-/* A cost record, summed over the children of a run; one with numbers no
+/* A cost record, summed over the batches of a call; one with numbers no
    count or duration can have (or none measured) is ignored. */
 static void take_cost(solver_run_info *info, const rec *m) {
   if (!(m->t >= 0 && m->t < 0x1p63 && m->target >= 1 && m->target < 0x1p63)) return;
@@ -206,58 +245,77 @@ static void take_output(output_lines *o, const char *data, size_t len, int end) 
   if (end && o->len) take_output(o, "\n", 1, 0);
 }
 
-enum { STREAM_ENDED = 0, STREAM_HUNG };
+/* A plug-in's child kept between calls (solver_def.plug): its keeper, the job
+   socket (batches in), its answer pipe (batch ends) and its output pipe (-1
+   once closed), and the memory it shares with the bench. */
+struct plugin_session {
+  solver_proc sp;
+  int job_fd, ans_fd, out_fd;
+  answer_area *area;
+  const toi_msg *msg; /* of the last call: where its end is reported */
+  char name[SOLVER_NAME_MAX + 1];
+};
 
-/* A child's two pipes: the record of its end and its output (-1 once at their
-   end), and the answers it stored. */
-typedef struct child_io {
-  int ans_fd, out_fd;
+/* How a batch ended. */
+enum { BATCH_DONE = 0, BATCH_ENDED, BATCH_HUNG, BATCH_GARBLED };
+
+/* What a batch read from the answer pipe: the end record, and bytes that are
+   not one. */
+typedef struct batch_io {
   char buf[2 * sizeof(rec)];
   size_t have;
   int garbled; /* bytes on the answer pipe other than one end record */
   output_lines *out;
-  answer_area *area;
-} child_io;
+} batch_io;
 
 /* How often the bench looks at the answers stored while waiting (seconds):
    progress resets the timeout. */
 #define PROGRESS_POLL 0.05
 
+/* Reads what the child's output pipe holds now (relayed), closing it at its end. */
+static void read_out(plugin_session *ss, output_lines *out) {
+  for (;;) {
+    char chunk[4096];
+    ssize_t r = read(ss->out_fd, chunk, sizeof chunk);
+    if (r > 0) {
+      if (out) take_output(out, chunk, (size_t)r, 0); /* none: the last output at the session's end, not shown */
+      continue;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0 || errno != EAGAIN) {
+      if (out) take_output(out, "", 0, 1);
+      close(ss->out_fd);
+      ss->out_fd = -1;
+    }
+    return;
+  }
+}
+
 /* Reads from whichever of the child's pipes polls ready. */
-static void read_ready(child_io *io, const struct pollfd *p, int ia, int io_out) {
+static void read_ready(plugin_session *ss, batch_io *io, const struct pollfd *p, int ia, int iout) {
   if (ia >= 0 && p[ia].revents) {
     char chunk[256];
-    ssize_t r = read(io->ans_fd, chunk, sizeof chunk);
+    ssize_t r = read(ss->ans_fd, chunk, sizeof chunk);
     if (r > 0) {
       size_t take = (size_t)r <= sizeof io->buf - io->have ? (size_t)r : sizeof io->buf - io->have;
       memcpy(io->buf + io->have, chunk, take);
       io->have += take;
       if (take < (size_t)r || io->have > sizeof(rec)) io->garbled = 1;
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-      close(io->ans_fd);
-      io->ans_fd = -1;
+      close(ss->ans_fd);
+      ss->ans_fd = -1;
     }
   }
-  if (io_out >= 0 && p[io_out].revents) {
-    char chunk[4096];
-    ssize_t r = read(io->out_fd, chunk, sizeof chunk);
-    if (r > 0) {
-      take_output(io->out, chunk, (size_t)r, 0);
-    } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-      take_output(io->out, "", 0, 1);
-      close(io->out_fd);
-      io->out_fd = -1;
-    }
-  }
+  if (iout >= 0 && p[iout].revents) read_out(ss, io->out);
 }
 
 /* The answers the child stored, cases *expect .. done - 1, into ans; a record
    not of its case (the plug-in wrote over the bench's memory) is a broken
    answer. */
-static void take_stored(child_io *io, solver_answer *ans, size_t n, size_t *expect) {
-  uint64_t done = atomic_load_explicit(&io->area->done, memory_order_acquire);
+static void take_stored(const answer_area *area, solver_answer *ans, size_t n, size_t *expect) {
+  uint64_t done = atomic_load_explicit(&area->done, memory_order_acquire);
   for (; *expect < done && *expect < n; ++*expect) {
-    const rec *m = &io->area->at[*expect];
+    const rec *m = &area->at[*expect];
     if (m->index != *expect) {
       memset(&ans[*expect], 0, sizeof ans[*expect]);
       ans[*expect].state = SOLVER_FAILED;
@@ -270,43 +328,43 @@ static void take_stored(child_io *io, solver_answer *ans, size_t n, size_t *expe
   }
 }
 
-/* Takes the child's answers, case *expect on, and relays its output until it
-   closes both pipes (STREAM_ENDED) or stores no answer for the timeout
-   (STREAM_HUNG). */
-static int read_answers(child_io *io, solver_answer *ans, size_t n, double timeout, size_t *expect) {
+/* Takes the answers of the batch in[0 .. n-1], case *expect on, and relays
+   the child's output until the batch's end record (BATCH_DONE, or
+   BATCH_GARBLED when the answer pipe held more), the child's end
+   (BATCH_ENDED) or no answer stored for the timeout (BATCH_HUNG). */
+static int read_batch(plugin_session *ss, batch_io *io, solver_answer *ans, size_t n, double timeout,
+                      size_t *expect) {
   double deadline = toi_clock_now() + timeout;
-  while (io->ans_fd >= 0 || io->out_fd >= 0) {
+  for (;;) {
+    take_stored(ss->area, ans, n, expect);
+    if (*expect >= n && io->have >= sizeof(rec)) {
+      if (ss->out_fd >= 0) read_out(ss, io->out); /* flushed before the end record */
+      return io->garbled || io->have != sizeof(rec) ? BATCH_GARBLED : BATCH_DONE;
+    }
+    if (ss->ans_fd < 0) return BATCH_ENDED; /* the child closed its answer pipe: it ended */
     double left = deadline - toi_clock_now();
-    if (left <= 0) {
-      take_stored(io, ans, n, expect);
-      return STREAM_HUNG;
-    }
+    if (left <= 0) return BATCH_HUNG;
     struct pollfd p[2];
-    int np = 0, ia = -1, iout = -1;
-    if (io->ans_fd >= 0) {
-      ia = np;
-      p[np++] = (struct pollfd){io->ans_fd, POLLIN, 0};
-    }
-    if (io->out_fd >= 0) {
+    int np = 0, ia = np, iout = -1;
+    p[np++] = (struct pollfd){ss->ans_fd, POLLIN, 0};
+    if (ss->out_fd >= 0) {
       iout = np;
-      p[np++] = (struct pollfd){io->out_fd, POLLIN, 0};
+      p[np++] = (struct pollfd){ss->out_fd, POLLIN, 0};
     }
-    int pr = poll(p, (nfds_t)np, (int)ceil((left < PROGRESS_POLL ? left : PROGRESS_POLL) * 1000));
-    if (pr > 0) read_ready(io, p, ia, iout);
     size_t before = *expect;
-    take_stored(io, ans, n, expect);
+    int pr = poll(p, (nfds_t)np, (int)ceil((left < PROGRESS_POLL ? left : PROGRESS_POLL) * 1000));
+    if (pr > 0) read_ready(ss, io, p, ia, iout);
+    take_stored(ss->area, ans, n, expect);
     if (*expect > before) deadline = toi_clock_now() + timeout;
   }
-  take_stored(io, ans, n, expect);
-  return STREAM_ENDED;
 }
 
 /* Marks the case the child stopped at (expect) failed, saying why. Returns 1
    when the plug-in could not be loaded at all: then every case from `from` on
    has failed. */
-static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, int stream, int killed, int status,
+static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, int hung, int status,
                       double timeout) {
-  if (stream == STREAM_HUNG || killed) {
+  if (hung) {
     char t[64];
     snprintf(t, sizeof t, "%g", timeout);
     fail(&ans[expect], TOI_CAUSE_HANG, "no answer within %ss: the solver was stopped", t);
@@ -321,71 +379,250 @@ static int blame_case(solver_answer *ans, size_t from, size_t expect, size_t n, 
   return 0;
 }
 
-/* Starts a child solving cases from .. n-1 under a keeper, its answer pipe
-   and its output pipe in io. 0, or -1 after telling o->msg why. */
-static int start_child(solver_proc *sp, child_io *io, const solve_job *job, const solver_opts *o) {
-  int ans[2], out[2] = {-1, -1};
-  if (pipe2(ans, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-    toi_msgf(o->msg, "solver %s: pipe: %s", job->s->name, strerror(errno));
-    if (out[0] < 0) close(ans[0]), close(ans[1]);
-    return -1;
+/* Starts a session: the shared memory, the pipes, the child under a keeper.
+   The session, or NULL after telling o->msg why. */
+static plugin_session *session_start(const solver_def *s, const solver_opts *o) {
+  plugin_session *ss = malloc(sizeof *ss);
+  if (!ss) {
+    toi_msgf(o->msg, "solver %s: out of memory", s->name);
+    return NULL;
   }
-  /* /dev/null as stdin, the output pipe as stdout and stderr, the answers on ANSWER_FD. */
-  const int fds[] = {-1, out[1], out[1], ans[1]};
-  int rc = solver_proc_start(sp, solve_body, job, fds, ANSWER_FD + 1);
+  *ss = (plugin_session){.sp = {-1, -1}, .job_fd = -1, .ans_fd = -1, .out_fd = -1, .msg = o->msg};
+  snprintf(ss->name, sizeof ss->name, "%s", s->name);
+  ss->area = mmap(NULL, sizeof *ss->area, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (ss->area == MAP_FAILED) {
+    toi_msgf(o->msg, "solver %s: mmap: %s", s->name, strerror(errno));
+    free(ss);
+    return NULL;
+  }
+  /* The job channel is a socket, so that a write to a child that ended is
+     an error (MSG_NOSIGNAL), not SIGPIPE in the bench. */
+  int job[2] = {-1, -1}, ans[2] = {-1, -1}, out[2] = {-1, -1};
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, job) || pipe2(ans, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+    toi_msgf(o->msg, "solver %s: pipe: %s", s->name, strerror(errno));
+    for (int k = 0; k < 2; k++) {
+      if (job[k] >= 0) close(job[k]);
+      if (ans[k] >= 0) close(ans[k]);
+      if (out[k] >= 0) close(out[k]);
+    }
+    munmap(ss->area, sizeof *ss->area);
+    free(ss);
+    return NULL;
+  }
+  solve_job sj = {s, ss->area};
+  /* /dev/null as stdin, the output pipe as stdout and stderr, the batch ends on
+     ANSWER_FD, the batches on JOB_FD. */
+  const int fds[] = {-1, out[1], out[1], ans[1], job[1]};
+  int rc = solver_proc_start(&ss->sp, solve_body, &sj, fds, JOB_FD + 1);
   int err = errno;
   close(ans[1]);
   close(out[1]);
+  close(job[1]);
   if (rc) {
     close(ans[0]);
     close(out[0]);
-    toi_msgf(o->msg, "solver %s: fork: %s", job->s->name, strerror(err));
-    return -1;
+    close(job[0]);
+    toi_msgf(o->msg, "solver %s: fork: %s", s->name, strerror(err));
+    munmap(ss->area, sizeof *ss->area);
+    free(ss);
+    return NULL;
   }
-  io->ans_fd = ans[0];
-  io->out_fd = out[0];
-  io->have = 0;
+  fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
+  ss->job_fd = job[0];
+  ss->ans_fd = ans[0];
+  ss->out_fd = out[0];
+  return ss;
+}
+
+/* Ends the session's child: at once (stop), or by the end of its job socket
+   with the timeout to exit. *status is how it ended; returns 1 when it had to
+   be stopped. What it left running is killed; when it ended by itself, that
+   is counted in *left. */
+static int session_close(plugin_session *ss, int stop, double timeout, output_lines *out, int *status, int *left) {
+  if (ss->job_fd >= 0) close(ss->job_fd);
+  if (ss->ans_fd >= 0) close(ss->ans_fd);
+  ss->job_fd = ss->ans_fd = -1;
+  if (!stop && ss->out_fd >= 0) {
+    /* Its last output, until it closes the pipe (its end) or the timeout. */
+    double deadline = toi_clock_now() + timeout;
+    while (ss->out_fd >= 0 && toi_clock_now() < deadline) {
+      struct pollfd p = {ss->out_fd, POLLIN, 0};
+      if (poll(&p, 1, 100) > 0) read_out(ss, out);
+    }
+  }
+  if (ss->out_fd >= 0) close(ss->out_fd);
+  ss->out_fd = -1;
+  if (out) take_output(out, "", 0, 1);
+  int stopped = solver_proc_wait(&ss->sp, toi_clock_now() + (stop ? 0 : timeout), status);
+  *left = solver_proc_leftovers(&ss->sp);
+  if (stopped) *left = 0;
+  munmap(ss->area, sizeof *ss->area);
+  return stopped;
+}
+
+void solver_plugin_session_end(plugin_session *ss) {
+  if (!ss) return;
+  int status = 0, left = 0;
+  int stopped = session_close(ss, 0, SOLVER_LOAD_TIMEOUT, NULL, &status, &left);
+  if (stopped)
+    toi_msgf(ss->msg, "solver %s: still running after its last batch: stopped", ss->name);
+  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    toi_msgf(ss->msg, "solver %s: ended badly after its last batch (status %d)", ss->name, status);
+  if (left) toi_msgf(ss->msg, "solver %s: %d process%s it started %s still running when it ended: killed", ss->name,
+                     left, left == 1 ? "" : "es", left == 1 ? "was" : "were");
+  free(ss);
+}
+
+/* Whether process pid is running (not a zombie): 1, 0, or -1 when /proc cannot tell. */
+static int running(long pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0; /* gone */
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *rp = strrchr(buf, ')');
+  char state = 0;
+  if (!rp || sscanf(rp + 1, " %c", &state) != 1) return -1;
+  return state != 'Z' && state != 'X';
+}
+
+/* The running children of every thread of pid, but `except`, added to *count.
+   0, or -1 when /proc cannot tell (no /proc/PID/task/TID/children). */
+static int count_children(long pid, long except, int *count) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%ld/task", pid);
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  int rc = 0, tasks = 0;
+  for (struct dirent *e; (e = readdir(d)) && rc == 0;) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char cpath[300], buf[4096];
+    snprintf(cpath, sizeof cpath, "/proc/%ld/task/%s/children", pid, e->d_name);
+    int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      rc = -1;
+      break;
+    }
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0 || n == (ssize_t)sizeof buf - 1) { /* unreadable, or too many to list: ask the keeper */
+      rc = -1;
+      break;
+    }
+    tasks++;
+    buf[n] = 0;
+    for (char *p = buf, *q; *p; p = q) {
+      long c = strtol(p, &q, 10);
+      if (q == p) break;
+      int r = c == except ? 0 : running(c);
+      if (r < 0) rc = -1;
+      *count += r > 0;
+    }
+  }
+  closedir(d);
+  return rc == 0 && tasks ? 0 : -1;
+}
+
+/* Processes the plug-in left running once its batch ended: the keeper's
+   children but the solving process (orphans it adopted) and the solving
+   process's own children. A live descendant always has a live ancestor among
+   them (a zombie has no children). -1 when /proc cannot tell. */
+static int session_leftovers(const plugin_session *ss) {
+  long body = atomic_load_explicit(&ss->area->body_pid, memory_order_relaxed);
+  int count = 0;
+  if (body <= 0 || count_children(ss->sp.pid, body, &count) || count_children(body, -1, &count)) return -1;
+  return count;
+}
+
+/* Sends the batch in[0 .. n-1]: 0, or -1 when the child is not there to read it. */
+static int send_job(plugin_session *ss, size_t n) {
+  job_msg m = {0, n};
+  atomic_store_explicit(&ss->area->done, 0, memory_order_relaxed);
+  const char *p = (const char *)&m;
+  size_t len = sizeof m;
+  while (len) {
+    ssize_t w = send(ss->job_fd, p, len, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
   return 0;
 }
 
-/* One child from case `next` on: its answers into ans, then its end. *expect
-   is where it stopped; *stopped says it had to be killed. The stream's end
-   (STREAM_*), or -1 when it could not be started. */
-static int run_child(const solver_def *s, const toi_case *cases, size_t next, size_t n, const solver_opts *o,
-                     solver_answer *ans, solver_run_info *info, output_lines *out, solver_quota *q,
-                     answer_area *area, size_t *expect, int *stopped, int *status) {
-  solve_job job = {s, cases, next, n, o->tmax, area};
-  solver_proc sp;
-  child_io io = {.ans_fd = -1, .out_fd = -1, .out = out, .area = area};
-  atomic_store_explicit(&area->done, next, memory_order_relaxed);
-  if (start_child(&sp, &io, &job, o)) return -1;
-  *expect = next;
-  int stream = read_answers(&io, ans, n, o->timeout, expect);
-  /* The end record: the engine's cost; anything else on the pipe was written by the plug-in. */
-  rec end;
-  memcpy(&end, io.buf, sizeof end);
-  if (io.garbled || (io.have && (io.have != sizeof end || end.index != COST_RECORD))) {
-    info->protocol_errors++;
-    if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
-      toi_msgf(o->msg, "solver %s: garbled answer stream (the plug-in wrote to the bench's pipe)", s->name);
-  } else if (io.have) {
-    take_cost(info, &end);
+/* One batch of at most SESSION_BATCH cases in the session *ssp (started when
+   NULL): the answers into ans, case *expect on. A batch that goes wrong ends
+   the session (*ssp NULL) and leaves *expect at the case it stopped at; the
+   return is then BATCH_ENDED or BATCH_HUNG with *status, or -1 when no
+   child could be started. */
+static int session_batch(plugin_session **ssp, const solver_def *s, const toi_case *cases, size_t n,
+                         const solver_opts *o, solver_answer *ans, solver_run_info *info, output_lines *out,
+                         solver_quota *q, size_t *expect, int *status) {
+  for (int attempt = 0;; attempt++) {
+    if (!*ssp && !(*ssp = session_start(s, o))) return -1;
+    plugin_session *ss = *ssp;
+    ss->msg = o->msg;
+    for (size_t i = *expect; i < n; i++) to_abi_case(&ss->area->in[i - *expect], &cases[i], o->tmax);
+    if (send_job(ss, n - *expect) == 0) break;
+    /* The kept child ended between calls: a fresh one takes the batch. */
+    int left;
+    session_close(ss, 1, 0, out, status, &left);
+    free(ss);
+    *ssp = NULL;
+    if (attempt) {
+      toi_msgf(o->msg, "solver %s: its process ended before reading a batch", s->name);
+      return -1;
+    }
   }
-  if (io.ans_fd >= 0) close(io.ans_fd);
-  if (io.out_fd >= 0) close(io.out_fd);
-  take_output(out, "", 0, 1);
-  /* A child that sent everything has the timeout to end; any other is stopped now. */
-  *stopped = solver_proc_wait(&sp, toi_clock_now() + (stream == STREAM_ENDED ? o->timeout : 0), status);
-  int left = solver_proc_leftovers(&sp);
-  if (left && !*stopped && stream == STREAM_ENDED) {
+  plugin_session *ss = *ssp;
+  /* The batch's answers are at[0 ..]: read them as cases *expect ... */
+  size_t base = *expect, got = 0;
+  batch_io io = {.have = 0, .garbled = 0, .out = out};
+  int end = read_batch(ss, &io, ans + base, n - base, o->timeout, &got);
+  *expect = base + got;
+  if (end == BATCH_DONE || end == BATCH_GARBLED) {
+    rec last;
+    memcpy(&last, io.buf, sizeof last);
+    if (end == BATCH_GARBLED || last.index != COST_RECORD) {
+      info->protocol_errors++;
+      if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
+        toi_msgf(o->msg, "solver %s: garbled answer stream (the plug-in wrote to the bench's pipe)", s->name);
+    } else {
+      take_cost(info, &last);
+    }
+    int seen = end == BATCH_DONE ? session_leftovers(ss) : -1;
+    if (seen == 0) return BATCH_DONE;
+    /* A process left behind (stopped at once with the tree), a garbled
+       stream, or /proc cannot tell (the child ends by the end of its job
+       socket, and the keeper kills and counts what is left). */
+    int left;
+    session_close(ss, seen > 0, o->timeout, out, status, &left);
+    if (seen > 0) left = seen;
+    if (left > 0) {
+      info->protocol_errors++;
+      solver_report_leftovers(s->name, left, &q->messages_shown, o->msg);
+    }
+    free(ss);
+    *ssp = NULL;
+    return BATCH_DONE;
+  }
+  /* The child ended or hangs: stopped now, or given the timeout to end when it closed its pipes. */
+  int left;
+  int stopped = session_close(ss, end == BATCH_HUNG, o->timeout, out, status, &left);
+  free(ss);
+  *ssp = NULL;
+  if (left && !stopped && end == BATCH_ENDED) {
     info->protocol_errors++;
     solver_report_leftovers(s->name, left, &q->messages_shown, o->msg);
   }
-  return stream;
+  return end == BATCH_HUNG || stopped ? BATCH_HUNG : BATCH_ENDED;
 }
 
-int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
-                      solver_answer *ans, solver_run_info *info) {
+int solver_plugin_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
+                      solver_run_info *info) {
   solver_quota local = {0}, *q = o->quota ? o->quota : &local;
   output_lines *out = malloc(sizeof *out);
   if (!out) {
@@ -393,30 +630,29 @@ int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, cons
     return -1;
   }
   *out = (output_lines){.len = 0, .name = s->name, .shown = &q->output_shown, .msg = o->msg, .log = q->log};
-  /* The answers' memory, shared with every child of this call: mapped once. */
-  size_t area_len = sizeof(answer_area) + (n ? n : 1) * sizeof(rec);
-  answer_area *area = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (area == MAP_FAILED) {
-    toi_msgf(o->msg, "solver %s: mmap: %s", s->name, strerror(errno));
-    free(out);
-    return -1;
-  }
   int rc = 0;
   size_t next = 0;
   while (next < n) {
-    size_t expect;
-    int stopped = 0, status = 0;
-    int stream = run_child(s, cases, next, n, o, ans, info, out, q, area, &expect, &stopped, &status);
-    if (stream < 0) {
+    size_t stop = n - next > SESSION_BATCH ? next + SESSION_BATCH : n;
+    size_t expect = next;
+    int status = 0;
+    int end = session_batch(&s->plug, s, cases, stop, o, ans, info, out, q, &expect, &status);
+    if (end < 0) {
       rc = -1;
       break;
     }
-    if (expect >= n) break;
-    if (blame_case(ans, next, expect, n, stream, stopped, status, o->timeout)) break;
+    if (end == BATCH_DONE || expect >= stop) { /* a child that ended after its batch's last answer lost none */
+      next = stop;
+      continue;
+    }
     /* The case that broke the child is blamed; a fresh child goes on after it. */
+    if (blame_case(ans, next, expect, stop, end == BATCH_HUNG, status, o->timeout)) {
+      for (size_t i = stop; i < n; i++) fail(&ans[i], TOI_CAUSE_CRASH, "%s", "the plug-in could not be loaded in the child");
+      break;
+    }
     next = expect + 1;
   }
-  munmap(area, area_len);
+  take_output(out, "", 0, 1);
   if (!o->quota) solver_quota_report(s->name, &local, o->msg);
   free(out);
   return rc;
@@ -496,6 +732,7 @@ static int take_description(const char *buf, size_t len, const char *path, solve
     return -1;
   }
   memcpy(*out, buf + sizeof h, n * sizeof **out);
+  for (size_t i = 0; i < n; i++) (*out)[i].session = NULL, (*out)[i].plug = NULL; /* pointers of another process */
   return h.count;
 }
 

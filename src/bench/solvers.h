@@ -31,12 +31,18 @@ typedef struct solver_def {
   toi_precision precision; ///< what it computes in: its inputs are rounded to it
   int binary;          ///< command: 1 + the records' precision once it asked for the binary protocol, else 0
   struct cmd_session *session; ///< command in binary: its process kept between calls, or NULL
+  struct plugin_session *plug; ///< plug-in: its child process kept between calls, or NULL
 } solver_def;
 
 typedef struct cmd_session cmd_session;
 /// Ends a binary command's process kept between calls (closes its input, waits
 /// for its end); NULL does nothing. What goes wrong goes to the last call's msg.
 void solver_cmd_session_end(cmd_session *ss);
+typedef struct plugin_session plugin_session;
+/// Ends a plug-in's child process kept between calls (the end of its job
+/// socket, then its end awaited); NULL does nothing. What goes wrong goes to
+/// the last call's msg.
+void solver_plugin_session_end(plugin_session *ss);
 
 /* The candidate interface's types under the names the solver hosts use. */
 typedef toi_quota solver_quota;
@@ -92,7 +98,7 @@ int solvers_from_plugin_arg(const char *arg, double timeout, solver_def **out, c
 /// asks for the binary protocol has s->binary set, and later calls use it.
 int solver_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o, solver_answer *ans,
                solver_run_info *info);
-int solver_plugin_run(const solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
+int solver_plugin_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                       solver_answer *ans, solver_run_info *info);
 int solver_cmd_run(solver_def *s, const toi_case *cases, size_t n, const solver_opts *o,
                    solver_answer *ans, solver_run_info *info);
