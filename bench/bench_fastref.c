@@ -198,8 +198,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
-    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(argv[i + 1]) >= 0) {
-      q = (toi_precision)toi_precision_parse(argv[++i]);
+    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(&q, argv[i + 1]) == TOI_OK) {
+      i++;
       continue;
     } else if (!strcmp(argv[i], "--count")) {
       dst = &count;

@@ -155,8 +155,9 @@ typedef struct toi_gen_opts {
 
 /// Name of a family ("near-contact"), or NULL.
 TOI_API const char *toi_gen_family_name(toi_gen_family f);
-/// Family by name, or -1.
-TOI_API int toi_gen_family_parse(const char *name);
+/// The family named name ("near-contact") into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_gen_family_parse(toi_gen_family *out, const char *name);
 /// Fills o with the documented defaults of family f (seed 1), binary64.
 TOI_API void toi_gen_opts_default(toi_gen_opts *o, toi_gen_family f);
 /// Fills o with the documented defaults of family f in precision q (its k, e

@@ -27,8 +27,9 @@ typedef struct toi_precision_info {
 TOI_API const toi_precision_info *toi_precision_get(toi_precision q);
 /// The name of q ("binary64"), or NULL.
 TOI_API const char *toi_precision_name(toi_precision q);
-/// The precision named name, or -1.
-TOI_API int toi_precision_parse(const char *name);
+/// The precision named name ("binary64", "binary32") into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_precision_parse(toi_precision *out, const char *name);
 
 /// x rounded to the nearest value of q (ties to even), overflowing to +-inf
 /// beyond the largest finite value, into q's subnormals below 2^emin. Exact

@@ -7,12 +7,6 @@
 #include "precision.h"
 #include "toi_api.h"
 
-#if defined(__GNUC__)
-#define TOI_MUST_USE __attribute__((warn_unused_result))
-#else
-#define TOI_MUST_USE
-#endif
-
 /// Longest case ID, terminating NUL excluded.
 #define TOI_ID_MAX 63
 /// Longest case line read (characters, without the line end).
@@ -20,15 +14,6 @@
 /// Largest input file read (bytes): toi_read_file loads a whole file, so a
 /// larger one (or an endless stream) is refused rather than exhausting memory.
 #define TOI_INPUT_MAX ((size_t)1 << 30)
-
-/// Status codes returned by library functions; 0 is success.
-typedef enum toi_status {
-  TOI_OK = 0,
-  TOI_ERR_IO = 1,      ///< a file could not be read or written
-  TOI_ERR_INPUT = 3,   ///< the input is invalid (see the error list)
-  TOI_ERR_NOMEM = 4,   ///< out of memory
-  TOI_ERR_RANGE = 5    ///< an argument is outside its legal range
-} toi_status;
 
 /// Exact class of a two-ball problem, or a formulation's verdict.
 /// The order of the reference's decision is documented in toiref.h.
@@ -46,8 +31,9 @@ typedef enum toi_class {
 
 /// Name of a class as printed and parsed ("none", "overlap", ...).
 TOI_API const char *toi_class_name(toi_class c);
-/// Parses a class name; returns -1 when the name is unknown.
-TOI_API int toi_class_parse(const char *name);
+/// The class named name ("none", "overlap", ...) into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_class_parse(toi_class *out, const char *name);
 
 /// Verdict groups used to score a formulation against the exact class.
 typedef enum toi_group {

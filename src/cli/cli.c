@@ -280,15 +280,15 @@ void cli_print_g6(FILE *f, double x) {
 }
 
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q) {
-  int p = toi_precision_parse(v);
-  if (p < 0) {
+  toi_precision p;
+  if (toi_precision_parse(&p, v) != TOI_OK) {
     char names[128] = "";
     for (int k = 0; k < TOI_PRECISION_COUNT; k++)
       snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                toi_precision_name((toi_precision)k));
     return cli_usage_error_near(cmd, CLI_NAMES_PRECISIONS, v, "%s must be one of %s, got '%s'", opt, names, v);
   }
-  *q = (toi_precision)p;
+  *q = p;
   return EXIT_OK;
 }
 

@@ -43,10 +43,14 @@ const char *toi_gen_family_name(toi_gen_family f) {
   return (unsigned)f < TOI_GEN_FAMILY_COUNT ? family_names[f] : NULL;
 }
 
-int toi_gen_family_parse(const char *name) {
+toi_status toi_gen_family_parse(toi_gen_family *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
   for (int i = 0; i < TOI_GEN_FAMILY_COUNT; i++)
-    if (!strcmp(name, family_names[i])) return i;
-  return -1;
+    if (!strcmp(name, family_names[i])) {
+      *out = (toi_gen_family)i;
+      return TOI_OK;
+    }
+  return TOI_ERR_RANGE;
 }
 
 void toi_gen_opts_default_in(toi_gen_opts *o, toi_gen_family f, toi_precision q) {

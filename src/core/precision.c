@@ -18,11 +18,14 @@ const char *toi_precision_name(toi_precision q) {
   return i ? i->name : NULL;
 }
 
-int toi_precision_parse(const char *name) {
-  if (!name) return -1;
+toi_status toi_precision_parse(toi_precision *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
   for (int q = 0; q < TOI_PRECISION_COUNT; q++)
-    if (!strcmp(name, table[q].name)) return q;
-  return -1;
+    if (!strcmp(name, table[q].name)) {
+      *out = (toi_precision)q;
+      return TOI_OK;
+    }
+  return TOI_ERR_RANGE;
 }
 
 double toi_round_to(double x, toi_precision q) {

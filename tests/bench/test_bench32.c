@@ -91,7 +91,9 @@ static int not_float(const toi_case *c) {
 /* Generated aimed cases (binary64 numbers), some made float-exact. */
 static size_t aimed_cases(toi_case *cases, size_t n, size_t *changed) {
   toi_gen_opts g;
-  toi_gen_opts_default(&g, (toi_gen_family)toi_gen_family_parse("aimed"));
+  toi_gen_family fam;
+  cr_assert_eq(toi_gen_family_parse(&fam, "aimed"), TOI_OK);
+  toi_gen_opts_default(&g, fam);
   g.seed = te_seed(0x32b1);
   *changed = 0;
   for (size_t i = 0; i < n; i++) {

@@ -273,8 +273,16 @@ Test(caseio, good_corpus_parses) {
 }
 
 Test(caseio, class_names_round_trip) {
-  for (int c = 0; c < TOI_CLASS_COUNT; c++) cr_assert_eq(toi_class_parse(toi_class_name((toi_class)c)), c);
-  cr_assert_eq(toi_class_parse("bogus"), -1);
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) {
+    toi_class got = TOI_CLASS_COUNT;
+    cr_assert_eq(toi_class_parse(&got, toi_class_name((toi_class)c)), TOI_OK);
+    cr_assert_eq(got, c);
+  }
+  toi_class keep = TOI_CLASS_COUNT;
+  cr_assert_eq(toi_class_parse(&keep, "bogus"), TOI_ERR_RANGE);
+  cr_assert_eq(toi_class_parse(&keep, NULL), TOI_ERR_RANGE);
+  cr_assert_eq(toi_class_parse(NULL, "none"), TOI_ERR_RANGE);
+  cr_assert_eq(keep, TOI_CLASS_COUNT, "an unknown name leaves *out untouched");
   cr_assert_eq(toi_class_group(TOI_GRAZE), TOI_G_CONTACT);
   cr_assert_eq(toi_class_group(TOI_MISS), TOI_G_NOCONTACT);
   cr_assert_eq(toi_class_group(TOI_OVERLAP), TOI_G_OVERLAP);

@@ -342,7 +342,8 @@ static uint64_t gen_file_hash(const toi_gen_opts *o, int count) {
 
 Test(gen32, binary64_bytes_unchanged) {
   for (size_t k = 0; k < sizeof b64_hashes / sizeof b64_hashes[0]; k++) {
-    toi_gen_family fam = (toi_gen_family)toi_gen_family_parse(b64_hashes[k].family);
+    toi_gen_family fam;
+    cr_assert_eq(toi_gen_family_parse(&fam, b64_hashes[k].family), TOI_OK, "%s", b64_hashes[k].family);
     toi_gen_opts o, q;
     toi_gen_opts_default(&o, fam);
     toi_gen_opts_default_in(&q, fam, TOI_BINARY64);
