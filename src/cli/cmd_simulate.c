@@ -633,7 +633,8 @@ static int add_named_kernel(kernel_set *ks, const char *tok, toi_precision q) {
   }
   if (!strcmp(tok, "engines")) {
     toi_candidate *v;
-    size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+    size_t n;
+    if (toi_candidates_engines(&v, &n, &cli_msg_stderr) != TOI_OK) return cli_error("out of memory"), EXIT_RUNTIME;
     int rc = n == 0 ? cli_usage_error("simulate", "no engine is built (run 'make engines')") : EXIT_OK;
     for (size_t i = 0; i < n; i++) {
       if (rc == EXIT_OK) rc = add_candidate(ks, &v[i]);

@@ -17,11 +17,16 @@
 /* The two float solvers as binary32 candidates: the command (told its
    precision by --solver-cmd-precision's equivalent) and the plug-in (which
    declares it in its catalog). */
+static void keep_msg(void *ud, const char *text) { snprintf(ud, 600, "%s", text); }
+
 static void float_candidates(toi_candidate c[2]) {
-  cr_assert_eq(toi_candidate_command_prec(&c[0], cc_built(FLOAT_CMD), TOI_BINARY32), 0);
+  cr_assert_eq(toi_candidate_command_prec(&c[0], cc_built(FLOAT_CMD), TOI_BINARY32), TOI_OK);
   toi_candidate *v = NULL;
-  char err[600];
-  cr_assert_eq(toi_candidates_plugin(&v, cc_built(FLOAT_PLUGIN), err, sizeof err, NULL, 0), 1, "%s", err);
+  char err[600] = "";
+  size_t k = 0;
+  toi_msg m = {keep_msg, err};
+  cr_assert_eq(toi_candidates_plugin(&v, &k, cc_built(FLOAT_PLUGIN), &m, NULL, 0), TOI_OK, "%s", err);
+  cr_assert_eq(k, 1);
   c[1] = v[0];
   free(v);
   cr_assert_eq(c[1].precision, TOI_BINARY32, "the plug-in's catalog declares binary32");
