@@ -167,9 +167,10 @@ TOI_API TOI_MUST_USE toi_status toi_candidate_run(const toi_candidate *c, const 
                                                   const toi_solve_opts *o, toi_answer *ans, toi_run_info *info);
 
 /// The case c as a candidate computing in q receives it, into *out: returns
-/// 0 when it is c itself (always for binary64), 1 when some number changed by
-/// rounding, -1 when a number overflows q (not a case of q: out of the
-/// candidate's domain). Scoring uses *out and the exact answer of *out.
-TOI_API int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
+/// TOI_ROUND_SAME when it is c itself (always for binary64), TOI_ROUND_CHANGED
+/// when some number changed by rounding, TOI_ROUND_OVERFLOW when a number
+/// overflows q (not a case of q: out of the candidate's domain). Scoring uses
+/// *out and the exact answer of *out. Cannot fail.
+TOI_API toi_round_state toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
 
 #endif

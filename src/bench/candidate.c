@@ -218,10 +218,10 @@ void toi_candidate_free(toi_candidate *c) {
   c->impl = NULL;
 }
 
-int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
+toi_round_state toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
   if (q == TOI_BINARY64) {
     *out = *c;
-    return 0;
+    return TOI_ROUND_SAME;
   }
   return toi_case_round(out, c, q);
 }

@@ -49,15 +49,15 @@ static int round_vec(double *out, const double *in, int n, toi_precision q, int 
   return 0;
 }
 
-int toi_case_round(toi_case *out, const toi_case *in, toi_precision q) {
+toi_round_state toi_case_round(toi_case *out, const toi_case *in, toi_precision q) {
   if (out != in) *out = *in;
   int changed = 0;
   if (round_vec(out->pa, in->pa, 3, q, &changed) || round_vec(out->va, in->va, 3, q, &changed) ||
       round_vec(out->pb, in->pb, 3, q, &changed) || round_vec(out->vb, in->vb, 3, q, &changed) ||
       round_vec(&out->ra, &in->ra, 1, q, &changed) || round_vec(&out->ma, &in->ma, 1, q, &changed) ||
       round_vec(&out->rb, &in->rb, 1, q, &changed) || round_vec(&out->mb, &in->mb, 1, q, &changed))
-    return -1;
+    return TOI_ROUND_OVERFLOW;
   /* Format v1 wants masses > 0: one that rounds to 0 is as far beyond q's range as an overflow. */
-  if ((in->ma > 0 && !(out->ma > 0)) || (in->mb > 0 && !(out->mb > 0))) return -1;
-  return changed;
+  if ((in->ma > 0 && !(out->ma > 0)) || (in->mb > 0 && !(out->mb > 0))) return TOI_ROUND_OVERFLOW;
+  return changed ? TOI_ROUND_CHANGED : TOI_ROUND_SAME;
 }

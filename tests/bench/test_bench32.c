@@ -178,6 +178,14 @@ Test(bench32, a_mass_that_rounds_to_zero_is_beyond_binary32) {
   cases[2].mb = 0x1p-149; /* binary32's smallest subnormal: a value of binary32, kept */
   cr_assert_eq(toi_case_round(&rc, &cases[2], TOI_BINARY32), 0);
   cases[2].mb = 1e-300;
+  /* beyond binary32's range: a state of the case, not a failure of the scoring's input */
+  toi_ref ref;
+  toi_round_state rs = TOI_ROUND_SAME;
+  cr_assert_eq(toi_score_input(&rc, &ref, &rs, &cases[1], TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(rs, TOI_ROUND_OVERFLOW);
+  cr_assert_eq(toi_score_input(&rc, &ref, &rs, &cases[1], TOI_BINARY64, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(rs, TOI_ROUND_SAME);
+  cr_assert_eq(toi_score_input(&rc, &ref, NULL, &cases[1], TOI_BINARY32, TOI_REF_FAST), TOI_ERR_RANGE);
   toi_candidate c[2];
   float_candidates(c);
   toi_run_row rows[2];
