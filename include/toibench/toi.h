@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "precision.h"
 #include "toi_api.h"
+#include "toi_msg.h"
 
 /// Longest case ID, terminating NUL excluded.
 #define TOI_ID_MAX 63
@@ -152,9 +153,11 @@ TOI_API TOI_MUST_USE toi_status toi_read_cases(toi_caselist *list, const char *p
 /// Parses one text buffer as if it were a file named name.
 TOI_API TOI_MUST_USE toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text,
                                         size_t len, toi_diags *diags);
-/// Parses one non-comment line into *c; returns 0 or a field number > 0 on error
-/// with a message in msg.
-TOI_API int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz);
+/// Parses one non-comment line into *c: TOI_OK (*field 0); TOI_ERR_INPUT with
+/// the field at fault in *field (1-based, 0 for the line as a whole; field
+/// may be NULL) and the reason said to msg; TOI_ERR_NOMEM; TOI_ERR_RANGE for a
+/// NULL c or line.
+TOI_API TOI_MUST_USE toi_status toi_parse_case_line(toi_case *c, const char *line, int *field, const toi_msg *msg);
 TOI_API void toi_caselist_free(toi_caselist *list);
 TOI_API TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
 /// Formats a diagnostic as "FILE:LINE: field N (name): message".

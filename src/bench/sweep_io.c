@@ -559,6 +559,9 @@ static int read_confusion(reader *r, const sweep_meta *m, sweep_acc *a, char **t
   return 0;
 }
 
+/* A sink keeping the message in a buffer of 160 bytes (ud), cut there. */
+static void keep_message(void *ud, const char *text) { snprintf(ud, 160, "%s", text); }
+
 /* A witness's case: the rest of its line from field 10 on. */
 static int witness_case(const reader *r, toi_case *out, const char *line) {
   const char *p = line;
@@ -573,8 +576,9 @@ static int witness_case(const reader *r, toi_case *out, const char *line) {
   memcpy(caseline, p, l);
   caseline[l] = 0;
   int field = 0;
-  char msg[160];
-  if (toi_parse_case_line(out, caseline, &field, msg, sizeof msg)) {
+  char msg[160] = "";
+  toi_msg keep = {keep_message, msg};
+  if (toi_parse_case_line(out, caseline, &field, &keep) != TOI_OK) {
     char m2[200];
     snprintf(m2, sizeof m2, "witness case, field %d: %s", field, msg);
     return bad(r, m2, NULL);

@@ -174,7 +174,9 @@ int gen_cli_build(const gen_cli *g, const char *cmd, toi_gen_family default_fami
   if (g->has_impact) o->blo = g->blo, o->bhi = g->bhi;
   if (g->has_sampling) o->sampling = g->sampling;
   char msg[160];
-  if (toi_gen_opts_check(o, msg, sizeof msg)) return cli_usage_error(cmd, "%s", msg), -1;
+  cli_msg_text t;
+  toi_msg m = cli_msg_into(&t, msg, sizeof msg);
+  if (toi_gen_opts_check(o, &m) != TOI_OK) return cli_usage_error(cmd, "%s", msg), -1;
   if (toi_gen_bin_count(o) > SWEEP_MAXBINS)
     return cli_usage_error(cmd, "%zu parameter bins: at most %d (give a STEP)", toi_gen_bin_count(o),
                            SWEEP_MAXBINS), -1;
