@@ -163,10 +163,15 @@ TOI_API TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_
 /// Formats a diagnostic as "FILE:LINE: field N (name): message".
 TOI_API void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
 /// Formats one case as a v1 line without newline; returns the length that
-/// the full line needs (like snprintf).
+/// the full line needs (like snprintf, whose convention it keeps: a length,
+/// not a status).
 TOI_API int toi_format_case(char *buf, size_t bufsz, const toi_case *c);
-/// Writes one case as a v1 line (hex floats, round-trip exact) with a newline.
-TOI_API int toi_write_case(FILE *f, const toi_case *c);
+/// Writes one case as a v1 line (hex floats, round-trip exact) with a newline:
+/// TOI_OK; TOI_ERR_IO when the stream refused it (errno says why; what was
+/// buffered may fail only at fflush or fclose); TOI_ERR_RANGE for NULL
+/// arguments or a case whose line does not fit 1024 bytes (an ID longer than
+/// TOI_ID_MAX).
+TOI_API TOI_MUST_USE toi_status toi_write_case(FILE *f, const toi_case *c);
 /// Field name of field number n (1-based) for a case of dimension dim.
 TOI_API const char *toi_field_name(int dim, int n);
 /// True when id is a legal case ID.

@@ -234,7 +234,8 @@ static void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, co
   else
     fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
             toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
-  (void)toi_write_case(f, &c);
+  toi_status ws = toi_write_case(f, &c);
+  (void)ws; /* the stream's error is seen when it is closed */
 }
 
 /* A list; a candidate scored against targets gets its target in the score line. */

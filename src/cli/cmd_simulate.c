@@ -720,7 +720,7 @@ static int run_predict(void *ctx, const sim_predict_info *p) {
   if (np + ni > TOI_ID_MAX) np = TOI_ID_MAX - ni;
   memcpy(c.id, r->prefix, np);
   memcpy(c.id + np, p->c->id, ni + 1);
-  return toi_write_case(r->f, &c) < 0 || ferror(r->f) ? 1 : 0;
+  return toi_write_case(r->f, &c) != TOI_OK || ferror(r->f) ? 1 : 0;
 }
 
 /* The ID prefix of kernel name in scene: characters an ID cannot hold become '_'. */

@@ -589,12 +589,13 @@ int toi_format_case(char *buf, size_t bufsz, const toi_case *c) {
   return (int)n;
 }
 
-int toi_write_case(FILE *f, const toi_case *c) {
+toi_status toi_write_case(FILE *f, const toi_case *c) {
   char buf[1024];
+  if (!f || !c) return TOI_ERR_RANGE;
   int n = toi_format_case(buf, sizeof buf, c);
-  if (n < 0 || (size_t)n >= sizeof buf) return -1;
+  if (n < 0 || (size_t)n >= sizeof buf) return TOI_ERR_RANGE;
   buf[n] = '\n';
-  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? 0 : -1;
+  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? TOI_OK : TOI_ERR_IO;
 }
 
 /* ---- a case file read a block at a time ---- */

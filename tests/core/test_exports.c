@@ -116,7 +116,7 @@ Test(exports, changed_functions_carry_the_new_node, .init = td_setup, .fini = td
                            "toi_candidate_command_prec", "toi_candidate_copy", "toi_candidate_run",
                            "toi_candidates_engines", "toi_candidates_plugin", "toi_candidates_plugin_timeout",
                            "toi_bench_run", "toi_bench_run_family", "toi_bench_sweep", "toi_score_input",
-                           "toi_gen_opts_check", "toi_parse_case_line"};
+                           "toi_gen_opts_check", "toi_parse_case_line", "toi_write_case"};
   for (size_t i = 0; i < sizeof changed / sizeof *changed; i++)
     cr_expect(has(&node02, changed[i]), "%s is not in TOIBENCH_0.2", changed[i]);
   cr_expect_eq(node02.n, (int)(sizeof changed / sizeof *changed));

@@ -339,7 +339,7 @@ static uint64_t gen_file_hash(const toi_gen_opts *o, int count) {
     toi_case c;
     size_t b;
     cr_assert_eq(toi_gen_case(&c, NULL, &b, o, (uint64_t)i), TOI_OK);
-    cr_assert_eq(toi_write_case(f, &c), 0);
+    cr_assert_eq(toi_write_case(f, &c), TOI_OK);
   }
   fclose(f);
   uint64_t h = fnv1a(0xcbf29ce484222325u, buf, len);
