@@ -56,7 +56,7 @@ static void stats_add(toi_ref_fast_stats *t, const toi_ref_fast_stats *a, const 
 
 static void show_diff(const toi_case *c, const toi_ref *f, const toi_ref *m) {
   fprintf(stderr, "bench_fastref: DIFFERENT ANSWERS on this case:\n  ");
-  toi_write_case(stderr, c);
+  if (toi_write_case(stderr, c) != TOI_OK) fprintf(stderr, "(case %s)\n", c->id);
   fprintf(stderr, "  fast: %s %a %a fwd %d rev %d\n  mpfr: %s %a %a fwd %d rev %d\n", toi_class_name(f->cls),
           f->tlo, f->thi, f->fwd_is_lo, f->rev_is_lo, toi_class_name(m->cls), m->tlo, m->thi, m->fwd_is_lo,
           m->rev_is_lo);
@@ -198,8 +198,8 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       return 0;
-    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(argv[i + 1]) >= 0) {
-      q = (toi_precision)toi_precision_parse(argv[++i]);
+    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(&q, argv[i + 1]) == TOI_OK) {
+      i++;
       continue;
     } else if (!strcmp(argv[i], "--count")) {
       dst = &count;

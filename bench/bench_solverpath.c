@@ -90,12 +90,9 @@ int main(int argc, char **argv) {
   snprintf(cmd, sizeof cmd, "'%s/examples/solver_c'", dir);
   snprintf(text, sizeof text, "'%s/examples/solver_c' --text", dir);
   toi_candidate c[4], *pv = NULL;
-  char err[512];
+  size_t np = 0;
   toi_candidate_function(&c[0], "built-in", kernel, TOI_FORWARD, ~0u);
-  if (toi_candidates_plugin(&pv, plug, err, sizeof err, NULL, 0) < 1) {
-    fprintf(stderr, "bench_solverpath: %s\n", err);
-    return 1;
-  }
+  if (toi_candidates_plugin(&pv, &np, plug, &msg, NULL, 0) != TOI_OK || np < 1) return 1;
   c[1] = pv[0];
   if (toi_candidate_command(&c[2], cmd) || toi_candidate_command(&c[3], text)) return 1;
   static const char *names[] = {"built in (function)", "C plug-in", "C command, binary", "C command, text"};
@@ -116,7 +113,8 @@ int main(int argc, char **argv) {
   /* The node engines: bench time per call against their own, on aimed 2D cases (every node engine takes
      them; the 3D ones in the plane z = 0). */
   toi_candidate *ev = NULL;
-  size_t ne = toi_candidates_engines(&ev, &msg), shown = 0;
+  size_t ne = 0, shown = 0;
+  if (toi_candidates_engines(&ev, &ne, &msg) != TOI_OK) ne = 0;
   size_t en = block * (size_t)(ecalls + 1);
   toi_case *ecases = malloc(en * sizeof *ecases);
   toi_answer *eans = malloc(en * sizeof *eans);

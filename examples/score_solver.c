@@ -94,13 +94,13 @@ int main(int argc, char **argv) {
   toi_gen_opts_default(&g, TOI_GEN_MIXED);
   g.seed = 42;
   toi_run_row row;
-  if (toi_bench_run_family(&row, &cand, 1, &g, 10000, &o)) return 1;
+  if (toi_bench_run_family(&row, &cand, 1, &g, 10000, &o) != TOI_OK) return 1;
   print_row("mixed, 10000 cases, seed 42", &row);
   toi_run_rows_free(&row, 1);
 
   /* The same as a sweep sees it: in a stream, with the condition numbers. */
   toi_sweep_stats st;
-  if (toi_bench_sweep(&st, &cand, 1, &g, 10000, 2, &o)) return 1;
+  if (toi_bench_sweep(&st, &cand, 1, &g, 10000, 2, &o) != TOI_OK) return 1;
   printf("%-28s timed %6llu  max_ulp %.4g  kappa %.3g .. %.3g  max_ratio %.4g\n", "mixed (sweep statistics)",
          (unsigned long long)st.timed, st.max_ulp, st.kappa_min, st.kappa_max, st.max_ratio);
 
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
     }
     return 1;
   }
-  int rc = toi_bench_run(&row, &cand, 1, list.items, list.count, &o, NULL, NULL);
+  int rc = toi_bench_run(&row, &cand, 1, list.items, list.count, &o, NULL, NULL) != TOI_OK;
   if (!rc) print_row(path, &row);
   if (!rc) rc = ask_reference(&list);
   toi_run_rows_free(&row, 1);

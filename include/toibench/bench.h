@@ -84,16 +84,21 @@ typedef void (*toi_case_row_fn)(void *ud, const toi_case *c, const toi_candidate
 /// Scores cands[0..nc-1] on cases[0..n-1] into rows[0..nc-1] (initialised
 /// here; free them with toi_run_rows_free even on failure). Failures of
 /// external candidates (the first TOI_FAILURES_SHOWN of the call, or of every
-/// call with o->quota) go to o->msg. Returns
-/// 0, or -1 when a candidate could not be run, the reference or the scoring
-/// failed, or memory ran out (said to o->msg, except what the candidate said).
-TOI_API int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
-                  const toi_bench_opts *o, toi_case_row_fn row, void *ud);
-/// The same over cases 0 .. count-1 of a generated family.
-TOI_API int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
-                         uint64_t count, const toi_bench_opts *o);
+/// call with o->quota) go to o->msg. Returns TOI_OK; when a candidate could
+/// not be run, toi_candidate_run's status (what the candidate said went to
+/// o->msg); when the reference or the scoring failed, their status (said to
+/// o->msg naming the case); TOI_ERR_NOMEM (said to o->msg); TOI_ERR_RANGE for
+/// NULL arguments (rows untouched).
+TOI_API TOI_MUST_USE toi_status toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc,
+                                              const toi_case *cases, size_t n, const toi_bench_opts *o,
+                                              toi_case_row_fn row, void *ud);
+/// The same over cases 0 .. count-1 of a generated family (toi_gen_case's
+/// status when a case cannot be generated, said to o->msg).
+TOI_API TOI_MUST_USE toi_status toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc,
+                                                     const toi_gen_opts *g, uint64_t count, const toi_bench_opts *o);
 /// After a run: tells o->msg how many failures were not shown and which
-/// candidates malfunctioned; returns 1 when one did (crash, hang, protocol).
+/// candidates malfunctioned; returns 1 when one did (crash, hang, protocol),
+/// else 0. An answer about the run, not a status: it cannot fail.
 TOI_API int toi_run_finish(const toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_msg *msg);
 /// The summary of a row (sorts its ULP errors).
 TOI_API void toi_run_row_stats(toi_run_row *row, toi_run_stats *out);
@@ -117,9 +122,11 @@ typedef struct toi_sweep_stats {
 /// Scores cands[0..nc-1] on cases 0 .. count-1 of family g as `toibench
 /// sweep` does (in a stream: memory does not grow with count; the numbers do
 /// not depend on jobs), into stats[0..nc-1]. Out-of-process candidates are
-/// called on blocks of cases from this thread. 0, or -1 after saying why to
-/// o->msg.
-TOI_API int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
-                    uint64_t count, int jobs, const toi_bench_opts *o);
+/// called on blocks of cases from this thread. TOI_OK; TOI_ERR_NOMEM, or
+/// TOI_ERR_IO when a candidate could not be run or the reference failed (the
+/// reason said to o->msg); TOI_ERR_RANGE for NULL arguments.
+TOI_API TOI_MUST_USE toi_status toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc,
+                                                const toi_gen_opts *g, uint64_t count, int jobs,
+                                                const toi_bench_opts *o);
 
 #endif

@@ -72,10 +72,10 @@ enum {
 
 typedef struct toi_candidate toi_candidate;
 
-/// Solves cases[0..n-1] into ans[0..n-1]. Returns 0, or -1 when the candidate
-/// could not be run at all (the reason went to o->msg).
-typedef int (*toi_candidate_solve_fn)(const toi_candidate *self, const toi_case *cases, size_t n,
-                                      const toi_solve_opts *o, toi_answer *ans, toi_run_info *info);
+/// Solves cases[0..n-1] into ans[0..n-1]. Returns TOI_OK, or another status
+/// when the candidate could not be run at all (the reason went to o->msg).
+typedef toi_status (*toi_candidate_solve_fn)(const toi_candidate *self, const toi_case *cases, size_t n,
+                                             const toi_solve_opts *o, toi_answer *ans, toi_run_info *info);
 
 /// A solve function for one case, as a user's program has it.
 typedef toi_result (*toi_case_fn)(const toi_case *c);
@@ -106,38 +106,49 @@ struct toi_candidate {
 
 /// A built-in formulation, solved in this process.
 TOI_API void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f);
-/// The formulation's variant in precision q (toi_formulation_solver): 0, or
-/// -1 when it has none in q (c is then the binary64 candidate).
-TOI_API int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q);
+/// The formulation's variant in precision q (toi_formulation_solver): TOI_OK,
+/// or TOI_ERR_RANGE when it has none in q (c is then the binary64 candidate).
+TOI_API TOI_MUST_USE toi_status toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f,
+                                                               toi_precision q);
 /// A user's own function, solved in this process (forward, every class unless
 /// domain says otherwise). name is copied.
 TOI_API void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
                             unsigned domain);
-/// The built-in formulation or built engine solver called name: 0, or -1 when
-/// there is none (or no memory). A broken engine library is reported to msg.
-TOI_API int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
-/// A subprocess command speaking the subprocess protocol (run with /bin/sh -c).
-/// 0, or -1 when out of memory.
-TOI_API int toi_candidate_command(toi_candidate *c, const char *command);
+/// The built-in formulation or built engine solver called name: TOI_OK;
+/// TOI_ERR_RANGE when there is none (or name is NULL), TOI_ERR_NOMEM. A
+/// broken engine library is reported to msg.
+TOI_API TOI_MUST_USE toi_status toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg);
+/// A subprocess command speaking the subprocess protocol (run with /bin/sh -c):
+/// TOI_OK, TOI_ERR_NOMEM, or TOI_ERR_RANGE for a NULL argument.
+TOI_API TOI_MUST_USE toi_status toi_candidate_command(toi_candidate *c, const char *command);
 /// The same computing in precision q: its inputs are q's values and, unless
-/// q is binary64, the protocol's header says "# precision NAME".
-TOI_API int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q);
+/// q is binary64, the protocol's header says "# precision NAME" (TOI_ERR_RANGE
+/// for an unknown q too).
+TOI_API TOI_MUST_USE toi_status toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q);
 /// Every solver of a plug-in argument LIB.so[:SYMBOL] (its catalog, the symbol
-/// named, or toi_solver_solve): *out is malloc'ed, the count is returned, or -1
-/// after writing the reason to err. Plug-ins always run in a child process.
-TOI_API int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
-                          size_t path_sz);
+/// named, or toi_solver_solve) into *out (malloc'ed) and their number into
+/// *count: TOI_OK; TOI_ERR_INPUT when the argument names no usable plug-in
+/// (no such file, not loadable, no such symbol, a broken catalog: the reason,
+/// naming the file, goes to msg), TOI_ERR_NOMEM (said to msg), TOI_ERR_RANGE
+/// for NULL arguments; *out NULL and *count 0 on failure. *path_out (may be
+/// NULL) receives the library's path. Plug-ins always run in a child process.
+TOI_API TOI_MUST_USE toi_status toi_candidates_plugin(toi_candidate **out, size_t *count, const char *arg,
+                                                      const toi_msg *msg, char *path_out, size_t path_sz);
 /// The same, the library loaded and its catalog read in a child process that
 /// is stopped after timeout seconds (toi_candidates_plugin allows 10): a
-/// plug-in whose initialisation exits, crashes or hangs is an error naming it.
-TOI_API int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
-                                  char *path_out, size_t path_sz);
-/// Every built engine solver (the engines directories), sorted by name; *out is
-/// malloc'ed, the count returned (0 when none is built or out of memory). A
-/// broken engine library is reported to msg.
-TOI_API size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg);
-/// Copies src into dst (an external candidate's description is duplicated). 0 or -1.
-TOI_API int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
+/// plug-in whose initialisation exits, crashes or hangs is TOI_ERR_INPUT,
+/// said to msg naming it.
+TOI_API TOI_MUST_USE toi_status toi_candidates_plugin_timeout(toi_candidate **out, size_t *count, const char *arg,
+                                                              double timeout, const toi_msg *msg, char *path_out,
+                                                              size_t path_sz);
+/// Every built engine solver (the engines directories), sorted by name, into
+/// *out (malloc'ed) and their number into *count (0 when none is built):
+/// TOI_OK, TOI_ERR_NOMEM, TOI_ERR_RANGE for NULL arguments. A broken engine
+/// library is reported to msg and left out.
+TOI_API TOI_MUST_USE toi_status toi_candidates_engines(toi_candidate **out, size_t *count, const toi_msg *msg);
+/// Copies src into dst (an external candidate's description is duplicated):
+/// TOI_OK or TOI_ERR_NOMEM.
+TOI_API TOI_MUST_USE toi_status toi_candidate_copy(toi_candidate *dst, const toi_candidate *src);
 /// How c is named on toibench's command line: "-f NAME" (built-in ones,
 /// engines, functions), "--solver LIB.so:SYMBOL" or "--solver-cmd 'COMMAND'".
 TOI_API void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n);
@@ -150,15 +161,17 @@ TOI_API void toi_candidate_free(toi_candidate *c);
 /// case. o may be NULL for an in-process candidate. A candidate whose precision
 /// is not binary64 is given the cases rounded to its precision; a case that
 /// overflows there is answered TOI_UNSUPPORTED for it, without a call (see
-/// toi_candidate_input). Returns 0, or -1 when the candidate could not be run
-/// at all (the reason went to o->msg).
-TOI_API int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
-                      toi_answer *ans, toi_run_info *info);
+/// toi_candidate_input). Returns TOI_OK, or when the candidate could not be
+/// run at all (the reason went to o->msg) TOI_ERR_IO (its process could not
+/// be started or spoken to) or TOI_ERR_NOMEM.
+TOI_API TOI_MUST_USE toi_status toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n,
+                                                  const toi_solve_opts *o, toi_answer *ans, toi_run_info *info);
 
 /// The case c as a candidate computing in q receives it, into *out: returns
-/// 0 when it is c itself (always for binary64), 1 when some number changed by
-/// rounding, -1 when a number overflows q (not a case of q: out of the
-/// candidate's domain). Scoring uses *out and the exact answer of *out.
-TOI_API int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
+/// TOI_ROUND_SAME when it is c itself (always for binary64), TOI_ROUND_CHANGED
+/// when some number changed by rounding, TOI_ROUND_OVERFLOW when a number
+/// overflows q (not a case of q: out of the candidate's domain). Scoring uses
+/// *out and the exact answer of *out. Cannot fail.
+TOI_API toi_round_state toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q);
 
 #endif

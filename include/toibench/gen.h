@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "precision.h"
 #include "toi.h"
+#include "toi_msg.h"
 
 /*
  * The families. Notation: s = pB - pA, v = vB - vA, R = rA + rB; D = (s.v)^2 -
@@ -155,16 +156,18 @@ typedef struct toi_gen_opts {
 
 /// Name of a family ("near-contact"), or NULL.
 TOI_API const char *toi_gen_family_name(toi_gen_family f);
-/// Family by name, or -1.
-TOI_API int toi_gen_family_parse(const char *name);
+/// The family named name ("near-contact") into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_gen_family_parse(toi_gen_family *out, const char *name);
 /// Fills o with the documented defaults of family f (seed 1), binary64.
 TOI_API void toi_gen_opts_default(toi_gen_opts *o, toi_gen_family f);
 /// Fills o with the documented defaults of family f in precision q (its k, e
 /// and f ranges differ for binary32; see above).
 TOI_API void toi_gen_opts_default_in(toi_gen_opts *o, toi_gen_family f, toi_precision q);
 /// Checks the options (ranges in order and within the limits the families
-/// support); returns 0, or -1 with a message in msg.
-TOI_API int toi_gen_opts_check(const toi_gen_opts *o, char *msg, size_t msgsz);
+/// support): TOI_OK, or TOI_ERR_RANGE with the reason (naming the option, as
+/// "--k LO:HI:STEP: need ...") said to msg.
+TOI_API TOI_MUST_USE toi_status toi_gen_opts_check(const toi_gen_opts *o, const toi_msg *msg);
 
 /// Number of result bins of the family: one per k or e value, one per
 /// sub-family for mixed, else one.
@@ -177,7 +180,8 @@ TOI_API void toi_gen_bin_describe(const toi_gen_opts *o, size_t b, const char **
 /// Canonical one-line description of the options that matter for the family,
 /// e.g. "family=grazing seed=1 dim=2 k=1:60:1" (identical options give
 /// identical text; " precision=binary32" follows dim unless the precision is
-/// binary64); returns the snprintf length.
+/// binary64); returns the snprintf length (the text's, even when bufsz cut
+/// it). Cannot fail.
 TOI_API int toi_gen_opts_format(char *buf, size_t bufsz, const toi_gen_opts *o);
 
 /// The inputs a perturbation may move: the position and velocity components

@@ -27,8 +27,9 @@ typedef struct toi_precision_info {
 TOI_API const toi_precision_info *toi_precision_get(toi_precision q);
 /// The name of q ("binary64"), or NULL.
 TOI_API const char *toi_precision_name(toi_precision q);
-/// The precision named name, or -1.
-TOI_API int toi_precision_parse(const char *name);
+/// The precision named name ("binary64", "binary32") into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_precision_parse(toi_precision *out, const char *name);
 
 /// x rounded to the nearest value of q (ties to even), overflowing to +-inf
 /// beyond the largest finite value, into q's subnormals below 2^emin. Exact
@@ -38,12 +39,22 @@ TOI_API double toi_round_to(double x, toi_precision q);
 /// 1 when x is a value of q (finite or not), 0 otherwise.
 TOI_API int toi_is_value_of(double x, toi_precision q);
 
+/// What rounding a case to a precision did to it: a value, not an error (a
+/// case beyond a precision's range is out of the domain of a candidate
+/// computing in it). The values are those the functions returned as int
+/// before 0.2.0.
+typedef enum toi_round_state {
+  TOI_ROUND_OVERFLOW = -1, ///< a number overflowed q, or a mass > 0 rounded to 0: not a case of q
+  TOI_ROUND_SAME = 0,      ///< every number is a value of q already
+  TOI_ROUND_CHANGED = 1    ///< some number changed by rounding
+} toi_round_state;
+
 /// A case with every number (positions, velocities, radii, masses) rounded
-/// to q, as a candidate computing in q receives it. Returns 0 when nothing
-/// changed, 1 when some number changed, -1 when a number overflowed to an
-/// infinity or a mass > 0 rounded to 0 (format v1 wants masses > 0): the case
-/// is beyond q's range, not a case of q; out is then unspecified.
+/// to q, as a candidate computing in q receives it. TOI_ROUND_OVERFLOW when
+/// a number overflowed to an infinity or a mass > 0 rounded to 0 (format v1
+/// wants masses > 0): the case is beyond q's range, not a case of q; out is
+/// then unspecified. Cannot fail.
 struct toi_case;
-TOI_API int toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
+TOI_API toi_round_state toi_case_round(struct toi_case *out, const struct toi_case *in, toi_precision q);
 
 #endif

@@ -78,12 +78,14 @@ typedef struct toi_score_detail {
 TOI_API TOI_MUST_USE toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                      const toi_case *c, const toi_ref *ref, const toi_score_opts *o);
 /// The case c as a candidate computing in q receives it, into *in
-/// (toi_candidate_input), and its exact answer in q into *ref (binary64:
-/// toi_ref_solve on c itself, else toi_ref_solve in q on *in). Returns
-/// 0 (the case unchanged), 1 (some number rounded), -1 (a number beyond q's
-/// range: out of the candidate's domain, *ref not set), or -2 when the
-/// reference failed.
-TOI_API int toi_score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e);
+/// (toi_candidate_input), what rounding did into *state, and its exact answer
+/// in q into *ref (binary64: toi_ref_solve on c itself, else toi_ref_solve in
+/// q on *in; not set when *state is TOI_ROUND_OVERFLOW: out of the
+/// candidate's domain). TOI_OK, or toi_ref_solve's status when the reference
+/// failed (TOI_ERR_INPUT for a case it refuses), TOI_ERR_RANGE for NULL
+/// arguments.
+TOI_API TOI_MUST_USE toi_status toi_score_input(toi_case *in, toi_ref *ref, toi_round_state *state, const toi_case *c,
+                                                toi_precision q, toi_ref_engine e);
 /// |s + v T| - (rA + rB) in double-double arithmetic, rounded once to double.
 TOI_API double toi_score_gap(const toi_case *c, double T);
 

@@ -6,12 +6,7 @@
 #include <stdio.h>
 #include "precision.h"
 #include "toi_api.h"
-
-#if defined(__GNUC__)
-#define TOI_MUST_USE __attribute__((warn_unused_result))
-#else
-#define TOI_MUST_USE
-#endif
+#include "toi_msg.h"
 
 /// Longest case ID, terminating NUL excluded.
 #define TOI_ID_MAX 63
@@ -20,15 +15,6 @@
 /// Largest input file read (bytes): toi_read_file loads a whole file, so a
 /// larger one (or an endless stream) is refused rather than exhausting memory.
 #define TOI_INPUT_MAX ((size_t)1 << 30)
-
-/// Status codes returned by library functions; 0 is success.
-typedef enum toi_status {
-  TOI_OK = 0,
-  TOI_ERR_IO = 1,      ///< a file could not be read or written
-  TOI_ERR_INPUT = 3,   ///< the input is invalid (see the error list)
-  TOI_ERR_NOMEM = 4,   ///< out of memory
-  TOI_ERR_RANGE = 5    ///< an argument is outside its legal range
-} toi_status;
 
 /// Exact class of a two-ball problem, or a formulation's verdict.
 /// The order of the reference's decision is documented in toiref.h.
@@ -46,8 +32,9 @@ typedef enum toi_class {
 
 /// Name of a class as printed and parsed ("none", "overlap", ...).
 TOI_API const char *toi_class_name(toi_class c);
-/// Parses a class name; returns -1 when the name is unknown.
-TOI_API int toi_class_parse(const char *name);
+/// The class named name ("none", "overlap", ...) into *out: TOI_OK, or
+/// TOI_ERR_RANGE for NULL or an unknown name (*out untouched). Thread-safe.
+TOI_API TOI_MUST_USE toi_status toi_class_parse(toi_class *out, const char *name);
 
 /// Verdict groups used to score a formulation against the exact class.
 typedef enum toi_group {
@@ -166,18 +153,25 @@ TOI_API TOI_MUST_USE toi_status toi_read_cases(toi_caselist *list, const char *p
 /// Parses one text buffer as if it were a file named name.
 TOI_API TOI_MUST_USE toi_status toi_parse_cases(toi_caselist *list, const char *name, const char *text,
                                         size_t len, toi_diags *diags);
-/// Parses one non-comment line into *c; returns 0 or a field number > 0 on error
-/// with a message in msg.
-TOI_API int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz);
+/// Parses one non-comment line into *c: TOI_OK (*field 0); TOI_ERR_INPUT with
+/// the field at fault in *field (1-based, 0 for the line as a whole; field
+/// may be NULL) and the reason said to msg; TOI_ERR_NOMEM; TOI_ERR_RANGE for a
+/// NULL c or line.
+TOI_API TOI_MUST_USE toi_status toi_parse_case_line(toi_case *c, const char *line, int *field, const toi_msg *msg);
 TOI_API void toi_caselist_free(toi_caselist *list);
 TOI_API TOI_MUST_USE toi_status toi_caselist_push(toi_caselist *list, const toi_case *c);
 /// Formats a diagnostic as "FILE:LINE: field N (name): message".
 TOI_API void toi_diag_format(const toi_diag *d, char *buf, size_t bufsz);
 /// Formats one case as a v1 line without newline; returns the length that
-/// the full line needs (like snprintf).
+/// the full line needs (like snprintf, whose convention it keeps: a length,
+/// not a status).
 TOI_API int toi_format_case(char *buf, size_t bufsz, const toi_case *c);
-/// Writes one case as a v1 line (hex floats, round-trip exact) with a newline.
-TOI_API int toi_write_case(FILE *f, const toi_case *c);
+/// Writes one case as a v1 line (hex floats, round-trip exact) with a newline:
+/// TOI_OK; TOI_ERR_IO when the stream refused it (errno says why; what was
+/// buffered may fail only at fflush or fclose); TOI_ERR_RANGE for NULL
+/// arguments or a case whose line does not fit 1024 bytes (an ID longer than
+/// TOI_ID_MAX).
+TOI_API TOI_MUST_USE toi_status toi_write_case(FILE *f, const toi_case *c);
 /// Field name of field number n (1-based) for a case of dimension dim.
 TOI_API const char *toi_field_name(int dim, int n);
 /// True when id is a legal case ID.

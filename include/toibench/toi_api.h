@@ -11,6 +11,24 @@
 #define TOI_API
 #endif
 
+/// Marks a function whose result must be looked at (GCC's warn_unused_result):
+/// every function that can fail returns a toi_status marked so.
+#if defined(__GNUC__)
+#define TOI_MUST_USE __attribute__((warn_unused_result))
+#else
+#define TOI_MUST_USE
+#endif
+
+/// Status codes returned by library functions; 0 is success. A function that
+/// can fail returns one and says why through the toi_msg sink it is given.
+typedef enum toi_status {
+  TOI_OK = 0,
+  TOI_ERR_IO = 1,      ///< a file could not be read or written
+  TOI_ERR_INPUT = 3,   ///< the input is invalid (see the error list)
+  TOI_ERR_NOMEM = 4,   ///< out of memory
+  TOI_ERR_RANGE = 5    ///< an argument is outside its legal range
+} toi_status;
+
 /// The version of these headers. The SONAME is libtoibench.so.MAJOR; MAJOR
 /// changes when a public function or type changes in a way that breaks a
 /// program built against an earlier release (0 until the API is declared

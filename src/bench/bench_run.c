@@ -91,8 +91,9 @@ typedef struct prec_case {
   toi_ref_prepared prep; /* c prepared for the error measures of every candidate */
 } prec_case;
 
-/* Scores one candidate's answer for case c into its row. 0 or -1. */
-static int score_one(toi_run_row *x, const toi_candidate *cand, prec_case *pc, const toi_answer *a,
+/* Scores one candidate's answer for case c into its row: TOI_OK, or the
+   status of what failed (the scoring's, TOI_ERR_NOMEM). */
+static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case *pc, const toi_answer *a,
                      const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row, void *ud) {
   const toi_case *c = &pc->c;
   const toi_ref *ref = &pc->ref;
@@ -127,24 +128,28 @@ static int score_one(toi_run_row *x, const toi_candidate *cand, prec_case *pc, c
   }
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
   toi_score_detail ss;
-  if (toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so) != TOI_OK) return -1;
-  if (toi_score_stats_add(&x->st, &ss.sc, c->id) != TOI_OK) return -1;
-  if (external && add_target(x, c, &ss, target, tol)) return -1;
+  toi_status st = toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so);
+  if (st == TOI_OK) st = toi_score_stats_add(&x->st, &ss.sc, c->id);
+  if (st == TOI_OK && external && add_target(x, c, &ss, target, tol)) st = TOI_ERR_NOMEM;
+  if (st != TOI_OK) return st;
   if (row) row(ud, c, cand, toi_class_name(a->r.cls), &ss.sc);
-  return 0;
+  return TOI_OK;
 }
 
-/* Every candidate's answers to every case, [candidate][case]; NULL after a failure. */
+/* Every candidate's answers to every case, [candidate][case]; NULL after a
+   failure, whose status is then in *st. */
 static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases,
-                             size_t n, const toi_bench_opts *o) {
+                             size_t n, const toi_bench_opts *o, toi_status *st) {
   toi_answer *ans = malloc((nc * n > 0 ? nc * n : 1) * sizeof *ans);
   if (!ans) {
     toi_msgf(o->msg, "run: out of memory");
+    *st = TOI_ERR_NOMEM;
     return NULL;
   }
   for (size_t k = 0; k < nc; k++) {
     toi_solve_opts so = {o->tmax, o->timeout, o->quota ? &o->quota[k] : NULL, o->msg};
-    if (toi_candidate_run(&cands[k], cases, n, &so, &ans[k * n], &rows[k].info)) {
+    *st = toi_candidate_run(&cands[k], cases, n, &so, &ans[k * n], &rows[k].info);
+    if (*st != TOI_OK) {
       free(ans);
       return NULL;
     }
@@ -154,63 +159,65 @@ static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size
 
 /* The case and its exact answer in every precision of mask used: the input
    rounded as the candidates of that precision receive it (binary64: the case
-   itself, as always). 0, or -1 when the reference failed (said to o->msg). */
-static int prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_bench_opts *o) {
+   itself, as always). TOI_OK, or the reference's status when it failed
+   (said to o->msg). */
+static toi_status prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_bench_opts *o) {
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     if (!(used & 1u << q)) continue;
-    pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, o->engine);
+    toi_round_state rs;
+    toi_status st = toi_score_input(&pc[q].c, &pc[q].ref, &rs, c, (toi_precision)q, o->engine);
+    pc[q].state = rs;
     pc[q].have_prep = 0;
-    if (pc[q].state == -2) {
+    if (st != TOI_OK) {
       toi_msgf(o->msg, "case %s: the reference failed", c->id);
-      return -1;
+      return st;
     }
   }
-  return 0;
+  return TOI_OK;
 }
 
-int toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
-                  const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+toi_status toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_case *cases, size_t n,
+                         const toi_bench_opts *o, toi_case_row_fn row, void *ud) {
+  if (!rows || !o || (nc && !cands) || (n && !cases)) return TOI_ERR_RANGE;
   memset(rows, 0, nc * sizeof *rows);
   for (size_t k = 0; k < nc; k++) toi_score_stats_init(&rows[k].st, cands[k].name);
-  toi_answer *ans = solve_all(rows, cands, nc, cases, n, o);
-  if (!ans) return -1;
+  toi_status rc = TOI_OK;
+  toi_answer *ans = solve_all(rows, cands, nc, cases, n, o, &rc);
+  if (!ans) return rc;
   unsigned used = 0; /* the precisions of the candidates, as a mask */
   for (size_t k = 0; k < nc; k++) used |= 1u << cands[k].precision;
-  int rc = 0;
-  for (size_t i = 0; i < n && !rc; i++) {
+  for (size_t i = 0; i < n && rc == TOI_OK; i++) {
     prec_case pc[TOI_PRECISION_COUNT];
-    if (prepare_case(pc, used, &cases[i], o)) {
-      rc = -1;
-      break;
+    rc = prepare_case(pc, used, &cases[i], o);
+    for (size_t k = 0; k < nc && rc == TOI_OK; k++) {
+      rc = score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o,
+                     o->quota ? &o->quota[k] : NULL, row, ud);
+      if (rc != TOI_OK) toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
     }
-    for (size_t k = 0; k < nc && !rc; k++)
-      if (score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o,
-                    o->quota ? &o->quota[k] : NULL, row, ud)) {
-        toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
-        rc = -1;
-      }
   }
   free(ans);
   return rc;
 }
 
-int toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
-                         uint64_t count, const toi_bench_opts *o) {
+toi_status toi_bench_run_family(toi_run_row *rows, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
+                                uint64_t count, const toi_bench_opts *o) {
+  if (!rows || !g || !o || (nc && !cands)) return TOI_ERR_RANGE;
   memset(rows, 0, nc * sizeof *rows);
   toi_case *cases = malloc((count ? (size_t)count : 1) * sizeof *cases);
   if (!cases) {
     toi_msgf(o->msg, "run: out of memory");
-    return -1;
+    return TOI_ERR_NOMEM;
   }
   for (uint64_t i = 0; i < count; i++) {
     size_t bin;
-    if (toi_gen_case(&cases[i], NULL, &bin, g, i) != TOI_OK) {
+    toi_status st = toi_gen_case(&cases[i], NULL, &bin, g, i);
+    if (st != TOI_OK) {
       toi_msgf(o->msg, "run: generating case %llu failed", (unsigned long long)i);
       free(cases);
-      return -1;
+      return st;
     }
   }
-  int rc = toi_bench_run(rows, cands, nc, cases, (size_t)count, o, NULL, NULL);
+  toi_status rc = toi_bench_run(rows, cands, nc, cases, (size_t)count, o, NULL, NULL);
   free(cases);
   return rc;
 }

@@ -15,32 +15,32 @@ static void answered(toi_answer *a, toi_result r) {
   a->tolerance = NAN;
 }
 
-static int formulation_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
-                             toi_answer *ans, toi_run_info *info) {
+static toi_status formulation_solve(const toi_candidate *self, const toi_case *cases, size_t n,
+                                    const toi_solve_opts *o, toi_answer *ans, toi_run_info *info) {
   (void)o;
   memset(info, 0, sizeof *info);
   /* fn: the variant in the candidate's precision, when it is not binary64. */
   toi_solve_fn solve = self->fn ? self->fn : self->formulation->solve;
   for (size_t i = 0; i < n; i++) answered(&ans[i], solve(&cases[i]));
-  return 0;
+  return TOI_OK;
 }
 
-static int function_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
-                          toi_answer *ans, toi_run_info *info) {
+static toi_status function_solve(const toi_candidate *self, const toi_case *cases, size_t n,
+                                 const toi_solve_opts *o, toi_answer *ans, toi_run_info *info) {
   (void)o;
   memset(info, 0, sizeof *info);
   for (size_t i = 0; i < n; i++) answered(&ans[i], self->fn(&cases[i]));
-  return 0;
+  return TOI_OK;
 }
 
 /* A plug-in (in a child process) or a command: the solver hosts. The
    candidate's name, which a run may have made unique, names it in messages. */
-static int external_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
-                          toi_answer *ans, toi_run_info *info) {
+static toi_status external_solve(const toi_candidate *self, const toi_case *cases, size_t n,
+                                 const toi_solve_opts *o, toi_answer *ans, toi_run_info *info) {
   solver_def *d = malloc(sizeof *d);
   if (!d) {
     toi_msgf(o->msg, "solver %s: out of memory", self->name);
-    return -1;
+    return TOI_ERR_NOMEM;
   }
   *d = *(const solver_def *)self->impl;
   snprintf(d->name, sizeof d->name, "%s", self->name);
@@ -52,7 +52,7 @@ static int external_solve(const toi_candidate *self, const toi_case *cases, size
   ((solver_def *)self->impl)->session = d->session;
   ((solver_def *)self->impl)->plug = d->plug;
   free(d);
-  return rc;
+  return rc ? TOI_ERR_IO : TOI_OK;
 }
 
 void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f) {
@@ -66,14 +66,14 @@ void toi_candidate_formulation(toi_candidate *c, const toi_formulation *f) {
   c->formulation = f;
 }
 
-int toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q) {
+toi_status toi_candidate_formulation_prec(toi_candidate *c, const toi_formulation *f, toi_precision q) {
   toi_candidate_formulation(c, f);
-  if (q == TOI_BINARY64) return 0;
+  if (q == TOI_BINARY64) return TOI_OK;
   toi_solve_fn v = toi_formulation_solver(f, q);
-  if (!v) return -1;
+  if (!v) return TOI_ERR_RANGE;
   c->fn = v;
   c->precision = q;
-  return 0;
+  return TOI_OK;
 }
 
 void toi_candidate_function(toi_candidate *c, const char *name, toi_case_fn fn, toi_direction dir,
@@ -93,11 +93,11 @@ static void point_external(toi_candidate *c) {
   c->summary = d->summary;
 }
 
-/* An external candidate owning a copy of d. 0 or -1. */
-static int from_def(toi_candidate *c, const solver_def *d) {
+/* An external candidate owning a copy of d: TOI_OK or TOI_ERR_NOMEM. */
+static toi_status from_def(toi_candidate *c, const solver_def *d) {
   memset(c, 0, sizeof *c);
   solver_def *own = malloc(sizeof *own);
-  if (!own) return -1;
+  if (!own) return TOI_ERR_NOMEM;
   *own = *d;
   snprintf(c->name, sizeof c->name, "%s", d->name);
   c->direction = TOI_FORWARD;
@@ -106,90 +106,102 @@ static int from_def(toi_candidate *c, const solver_def *d) {
   c->impl = own;
   c->precision = d->precision;
   point_external(c);
-  return 0;
+  return TOI_OK;
 }
 
-/* Candidates of every definition in v[0..n-1]; count or -1. */
-static int from_defs(toi_candidate **out, const solver_def *v, size_t n) {
+/* Candidates of every definition in v[0..n-1] into *out: TOI_OK or
+   TOI_ERR_NOMEM (*out NULL). */
+static toi_status from_defs(toi_candidate **out, const solver_def *v, size_t n) {
   *out = calloc(n ? n : 1, sizeof **out);
-  if (!*out) return -1;
+  if (!*out) return TOI_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
-    if (from_def(&(*out)[i], &v[i])) {
+    if (from_def(&(*out)[i], &v[i]) != TOI_OK) {
       for (size_t j = 0; j < i; j++) toi_candidate_free(&(*out)[j]);
       free(*out);
       *out = NULL;
-      return -1;
+      return TOI_ERR_NOMEM;
     }
-  return (int)n;
+  return TOI_OK;
 }
 
-int toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg) {
+toi_status toi_candidate_find(toi_candidate *c, const char *name, const toi_msg *msg) {
+  if (!c || !name) return TOI_ERR_RANGE;
   const toi_formulation *f = toi_formulation_find(name);
   if (f) {
     toi_candidate_formulation(c, f);
-    return 0;
+    return TOI_OK;
   }
   solver_def *d = malloc(sizeof *d);
-  int rc = d && !solvers_find_engine(name, d, msg) ? from_def(c, d) : -1;
+  if (!d) return TOI_ERR_NOMEM;
+  toi_status rc = solvers_find_engine(name, d, msg) ? TOI_ERR_RANGE : from_def(c, d);
   free(d);
   return rc;
 }
 
-int toi_candidate_command(toi_candidate *c, const char *command) {
-  solver_def *d = malloc(sizeof *d);
-  if (!d) return -1;
-  solvers_from_command(command, d);
-  int rc = from_def(c, d);
-  free(d);
-  return rc;
+toi_status toi_candidate_command(toi_candidate *c, const char *command) {
+  return toi_candidate_command_prec(c, command, TOI_BINARY64);
 }
 
-int toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q) {
+toi_status toi_candidate_command_prec(toi_candidate *c, const char *command, toi_precision q) {
+  if (!c || !command || !toi_precision_get(q)) return TOI_ERR_RANGE;
   solver_def *d = malloc(sizeof *d);
-  if (!d) return -1;
+  if (!d) return TOI_ERR_NOMEM;
   solvers_from_command(command, d);
   d->precision = q;
-  int rc = from_def(c, d);
+  toi_status rc = from_def(c, d);
   free(d);
   return rc;
 }
 
-int toi_candidates_plugin(toi_candidate **out, const char *arg, char *err, size_t errsz, char *path_out,
-                          size_t path_sz) {
-  return toi_candidates_plugin_timeout(out, arg, SOLVER_LOAD_TIMEOUT, err, errsz, path_out, path_sz);
+toi_status toi_candidates_plugin(toi_candidate **out, size_t *count, const char *arg, const toi_msg *msg,
+                                 char *path_out, size_t path_sz) {
+  return toi_candidates_plugin_timeout(out, count, arg, SOLVER_LOAD_TIMEOUT, msg, path_out, path_sz);
 }
 
-int toi_candidates_plugin_timeout(toi_candidate **out, const char *arg, double timeout, char *err, size_t errsz,
-                                  char *path_out, size_t path_sz) {
+toi_status toi_candidates_plugin_timeout(toi_candidate **out, size_t *count, const char *arg, double timeout,
+                                         const toi_msg *msg, char *path_out, size_t path_sz) {
+  if (!out || !count || !arg) return TOI_ERR_RANGE;
   solver_def *v;
+  char err[600];
   *out = NULL;
-  int k = solvers_from_plugin_arg(arg, timeout, &v, err, errsz, path_out, path_sz);
-  if (k < 0) return -1;
-  int rc = from_defs(out, v, (size_t)k);
-  if (rc < 0) snprintf(err, errsz, "out of memory");
+  *count = 0;
+  int k = solvers_from_plugin_arg(arg, timeout, &v, err, sizeof err, path_out, path_sz);
+  if (k < 0) {
+    toi_msgf(msg, "%s", err);
+    return TOI_ERR_INPUT;
+  }
+  toi_status rc = from_defs(out, v, (size_t)k);
   free(v);
+  if (rc != TOI_OK) {
+    toi_msgf(msg, "out of memory");
+    return rc;
+  }
+  *count = (size_t)k;
+  return TOI_OK;
+}
+
+toi_status toi_candidates_engines(toi_candidate **out, size_t *count, const toi_msg *msg) {
+  if (!out || !count) return TOI_ERR_RANGE;
+  solver_def *v;
+  *count = 0;
+  size_t n = solvers_engines(&v, msg);
+  toi_status rc = from_defs(out, v, n);
+  free(v);
+  if (rc == TOI_OK) *count = n;
   return rc;
 }
 
-size_t toi_candidates_engines(toi_candidate **out, const toi_msg *msg) {
-  solver_def *v;
-  size_t n = solvers_engines(&v, msg);
-  int rc = from_defs(out, v, n);
-  free(v);
-  return rc < 0 ? 0 : n;
-}
-
-int toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
+toi_status toi_candidate_copy(toi_candidate *dst, const toi_candidate *src) {
   *dst = *src;
-  if (!src->impl) return 0;
+  if (!src->impl) return TOI_OK;
   solver_def *own = malloc(sizeof *own);
-  if (!own) return -1;
+  if (!own) return TOI_ERR_NOMEM;
   *own = *(const solver_def *)src->impl;
   own->session = NULL; /* a process of its own */
   own->plug = NULL;
   dst->impl = own;
   point_external(dst);
-  return 0;
+  return TOI_OK;
 }
 
 void toi_candidate_selector(const toi_candidate *c, char *buf, size_t n) {
@@ -211,10 +223,10 @@ void toi_candidate_free(toi_candidate *c) {
   c->impl = NULL;
 }
 
-int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
+toi_round_state toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
   if (q == TOI_BINARY64) {
     *out = *c;
-    return 0;
+    return TOI_ROUND_SAME;
   }
   return toi_case_round(out, c, q);
 }
@@ -224,7 +236,7 @@ int toi_candidate_input(toi_case *out, const toi_case *c, toi_precision q) {
 
 /* A candidate in another precision: the cases rounded to it, those that
    overflow left out (answered unsupported), the answers put back in order. */
-static int run_rounded(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+static toi_status run_rounded(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                        toi_answer *ans, toi_run_info *info) {
   toi_case local[ROUND_LOCAL], *in = local;
   toi_answer alocal[ROUND_LOCAL], *out = alocal;
@@ -236,7 +248,7 @@ static int run_rounded(const toi_candidate *c, const toi_case *cases, size_t n, 
     if (!in || !out || !at) {
       free(in), free(out), free(at);
       toi_msgf(o ? o->msg : NULL, "solver %s: out of memory", c->name);
-      return -1;
+      return TOI_ERR_NOMEM;
     }
   } else {
     at = localat;
@@ -252,13 +264,13 @@ static int run_rounded(const toi_candidate *c, const toi_case *cases, size_t n, 
     ans[i].r.t = ans[i].target = ans[i].tolerance = NAN;
     snprintf(ans[i].why, sizeof ans[i].why, "a number overflows %s", toi_precision_name(c->precision));
   }
-  int rc = m ? c->solve(c, in, m, o, out, info) : (memset(info, 0, sizeof *info), 0);
-  for (size_t k = 0; k < m && rc == 0; k++) ans[at[k]] = out[k];
+  toi_status rc = m ? c->solve(c, in, m, o, out, info) : (memset(info, 0, sizeof *info), TOI_OK);
+  for (size_t k = 0; k < m && rc == TOI_OK; k++) ans[at[k]] = out[k];
   if (n > ROUND_LOCAL) free(in), free(out), free(at);
   return rc;
 }
 
-int toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
+toi_status toi_candidate_run(const toi_candidate *c, const toi_case *cases, size_t n, const toi_solve_opts *o,
                       toi_answer *ans, toi_run_info *info) {
   if (c->precision != TOI_BINARY64) return run_rounded(c, cases, n, o, ans, info);
   return c->solve(c, cases, n, o, ans, info);

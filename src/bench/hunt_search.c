@@ -35,8 +35,8 @@ typedef struct search {
 static toi_status hunt_score(hunt_found *fd, const toi_candidate *cand, const toi_answer *a, const hunt_opts *o) {
   toi_ref ref;
   toi_case in; /* the case as the candidate received it, in its precision */
-  int state = toi_score_input(&in, &ref, &fd->c, cand->precision, o->engine);
-  if (state == -2) return TOI_ERR_RANGE;
+  toi_round_state state;
+  if (toi_score_input(&in, &ref, &state, &fd->c, cand->precision, o->engine) != TOI_OK) return TOI_ERR_RANGE;
   toi_status st;
   fd->target = isfinite(a->target) ? a->target : o->delta;
   fd->err = fd->kappa = fd->ratio = NAN;

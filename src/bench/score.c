@@ -266,15 +266,16 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
 
 
 
-int toi_score_input(toi_case *in, toi_ref *ref, const toi_case *c, toi_precision q, toi_ref_engine e) {
-  int state = toi_candidate_input(in, c, q);
-  if (state < 0) return -1;
+toi_status toi_score_input(toi_case *in, toi_ref *ref, toi_round_state *state, const toi_case *c, toi_precision q,
+                           toi_ref_engine e) {
+  if (!in || !ref || !state || !c) return TOI_ERR_RANGE;
+  *state = toi_candidate_input(in, c, q);
+  if (*state == TOI_ROUND_OVERFLOW) return TOI_OK;
   toi_ref_query rq = TOI_REF_QUERY_INIT;
   rq.c = q == TOI_BINARY64 ? c : in;
   rq.engine = e;
   rq.precision = q;
-  toi_status st = toi_ref_solve(ref, &rq);
-  return st == TOI_OK ? state : -2;
+  return toi_ref_solve(ref, &rq);
 }
 
 void toi_score_stats_init(toi_score_stats *s, const char *name) {

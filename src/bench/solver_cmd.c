@@ -166,8 +166,9 @@ static void handle_line(batch *b, char *line) {
   if ((nt == 2 || nt == 3) && !strcmp(tok[0], "#") && !strcmp(tok[1], "binary")) {
     /* The answer to the header's offer: later processes speak binary, with
        numbers in the solver's precision, or binary64 when it says so. */
-    int q = nt == 3 ? toi_precision_parse(tok[2]) : (int)b->s->precision;
-    if (q != TOI_BINARY64 && q != (int)b->s->precision) {
+    toi_precision q = b->s->precision;
+    if (nt == 3 && toi_precision_parse(&q, tok[2]) != TOI_OK) q = TOI_PRECISION_COUNT;
+    if (q != TOI_BINARY64 && q != b->s->precision) {
       b->info->protocol_errors++;
       message(b, "'# binary %s': the records are in the solver's precision or binary64", tok[2], ln);
       return;
@@ -209,9 +210,9 @@ static void handle_line(batch *b, char *line) {
                ln);
     return;
   }
-  int cls = toi_class_parse(tok[1]);
+  toi_class cls;
   double t, target = NAN, tol = NAN;
-  if (cls < 0) {
+  if (toi_class_parse(&cls, tok[1]) != TOI_OK) {
     char why[256], shown[200];
     snprintf(why, sizeof why, "malformed answer: unknown class '%s'", text_printable(tok[1], 40, shown, sizeof shown));
     set_failed(a, why, ln);

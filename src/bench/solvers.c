@@ -125,8 +125,8 @@ static void read_manifest(defvec *d, const char *path) {
     if (sum) *sum++ = 0;
     char *prec = sum ? strchr(sum, '\t') : NULL;
     if (prec) *prec++ = 0;
-    int q = prec ? toi_precision_parse(prec) : TOI_BINARY64;
-    if (q < 0) continue;
+    toi_precision q = TOI_BINARY64;
+    if (prec && toi_precision_parse(&q, prec) != TOI_OK) continue;
     solver_def s;
     memset(&s, 0, sizeof s);
     s.kind = SOLVER_COMMAND;

@@ -304,10 +304,12 @@ static toi_status add_kappa(sweep_cell *cell, const toi_score_case *sc, double u
 
 static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi_ref_engine engine) {
   if (v->state != 2) return TOI_OK;
-  v->state = toi_score_input(&v->cbuf, &v->rbuf, c, q, engine);
+  toi_round_state rs;
+  toi_status st = toi_score_input(&v->cbuf, &v->rbuf, &rs, c, q, engine);
+  v->state = rs;
   v->c = &v->cbuf;
   v->ref = &v->rbuf;
-  if (v->state == -2) return TOI_ERR_RANGE;
+  if (st != TOI_OK) return TOI_ERR_RANGE;
   if (v->state >= 0 && (unsigned)v->ref->cls >= TOI_CLASS_COUNT) return TOI_ERR_RANGE;
   return TOI_OK;
 }

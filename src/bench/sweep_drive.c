@@ -456,19 +456,22 @@ static void fold_cells(toi_sweep_stats *st, const sweep_acc *acc, size_t k) {
   st->in_domain = st->cases - st->out_of_domain;
 }
 
-int toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
-                    uint64_t count, int jobs, const toi_bench_opts *o) {
+toi_status toi_bench_sweep(toi_sweep_stats *stats, const toi_candidate *cands, size_t nc, const toi_gen_opts *g,
+                           uint64_t count, int jobs, const toi_bench_opts *o) {
+  if (!stats || !g || !o || (nc && !cands)) return TOI_ERR_RANGE;
   sweep_opts so = {g, 0, count, jobs < 1 ? 1 : jobs, NULL, o->tmax, o->timeout, o->engine, o->msg, NULL};
   sweep_tally *tally = calloc(nc ? nc : 1, sizeof *tally);
   sweep_acc acc;
   if (!tally) {
     toi_msgf(o->msg, "sweep: out of memory");
-    return -1;
+    return TOI_ERR_NOMEM;
   }
   int rc = sweep_drive(&acc, cands, nc, toi_gen_bin_count(g), &so, tally);
   free(tally);
-  if (rc) return -1;
+  /* What failed was said to o->msg: a candidate that could not be run, the
+     reference, or memory. */
+  if (rc) return TOI_ERR_IO;
   for (size_t k = 0; k < nc; k++) fold_cells(&stats[k], &acc, k);
   sweep_acc_free(&acc);
-  return 0;
+  return TOI_OK;
 }

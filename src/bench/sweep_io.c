@@ -397,9 +397,9 @@ static int header_precisions(const reader *r, sweep_meta *m, char **tok, int n) 
   if ((size_t)(n - 1) != m->nform) return bad(r, "precisions needs one name per column", NULL);
   int other = 0;
   for (int j = 1; j < n; j++) {
-    int q = toi_precision_parse(tok[j]);
-    if (q < 0) return bad(r, "unknown precision", tok[j]);
-    m->prec[j - 1] = (toi_precision)q;
+    toi_precision q;
+    if (toi_precision_parse(&q, tok[j]) != TOI_OK) return bad(r, "unknown precision", tok[j]);
+    m->prec[j - 1] = q;
     other |= q != TOI_BINARY64;
   }
   if (!other) return bad(r, "a precisions line naming only binary64 (it is written only for other precisions)", NULL);
@@ -550,14 +550,17 @@ static int read_confusion(reader *r, const sweep_meta *m, sweep_acc *a, char **t
   cell_seen *cs;
   if (n != 6) return bad(r, "confusion record needs 6 fields", NULL);
   if (get_cell(r, m, a, tok, &c, &cs) || get_u64(r, tok[5], &v)) return -1;
-  int e = toi_class_parse(tok[3]), w = toi_class_parse(tok[4]);
-  if (e < 0 || w < 0) return bad(r, "unknown class", NULL);
+  toi_class e, w;
+  if (toi_class_parse(&e, tok[3]) != TOI_OK || toi_class_parse(&w, tok[4]) != TOI_OK) return bad(r, "unknown class", NULL);
   if (mark(cs->confusion, (unsigned)(e * TOI_CLASS_COUNT + w)))
     return bad_at(r, r->line, "a second 'confusion %s %s %s %s' record", tok[1], tok[2], tok[3], tok[4]);
   if (v == 0) return bad(r, "a zero count (empty confusion entries are not written)", NULL);
   c->confusion[e][w] = v;
   return 0;
 }
+
+/* A sink keeping the message in a buffer of 160 bytes (ud), cut there. */
+static void keep_message(void *ud, const char *text) { snprintf(ud, 160, "%s", text); }
 
 /* A witness's case: the rest of its line from field 10 on. */
 static int witness_case(const reader *r, toi_case *out, const char *line) {
@@ -573,8 +576,9 @@ static int witness_case(const reader *r, toi_case *out, const char *line) {
   memcpy(caseline, p, l);
   caseline[l] = 0;
   int field = 0;
-  char msg[160];
-  if (toi_parse_case_line(out, caseline, &field, msg, sizeof msg)) {
+  char msg[160] = "";
+  toi_msg keep = {keep_message, msg};
+  if (toi_parse_case_line(out, caseline, &field, &keep) != TOI_OK) {
     char m2[200];
     snprintf(m2, sizeof m2, "witness case, field %d: %s", field, msg);
     return bad(r, m2, NULL);

@@ -51,6 +51,18 @@ static void msg_to_stderr(void *ud, const char *text) {
 
 const toi_msg cli_msg_stderr = {msg_to_stderr, NULL};
 
+static void msg_keep_first(void *ud, const char *text) {
+  cli_msg_text *t = ud;
+  if (t->n && !t->buf[0]) snprintf(t->buf, t->n, "%s", text);
+}
+
+toi_msg cli_msg_into(cli_msg_text *t, char *buf, size_t n) {
+  t->buf = buf;
+  t->n = n;
+  if (n) buf[0] = 0;
+  return (toi_msg){msg_keep_first, t};
+}
+
 void cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -280,15 +292,15 @@ void cli_print_g6(FILE *f, double x) {
 }
 
 int cli_parse_precision(const char *cmd, const char *opt, const char *v, toi_precision *q) {
-  int p = toi_precision_parse(v);
-  if (p < 0) {
+  toi_precision p;
+  if (toi_precision_parse(&p, v) != TOI_OK) {
     char names[128] = "";
     for (int k = 0; k < TOI_PRECISION_COUNT; k++)
       snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
                toi_precision_name((toi_precision)k));
     return cli_usage_error_near(cmd, CLI_NAMES_PRECISIONS, v, "%s must be one of %s, got '%s'", opt, names, v);
   }
-  *q = (toi_precision)p;
+  *q = p;
   return EXIT_OK;
 }
 
@@ -324,7 +336,8 @@ static int add_named(const char *cmd, candlist *l, const char *name, toi_precisi
 /* Every built engine not named yet. */
 static int add_engines(const char *cmd, candlist *l) {
   toi_candidate *v;
-  size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+  size_t n;
+  if (toi_candidates_engines(&v, &n, &cli_msg_stderr) != TOI_OK) return cli_error("out of memory"), EXIT_RUNTIME;
   int rc = n == 0 ? cli_usage_error(cmd, "no engine is built (run 'make engines')") : EXIT_OK;
   for (size_t i = 0; i < n; i++) {
     if (rc == EXIT_OK && !candlist_has(l, l->n, v[i].name))
@@ -451,21 +464,22 @@ int cli_add_given(const char *cmd, candlist *l, const char *opt, const char *arg
 int cli_add_given_prec(const char *cmd, candlist *l, const char *opt, const char *arg, toi_precision q,
                        double timeout) {
   toi_candidate *v = NULL;
-  int k;
+  size_t k = 0;
+  int rc = EXIT_OK;
   if (!strcmp(opt, "--solver-cmd")) {
     if (cli_check_command(cmd, arg) != EXIT_OK) return EXIT_USAGE;
     v = malloc(sizeof *v);
-    k = v && !toi_candidate_command_prec(v, arg, q) ? 1 : -2;
+    if (v && toi_candidate_command_prec(v, arg, q) == TOI_OK) k = 1;
+    else rc = EXIT_RUNTIME;
   } else {
     char err[600];
-    k = toi_candidates_plugin_timeout(&v, arg, timeout, err, sizeof err, NULL, 0);
-    if (k < 0) {
-      free(v);
-      return cli_usage_error(cmd, "--solver %s", err);
-    }
+    cli_msg_text t;
+    toi_msg m = cli_msg_into(&t, err, sizeof err);
+    toi_status st = toi_candidates_plugin_timeout(&v, &k, arg, timeout, &m, NULL, 0);
+    if (st == TOI_ERR_INPUT) return cli_usage_error(cmd, "--solver %s", err);
+    if (st != TOI_OK) return cli_error("%s", err), EXIT_RUNTIME;
   }
-  int rc = k < 0 ? EXIT_RUNTIME : EXIT_OK;
-  for (int j = 0; j < k; j++)
+  for (size_t j = 0; j < k; j++)
     if (rc != EXIT_OK || candlist_take(l, &v[j])) rc = EXIT_RUNTIME;
   free(v);
   return rc;

@@ -54,6 +54,13 @@ int cli_unknown_option(const char *cmd, const char *opt);
 const char *const *cli_command_options(const char *cmd, size_t *n);
 /// The sink that prints each library message as cli_error does.
 extern const toi_msg cli_msg_stderr;
+/// A sink keeping the first message it is given in buf[0..n-1] (cut there),
+/// for a message the command prints inside its own: buf is emptied here.
+typedef struct cli_msg_text {
+  char *buf;
+  size_t n;
+} cli_msg_text;
+toi_msg cli_msg_into(cli_msg_text *t, char *buf, size_t n);
 
 /// The progress line on stderr ("\rWHAT: DONE/TOTAL cases (P%), R cases/s, ETA Ss").
 extern const toi_progress cli_progress_stderr;

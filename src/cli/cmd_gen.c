@@ -62,7 +62,7 @@ int cmd_gen(int argc, char **argv) {
   for (unsigned long long i = start; i < start + count; i++) {
     toi_case c;
     size_t bin;
-    if (toi_gen_case(&c, NULL, &bin, &o, i) != TOI_OK || toi_write_case(w.f, &c)) {
+    if (toi_gen_case(&c, NULL, &bin, &o, i) != TOI_OK || toi_write_case(w.f, &c) != TOI_OK) {
       cli_error("gen: could not generate or write case %llu", i);
       cli_out_abort(&w);
       return EXIT_RUNTIME;

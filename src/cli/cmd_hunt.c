@@ -94,17 +94,21 @@ static void help(void) {
 static int plugin_solver(const char *arg, double timeout, toi_candidate *out) {
   char path[4096], err[600];
   toi_candidate *v;
-  int k = toi_candidates_plugin_timeout(&v, arg, timeout, err, sizeof err, path, sizeof path);
-  if (k < 0) return cli_usage_error("hunt", "--solver %s", err);
+  size_t k;
+  cli_msg_text t;
+  toi_msg m = cli_msg_into(&t, err, sizeof err);
+  toi_status st = toi_candidates_plugin_timeout(&v, &k, arg, timeout, &m, path, sizeof path);
+  if (st == TOI_ERR_INPUT) return cli_usage_error("hunt", "--solver %s", err);
+  if (st != TOI_OK) return cli_error("%s", err), EXIT_RUNTIME;
   if (k > 1) {
     char names[1024] = "";
     size_t len = 0;
-    for (int j = 0; j < k && len < sizeof names; j++)
+    for (size_t j = 0; j < k && len < sizeof names; j++)
       len += (size_t)snprintf(names + len, sizeof names - len, "%s%s (%s:%s)", j ? ", " : "", v[j].name, path,
                               ((const solver_def *)v[j].impl)->symbol);
-    for (int j = 0; j < k; j++) toi_candidate_free(&v[j]);
+    for (size_t j = 0; j < k; j++) toi_candidate_free(&v[j]);
     free(v);
-    return cli_usage_error("hunt", "--solver %s holds %d solvers: %s; hunt searches one, name it with LIB.so:SYMBOL",
+    return cli_usage_error("hunt", "--solver %s holds %zu solvers: %s; hunt searches one, name it with LIB.so:SYMBOL",
                            path, k, names);
   }
   *out = v[0];
@@ -230,7 +234,8 @@ static void hunt_write_found(FILE *f, const hunt_found *fd, const char *name, co
   else
     fprintf(f, "# ulp=%.6g bits=%.6g class=%s verdict=%s kind=%s\n", fd->sc.ulp, fd->sc.bits,
             toi_class_name(fd->sc.ref_cls), toi_class_name(fd->sc.verdict), sweep_kind_name(fd->sc.kind));
-  (void)toi_write_case(f, &c);
+  toi_status ws = toi_write_case(f, &c);
+  (void)ws; /* the stream's error is seen when it is closed */
 }
 
 /* A list; a candidate scored against targets gets its target in the score line. */

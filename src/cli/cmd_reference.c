@@ -40,8 +40,8 @@ static void help(void) {
 static int take_precision(toi_precision *q, int *given, int argc, char **argv, int *i) {
   if (strcmp(argv[*i], "--precision") != 0) return 0;
   const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-  int p = toi_precision_parse(v);
-  if (!v || p < 0) {
+  toi_precision p;
+  if (toi_precision_parse(&p, v) != TOI_OK) {
     cli_usage_error("reference", "--precision must be binary64 or binary32, got '%s'", v ? v : "");
     return -1;
   }
@@ -49,7 +49,7 @@ static int take_precision(toi_precision *q, int *given, int argc, char **argv, i
     cli_usage_error("reference", "--precision given twice");
     return -1;
   }
-  *q = (toi_precision)p;
+  *q = p;
   *given = 1;
   (*i)++;
   return 1;

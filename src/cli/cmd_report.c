@@ -123,9 +123,13 @@ static int given_solver(candlist *solv, const char *a, const char *v, toi_precis
   if (!strcmp(a, "--solver")) {
     char err[600];
     toi_candidate *c;
-    int n = toi_candidates_plugin_timeout(&c, v, timeout, err, sizeof err, NULL, 0);
-    if (n < 0) return usage_free(solv, err);
-    for (int j = 0; j < n; j++) candlist_take(&defs, &c[j]);
+    size_t n;
+    cli_msg_text t;
+    toi_msg m = cli_msg_into(&t, err, sizeof err);
+    toi_status st = toi_candidates_plugin_timeout(&c, &n, v, timeout, &m, NULL, 0);
+    if (st == TOI_ERR_INPUT) return usage_free(solv, err);
+    if (st != TOI_OK) return cli_error("report: %s", err), candlist_free(solv), EXIT_RUNTIME;
+    for (size_t j = 0; j < n; j++) candlist_take(&defs, &c[j]);
     free(c);
   } else {
     toi_candidate c;
@@ -196,7 +200,11 @@ static int parse_option(rep_opts *o, candlist *solv, toi_precision *cmd_prec, in
 static int candidates(const rep_opts *o, candlist *solv, candlist *cands) {
   if (o->engines) {
     toi_candidate *v;
-    size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+    size_t n;
+    if (toi_candidates_engines(&v, &n, &cli_msg_stderr) != TOI_OK) {
+      cli_error("report: out of memory");
+      return EXIT_RUNTIME;
+    }
     candlist defs = {0};
     for (size_t j = 0; j < n; j++) candlist_take(&defs, &v[j]);
     free(v);

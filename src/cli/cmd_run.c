@@ -516,7 +516,9 @@ static int run_work(void *ctx, toi_stream_block *b) {
   if (s->used) toi_run_rows_free(s->rows, r->l->n);
   s->used = 1;
   rows_out ro = {b->out, r->with_precision, r->with_cause};
-  return toi_bench_run(s->rows, r->l->v, r->l->n, b->cases, b->n, &r->o, r->args->rows ? write_row : NULL, &ro);
+  toi_status st =
+      toi_bench_run(s->rows, r->l->v, r->l->n, b->cases, b->n, &r->o, r->args->rows ? write_row : NULL, &ro);
+  return st == TOI_OK ? 0 : -1;
 }
 
 /* In input order: the block's rows added to the run's, its --rows lines written

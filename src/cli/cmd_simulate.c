@@ -662,7 +662,8 @@ static int add_named_kernel(kernel_set *ks, const char *tok, toi_precision q) {
   }
   if (!strcmp(tok, "engines")) {
     toi_candidate *v;
-    size_t n = toi_candidates_engines(&v, &cli_msg_stderr);
+    size_t n;
+    if (toi_candidates_engines(&v, &n, &cli_msg_stderr) != TOI_OK) return cli_error("out of memory"), EXIT_RUNTIME;
     int rc = n == 0 ? cli_usage_error("simulate", "no engine is built (run 'make engines')") : EXIT_OK;
     for (size_t i = 0; i < n; i++) {
       if (rc == EXIT_OK) rc = add_candidate(ks, &v[i]);
@@ -748,7 +749,7 @@ static int run_predict(void *ctx, const sim_predict_info *p) {
   if (np + ni > TOI_ID_MAX) np = TOI_ID_MAX - ni;
   memcpy(c.id, r->prefix, np);
   memcpy(c.id + np, p->c->id, ni + 1);
-  return toi_write_case(r->f, &c) < 0 || ferror(r->f) ? 1 : 0;
+  return toi_write_case(r->f, &c) != TOI_OK || ferror(r->f) ? 1 : 0;
 }
 
 /* The ID prefix of kernel name in scene: characters an ID cannot hold become '_'. */

@@ -72,8 +72,9 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   if (a[0] != '-' || !a[1]) {
     if (g->family >= 0) return cli_usage_error(cmd, "unexpected argument '%s'", a), -1;
-    g->family = toi_gen_family_parse(a);
-    if (g->family < 0) return cli_usage_error_near(cmd, CLI_NAMES_FAMILIES, a, "unknown family '%s'", a), -1;
+    toi_gen_family fam;
+    if (toi_gen_family_parse(&fam, a) != TOI_OK) return cli_usage_error_near(cmd, CLI_NAMES_FAMILIES, a, "unknown family '%s'", a), -1;
+    g->family = fam;
     return 1;
   }
 #define OPT(name) ((v = optval(argc, argv, i, name, &missing)) != NULL || missing)
@@ -128,10 +129,10 @@ int gen_cli_option(gen_cli *g, const char *cmd, int argc, char **argv, int *i) {
     g->has_sampling = 1;
   } else if (OPT("--precision")) {
     NEED("--precision");
-    int q = toi_precision_parse(v);
-    if (q != TOI_BINARY64 && q != TOI_BINARY32)
+    toi_precision q;
+    if (toi_precision_parse(&q, v) != TOI_OK || (q != TOI_BINARY64 && q != TOI_BINARY32))
       return cli_usage_error(cmd, "--precision must be binary64 or binary32, not '%s'", v), -1;
-    g->precision = (toi_precision)q;
+    g->precision = q;
     g->has_precision = 1;
   } else {
     return 0;
@@ -173,7 +174,9 @@ int gen_cli_build(const gen_cli *g, const char *cmd, toi_gen_family default_fami
   if (g->has_impact) o->blo = g->blo, o->bhi = g->bhi;
   if (g->has_sampling) o->sampling = g->sampling;
   char msg[160];
-  if (toi_gen_opts_check(o, msg, sizeof msg)) return cli_usage_error(cmd, "%s", msg), -1;
+  cli_msg_text t;
+  toi_msg m = cli_msg_into(&t, msg, sizeof msg);
+  if (toi_gen_opts_check(o, &m) != TOI_OK) return cli_usage_error(cmd, "%s", msg), -1;
   if (toi_gen_bin_count(o) > SWEEP_MAXBINS)
     return cli_usage_error(cmd, "%zu parameter bins: at most %d (give a STEP)", toi_gen_bin_count(o),
                            SWEEP_MAXBINS), -1;

@@ -130,7 +130,8 @@ static const char **names_of(cli_names k, const char *cmd, size_t extra, size_t 
 int cli_usage_error_near(const char *cmd, cli_names kind, const char *word, const char *fmt, ...) {
   size_t n;
   toi_candidate *eng = NULL;
-  size_t ne = kind == CLI_NAMES_CANDIDATES ? toi_candidates_engines(&eng, NULL) : 0;
+  size_t ne = 0;
+  if (kind == CLI_NAMES_CANDIDATES && toi_candidates_engines(&eng, &ne, NULL) != TOI_OK) ne = 0;
   const char **v = names_of(kind, cmd, ne, &n);
   for (size_t i = 0; v && i < ne; i++) v[n++] = eng[i].name;
   /* Copied: the engines' names are freed with them. */

@@ -151,7 +151,7 @@ static int parse_case_line(toi_case *c, const char *line, const char *lim, int *
   if (!buf) {
     *field = 0;
     snprintf(msg, msgsz, "out of memory for a line of %zu characters", len);
-    return -1;
+    return -2; /* toi_parse_case_line's TOI_ERR_NOMEM */
   }
   memcpy(buf, line, len + 1);
   int r = parse_fields(c, buf, field, msg, msgsz);
@@ -159,8 +159,15 @@ static int parse_case_line(toi_case *c, const char *line, const char *lim, int *
   return r;
 }
 
-int toi_parse_case_line(toi_case *c, const char *line, int *field, char *msg, size_t msgsz) {
-  return parse_case_line(c, line, line, field, msg, msgsz);
+toi_status toi_parse_case_line(toi_case *c, const char *line, int *field, const toi_msg *msg) {
+  int f = 0;
+  char why[256];
+  if (!c || !line) return TOI_ERR_RANGE;
+  int r = parse_case_line(c, line, line, &f, why, sizeof why);
+  if (field) *field = r ? f : 0;
+  if (!r) return TOI_OK;
+  toi_msgf(msg, "%s", why);
+  return r == -2 ? TOI_ERR_NOMEM : TOI_ERR_INPUT;
 }
 
 /* Splits buf in place at blanks: the first 20 fields in tok, their count returned. */
@@ -582,12 +589,13 @@ int toi_format_case(char *buf, size_t bufsz, const toi_case *c) {
   return (int)n;
 }
 
-int toi_write_case(FILE *f, const toi_case *c) {
+toi_status toi_write_case(FILE *f, const toi_case *c) {
   char buf[1024];
+  if (!f || !c) return TOI_ERR_RANGE;
   int n = toi_format_case(buf, sizeof buf, c);
-  if (n < 0 || (size_t)n >= sizeof buf) return -1;
+  if (n < 0 || (size_t)n >= sizeof buf) return TOI_ERR_RANGE;
   buf[n] = '\n';
-  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? 0 : -1;
+  return fwrite(buf, 1, (size_t)n + 1, f) == (size_t)n + 1 ? TOI_OK : TOI_ERR_IO;
 }
 
 /* ---- a case file read a block at a time ---- */

@@ -11,10 +11,14 @@ const char *toi_class_name(toi_class c) {
   return class_names[c];
 }
 
-int toi_class_parse(const char *name) {
+toi_status toi_class_parse(toi_class *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
   for (int i = 0; i < TOI_CLASS_COUNT; i++)
-    if (!strcmp(name, class_names[i])) return i;
-  return -1;
+    if (!strcmp(name, class_names[i])) {
+      *out = (toi_class)i;
+      return TOI_OK;
+    }
+  return TOI_ERR_RANGE;
 }
 
 toi_group toi_class_group(toi_class c) { return toi_class_group_inline(c); }

@@ -43,10 +43,14 @@ const char *toi_gen_family_name(toi_gen_family f) {
   return (unsigned)f < TOI_GEN_FAMILY_COUNT ? family_names[f] : NULL;
 }
 
-int toi_gen_family_parse(const char *name) {
+toi_status toi_gen_family_parse(toi_gen_family *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
   for (int i = 0; i < TOI_GEN_FAMILY_COUNT; i++)
-    if (!strcmp(name, family_names[i])) return i;
-  return -1;
+    if (!strcmp(name, family_names[i])) {
+      *out = (toi_gen_family)i;
+      return TOI_OK;
+    }
+  return TOI_ERR_RANGE;
 }
 
 void toi_gen_opts_default_in(toi_gen_opts *o, toi_gen_family f, toi_precision q) {
@@ -96,7 +100,8 @@ static int range_ok(const toi_gen_range *r, int lo, int hi, const char *name, ch
   return 0;
 }
 
-int toi_gen_opts_check(const toi_gen_opts *o, char *msg, size_t msgsz) {
+/* The check of toi_gen_opts_check: 0, or -1 with the reason in msg. */
+static int opts_check(const toi_gen_opts *o, char *msg, size_t msgsz) {
   if ((unsigned)o->family >= TOI_GEN_FAMILY_COUNT) {
     snprintf(msg, msgsz, "unknown family");
     return -1;
@@ -134,6 +139,14 @@ int toi_gen_opts_check(const toi_gen_opts *o, char *msg, size_t msgsz) {
     return -1;
   }
   return 0;
+}
+
+toi_status toi_gen_opts_check(const toi_gen_opts *o, const toi_msg *msg) {
+  char why[256];
+  if (!o) return TOI_ERR_RANGE;
+  if (opts_check(o, why, sizeof why) == 0) return TOI_OK;
+  toi_msgf(msg, "%s", why);
+  return TOI_ERR_RANGE;
 }
 
 static size_t range_count(const toi_gen_range *r) { return (size_t)((r->hi - r->lo) / r->step) + 1; }
@@ -688,7 +701,7 @@ static void mixed_subs(toi_gen_opts subs[TOI_GEN_FAMILY_COUNT], const toi_gen_op
 
 toi_status toi_gen_case(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o, uint64_t index) {
   char msg[160];
-  if (toi_gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  if (opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
   toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
   if (o->family == TOI_GEN_MIXED) { /* only the one this case needs */
     toi_gen_family f = mix_slots[index % 16];
@@ -701,7 +714,7 @@ toi_status toi_gen_case(toi_case *out, toi_case *base, size_t *bin, const toi_ge
 
 toi_status toi_gen_cases(toi_case *out, size_t *bins, const toi_gen_opts *o, uint64_t lo, size_t n, int ids) {
   char msg[160];
-  if (toi_gen_opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
+  if (opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
   toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
   mixed_subs(subs, o);
   for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k, ids);

@@ -18,11 +18,14 @@ const char *toi_precision_name(toi_precision q) {
   return i ? i->name : NULL;
 }
 
-int toi_precision_parse(const char *name) {
-  if (!name) return -1;
+toi_status toi_precision_parse(toi_precision *out, const char *name) {
+  if (!out || !name) return TOI_ERR_RANGE;
   for (int q = 0; q < TOI_PRECISION_COUNT; q++)
-    if (!strcmp(name, table[q].name)) return q;
-  return -1;
+    if (!strcmp(name, table[q].name)) {
+      *out = (toi_precision)q;
+      return TOI_OK;
+    }
+  return TOI_ERR_RANGE;
 }
 
 double toi_round_to(double x, toi_precision q) {
@@ -46,15 +49,15 @@ static int round_vec(double *out, const double *in, int n, toi_precision q, int 
   return 0;
 }
 
-int toi_case_round(toi_case *out, const toi_case *in, toi_precision q) {
+toi_round_state toi_case_round(toi_case *out, const toi_case *in, toi_precision q) {
   if (out != in) *out = *in;
   int changed = 0;
   if (round_vec(out->pa, in->pa, 3, q, &changed) || round_vec(out->va, in->va, 3, q, &changed) ||
       round_vec(out->pb, in->pb, 3, q, &changed) || round_vec(out->vb, in->vb, 3, q, &changed) ||
       round_vec(&out->ra, &in->ra, 1, q, &changed) || round_vec(&out->ma, &in->ma, 1, q, &changed) ||
       round_vec(&out->rb, &in->rb, 1, q, &changed) || round_vec(&out->mb, &in->mb, 1, q, &changed))
-    return -1;
+    return TOI_ROUND_OVERFLOW;
   /* Format v1 wants masses > 0: one that rounds to 0 is as far beyond q's range as an overflow. */
-  if ((in->ma > 0 && !(out->ma > 0)) || (in->mb > 0 && !(out->mb > 0))) return -1;
-  return changed;
+  if ((in->ma > 0 && !(out->ma > 0)) || (in->mb > 0 && !(out->mb > 0))) return TOI_ROUND_OVERFLOW;
+  return changed ? TOI_ROUND_CHANGED : TOI_ROUND_SAME;
 }

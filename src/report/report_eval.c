@@ -289,8 +289,10 @@ static int eval_chunk(void *vctx, int worker, uint64_t chunk) {
       if (!(used & 1u << q)) continue;
       pc[q].have[0] = pc[q].have[1] = 0;
       pc[q].have_prep = 0;
-      pc[q].state = toi_score_input(&pc[q].c, &pc[q].ref, c, (toi_precision)q, e->d->opts.engine);
-      if (pc[q].state == -2) return 2;
+      toi_round_state rs;
+      toi_status st = toi_score_input(&pc[q].c, &pc[q].ref, &rs, c, (toi_precision)q, e->d->opts.engine);
+      pc[q].state = rs;
+      if (st != TOI_OK) return 2;
       s->rounded[i] |= (unsigned char)(pc[q].state == 1 ? 1u << q : pc[q].state < 0 ? 16u << q : 0);
     }
     for (size_t k = 0; k < nc; k++) {

@@ -17,11 +17,16 @@
 /* The two float solvers as binary32 candidates: the command (told its
    precision by --solver-cmd-precision's equivalent) and the plug-in (which
    declares it in its catalog). */
+static void keep_msg(void *ud, const char *text) { snprintf(ud, 600, "%s", text); }
+
 static void float_candidates(toi_candidate c[2]) {
-  cr_assert_eq(toi_candidate_command_prec(&c[0], cc_built(FLOAT_CMD), TOI_BINARY32), 0);
+  cr_assert_eq(toi_candidate_command_prec(&c[0], cc_built(FLOAT_CMD), TOI_BINARY32), TOI_OK);
   toi_candidate *v = NULL;
-  char err[600];
-  cr_assert_eq(toi_candidates_plugin(&v, cc_built(FLOAT_PLUGIN), err, sizeof err, NULL, 0), 1, "%s", err);
+  char err[600] = "";
+  size_t k = 0;
+  toi_msg m = {keep_msg, err};
+  cr_assert_eq(toi_candidates_plugin(&v, &k, cc_built(FLOAT_PLUGIN), &m, NULL, 0), TOI_OK, "%s", err);
+  cr_assert_eq(k, 1);
   c[1] = v[0];
   free(v);
   cr_assert_eq(c[1].precision, TOI_BINARY32, "the plug-in's catalog declares binary32");
@@ -91,7 +96,9 @@ static int not_float(const toi_case *c) {
 /* Generated aimed cases (binary64 numbers), some made float-exact. */
 static size_t aimed_cases(toi_case *cases, size_t n, size_t *changed) {
   toi_gen_opts g;
-  toi_gen_opts_default(&g, (toi_gen_family)toi_gen_family_parse("aimed"));
+  toi_gen_family fam;
+  cr_assert_eq(toi_gen_family_parse(&fam, "aimed"), TOI_OK);
+  toi_gen_opts_default(&g, fam);
   g.seed = te_seed(0x32b1);
   *changed = 0;
   for (size_t i = 0; i < n; i++) {
@@ -171,6 +178,14 @@ Test(bench32, a_mass_that_rounds_to_zero_is_beyond_binary32) {
   cases[2].mb = 0x1p-149; /* binary32's smallest subnormal: a value of binary32, kept */
   cr_assert_eq(toi_case_round(&rc, &cases[2], TOI_BINARY32), 0);
   cases[2].mb = 1e-300;
+  /* beyond binary32's range: a state of the case, not a failure of the scoring's input */
+  toi_ref ref;
+  toi_round_state rs = TOI_ROUND_SAME;
+  cr_assert_eq(toi_score_input(&rc, &ref, &rs, &cases[1], TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(rs, TOI_ROUND_OVERFLOW);
+  cr_assert_eq(toi_score_input(&rc, &ref, &rs, &cases[1], TOI_BINARY64, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(rs, TOI_ROUND_SAME);
+  cr_assert_eq(toi_score_input(&rc, &ref, NULL, &cases[1], TOI_BINARY32, TOI_REF_FAST), TOI_ERR_RANGE);
   toi_candidate c[2];
   float_candidates(c);
   toi_run_row rows[2];

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "toi.h"
 #include "toi_solver.h"
+#include "msg_text.h"
 
 /* The adapter's solvers and the corpus each one's hunt wrote. */
 typedef struct fcl_solver {
@@ -220,7 +221,9 @@ static void replay_corpus(void *h, const fcl_solver *s, const char *suffix) {
     toi_case tc;
     int field;
     char msg[160];
-    cr_assert_eq(toi_parse_case_line(&tc, line, &field, msg, sizeof msg), 0, "%s:%ld: %s", path, lineno, msg);
+    msg_text mt;
+    toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+    cr_assert_eq(toi_parse_case_line(&tc, line, &field, &m), TOI_OK, "%s:%ld: %s", path, lineno, msg);
     toi_solver_case c;
     memset(&c, 0, sizeof c);
     snprintf(c.id, sizeof c.id, "%s", tc.id);

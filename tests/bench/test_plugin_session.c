@@ -28,11 +28,16 @@ static void make_cases(toi_case *v, const char *const *ids, int n) {
 
 /* The plug-in's solver named name, loaded as a candidate (sym: its solve function, for a library without
    a catalog). */
+static void session_keep_msg(void *ud, const char *text) { snprintf(ud, 512, "%s", text); }
+
 static void load(toi_candidate *c, const char *lib, const char *sym, const char *name) {
   toi_candidate *v = NULL;
-  char err[512], arg[4300];
+  char err[512] = "", arg[4300];
   snprintf(arg, sizeof arg, "%s%s%s", cc_built(lib), sym ? ":" : "", sym ? sym : "");
-  int n = toi_candidates_plugin(&v, arg, err, sizeof err, NULL, 0);
+  size_t count = 0;
+  toi_msg m = {session_keep_msg, err};
+  cr_assert_eq(toi_candidates_plugin(&v, &count, arg, &m, NULL, 0), TOI_OK, "%s", err);
+  int n = (int)count;
   cr_assert_gt(n, 0, "%s", err);
   int k = 0;
   while (k < n && strcmp(v[k].name, name)) k++;

@@ -106,7 +106,9 @@ Test(rules, target_ulp_of_a_nonzero_target) {
   /* binary32: the case as a float candidate receives it (unchanged) and its exact answer there */
   toi_case in;
   toi_ref r32;
-  cr_assert_eq(toi_score_input(&in, &r32, &c, TOI_BINARY32, TOI_REF_FAST), 0);
+  toi_round_state rs = TOI_ROUND_OVERFLOW;
+  cr_assert_eq(toi_score_input(&in, &r32, &rs, &c, TOI_BINARY32, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(rs, TOI_ROUND_SAME);
   toi_score_detail d = scored((toi_result){TOI_HIT, 4.25 + 3 * 0x1p-21}, &in, &r32, INFINITY, -0.5, 0, TOI_BINARY32);
   cr_assert(d.target_timed);
   cr_assert_eq(d.target_ulp, 3, "binary32: target_ulp %a", d.target_ulp);

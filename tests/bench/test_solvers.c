@@ -811,8 +811,9 @@ Test(solver, engines_answer_exact_cases_within_their_own_contract, .timeout = 60
       double t = nt >= 3 ? strtod(ts, NULL) : NAN, target = nt >= 4 ? strtod(tg, NULL) : 0;
       double tol = nt >= 5 ? strtod(tl, NULL) : 0;
       if (!strcmp(id, "miss") || !strcmp(id, "leaving")) {
-        cr_assert(toi_class_group((toi_class)toi_class_parse(cls)) == TOI_G_NOCONTACT, "%s: %s says %s", names[k],
-                  id, cls);
+        toi_class said;
+        cr_assert(toi_class_parse(&said, cls) == TOI_OK && toi_class_group(said) == TOI_G_NOCONTACT,
+                  "%s: %s says %s", names[k], id, cls);
         continue;
       }
       if (!strcmp(cls, "unsupported")) {
@@ -904,4 +905,40 @@ Test(candidate, command_answers_through_the_batch_call) {
   toi_run_rows_free(&row, 1);
   toi_caselist_free(&list);
   toi_candidate_free(&c);
+}
+
+static void keep_first(void *ud, const char *text) {
+  char *buf = ud;
+  if (!buf[0]) snprintf(buf, 512, "%s", text);
+}
+
+/* The candidate constructors report failure by a status (one error style):
+   an unknown name or precision is TOI_ERR_RANGE, an unusable plug-in
+   TOI_ERR_INPUT with the reason, naming the file, in the sink given. */
+Test(candidate, constructors_fail_with_a_status_and_a_message) {
+  toi_candidate c;
+  cr_assert_eq(toi_candidate_find(&c, "no-such-formulation", NULL), TOI_ERR_RANGE);
+  cr_assert_eq(toi_candidate_find(&c, NULL, NULL), TOI_ERR_RANGE);
+  cr_assert_eq(toi_candidate_find(&c, "ericson", NULL), TOI_OK);
+  cr_assert_str_eq(c.name, "ericson");
+  size_t nf;
+  const toi_formulation *all = toi_formulations(&nf);
+  for (size_t i = 0; i < nf; i++) {
+    toi_status want = toi_formulation_solver(&all[i], TOI_BINARY32) ? TOI_OK : TOI_ERR_RANGE;
+    cr_assert_eq(toi_candidate_formulation_prec(&c, &all[i], TOI_BINARY32), want, "%s", all[i].name);
+    cr_assert_eq(c.precision, want == TOI_OK ? TOI_BINARY32 : TOI_BINARY64, "%s", all[i].name);
+  }
+  cr_assert_eq(toi_candidate_command_prec(&c, "true", TOI_PRECISION_COUNT), TOI_ERR_RANGE);
+  char err[512] = "";
+  toi_msg m = {keep_first, err};
+  toi_candidate *v = (toi_candidate *)&c;
+  size_t k = 7;
+  cr_assert_eq(toi_candidates_plugin(&v, &k, "/nonexistent/lib.so", &m, NULL, 0), TOI_ERR_INPUT);
+  cr_assert_null(v);
+  cr_assert_eq(k, 0);
+  cr_assert(strstr(err, "/nonexistent/lib.so"), "the message names the file: '%s'", err);
+  cr_assert_eq(toi_candidates_plugin(&v, NULL, "x.so", &m, NULL, 0), TOI_ERR_RANGE);
+  cr_assert_eq(toi_candidates_engines(&v, &k, NULL), TOI_OK);
+  for (size_t i = 0; i < k; i++) toi_candidate_free(&v[i]);
+  free(v);
 }

@@ -32,7 +32,7 @@ static void write_mixed(const char *name, size_t n, long dup, size_t dup_at) {
     cr_assert_eq(toi_gen_case(&c, NULL, &bin, &g, i), TOI_OK);
     if (dup >= 0 && i == (size_t)dup) first = c;
     if (dup >= 0 && i == dup_at) memcpy(c.id, first.id, sizeof c.id);
-    cr_assert_eq(toi_write_case(f, &c), 0);
+    cr_assert_eq(toi_write_case(f, &c), TOI_OK);
   }
   fclose(f);
 }

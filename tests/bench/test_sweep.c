@@ -14,6 +14,7 @@
 #include "cli_check.h"
 #include "tmp_dir.h"
 #include "ref_forms.h"
+#include "msg_text.h"
 
 /* ---- end to end ---- */
 
@@ -209,7 +210,9 @@ Test(sweep, result_is_consistent_and_witnesses_replay, .init = td_setup, .fini =
       toi_case c;
       int fld;
       char msg[160];
-      cr_assert_eq(toi_parse_case_line(&c, cl, &fld, msg, sizeof msg), 0, "%s", msg);
+      msg_text mt;
+      toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+      cr_assert_eq(toi_parse_case_line(&c, cl, &fld, &m), TOI_OK, "%s", msg);
       /* The witness is case INDEX of the family, bit for bit. */
       toi_gen_opts o;
       toi_gen_opts_default(&o, TOI_GEN_GRAZING);

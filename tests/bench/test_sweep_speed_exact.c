@@ -187,7 +187,9 @@ Test(sweep_speed_exact, repeated_columns_score_as_alone) {
   static const char *const fams[] = {"grazing", "mixed"};
   for (size_t fi = 0; fi < 2; fi++) {
     toi_gen_opts o;
-    toi_gen_opts_default(&o, (toi_gen_family)toi_gen_family_parse(fams[fi]));
+    toi_gen_family fam;
+    cr_assert_eq(toi_gen_family_parse(&fam, fams[fi]), TOI_OK);
+    toi_gen_opts_default(&o, fam);
     o.seed = 29;
     size_t nb = toi_gen_bin_count(&o);
     sweep_acc all, alone[NC];

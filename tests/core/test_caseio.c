@@ -9,6 +9,7 @@
 #include "toi.h"
 #include "test_env.h"
 #include "test_rng.h"
+#include "msg_text.h"
 
 static toi_status parse(toi_caselist *l, const char *text, toi_diags *dg) {
   memset(dg, 0, sizeof *dg);
@@ -219,7 +220,9 @@ Test(caseio, format_then_parse_is_bit_exact) {
     toi_case back;
     int field = 0;
     char msg[160];
-    cr_assert_eq(toi_parse_case_line(&back, line, &field, msg, sizeof msg), 0,
+    msg_text mt;
+    toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+    cr_assert_eq(toi_parse_case_line(&back, line, &field, &m), TOI_OK,
                  "seed %s: line %s: %s (include this in bug reports)", seed ? seed : "12345", line, msg);
     cr_assert_eq(memcmp(&back, &c, sizeof c), 0, "round trip of %s changed bits", line);
   }
@@ -273,8 +276,16 @@ Test(caseio, good_corpus_parses) {
 }
 
 Test(caseio, class_names_round_trip) {
-  for (int c = 0; c < TOI_CLASS_COUNT; c++) cr_assert_eq(toi_class_parse(toi_class_name((toi_class)c)), c);
-  cr_assert_eq(toi_class_parse("bogus"), -1);
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) {
+    toi_class got = TOI_CLASS_COUNT;
+    cr_assert_eq(toi_class_parse(&got, toi_class_name((toi_class)c)), TOI_OK);
+    cr_assert_eq(got, c);
+  }
+  toi_class keep = TOI_CLASS_COUNT;
+  cr_assert_eq(toi_class_parse(&keep, "bogus"), TOI_ERR_RANGE);
+  cr_assert_eq(toi_class_parse(&keep, NULL), TOI_ERR_RANGE);
+  cr_assert_eq(toi_class_parse(NULL, "none"), TOI_ERR_RANGE);
+  cr_assert_eq(keep, TOI_CLASS_COUNT, "an unknown name leaves *out untouched");
   cr_assert_eq(toi_class_group(TOI_GRAZE), TOI_G_CONTACT);
   cr_assert_eq(toi_class_group(TOI_MISS), TOI_G_NOCONTACT);
   cr_assert_eq(toi_class_group(TOI_OVERLAP), TOI_G_OVERLAP);
@@ -320,8 +331,10 @@ Test(caseio, one_pass_reader_agrees_with_the_general_reader) {
     toi_case a, b;
     int fa = 0, fb = 0;
     char ma[160] = "", mb[160] = "";
-    int ra = toi_parse_case_line(&a, line, &fa, ma, sizeof ma);
-    int rb = toi_parse_case_line(&b, tabbed, &fb, mb, sizeof mb);
+    msg_text ta, tb;
+    toi_msg sa = msg_text_sink(&ta, ma, sizeof ma), sb = msg_text_sink(&tb, mb, sizeof mb);
+    toi_status ra = toi_parse_case_line(&a, line, &fa, &sa);
+    toi_status rb = toi_parse_case_line(&b, tabbed, &fb, &sb);
     cr_assert_eq(ra, rb, "line %s: %d against %d (%s)", line, ra, rb, ra ? ma : mb);
     if (ra == 0)
       cr_assert_eq(memcmp(&a, &b, sizeof a), 0, "line %s: the cases differ", line);
@@ -365,4 +378,23 @@ Test(caseio, input_bound_is_exact_and_checked_before_reading) {
   unlink(path);
   cr_assert_eq(dg.count, 1);
   cr_assert(strstr(dg.items[0].message, "NUL byte"), "%s", dg.items[0].message);
+}
+
+/* A line that does not parse: TOI_ERR_INPUT, the field at fault (rA is field
+   7 of a 2D line: ID, dim, pA (2), vA (2), rA) and the reason in the sink. */
+Test(caseio, parse_case_line_reports_by_status_and_sink) {
+  toi_case c;
+  int field = -1;
+  char msg[160];
+  msg_text mt;
+  toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+  cr_assert_eq(toi_parse_case_line(&c, "bad 2 0 0 0 0 -1 1 3 0 0 0 1 1", &field, &m), TOI_ERR_INPUT);
+  cr_assert_eq(field, 7);
+  cr_assert(strstr(msg, "radius must be >= 0"), "'%s'", msg);
+  msg[0] = 0;
+  cr_assert_eq(toi_parse_case_line(&c, "ok 2 0 0 0 0 1 1 3 0 0 0 1 1", &field, &m), TOI_OK);
+  cr_assert_eq(field, 0);
+  cr_assert_str_eq(msg, "", "nothing said on success");
+  cr_assert_eq(toi_parse_case_line(&c, "bad 2 0 0 0 0 -1 1 3 0 0 0 1 1", NULL, NULL), TOI_ERR_INPUT);
+  cr_assert_eq(toi_parse_case_line(NULL, "x", &field, &m), TOI_ERR_RANGE);
 }

@@ -109,7 +109,14 @@ Test(exports, changed_functions_carry_the_new_node, .init = td_setup, .fini = td
   exported(&exp, &ver);
   const char *changed[] = {"toi_ref_solve", "toi_ref_solve_batch", "toi_ref_error", "toi_ref_error_bound",
                            "toi_ref_kappa", "toi_ref_kappa_bound", "toi_ref_engine_parse", "toi_score_answer",
-                           "toi_ref_prepare", "toi_ref_query_default"};
+                           "toi_ref_prepare", "toi_ref_query_default",
+                           /* a status instead of -1 or 0 (the one error style) */
+                           "toi_class_parse", "toi_precision_parse", "toi_gen_family_parse",
+                           "toi_candidate_formulation_prec", "toi_candidate_find", "toi_candidate_command",
+                           "toi_candidate_command_prec", "toi_candidate_copy", "toi_candidate_run",
+                           "toi_candidates_engines", "toi_candidates_plugin", "toi_candidates_plugin_timeout",
+                           "toi_bench_run", "toi_bench_run_family", "toi_bench_sweep", "toi_score_input",
+                           "toi_gen_opts_check", "toi_parse_case_line", "toi_write_case"};
   for (size_t i = 0; i < sizeof changed / sizeof *changed; i++)
     cr_expect(has(&node02, changed[i]), "%s is not in TOIBENCH_0.2", changed[i]);
   cr_expect_eq(node02.n, (int)(sizeof changed / sizeof *changed));

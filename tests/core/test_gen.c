@@ -17,6 +17,7 @@
 #include "tmp_dir.h"
 #include "test_env.h"
 #include "ref_forms.h"
+#include "msg_text.h"
 
 static int test_scale(void) { return (int)te_scale(); }
 
@@ -462,18 +463,20 @@ ParameterizedTest(fam_param *p, gen, deterministic_and_order_free) {
 
 Test(gen, options_checked) {
   char msg[160];
+  msg_text mt;
+  toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
   toi_gen_opts o = opts(TOI_GEN_GRAZING, 2);
   o.k = (toi_gen_range){5, 2, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
   cr_assert_neq(strstr(msg, "--k"), NULL);
   o = opts(TOI_GEN_SCALE, 2);
   o.e = (toi_gen_range){0, 2000, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
   toi_case c;
   size_t b;
   cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, 0), TOI_ERR_RANGE);
   o = opts(TOI_GEN_GENERIC, 5);
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
 }
 
 /* ---- the command ---- */

@@ -14,6 +14,7 @@
 #include "cli_check.h"
 #include "test_env.h"
 #include "ref_forms.h"
+#include "msg_text.h"
 
 static uint64_t test_seed(void) { return te_seed(20250301u); }
 
@@ -192,8 +193,10 @@ ParameterizedTest(deep_param *p, gen32, deep_k_up_to_the_float_limit) {
   }
   cr_assert(subnormal, "deep k reaches the float subnormals");
   char msg[160];
+  msg_text mt;
+  toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
   o.k = (toi_gen_range){1, 135, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1, "k = 135 is past the float limit");
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE, "k = 135 is past the float limit");
 }
 
 Test(gen32, generic_bits_uniform_over_floats) {
@@ -217,7 +220,9 @@ Test(gen32, generic_bits_uniform_over_floats) {
   cr_assert(tiny > n * 9 / 100 && tiny < n * 15 / 100, "%d of %d below 2^-100", tiny, n);
   o.pos = 0x1p101;
   char msg[160];
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  msg_text mt;
+  toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
 }
 
 /* Scale reaches roots below the float normals and above FLT_MAX. */
@@ -239,15 +244,17 @@ Test(gen32, scale_reaches_float_subnormal_and_overflowing_roots) {
 
 Test(gen32, limits_of_the_parameters) {
   char msg[160];
+  msg_text mt;
+  toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
   toi_gen_opts o = opts32(TOI_GEN_SCALE, 2);
   o.e = (toi_gen_range){0, 121, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
   o.e = (toi_gen_range){-170, 120, 10};
   o.f = o.e;
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_OK, "%s", msg);
   o = opts32(TOI_GEN_FAR, 2);
   o.e = (toi_gen_range){-38, 38, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), 0, "%s", msg);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_OK, "%s", msg);
   for (int i = 0; i < 77 * 4; i++) {
     toi_case c, base;
     size_t b;
@@ -256,7 +263,7 @@ Test(gen32, limits_of_the_parameters) {
     (void)ref_class(&c);
   }
   o.e = (toi_gen_range){0, 39, 1};
-  cr_assert_eq(toi_gen_opts_check(&o, msg, sizeof msg), -1);
+  cr_assert_eq(toi_gen_opts_check(&o, &m), TOI_ERR_RANGE);
   o = opts32(TOI_GEN_SLOW, 3);
   o.k = (toi_gen_range){1, 134, 1};
   for (int i = 0; i < 134 * 2; i++) {
@@ -332,7 +339,7 @@ static uint64_t gen_file_hash(const toi_gen_opts *o, int count) {
     toi_case c;
     size_t b;
     cr_assert_eq(toi_gen_case(&c, NULL, &b, o, (uint64_t)i), TOI_OK);
-    cr_assert_eq(toi_write_case(f, &c), 0);
+    cr_assert_eq(toi_write_case(f, &c), TOI_OK);
   }
   fclose(f);
   uint64_t h = fnv1a(0xcbf29ce484222325u, buf, len);
@@ -342,7 +349,8 @@ static uint64_t gen_file_hash(const toi_gen_opts *o, int count) {
 
 Test(gen32, binary64_bytes_unchanged) {
   for (size_t k = 0; k < sizeof b64_hashes / sizeof b64_hashes[0]; k++) {
-    toi_gen_family fam = (toi_gen_family)toi_gen_family_parse(b64_hashes[k].family);
+    toi_gen_family fam;
+    cr_assert_eq(toi_gen_family_parse(&fam, b64_hashes[k].family), TOI_OK, "%s", b64_hashes[k].family);
     toi_gen_opts o, q;
     toi_gen_opts_default(&o, fam);
     toi_gen_opts_default_in(&q, fam, TOI_BINARY64);

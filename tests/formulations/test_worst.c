@@ -6,6 +6,7 @@
 #include <string.h>
 #include "replay.h"
 #include "toi.h"
+#include "msg_text.h"
 
 typedef struct form_param {
   int index;
@@ -46,7 +47,9 @@ ParameterizedTest(form_param *p, worst, corpus_reproduces_recorded_errors) {
     toi_case c;
     int field;
     char msg[160];
-    cr_assert_eq(toi_parse_case_line(&c, line, &field, msg, sizeof msg), 0, "%s:%ld: %s", path, lineno, msg);
+    msg_text mt;
+    toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+    cr_assert_eq(toi_parse_case_line(&c, line, &field, &m), TOI_OK, "%s:%ld: %s", path, lineno, msg);
     toi_score_case r;
     cr_assert_eq(replay_case(&r, f, &c), 0, "%s:%ld: reference failed", path, lineno);
     /* The error is compared as printed (%.6g), which is how it was recorded. */

@@ -21,8 +21,7 @@ static void round_trip(const toi_case *c) {
   FZ_CHECK(n > 0 && (size_t)n < sizeof line);
   toi_case back;
   int field = 0;
-  char msg[160];
-  FZ_CHECK(toi_parse_case_line(&back, line, &field, msg, sizeof msg) == 0);
+  FZ_CHECK(toi_parse_case_line(&back, line, &field, NULL) == TOI_OK);
   FZ_CHECK(same_case(c, &back));
 }
 

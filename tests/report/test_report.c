@@ -742,8 +742,8 @@ static toi_case spy32_seen[SPY32_MAX];
 static size_t spy32_n;
 
 /* A candidate that records each call it gets and answers at once. */
-static int spy_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
-                     toi_answer *ans, toi_run_info *info) {
+static toi_status spy_solve(const toi_candidate *self, const toi_case *cases, size_t n, const toi_solve_opts *o,
+                            toi_answer *ans, toi_run_info *info) {
   (void)o;
   memset(info, 0, sizeof *info);
   cr_assert_lt(spy_calls, 1024);
@@ -755,7 +755,7 @@ static int spy_solve(const toi_candidate *self, const toi_case *cases, size_t n,
     ans[i].state = TOI_ANSWERED;
     ans[i].r = (toi_result){TOI_NONE, cases[i].ra};
   }
-  return 0;
+  return TOI_OK;
 }
 
 /* x rounded to binary32 by the conversion, or -1 when out of its range (infinite, or a mass gone to 0). */
