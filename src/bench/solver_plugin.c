@@ -291,16 +291,40 @@ static void read_out(plugin_session *ss, output_lines *out) {
   }
 }
 
+/* Bytes read from the answer pipe, kept in io->buf as far as it holds them:
+   more than the one end record garbles the batch. */
+static void take_answer_bytes(batch_io *io, const char *chunk, size_t r) {
+  size_t take = r <= sizeof io->buf - io->have ? r : sizeof io->buf - io->have;
+  memcpy(io->buf + io->have, chunk, take);
+  io->have += take;
+  if (take < r || io->have > sizeof(rec)) io->garbled = 1;
+}
+
+/* How a batch whose answers are all taken ends once the answer pipe holds a
+   record's bytes (io->have >= sizeof(rec)): BATCH_DONE, or BATCH_GARBLED
+   when the pipe held more. */
+static int batch_end(const batch_io *io) {
+  return io->garbled || io->have != sizeof(rec) ? BATCH_GARBLED : BATCH_DONE;
+}
+
+/* The end record of a batch that ended BATCH_DONE or BATCH_GARBLED: its cost
+   into info and 0, or 1 when the stream was garbled (more than one record, or
+   one that is not the end record). */
+static int take_end(const batch_io *io, int end, solver_run_info *info) {
+  rec last;
+  memcpy(&last, io->buf, sizeof last);
+  if (end == BATCH_GARBLED || last.index != COST_RECORD) return 1;
+  take_cost(info, &last);
+  return 0;
+}
+
 /* Reads from whichever of the child's pipes polls ready. */
 static void read_ready(plugin_session *ss, batch_io *io, const struct pollfd *p, int ia, int iout) {
   if (ia >= 0 && p[ia].revents) {
     char chunk[256];
     ssize_t r = read(ss->ans_fd, chunk, sizeof chunk);
     if (r > 0) {
-      size_t take = (size_t)r <= sizeof io->buf - io->have ? (size_t)r : sizeof io->buf - io->have;
-      memcpy(io->buf + io->have, chunk, take);
-      io->have += take;
-      if (take < (size_t)r || io->have > sizeof(rec)) io->garbled = 1;
+      take_answer_bytes(io, chunk, (size_t)r);
     } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(ss->ans_fd);
       ss->ans_fd = -1;
@@ -339,7 +363,7 @@ static int read_batch(plugin_session *ss, batch_io *io, solver_answer *ans, size
     take_stored(ss->area, ans, n, expect);
     if (*expect >= n && io->have >= sizeof(rec)) {
       if (ss->out_fd >= 0) read_out(ss, io->out); /* flushed before the end record */
-      return io->garbled || io->have != sizeof(rec) ? BATCH_GARBLED : BATCH_DONE;
+      return batch_end(io);
     }
     if (ss->ans_fd < 0) return BATCH_ENDED; /* the child closed its answer pipe: it ended */
     double left = deadline - toi_clock_now();
@@ -584,14 +608,10 @@ static int session_batch(plugin_session **ssp, const solver_def *s, const toi_ca
   int end = read_batch(ss, &io, ans + base, n - base, o->timeout, &got);
   *expect = base + got;
   if (end == BATCH_DONE || end == BATCH_GARBLED) {
-    rec last;
-    memcpy(&last, io.buf, sizeof last);
-    if (end == BATCH_GARBLED || last.index != COST_RECORD) {
+    if (take_end(&io, end, info)) {
       info->protocol_errors++;
       if (++q->messages_shown <= SOLVER_MESSAGES_SHOWN)
         toi_msgf(o->msg, "solver %s: garbled answer stream (the plug-in wrote to the bench's pipe)", s->name);
-    } else {
-      take_cost(info, &last);
     }
     int seen = end == BATCH_DONE ? session_leftovers(ss) : -1;
     if (seen == 0) return BATCH_DONE;
