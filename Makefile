@@ -60,7 +60,10 @@ $(BUILD)/reference/%.o $(BUILD)/tests/%.o $(BUILD)/bench_fastref: private LAYER_
 # same objects make the archive and the shared library.
 LIB_DIRS := src/core src/formulations src/sim src/bench reference reference/mpfr reference/fast
 # A formulation is a folder, src/formulations/NAME/ (HACKING.md): found here, no Makefile edit.
-LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)) $(wildcard src/formulations/*/*.c)
+# Its own test, NAME/test_NAME.c, is built with the tests, not into the library.
+FORM_TEST_SRC := $(wildcard src/formulations/*/test_*.c)
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)) \
+  $(filter-out $(FORM_TEST_SRC),$(wildcard src/formulations/*/*.c))
 # The report (src/report) is a layer of the command, linked with src/cli, not in the library.
 CLI_SRC := $(wildcard src/report/*.c src/cli/*.c)
 # The tests' folders follow the source layers (tests/support, solvers, fuzz, mutants hold no suites).
@@ -68,7 +71,7 @@ TEST_DIRS := core formulations reference sim bench report cli
 TEST_SRC := $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
-TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(FORM_TEST_SRC:src/%.c=$(BUILD)/tests/%.o)
 # Hidden by default: the shared library exports the functions marked TOI_API
 # in include/toibench/ and nothing else (toibench.map gives them a version).
 $(LIB_OBJ): private LAYER_PIC := -fPIC -fno-semantic-interposition -fvisibility=hidden
@@ -125,6 +128,12 @@ $(BUILD)/src/report/report_write.o $(BUILD)/src/cli/main.o: $(BUILD)/%.o: %.c $(
 	  -DTOI_BUILD_FLAGS='"$(CFLAGS) -ffp-contract=off -fno-fast-math -fno-tree-slp-vectorize"' -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | check-deps
+	@mkdir -p $(dir $@)
+	$(COMPILE) -D_XOPEN_SOURCE=700 $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
+	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
+
+# A formulation's own test (src/formulations/NAME/test_NAME.c), compiled as the tests are.
+$(BUILD)/tests/formulations/%.o: src/formulations/%.c | check-deps
 	@mkdir -p $(dir $@)
 	$(COMPILE) -D_XOPEN_SOURCE=700 $(CRIT_CFLAGS) -DTOIBENCH_PATH='"$(abspath $(TOIBENCH))"' \
 	  -DTOI_SOURCE_DIR='"$(abspath .)"' -c $< -o $@
