@@ -66,9 +66,10 @@ LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)) \
   $(filter-out $(FORM_TEST_SRC),$(wildcard src/formulations/*/*.c))
 # The report (src/report) is a layer of the command, linked with src/cli, not in the library.
 CLI_SRC := $(wildcard src/report/*.c src/cli/*.c)
-# The tests' folders follow the source layers (tests/support, solvers, fuzz, mutants hold no suites).
+# The tests' folders follow the source layers (tests/support, solvers, fuzz, mutants hold no suites),
+# and their subfolders the layers' own (tests/reference/fast/ for reference/fast/).
 TEST_DIRS := core formulations reference sim bench report cli
-TEST_SRC := $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/*.c))
+TEST_SRC := $(foreach d,$(TEST_DIRS),$(wildcard tests/$(d)/*.c tests/$(d)/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(FORM_TEST_SRC:src/%.c=$(BUILD)/tests/%.o)

@@ -18,6 +18,7 @@
 #include "score.h"
 #include "stream.h"
 #include "sweep.h"
+#include "tmp_dir.h"
 #include "toiref.h"
 #include "ref_forms.h"
 
@@ -627,4 +628,77 @@ Test(rules, no_file_includes_a_higher_layer) {
   for (size_t k = 0; k < all.n; k++)
     if (strcmp(all.v[k], "include/toibench")) check_dir(&all, all.v[k], bad, sizeof bad);
   cr_expect_str_empty(bad, "includes of a higher layer:\n%s", bad);
+}
+
+/* ---- the reference's tests mirror the reference (HACKING.md, "Tests, sanitizers, benchmarks") ---- */
+
+/* The files under root/tests/reference/DIR (DIR "" at the top) that are
+ * neither the generic harness (test_ref_generic.c, at the top) nor test_X.c
+ * for a source root/reference/DIR/X.c, one line each appended to bad;
+ * returns how many. */
+static int mirror_check(const char *root, const char *dir, char *bad, size_t n) {
+  const char *sep = *dir ? "/" : "";
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/reference%s%s", root, sep, dir);
+  DIR *d = opendir(path);
+  cr_assert_not_null(d, "cannot open %s", path);
+  int nbad = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char rel[1024], full[8192], src[8192];
+    snprintf(rel, sizeof rel, "%s%s%.256s", dir, sep, e->d_name);
+    snprintf(full, sizeof full, "%s/tests/reference/%s", root, rel);
+    struct stat sb;
+    cr_assert_eq(stat(full, &sb), 0, "cannot stat %s", full);
+    if (S_ISDIR(sb.st_mode)) {
+      nbad += mirror_check(root, rel, bad, n);
+      continue;
+    }
+    if (!*dir && !strcmp(e->d_name, "test_ref_generic.c")) continue;
+    size_t len = strlen(e->d_name);
+    int named = len > 7 && !strncmp(e->d_name, "test_", 5) && !strcmp(e->d_name + len - 2, ".c");
+    const char *x = named ? e->d_name + 5 : "X.c (a name test_X.c)";
+    snprintf(src, sizeof src, "%s/reference/%s%s%s", root, dir, sep, x);
+    if (named && stat(src, &sb) == 0 && S_ISREG(sb.st_mode)) continue;
+    nbad++;
+    size_t k = strlen(bad);
+    snprintf(bad + k, n - k, "tests/reference/%s: no source reference/%s%s%s\n", rel, dir, sep, x);
+  }
+  closedir(d);
+  return nbad;
+}
+
+/* One generic harness checks every entry point against the MPFR engine;
+ * every other test file is named after the source it tests, at the same
+ * place: tests/reference/fast/test_ref_fast_err.c for reference/fast/ref_fast_err.c. */
+Test(rules, reference_tests_mirror_the_reference) {
+  static char bad[16384];
+  bad[0] = 0;
+  cr_expect_eq(mirror_check(TOI_SOURCE_DIR, "", bad, sizeof bad), 0,
+               "a file under tests/reference/ is test_X.c for a source X.c at the same place under reference/, "
+               "or the harness test_ref_generic.c:\n%s",
+               bad);
+}
+
+/* The check on a tree of its own: the harness and well-named files pass; a
+ * file named after no source, one named after a source of another folder,
+ * and a file that is not test_X.c are each named. */
+Test(rules, the_mirror_check_finds_misnamed_files, .init = td_setup, .fini = td_teardown) {
+  const char *dirs[] = {"reference", "reference/fast", "tests", "tests/reference", "tests/reference/fast"};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) cr_assert_eq(mkdir(td_path(dirs[i]), 0700), 0);
+  td_put("reference/api.c", "");
+  td_put("reference/fast/ref_fast.c", "");
+  td_put("tests/reference/test_ref_generic.c", "");
+  td_put("tests/reference/test_api.c", "");
+  td_put("tests/reference/fast/test_ref_fast.c", "");
+  char bad[4096] = "";
+  cr_assert_eq(mirror_check(td_dir, "", bad, sizeof bad), 0, "%s", bad);
+  td_put("tests/reference/test_reference_extra.c", "");
+  td_put("tests/reference/fast/test_api.c", "");
+  td_put("tests/reference/fast/notes.txt", "");
+  cr_assert_eq(mirror_check(td_dir, "", bad, sizeof bad), 3, "%s", bad);
+  cr_assert(strstr(bad, "tests/reference/test_reference_extra.c: no source reference/reference_extra.c\n"), "%s", bad);
+  cr_assert(strstr(bad, "tests/reference/fast/test_api.c: no source reference/fast/api.c\n"), "%s", bad);
+  cr_assert(strstr(bad, "tests/reference/fast/notes.txt: no source reference/fast/X.c (a name test_X.c)\n"), "%s", bad);
 }

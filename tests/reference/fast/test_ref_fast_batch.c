@@ -1,13 +1,119 @@
-/* test_ref32_batch.c: the fast engine's binary32 batch (its vector kernels) and per-call path against exact roots and MPFR. */
+/* test_ref_fast_batch.c: toi_ref_solve_batch's vector kernels (reference/fast/ref_fast_batch.c) at every width against roots known from the maths, in binary64 and binary32; tails and NULL arguments. */
 #include <criterion/criterion.h>
-#include <criterion/parameterized.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gen.h"
+#include "ref_common.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
 #include "ref_forms.h"
+#include "ref_cases.h"
+
+/*
+ * The batch runs the fast engine's first stage on 8 (AVX-512) or 4 (AVX2)
+ * cases at once and hands what it declines to the scalar engine. Each test
+ * runs at every width this processor has (8, 4 and 0, the scalar loop) on
+ * cases whose answers are known from the maths. That the batch answers
+ * every case as the MPFR engine at every width: test_ref_generic.c
+ * (solve_batch, width 8, 4, 0).
+ */
+
+static const int rb_widths[] = {8, 4, 0};
+
+/* Sets the width; 0 when this processor lacks it (the test skips it). */
+static int rb_use(int w) {
+  int got = ref_fast_batch_use(w);
+  return got == w;
+}
+
+/* Head-on approaches with roots known exactly: B at (10, 0) moving
+ * (-1, 0) towards A at rest, R = 6: |10 - t| = 6 at t = 4 and 16; B at
+ * (16, 12) moving (-4, -3) (towards A, speed 5, |s| = 20), R = 10:
+ * 20 - 5t = +-10 at t = 2 and 6, in 2D and in 3D. Lengths times 2^e and
+ * speeds times 2^f multiply the roots by 2^(e - f), exactly, then rounded
+ * to double as ldexp rounds them. */
+Test(ref_batch, exact_roots_over_the_exponent_range) {
+  tr_rng r = {tr_seed() ^ 0x6578616374ULL};
+  size_t n = 4096;
+  toi_case *c = malloc(n * sizeof *c);
+  double *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+  cr_assert(c && lo && hi);
+  for (size_t i = 0; i < n; i++) {
+    /* e - f in [-1100, 1030]: roots normal, subnormal (rounded to the
+     * 2^-1074 grid, ties to even: 4 2^-1077 = 2^-1075 gives +0), zero or
+     * overflowing to +Inf; ldexp rounds the exact value as IEEE 754 does. */
+    int d = (int)tr_int(&r, -1100, 1030), e = (int)tr_int(&r, -900, 900), f = e - d;
+    while (f < -1000 || f > 1000) e = (int)tr_int(&r, -900, 900), f = e - d;
+    double L = ldexp(1, e), V = ldexp(1, f);
+    int rot = (int)(tr_next(&r) % 3);
+    if (rot == 0) {
+      c[i] = tr_rel2(10 * L, 0, -1 * V, 0, 4 * L, 2 * L);
+      lo[i] = ldexp(4, e - f), hi[i] = ldexp(16, e - f);
+    } else if (rot == 1) {
+      c[i] = tr_rel2(16 * L, 12 * L, -4 * V, -3 * V, 7 * L, 3 * L);
+      lo[i] = ldexp(2, e - f), hi[i] = ldexp(6, e - f);
+    } else {
+      c[i] = tr_rel3(0, 12 * L, 16 * L, 0, -3 * V, -4 * V, 5 * L, 5 * L);
+      lo[i] = ldexp(2, e - f), hi[i] = ldexp(6, e - f);
+    }
+    /* a common offset on both balls' positions and velocities changes
+     * nothing exactly when it is exact: use a power of two at the scale */
+    if (tr_next(&r) & 1) {
+      c[i].pa[0] += 64 * L, c[i].pb[0] += 64 * L;
+      c[i].va[1] -= 32 * V, c[i].vb[1] -= 32 * V;
+    }
+  }
+  for (size_t k = 0; k < sizeof rb_widths / sizeof rb_widths[0]; k++) {
+    if (!rb_use(rb_widths[k])) continue;
+    toi_ref *o = malloc(n * sizeof *o);
+    toi_status *st = malloc(n * sizeof *st);
+    cr_assert(o && st);
+    cr_assert_eq(tr_batch_engine(o, st, c, n, TOI_REF_FAST), 0);
+    for (size_t i = 0; i < n; i++) {
+      cr_assert_eq(o[i].cls, TOI_HIT, "width %d: %s is a hit", rb_widths[k], tr_fmt(&c[i]));
+      cr_assert(tr_same(o[i].tlo, lo[i]) && tr_same(o[i].thi, hi[i]),
+                "width %d: %s: roots %a %a, expected %a %a", rb_widths[k], tr_fmt(&c[i]), o[i].tlo, o[i].thi, lo[i],
+                hi[i]);
+      cr_assert(o[i].fwd_is_lo == 1 && tr_same(o[i].tfwd, lo[i]) && o[i].rev_is_lo == -1 && isnan(o[i].trev),
+                "width %d: %s: directions", rb_widths[k], tr_fmt(&c[i]));
+    }
+    free(o);
+    free(st);
+  }
+  ref_fast_batch_use(-1);
+  free(c);
+  free(lo);
+  free(hi);
+}
+
+/* Tails of every length, a NULL status array, and NULL arguments. */
+Test(ref_batch, tails_and_null_arguments) {
+  toi_case c[19];
+  for (int i = 0; i < 19; i++) c[i] = tr_rel2(10 + i, 0, -1, 0, 4, 2); /* roots 4 + i and 16 + i */
+  for (size_t k = 0; k < sizeof rb_widths / sizeof rb_widths[0]; k++) {
+    if (!rb_use(rb_widths[k])) continue;
+    for (size_t n = 0; n <= 19; n++) {
+      toi_ref o[19];
+      memset(o, 0x55, sizeof o);
+      cr_assert_eq(tr_batch_engine(o, NULL, c, n, TOI_REF_FAST), 0);
+      for (size_t i = 0; i < n; i++)
+        cr_assert(o[i].cls == TOI_HIT && o[i].tlo == 4.0 + (double)i && o[i].thi == 16.0 + (double)i,
+                  "width %d, n %zu, case %zu: %a %a", rb_widths[k], n, i, o[i].tlo, o[i].thi);
+      for (size_t i = n; i < 19; i++) cr_assert_eq(o[i].fwd_is_lo, 0x55555555, "case %zu beyond n written", i);
+    }
+  }
+  ref_fast_batch_use(-1);
+  toi_status st[3] = {TOI_OK, TOI_OK, TOI_OK};
+  cr_assert_eq(tr_batch_engine(NULL, st, c, 3, TOI_REF_FAST), 3);
+  cr_assert(st[0] == TOI_ERR_RANGE && st[2] == TOI_ERR_RANGE);
+  /* The MPFR engine through the batch: the same answers. */
+  toi_ref o[5];
+  cr_assert_eq(tr_batch_engine(o, NULL, c, 5, TOI_REF_MPFR), 0);
+  cr_assert(o[4].tlo == 8 && o[4].thi == 20);
+}
 
 /*
  * The fast engine certifies binary32 roots inside its batch kernels and its
@@ -58,7 +164,7 @@ static double r32_expected(long M, int dsign, int g, int sigma) {
   return sigma < 0 ? -e : e;
 }
 
-/* One constructed case (the top of the file) from the stream r. */
+/* One constructed case (r32_case above) from the stream r. */
 static r32_case r32_make(tr_rng *r) {
   static const int P[][4] = {{3, 4, 0, 5}, {0, 3, 4, 5}, {2, 3, 6, 7}, {1, 4, 8, 9}, {2, 6, 9, 11}, {4, 0, 3, 5}};
   const int *p = P[tr_int(r, 0, 5)];
@@ -150,56 +256,4 @@ Test(ref32_batch, near_midpoints_exact) {
     }
   }
   ref_fast_batch_use(-1);
-}
-
-/* Every family, generated in binary64 and in binary32 (gen --precision),
- * 3000 cases each: the binary32 batch through every width and the per-call
- * fast path give the per-case MPFR answers in binary32, status and every
- * field, bit for bit. */
-typedef struct r32_fam {
-  int fam;
-  int prec;
-} r32_fam;
-
-ParameterizedTestParameters(ref32_batch, families_vs_mpfr) {
-  static r32_fam p[2 * TOI_GEN_FAMILY_COUNT];
-  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
-    p[2 * f] = (r32_fam){f, TOI_BINARY64};
-    p[2 * f + 1] = (r32_fam){f, TOI_BINARY32};
-  }
-  return cr_make_param_array(r32_fam, p, 2 * TOI_GEN_FAMILY_COUNT);
-}
-
-ParameterizedTest(r32_fam *p, ref32_batch, families_vs_mpfr) {
-  const long n = 3000 * tr_scale();
-  toi_gen_opts o;
-  toi_gen_opts_default_in(&o, (toi_gen_family)p->fam, (toi_precision)p->prec);
-  o.seed = tr_seed();
-  toi_case *c = malloc((size_t)n * sizeof *c);
-  toi_ref *b = malloc((size_t)n * sizeof *b), *m = malloc((size_t)n * sizeof *m);
-  toi_status *sb = malloc((size_t)n * sizeof *sb), *sm = malloc((size_t)n * sizeof *sm);
-  cr_assert(c && b && m && sb && sm);
-  for (long i = 0; i < n; i++) {
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c[i], NULL, &bin, &o, (uint64_t)i), TOI_OK);
-    sm[i] = tr_solve_prec(&m[i], &c[i], TOI_BINARY32, TOI_REF_MPFR);
-  }
-  const char *fam = toi_gen_family_name(o.family), *gp = toi_precision_name((toi_precision)p->prec);
-  int w[3], nw = r32_widths(w);
-  for (int k = 0; k < nw; k++) {
-    cr_assert_eq(ref_fast_batch_use(w[k]), w[k]);
-    (void)tr_batch_prec(b, sb, c, (size_t)n, TOI_BINARY32, TOI_REF_FAST);
-    for (long i = 0; i < n; i++) {
-      cr_assert_eq(sb[i], sm[i], "%s (%s) case %ld, width %d: status", fam, gp, i, w[k]);
-      cr_assert(tr_same_ref(&b[i], &m[i]), "%s (%s) case %ld, width %d: fast %a %a, mpfr %a %a on %s " SEED_MSG,
-                fam, gp, i, w[k], b[i].tlo, b[i].thi, m[i].tlo, m[i].thi, tr_fmt(&c[i]), SEED_ARGS);
-    }
-  }
-  ref_fast_batch_use(-1);
-  for (long i = 0; i < n; i++) {
-    toi_ref f;
-    cr_assert_eq(tr_solve_prec(&f, &c[i], TOI_BINARY32, TOI_REF_FAST), sm[i]);
-    cr_assert(tr_same_ref(&f, &m[i]), "%s (%s) case %ld: per call", fam, gp, i);
-  }
-  free(c), free(b), free(m), free(sb), free(sm);
 }

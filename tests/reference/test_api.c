@@ -1,4 +1,4 @@
-/* test_ref_prepared.c: the query API of toiref.h and the caller-owned prepared case; no hidden result cache in the library. */
+/* test_api.c: the reference's front door (reference/api.c): the query, the engine as an argument, the prepared case, the bounds' arguments, the batch's statuses; no hidden result cache in the library. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
@@ -6,15 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
 #include "reference_check.h"
 #include "ref_forms.h"
+#include "ref_cases.h"
 
 /*
  * A prepared case (toi_ref_prepare) only saves work: every measure made from
  * it must be, bit for bit, what the MPFR engine measures on the case itself
  * with nothing prepared (the specification, an independent computation),
  * whatever order the answers come in and however many share it. A prepared
- * case that does not match the query is refused, never used.
+ * case that does not match the query is refused, never used. The engine is a
+ * field of the query (fast by default); a bad argument is refused with a
+ * status. That every entry point answers as the MPFR engine on the corpora
+ * and random cases: test_ref_generic.c.
  */
 
 static toi_ref_query query_of(const toi_case *c, toi_ref_engine e, toi_precision q, toi_direction dir, double T) {
@@ -221,6 +227,98 @@ Test(ref_prepared, batch_statuses) {
   q.target = 1;
   cr_assert_eq(toi_ref_solve_batch(out, st, c, 1, &q, &bad), TOI_OK);
   cr_assert(bad == 0 && out[0].cls == TOI_CONTACT && out[0].tfwd == 0.0);
+}
+
+/* The engine is an argument: the explicit forms answer alike with both, the
+ * short forms are the fast engine, and only the fast engine counts. */
+Test(ref_fast, engine_names_and_counters) {
+  cr_expect_str_eq(toi_ref_engine_name(TOI_REF_FAST), "fast");
+  cr_expect_str_eq(toi_ref_engine_name(TOI_REF_MPFR), "mpfr");
+  cr_expect_null(toi_ref_engine_name((toi_ref_engine)9));
+  cr_expect_eq(tr_engine_parse("fast"), TOI_REF_FAST);
+  cr_expect_eq(tr_engine_parse("mpfr"), TOI_REF_MPFR);
+  cr_expect_eq(tr_engine_parse("gmp"), -1);
+  cr_expect_eq(tr_engine_parse(NULL), -1);
+
+  toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
+  toi_ref a, b, d;
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_reset();
+  cr_assert_eq(tr_solve_engine(&a, &c, TOI_REF_FAST), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "tr_solve_engine(TOI_REF_FAST) went through the fast engine");
+  cr_assert_eq(tr_solve_engine(&b, &c, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&d, &c, 0.0, TOI_REF_MPFR), TOI_OK);
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 1, "the MPFR engine does not count as the fast one");
+  cr_expect(tr_same_ref(&a, &b));
+  cr_expect(tr_same_ref(&a, &d));
+  cr_expect(tr_same(a.tlo, 2.0) && tr_same(a.thi, 8.0));
+  cr_assert_eq(tr_solve_target_engine(&d, &c, 0.0, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same_ref(&a, &d));
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 2);
+}
+
+/* The short forms are the fast engine: the same bits as the explicit forms
+ * with TOI_REF_FAST, and counted as fast calls. */
+Test(ref_fast, short_forms_are_the_fast_engine) {
+  toi_case c = tr_rel2(5, 0, -1, 0, 1, 2);
+  toi_ref a, b;
+  toi_ref_fast_stats st;
+  toi_ref_fast_stats_reset();
+  cr_assert_eq(tr_solve(&a, &c), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&b, &c, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same_ref(&a, &b));
+  cr_assert_eq(tr_solve_target(&a, &c, 0.5), TOI_OK);
+  cr_assert_eq(tr_solve_target_engine(&b, &c, 0.5, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same_ref(&a, &b));
+  toi_ref_fast_stats_get(&st);
+  cr_expect_eq(st.calls, 4);
+  double u1, b1, u2, b2, k1, k2;
+  cr_assert_eq(tr_error(&u1, &b1, 2.5, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_error_engine(&u2, &b2, 2.5, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same(u1, u2) && tr_same(b1, b2));
+  cr_assert_eq(tr_kappa(&k1, &c, TOI_FORWARD), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+  cr_expect(tr_same(k1, k2));
+  toi_status s1, s2;
+  cr_expect_eq(tr_batch(&a, &s1, &c, 1), 0);
+  cr_expect_eq(tr_batch_engine(&b, &s2, &c, 1, TOI_REF_FAST), 0);
+  cr_expect(tr_same_ref(&a, &b) && s1 == s2);
+}
+
+/* The MPFR engine measures: lo = hi, the figure itself. */
+Test(ref_bounds, mpfr_engine_gives_the_figures) {
+  toi_case c = {.id = "b", .dim = 2, .pa = {0, 0, 0}, .pb = {3, 1, 0}, .va = {0, 0, 0}, .vb = {-1, 0, 0},
+                .ra = 0.5, .rb = 0.25, .ma = 1, .mb = 1};
+  double lo, hi, bits, ulp, b2;
+  cr_assert_eq(tr_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_error_engine(&ulp, &b2, 2.0, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert(tr_same(lo, ulp) && tr_same(hi, ulp) && tr_same(bits, b2));
+  double k;
+  cr_assert_eq(tr_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_MPFR), TOI_OK);
+  cr_assert(tr_same(lo, k) && tr_same(hi, k));
+  /* Bad arguments: a refused case, no output pointer. */
+  c.ra = -1;
+  cr_assert_eq(tr_error_bound(&lo, &hi, &bits, 2.0, &c, TOI_FORWARD, TOI_BINARY64, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_assert_eq(tr_kappa_bound(&lo, &hi, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
+  toi_ref_query rq = tr_query(&c, TOI_BINARY64, TOI_REF_FAST);
+  cr_assert_eq(toi_ref_kappa_bound(NULL, &rq), TOI_ERR_RANGE);
+  cr_assert_eq(toi_ref_error_bound(NULL, &rq), TOI_ERR_RANGE);
+}
+
+Test(ref_prec, bad_arguments) {
+  toi_case c = tp_axis(2, -1, 0.5, 0.5);
+  toi_ref r;
+  cr_assert_eq(tr_solve_prec(&r, &c, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, (toi_ref_engine)5), TOI_ERR_RANGE);
+  double u, b;
+  cr_assert_eq(tr_error_prec(&u, &b, 1.0, &c, TOI_FORWARD, (toi_precision)7, TOI_REF_FAST), TOI_ERR_RANGE);
+  c.ra = -1;
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_FAST), TOI_ERR_INPUT);
+  cr_assert_eq(tr_solve_prec(&r, &c, TOI_BINARY32, TOI_REF_MPFR), TOI_ERR_INPUT);
 }
 
 /*

@@ -1,14 +1,23 @@
-/* test_reference.c: the certified reference against answers known in closed form. */
+/* test_ref_roots.c: the roots correctly rounded (reference/mpfr/ref_roots.c), against answers known in closed form, a naive solver at high precision, exact rationals and exact symmetries. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include "gen.h"
+#include "ref_common.h"
+#include "ref_fast_api.h"
 #include "reference_check.h"
 #include "ref_forms.h"
+#include "ref_cases.h"
 
-/* ---- exact constructions ---- */
+/*
+ * The expected answers come from the maths or from an independent
+ * computation (reference_check.h), never from the reference. The cases are
+ * solved by toi_ref_solve with the default (fast) engine; that both engines
+ * give the same bits on every case is test_ref_generic.c's.
+ */
 
 /* One case given in full and its answer worked out by hand. Roots are given
  * as the exact rationals' correct roundings: integers, dyadics, or quotients
@@ -23,7 +32,9 @@ typedef struct exact_param {
 } exact_param;
 
 #define P2(x, y) {x, y, 0}
+
 #define TINY 0x1p-1074
+
 #define M DBL_MAX
 
 static exact_param exact_cases[] = {
@@ -169,8 +180,6 @@ Test(reference_exact, independent_rounding) {
   mpq_clear(q);
 }
 
-/* ---- irrational roots ---- */
-
 /* (t - 10)^2 + 1 = 4: t = 10 -+ sqrt 3, against the textbook formula at high
  * precision and against long double arithmetic. */
 Test(reference_irrational, ten_minus_sqrt3) {
@@ -245,8 +254,6 @@ Test(reference_irrational, hair_off_midpoints) {
   }
 }
 
-/* ---- the contact distance R + delta ---- */
-
 Test(reference_target, three_four_five) {
   /* R = 4 (+1) and R = 6 (-1) both make the 3-4-5 contact at 5: t = 6, 14. */
   toi_case c = tr_rel2(-10, 3, 1, 0, 1, 3);
@@ -293,329 +300,250 @@ Test(reference_target, range_errors) {
   cr_expect_eq(tr_solve_target_engine(&r, &c, -5 - 0x1p-50, TOI_REF_FAST), TOI_ERR_RANGE);
 }
 
-/* ---- input checks ---- */
-
-Test(reference_input, refused) {
-  toi_case good = tr_rel2(-10, 3, 1, 0, 1, 4), c;
+static void props_expect_naive(const toi_case *c, int n, const char *family) {
   toi_ref r;
-  double u, b, k;
-  c = good, c.dim = 4;
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  c = good, c.pb[1] = NAN;
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  c = good, c.va[0] = -INFINITY;
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  c = good, c.ra = -1;
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  c = good, c.pb[2] = 1; /* a 2D case with a third component */
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect_eq(tr_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect(isnan(u) && isnan(b));
-  cr_expect_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect(isnan(k));
-  cr_expect_eq(tr_solve_engine(&r, NULL, TOI_REF_FAST), TOI_ERR_INPUT);
-  cr_expect_eq(tr_solve_engine(NULL, &good, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_expect_eq(tr_error_engine(&u, &b, 6, &good, (toi_direction)7, TOI_REF_FAST), TOI_ERR_RANGE);
-  cr_expect_eq(tr_kappa_engine(&k, &good, (toi_direction)-1, TOI_REF_FAST), TOI_ERR_RANGE);
-  /* -0.0 is a legal radius. */
-  c = good, c.ra = -0.0;
-  cr_expect_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
+  cr_assert_eq(tr_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
+  tr_answer a = tr_naive(c, 0);
+  char line[1024];
+  if (toi_format_case(line, sizeof line, c) >= (int)sizeof line) strcpy(line, "(long)");
+  cr_assert_eq(r.cls, a.cls, "%s #%d: class %s vs naive %s\n  %s\n" SEED_MSG, family, n,
+               toi_class_name(r.cls), toi_class_name(a.cls), line, SEED_ARGS);
+  cr_assert(tr_same(r.tlo, a.tlo) && tr_same(r.thi, a.thi), "%s #%d: %a %a vs naive %a %a\n  %s\n" SEED_MSG,
+            family, n, r.tlo, r.thi, a.tlo, a.thi, line, SEED_ARGS);
 }
 
-/* The reference leaves the caller's MPFR exponent range and flags alone,
- * and works even when the caller narrowed the range. */
-Test(reference_input, mpfr_environment) {
-  toi_case c = tr_rel2(-10, 1, 1, 0, 1, 1);
-  toi_ref r, r0;
-  cr_assert_eq(tr_solve_engine(&r0, &c, TOI_REF_FAST), TOI_OK);
-  mpfr_set_emin(-100);
-  mpfr_set_emax(100);
-  mpfr_clear_flags();
-  cr_assert_eq(tr_solve_engine(&r, &c, TOI_REF_FAST), TOI_OK);
-  cr_expect(tr_same_ref(&r, &r0));
-  cr_expect_eq(mpfr_get_emin(), -100);
-  cr_expect_eq(mpfr_get_emax(), 100);
-  cr_expect_eq(mpfr_flags_save(), 0, "flags raised by the reference leaked");
-  mpfr_set_emin(mpfr_get_emin_min());
-  mpfr_set_emax(mpfr_get_emax_max());
-}
-
-Test(reference_input, versions) {
-  /* The versions of the libraries linked, against the headers compiled with:
-     a mismatch means a build against one library and a run against another. */
-  cr_expect_str_eq(toi_ref_mpfr_version(), MPFR_VERSION_STRING);
-  char gmp[32];
-  snprintf(gmp, sizeof gmp, "%d.%d.%d", __GNU_MP_VERSION, __GNU_MP_VERSION_MINOR, __GNU_MP_VERSION_PATCHLEVEL);
-  cr_expect_str_eq(toi_ref_gmp_version(), gmp);
-  cr_expect(toi_ref_mpfr_version()[0] >= '4', "MPFR 4 or later is required (mpfr_flags_save)");
-}
-
-/* ---- toi_ref_error ---- */
-
-Test(reference_error, exact_root_six) {
-  toi_case c = tr_rel2(-10, 3, 1, 0, 1, 4); /* t* = 6, ulp(6) = 2^-50 */
-  double u, b;
-  cr_assert_eq(tr_error_engine(&u, &b, 6, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0 && b == 0, "%g %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, nextafter(6, 7), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 1 && b == 1, "%a %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, nextafter(6, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 1 && b == 1, "%a %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, 6 + 0x1p-40, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 1024 && b == log2(1025.0), "%a %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, 7, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0x1p50, "%a", u);
-  /* No reverse root: NaN. */
-  cr_assert_eq(tr_error_engine(&u, &b, 6, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
-  cr_expect(isnan(u) && isnan(b));
-  cr_assert_eq(tr_error_engine(&u, &b, NAN, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isnan(u) && isnan(b));
-  cr_assert_eq(tr_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isinf(u) && u > 0 && isinf(b) && b > 0);
-}
-
-Test(reference_error, power_of_two_root) {
-  /* t* = 4: the double below is 4 - 2^-51, half an ulp(4) = 2^-50 away. */
-  toi_case c = tr_rel2(-5, 0, 1, 0, 0.5, 0.5);
-  double u, b;
-  cr_assert_eq(tr_error_engine(&u, &b, nextafter(4, 0), &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0.5 && b == 1, "%a %g", u, b);
-  /* The reverse root of an overlap, t* = -3 (contact at 1 and -3). */
-  c = tr_rel2(1, 0, 1, 0, 1, 1);
-  cr_assert_eq(tr_error_engine(&u, &b, -3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0 && b == 0);
-  cr_assert_eq(tr_error_engine(&u, &b, 3, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 6 * 0x1p51, "%a", u);
-  /* 3.0 is the bit pattern 0x4008000000000000; -3 sits as far below 0. */
-  cr_expect_eq(b, log2(1.0 + 2.0 * (double)0x4008000000000000LL), "sign change: ord distance");
-}
-
-Test(reference_error, third) {
-  /* t* = 1/3, RN = 0x1.5555555555555p-2 = (2^54 - 1)/3 2^-54: 1/3 ulp short. */
-  toi_case c = tr_rel2(-2, 0, 3, 0, 0.5, 0.5);
-  double u, b;
-  cr_assert_eq(tr_error_engine(&u, &b, 0x1.5555555555555p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(u - 1.0 / 3.0) < 1e-15 && b == 0, "%a", u);
-  cr_assert_eq(tr_error_engine(&u, &b, 0x1.5555555555556p-2, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(u - 2.0 / 3.0) < 1e-15 && b == 1, "%a", u);
-}
-
-Test(reference_error, zero_root_and_overflow) {
-  /* Contact at t* = 0: ulp(0) = 2^-1074. */
-  toi_case c = tr_rel2(2, 0, -1, 0, 1, 1);
-  double u, b;
-  cr_assert_eq(tr_error_engine(&u, &b, 0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0 && b == 0);
-  cr_assert_eq(tr_error_engine(&u, &b, -0.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0 && b == 0, "-0 is the same point as +0");
-  cr_assert_eq(tr_error_engine(&u, &b, 3 * 0x1p-1074, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 3 && b == 2, "%a %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, 1.0, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isinf(u), "%a", u); /* 2^1074 ulps is beyond the double range */
-  /* A root beyond DBL_MAX: RN is Inf, so Inf is exact, DBL_MAX is 1 away in bits and
-   * (2^54 - 1) 2^970 - DBL_MAX = 2^970 = half the ulp of DBL_MAX. */
-  c = tr_rel2(-0x1p54, 0, 0x1p-970, 0, 1, 0);
-  cr_assert_eq(tr_error_engine(&u, &b, INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0 && b == 0);
-  cr_assert_eq(tr_error_engine(&u, &b, DBL_MAX, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(u == 0.5 && b == 1, "%a %g", u, b);
-  cr_assert_eq(tr_error_engine(&u, &b, -INFINITY, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isinf(u) && isinf(b));
-}
-
-/* ulp error of RN(10 - sqrt 3) checked against a 600-bit evaluation. */
-Test(reference_error, irrational_against_mpfr) {
-  toi_case c = tr_rel2(-10, 1, 1, 0, 1, 1);
-  mpfr_t t, d;
-  mpfr_inits2(600, t, d, (mpfr_ptr)0);
-  mpfr_sqrt_ui(t, 3, MPFR_RNDN);
-  mpfr_ui_sub(t, 10, t, MPFR_RNDN);
-  double T0 = mpfr_get_d(t, MPFR_RNDN);
-  double Ts[] = {T0, nextafter(T0, 0), nextafter(T0, 20), T0 + 0x1p-40, 8.0};
-  for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++) {
-    double u, b;
-    cr_assert_eq(tr_error_engine(&u, &b, Ts[i], &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-    mpfr_set_d(d, Ts[i], MPFR_RNDN);
-    mpfr_sub(d, d, t, MPFR_RNDN);
-    mpfr_abs(d, d, MPFR_RNDN);
-    mpfr_mul_2si(d, d, 49, MPFR_RNDN); /* 8 <= t* < 16: ulp 2^-49 */
-    double want = mpfr_get_d(d, MPFR_RNDN);
-    cr_expect(fabs(u - want) <= 1e-12 * want, "T=%a: %.17g vs %.17g", Ts[i], u, want);
+Test(reference_random, generic_against_naive) {
+  tr_rng r = props_rng(0x1111);
+  long n = 2000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = props_case(&r, -30, 30, -30, 30);
+    props_expect_naive(&c, (int)i, "generic");
   }
-  mpfr_clears(t, d, (mpfr_ptr)0);
 }
 
-/* ---- toi_ref_kappa ---- */
-
-/*
- * kappa = [sum_i (|pA_i| + |pB_i| + |t| (|vA_i| + |vB_i|)) |u_i| + (rA + rB) R] / (sqrt(D) |t|)
- * with u = s + v t and sqrt(D) = |u.v|, worked out by hand below.
- */
-Test(reference_kappa, closed_forms) {
-  double k;
-  /* A at (1, 0) at rest r 1, B at (11, 0) moving (-1, 0) r 1: s = (10, 0), R = 2,
-   * t = 8, u = (2, 0), u.v = -2: [(1 + 11 + 8 (0 + 1)) 2 + 2 2] / (2 8) = 44/16. */
-  toi_case c = tr_case2(1, 0, 0, 0, 1, 11, 0, -1, 0, 1);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(k - 2.75) <= 1e-12, "%.17g", k);
-  /* 3-4-5: t = 6, u = (-4, 3), u.v = -4: [(10 + 6) 4 + 3 3 + 5 5] / (4 6) = 98/24. */
-  c = tr_rel2(-10, 3, 1, 0, 1, 4);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(k - 98.0 / 24.0) <= 1e-12 * k, "%.17g", k);
-  /* Time reversal (v -> -v) turns it into the reverse root t = -6 with the same kappa. */
-  c = tr_rel2(-10, 3, -1, 0, 1, 4);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(k - 98.0 / 24.0) <= 1e-12 * k, "%.17g", k);
-  /* Overlap: s = (1, 0), v = (1, 0), R = 2; forward t = 1, u = 2: [(1 + 1) 2 + 4]/(2 1) = 4;
-   * reverse t = -3, u = -2: [(1 + 3) 2 + 4]/(2 3) = 2. */
-  c = tr_rel2(1, 0, 1, 0, 1, 1);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(k - 4) <= 1e-12, "%.17g", k);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_REVERSE, TOI_REF_FAST), TOI_OK);
-  cr_expect(fabs(k - 2) <= 1e-12, "%.17g", k);
-  /* Graze (D = 0) and contact (t* = 0): infinite; no root: NaN. */
-  c = tr_rel2(-10, 5, 1, 0, 5, 0);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isinf(k) && k > 0);
-  c = tr_rel2(2, 0, -1, 0, 1, 1);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isinf(k) && k > 0);
-  c = tr_rel2(-10, 6, 1, 0, 3, 2);
-  cr_assert_eq(tr_kappa_engine(&k, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
-  cr_expect(isnan(k));
-}
-
-/* Root of the naive quadratic at precision p from inputs x[0..13]
- * (pa, pb, va, vb as 3 each, ra, rb), lower or upper. */
-static void kappa_root(mpfr_t t, mpfr_t x[14], int lo, mpfr_prec_t p) {
-  mpfr_t s, v, a, b, cc, q, w;
-  mpfr_inits2(p, s, v, a, b, cc, q, w, (mpfr_ptr)0);
-  mpfr_set_zero(a, 1), mpfr_set_zero(b, 1), mpfr_set_zero(cc, 1);
-  for (int i = 0; i < 3; i++) {
-    mpfr_sub(s, x[3 + i], x[i], MPFR_RNDN);
-    mpfr_sub(v, x[9 + i], x[6 + i], MPFR_RNDN);
-    mpfr_fma(a, v, v, a, MPFR_RNDN);
-    mpfr_fma(b, s, v, b, MPFR_RNDN);
-    mpfr_fma(cc, s, s, cc, MPFR_RNDN);
+Test(reference_random, wide_against_naive) {
+  /* Exponents over the whole double range: overflowing and vanishing roots,
+   * integers of thousands of bits. */
+  tr_rng r = props_rng(0x2222);
+  long n = 300 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = props_case(&r, -1074, 1000, -1074, 1000);
+    props_expect_naive(&c, (int)i, "wide");
   }
-  mpfr_add(w, x[12], x[13], MPFR_RNDN);
-  mpfr_sqr(w, w, MPFR_RNDN);
-  mpfr_sub(cc, cc, w, MPFR_RNDN);
-  mpfr_sqr(q, b, MPFR_RNDN);
-  mpfr_mul(w, a, cc, MPFR_RNDN);
-  mpfr_sub(q, q, w, MPFR_RNDN);
-  mpfr_sqrt(q, q, MPFR_RNDN);
-  mpfr_neg(w, b, MPFR_RNDN);
-  if (lo)
-    mpfr_sub(w, w, q, MPFR_RNDN);
-  else
-    mpfr_add(w, w, q, MPFR_RNDN);
-  mpfr_div(t, w, a, MPFR_RNDN);
-  mpfr_clears(s, v, a, b, cc, q, w, (mpfr_ptr)0);
 }
 
-/* kappa from central differences of the root, each input moved by 2^-80 of itself. */
-Test(reference_kappa, finite_differences) {
-  toi_case cs[] = {tr_case2(0.25, -1, 0.5, 0.125, 1, -9, 2.5, 1.5, -0.25, 1.5),
-                   tr_case2(3, 1, -1, 0, 1, 0.5, 1, 2, 0, 2), /* overlap */
-                   tr_rel3(-7, 2, 1.5, 1.25, -0.5, 0.125, 1, 1.75)};
-  const mpfr_prec_t p = 1000;
-  for (size_t n = 0; n < sizeof cs / sizeof cs[0]; n++) {
-    toi_case *c = &cs[n];
-    toi_ref r;
-    cr_assert_eq(tr_solve_engine(&r, c, TOI_REF_FAST), TOI_OK);
-    for (int dir = 0; dir < 2; dir++) {
-      int lo = dir == 0 ? r.fwd_is_lo : r.rev_is_lo;
-      if (lo < 0) continue;
-      double k;
-      cr_assert_eq(tr_kappa_engine(&k, c, (toi_direction)dir, TOI_REF_FAST), TOI_OK);
-      double in[14];
-      for (int i = 0; i < 3; i++) in[i] = c->pa[i], in[3 + i] = c->pb[i], in[6 + i] = c->va[i], in[9 + i] = c->vb[i];
-      in[12] = c->ra, in[13] = c->rb;
-      mpfr_t x[14], t0, tp, tm, sum;
-      for (int i = 0; i < 14; i++) mpfr_init2(x[i], p), mpfr_set_d(x[i], in[i], MPFR_RNDN);
-      mpfr_inits2(p, t0, tp, tm, sum, (mpfr_ptr)0);
-      kappa_root(t0, x, lo, p);
-      mpfr_set_zero(sum, 1);
-      for (int i = 0; i < 14; i++) {
-        if (in[i] == 0) continue;
-        double h = fabs(in[i]) * 0x1p-80;
-        mpfr_add_d(x[i], x[i], h, MPFR_RNDN);
-        kappa_root(tp, x, lo, p);
-        mpfr_set_d(x[i], in[i], MPFR_RNDN);
-        mpfr_sub_d(x[i], x[i], h, MPFR_RNDN);
-        kappa_root(tm, x, lo, p);
-        mpfr_set_d(x[i], in[i], MPFR_RNDN);
-        mpfr_sub(tp, tp, tm, MPFR_RNDN);
-        mpfr_abs(tp, tp, MPFR_RNDN);
-        mpfr_mul_d(tp, tp, fabs(in[i]) / (2 * h), MPFR_RNDN);
-        mpfr_add(sum, sum, tp, MPFR_RNDN);
+Test(reference_random, subnormal_roots_against_naive) {
+  tr_rng r = props_rng(0x3333);
+  long n = 1000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = props_case(&r, -1070, -1030, -4, 12);
+    props_expect_naive(&c, (int)i, "subnormal");
+  }
+}
+
+Test(reference_random, near_tangent_against_naive) {
+  /* B passes A at height R + d with d a few ulps of R: D tiny of either sign. */
+  tr_rng r = props_rng(0x4444);
+  long n = 1000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    double R = fabs(tr_double(&r, -20, 20));
+    double h = R + (double)tr_int(&r, -4, 4) * ldexp(1, (int)tr_int(&r, -60, -52)) * R;
+    double x = -fabs(tr_double(&r, -10, 30));
+    double vx = fabs(tr_double(&r, -10, 10));
+    toi_case c = tr_rel2(x, h, vx, 0, R * 0.25, R * 0.75);
+    props_expect_naive(&c, (int)i, "tangent");
+  }
+}
+
+/* x rounded to 50 significant bits. */
+static double props_50bits(double x) {
+  if (x == 0) return x;
+  int e = ilogb(x);
+  return ldexp(nearbyint(ldexp(x, 49 - e)), e - 49);
+}
+
+/* Collinear data: roots (-S -+ R)/V are rational; compared with an exact mpq
+ * computation rounded the documented way. */
+Test(reference_random, collinear_rational_exact) {
+  tr_rng r = props_rng(0x5555);
+  long n = 2000 * tr_scale();
+  mpq_t q, w;
+  mpq_inits(q, w, (mpq_ptr)0);
+  for (long i = 0; i < n; i++) {
+    int wide = i % 4 == 3;
+    int pl = wide ? -1074 : -40, ph = wide ? 1000 : 40;
+    double pa = tr_double(&r, pl, ph), pb = tr_double(&r, pl, ph);
+    double va = tr_double(&r, pl, ph), vb = (i % 16 == 0) ? va : tr_double(&r, pl, ph);
+    double ra = fabs(tr_double(&r, pl, ph)), rb = (i % 5 == 0) ? 0 : fabs(tr_double(&r, pl, ph));
+    /* Along x, or along (3, 4)/5 scaled by a power of two: still exact. */
+    toi_case c;
+    int axis = (int)(i % 3);
+    if (axis == 2 && fabs(pa) < 0x1p900 && fabs(pb) < 0x1p900 && fabs(va) < 0x1p900 && fabs(vb) < 0x1p900 &&
+        fabs(pa) > 0x1p-900 && fabs(pb) > 0x1p-900 && fabs(va) > 0x1p-900 && fabs(vb) > 0x1p-900 &&
+        (ra == 0 || ra > 0x1p-900)) {
+      /* (3, 4) x/8 and 5 r/8 are exact when x and r have at most 50 bits. */
+      double k = 0x1p-3;
+      pa = props_50bits(pa), pb = props_50bits(pb), va = props_50bits(va), vb = props_50bits(vb);
+      ra = props_50bits(ra), rb = props_50bits(rb);
+      c = tr_case2(3 * k * pa, 4 * k * pa, 3 * k * va, 4 * k * va, ra * 5 * k, 3 * k * pb, 4 * k * pb,
+                   3 * k * vb, 4 * k * vb, rb * 5 * k);
+    } else if (axis == 1) {
+      c = tr_rel3(0, 0, 0, 0, 0, 0, ra, rb);
+      c.pa[2] = pa, c.pb[2] = pb, c.va[2] = va, c.vb[2] = vb;
+    } else {
+      c = tr_case2(pa, 0, va, 0, ra, pb, 0, vb, 0, rb);
+    }
+    toi_ref ref;
+    cr_assert_eq(tr_solve_engine(&ref, &c, TOI_REF_FAST), TOI_OK);
+    double want_lo = NAN, want_hi = NAN;
+    if (va != vb) {
+      /* |S + V t| = R: t = (-S -+ R)/V, lower first. */
+      double e[2];
+      for (int k2 = 0; k2 < 2; k2++) {
+        mpq_set_d(q, pa), mpq_set_d(w, pb), mpq_sub(q, q, w); /* -S = pa - pb */
+        mpq_set_d(w, ra);
+        mpq_t rr;
+        mpq_init(rr);
+        mpq_set_d(rr, rb);
+        mpq_add(w, w, rr);
+        if (k2 == 0) mpq_sub(q, q, w);
+        else mpq_add(q, q, w);
+        mpq_set_d(w, vb), mpq_set_d(rr, va), mpq_sub(w, w, rr);
+        mpq_div(q, q, w);
+        mpq_clear(rr);
+        e[k2] = tr_round_q(q);
+        if (e[k2] == 0 && mpq_sgn(q) < 0) e[k2] = -0.0;
       }
-      mpfr_abs(t0, t0, MPFR_RNDN);
-      mpfr_div(sum, sum, t0, MPFR_RNDN);
-      double want = mpfr_get_d(sum, MPFR_RNDN);
-      cr_expect(fabs(k - want) <= 1e-6 * want, "case %zu dir %d: %.17g vs %.17g", n, dir, k, want);
-      for (int i = 0; i < 14; i++) mpfr_clear(x[i]);
-      mpfr_clears(t0, tp, tm, sum, (mpfr_ptr)0);
+      int vpos = vb > va;
+      want_lo = vpos ? e[0] : e[1];
+      want_hi = vpos ? e[1] : e[0];
+    }
+    cr_assert(tr_same(ref.tlo, want_lo) && tr_same(ref.thi, want_hi),
+              "collinear #%ld: %a %a vs exact %a %a\n" SEED_MSG, i, ref.tlo, ref.thi, want_lo, want_hi,
+              SEED_ARGS);
+  }
+  mpq_clears(q, w, (mpq_ptr)0);
+}
+
+static toi_case props_swap(const toi_case *c) {
+  toi_case d = *c;
+  memcpy(d.pa, c->pb, sizeof d.pa), memcpy(d.pb, c->pa, sizeof d.pb);
+  memcpy(d.va, c->vb, sizeof d.va), memcpy(d.vb, c->va, sizeof d.vb);
+  d.ra = c->rb, d.rb = c->ra, d.ma = c->mb, d.mb = c->ma;
+  return d;
+}
+
+Test(reference_invariance, swap_balls) {
+  tr_rng r = props_rng(0x6666);
+  long n = 3000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = (i % 4 == 0) ? props_case(&r, -1074, 1000, -1074, 1000) : props_case(&r, -30, 30, -30, 30);
+    toi_case d = props_swap(&c);
+    toi_ref x, y;
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert(tr_same_ref(&x, &y), "swap #%ld: %s %a %a vs %s %a %a\n" SEED_MSG, i, toi_class_name(x.cls), x.tlo,
+              x.thi, toi_class_name(y.cls), y.tlo, y.thi, SEED_ARGS);
+    if (i % 8 == 0) {
+      double k1, k2;
+      cr_assert_eq(tr_kappa_engine(&k1, &c, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+      cr_assert_eq(tr_kappa_engine(&k2, &d, TOI_FORWARD, TOI_REF_FAST), TOI_OK);
+      cr_assert(tr_same(k1, k2), "swap kappa #%ld: %a vs %a\n" SEED_MSG, i, k1, k2, SEED_ARGS);
     }
   }
 }
 
-/* ---- threads ---- */
+/* A multiple of 2^-20 below 2^30 in magnitude: adding an integer below 2^20
+ * stays exact (fewer than 53 bits). */
+static double props_grid(tr_rng *r) { return (double)tr_int(r, -(1L << 49), 1L << 49) * 0x1p-20; }
 
-#define THREAD_CASES 1000
-
-typedef struct thread_job {
-  const toi_case *cases;
-  toi_ref *out;
-  double *ulp, *kap;
-  int reverse_order;
-  int failures;
-} thread_job;
-
-static void *thread_run(void *arg) {
-  thread_job *j = arg;
-  for (int n = 0; n < THREAD_CASES; n++) {
-    int i = j->reverse_order ? THREAD_CASES - 1 - n : n;
-    double b;
-    if (tr_solve_engine(&j->out[i], &j->cases[i], TOI_REF_FAST) != TOI_OK) j->failures++;
-    if (tr_error_engine(&j->ulp[i], &b, 1.0, &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
-    if (tr_kappa_engine(&j->kap[i], &j->cases[i], TOI_FORWARD, TOI_REF_FAST) != TOI_OK) j->failures++;
+Test(reference_invariance, translate_positions_and_velocities) {
+  tr_rng r = props_rng(0x7777);
+  long n = 3000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    memset(&c, 0, sizeof c);
+    c.dim = 2 + (int)(i & 1);
+    c.ma = c.mb = 1;
+    for (int k = 0; k < c.dim; k++) {
+      c.pa[k] = props_grid(&r), c.pb[k] = c.pa[k] + (double)tr_int(&r, -(1L << 24), 1L << 24) * 0x1p-20;
+      c.va[k] = props_grid(&r), c.vb[k] = c.va[k] + (double)tr_int(&r, -(1L << 24), 1L << 24) * 0x1p-20;
+    }
+    if (i % 2) /* aimed */
+      for (int k = 0; k < c.dim; k++) c.vb[k] = c.va[k] - (c.pb[k] - c.pa[k]) * 0.5;
+    c.ra = (double)tr_int(&r, 0, 1L << 23) * 0x1p-20, c.rb = (double)tr_int(&r, 0, 1L << 22) * 0x1p-20;
+    toi_case d = c;
+    for (int k = 0; k < c.dim; k++) {
+      double o = (double)tr_int(&r, -(1L << 20) + 1, (1L << 20) - 1);
+      double ov = (double)tr_int(&r, -(1L << 20) + 1, (1L << 20) - 1);
+      d.pa[k] += o, d.pb[k] += o;
+      d.va[k] += ov, d.vb[k] += ov;
+      cr_assert(d.pa[k] - o == c.pa[k] && d.pb[k] - o == c.pb[k] && d.va[k] - ov == c.va[k] &&
+                    d.vb[k] - ov == c.vb[k],
+                "inexact shift");
+    }
+    toi_ref x, y;
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert(tr_same_ref(&x, &y), "translate #%ld: %a %a vs %a %a\n" SEED_MSG, i, x.tlo, x.thi, y.tlo, y.thi,
+              SEED_ARGS);
   }
-  return NULL;
 }
 
-Test(reference_threads, two_threads_match_serial) {
-  cr_assert(mpfr_buildopt_tls_p(), "MPFR built without thread-local storage: the reference is not thread-safe");
-  uint64_t seed = tr_seed();
-  tr_rng rng = {seed};
-  static toi_case cases[THREAD_CASES];
-  static toi_ref serial[THREAD_CASES], par[2][THREAD_CASES];
-  static double su[THREAD_CASES], sk[THREAD_CASES], pu[2][THREAD_CASES], pk[2][THREAD_CASES];
-  for (int i = 0; i < THREAD_CASES; i++) {
-    double s[3], v[3];
-    for (int d = 0; d < 3; d++) s[d] = tr_double(&rng, -3, 3), v[d] = tr_double(&rng, -3, 1);
-    /* Half of them aimed at each other so that roots occur. */
-    if (i % 2) for (int d = 0; d < 3; d++) v[d] = -s[d] * 0.25 + tr_double(&rng, -5, -3);
-    cases[i] = tr_rel3(s[0], s[1], s[2], v[0], v[1], v[2], fabs(tr_double(&rng, -2, 1)), fabs(tr_double(&rng, -2, 1)));
+static toi_case props_scale(const toi_case *c, int kl, int kv) {
+  toi_case d = *c;
+  for (int i = 0; i < 3; i++) {
+    d.pa[i] = ldexp(c->pa[i], kl), d.pb[i] = ldexp(c->pb[i], kl);
+    d.va[i] = ldexp(c->va[i], kv), d.vb[i] = ldexp(c->vb[i], kv);
   }
-  thread_job serial_job = {cases, serial, su, sk, 0, 0};
-  thread_run(&serial_job);
-  cr_assert_eq(serial_job.failures, 0);
-  pthread_t th[2];
-  thread_job jobs[2];
-  for (int k = 0; k < 2; k++) {
-    jobs[k] = (thread_job){cases, par[k], pu[k], pk[k], k, 0};
-    cr_assert_eq(pthread_create(&th[k], NULL, thread_run, &jobs[k]), 0);
+  d.ra = ldexp(c->ra, kl), d.rb = ldexp(c->rb, kl);
+  return d;
+}
+
+Test(reference_invariance, scale_everything) {
+  /* Lengths and velocities by the same 2^k: t = length/velocity unchanged.
+   * Data within 2^+-40, k within +-900: every scaled input stays normal. */
+  tr_rng r = props_rng(0x8888);
+  long n = 3000 * tr_scale();
+  for (long i = 0; i < n; i++) {
+    toi_case c = props_case(&r, -30, 30, -30, 30);
+    int k = (int)tr_int(&r, -900, 900);
+    toi_case d = props_scale(&c, k, k);
+    toi_ref x, y;
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert(tr_same_ref(&x, &y), "scale 2^%d #%ld: %a %a vs %a %a\n" SEED_MSG, k, i, x.tlo, x.thi, y.tlo,
+              y.thi, SEED_ARGS);
   }
-  for (int k = 0; k < 2; k++) pthread_join(th[k], NULL);
-  for (int k = 0; k < 2; k++) {
-    cr_expect_eq(jobs[k].failures, 0);
-    for (int i = 0; i < THREAD_CASES; i++) {
-      cr_assert(tr_same_ref(&par[k][i], &serial[i]), "thread %d case %d differs (seed %llu)", k, i,
-                (unsigned long long)seed);
-      cr_assert(tr_same(pu[k][i], su[i]) && tr_same(pk[k][i], sk[i]), "thread %d case %d error/kappa differ", k,
-                i);
+}
+
+static int props_normal(double t) { return isfinite(t) && fabs(t) >= DBL_MIN; }
+
+Test(reference_invariance, scale_velocities) {
+  /* Velocities by 2^k: the roots are divided by 2^k exactly, as long as
+   * neither rounding falls outside the normal range. */
+  tr_rng r = props_rng(0x9999);
+  long n = 3000 * tr_scale();
+  long checked = 0;
+  for (long i = 0; i < n; i++) {
+    toi_case c = props_case(&r, -30, 30, -30, 30);
+    int k = (int)tr_int(&r, -900, 900);
+    toi_case d = props_scale(&c, 0, k);
+    toi_ref x, y;
+    cr_assert_eq(tr_solve_engine(&x, &c, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(tr_solve_engine(&y, &d, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(x.cls, y.cls);
+    double t[2] = {x.tlo, x.thi}, u[2] = {y.tlo, y.thi};
+    for (int j = 0; j < 2; j++) {
+      if (isnan(t[j])) {
+        cr_assert(isnan(u[j]));
+        continue;
+      }
+      double want = ldexp(t[j], -k);
+      if (!props_normal(t[j]) || !props_normal(want)) continue;
+      checked++;
+      cr_assert(tr_same(u[j], want), "velocities 2^%d #%ld: %a vs %a\n" SEED_MSG, k, i, u[j], want, SEED_ARGS);
     }
   }
+  cr_assert_gt(checked, n / 4, "too few roots checked: %ld", checked);
 }
