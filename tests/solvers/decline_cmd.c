@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ball_toi.h"
+#include "case_line.h"
 
 int main(int argc, char **argv) {
   const char *decline = argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL;
@@ -13,15 +14,9 @@ int main(int argc, char **argv) {
   double tmax = INFINITY;
   unsigned long long n = 0;
   while (fgets(line, sizeof line, stdin)) {
-    if (!strncmp(line, "# tmax ", 7)) {
-      tmax = strtod(line + 7, NULL);
-      continue;
-    }
-    char *tok[20];
-    int nt = 0;
-    for (char *p = strtok(line, " \t\r\n"); p && nt < 20; p = strtok(NULL, " \t\r\n")) tok[nt++] = p;
-    if (nt < 2 || tok[0][0] == '#') continue;
-    const char *id = tok[0];
+    cl_case cs;
+    if (!cl_parse(line, &tmax, &cs)) continue;
+    const char *id = cs.id;
     n++;
     if (decline && strstr(id, decline)) {
       printf("%s unsupported\n", id);
@@ -31,18 +26,8 @@ int main(int argc, char **argv) {
       printf("%s failed\n", id);
       continue;
     }
-    int dim = atoi(tok[1]);
-    double x[16] = {0}, pa[3] = {0}, va[3] = {0}, pb[3] = {0}, vb[3] = {0};
-    for (int k = 2; k < nt && k < 18; k++) x[k - 2] = strtod(tok[k], NULL);
-    const double *a = x, *b = x + 2 * dim + 2;
-    for (int k = 0; k < dim; k++) {
-      pa[k] = a[k];
-      va[k] = a[dim + k];
-      pb[k] = b[k];
-      vb[k] = b[dim + k];
-    }
     double t;
-    int cls = ball_toi(pa, va, a[2 * dim], pb, vb, b[2 * dim], tmax, &t);
+    int cls = ball_toi(cs.pa, cs.va, cs.ra, cs.pb, cs.vb, cs.rb, tmax, &t);
     printf("%s %s %a\n", id, ball_class_names[cls], t);
   }
   printf("# engine-time %llu %llu\n", n, 250 * n);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "ball_toi.h"
+#include "case_line.h"
 
 static int starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
@@ -69,27 +70,11 @@ int main(int argc, char **argv) {
   double tmax = INFINITY;
   int bad = 0, badtarget = 0;
   while (fgets(line, sizeof line, stdin)) {
-    if (!strncmp(line, "# tmax ", 7)) {
-      tmax = strtod(line + 7, NULL);
-      continue;
-    }
-    char *tok[20];
-    int n = 0;
-    for (char *p = strtok(line, " \t\r\n"); p && n < 20; p = strtok(NULL, " \t\r\n")) tok[n++] = p;
-    if (n == 0 || tok[0][0] == '#') continue;
-    const char *id = tok[0];
-    int dim = atoi(tok[1]);
-    double x[16] = {0}, pa[3] = {0}, va[3] = {0}, pb[3] = {0}, vb[3] = {0};
-    for (int k = 2; k < n && k < 18; k++) x[k - 2] = strtod(tok[k], NULL);
-    const double *a = x, *b = x + 2 * dim + 2;
-    for (int k = 0; k < dim; k++) {
-      pa[k] = a[k];
-      va[k] = a[dim + k];
-      pb[k] = b[k];
-      vb[k] = b[dim + k];
-    }
+    cl_case cs;
+    if (!cl_parse(line, &tmax, &cs)) continue;
+    const char *id = cs.id;
     double t;
-    int cls = ball_toi(pa, va, a[2 * dim], pb, vb, b[2 * dim], tmax, &t);
+    int cls = ball_toi(cs.pa, cs.va, cs.ra, cs.pb, cs.vb, cs.rb, tmax, &t);
     if (slow) {
       struct timespec ts = {slow / 1000, (slow % 1000) * 1000000};
       nanosleep(&ts, NULL);
