@@ -152,33 +152,37 @@ static const char *sol_run_rows(const char *env, const char *args, sol_out **r) 
 
 #define MISBEHAVE bin_path(3, "tests/solvers/misbehave_cmd")
 
+/* `toibench run PRE--solver-cmd 'misbehave_cmd OPTS' FILE --rows ROWS`, FILE
+   the 3-4-5 hit under each of the n ids: the rows text (sol_run_rows) and
+   the run in *r. */
+static const char *misbehave_rows(const char *pre, const char *opts, const char *const *ids, size_t n, sol_out **r) {
+  const char *f = sol_cases(0, sol_lines(ids, n));
+  char args[8192];
+  snprintf(args, sizeof args, "run %s--solver-cmd '%s%s' %s", pre, MISBEHAVE, opts, f);
+  const char *rows = sol_run_rows(NULL, args, r);
+  unlink(f);
+  return rows;
+}
+
 Test(solver, cmd_correct_answers_score_exactly) {
   static const char *ids[] = {"ok-1", "ok-2"};
-  const char *f = sol_cases(0, sol_lines(ids, 2));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 2, &r);
   cr_assert_eq(r->status, 0, "%s", r->err);
   expect_row(rows, "ok-1", "misbehave_cmd", "ok-1 misbehave_cmd hit hit 0x1p+2 0x1p+2 0 0");
   expect_row(rows, "ok-2", "misbehave_cmd", "hit hit 0x1p+2 0x1p+2 0 0");
-  unlink(f);
 }
 
 Test(solver, cmd_crash_is_reported_and_the_run_goes_on) {
   static const char *ids[] = {"ok-1", "crash-1", "ok-2", "ok-3"};
-  const char *f = sol_cases(0, sol_lines(ids, 4));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 4, &r);
   cr_assert_eq(r->status, 1, "a crash fails the run: %s", r->err);
   expect_row(rows, "crash-1", "misbehave_cmd", "failed");
   expect_row(rows, "ok-2", "misbehave_cmd", "hit hit 0x1p+2");
   expect_row(rows, "ok-3", "misbehave_cmd", "hit hit 0x1p+2");
   cr_assert(strstr(r->err, "case crash-1: the solver crashed (signal 11"), "%s", r->err);
   cr_assert(strstr(r->out, "(1 failed)"), "%s", r->out);
-  unlink(f);
 }
 
 /* A crash on the first case of a batch (no answer yet) costs that case alone:
@@ -186,37 +190,27 @@ Test(solver, cmd_crash_is_reported_and_the_run_goes_on) {
    end the solver's run: the cases left fail with the second crash's reason. */
 Test(solver, cmd_crash_on_the_first_case_costs_that_case_alone) {
   static const char *ids[] = {"crash-1", "ok-1", "ok-2"};
-  const char *f = sol_cases(0, sol_lines(ids, 3));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 3, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   expect_row(rows, "crash-1", "misbehave_cmd", "failed");
   expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2");
   expect_row(rows, "ok-2", "misbehave_cmd", "hit hit 0x1p+2");
-  unlink(f);
   static const char *twice[] = {"crash-1", "crash-2", "ok-1"};
-  f = sol_cases(0, sol_lines(twice, 3));
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
-  rows = sol_run_rows(NULL, args, &r);
+  rows = misbehave_rows("", "", twice, 3, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   expect_row(rows, "crash-2", "misbehave_cmd", "failed");
   expect_row(rows, "ok-1", "misbehave_cmd", "failed");
   cr_assert(strstr(r->err, "case ok-1: the solver crashed (signal 11") && strstr(r->err, "before answering anything"),
             "%s", r->err);
-  unlink(f);
 }
 
 /* A failed run ends with one line: each cause's count and first case, in
    input order; --rows says each failed case's cause. */
 Test(solver, cmd_failed_run_says_why_by_cause) {
   static const char *ids[] = {"ok-1", "gaveup-1", "nan-1", "crash-1", "bad-1", "declined-1", "nan-2", "bad-2"};
-  const char *f = sol_cases(0, sol_lines(ids, 8));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 8, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   const char *want = "toibench: run failed: solver misbehave_cmd: 1 crash (first crash-1), 2 protocol (first bad-1), "
                      "2 range (first nan-1), 1 declared (first gaveup-1)\n";
@@ -229,7 +223,6 @@ Test(solver, cmd_failed_run_says_why_by_cause) {
   expect_row(rows, "crash-1", "misbehave_cmd", " crash");
   expect_row(rows, "bad-2", "misbehave_cmd", " protocol");
   expect_row(rows, "declined-1", "misbehave_cmd", "unsupported");
-  unlink(f);
 }
 
 /* A talkative solver: the terminal shows its first 20 lines, each led by its
@@ -272,26 +265,19 @@ Test(solver, cmd_stderr_capped_on_the_terminal_kept_whole_in_the_log) {
 
 Test(solver, cmd_hang_is_stopped_by_the_timeout) {
   static const char *ids[] = {"ok-1", "hang-1", "ok-2"};
-  const char *f = sol_cases(0, sol_lines(ids, 3));
-  char args[8192];
-  snprintf(args, sizeof args, "run --timeout 1 --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("--timeout 1 ", "", ids, 3, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   expect_row(rows, "hang-1", "misbehave_cmd", "failed");
   expect_row(rows, "ok-2", "misbehave_cmd", "hit hit 0x1p+2");
   cr_assert(strstr(r->err, "case hang-1: no answer within 1s"), "%s", r->err);
   cr_assert_lt(r->seconds, SOL_NOT_HUNG, "took %gs: the hang was not stopped", r->seconds);
-  unlink(f);
 }
 
 Test(solver, cmd_garbage_missing_duplicate_and_stray_lines) {
   static const char *ids[] = {"bad-1", "bad-2", "bad-3", "bad-4", "skip-1", "dup-1", "ok-1"};
-  const char *f = sol_cases(0, sol_lines(ids, 7));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s --stray' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", " --stray", ids, 7, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   for (int i = 0; i < 6; i++) expect_row(rows, ids[i], "misbehave_cmd", "failed");
   expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2");
@@ -307,18 +293,14 @@ Test(solver, cmd_garbage_missing_duplicate_and_stray_lines) {
   cr_assert(strstr(r->err, "answer for unknown case ID '\\x01\\xff-id'"), "%s", r->err);
   cr_assert_null(strchr(r->err, '\001'), "a raw byte reached stderr");
   cr_assert(strstr(r->err, "3 protocol errors outside any case"), "%s", r->err);
-  unlink(f);
 }
 
 /* A target or tolerance must be a finite number: "ID hit T inf" is a
  * malformed answer, not an answer scored against the default target. */
 Test(solver, cmd_infinite_or_nan_target_is_malformed) {
   static const char *ids[] = {"badtarget-1", "badtarget-2", "badtarget-3", "badtarget-4", "badtarget-5", "ok-1"};
-  const char *f = sol_cases(0, sol_lines(ids, 6));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 6, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   for (int i = 0; i < 5; i++) {
     expect_row(rows, ids[i], "misbehave_cmd", "failed");
@@ -328,28 +310,21 @@ Test(solver, cmd_infinite_or_nan_target_is_malformed) {
   }
   expect_row(rows, "ok-1", "misbehave_cmd", "hit hit 0x1p+2 0x1p+2 0 0");
   cr_assert(strstr(r->out, "(5 failed)"), "%s", r->out);
-  unlink(f);
 }
 
 Test(solver, cmd_missing_answers_alone_are_not_a_crash) {
   static const char *ids[] = {"skip-1", "ok-1"};
-  const char *f = sol_cases(0, sol_lines(ids, 2));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
-  sol_out *r = sol_run(NULL, args);
+  sol_out *r;
+  misbehave_rows("", "", ids, 2, &r);
   /* Missing is a protocol error: the run fails, but nothing was restarted. */
   cr_assert_eq(r->status, 1, "%s", r->err);
   cr_assert(strstr(r->err, "case skip-1: no answer (the solver exited normally"), "%s", r->err);
-  unlink(f);
 }
 
 Test(solver, cmd_declined_nan_and_own_failure_do_not_fail_the_run) {
   static const char *ids[] = {"declined-1", "nan-1", "gaveup-1", "ok-1"};
-  const char *f = sol_cases(0, sol_lines(ids, 4));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s' %s", MISBEHAVE, f);
   sol_out *r;
-  const char *rows = sol_run_rows(NULL, args, &r);
+  const char *rows = misbehave_rows("", "", ids, 4, &r);
   cr_assert_eq(r->status, 0, "%s", r->err);
   expect_row(rows, "declined-1", "misbehave_cmd", "unsupported");
   expect_row(rows, "nan-1", "misbehave_cmd", "failed");
@@ -357,7 +332,6 @@ Test(solver, cmd_declined_nan_and_own_failure_do_not_fail_the_run) {
   cr_assert(strstr(r->err, "case nan-1: verdict hit with time nan"), "%s", r->err);
   cr_assert(strstr(r->err, "case gaveup-1: the solver reported failure"), "%s", r->err);
   cr_assert(strstr(r->out, "(2 failed)  (1 unsupported)"), "%s", r->out);
-  unlink(f);
 }
 
 Test(solver, cmd_solver_that_never_reads_cannot_deadlock) {
@@ -379,14 +353,11 @@ Test(solver, cmd_solver_that_never_reads_cannot_deadlock) {
 
 Test(solver, cmd_exit_status_after_answering_is_reported) {
   static const char *ids[] = {"ok-1"};
-  const char *f = sol_cases(0, sol_lines(ids, 1));
-  char args[8192];
-  snprintf(args, sizeof args, "run --solver-cmd '%s --exit 3 --stderr' %s", MISBEHAVE, f);
-  sol_out *r = sol_run(NULL, args);
+  sol_out *r;
+  misbehave_rows("", " --exit 3 --stderr", ids, 1, &r);
   cr_assert_eq(r->status, 1, "%s", r->err);
   cr_assert(strstr(r->err, "exited with status 3 after answering every case"), "%s", r->err);
   cr_assert(strstr(r->err, "solver misbehave_cmd: stderr: misbehave: answered ok-1"), "%s", r->err);
-  unlink(f);
 }
 
 Test(solver, cmd_that_cannot_start_fails_every_case) {
