@@ -197,6 +197,89 @@ static void html_str(FILE *f, const char *s) {
   }
 }
 
+/* A table of summary.md or index.html: the same header and cells, written
+   in Markdown (t->html 0) or in HTML. */
+typedef struct tw {
+  FILE *f;
+  int html;
+} tw;
+
+/* A column: its name in Markdown and in HTML, and whether it holds numbers
+   (right-aligned in Markdown). */
+typedef struct tw_col {
+  const char *md, *html;
+  int num;
+} tw_col;
+
+/* The header row of the n columns c; in HTML after open, the table's opening tags. */
+static void tw_head(const tw *t, const char *open, const tw_col *c, size_t n) {
+  if (t->html) {
+    fprintf(t->f, "%s\n<tr>", open);
+    for (size_t i = 0; i < n; i++) fprintf(t->f, "<th>%s</th>", c[i].html);
+    fputs("</tr>\n", t->f);
+    return;
+  }
+  fputc('|', t->f);
+  for (size_t i = 0; i < n; i++) fprintf(t->f, " %s |", c[i].md);
+  fputs("\n|", t->f);
+  for (size_t i = 0; i < n; i++) fputs(c[i].num ? "---:|" : "---|", t->f);
+  fputc('\n', t->f);
+}
+
+static void tw_row(const tw *t) { fputs(t->html ? "<tr>" : "|", t->f); }
+
+static void tw_row_end(const tw *t) { fputs(t->html ? "</tr>\n" : "\n", t->f); }
+
+/* A cell holding text, escaped in HTML when esc (text that is not the
+   bench's own: a status, a message). */
+static void tw_text(const tw *t, const char *text, int esc) {
+  if (!t->html) {
+    fprintf(t->f, " %s |", text);
+    return;
+  }
+  fputs("<td>", t->f);
+  if (esc)
+    html_str(t->f, text);
+  else
+    fputs(text, t->f);
+  fputs("</td>", t->f);
+}
+
+static void tw_cell(const tw *t, const char *text) { tw_text(t, text, 0); }
+
+static void tw_cellf(const tw *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tw_cellf(const tw *t, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  tw_cell(t, buf);
+}
+
+/* A figure cell, marked as the column's best when best: bold in Markdown, class "best" in HTML. */
+static void tw_best(const tw *t, const char *text, int best) {
+  if (t->html)
+    fprintf(t->f, "<td%s>%s</td>", best ? " class=\"best\"" : "", text);
+  else
+    fprintf(t->f, " %s%s%s |", best ? "**" : "", text, best ? "**" : "");
+}
+
+/* A cell with a tooltip in HTML (its title attribute, escaped); Markdown has none. */
+static void tw_titled(const tw *t, const char *text, const char *title) {
+  if (!t->html) {
+    tw_cell(t, text);
+    return;
+  }
+  fputs("<td title=\"", t->f);
+  html_str(t->f, title);
+  fprintf(t->f, "\">%s</td>", text);
+}
+
+static void tw_end(const tw *t, const char *close) {
+  if (t->html) fprintf(t->f, "%s\n", close);
+}
+
 /* The section "Engines in a simulation": its introduction (or, without an engine, why it is empty). */
 static void esim_intro(char *buf, size_t n, const rep_data *d) {
   if (!d->nesim) {
@@ -215,21 +298,45 @@ static void esim_intro(char *buf, size_t n, const rep_data *d) {
            (unsigned long long)m->seed, (unsigned long long)m->asked, (unsigned long long)m->every, d->seconds_esim);
 }
 
+/* The table of the engines in a simulation. */
+static void esim_table(const tw *t, const rep_data *d) {
+  static const tw_col cols[] = {{"engine", "engine", 0},
+                                {"scene", "scene", 0},
+                                {"status", "status", 0},
+                                {"events", "events", 1},
+                                {"drift per 1e6 events", "drift per 10<sup>6</sup> events", 1},
+                                {"missed per 1e6 events", "missed per 10<sup>6</sup> events", 1},
+                                {"overlaps per 1e6 events", "overlaps per 10<sup>6</sup> events", 1},
+                                {"failed", "failed", 1},
+                                {"queries", "queries", 1},
+                                {"max_pen", "max_pen", 1}};
+  tw_head(t, "<table>", cols, sizeof cols / sizeof cols[0]);
+  for (size_t j = 0; j < d->nesim; j++) {
+    const rep_esim *m = &d->esim[j];
+    char a[32], b[32], c[32], e[32];
+    tw_row(t);
+    tw_cell(t, m->engine);
+    tw_cellf(t, "%s %dD", m->scene, m->dim);
+    tw_text(t, m->status, 1);
+    tw_cellf(t, "%llu", (unsigned long long)m->events);
+    tw_cell(t, fmt_num(a, sizeof a, m->drift));
+    tw_cell(t, fmt_num(b, sizeof b, m->missed_per_mevent));
+    tw_cell(t, fmt_num(c, sizeof c, m->overlaps_per_mevent));
+    tw_cellf(t, "%llu", (unsigned long long)m->failed);
+    tw_cellf(t, "%llu", (unsigned long long)m->queries);
+    tw_cell(t, fmt_num(e, sizeof e, m->max_pen));
+    tw_row_end(t);
+  }
+  tw_end(t, "</table>");
+}
+
 static void md_esim(FILE *f, const rep_data *d) {
   char intro[1200];
   esim_intro(intro, sizeof intro, d);
   fprintf(f, "\n## Engines in a simulation\n\n%s\n", intro);
   if (!d->nesim) return;
-  fprintf(f, "\n| engine | scene | status | events | drift per 1e6 events | missed per 1e6 events | overlaps per 1e6 "
-             "events | failed | queries | max_pen |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (size_t j = 0; j < d->nesim; j++) {
-    const rep_esim *m = &d->esim[j];
-    char a[32], b[32], c[32], e[32];
-    fprintf(f, "| %s | %s %dD | %s | %llu | %s | %s | %s | %llu | %llu | %s |\n", m->engine, m->scene, m->dim, m->status,
-            (unsigned long long)m->events, fmt_num(a, sizeof a, m->drift), fmt_num(b, sizeof b, m->missed_per_mevent),
-            fmt_num(c, sizeof c, m->overlaps_per_mevent), (unsigned long long)m->failed,
-            (unsigned long long)m->queries, fmt_num(e, sizeof e, m->max_pen));
-  }
+  fputc('\n', f);
+  esim_table(&(tw){f, 0}, d);
   fprintf(f, "\n![Energy error of the engines in a simulation](img/engines_sim.svg)\n");
 }
 
@@ -240,20 +347,8 @@ static void html_esim(FILE *f, const rep_data *d) {
   html_str(f, intro);
   fprintf(f, "</p>\n");
   if (!d->nesim) return;
-  fprintf(f, "<table>\n<tr><th>engine</th><th>scene</th><th>status</th><th>events</th><th>drift per 10<sup>6</sup> "
-             "events</th><th>missed per 10<sup>6</sup> events</th><th>overlaps per 10<sup>6</sup> events</th>"
-             "<th>failed</th><th>queries</th><th>max_pen</th></tr>\n");
-  for (size_t j = 0; j < d->nesim; j++) {
-    const rep_esim *m = &d->esim[j];
-    char a[32], b[32], c[32], e[32];
-    fprintf(f, "<tr><td>%s</td><td>%s %dD</td><td>", m->engine, m->scene, m->dim);
-    html_str(f, m->status);
-    fprintf(f, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%s</td><td>%llu</td><td>%llu</td><td>%s</td></tr>\n",
-            (unsigned long long)m->events, fmt_num(a, sizeof a, m->drift), fmt_num(b, sizeof b, m->missed_per_mevent),
-            fmt_num(c, sizeof c, m->overlaps_per_mevent), (unsigned long long)m->failed,
-            (unsigned long long)m->queries, fmt_num(e, sizeof e, m->max_pen));
-  }
-  fprintf(f, "</table>\n<figure id=\"engines_sim\"><img src=\"img/engines_sim.svg\" alt=\"Energy error of the "
+  esim_table(&(tw){f, 1}, d);
+  fprintf(f, "<figure id=\"engines_sim\"><img src=\"img/engines_sim.svg\" alt=\"Energy error of the "
              "engines in a simulation\"><figcaption>Kinetic energy error of the whole system against events, one "
              "line per engine and scene (<a href=\"img/engines_sim.png\">PNG</a>, <a "
              "href=\"data/engines_sim.dat\">data</a>)</figcaption></figure>\n");
@@ -571,52 +666,65 @@ static int mixed_precisions(const rep_data *d) {
   return 0;
 }
 
-/* The summary table in Markdown, with a precision column when precisions are mixed. */
-static void md_table(FILE *f, const rep_data *d, const row *rows) {
+/* The summary table, with a precision column when precisions are mixed (in
+   HTML inside open: the summary's own class, and a frame that scrolls it). */
+static void summary_table(const tw *t, const rep_data *d, const row *rows, const char *open) {
   int prec = mixed_precisions(d);
-  fprintf(f, "| formulation |%s direction | cases | timed |", prec ? " precision |" : "");
+  tw_col cols[5 + NCOLS];
+  size_t n = 0;
+  cols[n++] = (tw_col){"formulation", "formulation", 0};
+  if (prec) cols[n++] = (tw_col){"precision", "precision", 0};
+  cols[n++] = (tw_col){"direction", "dir", 0};
+  cols[n++] = (tw_col){"cases", "cases", 1};
+  cols[n++] = (tw_col){"timed", "timed", 1};
   for (int c = 0; c < NCOLS; c++)
-    if (!col_response(c)) fprintf(f, " %s |", col_names[c]);
-  fprintf(f, "\n|---|%s---|---:|---:|", prec ? "---|" : "");
-  for (int c = 0; c < NCOLS; c++)
-    if (!col_response(c)) fprintf(f, "---:|");
-  fputc('\n', f);
+    if (!col_response(c)) cols[n++] = (tw_col){col_names[c], col_names[c], 1};
+  tw_head(t, open, cols, n);
   int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
   if (mark) best_marks(rows, d->ncol, d->precision, mark);
   for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "| %s |", rows[k].name);
-    if (prec) fprintf(f, " %s |", toi_precision_name(rows[k].q));
-    fprintf(f, " %s | %zu | %zu |", rows[k].dir, rows[k].cases, rows[k].timed);
+    tw_row(t);
+    tw_titled(t, rows[k].name, d->cols[k].summary);
+    if (prec) tw_cell(t, toi_precision_name(rows[k].q));
+    tw_cell(t, rows[k].dir);
+    tw_cellf(t, "%zu", rows[k].cases);
+    tw_cellf(t, "%zu", rows[k].timed);
     for (int c = 0; c < NCOLS; c++) {
       if (col_response(c)) continue;
       char b[32];
-      double v = col_value(&rows[k], c);
-      int is_best = mark && mark[k * NCOLS + c];
-      fprintf(f, " %s%s%s |", is_best ? "**" : "", fmt_col(b, sizeof b, v, c), is_best ? "**" : "");
+      tw_best(t, fmt_col(b, sizeof b, col_value(&rows[k], c), c), mark && mark[k * NCOLS + c]);
     }
-    fputc('\n', f);
+    tw_row_end(t);
   }
   free(mark);
 }
 
-/* The response audit and simulation columns of the forward rows, in Markdown (never bold: maxima and single runs). */
-static void md_response_table(FILE *f, const rep_data *d, const row *rows) {
-  fprintf(f, "\n## Response audit and simulation\n\n%s\n\n| formulation |", response_intro);
+static void md_table(FILE *f, const rep_data *d, const row *rows) { summary_table(&(tw){f, 0}, d, rows, NULL); }
+
+/* The response audit and simulation columns of the forward rows (never marked best: maxima and single runs). */
+static void response_table(const tw *t, const rep_data *d, const row *rows) {
+  tw_col cols[1 + NCOLS];
+  size_t n = 0;
+  cols[n++] = (tw_col){"formulation", "formulation", 0};
   for (int c = 0; c < NCOLS; c++)
-    if (col_response(c)) fprintf(f, " %s |", col_names[c]);
-  fprintf(f, "\n|---|");
-  for (int c = 0; c < NCOLS; c++)
-    if (col_response(c)) fprintf(f, "---:|");
-  fputc('\n', f);
+    if (col_response(c)) cols[n++] = (tw_col){col_names[c], col_names[c], 1};
+  tw_head(t, "<table>", cols, n);
   for (size_t k = 0; k < d->ncol; k++) {
     if (d->cols[k].dir != TOI_FORWARD) continue;
-    fprintf(f, "| %s |", rows[k].name);
+    tw_row(t);
+    tw_cell(t, rows[k].name);
     for (int c = 0; c < NCOLS; c++) {
       char b[32];
-      if (col_response(c)) fprintf(f, " %s |", fmt_col(b, sizeof b, col_value(&rows[k], c), c));
+      if (col_response(c)) tw_cell(t, fmt_col(b, sizeof b, col_value(&rows[k], c), c));
     }
-    fputc('\n', f);
+    tw_row_end(t);
   }
+  tw_end(t, "</table>");
+}
+
+static void md_response_table(FILE *f, const rep_data *d, const row *rows) {
+  fprintf(f, "\n## Response audit and simulation\n\n%s\n\n", response_intro);
+  response_table(&(tw){f, 0}, d, rows);
 }
 
 /* After the rules under a table: the external rows that reported no time of
@@ -685,6 +793,34 @@ static void part_intro(char *buf, size_t n, const rep_data *d) {
            p->sec[0].n, (unsigned long long)p->opts.seed);
 }
 
+/* The binary32 section's table of its families: each formulation's figures per family. */
+static void family_table(const tw *t, const rep_data *p, const row *rows) {
+  static const tw_col cols[] = {{"family", "family", 0},       {"formulation", "formulation", 0},
+                                {"cases", "cases", 1},         {"timed", "timed", 1},
+                                {"median ULP", "median ULP", 1}, {"p99 ULP", "p99 ULP", 1},
+                                {"max ULP", "max ULP", 1},     {"missed", "missed", 1},
+                                {"ghost", "ghost", 1}};
+  tw_head(t, "<table>", cols, sizeof cols / sizeof cols[0]);
+  for (size_t j = 1; j < p->nsec; j++)
+    for (size_t k = 0; k < p->ncol; k++) {
+      fam_stat st;
+      char a[32], b[32], c[32];
+      family_stat(p, &p->sec[j], k, &st);
+      tw_row(t);
+      tw_cell(t, p->sec[j].name);
+      tw_cell(t, rows[k].name);
+      tw_cellf(t, "%zu", st.cases);
+      tw_cellf(t, "%zu", st.timed);
+      tw_cell(t, fmt_num(a, sizeof a, st.median));
+      tw_cell(t, fmt_num(b, sizeof b, st.p99));
+      tw_cell(t, fmt_num(c, sizeof c, st.max));
+      tw_cellf(t, "%zu", st.missed);
+      tw_cellf(t, "%zu", st.ghost);
+      tw_row_end(t);
+    }
+  tw_end(t, "</table>");
+}
+
 /* The binary32 section of summary.md. */
 static void md_part(FILE *f, const rep_data *d) {
   char intro[1200];
@@ -696,17 +832,8 @@ static void md_part(FILE *f, const rep_data *d) {
   build_rows(p, rows);
   fprintf(f, "\nThe %s suite in binary32 (ULPs of binary32):\n\n", p->sec[0].name);
   md_table(f, p, rows);
-  fprintf(f, "\nPer family (binary32 ULPs):\n\n| family | formulation | cases | timed | median ULP | p99 ULP | "
-             "max ULP | missed | ghost |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (size_t j = 1; j < p->nsec; j++)
-    for (size_t k = 0; k < p->ncol; k++) {
-      fam_stat st;
-      char a[32], b[32], c[32];
-      family_stat(p, &p->sec[j], k, &st);
-      fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %zu | %zu |\n", p->sec[j].name, rows[k].name, st.cases,
-              st.timed, fmt_num(a, sizeof a, st.median), fmt_num(b, sizeof b, st.p99), fmt_num(c, sizeof c, st.max),
-              st.missed, st.ghost);
-    }
+  fprintf(f, "\nPer family (binary32 ULPs):\n\n");
+  family_table(&(tw){f, 0}, p, rows);
   free(rows);
 }
 
@@ -767,6 +894,32 @@ static void verdict_of(const rep_data *d, const row *rows, char *out, size_t n) 
   free(buf);
 }
 
+/* The many-ball simulation's table: one run per kernel. */
+static void sim_table(const tw *t, const rep_data *d) {
+  static const tw_col cols[] = {{"kernel", "kernel", 0},
+                                {"status", "status", 0},
+                                {"events", "events", 1},
+                                {"final energy error", "final energy error", 1},
+                                {"drift per 1e6 events", "drift per 10<sup>6</sup> events", 1},
+                                {"overlaps (max)", "overlaps (max)", 1},
+                                {"missed", "missed", 1}};
+  tw_head(t, "<table>", cols, sizeof cols / sizeof cols[0]);
+  for (size_t j = 0; j < d->nsim; j++) {
+    const rep_sim *m = &d->sim[j];
+    char a[32], b[32];
+    tw_row(t);
+    tw_cell(t, m->name);
+    tw_text(t, m->status, 1);
+    tw_cellf(t, "%llu", (unsigned long long)m->events);
+    tw_cell(t, fmt_num(a, sizeof a, m->final_ke_err));
+    tw_cell(t, fmt_num(b, sizeof b, m->drift_per_mevent));
+    tw_cellf(t, "%llu", (unsigned long long)m->overlaps);
+    tw_cellf(t, "%llu", (unsigned long long)m->missed);
+    tw_row_end(t);
+  }
+  tw_end(t, "</table>");
+}
+
 static int write_markdown(const rep_data *d, const row *rows, const char *dir, const char *date) {
   FILE *f = rw_open_in(d->opts.msg, dir, "summary.md");
   if (!f) return -1;
@@ -800,15 +953,8 @@ static int write_markdown(const rep_data *d, const row *rows, const char *dir, c
               s->cases[w[m].idx].id, toi_class_name((toi_class)s->cls[w[m].idx]), cmd);
     }
   }
-  fprintf(f, "\n## Many-ball simulation\n\n| kernel | status | events | final energy error | drift per 1e6 events "
-             "| overlaps (max) | missed |\n|---|---|---:|---:|---:|---:|---:|\n");
-  for (size_t j = 0; j < d->nsim; j++) {
-    const rep_sim *m = &d->sim[j];
-    char a[32], b[32];
-    fprintf(f, "| %s | %s | %llu | %s | %s | %llu | %llu |\n", m->name, m->status, (unsigned long long)m->events,
-            fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
-            (unsigned long long)m->overlaps, (unsigned long long)m->missed);
-  }
+  fprintf(f, "\n## Many-ball simulation\n\n");
+  sim_table(&(tw){f, 0}, d);
   md_esim(f, d);
   md_part(f, d);
   return rw_close_ok(f);
@@ -866,30 +1012,7 @@ static void html_meta(FILE *f, const rep_data *d, const char *date) {
 /* The summary table (closed), with a precision column when precisions are mixed. */
 static void html_table(FILE *f, const rep_data *d, const row *rows) {
   int prec = mixed_precisions(d);
-  fprintf(f, "<div class=\"tw\"><table class=\"summary\">\n<tr><th>formulation</th>%s<th>dir</th><th>cases</th>"
-             "<th>timed</th>",
-          prec ? "<th>precision</th>" : "");
-  for (int c = 0; c < NCOLS; c++)
-    if (!col_response(c)) fprintf(f, "<th>%s</th>", col_names[c]);
-  fprintf(f, "</tr>\n");
-  int *mark = calloc((d->ncol ? d->ncol : 1) * NCOLS, sizeof *mark);
-  if (mark) best_marks(rows, d->ncol, d->precision, mark);
-  for (size_t k = 0; k < d->ncol; k++) {
-    fprintf(f, "<tr><td title=\"");
-    html_str(f, d->cols[k].summary);
-    fprintf(f, "\">%s</td>", rows[k].name);
-    if (prec) fprintf(f, "<td>%s</td>", toi_precision_name(rows[k].q));
-    fprintf(f, "<td>%s</td><td>%zu</td><td>%zu</td>", rows[k].dir, rows[k].cases, rows[k].timed);
-    for (int c = 0; c < NCOLS; c++) {
-      if (col_response(c)) continue;
-      char b[32];
-      double v = col_value(&rows[k], c);
-      int is_best = mark && mark[k * NCOLS + c];
-      fprintf(f, "<td%s>%s</td>", is_best ? " class=\"best\"" : "", fmt_col(b, sizeof b, v, c));
-    }
-    fprintf(f, "</tr>\n");
-  }
-  free(mark);
+  summary_table(&(tw){f, 1}, d, rows, "<div class=\"tw\"><table class=\"summary\">");
   fprintf(f, "</table></div>\n<p class=\"rule\">%s</p>\n<p class=\"rule\">%s</p>\n<p class=\"rule\">%s", best_rule,
           rl_misclass_rule, ratio_cost_rule);
   own_time_note(f, d, rows);
@@ -916,20 +1039,8 @@ static void html_summary(FILE *f, const rep_data *d, const row *rows) {
   html_table(f, d, rows);
   fprintf(f, "<h3>Response audit and simulation</h3>\n<p>");
   html_str(f, response_intro);
-  fprintf(f, "</p>\n<table>\n<tr><th>formulation</th>");
-  for (int c = 0; c < NCOLS; c++)
-    if (col_response(c)) fprintf(f, "<th>%s</th>", col_names[c]);
-  fprintf(f, "</tr>\n");
-  for (size_t k = 0; k < d->ncol; k++) {
-    if (d->cols[k].dir != TOI_FORWARD) continue;
-    fprintf(f, "<tr><td>%s</td>", rows[k].name);
-    for (int c = 0; c < NCOLS; c++) {
-      char b[32];
-      if (col_response(c)) fprintf(f, "<td>%s</td>", fmt_col(b, sizeof b, col_value(&rows[k], c), c));
-    }
-    fprintf(f, "</tr>\n");
-  }
-  fprintf(f, "</table>\n");
+  fprintf(f, "</p>\n");
+  response_table(&(tw){f, 1}, d, rows);
   fprintf(f, "<h3>Formulations</h3>\n<p>The colour of each one in every plot, its group (a panel of its own in "
              "the plots) and the document it comes from.</p>\n<table class=\"desc\">\n<tr><th>formulation</th>"
              "<th>group</th><th>source</th><th>what it computes</th></tr>\n");
@@ -966,19 +1077,8 @@ static void html_sections(FILE *f, const rep_data *d, const row *rows) {
     int n = worst_items(&rows[k], w);
     for (int m = 0; m < n; m++) html_worst_row(f, d, k, &w[m]);
   }
-  fprintf(f, "</table></div>\n<h2>Many-ball simulation</h2>\n<table>\n<tr><th>kernel</th><th>status</th><th>events</th>"
-             "<th>final energy error</th><th>drift per 10<sup>6</sup> events</th><th>overlaps (max)</th>"
-             "<th>missed</th></tr>\n");
-  for (size_t j = 0; j < d->nsim; j++) {
-    const rep_sim *m = &d->sim[j];
-    char a[32], b[32];
-    fprintf(f, "<tr><td>%s</td><td>", m->name);
-    html_str(f, m->status);
-    fprintf(f, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%llu</td><td>%llu</td></tr>\n",
-            (unsigned long long)m->events, fmt_num(a, sizeof a, m->final_ke_err), fmt_num(b, sizeof b, m->drift_per_mevent),
-            (unsigned long long)m->overlaps, (unsigned long long)m->missed);
-  }
-  fprintf(f, "</table>\n");
+  fprintf(f, "</table></div>\n<h2>Many-ball simulation</h2>\n");
+  sim_table(&(tw){f, 1}, d);
   html_esim(f, d);
 }
 
@@ -995,19 +1095,8 @@ static void html_part(FILE *f, const rep_data *d) {
   build_rows(p, rows);
   fprintf(f, "<h3>The %s suite in binary32 (ULPs of binary32)</h3>\n", p->sec[0].name);
   html_table(f, p, rows);
-  fprintf(f, "<h3>Per family (binary32 ULPs)</h3>\n<table>\n<tr><th>family</th><th>formulation</th><th>cases</th>"
-             "<th>timed</th><th>median ULP</th><th>p99 ULP</th><th>max ULP</th><th>missed</th><th>ghost</th></tr>\n");
-  for (size_t j = 1; j < p->nsec; j++)
-    for (size_t k = 0; k < p->ncol; k++) {
-      fam_stat st;
-      char a[32], b[32], c[32];
-      family_stat(p, &p->sec[j], k, &st);
-      fprintf(f, "<tr><td>%s</td><td>%s</td><td>%zu</td><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%zu</td>"
-                 "<td>%zu</td></tr>\n",
-              p->sec[j].name, rows[k].name, st.cases, st.timed, fmt_num(a, sizeof a, st.median),
-              fmt_num(b, sizeof b, st.p99), fmt_num(c, sizeof c, st.max), st.missed, st.ghost);
-    }
-  fprintf(f, "</table>\n");
+  fprintf(f, "<h3>Per family (binary32 ULPs)</h3>\n");
+  family_table(&(tw){f, 1}, p, rows);
   size_t nparts;
   const rw_plot *part_plots = rw_plots(1, &nparts);
   for (size_t q = 0; q < nparts; q++)
