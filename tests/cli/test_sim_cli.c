@@ -127,6 +127,16 @@ static void simulate_help_says(const char *what) {
   free(out);
 }
 
+/* The queue --help describes is the one the run has (src/sim/sim_queue.c):
+   per-ball lists under a tournament tree, no longer a binary heap. */
+Test(simcli, simulate_help_names_its_queue) {
+  simulate_help_says("tournament tree");
+  simulate_help_says("ties in time broken by the order of prediction");
+  char *out = td_read("out.txt");
+  cr_assert(out && !strstr(out, "binary heap"), "--help still says 'binary heap'");
+  free(out);
+}
+
 Test(simcli, simulate_nan_printed_unsigned_with_reason) {
   /* velocities near DBL_MAX: sum m |v| and the kinetic energy overflow */
   td_put("big.state", "box 2 100 100\nball 10 50 1e308 0 1 1\nball 90 50 -1e308 0 1 1\n");
