@@ -63,7 +63,8 @@ static double norm(const double *x, int dim) {
 }
 
 /* What a prediction reads of a ball, in one cache line: the centre p at the
-   reference time tr, the velocity v (third components 0 in 2D), the radius. */
+   reference time tr, the velocity v, the radius. In 2D the third components
+   of p and v are +0, always (every write of them says so). */
 typedef struct sim_body {
   double p[3];
   double tr;
@@ -71,6 +72,15 @@ typedef struct sim_body {
   double r;
 } sim_body;
 _Static_assert(sizeof(sim_body) == 64, "a ball's sim_body is one cache line");
+
+/* A cell's balls, latest inserted first: n of them in items, which is the
+   cell's SIM_CELL_SLOTS slots in one shared block until they overflow, then
+   an array of its own (cap). */
+#define SIM_CELL_SLOTS 4
+typedef struct sim_cell {
+  uint32_t *items;
+  uint32_t n, cap;
+} sim_cell;
 
 typedef struct sim {
   const sim_state *st;
@@ -83,7 +93,9 @@ typedef struct sim {
   double *mass;       /* n */
   uint32_t *cnt;
   int32_t *cell;      /* n*3 level-0 cell coordinates */
-  uint32_t *next, *prev, *head;
+  sim_cell *cl;       /* every cell of every level (g.off) */
+  uint32_t *cslot;    /* SIM_CELL_SLOTS a cell: its first balls */
+  uint32_t *gbuf;     /* n + SIM_CELL_SLOTS: a scan's candidates */
   sim_levels g;
   sim_queue q;
   double tnow;
@@ -128,35 +140,61 @@ static size_t ball_cell(const sim *s, uint32_t i) {
   return sim_levels_index(&s->g, s->g.level[i], &s->cell[3 * i]);
 }
 
-static void cell_insert(sim *s, uint32_t i, size_t ci) {
-  s->prev[i] = NONE32;
-  s->next[i] = s->head[ci];
-  if (s->head[ci] != NONE32) s->prev[s->head[ci]] = i;
-  s->head[ci] = i;
+/* Inserts ball i first in cell ci (a cell lists its balls latest first).
+   -1 when out of memory. */
+static int cell_insert(sim *s, uint32_t i, size_t ci) {
+  sim_cell *c = &s->cl[ci];
+  if (c->n == c->cap) {
+    if (c->cap > UINT32_MAX / 2) return -1;
+    uint32_t cap = 2 * c->cap, *it = malloc(cap * sizeof *it);
+    if (!it) return -1;
+    memcpy(it, c->items, c->n * sizeof *it);
+    if (c->cap > SIM_CELL_SLOTS) free(c->items);
+    c->items = it;
+    c->cap = cap;
+  }
+  memmove(c->items + 1, c->items, c->n * sizeof *c->items);
+  c->items[0] = i;
+  c->n++;
+  return 0;
 }
 
 static void cell_remove(sim *s, uint32_t i, size_t ci) {
-  if (s->prev[i] != NONE32) s->next[s->prev[i]] = s->next[i];
-  else s->head[ci] = s->next[i];
-  if (s->next[i] != NONE32) s->prev[s->next[i]] = s->prev[i];
+  sim_cell *c = &s->cl[ci];
+  uint32_t k = 0;
+  while (c->items[k] != i) k++;
+  memmove(c->items + k, c->items + k + 1, (c->n - k - 1) * sizeof *c->items);
+  c->n--;
 }
 
 /* What to do with a candidate partner j of ball i: non-zero stops the scan. */
 typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
 
 /* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
-   list order within a cell, so the order of predictions is fixed. */
+   list order within a cell, so the order of predictions is fixed. They are
+   gathered first: each cell's first SIM_CELL_SLOTS slots copied whole and
+   the count advanced by its balls, so that the loop over the candidates is
+   one loop whose end the processor can guess, not one a cell. At most n
+   balls are gathered, and a copy writes at most SIM_CELL_SLOTS past them. */
 static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
   const int *nc = s->g.nc[q->m];
+  uint32_t *buf = s->gbuf;
+  size_t m = 0;
   for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
     for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
-      size_t row = s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
-      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++)
-        for (uint32_t j = s->head[row + (size_t)x]; j != NONE32; j = s->next[j]) {
-          if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
-          if (fn(s, i, j, ctx)) return 1;
-        }
+      const sim_cell *row = s->cl + s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
+      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++) {
+        const sim_cell *c = &row[x];
+        if (c->n <= SIM_CELL_SLOTS) memcpy(buf + m, c->items, SIM_CELL_SLOTS * sizeof *buf);
+        else memcpy(buf + m, c->items, c->n * sizeof *buf);
+        m += c->n;
+      }
     }
+  for (size_t k = 0; k < m; k++) {
+    uint32_t j = buf[k];
+    if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
+    if (fn(s, i, j, ctx)) return 1;
+  }
   return 0;
 }
 
@@ -240,7 +278,7 @@ static inline void case_side(const sim *s, uint32_t a, double base, double p[3],
                              double *m) {
   if (s->f32) centre_at32(s, a, base, p);
   else centre_at(s, a, base, p);
-  for (int d = 0; d < 3; d++) v[d] = d < s->dim ? s->b[a].v[d] : 0;
+  memcpy(v, s->b[a].v, 3 * sizeof *v); /* its third component is 0 in 2D */
   *r = s->b[a].r;
   *m = s->mass[a];
 }
@@ -677,7 +715,10 @@ static void do_cell(sim *s, const ev *e) {
   size_t to = ball_cell(s, i);
   if (to != from) {
     cell_remove(s, i, from);
-    cell_insert(s, i, to);
+    if (cell_insert(s, i, to)) {
+      fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+      return;
+    }
   }
   s->cells++;
   predict_ctx pc;
@@ -698,9 +739,12 @@ static void sim_free(sim *s) {
   free(s->mass);
   free(s->cnt);
   free(s->cell);
-  free(s->next);
-  free(s->prev);
-  free(s->head);
+  if (s->cl)
+    for (size_t c = 0; c < s->g.off[s->g.nlev]; c++)
+      if (s->cl[c].cap > SIM_CELL_SLOTS) free(s->cl[c].items);
+  free(s->cl);
+  free(s->cslot);
+  free(s->gbuf);
   sim_queue_free(&s->q);
   free(s->bq);
   free(s->bab);
@@ -749,9 +793,9 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->mass = malloc(s->n * sizeof *s->mass);
   s->cnt = calloc(s->n, sizeof *s->cnt);
   s->cell = malloc(3 * s->n * sizeof *s->cell);
-  s->next = malloc(s->n * sizeof *s->next);
-  s->prev = malloc(s->n * sizeof *s->prev);
-  s->head = malloc(ncells * sizeof *s->head);
+  s->cl = calloc(ncells, sizeof *s->cl); /* cap 0 until set below: nothing of its own to free */
+  s->cslot = calloc(ncells * SIM_CELL_SLOTS, sizeof *s->cslot);
+  s->gbuf = malloc((s->n + SIM_CELL_SLOTS) * sizeof *s->gbuf);
   if (k->pair_toi_batch) {
     s->bq = malloc(SIM_BATCH * sizeof *s->bq);
     s->bab = malloc(2 * SIM_BATCH * sizeof *s->bab);
@@ -761,12 +805,12 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   }
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
-  if (!s->b || !s->mass || !s->cnt || !s->cell || !s->next || !s->prev || !s->head || !batch_ok ||
+  if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !batch_ok ||
       sim_queue_init(&s->q, s->n)) {
     sim_free(s);
     return -1;
   }
-  for (size_t c = 0; c < ncells; c++) s->head[c] = NONE32;
+  for (size_t c = 0; c < ncells; c++) s->cl[c] = (sim_cell){s->cslot + SIM_CELL_SLOTS * c, 0, SIM_CELL_SLOTS};
   for (size_t i = 0; i < s->n; i++) {
     for (int d = 0; d < 3; d++) {
       int in = d < s->dim;
@@ -778,7 +822,10 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
     s->b[i].r = st->balls[i].r;
     s->mass[i] = st->balls[i].m;
     s->pscale += st->balls[i].m * norm(s->b[i].v, s->dim);
-    cell_insert(s, (uint32_t)i, ball_cell(s, (uint32_t)i));
+    if (cell_insert(s, (uint32_t)i, ball_cell(s, (uint32_t)i))) {
+      sim_free(s);
+      return -1;
+    }
   }
   kinetic(s, &s->ke0);
   return 0;

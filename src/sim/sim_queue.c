@@ -22,11 +22,6 @@
 
 #define QNONE UINT32_MAX
 
-static inline int key_less(double ta, uint64_t sa, double tb, uint64_t sb) {
-  if (ta != tb) return ta < tb;
-  return sa < sb;
-}
-
 #define QKEY_EMPTY (~(sim_qkey)0)
 
 /* (time, seq) as one unsigned number in the same order: a double's bits,
@@ -170,7 +165,8 @@ int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
   q->pool[k].next = q->head[a];
   q->head[a] = k;
   uint32_t b = q->best[a];
-  if (b == QNONE || key_less(e.time, e.seq, q->pool[b].e.time, q->pool[b].e.seq)) q->best[a] = k;
+  sim_qkey bk = b == QNONE ? QKEY_EMPTY : qkey_of(q->pool[b].e.time, q->pool[b].e.seq);
+  q->best[a] = qkey_of(e.time, e.seq) < bk ? k : b;
   mark(q, a);
   return 0;
 }
@@ -181,6 +177,7 @@ ev sim_queue_pop(sim_queue *q) {
   ev top = q->pool[m].e;
   /* unlink m and find the list's next earliest in one walk */
   uint32_t prev = QNONE, best = QNONE;
+  sim_qkey bk = QKEY_EMPTY;
   for (uint32_t k = q->head[a]; k != QNONE;) {
     uint32_t nx = q->pool[k].next;
     if (k == m) {
@@ -189,9 +186,11 @@ ev sim_queue_pop(sim_queue *q) {
       q->pool[k].next = q->free_;
       q->free_ = k;
     } else {
-      const ev *x = &q->pool[k].e;
-      if (best == QNONE || key_less(x->time, x->seq, q->pool[best].e.time, q->pool[best].e.seq))
-        best = k;
+      /* a selection, no branch on the keys */
+      sim_qkey xk = qkey_of(q->pool[k].e.time, q->pool[k].e.seq);
+      int lt = xk < bk;
+      best = lt ? k : best;
+      bk = lt ? xk : bk;
       prev = k;
     }
     k = nx;
