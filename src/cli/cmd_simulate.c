@@ -13,7 +13,7 @@
 #include "solvers.h"
 
 /* Memory grows with N (a few hundred bytes a ball for the state, the grid and
-   the event heap: about 360 MB measured at 10^6 balls): beyond this a run
+   the event queue: about 400 MB measured at 10^6 balls): beyond this a run
    wants tens of GB, which is a typing slip rather than an experiment. */
 #define SIM_MAX_BALLS 10000000ULL
 
