@@ -1,4 +1,4 @@
-/* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
+/* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event queue. */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>

@@ -26,7 +26,7 @@
 
 /* (time, seq) as one unsigned number in the same order: a double's bits,
    its sign bit flipped when positive and every bit flipped when negative,
-   order as the doubles do (-0 made +0 first, since they compare equal).
+   order as the doubles do (-0 is made +0 first: the two compare equal).
    Times are never NaN (the run refuses a NaN prediction). */
 static inline sim_qkey qkey_of(double time, uint64_t seq) {
   double t = time + 0.0;
