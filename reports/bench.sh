@@ -119,12 +119,19 @@ echo
 echo "== event-driven simulation: 1000 balls (2D, seed 1, spacing 4), every kernel from the same state"
 SIM_EVENTS=${TOI_BENCH_SIM_EVENTS:-1000000}
 SIM_REF_EVENTS=${TOI_BENCH_SIM_REF_EVENTS:-100000}
-# Summary columns: kernel status events time ke_err drift/1e6 max|ke_err| mom_err min_gap overlaps missed late null events/s
+# The summary's figures are read by their column's name (reports/sim_field.awk): events/s is no
+# longer column 14 (queries is), since queries, failed and max_pen came before it.
 "$TB" simulate --n 1000 --events "$SIM_EVENTS" --every 100000 >"$tmp/sim_f" || true
 "$TB" simulate --n 1000 --events "$SIM_REF_EVENTS" --every 10000 -f reference >"$tmp/sim_r" || true
-base_rate=$(awk '$1 == "expanded" { print $14 }' "$tmp/sim_f")
+sim_field() { awk -v kernel="$1" -v field="$2" -f "$(dirname "$0")/sim_field.awk" "$3"; }
+base_rate=$(sim_field expanded events/s "$tmp/sim_f")
 printf "  %-16s %9s %12s %12s %11s %8s %7s\n" kernel events "events/s" "x expanded" "drift/1e6" overlaps missed
-awk '!/^#/ && $1 != "kernel" { print $1, $3, $14, $6, $10, $11, $2 }' "$tmp/sim_f" "$tmp/sim_r" |
+for f in "$tmp/sim_f" "$tmp/sim_r"; do
+  awk '!/^#/ && $1 != "kernel" { print $1 }' "$f" | while read -r k; do
+    echo "$k $(sim_field "$k" events "$f") $(sim_field "$k" events/s "$f") $(sim_field "$k" drift/1e6 "$f")" \
+      "$(sim_field "$k" overlaps "$f") $(sim_field "$k" missed "$f") $(sim_field "$k" status "$f")"
+  done
+done |
   while read -r k ev rate drift ov miss status; do
     printf "  %-16s %9s %12.4g %12s %11.3g %8s %7s%s\n" "$k" "$ev" "$rate" "$(ratio "$rate" "$base_rate")" "$drift" \
       "$ov" "$miss" "$([ "$status" = ok ] || echo "  ($status)")"
@@ -132,11 +139,14 @@ awk '!/^#/ && $1 != "kernel" { print $1, $3, $14, $6, $10, $11, $2 }' "$tmp/sim_
 echo "  (drift/1e6 = final (KE - KE0)/KE0 scaled to 10^6 events; the reference runs $SIM_REF_EVENTS events)"
 
 # ==== simulation speed: issue 29's goal 4 ====
-# events/s of the summary (column 14) for N = 1000 (2D, seed 1, the default radii 0.5..1), ericson, and
+# events/s of the summary (read by its column's name) for N = 1000 (2D, seed 1, the default radii 0.5..1), ericson, and
 # the same 1000 small balls with one ball of radius 60 added (the second state is the first with its big
 # ball); the median of three runs taken in turn. Environment: TOI_BENCH_SIMPERF_EVENTS (default 10^6).
 SP_EVENTS=${TOI_BENCH_SIMPERF_EVENTS:-1000000}
-sp_rate() { "$TB" simulate -f ericson --events "$SP_EVENTS" --every 100000 "$@" | awk '$1 == "ericson" { print $14 }'; }
+sp_rate() {
+  "$TB" simulate -f ericson --events "$SP_EVENTS" --every 100000 "$@" >"$tmp/sp_out"
+  sim_field ericson events/s "$tmp/sp_out"
+}
 "$TB" simulate -f ericson --n 1001 --radius-dist bimodal:0.5e-9:60 --events 0 \
   --write-state "$tmp/sp_big.state" >/dev/null
 awk '/^ball / && !done { done = 1; next } { print }' "$tmp/sp_big.state" >"$tmp/sp_small.state"

@@ -13,7 +13,7 @@
 #include "solvers.h"
 
 /* Memory grows with N (a few hundred bytes a ball for the state, the grid and
-   the event heap: about 360 MB measured at 10^6 balls): beyond this a run
+   the event queue: about 400 MB measured at 10^6 balls): beyond this a run
    wants tens of GB, which is a typing slip rather than an experiment. */
 #define SIM_MAX_BALLS 10000000ULL
 
@@ -28,10 +28,11 @@ static void help(void) {
       "Event-driven simulation of N balls in a box with elastic walls (document 001 section 5):\n"
       "the earliest contact among all pairs and walls is found, everything advances to it, it\n"
       "is resolved, and only what involves the balls that changed is recomputed (document 003).\n"
-      "Events wait in a binary heap with per-ball change counters; a grid of cells one\n"
-      "diameter wide (document 001 section 3; levels of cells for mixed sizes) limits\n"
-      "predictions to neighbouring cells, so an event costs O(log N). Every kernel runs from\n"
-      "the same initial state, one after another.\n"
+      "Events wait in per-ball lists under a tournament tree of each ball's earliest event\n"
+      "(ties in time broken by the order of prediction), with per-ball change counters; a\n"
+      "grid of cells one diameter wide (document 001 section 3; levels of cells for mixed\n"
+      "sizes) limits predictions to neighbouring cells, so an event costs O(log N). Every\n"
+      "kernel runs from the same initial state, one after another.\n"
       "\n"
       "Kernels (-f, comma-separated; default: all forward formulations):\n"
       "  NAME       a built-in forward formulation ('toibench list'): its time of impact, then\n"

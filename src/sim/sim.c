@@ -1,4 +1,4 @@
-/* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event heap. */
+/* sim.c: event-driven many-ball simulation (document 001 section 5) with cells and an event queue. */
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -62,6 +62,26 @@ static double norm(const double *x, int dim) {
   return big * sqrt(s);
 }
 
+/* What a prediction reads of a ball, in one cache line: the centre p at the
+   reference time tr, the velocity v, the radius. In 2D the third components
+   of p and v are +0, always (every write of them says so). */
+typedef struct sim_body {
+  double p[3];
+  double tr;
+  double v[3];
+  double r;
+} sim_body;
+_Static_assert(sizeof(sim_body) == 64, "a ball's sim_body is one cache line");
+
+/* A cell's balls, latest inserted first: n of them in items, which is the
+   cell's SIM_CELL_SLOTS slots in one shared block until they overflow, then
+   an array of its own (cap). */
+#define SIM_CELL_SLOTS 4
+typedef struct sim_cell {
+  uint32_t *items;
+  uint32_t n, cap;
+} sim_cell;
+
 typedef struct sim {
   const sim_state *st;
   const sim_kernel *k;
@@ -69,10 +89,13 @@ typedef struct sim {
   sim_report *rep;
   size_t n;
   int dim;
-  double *p, *v, *tr; /* n*3, n*3, n */
+  sim_body *b;        /* n: position, velocity, reference time, radius */
+  double *mass;       /* n */
   uint32_t *cnt;
   int32_t *cell;      /* n*3 level-0 cell coordinates */
-  uint32_t *next, *prev, *head;
+  sim_cell *cl;       /* every cell of every level (g.off) */
+  uint32_t *cslot;    /* SIM_CELL_SLOTS a cell: its first balls */
+  uint32_t *gbuf;     /* n + SIM_CELL_SLOTS: a scan's candidates */
   sim_levels g;
   sim_queue q;
   double tnow;
@@ -117,35 +140,61 @@ static size_t ball_cell(const sim *s, uint32_t i) {
   return sim_levels_index(&s->g, s->g.level[i], &s->cell[3 * i]);
 }
 
-static void cell_insert(sim *s, uint32_t i, size_t ci) {
-  s->prev[i] = NONE32;
-  s->next[i] = s->head[ci];
-  if (s->head[ci] != NONE32) s->prev[s->head[ci]] = i;
-  s->head[ci] = i;
+/* Inserts ball i first in cell ci (a cell lists its balls latest first).
+   -1 when out of memory. */
+static int cell_insert(sim *s, uint32_t i, size_t ci) {
+  sim_cell *c = &s->cl[ci];
+  if (c->n == c->cap) {
+    if (c->cap > UINT32_MAX / 2) return -1;
+    uint32_t cap = 2 * c->cap, *it = malloc(cap * sizeof *it);
+    if (!it) return -1;
+    memcpy(it, c->items, c->n * sizeof *it);
+    if (c->cap > SIM_CELL_SLOTS) free(c->items);
+    c->items = it;
+    c->cap = cap;
+  }
+  memmove(c->items + 1, c->items, c->n * sizeof *c->items);
+  c->items[0] = i;
+  c->n++;
+  return 0;
 }
 
 static void cell_remove(sim *s, uint32_t i, size_t ci) {
-  if (s->prev[i] != NONE32) s->next[s->prev[i]] = s->next[i];
-  else s->head[ci] = s->next[i];
-  if (s->next[i] != NONE32) s->prev[s->next[i]] = s->prev[i];
+  sim_cell *c = &s->cl[ci];
+  uint32_t k = 0;
+  while (c->items[k] != i) k++;
+  memmove(c->items + k, c->items + k + 1, (c->n - k - 1) * sizeof *c->items);
+  c->n--;
 }
 
 /* What to do with a candidate partner j of ball i: non-zero stops the scan. */
 typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
 
 /* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
-   list order within a cell, so the order of predictions is fixed. */
+   list order within a cell, so the order of predictions is fixed. They are
+   gathered first: each cell's first SIM_CELL_SLOTS slots copied whole and
+   the count advanced by its balls, so that the loop over the candidates is
+   one loop whose end the processor can guess, not one a cell. At most n
+   balls are gathered, and a copy writes at most SIM_CELL_SLOTS past them. */
 static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
   const int *nc = s->g.nc[q->m];
+  uint32_t *buf = s->gbuf;
+  size_t m = 0;
   for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
     for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
-      size_t row = s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
-      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++)
-        for (uint32_t j = s->head[row + (size_t)x]; j != NONE32; j = s->next[j]) {
-          if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
-          if (fn(s, i, j, ctx)) return 1;
-        }
+      const sim_cell *row = s->cl + s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
+      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++) {
+        const sim_cell *c = &row[x];
+        if (c->n <= SIM_CELL_SLOTS) memcpy(buf + m, c->items, SIM_CELL_SLOTS * sizeof *buf);
+        else memcpy(buf + m, c->items, c->n * sizeof *buf);
+        m += c->n;
+      }
     }
+  for (size_t k = 0; k < m; k++) {
+    uint32_t j = buf[k];
+    if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
+    if (fn(s, i, j, ctx)) return 1;
+  }
   return 0;
 }
 
@@ -205,8 +254,8 @@ static void fail(sim *s, sim_status st, size_t a, size_t b, const char *what) {
 /* ---- prediction ---- */
 
 static inline void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
-  double dt = t - s->tr[i];
-  const double *p = &s->p[3 * i], *v = &s->v[3 * i];
+  double dt = t - s->b[i].tr;
+  const double *p = s->b[i].p, *v = s->b[i].v;
   out[0] = p[0] + v[0] * dt;
   out[1] = p[1] + v[1] * dt;
   out[2] = s->dim == 3 ? p[2] + v[2] * dt : 0;
@@ -215,33 +264,43 @@ static inline void centre_at(const sim *s, uint32_t i, double t, double out[3]) 
 /* centre_at as a float engine computes it from float centres and
    velocities: p + v dt in float, dt = t - tr rounded to float. */
 static void centre_at32(const sim *s, uint32_t i, double t, double out[3]) {
-  float dt = (float)(t - s->tr[i]);
+  float dt = (float)(t - s->b[i].tr);
   for (int d = 0; d < 3; d++) {
-    float x = (float)s->p[3 * i + d] + (float)s->v[3 * i + d] * dt;
+    float x = (float)s->b[i].p[d] + (float)s->b[i].v[d] * dt;
     out[d] = d < s->dim ? x : 0;
   }
 }
 
-/* Every field written (the third components 0 in 2D) and an empty ID, rather
-   than clearing the whole case first: this runs for every prediction. */
+/* Ball a's side of a case from base: its centre there, velocity, radius and
+   mass (the third components 0 in 2D). A ball predicted against all its
+   neighbours computes this once. */
+static inline void case_side(const sim *s, uint32_t a, double base, double p[3], double v[3], double *r,
+                             double *m) {
+  if (s->f32) centre_at32(s, a, base, p);
+  else centre_at(s, a, base, p);
+  memcpy(v, s->b[a].v, 3 * sizeof *v); /* its third component is 0 in 2D */
+  *r = s->b[a].r;
+  *m = s->mass[a];
+}
+
+/* The case of a (its side already in half) and b from base. Every field
+   written and an empty ID, rather than clearing the whole case first: this
+   runs for every prediction. */
+static inline void complete_case(const sim *s, const toi_case *half, uint32_t b, double base, toi_case *c) {
+  c->id[0] = 0;
+  c->dim = s->dim;
+  memcpy(c->pa, half->pa, sizeof c->pa);
+  memcpy(c->va, half->va, sizeof c->va);
+  c->ra = half->ra;
+  c->ma = half->ma;
+  case_side(s, b, base, c->pb, c->vb, &c->rb, &c->mb);
+}
+
 static inline void build_case(const sim *s, uint32_t a, uint32_t b, double base, toi_case *c) {
   c->id[0] = 0;
   c->dim = s->dim;
-  if (s->f32) {
-    centre_at32(s, a, base, c->pa);
-    centre_at32(s, b, base, c->pb);
-  } else {
-    centre_at(s, a, base, c->pa);
-    centre_at(s, b, base, c->pb);
-  }
-  for (int d = 0; d < 3; d++) {
-    c->va[d] = d < s->dim ? s->v[3 * a + d] : 0;
-    c->vb[d] = d < s->dim ? s->v[3 * b + d] : 0;
-  }
-  c->ra = s->st->balls[a].r;
-  c->rb = s->st->balls[b].r;
-  c->ma = s->st->balls[a].m;
-  c->mb = s->st->balls[b].m;
+  case_side(s, a, base, c->pa, c->va, &c->ra, &c->ma);
+  case_side(s, b, base, c->pb, c->vb, &c->rb, &c->mb);
 }
 
 /* The kernel's answer r, dt for pair (a, b), predicted now: its contact
@@ -273,10 +332,11 @@ static void flush_batch(sim *s) {
     pair_answer_in(s, s->bab[2 * i], s->bab[2 * i + 1], s->br[i], s->bdt[i], s->bseq[i]);
 }
 
-static void predict_pair(sim *s, uint32_t a, uint32_t b) {
+/* Pair (a, b) predicted now, a's side of the case in half. */
+static void predict_pair(sim *s, const toi_case *half, uint32_t a, uint32_t b) {
   if (s->stop) return;
   toi_case local, *c = s->k->pair_toi_batch ? &s->bq[s->bn] : &local;
-  build_case(s, a, b, s->tnow, c);
+  complete_case(s, half, b, s->tnow, c);
   s->predictions++;
   if (s->ids) {
     snprintf(c->id, sizeof c->id, "e%06" PRIu64 "-p%04" PRIu32 "-%04" PRIu32, s->processed, a, b);
@@ -308,17 +368,17 @@ static void predict_wall(sim *s, uint32_t i) {
   double best = INFINITY, bdt = 0;
   int baxis = -1, bside = 0;
   for (int d = 0; d < s->dim; d++) {
-    double vd = s->v[3 * i + d];
+    double vd = s->b[i].v[d];
     if (vd == 0) continue;
     int side = vd > 0;
     double wall = side ? s->st->box[d] : 0, dt = NAN;
-    int r = s->k->wall_toi(s->k->ctx, &s->p[3 * i], &s->v[3 * i], bl->r, s->dim, d, wall, &dt);
+    int r = s->k->wall_toi(s->k->ctx, s->b[i].p, s->b[i].v, bl->r, s->dim, d, wall, &dt);
     if (r < 0 || isnan(dt)) {
       fail(s, SIM_NAN, i, i, "NaN wall contact time");
       return;
     }
     if (dt < 0) dt = 0; /* already at the wall through rounding: bounce now */
-    double t = s->tr[i] + dt;
+    double t = s->b[i].tr + dt;
     if (t < best) {
       best = t;
       bdt = dt;
@@ -328,7 +388,7 @@ static void predict_wall(sim *s, uint32_t i) {
   }
   if (baxis < 0 || isinf(best)) return;
   if (best < s->tnow) best = s->tnow;
-  ev e = {.time = best, .base = s->tr[i], .dt = bdt, .a = i, .b = (uint32_t)(2 * baxis + bside),
+  ev e = {.time = best, .base = s->b[i].tr, .dt = bdt, .a = i, .b = (uint32_t)(2 * baxis + bside),
           .ca = s->cnt[i], .kind = SIM_EV_WALL};
   if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
 }
@@ -338,13 +398,13 @@ static void predict_cell(sim *s, uint32_t i) {
   double best = INFINITY;
   int baxis = -1, bside = 0;
   for (int d = 0; d < s->dim; d++) {
-    double vd = s->v[3 * i + d];
+    double vd = s->b[i].v[d];
     int c = s->cell[3 * i + d];
     double bound;
     if (vd > 0 && c < s->g.nc[0][d] - 1) bound = (c + 1) * s->g.w[d];
     else if (vd < 0 && c > 0) bound = c * s->g.w[d];
     else continue;
-    double t = s->tr[i] + (bound - s->p[3 * i + d]) / vd;
+    double t = s->b[i].tr + (bound - s->b[i].p[d]) / vd;
     if (t < best) {
       best = t;
       baxis = d;
@@ -361,19 +421,27 @@ static void predict_cell(sim *s, uint32_t i) {
 typedef struct predict_ctx {
   uint32_t skip;
   int only_higher;
+  toi_case half; /* ball i's side of its cases, now */
 } predict_ctx;
+
+static void predict_ctx_init(const sim *s, predict_ctx *pc, uint32_t i, uint32_t skip, int only_higher) {
+  pc->skip = skip;
+  pc->only_higher = only_higher;
+  case_side(s, i, s->tnow, pc->half.pa, pc->half.va, &pc->half.ra, &pc->half.ma);
+}
 
 static int predict_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
   const predict_ctx *pc = ctx;
   if (j == i || j == pc->skip || (pc->only_higher && j < i)) return 0;
-  predict_pair(s, i, j);
+  predict_pair(s, &pc->half, i, j);
   return s->stop;
 }
 
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
-  predict_ctx pc = {skip, only_higher};
+  predict_ctx pc;
+  predict_ctx_init(s, &pc, i, skip, only_higher);
   scan_neighbours(s, i, predict_visit, &pc);
 }
 
@@ -392,7 +460,7 @@ static void kinetic(const sim *s, dd *ke) {
   for (size_t i = 0; i < s->n; i++) {
     double m = s->st->balls[i].m;
     for (int d = 0; d < s->dim; d++) {
-      double vd = s->v[3 * i + d];
+      double vd = s->b[i].v[d];
       double p = vd * vd, e = fma(vd, vd, -p);
       dd_accum_prod(ke, m, p);
       dd_accum_prod(ke, m, e);
@@ -448,7 +516,7 @@ static int gap_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
   if (-gap > gc->out->max_pen) gc->out->max_pen = -gap;
   if (!overlapping(s, gap, R)) return 0;
   gc->out->overlaps++;
-  double base = s->tr[i] > s->tr[j] ? s->tr[i] : s->tr[j], pi[3], pj[3];
+  double base = s->b[i].tr > s->b[j].tr ? s->b[i].tr : s->b[j].tr, pi[3], pj[3];
   centre_at(s, i, base, pi);
   centre_at(s, j, base, pj);
   if (overlapping(s, abs_gap(pi, pj, R, s->dim), R)) return 0;
@@ -595,17 +663,17 @@ static void do_pair(sim *s, const ev *e) {
   double ma = s->st->balls[e->a].m, mb = s->st->balls[e->b].m;
   for (int d = 0; d < s->dim; d++) {
     dd_accum_prod(&s->mom[d], ma, va[d]);
-    dd_accum_prod(&s->mom[d], -ma, s->v[3 * e->a + d]);
+    dd_accum_prod(&s->mom[d], -ma, s->b[e->a].v[d]);
     dd_accum_prod(&s->mom[d], mb, vb[d]);
-    dd_accum_prod(&s->mom[d], -mb, s->v[3 * e->b + d]);
+    dd_accum_prod(&s->mom[d], -mb, s->b[e->b].v[d]);
   }
   for (int d = 0; d < 3; d++) {
-    s->p[3 * e->a + d] = d < s->dim ? pa[d] : 0;
-    s->p[3 * e->b + d] = d < s->dim ? pb[d] : 0;
-    s->v[3 * e->a + d] = d < s->dim ? va[d] : 0;
-    s->v[3 * e->b + d] = d < s->dim ? vb[d] : 0;
+    s->b[e->a].p[d] = d < s->dim ? pa[d] : 0;
+    s->b[e->b].p[d] = d < s->dim ? pb[d] : 0;
+    s->b[e->a].v[d] = d < s->dim ? va[d] : 0;
+    s->b[e->b].v[d] = d < s->dim ? vb[d] : 0;
   }
-  s->tr[e->a] = s->tr[e->b] = e->time;
+  s->b[e->a].tr = s->b[e->b].tr = e->time;
   s->cnt[e->a]++;
   s->cnt[e->b]++;
   s->phys++;
@@ -619,15 +687,15 @@ static void do_wall(sim *s, const ev *e) {
   uint32_t i = e->a;
   int axis = (int)(e->b / 2), side = (int)(e->b % 2);
   double wall = side ? s->st->box[axis] : 0, pout[3] = {0, 0, 0};
-  int r = s->k->wall_respond(s->k->ctx, &s->p[3 * i], &s->v[3 * i], s->st->balls[i].r, s->dim, axis,
+  int r = s->k->wall_respond(s->k->ctx, s->b[i].p, s->b[i].v, s->st->balls[i].r, s->dim, axis,
                              wall, e->dt, pout);
   if (r < 0 || !finite3(pout)) {
     fail(s, SIM_NAN, i, i, "non-finite wall contact");
     return;
   }
-  for (int d = 0; d < 3; d++) s->p[3 * i + d] = d < s->dim ? pout[d] : 0;
-  s->v[3 * i + axis] = -s->v[3 * i + axis]; /* exact in every kernel */
-  s->tr[i] = e->time;
+  for (int d = 0; d < 3; d++) s->b[i].p[d] = d < s->dim ? pout[d] : 0;
+  s->b[i].v[axis] = -s->b[i].v[axis]; /* exact in every kernel */
+  s->b[i].tr = e->time;
   s->cnt[i]++;
   s->phys++;
   s->walls++;
@@ -647,10 +715,14 @@ static void do_cell(sim *s, const ev *e) {
   size_t to = ball_cell(s, i);
   if (to != from) {
     cell_remove(s, i, from);
-    cell_insert(s, i, to);
+    if (cell_insert(s, i, to)) {
+      fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+      return;
+    }
   }
   s->cells++;
-  predict_ctx pc = {NONE32, 0};
+  predict_ctx pc;
+  predict_ctx_init(s, &pc, i, NONE32, 0);
   for (int u = 0; u < s->g.nused; u++) {
     sim_nbr q;
     if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q) &&
@@ -663,14 +735,16 @@ static void do_cell(sim *s, const ev *e) {
 /* ---- the run ---- */
 
 static void sim_free(sim *s) {
-  free(s->p);
-  free(s->v);
-  free(s->tr);
+  free(s->b);
+  free(s->mass);
   free(s->cnt);
   free(s->cell);
-  free(s->next);
-  free(s->prev);
-  free(s->head);
+  if (s->cl)
+    for (size_t c = 0; c < s->g.off[s->g.nlev]; c++)
+      if (s->cl[c].cap > SIM_CELL_SLOTS) free(s->cl[c].items);
+  free(s->cl);
+  free(s->cslot);
+  free(s->gbuf);
   sim_queue_free(&s->q);
   free(s->bq);
   free(s->bab);
@@ -715,14 +789,13 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
     return -1;
   }
   size_t ncells = s->g.off[s->g.nlev];
-  s->p = malloc(3 * s->n * sizeof *s->p);
-  s->v = malloc(3 * s->n * sizeof *s->v);
-  s->tr = calloc(s->n, sizeof *s->tr);
+  s->b = aligned_alloc(64, s->n * sizeof *s->b); /* sizeof *s->b is 64 */
+  s->mass = malloc(s->n * sizeof *s->mass);
   s->cnt = calloc(s->n, sizeof *s->cnt);
   s->cell = malloc(3 * s->n * sizeof *s->cell);
-  s->next = malloc(s->n * sizeof *s->next);
-  s->prev = malloc(s->n * sizeof *s->prev);
-  s->head = malloc(ncells * sizeof *s->head);
+  s->cl = calloc(ncells, sizeof *s->cl); /* cap 0 until set below: nothing of its own to free */
+  s->cslot = calloc(ncells * SIM_CELL_SLOTS, sizeof *s->cslot);
+  s->gbuf = malloc((s->n + SIM_CELL_SLOTS) * sizeof *s->gbuf);
   if (k->pair_toi_batch) {
     s->bq = malloc(SIM_BATCH * sizeof *s->bq);
     s->bab = malloc(2 * SIM_BATCH * sizeof *s->bab);
@@ -732,21 +805,27 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   }
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
-  if (!s->p || !s->v || !s->tr || !s->cnt || !s->cell || !s->next || !s->prev || !s->head || !batch_ok ||
+  if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !batch_ok ||
       sim_queue_init(&s->q, s->n)) {
     sim_free(s);
     return -1;
   }
-  for (size_t c = 0; c < ncells; c++) s->head[c] = NONE32;
+  for (size_t c = 0; c < ncells; c++) s->cl[c] = (sim_cell){s->cslot + SIM_CELL_SLOTS * c, 0, SIM_CELL_SLOTS};
   for (size_t i = 0; i < s->n; i++) {
     for (int d = 0; d < 3; d++) {
       int in = d < s->dim;
-      s->p[3 * i + d] = in ? st->balls[i].p[d] : 0;
-      s->v[3 * i + d] = in ? st->balls[i].v[d] : 0;
-      s->cell[3 * i + d] = in ? sim_cell_coord(s->p[3 * i + d], s->g.w[d], s->g.nc[0][d]) : 0;
+      s->b[i].p[d] = in ? st->balls[i].p[d] : 0;
+      s->b[i].v[d] = in ? st->balls[i].v[d] : 0;
+      s->cell[3 * i + d] = in ? sim_cell_coord(s->b[i].p[d], s->g.w[d], s->g.nc[0][d]) : 0;
     }
-    s->pscale += st->balls[i].m * norm(&s->v[3 * i], s->dim);
-    cell_insert(s, (uint32_t)i, ball_cell(s, (uint32_t)i));
+    s->b[i].tr = 0;
+    s->b[i].r = st->balls[i].r;
+    s->mass[i] = st->balls[i].m;
+    s->pscale += st->balls[i].m * norm(s->b[i].v, s->dim);
+    if (cell_insert(s, (uint32_t)i, ball_cell(s, (uint32_t)i))) {
+      sim_free(s);
+      return -1;
+    }
   }
   kinetic(s, &s->ke0);
   return 0;

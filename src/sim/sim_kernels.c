@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "class_group.h"
 #include "response.h"
 #include "sim.h"
 #include "toiresp.h"
@@ -53,12 +54,13 @@ int sim_wall_respond_float(void *ctx, const double p[3], const double v[3], doub
 
 /* A verdict and time as a kernel's answer (form_pair_toi). */
 static int pair_answer(toi_result r, double *dt) {
-  if (toi_class_group(r.cls) == TOI_G_NOCONTACT) return 0;
+  toi_group g = toi_class_group_inline(r.cls);
+  if (g == TOI_G_NOCONTACT) return 0;
   /* An overlap verdict means "in contact now", whatever time comes with it
    * (Ericson says 0, the exact kernels say NaN: the overlap has no forward
    * contact time). Rounding leaves touching pairs overlapping by an ulp after
    * a contact; the response then applies an impulse only if they approach. */
-  if (toi_class_group(r.cls) == TOI_G_OVERLAP) {
+  if (g == TOI_G_OVERLAP) {
     *dt = 0;
     return 1;
   }

@@ -1,4 +1,4 @@
-/* sim_queue.c: the simulation's event queue: per-ball event lists under an indexed heap of N balls. */
+/* sim_queue.c: the simulation's event queue: per-ball event lists under a tournament tree of N balls. */
 #include <stdlib.h>
 #include <string.h>
 #include "sim_queue.h"
@@ -7,109 +7,59 @@
  * Why not one heap of every event: a pair contact is predicted for both of
  * its balls' neighbourhoods and most predictions go stale before they come
  * due, so a heap of events holds about 16 N entries, most of them dead, and
- * its sifts miss the cache. Here the heap holds N keys (one per ball, its
+ * its sifts miss the cache. Here the tree holds N keys (one per ball, its
  * earliest event) and a ball's change drops its own list at once; the order
  * of what comes out is the same, since (time, seq) is a total order.
+ *
+ * Why a tournament tree rather than a binary heap of the N keys: a key's
+ * update climbs from its leaf to the root, one comparison with the sibling's
+ * winner per level, and each comparison only selects (no branch taken on
+ * its outcome, and the sibling's key is loaded independently of the path
+ * so far), where a heap's sifts branch on comparisons of (time, seq) that
+ * the processor cannot guess. Every update costs log2 N levels, a few
+ * cycles each, and the keys and winners of 1000 balls fit in the L1 cache.
  */
 
 #define QNONE UINT32_MAX
 
-static inline int key_less(double ta, uint64_t sa, double tb, uint64_t sb) {
-  if (ta != tb) return ta < tb;
-  return sa < sb;
+#define QKEY_EMPTY (~(sim_qkey)0)
+
+/* (time, seq) as one unsigned number in the same order: a double's bits,
+   its sign bit flipped when positive and every bit flipped when negative,
+   order as the doubles do (-0 is made +0 first: the two compare equal).
+   Times are never NaN (the run refuses a NaN prediction). */
+static inline sim_qkey qkey_of(double time, uint64_t seq) {
+  double t = time + 0.0;
+  uint64_t u;
+  memcpy(&u, &t, sizeof u);
+  u ^= (uint64_t)(-(int64_t)(u >> 63)) | (UINT64_C(1) << 63);
+  return (sim_qkey)u << 64 | seq;
 }
 
-static inline int qkey_less(const sim_qkey *x, const sim_qkey *y) {
-  return key_less(x->time, x->seq, y->time, y->seq);
-}
-
-static void sift_up(sim_queue *q, size_t i) {
-  sim_qkey k = q->heap[i];
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!qkey_less(&k, &q->heap[p])) break;
-    q->heap[i] = q->heap[p];
-    q->pos[q->heap[i].ball] = (uint32_t)i;
-    i = p;
-  }
-  q->heap[i] = k;
-  q->pos[k.ball] = (uint32_t)i;
-}
-
-static void sift_down(sim_queue *q, size_t i) {
-  sim_qkey k = q->heap[i];
-  size_t n = q->hn;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && qkey_less(&q->heap[c + 1], &q->heap[c])) c++;
-    if (!qkey_less(&q->heap[c], &k)) break;
-    q->heap[i] = q->heap[c];
-    q->pos[q->heap[i].ball] = (uint32_t)i;
-    i = c;
-  }
-  q->heap[i] = k;
-  q->pos[k.ball] = (uint32_t)i;
-}
-
-/* For a key that grew (a ball whose earliest event was just popped, at the
-   root): the hole goes down along the smaller children to a leaf, one
-   comparison a level, and the key rises from there, usually a step or two
-   (Floyd's bottom-up sift). Same heap as sift_down, fewer mispredicted
-   branches. */
-static void sift_down_bottom_up(sim_queue *q, size_t i) {
-  sim_qkey k = q->heap[i];
-  size_t n = q->hn, start = i;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && qkey_less(&q->heap[c + 1], &q->heap[c])) c++;
-    q->heap[i] = q->heap[c];
-    q->pos[q->heap[i].ball] = (uint32_t)i;
-    i = c;
-  }
-  while (i > start) {
-    size_t p = (i - 1) / 2;
-    if (!qkey_less(&k, &q->heap[p])) break;
-    q->heap[i] = q->heap[p];
-    q->pos[q->heap[i].ball] = (uint32_t)i;
-    i = p;
-  }
-  q->heap[i] = k;
-  q->pos[k.ball] = (uint32_t)i;
-}
-
-/* Ball a's key from its earliest node (removed from the heap when none). */
+/* Ball a's key from its earliest node, then the winners on its path to the
+   root. */
 static void key_update(sim_queue *q, uint32_t a) {
   uint32_t b = q->best[a];
-  size_t i = q->pos[a];
-  if (b == QNONE) {
-    if (i == QNONE) return;
-    q->pos[a] = QNONE;
-    q->hn--;
-    if (i == q->hn) return;
-    q->heap[i] = q->heap[q->hn];
-    q->pos[q->heap[i].ball] = (uint32_t)i;
-    if (i > 0 && qkey_less(&q->heap[i], &q->heap[(i - 1) / 2])) sift_up(q, i);
-    else sift_down(q, i);
-    return;
+  sim_qkey k = b == QNONE ? QKEY_EMPTY : qkey_of(q->pool[b].e.time, q->pool[b].e.seq);
+  q->hn += (size_t)(k != QKEY_EMPTY) - (size_t)(q->key[a] != QKEY_EMPTY);
+  q->key[a] = k;
+  const sim_qkey *key = q->key;
+  uint32_t *win = q->win, cur = a;
+  for (size_t i = q->lsize + a; i > 1; i >>= 1) {
+    /* the sibling's winner takes the node when its key is smaller (keys of
+       events never tie, their seq differ; empty leaves may) */
+    uint32_t sib = win[i ^ 1];
+    sim_qkey sk = key[sib];
+    int sw = sk < k;
+    cur = sw ? sib : cur;
+    k = sw ? sk : k;
+    win[i >> 1] = cur;
   }
-  sim_qkey k = {q->pool[b].e.time, q->pool[b].e.seq, a};
-  if (i == QNONE) {
-    i = q->hn++;
-    q->heap[i] = k;
-    sift_up(q, i);
-    return;
-  }
-  int up = qkey_less(&k, &q->heap[i]);
-  q->heap[i] = k;
-  if (up) sift_up(q, i);
-  else sift_down_bottom_up(q, i);
 }
 
-/* Ball a's key is due for an update. Until the flush the heap stays a heap of
-   its stored keys, so the other balls' sifts stay correct; the flush moves
-   each dirty ball's key to its list's earliest event. */
+/* Ball a's key is due for an update. Until the flush the tree stays a tree
+   of its stored keys; the flush moves each dirty ball's key to its list's
+   earliest event. */
 static inline void mark(sim_queue *q, uint32_t a) {
   if (q->isdirty[a]) return;
   q->isdirty[a] = 1;
@@ -128,19 +78,28 @@ void sim_queue_flush(sim_queue *q) {
 int sim_queue_init(sim_queue *q, size_t n) {
   memset(q, 0, sizeof *q);
   q->n = n;
+  size_t L = 1;
+  while (L < n) L *= 2;
+  q->lsize = L;
   q->head = malloc(n * sizeof *q->head);
   q->best = malloc(n * sizeof *q->best);
   q->lcnt = calloc(n, sizeof *q->lcnt);
-  q->pos = malloc(n * sizeof *q->pos);
-  q->heap = malloc(n * sizeof *q->heap);
+  q->key = malloc(L * sizeof *q->key);
+  q->win = malloc(2 * L * sizeof *q->win);
   q->dirty = malloc(n * sizeof *q->dirty);
   q->isdirty = calloc(n, 1);
   q->free_ = QNONE;
-  if (!q->head || !q->best || !q->lcnt || !q->pos || !q->heap || !q->dirty || !q->isdirty) {
+  if (!q->head || !q->best || !q->lcnt || !q->key || !q->win || !q->dirty || !q->isdirty) {
     sim_queue_free(q);
     return -1;
   }
-  for (size_t i = 0; i < n; i++) q->head[i] = q->best[i] = q->pos[i] = QNONE;
+  for (size_t i = 0; i < n; i++) q->head[i] = q->best[i] = QNONE;
+  /* every leaf empty: any ball may win a node */
+  for (size_t i = 0; i < L; i++) {
+    q->key[i] = QKEY_EMPTY;
+    q->win[L + i] = (uint32_t)i;
+  }
+  for (size_t i = L - 1; i >= 1; i--) q->win[i] = q->win[2 * i];
   return 0;
 }
 
@@ -148,8 +107,8 @@ void sim_queue_free(sim_queue *q) {
   free(q->head);
   free(q->best);
   free(q->lcnt);
-  free(q->pos);
-  free(q->heap);
+  free(q->key);
+  free(q->win);
   free(q->pool);
   free(q->dirty);
   free(q->isdirty);
@@ -206,17 +165,19 @@ int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
   q->pool[k].next = q->head[a];
   q->head[a] = k;
   uint32_t b = q->best[a];
-  if (b == QNONE || key_less(e.time, e.seq, q->pool[b].e.time, q->pool[b].e.seq)) q->best[a] = k;
+  sim_qkey bk = b == QNONE ? QKEY_EMPTY : qkey_of(q->pool[b].e.time, q->pool[b].e.seq);
+  q->best[a] = qkey_of(e.time, e.seq) < bk ? k : b;
   mark(q, a);
   return 0;
 }
 
 ev sim_queue_pop(sim_queue *q) {
   if (q->nd) sim_queue_flush(q);
-  uint32_t a = q->heap[0].ball, m = q->best[a];
+  uint32_t a = q->win[1], m = q->best[a];
   ev top = q->pool[m].e;
   /* unlink m and find the list's next earliest in one walk */
   uint32_t prev = QNONE, best = QNONE;
+  sim_qkey bk = QKEY_EMPTY;
   for (uint32_t k = q->head[a]; k != QNONE;) {
     uint32_t nx = q->pool[k].next;
     if (k == m) {
@@ -225,9 +186,11 @@ ev sim_queue_pop(sim_queue *q) {
       q->pool[k].next = q->free_;
       q->free_ = k;
     } else {
-      const ev *x = &q->pool[k].e;
-      if (best == QNONE || key_less(x->time, x->seq, q->pool[best].e.time, q->pool[best].e.seq))
-        best = k;
+      /* a selection, no branch on the keys */
+      sim_qkey xk = qkey_of(q->pool[k].e.time, q->pool[k].e.seq);
+      int lt = xk < bk;
+      best = lt ? k : best;
+      bk = lt ? xk : bk;
       prev = k;
     }
     k = nx;

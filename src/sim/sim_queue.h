@@ -1,4 +1,4 @@
-/* sim_queue.h: the simulation's event queue: per-ball event lists under an indexed heap of balls (private). */
+/* sim_queue.h: the simulation's event queue: per-ball event lists under a tournament tree of balls (private). */
 #ifndef TOI_SIM_QUEUE_H
 #define TOI_SIM_QUEUE_H
 
@@ -23,31 +23,33 @@ typedef struct sim_qnode {
   uint32_t next;
 } sim_qnode;
 
-/// A ball's earliest event as the heap sees it.
-typedef struct sim_qkey {
-  double time;
-  uint64_t seq;
-  uint32_t ball;
-} sim_qkey;
+/// A ball's earliest event as the tree sees it: its time's bits, ordered as
+/// the times are, above its seq, so that one unsigned comparison orders
+/// (time, seq); all ones: no event (sim_queue.c).
+__extension__ typedef unsigned __int128 sim_qkey;
 
 /*
  * Each event sits in the list of its ball `a` (the ball it was predicted
- * for); the heap holds one key per ball with events, its earliest (time,
- * seq), so it has at most N entries. An event's `ca` is its ball's change
- * counter at prediction: a push for ball a with a newer counter than the
- * list's drops the whole list first (every event in it is stale). Events
- * made stale by their partner b stay until they come first and are dropped
- * by the caller, as in a heap with lazy invalidation. Pops come in exactly
- * the (time, seq) order of the events pushed and not dropped.
+ * for); a tournament tree over the balls holds one key per ball, its
+ * earliest (time, seq), and each inner node the ball whose key is the
+ * smallest below it, so the root is the earliest event of all. An event's
+ * `ca` is its ball's change counter at prediction: a push for ball a with a
+ * newer counter than the list's drops the whole list first (every event in
+ * it is stale). Events made stale by their partner b stay until they come
+ * first and are dropped by the caller, as in a heap with lazy invalidation.
+ * Pops come in exactly the (time, seq) order of the events pushed and not
+ * dropped.
  * A ball's key is brought up to date once before the next pop, not at every
  * push to its list: an event changes one or two balls, whose lists are
  * dropped and filled again by several pushes.
  */
 typedef struct sim_queue {
   size_t n;
-  uint32_t *head, *best, *lcnt, *pos; /* per ball: list, its earliest node, counter, heap slot */
-  sim_qkey *heap;
-  size_t hn;
+  uint32_t *head, *best, *lcnt; /* per ball: list, its earliest node, counter */
+  sim_qkey *key;                /* per leaf (lsize, balls then padding): the ball's earliest event */
+  uint32_t *win;                /* 2 lsize: win[i] the ball winning node i; leaves at lsize + ball */
+  size_t lsize;                 /* leaves: n rounded up to a power of 2 */
+  size_t hn;                    /* balls with a key */
   sim_qnode *pool;
   size_t pn, pcap;
   uint32_t free_;
@@ -67,7 +69,7 @@ int sim_queue_push(sim_queue *q, ev e);
 /// prediction keeps the place it had when it was asked). -1 when out of memory.
 int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq);
 
-/// Brings the heap's keys up to date with the lists (see sim_queue.c).
+/// Brings the tree's keys up to date with the lists (see sim_queue.c).
 void sim_queue_flush(sim_queue *q);
 
 /// 1 when no event is left.

@@ -127,6 +127,63 @@ static void simulate_help_says(const char *what) {
   free(out);
 }
 
+/* The field under column NAME of the row of kernel k in a summary table
+   (found by the header's names, in C, apart from the script under test). */
+static void table_field(const char *table, const char *k, const char *name, char *out, size_t n) {
+  const char *hdr = strstr(table, "\nkernel ");
+  cr_assert(hdr, "%s", table);
+  char row[1024] = "", head[1024] = "";
+  snprintf(head, sizeof head, "%.*s", (int)strcspn(hdr + 1, "\n"), hdr + 1);
+  char key[64];
+  snprintf(key, sizeof key, "\n%s ", k);
+  const char *r = strstr(table, key);
+  cr_assert(r, "%s", table);
+  snprintf(row, sizeof row, "%.*s", (int)strcspn(r + 1, "\n"), r + 1);
+  char *hs = NULL, *rs = NULL;
+  int col = -1, i = 0;
+  for (char *w = strtok_r(head, " ", &hs); w; w = strtok_r(NULL, " ", &hs), i++)
+    if (!strcmp(w, name)) col = i;
+  cr_assert_geq(col, 0, "no column %s", name);
+  i = 0;
+  out[0] = 0;
+  for (char *w = strtok_r(row, " ", &rs); w; w = strtok_r(NULL, " ", &rs), i++)
+    if (i == col) snprintf(out, n, "%s", w);
+}
+
+/* make bench reads the summary's figures with reports/sim_field.awk, by the
+   column's name: events/s is the 17th column, not the 14th (queries). */
+Test(simcli, bench_reads_events_per_s_by_name) {
+  cr_assert_eq(tb("simulate -f ericson,expanded --n 60 --events 3000 --every 1000"), 0);
+  char *out = td_read("out.txt");
+  const char *fields[] = {"events/s", "queries", "events", "drift/1e6", "status"};
+  for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
+    char want[64], got[256] = "", line[512];
+    table_field(out, "expanded", fields[f], want, sizeof want);
+    snprintf(line, sizeof line, "awk -v kernel=expanded -v field=%s -f %s/reports/sim_field.awk %s/out.txt >%s/field.txt",
+             fields[f], TOI_SOURCE_DIR, td_dir, td_dir);
+    cr_assert_eq(cc_cmd(td_dir, line), 0, "%s", line);
+    char *g = td_read("field.txt");
+    snprintf(got, sizeof got, "%.*s", (int)strcspn(g ? g : "", "\n"), g ? g : "");
+    cr_assert_str_eq(got, want, "%s: got '%s', want '%s'", fields[f], got, want);
+    free(g);
+  }
+  /* the rate is a rate (a positive number with an exponent), not a count */
+  char rate[64];
+  table_field(out, "expanded", "events/s", rate, sizeof rate);
+  cr_assert(strchr(rate, 'e') && strtod(rate, NULL) > 0, "%s", rate);
+  free(out);
+}
+
+/* The queue --help describes is the one the run has (src/sim/sim_queue.c):
+   per-ball lists under a tournament tree, no longer a binary heap. */
+Test(simcli, simulate_help_names_its_queue) {
+  simulate_help_says("tournament tree");
+  simulate_help_says("ties in time broken by the order of prediction");
+  char *out = td_read("out.txt");
+  cr_assert(out && !strstr(out, "binary heap"), "--help still says 'binary heap'");
+  free(out);
+}
+
 Test(simcli, simulate_nan_printed_unsigned_with_reason) {
   /* velocities near DBL_MAX: sum m |v| and the kinetic energy overflow */
   td_put("big.state", "box 2 100 100\nball 10 50 1e308 0 1 1\nball 90 50 -1e308 0 1 1\n");

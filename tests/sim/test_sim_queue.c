@@ -33,26 +33,26 @@ static void model_drop(model_ev *m, size_t n, uint32_t a) {
    changes of a ball (its next push carries a new counter and must drop its
    older events), explicit drops and pops: every pop must be the model's
    earliest live event by (time, seq), the insertion order breaking ties. */
-Test(sim_queue, pops_in_time_then_insertion_order) {
-  enum { BALLS = 40, OPS = 20000 };
-  test_rng r = {te_seed(29)};
-  for (int round = 0; round < 4 * (int)te_scale(); round++) {
+static void check_queue(uint32_t BALLS, int rounds, uint64_t seed) {
+  enum { OPS = 20000 };
+  test_rng r = {seed};
+  for (int round = 0; round < rounds; round++) {
     sim_queue q;
     cr_assert_eq(sim_queue_init(&q, BALLS), 0);
     model_ev *m = calloc(OPS, sizeof *m);
-    uint32_t cnt[BALLS] = {0};
+    uint32_t *cnt = calloc(BALLS, sizeof *cnt);
     size_t nm = 0;
     uint64_t pops = 0, ties = 0;
     for (int op = 0; op < OPS; op++) {
       long k = test_rng_int(&r, 0, 9);
-      uint32_t a = (uint32_t)test_rng_int(&r, 0, BALLS - 1);
+      uint32_t a = (uint32_t)test_rng_int(&r, 0, (long)BALLS - 1);
       if (k < 5) {
         if (test_rng_int(&r, 0, 7) == 0) {
           cnt[a]++;
           model_drop(m, nm, a);
         }
         double t = (double)test_rng_int(&r, 0, 30) * 0.25;
-        ev e = {.time = t, .a = a, .b = (uint32_t)test_rng_int(&r, 0, BALLS - 1), .ca = cnt[a]};
+        ev e = {.time = t, .a = a, .b = (uint32_t)test_rng_int(&r, 0, (long)BALLS - 1), .ca = cnt[a]};
         cr_assert_eq(sim_queue_push(&q, e), 0);
         m[nm] = (model_ev){t, nm, a, cnt[a], 1};
         nm++;
@@ -89,6 +89,18 @@ Test(sim_queue, pops_in_time_then_insertion_order) {
     cr_assert_gt(pops, 1000);
     cr_assert_gt(ties, 100, "the draws must produce ties in time (%llu)", (unsigned long long)ties);
     free(m);
+    free(cnt);
     sim_queue_free(&q);
   }
+}
+
+Test(sim_queue, pops_in_time_then_insertion_order) { check_queue(40, 4 * (int)te_scale(), te_seed(29)); }
+
+/* The tree's leaves are the balls padded to a power of 2: one ball (the root
+   is its leaf), a power of 2, one more (a tree twice as wide, nearly all
+   padding) and the simulation's N = 1000. */
+Test(sim_queue, any_number_of_balls) {
+  static const uint32_t sizes[] = {1, 2, 3, 64, 65, 1000};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    check_queue(sizes[i], (int)te_scale(), te_seed(31 + (int)i));
 }
