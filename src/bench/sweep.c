@@ -236,6 +236,8 @@ typedef struct sweep_view {
   int have[2];
   double kb[2][3]; /* per direction: an enclosure of kappa and the denominator at its low end (view_kappa_bound) */
   int have_kb[2];
+  int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
+  double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
   int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
   toi_status prep_st;
   toi_ref_prepared prep;
@@ -360,44 +362,223 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo
   return isnan(r) || r < cell->max_ratio;
 }
 
-/* A timed answer whose error was deferred (score_case_deferred) into its
-   cell: from the enclosures of its error and kappa when they decide
-   (lazy_decided; the error's bits are always exact), else from the error
-   and kappa themselves, as add_scored and add_kappa take them. */
+/*
+ * The ULP error of an answer from its distance in values of the precision to
+ * the correctly rounded root, before any measure of the reference's.
+ *
+ * Let R = RN_q(t*) be the root as the reference gives it (ref_t), u = ulp_q(R)
+ * and T an answer. When R is a normal value of q that is not a power of two,
+ * 2^e < |R| < 2^(e+1), every point within u/2 of R lies in (2^e, 2^(e+1))
+ * (R is at least u away from both ends), so t* is in R's binade and
+ * ulp_q(t*) = u (toiref.h's ulp, e >= emin). When T is a value of q of R's
+ * sign and binade, T - R = k u exactly for an integer k (both are multiples
+ * of u below 2^(e+1): their difference is a double, and dividing it by u is
+ * exact). With delta = (t* - R) / u, |delta| <= 1/2 (round to nearest):
+ *
+ *   E = |T - t*| / u = |k - delta|,
+ *
+ * so E lies in [|k| - 1/2, |k| + 1/2] (k != 0) or [0, 1/2] (k = 0), and, with
+ * an enclosure [dlo, dhi] of delta, in [k - dhi, k - dlo] (k >= 1: k - delta
+ * > 0), [|k| + dlo, |k| + dhi] (k <= -1) or, for k = 0, the enclosure of
+ * |delta|. The reference's ulp is RN(E) (toi_ref_error: correctly rounded),
+ * and RN is monotone: E in [a, b] (a, b real) puts RN(E) in [RN(a), RN(b)],
+ * and a floating-point a - b or a + b is RN of the exact result. So each end
+ * computed below in doubles bounds the reference's ulp, which is all that
+ * lazy_decided asks of lo and hi (its bins and comparisons are monotone in
+ * the error).
+ *
+ * The bits (toiref.h: log2(1 + the number of values of q between T and
+ * RN_q(t*))) are then exact too: consecutive values of q in one binade are u
+ * apart, so T is |k| values from R, and ref_bits_apart (binary64) and
+ * ref_bits_apart_prec (other precisions, T being a value of q) give
+ * |k| <= 1 ? |k| : log2(1.0 + (double)|k|), as ulp_bits_for does.
+ *
+ * delta itself comes from one measure per case and direction (view_offset):
+ * the answer T1 = R + u (a value of q, exact) has E1 = |1 - delta| = 1 - delta
+ * (delta <= 1/2), so an enclosure [l1, h1] of RN(E1) (toi_ref_error_bound)
+ * gives E1 in (pred(l1), succ(h1)) (RN(E1) >= l1 needs E1 above the midpoint
+ * of pred(l1) and l1) and delta in [1 - succ(h1), 1 - pred(l1)], intersected
+ * with [-1/2, 1/2]. 1 - x is exact for x in [1/2, 2] (Sterbenz); outside it
+ * the rounded 1 - x is still beyond the clamp (below -1 for x > 2; above 1/2
+ * for x < 1/2, as 1 - x rounds monotonically), so the clamped ends hold.
+ */
+
+static _Thread_local sweep_lazy_counts lazy_counts;
+
+void sweep_lazy_counts_get(sweep_lazy_counts *out) { *out = lazy_counts; }
+void sweep_lazy_counts_reset(void) { memset(&lazy_counts, 0, sizeof lazy_counts); }
+
+/* k = (T - R) / ulp_q(R) into *k when the argument above applies to T and R
+   (R a normal value of q, not a power of two; T finite, a value of q of R's
+   sign and binade); u is ulp_q(R). 0 otherwise. */
+static int ulp_distance(double *k, double *u, double T, double R, toi_precision q) {
+  int eR, eT;
+  double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
+  (void)frexp_bits(T, &eT);
+  if (!isfinite(R) || !isfinite(T) || R == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
+    return 0;
+  int p = 53, emin = -1022;
+  if (q != TOI_BINARY64) {
+    const toi_precision_info *pi = toi_precision_get(q);
+    if (!pi || !toi_is_value_of(T, q) || !toi_is_value_of(R, q)) return 0;
+    p = pi->p, emin = pi->emin;
+  }
+  if (eR - 1 < emin) return 0; /* |R| below q's normal range */
+  *u = pow2_upto_1023(eR - p); /* 2^(eR - 1 - (p - 1)) */
+  /* exact, an integer (above); by 1/u, a power of two too, where it is a double */
+  *k = p - eR <= 1023 ? (T - R) * pow2_upto_1023(p - eR) : (T - R) / *u;
+  return 1;
+}
+
+/* The bits of an answer |k| values of q from RN_q(t*), as the reference
+   gives them (ref_bits_apart, ref_bits_apart_prec: the same expression), as cell takes them
+   (add_scored: only to raise its largest bits), without log2 where they
+   cannot raise it: NaN then (add_scored leaves the largest bits). With
+   x = 1 + |k| (exact: |k| <= 2^52) in [2^(n-1), 2^n), log2(x) < n, and libm's
+   log2 errs by far less than 1 (an ulp or two, below 2^-45 here), so the
+   bits it gives are below n + 1: when n + 1 <= the cell's largest
+   bits, they leave it as it is. */
+static double ulp_bits_for(double k, const sweep_cell *cell) {
+  double dist = fabs(k);
+  if (dist <= 1) return dist;
+  int n;
+  (void)frexp_bits(1.0 + dist, &n);
+  if (n + 1 <= cell->max_bits) return NAN;
+  return log2(1.0 + dist);
+}
+
+/* An enclosure [dlo, dhi] of delta = (t* - R) / u for the view's root in
+   direction dir, R its rounding to q, kept for the case's other answers
+   (the proof above ulp_distance): 1, or 0 when it cannot be had (R not fit
+   for ulp_distance, or the reference's measure fails: the caller then
+   measures as without it). */
+static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engine engine, toi_precision q,
+                       double *dlo, double *dhi) {
+  int d = dir == TOI_REVERSE;
+  if (!v->have_off[d]) {
+    v->have_off[d] = -1;
+    double k, u;
+    if (!ulp_distance(&k, &u, R, R, q)) return 0;
+    double T1 = R + u; /* a multiple of u, at most 2^eR in magnitude: exact */
+    toi_ref_query rq;
+    toi_ref_error_result er;
+    if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return 0;
+    if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
+    rq.T = T1;
+    lazy_counts.probes++;
+    if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
+    double lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+    v->off[d][0] = lo < -0.5 ? -0.5 : lo;
+    v->off[d][1] = hi > 0.5 ? 0.5 : hi;
+    if (!(v->off[d][0] <= v->off[d][1])) return 0; /* cannot happen for a true enclosure */
+    v->have_off[d] = 1;
+  }
+  if (v->have_off[d] < 0) return 0;
+  *dlo = v->off[d][0];
+  *dhi = v->off[d][1];
+  return 1;
+}
+
 /* A scored column's error measure, shared by the columns with its answer
-   (same_answer): 0 not measured yet, 1 the enclosure (toi_ref_error_bound's),
-   2 the error itself (lo = hi). */
+   (same_answer), from the cheapest to the dearest: what each holds in er.lo,
+   er.hi, and er.bits: exact from ERR_BOUND on, before it NaN and ulp_bits_for's from k. */
+enum {
+  ERR_NONE = 0,                 /* not measured yet */
+  ERR_ULPS = SWEEP_BY_ULPS,     /* [|k| - 1/2, |k| + 1/2] from the answer's distance k alone (ulp_distance) */
+  ERR_OFFSET = SWEEP_BY_OFFSET, /* |k - delta| from the root's offset (view_offset) */
+  ERR_BOUND = SWEEP_BY_BOUND,   /* toi_ref_error_bound's enclosure, lo < hi */
+  ERR_EXACT = SWEEP_BY_EXACT    /* the error itself: lo = hi = ulp */
+};
 typedef struct error_memo {
   int have;
+  double k; /* ERR_ULPS, ERR_OFFSET: the answer's distance (ulp_distance) */
   toi_ref_error_result er;
 } error_memo;
 
-static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
-                           toi_ref_engine engine, toi_precision q, error_memo *m) {
-  double klo, khi, den;
+/* The error measure at the next level, from m's (a cheaper one skipped when it
+   cannot be had): status, and m->have > ERR_NONE then. */
+static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                             toi_ref_engine engine, toi_precision q) {
   toi_ref_query rq;
-  toi_status st = TOI_OK;
-  if (!m->have) {
-    st = view_query(&rq, v, dir, engine, q);
-    rq.T = sc->t;
-    if (st == TOI_OK) st = toi_ref_error_bound(&m->er, &rq);
-    if (st != TOI_OK) return st;
-    m->have = m->er.lo == m->er.hi ? 2 : 1;
-  }
-  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den)) != TOI_OK) return st;
-  if (lazy_decided(cell, m->er.lo, m->er.hi, klo, khi, den)) {
-    add_scored(cell, sc, m->er.hi, m->er.bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
-    cell->khist[kappa_bin(klo)]++;
-    if (isinf(klo)) cell->kinf++;
-    return TOI_OK;
-  }
-  if (m->have == 1) { /* lo < hi: the error itself */
+  toi_status st;
+  double u, dlo, dhi;
+  switch (m->have) {
+  case ERR_NONE:
+    if (ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) {
+      double a = fabs(m->k);
+      m->er.ulp = NAN;
+      m->er.lo = a == 0 ? 0 : a - 0.5;
+      m->er.hi = a + 0.5;
+      m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
+      m->have = ERR_ULPS;
+      return TOI_OK;
+    }
+    break;
+  case ERR_ULPS:
+    if (view_offset(v, dir, sc->ref_t, engine, q, &dlo, &dhi)) {
+      double k = m->k;
+      if (k >= 1) {
+        m->er.lo = k - dhi;
+        m->er.hi = k - dlo;
+      } else if (k <= -1) {
+        m->er.lo = -k + dlo;
+        m->er.hi = -k + dhi;
+      } else if (dlo >= 0) {
+        m->er.lo = dlo;
+        m->er.hi = dhi;
+      } else if (dhi <= 0) {
+        m->er.lo = -dhi;
+        m->er.hi = -dlo;
+      } else {
+        m->er.lo = 0;
+        m->er.hi = dhi > -dlo ? dhi : -dlo;
+      }
+      m->have = ERR_OFFSET;
+      return TOI_OK;
+    }
+    break;
+  case ERR_OFFSET:
+    break;
+  default: /* ERR_BOUND: the error itself */
     if ((st = view_query(&rq, v, dir, engine, q)) != TOI_OK) return st;
     rq.T = sc->t;
     if ((st = toi_ref_error(&m->er, &rq)) != TOI_OK) return st;
-    m->have = 2;
+    m->have = ERR_EXACT;
+    return TOI_OK;
+  }
+  st = view_query(&rq, v, dir, engine, q);
+  rq.T = sc->t;
+  if (st == TOI_OK) st = toi_ref_error_bound(&m->er, &rq);
+  if (st != TOI_OK) return st;
+  m->have = m->er.lo == m->er.hi ? ERR_EXACT : ERR_BOUND;
+  return TOI_OK;
+}
+
+/* A timed answer whose error was deferred (score_case_deferred) into its
+   cell: from the enclosures of its error and kappa when they decide
+   (lazy_decided; the error's bits are always exact), each enclosure tried
+   from the cheapest (error_next), else from the error and kappa
+   themselves, as add_scored and add_kappa take them. */
+static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
+                           toi_ref_engine engine, toi_precision q, error_memo *m) {
+  double klo, khi, den;
+  toi_status st = TOI_OK;
+  if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
+  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den)) != TOI_OK) return st;
+  for (;;) {
+    if (lazy_decided(cell, m->er.lo, m->er.hi, klo, khi, den)) {
+      double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
+      add_scored(cell, sc, m->er.hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+      lazy_counts.placed[m->have]++;
+      cell->khist[kappa_bin(klo)]++;
+      if (isinf(klo)) cell->kinf++;
+      return TOI_OK;
+    }
+    if (m->have == ERR_EXACT) break;
+    if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   }
   add_scored(cell, sc, m->er.ulp, m->er.bits, v->ref->cls, v->c, index);
+  lazy_counts.placed[ERR_EXACT]++;
   return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
 }
 
@@ -475,6 +656,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].kappa[0] = view[q].kappa[1] = NAN;
     view[q].have[0] = view[q].have[1] = 0;
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
+    view[q].have_off[0] = view[q].have_off[1] = 0;
     view[q].have_prep = 0;
   }
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
@@ -497,7 +679,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     keys[j] = key_of(cand, a);
     size_t k = same_answer(keys, rep, &nrep, j);
     if (k == j) {
-      memo[j].have = 0;
+      memo[j].have = ERR_NONE;
       if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
         return st;
     }

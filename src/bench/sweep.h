@@ -235,6 +235,21 @@ double sweep_ratio(double ulp, double ref_t, double kappa);
 /// q's ULPs (binary64 is sweep_ratio).
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q);
 
+/// How the calling thread's sweep placed the ULP errors of timed answers
+/// (statistics, not results: no output depends on them): placed[s] counts
+/// the answers placed from stage s, SWEEP_BY_ULPS their distance in values of
+/// the precision to the rounded root alone, SWEEP_BY_OFFSET that and the
+/// root's offset from its rounding (one error measure per case and
+/// direction: probes counts them), SWEEP_BY_BOUND toi_ref_error_bound's
+/// enclosure, SWEEP_BY_EXACT the error itself.
+enum { SWEEP_BY_ULPS = 1, SWEEP_BY_OFFSET, SWEEP_BY_BOUND, SWEEP_BY_EXACT, SWEEP_BY_COUNT };
+typedef struct sweep_lazy_counts {
+  uint64_t placed[SWEEP_BY_COUNT];
+  uint64_t probes;
+} sweep_lazy_counts;
+void sweep_lazy_counts_get(sweep_lazy_counts *out);
+void sweep_lazy_counts_reset(void);
+
 /// Scores one case for every candidate (column j is cands[j]) into acc (bin
 /// b): an in-process candidate is solved here; an out-of-process one's answer
 /// is stored[j] (stored may be NULL when there is none). An answer that is not

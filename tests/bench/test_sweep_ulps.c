@@ -1,0 +1,189 @@
+/* test_sweep_ulps.c: the sweep places an answer k values of its precision away from the rounded root in the
+   histogram bin, maximum and bits the maths gives, from that distance and the root's offset (sweep.c,
+   ulp_distance), at the bins' edges, in binary32 and for a subnormal root. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gen.h"
+#include "sweep.h"
+#include "toiref.h"
+#include "test_env.h"
+
+/* A head-on 1D contact: A at rest at 0, B at pb moving at vb < 0, radii 1: t* = (pb - 2) / -vb. */
+static toi_case head_on(double pb, double vb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  c.dim = 2;
+  c.pb[0] = pb, c.vb[0] = vb, c.ra = c.rb = 1, c.ma = c.mb = 1;
+  return c;
+}
+
+/* One column of expanded in precision q, warmed on mixed cases (its errors reach far beyond a few ulps, its
+   kappa spans decades), so that the enclosures decide where they can. */
+static void warm(sweep_acc *acc, toi_candidate *cand, toi_precision q) {
+  const toi_formulation *f = toi_formulation_find("expanded");
+  cr_assert_not_null(f);
+  cr_assert_eq(toi_candidate_formulation_prec(cand, f, q), TOI_OK);
+  toi_gen_opts o;
+  toi_gen_family fam;
+  cr_assert_eq(toi_gen_family_parse(&fam, "mixed"), TOI_OK);
+  toi_gen_opts_default(&o, fam);
+  o.seed = te_seed(29);
+  cr_assert_eq(sweep_acc_init(acc, 1, 1), 0);
+  for (uint64_t i = 0; i < 3000; i++) {
+    toi_case c;
+    size_t b;
+    cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, i), TOI_OK);
+    cr_assert_eq(sweep_eval_case_with(acc, cand, 1, NULL, INFINITY, &c, 0, i, TOI_REF_FAST), TOI_OK);
+  }
+}
+
+/* The answer R + k u to case c (a value of q), R = RN_q(t*), u = ulp_q(R), into a copy of the warmed
+   column: the histogram grows by one in the bin of the expected error E, the largest error and bits are
+   the old ones or E and log2(1 + |k|) (bits: |k| values apart), kappa as MPFR gives it. E is checked
+   against MPFR's error too. Returns the stage that placed it (sweep_lazy_counts); *ratio its ratio. */
+static int place(const sweep_acc *warmed, const toi_candidate *cand, const toi_case *c, toi_precision q, double k,
+                 double E, const char *what, double *ratio) {
+  toi_case in;
+  toi_ref ref;
+  toi_round_state rs;
+  cr_assert_eq(toi_score_input(&in, &ref, &rs, c, q, TOI_REF_FAST), TOI_OK, "%s", what);
+  cr_assert_eq(rs, TOI_ROUND_SAME, "%s: the case is a case of the precision", what);
+  double R = ref.tfwd;
+  int e;
+  (void)frexp(R, &e);
+  const toi_precision_info *pi = toi_precision_get(q);
+  double u = ldexp(1, (e - 1 < pi->emin ? pi->emin : e - 1) - pi->p + 1);
+  double T = R + k * u;
+  cr_assert(toi_is_value_of(T, q), "%s", what);
+
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = &in, rq.engine = TOI_REF_MPFR, rq.precision = q, rq.T = T;
+  toi_ref_error_result er;
+  toi_ref_kappa_result kr;
+  cr_assert_eq(toi_ref_error(&er, &rq), TOI_OK, "%s", what);
+  cr_assert_eq(toi_ref_kappa(&kr, &rq), TOI_OK, "%s", what);
+  cr_assert_eq(te_bits(er.ulp), te_bits(E), "%s k %g: MPFR's error %a, the maths' %a", what, k, er.ulp, E);
+  double dist = fabs(k), bits = dist <= 1 ? dist : log2(1 + dist);
+  cr_assert_eq(te_bits(er.bits), te_bits(bits), "%s k %g: bits", what, k);
+
+  sweep_acc acc;
+  cr_assert_eq(sweep_acc_init(&acc, 1, 1), 0);
+  sweep_acc_merge(&acc, warmed); /* a copy */
+  const sweep_cell *before = &warmed->cells[0], *after = &acc.cells[0];
+  sweep_answer ans = {.state = TOI_ANSWERED, .r = {.cls = ref.cls, .t = T}};
+  sweep_lazy_counts c0, c1;
+  sweep_lazy_counts_get(&c0);
+  cr_assert_eq(sweep_eval_case_given(&acc, cand, 1, &ans, 1, INFINITY, c, 0, 1u << 20, TOI_REF_FAST, NULL), TOI_OK);
+  sweep_lazy_counts_get(&c1);
+
+  int h = sweep_ulp_bin(E), kb = sweep_kappa_bin(kr.kappa);
+  for (int i = 0; i < SWEEP_HBINS; i++)
+    cr_assert_eq(after->hist[i], before->hist[i] + (i == h), "%s k %g: bin %d (E %a in %d)", what, k, i, E, h);
+  for (int i = 0; i < SWEEP_KBINS; i++) cr_assert_eq(after->khist[i], before->khist[i] + (i == kb), "%s", what);
+  cr_assert_eq(after->timed, before->timed + 1, "%s", what);
+  double mu = E > before->max_ulp ? E : before->max_ulp, mb = bits > before->max_bits ? bits : before->max_bits;
+  cr_assert_eq(te_bits(after->max_ulp), te_bits(mu), "%s k %g: max_ulp", what, k);
+  cr_assert_eq(te_bits(after->max_bits), te_bits(mb), "%s k %g: max_bits", what, k);
+  double kmin = kr.kappa < before->kmin ? kr.kappa : before->kmin, kmax = kr.kappa > before->kmax ? kr.kappa : before->kmax;
+  cr_assert_eq(te_bits(after->kmin), te_bits(kmin), "%s", what);
+  cr_assert_eq(te_bits(after->kmax), te_bits(kmax), "%s", what);
+  double r = sweep_ratio_prec(E, R, kr.kappa, q), mr = r > before->max_ratio ? r : before->max_ratio;
+  cr_assert_eq(te_bits(after->max_ratio), te_bits(mr), "%s k %g: max_ratio", what, k);
+  *ratio = r;
+  sweep_acc_free(&acc);
+  int stage = 0, n = 0;
+  for (int s = SWEEP_BY_ULPS; s < SWEEP_BY_COUNT; s++)
+    if (c1.placed[s] != c0.placed[s]) stage = s, n++;
+  cr_assert_eq(n, 1, "%s: one answer placed once", what);
+  return stage;
+}
+
+/* The answers at k = -9 .. 9 and around the powers of two up to 2^10 values away. */
+static const double ks[] = {0,  1,  -1, 2,  -2, 3,  -3, 4,  -4, 5,   -5,   7,    -7,   8,   -8,
+                            9,  -9, 15, 16, 17, 31, 32, 33, -31, -32, -33, 1023, 1024, 1025, -1024};
+enum { NK = sizeof ks / sizeof ks[0] };
+
+/* t* = 14/3 in binary64: 14/3 = (N + 2/3) 2^-50 with N = floor(14 2^50 / 3) (2^50 = 1 mod 3), so R =
+   (N + 1) 2^-50, t* - R = -u/3 and the answer R + k u is |k + 1/3| ulps away: (|3k + 1|) / 3, rounded
+   once. Every such answer is placed without measuring its own error: from k alone or with the root's
+   offset (one measure per case and direction). */
+Test(sweep_ulps, binary64_third) {
+  sweep_acc warmed;
+  toi_candidate cand;
+  warm(&warmed, &cand, TOI_BINARY64);
+  cr_assert_gt(warmed.cells[0].max_ulp, 1e4, "the warm-up's largest error");
+  toi_case c = head_on(16, -3);
+  sweep_lazy_counts c0, c1;
+  sweep_lazy_counts_get(&c0);
+  uint64_t by_ulps = 0;
+  for (int i = 0; i < NK; i++) {
+    double E = fabs(3 * ks[i] + 1) / 3, r;
+    int s = place(&warmed, &cand, &c, TOI_BINARY64, ks[i], E, "binary64 14/3", &r);
+    cr_assert(r < warmed.cells[0].max_ratio, "k %g: ratio %g", ks[i], r);
+    cr_assert(s == SWEEP_BY_ULPS || s == SWEEP_BY_OFFSET, "k %g placed by stage %d", ks[i], s);
+    /* The distance alone decides where [|k| - 1/2, |k| + 1/2] holds no power of two. */
+    double a = fabs(ks[i]);
+    if (a >= 3 && a != 4 && a != 8 && a != 16 && a != 32 && a != 1024) cr_assert_eq(s, SWEEP_BY_ULPS, "k %g", ks[i]);
+    by_ulps += s == SWEEP_BY_ULPS;
+  }
+  sweep_lazy_counts_get(&c1);
+  cr_assert_eq(c1.probes - c0.probes, NK - by_ulps, "one probe for each case whose answer needed the offset");
+  sweep_acc_free(&warmed);
+}
+
+/* The same contact in binary32: 14/3 = (N + 1/3) 2^-21 (2^21 = 2 mod 3), so R = N 2^-21, t* - R = u/3, and
+   the answer R + k u is |3k - 1| / 3 ulps away. */
+Test(sweep_ulps, binary32_third) {
+  sweep_acc warmed;
+  toi_candidate cand;
+  warm(&warmed, &cand, TOI_BINARY32);
+  cr_assert_gt(warmed.cells[0].max_ulp, 1e4, "the warm-up's largest error");
+  toi_case c = head_on(16, -3);
+  int below = 0;
+  for (int i = 0; i < NK; i++) {
+    double E = fabs(3 * ks[i] - 1) / 3, r;
+    int s = place(&warmed, &cand, &c, TOI_BINARY32, ks[i], E, "binary32 14/3", &r);
+    /* Beyond the warm-up's largest ratio of error to conditioning the error itself is needed. */
+    if (r < warmed.cells[0].max_ratio) {
+      cr_assert(s == SWEEP_BY_ULPS || s == SWEEP_BY_OFFSET, "k %g placed by stage %d", ks[i], s);
+      below++;
+    }
+  }
+  cr_assert_geq(below, NK / 2, "%d answers below the largest ratio", below);
+  sweep_acc_free(&warmed);
+}
+
+/* An exact root, t* = 12: the answer R + k u is exactly |k| ulps away, at a bin's lower edge when |k| is a
+   power of two (1 in [1, 2), 2 in [2, 4), ...): the enclosures straddle it and the error is measured. */
+Test(sweep_ulps, exact_root_at_edges) {
+  sweep_acc warmed;
+  toi_candidate cand;
+  warm(&warmed, &cand, TOI_BINARY64);
+  toi_case c = head_on(14, -1);
+  static const int bin_of[] = {0, 3, 4, 4, 5, 5, 5, 5, 6, 6}; /* |k| = 0 .. 9: 0, then 2^(H-3) <= |k| < 2^(H-2) */
+  for (int i = 0; i < NK; i++) {
+    double E = fabs(ks[i]), r;
+    if (E <= 9) cr_assert_eq(sweep_ulp_bin(E), bin_of[(int)E]);
+    (void)place(&warmed, &cand, &c, TOI_BINARY64, ks[i], E, "binary64 12", &r);
+  }
+  sweep_acc_free(&warmed);
+}
+
+/* A subnormal root: B at 2 + 2^-51 closing at 3 2^1000, t* = 2^-1051 / 3 = (2^23 / 3) 2^-1074 = (N + 2/3)
+   2^-1074 (2^23 = 2 mod 3): R = (N + 1) 2^-1074, t* - R = -u/3, the answer R + k u |3k + 1| / 3 ulps away
+   (the distance's shortcut does not apply below the normal range: the error is bounded or measured). */
+Test(sweep_ulps, subnormal_root) {
+  sweep_acc warmed;
+  toi_candidate cand;
+  warm(&warmed, &cand, TOI_BINARY64);
+  toi_case c = head_on(2 + 0x1p-51, -3 * 0x1p1000);
+  static const double small[] = {0, 1, -1, 2, -2, 3, -3, 4, -4, 5, 8, -8};
+  for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+    double E = fabs(3 * small[i] + 1) / 3, r;
+    int s = place(&warmed, &cand, &c, TOI_BINARY64, small[i], E, "subnormal", &r);
+    cr_assert(s >= SWEEP_BY_BOUND, "k %g placed by stage %d", small[i], s);
+  }
+  sweep_acc_free(&warmed);
+}
