@@ -222,6 +222,21 @@ static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, d
   if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
 }
 
+/* An enclosure [lo, hi] of a root's kappa, the ratio's denominator at lo
+   (ratio_den), and what lazy_decided asks of it alone, once per case and
+   direction: bin, the kappa bin of both ends when they share it and either
+   lo = hi = +Inf or lo > 0 (else -1); inf, lo infinite. */
+typedef struct kappa_enc {
+  double lo, hi, den;
+  int bin, inf;
+} kappa_enc;
+
+static kappa_enc kappa_enc_of(double lo, double hi, double den) {
+  kappa_enc k = {lo, hi, den, kappa_bin(lo), isinf(lo)};
+  if (k.bin < 0 || k.bin != kappa_bin(hi) || (k.inf ? lo != hi : !(lo > 0))) k.bin = -1;
+  return k;
+}
+
 /* The case as the candidates of each precision receive it, its exact answer
    and kappa there, computed when a column of that precision first needs it,
    and the case prepared for the reference's error and kappa measures
@@ -234,8 +249,8 @@ typedef struct sweep_view {
   toi_ref rbuf;
   double kappa[2], den[2]; /* per direction: kappa, the ratio's denominator (ratio_den) */
   int have[2];
-  double kb[2][3]; /* per direction: an enclosure of kappa and the denominator at its low end (view_kappa_bound) */
-  int have_kb[2];
+  kappa_enc ke[2]; /* per direction: an enclosure of kappa (view_kappa_bound) */
+  int have_kb[2];  /* per direction: 1 when ke[d] holds it */
   int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
   double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
   int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
@@ -320,27 +335,23 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
    or kappa itself when it is known already, kept for the other columns, with
    the ratio's denominator at its low end (ref_t the root's time). */
 static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_t, toi_ref_engine engine,
-                                   toi_precision q, double *lo, double *hi, double *den_lo) {
+                                   toi_precision q, const kappa_enc **out) {
   int d = dir == TOI_REVERSE;
   if (v->have[d]) {
-    *lo = *hi = v->kappa[d];
-    *den_lo = v->den[d];
-    return TOI_OK;
-  }
-  if (!v->have_kb[d]) {
+    if (v->have_kb[d] != 2) { /* kappa itself, measured since */
+      v->ke[d] = kappa_enc_of(v->kappa[d], v->kappa[d], v->den[d]);
+      v->have_kb[d] = 2;
+    }
+  } else if (!v->have_kb[d]) {
     toi_ref_query rq;
     toi_ref_kappa_result kr;
     toi_status st = view_query(&rq, v, dir, engine, q);
     if (st == TOI_OK) st = toi_ref_kappa_bound(&kr, &rq);
     if (st != TOI_OK) return st;
-    v->kb[d][0] = kr.lo;
-    v->kb[d][1] = kr.hi;
-    v->kb[d][2] = ratio_den(ref_t, v->kb[d][0], q);
+    v->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(ref_t, kr.lo, q));
     v->have_kb[d] = 1;
   }
-  *lo = v->kb[d][0];
-  *hi = v->kb[d][1];
-  *den_lo = v->kb[d][2];
+  *out = &v->ke[d];
   return TOI_OK;
 }
 
@@ -352,13 +363,11 @@ static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_
    (den_lo, ratio_den's) below the cell's largest ratio (the ratio grows with the error and falls
    with kappa: one division, by a denominator that grows with kappa). Then
    no maximum, minimum or witness moves, with the errors or with hi. */
-static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo, double khi, double den_lo) {
-  int kb = kappa_bin(klo);
-  if (ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp) || kb < 0 || kb != kappa_bin(khi))
-    return 0;
-  if (isinf(klo)) return klo == khi;
-  if (!(klo > 0 && klo >= cell->kmin && khi <= cell->kmax)) return 0;
-  double r = ratio_with(hi, den_lo);
+static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kappa_enc *k) {
+  if (k->bin < 0 || ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp)) return 0;
+  if (k->inf) return 1; /* klo = khi = +Inf (kappa_enc_of) */
+  if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
+  double r = ratio_with(hi, k->den);
   return isnan(r) || r < cell->max_ratio;
 }
 
@@ -561,17 +570,17 @@ static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view
    themselves, as add_scored and add_kappa take them. */
 static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
                            toi_ref_engine engine, toi_precision q, error_memo *m) {
-  double klo, khi, den;
+  const kappa_enc *ke;
   toi_status st = TOI_OK;
   if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
-  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den)) != TOI_OK) return st;
+  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &ke)) != TOI_OK) return st;
   for (;;) {
-    if (lazy_decided(cell, m->er.lo, m->er.hi, klo, khi, den)) {
+    if (lazy_decided(cell, m->er.lo, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
       add_scored(cell, sc, m->er.hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
       lazy_counts.placed[m->have]++;
-      cell->khist[kappa_bin(klo)]++;
-      if (isinf(klo)) cell->kinf++;
+      cell->khist[ke->bin]++;
+      cell->kinf += ke->inf;
       return TOI_OK;
     }
     if (m->have == ERR_EXACT) break;
@@ -630,17 +639,21 @@ static answer_key key_of(const toi_candidate *cand, const sweep_answer *a) {
   return k;
 }
 
+/* A key no scored column has (its state byte is not TOI_ANSWERED's): an
+   unscored column's, so that same_answer may compare every column before j. */
+static const answer_key no_key = {0, UINT64_MAX};
+
 /* The first scored column k < j whose key is column j's (its score is then
-   column j's), among the nrep columns rep[] that were the first with their key;
-   j, appended to rep[], when there is none. An unscored column never shares a
-   scored one's key (the state and precision that leave it unscored are in it). */
-static size_t same_answer(const answer_key *keys, size_t *rep, size_t *nrep, size_t j) {
-  for (size_t i = 0; i < *nrep; i++) {
-    size_t k = rep[i];
-    if (keys[k].t == keys[j].t && keys[k].rest == keys[j].rest) return k;
-  }
-  rep[(*nrep)++] = j;
-  return j;
+   column j's), or j. Every column before j is compared, without a branch per
+   comparison (they are hard to predict, and the count j follows the columns):
+   bit i of hit for column i, the first the lowest. The lowest column with a
+   key is the one that was scored with it. */
+static size_t same_answer(const answer_key *keys, size_t j) {
+  _Static_assert(SWEEP_MAXFORMS <= 64, "one bit per column");
+  uint64_t hit = 0;
+  const answer_key kj = keys[j];
+  for (size_t i = 0; i < j; i++) hit |= (uint64_t)((keys[i].t == kj.t) & (keys[i].rest == kj.rest)) << i;
+  return hit ? (size_t)__builtin_ctzll(hit) : j;
 }
 
 toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
@@ -649,7 +662,6 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   sweep_view view[TOI_PRECISION_COUNT];
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
-  size_t rep[SWEEP_MAXFORMS], nrep = 0; /* the scored columns first with their key (same_answer) */
   error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
@@ -672,12 +684,13 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     const sweep_answer *a = &ans[j * stride];
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
+      keys[j] = no_key;
       cell->cases++;
       cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
     keys[j] = key_of(cand, a);
-    size_t k = same_answer(keys, rep, &nrep, j);
+    size_t k = same_answer(keys, j);
     if (k == j) {
       memo[j].have = ERR_NONE;
       if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
