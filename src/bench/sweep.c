@@ -237,6 +237,11 @@ static kappa_enc kappa_enc_of(double lo, double hi, double den) {
   return k;
 }
 
+static _Thread_local sweep_lazy_counts lazy_counts;
+
+void sweep_lazy_counts_get(sweep_lazy_counts *out) { *out = lazy_counts; }
+void sweep_lazy_counts_reset(void) { memset(&lazy_counts, 0, sizeof lazy_counts); }
+
 /* The case as the candidates of each precision receive it, its exact answer
    and kappa there, computed when a column of that precision first needs it,
    and the case prepared for the reference's error and kappa measures
@@ -291,6 +296,7 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
   v->kappa[d] = kr.kappa;
   v->den[d] = ratio_den(ref_t, v->kappa[d], q);
   v->have[d] = 1;
+  lazy_counts.kappas++;
   return TOI_OK;
 }
 
@@ -411,11 +417,6 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kapp
  * the rounded 1 - x is still beyond the clamp (below -1 for x > 2; above 1/2
  * for x < 1/2, as 1 - x rounds monotonically), so the clamped ends hold.
  */
-
-static _Thread_local sweep_lazy_counts lazy_counts;
-
-void sweep_lazy_counts_get(sweep_lazy_counts *out) { *out = lazy_counts; }
-void sweep_lazy_counts_reset(void) { memset(&lazy_counts, 0, sizeof lazy_counts); }
 
 /* k = (T - R) / ulp_q(R) into *k when the argument above applies to T and R
    (R a normal value of q, not a power of two; T finite, a value of q of R's
@@ -591,6 +592,23 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
   return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
 }
 
+/* 1 when kappa's enclosure k decides all that add_kappa makes of a timed
+   answer with an infinite error (a NaN time) in cell, as kappa would: k's
+   ends share a kappa bin (kappa_enc_of), so kappa is in it; then either
+   kappa = +Inf (lo = hi), which add_kappa only counts, or kappa is finite and
+   > 0 within the cell's range (kmin, kmax stay) and the ratio is NaN (the
+   denominator NaN: ref_t not finite or 0, since kappa is finite and > 0, as
+   at k->lo) or +Inf, and +Inf changes neither the largest ratio nor its
+   witness: a witness of +Inf already there from an index no later. */
+static int inf_error_decided(const sweep_cell *cell, const kappa_enc *k, uint64_t index) {
+  if (k->bin < 0) return 0;
+  if (k->inf) return 1;
+  if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
+  if (isnan(k->den)) return 1;
+  const sweep_witness *w = &cell->w[SW_MAX_RATIO];
+  return cell->max_ratio == INFINITY && w->set && w->value == INFINITY && w->index <= index;
+}
+
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
 static const toi_answer *answer_of(const toi_candidate *cand, const toi_answer *stored, const toi_case *c,
                                    toi_answer *own) {
@@ -703,8 +721,17 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     add_scored(cell, sc, sc->ulp, sc->bits, v->ref->cls, v->c, index);
-    if (sc->timed && (st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK)
-      return st;
+    if (!sc->timed) continue;
+    if (isinf(sc->ulp)) { /* a NaN time: kappa from its enclosure where that decides */
+      const kappa_enc *ke;
+      if ((st = view_kappa_bound(v, cand->direction, sc->ref_t, engine, cand->precision, &ke)) != TOI_OK) return st;
+      if (inf_error_decided(cell, ke, index)) {
+        cell->khist[ke->bin]++;
+        cell->kinf += ke->inf;
+        continue;
+      }
+    }
+    if ((st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK) return st;
   }
   return TOI_OK;
 }

@@ -241,11 +241,13 @@ double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q)
 /// the precision to the rounded root alone, SWEEP_BY_OFFSET that and the
 /// root's offset from its rounding (one error measure per case and
 /// direction: probes counts them), SWEEP_BY_BOUND toi_ref_error_bound's
-/// enclosure, SWEEP_BY_EXACT the error itself.
+/// enclosure, SWEEP_BY_EXACT the error itself; kappas counts the kappas
+/// measured (not only enclosed), one at most per case and direction.
 enum { SWEEP_BY_ULPS = 1, SWEEP_BY_OFFSET, SWEEP_BY_BOUND, SWEEP_BY_EXACT, SWEEP_BY_COUNT };
 typedef struct sweep_lazy_counts {
   uint64_t placed[SWEEP_BY_COUNT];
   uint64_t probes;
+  uint64_t kappas;
 } sweep_lazy_counts;
 void sweep_lazy_counts_get(sweep_lazy_counts *out);
 void sweep_lazy_counts_reset(void);

@@ -187,3 +187,56 @@ Test(sweep_ulps, subnormal_root) {
   }
   sweep_acc_free(&warmed);
 }
+
+/* A NaN time where a root exists: an infinite error, its kappa counted and its ratio +Inf. Its kappa is
+   measured only when the enclosure cannot decide: the first such answer sets the largest ratio and its
+   witness (kappa measured: the witness holds it), a later one leaves them (kappa enclosed), an earlier one
+   takes the witness over (measured again). Every figure as MPFR's kappa gives it. */
+static void nan_answer(sweep_acc *acc, const toi_candidate *cand, const toi_case *c, uint64_t index,
+                       int measured, const char *what) {
+  toi_case in;
+  toi_ref ref;
+  toi_round_state rs;
+  cr_assert_eq(toi_score_input(&in, &ref, &rs, c, TOI_BINARY64, TOI_REF_FAST), TOI_OK, "%s", what);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = &in, rq.engine = TOI_REF_MPFR;
+  toi_ref_kappa_result kr;
+  cr_assert_eq(toi_ref_kappa(&kr, &rq), TOI_OK, "%s", what);
+  sweep_cell before = acc->cells[0];
+  const sweep_cell *after = &acc->cells[0];
+  sweep_answer ans = {.state = TOI_ANSWERED, .r = {.cls = ref.cls, .t = NAN}};
+  sweep_lazy_counts c0, c1;
+  sweep_lazy_counts_get(&c0);
+  cr_assert_eq(sweep_eval_case_given(acc, cand, 1, &ans, 1, INFINITY, c, 0, index, TOI_REF_FAST, NULL), TOI_OK);
+  sweep_lazy_counts_get(&c1);
+  cr_assert_eq(c1.kappas - c0.kappas, (uint64_t)measured, "%s: kappa measured", what);
+  int kb = sweep_kappa_bin(kr.kappa);
+  for (int i = 0; i < SWEEP_KBINS; i++) cr_assert_eq(after->khist[i], before.khist[i] + (i == kb), "%s", what);
+  cr_assert_eq(after->hist[SWEEP_HBINS - 1], before.hist[SWEEP_HBINS - 1] + 1, "%s", what);
+  double kmin = kr.kappa < before.kmin ? kr.kappa : before.kmin, kmax = kr.kappa > before.kmax ? kr.kappa : before.kmax;
+  cr_assert_eq(te_bits(after->kmin), te_bits(kmin), "%s", what);
+  cr_assert_eq(te_bits(after->kmax), te_bits(kmax), "%s", what);
+  cr_assert_eq(after->max_ratio, INFINITY, "%s", what);
+  const sweep_witness *w = &after->w[SW_MAX_RATIO];
+  cr_assert(w->set && w->value == INFINITY, "%s", what);
+  if (before.max_ratio != INFINITY || index < before.w[SW_MAX_RATIO].index) {
+    cr_assert_eq(w->index, index, "%s: the witness", what);
+    cr_assert_eq(te_bits(w->aux), te_bits(kr.kappa), "%s: the witness's kappa", what);
+  } else {
+    cr_assert_eq(w->index, before.w[SW_MAX_RATIO].index, "%s: the witness stays", what);
+  }
+}
+
+Test(sweep_ulps, nan_time_kappa) {
+  sweep_acc acc;
+  toi_candidate cand;
+  warm(&acc, &cand, TOI_BINARY64);
+  /* Head-on, kappa = 2 pb / (pb - 2): 32/14, 28/12, 30/13, within the range the first two leave. */
+  toi_case third = head_on(16, -3), twelve = head_on(14, -1), other = head_on(15, -3);
+  nan_answer(&acc, &cand, &third, 1u << 20, 1, "first");
+  nan_answer(&acc, &cand, &twelve, (1u << 20) + 1, 0, "later");
+  nan_answer(&acc, &cand, &other, (1u << 20) + 2, 0, "later again");
+  nan_answer(&acc, &cand, &twelve, 5000, 1, "earlier");
+  nan_answer(&acc, &cand, &third, (1u << 20) + 3, 0, "after the earlier");
+  sweep_acc_free(&acc);
+}
