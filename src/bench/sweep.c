@@ -425,7 +425,8 @@ static int ulp_distance(double *k, double *u, double T, double R, toi_precision 
   int eR, eT;
   double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
   (void)frexp_bits(T, &eT);
-  if (!isfinite(R) || !isfinite(T) || R == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
+  /* (frexp_bits gives zero the exponent 0, that of [1/2, 1): T = 0 is refused by itself) */
+  if (!isfinite(R) || !isfinite(T) || R == 0 || T == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
     return 0;
   int p = 53, emin = -1022;
   if (q != TOI_BINARY64) {

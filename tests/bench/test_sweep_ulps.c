@@ -43,19 +43,32 @@ static void warm(sweep_acc *acc, toi_candidate *cand, toi_precision q) {
    column: the histogram grows by one in the bin of the expected error E, the largest error and bits are
    the old ones or E and log2(1 + |k|) (bits: |k| values apart), kappa as MPFR gives it. E is checked
    against MPFR's error too. Returns the stage that placed it (sweep_lazy_counts); *ratio its ratio. */
+static int place_at(const sweep_acc *warmed, const toi_candidate *cand, const toi_case *c, toi_precision q, double k,
+                    double T, double E, double bits, const char *what, double *ratio);
+
 static int place(const sweep_acc *warmed, const toi_candidate *cand, const toi_case *c, toi_precision q, double k,
                  double E, const char *what, double *ratio) {
+  toi_ref ref;
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = c, rq.precision = q;
+  cr_assert_eq(toi_ref_solve(&ref, &rq), TOI_OK, "%s", what);
+  double R = ref.tfwd, dist = fabs(k);
+  int e;
+  (void)frexp(R, &e);
+  const toi_precision_info *pi = toi_precision_get(q);
+  double u = ldexp(1, (e - 1 < pi->emin ? pi->emin : e - 1) - pi->p + 1);
+  return place_at(warmed, cand, c, q, k, R + k * u, E, dist <= 1 ? dist : log2(1 + dist), what, ratio);
+}
+
+/* The same for the answer T, whose error is E and bits bits. */
+static int place_at(const sweep_acc *warmed, const toi_candidate *cand, const toi_case *c, toi_precision q, double k,
+                    double T, double E, double bits, const char *what, double *ratio) {
   toi_case in;
   toi_ref ref;
   toi_round_state rs;
   cr_assert_eq(toi_score_input(&in, &ref, &rs, c, q, TOI_REF_FAST), TOI_OK, "%s", what);
   cr_assert_eq(rs, TOI_ROUND_SAME, "%s: the case is a case of the precision", what);
   double R = ref.tfwd;
-  int e;
-  (void)frexp(R, &e);
-  const toi_precision_info *pi = toi_precision_get(q);
-  double u = ldexp(1, (e - 1 < pi->emin ? pi->emin : e - 1) - pi->p + 1);
-  double T = R + k * u;
   cr_assert(toi_is_value_of(T, q), "%s", what);
 
   toi_ref_query rq = TOI_REF_QUERY_INIT;
@@ -65,8 +78,7 @@ static int place(const sweep_acc *warmed, const toi_candidate *cand, const toi_c
   cr_assert_eq(toi_ref_error(&er, &rq), TOI_OK, "%s", what);
   cr_assert_eq(toi_ref_kappa(&kr, &rq), TOI_OK, "%s", what);
   cr_assert_eq(te_bits(er.ulp), te_bits(E), "%s k %g: MPFR's error %a, the maths' %a", what, k, er.ulp, E);
-  double dist = fabs(k), bits = dist <= 1 ? dist : log2(1 + dist);
-  cr_assert_eq(te_bits(er.bits), te_bits(bits), "%s k %g: bits", what, k);
+  cr_assert_eq(te_bits(er.bits), te_bits(bits), "%s k %g: MPFR's bits %a, the maths' %a", what, k, er.bits, bits);
 
   sweep_acc acc;
   cr_assert_eq(sweep_acc_init(&acc, 1, 1), 0);
@@ -239,4 +251,51 @@ Test(sweep_ulps, nan_time_kappa) {
   nan_answer(&acc, &cand, &twelve, 5000, 1, "earlier");
   nan_answer(&acc, &cand, &third, (1u << 20) + 3, 0, "after the earlier");
   sweep_acc_free(&acc);
+}
+
+/* An answer of 0 to a root in [1/2, 1): 0 is R / u values of q below R in ulps of R's binade, so its error
+   is |0 - t*| / u, but it lies below every smaller binade: as many values apart as there are values in
+   (0, R], R's position in q's values (its bits read as an integer: 2^52 0.6 + 1021 2^52 in binary64 for
+   R = RN(0.6), whose binade starts at the 1022nd power of two), which the bits count. In binary64 and
+   binary32. */
+Test(sweep_ulps, zero_answer_below_the_binade) {
+  static const toi_precision qs[] = {TOI_BINARY64, TOI_BINARY32};
+  for (int i = 0; i < 2; i++) {
+    toi_precision q = qs[i];
+    sweep_acc warmed;
+    toi_candidate cand;
+    warm(&warmed, &cand, q);
+    toi_case c = head_on(2.5, -0x1.aaaaacp-1); /* vb a float near 5/6: t* = 0.5 / -vb, about 0.6 */
+    toi_ref ref;
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = &c, rq.precision = q;
+    cr_assert_eq(toi_ref_solve(&ref, &rq), TOI_OK);
+    double R = ref.tfwd;
+    cr_assert(R >= 0.5 && R < 1, "R %a", R);
+    /* R's position among the nonnegative values of q: its bits as an integer (binary64), or those of the
+       float (binary32). */
+    double pos;
+    if (q == TOI_BINARY64) {
+      pos = (double)te_bits(R);
+    } else {
+      float f = (float)R;
+      uint32_t b;
+      memcpy(&b, &f, sizeof b);
+      pos = (double)b;
+    }
+    const toi_precision_info *pi = toi_precision_get(q);
+    double u = ldexp(1, -pi->p), k = -R / u; /* ulp of [1/2, 1): 2^(-1 - (p - 1)) */
+    /* E = t* / u: MPFR's (checked against its own bits in place_at); the bits from R's position. */
+    toi_case in;
+    toi_round_state rs;
+    cr_assert_eq(toi_score_input(&in, &ref, &rs, &c, q, TOI_REF_FAST), TOI_OK);
+    toi_ref_query eq = TOI_REF_QUERY_INIT;
+    toi_ref_error_result er;
+    eq.c = &in, eq.engine = TOI_REF_MPFR, eq.precision = q, eq.T = 0;
+    cr_assert_eq(toi_ref_error(&er, &eq), TOI_OK);
+    cr_assert(fabs(er.ulp + k) <= 0.5, "E %a within half an ulp of |k| %a", er.ulp, -k);
+    double r;
+    (void)place_at(&warmed, &cand, &c, q, k, 0.0, er.ulp, log2(1 + pos), q == TOI_BINARY64 ? "zero, binary64" : "zero, binary32", &r);
+    sweep_acc_free(&warmed);
+  }
 }
