@@ -421,7 +421,8 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kapp
 /* k = (T - R) / ulp_q(R) into *k when the argument above applies to T and R
    (R a normal value of q, not a power of two; T finite, a value of q of R's
    sign and binade); u is ulp_q(R). 0 otherwise. */
-static int ulp_distance(double *k, double *u, double T, double R, toi_precision q) {
+static inline __attribute__((always_inline)) int ulp_distance(double *k, double *u, double T, double R,
+                                                              toi_precision q) {
   int eR, eT;
   double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
   (void)frexp_bits(T, &eT);

@@ -98,7 +98,8 @@ static int place_at(const sweep_acc *warmed, const toi_candidate *cand, const to
   double mu = E > before->max_ulp ? E : before->max_ulp, mb = bits > before->max_bits ? bits : before->max_bits;
   cr_assert_eq(te_bits(after->max_ulp), te_bits(mu), "%s k %g: max_ulp", what, k);
   cr_assert_eq(te_bits(after->max_bits), te_bits(mb), "%s k %g: max_bits", what, k);
-  double kmin = kr.kappa < before->kmin ? kr.kappa : before->kmin, kmax = kr.kappa > before->kmax ? kr.kappa : before->kmax;
+  double kmin = kr.kappa < before->kmin ? kr.kappa : before->kmin;
+  double kmax = kr.kappa > before->kmax ? kr.kappa : before->kmax;
   cr_assert_eq(te_bits(after->kmin), te_bits(kmin), "%s", what);
   cr_assert_eq(te_bits(after->kmax), te_bits(kmax), "%s", what);
   double r = sweep_ratio_prec(E, R, kr.kappa, q), mr = r > before->max_ratio ? r : before->max_ratio;
@@ -295,7 +296,8 @@ Test(sweep_ulps, zero_answer_below_the_binade) {
     cr_assert_eq(toi_ref_error(&er, &eq), TOI_OK);
     cr_assert(fabs(er.ulp + k) <= 0.5, "E %a within half an ulp of |k| %a", er.ulp, -k);
     double r;
-    (void)place_at(&warmed, &cand, &c, q, k, 0.0, er.ulp, log2(1 + pos), q == TOI_BINARY64 ? "zero, binary64" : "zero, binary32", &r);
+    const char *what = q == TOI_BINARY64 ? "zero, binary64" : "zero, binary32";
+    (void)place_at(&warmed, &cand, &c, q, k, 0.0, er.ulp, log2(1 + pos), what, &r);
     sweep_acc_free(&warmed);
   }
 }
