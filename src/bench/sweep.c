@@ -668,10 +668,17 @@ static const answer_key no_key = {0, UINT64_MAX};
    comparison (they are hard to predict, and the count j follows the columns):
    bit i of hit for column i, the first the lowest. The lowest column with a
    key is the one that was scored with it. */
-static size_t same_answer(const answer_key *keys, size_t j) {
+static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen) {
   _Static_assert(SWEEP_MAXFORMS <= 64, "one bit per column");
-  uint64_t hit = 0;
   const answer_key kj = keys[j];
+  /* *seen has bit h set for each hash h of an earlier scored key: none of
+     them has kj's key when kj's hash is not there, the usual case. */
+  uint64_t h = (uint64_t)1 << ((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
+  if (!(*seen & h)) {
+    *seen |= h;
+    return j;
+  }
+  uint64_t hit = 0;
   for (size_t i = 0; i < j; i++) hit |= (uint64_t)((keys[i].t == kj.t) & (keys[i].rest == kj.rest)) << i;
   return hit ? (size_t)__builtin_ctzll(hit) : j;
 }
@@ -682,6 +689,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   sweep_view view[TOI_PRECISION_COUNT];
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
+  uint64_t seen = 0; /* the hashes of the scored columns' keys (same_answer) */
   error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
@@ -710,7 +718,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     keys[j] = key_of(cand, a);
-    size_t k = same_answer(keys, j);
+    size_t k = same_answer(keys, j, &seen);
     if (k == j) {
       memo[j].have = ERR_NONE;
       if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
