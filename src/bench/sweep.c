@@ -98,6 +98,9 @@ void sweep_acc_merge(sweep_acc *a, const sweep_acc *b) {
     if (!isnan(y->kmax)) x->kmax = max_set(x->kmax, y->kmax);
     for (int w = 0; w < SW_WHAT_COUNT; w++) witness_merge(&x->w[w], &y->w[w], w == SW_MISCLASS);
   }
+  for (int s = 0; s < SWEEP_BY_COUNT; s++) a->lazy.placed[s] += b->lazy.placed[s];
+  a->lazy.probes += b->lazy.probes;
+  a->lazy.kappas += b->lazy.kappas;
 }
 
 /* frexp by the bit pattern (frexp is a libm call, and this runs for every
@@ -237,11 +240,6 @@ static kappa_enc kappa_enc_of(double lo, double hi, double den) {
   return k;
 }
 
-static _Thread_local sweep_lazy_counts lazy_counts;
-
-void sweep_lazy_counts_get(sweep_lazy_counts *out) { *out = lazy_counts; }
-void sweep_lazy_counts_reset(void) { memset(&lazy_counts, 0, sizeof lazy_counts); }
-
 /* The case as the candidates of each precision receive it, its exact answer
    and kappa there, computed when a column of that precision first needs it,
    and the case prepared for the reference's error and kappa measures
@@ -259,6 +257,7 @@ typedef struct sweep_view {
   int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
   double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
   int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
+  sweep_lazy_counts *counts; /* the accumulator's (statistics) */
   toi_status prep_st;
   toi_ref_prepared prep;
 } sweep_view;
@@ -296,7 +295,7 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
   v->kappa[d] = kr.kappa;
   v->den[d] = ratio_den(ref_t, v->kappa[d], q);
   v->have[d] = 1;
-  lazy_counts.kappas++;
+  v->counts->kappas++;
   return TOI_OK;
 }
 
@@ -477,7 +476,7 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
     if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return 0;
     if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
     rq.T = T1;
-    lazy_counts.probes++;
+    v->counts->probes++;
     if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
     double lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
     v->off[d][0] = lo < -0.5 ? -0.5 : lo;
@@ -581,7 +580,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
     if (lazy_decided(cell, m->er.lo, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
       add_scored(cell, sc, m->er.hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
-      lazy_counts.placed[m->have]++;
+      v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;
       cell->kinf += ke->inf;
       return TOI_OK;
@@ -590,7 +589,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
     if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   }
   add_scored(cell, sc, m->er.ulp, m->er.bits, v->ref->cls, v->c, index);
-  lazy_counts.placed[ERR_EXACT]++;
+  v->counts->placed[ERR_EXACT]++;
   return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
 }
 
@@ -698,6 +697,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
     view[q].have_off[0] = view[q].have_off[1] = 0;
     view[q].have_prep = 0;
+    view[q].counts = &acc->lazy;
   }
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
