@@ -339,8 +339,9 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
 /* An enclosure of the view's kappa in direction dir (toi_ref_kappa_bound),
    or kappa itself when it is known already, kept for the other columns, with
    the ratio's denominator at its low end (ref_t the root's time). */
-static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_t, toi_ref_engine engine,
-                                   toi_precision q, const kappa_enc **out) {
+static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_view *v, toi_direction dir,
+                                                                         double ref_t, toi_ref_engine engine,
+                                                                         toi_precision q, const kappa_enc **out) {
   int d = dir == TOI_REVERSE;
   if (v->have[d]) {
     if (v->have_kb[d] != 2) { /* kappa itself, measured since */
@@ -667,16 +668,21 @@ static const answer_key no_key = {0, UINT64_MAX};
    comparison (they are hard to predict, and the count j follows the columns):
    bit i of hit for column i, the first the lowest. The lowest column with a
    key is the one that was scored with it. */
-static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen) {
+static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint8_t *first) {
   _Static_assert(SWEEP_MAXFORMS <= 64, "one bit per column");
   const answer_key kj = keys[j];
-  /* *seen has bit h set for each hash h of an earlier scored key: none of
-     them has kj's key when kj's hash is not there, the usual case. */
-  uint64_t h = (uint64_t)1 << ((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
-  if (!(*seen & h)) {
-    *seen |= h;
+  /* *seen has bit h set for each hash h of an earlier scored key, first[h]
+     the first column with it: none of them has kj's key when kj's hash is
+     not there, the usual case; first[h] is the answer when its key is kj's
+     (a column with kj's key has kj's hash, so none comes before it). */
+  unsigned h = (unsigned)((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
+  if (!(*seen >> h & 1)) {
+    *seen |= (uint64_t)1 << h;
+    first[h] = (uint8_t)j;
     return j;
   }
+  const answer_key kf = keys[first[h]];
+  if (kf.t == kj.t && kf.rest == kj.rest) return first[h];
   uint64_t hit = 0;
   for (size_t i = 0; i < j; i++) hit |= (uint64_t)((keys[i].t == kj.t) & (keys[i].rest == kj.rest)) << i;
   return hit ? (size_t)__builtin_ctzll(hit) : j;
@@ -689,6 +695,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
   uint64_t seen = 0; /* the hashes of the scored columns' keys (same_answer) */
+  uint8_t first[64];  /* for each hash in seen, the first column with it */
   error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
@@ -718,7 +725,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     keys[j] = key_of(cand, a);
-    size_t k = same_answer(keys, j, &seen);
+    size_t k = same_answer(keys, j, &seen, first);
     if (k == j) {
       memo[j].have = ERR_NONE;
       if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
