@@ -98,6 +98,9 @@ void sweep_acc_merge(sweep_acc *a, const sweep_acc *b) {
     if (!isnan(y->kmax)) x->kmax = max_set(x->kmax, y->kmax);
     for (int w = 0; w < SW_WHAT_COUNT; w++) witness_merge(&x->w[w], &y->w[w], w == SW_MISCLASS);
   }
+  for (int s = 0; s < SWEEP_BY_COUNT; s++) a->lazy.placed[s] += b->lazy.placed[s];
+  a->lazy.probes += b->lazy.probes;
+  a->lazy.kappas += b->lazy.kappas;
 }
 
 /* frexp by the bit pattern (frexp is a libm call, and this runs for every
@@ -222,6 +225,21 @@ static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, d
   if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
 }
 
+/* An enclosure [lo, hi] of a root's kappa, the ratio's denominator at lo
+   (ratio_den), and what lazy_decided asks of it alone, once per case and
+   direction: bin, the kappa bin of both ends when they share it and either
+   lo = hi = +Inf or lo > 0 (else -1); inf, lo infinite. */
+typedef struct kappa_enc {
+  double lo, hi, den;
+  int bin, inf;
+} kappa_enc;
+
+static kappa_enc kappa_enc_of(double lo, double hi, double den) {
+  kappa_enc k = {lo, hi, den, kappa_bin(lo), isinf(lo)};
+  if (k.bin < 0 || k.bin != kappa_bin(hi) || (k.inf ? lo != hi : !(lo > 0))) k.bin = -1;
+  return k;
+}
+
 /* The case as the candidates of each precision receive it, its exact answer
    and kappa there, computed when a column of that precision first needs it,
    and the case prepared for the reference's error and kappa measures
@@ -234,9 +252,12 @@ typedef struct sweep_view {
   toi_ref rbuf;
   double kappa[2], den[2]; /* per direction: kappa, the ratio's denominator (ratio_den) */
   int have[2];
-  double kb[2][3]; /* per direction: an enclosure of kappa and the denominator at its low end (view_kappa_bound) */
-  int have_kb[2];
+  kappa_enc ke[2]; /* per direction: an enclosure of kappa (view_kappa_bound) */
+  int have_kb[2];  /* per direction: 1 when ke[d] holds it */
+  int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
+  double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
   int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
+  sweep_lazy_counts *counts; /* the accumulator's (statistics) */
   toi_status prep_st;
   toi_ref_prepared prep;
 } sweep_view;
@@ -274,6 +295,7 @@ static toi_status view_kappa(sweep_view *v, toi_direction dir, double ref_t, toi
   v->kappa[d] = kr.kappa;
   v->den[d] = ratio_den(ref_t, v->kappa[d], q);
   v->have[d] = 1;
+  v->counts->kappas++;
   return TOI_OK;
 }
 
@@ -317,28 +339,25 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
 /* An enclosure of the view's kappa in direction dir (toi_ref_kappa_bound),
    or kappa itself when it is known already, kept for the other columns, with
    the ratio's denominator at its low end (ref_t the root's time). */
-static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_t, toi_ref_engine engine,
-                                   toi_precision q, double *lo, double *hi, double *den_lo) {
+static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_view *v, toi_direction dir,
+                                                                         double ref_t, toi_ref_engine engine,
+                                                                         toi_precision q, const kappa_enc **out) {
   int d = dir == TOI_REVERSE;
   if (v->have[d]) {
-    *lo = *hi = v->kappa[d];
-    *den_lo = v->den[d];
-    return TOI_OK;
-  }
-  if (!v->have_kb[d]) {
+    if (v->have_kb[d] != 2) { /* kappa itself, measured since */
+      v->ke[d] = kappa_enc_of(v->kappa[d], v->kappa[d], v->den[d]);
+      v->have_kb[d] = 2;
+    }
+  } else if (!v->have_kb[d]) {
     toi_ref_query rq;
     toi_ref_kappa_result kr;
     toi_status st = view_query(&rq, v, dir, engine, q);
     if (st == TOI_OK) st = toi_ref_kappa_bound(&kr, &rq);
     if (st != TOI_OK) return st;
-    v->kb[d][0] = kr.lo;
-    v->kb[d][1] = kr.hi;
-    v->kb[d][2] = ratio_den(ref_t, v->kb[d][0], q);
+    v->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(ref_t, kr.lo, q));
     v->have_kb[d] = 1;
   }
-  *lo = v->kb[d][0];
-  *hi = v->kb[d][1];
-  *den_lo = v->kb[d][2];
+  *out = &v->ke[d];
   return TOI_OK;
 }
 
@@ -350,55 +369,246 @@ static toi_status view_kappa_bound(sweep_view *v, toi_direction dir, double ref_
    (den_lo, ratio_den's) below the cell's largest ratio (the ratio grows with the error and falls
    with kappa: one division, by a denominator that grows with kappa). Then
    no maximum, minimum or witness moves, with the errors or with hi. */
-static int lazy_decided(const sweep_cell *cell, double lo, double hi, double klo, double khi, double den_lo) {
-  int kb = kappa_bin(klo);
-  if (ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp) || kb < 0 || kb != kappa_bin(khi))
-    return 0;
-  if (isinf(klo)) return klo == khi;
-  if (!(klo > 0 && klo >= cell->kmin && khi <= cell->kmax)) return 0;
-  double r = ratio_with(hi, den_lo);
+static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kappa_enc *k) {
+  if (k->bin < 0 || ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp)) return 0;
+  if (k->inf) return 1; /* klo = khi = +Inf (kappa_enc_of) */
+  if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
+  double r = ratio_with(hi, k->den);
   return isnan(r) || r < cell->max_ratio;
+}
+
+/*
+ * The ULP error of an answer from its distance in values of the precision to
+ * the correctly rounded root, before any measure of the reference's.
+ *
+ * Let R = RN_q(t*) be the root as the reference gives it (ref_t), u = ulp_q(R)
+ * and T an answer. When R is a normal value of q that is not a power of two,
+ * 2^e < |R| < 2^(e+1), every point within u/2 of R lies in (2^e, 2^(e+1))
+ * (R is at least u away from both ends), so t* is in R's binade and
+ * ulp_q(t*) = u (toiref.h's ulp, e >= emin). When T is a value of q of R's
+ * sign and binade, T - R = k u exactly for an integer k (both are multiples
+ * of u below 2^(e+1): their difference is a double, and dividing it by u is
+ * exact). With delta = (t* - R) / u, |delta| <= 1/2 (round to nearest):
+ *
+ *   E = |T - t*| / u = |k - delta|,
+ *
+ * so E lies in [|k| - 1/2, |k| + 1/2] (k != 0) or [0, 1/2] (k = 0), and, with
+ * an enclosure [dlo, dhi] of delta, in [k - dhi, k - dlo] (k >= 1: k - delta
+ * > 0), [|k| + dlo, |k| + dhi] (k <= -1) or, for k = 0, the enclosure of
+ * |delta|. The reference's ulp is RN(E) (toi_ref_error: correctly rounded),
+ * and RN is monotone: E in [a, b] (a, b real) puts RN(E) in [RN(a), RN(b)],
+ * and a floating-point a - b or a + b is RN of the exact result. So each end
+ * computed below in doubles bounds the reference's ulp, which is all that
+ * lazy_decided asks of lo and hi (its bins and comparisons are monotone in
+ * the error).
+ *
+ * The bits (toiref.h: log2(1 + the number of values of q between T and
+ * RN_q(t*))) are then exact too: consecutive values of q in one binade are u
+ * apart, so T is |k| values from R, and ref_bits_apart (binary64) and
+ * ref_bits_apart_prec (other precisions, T being a value of q) give
+ * |k| <= 1 ? |k| : log2(1.0 + (double)|k|), as ulp_bits_for does.
+ *
+ * delta itself comes from one measure per case and direction (view_offset):
+ * the answer T1 = R + u (a value of q, exact) has E1 = |1 - delta| = 1 - delta
+ * (delta <= 1/2), so an enclosure [l1, h1] of RN(E1) (toi_ref_error_bound)
+ * gives E1 in (pred(l1), succ(h1)) (RN(E1) >= l1 needs E1 above the midpoint
+ * of pred(l1) and l1) and delta in [1 - succ(h1), 1 - pred(l1)], intersected
+ * with [-1/2, 1/2]. 1 - x is exact for x in [1/2, 2] (Sterbenz); outside it
+ * the rounded 1 - x is still beyond the clamp (below -1 for x > 2; above 1/2
+ * for x < 1/2, as 1 - x rounds monotonically), so the clamped ends hold.
+ */
+
+/* k = (T - R) / ulp_q(R) into *k when the argument above applies to T and R
+   (R a normal value of q, not a power of two; T finite, a value of q of R's
+   sign and binade); u is ulp_q(R). 0 otherwise. */
+static inline __attribute__((always_inline)) int ulp_distance(double *k, double *u, double T, double R,
+                                                              toi_precision q) {
+  int eR, eT;
+  double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
+  (void)frexp_bits(T, &eT);
+  /* (frexp_bits gives zero the exponent 0, that of [1/2, 1): T = 0 is refused by itself) */
+  if (!isfinite(R) || !isfinite(T) || R == 0 || T == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
+    return 0;
+  int p = 53, emin = -1022;
+  if (q != TOI_BINARY64) {
+    const toi_precision_info *pi = toi_precision_get(q);
+    if (!pi || !toi_is_value_of(T, q) || !toi_is_value_of(R, q)) return 0;
+    p = pi->p, emin = pi->emin;
+  }
+  if (eR - 1 < emin) return 0; /* |R| below q's normal range */
+  *u = pow2_upto_1023(eR - p); /* 2^(eR - 1 - (p - 1)) */
+  /* exact, an integer (above); by 1/u, a power of two too, where it is a double */
+  *k = p - eR <= 1023 ? (T - R) * pow2_upto_1023(p - eR) : (T - R) / *u;
+  return 1;
+}
+
+/* The bits of an answer |k| values of q from RN_q(t*), as the reference
+   gives them (ref_bits_apart, ref_bits_apart_prec: the same expression), as cell takes them
+   (add_scored: only to raise its largest bits), without log2 where they
+   cannot raise it: NaN then (add_scored leaves the largest bits). With
+   x = 1 + |k| (exact: |k| <= 2^52) in [2^(n-1), 2^n), log2(x) < n, and libm's
+   log2 errs by far less than 1 (an ulp or two, below 2^-45 here), so the
+   bits it gives are below n + 1: when n + 1 <= the cell's largest
+   bits, they leave it as it is. */
+static double ulp_bits_for(double k, const sweep_cell *cell) {
+  double dist = fabs(k);
+  if (dist <= 1) return dist;
+  int n;
+  (void)frexp_bits(1.0 + dist, &n);
+  if (n + 1 <= cell->max_bits) return NAN;
+  return log2(1.0 + dist);
+}
+
+/* An enclosure [dlo, dhi] of delta = (t* - R) / u for the view's root in
+   direction dir, R its rounding to q, kept for the case's other answers
+   (the proof above ulp_distance): 1, or 0 when it cannot be had (R not fit
+   for ulp_distance, or the reference's measure fails: the caller then
+   measures as without it). */
+static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engine engine, toi_precision q,
+                       double *dlo, double *dhi) {
+  int d = dir == TOI_REVERSE;
+  if (!v->have_off[d]) {
+    v->have_off[d] = -1;
+    double k, u;
+    if (!ulp_distance(&k, &u, R, R, q)) return 0;
+    double T1 = R + u; /* a multiple of u, at most 2^eR in magnitude: exact */
+    toi_ref_query rq;
+    toi_ref_error_result er;
+    if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return 0;
+    if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
+    rq.T = T1;
+    v->counts->probes++;
+    if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
+    double lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+    v->off[d][0] = lo < -0.5 ? -0.5 : lo;
+    v->off[d][1] = hi > 0.5 ? 0.5 : hi;
+    if (!(v->off[d][0] <= v->off[d][1])) return 0; /* cannot happen for a true enclosure */
+    v->have_off[d] = 1;
+  }
+  if (v->have_off[d] < 0) return 0;
+  *dlo = v->off[d][0];
+  *dhi = v->off[d][1];
+  return 1;
+}
+
+/* A scored column's error measure, shared by the columns with its answer
+   (same_answer), from the cheapest to the dearest: what each holds in er.lo,
+   er.hi, and er.bits: exact from ERR_BOUND on, before it NaN and ulp_bits_for's from k. */
+enum {
+  ERR_NONE = 0,                 /* not measured yet */
+  ERR_ULPS = SWEEP_BY_ULPS,     /* [|k| - 1/2, |k| + 1/2] from the answer's distance k alone (ulp_distance) */
+  ERR_OFFSET = SWEEP_BY_OFFSET, /* |k - delta| from the root's offset (view_offset) */
+  ERR_BOUND = SWEEP_BY_BOUND,   /* toi_ref_error_bound's enclosure, lo < hi */
+  ERR_EXACT = SWEEP_BY_EXACT    /* the error itself: lo = hi = ulp */
+};
+typedef struct error_memo {
+  int have;
+  double k; /* ERR_ULPS, ERR_OFFSET: the answer's distance (ulp_distance) */
+  toi_ref_error_result er;
+} error_memo;
+
+/* The error measure at the next level, from m's (a cheaper one skipped when it
+   cannot be had): status, and m->have > ERR_NONE then. */
+static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                             toi_ref_engine engine, toi_precision q) {
+  toi_ref_query rq;
+  toi_status st;
+  double u, dlo, dhi;
+  switch (m->have) {
+  case ERR_NONE:
+    if (ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) {
+      double a = fabs(m->k);
+      m->er.ulp = NAN;
+      m->er.lo = a == 0 ? 0 : a - 0.5;
+      m->er.hi = a + 0.5;
+      m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
+      m->have = ERR_ULPS;
+      return TOI_OK;
+    }
+    break;
+  case ERR_ULPS:
+    if (view_offset(v, dir, sc->ref_t, engine, q, &dlo, &dhi)) {
+      double k = m->k;
+      if (k >= 1) {
+        m->er.lo = k - dhi;
+        m->er.hi = k - dlo;
+      } else if (k <= -1) {
+        m->er.lo = -k + dlo;
+        m->er.hi = -k + dhi;
+      } else if (dlo >= 0) {
+        m->er.lo = dlo;
+        m->er.hi = dhi;
+      } else if (dhi <= 0) {
+        m->er.lo = -dhi;
+        m->er.hi = -dlo;
+      } else {
+        m->er.lo = 0;
+        m->er.hi = dhi > -dlo ? dhi : -dlo;
+      }
+      m->have = ERR_OFFSET;
+      return TOI_OK;
+    }
+    break;
+  case ERR_OFFSET:
+    break;
+  default: /* ERR_BOUND: the error itself */
+    if ((st = view_query(&rq, v, dir, engine, q)) != TOI_OK) return st;
+    rq.T = sc->t;
+    if ((st = toi_ref_error(&m->er, &rq)) != TOI_OK) return st;
+    m->have = ERR_EXACT;
+    return TOI_OK;
+  }
+  st = view_query(&rq, v, dir, engine, q);
+  rq.T = sc->t;
+  if (st == TOI_OK) st = toi_ref_error_bound(&m->er, &rq);
+  if (st != TOI_OK) return st;
+  m->have = m->er.lo == m->er.hi ? ERR_EXACT : ERR_BOUND;
+  return TOI_OK;
 }
 
 /* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
-   (lazy_decided; the error's bits are always exact), else from the error
-   and kappa themselves, as add_scored and add_kappa take them. */
-/* A scored column's error measure, shared by the columns with its answer
-   (same_answer): 0 not measured yet, 1 the enclosure (toi_ref_error_bound's),
-   2 the error itself (lo = hi). */
-typedef struct error_memo {
-  int have;
-  toi_ref_error_result er;
-} error_memo;
-
+   (lazy_decided; the error's bits are always exact), each enclosure tried
+   from the cheapest (error_next), else from the error and kappa
+   themselves, as add_scored and add_kappa take them. */
 static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
                            toi_ref_engine engine, toi_precision q, error_memo *m) {
-  double klo, khi, den;
-  toi_ref_query rq;
+  const kappa_enc *ke;
   toi_status st = TOI_OK;
-  if (!m->have) {
-    st = view_query(&rq, v, dir, engine, q);
-    rq.T = sc->t;
-    if (st == TOI_OK) st = toi_ref_error_bound(&m->er, &rq);
-    if (st != TOI_OK) return st;
-    m->have = m->er.lo == m->er.hi ? 2 : 1;
-  }
-  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &klo, &khi, &den)) != TOI_OK) return st;
-  if (lazy_decided(cell, m->er.lo, m->er.hi, klo, khi, den)) {
-    add_scored(cell, sc, m->er.hi, m->er.bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
-    cell->khist[kappa_bin(klo)]++;
-    if (isinf(klo)) cell->kinf++;
-    return TOI_OK;
-  }
-  if (m->have == 1) { /* lo < hi: the error itself */
-    if ((st = view_query(&rq, v, dir, engine, q)) != TOI_OK) return st;
-    rq.T = sc->t;
-    if ((st = toi_ref_error(&m->er, &rq)) != TOI_OK) return st;
-    m->have = 2;
+  if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
+  if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &ke)) != TOI_OK) return st;
+  for (;;) {
+    if (lazy_decided(cell, m->er.lo, m->er.hi, ke)) {
+      double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
+      add_scored(cell, sc, m->er.hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+      v->counts->placed[m->have]++;
+      cell->khist[ke->bin]++;
+      cell->kinf += ke->inf;
+      return TOI_OK;
+    }
+    if (m->have == ERR_EXACT) break;
+    if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   }
   add_scored(cell, sc, m->er.ulp, m->er.bits, v->ref->cls, v->c, index);
+  v->counts->placed[ERR_EXACT]++;
   return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
+}
+
+/* 1 when kappa's enclosure k decides all that add_kappa makes of a timed
+   answer with an infinite error (a NaN time) in cell, as kappa would: k's
+   ends share a kappa bin (kappa_enc_of), so kappa is in it; then either
+   kappa = +Inf (lo = hi), which add_kappa only counts, or kappa is finite and
+   > 0 within the cell's range (kmin, kmax stay) and the ratio is NaN (the
+   denominator NaN: ref_t not finite or 0, since kappa is finite and > 0, as
+   at k->lo) or +Inf, and +Inf changes neither the largest ratio nor its
+   witness: a witness of +Inf already there from an index no later. */
+static int inf_error_decided(const sweep_cell *cell, const kappa_enc *k, uint64_t index) {
+  if (k->bin < 0) return 0;
+  if (k->inf) return 1;
+  if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
+  if (isnan(k->den)) return 1;
+  const sweep_witness *w = &cell->w[SW_MAX_RATIO];
+  return cell->max_ratio == INFINITY && w->set && w->value == INFINITY && w->index <= index;
 }
 
 /* Column j's answer: stored, or solved here for an in-process candidate; NULL when it cannot be had. */
@@ -449,17 +659,33 @@ static answer_key key_of(const toi_candidate *cand, const sweep_answer *a) {
   return k;
 }
 
+/* A key no scored column has (its state byte is not TOI_ANSWERED's): an
+   unscored column's, so that same_answer may compare every column before j. */
+static const answer_key no_key = {0, UINT64_MAX};
+
 /* The first scored column k < j whose key is column j's (its score is then
-   column j's), among the nrep columns rep[] that were the first with their key;
-   j, appended to rep[], when there is none. An unscored column never shares a
-   scored one's key (the state and precision that leave it unscored are in it). */
-static size_t same_answer(const answer_key *keys, size_t *rep, size_t *nrep, size_t j) {
-  for (size_t i = 0; i < *nrep; i++) {
-    size_t k = rep[i];
-    if (keys[k].t == keys[j].t && keys[k].rest == keys[j].rest) return k;
+   column j's), or j. Every column before j is compared, without a branch per
+   comparison (they are hard to predict, and the count j follows the columns):
+   bit i of hit for column i, the first the lowest. The lowest column with a
+   key is the one that was scored with it. */
+static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint8_t *first) {
+  _Static_assert(SWEEP_MAXFORMS <= 64, "one bit per column");
+  const answer_key kj = keys[j];
+  /* *seen has bit h set for each hash h of an earlier scored key, first[h]
+     the first column with it: none of them has kj's key when kj's hash is
+     not there, the usual case; first[h] is the answer when its key is kj's
+     (a column with kj's key has kj's hash, so none comes before it). */
+  unsigned h = (unsigned)((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
+  if (!(*seen >> h & 1)) {
+    *seen |= (uint64_t)1 << h;
+    first[h] = (uint8_t)j;
+    return j;
   }
-  rep[(*nrep)++] = j;
-  return j;
+  const answer_key kf = keys[first[h]];
+  if (kf.t == kj.t && kf.rest == kj.rest) return first[h];
+  uint64_t hit = 0;
+  for (size_t i = 0; i < j; i++) hit |= (uint64_t)((keys[i].t == kj.t) & (keys[i].rest == kj.rest)) << i;
+  return hit ? (size_t)__builtin_ctzll(hit) : j;
 }
 
 toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
@@ -468,14 +694,17 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   sweep_view view[TOI_PRECISION_COUNT];
   toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
   answer_key keys[SWEEP_MAXFORMS];
-  size_t rep[SWEEP_MAXFORMS], nrep = 0; /* the scored columns first with their key (same_answer) */
+  uint64_t seen = 0; /* the hashes of the scored columns' keys (same_answer) */
+  uint8_t first[64];  /* for each hash in seen, the first column with it */
   error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
     view[q].have[0] = view[q].have[1] = 0;
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
+    view[q].have_off[0] = view[q].have_off[1] = 0;
     view[q].have_prep = 0;
+    view[q].counts = &acc->lazy;
   }
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
   if (st != TOI_OK) return st;
@@ -490,14 +719,15 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     const sweep_answer *a = &ans[j * stride];
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
+      keys[j] = no_key;
       cell->cases++;
       cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
       continue;
     }
     keys[j] = key_of(cand, a);
-    size_t k = same_answer(keys, rep, &nrep, j);
+    size_t k = same_answer(keys, j, &seen, first);
     if (k == j) {
-      memo[j].have = 0;
+      memo[j].have = ERR_NONE;
       if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
         return st;
     }
@@ -508,8 +738,17 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
       continue;
     }
     add_scored(cell, sc, sc->ulp, sc->bits, v->ref->cls, v->c, index);
-    if (sc->timed && (st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK)
-      return st;
+    if (!sc->timed) continue;
+    if (isinf(sc->ulp)) { /* a NaN time: kappa from its enclosure where that decides */
+      const kappa_enc *ke;
+      if ((st = view_kappa_bound(v, cand->direction, sc->ref_t, engine, cand->precision, &ke)) != TOI_OK) return st;
+      if (inf_error_decided(cell, ke, index)) {
+        cell->khist[ke->bin]++;
+        cell->kinf += ke->inf;
+        continue;
+      }
+    }
+    if ((st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK) return st;
   }
   return TOI_OK;
 }

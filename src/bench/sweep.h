@@ -205,11 +205,28 @@ int sweep_meta_init(sweep_meta *m, const toi_gen_opts *g, uint64_t count, const 
                     size_t nf);
 void sweep_meta_free(sweep_meta *m);
 
+/// How an accumulator's cases had the ULP errors of their timed answers
+/// placed (statistics, not results: no output depends on them; merged by
+/// sweep_acc_merge as sums): placed[s] counts
+/// the answers placed from stage s, SWEEP_BY_ULPS their distance in values of
+/// the precision to the rounded root alone, SWEEP_BY_OFFSET that and the
+/// root's offset from its rounding (one error measure per case and
+/// direction: probes counts them), SWEEP_BY_BOUND toi_ref_error_bound's
+/// enclosure, SWEEP_BY_EXACT the error itself; kappas counts the kappas
+/// measured (not only enclosed), one at most per case and direction.
+enum { SWEEP_BY_ULPS = 1, SWEEP_BY_OFFSET, SWEEP_BY_BOUND, SWEEP_BY_EXACT, SWEEP_BY_COUNT };
+typedef struct sweep_lazy_counts {
+  uint64_t placed[SWEEP_BY_COUNT];
+  uint64_t probes;
+  uint64_t kappas;
+} sweep_lazy_counts;
+
 typedef struct sweep_acc {
   size_t nform, nbins;
   uint64_t *bincount;  ///< [bin]
   uint64_t *bincls;    ///< [bin][class]
   sweep_cell *cells;   ///< [form][bin]
+  sweep_lazy_counts lazy; ///< how its timed answers were placed (statistics)
 } sweep_acc;
 
 int sweep_acc_init(sweep_acc *a, size_t nform, size_t nbins);  ///< 0 or -1 (no memory)
@@ -234,6 +251,7 @@ double sweep_ratio(double ulp, double ref_t, double kappa);
 /// The same in precision q: |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)), ulp in
 /// q's ULPs (binary64 is sweep_ratio).
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q);
+
 
 /// Scores one case for every candidate (column j is cands[j]) into acc (bin
 /// b): an in-process candidate is solved here; an out-of-process one's answer
