@@ -541,40 +541,34 @@ static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
   return 1;
 }
 
-/* The common case, with the exact values only where the filter needs them:
-   returns 1 with *out set, or 0 when the slow path must decide. It gives
-   the slow path's answer whenever it answers: the same estimates, bounds
-   and root, and it requires what makes them valid and accurate without
-   the safe range (no overflow: every difference below 2^150; products and
-   remainders in the root clear of underflow: c, |b| >= 2^-700 and D >=
-   2^-900, so that t <= 2^1002, and t >= 2^-960 tested). cs is the case as
-   given (k = 0) or, from the slow path, its inputs scaled by powers of two
-   (solve_slow) with t* 2^k the root of the case as given, orig; then the
-   root is rounded by scale_round, as the slow path does. */
-TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
-                          toi_result *out) {
-  dd s[3], v[3];
-  double ms = 0, mv = 0;
-  int moving = 0;
-  for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
-    double as = fabs(s[i].hi), av = fabs(v[i].hi);
-    ms = as > ms ? as : ms;
-    mv = av > mv ? av : mv;
-    moving |= v[i].hi != 0;
-  }
-  dd R = two_sum(cs->ra, cs->rb);
-  ms = R.hi > ms ? R.hi : ms;
-  if (!(ms < SAFE_HI && mv < SAFE_HI)) return 0;
-  /* Tiny lengths or velocities (below 2^-300) would make the products
-     below subnormal, which the hardware does slowly; scaled, they are
-     common cases (solve_slow). Not needed for correctness. */
-  if (!(ms >= 0x1p-300) || (moving && !(mv >= 0x1p-300))) return 0;
+/* Whether exact values may be taken from cs (see fast_body). */
+TOI_INLINE int safe_for_exact(const toi_case *cs, int n, int safe) {
+  return safe > 0 || (safe == 0 && safe_inputs(cs, n));
+}
 
+/* The common case from the exact differences s = pB - pA, v = vB - vA and
+   R = rA + rB (normalized double-doubles; moving when v != 0), with the
+   exact values only where the filter needs them: returns 1 with *out set,
+   or 0 when the slow path must decide. It gives the slow path's answer
+   whenever it answers: the same estimates, bounds and root, and it
+   requires what makes them valid and accurate without the safe range (no
+   overflow: every difference below 2^150; products and remainders in the
+   root clear of underflow: c, |b| >= 2^-700 and D >= 2^-900, so that
+   t <= 2^1002, and t >= 2^-960 tested). s, v, R are those of the case as
+   given (k = 0) or of the case scaled by powers of two (lengths by 2^kp,
+   velocities by 2^kv: the inputs, solve_slow, or the differences,
+   solve_scaled), with t* 2^k the root of the case as given, orig (k = kv -
+   kp); then the root is rounded by scale_round, as the slow path does.
+   The exact values come from cs, whose differences s, v, R are: known to
+   be in the safe range (safe = 1), checked first (safe = 0), or none
+   (safe = -1: s, v, R are scaled differences, and the slow path decides
+   where exact values are needed). */
+TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs, int safe,
+                         const toi_case *orig, int k, toi_accurate_info *info, toi_result *out) {
   /* Where the filter cannot settle a sign or an accuracy, the exact values
-     (quad_exact.c) need every input in the safe range: true of scaled
-     inputs (k != 0), checked otherwise, or the slow path scales first. */
+     (quad_exact.c) need every input in the safe range: true of inputs
+     scaled by solve_slow, checked otherwise, or the slow path scales
+     first. */
   if (!info) { /* (explain records the double-double estimates) */
     toi_class q = quick_class(s, v, R, n, moving);
     if (q != TOI_NONE) {
@@ -588,7 +582,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
   if (sc == 2) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     c = exact_c(&x, &sc, &ec);
     c_exact = 1;
   }
@@ -605,7 +599,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   if (info) record(info, info->b_est, &info->b_err, b, eb);
   int sb = filter_sign(b, eb), b_exact = 0;
   if (sb == 2) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     b = exact_b(&x, &sb, &eb);
     b_exact = 1;
   }
@@ -620,7 +614,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   /* Approaching from outside: the root needs c and b to ACC_REL. */
   int ignored;
   if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
     if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
   }
@@ -633,7 +627,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
   if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     d = exact_d(&x, &sd, &ed);
     h = sqrt_pos(d.hi);
   }
@@ -668,6 +662,46 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   }
   *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
+}
+
+/* The differences of a case, their largest magnitudes (lengths: R too) and
+   whether it moves. */
+TOI_INLINE void diffs(const toi_case *cs, const int n, dd *s, dd *v, dd *R, double *ms, double *mv, int *moving) {
+  double as_ = 0, av_ = 0;
+  int mo = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    double as = fabs(s[i].hi), av = fabs(v[i].hi);
+    as_ = as > as_ ? as : as_;
+    av_ = av > av_ ? av : av_;
+    mo |= v[i].hi != 0;
+  }
+  *R = two_sum(cs->ra, cs->rb);
+  *ms = R->hi > as_ ? R->hi : as_;
+  *mv = av_;
+  *moving = mo;
+}
+
+/* Whether the differences are in the common path's range: below 2^150 (no
+   overflow), and, lengths and velocities, not below 2^-300: tiny ones
+   would make the products subnormal, which the hardware does slowly;
+   scaled, they are common cases (solve_scaled, solve_slow). The lower
+   bound is not needed for correctness. */
+TOI_INLINE int common_range(double ms, double mv, int moving) {
+  return ms < SAFE_HI && mv < SAFE_HI && ms >= 0x1p-300 && (!moving || mv >= 0x1p-300);
+}
+
+/* The common path on a case's own inputs (k = 0, cs = orig) or on its
+   inputs scaled by solve_slow (k = kv - kp, inputs in the safe range). */
+TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
+                          toi_result *out) {
+  dd s[3], v[3], R;
+  double ms, mv;
+  int moving;
+  diffs(cs, n, s, v, &R, &ms, &mv, &moving);
+  if (!common_range(ms, mv, moving)) return 0;
+  return fast_body(s, v, R, n, moving, cs, k ? 1 : 0, orig, k, info, out);
 }
 
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
@@ -764,9 +798,94 @@ static void info_reset(toi_accurate_info *info) {
   info->d_est[0] = info->d_est[1] = info->d_err = NAN;
 }
 
+/* The exact differences of a case (fast_body), passed by value to
+   solve_scaled so that the common path's copy stays in registers. */
+typedef struct diff_set {
+  dd s[3], v[3], R;
+} diff_set;
+
+/* The smallest nonzero magnitude of some doubles, kept as its bits minus
+   one (track). */
+TOI_INLINE void track_min(double x, uint64_t *mn1) {
+  uint64_t mx = 0;
+  track(x, &mx, mn1);
+}
+
+/*
+ * Step 4's scaling applied to the differences instead of the inputs, for
+ * the cases whose differences lie outside the common path's range (the
+ * scale family: nearly all of them), without computing them again: s and
+ * R times 2^kp, v times 2^kv, the largest of each group brought into
+ * [1, 2). Each part (hi and lo) of each difference is multiplied by a
+ * power of two, which is exact when the product is normal or the factor is
+ * at least 1 and nothing overflows: for kp >= 0 every nonzero part is at
+ * most the largest, so at most 2 once scaled; for kp < 0 the smallest
+ * nonzero part is checked to be at least 2^(-1022 - kp), and likewise kv.
+ * The scaled parts are then the normalized differences of the case with
+ * its lengths times 2^kp and its velocities times 2^kv, whose root is
+ * t* 2^(kp - kv), and fast_body solves it with k = kv - kp as it does the
+ * inputs scaled by solve_slow. It has no inputs with these differences for
+ * the exact values: where it would need them, the slow path decides. Cases
+ * that no such scaling serves (a group spread over more than about 2^1000,
+ * differences that overflow) go to the slow path too.
+ */
+TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
+                                                                 double ms, double mv, const toi_case *cs,
+                                                                 toi_accurate_info *info, toi_result *out) {
+  diff_set d;
+  for (int i = 0; i < n; i++) {
+    d.s[i] = s[i];
+    d.v[i] = v[i];
+  }
+  d.R = R;
+  if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
+  int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
+  if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
+  uint64_t pmin = UINT64_MAX, vmin = UINT64_MAX;
+  for (int i = 0; i < n; i++) {
+    track_min(d.s[i].hi, &pmin);
+    track_min(d.s[i].lo, &pmin);
+    track_min(d.v[i].hi, &vmin);
+    track_min(d.v[i].lo, &vmin);
+  }
+  track_min(d.R.hi, &pmin);
+  track_min(d.R.lo, &pmin);
+  /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
+  if (kp < 0 && pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
+  if (kv < 0 && vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  double P = pow2i(kp), V = pow2i(kv);
+  for (int i = 0; i < n; i++) {
+    d.s[i].hi *= P;
+    d.s[i].lo *= P;
+    d.v[i].hi *= V;
+    d.v[i].lo *= V;
+  }
+  d.R.hi *= P;
+  d.R.lo *= P;
+  if (info) { /* the estimates recorded are the scaled problem's */
+    info->kp = kp;
+    info->kv = kv;
+  }
+  int ok = n == 3 ? fast_body(d.s, d.v, d.R, 3, moving, cs, -1, cs, kv - kp, info, out)
+                  : fast_body(d.s, d.v, d.R, 2, moving, cs, -1, cs, kv - kp, info, out);
+  if (ok && info) info->path |= TOI_ACC_SCALED;
+  return ok;
+}
+
+/* The common path on the case as given, or on its scaled differences when
+   they are out of its range (solve_scaled). */
+TOI_INLINE int solve_common(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
+  dd s[3], v[3], R;
+  double ms, mv;
+  int moving;
+  diffs(cs, n, s, v, &R, &ms, &mv, &moving);
+  if (__builtin_expect(!common_range(ms, mv, moving), 0)) return solve_scaled(s, v, R, n, moving, ms, mv, cs, info, out);
+  return fast_body(s, v, R, n, moving, cs, 0, cs, 0, info, out);
+}
+
 TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
   toi_result r;
-  if (cs->dim == 3 ? solve_fast(cs, 3, cs, 0, info, &r) : solve_fast(cs, 2, cs, 0, info, &r)) return r;
+  if (cs->dim == 3 ? solve_common(cs, 3, info, &r) : solve_common(cs, 2, info, &r)) return r;
   if (info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;
