@@ -37,13 +37,19 @@
  *    when t* is rational (D a perfect square, or D = 0), goes to even as in
  *    the reference.
  *
- * 3. Common path (solve_fast). Most cases end there: every difference
+ * 3. Common path (fast_body). Most cases end there: every difference
  *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
  *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
  *    normal. A sign the filter cannot settle, or a value not accurate
  *    enough for step 2, is computed exactly with Shewchuk's expansions
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
- *    compressed value also gives a double-double within 2^-100.
+ *    compressed value also gives a double-double within 2^-100. Cases whose
+ *    differences are out of its range (lengths or speeds beyond 2^150 or
+ *    below 2^-300: the scale family) take it on their exact differences
+ *    scaled by powers of two (solve_scaled: the largest length and the
+ *    largest speed brought into [1, 2), where every part stays exact),
+ *    with the root rounded back as in step 4; the slow path decides where
+ *    that scaling is not exact or exact values would be needed.
  *
  * 4. Slow path (solve_slow), for everything else. Positions and radii
  *    ("lengths") and velocities are each multiplied by a power of two that
@@ -524,21 +530,18 @@ TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int movi
 /* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
    expansions of quad_exact.c need. Off the common path. */
 static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
-  double f[14];
-  int m = 0;
+  uint64_t mx = 0, mn1 = UINT64_MAX;
   for (int i = 0; i < n; i++) {
-    f[m++] = cs->pa[i];
-    f[m++] = cs->pb[i];
-    f[m++] = cs->va[i];
-    f[m++] = cs->vb[i];
+    track(cs->pa[i], &mx, &mn1);
+    track(cs->pb[i], &mx, &mn1);
+    track(cs->va[i], &mx, &mn1);
+    track(cs->vb[i], &mx, &mn1);
   }
-  f[m++] = cs->ra;
-  f[m++] = cs->rb;
-  for (int i = 0; i < m; i++) {
-    double a = fabs(f[i]);
-    if (a != 0 && !(a >= SAFE_LO && a < SAFE_HI)) return 0;
-  }
-  return 1;
+  track(cs->ra, &mx, &mn1);
+  track(cs->rb, &mx, &mn1);
+  /* (all zero: mn1 + 1 wraps to 0, and every input is zero, in range) */
+  const uint64_t lo = (uint64_t)(1023 - SAFE_EXP) << 52, hi = (uint64_t)(1023 + SAFE_EXP) << 52;
+  return mx < hi && (mn1 + 1 >= lo || mx == 0);
 }
 
 /* Whether exact values may be taken from cs (see fast_body). */
@@ -643,17 +646,23 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   dd t = root_dd(c, b, d, h);
   if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
   double y, nb, dist;
+  int e;
   if (!k) {
     y = t.hi + t.lo;
     if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
       y = tie_break(orig, n, y, nb);
-  } else if (ilog2d(t.hi) + k < -1077) {
+  } else if ((e = ilog2d(t.hi) + k) < -1077) {
     /* t* 2^k < 2^-1076 (1 + 2^-60), below the midpoint 2^-1075 between
        +0 and the least subnormal: +0, without the slow subnormal arithmetic
        of scale_round and near_midpoint. */
     y = 0.0;
   } else {
-    y = scale_round(t, k);
+    int k1 = k / 2;
+    /* Where t.hi 2^k is normal (2^e its power of two), it is scale_round's
+       answer, computed here in two exact steps: t.hi 2^k1 lies between
+       t.hi and t.hi 2^k, both normal, and k1, k - k1 are within the
+       exponents of pow2i. Elsewhere scale_round rounds once. */
+    y = e >= -1022 && e <= 1022 && k >= -2040 && k <= 2040 ? t.hi * pow2i(k1) * pow2i(k - k1) : scale_round(t, k);
     /* Where y is normal, scaling by 2^k maps t's grid to y's: the bit test
        on t applies. */
     int maybe = !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
@@ -728,7 +737,8 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
     scale_inputs(cs, n, kp, kv, scaled.pa, scaled.pb, scaled.va, scaled.vb, &ra, &rb, info);
     scaled.ra = ra;
     scaled.rb = rb;
-    /* Scaled, most cases are common ones (the scale family: nearly all). */
+    /* Scaled, most cases left here are common ones too: those that
+       solve_scaled could not take because exact values were needed. */
     toi_result r;
     if (n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info, &r) : solve_fast(&scaled, 2, cs, kv - kp, info, &r)) return r;
     pa = scaled.pa;
@@ -798,12 +808,6 @@ static void info_reset(toi_accurate_info *info) {
   info->d_est[0] = info->d_est[1] = info->d_err = NAN;
 }
 
-/* The exact differences of a case (fast_body), passed by value to
-   solve_scaled so that the common path's copy stays in registers. */
-typedef struct diff_set {
-  dd s[3], v[3], R;
-} diff_set;
-
 /* The smallest nonzero magnitude of some doubles, kept as its bits minus
    one (track). */
 TOI_INLINE void track_min(double x, uint64_t *mn1) {
@@ -832,42 +836,33 @@ TOI_INLINE void track_min(double x, uint64_t *mn1) {
 TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
                                                                  double ms, double mv, const toi_case *cs,
                                                                  toi_accurate_info *info, toi_result *out) {
-  diff_set d;
-  for (int i = 0; i < n; i++) {
-    d.s[i] = s[i];
-    d.v[i] = v[i];
-  }
-  d.R = R;
   if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
   int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
   if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
   uint64_t pmin = UINT64_MAX, vmin = UINT64_MAX;
   for (int i = 0; i < n; i++) {
-    track_min(d.s[i].hi, &pmin);
-    track_min(d.s[i].lo, &pmin);
-    track_min(d.v[i].hi, &vmin);
-    track_min(d.v[i].lo, &vmin);
+    track_min(s[i].hi, &pmin);
+    track_min(s[i].lo, &pmin);
+    track_min(v[i].hi, &vmin);
+    track_min(v[i].lo, &vmin);
   }
-  track_min(d.R.hi, &pmin);
-  track_min(d.R.lo, &pmin);
+  track_min(R.hi, &pmin);
+  track_min(R.lo, &pmin);
   /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
   if (kp < 0 && pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
   if (kv < 0 && vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
   double P = pow2i(kp), V = pow2i(kv);
+  dd ss[3], sv[3], sR = {R.hi * P, R.lo * P};
   for (int i = 0; i < n; i++) {
-    d.s[i].hi *= P;
-    d.s[i].lo *= P;
-    d.v[i].hi *= V;
-    d.v[i].lo *= V;
+    ss[i] = dd_make(s[i].hi * P, s[i].lo * P);
+    sv[i] = dd_make(v[i].hi * V, v[i].lo * V);
   }
-  d.R.hi *= P;
-  d.R.lo *= P;
   if (info) { /* the estimates recorded are the scaled problem's */
     info->kp = kp;
     info->kv = kv;
   }
-  int ok = n == 3 ? fast_body(d.s, d.v, d.R, 3, moving, cs, -1, cs, kv - kp, info, out)
-                  : fast_body(d.s, d.v, d.R, 2, moving, cs, -1, cs, kv - kp, info, out);
+  int ok = n == 3 ? fast_body(ss, sv, sR, 3, moving, cs, -1, cs, kv - kp, info, out)
+                  : fast_body(ss, sv, sR, 2, moving, cs, -1, cs, kv - kp, info, out);
   if (ok && info) info->path |= TOI_ACC_SCALED;
   return ok;
 }
