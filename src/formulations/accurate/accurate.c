@@ -833,7 +833,7 @@ TOI_INLINE void track_min(double x, uint64_t *mn1) {
  * that no such scaling serves (a group spread over more than about 2^1000,
  * differences that overflow) go to the slow path too.
  */
-TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
+TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
                                                                  double ms, double mv, const toi_case *cs,
                                                                  toi_accurate_info *info, toi_result *out) {
   if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
