@@ -37,13 +37,19 @@
  *    when t* is rational (D a perfect square, or D = 0), goes to even as in
  *    the reference.
  *
- * 3. Common path (solve_fast). Most cases end there: every difference
+ * 3. Common path (fast_body). Most cases end there: every difference
  *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
  *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
  *    normal. A sign the filter cannot settle, or a value not accurate
  *    enough for step 2, is computed exactly with Shewchuk's expansions
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
- *    compressed value also gives a double-double within 2^-100.
+ *    compressed value also gives a double-double within 2^-100. Cases whose
+ *    differences are out of its range (lengths or speeds beyond 2^150 or
+ *    below 2^-300: the scale family) take it on their exact differences
+ *    scaled by powers of two (solve_scaled: the largest length and the
+ *    largest speed brought into [1, 2), where every part stays exact),
+ *    with the root rounded back as in step 4; the slow path decides where
+ *    that scaling is not exact or exact values would be needed.
  *
  * 4. Slow path (solve_slow), for everything else. Positions and radii
  *    ("lengths") and velocities are each multiplied by a power of two that
@@ -524,57 +530,48 @@ TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int movi
 /* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
    expansions of quad_exact.c need. Off the common path. */
 static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
-  double f[14];
-  int m = 0;
+  uint64_t mx = 0, mn1 = UINT64_MAX;
   for (int i = 0; i < n; i++) {
-    f[m++] = cs->pa[i];
-    f[m++] = cs->pb[i];
-    f[m++] = cs->va[i];
-    f[m++] = cs->vb[i];
+    track(cs->pa[i], &mx, &mn1);
+    track(cs->pb[i], &mx, &mn1);
+    track(cs->va[i], &mx, &mn1);
+    track(cs->vb[i], &mx, &mn1);
   }
-  f[m++] = cs->ra;
-  f[m++] = cs->rb;
-  for (int i = 0; i < m; i++) {
-    double a = fabs(f[i]);
-    if (a != 0 && !(a >= SAFE_LO && a < SAFE_HI)) return 0;
-  }
-  return 1;
+  track(cs->ra, &mx, &mn1);
+  track(cs->rb, &mx, &mn1);
+  /* (all zero: mn1 + 1 wraps to 0, and every input is zero, in range) */
+  const uint64_t lo = (uint64_t)(1023 - SAFE_EXP) << 52, hi = (uint64_t)(1023 + SAFE_EXP) << 52;
+  return mx < hi && (mn1 + 1 >= lo || mx == 0);
 }
 
-/* The common case, with the exact values only where the filter needs them:
-   returns 1 with *out set, or 0 when the slow path must decide. It gives
-   the slow path's answer whenever it answers: the same estimates, bounds
-   and root, and it requires what makes them valid and accurate without
-   the safe range (no overflow: every difference below 2^150; products and
-   remainders in the root clear of underflow: c, |b| >= 2^-700 and D >=
-   2^-900, so that t <= 2^1002, and t >= 2^-960 tested). cs is the case as
-   given (k = 0) or, from the slow path, its inputs scaled by powers of two
-   (solve_slow) with t* 2^k the root of the case as given, orig; then the
-   root is rounded by scale_round, as the slow path does. */
-TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
-                          toi_result *out) {
-  dd s[3], v[3];
-  double ms = 0, mv = 0;
-  int moving = 0;
-  for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
-    double as = fabs(s[i].hi), av = fabs(v[i].hi);
-    ms = as > ms ? as : ms;
-    mv = av > mv ? av : mv;
-    moving |= v[i].hi != 0;
-  }
-  dd R = two_sum(cs->ra, cs->rb);
-  ms = R.hi > ms ? R.hi : ms;
-  if (!(ms < SAFE_HI && mv < SAFE_HI)) return 0;
-  /* Tiny lengths or velocities (below 2^-300) would make the products
-     below subnormal, which the hardware does slowly; scaled, they are
-     common cases (solve_slow). Not needed for correctness. */
-  if (!(ms >= 0x1p-300) || (moving && !(mv >= 0x1p-300))) return 0;
+/* Whether exact values may be taken from cs (see fast_body). */
+TOI_INLINE int safe_for_exact(const toi_case *cs, int n, int safe) {
+  return safe > 0 || (safe == 0 && safe_inputs(cs, n));
+}
 
+/* The common case from the exact differences s = pB - pA, v = vB - vA and
+   R = rA + rB (normalized double-doubles; moving when v != 0), with the
+   exact values only where the filter needs them: returns 1 with *out set,
+   or 0 when the slow path must decide. It gives the slow path's answer
+   whenever it answers: the same estimates, bounds and root, and it
+   requires what makes them valid and accurate without the safe range (no
+   overflow: every difference below 2^150; products and remainders in the
+   root clear of underflow: c, |b| >= 2^-700 and D >= 2^-900, so that
+   t <= 2^1002, and t >= 2^-960 tested). s, v, R are those of the case as
+   given (k = 0) or of the case scaled by powers of two (lengths by 2^kp,
+   velocities by 2^kv: the inputs, solve_slow, or the differences,
+   solve_scaled), with t* 2^k the root of the case as given, orig (k = kv -
+   kp); then the root is rounded by scale_round, as the slow path does.
+   The exact values come from cs, whose differences s, v, R are: known to
+   be in the safe range (safe = 1), checked first (safe = 0), or none
+   (safe = -1: s, v, R are scaled differences, and the slow path decides
+   where exact values are needed). */
+TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs, int safe,
+                         const toi_case *orig, int k, toi_accurate_info *info, toi_result *out) {
   /* Where the filter cannot settle a sign or an accuracy, the exact values
-     (quad_exact.c) need every input in the safe range: true of scaled
-     inputs (k != 0), checked otherwise, or the slow path scales first. */
+     (quad_exact.c) need every input in the safe range: true of inputs
+     scaled by solve_slow, checked otherwise, or the slow path scales
+     first. */
   if (!info) { /* (explain records the double-double estimates) */
     toi_class q = quick_class(s, v, R, n, moving);
     if (q != TOI_NONE) {
@@ -588,7 +585,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
   if (sc == 2) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     c = exact_c(&x, &sc, &ec);
     c_exact = 1;
   }
@@ -605,7 +602,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   if (info) record(info, info->b_est, &info->b_err, b, eb);
   int sb = filter_sign(b, eb), b_exact = 0;
   if (sb == 2) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     b = exact_b(&x, &sb, &eb);
     b_exact = 1;
   }
@@ -620,7 +617,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   /* Approaching from outside: the root needs c and b to ACC_REL. */
   int ignored;
   if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
     if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
   }
@@ -633,7 +630,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
   if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
-    if (!k && !safe_inputs(cs, n)) return 0;
+    if (!safe_for_exact(cs, n, safe)) return 0;
     d = exact_d(&x, &sd, &ed);
     h = sqrt_pos(d.hi);
   }
@@ -649,17 +646,23 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   dd t = root_dd(c, b, d, h);
   if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
   double y, nb, dist;
+  int e;
   if (!k) {
     y = t.hi + t.lo;
     if (maybe_midpoint(t) && near_midpoint(t, 0, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
       y = tie_break(orig, n, y, nb);
-  } else if (ilog2d(t.hi) + k < -1077) {
+  } else if ((e = ilog2d(t.hi) + k) < -1077) {
     /* t* 2^k < 2^-1076 (1 + 2^-60), below the midpoint 2^-1075 between
        +0 and the least subnormal: +0, without the slow subnormal arithmetic
        of scale_round and near_midpoint. */
     y = 0.0;
   } else {
-    y = scale_round(t, k);
+    int k1 = k / 2;
+    /* Where t.hi 2^k is normal (2^e its power of two), it is scale_round's
+       answer, computed here in two exact steps: t.hi 2^k1 lies between
+       t.hi and t.hi 2^k, both normal, and k1, k - k1 are within the
+       exponents of pow2i. Elsewhere scale_round rounds once. */
+    y = e >= -1022 && e <= 1022 && k >= -2040 && k <= 2040 ? t.hi * pow2i(k1) * pow2i(k - k1) : scale_round(t, k);
     /* Where y is normal, scaling by 2^k maps t's grid to y's: the bit test
        on t applies. */
     int maybe = !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
@@ -668,6 +671,46 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
   }
   *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
+}
+
+/* The differences of a case, their largest magnitudes (lengths: R too) and
+   whether it moves. */
+TOI_INLINE void diffs(const toi_case *cs, const int n, dd *s, dd *v, dd *R, double *ms, double *mv, int *moving) {
+  double as_ = 0, av_ = 0;
+  int mo = 0;
+  for (int i = 0; i < n; i++) {
+    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
+    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    double as = fabs(s[i].hi), av = fabs(v[i].hi);
+    as_ = as > as_ ? as : as_;
+    av_ = av > av_ ? av : av_;
+    mo |= v[i].hi != 0;
+  }
+  *R = two_sum(cs->ra, cs->rb);
+  *ms = R->hi > as_ ? R->hi : as_;
+  *mv = av_;
+  *moving = mo;
+}
+
+/* Whether the differences are in the common path's range: below 2^150 (no
+   overflow), and, lengths and velocities, not below 2^-300: tiny ones
+   would make the products subnormal, which the hardware does slowly;
+   scaled, they are common cases (solve_scaled, solve_slow). The lower
+   bound is not needed for correctness. */
+TOI_INLINE int common_range(double ms, double mv, int moving) {
+  return ms < SAFE_HI && mv < SAFE_HI && ms >= 0x1p-300 && (!moving || mv >= 0x1p-300);
+}
+
+/* The common path on a case's own inputs (k = 0, cs = orig) or on its
+   inputs scaled by solve_slow (k = kv - kp, inputs in the safe range). */
+TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
+                          toi_result *out) {
+  dd s[3], v[3], R;
+  double ms, mv;
+  int moving;
+  diffs(cs, n, s, v, &R, &ms, &mv, &moving);
+  if (!common_range(ms, mv, moving)) return 0;
+  return fast_body(s, v, R, n, moving, cs, k ? 1 : 0, orig, k, info, out);
 }
 
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
@@ -694,7 +737,8 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
     scale_inputs(cs, n, kp, kv, scaled.pa, scaled.pb, scaled.va, scaled.vb, &ra, &rb, info);
     scaled.ra = ra;
     scaled.rb = rb;
-    /* Scaled, most cases are common ones (the scale family: nearly all). */
+    /* Scaled, most cases left here are common ones too: those that
+       solve_scaled could not take because exact values were needed. */
     toi_result r;
     if (n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info, &r) : solve_fast(&scaled, 2, cs, kv - kp, info, &r)) return r;
     pa = scaled.pa;
@@ -764,9 +808,79 @@ static void info_reset(toi_accurate_info *info) {
   info->d_est[0] = info->d_est[1] = info->d_err = NAN;
 }
 
+/* The smallest nonzero magnitude of some doubles, kept as its bits minus
+   one (track). */
+TOI_INLINE void track_min(double x, uint64_t *mn1) {
+  uint64_t mx = 0;
+  track(x, &mx, mn1);
+}
+
+/*
+ * Step 4's scaling applied to the differences instead of the inputs, for
+ * the cases whose differences lie outside the common path's range (the
+ * scale family: nearly all of them), without computing them again: s and
+ * R times 2^kp, v times 2^kv, the largest of each group brought into
+ * [1, 2). Each part (hi and lo) of each difference is multiplied by a
+ * power of two, which is exact when the product is normal or the factor is
+ * at least 1 and nothing overflows: for kp >= 0 every nonzero part is at
+ * most the largest, so at most 2 once scaled; for kp < 0 the smallest
+ * nonzero part is checked to be at least 2^(-1022 - kp), and likewise kv.
+ * The scaled parts are then the normalized differences of the case with
+ * its lengths times 2^kp and its velocities times 2^kv, whose root is
+ * t* 2^(kp - kv), and fast_body solves it with k = kv - kp as it does the
+ * inputs scaled by solve_slow. It has no inputs with these differences for
+ * the exact values: where it would need them, the slow path decides. Cases
+ * that no such scaling serves (a group spread over more than about 2^1000,
+ * differences that overflow) go to the slow path too.
+ */
+TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
+                                                                 double ms, double mv, const toi_case *cs,
+                                                                 toi_accurate_info *info, toi_result *out) {
+  if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
+  int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
+  if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
+  uint64_t pmin = UINT64_MAX, vmin = UINT64_MAX;
+  for (int i = 0; i < n; i++) {
+    track_min(s[i].hi, &pmin);
+    track_min(s[i].lo, &pmin);
+    track_min(v[i].hi, &vmin);
+    track_min(v[i].lo, &vmin);
+  }
+  track_min(R.hi, &pmin);
+  track_min(R.lo, &pmin);
+  /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
+  if (kp < 0 && pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
+  if (kv < 0 && vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  double P = pow2i(kp), V = pow2i(kv);
+  dd ss[3], sv[3], sR = {R.hi * P, R.lo * P};
+  for (int i = 0; i < n; i++) {
+    ss[i] = dd_make(s[i].hi * P, s[i].lo * P);
+    sv[i] = dd_make(v[i].hi * V, v[i].lo * V);
+  }
+  if (info) { /* the estimates recorded are the scaled problem's */
+    info->kp = kp;
+    info->kv = kv;
+  }
+  int ok = n == 3 ? fast_body(ss, sv, sR, 3, moving, cs, -1, cs, kv - kp, info, out)
+                  : fast_body(ss, sv, sR, 2, moving, cs, -1, cs, kv - kp, info, out);
+  if (ok && info) info->path |= TOI_ACC_SCALED;
+  return ok;
+}
+
+/* The common path on the case as given, or on its scaled differences when
+   they are out of its range (solve_scaled). */
+TOI_INLINE int solve_common(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
+  dd s[3], v[3], R;
+  double ms, mv;
+  int moving;
+  diffs(cs, n, s, v, &R, &ms, &mv, &moving);
+  if (__builtin_expect(!common_range(ms, mv, moving), 0)) return solve_scaled(s, v, R, n, moving, ms, mv, cs, info, out);
+  return fast_body(s, v, R, n, moving, cs, 0, cs, 0, info, out);
+}
+
 TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
   toi_result r;
-  if (cs->dim == 3 ? solve_fast(cs, 3, cs, 0, info, &r) : solve_fast(cs, 2, cs, 0, info, &r)) return r;
+  if (cs->dim == 3 ? solve_common(cs, 3, info, &r) : solve_common(cs, 2, info, &r)) return r;
   if (info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;

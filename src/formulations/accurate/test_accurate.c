@@ -483,6 +483,36 @@ Test(accurate, swap_and_power_of_two_scaling) {
   cr_assert(scaled > n / 4, "only %ld scaled cases checked", scaled);
 }
 
+/* Cases whose differences lie outside the common path's range but scale
+   exactly by powers of two (the scale family: lengths and speeds from
+   2^-1000 to 2^1000) take the common path on their scaled differences, not
+   the slow path, and still answer as the reference does, bit for bit. */
+Test(accurate, scaled_differences_take_the_common_path) {
+  kt_tally tl = {0};
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_SCALE);
+  o.seed = kt_seed() + 97;
+  o.dim = 0;
+  long n = 2000 * kt_scale(), scaled = 0, common = 0;
+  char line[512];
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_accurate_info info;
+    toi_result x = toi_accurate_explain(&c, &info);
+    kt_case_text(&c, line, sizeof line);
+    cr_assert(kt_same(x, toi_f_accurate(&c)), "explain and solve differ: %s", line);
+    kt_check_accurate(&c, &tl);
+    if (!(info.path & TOI_ACC_SCALED)) continue;
+    scaled++;
+    if (!(info.path & TOI_ACC_SLOW)) common++;
+  }
+  cr_assert(scaled > n / 2, "only %ld of %ld cases scaled", scaled, n);
+  cr_assert(common > scaled * 9 / 10, "only %ld of %ld scaled cases took the common path", common, scaled);
+  kt_assert_rounding(&tl, "scale");
+}
+
 /* ---- the filter's proven bounds and the exact modules, against MPFR ---- */
 
 /* MPFR numbers this wide hold any sum or product of degree 4 of doubles
