@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "exact_quad.h"
 #include "reference_check.h"
 #include "ref_forms.h"
 
@@ -133,30 +134,9 @@ static inline toi_case props_case(tr_rng *r, int pl, int ph, int vl, int vh) {
 
 /* The roots of a case as rationals when D is a perfect square (returns 1). */
 static inline int tp_exact_roots(mpq_t lo, mpq_t hi, const toi_case *c) {
-  mpq_t s, v, t, a, b, cc, D;
-  mpq_inits(s, v, t, a, b, cc, D, (mpq_ptr)0);
-  for (int i = 0; i < c->dim; i++) {
-    mpq_set_d(s, c->pb[i]);
-    mpq_set_d(t, c->pa[i]);
-    mpq_sub(s, s, t);
-    mpq_set_d(v, c->vb[i]);
-    mpq_set_d(t, c->va[i]);
-    mpq_sub(v, v, t);
-    mpq_mul(t, v, v);
-    mpq_add(a, a, t);
-    mpq_mul(t, s, v);
-    mpq_add(b, b, t);
-    mpq_mul(t, s, s);
-    mpq_add(cc, cc, t);
-  }
-  mpq_set_d(s, c->ra);
-  mpq_set_d(t, c->rb);
-  mpq_add(s, s, t);
-  mpq_mul(s, s, s);
-  mpq_sub(cc, cc, s);
-  mpq_mul(D, b, b);
-  mpq_mul(t, a, cc);
-  mpq_sub(D, D, t);
+  mpq_t t, a, b, cc, D;
+  mpq_inits(t, a, b, cc, D, (mpq_ptr)0);
+  tq_abcd(c, a, b, cc, D);
   int ok = mpq_sgn(a) > 0 && mpq_sgn(D) >= 0 && mpz_perfect_square_p(mpq_numref(D)) &&
            mpz_perfect_square_p(mpq_denref(D));
   if (ok) {
@@ -169,7 +149,7 @@ static inline int tp_exact_roots(mpq_t lo, mpq_t hi, const toi_case *c) {
     mpq_add(hi, b, t);
     mpq_div(hi, hi, a);
   }
-  mpq_clears(s, v, t, a, b, cc, D, (mpq_ptr)0);
+  mpq_clears(t, a, b, cc, D, (mpq_ptr)0);
   return ok;
 }
 
