@@ -8,28 +8,27 @@
 #include "sim_candidate.h"
 #include "sweep.h"
 
-typedef struct series {
-  rep_sim *m;
-  size_t cap;
-} series;
+/* A sample's event and energy error appended to the arrays event and
+   ke_err of *n entries, grown 64 entries at a time; 1 when out of memory. */
+static int push_sample(uint64_t **event, double **ke_err, size_t *n, const sim_sample *s) {
+  if (*n % 64 == 0) {
+    size_t cap = *n + 64;
+    uint64_t *e = realloc(*event, cap * sizeof *e);
+    if (!e) return 1;
+    *event = e;
+    double *k = realloc(*ke_err, cap * sizeof *k);
+    if (!k) return 1;
+    *ke_err = k;
+  }
+  (*event)[*n] = s->event;
+  (*ke_err)[*n] = s->ke_err;
+  (*n)++;
+  return 0;
+}
 
 static int on_sample(void *ctx, const sim_sample *s) {
-  series *z = ctx;
-  rep_sim *m = z->m;
-  if (m->nsamples == z->cap) {
-    size_t cap = z->cap ? 2 * z->cap : 64;
-    uint64_t *e = realloc(m->event, cap * sizeof *e);
-    if (!e) return 1;
-    m->event = e;
-    double *k = realloc(m->ke_err, cap * sizeof *k);
-    if (!k) return 1;
-    m->ke_err = k;
-    z->cap = cap;
-  }
-  m->event[m->nsamples] = s->event;
-  m->ke_err[m->nsamples] = s->ke_err;
-  m->nsamples++;
-  return 0;
+  rep_sim *m = ctx;
+  return push_sample(&m->event, &m->ke_err, &m->nsamples, s);
 }
 
 int report_simulate(rep_data *d) {
@@ -58,7 +57,6 @@ int report_simulate(rep_data *d) {
     }
     rep_sim *m = &d->sim[d->nsim++];
     snprintf(m->name, sizeof m->name, "%s", kern.name);
-    series z = {m, 0};
     sim_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.restitution = 1.0;
@@ -66,7 +64,7 @@ int report_simulate(rep_data *d) {
     cfg.every = events / 50;
     cfg.overlap_tol = 1e-9;
     cfg.on_sample = on_sample;
-    cfg.ctx = &z;
+    cfg.ctx = m;
     sim_report rep;
     memset(&rep, 0, sizeof rep);
     sim_status ss = sim_run(&rep, &st, &kern, &cfg);
@@ -112,19 +110,7 @@ static toi_status esim_state(sim_state *st, const sim_scene *sc, int dim, uint64
 
 static int esim_sample(void *ctx, const sim_sample *s) {
   rep_esim *m = ctx;
-  if (m->nsamples % 64 == 0) {
-    size_t cap = m->nsamples + 64;
-    uint64_t *e = realloc(m->event, cap * sizeof *e);
-    if (!e) return 1;
-    m->event = e;
-    double *k = realloc(m->ke_err, cap * sizeof *k);
-    if (!k) return 1;
-    m->ke_err = k;
-  }
-  m->event[m->nsamples] = s->event;
-  m->ke_err[m->nsamples] = s->ke_err;
-  m->nsamples++;
-  return 0;
+  return push_sample(&m->event, &m->ke_err, &m->nsamples, s);
 }
 
 /* One run: m filled; 0, or -1 out of memory. */

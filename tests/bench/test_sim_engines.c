@@ -10,14 +10,6 @@
 
 TestSuite(simengines, .init = td_setup, .fini = td_teardown);
 
-static int built(const char *dir) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s", TOIBENCH_PATH);
-  char *slash = strrchr(path, '/');
-  if (slash) *slash = 0;
-  snprintf(path + strlen(path), sizeof path - strlen(path), "/engines/%s", dir);
-  return access(path, R_OK) == 0;
-}
 
 static int tb(const char *args) {
   char cmd[4096];
@@ -49,7 +41,7 @@ static void check_row(const char *solver, const char *events) {
 }
 
 static void engine_in_dense_3d(const char *dir, const char *solver) {
-  if (!built(dir)) cr_skip_test("%s is not built: run 'make engines' to test it", solver);
+  if (!cc_engine_built(dir)) cr_skip_test("%s is not built: run 'make engines' to test it", solver);
   char args[512];
   snprintf(args, sizeof args, "simulate -f %s --scene dense --dim 3 --n 8 --events 3 --every 1", solver);
   int rc = tb(args);
@@ -64,7 +56,7 @@ Test(simengines, fcl) { engine_in_dense_3d("fcl.so", "fcl-ca"); }
 
 /* Box2D v3 is 2D: refused in a 3D scene before any work, run in a 2D one. */
 Test(simengines, box2d3_2d_only) {
-  if (!built("box2d3.solvers")) cr_skip_test("box2d3-castshape is not built: run 'make engines' to test it");
+  if (!cc_engine_built("box2d3.solvers")) cr_skip_test("box2d3-castshape is not built: run 'make engines' to test it");
   cr_assert_eq(tb("simulate -f box2d3-castshape --scene dense --dim 3 --n 8 --events 3 --series s.txt"), 2);
   char *err = td_read("err.txt");
   cr_assert(strstr(err, "'box2d3-castshape' declines a 3D case off the plane z = 0 (a 2D-only solver)"), "%s", err);

@@ -12,14 +12,6 @@
 
 TestSuite(reportesim, .init = td_setup, .fini = td_teardown, .timeout = 600);
 
-static int built(const char *dir) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s", TOIBENCH_PATH);
-  char *slash = strrchr(path, '/');
-  if (slash) *slash = 0;
-  snprintf(path + strlen(path), sizeof path - strlen(path), "/engines/%s", dir);
-  return access(path, R_OK) == 0;
-}
 
 static int tb(const char *args, const char *out) {
   char cmd[4096];
@@ -92,7 +84,7 @@ Test(reportesim, without_engines_one_sentence) {
 }
 
 Test(reportesim, figures_equal_simulate_csv) {
-  if (!built("jolt.solvers") || !built("box2d3.solvers"))
+  if (!cc_engine_built("jolt.solvers") || !cc_engine_built("box2d3.solvers"))
     cr_skip_test("jolt and box2d3 are not built: run 'make engines' to test the engines' simulation section");
   cr_assert_eq(tb("report --quick --quiet --engines --out r", "out.txt"), 0);
   char *js = td_read("r/report.json");

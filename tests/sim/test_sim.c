@@ -782,17 +782,6 @@ static size_t bf_run(const sim_state *st, const sim_kernel *k, bf_ev *out, size_
   return got;
 }
 
-typedef struct fulllog {
-  sim_event_info ev[60];
-  size_t n;
-} fulllog;
-
-static int log_all(void *ctx, const sim_event_info *e) {
-  fulllog *l = ctx;
-  if (e->kind == SIM_EV_PAIR && !e->applied) return 0;
-  if (l->n < 60) l->ev[l->n++] = *e;
-  return 0;
-}
 
 /* A few hundred random states with mixed radii (one to three big balls among
    small ones, 2D and 3D): the grid's first 60 events are those of the
@@ -811,8 +800,8 @@ Test(sim, hierarchy_matches_all_pairs) {
     cr_assert_eq(sim_generate_radii(&st, seed + (unsigned long long)t, dim, dim == 2 ? 150 : 120, 2.5, &rd), TOI_OK);
     bf_ev want[60];
     size_t nw = bf_run(&st, &k, want, 60);
-    fulllog log = {.n = 0};
-    sim_config cfg = {1.0, nw, 0, 0, 1e-9, NULL, log_all, &log, 0, NULL};
+    evlog log = {.n = 0};
+    sim_config cfg = {1.0, nw, 0, 0, 1e-9, NULL, log_event, &log, 0, NULL};
     sim_report rep;
     cr_assert_eq(sim_run(&rep, &st, &k, &cfg), SIM_OK, "state %d: %s", t, rep.message);
     levelled += rep.grid_levels > 1;

@@ -290,4 +290,14 @@ static inline int cc_cmd(const char *dir, const char *line) {
   return cc_pipe(&job, 1, &line);
 }
 
+/* 1 when the engine folder dir was built beside the tested toibench (build/engines/DIR, `make engines`). */
+static inline int cc_engine_built(const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s", TOIBENCH_PATH);
+  char *slash = strrchr(path, '/');
+  if (slash) *slash = 0;
+  snprintf(path + strlen(path), sizeof path - strlen(path), "/engines/%s", dir);
+  return access(path, R_OK) == 0;
+}
+
 #endif

@@ -527,18 +527,25 @@ TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int movi
   return d < -ed ? TOI_MISS : TOI_NONE;
 }
 
+/* track() over a case's inputs: lengths (positions and radii) into
+   pmax/pmin, speeds into vmax/vmin (the same pair for both gives one range). */
+TOI_INLINE void track_case(const toi_case *cs, int n, uint64_t *pmax, uint64_t *pmin, uint64_t *vmax,
+                           uint64_t *vmin) {
+  for (int i = 0; i < n; i++) {
+    track(cs->pa[i], pmax, pmin);
+    track(cs->pb[i], pmax, pmin);
+    track(cs->va[i], vmax, vmin);
+    track(cs->vb[i], vmax, vmin);
+  }
+  track(cs->ra, pmax, pmin);
+  track(cs->rb, pmax, pmin);
+}
+
 /* Whether every input is zero or in [2^-SAFE_EXP, 2^SAFE_EXP), the range the
    expansions of quad_exact.c need. Off the common path. */
 static __attribute__((noinline)) int safe_inputs(const toi_case *cs, int n) {
   uint64_t mx = 0, mn1 = UINT64_MAX;
-  for (int i = 0; i < n; i++) {
-    track(cs->pa[i], &mx, &mn1);
-    track(cs->pb[i], &mx, &mn1);
-    track(cs->va[i], &mx, &mn1);
-    track(cs->vb[i], &mx, &mn1);
-  }
-  track(cs->ra, &mx, &mn1);
-  track(cs->rb, &mx, &mn1);
+  track_case(cs, n, &mx, &mn1, &mx, &mn1);
   /* (all zero: mn1 + 1 wraps to 0, and every input is zero, in range) */
   const uint64_t lo = (uint64_t)(1023 - SAFE_EXP) << 52, hi = (uint64_t)(1023 + SAFE_EXP) << 52;
   return mx < hi && (mn1 + 1 >= lo || mx == 0);
@@ -718,14 +725,7 @@ TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig,
    fallback wherever the filter cannot settle a sign or an accuracy. */
 TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accurate_info *info) {
   uint64_t pmax = 0, pmin = UINT64_MAX, vmax = 0, vmin = UINT64_MAX;
-  for (int i = 0; i < n; i++) {
-    track(cs->pa[i], &pmax, &pmin);
-    track(cs->pb[i], &pmax, &pmin);
-    track(cs->va[i], &vmax, &vmin);
-    track(cs->vb[i], &vmax, &vmin);
-  }
-  track(cs->ra, &pmax, &pmin);
-  track(cs->rb, &pmax, &pmin);
+  track_case(cs, n, &pmax, &pmin, &vmax, &vmin);
   int kp, kv;
   if (group_scale(pmax, pmin, &kp) || group_scale(vmax, vmin, &kv)) return solve_wide(cs, n, info);
 
