@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
+#include "sim_ericson.h"
 #include "sim_grid.h"
 #include "sim_queue.h"
 #include "eft.h"
@@ -22,7 +23,7 @@
  * - Events are ordered by (time, insertion number). Each event carries the
  *   change counters of its balls at prediction; a ball's counter grows
  *   whenever its velocity changes, so stale events are dropped when popped
- *   (lazy invalidation). They wait in per-ball lists under a heap of one key
+ *   (lazy invalidation). They wait in per-ball lists under a tournament tree of one key
  *   per ball (sim_queue.c): a ball's change drops its own list at once.
  * - A uniform grid of cells at least one largest diameter wide (document 001
  *   section 3): two balls in contact are in the same or neighbouring cells,
@@ -107,6 +108,8 @@ typedef struct sim {
   int f32;            /* a binary32 kernel: cases built by float advances */
   uint64_t processed; /* valid events popped: the "event" of a prediction's ID */
   int ids;            /* cases carry IDs (a batch kernel, or on_predict) */
+  int ericson;        /* pairs predicted by sim_ericson_toi (no case, no ID) */
+  int wall_double;    /* the kernel's walls are sim_wall_toi_double's */
   double ctol;        /* the kernel's contact tolerance at the last sample */
   /* a batch kernel's pending predictions: cases, balls, reserved seq numbers */
   toi_case *bq;
@@ -253,6 +256,17 @@ static void fail(sim *s, sim_status st, size_t a, size_t b, const char *what) {
 
 /* ---- prediction ---- */
 
+/* c ? x : y (c is 0 or 1) by masks on the bits, where the compiler would
+   otherwise branch on a condition the processor cannot guess. */
+static inline double select_double(int c, double x, double y) {
+  uint64_t m = -(uint64_t)c, ux, uy;
+  memcpy(&ux, &x, sizeof ux);
+  memcpy(&uy, &y, sizeof uy);
+  ux = (ux & m) | (uy & ~m);
+  memcpy(&x, &ux, sizeof x);
+  return x;
+}
+
 static inline void centre_at(const sim *s, uint32_t i, double t, double out[3]) {
   double dt = t - s->b[i].tr;
   const double *p = s->b[i].p, *v = s->b[i].v;
@@ -367,7 +381,27 @@ static void predict_wall(sim *s, uint32_t i) {
   const sim_ball *bl = &s->st->balls[i];
   double best = INFINITY, bdt = 0;
   int baxis = -1, bside = 0;
-  for (int d = 0; d < s->dim; d++) {
+  if (s->wall_double) { /* sim_wall_toi_double's arithmetic, kept by selection as in predict_cell */
+    for (int d = 0; d < s->dim; d++) {
+      double vd = s->b[i].v[d];
+      int side = vd > 0, moving = vd != 0;
+      double wall = select_double(side, s->st->box[d], 0);
+      double target = select_double(side, wall - bl->r, wall + bl->r);
+      double dt = (target - s->b[i].p[d]) / vd;
+      if (moving & isnan(dt)) {
+        fail(s, SIM_NAN, i, i, "NaN wall contact time");
+        return;
+      }
+      dt = select_double(dt < 0, 0, dt); /* already at the wall through rounding: bounce now */
+      double t = s->b[i].tr + dt;
+      int take = moving & (t < best);
+      best = select_double(take, t, best);
+      bdt = select_double(take, dt, bdt);
+      baxis = take ? d : baxis;
+      bside = take ? side : bside;
+    }
+  }
+  for (int d = 0; d < s->dim && !s->wall_double; d++) {
     double vd = s->b[i].v[d];
     if (vd == 0) continue;
     int side = vd > 0;
@@ -397,19 +431,19 @@ static void predict_cell(sim *s, uint32_t i) {
   if (s->stop) return;
   double best = INFINITY;
   int baxis = -1, bside = 0;
+  /* Each axis's crossing computed whether or not it has one, then kept by
+     selection: the signs of the velocity are no pattern the processor can
+     guess. Without a crossing (vd = 0 among them) t is not looked at. */
   for (int d = 0; d < s->dim; d++) {
     double vd = s->b[i].v[d];
     int c = s->cell[3 * i + d];
-    double bound;
-    if (vd > 0 && c < s->g.nc[0][d] - 1) bound = (c + 1) * s->g.w[d];
-    else if (vd < 0 && c > 0) bound = c * s->g.w[d];
-    else continue;
+    int up = (vd > 0) & (c < s->g.nc[0][d] - 1), down = (vd < 0) & (c > 0);
+    double bound = (c + up) * s->g.w[d];
     double t = s->b[i].tr + (bound - s->b[i].p[d]) / vd;
-    if (t < best) {
-      best = t;
-      baxis = d;
-      bside = vd > 0;
-    }
+    int take = (up | down) & (t < best);
+    best = select_double(take, t, best);
+    baxis = take ? d : baxis;
+    bside = take ? up : bside;
   }
   if (baxis < 0 || !(best < INFINITY)) return;
   if (best < s->tnow) best = s->tnow;
@@ -437,12 +471,28 @@ static int predict_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
   return s->stop;
 }
 
+/* predict_visit for the ericson kernel (s->ericson): its own arithmetic on
+   j's centre now, the same answer as predict_pair's, without a case. */
+static inline int predict_visit_ericson(sim *s, uint32_t i, uint32_t j, void *ctx) {
+  const predict_ctx *pc = ctx;
+  if (j == i || j == pc->skip || (pc->only_higher && j < i)) return 0;
+  double pb[3], dt = NAN;
+  centre_at(s, j, s->tnow, pb);
+  s->predictions++;
+  int r = sim_ericson_toi(pc->half.pa, pc->half.va, pc->half.ra, pb, s->b[j].v, s->b[j].r, s->dim, &dt);
+  uint64_t seq = s->q.seq++;
+  if (r) pair_answer_in(s, i, j, r, dt, seq);
+  return s->stop;
+}
+
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
   predict_ctx pc;
   predict_ctx_init(s, &pc, i, skip, only_higher);
-  scan_neighbours(s, i, predict_visit, &pc);
+  if (s->stop) return;
+  if (s->ericson) scan_neighbours(s, i, predict_visit_ericson, &pc);
+  else scan_neighbours(s, i, predict_visit, &pc);
 }
 
 static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
@@ -574,14 +624,17 @@ static int take_sample(sim *s, sim_sample *out) {
   size_t ncand = gc.ncand;
   if (ncand) {
     qsort(cand, ncand, sizeof *cand, pairkey_cmp);
-    for (size_t i = 0; i < s->n; i++)
-      for (uint32_t h = s->q.head[i]; h != NONE32; h = s->q.pool[h].next) {
-        const ev *e = &s->q.pool[h].e;
+    for (size_t i = 0; i < s->n; i++) {
+      uint32_t ne;
+      const ev *evs = sim_queue_events(&s->q, (uint32_t)i, &ne);
+      for (uint32_t h = 0; h < ne; h++) {
+        const ev *e = &evs[h];
         if (e->kind != SIM_EV_PAIR || !ev_valid(s, e)) continue;
         pairkey key = {e->a < e->b ? e->a : e->b, e->a < e->b ? e->b : e->a, 0};
         pairkey *f = bsearch(&key, cand, ncand, sizeof *cand, pairkey_cmp);
         if (f) f->pending = 1;
       }
+    }
     for (size_t i = 0; i < ncand; i++) {
       if (cand[i].pending) out->late++;
       else out->missed++;
@@ -726,7 +779,7 @@ static void do_cell(sim *s, const ev *e) {
   for (int u = 0; u < s->g.nused; u++) {
     sim_nbr q;
     if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q) &&
-        scan(s, &q, i, predict_visit, &pc))
+        (s->ericson ? scan(s, &q, i, predict_visit_ericson, &pc) : scan(s, &q, i, predict_visit, &pc)))
       return;
   }
   predict_cell(s, i);
@@ -805,6 +858,8 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   }
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
+  s->ericson = !s->ids && sim_kernel_is_ericson(k);
+  s->wall_double = k->wall_toi == sim_wall_toi_double;
   if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !batch_ok ||
       sim_queue_init(&s->q, s->n)) {
     sim_free(s);

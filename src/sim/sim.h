@@ -171,6 +171,10 @@ sim_kernel sim_formulation_kernel(const toi_formulation *f);
 /// .precision = TOI_BINARY32. .name is NULL when f has no variant in q.
 sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q);
 
+/// 1 when k is sim_formulation_kernel's kernel of `ericson` in binary64: a run
+/// then predicts its pairs through sim_ericson.h, with the same answers.
+int sim_kernel_is_ericson(const sim_kernel *k);
+
 /// The kernels a comma-separated list names (NULL: "all"): a built-in forward
 /// formulation by name, "all" (every forward formulation) or "reference" (the
 /// certified kernel of toiresp.h), each kept once in order of first mention.

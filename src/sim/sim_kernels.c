@@ -119,6 +119,10 @@ sim_kernel sim_formulation_kernel(const toi_formulation *f) {
   return k;
 }
 
+int sim_kernel_is_ericson(const sim_kernel *k) {
+  return k->pair_toi == form_pair_toi && k->ctx == (void *)toi_formulation_find("ericson");
+}
+
 sim_kernel sim_formulation_kernel_prec(const toi_formulation *f, toi_precision q) {
   if (q == TOI_BINARY64) return sim_formulation_kernel(f);
   sim_kernel none = {NULL, NULL, NULL, NULL, NULL, NULL, q, NULL, NULL};

@@ -1,0 +1,176 @@
+/* test_sim_ericson.c: the run's direct ericson prediction (sim_ericson.h) against the ericson kernel, and runs through both. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+#include "sim_ericson.h"
+#include "test_env.h"
+#include "test_rng.h"
+
+static sim_kernel ericson_kernel(void) { return sim_formulation_kernel(toi_formulation_find("ericson")); }
+
+/* The kernel's answer (r, dt) for c and sim_ericson_toi's must be the same,
+   dt bit for bit when a contact is predicted. */
+static void same_answer(const sim_kernel *k, const toi_case *c, const char *what) {
+  double dk = NAN, df = NAN;
+  int rk = k->pair_toi(k->ctx, c, &dk);
+  int rf = sim_ericson_toi(c->pa, c->va, c->ra, c->pb, c->vb, c->rb, c->dim, &df);
+  cr_assert_eq(rf, rk, "%s: direct %d, kernel %d", what, rf, rk);
+  if (rk == 1) cr_assert(!memcmp(&df, &dk, sizeof df), "%s: direct %a, kernel %a", what, df, dk);
+}
+
+static toi_case case_of(int dim, const double pa[3], const double va[3], double ra, const double pb[3],
+                        const double vb[3], double rb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  c.dim = dim;
+  for (int d = 0; d < dim; d++) {
+    c.pa[d] = pa[d];
+    c.va[d] = va[d];
+    c.pb[d] = pb[d];
+    c.vb[d] = vb[d];
+  }
+  c.ra = ra;
+  c.rb = rb;
+  c.ma = c.mb = 1;
+  return c;
+}
+
+/* Each early out of the formulation, and the answers the kernel turns away:
+   an overlap (t = 0), a = 2^-42 < 1e-12 (not moving), b = 0 (touching and
+   tangential), d < 0 (a miss), hits at t = 1 and 0, and NaN times (-1). */
+Test(sim_ericson, early_outs_and_edges) {
+  sim_kernel k = ericson_kernel();
+  const double z[3] = {0, 0, 0};
+  struct {
+    const char *what;
+    double pb[3], vb[3], rb;
+    int want;
+    double dt;
+  } rows[] = {
+      {"overlap", {1.5, 0, 0}, {1, 0, 0}, 1, 1, 0},
+      {"slow", {10, 0, 0}, {-0x1p-21, 0, 0}, 1, 0, 0},
+      {"tangent", {2, 0, 0}, {0, 1, 0}, 1, 0, 0},
+      {"receding", {3, 0, 0}, {1, 0, 0}, 1, 0, 0},
+      {"miss", {0, 5, 0}, {-1, -1, 0}, 1, 0, 0},
+      {"hit at 1", {4, 0, 0}, {-2, 0, 0}, 1, 1, 1},
+      {"hit at 0 (touching, approaching)", {2, 0, 0}, {-1, 0, 0}, 1, 1, 0},
+      {"|s|^2 overflows: d = inf - inf", {0x1p1000, 0, 0}, {-0x1p-19, 0, 0}, 1, -1, 0},
+      {"NaN centre", {NAN, 0, 0}, {-1, 0, 0}, 1, -1, 0},
+      {"NaN radius", {4, 0, 0}, {-2, 0, 0}, NAN, -1, 0},
+  };
+  for (int dim = 2; dim <= 3; dim++)
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+      toi_case c = case_of(dim, z, z, 1, rows[i].pb, rows[i].vb, rows[i].rb);
+      same_answer(&k, &c, rows[i].what);
+      double dt = -1;
+      int r = sim_ericson_toi(c.pa, c.va, c.ra, c.pb, c.vb, c.rb, dim, &dt);
+      cr_assert_eq(r, rows[i].want, "%s (%dD): %d", rows[i].what, dim, r);
+      if (r == 1) cr_assert_eq(dt, rows[i].dt, "%s (%dD): %a", rows[i].what, dim, dt);
+    }
+}
+
+/* Random pairs of every kind the run makes (near contact, far, fast, slow,
+   scales from 2^-30 to 2^30, 2D and 3D): the same answers. */
+Test(sim_ericson, random_cases_bit_for_bit) {
+  sim_kernel k = ericson_kernel();
+  test_rng g = {te_seed(5)};
+  long n = 200000 * te_scale();
+  for (long i = 0; i < n; i++) {
+    int dim = 2 + (int)(i & 1);
+    int e = (int)test_rng_int(&g, -30, 30);
+    double pa[3], va[3], pb[3], vb[3], ra = ldexp(test_rng_uniform(&g, 0.5, 1), e);
+    double rb = (i % 7 == 0) ? ra : ldexp(test_rng_uniform(&g, 0.001, 1), e);
+    for (int d = 0; d < 3; d++) {
+      pa[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
+      pb[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
+      va[d] = test_rng_double(&g, -24, 4);
+      vb[d] = (i % 5 == 0) ? va[d] : test_rng_double(&g, -24, 4);
+    }
+    toi_case c = case_of(dim, pa, va, ra, pb, vb, rb);
+    same_answer(&k, &c, "random");
+  }
+}
+
+Test(sim_ericson, only_the_binary64_ericson_kernel) {
+  sim_kernel k = ericson_kernel();
+  cr_assert(sim_kernel_is_ericson(&k));
+  const toi_formulation *f = toi_formulation_find("ericson");
+  sim_kernel k32 = sim_formulation_kernel_prec(f, TOI_BINARY32);
+  cr_assert(!sim_kernel_is_ericson(&k32));
+  sim_kernel other = sim_formulation_kernel(toi_formulation_find("expanded"));
+  cr_assert(!sim_kernel_is_ericson(&other));
+  sim_kernel wrapped = k;
+  wrapped.ctx = (void *)toi_formulation_find("expanded");
+  cr_assert(!sim_kernel_is_ericson(&wrapped));
+}
+
+/* A run's figures, sample by sample, and its events in order. */
+typedef struct trace {
+  sim_sample s[64];
+  size_t ns;
+  uint64_t h; /* a hash of every event's kind, time, balls and outcome */
+} trace;
+
+static int on_sample(void *ctx, const sim_sample *s) {
+  trace *t = ctx;
+  if (t->ns < 64) t->s[t->ns++] = *s;
+  return 0;
+}
+
+static int on_event(void *ctx, const sim_event_info *e) {
+  trace *t = ctx;
+  uint64_t w[5] = {e->number, (uint64_t)e->kind, 0, e->a, e->b * 2 + (uint64_t)e->applied};
+  memcpy(&w[2], &e->time, sizeof e->time);
+  for (int i = 0; i < 5; i++) t->h = (t->h ^ w[i]) * 0x100000001b3ULL;
+  return 0;
+}
+
+static int on_predict(void *ctx, const sim_predict_info *p) {
+  (void)ctx;
+  (void)p;
+  return 0;
+}
+
+/* A caller that watches the predictions (on_predict) gets each case built
+   and handed to the kernel; one that does not gets sim_ericson_toi. The two
+   runs must agree in every figure and event. */
+static void both_paths(const sim_state *st, uint64_t events) {
+  sim_kernel k = ericson_kernel();
+  trace t[2];
+  sim_report rep[2];
+  for (int watch = 0; watch < 2; watch++) {
+    memset(&t[watch], 0, sizeof t[watch]);
+    t[watch].h = 0xcbf29ce484222325ULL;
+    sim_config cfg = {.restitution = 1, .events = events, .every = events / 20, .overlap_tol = 1e-9,
+                      .on_sample = on_sample, .on_event = on_event, .ctx = &t[watch],
+                      .on_predict = watch ? on_predict : NULL};
+    sim_run(&rep[watch], st, &k, &cfg);
+    cr_assert_eq(rep[watch].status, SIM_OK, "%s", rep[watch].message);
+  }
+  cr_assert_eq(rep[0].last.event, events);
+  cr_assert_eq(rep[0].predictions, rep[1].predictions);
+  cr_assert(rep[0].predictions > events, "%llu predictions", (unsigned long long)rep[0].predictions);
+  cr_assert_eq(t[0].h, t[1].h, "the events differ");
+  cr_assert_eq(t[0].ns, t[1].ns);
+  cr_assert(!memcmp(t[0].s, t[1].s, t[0].ns * sizeof t[0].s[0]), "the samples differ");
+  cr_assert(!memcmp(&rep[0].last, &rep[1].last, sizeof rep[0].last));
+  cr_assert_eq(rep[0].time, rep[1].time);
+}
+
+Test(sim_ericson, runs_match_the_general_path) {
+  uint64_t seed = te_seed(3);
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, seed, dim, 300, 4), TOI_OK);
+    both_paths(&st, 20000);
+    sim_state_free(&st);
+  }
+  /* one big ball among small ones: grid levels, many partners a prediction */
+  sim_radii rd = {0.5, 1, SIM_RADIUS_BIMODAL, 0.004, 20};
+  sim_state big;
+  cr_assert_eq(sim_generate_radii(&big, seed, 2, 300, 4, &rd), TOI_OK);
+  both_paths(&big, 20000);
+  sim_state_free(&big);
+}
