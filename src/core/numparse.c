@@ -171,6 +171,17 @@ static int hex_exact_normal(const char *p, const char *lim, int neg, double *out
    token (a '+', 0X, P, no point, 14 digits, a fifth exponent digit, an
    exponent beyond the normal range...), which the general reader takes. */
 static inline __attribute__((always_inline)) int hex_a_fast(const char *s, double *out, const char **end) {
+  /* The field's end first, from s alone: the first blank or NUL of the 32
+     bytes from s. The next field's start then waits on nothing else, so
+     the reading of this one overlaps the next instead of each number's
+     end waiting on its digits and exponent. */
+  const __m128i s0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+  const __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+  const __m128i blank = _mm_set1_epi8(' '), nul = _mm_setzero_si128();
+  const unsigned tm = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s0, blank), _mm_cmpeq_epi8(s0, nul))) |
+                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s1, blank), _mm_cmpeq_epi8(s1, nul))) << 16;
+  if (!tm) return 0;
+  const char *const fend = s + __builtin_ctz(tm);
   const int neg = s[0] == '-';
   const char *b = s + neg;
   uint32_t head;
@@ -199,7 +210,9 @@ static inline __attribute__((always_inline)) int hex_a_fast(const char *s, doubl
   const __m128i y = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)e), _mm_set1_epi8('0'));
   const unsigned dm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y));
   const int k = __builtin_ctz(~dm);
-  if (k == 0 || k > 4 || !AT_END(e[k])) return 0;
+  /* every byte before e + k is a sign, digit, '.' or 'p': fend is the
+     first blank or NUL after them exactly when e[k] is one */
+  if (k == 0 || k > 4 || e + k != fend) return 0;
   /* the k digits moved to the top of four bytes, the first in the lowest
      byte, then paired: 10 d0 + d1 and 10 d2 + d3, then 100 (d0d1) + d2d3 */
   uint32_t w = (uint32_t)_mm_cvtsi128_si32(y) << (8 * (4 - k));
@@ -208,7 +221,7 @@ static inline __attribute__((always_inline)) int hex_a_fast(const char *s, doubl
   const int ev = eneg ? -ex : ex;
   if (ev < -1022 || ev > 1023) return 0;
   *out = from_bits((uint64_t)neg << 63 | (uint64_t)(ev + 1023) << 52 | frac);
-  *end = e + k;
+  *end = fend;
   return 1;
 }
 #endif
