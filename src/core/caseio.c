@@ -113,16 +113,10 @@ static int parse_line_fast(toi_case *c, const char *line, const char *lim) {
   p += 2;
   int want = c->dim == 2 ? 12 : 16;
   double v[16];
-  for (int i = 0; i < want; i++) {
-    while (*p == ' ') p++;
-    /* parse_number's test first (a digit, or a point and a digit, after the
-       sign), then the number read in place up to the blank or the end. */
-    const unsigned char *q = p + (*p == '+' || *p == '-');
-    if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
-    const char *end;
-    if (toi_parse_double_span((const char *)p, lim, &end, &v[i]) != TOI_NUM_OK) return 0;
-    p = (const unsigned char *)end;
-  }
+  const char *end;
+  /* parse_number's test on each field, then the number read in place up to the blank or the end */
+  if (!toi_parse_double_fields((const char *)p, lim, want, v, &end)) return 0;
+  p = (const unsigned char *)end;
   while (*p == ' ') p++;
   if (*p) return 0;
   /* Beyond TOI_LINE_MAX the general path refuses the line, as the readers say (their check leaves room

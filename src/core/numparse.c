@@ -156,6 +156,76 @@ static int hex_exact_normal(const char *p, const char *lim, int neg, double *out
   return 1;
 }
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define HEX_A_FAST 1
+/* Bytes a field read by hex_a_fast may reach from its start: the sign,
+   "0x1.", 16 bytes of digits, then 16 from the exponent's first byte. */
+#define HEX_A_SPAN 40
+
+/* The form "%a" writes for a normal double, [-]0x1.HHHp[+-]D (at most 13
+   hex digits, one to four exponent digits), at s, with at least HEX_A_SPAN
+   bytes readable from s: its bits are its digits, found with two 16-byte
+   loads and no loop. 1 with the value and the end (the blank or NUL after
+   the field) set, exactly as hex_exact_normal sets them; 0 for any other
+   token (a '+', 0X, P, no point, 14 digits, a fifth exponent digit, an
+   exponent beyond the normal range...), which the general reader takes. */
+static inline __attribute__((always_inline)) int hex_a_fast(const char *s, double *out, const char **end) {
+  /* The field's end first, from s alone: the first blank or NUL of the 32
+     bytes from s. The next field's start then waits on nothing else, so
+     the reading of this one overlaps the next instead of each number's
+     end waiting on its digits and exponent. */
+  const __m128i s0 = _mm_loadu_si128((const __m128i *)(const void *)s);
+  const __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
+  const __m128i blank = _mm_set1_epi8(' '), nul = _mm_setzero_si128();
+  const unsigned tm = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s0, blank), _mm_cmpeq_epi8(s0, nul))) |
+                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s1, blank), _mm_cmpeq_epi8(s1, nul))) << 16;
+  if (!tm) return 0;
+  const char *const fend = s + __builtin_ctz(tm);
+  const int neg = s[0] == '-';
+  const char *b = s + neg;
+  uint32_t head;
+  memcpy(&head, b, sizeof head);
+  if (head != ((uint32_t)'0' | (uint32_t)'x' << 8 | (uint32_t)'1' << 16 | (uint32_t)'.' << 24)) return 0;
+  const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(b + 4));
+  /* a byte is a digit when its distance from '0' is at most 9, a letter
+     when its distance from 'a', case folded, is at most 5 (unsigned) */
+  const __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+  const __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+  const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+  const __m128i let = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(5)), l);
+  const unsigned hm = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, let));
+  const int n = __builtin_ctz(~hm); /* the digits before the first other byte: 0..16 */
+  if (n > 13 || b[4 + n] != 'p') return 0;
+  /* the digit values, 0 past the n-th, two to a byte, the first on top */
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m128i v = _mm_add_epi8(_mm_and_si128(x, _mm_set1_epi8(0x0f)), _mm_and_si128(let, _mm_set1_epi8(9)));
+  v = _mm_and_si128(v, _mm_cmplt_epi8(iota, _mm_set1_epi8((char)n)));
+  v = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8)), _mm_set1_epi16(0x00ff));
+  const uint64_t frac = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(v, v))) >> 12;
+  /* the exponent: [+-], one to four decimal digits, then a blank or NUL */
+  const char *e = b + 5 + n;
+  const int eneg = e[0] == '-';
+  e += (e[0] == '+') | (e[0] == '-');
+  const __m128i y = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)e), _mm_set1_epi8('0'));
+  const unsigned dm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(y, _mm_set1_epi8(9)), y));
+  const int k = __builtin_ctz(~dm);
+  /* every byte before e + k is a sign, digit, '.' or 'p': fend is the
+     first blank or NUL after them exactly when e[k] is one */
+  if (k == 0 || k > 4 || e + k != fend) return 0;
+  /* the k digits moved to the top of four bytes, the first in the lowest
+     byte, then paired: 10 d0 + d1 and 10 d2 + d3, then 100 (d0d1) + d2d3 */
+  uint32_t w = (uint32_t)_mm_cvtsi128_si32(y) << (8 * (4 - k));
+  w = (w & 0x000f000f) * 10 + ((w >> 8) & 0x000f000f);
+  const int ex = (int)((w & 0xff) * 100 + ((w >> 16) & 0xff));
+  const int ev = eneg ? -ex : ex;
+  if (ev < -1022 || ev > 1023) return 0;
+  *out = from_bits((uint64_t)neg << 63 | (uint64_t)(ev + 1023) << 52 | frac);
+  *end = fend;
+  return 1;
+}
+#endif
+
 /* p just after "0x": the first 16 significant hex digits make a 64-bit
    significand, the others only move the exponent and set the sticky bit. */
 static toi_num_status parse_hex(const char *p, const char *lim, int neg, double *out, const char **end) {
@@ -348,6 +418,9 @@ static toi_num_status parse_decimal(const char *p, int neg, double *out, const c
 }
 
 toi_num_status toi_parse_double_span(const char *tok, const char *lim, const char **end, double *out) {
+#ifdef HEX_A_FAST
+  if (lim - tok >= HEX_A_SPAN && hex_a_fast(tok, out, end)) return TOI_NUM_OK;
+#endif
   const char *p = tok;
   unsigned char c = (unsigned char)*p;
   int neg = c == '-';
@@ -368,4 +441,19 @@ toi_num_status toi_parse_double(const char *tok, double *out) {
   if (st == TOI_NUM_SYNTAX || *end) return TOI_NUM_SYNTAX;
   *out = x;
   return st;
+}
+
+int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, const char **end) {
+  for (int i = 0; i < n; i++) {
+    while (*p == ' ') p++;
+#ifdef HEX_A_FAST
+    if (lim - p >= HEX_A_SPAN && hex_a_fast(p, &v[i], &p)) continue;
+#endif
+    /* a digit, or a point and a digit, after the sign */
+    const unsigned char *q = (const unsigned char *)p + (*p == '+' || *p == '-');
+    if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
+    if (toi_parse_double_span(p, lim, &p, &v[i]) != TOI_NUM_OK) return 0;
+  }
+  *end = p;
+  return 1;
 }

@@ -32,4 +32,10 @@ toi_num_status toi_parse_double_field(const char *tok, const char **end, double 
    bytes after the field's end are read then but never change the result. */
 toi_num_status toi_parse_double_span(const char *tok, const char *lim, const char **end, double *out);
 
+/* The n numbers of a line's fields from p, each after any blanks, into v,
+   as parse_number's test (a digit, or a point and a digit, after the sign)
+   and toi_parse_double_span with lim read them: 1 with *end at the byte
+   after the last number when every one is TOI_NUM_OK, else 0. */
+int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, const char **end);
+
 #endif

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "numfmt.h"
 #include "numparse.h"
 #include "pow5_table.h"
@@ -407,6 +409,161 @@ Test(numparse, hex_digits_near_the_buffer_end) {
       sprintf(t + k, "p%+d", d * 47 - 500);
       check_span_ends(t);
     }
+}
+
+/* toi_parse_double_fields on the n fields of line (NUL-terminated, its
+   bytes readable up to lim) against the same fields read one by one by
+   toi_parse_double_span with nothing known past each field's end (lim = the
+   field itself: the byte loop, no look-ahead): the same verdict, the same
+   values bit for bit, the same end. */
+static void check_fields(const char *line, const char *lim, int n, const char *what, uint64_t seed) {
+  double got[16], want[16];
+  const char *gend = NULL, *wend = NULL;
+  int gr = toi_parse_double_fields(line, lim, n, got, &gend), wr = 1;
+  const char *p = line;
+  for (int i = 0; i < n && wr; i++) {
+    while (*p == ' ') p++;
+    const char *q = p + (*p == '+' || *p == '-');
+    if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) {
+      wr = 0;
+      break;
+    }
+    const char *e = NULL;
+    if (toi_parse_double_span(p, p, &e, &want[i]) != TOI_NUM_OK) wr = 0;
+    p = e;
+  }
+  wend = p;
+  cr_assert_eq(gr, wr, "%s: '%.300s': verdict %d, field by field %d " SEED_NOTE, what, line, gr, wr,
+               (unsigned long long)seed);
+  if (!wr) return;
+  cr_assert_eq(gend, wend, "%s: '%.300s': end " SEED_NOTE, what, line, (unsigned long long)seed);
+  for (int i = 0; i < n; i++)
+    cr_assert_eq(te_bits(got[i]), te_bits(want[i]), "%s: '%.300s': field %d %a, field by field %a " SEED_NOTE,
+                 what, line, i + 1, got[i], want[i], (unsigned long long)seed);
+}
+
+/* A double drawn for the %a reader's edges: any bit pattern, a normal one of
+   magnitude 2^-60..2^60, a subnormal, zero, the extremes, or few digits. */
+static double draw_edge(test_rng *r) {
+  switch (test_rng_int(r, 0, 7)) {
+  case 0: /* subnormal, of 1 to 52 significant bits */
+    return te_of_bits((test_rng_next(r) & (UINT64_C(1) << 63)) |
+                      (test_rng_next(r) & ((UINT64_C(1) << 52) - 1)) >> (int)test_rng_int(r, 0, 51));
+  case 1: return (test_rng_next(r) & 1) ? -0.0 : 0.0;
+  case 2: return (test_rng_next(r) & 1) ? DBL_MAX : -DBL_MIN;
+  case 3: return ldexp((double)test_rng_int(r, 1, 4096), (int)test_rng_int(r, -1074, 1011)); /* few digits */
+  case 4: return test_rng_double(r, -60, 60);
+  default: return draw(r, 0);
+  }
+}
+
+/* Random lines of %a numbers (the form case files hold, and variants:
+   capitals, a '+', exponents with leading zeros, one or more blanks), with
+   0 to 40 bytes readable after the NUL: the line reader agrees with the
+   field-by-field byte loop, and every field with the MPFR/strtod reference. */
+Test(numparse, fields_random_hex_lines) {
+  const uint64_t seed = te_seed(0x666c64736865ULL);
+  test_rng r = {seed};
+  const long n = 20000 * te_scale();
+  char line[16 * 40 + 64], tok[48];
+  for (long it = 0; it < n; it++) {
+    int nf = (int)test_rng_int(&r, 1, 16);
+    size_t k = 0;
+    for (int i = 0; i < nf; i++) {
+      double x = draw_edge(&r);
+      int len = snprintf(tok, sizeof tok, "%a", x);
+      int v = (int)test_rng_int(&r, 0, 15);
+      if (v == 0) /* capitals */
+        for (int j = 0; j < len; j++) tok[j] = (char)(tok[j] >= 'a' && tok[j] <= 'f' ? tok[j] - 32 : tok[j]);
+      if (v == 1 && tok[0] != '-') { /* a '+' */
+        memmove(tok + 1, tok, (size_t)len + 1);
+        tok[0] = '+';
+        len++;
+      }
+      if (v == 2) { /* the exponent with leading zeros */
+        char *pp = strchr(tok, 'p') + 2;
+        int z = (int)test_rng_int(&r, 1, 3);
+        memmove(pp + z, pp, strlen(pp) + 1);
+        memset(pp, '0', (size_t)z);
+        len += z;
+      }
+      double want;
+      cr_assert_eq(strtod_status(tok, &want), TOI_NUM_OK, "'%s'", tok);
+      int blanks = v == 3 ? (int)test_rng_int(&r, 2, 4) : 1;
+      for (int b = 0; b < blanks; b++) line[k++] = ' ';
+      memcpy(line + k, tok, (size_t)len);
+      k += (size_t)len;
+    }
+    line[k] = '\0';
+    size_t pad = (size_t)test_rng_int(&r, 0, 40);
+    memset(line + k + 1, 'f', pad);
+    check_fields(line, line + k + 1 + pad, nf, "random line", seed);
+    double got[16];
+    const char *end;
+    cr_assert(toi_parse_double_fields(line, line + k + 1 + pad, nf, got, &end));
+    cr_assert_eq(end, line + k);
+    const char *p = line;
+    for (int i = 0; i < nf; i++) {
+      while (*p == ' ') p++;
+      double want;
+      char one[48];
+      size_t l = strcspn(p, " ");
+      memcpy(one, p, l);
+      one[l] = '\0';
+      cr_assert_eq(strtod_status(one, &want), TOI_NUM_OK);
+      cr_assert_eq(te_bits(got[i]), te_bits(want), "'%s': %a, reference %a " SEED_NOTE, one, got[i], want,
+                   (unsigned long long)seed);
+      p += l;
+    }
+  }
+}
+
+/* Every byte of a line of %a numbers replaced in turn by each of bytes that
+   a number may or may not hold there, the line's bytes readable well past
+   its end: the line reader agrees with the field-by-field byte loop (the
+   same fields refused, the same values where none is). */
+Test(numparse, fields_garbage_at_each_byte) {
+  static const char base[] = "-0x1.3e9deaa7d9b56p+3 0x1.0494158d413ep-3 0x1.8p+0 -0x1.fffffffffffffp+1023 "
+                             "0x1.0000000000001p-1022 0x1p+0 0x0p+0 -0x0p+0 0x1.abcdef0123456p-1000";
+  static const char subst[] = " \tgGxXpP.+-019aAfF:/@`\x7f\x80\xff";
+  char line[sizeof base + 64];
+  for (size_t at = 0; at < sizeof base - 1; at++)
+    for (size_t j = 0; j < sizeof subst; j++) { /* the last is the NUL */
+      memcpy(line, base, sizeof base);
+      memset(line + sizeof base, '7', 64);
+      line[at] = subst[j];
+      check_fields(line, line + sizeof line, 9, "garbage", 0);
+      /* a byte added there instead, the rest moved on */
+      memcpy(line, base, at);
+      line[at] = subst[j];
+      memcpy(line + at + 1, base + at, sizeof base - at);
+      check_fields(line, line + sizeof line, 9, "insertion", 0);
+    }
+}
+
+/* A line whose NUL is the last readable byte before an unmapped page: the
+   line reader, told so by lim, reads nothing past it, whatever the number of
+   bytes between each field and the end. */
+Test(numparse, fields_line_at_the_end_of_a_page) {
+  long pg = sysconf(_SC_PAGESIZE);
+  char *map = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  cr_assert(map != MAP_FAILED);
+  cr_assert_eq(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+  static const char *const lines[] = {"0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p+2 0x1.0494158d413ep-3",
+                                      "-0x1.fffffffffffffp+1023 0x1.8p+0 0x1.0000000000001p-1022",
+                                      "0x1.3e9deaa7d9b56p+3", "0x1p-1074 0x1.p+0 0x1.abcdef0123456p+1000"};
+  for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+    size_t n = strlen(lines[i]);
+    int nf = 1;
+    for (size_t j = 0; j < n; j++) nf += lines[i][j] == ' ';
+    for (size_t cut = 0; cut < 48; cut++) { /* the line's end, then 0..47 more bytes ('7's), then the page's end */
+      char *line = map + pg - (n + 1 + cut);
+      memcpy(line, lines[i], n + 1);
+      memset(line + n + 1, '7', cut);
+      check_fields(line, map + pg, nf, "page end", 0);
+    }
+  }
+  munmap(map, (size_t)(2 * pg));
 }
 
 /* The writers against printf on every kind of double. */
