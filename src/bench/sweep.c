@@ -436,12 +436,18 @@ static int lazy_decided(const sweep_cell *cell, int hsame, double hi, const kapp
    sign and binade); u is ulp_q(R). 0 otherwise. */
 static inline __attribute__((always_inline)) int ulp_distance(double *k, double *u, double T, double R,
                                                               toi_precision q) {
-  int eR, eT;
-  double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
-  (void)frexp_bits(T, &eT);
-  /* (frexp_bits gives zero the exponent 0, that of [1/2, 1): T = 0 is refused by itself) */
-  if (!isfinite(R) || !isfinite(T) || R == 0 || T == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
-    return 0;
+  /* By the bit patterns: R a normal double (exponent field neither 0 nor
+     all ones), not a power of two (a significand field other than 0), and T
+     with R's sign and exponent fields, so T is a normal double of R's sign
+     and binade too (finite, not 0). For |R| in [2^(eR-1), 2^eR) (frexp's
+     eR), the exponent field is eR - 1 + 1023. A subnormal R, refused here,
+     is below every precision's normal range (emin >= -1022) as below. */
+  uint64_t bR, bT;
+  memcpy(&bR, &R, sizeof bR);
+  memcpy(&bT, &T, sizeof bT);
+  int be = (int)(bR >> 52 & 0x7ff);
+  if ((bR ^ bT) >> 52 || be == 0 || be == 0x7ff || !(bR << 12)) return 0;
+  int eR = be - 1022;
   int p = 53, emin = -1022;
   if (q != TOI_BINARY64) {
     const toi_precision_info *pi = toi_precision_get(q);
@@ -736,12 +742,18 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   const toi_ref *r64 = view[TOI_BINARY64].ref;
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
+  /* Column j's cell, view and answer by pointers that step with j (a view is
+     large: an index would multiply by its size, per column of every case). */
+  sweep_view *vq[TOI_PRECISION_COUNT];
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
+  sweep_cell *cell = acc->cells + b - acc->nbins;
+  const sweep_answer *a = ans - stride;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
-    sweep_cell *cell = &acc->cells[j * acc->nbins + b];
-    sweep_view *v = &view[cand->precision];
+    cell += acc->nbins;
+    a += stride;
+    sweep_view *v = vq[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
-    const sweep_answer *a = &ans[j * stride];
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       keys[j] = no_key;
