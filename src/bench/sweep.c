@@ -706,7 +706,14 @@ static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint
      the first column with it: none of them has kj's key when kj's hash is
      not there, the usual case; first[h] is the answer when its key is kj's
      (a column with kj's key has kj's hash, so none comes before it). */
-  unsigned h = (unsigned)((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
+  /* The key folded onto itself before the multiplication: a multiplication
+     carries a difference only upwards, so keys apart in a single high bit
+     alone (two columns' domains, bit 33 of rest) could share the top six
+     bits of the product for good, as two columns answering no contact (NaN)
+     in every case did; any hash gives the same result, only the scans below
+     depend on it. */
+  uint64_t x = kj.t ^ kj.t >> 32 ^ kj.rest;
+  unsigned h = (unsigned)((x ^ x >> 29) * 0x9e3779b97f4a7c15u >> 58);
   if (!(*seen >> h & 1)) {
     *seen |= (uint64_t)1 << h;
     first[h] = (uint8_t)j;
