@@ -32,8 +32,9 @@ static toi_status measure_error(double *ulp, double *bits, double T, const toi_c
 
 /* The verdict and time against ref, without step or target; the error of a
    timed answer with a time measured (engine, precision q) when measure is
-   set, else left NaN for the caller (score_case_deferred). */
-static toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
+   set, else left NaN for the caller (score_case_deferred). Inlined into its
+   two callers' paths, so that the sweep's (measure 0) is specialised. */
+static inline __attribute__((always_inline)) toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
                              int measure, toi_ref_prepared *prep) {
   /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
@@ -218,8 +219,9 @@ static toi_status score_target(toi_score_detail *out, toi_result r, toi_result r
 }
 
 /* The score against the true contact, with the step tmax (+Inf: none);
-   *rr: the verdict as the step makes it (a contact after the step is none). */
-static toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
+   *rr: the verdict as the step makes it (a contact after the step is none).
+   Inlined as score_core is. */
+static inline __attribute__((always_inline)) toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
                              toi_precision q, int measure, toi_ref_prepared *prep) {
   toi_ref within; /* ref, or its copy with the class a step makes of it */

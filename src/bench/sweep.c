@@ -131,23 +131,28 @@ double sweep_frexp(double x, int *e) { return frexp_bits(x, e); }
 
 /* The bins inline here (they run several times per scored column), and by their public names. */
 static inline __attribute__((always_inline)) int ulp_bin(double ulp) {
-  if (isnan(ulp) || ulp < 0) return -1;
-  if (ulp == 0) return 0;
-  if (isinf(ulp)) return SWEEP_HBINS - 1;
-  if (ulp < 0.5) return 1;
-  int e;
-  (void)frexp_bits(ulp, &e); /* ulp in [2^(e-1), 2^e) */
-  int h = e + 2;
+  /* From the exponent field: an ulp >= 0.5 is a normal double or +Inf, and
+     for 2^(e-1) <= ulp < 2^e (frexp's e) the biased exponent is e - 1 + 1023,
+     so H = e + 2 is that field less 1020. NaN and negatives fail ulp >= 0.5
+     and ulp > 0; -0 is 0. */
+  if (!(ulp >= 0.5)) return ulp == 0 ? 0 : ulp > 0 ? 1 : -1;
+  uint64_t b;
+  memcpy(&b, &ulp, sizeof b);
+  int be = (int)(b >> 52); /* the sign is 0 */
+  if (be == 0x7ff) return SWEEP_HBINS - 1;
+  int h = be - 1020;
   return h > SWEEP_HBINS - 3 ? SWEEP_HBINS - 2 : h;
 }
 
 static inline __attribute__((always_inline)) int kappa_bin(double kappa) {
-  if (isnan(kappa) || kappa < 0) return -1;
-  if (isinf(kappa)) return SWEEP_KBINS - 1;
-  if (kappa < 2) return 0;
-  int e;
-  (void)frexp_bits(kappa, &e); /* kappa in [2^(e-1), 2^e) */
-  int j = e - 1;
+  /* As ulp_bin: kappa >= 2 is normal or +Inf, in [2^(e-1), 2^e) with a
+     biased exponent e - 1 + 1023, so J = e - 1 is that field less 1023. */
+  if (!(kappa >= 2)) return kappa >= 0 ? 0 : -1;
+  uint64_t b;
+  memcpy(&b, &kappa, sizeof b);
+  int be = (int)(b >> 52);
+  if (be == 0x7ff) return SWEEP_KBINS - 1;
+  int j = be - 1023;
   return j > SWEEP_KBINS - 2 ? SWEEP_KBINS - 2 : j;
 }
 
@@ -206,9 +211,12 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
   return kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
 }
 
-/* A scored answer into its cell: kinds, confusion, witnesses, histograms. */
-static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, double bits, toi_class ref_cls,
-                       const toi_case *c, uint64_t index) {
+/* A scored answer into its cell: kinds, confusion, witnesses, histograms
+   (inline: it runs for every scored column of every case); add_scored_h
+   with h = ulp_bin(ulp) known already. */
+static inline __attribute__((always_inline)) void add_scored_h(sweep_cell *cell, const toi_score_case *sc, double ulp,
+                                                               int h, double bits, toi_class ref_cls,
+                                                               const toi_case *c, uint64_t index) {
   cell->cases++;
   if ((unsigned)sc->kind < TOI_SCORE_KIND_COUNT) cell->kind[sc->kind]++;
   unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
@@ -217,12 +225,17 @@ static void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp, d
     sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc->kind, (double)verdict, index, c);
   if (!sc->timed) return;
   cell->timed++;
-  int h = ulp_bin(ulp);
   if (h >= 0) cell->hist[h]++;
   if (!isnan(ulp)) cell->max_ulp = max_set(cell->max_ulp, ulp);
   if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
   /* As for the ratio: the witness holds max_ulp, so a smaller ULP error cannot win. */
   if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
+}
+
+static inline __attribute__((always_inline)) void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp,
+                                                             double bits, toi_class ref_cls, const toi_case *c,
+                                                             uint64_t index) {
+  add_scored_h(cell, sc, ulp, sc->timed ? ulp_bin(ulp) : -1, bits, ref_cls, c, index);
 }
 
 /* An enclosure [lo, hi] of a root's kappa, the ratio's denominator at lo
@@ -363,14 +376,14 @@ static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_v
 
 /* 1 when enclosures [lo, hi] of a timed answer's ULP error and [klo, khi] of
    its kappa decide all that the cell makes of them, as the errors would: lo
-   and hi in the same histogram bin and hi below the cell's largest error,
+   and hi in the same histogram bin (hsame: error_memo's) and hi below the cell's largest error,
    klo and khi in the same kappa bin, and either kappa infinite (klo = khi)
    or klo > 0 within the cell's range of kappa and the ratio of hi at klo
    (den_lo, ratio_den's) below the cell's largest ratio (the ratio grows with the error and falls
    with kappa: one division, by a denominator that grows with kappa). Then
    no maximum, minimum or witness moves, with the errors or with hi. */
-static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kappa_enc *k) {
-  if (k->bin < 0 || ulp_bin(lo) != ulp_bin(hi) || !(hi < cell->max_ulp)) return 0;
+static int lazy_decided(const sweep_cell *cell, int hsame, double hi, const kappa_enc *k) {
+  if (k->bin < 0 || !hsame || !(hi < cell->max_ulp)) return 0;
   if (k->inf) return 1; /* klo = khi = +Inf (kappa_enc_of) */
   if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
   double r = ratio_with(hi, k->den);
@@ -423,12 +436,18 @@ static int lazy_decided(const sweep_cell *cell, double lo, double hi, const kapp
    sign and binade); u is ulp_q(R). 0 otherwise. */
 static inline __attribute__((always_inline)) int ulp_distance(double *k, double *u, double T, double R,
                                                               toi_precision q) {
-  int eR, eT;
-  double mR = frexp_bits(R, &eR); /* |R| in [2^(eR-1), 2^eR) */
-  (void)frexp_bits(T, &eT);
-  /* (frexp_bits gives zero the exponent 0, that of [1/2, 1): T = 0 is refused by itself) */
-  if (!isfinite(R) || !isfinite(T) || R == 0 || T == 0 || eR != eT || signbit(R) != signbit(T) || fabs(mR) == 0.5)
-    return 0;
+  /* By the bit patterns: R a normal double (exponent field neither 0 nor
+     all ones), not a power of two (a significand field other than 0), and T
+     with R's sign and exponent fields, so T is a normal double of R's sign
+     and binade too (finite, not 0). For |R| in [2^(eR-1), 2^eR) (frexp's
+     eR), the exponent field is eR - 1 + 1023. A subnormal R, refused here,
+     is below every precision's normal range (emin >= -1022) as below. */
+  uint64_t bR, bT;
+  memcpy(&bR, &R, sizeof bR);
+  memcpy(&bT, &T, sizeof bT);
+  int be = (int)(bR >> 52 & 0x7ff);
+  if ((bR ^ bT) >> 52 || be == 0 || be == 0x7ff || !(bR << 12)) return 0;
+  int eR = be - 1022;
   int p = 53, emin = -1022;
   if (q != TOI_BINARY64) {
     const toi_precision_info *pi = toi_precision_get(q);
@@ -503,14 +522,15 @@ enum {
 };
 typedef struct error_memo {
   int have;
+  int hbin, hsame; /* ulp_bin(er.hi), and 1 when ulp_bin(er.lo) is the same (error_next) */
   double k; /* ERR_ULPS, ERR_OFFSET: the answer's distance (ulp_distance) */
   toi_ref_error_result er;
 } error_memo;
 
 /* The error measure at the next level, from m's (a cheaper one skipped when it
    cannot be had): status, and m->have > ERR_NONE then. */
-static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
-                             toi_ref_engine engine, toi_precision q) {
+static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                               toi_ref_engine engine, toi_precision q) {
   toi_ref_query rq;
   toi_status st;
   double u, dlo, dhi;
@@ -566,6 +586,17 @@ static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view
   return TOI_OK;
 }
 
+/* error_level, and the bins of the new level's ends, once for every column
+   with the answer (lazy_decided, add_scored_h). */
+static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                             toi_ref_engine engine, toi_precision q) {
+  toi_status st = error_level(m, sc, v, dir, engine, q);
+  if (st != TOI_OK) return st;
+  m->hbin = ulp_bin(m->er.hi);
+  m->hsame = ulp_bin(m->er.lo) == m->hbin;
+  return TOI_OK;
+}
+
 /* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), each enclosure tried
@@ -578,9 +609,9 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
   if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &ke)) != TOI_OK) return st;
   for (;;) {
-    if (lazy_decided(cell, m->er.lo, m->er.hi, ke)) {
+    if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
-      add_scored(cell, sc, m->er.hi, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+      add_scored_h(cell, sc, m->er.hi, m->hbin, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
       v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;
       cell->kinf += ke->inf;
@@ -675,7 +706,14 @@ static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint
      the first column with it: none of them has kj's key when kj's hash is
      not there, the usual case; first[h] is the answer when its key is kj's
      (a column with kj's key has kj's hash, so none comes before it). */
-  unsigned h = (unsigned)((kj.t ^ kj.t >> 32 ^ kj.rest) * 0x9e3779b97f4a7c15u >> 58);
+  /* The key folded onto itself before the multiplication: a multiplication
+     carries a difference only upwards, so keys apart in a single high bit
+     alone (two columns' domains, bit 33 of rest) could share the top six
+     bits of the product for good, as two columns answering no contact (NaN)
+     in every case did; any hash gives the same result, only the scans below
+     depend on it. */
+  uint64_t x = kj.t ^ kj.t >> 32 ^ kj.rest;
+  unsigned h = (unsigned)((x ^ x >> 29) * 0x9e3779b97f4a7c15u >> 58);
   if (!(*seen >> h & 1)) {
     *seen |= (uint64_t)1 << h;
     first[h] = (uint8_t)j;
@@ -711,12 +749,18 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   const toi_ref *r64 = view[TOI_BINARY64].ref;
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
+  /* Column j's cell, view and answer by pointers that step with j (a view is
+     large: an index would multiply by its size, per column of every case). */
+  sweep_view *vq[TOI_PRECISION_COUNT];
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
+  sweep_cell *cell = acc->cells + b - acc->nbins;
+  const sweep_answer *a = ans - stride;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
-    sweep_cell *cell = &acc->cells[j * acc->nbins + b];
-    sweep_view *v = &view[cand->precision];
+    cell += acc->nbins;
+    a += stride;
+    sweep_view *v = vq[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
-    const sweep_answer *a = &ans[j * stride];
     if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
     if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
       keys[j] = no_key;

@@ -73,6 +73,49 @@ Test(sweep_speed_exact, bins_at_powers_of_two) {
   cr_assert_eq(sweep_ratio(1.0, -0x1p-1074, 1.0), 1.0 / (0.5 + 0x1p-53));
 }
 
+/* The bins as sweep.h defines them, through the C library's frexp (x = m 2^e,
+   m in [0.5, 1): x in [2^(e-1), 2^e)): the exponent-field bins must agree. */
+static int ulp_bin_by_def(double u) {
+  if (isnan(u) || u < 0) return -1;
+  if (u == 0) return 0;
+  if (isinf(u)) return 67;
+  if (u < 0.5) return 1;
+  int e;
+  (void)frexp(u, &e); /* 2^(H-3) <= u < 2^(H-2): H = e + 2 */
+  return e + 2 > 66 ? 66 : e + 2;
+}
+
+static int kappa_bin_by_def(double k) {
+  if (isnan(k) || k < 0) return -1;
+  if (isinf(k)) return 128;
+  if (k < 2) return 0;
+  int e;
+  (void)frexp(k, &e); /* 2^J <= k < 2^(J+1): J = e - 1 */
+  return e - 1 > 127 ? 127 : e - 1;
+}
+
+static void bins_as_defined(double x) {
+  cr_assert_eq(sweep_ulp_bin(x), ulp_bin_by_def(x), "ulp bin of %a", x);
+  cr_assert_eq(sweep_kappa_bin(x), kappa_bin_by_def(x), "kappa bin of %a", x);
+}
+
+Test(sweep_speed_exact, bins_by_exponent_field) {
+  const double xs[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 0.5, nextafter(0.5, 0), 2.0, nextafter(2.0, 0),
+                       0x1p63, nextafter(0x1p63, 0), 0x1p64, 0x1p127, nextafter(0x1p127, 0), 0x1p128, DBL_MAX,
+                       0x1p-1074, -0x1p-1074, DBL_MIN, -1.0, -DBL_MAX};
+  for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) bins_as_defined(xs[i]);
+  for (int be = 0; be < 2048; be++)
+    for (int sign = 0; sign < 2; sign++) {
+      uint64_t s = (uint64_t)sign << 63 | (uint64_t)be << 52;
+      bins_as_defined(te_of_bits(s));
+      bins_as_defined(te_of_bits(s | 1));
+      bins_as_defined(te_of_bits(s | (((uint64_t)1 << 52) - 1)));
+    }
+  toi_rng r;
+  toi_rng_seed(&r, 20261128u);
+  for (int i = 0; i < 1000000; i++) bins_as_defined(te_of_bits(toi_rng_next(&r)));
+}
+
 /* The inline draws against the extern ones, and xoshiro256** computed here by its published steps. */
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
