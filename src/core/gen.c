@@ -345,7 +345,7 @@ static void shuffle(toi_rng *r, toi_case *c) {
 
 /* The dyadic scaffolding of the exact families: m = M 2^-b in [0.5, 1),
    R = h m split into two dyadic radii, masses. */
-static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
+TOI_INLINE double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
   int b = grids[q].b;
   int64_t M = toi_rng_int_i(r, (int64_t)1 << (b - 1), ((int64_t)1 << b) - 1);
   int64_t RA = toi_rng_int_i(r, 1, fr->h * M - 1);
@@ -357,7 +357,7 @@ static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precisio
 }
 
 /* A dyadic speed in [0.25, 4] on the 2^-cv grid. */
-static double exact_speed(toi_rng *r, int cv) {
+TOI_INLINE double exact_speed(toi_rng *r, int cv) {
   return (double)toi_rng_int_i(r, (int64_t)1 << (cv - 2), (int64_t)1 << (cv + 2)) * pow2i(-cv);
 }
 
@@ -408,7 +408,7 @@ static void fam_aimed(toi_case *c, toi_rng *r, const toi_gen_opts *o) {
 }
 
 /* Impact parameter h m (1 + sigma 2^-k) with sigma in {-1, 0, +1}; see gen.h. */
-static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate, toi_precision q) {
+TOI_INLINE void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate, toi_precision q) {
   const exact_grid *g = &grids[q];
   const frame *fr = pick_frame(r, c->dim);
   double m = exact_radii(r, c, fr, q);
@@ -472,15 +472,15 @@ static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const ch
   if (s2) gt_str(&t, "-"), gt_str(&t, s2);
 }
 
-static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
+TOI_INLINE void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
   int sigma = coin(r) ? 1 : -1;
   exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
   tag_put(tag, tagsz, "k", k, sigma < 0 ? "in" : "out", NULL);
 }
 
-static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
-                             size_t tagsz) {
+TOI_INLINE void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
+                                size_t tagsz) {
   int cv = grids[q].cv;
   int sigma = coin(r) ? 1 : -1;
   int approach = coin(r);
@@ -576,7 +576,7 @@ static void fam_slow(toi_case *c, toi_rng *r, const toi_gen_opts *a, int k, char
   tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
-static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
+TOI_INLINE void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
                         size_t tagsz) {
   exact_graze(c, r, 0, 0, 1, q);
   shuffle(r, c);
@@ -669,6 +669,20 @@ static void run_init(gen_run *g, const toi_gen_opts *o, int f) {
   if (aimed) toi_gen_opts_default_in(&g->aimed, TOI_GEN_AIMED, o->precision);
 }
 
+/* A case of an exact family f (grazing, near-contact, tangent), called with a
+   constant q: inlined, its grid's draws below constant bounds take no
+   division (the compiler multiplies), the same draws and values. */
+TOI_INLINE void gen_exact(toi_case *c, toi_case *base, toi_rng *r, toi_gen_family f, int param, toi_precision q,
+                          char *tag, size_t tagsz) {
+  if (f == TOI_GEN_TANGENT) {
+    fam_tangent(c, base, r, param, q, tag, tagsz);
+    return;
+  }
+  if (f == TOI_GEN_GRAZING) fam_grazing(c, r, param, q, tag, tagsz);
+  else fam_near_contact(c, r, param, q, tag, tagsz);
+  if (base) *base = *c;
+}
+
 /* One case of family o->family (not mixed); param is its k or e; its tag into
    tag (tagsz bytes) unless tag is NULL. */
 static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_run *g, const toi_gen_opts *o,
@@ -678,12 +692,15 @@ static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_run *g, c
   switch (o->family) {
     case TOI_GEN_GENERIC: fam_generic(c, r, o); break;
     case TOI_GEN_AIMED: fam_aimed(c, r, o); break;
-    case TOI_GEN_GRAZING: fam_grazing(c, r, param, q, tag, tagsz); break;
-    case TOI_GEN_NEAR_CONTACT: fam_near_contact(c, r, param, q, tag, tagsz); break;
+    case TOI_GEN_GRAZING:
+    case TOI_GEN_NEAR_CONTACT:
+    case TOI_GEN_TANGENT:
+      if (q == TOI_BINARY64) gen_exact(c, base, r, o->family, param, TOI_BINARY64, tag, tagsz);
+      else gen_exact(c, base, r, o->family, param, TOI_BINARY32, tag, tagsz);
+      return;
     case TOI_GEN_FAR: fam_far(c, base, r, &g->aimed, param, tag, tagsz); return;
     case TOI_GEN_SCALE: fam_scale(c, base, r, &g->aimed, param, range_draw(r, &o->f), tag, tagsz); return;
     case TOI_GEN_SLOW: fam_slow(c, r, &g->aimed, param, tag, tagsz); break;
-    case TOI_GEN_TANGENT: fam_tangent(c, base, r, param, q, tag, tagsz); return;
     default: break;
   }
   if (base) *base = *c;
