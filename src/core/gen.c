@@ -319,7 +319,7 @@ static void shuffle(toi_rng *r, toi_case *c) {
     perm[j] = t;
   }
   double sign[3];
-  for (int i = 0; i < 3; i++) sign[i] = coin(r) ? -1.0 : 1.0;
+  for (int i = 0; i < 3; i++) sign[i] = (double)(1 - 2 * coin(r)); /* -1.0 on heads, 1.0: no branch */
   double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
   for (int k = 0; k < 4; k++) {
     /* Read whole, then written component by component: no wide read of
@@ -367,7 +367,7 @@ TOI_INLINE double exact_speed(toi_rng *r, int cv) {
    to q) or over the values of q. */
 static double generic_draw(toi_rng *r, double lo, double hi, int bits, toi_precision q) {
   if (!bits) return in_q(toi_rng_uniform_i(r, lo, hi), q);
-  return q == TOI_BINARY64 ? toi_rng_bits(r, lo, hi) : float_bits(r, lo, hi);
+  return q == TOI_BINARY64 ? toi_rng_bits_i(r, lo, hi) : float_bits(r, lo, hi);
 }
 
 static void fam_generic(toi_case *c, toi_rng *r, const toi_gen_opts *o) {

@@ -68,12 +68,7 @@ double toi_double_from_ord(int64_t k) {
   return x;
 }
 
-double toi_rng_bits(toi_rng *r, double lo, double hi) {
-  int64_t a = toi_double_ord(lo), b = toi_double_ord(hi);
-  uint64_t k = (uint64_t)a + toi_rng_below(r, (uint64_t)b - (uint64_t)a + 1);
-  double x = toi_double_from_ord((int64_t)k);
-  return x == 0 ? 0.0 : x;
-}
+double toi_rng_bits(toi_rng *r, double lo, double hi) { return toi_rng_bits_i(r, lo, hi); }
 
 double toi_rng_dyadic(toi_rng *r, int bits, int shift) { return toi_rng_dyadic_i(r, bits, shift); }
 

@@ -110,6 +110,13 @@ static inline double toi_rng_dyadic_i(toi_rng *r, int bits, int shift) {
   return (double)k * s;
 }
 
+static inline double toi_rng_bits_i(toi_rng *r, double lo, double hi) {
+  int64_t a = toi_double_ord(lo), b = toi_double_ord(hi);
+  uint64_t k = (uint64_t)a + toi_rng_below_i(r, (uint64_t)b - (uint64_t)a + 1);
+  double x = toi_double_from_ord((int64_t)k);
+  return x == 0 ? 0.0 : x;
+}
+
 static inline uint64_t toi_splitmix64_i(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15u);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
