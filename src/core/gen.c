@@ -319,7 +319,7 @@ static void shuffle(toi_rng *r, toi_case *c) {
     perm[j] = t;
   }
   double sign[3];
-  for (int i = 0; i < 3; i++) sign[i] = coin(r) ? -1.0 : 1.0;
+  for (int i = 0; i < 3; i++) sign[i] = (double)(1 - 2 * coin(r)); /* -1.0 on heads, 1.0: no branch */
   double *vecs[4] = {c->pa, c->va, c->pb, c->vb};
   for (int k = 0; k < 4; k++) {
     /* Read whole, then written component by component: no wide read of
@@ -345,7 +345,7 @@ static void shuffle(toi_rng *r, toi_case *c) {
 
 /* The dyadic scaffolding of the exact families: m = M 2^-b in [0.5, 1),
    R = h m split into two dyadic radii, masses. */
-static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
+TOI_INLINE double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precision q) {
   int b = grids[q].b;
   int64_t M = toi_rng_int_i(r, (int64_t)1 << (b - 1), ((int64_t)1 << b) - 1);
   int64_t RA = toi_rng_int_i(r, 1, fr->h * M - 1);
@@ -357,7 +357,7 @@ static double exact_radii(toi_rng *r, toi_case *c, const frame *fr, toi_precisio
 }
 
 /* A dyadic speed in [0.25, 4] on the 2^-cv grid. */
-static double exact_speed(toi_rng *r, int cv) {
+TOI_INLINE double exact_speed(toi_rng *r, int cv) {
   return (double)toi_rng_int_i(r, (int64_t)1 << (cv - 2), (int64_t)1 << (cv + 2)) * pow2i(-cv);
 }
 
@@ -367,7 +367,7 @@ static double exact_speed(toi_rng *r, int cv) {
    to q) or over the values of q. */
 static double generic_draw(toi_rng *r, double lo, double hi, int bits, toi_precision q) {
   if (!bits) return in_q(toi_rng_uniform_i(r, lo, hi), q);
-  return q == TOI_BINARY64 ? toi_rng_bits(r, lo, hi) : float_bits(r, lo, hi);
+  return q == TOI_BINARY64 ? toi_rng_bits_i(r, lo, hi) : float_bits(r, lo, hi);
 }
 
 static void fam_generic(toi_case *c, toi_rng *r, const toi_gen_opts *o) {
@@ -408,7 +408,7 @@ static void fam_aimed(toi_case *c, toi_rng *r, const toi_gen_opts *o) {
 }
 
 /* Impact parameter h m (1 + sigma 2^-k) with sigma in {-1, 0, +1}; see gen.h. */
-static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate, toi_precision q) {
+TOI_INLINE void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate, toi_precision q) {
   const exact_grid *g = &grids[q];
   const frame *fr = pick_frame(r, c->dim);
   double m = exact_radii(r, c, fr, q);
@@ -417,8 +417,8 @@ static void exact_graze(toi_case *c, toi_rng *r, int sigma, int k, int translate
   double w = exact_speed(r, g->cv);
   double tiny = sigma ? (double)sigma * m * pow2i(-k) : 0.0;
   for (int i = 0; i < c->dim; i++) {
-    double P = translate ? toi_rng_dyadic(r, g->pbits, g->pshift) : 0.0;
-    double V = toi_rng_dyadic(r, g->cv, g->cv);
+    double P = translate ? toi_rng_dyadic_i(r, g->pbits, g->pshift) : 0.0;
+    double V = toi_rng_dyadic_i(r, g->cv, g->cv);
     c->pb[i] = P + (alpha * fr->d[i] + m * fr->n[i]);
     c->pa[i] = P - tiny * fr->n[i];
     c->va[i] = V;
@@ -461,8 +461,10 @@ static void gt_int(gen_text *t, int v) {
   gt_num(t, v < 0 ? (uint64_t)0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0, 0);
 }
 
-/* The tag "<letter>V", then "-s1" and "-s2" when given (s1, s2 NULL: not). */
+/* The tag "<letter>V", then "-s1" and "-s2" when given (s1, s2 NULL: not);
+   nothing when tag is NULL (no ID is made). */
 static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const char *s1, const char *s2) {
+  if (!tag) return;
   gen_text t = {tag, tagsz, 0};
   gt_str(&t, letter);
   gt_int(&t, v);
@@ -470,15 +472,15 @@ static void tag_put(char *tag, size_t tagsz, const char *letter, int v, const ch
   if (s2) gt_str(&t, "-"), gt_str(&t, s2);
 }
 
-static void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
+TOI_INLINE void fam_grazing(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
   int sigma = coin(r) ? 1 : -1;
   exact_graze(c, r, sigma, k, 0, q);
   shuffle(r, c);
   tag_put(tag, tagsz, "k", k, sigma < 0 ? "in" : "out", NULL);
 }
 
-static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
-                             size_t tagsz) {
+TOI_INLINE void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
+                                size_t tagsz) {
   int cv = grids[q].cv;
   int sigma = coin(r) ? 1 : -1;
   int approach = coin(r);
@@ -490,7 +492,7 @@ static void fam_near_contact(toi_case *c, toi_rng *r, int k, toi_precision q, ch
   eta = grid(eta, cv);
   double tiny = (double)sigma * m * pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
-    double V = toi_rng_dyadic(r, cv, cv);
+    double V = toi_rng_dyadic_i(r, cv, cv);
     c->pb[i] = m * fr->d[i];
     c->pa[i] = -tiny * fr->d[i];
     c->va[i] = V;
@@ -511,12 +513,10 @@ static double far_offset32(double x) {
 /* a + b in binary32 arithmetic, one rounding (a, b floats). */
 static double add32(double a, double b) { return (double)((float)a + (float)b); }
 
-static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precision q, char *tag,
+static void fam_far(toi_case *c, toi_case *base, toi_rng *r, const toi_gen_opts *a, int e, char *tag,
                     size_t tagsz) {
-  int f32 = q == TOI_BINARY32;
-  toi_gen_opts a;
-  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
-  fam_aimed(c, r, &a);
+  int f32 = a->precision == TOI_BINARY32;
+  fam_aimed(c, r, a);
   for (int i = 0; i < c->dim; i++) {
     c->pa[i] = f32 ? grid(c->pa[i], 8) : grid20(c->pa[i]);
     c->pb[i] = f32 ? grid(c->pb[i], 8) : grid20(c->pb[i]);
@@ -542,32 +542,32 @@ static void fam_far(toi_case *c, toi_case *base, toi_rng *r, int e, toi_precisio
   tag_put(tag, tagsz, "e", e, NULL, NULL);
 }
 
-static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, int e, int f, toi_precision q,
+static void fam_scale(toi_case *c, toi_case *base, toi_rng *r, const toi_gen_opts *a, int e, int f,
                       char *tag, size_t tagsz) {
-  toi_gen_opts a;
-  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
-  fam_aimed(c, r, &a);
+  toi_precision q = a->precision;
+  fam_aimed(c, r, a);
   if (base) *base = *c;
-  /* In binary32 the exact double scalbn is rounded once into the float range
+  /* x 2^e by scale2 (eft.h): scalbn's value, one rounding, without the libm
+     call. In binary32 the exact double is rounded once into the float range
      (toi_gen_opts_check keeps it below FLT_MAX). */
   for (int i = 0; i < c->dim; i++) {
-    c->pa[i] = in_q(scalbn(c->pa[i], e), q);
-    c->pb[i] = in_q(scalbn(c->pb[i], e), q);
-    c->va[i] = in_q(scalbn(c->va[i], f), q);
-    c->vb[i] = in_q(scalbn(c->vb[i], f), q);
+    c->pa[i] = in_q(scale2(c->pa[i], e), q);
+    c->pb[i] = in_q(scale2(c->pb[i], e), q);
+    c->va[i] = in_q(scale2(c->va[i], f), q);
+    c->vb[i] = in_q(scale2(c->vb[i], f), q);
   }
-  c->ra = in_q(scalbn(c->ra, e), q);
-  c->rb = in_q(scalbn(c->rb, e), q);
+  c->ra = in_q(scale2(c->ra, e), q);
+  c->rb = in_q(scale2(c->rb, e), q);
+  if (!tag) return;
   tag_put(tag, tagsz, "e", e, NULL, NULL);
   gen_text t = {tag, tagsz, strlen(tag)};
   gt_str(&t, "-f");
   gt_int(&t, f);
 }
 
-static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag, size_t tagsz) {
-  toi_gen_opts a;
-  toi_gen_opts_default_in(&a, TOI_GEN_AIMED, q);
-  fam_aimed(c, r, &a);
+static void fam_slow(toi_case *c, toi_rng *r, const toi_gen_opts *a, int k, char *tag, size_t tagsz) {
+  toi_precision q = a->precision;
+  fam_aimed(c, r, a);
   double s = pow2i(-k);
   for (int i = 0; i < c->dim; i++) {
     c->va[i] = in_q(c->va[i] * s, q);
@@ -576,7 +576,7 @@ static void fam_slow(toi_case *c, toi_rng *r, int k, toi_precision q, char *tag,
   tag_put(tag, tagsz, "k", k, NULL, NULL);
 }
 
-static void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
+TOI_INLINE void fam_tangent(toi_case *c, toi_case *base, toi_rng *r, int k, toi_precision q, char *tag,
                         size_t tagsz) {
   exact_graze(c, r, 0, 0, 1, q);
   shuffle(r, c);
@@ -628,95 +628,133 @@ static void put_id(char *id, size_t size, const char *prefix, const char *family
   gt_str(&t, s);
 }
 
-static int range_pick(const toi_gen_range *g, uint64_t index) {
-  return g->lo + (int)(index % range_count(g)) * g->step;
-}
-
 static int range_draw(toi_rng *r, const toi_gen_range *g) {
   return g->lo + (int)toi_rng_below_i(r, range_count(g)) * g->step;
 }
 
-/* One case of family o->family (not mixed); param is its k or e. */
-static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const toi_gen_opts *o, int param,
-                    char *tag, size_t tagsz) {
+/* What the cases of one set of checked options share: the options; for
+   mixed, subs[f] the options of sub-family f (toi_gen_opts_default_in with
+   o's precision and seed), made for the sub-families needed; the aimed
+   options that far, scale and slow build on (toi_gen_opts_default_in with
+   o's precision), made when needed; the key of the options' stream (a
+   case's draws: toi_rng_seed_item of o's seed, that stream and its index);
+   the number of bins of a family with bins. */
+typedef struct gen_run {
+  const toi_gen_opts *o;
+  toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
+  toi_gen_opts aimed;
+  uint64_t key;
+  size_t bins;
+} gen_run;
+
+static int builds_on_aimed(toi_gen_family f) {
+  return f == TOI_GEN_FAR || f == TOI_GEN_SCALE || f == TOI_GEN_SLOW;
+}
+
+/* The run of o (checked), with the options of sub-family f of mixed (-1 for
+   every sub-family). */
+static void run_init(gen_run *g, const toi_gen_opts *o, int f) {
+  g->o = o;
+  /* Another precision, another stream; binary64 (0) keeps the stream it had. */
+  g->key = toi_rng_stream_key(o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32);
+  g->bins = toi_gen_bin_count(o);
+  int aimed = builds_on_aimed(o->family);
+  if (o->family == TOI_GEN_MIXED)
+    for (int k = 0; k < TOI_GEN_FAMILY_COUNT; k++) {
+      if (f >= 0 && k != f) continue;
+      toi_gen_opts_default_in(&g->subs[k], (toi_gen_family)k, o->precision);
+      g->subs[k].seed = o->seed;
+      aimed |= builds_on_aimed((toi_gen_family)k);
+    }
+  if (aimed) toi_gen_opts_default_in(&g->aimed, TOI_GEN_AIMED, o->precision);
+}
+
+/* A case of an exact family f (grazing, near-contact, tangent), called with a
+   constant q: inlined, its grid's draws below constant bounds take no
+   division (the compiler multiplies), the same draws and values. */
+TOI_INLINE void gen_exact(toi_case *c, toi_case *base, toi_rng *r, toi_gen_family f, int param, toi_precision q,
+                          char *tag, size_t tagsz) {
+  if (f == TOI_GEN_TANGENT) {
+    fam_tangent(c, base, r, param, q, tag, tagsz);
+    return;
+  }
+  if (f == TOI_GEN_GRAZING) fam_grazing(c, r, param, q, tag, tagsz);
+  else fam_near_contact(c, r, param, q, tag, tagsz);
+  if (base) *base = *c;
+}
+
+/* One case of family o->family (not mixed); param is its k or e; its tag into
+   tag (tagsz bytes) unless tag is NULL. */
+static void gen_one(toi_case *c, toi_case *base, toi_rng *r, const gen_run *g, const toi_gen_opts *o,
+                    int param, char *tag, size_t tagsz) {
   toi_precision q = o->precision;
-  tag[0] = 0;
+  if (tag) tag[0] = 0;
   switch (o->family) {
     case TOI_GEN_GENERIC: fam_generic(c, r, o); break;
     case TOI_GEN_AIMED: fam_aimed(c, r, o); break;
-    case TOI_GEN_GRAZING: fam_grazing(c, r, param, q, tag, tagsz); break;
-    case TOI_GEN_NEAR_CONTACT: fam_near_contact(c, r, param, q, tag, tagsz); break;
-    case TOI_GEN_FAR: fam_far(c, base, r, param, q, tag, tagsz); return;
-    case TOI_GEN_SCALE: fam_scale(c, base, r, param, range_draw(r, &o->f), q, tag, tagsz); return;
-    case TOI_GEN_SLOW: fam_slow(c, r, param, q, tag, tagsz); break;
-    case TOI_GEN_TANGENT: fam_tangent(c, base, r, param, q, tag, tagsz); return;
+    case TOI_GEN_GRAZING:
+    case TOI_GEN_NEAR_CONTACT:
+    case TOI_GEN_TANGENT:
+      if (q == TOI_BINARY64) gen_exact(c, base, r, o->family, param, TOI_BINARY64, tag, tagsz);
+      else gen_exact(c, base, r, o->family, param, TOI_BINARY32, tag, tagsz);
+      return;
+    case TOI_GEN_FAR: fam_far(c, base, r, &g->aimed, param, tag, tagsz); return;
+    case TOI_GEN_SCALE: fam_scale(c, base, r, &g->aimed, param, range_draw(r, &o->f), tag, tagsz); return;
+    case TOI_GEN_SLOW: fam_slow(c, r, &g->aimed, param, tag, tagsz); break;
     default: break;
   }
   if (base) *base = *c;
 }
 
-/* Case index of the checked options o; for mixed, subs[f] holds the options
-   of sub-family f (toi_gen_opts_default_in with o's precision and seed). */
-static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o, const toi_gen_opts *subs,
-                        uint64_t index, int ids) {
+/* Case index of the run g; its ID when ids (the tag made only then). */
+static void gen_case_at(toi_case *out, toi_case *base, size_t *bin, const gen_run *g, uint64_t index, int ids) {
+  const toi_gen_opts *o = g->o;
   toi_rng r;
-  /* Another precision, another stream; binary64 (0) keeps the stream it had. */
-  toi_rng_seed_item(&r, o->seed, (uint64_t)o->family | (uint64_t)o->precision << 32, index);
+  toi_rng_seed_key_i(&r, g->key, index);
   static const toi_case zero; /* copied (padding too): cheaper than memset's string instruction */
   memcpy(out, &zero, sizeof *out);
   out->dim = o->dim ? o->dim : 2 + coin(&r);
-  char tag[40];
+  char tagbuf[40], *tag = ids ? tagbuf : NULL;
   const char *prefix = "";
   toi_gen_family fam = o->family;
   if (fam == TOI_GEN_MIXED) {
     fam = mix_slots[index % 16];
-    const toi_gen_opts *sub = &subs[fam];
+    const toi_gen_opts *sub = &g->subs[fam];
     int param = 0;
     if (uses_k(fam)) param = range_draw(&r, &sub->k);
     if (uses_e(fam)) param = range_draw(&r, &sub->e);
-    gen_one(out, base, &r, sub, param, tag, sizeof tag);
+    gen_one(out, base, &r, g, sub, param, tag, sizeof tagbuf);
     *bin = (size_t)fam;
     prefix = "mixed-";
   } else {
     int param = 0;
     *bin = 0;
     if (uses_k(fam) || uses_e(fam)) {
-      param = range_pick(uses_k(fam) ? &o->k : &o->e, index);
-      *bin = (size_t)(index % toi_gen_bin_count(o));
+      /* round-robin over the range, whose count is g->bins */
+      const toi_gen_range *pr = uses_k(fam) ? &o->k : &o->e;
+      *bin = (size_t)(index % g->bins);
+      param = pr->lo + (int)*bin * pr->step;
     }
-    gen_one(out, base, &r, o, param, tag, sizeof tag);
+    gen_one(out, base, &r, g, o, param, tag, sizeof tagbuf);
   }
   if (ids) put_id(out->id, sizeof out->id, prefix, family_names[fam], tag, index);
   if (base) memcpy(base->id, out->id, sizeof base->id);
 }
 
-/* The sub-families' options of a mixed o into subs (nothing otherwise). */
-static void mixed_subs(toi_gen_opts subs[TOI_GEN_FAMILY_COUNT], const toi_gen_opts *o) {
-  if (o->family != TOI_GEN_MIXED) return;
-  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
-    toi_gen_opts_default_in(&subs[f], (toi_gen_family)f, o->precision);
-    subs[f].seed = o->seed;
-  }
-}
-
 toi_status toi_gen_case(toi_case *out, toi_case *base, size_t *bin, const toi_gen_opts *o, uint64_t index) {
   char msg[160];
   if (opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
-  toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
-  if (o->family == TOI_GEN_MIXED) { /* only the one this case needs */
-    toi_gen_family f = mix_slots[index % 16];
-    toi_gen_opts_default_in(&subs[f], f, o->precision);
-    subs[f].seed = o->seed;
-  }
-  gen_case_at(out, base, bin, o, subs, index, 1);
+  gen_run g;
+  run_init(&g, o, (int)mix_slots[index % 16]); /* for mixed, only the sub-family this case needs */
+  gen_case_at(out, base, bin, &g, index, 1);
   return TOI_OK;
 }
 
 toi_status toi_gen_cases(toi_case *out, size_t *bins, const toi_gen_opts *o, uint64_t lo, size_t n, int ids) {
   char msg[160];
   if (opts_check(o, msg, sizeof msg)) return TOI_ERR_RANGE;
-  toi_gen_opts subs[TOI_GEN_FAMILY_COUNT];
-  mixed_subs(subs, o);
-  for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], o, subs, lo + k, ids);
+  gen_run g;
+  run_init(&g, o, -1);
+  for (size_t k = 0; k < n; k++) gen_case_at(&out[k], NULL, &bins[k], &g, lo + k, ids);
   return TOI_OK;
 }

@@ -3,12 +3,7 @@
 #include "rng.h"
 #include "eft.h"
 
-uint64_t toi_splitmix64(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
-}
+uint64_t toi_splitmix64(uint64_t *x) { return toi_splitmix64_i(x); }
 
 void toi_rng_seed(toi_rng *r, uint64_t seed) {
   uint64_t x = seed;
@@ -18,17 +13,18 @@ void toi_rng_seed(toi_rng *r, uint64_t seed) {
   if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) r->s[0] = 1;
 }
 
-void toi_rng_seed_item(toi_rng *r, uint64_t seed, uint64_t stream, uint64_t index) {
-  /* Chain the three words through the finaliser: each step is a bijection of
-     the running value, so distinct (stream, index) under one seed give distinct
-     splitmix64 starting points. */
+/* Chain the three words through the finaliser: each step is a bijection of
+   the running value, so distinct (stream, index) under one seed give distinct
+   splitmix64 starting points. The first two steps are the stream key. */
+uint64_t toi_rng_stream_key(uint64_t seed, uint64_t stream) {
   uint64_t x = seed;
-  uint64_t h = toi_splitmix64(&x);
+  uint64_t h = toi_splitmix64_i(&x);
   x = h ^ stream;
-  h = toi_splitmix64(&x);
-  x = h ^ index;
-  h = toi_splitmix64(&x);
-  toi_rng_seed(r, h);
+  return toi_splitmix64_i(&x);
+}
+
+void toi_rng_seed_item(toi_rng *r, uint64_t seed, uint64_t stream, uint64_t index) {
+  toi_rng_seed_key_i(r, toi_rng_stream_key(seed, stream), index);
 }
 
 uint64_t toi_rng_next(toi_rng *r) { return toi_rng_next_i(r); }
@@ -72,18 +68,9 @@ double toi_double_from_ord(int64_t k) {
   return x;
 }
 
-double toi_rng_bits(toi_rng *r, double lo, double hi) {
-  int64_t a = toi_double_ord(lo), b = toi_double_ord(hi);
-  uint64_t k = (uint64_t)a + toi_rng_below(r, (uint64_t)b - (uint64_t)a + 1);
-  double x = toi_double_from_ord((int64_t)k);
-  return x == 0 ? 0.0 : x;
-}
+double toi_rng_bits(toi_rng *r, double lo, double hi) { return toi_rng_bits_i(r, lo, hi); }
 
-double toi_rng_dyadic(toi_rng *r, int bits, int shift) {
-  int64_t m = (int64_t)1 << bits;
-  int64_t k = toi_rng_int(r, -m + 1, m - 1);
-  return (double)k * pow2i(-shift);
-}
+double toi_rng_dyadic(toi_rng *r, int bits, int shift) { return toi_rng_dyadic_i(r, bits, shift); }
 
 int64_t toi_float_ord(double x) {
   float f = (float)x;

@@ -3,6 +3,7 @@
 #define TOI_RNG_H
 
 #include <stdint.h>
+#include <string.h>
 
 /// xoshiro256** state (Blackman and Vigna). Never all zero.
 typedef struct toi_rng {
@@ -80,11 +81,12 @@ static inline uint64_t toi_rng_next_i(toi_rng *r) {
 }
 
 static inline uint64_t toi_rng_below_i(toi_rng *r, uint64_t n) {
-  /* Reject the lowest (2^64 mod n) values so every residue is equally likely. */
-  const uint64_t threshold = (0 - n) % n;
+  /* Reject the lowest (2^64 mod n) values so every residue is equally likely.
+     That threshold is below n, so a draw x >= n is kept without computing it
+     (a division saved on all but a fraction n 2^-64 of the draws). */
   for (;;) {
     uint64_t x = toi_rng_next_i(r);
-    if (x >= threshold) return x % n;
+    if (x >= n || x >= (0 - n) % n) return x % n;
   }
 }
 
@@ -97,5 +99,43 @@ static inline int64_t toi_rng_int_i(toi_rng *r, int64_t lo, int64_t hi) {
 static inline double toi_rng_u01_i(toi_rng *r) { return (double)(toi_rng_next_i(r) >> 11) * 0x1p-53; }
 
 static inline double toi_rng_uniform_i(toi_rng *r, double lo, double hi) { return lo + (hi - lo) * toi_rng_u01_i(r); }
+
+static inline double toi_rng_dyadic_i(toi_rng *r, int bits, int shift) {
+  int64_t m = (int64_t)1 << bits;
+  int64_t k = toi_rng_int_i(r, -m + 1, m - 1);
+  /* 2^-shift from its bits (0 <= shift <= 1022), as eft.h's pow2i. */
+  uint64_t p = (uint64_t)(1023 - shift) << 52;
+  double s;
+  memcpy(&s, &p, sizeof s);
+  return (double)k * s;
+}
+
+static inline double toi_rng_bits_i(toi_rng *r, double lo, double hi) {
+  int64_t a = toi_double_ord(lo), b = toi_double_ord(hi);
+  uint64_t k = (uint64_t)a + toi_rng_below_i(r, (uint64_t)b - (uint64_t)a + 1);
+  double x = toi_double_from_ord((int64_t)k);
+  return x == 0 ? 0.0 : x;
+}
+
+static inline uint64_t toi_splitmix64_i(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+/* toi_rng_seed_item in two parts: the stream key, which depends on seed and
+   stream only (made once for a run of items), and the item's state from the
+   key and its index. toi_rng_seed_item(r, seed, stream, index) is
+   toi_rng_seed_key_i(r, toi_rng_stream_key(seed, stream), index). */
+uint64_t toi_rng_stream_key(uint64_t seed, uint64_t stream);
+
+static inline void toi_rng_seed_key_i(toi_rng *r, uint64_t key, uint64_t index) {
+  uint64_t x = key ^ index;
+  x = toi_splitmix64_i(&x);
+  for (int i = 0; i < 4; i++) r->s[i] = toi_splitmix64_i(&x);
+  /* Never all zero (see toi_rng_seed). */
+  if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) r->s[0] = 1;
+}
 
 #endif

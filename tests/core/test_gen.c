@@ -19,6 +19,7 @@
 #include "ref_forms.h"
 #include "msg_text.h"
 #include "exact_quad.h"
+#include "eft.h"
 
 static int test_scale(void) { return (int)te_scale(); }
 
@@ -315,6 +316,35 @@ Test(gen, scale_preserves_class_and_scales_roots_when_exact) {
     }
   }
   cr_assert_gt(checked_t, 10);
+}
+
+/* The scale family scales by eft.h's scale2: it must round as scalbn (one
+   rounding, to nearest even) for every exponent the family reaches, into the
+   subnormals and the overflow too. Values worked by hand, then a sweep of
+   significands and exponents against libm's scalbn. */
+Test(gen, scale2_rounds_as_scalbn) {
+  cr_assert_eq(scale2(1.0, -1074), 0x1p-1074);
+  cr_assert_eq(scale2(3.0, -1075), 0x1p-1073, "1.5 ulp of the subnormals: tie to even, up");
+  cr_assert_eq(scale2(1.0, -1075), 0.0, "half the least subnormal: tie to even, down");
+  cr_assert(signbit(scale2(-1.0, -1075)), "a negative tie rounds to -0");
+  cr_assert_eq(scale2(0x1.0000000000001p0, -1075), 0x1p-1074, "above the half: up");
+  cr_assert_eq(scale2(0x1.8p0, -1023), 0x1.8p-1023, "exact subnormal");
+  cr_assert_eq(scale2(0x1.fffffffffffffp0, -1023), 0x1p-1022, "rounds up to the least normal");
+  cr_assert_eq(scale2(0x1p-1074, 2097), 0x1p1023, "subnormal to the top binade");
+  cr_assert_eq(scale2(1.0, 1024), INFINITY);
+  cr_assert_eq(scale2(-0x1p-1074, 2100), -INFINITY);
+  cr_assert_eq(scale2(DBL_MAX, -2100), 0.0);
+  const double xs[] = {1.0, -1.0, 0x1.8p0, 0x1.0000000000001p0, 0x1.fffffffffffffp0, 0x1.4000000000001p-3,
+                       -0x1.6a09e667f3bcdp5, 0x1.ffffffffffffep700, 0x1p-1074, 0x1.8p-1070, -0x1.123456789abcdp-1030,
+                       DBL_MAX, 0.0, -0.0};
+  int n = 0;
+  for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+    for (int k = -2200; k <= 2200; k++) {
+      double got = scale2(xs[i], k), want = scalbn(xs[i], k);
+      cr_assert(got == want && signbit(got) == signbit(want), "scale2(%a, %d) = %a, scalbn %a", xs[i], k, got, want);
+      n++;
+    }
+  cr_assert_gt(n, 60000);
 }
 
 Test(gen, slow_velocities_are_tiny) {
