@@ -115,6 +115,9 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       return 1;
     }
   }
+  /* the class names' lengths, found once a block */
+  size_t clen[TOI_CLASS_COUNT];
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) clen[c] = strlen(toi_class_name((toi_class)c));
   size_t at = 0;
   for (size_t k = 0; k < b->n; k++) {
     const toi_ref *ref = &s->refs[k];
@@ -126,7 +129,7 @@ static int ref_work(void *ctx, toi_stream_block *b) {
     /* ID CLASS TLO THI, built in place: no printf. */
     char *line = s->text + at;
     const char *cls = toi_class_name(ref->cls);
-    size_t n = strlen(b->cases[k].id), m = strlen(cls);
+    size_t n = strlen(b->cases[k].id), m = (unsigned)ref->cls < TOI_CLASS_COUNT ? clen[ref->cls] : strlen(cls);
     memcpy(line, b->cases[k].id, n);
     line[n++] = ' ';
     memcpy(line + n, cls, m);
