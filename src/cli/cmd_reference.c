@@ -141,7 +141,8 @@ static int ref_work(void *ctx, toi_stream_block *b) {
     line[n++] = '\n';
     at += n;
   }
-  fwrite(s->text, 1, at, b->out);
+  b->text = s->text; /* kept in the slot until commit */
+  b->len = at;
   return 0;
 }
 
@@ -212,7 +213,7 @@ int cmd_reference(int argc, char **argv) {
   r.delta = args.delta;
   r.have_delta = args.have_delta;
   r.engine = args.engine;
-  toi_stream_opts o = {jobs, 0, ref_work, ref_commit, NULL, &r, NULL};
+  toi_stream_opts o = {jobs, 0, ref_work, ref_commit, NULL, &r, NULL, 1};
   int nslots = toi_stream_slots(&o), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)nslots, sizeof *r.slots);
   if (r.slots) {
