@@ -415,6 +415,89 @@ Test(caseio, block_reader_agrees_with_the_line_reader) {
   free(text);
 }
 
+/* The lines a case stream lists, against the file's lines cut by hand: a
+   file of about 3 MB (past the stream's 1 MB reads) of lines of 0 to 3000
+   bytes, now and then CRLF, blank, a comment, with leading blanks and tabs,
+   the last without its LF, read in blocks of few lines and few bytes: each
+   block's lines are the file's non-blank, non-comment lines in order, with
+   their numbers, leading blanks and the CR taken off, each NUL-terminated. */
+Test(caseio, stream_blocks_list_the_files_lines) {
+  test_rng r = {te_seed(0x11e5b10c)};
+  const char *tmp = getenv("TMPDIR");
+  char path[512];
+  snprintf(path, sizeof path, "%s/toistreamXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert(f);
+  size_t nwant = 0, cap = 1 << 14;
+  char **want = malloc(cap * sizeof *want);
+  long *wline = malloc(cap * sizeof *wline);
+  cr_assert(want && wline);
+  char *line = malloc(4096);
+  size_t total = 0;
+  for (long ln = 1; total < ((size_t)3 << 20); ln++) {
+    long kind = test_rng_int(&r, 0, 19), lead = test_rng_int(&r, 0, 9) ? 0 : test_rng_int(&r, 1, 3);
+    int len = 0;
+    for (long i = 0; i < lead; i++) line[len++] = i % 2 ? '\t' : ' ';
+    int body = len;
+    if (kind == 0) { /* blank */
+    } else if (kind == 1) {
+      len += sprintf(line + len, "# comment %ld", ln);
+    } else {
+      long n = test_rng_int(&r, 1, 3000);
+      for (long i = 0; i < n; i++) line[len++] = "ab 7x.-"[test_rng_int(&r, 0, 6)];
+      line[body] = 'c'; /* not a blank, not '#' */
+      if (line[len - 1] == ' ') line[len - 1] = 'z'; /* no trailing blank: the lines are kept as written */
+    }
+    int crlf = test_rng_int(&r, 0, 4) == 0;
+    if (kind >= 2) {
+      if (nwant == cap) {
+        cap *= 2;
+        want = realloc(want, cap * sizeof *want);
+        wline = realloc(wline, cap * sizeof *wline);
+        cr_assert(want && wline);
+      }
+      want[nwant] = strndup(line + body, (size_t)(len - body));
+      wline[nwant++] = ln;
+    }
+    total += (size_t)len + 1 + (size_t)crlf;
+    int last = total >= ((size_t)3 << 20);
+    fwrite(line, 1, (size_t)len, f);
+    if (crlf) fputc('\r', f);
+    if (!last) fputc('\n', f); /* the last line without its LF */
+  }
+  cr_assert_eq(fclose(f), 0);
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_case_stream *s;
+  cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
+  toi_line_block b;
+  memset(&b, 0, sizeof b);
+  size_t got = 0;
+  for (;;) {
+    size_t max_lines = (size_t)test_rng_int(&r, 1, 40), max_bytes = (size_t)test_rng_int(&r, 1, 60000);
+    cr_assert_eq(toi_case_stream_read(s, &b, max_lines, max_bytes), TOI_OK);
+    if (!b.n) break;
+    cr_assert_leq(b.n, max_lines);
+    for (size_t i = 0; i < b.n; i++, got++) {
+      cr_assert_lt(got, nwant);
+      cr_assert_eq(b.line[i], wline[got]);
+      cr_assert_lt(b.start[i], b.len);
+      cr_assert_str_eq(b.text + b.start[i], want[got], "line %ld", wline[got]);
+    }
+  }
+  cr_assert_eq(got, nwant);
+  toi_line_block_free(&b);
+  toi_status cst = toi_case_stream_close(s, &dg); /* the lines were not parsed: nothing more to check */
+  (void)cst;
+  unlink(path);
+  for (size_t i = 0; i < nwant; i++) free(want[i]);
+  free(want);
+  free(wline);
+  free(line);
+}
+
 /* A sparse file of n bytes (holes: no disk used) at a fresh path in TMPDIR. */
 static void sparse_file(char *path, size_t size, unsigned long long n) {
   const char *tmp = getenv("TMPDIR");
