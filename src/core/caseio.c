@@ -762,8 +762,6 @@ struct toi_case_stream {
   char fail_msg[160];
   size_t first_count;
   id_spill ids;
-  size_t *lend;    /* toi_case_stream_read: where each line not yet copied ends in buf */
-  size_t lend_cap;
 };
 
 /* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
@@ -1168,9 +1166,7 @@ static toi_status stream_refuse(toi_case_stream *s, const char *msg) {
 /* The next line in [s->pos, *len) with its end found, checked for NUL bytes
    and length as toi_read_file checks them. 1 a line, 0 the end, or a status
    (negated) after a problem. */
-static int region_copy(toi_case_stream *s, toi_line_block *b, size_t *from);
-
-static int stream_line(toi_case_stream *s, size_t *len, toi_line_block *b, size_t *from) {
+static int stream_line(toi_case_stream *s, size_t *len) {
   for (;;) {
     if (s->started) {
       const char *nl = memchr(s->buf + s->scanned, '\n', s->end - s->scanned);
@@ -1194,10 +1190,6 @@ static int stream_line(toi_case_stream *s, size_t *len, toi_line_block *b, size_
       }
       if (s->eof) return 0;
     }
-    if (region_copy(s, b, from)) { /* the block's lines leave buf before it moves */
-      s->fail = TOI_ERR_NOMEM;
-      return -1;
-    }
     if (stream_fill(s)) {
       s->fail = errno == ENOMEM ? TOI_ERR_NOMEM : TOI_ERR_IO;
       return -1;
@@ -1209,88 +1201,57 @@ static int stream_line(toi_case_stream *s, size_t *len, toi_line_block *b, size_
   }
 }
 
-/* Room in b for one line more: 0 or -1 (out of memory). */
-static int block_room(toi_line_block *b) {
-  if (b->n < b->ncap) return 0;
-  size_t nc = b->ncap ? 2 * b->ncap : 256;
-  size_t *ns = realloc(b->start, nc * sizeof *ns);
-  if (ns) b->start = ns;
-  long *nl = realloc(b->line, nc * sizeof *nl);
-  if (nl) b->line = nl;
-  toi_case *ncs = realloc(b->cases, nc * sizeof *ncs);
-  if (ncs) b->cases = ncs;
-  unsigned char *nok = realloc(b->ok, nc);
-  if (nok) b->ok = nok;
-  if (!ns || !nl || !ncs || !nok) return -1;
-  b->ncap = nc;
-  return 0;
-}
-
-/* Lines from..b->n - 1 of b are still in s->buf: line i from b->start[i]
-   to s->lend[i - from] there. They are copied into b->text with one memcpy
-   of the bytes from the first's start to the last's end (the blank and
-   comment lines between them too, never listed), each line's end (its CR or
-   LF) made a NUL in the copy, and their starts moved to the copy; from
-   becomes b->n. 0 or -1 (out of memory). */
-static int region_copy(toi_case_stream *s, toi_line_block *b, size_t *from) {
-  if (*from == b->n) return 0;
-  const size_t r0 = b->start[*from], r1 = s->lend[b->n - 1 - *from];
-  const size_t need = b->len + (r1 - r0) + 1;
-  if (need > b->cap) {
+/* Appends line text[0..l) to b. 0 or -1 (out of memory). */
+static int block_push(toi_line_block *b, const char *text, size_t l, long lineno) {
+  if (b->n == b->ncap) {
+    size_t nc = b->ncap ? 2 * b->ncap : 256;
+    size_t *ns = realloc(b->start, nc * sizeof *ns);
+    if (ns) b->start = ns;
+    long *nl = realloc(b->line, nc * sizeof *nl);
+    if (nl) b->line = nl;
+    toi_case *ncs = realloc(b->cases, nc * sizeof *ncs);
+    if (ncs) b->cases = ncs;
+    unsigned char *nok = realloc(b->ok, nc);
+    if (nok) b->ok = nok;
+    if (!ns || !nl || !ncs || !nok) return -1;
+    b->ncap = nc;
+  }
+  if (b->len + l + 1 > b->cap) {
     size_t nc = b->cap ? b->cap : 1 << 16;
-    while (nc < need) nc *= 2;
+    while (nc < b->len + l + 1) nc *= 2;
     char *nt = realloc(b->text, nc);
     if (!nt) return -1;
     b->text = nt;
     b->cap = nc;
   }
-  char *t = b->text + b->len; /* buf's byte r0 + k is t[k] in the copy */
-  memcpy(t, s->buf + r0, r1 - r0);
-  for (size_t i = *from; i < b->n; i++) {
-    t[s->lend[i - *from] - r0] = '\0';
-    b->start[i] = b->start[i] - r0 + b->len;
-  }
-  b->len = need;
-  *from = b->n;
+  memcpy(b->text + b->len, text, l);
+  b->text[b->len + l] = '\0';
+  b->start[b->n] = b->len;
+  b->line[b->n++] = lineno;
+  b->len += l + 1;
   return 0;
 }
 
 toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes) {
   b->n = b->len = b->nerrs = b->nbad = 0;
   if (s->fail) return s->fail;
-  size_t l, from = 0, bytes = 0; /* bytes: of the lines listed, each with its NUL */
-  if (max_lines && s->lend_cap < max_lines) {
-    size_t *ne = realloc(s->lend, max_lines * sizeof *ne);
-    if (!ne) return s->fail = TOI_ERR_NOMEM;
-    s->lend = ne;
-    s->lend_cap = max_lines;
-  }
-  while (b->n < max_lines && bytes < max_bytes) {
-    int r = stream_line(s, &l, b, &from);
-    if (r <= 0) { /* the lines listed are copied whatever stopped the block */
-      if (region_copy(s, b, &from) && !s->fail) s->fail = TOI_ERR_NOMEM;
-      return r < 0 || s->fail ? s->fail : TOI_OK;
-    }
-    size_t at = s->pos;
-    const char *p = s->buf + at;
+  size_t l;
+  while (b->n < max_lines && b->len < max_bytes) {
+    int r = stream_line(s, &l);
+    if (r <= 0) return r < 0 ? s->fail : TOI_OK;
+    const char *p = s->buf + s->pos;
     s->pos += l + (s->pos + l < s->end); /* past the '\n' when there is one */
     s->scanned = s->pos;
     s->lineno++;
     if (l > 0 && p[l - 1] == '\r') l--; /* CRLF files are accepted */
     while (l > 0 && (*p == ' ' || *p == '\t')) {
       p++;
-      at++;
       l--;
     }
     if (l == 0 || *p == '#') continue;
     s->nonempty = 1;
-    if (block_room(b)) return s->fail = TOI_ERR_NOMEM;
-    b->start[b->n] = at;
-    s->lend[b->n - from] = at + l;
-    b->line[b->n++] = s->lineno;
-    bytes += l + 1;
+    if (block_push(b, p, l, s->lineno)) return s->fail = TOI_ERR_NOMEM;
   }
-  if (region_copy(s, b, &from)) return s->fail = TOI_ERR_NOMEM;
   return TOI_OK;
 }
 
@@ -1363,7 +1324,6 @@ toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
   }
   if (!s->is_stdin) close(s->fd);
   free(s->buf);
-  free(s->lend);
   id_spill_free(&s->ids);
   id_mem_reset(&s->mem);
   free(s);
