@@ -19,6 +19,8 @@ typedef struct slot {
   FILE *out;
   char *obuf;
   size_t olen;
+  const char *wtext; /* own_text: what work set */
+  size_t wlen;
   int worked, rc;
 } slot;
 
@@ -79,6 +81,8 @@ static void slot_drop_out(slot *s) {
   s->out = NULL;
   s->obuf = NULL;
   s->olen = 0;
+  s->wtext = NULL;
+  s->wlen = 0;
 }
 
 static toi_status commit_set(stream_run *r, int k);
@@ -102,13 +106,14 @@ static int run_chunk(void *ctx, int worker, uint64_t chunk) {
   toi_line_block_parse(&s->lb);
   s->worked = 0;
   if (!is_working(r) || s->lb.nbad) return 0;
-  s->out = open_memstream(&s->obuf, &s->olen);
-  if (!s->out) {
+  if (!r->o->own_text && !(s->out = open_memstream(&s->obuf, &s->olen))) {
     s->rc = -1;
     return 0;
   }
   toi_stream_block b = {s->lb.cases, s->lb.n, s->out, r->cur * (int)r->nslots + (int)i, 0, NULL, 0};
   s->rc = r->o->work(r->o->ctx, &b);
+  s->wtext = b.text;
+  s->wlen = b.text ? b.len : 0;
   s->worked = 1;
   return 0;
 }
@@ -124,14 +129,16 @@ static toi_status commit_set(stream_run *r, int k) {
     if (st != TOI_OK) return st;
     if (r->dg->total > before) stop_working(r);
     if (is_working(r) && s->worked) {
-      if (fflush(s->out)) s->rc = -1;
-      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, k * (int)r->nslots + (int)i, s->rc, s->obuf, s->olen};
+      if (s->out && fflush(s->out)) s->rc = -1;
+      const char *text = r->o->own_text ? s->wtext : s->obuf;
+      size_t len = r->o->own_text ? s->wlen : s->olen;
+      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, k * (int)r->nslots + (int)i, s->rc, text, len};
       int rc = r->o->commit ? r->o->commit(r->o->ctx, &b) : s->rc;
       if (rc) {
         res->commit_rc = rc;
         stop_working(r);
       } else {
-        if (r->o->out && s->olen && fwrite(s->obuf, 1, s->olen, r->o->out) != s->olen) {
+        if (r->o->out && len && fwrite(text, 1, len, r->o->out) != len) {
           res->commit_rc = -1;
           stop_working(r);
         }

@@ -33,6 +33,9 @@ typedef struct toi_stream_opts {
   void (*file_done)(void *ctx, const char *path, const toi_diags *dg, toi_status st);
   void *ctx;
   FILE *out;      ///< where the blocks' outputs go, in input order (NULL: commit writes them)
+  /// 1: work gets no b->out and sets b->text and b->len itself, to bytes of
+  /// its slot's scratch that stay until commit (no copy through a stream).
+  int own_text;
 } toi_stream_opts;
 
 /// What a stream did.

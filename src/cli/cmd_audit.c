@@ -391,7 +391,7 @@ int cmd_audit(int argc, char **argv) {
   r.acc.precision = args.precision;
   /* Small blocks: a case costs from microseconds to milliseconds (MPFR), and
      the threads wait for the slowest block of each round. */
-  toi_stream_opts so = {jobs, 512, audit_work, audit_commit, NULL, &r, NULL};
+  toi_stream_opts so = {jobs, 512, audit_work, audit_commit, NULL, &r, NULL, 0};
   int ns = toi_stream_slots(&so);
   if (audit_alloc(&r, ns)) {
     cli_error("audit: out of memory or no temporary file for the metrics");

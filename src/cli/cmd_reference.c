@@ -115,6 +115,9 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       return 1;
     }
   }
+  /* the class names' lengths, found once a block */
+  size_t clen[TOI_CLASS_COUNT];
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) clen[c] = strlen(toi_class_name((toi_class)c));
   size_t at = 0;
   for (size_t k = 0; k < b->n; k++) {
     const toi_ref *ref = &s->refs[k];
@@ -126,7 +129,7 @@ static int ref_work(void *ctx, toi_stream_block *b) {
     /* ID CLASS TLO THI, built in place: no printf. */
     char *line = s->text + at;
     const char *cls = toi_class_name(ref->cls);
-    size_t n = strlen(b->cases[k].id), m = strlen(cls);
+    size_t n = strlen(b->cases[k].id), m = (unsigned)ref->cls < TOI_CLASS_COUNT ? clen[ref->cls] : strlen(cls);
     memcpy(line, b->cases[k].id, n);
     line[n++] = ' ';
     memcpy(line + n, cls, m);
@@ -138,7 +141,8 @@ static int ref_work(void *ctx, toi_stream_block *b) {
     line[n++] = '\n';
     at += n;
   }
-  fwrite(s->text, 1, at, b->out);
+  b->text = s->text; /* kept in the slot until commit */
+  b->len = at;
   return 0;
 }
 
@@ -209,7 +213,7 @@ int cmd_reference(int argc, char **argv) {
   r.delta = args.delta;
   r.have_delta = args.have_delta;
   r.engine = args.engine;
-  toi_stream_opts o = {jobs, 0, ref_work, ref_commit, NULL, &r, NULL};
+  toi_stream_opts o = {jobs, 0, ref_work, ref_commit, NULL, &r, NULL, 1};
   int nslots = toi_stream_slots(&o), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)nslots, sizeof *r.slots);
   if (r.slots) {

@@ -607,7 +607,7 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
      bytes each): fewer cases a block when there are many candidates. */
   size_t block = (size_t)12288 / (l->n ? l->n : 1);
   if (out_of_process(l)) jobs = 1;
-  toi_stream_opts so = {jobs, block < 256 ? 256 : block > 4096 ? 4096 : block, run_work, run_commit, NULL, &r, NULL};
+  toi_stream_opts so = {jobs, block < 256 ? 256 : block > 4096 ? 4096 : block, run_work, run_commit, NULL, &r, NULL, 0};
   int ns = toi_stream_slots(&so), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)ns, sizeof *r.slots);
   r.ulps = calloc(l->n, sizeof *r.ulps);

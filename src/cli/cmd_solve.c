@@ -121,7 +121,7 @@ static int solve_commit(void *ctx, toi_stream_block *b) {
 
 static int solve_streamed(const toi_candidate *c, const toi_solve_opts *opts, const cli_args *args, int jobs) {
   solve_stream r = {c, opts, NULL, args->out, {0}, 0};
-  toi_stream_opts so = {jobs, 0, solve_work, solve_commit, NULL, &r, NULL};
+  toi_stream_opts so = {jobs, 0, solve_work, solve_commit, NULL, &r, NULL, 0};
   int ns = toi_stream_slots(&so), rc = EXIT_RUNTIME;
   r.slots = calloc((size_t)ns, sizeof *r.slots);
   if (r.slots) {

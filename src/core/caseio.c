@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* mkostemp */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,37 +93,101 @@ static void case_from_values(toi_case *c, const double *v) {
   c->mb = v[k++];
 }
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <emmintrin.h>
+#define ID_SSE2 1
+/* The bytes of x that are ID bytes (id_chars), one bit each. */
+static inline unsigned id_mask16(__m128i x) {
+  const __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+  const __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+  const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+  const __m128i let = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(25)), l);
+  const __m128i pun = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')), _mm_cmpeq_epi8(x, _mm_set1_epi8('_'))),
+                                   _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')), _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))));
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dig, let), pun));
+}
+
+/* The ID bytes at the start of line (at least TOI_ID_MAX + 1 bytes readable
+   from it): their count, 0 to TOI_ID_MAX + 1, found sixteen bytes at a time,
+   and c->id written whole: those bytes, zeros after them (as the scalar
+   path leaves it). */
+static inline size_t id_scan_store(toi_case *c, const char *line) {
+  _Static_assert(sizeof c->id == 64, "four 16-byte stores");
+  __m128i v[4];
+  size_t n = 64;
+  for (int k = 0; k < 4; k++) v[k] = _mm_loadu_si128((const __m128i *)(const void *)(line + 16 * k));
+  for (int k = 0; k < 4; k++) {
+    unsigned m = id_mask16(v[k]);
+    if (m != 0xffff) {
+      n = (size_t)(16 * k + __builtin_ctz(~m));
+      break;
+    }
+  }
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m128i nn = _mm_set1_epi8((char)n); /* n <= 64: compared as signed bytes */
+  for (int k = 0; k < 4; k++) {
+    __m128i keep = _mm_cmplt_epi8(_mm_add_epi8(iota, _mm_set1_epi8((char)(16 * k))), nn);
+    _mm_storeu_si128((__m128i *)(void *)(c->id + 16 * k), _mm_and_si128(v[k], keep));
+  }
+  return n;
+}
+#endif
+
 /* The common line, read in one pass without copying it: blank-separated
  * fields, a valid ID, DIM 2 or 3, the right number of numbers (read in
  * place, up to the blank after each), all of them finite, the radii and
  * masses legal. 1 when c is filled exactly as parse_fields fills it; 0 for
  * anything else (a tab, a control byte, a word, a bad field...), which
- * the general path then reads and names. */
+ * the general path then reads and names. Every byte of c is written once
+ * (the ID's array zero after the ID, the padding after dim zero, a 2D
+ * case's third components zero), the same bytes as a zeroed case filled in. */
 static int parse_line_fast(toi_case *c, const char *line, const char *lim) {
+  _Static_assert(offsetof(toi_case, pa) + 16 * sizeof(double) == sizeof(toi_case) &&
+                     offsetof(toi_case, mb) == offsetof(toi_case, pa) + 15 * sizeof(double),
+                 "the numbers of a 3D line are the case's doubles in order, with nothing after them");
   const unsigned char *p = (const unsigned char *)line;
-  static const toi_case zero; /* copied (padding too): cheaper than memset's string instruction */
-  memcpy(c, &zero, sizeof *c);
   size_t n = 0;
-  while (n <= TOI_ID_MAX && id_char(p[n])) n++;
+#ifdef ID_SSE2
+  if (lim - line > TOI_ID_MAX) {
+    n = id_scan_store(c, line);
+  } else
+#endif
+  {
+    memset(c->id, 0, sizeof c->id);
+    while (n <= TOI_ID_MAX && id_char(p[n])) n++;
+    if (n <= TOI_ID_MAX) memcpy(c->id, p, n);
+  }
   if (n == 0 || n > TOI_ID_MAX || p[n] != ' ') return 0;
-  memcpy(c->id, p, n);
   p += n;
   while (*p == ' ') p++;
   if ((*p != '2' && *p != '3') || p[1] != ' ') return 0;
-  c->dim = *p - '0';
+  /* dim, and zeros in the padding up to pa */
+  unsigned char head[offsetof(toi_case, pa) - offsetof(toi_case, dim)] = {0};
+  const int dim = *p - '0';
+  memcpy(head, &dim, sizeof dim);
+  memcpy((char *)c + offsetof(toi_case, dim), head, sizeof head);
   p += 2;
-  int want = c->dim == 2 ? 12 : 16;
-  double v[16];
   const char *end;
-  /* parse_number's test on each field, then the number read in place up to the blank or the end */
-  if (!toi_parse_double_fields((const char *)p, lim, want, v, &end)) return 0;
+  /* parse_number's test on each field, then the number read in place up to the blank or the end: a 3D
+     line's straight into the case (its order is the case's), a 2D line's moved there with zero z */
+  if (dim == 3) {
+    if (!toi_parse_double_fields((const char *)p, lim, 16, (double *)(void *)((char *)c + offsetof(toi_case, pa)), &end)) return 0;
+  } else {
+    double v[12];
+    if (!toi_parse_double_fields((const char *)p, lim, 12, v, &end)) return 0;
+    c->pa[0] = v[0], c->pa[1] = v[1], c->pa[2] = 0;
+    c->va[0] = v[2], c->va[1] = v[3], c->va[2] = 0;
+    c->ra = v[4], c->ma = v[5];
+    c->pb[0] = v[6], c->pb[1] = v[7], c->pb[2] = 0;
+    c->vb[0] = v[8], c->vb[1] = v[9], c->vb[2] = 0;
+    c->rb = v[10], c->mb = v[11];
+  }
   p = (const unsigned char *)end;
   while (*p == ' ') p++;
   if (*p) return 0;
   /* Beyond TOI_LINE_MAX the general path refuses the line, as the readers say (their check leaves room
      for a CR, taken off before this). */
   if ((size_t)((const char *)p - line) > TOI_LINE_MAX) return 0;
-  case_from_values(c, v);
   return c->ra >= 0 && c->ma > 0 && c->rb >= 0 && c->mb > 0;
 }
 

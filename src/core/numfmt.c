@@ -8,6 +8,7 @@
 __extension__ typedef unsigned __int128 u128;
 
 #define FRAC_MASK ((UINT64_C(1) << 52) - 1)
+#define BYTES8(b) (UINT64_C(0x0101010101010101) * (b))
 
 static uint64_t bits_of(double x) {
   uint64_t b;
@@ -32,8 +33,24 @@ static size_t put_uint(char *b, unsigned u, int min) {
   return (size_t)n;
 }
 
+/* Eight bytes whose first (in memory) is the ASCII hex digit of v's top
+   nibble, and so on down to its lowest: the nibbles spread one to a byte,
+   then 0-9 and a-f made ASCII together, without a loop or a table. */
+static uint64_t hex_ascii8(uint32_t v) {
+  uint64_t x = v;
+  x = (x | x << 16) & UINT64_C(0x0000ffff0000ffff);
+  x = (x | x << 8) & UINT64_C(0x00ff00ff00ff00ff);
+  x = (x | x << 4) & UINT64_C(0x0f0f0f0f0f0f0f0f); /* byte k: nibble k from the lowest */
+  const uint64_t letter = ((x + BYTES8(0x06)) & BYTES8(0x10)) >> 4; /* 1 where the nibble is 10 or more */
+  x += BYTES8('0') + letter * ('a' - '0' - 10);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return x; /* the top nibble's byte is already the first in memory */
+#else
+  return __builtin_bswap64(x);
+#endif
+}
+
 size_t toi_fmt_hex(char *buf, double x) {
-  static const char hexd[] = "0123456789abcdef";
   uint64_t bits = bits_of(x);
   char *b = buf;
   if (bits >> 63) *b++ = '-';
@@ -41,20 +58,31 @@ size_t toi_fmt_hex(char *buf, double x) {
   if (s) return (size_t)(b - buf) + s;
   int be = (int)(bits >> 52 & 0x7ff);
   uint64_t frac = bits & FRAC_MASK;
-  *b++ = '0';
-  *b++ = 'x';
-  *b++ = be ? '1' : '0';
+  b[0] = '0';
+  b[1] = 'x';
+  b[2] = be ? '1' : '0';
+  b += 3;
   if (frac) {
-    *b++ = '.';
-    for (int sh = 48;; sh -= 4) { /* 13 digits, up to the last that is not zero */
-      *b++ = hexd[frac >> sh & 0xf];
-      if (!(frac & ((UINT64_C(1) << sh) - 1))) break;
-    }
+    /* the 13 digits written whole (16 bytes: the room allows it), then cut
+       after the last that is not zero */
+    uint64_t hi = hex_ascii8((uint32_t)(frac >> 20)), lo = hex_ascii8((uint32_t)(frac << 12));
+    b[0] = '.';
+    memcpy(b + 1, &hi, 8);
+    memcpy(b + 9, &lo, 8);
+    b += 1 + 13 - __builtin_ctzll(frac) / 4;
   }
   int e = be ? be - 1023 : (frac ? -1022 : 0);
-  *b++ = 'p';
-  *b++ = e < 0 ? '-' : '+';
-  return (size_t)(b - buf) + put_uint(b, (unsigned)(e < 0 ? -e : e), 1);
+  unsigned u = (unsigned)(e < 0 ? -e : e); /* at most 1074: four digits */
+  b[0] = 'p';
+  b[1] = e < 0 ? '-' : '+';
+  b += 2;
+  /* the four digits of u, then the leading zeros dropped (one digit kept) */
+  const int n = 1 + (u >= 10) + (u >= 100) + (u >= 1000);
+  const uint64_t w = ((uint64_t)('0' + u / 1000) | (uint64_t)('0' + u / 100 % 10) << 8 |
+                      (uint64_t)('0' + u / 10 % 10) << 16 | (uint64_t)('0' + u % 10) << 24) >> (8 * (4 - n));
+  for (int i = 0; i < 4; i++) b[i] = (char)(w >> (8 * i));
+  b[n] = '\0';
+  return (size_t)(b - buf) + (size_t)n;
 }
 
 /* n = x 10^k rounded to an integer, x = M 2^E2 (M in [2^63, 2^64)), from M

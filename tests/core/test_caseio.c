@@ -345,6 +345,159 @@ Test(caseio, one_pass_reader_agrees_with_the_general_reader) {
   }
 }
 
+/* A block's lines are read with their ID scanned sixteen bytes at a time
+   and the case written field by field when at least 64 bytes follow the
+   line's start in the block, byte by byte otherwise (the last lines, and
+   toi_parse_case_line): both must give the same case bytes (the ID's array
+   zero after it, padding and a 2D case's z zero) or the same refusal.
+   Random IDs of 1 to 70 bytes, mostly ID bytes, now and then any other
+   byte but NUL, 2D and 3D lines, blocks of 1 to 40 lines. */
+Test(caseio, block_reader_agrees_with_the_line_reader) {
+  test_rng r = {te_seed(0x1d5ca11)};
+  static const char idb[] = "abcxyzABCXYZ0189._:-";
+  char *text = malloc(1 << 16);
+  size_t start[40];
+  long lineno[40];
+  toi_case cases[40];
+  unsigned char ok[40];
+  cr_assert(text);
+  for (int it = 0; it < 4000; it++) {
+    toi_line_block b;
+    memset(&b, 0, sizeof b);
+    b.text = text;
+    b.start = start;
+    b.line = lineno;
+    b.cases = cases;
+    b.ok = ok;
+    b.n = (size_t)test_rng_int(&r, 1, 40);
+    size_t at = 0;
+    for (size_t i = 0; i < b.n; i++) {
+      char *line = text + at;
+      int n = 0, idlen = (int)test_rng_int(&r, 1, 70), dim = (int)test_rng_int(&r, 2, 3);
+      for (int k = 0; k < idlen; k++) {
+        long pick = test_rng_int(&r, 0, 199);
+        line[n++] = pick ? idb[pick % (long)(sizeof idb - 1)] : (char)test_rng_int(&r, 1, 255);
+      }
+      n += sprintf(line + n, " %d", dim);
+      for (int k = 0; k < (dim == 2 ? 12 : 16); k++) {
+        double v = test_rng_uniform(&r, 0.5, 8) * ldexp(1, (int)test_rng_int(&r, -60, 60));
+        n += test_rng_int(&r, 0, 9) ? sprintf(line + n, " %a", v) : sprintf(line + n, " %.17g", v);
+      }
+      start[i] = at;
+      lineno[i] = (long)i + 1;
+      at += (size_t)n + 1;
+    }
+    b.len = at;
+    memset(cases, 0xa5, sizeof cases); /* every byte must be written */
+    toi_line_block_parse(&b);
+    size_t bad = 0;
+    for (size_t i = 0; i < b.n; i++) {
+      const char *line = text + start[i];
+      toi_case a;
+      int fa = 0;
+      char ma[160] = "";
+      msg_text ta;
+      toi_msg sa = msg_text_sink(&ta, ma, sizeof ma);
+      toi_status ra = toi_parse_case_line(&a, line, &fa, &sa);
+      cr_assert_eq(ra == TOI_OK, ok[i] == 1, "line %s: %d against %d", line, ra, ok[i]);
+      if (ra == TOI_OK) {
+        cr_assert_eq(memcmp(&a, &cases[i], sizeof a), 0, "line %s: the cases differ", line);
+        continue;
+      }
+      if (bad++ >= TOI_DIAG_MAX) continue; /* counted, not kept */
+      const toi_line_error *e = &b.errs[bad - 1];
+      cr_assert_eq(e->line, lineno[i]);
+      cr_assert_eq(e->field, fa, "line %s: field %d against %d", line, e->field, fa);
+      cr_assert_str_eq(e->message, ma, "line %s", line);
+    }
+    cr_assert_eq(b.nbad, bad);
+  }
+  free(text);
+}
+
+/* The lines a case stream lists, against the file's lines cut by hand: a
+   file of about 3 MB (past the stream's 1 MB reads) of lines of 0 to 3000
+   bytes, now and then CRLF, blank, a comment, with leading blanks and tabs,
+   the last without its LF, read in blocks of few lines and few bytes: each
+   block's lines are the file's non-blank, non-comment lines in order, with
+   their numbers, leading blanks and the CR taken off, each NUL-terminated. */
+Test(caseio, stream_blocks_list_the_files_lines) {
+  test_rng r = {te_seed(0x11e5b10c)};
+  const char *tmp = getenv("TMPDIR");
+  char path[512];
+  snprintf(path, sizeof path, "%s/toistreamXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert(f);
+  size_t nwant = 0, cap = 1 << 14;
+  char **want = malloc(cap * sizeof *want);
+  long *wline = malloc(cap * sizeof *wline);
+  cr_assert(want && wline);
+  char *line = malloc(4096);
+  size_t total = 0;
+  for (long ln = 1; total < ((size_t)3 << 20); ln++) {
+    long kind = test_rng_int(&r, 0, 19), lead = test_rng_int(&r, 0, 9) ? 0 : test_rng_int(&r, 1, 3);
+    int len = 0;
+    for (long i = 0; i < lead; i++) line[len++] = i % 2 ? '\t' : ' ';
+    int body = len;
+    if (kind == 0) { /* blank */
+    } else if (kind == 1) {
+      len += sprintf(line + len, "# comment %ld", ln);
+    } else {
+      long n = test_rng_int(&r, 1, 3000);
+      for (long i = 0; i < n; i++) line[len++] = "ab 7x.-"[test_rng_int(&r, 0, 6)];
+      line[body] = 'c'; /* not a blank, not '#' */
+      if (line[len - 1] == ' ') line[len - 1] = 'z'; /* no trailing blank: the lines are kept as written */
+    }
+    int crlf = test_rng_int(&r, 0, 4) == 0;
+    if (kind >= 2) {
+      if (nwant == cap) {
+        cap *= 2;
+        want = realloc(want, cap * sizeof *want);
+        wline = realloc(wline, cap * sizeof *wline);
+        cr_assert(want && wline);
+      }
+      want[nwant] = strndup(line + body, (size_t)(len - body));
+      wline[nwant++] = ln;
+    }
+    total += (size_t)len + 1 + (size_t)crlf;
+    int last = total >= ((size_t)3 << 20);
+    fwrite(line, 1, (size_t)len, f);
+    if (crlf) fputc('\r', f);
+    if (!last) fputc('\n', f); /* the last line without its LF */
+  }
+  cr_assert_eq(fclose(f), 0);
+  toi_diags dg;
+  memset(&dg, 0, sizeof dg);
+  toi_case_stream *s;
+  cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
+  toi_line_block b;
+  memset(&b, 0, sizeof b);
+  size_t got = 0;
+  for (;;) {
+    size_t max_lines = (size_t)test_rng_int(&r, 1, 40), max_bytes = (size_t)test_rng_int(&r, 1, 60000);
+    cr_assert_eq(toi_case_stream_read(s, &b, max_lines, max_bytes), TOI_OK);
+    if (!b.n) break;
+    cr_assert_leq(b.n, max_lines);
+    for (size_t i = 0; i < b.n; i++, got++) {
+      cr_assert_lt(got, nwant);
+      cr_assert_eq(b.line[i], wline[got]);
+      cr_assert_lt(b.start[i], b.len);
+      cr_assert_str_eq(b.text + b.start[i], want[got], "line %ld", wline[got]);
+    }
+  }
+  cr_assert_eq(got, nwant);
+  toi_line_block_free(&b);
+  toi_status cst = toi_case_stream_close(s, &dg); /* the lines were not parsed: nothing more to check */
+  (void)cst;
+  unlink(path);
+  for (size_t i = 0; i < nwant; i++) free(want[i]);
+  free(want);
+  free(wline);
+  free(line);
+}
+
 /* A sparse file of n bytes (holes: no disk used) at a fresh path in TMPDIR. */
 static void sparse_file(char *path, size_t size, unsigned long long n) {
   const char *tmp = getenv("TMPDIR");

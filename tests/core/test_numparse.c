@@ -615,6 +615,28 @@ Test(numfmt, edges) {
   }
 }
 
+/* %a of every exponent (subnormals' too) with every count of fraction
+   digits (0 to 13, the last one not zero) and every digit value at every
+   place, both signs, against printf: the digits are written thirteen at a
+   time and cut after the last that is not zero, the exponent's digits
+   without a loop. */
+Test(numfmt, hex_every_exponent_digit_count_and_digit) {
+  const uint64_t seed = te_seed(0x6865786eULL);
+  test_rng r = {seed};
+  for (uint64_t be = 0; be < 2047; be++)
+    for (int nd = 0; nd <= 13; nd++) {
+      uint64_t frac = nd ? (test_rng_next(&r) & ((UINT64_C(1) << 52) - 1)) >> (4 * (13 - nd)) << (4 * (13 - nd)) : 0;
+      if (nd) frac |= (uint64_t)test_rng_int(&r, 1, 15) << (4 * (13 - nd)); /* the last digit not zero */
+      for (uint64_t sign = 0; sign < 2; sign++) check_writers(te_of_bits(sign << 63 | be << 52 | frac), seed);
+    }
+  for (int place = 0; place < 13; place++)
+    for (uint64_t d = 0; d < 16; d++)
+      for (uint64_t be = 0; be < 2047; be += 89) {
+        uint64_t frac = (test_rng_next(&r) & ((UINT64_C(1) << 52) - 1) & ~(UINT64_C(15) << (4 * place))) | d << (4 * place);
+        check_writers(te_of_bits(be << 52 | frac), seed);
+      }
+}
+
 /* Integers ending in 5 at the seventh digit, and dyadic numbers whose
    seventh digit is an exact 5, are ties (to even); their neighbours are not. */
 Test(numfmt, seventh_digit_ties) {
