@@ -12,7 +12,8 @@ toi_status ref_check_case(const toi_case *c) {
    * of zeros is 0 while a NaN term makes it NaN: z == 0 exactly when all
    * fourteen numbers are finite (one test instead of fourteen branches). */
   double z = (c->ra - c->ra) + (c->rb - c->rb);
-  for (int i = 0; i < 3; i++) z += ((c->pa[i] - c->pa[i]) + (c->pb[i] - c->pb[i])) + ((c->va[i] - c->va[i]) + (c->vb[i] - c->vb[i]));
+  for (int i = 0; i < 3; i++)
+    z += ((c->pa[i] - c->pa[i]) + (c->pb[i] - c->pb[i])) + ((c->va[i] - c->va[i]) + (c->vb[i] - c->vb[i]));
   if (!(z == 0)) return TOI_ERR_INPUT;
   if (c->dim == 2 && (c->pa[2] != 0 || c->pb[2] != 0 || c->va[2] != 0 || c->vb[2] != 0))
     return TOI_ERR_INPUT;
