@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
+#include "ref_bench.h"
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "ref_mpfr.h"
@@ -234,6 +235,15 @@ toi_status toi_ref_kappa_bound(toi_ref_kappa_result *out, const toi_ref_query *q
   toi_status st = kappa_of(&out->kappa, p, q->dir);
   out->lo = out->hi = out->kappa;
   return st;
+}
+
+/* ---- src/bench's private entry points (ref_bench.h) ---- */
+
+int ref_prepared_offset(const toi_ref_prepared *pp, toi_direction dir, double R, double u, double *lo, double *hi) {
+  if (!pp || !lo || !hi || !dir_ok(dir)) return 0;
+  const ref_prep *p = (const ref_prep *)(const void *)pp->opaque;
+  if (p->magic != REF_PREP_MAGIC || p->engine != TOI_REF_FAST || p->chk != TOI_OK) return 0;
+  return ref_fast_offset_p(&p->fp, lo, hi, R, u, dir);
 }
 
 /* ---- the engines' names, as the command line spells them ---- */

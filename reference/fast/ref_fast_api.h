@@ -66,6 +66,11 @@ int ref_fast_kappa_p(ref_fast_prep *k, double *kappa, const toi_case *c, toi_dir
 /// caller must measure the error itself.
 int ref_fast_error_bound_p(ref_fast_prep *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
                            toi_precision q);
+/// An enclosure lo <= (t* - R) / u <= hi, t* the exact root in direction
+/// dir, for a finite R and a normal power of two u, from the root's
+/// enclosure alone (R = RN_q(t*) and u its ulp: the root's offset). 0 when
+/// it cannot be had here.
+int ref_fast_offset_p(const ref_fast_prep *k, double *lo, double *hi, double R, double u, toi_direction dir);
 /// An enclosure lo <= kappa <= hi of ref_fast_kappa_p's kappa (lo = hi: kappa
 /// itself), from one pass in plain doubles. 0 when the caller must ask MPFR.
 int ref_fast_kappa_bound_p(ref_fast_prep *k, double *lo, double *hi, const toi_case *c, toi_direction dir);

@@ -619,10 +619,10 @@ FAST_INLINE int fe_kappa(double *kappa, ref_fast_prep *k, const toi_case *c, int
 /* (|x| + |y|) 2^k rounded once (relative error <= u), or -1 when the sum is
  * not finite or the scaled sum is neither 0 nor in [2^-900, 2^300] (then the
  * scaling is exact and no product below underflows or overflows). */
-static double fe_rough_weight(double x, double y, int k) {
+FAST_INLINE double fe_rough_weight(double x, double y, int k) {
   double w = fabs(x) + fabs(y);
   if (!isfinite(w)) return -1;
-  w = fast_scale(w, k);
+  if (k) w = fast_scale(w, k); /* unscaled data (k = 0, the usual case): w itself, as fast_scale gives it */
   return w == 0 || (w >= 0x1p-900 && w <= 0x1p300) ? w : -1;
 }
 
@@ -803,6 +803,68 @@ static int fe_error_bound(ref_fast_prep *k, double *lo, double *hi, double *bits
 int ref_fast_error_bound_p(ref_fast_prep *k, double *lo, double *hi, double *bits, double T, toi_direction dir,
                            toi_precision q) {
   return fe_error_bound(k, lo, hi, bits, T, dir, q);
+}
+
+/*
+ * An enclosure [lo, hi] of (t* - R) / u, t* the exact root in direction dir,
+ * for any double R and power of two u (the caller's use: R = RN_q(t*), u its
+ * ulp, the root's offset), from the root's enclosure alone. In scaled units
+ * (Rs = R 2^-k2, exact: fe_scale_exact) fe_diff gives d with
+ * |d - (Rs - t*_s)| <= Ed, so X = Rs - t*_s lies in [d.h - w, d.h + w] for
+ * w >= |d.l| + Ed: RN(|d.l| + Ed) >= (|d.l| + Ed)(1 - 2^-53) when that sum
+ * is 0 or at least 2^-1000 (checked; no underflow), and the product by
+ * 1 + 2^-50 rounds to at least (1 - 2^-53)^2 (1 + 2^-50) > 1 times it. The
+ * ends A = d.h - w, B = d.h + w are rounded once: |RN(A) - A| <= 2^-53
+ * |RN(A)|, so A' = RN(RN(A) - |RN(A)| 2^-52) <= A when |RN(A)| >= 2^-960
+ * (the product by 2^-52 exact, the subtraction's rounding at most 2^-53
+ * (1 + 2^-52) |RN(A)|: together below 2^-52 |RN(A)|) or RN(A) = 0 (then
+ * A = 0: a difference of doubles is 0 only when they are equal); B' >= B
+ * alike. Then (t* - R) / u = -X 2^k2 / u lies in [-B' 2^(k2-eu), -A'
+ * 2^(k2-eu)], u = 2^eu, each end scaled exactly (a normal end to a normal
+ * result, checked). 0 when it cannot be had here: not
+ * prepared by the fast engine, no root in direction dir, R or u out of range.
+ */
+static int fe_offset(const ref_fast_prep *k, double *lo, double *hi, double R, double u, toi_direction dir) {
+  if (!k->ok || (unsigned)dir > 1 || !(u > 0) || !isfinite(R)) return 0;
+  const ref_fast_state *fs = &k->st;
+  int low = ref_dir_root(&fs->r, dir);
+  if (low < 0 || !isfinite(u) || !(u >= 0x1p-1022)) return 0;
+  int eu = fast_ilog2(u);
+  if (u != fast_pow2(eu)) return 0;
+  const int j = low ? 0 : 1;
+  double Rs, Ed;
+  if (!fe_scale_exact(&Rs, R, -fs->k2)) return 0;
+  fdd d = fe_diff(Rs, fs->t[j], fs->Et[j], &Ed);
+  double a = fabs(d.l) + Ed;
+  if (!(a == 0 || (a >= 0x1p-1000 && a <= 0x1p1000))) return 0;
+  double w = a * (1 + 0x1p-50);
+  double A = d.h - w, B = d.h + w;
+  if (!(A == 0 || (fabs(A) >= 0x1p-960 && fabs(A) <= 0x1p1000))) return 0;
+  if (!(B == 0 || (fabs(B) >= 0x1p-960 && fabs(B) <= 0x1p1000))) return 0;
+  A -= fabs(A) * 0x1p-52;
+  B += fabs(B) * 0x1p-52;
+  const int ks = fs->k2 - eu;
+  double l = 0, h = 0;
+  /* Both ends are 0 or normal (above), and so are the scaled ends checked
+   * to be: each scaling by a power of two is then exact (fast_scale, |ks|
+   * <= 2000 here). */
+  if (B != 0) {
+    int e = fast_ilog2(fabs(B)) + ks;
+    if (e < -1000 || e > 1000) return 0;
+    l = fast_scale(B, ks);
+  }
+  if (A != 0) {
+    int e = fast_ilog2(fabs(A)) + ks;
+    if (e < -1000 || e > 1000) return 0;
+    h = fast_scale(A, ks);
+  }
+  *lo = -l;
+  *hi = -h;
+  return 1;
+}
+
+int ref_fast_offset_p(const ref_fast_prep *k, double *lo, double *hi, double R, double u, toi_direction dir) {
+  return fe_offset(k, lo, hi, R, u, dir);
 }
 
 int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {

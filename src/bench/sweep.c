@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ref_bench.h"
 #include "sweep.h"
 #include "toiref.h"
 
@@ -421,7 +422,10 @@ static int lazy_decided(const sweep_cell *cell, int hsame, double hi, const kapp
  * ref_bits_apart_prec (other precisions, T being a value of q) give
  * |k| <= 1 ? |k| : log2(1.0 + (double)|k|), as ulp_bits_for does.
  *
- * delta itself comes from one measure per case and direction (view_offset):
+ * delta itself comes once per case and direction (view_offset) from the
+ * reference's enclosure of the root (ref_prepared_offset: an enclosure of
+ * (t* - R) / u, which is delta, intersected with [-1/2, 1/2]), or, where
+ * that cannot be had, from one measure:
  * the answer T1 = R + u (a value of q, exact) has E1 = |1 - delta| = 1 - delta
  * (delta <= 1/2), so an enclosure [l1, h1] of RN(E1) (toi_ref_error_bound)
  * gives E1 in (pred(l1), succ(h1)) (RN(E1) >= l1 needs E1 above the midpoint
@@ -497,8 +501,11 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
     if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
     rq.T = T1;
     v->counts->probes++;
-    if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
-    double lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+    double lo, hi;
+    if (!ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi)) {
+      if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
+      lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+    }
     v->off[d][0] = lo < -0.5 ? -0.5 : lo;
     v->off[d][1] = hi > 0.5 ? 0.5 : hi;
     if (!(v->off[d][0] <= v->off[d][1])) return 0; /* cannot happen for a true enclosure */

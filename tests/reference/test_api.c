@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
+#include "ref_bench.h"
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "reference_check.h"
@@ -384,4 +385,111 @@ Test(ref_prepared, no_hidden_result_cache_in_the_library) {
   int n = scan_dir("reference", bad, sizeof bad, &files) + scan_dir("src", bad, sizeof bad, &files);
   cr_assert_gt(files, 50, "the sources were not found (run from the project's root)");
   cr_assert_eq(n, 0, "%d thread-local variables beyond the documented ones, first %s", n, bad);
+}
+
+/* ---- the root's offset from its rounding (ref_prepared_offset, ref_bench.h) against the MPFR engine's errors ---- */
+
+/* ulp_q(R) for R a normal value of q that is not a power of two (then t* is
+ * in R's binade and its ulp is u), else 0. */
+static double ulp_in(double R, toi_precision q) {
+  const toi_precision_info *pi = toi_precision_get(q);
+  int e;
+  double m = frexp(fabs(R), &e); /* |R| = m 2^e, m in [0.5, 1) */
+  if (!isfinite(R) || R == 0 || m == 0.5 || e - 1 < pi->emin) return 0;
+  return ldexp(1.0, e - pi->p);
+}
+
+/* The MPFR engine's error of T against the root in direction dir. */
+static double mpfr_error(const toi_case *c, double T, toi_direction dir, toi_precision q) {
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  toi_ref_error_result er;
+  rq.c = c, rq.engine = TOI_REF_MPFR, rq.precision = q, rq.dir = dir, rq.T = T;
+  cr_assert_eq(toi_ref_error(&er, &rq), TOI_OK);
+  return er.ulp;
+}
+
+/* delta = (t* - R) / u in [lo, hi] puts the errors of R + u and R - u, 1 - delta and
+ * 1 + delta (both within R's binade), between the roundings of the ends (RN is
+ * monotone, and 1 - x, 1 + x computed in double are RN of the exact values). */
+static void check_family(toi_gen_family f, toi_precision q, long n, long *had) {
+  toi_gen_opts o;
+  toi_gen_opts_default_in(&o, f, q);
+  o.seed = 0x6f6666736574ULL + (uint64_t)f;
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.c = &c, rq.precision = q;
+    toi_ref r;
+    if (toi_ref_solve(&r, &rq) != TOI_OK) continue;
+    toi_ref_prepared prep;
+    if (toi_ref_prepare(&prep, &rq) != TOI_OK) continue;
+    for (int d = 0; d < 2; d++) {
+      toi_direction dir = d ? TOI_REVERSE : TOI_FORWARD;
+      double R = d ? r.trev : r.tfwd, u = ulp_in(R, q), lo, hi;
+      if (u == 0) continue;
+      if (!ref_prepared_offset(&prep, dir, R, u, &lo, &hi)) continue;
+      cr_assert(lo <= hi, "%s case %ld dir %d: [%a, %a]", toi_gen_family_name(f), i, d, lo, hi);
+      *had += hi - lo <= 0x1p-20; /* narrow enough to place most answers (near a graze it is wider) */
+      double e1 = mpfr_error(&c, R + u, dir, q), e2 = mpfr_error(&c, R - u, dir, q);
+      cr_assert(e1 >= 1 - hi && e1 <= 1 - lo, "%s case %ld dir %d: error %a of R + u outside [%a, %a]",
+                toi_gen_family_name(f), i, d, e1, 1 - hi, 1 - lo);
+      cr_assert(e2 >= 1 + lo && e2 <= 1 + hi, "%s case %ld dir %d: error %a of R - u outside [%a, %a]",
+                toi_gen_family_name(f), i, d, e2, 1 + lo, 1 + hi);
+    }
+  }
+}
+
+Test(ref_offset, every_family_binary64) {
+  long had = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) check_family((toi_gen_family)f, TOI_BINARY64, 300, &had);
+  cr_expect_gt(had, 1000, "only %ld narrow offsets were given", had);
+}
+
+Test(ref_offset, every_family_binary32) {
+  long had = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) check_family((toi_gen_family)f, TOI_BINARY32, 300, &had);
+  cr_expect_gt(had, 1000, "only %ld narrow offsets were given", had);
+}
+
+/* R need not be the rounded root: the enclosure is of (t* - R) / u for any R. */
+Test(ref_offset, any_R) {
+  toi_case c = {.dim = 2, .pa = {0, 0, 0}, .pb = {10, 1, 0}, .va = {1, 0, 0}, .vb = {-1, 0, 0}, .ra = 1, .rb = 1};
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = &c;
+  toi_ref r;
+  toi_ref_prepared prep;
+  cr_assert_eq(toi_ref_solve(&r, &rq), TOI_OK);
+  cr_assert_eq(toi_ref_prepare(&prep, &rq), TOI_OK);
+  /* |s + v t| = 2: (10 - 2t)^2 + 1 = 4, t* = 5 - sqrt(3)/2 = 4.1339745962155614... */
+  double lo, hi, R = 4.0, u = 0x1p-10;
+  cr_assert(ref_prepared_offset(&prep, TOI_FORWARD, R, u, &lo, &hi));
+  double want = (5 - sqrt(3) / 2 - 4) * 1024; /* 137.19... to a few ulps */
+  cr_assert(lo <= hi && fabs(lo - want) < 1e-9 && fabs(hi - want) < 1e-9, "[%a, %a] for %a", lo, hi, want);
+}
+
+/* Nothing to give: another engine, no root in the direction, a u that is not a power of two. */
+Test(ref_offset, refusals) {
+  toi_case c = {.dim = 2, .pa = {0, 0, 0}, .pb = {10, 1, 0}, .va = {1, 0, 0}, .vb = {-1, 0, 0}, .ra = 1, .rb = 1};
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  rq.c = &c;
+  toi_ref r;
+  toi_ref_prepared prep, prep_m;
+  double lo, hi;
+  cr_assert_eq(toi_ref_solve(&r, &rq), TOI_OK);
+  cr_assert_eq(toi_ref_prepare(&prep, &rq), TOI_OK);
+  cr_expect(!ref_prepared_offset(&prep, TOI_FORWARD, r.tfwd, 3.0, &lo, &hi));
+  cr_expect(!ref_prepared_offset(&prep, TOI_FORWARD, r.tfwd, 0.0, &lo, &hi));
+  cr_expect(!ref_prepared_offset(&prep, TOI_FORWARD, NAN, 0x1p-50, &lo, &hi));
+  rq.engine = TOI_REF_MPFR;
+  cr_assert_eq(toi_ref_prepare(&prep_m, &rq), TOI_OK);
+  cr_expect(!ref_prepared_offset(&prep_m, TOI_FORWARD, r.tfwd, 0x1p-50, &lo, &hi));
+  toi_case sep = c;
+  sep.va[0] = -1, sep.vb[0] = 1; /* moving apart: no forward root */
+  rq.c = &sep, rq.engine = TOI_REF_FAST;
+  cr_assert_eq(toi_ref_solve(&r, &rq), TOI_OK);
+  cr_assert_eq(toi_ref_prepare(&prep, &rq), TOI_OK);
+  cr_expect(isnan(r.tfwd));
+  cr_expect(!ref_prepared_offset(&prep, TOI_FORWARD, 1.0, 0x1p-52, &lo, &hi));
 }

@@ -1,0 +1,18 @@
+/* ref_bench.h: what the reference offers src/bench beyond toiref.h (private: not installed, not exported). */
+#ifndef REF_BENCH_H
+#define REF_BENCH_H
+
+#include "toiref.h"
+
+/// An enclosure lo <= (t* - R) / u <= hi of the root of a prepared case
+/// (toi_ref_prepare with the fast engine), t* its exact root in direction
+/// dir, for a finite R and a normal power of two u: with R = RN_q(t*) and u
+/// = ulp_q(R), the root's offset from its rounding in units of its ulp. From
+/// the root's enclosure that the preparation proved, without measuring an
+/// error (reference/fast/ref_fast_err.c, fe_offset, proves it). 1 with *lo
+/// and *hi set, 0 when it cannot be had so (another engine, a case the fast
+/// engine left to MPFR, no root in direction dir, R or u out of range): the
+/// caller then measures as without it. Writes nothing in *p.
+int ref_prepared_offset(const toi_ref_prepared *p, toi_direction dir, double R, double u, double *lo, double *hi);
+
+#endif
