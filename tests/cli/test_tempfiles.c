@@ -150,8 +150,15 @@ Test(tempfiles, signals_ignored_at_start_stay_ignored) {
   const char *args[] = {"gen", "grazing", "--count", "1e6", "-o", "out", NULL};
   pid_t pid = tt_spawn(0, args);
   tt_wait_writing(pid, 1);
-  kill(pid, SIGHUP);
-  cr_assert_eq(tt_wait(pid), 128 + SIGHUP);
+  /* Stopped first, as above, so that the signal surely arrives before the end. */
+  cr_assert_eq(kill(pid, SIGSTOP), 0);
+  int st;
+  cr_assert_eq(waitpid(pid, &st, WUNTRACED), pid);
+  cr_assert(WIFSTOPPED(st), "gen ended before the signal: make --count larger");
+  cr_assert_eq(kill(pid, SIGHUP), 0);
+  cr_assert_eq(kill(pid, SIGCONT), 0);
+  int status = tt_wait(pid);
+  cr_assert_eq(status, 128 + SIGHUP, "SIGHUP ended gen with status %d", status);
   char have[4096];
   tt_listing(have, sizeof have);
   cr_assert_str_eq(have, "", "left behind: %s", have);
