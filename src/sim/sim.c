@@ -63,15 +63,7 @@ static double norm(const double *x, int dim) {
   return big * sqrt(s);
 }
 
-/* What a prediction reads of a ball, in one cache line: the centre p at the
-   reference time tr, the velocity v, the radius. In 2D the third components
-   of p and v are +0, always (every write of them says so). */
-typedef struct sim_body {
-  double p[3];
-  double tr;
-  double v[3];
-  double r;
-} sim_body;
+/* sim_body: what a prediction reads of a ball (sim_ericson.h). */
 _Static_assert(sizeof(sim_body) == 64, "a ball's sim_body is one cache line");
 
 /* A cell's balls, latest inserted first: n of them in items, which is the
@@ -471,18 +463,90 @@ static int predict_visit(sim *s, uint32_t i, uint32_t j, void *ctx) {
   return s->stop;
 }
 
-/* predict_visit for the ericson kernel (s->ericson): its own arithmetic on
-   j's centre now, the same answer as predict_pair's, without a case. */
-static inline int predict_visit_ericson(sim *s, uint32_t i, uint32_t j, void *ctx) {
-  const predict_ctx *pc = ctx;
-  if (j == i || j == pc->skip || (pc->only_higher && j < i)) return 0;
-  double pb[3], dt = NAN;
-  centre_at(s, j, s->tnow, pb);
-  s->predictions++;
-  int r = sim_ericson_toi(pc->half.pa, pc->half.va, pc->half.ra, pb, s->b[j].v, s->b[j].r, s->dim, &dt);
-  uint64_t seq = s->q.seq++;
-  if (r) pair_answer_in(s, i, j, r, dt, seq);
-  return s->stop;
+/* The ericson kernel's predictions (s->ericson): ball i against the m
+   balls gathered in s->gbuf, in their order, two at a time by
+   sim_ericson_toi2 on each partner's record, the same answers and events
+   as predict_pair's without a case. The balls that are not candidates (i
+   itself, pc's skip, below i with only_higher) are lanes masked out: they
+   count no prediction and take no insertion number. When either lane has a
+   contact, both are written to i's list and kept by the list's length: which
+   of the two meets is no pattern the processor can guess. Returns 1 when the
+   run stops. */
+static int predict_ericson(sim *s, const predict_ctx *pc, uint32_t i, size_t m) {
+  uint32_t *cand = s->gbuf;
+  cand[m] = i; /* an odd count's last lane: never a candidate */
+  const uint32_t skip = pc->skip, oh = (uint32_t)pc->only_higher;
+  const double tnow = s->tnow;
+  uint32_t kept = 0;
+  for (size_t k = 0; k < m; k += 2) {
+    uint32_t j0 = cand[k], j1 = cand[k + 1];
+    uint32_t keep0 = (j0 != i) & (j0 != skip) & (1u ^ (oh & (j0 < i)));
+    uint32_t keep1 = (j1 != i) & (j1 != skip) & (1u ^ (oh & (j1 < i)));
+    double dt[2];
+    int nan;
+    int hit = sim_ericson_toi2(pc->half.pa, pc->half.va, pc->half.ra, &s->b[j0], &s->b[j1], tnow, s->dim, dt,
+                               &nan);
+    uint64_t seq = s->q.seq;
+    s->predictions += keep0 + keep1;
+    s->q.seq += keep0 + keep1;
+    hit &= (int)(keep0 | keep1 << 1);
+    nan &= (int)(keep0 | keep1 << 1);
+    if (!(hit | nan)) continue;
+    if (sim_queue_room2(&s->q, i, s->cnt[i])) {
+      fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+      return 1;
+    }
+    if (nan) { /* one by one, in order: the first NaN stops the run */
+      if (nan & 1) {
+        s->predictions -= keep1;
+        s->q.seq -= keep1;
+        pair_answer_in(s, i, j0, -1, NAN, seq);
+        return 1;
+      }
+      if (hit & 1) pair_answer_in(s, i, j0, 1, dt[0], seq);
+      if (!s->stop) pair_answer_in(s, i, j1, -1, NAN, seq + keep0);
+      return 1;
+    }
+    /* pair_answer_in's event, kept when the contact's time is finite */
+    double t0 = tnow + dt[0], t1 = tnow + dt[1];
+    uint32_t push0 = (uint32_t)(hit & 1) & (t0 < INFINITY), push1 = (uint32_t)(hit >> 1) & (t1 < INFINITY);
+    sim_qev e0 = {.time = t0, .base = tnow, .dt = dt[0], .sk = seq << 2 | SIM_EV_PAIR, .b = j0, .cb = s->cnt[j0]};
+    sim_queue_put(&s->q, i, &e0, push0);
+    sim_qev e1 = {.time = t1, .base = tnow, .dt = dt[1], .sk = (seq + keep0) << 2 | SIM_EV_PAIR, .b = j1,
+                  .cb = s->cnt[j1]};
+    sim_queue_put(&s->q, i, &e1, push1);
+    kept |= push0 | push1;
+  }
+  if (kept) sim_qmark(&s->q, i);
+  return 0;
+}
+
+/* Appends to s->gbuf from m the balls of q's cells that pass its test, in
+   scan's order; returns the new count. (A ball lies in one cell of one
+   level: at most n are gathered in all, and a copy writes at most
+   SIM_CELL_SLOTS past them.) */
+static inline size_t gather(sim *s, const sim_nbr *q, size_t m) {
+  const int *nc = s->g.nc[q->m];
+  uint32_t *buf = s->gbuf;
+  size_t m0 = m;
+  for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
+    for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
+      const sim_cell *row = s->cl + s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
+      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++) {
+        const sim_cell *c = &row[x];
+        if (c->n <= SIM_CELL_SLOTS) memcpy(buf + m, c->items, SIM_CELL_SLOTS * sizeof *buf);
+        else memcpy(buf + m, c->items, c->n * sizeof *buf);
+        m += c->n;
+      }
+    }
+  if (!q->test) return m;
+  size_t w = m0;
+  for (size_t k = m0; k < m; k++) {
+    uint32_t j = buf[k];
+    buf[w] = j;
+    w += (size_t)sim_nbr_keep(q, &s->cell[3 * j]);
+  }
+  return w;
 }
 
 /* Pairs of ball i with its neighbours; with only_higher, only partners
@@ -491,8 +555,15 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
   predict_ctx pc;
   predict_ctx_init(s, &pc, i, skip, only_higher);
   if (s->stop) return;
-  if (s->ericson) scan_neighbours(s, i, predict_visit_ericson, &pc);
-  else scan_neighbours(s, i, predict_visit, &pc);
+  if (s->ericson) {
+    size_t m = 0;
+    for (int u = 0; u < s->g.nused; u++) {
+      sim_nbr q;
+      if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q)) m = gather(s, &q, m);
+    }
+    predict_ericson(s, &pc, i, m);
+  } else
+    scan_neighbours(s, i, predict_visit, &pc);
 }
 
 static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
@@ -626,9 +697,9 @@ static int take_sample(sim *s, sim_sample *out) {
     qsort(cand, ncand, sizeof *cand, pairkey_cmp);
     for (size_t i = 0; i < s->n; i++) {
       uint32_t ne;
-      const ev *evs = sim_queue_events(&s->q, (uint32_t)i, &ne);
+      const sim_qev *evs = sim_queue_events(&s->q, (uint32_t)i, &ne);
       for (uint32_t h = 0; h < ne; h++) {
-        const ev *e = &evs[h];
+        const ev ee = sim_queue_ev(&s->q, (uint32_t)i, &evs[h]), *e = &ee;
         if (e->kind != SIM_EV_PAIR || !ev_valid(s, e)) continue;
         pairkey key = {e->a < e->b ? e->a : e->b, e->a < e->b ? e->b : e->a, 0};
         pairkey *f = bsearch(&key, cand, ncand, sizeof *cand, pairkey_cmp);
@@ -776,12 +847,21 @@ static void do_cell(sim *s, const ev *e) {
   s->cells++;
   predict_ctx pc;
   predict_ctx_init(s, &pc, i, NONE32, 0);
-  for (int u = 0; u < s->g.nused; u++) {
-    sim_nbr q;
-    if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q) &&
-        (s->ericson ? scan(s, &q, i, predict_visit_ericson, &pc) : scan(s, &q, i, predict_visit, &pc)))
-      return;
-  }
+  if (s->ericson) {
+    size_t m = 0;
+    for (int u = 0; u < s->g.nused; u++) {
+      sim_nbr q;
+      if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
+        m = gather(s, &q, m);
+    }
+    if (predict_ericson(s, &pc, i, m)) return;
+  } else
+    for (int u = 0; u < s->g.nused; u++) {
+      sim_nbr q;
+      if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q) &&
+          scan(s, &q, i, predict_visit, &pc))
+        return;
+    }
   predict_cell(s, i);
 }
 

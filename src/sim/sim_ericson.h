@@ -2,6 +2,7 @@
 #ifndef TOI_SIM_ERICSON_H
 #define TOI_SIM_ERICSON_H
 
+#include <emmintrin.h>
 #include <math.h>
 
 /*
@@ -16,6 +17,26 @@
  * contact ahead, -1 for a contact with a NaN time (never stored).
  * tests/sim/test_sim_ericson.c holds it to form_pair_toi bit for bit.
  */
+/* What a prediction reads of a ball, in one cache line: the centre p at the
+   reference time tr, the velocity v, the radius. In 2D the third components
+   of p and v are +0, always (every write of them says so). */
+typedef struct sim_body {
+  double p[3];
+  double tr;
+  double v[3];
+  double r;
+} sim_body;
+
+/* The formulation's root once past its early outs: t = (-b - sqrt(d)) / a,
+   1 with *dt = t, 0 when t is negative or infinite, -1 when NaN. */
+static inline int sim_ericson_root(double a, double b, double d, double *dt) {
+  const double t = (-b - sqrt(d)) / a;
+  if (isnan(t)) return -1;
+  if (!(t >= 0) || isinf(t)) return 0;
+  *dt = t;
+  return 1;
+}
+
 static inline int sim_ericson_toi(const double pa[3], const double va[3], double ra,
                                   const double pb[3], const double vb[3], double rb, int dim,
                                   double *dt) {
@@ -39,11 +60,54 @@ static inline int sim_ericson_toi(const double pa[3], const double va[3], double
      guesses wrong about as often as right. */
   const double a = vv, b = vs, d = b * b - a * cc;
   if ((a < 1e-12) | (b >= 0) | (d < 0)) return 0;
-  const double t = (-b - sqrt(d)) / a;
-  if (isnan(t)) return -1;
-  if (!(t >= 0) || isinf(t)) return 0;
-  *dt = t;
-  return 1;
+  return sim_ericson_root(a, b, d, dt);
+}
+
+/*
+ * Two predictions at once, lane k for ball A (pa, va, ra, its centre now)
+ * against ball bk (its record) at time t. Each lane makes the same IEEE
+ * operations in the same order as centre_at's p + v (t - tr) (sim.c) then
+ * sim_ericson_toi, so the same bits; the early outs and the root's checks
+ * are masks, the root computed in both lanes whatever they answer. Returns
+ * the lanes whose answer is 1 as bits (1: lane 0, 2: lane 1), with dt[k]
+ * the time (0 for an overlap), and in *nan the lanes whose answer is -1.
+ */
+static inline int sim_ericson_toi2(const double pa[3], const double va[3], double ra, const sim_body *b0,
+                                   const sim_body *b1, double t, int dim, double dt[2], int *nan) {
+  const __m128d tr = _mm_set_pd(b1->tr, b0->tr);
+  const __m128d h = _mm_sub_pd(_mm_set1_pd(t), tr);
+  const __m128d vx = _mm_set_pd(b1->v[0], b0->v[0]), vy = _mm_set_pd(b1->v[1], b0->v[1]);
+  const __m128d px = _mm_add_pd(_mm_set_pd(b1->p[0], b0->p[0]), _mm_mul_pd(vx, h));
+  const __m128d py = _mm_add_pd(_mm_set_pd(b1->p[1], b0->p[1]), _mm_mul_pd(vy, h));
+  const __m128d s0 = _mm_sub_pd(px, _mm_set1_pd(pa[0])), v0 = _mm_sub_pd(vx, _mm_set1_pd(va[0]));
+  const __m128d s1 = _mm_sub_pd(py, _mm_set1_pd(pa[1])), v1 = _mm_sub_pd(vy, _mm_set1_pd(va[1]));
+  __m128d ss = _mm_add_pd(_mm_mul_pd(s0, s0), _mm_mul_pd(s1, s1));
+  __m128d vv = _mm_add_pd(_mm_mul_pd(v0, v0), _mm_mul_pd(v1, v1));
+  __m128d vs = _mm_add_pd(_mm_mul_pd(v0, s0), _mm_mul_pd(v1, s1));
+  if (dim == 3) {
+    const __m128d vz = _mm_set_pd(b1->v[2], b0->v[2]);
+    const __m128d pz = _mm_add_pd(_mm_set_pd(b1->p[2], b0->p[2]), _mm_mul_pd(vz, h));
+    const __m128d s2 = _mm_sub_pd(pz, _mm_set1_pd(pa[2])), v2 = _mm_sub_pd(vz, _mm_set1_pd(va[2]));
+    ss = _mm_add_pd(ss, _mm_mul_pd(s2, s2));
+    vv = _mm_add_pd(vv, _mm_mul_pd(v2, v2));
+    vs = _mm_add_pd(vs, _mm_mul_pd(v2, s2));
+  }
+  const __m128d rr = _mm_add_pd(_mm_set_pd(b1->r, b0->r), _mm_set1_pd(ra));
+  const __m128d cc = _mm_sub_pd(ss, _mm_mul_pd(rr, rr));
+  const __m128d d = _mm_sub_pd(_mm_mul_pd(vs, vs), _mm_mul_pd(vv, cc));
+  const __m128d zero = _mm_setzero_pd();
+  const __m128d over = _mm_cmplt_pd(cc, zero);
+  const __m128d out = _mm_or_pd(_mm_or_pd(_mm_cmplt_pd(vv, _mm_set1_pd(1e-12)), _mm_cmpge_pd(vs, zero)),
+                                _mm_cmplt_pd(d, zero));
+  const int mo = _mm_movemask_pd(over), mgo = ~mo & ~_mm_movemask_pd(out) & 3;
+  /* sim_ericson_root: (-b - sqrt(d)) / a, -b by its sign bit flipped */
+  const __m128d nb = _mm_xor_pd(vs, _mm_set1_pd(-0.0));
+  const __m128d tt = _mm_div_pd(_mm_sub_pd(nb, _mm_sqrt_pd(d)), vv);
+  const __m128d isn = _mm_cmpunord_pd(tt, tt);
+  const __m128d ok = _mm_andnot_pd(_mm_cmpeq_pd(tt, _mm_set1_pd(INFINITY)), _mm_cmpge_pd(tt, zero));
+  *nan = mgo & _mm_movemask_pd(isn);
+  _mm_storeu_pd(dt, _mm_andnot_pd(over, tt)); /* an overlap: +0 */
+  return mo | (mgo & _mm_movemask_pd(ok));
 }
 
 #endif

@@ -31,8 +31,7 @@
 /* Ball a's key from its earliest event, then the winners on its path to the
    root. */
 static void key_update(sim_queue *q, uint32_t a) {
-  uint32_t b = q->best[a];
-  sim_qkey k = b == SIM_QNONE ? SIM_QKEY_EMPTY : sim_qkey_of(q->list[a].e[b].time, q->list[a].e[b].seq);
+  sim_qkey k = q->bkey[a];
   q->hn += (size_t)(k != SIM_QKEY_EMPTY) - (size_t)(q->key[a] != SIM_QKEY_EMPTY);
   q->key[a] = k;
   const sim_qkey *key = q->key;
@@ -67,15 +66,19 @@ int sim_queue_init(sim_queue *q, size_t n) {
   q->list = calloc(n, sizeof *q->list);
   q->best = malloc(n * sizeof *q->best);
   q->lcnt = calloc(n, sizeof *q->lcnt);
+  q->bkey = malloc(n * sizeof *q->bkey);
   q->key = malloc(L * sizeof *q->key);
   q->win = malloc(2 * L * sizeof *q->win);
   q->dirty = malloc(n * sizeof *q->dirty);
   q->isdirty = calloc(n, 1);
-  if (!q->list || !q->best || !q->lcnt || !q->key || !q->win || !q->dirty || !q->isdirty) {
+  if (!q->list || !q->best || !q->lcnt || !q->bkey || !q->key || !q->win || !q->dirty || !q->isdirty) {
     sim_queue_free(q);
     return -1;
   }
-  for (size_t i = 0; i < n; i++) q->best[i] = SIM_QNONE;
+  for (size_t i = 0; i < n; i++) {
+    q->best[i] = SIM_QNONE;
+    q->bkey[i] = SIM_QKEY_EMPTY;
+  }
   /* every leaf empty: any ball may win a node */
   for (size_t i = 0; i < L; i++) {
     q->key[i] = SIM_QKEY_EMPTY;
@@ -91,6 +94,7 @@ void sim_queue_free(sim_queue *q) {
   free(q->list);
   free(q->best);
   free(q->lcnt);
+  free(q->bkey);
   free(q->key);
   free(q->win);
   free(q->dirty);
@@ -106,7 +110,7 @@ void sim_queue_drop_ball(sim_queue *q, uint32_t a) {
 int sim_queue_grow(sim_qlist *l) {
   if (l->cap == UINT32_MAX / 2) return -1;
   uint32_t cap = l->cap ? 2 * l->cap : 4;
-  ev *e = realloc(l->e, cap * sizeof *e);
+  sim_qev *e = realloc(l->e, cap * sizeof *e);
   if (!e) return -1;
   l->e = e;
   l->cap = cap;
@@ -117,19 +121,20 @@ ev sim_queue_pop(sim_queue *q) {
   if (q->nd) sim_queue_flush(q);
   uint32_t a = q->win[1], m = q->best[a];
   sim_qlist *l = &q->list[a];
-  ev top = l->e[m];
+  ev top = sim_queue_ev(q, a, &l->e[m]);
   /* the last event takes m's place; then the list's next earliest */
   l->e[m] = l->e[--l->n];
   uint32_t best = SIM_QNONE;
   sim_qkey bk = SIM_QKEY_EMPTY;
   for (uint32_t k = 0; k < l->n; k++) {
     /* a selection, no branch on the keys */
-    sim_qkey xk = sim_qkey_of(l->e[k].time, l->e[k].seq);
+    sim_qkey xk = sim_qkey_of(l->e[k].time, l->e[k].sk);
     int lt = xk < bk;
     best = lt ? k : best;
     bk = lt ? xk : bk;
   }
   q->best[a] = best;
+  q->bkey[a] = bk;
   sim_qmark(q, a);
   return top;
 }

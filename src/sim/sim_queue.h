@@ -18,9 +18,19 @@ typedef struct ev {
   uint8_t kind;
 } ev;
 
+/// An event as its ball's list holds it: its ball a and counter ca are the
+/// list's (every event in a ball's list has the list's counter), its kind is
+/// in the two low bits of sk above which sits its seq, so that sk orders as
+/// seq does. 40 bytes where an ev takes 56.
+typedef struct sim_qev {
+  double time, base, dt;
+  uint64_t sk; /* seq << 2 | kind */
+  uint32_t b, cb;
+} sim_qev;
+
 /// A ball's events: n of them in e (cap allocated), in no particular order.
 typedef struct sim_qlist {
-  ev *e;
+  sim_qev *e;
   uint32_t n, cap;
 } sim_qlist;
 
@@ -48,6 +58,7 @@ typedef struct sim_queue {
   size_t n;
   sim_qlist *list;              /* per ball: its events */
   uint32_t *best, *lcnt;        /* per ball: its earliest event's index in list, counter */
+  sim_qkey *bkey;               /* per ball: its earliest event's key (SIM_QKEY_EMPTY: none) */
   sim_qkey *key;                /* per leaf (lsize, balls then padding): the ball's earliest event */
   uint32_t *win;                /* 2 lsize: win[i] the ball winning node i; leaves at lsize + ball */
   size_t lsize;                 /* leaves: n rounded up to a power of 2 */
@@ -69,16 +80,17 @@ void sim_queue_free(sim_queue *q);
 
 #define SIM_QKEY_EMPTY (~(sim_qkey)0)
 
-/* (time, seq) as one unsigned number in the same order: a double's bits,
-   its sign bit flipped when positive and every bit flipped when negative,
-   order as the doubles do (-0 is made +0 first: the two compare equal).
-   Times are never NaN (the run refuses a NaN prediction). */
-static inline sim_qkey sim_qkey_of(double time, uint64_t seq) {
+/* (time, sk) as one unsigned number in the same order as (time, seq): a
+   double's bits, its sign bit flipped when positive and every bit flipped
+   when negative, order as the doubles do (-0 is made +0 first: the two
+   compare equal); sk orders as seq does (seqs are distinct, the kind is
+   below them). Times are never NaN (the run refuses a NaN prediction). */
+static inline sim_qkey sim_qkey_of(double time, uint64_t sk) {
   double t = time + 0.0;
   uint64_t u;
   memcpy(&u, &t, sizeof u);
   u ^= (uint64_t)(-(int64_t)(u >> 63)) | (UINT64_C(1) << 63);
-  return (sim_qkey)u << 64 | seq;
+  return (sim_qkey)u << 64 | sk;
 }
 
 /* Ball a's key is due for an update. Until the flush the tree stays a tree
@@ -93,13 +105,15 @@ static inline void sim_qmark(sim_queue *q, uint32_t a) {
 static inline void sim_qdrop(sim_queue *q, uint32_t a) {
   q->list[a].n = 0;
   q->best[a] = SIM_QNONE;
+  q->bkey[a] = SIM_QKEY_EMPTY;
 }
 
 /// Room for one more event in the list; -1 when out of memory.
 int sim_queue_grow(sim_qlist *l);
 
-/// Adds e with insertion number seq, reserved earlier from q->seq (a batched
-/// prediction keeps the place it had when it was asked). -1 when out of memory.
+/// Adds e with insertion number seq (below 2^62), reserved earlier from
+/// q->seq (a batched prediction keeps the place it had when it was asked).
+/// -1 when out of memory.
 static inline int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
   uint32_t a = e.a;
   if (q->lcnt[a] != e.ca) {
@@ -112,13 +126,46 @@ static inline int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
     return -1;
   }
   uint32_t k = l->n++;
-  e.seq = seq;
-  l->e[k] = e;
-  uint32_t b = q->best[a];
-  sim_qkey bk = b == SIM_QNONE ? SIM_QKEY_EMPTY : sim_qkey_of(l->e[b].time, l->e[b].seq);
-  q->best[a] = sim_qkey_of(e.time, e.seq) < bk ? k : b;
+  uint64_t sk = seq << 2 | e.kind;
+  l->e[k] = (sim_qev){.time = e.time, .base = e.base, .dt = e.dt, .sk = sk, .b = e.b, .cb = e.cb};
+  /* the earliest kept by masks: whether the new event is earlier is no
+     pattern the processor can guess */
+  sim_qkey nk = sim_qkey_of(e.time, sk), bk = q->bkey[a];
+  uint64_t lt = -(uint64_t)(nk < bk);
+  q->best[a] ^= (q->best[a] ^ k) & (uint32_t)lt;
+  q->bkey[a] = bk ^ ((bk ^ nk) & ((sim_qkey)lt << 64 | lt));
   sim_qmark(q, a);
   return 0;
+}
+
+/// Room for 2 more events in ball a's list, whose events from now on carry
+/// counter ca (older ones are dropped: all stale). -1 when out of memory.
+static inline int sim_queue_room2(sim_queue *q, uint32_t a, uint32_t ca) {
+  if (q->lcnt[a] != ca) {
+    sim_qdrop(q, a);
+    sim_qmark(q, a);
+    q->lcnt[a] = ca;
+  }
+  sim_qlist *l = &q->list[a];
+  while (l->n + 2 > l->cap)
+    if (sim_queue_grow(l)) return -1;
+  return 0;
+}
+
+/// Writes x at the end of ball a's list (room made by sim_queue_room2) and
+/// keeps it when keep is 1, not when 0: a push without a branch (the caller
+/// marks the ball when it kept any: sim_qmark). x's seq must be above those
+/// of the list's events (a fresh one from q->seq): x is then the earliest
+/// when its time is below theirs, ties going to the older.
+static inline void sim_queue_put(sim_queue *q, uint32_t a, const sim_qev *x, uint32_t keep) {
+  sim_qlist *l = &q->list[a];
+  uint32_t k = l->n;
+  l->e[k] = *x;
+  l->n = k + keep;
+  sim_qkey nk = sim_qkey_of(x->time, x->sk), bk = q->bkey[a];
+  uint64_t lt = -(uint64_t)(((uint64_t)(nk >> 64) < (uint64_t)(bk >> 64)) & keep);
+  q->best[a] ^= (q->best[a] ^ k) & (uint32_t)lt;
+  q->bkey[a] = bk ^ ((bk ^ nk) & ((sim_qkey)lt << 64 | lt));
 }
 
 /// Adds e with the next insertion number. -1 when out of memory.
@@ -139,8 +186,15 @@ ev sim_queue_pop(sim_queue *q);
 /// Drops every event of ball a's list (they are all stale).
 void sim_queue_drop_ball(sim_queue *q, uint32_t a);
 
-/// Ball a's pending events, *n of them, in no particular order.
-static inline const ev *sim_queue_events(const sim_queue *q, uint32_t a, uint32_t *n) {
+/// The event as pushed (its seq in seq) from ball a's list entry x.
+static inline ev sim_queue_ev(const sim_queue *q, uint32_t a, const sim_qev *x) {
+  return (ev){.time = x->time, .base = x->base, .dt = x->dt, .seq = x->sk >> 2, .a = a, .b = x->b,
+              .ca = q->lcnt[a], .cb = x->cb, .kind = (uint8_t)(x->sk & 3)};
+}
+
+/// Ball a's pending events, *n of them, in no particular order (sim_queue_ev
+/// gives each as pushed).
+static inline const sim_qev *sim_queue_events(const sim_queue *q, uint32_t a, uint32_t *n) {
   *n = q->list[a].n;
   return q->list[a].e;
 }

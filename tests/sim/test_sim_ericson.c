@@ -174,3 +174,96 @@ Test(sim_ericson, runs_match_the_general_path) {
   both_paths(&big, 20000);
   sim_state_free(&big);
 }
+
+/* Ball A against the record b at time t, one pair at a time: the centre as
+   the run computes it (p + v (t - tr)), then sim_ericson_toi. */
+static int one_pair(const double pa[3], const double va[3], double ra, const sim_body *b, double t, int dim,
+                    double *dt) {
+  double h = t - b->tr, pb[3] = {b->p[0] + b->v[0] * h, b->p[1] + b->v[1] * h, 0};
+  if (dim == 3) pb[2] = b->p[2] + b->v[2] * h;
+  return sim_ericson_toi(pa, va, ra, pb, b->v, b->r, dim, dt);
+}
+
+/* Each lane of sim_ericson_toi2 against one_pair: the same answer, dt bit
+   for bit when 1, whatever the other lane holds; pairs drawn near contact,
+   overlapping, receding, slow, and with NaN and infinite numbers. */
+Test(sim_ericson, two_lanes_bit_for_bit) {
+  test_rng g = {te_seed(7)};
+  long n = 200000 * te_scale();
+  long seen[3] = {0, 0, 0};
+  for (long i = 0; i < n; i++) {
+    int dim = 2 + (int)(i & 1);
+    int e = (int)test_rng_int(&g, -20, 20);
+    double pa[3] = {0, 0, 0}, va[3] = {0, 0, 0}, ra = ldexp(test_rng_uniform(&g, 0.5, 1), e);
+    double t = ldexp(test_rng_uniform(&g, 0, 8), e);
+    sim_body b[2];
+    memset(b, 0, sizeof b);
+    for (int d = 0; d < dim; d++) {
+      pa[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
+      va[d] = test_rng_double(&g, -24, 4);
+    }
+    for (int k = 0; k < 2; k++) {
+      b[k].tr = ldexp(test_rng_uniform(&g, 0, 8), e);
+      b[k].r = (i % 7 == 0) ? ra : ldexp(test_rng_uniform(&g, 0.001, 1), e);
+      for (int d = 0; d < dim; d++) {
+        b[k].p[d] = pa[d] + ldexp(test_rng_uniform(&g, -3, 3), e);
+        b[k].v[d] = (i % 5 == 0) ? va[d] : test_rng_double(&g, -24, 4);
+      }
+      long odd = test_rng_int(&g, 0, 199);
+      if (odd == 0) b[k].v[0] = NAN;
+      if (odd == 1) b[k].p[1] = INFINITY;
+      if (odd == 2) b[k].p[0] = 0x1p1000;
+      if (odd == 3) b[k].r = NAN;
+    }
+    double dt2[2] = {-1, -1};
+    int nan = 0, hit = sim_ericson_toi2(pa, va, ra, &b[0], &b[1], t, dim, dt2, &nan);
+    for (int k = 0; k < 2; k++) {
+      double dt = -1;
+      int r = one_pair(pa, va, ra, &b[k], t, dim, &dt);
+      int got = (hit >> k & 1) ? 1 : (nan >> k & 1) ? -1 : 0;
+      cr_assert_eq(got, r, "pair %ld lane %d (%dD): two lanes %d, one %d", i, k, dim, got, r);
+      cr_assert(!((hit & nan) >> k & 1), "lane %d both 1 and -1", k);
+      if (r == 1) cr_assert(!memcmp(&dt, &dt2[k], sizeof dt), "pair %ld lane %d: %a, one %a", i, k, dt2[k], dt);
+      seen[r + 1]++;
+    }
+  }
+  cr_assert(seen[0] > 100 && seen[1] > n / 4 && seen[2] > n / 20, "-1: %ld, 0: %ld, 1: %ld", seen[0], seen[1],
+            seen[2]);
+}
+
+/* Balls so far apart that |s|^2 overflows: an approaching pair's time is
+   NaN (d = inf - inf) and the run stops there. The two paths must stop at
+   the same prediction, whichever lane of sim_ericson_toi2 the NaN pair
+   takes and whatever the other lane holds: the same status, message and
+   count of predictions. */
+Test(sim_ericson, nan_stops_both_paths_alike) {
+  sim_kernel k = ericson_kernel();
+  test_rng g = {te_seed(11)};
+  int nans = 0;
+  for (int round = 0; round < 40; round++) {
+    sim_state st = {.dim = 2, .box = {0x1p520, 0x1p520, 0}, .n = 6};
+    st.balls = calloc(st.n, sizeof *st.balls);
+    cr_assert(st.balls);
+    for (size_t i = 0; i < st.n; i++) {
+      st.balls[i].p[0] = ldexp(1 + (double)i, 515);
+      st.balls[i].p[1] = ldexp(test_rng_uniform(&g, 1, 30), 515);
+      st.balls[i].v[0] = (double)test_rng_int(&g, -1, 1);
+      st.balls[i].v[1] = (double)test_rng_int(&g, -1, 1);
+      st.balls[i].r = 1;
+      st.balls[i].m = 1;
+    }
+    sim_report rep[2];
+    for (int watch = 0; watch < 2; watch++) {
+      sim_config cfg = {.restitution = 1, .events = 50, .every = 10, .overlap_tol = 1e-9,
+                        .on_predict = watch ? on_predict : NULL};
+      sim_run(&rep[watch], &st, &k, &cfg);
+    }
+    cr_assert_eq(rep[0].status, rep[1].status, "round %d: %s / %s", round, rep[0].message, rep[1].message);
+    cr_assert_str_eq(rep[0].message, rep[1].message);
+    cr_assert_eq(rep[0].predictions, rep[1].predictions, "round %d: %llu and %llu predictions", round,
+                 (unsigned long long)rep[0].predictions, (unsigned long long)rep[1].predictions);
+    nans += rep[0].status == SIM_NAN;
+    sim_state_free(&st);
+  }
+  cr_assert_gt(nans, 10, "%d runs stopped by a NaN", nans);
+}
