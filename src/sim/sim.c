@@ -165,16 +165,14 @@ static void cell_remove(sim *s, uint32_t i, size_t ci) {
 /* What to do with a candidate partner j of ball i: non-zero stops the scan. */
 typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
 
-/* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
-   list order within a cell, so the order of predictions is fixed. They are
-   gathered first: each cell's first SIM_CELL_SLOTS slots copied whole and
-   the count advanced by its balls, so that the loop over the candidates is
-   one loop whose end the processor can guess, not one a cell. At most n
-   balls are gathered, and a copy writes at most SIM_CELL_SLOTS past them. */
-static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
+/* Appends to s->gbuf from m the balls of q's cells that pass its test, cell
+   by cell (z, y, x) and in list order within a cell; returns the new count. (A ball lies in one cell of one
+   level: at most n are gathered in all, and a copy writes at most
+   SIM_CELL_SLOTS past them.) */
+static inline size_t gather(sim *s, const sim_nbr *q, size_t m) {
   const int *nc = s->g.nc[q->m];
   uint32_t *buf = s->gbuf;
-  size_t m = 0;
+  size_t m0 = m;
   for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
     for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
       const sim_cell *row = s->cl + s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
@@ -185,11 +183,24 @@ static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *
         m += c->n;
       }
     }
-  for (size_t k = 0; k < m; k++) {
+  if (!q->test) return m;
+  size_t w = m0;
+  for (size_t k = m0; k < m; k++) {
     uint32_t j = buf[k];
-    if (q->test && !sim_nbr_keep(q, &s->cell[3 * j])) continue;
-    if (fn(s, i, j, ctx)) return 1;
+    buf[w] = j;
+    w += (size_t)sim_nbr_keep(q, &s->cell[3 * j]);
   }
+  return w;
+}
+
+/* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
+   list order within a cell, so the order of predictions is fixed, gathered
+   first (gather) so that the loop over the candidates is one loop whose end
+   the processor can guess, not one a cell. */
+static inline int scan(sim *s, const sim_nbr *q, uint32_t i, visit_fn fn, void *ctx) {
+  size_t m = gather(s, q, 0);
+  for (size_t k = 0; k < m; k++)
+    if (fn(s, i, s->gbuf[k], ctx)) return 1;
   return 0;
 }
 
@@ -521,33 +532,6 @@ static int predict_ericson(sim *s, const predict_ctx *pc, uint32_t i, size_t m) 
   return 0;
 }
 
-/* Appends to s->gbuf from m the balls of q's cells that pass its test, in
-   scan's order; returns the new count. (A ball lies in one cell of one
-   level: at most n are gathered in all, and a copy writes at most
-   SIM_CELL_SLOTS past them.) */
-static inline size_t gather(sim *s, const sim_nbr *q, size_t m) {
-  const int *nc = s->g.nc[q->m];
-  uint32_t *buf = s->gbuf;
-  size_t m0 = m;
-  for (int32_t z = q->lo[2]; z <= q->hi[2]; z++)
-    for (int32_t y = q->lo[1]; y <= q->hi[1]; y++) {
-      const sim_cell *row = s->cl + s->g.off[q->m] + ((size_t)z * (size_t)nc[1] + (size_t)y) * (size_t)nc[0];
-      for (int32_t x = q->lo[0]; x <= q->hi[0]; x++) {
-        const sim_cell *c = &row[x];
-        if (c->n <= SIM_CELL_SLOTS) memcpy(buf + m, c->items, SIM_CELL_SLOTS * sizeof *buf);
-        else memcpy(buf + m, c->items, c->n * sizeof *buf);
-        m += c->n;
-      }
-    }
-  if (!q->test) return m;
-  size_t w = m0;
-  for (size_t k = m0; k < m; k++) {
-    uint32_t j = buf[k];
-    buf[w] = j;
-    w += (size_t)sim_nbr_keep(q, &s->cell[3 * j]);
-  }
-  return w;
-}
 
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
