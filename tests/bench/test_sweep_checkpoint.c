@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "child_signals.h"
 #include "cli_check.h"
 #include "tmp_dir.h"
 
@@ -35,6 +36,7 @@ static pid_t ck_spawn(const char *args, int ignore_int) {
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
+    if (cs_default_signals()) _exit(125);
     if (ignore_int) signal(SIGINT, SIG_IGN);
     int in = open("/dev/null", O_RDWR);
     if (in < 0 || chdir(td_dir)) _exit(126);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "child_signals.h"
 #include "cli_check.h"
 
 /* The toibench under test: TOI_TEST_TOIBENCH (to run these tests against
@@ -292,6 +293,7 @@ static pid_t rl_spawn(const char *dir, const char *const *args) {
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
+    if (cs_default_signals()) _exit(125);
     int null = open("/dev/null", O_RDWR);
     if (null < 0 || chdir(dir)) _exit(126);
     dup2(null, 0), dup2(null, 1), dup2(null, 2);

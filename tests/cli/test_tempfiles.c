@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "child_signals.h"
 #include "cli_check.h"
 #include "tmp_dir.h"
 
@@ -47,6 +48,7 @@ static pid_t tt_spawn(int ignored, const char *const *args) {
   pid_t pid = fork();
   cr_assert_geq(pid, 0);
   if (pid == 0) {
+    if (cs_default_signals()) _exit(125);
     if (ignored) {
       struct sigaction sa;
       memset(&sa, 0, sizeof sa);
