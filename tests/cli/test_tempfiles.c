@@ -123,12 +123,10 @@ static void tt_listing(char *out, size_t n) {
 
 /* ---- item 7: a signal ignored at start stays ignored ---- */
 
-/* gen started with sig ignored, sent sig while it writes: it ends with 0 and
-   the whole file, the same as a run left alone. The process is stopped
-   before the signal is sent, so the signal surely arrives before the end. */
-static void expect_ignored_kept(int sig) {
-  const char *args[] = {"gen", "grazing", "--count", "200000", "-o", "out", NULL};
-  pid_t pid = tt_spawn(sig, args);
+/* Sends sig to pid once it writes, while it is stopped, then lets it go on:
+   the signal surely arrives before the end. Returns its status as a shell
+   reports it. */
+static int tt_signal_while_writing(pid_t pid, int sig) {
   tt_wait_writing(pid, 1);
   cr_assert_eq(kill(pid, SIGSTOP), 0);
   int st;
@@ -136,7 +134,14 @@ static void expect_ignored_kept(int sig) {
   cr_assert(WIFSTOPPED(st), "gen ended before the signal: make --count larger");
   cr_assert_eq(kill(pid, sig), 0);
   cr_assert_eq(kill(pid, SIGCONT), 0);
-  int status = tt_wait(pid);
+  return tt_wait(pid);
+}
+
+/* gen started with sig ignored, sent sig while it writes: it ends with 0 and
+   the whole file, the same as a run left alone. */
+static void expect_ignored_kept(int sig) {
+  const char *args[] = {"gen", "grazing", "--count", "200000", "-o", "out", NULL};
+  int status = tt_signal_while_writing(tt_spawn(sig, args), sig);
   cr_assert_eq(status, 0, "signal %d, ignored at start, ended gen: status %d", sig, status);
   cr_assert_eq(td_tb("gen grazing --count 200000 -o whole"), 0);
   cr_assert(td_same_file(td_path("out"), td_path("whole")), "signal %d: the file is not whole", sig);
@@ -150,16 +155,7 @@ Test(tempfiles, signals_ignored_at_start_stay_ignored) {
   expect_ignored_kept(SIGTERM);
   /* Not ignored, SIGHUP still ends it, as the shell expects (129), and leaves nothing. */
   const char *args[] = {"gen", "grazing", "--count", "1e6", "-o", "out", NULL};
-  pid_t pid = tt_spawn(0, args);
-  tt_wait_writing(pid, 1);
-  /* Stopped first, as above, so that the signal surely arrives before the end. */
-  cr_assert_eq(kill(pid, SIGSTOP), 0);
-  int st;
-  cr_assert_eq(waitpid(pid, &st, WUNTRACED), pid);
-  cr_assert(WIFSTOPPED(st), "gen ended before the signal: make --count larger");
-  cr_assert_eq(kill(pid, SIGHUP), 0);
-  cr_assert_eq(kill(pid, SIGCONT), 0);
-  int status = tt_wait(pid);
+  int status = tt_signal_while_writing(tt_spawn(0, args), SIGHUP);
   cr_assert_eq(status, 128 + SIGHUP, "SIGHUP ended gen with status %d", status);
   char have[4096];
   tt_listing(have, sizeof have);
