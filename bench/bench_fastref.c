@@ -7,6 +7,7 @@
 #include "gen.h"
 #include "ref_common.h"
 #include "ref_fast_api.h"
+#include "ref_fast_kernels.h"
 #include "toiref.h"
 
 /*
@@ -174,8 +175,156 @@ static int families(unsigned long long seed, unsigned long long per, toi_precisi
   return bad;
 }
 
+/* --layout: what reading its inputs costs the batch's first stage. On the
+ * same mixed cases, a block at a time, each timed by the least of RUNS runs
+ * (the variants in turns, the order rotated each run): the whole batch
+ * (toi_ref_solve_batch), the first-stage kernel alone on the cases as they
+ * are (toi_case, 200 bytes each, the ID inline) with each field gathered
+ * from the w cases (ref_fast_batchW_gather) and read as the batch reads
+ * them (ref_fast_batchW), the same kernel on the numbers already in a
+ * structure of arrays (ref_fast_batchW_soa), and the transposition of the
+ * block into that structure alone. The kernels' answers, declined lanes and
+ * lanes left for later are compared bit for bit, and the batch's answers
+ * with MPFR's. */
+enum { RUNS = 5, VARIANTS = 6, SOA_STRIDE = BLOCK + 24 }; /* + 24: fields not 32 KiB apart, which one L1 set holds */
+typedef int (*first_fn)(toi_ref *, const toi_case *, int *, int *);
+typedef int (*soa_fn)(toi_ref *, const double *, size_t, int *, int *);
+
+static void to_soa(double *soa, size_t stride, const toi_case *c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < 3; k++) {
+      soa[(REF_FAST_SOA_PA + k) * stride + i] = c[i].pa[k];
+      soa[(REF_FAST_SOA_VA + k) * stride + i] = c[i].va[k];
+      soa[(REF_FAST_SOA_PB + k) * stride + i] = c[i].pb[k];
+      soa[(REF_FAST_SOA_VB + k) * stride + i] = c[i].vb[k];
+    }
+    soa[REF_FAST_SOA_RA * stride + i] = c[i].ra;
+    soa[REF_FAST_SOA_RB * stride + i] = c[i].rb;
+    soa[REF_FAST_SOA_DIM * stride + i] = c[i].dim;
+  }
+}
+
+/* The first stage over c[0 .. n - 1], n a multiple of w: its masks into m
+ * (done, signs, later for each group). */
+static void first_aos(first_fn f, toi_ref *out, const toi_case *c, size_t n, size_t w, int *m) {
+  for (size_t i = 0; i < n; i += w, m += 3) m[0] = f(&out[i], &c[i], &m[1], &m[2]);
+}
+
+static void first_soa(soa_fn f, toi_ref *out, const double *soa, size_t n, size_t w, int *m) {
+  for (size_t i = 0; i < n; i += w, m += 3) m[0] = f(&out[i], soa + i, SOA_STRIDE, &m[1], &m[2]);
+}
+
+/* w cases at a time transposed into a local structure, then the kernel on it
+ * (what the batch could do without a new interface). */
+static void first_local(soa_fn f, toi_ref *out, const toi_case *c, size_t n, size_t w, int *m) {
+  double loc[REF_FAST_SOA_FIELDS * 8];
+  for (size_t i = 0; i < n; i += w, m += 3) {
+    to_soa(loc, w, &c[i], w);
+    m[0] = f(&out[i], loc, w, &m[1], &m[2]);
+  }
+}
+
+/* 1 when the masks agree and so do the answers of the lanes answered. */
+static int same_first(const int *ma, const toi_ref *ra, const int *mb, const toi_ref *rb, size_t n, size_t w) {
+  for (size_t g = 0; g < n / w; g++) {
+    if (memcmp(&ma[3 * g], &mb[3 * g], 3 * sizeof *ma)) return 0;
+    for (size_t j = 0; j < w; j++)
+      if (ma[3 * g] >> j & 1 && !same_ref(&ra[g * w + j], &rb[g * w + j])) return 0;
+  }
+  return 1;
+}
+
+static int layout(unsigned long long seed, unsigned long long count) {
+  const int w = ref_fast_batch_width();
+  if (w != 4 && w != 8) {
+    fprintf(stderr, "bench_fastref: --layout needs a vector width of 4 or 8\n");
+    return 2;
+  }
+  const first_fn fg = w == 8 ? ref_fast_batch8_gather : ref_fast_batch4_gather;
+  const first_fn fp = w == 8 ? ref_fast_batch8 : ref_fast_batch4;
+  const soa_fn fs = w == 8 ? ref_fast_batch8_soa : ref_fast_batch4_soa;
+  static toi_case cases[BLOCK];
+  static toi_ref rb[BLOCK], rm[BLOCK], rk[4][BLOCK];
+  static toi_status sb[BLOCK];
+  static double soa[REF_FAST_SOA_FIELDS * SOA_STRIDE];
+  static int mk[4][3 * BLOCK / 4];
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_MIXED);
+  o.seed = seed;
+  double tt[VARIANTS] = {0}, tm = 0;
+  uint64_t cases_n = 0, kern_n = 0, differ = 0;
+  for (uint64_t lo = 0; lo < count; lo += BLOCK) {
+    const size_t n = count - lo < BLOCK ? (size_t)(count - lo) : BLOCK, nk = n / (size_t)w * (size_t)w;
+    for (size_t i = 0; i < n; i++) {
+      size_t bin;
+      if (toi_gen_case(&cases[i], NULL, &bin, &o, lo + i) != TOI_OK) return 1;
+    }
+    double best[VARIANTS];
+    for (int v = 0; v < VARIANTS; v++) best[v] = 1e300;
+    for (int r = 0; r < RUNS; r++)
+      for (int k = 0; k < VARIANTS; k++) {
+        const int v = (k + r) % VARIANTS;
+        toi_ref_query rq = TOI_REF_QUERY_INIT;
+        size_t bad = 0;
+        const double t0 = now();
+        switch (v) {
+        case 0:
+          if (toi_ref_solve_batch(rb, sb, cases, n, &rq, &bad) != TOI_OK || bad) return 1;
+          break;
+        case 1: first_aos(fg, rk[0], cases, nk, (size_t)w, mk[0]); break;
+        case 2: first_aos(fp, rk[1], cases, nk, (size_t)w, mk[1]); break;
+        case 3: to_soa(soa, SOA_STRIDE, cases, nk); break;
+        case 4: first_soa(fs, rk[2], soa, nk, (size_t)w, mk[2]); break;
+        default: first_local(fs, rk[3], cases, nk, (size_t)w, mk[3]); break;
+        }
+        const double t = now() - t0;
+        if (t < best[v]) best[v] = t;
+      }
+    for (int v = 0; v < VARIANTS; v++) tt[v] += best[v];
+    differ += !same_first(mk[0], rk[0], mk[1], rk[1], nk, (size_t)w) +
+              !same_first(mk[0], rk[0], mk[2], rk[2], nk, (size_t)w) +
+              !same_first(mk[0], rk[0], mk[3], rk[3], nk, (size_t)w);
+    toi_ref_query mq = TOI_REF_QUERY_INIT;
+    mq.engine = TOI_REF_MPFR;
+    const double t0 = now();
+    for (size_t i = 0; i < n; i++) {
+      mq.c = &cases[i];
+      if (toi_ref_solve(&rm[i], &mq) != TOI_OK) return 1;
+    }
+    tm += now() - t0;
+    for (size_t i = 0; i < n; i++) differ += !same_ref(&rb[i], &rm[i]);
+    cases_n += n;
+    kern_n += nk;
+  }
+  const double cm = (double)cases_n / tm, cb = (double)cases_n / tt[0];
+  const double pg = tt[1] / (double)kern_n * (double)cases_n, pp = tt[2] / (double)kern_n * (double)cases_n;
+  const double ptr = tt[3] / (double)kern_n * (double)cases_n, ps = tt[4] / (double)kern_n * (double)cases_n;
+  const double pl = tt[5] / (double)kern_n * (double)cases_n;
+  printf("  layout: mixed, %" PRIu64 " cases, seed %llu, vector width %d, roots in binary64, the least of %d runs a "
+         "block of %d: %s\n",
+         cases_n, seed, w, RUNS, BLOCK, differ ? "ANSWERS DIFFER" : "answers bit-identical (kernels, batch, mpfr)");
+  printf("  %-44s %10.4g cases/s  %6.3g x mpfr\n", "mpfr", cm, 1.0);
+  printf("  %-44s %10.4g cases/s  %6.3g x mpfr\n", "batch (toi_ref_solve_batch)", cb, cb / cm);
+  printf("  %-44s %10.4g cases/s  %5.1f%% of the batch's time\n", "first stage, fields gathered (toi_case)",
+         (double)cases_n / pg, 100 * pg / tt[0]);
+  printf("  %-44s %10.4g cases/s  %5.1f%% of the batch's time\n", "first stage, as the batch reads (toi_case)",
+         (double)cases_n / pp, 100 * pp / tt[0]);
+  printf("  %-44s %10.4g cases/s  %5.1f%% of the batch's time\n", "first stage, structure of arrays",
+         (double)cases_n / ps, 100 * ps / tt[0]);
+  printf("  %-44s %10.4g cases/s  %5.1f%% of the batch's time\n", "transposition into it alone",
+         (double)cases_n / ptr, 100 * ptr / tt[0]);
+  printf("  %-44s %10.4g cases/s  %5.1f%% of the batch's time\n", "first stage, transposed w cases at a time",
+         (double)cases_n / pl, 100 * pl / tt[0]);
+  printf("  reading toi_case instead of arrays: %.1f%% of the first stage gathered, %.1f%% as the batch reads\n",
+         100 * (pg - ps) / pg, 100 * (pp - ps) / pp);
+  printf("  the batch with its inputs free (arrays given, no transposition): %.3g x mpfr; with the transposition: "
+         "%.3g x mpfr\n",
+         (double)cases_n / (tt[0] - pp + ps) / cm, (double)cases_n / (tt[0] - pp + ps + ptr) / cm);
+  return differ ? 1 : 0;
+}
+
 static void usage(FILE *f) {
-  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S] [--width W] [--precision P]\n"
+  fprintf(f, "Usage: bench_fastref [--count N] [--per-family M] [--seed S] [--width W] [--precision P] [--layout]\n"
              "Checks that the fast reference engine answers bit for bit as the MPFR engine on N\n"
              "mixed cases (default 10^7) and M cases of every family (default 10^5), and prints\n"
              "the cases/s of both engines on the mixed cases (one thread, same run), their ratio,\n"
@@ -187,11 +336,16 @@ static void usage(FILE *f) {
              "(both engines); in binary32 the table adds prec%%, the fallbacks to MPFR for a root\n"
              "next to a binary32 rounding boundary (counted in fallback%% too), and the fast engine\n"
              "is also timed in binary64 on the same cases in the same run: the ratio binary32 /\n"
-             "binary64 of its throughput, batch and per call (x64 columns per family).\n");
+             "binary64 of its throughput, batch and per call (x64 columns per family).\n"
+             "--layout: instead, on the N mixed cases, what reading its inputs costs the batch's\n"
+             "first stage: the batch, the first-stage kernel alone on toi_case with each field\n"
+             "gathered and as the batch reads them, the same kernel on a structure of arrays, and\n"
+             "the transposition into it, each in cases/s and in shares of the batch's time.\n");
 }
 
 int main(int argc, char **argv) {
   unsigned long long count = 10000000, per = 100000, seed = 1, width = 99;
+  int lay = 0;
   toi_precision q = TOI_BINARY64;
   for (int i = 1; i < argc; i++) {
     unsigned long long *dst = NULL;
@@ -200,6 +354,9 @@ int main(int argc, char **argv) {
       return 0;
     } else if (!strcmp(argv[i], "--precision") && i + 1 < argc && toi_precision_parse(&q, argv[i + 1]) == TOI_OK) {
       i++;
+      continue;
+    } else if (!strcmp(argv[i], "--layout")) {
+      lay = 1;
       continue;
     } else if (!strcmp(argv[i], "--count")) {
       dst = &count;
@@ -222,6 +379,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_fastref: this processor cannot run the batch %llu lanes wide\n", width);
     return 2;
   }
+  if (lay) return layout(seed, count);
   int bad = 0;
   tally t;
   if (run(&t, TOI_GEN_MIXED, seed, count, q)) return 1;

@@ -10,6 +10,8 @@
 #define B_NAME ref_fast_batch4
 #define B_NAME_FULL ref_fast_batch4_full
 #define B_NAME_DD ref_fast_batch4_dd
+#define B_NAME_GATHER ref_fast_batch4_gather
+#define B_NAME_SOA ref_fast_batch4_soa
 #define B_NAME32 ref_fast_batch4_32
 #define B_NAME32_FULL ref_fast_batch4_32_full
 #define B_NAME32_DD ref_fast_batch4_32_dd

@@ -10,6 +10,8 @@
 #define B_NAME ref_fast_batch8
 #define B_NAME_FULL ref_fast_batch8_full
 #define B_NAME_DD ref_fast_batch8_dd
+#define B_NAME_GATHER ref_fast_batch8_gather
+#define B_NAME_SOA ref_fast_batch8_soa
 #define B_NAME32 ref_fast_batch8_32
 #define B_NAME32_FULL ref_fast_batch8_32_full
 #define B_NAME32_DD ref_fast_batch8_32_dd

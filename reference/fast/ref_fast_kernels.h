@@ -46,6 +46,26 @@ int ref_fast_batch4(toi_ref *out, const toi_case *c, int *signs, int *later);
 int ref_fast_batch8(toi_ref *out, const toi_case *c, int *signs, int *later);
 int ref_fast_batch4_32(toi_ref *out, const toi_case *c, int *signs, int *later);
 int ref_fast_batch8_32(toi_ref *out, const toi_case *c, int *signs, int *later);
+/// The fields of a structure of arrays for the _soa forms below.
+enum ref_fast_soa_field {
+  REF_FAST_SOA_PA = 0, /* pa[0..2] */
+  REF_FAST_SOA_VA = 3,
+  REF_FAST_SOA_PB = 6,
+  REF_FAST_SOA_VB = 9,
+  REF_FAST_SOA_RA = 12,
+  REF_FAST_SOA_RB = 13,
+  REF_FAST_SOA_DIM = 14, /* the dimension as a double */
+  REF_FAST_SOA_FIELDS = 15
+};
+/// ref_fast_batch4 and 8 with their inputs read otherwise, for measuring
+/// what reading them costs (bench_fastref --layout), binary64: _gather
+/// builds each field's vector from one load per case (the 8-lane kernel's
+/// way, and the 4-lane one's before it read neighbouring pairs); _soa reads
+/// field f of case j at soa[f * stride + j] (enum ref_fast_soa_field).
+int ref_fast_batch4_gather(toi_ref *out, const toi_case *c, int *signs, int *later);
+int ref_fast_batch8_gather(toi_ref *out, const toi_case *c, int *signs, int *later);
+int ref_fast_batch4_soa(toi_ref *out, const double *soa, size_t stride, int *signs, int *later);
+int ref_fast_batch8_soa(toi_ref *out, const double *soa, size_t stride, int *signs, int *later);
 /// The same on the cases *c[j] into *out[j], with the second Newton step and
 /// the rounding of subnormal and overflowing roots (bit j of *later in the
 /// first form: gathered for this one).
