@@ -205,9 +205,17 @@ static void to_soa(double *soa, size_t stride, const toi_case *c, size_t n) {
 }
 
 /* The first stage over c[0 .. n - 1], n a multiple of w: its masks into m
- * (done, signs, later for each group). */
+ * (done, signs, later for each group). The cases two vectors ahead into the
+ * cache, as the batch does (batch_prefetch of ref_fast_batch.c). */
 static void first_aos(first_fn f, toi_ref *out, const toi_case *c, size_t n, size_t w, int *m) {
-  for (size_t i = 0; i < n; i += w, m += 3) m[0] = f(&out[i], &c[i], &m[1], &m[2]);
+  for (size_t i = 0; i < n; i += w, m += 3) {
+    if (i + 2 * w < n) {
+      const char *p = (const char *)&c[i + 2 * w], *e = (const char *)&c[i + 3 * w];
+      for (; p < e; p += 64) __builtin_prefetch(p);
+      __builtin_prefetch(e - 1);
+    }
+    m[0] = f(&out[i], &c[i], &m[1], &m[2]);
+  }
 }
 
 static void first_soa(soa_fn f, toi_ref *out, const double *soa, size_t n, size_t w, int *m) {

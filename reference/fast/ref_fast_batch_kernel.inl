@@ -262,13 +262,14 @@ BATCH_INLINE void b_in_soa(bin *in, const double *soa, size_t stride) {
 #undef SOA
 }
 
-#if BW == 4
-/* b_in_gather transposed in registers (AVX2): the sixteen doubles of a case
- * from pa[0] to mb lie side by side (asserted below), so two neighbouring
- * fields of cases 0 and 2 make one vector of two 16-byte loads, those of
- * cases 1 and 3 another, and one unpack of the two gives each field in lane
- * order: 3 instructions a field (one shuffle) where the gather takes 5
- * (three of them shuffles). The same numbers, so the same answers. */
+/* b_in_gather transposed in registers: the sixteen doubles of a case from
+ * pa[0] to mb lie side by side (asserted below), so two neighbouring fields
+ * of the even cases make one vector of 16-byte loads, those of the odd
+ * cases another, and one unpack of the two gives each of the two fields in
+ * lane order: with 4 lanes (AVX2) 3 instructions a field, one of them a
+ * shuffle, where the gather takes 5, three of them shuffles; with 8
+ * (AVX-512) 5 where the gather takes about 15. The same numbers, so the
+ * same answers. */
 _Static_assert(offsetof(toi_case, va) == offsetof(toi_case, pa) + 24 &&
                    offsetof(toi_case, ra) == offsetof(toi_case, pa) + 48 &&
                    offsetof(toi_case, ma) == offsetof(toi_case, pa) + 56 &&
@@ -277,15 +278,31 @@ _Static_assert(offsetof(toi_case, va) == offsetof(toi_case, pa) + 24 &&
                    offsetof(toi_case, rb) == offsetof(toi_case, pa) + 112 &&
                    offsetof(toi_case, mb) == offsetof(toi_case, pa) + 120,
                "a toi_case's numbers from pa[0] to mb are sixteen doubles side by side");
+/* Fields k and k + 1 of the cases p[j], p[j + 2], ... side by side. */
+BATCH_INLINE bvd b_two(const double *const *p, int k, int j) {
+#if BW == 8
+  __m512d v = _mm512_castpd128_pd512(_mm_loadu_pd(p[j] + k));
+  v = _mm512_insertf64x2(v, _mm_loadu_pd(p[j + 2] + k), 1);
+  v = _mm512_insertf64x2(v, _mm_loadu_pd(p[j + 4] + k), 2);
+  return (bvd)_mm512_insertf64x2(v, _mm_loadu_pd(p[j + 6] + k), 3);
+#else
+  return (bvd)_mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p[j] + k)), _mm_loadu_pd(p[j + 2] + k), 1);
+#endif
+}
 BATCH_INLINE void b_in_pairs(bin *in, const toi_case *const *cp) {
-  const double *p0 = cp[0]->pa, *p1 = cp[1]->pa, *p2 = cp[2]->pa, *p3 = cp[3]->pa;
+  const double *p[BW];
+  for (int j = 0; j < BW; j++) p[j] = cp[j]->pa;
   bvd f[16];
 #pragma GCC unroll 8
   for (int k = 0; k < 16; k += 2) {
-    const __m256d lo = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p0 + k)), _mm_loadu_pd(p2 + k), 1);
-    const __m256d hi = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(p1 + k)), _mm_loadu_pd(p3 + k), 1);
-    f[k] = (bvd)_mm256_unpacklo_pd(lo, hi);
-    f[k + 1] = (bvd)_mm256_unpackhi_pd(lo, hi);
+    const bvd lo = b_two(p, k, 0), hi = b_two(p, k, 1);
+#if BW == 8
+    f[k] = (bvd)_mm512_unpacklo_pd((__m512d)lo, (__m512d)hi);
+    f[k + 1] = (bvd)_mm512_unpackhi_pd((__m512d)lo, (__m512d)hi);
+#else
+    f[k] = (bvd)_mm256_unpacklo_pd((__m256d)lo, (__m256d)hi);
+    f[k + 1] = (bvd)_mm256_unpackhi_pd((__m256d)lo, (__m256d)hi);
+#endif
   }
 #pragma GCC unroll 3
   for (int i = 0; i < 3; i++) {
@@ -299,9 +316,6 @@ BATCH_INLINE void b_in_pairs(bin *in, const toi_case *const *cp) {
   in->dim = B_LOADP(cp, dim);
 }
 #define b_in b_in_pairs
-#else
-#define b_in b_in_gather
-#endif
 
 /* The data of the cases read into *in (lane j: case j) into d: s = pB - pA, v = vB - vA and
  * R = rA + rB as exact pairs (hi, lo), scaled as ref_fast_quick and fast_try
