@@ -268,7 +268,7 @@ BATCH_INLINE void b_in_soa(bin *in, const double *soa, size_t stride) {
  * cases another, and one unpack of the two gives each of the two fields in
  * lane order: with 4 lanes (AVX2) 3 instructions a field, one of them a
  * shuffle, where the gather takes 5, three of them shuffles; with 8
- * (AVX-512) 5 where the gather takes about 15. The same numbers, so the
+ * (AVX-512) 5 where the gather takes 11. The same numbers, so the
  * same answers. */
 _Static_assert(offsetof(toi_case, va) == offsetof(toi_case, pa) + 24 &&
                    offsetof(toi_case, ra) == offsetof(toi_case, pa) + 48 &&
