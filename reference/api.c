@@ -35,6 +35,7 @@ typedef struct ref_prep {
 } ref_prep;
 
 #define REF_PREP_MAGIC 0x746f6970u
+#define REF_PREP_DEFERRED 0x746f6964u /* numbers and engine set, the rest to do (ref_prepare_deferred) */
 
 _Static_assert(sizeof(ref_prep) <= sizeof(toi_ref_prepared), "toi_ref_prepared too small");
 _Static_assert(_Alignof(ref_prep) <= _Alignof(toi_ref_prepared), "toi_ref_prepared under-aligned");
@@ -147,6 +148,11 @@ static int same_case(const toi_case *p, const toi_case *c) {
 static ref_prep *prep_of(const toi_ref_query *q, ref_prep *own) {
   if (q->prepared) {
     ref_prep *p = (ref_prep *)(void *)q->prepared->opaque;
+    if (p->magic == REF_PREP_DEFERRED) { /* prep_fill's work past the copy, on the copy */
+      p->chk = ref_check_case(&p->c);
+      if (p->chk == TOI_OK && p->engine == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
+      p->magic = REF_PREP_MAGIC;
+    }
     if (p->magic != REF_PREP_MAGIC || p->engine != q->engine) return NULL;
     if (q->c && p->chk == TOI_OK && (ref_check_case(q->c) != TOI_OK || !same_case(&p->c, q->c))) return NULL;
     return p;
@@ -244,6 +250,24 @@ int ref_prepared_offset(const toi_ref_prepared *pp, toi_direction dir, double R,
   const ref_prep *p = (const ref_prep *)(const void *)pp->opaque;
   if (p->magic != REF_PREP_MAGIC || p->engine != TOI_REF_FAST || p->chk != TOI_OK) return 0;
   return ref_fast_offset_p(&p->fp, lo, hi, R, u, dir);
+}
+
+/* The copy prep_fill makes, the check (which reads the numbers alone) and the
+ * fast engine's state left to prep_of. */
+void ref_prepare_deferred(toi_ref_prepared *pp, const toi_case *c, toi_ref_engine e) {
+  if (!pp) return;
+  ref_prep *p = (ref_prep *)(void *)pp->opaque;
+  p->magic = 0;
+  if (!engine_ok(e)) return;
+  p->engine = e;
+  if (c) {
+    p->c.id[0] = 0;
+    memcpy((char *)&p->c + offsetof(toi_case, dim), (const char *)c + offsetof(toi_case, dim),
+           sizeof *c - offsetof(toi_case, dim));
+  } else {
+    memset(&p->c, 0, sizeof p->c); /* dim 0: refused by the check, as a NULL case is */
+  }
+  p->magic = REF_PREP_DEFERRED;
 }
 
 /* ---- the engines' names, as the command line spells them ---- */

@@ -15,4 +15,14 @@
 /// caller then measures as without it. Writes nothing in *p.
 int ref_prepared_offset(const toi_ref_prepared *p, toi_direction dir, double R, double u, double *lo, double *hi);
 
+/// *p as toi_ref_prepare would fill it for case c (its numbers copied) and
+/// engine e, but the preparation itself (the check and the fast engine's
+/// state) left to the first measure that uses *p (toi_ref_error, _bound,
+/// toi_ref_kappa, _bound), which then gives exactly what it gives after
+/// toi_ref_prepare; a case no measure asks about costs only the copy. Until
+/// then ref_prepared_offset gives 0 for it. e not an engine: *p refused by
+/// the measures, as toi_ref_prepare leaves it. The first measure writes *p:
+/// one thread's, as the caller's stack in toi_bench_run.
+void ref_prepare_deferred(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e);
+
 #endif

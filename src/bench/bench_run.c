@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "ref_bench.h"
 #include "stats.h"
 
 void toi_bench_opts_init(toi_bench_opts *o) {
@@ -87,8 +88,8 @@ typedef struct prec_case {
   int state;
   toi_case c;
   toi_ref ref;
-  int have_prep;         /* prep made (on the first answer scored) */
-  toi_ref_prepared prep; /* c prepared for the error measures of every candidate */
+  int have_prep;         /* prep set (on the first answer scored) */
+  toi_ref_prepared prep; /* c prepared for the error measures of every candidate (when the first asks) */
 } prec_case;
 
 /* Scores one candidate's answer for case c into its row: TOI_OK, or the
@@ -118,12 +119,10 @@ static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
   if (!pc->have_prep) {
-    toi_ref_query rq = TOI_REF_QUERY_INIT;
-    rq.c = c;
-    rq.engine = o->engine;
-    /* A case the check refuses keeps its status in prep: the measures return it. */
-    toi_status pst = toi_ref_prepare(&pc->prep, &rq);
-    (void)pst;
+    /* Prepared by the first measure that needs it (most answers need none):
+       the measures give what they give after toi_ref_prepare, a case the
+       check refuses its status. */
+    ref_prepare_deferred(&pc->prep, c, o->engine);
     pc->have_prep = 1;
   }
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
@@ -159,13 +158,22 @@ static toi_answer *solve_all(toi_run_row *rows, const toi_candidate *cands, size
 
 /* The case and its exact answer in every precision of mask used: the input
    rounded as the candidates of that precision receive it (binary64: the case
-   itself, as always). TOI_OK, or the reference's status when it failed
-   (said to o->msg). */
-static toi_status prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_bench_opts *o) {
+   itself, as always), the binary64 answer and status from ref64 and st64
+   when given (solved before with the others, bit for bit the same).
+   TOI_OK, or the reference's status when it failed (said to o->msg). */
+static toi_status prepare_case(prec_case *pc, unsigned used, const toi_case *c, const toi_ref *ref64,
+                               const toi_status *st64, const toi_bench_opts *o) {
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     if (!(used & 1u << q)) continue;
     toi_round_state rs;
-    toi_status st = toi_score_input(&pc[q].c, &pc[q].ref, &rs, c, (toi_precision)q, o->engine);
+    toi_status st;
+    if (q == TOI_BINARY64 && ref64) {
+      rs = toi_candidate_input(&pc[q].c, c, TOI_BINARY64);
+      pc[q].ref = *ref64;
+      st = *st64;
+    } else {
+      st = toi_score_input(&pc[q].c, &pc[q].ref, &rs, c, (toi_precision)q, o->engine);
+    }
     pc[q].state = rs;
     pc[q].have_prep = 0;
     if (st != TOI_OK) {
@@ -186,15 +194,32 @@ toi_status toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t n
   if (!ans) return rc;
   unsigned used = 0; /* the precisions of the candidates, as a mask */
   for (size_t k = 0; k < nc; k++) used |= 1u << cands[k].precision;
+  /* The binary64 answers of all the cases at once, in the fast engine's
+     vector kernels (toi_ref_solve_batch: toi_ref_solve's, bit for bit); out
+     of memory, one by one as before. */
+  toi_ref *ref64 = NULL;
+  toi_status *st64 = NULL;
+  if (n > 0 && (used & 1u << TOI_BINARY64)) {
+    ref64 = malloc(n * sizeof *ref64);
+    st64 = malloc(n * sizeof *st64);
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    rq.engine = o->engine;
+    rq.precision = TOI_BINARY64;
+    if (!ref64 || !st64 || toi_ref_solve_batch(ref64, st64, cases, n, &rq, NULL) != TOI_OK) {
+      free(ref64), free(st64);
+      ref64 = NULL, st64 = NULL;
+    }
+  }
   for (size_t i = 0; i < n && rc == TOI_OK; i++) {
     prec_case pc[TOI_PRECISION_COUNT];
-    rc = prepare_case(pc, used, &cases[i], o);
+    rc = prepare_case(pc, used, &cases[i], ref64 ? &ref64[i] : NULL, st64 ? &st64[i] : NULL, o);
     for (size_t k = 0; k < nc && rc == TOI_OK; k++) {
       rc = score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o,
                      o->quota ? &o->quota[k] : NULL, row, ud);
       if (rc != TOI_OK) toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
     }
   }
+  free(ref64), free(st64);
   free(ans);
   return rc;
 }

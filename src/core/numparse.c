@@ -177,9 +177,10 @@ static inline __attribute__((always_inline)) int hex_a_fast(const char *s, doubl
      end waiting on its digits and exponent. */
   const __m128i s0 = _mm_loadu_si128((const __m128i *)(const void *)s);
   const __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)(s + 16));
-  const __m128i blank = _mm_set1_epi8(' '), nul = _mm_setzero_si128();
-  const unsigned tm = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s0, blank), _mm_cmpeq_epi8(s0, nul))) |
-                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(s1, blank), _mm_cmpeq_epi8(s1, nul))) << 16;
+  /* a byte is a blank or a NUL exactly when its bits other than 0x20 are 0 */
+  const __m128i not_blank = _mm_set1_epi8((char)~' '), nul = _mm_setzero_si128();
+  const unsigned tm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(s0, not_blank), nul)) |
+                      (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(s1, not_blank), nul)) << 16;
   if (!tm) return 0;
   const char *const fend = s + __builtin_ctz(tm);
   const int neg = s[0] == '-';

@@ -525,7 +525,8 @@ Test(numparse, fields_random_hex_lines) {
 Test(numparse, fields_garbage_at_each_byte) {
   static const char base[] = "-0x1.3e9deaa7d9b56p+3 0x1.0494158d413ep-3 0x1.8p+0 -0x1.fffffffffffffp+1023 "
                              "0x1.0000000000001p-1022 0x1p+0 0x0p+0 -0x0p+0 0x1.abcdef0123456p-1000";
-  static const char subst[] = " \tgGxXpP.+-019aAfF:/@`\x7f\x80\xff";
+  /* bytes one bit away from a blank or a NUL among them (\x01, \x60, \xa0, \x21) */
+  static const char subst[] = " \tgGxXpP.+-019aAfF:/@`\x7f\x80\xff\x01\xa0!";
   char line[sizeof base + 64];
   for (size_t at = 0; at < sizeof base - 1; at++)
     for (size_t j = 0; j < sizeof subst; j++) { /* the last is the NUL */

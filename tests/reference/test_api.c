@@ -48,15 +48,20 @@ static int answers_of(double *T, const toi_ref *r, toi_direction dir) {
   return n;
 }
 
-/* Every measure of case c from one prepared case (fast engine), answers
+/* Every measure of case c from one prepared case (fast engine; deferred:
+ * by ref_prepare_deferred, prepared by the first measure), answers
  * interleaved across directions and precisions, against the MPFR engine
  * unprepared. Returns the number of finite errors compared. */
-static long check_case(const toi_case *c) {
+static long check_case_as(const toi_case *c, int deferred) {
   toi_ref_prepared p;
   toi_ref_query pq = TOI_REF_QUERY_INIT;
   pq.c = c;
-  toi_status sp = toi_ref_prepare(&p, &pq);
-  cr_assert(sp == TOI_OK || sp == TOI_ERR_INPUT, "prepare: status %d on %s", (int)sp, tr_fmt(c));
+  if (deferred) {
+    ref_prepare_deferred(&p, c, TOI_REF_FAST);
+  } else {
+    toi_status sp = toi_ref_prepare(&p, &pq);
+    cr_assert(sp == TOI_OK || sp == TOI_ERR_INPUT, "prepare: status %d on %s", (int)sp, tr_fmt(c));
+  }
   long n = 0;
   for (int rep = 0; rep < 2; rep++) /* the second pass reads what the first derived */
     for (int q = 0; q < TOI_PRECISION_COUNT; q++)
@@ -100,6 +105,8 @@ static long check_case(const toi_case *c) {
   return n;
 }
 
+static long check_case(const toi_case *c) { return check_case_as(c, 0); }
+
 Test(ref_prepared, measures_are_the_mpfr_engines_unprepared) {
   long n = 0;
   const toi_gen_family fams[] = {TOI_GEN_MIXED, TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT};
@@ -118,6 +125,76 @@ Test(ref_prepared, measures_are_the_mpfr_engines_unprepared) {
   bad.ra = -1;
   (void)check_case(&bad);
   cr_expect_gt(n, 1000); /* the comparisons were made on real errors */
+}
+
+/* A preparation deferred to the first measure measures as the MPFR engine
+ * unprepared, as a prepared case does, the first measure an error or a
+ * kappa, of either direction (check_case_as's order, and a kappa first). */
+Test(ref_prepared, a_deferred_preparation_measures_the_same) {
+  long n = 0;
+  const toi_gen_family fams[] = {TOI_GEN_MIXED, TOI_GEN_GRAZING, TOI_GEN_TANGENT};
+  for (size_t f = 0; f < sizeof fams / sizeof *fams; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, fams[f]);
+    o.seed = 41 + f;
+    for (uint64_t i = 0; i < 60; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      n += check_case_as(&c, 1);
+      toi_ref_prepared p;
+      ref_prepare_deferred(&p, &c, TOI_REF_FAST);
+      toi_ref_query a = query_of(NULL, TOI_REF_FAST, TOI_BINARY64, TOI_REVERSE, 0), b = a;
+      a.prepared = &p;
+      b.c = &c;
+      b.engine = TOI_REF_MPFR;
+      toi_ref_kappa_result ka, kb;
+      toi_status sa = toi_ref_kappa_bound(&ka, &a), sb = toi_ref_kappa(&kb, &b);
+      cr_assert_eq(sa, sb);
+      cr_assert(tr_same(ka.lo, kb.kappa) || (ka.lo <= kb.kappa && kb.kappa <= ka.hi));
+    }
+  }
+  cr_expect_gt(n, 400);
+  /* refused cases: a negative radius, a NaN, no case at all; no engine */
+  toi_case bad = tr_rel2(3, 0, -1, 0, 1, 1);
+  bad.ra = -1;
+  (void)check_case_as(&bad, 1);
+  toi_case c = tr_rel2(3, 0.5, -1, 0, 1, 1);
+  c.vb[0] = NAN;
+  toi_ref_prepared p;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.prepared = &p;
+  q.T = 1;
+  toi_ref_error_result e;
+  toi_ref_kappa_result k;
+  ref_prepare_deferred(&p, &c, TOI_REF_FAST);
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_INPUT);
+  cr_assert_eq(toi_ref_kappa_bound(&k, &q), TOI_ERR_INPUT);
+  ref_prepare_deferred(&p, NULL, TOI_REF_FAST);
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_INPUT);
+  ref_prepare_deferred(&p, &c, (toi_ref_engine)7);
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE);
+  /* a mismatch is refused; the offset is had once a measure prepared it */
+  c.vb[0] = 1;
+  toi_case other = c;
+  other.pb[1] = nextafter(other.pb[1], 1);
+  ref_prepare_deferred(&p, &c, TOI_REF_FAST);
+  q.c = &other;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE);
+  ref_prepare_deferred(&p, &c, TOI_REF_FAST);
+  double lo, hi;
+  cr_assert_eq(ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi), 0, "not prepared yet");
+  q.c = &c;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_OK);
+  toi_ref_prepared full;
+  toi_ref_query fq = TOI_REF_QUERY_INIT;
+  fq.c = &c;
+  cr_assert_eq(toi_ref_prepare(&full, &fq), TOI_OK);
+  double lo2, hi2;
+  int h1 = ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi);
+  int h2 = ref_prepared_offset(&full, TOI_FORWARD, 1, 0x1p-52, &lo2, &hi2);
+  cr_assert_eq(h1, h2);
+  if (h1) cr_assert(tr_same(lo, lo2) && tr_same(hi, hi2));
 }
 
 /* Two cases that differ in one bit of one number: a prepared case answers
