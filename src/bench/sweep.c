@@ -277,18 +277,22 @@ typedef struct sweep_view {
 } sweep_view;
 
 /* A query on the view's case, prepared once for all the view's measures:
-   its direction dir, precision q and engine; the preparation's status. */
+   its direction dir, precision q and engine; the preparation's status. Only
+   a scored column asks, so the view's case is one the reference solved with
+   TOI_OK with this engine (view_of: toi_score_input's status; view_given:
+   sweep_eval_case_given's ref64; a case beyond the precision's range,
+   state < 0, is never solved and never scored): ref_prepare_solved spares
+   the case check, whose verdict is then TOI_OK. */
 static toi_status view_query(toi_ref_query *rq, sweep_view *v, toi_direction dir, toi_ref_engine engine,
                              toi_precision q) {
   toi_ref_query z = TOI_REF_QUERY_INIT;
   *rq = z;
   rq->engine = engine;
   if (!v->have_prep) {
-    rq->c = v->c;
-    v->prep_st = toi_ref_prepare(&v->prep, rq);
+    ref_prepare_solved(&v->prep, v->c, engine);
+    v->prep_st = TOI_OK;
     v->have_prep = 1;
   }
-  rq->c = NULL;
   rq->prepared = &v->prep;
   rq->precision = q;
   rq->dir = dir;
