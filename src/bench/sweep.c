@@ -538,24 +538,31 @@ typedef struct error_memo {
   toi_ref_error_result er;
 } error_memo;
 
+/* The first level, ERR_ULPS, into m (have ERR_NONE) from the answer's
+   distance k alone: 1, or 0 when ulp_distance does not apply (m unchanged). */
+static inline __attribute__((always_inline)) int error_ulps(error_memo *m, const toi_score_case *sc,
+                                                            toi_precision q) {
+  double u;
+  if (!ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) return 0;
+  double a = fabs(m->k);
+  m->er.ulp = NAN;
+  m->er.lo = a == 0 ? 0 : a - 0.5;
+  m->er.hi = a + 0.5;
+  m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
+  m->have = ERR_ULPS;
+  return 1;
+}
+
 /* The error measure at the next level, from m's (a cheaper one skipped when it
    cannot be had): status, and m->have > ERR_NONE then. */
 static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
                                toi_ref_engine engine, toi_precision q) {
   toi_ref_query rq;
   toi_status st;
-  double u, dlo, dhi;
+  double dlo, dhi;
   switch (m->have) {
   case ERR_NONE:
-    if (ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) {
-      double a = fabs(m->k);
-      m->er.ulp = NAN;
-      m->er.lo = a == 0 ? 0 : a - 0.5;
-      m->er.hi = a + 0.5;
-      m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
-      m->have = ERR_ULPS;
-      return TOI_OK;
-    }
+    if (error_ulps(m, sc, q)) return TOI_OK;
     break;
   case ERR_ULPS:
     if (view_offset(v, dir, sc->ref_t, engine, q, &dlo, &dhi)) {
@@ -598,11 +605,15 @@ static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_vie
 }
 
 /* error_level, and the bins of the new level's ends, once for every column
-   with the answer (lazy_decided, add_scored_h). */
-static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
-                             toi_ref_engine engine, toi_precision q) {
-  toi_status st = error_level(m, sc, v, dir, engine, q);
-  if (st != TOI_OK) return st;
+   with the answer (lazy_decided, add_scored_h). The first level, the usual
+   one, inline (error_level would try error_ulps again, in vain, and go on). */
+static inline __attribute__((always_inline)) toi_status error_next(error_memo *m, const toi_score_case *sc,
+                                                                   sweep_view *v, toi_direction dir,
+                                                                   toi_ref_engine engine, toi_precision q) {
+  if (!(m->have == ERR_NONE && error_ulps(m, sc, q))) {
+    toi_status st = error_level(m, sc, v, dir, engine, q);
+    if (st != TOI_OK) return st;
+  }
   m->hbin = ulp_bin(m->er.hi);
   m->hsame = ulp_bin(m->er.lo) == m->hbin;
   return TOI_OK;
