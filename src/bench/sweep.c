@@ -233,6 +233,24 @@ static inline __attribute__((always_inline)) void add_scored_h(sweep_cell *cell,
   if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
 }
 
+/* add_scored_h for a timed answer placed from the enclosures of its error
+   and kappa (add_lazy, lazy_decided): h the bin of the error's upper end hi
+   < the cell's largest error. A timed answer agrees (score_core times only
+   an answer whose kind is TOI_SCORE_AGREE), so no misclassification
+   witness; and max_set leaves the largest error as it is for hi below it, and
+   no witness of it can win: add_scored_h would change the same counts, the
+   bin and the largest bits, and nothing else. */
+static inline __attribute__((always_inline)) void add_placed(sweep_cell *cell, const toi_score_case *sc, int h,
+                                                             double bits, toi_class ref_cls) {
+  cell->cases++;
+  cell->kind[sc->kind]++; /* TOI_SCORE_AGREE */
+  unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
+  cell->confusion[ref_cls][verdict]++;
+  cell->timed++;
+  if (h >= 0) cell->hist[h]++;
+  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
+}
+
 static inline __attribute__((always_inline)) void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp,
                                                              double bits, toi_class ref_cls, const toi_case *c,
                                                              uint64_t index) {
@@ -633,7 +651,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
   for (;;) {
     if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
-      add_scored_h(cell, sc, m->er.hi, m->hbin, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+      add_placed(cell, sc, m->hbin, bits, v->ref->cls); /* hi: in the error's bin, below the largest */
       v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;
       cell->kinf += ke->inf;
