@@ -793,11 +793,12 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
      large: an index would multiply by its size, per column of every case). */
   sweep_view *vq[TOI_PRECISION_COUNT];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
-  sweep_cell *cell = acc->cells + b - acc->nbins;
+  const size_t nbins = acc->nbins; /* read once: the cells' counts could alias it for the compiler */
+  sweep_cell *cell = acc->cells + b - nbins;
   const sweep_answer *a = ans - stride;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
-    cell += acc->nbins;
+    cell += nbins;
     a += stride;
     sweep_view *v = vq[cand->precision];
     if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
