@@ -498,10 +498,15 @@ static inline __attribute__((always_inline)) int ulp_distance(double *k, double 
 static double ulp_bits_for(double k, const sweep_cell *cell) {
   double dist = fabs(k);
   if (dist <= 1) return dist;
-  int n;
-  (void)frexp_bits(1.0 + dist, &n);
+  /* x = 1 + |k| in (2, 2^52] (exact, above) is a normal double: frexp's n is its
+     biased exponent less 1022, read from the bits (frexp_bits without its
+     zero, infinite and subnormal cases). */
+  double x = 1.0 + dist;
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int n = (int)(b >> 52) - 1022; /* the sign is 0 */
   if (n + 1 <= cell->max_bits) return NAN;
-  return log2(1.0 + dist);
+  return log2(x);
 }
 
 /* An enclosure [dlo, dhi] of delta = (t* - R) / u for the view's root in
