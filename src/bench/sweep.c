@@ -806,13 +806,17 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     cell += nbins;
     a += stride;
     sweep_view *v = vq[cand->precision];
-    if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
-    if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
-    if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
-      keys[j] = no_key;
-      cell->cases++;
-      cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
-      continue;
+    /* A view made (state 0 or 1) and an answer: nothing below applies, so
+       the usual column makes one test (states -1 and 2 fail the first). */
+    if ((unsigned)v->state > 1 || a->state != TOI_ANSWERED) {
+      if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
+      if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
+      if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
+        keys[j] = no_key;
+        cell->cases++;
+        cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
+        continue;
+      }
     }
     keys[j] = key_of(cand, a);
     size_t k = same_answer(keys, j, &seen, first);
