@@ -99,9 +99,10 @@ toi_status toi_ref_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, 
 
 /* ---- the prepared case ---- */
 
-static void prep_fill(ref_prep *p, const toi_case *c, toi_ref_engine e) {
+/* c prepared for engine e, with chk ref_check_case's verdict on it (made by the caller). */
+static void prep_fill_checked(ref_prep *p, const toi_case *c, toi_ref_engine e, toi_status chk) {
   p->engine = e;
-  p->chk = ref_check_case(c);
+  p->chk = chk;
   if (c) { /* the numbers, not the id */
     p->c.id[0] = 0;
     memcpy((char *)&p->c + offsetof(toi_case, dim), (const char *)c + offsetof(toi_case, dim),
@@ -111,6 +112,10 @@ static void prep_fill(ref_prep *p, const toi_case *c, toi_ref_engine e) {
   }
   if (p->chk == TOI_OK && e == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
   p->magic = REF_PREP_MAGIC;
+}
+
+static void prep_fill(ref_prep *p, const toi_case *c, toi_ref_engine e) {
+  prep_fill_checked(p, c, e, ref_check_case(c));
 }
 
 toi_status toi_ref_prepare(toi_ref_prepared *pp, const toi_ref_query *q) {
@@ -244,6 +249,14 @@ toi_status toi_ref_kappa_bound(toi_ref_kappa_result *out, const toi_ref_query *q
 }
 
 /* ---- src/bench's private entry points (ref_bench.h) ---- */
+
+/* toi_ref_solve's TOI_OK for c means ref_check_case(c) is TOI_OK: it returns
+ * TOI_ERR_INPUT for every case that check refuses (toiref.h), whatever the
+ * engine and precision. So the verdict is TOI_OK without the check, and
+ * *pp is what toi_ref_prepare would make of c. */
+void ref_prepare_solved(toi_ref_prepared *pp, const toi_case *c, toi_ref_engine e) {
+  prep_fill_checked((ref_prep *)(void *)pp->opaque, c, e, TOI_OK);
+}
 
 int ref_prepared_offset(const toi_ref_prepared *pp, toi_direction dir, double R, double u, double *lo, double *hi) {
   if (!pp || !lo || !hi || !dir_ok(dir)) return 0;

@@ -25,4 +25,11 @@ int ref_prepared_offset(const toi_ref_prepared *p, toi_direction dir, double R, 
 /// one thread's, as the caller's stack in toi_bench_run.
 void ref_prepare_deferred(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e);
 
+/// toi_ref_prepare of c with engine e (TOI_REF_FAST or TOI_REF_MPFR) into
+/// *p, for a case c (not NULL) that toi_ref_solve answered with TOI_OK, in
+/// any precision: that answer means c passes the case check (toi_ref_solve
+/// gives TOI_ERR_INPUT otherwise), so the check is not made again; *p is
+/// then what toi_ref_prepare makes of c, whose status would be TOI_OK.
+void ref_prepare_solved(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e);
+
 #endif

@@ -233,6 +233,24 @@ static inline __attribute__((always_inline)) void add_scored_h(sweep_cell *cell,
   if (!(ulp < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], ulp, bits, index, c);
 }
 
+/* add_scored_h for a timed answer placed from the enclosures of its error
+   and kappa (add_lazy, lazy_decided): h the bin of the error's upper end hi
+   < the cell's largest error. A timed answer agrees (score_core times only
+   an answer whose kind is TOI_SCORE_AGREE), so no misclassification
+   witness; and max_set leaves the largest error as it is for hi below it, and
+   no witness of it can win: add_scored_h would change the same counts, the
+   bin and the largest bits, and nothing else. */
+static inline __attribute__((always_inline)) void add_placed(sweep_cell *cell, const toi_score_case *sc, int h,
+                                                             double bits, toi_class ref_cls) {
+  cell->cases++;
+  cell->kind[sc->kind]++; /* TOI_SCORE_AGREE */
+  unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
+  cell->confusion[ref_cls][verdict]++;
+  cell->timed++;
+  if (h >= 0) cell->hist[h]++;
+  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
+}
+
 static inline __attribute__((always_inline)) void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp,
                                                              double bits, toi_class ref_cls, const toi_case *c,
                                                              uint64_t index) {
@@ -277,18 +295,22 @@ typedef struct sweep_view {
 } sweep_view;
 
 /* A query on the view's case, prepared once for all the view's measures:
-   its direction dir, precision q and engine; the preparation's status. */
+   its direction dir, precision q and engine; the preparation's status. Only
+   a scored column asks, so the view's case is one the reference solved with
+   TOI_OK with this engine (view_of: toi_score_input's status; view_given:
+   sweep_eval_case_given's ref64; a case beyond the precision's range,
+   state < 0, is never solved and never scored): ref_prepare_solved spares
+   the case check, whose verdict is then TOI_OK. */
 static toi_status view_query(toi_ref_query *rq, sweep_view *v, toi_direction dir, toi_ref_engine engine,
                              toi_precision q) {
   toi_ref_query z = TOI_REF_QUERY_INIT;
   *rq = z;
   rq->engine = engine;
   if (!v->have_prep) {
-    rq->c = v->c;
-    v->prep_st = toi_ref_prepare(&v->prep, rq);
+    ref_prepare_solved(&v->prep, v->c, engine);
+    v->prep_st = TOI_OK;
     v->have_prep = 1;
   }
-  rq->c = NULL;
   rq->prepared = &v->prep;
   rq->precision = q;
   rq->dir = dir;
@@ -476,10 +498,15 @@ static inline __attribute__((always_inline)) int ulp_distance(double *k, double 
 static double ulp_bits_for(double k, const sweep_cell *cell) {
   double dist = fabs(k);
   if (dist <= 1) return dist;
-  int n;
-  (void)frexp_bits(1.0 + dist, &n);
+  /* x = 1 + |k| in (2, 2^52] (exact, above) is a normal double: frexp's n is its
+     biased exponent less 1022, read from the bits (frexp_bits without its
+     zero, infinite and subnormal cases). */
+  double x = 1.0 + dist;
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int n = (int)(b >> 52) - 1022; /* the sign is 0 */
   if (n + 1 <= cell->max_bits) return NAN;
-  return log2(1.0 + dist);
+  return log2(x);
 }
 
 /* An enclosure [dlo, dhi] of delta = (t* - R) / u for the view's root in
@@ -534,24 +561,31 @@ typedef struct error_memo {
   toi_ref_error_result er;
 } error_memo;
 
+/* The first level, ERR_ULPS, into m (have ERR_NONE) from the answer's
+   distance k alone: 1, or 0 when ulp_distance does not apply (m unchanged). */
+static inline __attribute__((always_inline)) int error_ulps(error_memo *m, const toi_score_case *sc,
+                                                            toi_precision q) {
+  double u;
+  if (!ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) return 0;
+  double a = fabs(m->k);
+  m->er.ulp = NAN;
+  m->er.lo = a == 0 ? 0 : a - 0.5;
+  m->er.hi = a + 0.5;
+  m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
+  m->have = ERR_ULPS;
+  return 1;
+}
+
 /* The error measure at the next level, from m's (a cheaper one skipped when it
    cannot be had): status, and m->have > ERR_NONE then. */
 static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
                                toi_ref_engine engine, toi_precision q) {
   toi_ref_query rq;
   toi_status st;
-  double u, dlo, dhi;
+  double dlo, dhi;
   switch (m->have) {
   case ERR_NONE:
-    if (ulp_distance(&m->k, &u, sc->t, sc->ref_t, q)) {
-      double a = fabs(m->k);
-      m->er.ulp = NAN;
-      m->er.lo = a == 0 ? 0 : a - 0.5;
-      m->er.hi = a + 0.5;
-      m->er.bits = NAN; /* ulp_bits(m->k), given to each cell as it needs it (ulp_bits_for) */
-      m->have = ERR_ULPS;
-      return TOI_OK;
-    }
+    if (error_ulps(m, sc, q)) return TOI_OK;
     break;
   case ERR_ULPS:
     if (view_offset(v, dir, sc->ref_t, engine, q, &dlo, &dhi)) {
@@ -594,11 +628,15 @@ static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_vie
 }
 
 /* error_level, and the bins of the new level's ends, once for every column
-   with the answer (lazy_decided, add_scored_h). */
-static toi_status error_next(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
-                             toi_ref_engine engine, toi_precision q) {
-  toi_status st = error_level(m, sc, v, dir, engine, q);
-  if (st != TOI_OK) return st;
+   with the answer (lazy_decided, add_scored_h). The first level, the usual
+   one, inline (error_level would try error_ulps again, in vain, and go on). */
+static inline __attribute__((always_inline)) toi_status error_next(error_memo *m, const toi_score_case *sc,
+                                                                   sweep_view *v, toi_direction dir,
+                                                                   toi_ref_engine engine, toi_precision q) {
+  if (!(m->have == ERR_NONE && error_ulps(m, sc, q))) {
+    toi_status st = error_level(m, sc, v, dir, engine, q);
+    if (st != TOI_OK) return st;
+  }
   m->hbin = ulp_bin(m->er.hi);
   m->hsame = ulp_bin(m->er.lo) == m->hbin;
   return TOI_OK;
@@ -618,7 +656,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
   for (;;) {
     if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
-      add_scored_h(cell, sc, m->er.hi, m->hbin, bits, v->ref->cls, v->c, index); /* hi: in the error's bin, below the largest */
+      add_placed(cell, sc, m->hbin, bits, v->ref->cls); /* hi: in the error's bin, below the largest */
       v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;
       cell->kinf += ke->inf;
@@ -760,20 +798,25 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
      large: an index would multiply by its size, per column of every case). */
   sweep_view *vq[TOI_PRECISION_COUNT];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
-  sweep_cell *cell = acc->cells + b - acc->nbins;
+  const size_t nbins = acc->nbins; /* read once: the cells' counts could alias it for the compiler */
+  sweep_cell *cell = acc->cells + b - nbins;
   const sweep_answer *a = ans - stride;
   for (size_t j = 0; j < nc; j++) {
     const toi_candidate *cand = &cands[j];
-    cell += acc->nbins;
+    cell += nbins;
     a += stride;
     sweep_view *v = vq[cand->precision];
-    if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
-    if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
-    if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
-      keys[j] = no_key;
-      cell->cases++;
-      cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
-      continue;
+    /* A view made (state 0 or 1) and an answer: nothing below applies, so
+       the usual column makes one test (states -1 and 2 fail the first). */
+    if ((unsigned)v->state > 1 || a->state != TOI_ANSWERED) {
+      if ((st = view_of(v, c, cand->precision, engine)) != TOI_OK) return st;
+      if (a->state == SWEEP_NOT_RUN) return TOI_ERR_RANGE;
+      if (v->state < 0 || a->state != TOI_ANSWERED) { /* beyond its precision's range, declined or failed */
+        keys[j] = no_key;
+        cell->cases++;
+        cell->kind[TOI_SCORE_OUT_OF_DOMAIN]++;
+        continue;
+      }
     }
     keys[j] = key_of(cand, a);
     size_t k = same_answer(keys, j, &seen, first);

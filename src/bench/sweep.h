@@ -284,8 +284,8 @@ TOI_MUST_USE toi_status score_case_deferred(toi_score_case *out, toi_result r, t
 
 /// sweep_eval_case_with with every column's answer given: ans[j * stride] is
 /// column j's. ref64, when not NULL, is the exact answer of c in binary64 as
-/// toi_ref_solve gives it (from toi_ref_solve_batch), so it is not solved
-/// again.
+/// toi_ref_solve gives it with the status TOI_OK (from toi_ref_solve_batch),
+/// so it is not solved again.
 TOI_MUST_USE toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
                                               const sweep_answer *ans, size_t stride, double tmax,
                                               const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine,

@@ -197,6 +197,80 @@ Test(ref_prepared, a_deferred_preparation_measures_the_same) {
   if (h1) cr_assert(tr_same(lo, lo2) && tr_same(hi, hi2));
 }
 
+/* ref_prepare_solved (ref_bench.h) is toi_ref_prepare without the case
+ * check, for a case toi_ref_solve answered TOI_OK: every measure from it is
+ * bit for bit the one from toi_ref_prepare's (the prepared bytes may differ
+ * in padding only), on every family in both precisions and both engines;
+ * and every case the check refuses (the check ref_prepare_solved skips) is
+ * one toi_ref_solve does not answer TOI_OK, in either precision and engine. */
+static void check_solved(const toi_case *c, toi_precision q, toi_ref_engine e) {
+  toi_ref r;
+  if (tr_solve_prec(&r, c, q, e) != TOI_OK) return;
+  toi_ref_prepared a, b;
+  toi_ref_query pq = TOI_REF_QUERY_INIT;
+  pq.c = c, pq.engine = e;
+  cr_assert_eq(toi_ref_prepare(&a, &pq), TOI_OK, "%s", tr_fmt(c));
+  ref_prepare_solved(&b, c, e);
+  for (int d = 0; d < 2; d++) {
+    double R = d ? r.trev : r.tfwd;
+    double T[3] = {R, nextafter(R, INFINITY), R * (1 + 0x1p-20)};
+    for (int i = 0; i < 3; i++) {
+      toi_ref_query m = query_of(NULL, e, q, (toi_direction)d, T[i]);
+      toi_ref_error_result ea, eb, xa, xb;
+      toi_ref_kappa_result ka, kb, ya, yb;
+      m.prepared = &a;
+      toi_status sa[4] = {toi_ref_error_bound(&ea, &m), toi_ref_kappa_bound(&ka, &m), toi_ref_error(&xa, &m),
+                          toi_ref_kappa(&ya, &m)};
+      m.prepared = &b;
+      toi_status sb[4] = {toi_ref_error_bound(&eb, &m), toi_ref_kappa_bound(&kb, &m), toi_ref_error(&xb, &m),
+                          toi_ref_kappa(&yb, &m)};
+      cr_assert(memcmp(sa, sb, sizeof sa) == 0 && memcmp(&ea, &eb, sizeof ea) == 0 &&
+                    memcmp(&ka, &kb, sizeof ka) == 0 && memcmp(&xa, &xb, sizeof xa) == 0 &&
+                    memcmp(&ya, &yb, sizeof ya) == 0,
+                "measures differ on %s", tr_fmt(c));
+    }
+    double la = 0, ha = 0, lb = 0, hb = 0, u = isfinite(R) && R != 0 ? ldexp(1, ilogb(R) - 52) : 1;
+    int oa = ref_prepared_offset(&a, (toi_direction)d, R, u, &la, &ha);
+    int ob = ref_prepared_offset(&b, (toi_direction)d, R, u, &lb, &hb);
+    cr_assert(oa == ob && memcmp(&la, &lb, sizeof la) == 0 && memcmp(&ha, &hb, sizeof ha) == 0,
+              "offsets differ on %s", tr_fmt(c));
+  }
+}
+
+Test(ref_prepared, solved_is_prepare_without_the_check) {
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++)
+    for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
+      toi_gen_opts o;
+      toi_gen_opts_default_in(&o, (toi_gen_family)f, (toi_precision)q);
+      o.seed = 0x736f6c766564ULL + (uint64_t)f;
+      for (uint64_t i = 0; i < 40; i++) {
+        toi_case c;
+        size_t bin;
+        cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+        check_solved(&c, (toi_precision)q, TOI_REF_FAST);
+        if (i < 4) check_solved(&c, (toi_precision)q, TOI_REF_MPFR);
+      }
+    }
+  toi_case ok = tr_rel2(3, 0, -1, 0, 1, 1), bad[6];
+  for (int k = 0; k < 6; k++) bad[k] = ok;
+  bad[0].ra = -1;
+  bad[1].pb[0] = NAN;
+  bad[2].vb[1] = INFINITY;
+  bad[3].dim = 4;
+  bad[4].pa[2] = 1; /* a 2D case with a third component */
+  bad[5].rb = -INFINITY;
+  cr_assert_eq(ref_check_case(&ok), TOI_OK);
+  for (int k = 0; k < 6; k++) {
+    cr_assert_neq(ref_check_case(&bad[k]), TOI_OK, "bad case %d", k);
+    for (int q = 0; q < TOI_PRECISION_COUNT; q++)
+      for (int e = 0; e < 2; e++) {
+        toi_ref r;
+        toi_ref_engine en = e ? TOI_REF_MPFR : TOI_REF_FAST;
+        cr_assert_neq(tr_solve_prec(&r, &bad[k], (toi_precision)q, en), TOI_OK, "bad case %d, precision %d", k, q);
+      }
+  }
+}
+
 /* Two cases that differ in one bit of one number: a prepared case answers
  * for its own case only. */
 Test(ref_prepared, a_mismatch_is_refused) {
