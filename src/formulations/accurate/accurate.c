@@ -867,26 +867,35 @@ TOI_INLINE void track_min(double x, uint64_t *mn1) {
  * that no such scaling serves (a group spread over more than about 2^1000,
  * differences that overflow) go to the slow path too.
  */
-TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
-                                                                 double ms, double mv, const toi_case *cs,
-                                                                 toi_accurate_info *info, toi_result *out) {
+TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int moving, double ms, double mv,
+                           const toi_case *cs, toi_accurate_info *info, toi_result *out) {
   if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
   int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
   if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
-  uint64_t pmin = UINT64_MAX, vmin = UINT64_MAX;
-  for (int i = 0; i < n; i++) {
-    track_min(s[i].hi, &pmin);
-    track_min(s[i].lo, &pmin);
-    track_min(v[i].hi, &vmin);
-    track_min(v[i].lo, &vmin);
-  }
-  track_min(R.hi, &pmin);
-  track_min(R.lo, &pmin);
   /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
-  if (kp < 0 && pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
-  if (kv < 0 && vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  if (kp < 0) {
+    uint64_t pmin = UINT64_MAX;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      track_min(s[i].hi, &pmin);
+      track_min(s[i].lo, &pmin);
+    }
+    track_min(R.hi, &pmin);
+    track_min(R.lo, &pmin);
+    if (pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
+  }
+  if (kv < 0) {
+    uint64_t vmin = UINT64_MAX;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      track_min(v[i].hi, &vmin);
+      track_min(v[i].lo, &vmin);
+    }
+    if (vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  }
   double P = pow2i(kp), V = pow2i(kv);
   dd ss[3], sv[3], sR = {R.hi * P, R.lo * P};
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
     ss[i] = dd_make(s[i].hi * P, s[i].lo * P);
     sv[i] = dd_make(v[i].hi * V, v[i].lo * V);
@@ -895,10 +904,17 @@ TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd 
     info->kp = kp;
     info->kv = kv;
   }
-  int ok = n == 3 ? fast_body(ss, sv, sR, 3, moving, cs, -1, cs, kv - kp, info, out)
-                  : fast_body(ss, sv, sR, 2, moving, cs, -1, cs, kv - kp, info, out);
+  int ok = fast_body(ss, sv, sR, n, moving, cs, -1, cs, kv - kp, info, out);
   if (ok && info) info->path |= TOI_ACC_SCALED;
   return ok;
+}
+
+/* Out of line: nearly all of the scale family, a few percent of mixed. */
+TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
+                                                                 double ms, double mv, const toi_case *cs,
+                                                                 toi_accurate_info *info, toi_result *out) {
+  return n == 3 ? scaled_body(s, v, R, 3, moving, ms, mv, cs, info, out)
+                : scaled_body(s, v, R, 2, moving, ms, mv, cs, info, out);
 }
 
 /* The common path on the case as given, or on its scaled differences when
