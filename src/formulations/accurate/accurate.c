@@ -73,6 +73,17 @@
  *    implies, keeps the divisions of root_rel off the common path.
  */
 
+/* The loops over the (two or three) components of the common path, fully
+   unrolled so that the differences stay in registers: GCC at -O2 keeps
+   them as loops over arrays on the stack. */
+#if defined(__clang__)
+#define ACC_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ACC_UNROLL _Pragma("GCC unroll 3")
+#else
+#define ACC_UNROLL
+#endif
+
 #define SAFE_EXP 150       /* nonzero inputs are brought into [2^-SAFE_EXP, 2^SAFE_EXP) */
 #define SAFE_LO 0x1p-150
 #define SAFE_HI 0x1p150
@@ -97,6 +108,7 @@
 TOI_INLINE dd fast_c(const dd *s, dd R, int n, double *err) {
   dd p = two_prod(s[0].hi, s[0].hi);
   double S = p.hi, T = p.lo, M = p.hi, cross = s[0].hi * s[0].lo;
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     p = two_prod(s[i].hi, s[i].hi);
     dd q = two_sum(S, p.hi);
@@ -126,6 +138,7 @@ TOI_INLINE dd fast_c(const dd *s, dd R, int n, double *err) {
 TOI_INLINE dd fast_dot(const dd *x, const dd *y, int n, double *err) {
   dd p = two_prod(x[0].hi, y[0].hi);
   double S = p.hi, T = p.lo, M = fabs(p.hi), cross = x[0].hi * y[0].lo + x[0].lo * y[0].hi;
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     p = two_prod(x[i].hi, y[i].hi);
     dd q = two_sum(S, p.hi);
@@ -495,17 +508,34 @@ TOI_INLINE void scale_inputs(const toi_case *cs, int n, int kp, int kv, double s
  * |s_i v_i - RN(sh vh)| <= 3.01 u |RN(sh vh)|, two additions: |bd - b| <=
  * 5.02 u Mb, Mb the computed sum of |RN(sh vh)|, and |ad - a| <= 5.02 u ad:
  * we use 7u. D = b^2 - a c from them: |b^2 - bd^2| <= (2 |bd| + eb) eb,
- * |a c - ad cd| <= ad ec + (|cd| + ec) ea, and the three roundings of
- * RN(RN(bd^2) - RN(ad cd)) add <= 2.02 u (bb + |ac|). Each bound is a sum
- * of positive terms rounded a few times: the factors 8/6.02, 7/5.02 and
- * 1.01 cover that. No overflow (the differences are below 2^150, checked
- * before); an underflowing operation errs by at most 2^-1075 absolute, and
- * fewer than 40 of them by far less than ETA, added to every bound.
+ * |a c - ad cd| <= ad ec + (|cd| + ec) ea with ea = 7u ad + ETA, and the
+ * three roundings of RN(RN(bd^2) - RN(ad cd)) add <= 2.02 u (bb + |ac|):
+ * with bb = RN(bd^2), ac = RN(ad cd), the bound
+ *   ed = 1.01 (2.02 u (bb + ac) + (2 |bd| + eb) eb + ad ec + (cd + ec) ea) + ETA.
+ * Each bound is a sum of positive terms rounded a few times: the factors
+ * 8/6.02, 7/5.02 and 1.01 cover that. No overflow (the differences are
+ * below 2^150, checked before); an underflowing operation errs by at most
+ * 2^-1075 absolute, and fewer than 40 of them by far less than ETA, added
+ * to every bound.
+ *
+ * The miss test uses a cheaper bound above ed, Md = RN(ps + pr) (ec's sum):
+ * ed' = 40 u ad Md + 2^-690. By RN's monotony |bd| <= Mb, cd <= ps <= Md,
+ * and Mb^2 <= (1 + 14u) ad Md (Cauchy-Schwarz on the high parts, each
+ * product and sum rounded: n <= 3), so, up to absolute terms, bb + ac <=
+ * 2.01 ad Md, (2 |bd| + eb) eb <= 14.1 u ad Md, ad ec <= 8.01 u ad Md and
+ * (cd + ec) ea <= 7.02 u ad Md: ed <= 1.01 (1 + 9u) 33.2 u ad Md < 33.6 u ad
+ * Md, and ed' computed is at least 39.9 u ad Md. The absolute terms (ETA
+ * times Mb, ad, cd or ec, and underflows) are each below 2^-697, since
+ * every high part is below 2^150 and n <= 3 make Mb, ad, Md < 2^303: their
+ * sum stays below 2^-695, under 2^-690 (an underflow in ed' itself loses
+ * less than 2^-1070 of it). Where ed' rejects a miss that ed
+ * would take, the double-double filter decides the same class.
  * Returns the class, or TOI_NONE when the double-double filter must decide.
  */
 TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int moving) {
   const double u = 0x1p-53;
   double ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = fabs(psv);
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     ps += s[i].hi * s[i].hi;
     pv += v[i].hi * v[i].hi;
@@ -521,10 +551,8 @@ TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int movi
   double eb = 7 * u * mb + ETA;
   if (!(fabs(psv) > eb)) return TOI_NONE;
   if (psv > 0) return TOI_SEPARATING;
-  double ea = 7 * u * pv + ETA;
-  double bb = psv * psv, ac = pv * cd, d = bb - ac;
-  double ed = 1.01 * (2.02 * u * (bb + ac) + (2 * fabs(psv) + eb) * eb + pv * ec + (cd + ec) * ea) + ETA;
-  return d < -ed ? TOI_MISS : TOI_NONE;
+  double d = psv * psv - pv * cd;
+  return d < -(40 * u * (pv * (ps + pr)) + 0x1p-690) ? TOI_MISS : TOI_NONE;
 }
 
 /* track() over a case's inputs: lengths (positions and radii) into
@@ -586,14 +614,16 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
       return 1;
     }
   }
-  exact_ctx x = {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info};
+  /* The context for the exact values, built only where they are needed (a
+     struct filled on every call costs a dozen stores). */
+#define FAST_EXACT_CTX {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info}
   double ec;
   dd c = fast_c(s, R, n, &ec);
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
   if (sc == 2) {
     if (!safe_for_exact(cs, n, safe)) return 0;
-    c = exact_c(&x, &sc, &ec);
+    c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
     c_exact = 1;
   }
   if (sc < 0) {
@@ -610,7 +640,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   int sb = filter_sign(b, eb), b_exact = 0;
   if (sb == 2) {
     if (!safe_for_exact(cs, n, safe)) return 0;
-    b = exact_b(&x, &sb, &eb);
+    b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &sb, &eb);
     b_exact = 1;
   }
   if (sc == 0) {
@@ -625,8 +655,8 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   int ignored;
   if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
     if (!safe_for_exact(cs, n, safe)) return 0;
-    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&x, &ignored, &ec);
-    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&x, &ignored, &eb);
+    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
+    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
   }
   double ea, ed;
   dd a = fast_dot(v, v, n, &ea);
@@ -638,7 +668,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
      ACC_REL of the denominator -b + sqrt D. */
   if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
     if (!safe_for_exact(cs, n, safe)) return 0;
-    d = exact_d(&x, &sd, &ed);
+    d = exact_d(&(exact_ctx)FAST_EXACT_CTX, &sd, &ed);
     h = sqrt_pos(d.hi);
   }
   if (sd < 0) {
@@ -678,25 +708,29 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   }
   *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
+#undef FAST_EXACT_CTX
 }
 
 /* The differences of a case, their largest magnitudes (lengths: R too) and
    whether it moves. */
 TOI_INLINE void diffs(const toi_case *cs, const int n, dd *s, dd *v, dd *R, double *ms, double *mv, int *moving) {
   double as_ = 0, av_ = 0;
-  int mo = 0;
+  uint64_t mo = 0; /* the bits of the v[i].hi without their signs: nonzero iff one is not +-0 (NaN too) */
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
     s[i] = two_sum(cs->pb[i], -cs->pa[i]);
     v[i] = two_sum(cs->vb[i], -cs->va[i]);
     double as = fabs(s[i].hi), av = fabs(v[i].hi);
     as_ = as > as_ ? as : as_;
     av_ = av > av_ ? av : av_;
-    mo |= v[i].hi != 0;
+    uint64_t bits;
+    memcpy(&bits, &v[i].hi, sizeof bits);
+    mo |= bits << 1;
   }
   *R = two_sum(cs->ra, cs->rb);
   *ms = R->hi > as_ ? R->hi : as_;
   *mv = av_;
-  *moving = mo;
+  *moving = mo != 0;
 }
 
 /* Whether the differences are in the common path's range: below 2^150 (no
@@ -833,26 +867,35 @@ TOI_INLINE void track_min(double x, uint64_t *mn1) {
  * that no such scaling serves (a group spread over more than about 2^1000,
  * differences that overflow) go to the slow path too.
  */
-TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
-                                                                 double ms, double mv, const toi_case *cs,
-                                                                 toi_accurate_info *info, toi_result *out) {
+TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int moving, double ms, double mv,
+                           const toi_case *cs, toi_accurate_info *info, toi_result *out) {
   if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
   int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
   if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
-  uint64_t pmin = UINT64_MAX, vmin = UINT64_MAX;
-  for (int i = 0; i < n; i++) {
-    track_min(s[i].hi, &pmin);
-    track_min(s[i].lo, &pmin);
-    track_min(v[i].hi, &vmin);
-    track_min(v[i].lo, &vmin);
-  }
-  track_min(R.hi, &pmin);
-  track_min(R.lo, &pmin);
   /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
-  if (kp < 0 && pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
-  if (kv < 0 && vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  if (kp < 0) {
+    uint64_t pmin = UINT64_MAX;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      track_min(s[i].hi, &pmin);
+      track_min(s[i].lo, &pmin);
+    }
+    track_min(R.hi, &pmin);
+    track_min(R.lo, &pmin);
+    if (pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
+  }
+  if (kv < 0) {
+    uint64_t vmin = UINT64_MAX;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      track_min(v[i].hi, &vmin);
+      track_min(v[i].lo, &vmin);
+    }
+    if (vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+  }
   double P = pow2i(kp), V = pow2i(kv);
   dd ss[3], sv[3], sR = {R.hi * P, R.lo * P};
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
     ss[i] = dd_make(s[i].hi * P, s[i].lo * P);
     sv[i] = dd_make(v[i].hi * V, v[i].lo * V);
@@ -861,10 +904,17 @@ TOI_FMA_CLONES static __attribute__((noinline, cold)) int solve_scaled(const dd 
     info->kp = kp;
     info->kv = kv;
   }
-  int ok = n == 3 ? fast_body(ss, sv, sR, 3, moving, cs, -1, cs, kv - kp, info, out)
-                  : fast_body(ss, sv, sR, 2, moving, cs, -1, cs, kv - kp, info, out);
+  int ok = fast_body(ss, sv, sR, n, moving, cs, -1, cs, kv - kp, info, out);
   if (ok && info) info->path |= TOI_ACC_SCALED;
   return ok;
+}
+
+/* Out of line: nearly all of the scale family, a few percent of mixed. */
+TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
+                                                                 double ms, double mv, const toi_case *cs,
+                                                                 toi_accurate_info *info, toi_result *out) {
+  return n == 3 ? scaled_body(s, v, R, 3, moving, ms, mv, cs, info, out)
+                : scaled_body(s, v, R, 2, moving, ms, mv, cs, info, out);
 }
 
 /* The common path on the case as given, or on its scaled differences when
