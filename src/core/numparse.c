@@ -444,17 +444,153 @@ toi_num_status toi_parse_double(const char *tok, double *out) {
   return st;
 }
 
-int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, const char **end) {
-  for (int i = 0; i < n; i++) {
-    while (*p == ' ') p++;
-#ifdef HEX_A_FAST
-    if (lim - p >= HEX_A_SPAN && hex_a_fast(p, &v[i], &p)) continue;
+#if defined(HEX_A_FAST) && defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#include <stdatomic.h>
+#define FIELDS_AVX2 1
+
+/* 1 to read fields two at a time with AVX2 (numparse_simd_use), 0 not;
+   -1 not asked yet (set before any thread reads, relaxed: idempotent). */
+static atomic_int fields_avx2 = -1;
+
+static int fields_avx2_best(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") ? 1 : 0;
+}
+
+int numparse_simd_use(int level) {
+  const int best = fields_avx2_best();
+  atomic_store_explicit(&fields_avx2, level < 0 ? best : level > 0 && best, memory_order_relaxed);
+  return atomic_load_explicit(&fields_avx2, memory_order_relaxed);
+}
+
+/* Fields of hex_a_fast's form read two at a time, from field i of n at *p,
+   while at least 64 bytes are readable (the second field starts within 32
+   bytes of the first, and each is read within 32 bytes of its start): the
+   ends of both from two 32-byte loads (the second's start is the first's
+   end plus its blank), the digits of both classified and packed in one
+   256-bit vector, the two exponents read back from the ends in one 64-bit
+   word. Each value and end exactly as hex_a_fast gives them. Stops at the
+   first pair with a field not of the form (or not one blank after the one
+   before), which the reader one field at a time then takes; returns the
+   index of its first field, *p at its start, *last at the end of the last
+   field read. */
+__attribute__((target("avx2,bmi,bmi2"))) static int fields_pairs_avx2(const char **pp, const char *lim, int i, int n,
+                                                                       double *v, const char **last) {
+  const char *p = *pp, *lst = *last;
+  double *o = v + i;
+  const uint32_t head1 = (uint32_t)'0' | (uint32_t)'x' << 8 | (uint32_t)'1' << 16 | (uint32_t)'.' << 24;
+  const uint32_t p_plus = (uint32_t)'p' | (uint32_t)'+' << 8;
+  const __m256i not_blank = _mm256_set1_epi8((char)~' '), zero = _mm256_setzero_si256();
+  const __m256i c_0 = _mm256_set1_epi8('0'), c_9 = _mm256_set1_epi8(9), c_20 = _mm256_set1_epi8(0x20);
+  const __m256i c_a = _mm256_set1_epi8('a'), c_5 = _mm256_set1_epi8(5), c_0f = _mm256_set1_epi8(0x0f);
+  const __m256i nib = _mm256_set1_epi16(0x0110); /* 16 times the first byte of a pair, plus the second */
+  for (int pairs = (n - i) / 2; pairs > 0 && lim - p >= 64; pairs--) {
+    /* the two ends: the first blank or NUL from each start (at most 31 on) */
+    const char *const sa = p;
+    const unsigned ma = (unsigned)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)sa), not_blank), zero));
+    const char *const ea = sa + __builtin_ctz(ma | 1u << 31);
+    const char *const sb = ea + 1;
+    const unsigned mb = (unsigned)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)sb), not_blank), zero));
+    const char *const eb = sb + __builtin_ctz(mb | 1u << 31);
+    const unsigned nega = sa[0] == '-', negb = sb[0] == '-';
+    const char *const ba = sa + nega, *const bb = sb + negb;
+    uint32_t ha, hb;
+    memcpy(&ha, ba, sizeof ha);
+    memcpy(&hb, bb, sizeof hb);
+    /* the 16 bytes after each "0x1.", the first field's in the low lane */
+    const __m256i x = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(ba + 4))),
+                                              _mm_loadu_si128((const __m128i *)(const void *)(bb + 4)), 1);
+    const __m256i t = _mm256_sub_epi8(x, c_0);
+    const __m256i dig = _mm256_cmpeq_epi8(_mm256_min_epu8(t, c_9), t);
+    const __m256i l = _mm256_sub_epi8(_mm256_or_si256(x, c_20), c_a);
+    const __m256i let = _mm256_cmpeq_epi8(_mm256_min_epu8(l, c_5), l);
+    const unsigned nothex = ~(unsigned)_mm256_movemask_epi8(_mm256_or_si256(dig, let));
+    const unsigned na = (unsigned)__builtin_ctz(nothex | 1u << 16), nb = (unsigned)__builtin_ctz((nothex >> 16) | 1u << 16);
+    const char *const xa = ba + 4 + na, *const xb = bb + 4 + nb; /* the 'p' */
+    uint16_t qa, qb;
+    memcpy(&qa, xa, sizeof qa);
+    memcpy(&qb, xb, sizeof qb);
+    const size_t ka = (size_t)(ea - (xa + 2)), kb = (size_t)(eb - (xb + 2)); /* exponent digits */
+    /* "p+" or "p-" (less "p+": 0, or 2 in the high byte) after at most 13 digits, then 1 to 4 bytes */
+    if (!((ha == head1) & (hb == head1) & (*ea == ' ') & (na <= 13) & (nb <= 13) &
+          !((((uint32_t)qa - p_plus) | ((uint32_t)qb - p_plus)) & 0xfdff) & (ka - 1 < 4) & (kb - 1 < 4)))
+      break;
+    /* the four bytes before each end, the first field's in the low half; the
+       k digits the top k bytes of each half */
+    uint32_t ya, yb;
+    memcpy(&ya, ea - 4, sizeof ya);
+    memcpy(&yb, eb - 4, sizeof yb);
+    const uint64_t keep = (uint64_t)(UINT32_MAX << (32 - 8 * kb)) << 32 | (uint64_t)(UINT32_MAX << (32 - 8 * ka));
+    /* each byte less '0' (by XOR, so no borrow crosses bytes): a kept byte
+       is a digit when it and it plus 6 have a zero high nibble. A carry from
+       a byte below can only refuse a digit, never admit another byte, and
+       none leaves a first half that passes. */
+    uint64_t y = ((uint64_t)yb << 32 | ya) ^ UINT64_C(0x3030303030303030);
+    if ((y | (y + UINT64_C(0x0606060606060606))) & UINT64_C(0xf0f0f0f0f0f0f0f0) & keep) break;
+    y &= keep;
+    y = (y * 10 + (y >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+    const uint64_t r = y * UINT64_C(0x00640001); /* 100 (d0d1) + d2d3 of each half, in bits 16-31 and 48-63 */
+    /* the sign: '+' is 0x2b, '-' 0x2d */
+    const int eva = (int)((uint32_t)(r >> 16) & 0xffff) * ((qa >> 8 & 2) - 1);
+    const int evb = (int)(uint32_t)(r >> 48) * ((qb >> 8 & 2) - 1);
+    if (((unsigned)(eva + 1022) > 2045) | ((unsigned)(evb + 1022) > 2045)) break;
+    /* the digits, two to a byte, the first on top; those past the count cleared */
+    const __m256i dv = _mm256_add_epi8(_mm256_and_si256(x, c_0f), _mm256_and_si256(let, c_9));
+    const __m256i pk = _mm256_packus_epi16(_mm256_maddubs_epi16(dv, nib), zero);
+    const uint64_t da = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(pk)));
+    const uint64_t db = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm256_extracti128_si256(pk, 1)));
+    o[0] = from_bits((uint64_t)(nega << 11 | (unsigned)(eva + 1023)) << 52 | (da & ~(UINT64_MAX >> (4 * na))) >> 12);
+    o[1] = from_bits((uint64_t)(negb << 11 | (unsigned)(evb + 1023)) << 52 | (db & ~(UINT64_MAX >> (4 * nb))) >> 12);
+    o += 2;
+    lst = eb;
+    p = eb + (*eb == ' ');
+  }
+  *pp = p;
+  *last = lst;
+  return (int)(o - v);
+}
+#else
+int numparse_simd_use(int level) {
+  (void)level;
+  return 0;
+}
 #endif
+
+int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, const char **end) {
+  const char *last = p;
+  int i = 0;
+#ifdef FIELDS_AVX2
+  int pairs = atomic_load_explicit(&fields_avx2, memory_order_relaxed);
+  if (pairs < 0) pairs = numparse_simd_use(-1);
+#endif
+  while (i < n) {
+#ifdef FIELDS_AVX2
+    if (pairs && (i = fields_pairs_avx2(&p, lim, i, n, v, &last)) == n) break;
+#endif
+#ifdef HEX_A_FAST
+    /* The common run: fields of hex_a_fast's form, one blank apart, each
+       start the previous end plus one when that is a blank (a NUL, or a
+       second blank, then fails the form and the field reader below takes
+       it). No call inside, so the loop keeps its constants in registers. */
+    while (lim - p >= HEX_A_SPAN && hex_a_fast(p, &v[i], &last)) {
+      p = last + (*last == ' ');
+      if (++i == n) goto done;
+    }
+#endif
+    while (*p == ' ') p++;
     /* a digit, or a point and a digit, after the sign */
     const unsigned char *q = (const unsigned char *)p + (*p == '+' || *p == '-');
     if (!((*q >= '0' && *q <= '9') || (*q == '.' && q[1] >= '0' && q[1] <= '9'))) return 0;
-    if (toi_parse_double_span(p, lim, &p, &v[i]) != TOI_NUM_OK) return 0;
+    if (toi_parse_double_span(p, lim, &last, &v[i]) != TOI_NUM_OK) return 0;
+    p = last + (*last == ' ');
+    i++;
   }
-  *end = p;
+#ifdef HEX_A_FAST
+done:
+#endif
+  *end = last;
   return 1;
 }

@@ -522,42 +522,70 @@ Test(numparse, fields_random_hex_lines) {
    a number may or may not hold there, the line's bytes readable well past
    its end: the line reader agrees with the field-by-field byte loop (the
    same fields refused, the same values where none is). */
-Test(numparse, fields_garbage_at_each_byte) {
-  static const char base[] = "-0x1.3e9deaa7d9b56p+3 0x1.0494158d413ep-3 0x1.8p+0 -0x1.fffffffffffffp+1023 "
-                             "0x1.0000000000001p-1022 0x1p+0 0x0p+0 -0x0p+0 0x1.abcdef0123456p-1000";
+static void garbage_at_each_byte(const char *base, int nf) {
   /* bytes one bit away from a blank or a NUL among them (\x01, \x60, \xa0, \x21) */
   static const char subst[] = " \tgGxXpP.+-019aAfF:/@`\x7f\x80\xff\x01\xa0!";
-  char line[sizeof base + 64];
-  for (size_t at = 0; at < sizeof base - 1; at++)
+  const size_t len = strlen(base);
+  char line[16 * 40 + 64 + 2];
+  cr_assert(len + 1 + 64 + 1 <= sizeof line);
+  for (size_t at = 0; at < len; at++)
     for (size_t j = 0; j < sizeof subst; j++) { /* the last is the NUL */
-      memcpy(line, base, sizeof base);
-      memset(line + sizeof base, '7', 64);
+      memcpy(line, base, len + 1);
+      memset(line + len + 1, '7', 64);
       line[at] = subst[j];
-      check_fields(line, line + sizeof line, 9, "garbage", 0);
+      check_fields(line, line + len + 1 + 64, nf, "garbage", 0);
       /* a byte added there instead, the rest moved on */
       memcpy(line, base, at);
       line[at] = subst[j];
-      memcpy(line + at + 1, base + at, sizeof base - at);
-      check_fields(line, line + sizeof line, 9, "insertion", 0);
+      memcpy(line + at + 1, base + at, len + 1 - at);
+      check_fields(line, line + len + 1 + 64, nf, "insertion", 0);
     }
+}
+
+/* Lines for garbage_at_each_byte: forms the readers take and forms they
+   leave to the exact reader, and a line of the common form throughout, its
+   exponents of one to four digits and both signs, 0 to 13 digits, at the
+   edges of the normal range (p-1022, p+1023) and beyond it. */
+static const char garbage_base9[] = "-0x1.3e9deaa7d9b56p+3 0x1.0494158d413ep-3 0x1.8p+0 -0x1.fffffffffffffp+1023 "
+                                    "0x1.0000000000001p-1022 0x1p+0 0x0p+0 -0x0p+0 0x1.abcdef0123456p-1000";
+static const char garbage_base16[] =
+    "0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p-2 0x1.p+0 -0x1.fp+10 0x1.0000000000001p-1022 "
+    "-0x1.fffffffffffffp+1023 0x1.8p-1023 0x1.4p+1024 0x1.ABCDEFp-0999 -0x1.01p+0042 0x1.2p-0001 "
+    "0x1.123456789abcdp+7 -0x1.cp-99 0x1.5p+00000 0x1.0494158d413ep-3 -0x1.76a4b0edfa78p-1";
+
+Test(numparse, fields_garbage_at_each_byte) {
+  garbage_at_each_byte(garbage_base9, 9);
+  numparse_simd_use(0);
+  garbage_at_each_byte(garbage_base9, 9);
+  numparse_simd_use(-1);
+}
+
+/* The same on a line of the common form, both ways of reading it (two
+   fields at a time where the machine allows it, and one at a time). */
+Test(numparse, fields_garbage_at_each_byte_common_form) {
+  garbage_at_each_byte(garbage_base16, 16);
+  numparse_simd_use(0);
+  garbage_at_each_byte(garbage_base16, 16);
+  numparse_simd_use(-1);
 }
 
 /* A line whose NUL is the last readable byte before an unmapped page: the
    line reader, told so by lim, reads nothing past it, whatever the number of
    bytes between each field and the end. */
-Test(numparse, fields_line_at_the_end_of_a_page) {
+static void line_at_the_end_of_a_page(void) {
   long pg = sysconf(_SC_PAGESIZE);
   char *map = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   cr_assert(map != MAP_FAILED);
   cr_assert_eq(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
   static const char *const lines[] = {"0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p+2 0x1.0494158d413ep-3",
                                       "-0x1.fffffffffffffp+1023 0x1.8p+0 0x1.0000000000001p-1022",
-                                      "0x1.3e9deaa7d9b56p+3", "0x1p-1074 0x1.p+0 0x1.abcdef0123456p+1000"};
+                                      "0x1.3e9deaa7d9b56p+3", "0x1p-1074 0x1.p+0 0x1.abcdef0123456p+1000",
+                                      garbage_base16};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     size_t n = strlen(lines[i]);
     int nf = 1;
     for (size_t j = 0; j < n; j++) nf += lines[i][j] == ' ';
-    for (size_t cut = 0; cut < 48; cut++) { /* the line's end, then 0..47 more bytes ('7's), then the page's end */
+    for (size_t cut = 0; cut < 96; cut++) { /* the line's end, then 0..95 more bytes ('7's), then the page's end */
       char *line = map + pg - (n + 1 + cut);
       memcpy(line, lines[i], n + 1);
       memset(line + n + 1, '7', cut);
@@ -565,6 +593,76 @@ Test(numparse, fields_line_at_the_end_of_a_page) {
     }
   }
   munmap(map, (size_t)(2 * pg));
+}
+
+Test(numparse, fields_line_at_the_end_of_a_page) {
+  line_at_the_end_of_a_page();
+  numparse_simd_use(0);
+  line_at_the_end_of_a_page();
+  numparse_simd_use(-1);
+}
+
+/* A double of any class, as its bits: normal anywhere in the range (its
+   ends too), subnormal, zero, DBL_MIN and DBL_MAX and their neighbours, few
+   significant digits, or any pattern (rarely an infinity or a NaN). */
+static double draw_class(test_rng *r) {
+  const uint64_t sign = test_rng_next(r) & UINT64_C(1) << 63, frac = test_rng_next(r) & ((UINT64_C(1) << 52) - 1);
+  switch (test_rng_int(r, 0, 9)) {
+  case 0: return te_of_bits(sign | frac >> (int)test_rng_int(r, 0, 51)); /* subnormal */
+  case 1: return te_of_bits(sign); /* zero */
+  case 2: return te_of_bits(sign | (uint64_t)test_rng_int(r, 1, 3) << 52 | frac); /* the low end */
+  case 3: return te_of_bits(sign | (uint64_t)test_rng_int(r, 2044, 2046) << 52 | frac); /* the high end */
+  case 4: return te_of_bits(sign | (uint64_t)test_rng_int(r, 1, 2046) << 52 | (frac & ~((UINT64_C(1) << (4 * (int)test_rng_int(r, 0, 13))) - 1)));
+  case 5: {
+    static const double edge[] = {DBL_MIN, DBL_MAX, 0x1.0000000000001p-1022, 0x1.fffffffffffffp+1022, 1.0, 0x1p-1074};
+    return sign ? -edge[test_rng_int(r, 0, 5)] : edge[test_rng_int(r, 0, 5)];
+  }
+  case 6: return te_of_bits(test_rng_next(r));
+  default: return te_of_bits(sign | (uint64_t)test_rng_int(r, 1, 2046) << 52 | frac); /* normal */
+  }
+}
+
+/* Random lines of 1 to 16 numbers of every class, written by toi_fmt_hex or
+   printf's %a (the same text), one blank apart or more, with 0 to 80 bytes
+   readable past the NUL: the line reader, two fields at a time and one at a
+   time, agrees with the field-by-field byte loop, and every field's value
+   with strtod's (MPFR's for hex). */
+Test(numparse, fields_every_class_both_ways) {
+  const uint64_t seed = te_seed(0x70616972ULL);
+  test_rng r = {seed};
+  const long n = 20000 * te_scale();
+  char line[16 * 40 + 96], tok[48];
+  double x[16];
+  for (long it = 0; it < n; it++) {
+    const int nf = (int)test_rng_int(&r, 1, 16);
+    size_t k = 0;
+    for (int i = 0; i < nf; i++) {
+      x[i] = draw_class(&r);
+      int len = test_rng_int(&r, 0, 1) ? (int)toi_fmt_hex(tok, x[i]) : snprintf(tok, sizeof tok, "%a", x[i]);
+      int blanks = test_rng_int(&r, 0, 15) == 0 ? (int)test_rng_int(&r, 2, 3) : 1;
+      for (int b = 0; b < blanks; b++) line[k++] = ' ';
+      memcpy(line + k, tok, (size_t)len);
+      k += (size_t)len;
+    }
+    line[k] = '\0';
+    const size_t pad = (size_t)test_rng_int(&r, 0, 80);
+    memset(line + k + 1, test_rng_int(&r, 0, 1) ? 'f' : ' ', pad);
+    for (int way = 0; way < 2; way++) {
+      numparse_simd_use(way ? -1 : 0);
+      check_fields(line, line + k + 1 + pad, nf, way ? "two at a time" : "one at a time", seed);
+      double got[16];
+      const char *end;
+      int finite = 1;
+      for (int i = 0; i < nf; i++) finite &= isfinite(x[i]) != 0;
+      cr_assert_eq(toi_parse_double_fields(line, line + k + 1 + pad, nf, got, &end), finite);
+      if (!finite) continue;
+      cr_assert_eq(end, line + k);
+      for (int i = 0; i < nf; i++)
+        cr_assert_eq(te_bits(got[i]), te_bits(x[i]), "'%s': field %d %a, written %a " SEED_NOTE, line, i + 1, got[i],
+                     x[i], (unsigned long long)seed);
+    }
+  }
+  numparse_simd_use(-1);
 }
 
 /* The writers against printf on every kind of double. */
