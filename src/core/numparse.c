@@ -465,7 +465,7 @@ int numparse_simd_use(int level) {
 }
 
 /* Fields of hex_a_fast's form read two at a time, from field i of n at *p,
-   while at least 64 bytes are readable (the second field starts within 32
+   while at least 65 bytes are readable (the second field starts within 33
    bytes of the first, and each is read within 32 bytes of its start): the
    ends of both from two 32-byte loads (the second's start is the first's
    end plus its blank), the digits of both classified and packed in one
@@ -485,16 +485,17 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_pairs_avx2(const char
   const __m256i c_0 = _mm256_set1_epi8('0'), c_9 = _mm256_set1_epi8(9), c_20 = _mm256_set1_epi8(0x20);
   const __m256i c_a = _mm256_set1_epi8('a'), c_5 = _mm256_set1_epi8(5), c_0f = _mm256_set1_epi8(0x0f);
   const __m256i nib = _mm256_set1_epi16(0x0110); /* 16 times the first byte of a pair, plus the second */
-  for (int pairs = (n - i) / 2; pairs > 0 && lim - p >= 64; pairs--) {
-    /* the two ends: the first blank or NUL from each start (at most 31 on) */
+  for (int pairs = (n - i) / 2; pairs > 0 && lim - p >= 65; pairs--) {
+    /* the two ends: the first blank or NUL from each start, or 32 bytes on (which the
+       exponent's length then refuses: a field of the form is at most 27 bytes) */
     const char *const sa = p;
     const unsigned ma = (unsigned)_mm256_movemask_epi8(
         _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)sa), not_blank), zero));
-    const char *const ea = sa + __builtin_ctz(ma | 1u << 31);
+    const char *const ea = sa + _tzcnt_u32(ma);
     const char *const sb = ea + 1;
     const unsigned mb = (unsigned)_mm256_movemask_epi8(
         _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)sb), not_blank), zero));
-    const char *const eb = sb + __builtin_ctz(mb | 1u << 31);
+    const char *const eb = sb + _tzcnt_u32(mb);
     const unsigned nega = sa[0] == '-', negb = sb[0] == '-';
     const char *const ba = sa + nega, *const bb = sb + negb;
     uint32_t ha, hb;
@@ -546,7 +547,12 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_pairs_avx2(const char
     o[1] = from_bits((uint64_t)(negb << 11 | (unsigned)(evb + 1023)) << 52 | (db & ~(UINT64_MAX >> (4 * nb))) >> 12);
     o += 2;
     lst = eb;
-    p = eb + (*eb == ' ');
+    /* the next start: a branch, not a load in the chain from one pair to the next */
+    if (*eb != ' ') {
+      p = eb;
+      break;
+    }
+    p = eb + 1;
   }
   *pp = p;
   *last = lst;
@@ -576,8 +582,12 @@ int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, co
        second blank, then fails the form and the field reader below takes
        it). No call inside, so the loop keeps its constants in registers. */
     while (lim - p >= HEX_A_SPAN && hex_a_fast(p, &v[i], &last)) {
-      p = last + (*last == ' ');
       if (++i == n) goto done;
+      if (*last != ' ') {
+        p = last;
+        break;
+      }
+      p = last + 1;
     }
 #endif
     while (*p == ' ') p++;
