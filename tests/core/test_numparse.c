@@ -545,12 +545,13 @@ static void garbage_at_each_byte(const char *base, int nf) {
 /* Lines for garbage_at_each_byte: forms the readers take and forms they
    leave to the exact reader, and a line of the common form throughout, its
    exponents of one to four digits and both signs, 0 to 13 digits, at the
-   edges of the normal range (p-1022, p+1023) and beyond it. */
+   edges of the normal range (p-1022, p+1023) and below it (subnormals, which
+   the exact reader takes); every field valid, so that all are read. */
 static const char garbage_base9[] = "-0x1.3e9deaa7d9b56p+3 0x1.0494158d413ep-3 0x1.8p+0 -0x1.fffffffffffffp+1023 "
                                     "0x1.0000000000001p-1022 0x1p+0 0x0p+0 -0x0p+0 0x1.abcdef0123456p-1000";
 static const char garbage_base16[] =
     "0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p-2 0x1.p+0 -0x1.fp+10 0x1.0000000000001p-1022 "
-    "-0x1.fffffffffffffp+1023 0x1.8p-1023 0x1.4p+1024 0x1.ABCDEFp-0999 -0x1.01p+0042 0x1.2p-0001 "
+    "-0x1.fffffffffffffp+1023 0x1.8p-1023 0x1.4p-1024 0x1.ABCDEFp-0999 -0x1.01p+0042 0x1.2p-0001 "
     "0x1.123456789abcdp+7 -0x1.cp-99 0x1.5p+00000 0x1.0494158d413ep-3 -0x1.76a4b0edfa78p-1";
 
 Test(numparse, fields_garbage_at_each_byte) {
