@@ -101,6 +101,9 @@ typedef struct sim {
   uint64_t processed; /* valid events popped: the "event" of a prediction's ID */
   int ids;            /* cases carry IDs (a batch kernel, or on_predict) */
   int ericson;        /* pairs predicted by sim_ericson_toi (no case, no ID) */
+  int avx2;           /* ... four at a time (sim_ericson_toi4) */
+  double *gdt;        /* their answers, a candidate each (gbuf) */
+  uint8_t *gm;        /* a group of four's candidates and answers (predict_ericson4) */
   int wall_double;    /* the kernel's walls are sim_wall_toi_double's */
   double ctol;        /* the kernel's contact tolerance at the last sample */
   /* a batch kernel's pending predictions: cases, balls, reserved seq numbers */
@@ -533,6 +536,98 @@ static int predict_ericson(sim *s, const predict_ctx *pc, uint32_t i, size_t m) 
 }
 
 
+/* predict_ericson four partners at a time (sim_ericson_toi4), when the
+   processor has AVX2: the same answers, insertion numbers and events in the
+   same order. Every group's answers come first, into s->gdt and s->gm with
+   no branch on them; then the groups that meet are written to i's list, two
+   lanes at a time as there (so the list grows as it would): a branch on
+   whether a group meets then no longer waits for its root's division. */
+SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, size_t m) {
+  uint32_t *cand = s->gbuf;
+  for (size_t k = m; k < m + 3; k++) cand[k] = i; /* the last lanes: never candidates */
+  const uint32_t skip = pc->skip, oh = (uint32_t)pc->only_higher;
+  const double tnow = s->tnow;
+  double *gdt = s->gdt;
+  uint8_t *gm = s->gm;
+  /* first every group's answers, with no branch on them ... */
+  for (size_t k = 0, g = 0; k < m; k += 4, g++) {
+    uint32_t lanes = 0;
+    const sim_body *bk[4];
+    for (int l = 0; l < 4; l++) {
+      uint32_t j = cand[k + (size_t)l];
+      lanes |= ((j != i) & (j != skip) & (1u ^ (oh & (j < i)))) << l;
+      bk[l] = &s->b[j];
+    }
+    int nan;
+    int hit = sim_ericson_toi4(pc->half.pa, pc->half.va, pc->half.ra, bk, tnow, s->dim, gdt + k, &nan);
+    gm[2 * g] = (uint8_t)lanes;
+    gm[2 * g + 1] = (uint8_t)(((unsigned)hit & lanes) | ((unsigned)nan & lanes) << 4);
+  }
+  /* ... then the contacts, in order, with their insertion numbers */
+  uint64_t seq = s->q.seq;
+  const uint64_t seq0 = seq;
+  uint32_t kept = 0;
+  for (size_t k = 0, g = 0; k < m; k += 4, g++) {
+    const unsigned lanes = gm[2 * g], hn = gm[2 * g + 1];
+    uint64_t sq[4];
+    sq[0] = seq;
+    sq[1] = sq[0] + (lanes & 1);
+    sq[2] = sq[1] + (lanes >> 1 & 1);
+    sq[3] = sq[2] + (lanes >> 2 & 1);
+    seq = sq[3] + (lanes >> 3 & 1);
+    if (!hn) continue;
+    const int hit = (int)(hn & 15), nan = (int)(hn >> 4);
+    const uint32_t *j = cand + k;
+    const double *dt = gdt + k;
+    if (nan) { /* one by one, in order: the first NaN stops the run */
+      int first = __builtin_ctz((unsigned)nan);
+      s->predictions += sq[first] + 1 - seq0; /* the predictions up to the NaN's */
+      s->q.seq = sq[first] + 1;
+      if (sim_queue_room2(&s->q, i, s->cnt[i])) {
+        fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+        return 1;
+      }
+      for (int l = 0; l < first && !s->stop; l++)
+        if (hit >> l & 1) pair_answer_in(s, i, j[l], 1, dt[l], sq[l]);
+      if (!s->stop) pair_answer_in(s, i, j[first], -1, NAN, sq[first]);
+      return 1;
+    }
+    for (int l = 0; l < 4; l += 2) {
+      if (!(hit >> l & 3)) continue;
+      if (sim_queue_room2(&s->q, i, s->cnt[i])) {
+        s->predictions += seq - seq0;
+        s->q.seq = seq;
+        fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+        return 1;
+      }
+      /* pair_answer_in's event, kept when the contact's time is finite */
+      double t0 = tnow + dt[l], t1 = tnow + dt[l + 1];
+      uint32_t push0 = (uint32_t)(hit >> l & 1) & (t0 < INFINITY),
+               push1 = (uint32_t)(hit >> (l + 1) & 1) & (t1 < INFINITY);
+      sim_qev e0 = {.time = t0, .base = tnow, .dt = dt[l], .sk = sq[l] << 2 | SIM_EV_PAIR, .b = j[l],
+                    .cb = s->cnt[j[l]]};
+      sim_queue_put(&s->q, i, &e0, push0);
+      sim_qev e1 = {.time = t1, .base = tnow, .dt = dt[l + 1], .sk = sq[l + 1] << 2 | SIM_EV_PAIR,
+                    .b = j[l + 1], .cb = s->cnt[j[l + 1]]};
+      sim_queue_put(&s->q, i, &e1, push1);
+      kept |= push0 | push1;
+    }
+  }
+  s->predictions += seq - seq0;
+  s->q.seq = seq;
+  if (kept) sim_qmark(&s->q, i);
+  return 0;
+}
+
+static int sim_lanes = 4;
+
+void sim_set_lanes(int lanes) { sim_lanes = lanes == 2 ? 2 : 4; }
+
+/* The ericson predictions of ball i against the m balls in s->gbuf. */
+static int predict_ericson_any(sim *s, const predict_ctx *pc, uint32_t i, size_t m) {
+  return s->avx2 ? predict_ericson4(s, pc, i, m) : predict_ericson(s, pc, i, m);
+}
+
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
@@ -545,7 +640,7 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
       sim_nbr q;
       if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q)) m = gather(s, &q, m);
     }
-    predict_ericson(s, &pc, i, m);
+    predict_ericson_any(s, &pc, i, m);
   } else
     scan_neighbours(s, i, predict_visit, &pc);
 }
@@ -838,7 +933,7 @@ static void do_cell(sim *s, const ev *e) {
       if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
         m = gather(s, &q, m);
     }
-    if (predict_ericson(s, &pc, i, m)) return;
+    if (predict_ericson_any(s, &pc, i, m)) return;
   } else
     for (int u = 0; u < s->g.nused; u++) {
       sim_nbr q;
@@ -862,6 +957,8 @@ static void sim_free(sim *s) {
   free(s->cl);
   free(s->cslot);
   free(s->gbuf);
+  free(s->gdt);
+  free(s->gm);
   sim_queue_free(&s->q);
   free(s->bq);
   free(s->bab);
@@ -912,7 +1009,9 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->cell = malloc(3 * s->n * sizeof *s->cell);
   s->cl = calloc(ncells, sizeof *s->cl); /* cap 0 until set below: nothing of its own to free */
   s->cslot = calloc(ncells * SIM_CELL_SLOTS, sizeof *s->cslot);
-  s->gbuf = malloc((s->n + SIM_CELL_SLOTS) * sizeof *s->gbuf);
+  s->gbuf = malloc((s->n + SIM_CELL_SLOTS + 3) * sizeof *s->gbuf);
+  s->gdt = malloc((s->n + SIM_CELL_SLOTS + 3) * sizeof *s->gdt);
+  s->gm = malloc(((s->n + SIM_CELL_SLOTS + 3) / 4 + 1) * 2);
   if (k->pair_toi_batch) {
     s->bq = malloc(SIM_BATCH * sizeof *s->bq);
     s->bab = malloc(2 * SIM_BATCH * sizeof *s->bab);
@@ -923,8 +1022,9 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
   s->ericson = !s->ids && sim_kernel_is_ericson(k);
+  s->avx2 = s->ericson && sim_lanes == 4 && __builtin_cpu_supports("avx2");
   s->wall_double = k->wall_toi == sim_wall_toi_double;
-  if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !batch_ok ||
+  if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !s->gdt || !s->gm || !batch_ok ||
       sim_queue_init(&s->q, s->n)) {
     sim_free(s);
     return -1;

@@ -258,6 +258,12 @@ typedef struct sim_config {
   int (*on_predict)(void *ctx, const sim_predict_info *p);
 } sim_config;
 
+/// The widest lanes the ericson predictions may take from now on, in this
+/// process: 4 (AVX2, when the processor has it: the default) or 2 (SSE2).
+/// The same events and figures either way; tests set it to hold each path
+/// to the other.
+void sim_set_lanes(int lanes);
+
 /// How a run ended.
 typedef enum sim_status {
   SIM_OK = 0,        ///< ran the requested number of events (or no event was left: idle)

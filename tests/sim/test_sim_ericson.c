@@ -134,29 +134,34 @@ static int on_predict(void *ctx, const sim_predict_info *p) {
 }
 
 /* A caller that watches the predictions (on_predict) gets each case built
-   and handed to the kernel; one that does not gets sim_ericson_toi. The two
-   runs must agree in every figure and event. */
+   and handed to the kernel; one that does not gets sim_ericson_toi's
+   arithmetic, in four lanes (AVX2, when the processor has it) or in two
+   (SSE2, sim_set_lanes(2)). The runs must agree in every figure and event. */
 static void both_paths(const sim_state *st, uint64_t events) {
   sim_kernel k = ericson_kernel();
-  trace t[2];
-  sim_report rep[2];
-  for (int watch = 0; watch < 2; watch++) {
-    memset(&t[watch], 0, sizeof t[watch]);
-    t[watch].h = 0xcbf29ce484222325ULL;
+  trace t[3];
+  sim_report rep[3];
+  for (int run = 0; run < 3; run++) {
+    memset(&t[run], 0, sizeof t[run]);
+    t[run].h = 0xcbf29ce484222325ULL;
     sim_config cfg = {.restitution = 1, .events = events, .every = events / 20, .overlap_tol = 1e-9,
-                      .on_sample = on_sample, .on_event = on_event, .ctx = &t[watch],
-                      .on_predict = watch ? on_predict : NULL};
-    sim_run(&rep[watch], st, &k, &cfg);
-    cr_assert_eq(rep[watch].status, SIM_OK, "%s", rep[watch].message);
+                      .on_sample = on_sample, .on_event = on_event, .ctx = &t[run],
+                      .on_predict = run == 1 ? on_predict : NULL};
+    sim_set_lanes(run == 2 ? 2 : 4);
+    sim_run(&rep[run], st, &k, &cfg);
+    sim_set_lanes(4);
+    cr_assert_eq(rep[run].status, SIM_OK, "%s", rep[run].message);
   }
   cr_assert_eq(rep[0].last.event, events);
-  cr_assert_eq(rep[0].predictions, rep[1].predictions);
   cr_assert(rep[0].predictions > events, "%llu predictions", (unsigned long long)rep[0].predictions);
-  cr_assert_eq(t[0].h, t[1].h, "the events differ");
-  cr_assert_eq(t[0].ns, t[1].ns);
-  cr_assert(!memcmp(t[0].s, t[1].s, t[0].ns * sizeof t[0].s[0]), "the samples differ");
-  cr_assert(!memcmp(&rep[0].last, &rep[1].last, sizeof rep[0].last));
-  cr_assert_eq(rep[0].time, rep[1].time);
+  for (int run = 1; run < 3; run++) {
+    cr_assert_eq(rep[0].predictions, rep[run].predictions, "run %d", run);
+    cr_assert_eq(t[0].h, t[run].h, "run %d: the events differ", run);
+    cr_assert_eq(t[0].ns, t[run].ns);
+    cr_assert(!memcmp(t[0].s, t[run].s, t[0].ns * sizeof t[0].s[0]), "run %d: the samples differ", run);
+    cr_assert(!memcmp(&rep[0].last, &rep[run].last, sizeof rep[0].last));
+    cr_assert_eq(rep[0].time, rep[run].time);
+  }
 }
 
 Test(sim_ericson, runs_match_the_general_path) {
@@ -231,11 +236,60 @@ Test(sim_ericson, two_lanes_bit_for_bit) {
             seen[2]);
 }
 
+/* Each lane of sim_ericson_toi4 (AVX2) against one_pair, as the two lanes
+   above: the same answer, dt bit for bit when 1, whatever the other three
+   lanes hold. */
+Test(sim_ericson, four_lanes_bit_for_bit) {
+  if (!__builtin_cpu_supports("avx2")) cr_skip_test("no AVX2 on this processor");
+  test_rng g = {te_seed(13)};
+  long n = 100000 * te_scale();
+  long seen[3] = {0, 0, 0};
+  for (long i = 0; i < n; i++) {
+    int dim = 2 + (int)(i & 1);
+    int e = (int)test_rng_int(&g, -20, 20);
+    double pa[3] = {0, 0, 0}, va[3] = {0, 0, 0}, ra = ldexp(test_rng_uniform(&g, 0.5, 1), e);
+    double t = ldexp(test_rng_uniform(&g, 0, 8), e);
+    sim_body b[4];
+    memset(b, 0, sizeof b);
+    for (int d = 0; d < dim; d++) {
+      pa[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
+      va[d] = test_rng_double(&g, -24, 4);
+    }
+    for (int k = 0; k < 4; k++) {
+      b[k].tr = ldexp(test_rng_uniform(&g, 0, 8), e);
+      b[k].r = (i % 7 == 0) ? ra : ldexp(test_rng_uniform(&g, 0.001, 1), e);
+      for (int d = 0; d < dim; d++) {
+        b[k].p[d] = pa[d] + ldexp(test_rng_uniform(&g, -3, 3), e);
+        b[k].v[d] = (i % 5 == 0) ? va[d] : test_rng_double(&g, -24, 4);
+      }
+      long odd = test_rng_int(&g, 0, 199);
+      if (odd == 0) b[k].v[0] = NAN;
+      if (odd == 1) b[k].p[1] = INFINITY;
+      if (odd == 2) b[k].p[0] = 0x1p1000;
+      if (odd == 3) b[k].r = NAN;
+    }
+    const sim_body *bk[4] = {&b[0], &b[1], &b[2], &b[3]};
+    double dt4[4] = {-1, -1, -1, -1};
+    int nan = 0, hit = sim_ericson_toi4(pa, va, ra, bk, t, dim, dt4, &nan);
+    for (int k = 0; k < 4; k++) {
+      double dt = -1;
+      int r = one_pair(pa, va, ra, &b[k], t, dim, &dt);
+      int got = (hit >> k & 1) ? 1 : (nan >> k & 1) ? -1 : 0;
+      cr_assert_eq(got, r, "pair %ld lane %d (%dD): four lanes %d, one %d", i, k, dim, got, r);
+      cr_assert(!((hit & nan) >> k & 1), "lane %d both 1 and -1", k);
+      if (r == 1) cr_assert(!memcmp(&dt, &dt4[k], sizeof dt), "pair %ld lane %d: %a, one %a", i, k, dt4[k], dt);
+      seen[r + 1]++;
+    }
+  }
+  cr_assert(seen[0] > 100 && seen[1] > n && seen[2] > n / 5, "-1: %ld, 0: %ld, 1: %ld", seen[0], seen[1],
+            seen[2]);
+}
+
 /* Balls so far apart that |s|^2 overflows: an approaching pair's time is
-   NaN (d = inf - inf) and the run stops there. The two paths must stop at
-   the same prediction, whichever lane of sim_ericson_toi2 the NaN pair
-   takes and whatever the other lane holds: the same status, message and
-   count of predictions. */
+   NaN (d = inf - inf) and the run stops there. The paths (cases, four
+   lanes, two lanes) must stop at the same prediction, whichever lane the
+   NaN pair takes and whatever the other lanes hold: the same status,
+   message and count of predictions. */
 Test(sim_ericson, nan_stops_both_paths_alike) {
   sim_kernel k = ericson_kernel();
   test_rng g = {te_seed(11)};
@@ -252,16 +306,21 @@ Test(sim_ericson, nan_stops_both_paths_alike) {
       st.balls[i].r = 1;
       st.balls[i].m = 1;
     }
-    sim_report rep[2];
-    for (int watch = 0; watch < 2; watch++) {
+    sim_report rep[3];
+    for (int run = 0; run < 3; run++) {
       sim_config cfg = {.restitution = 1, .events = 50, .every = 10, .overlap_tol = 1e-9,
-                        .on_predict = watch ? on_predict : NULL};
-      sim_run(&rep[watch], &st, &k, &cfg);
+                        .on_predict = run == 1 ? on_predict : NULL};
+      sim_set_lanes(run == 2 ? 2 : 4);
+      sim_run(&rep[run], &st, &k, &cfg);
+      sim_set_lanes(4);
     }
-    cr_assert_eq(rep[0].status, rep[1].status, "round %d: %s / %s", round, rep[0].message, rep[1].message);
-    cr_assert_str_eq(rep[0].message, rep[1].message);
-    cr_assert_eq(rep[0].predictions, rep[1].predictions, "round %d: %llu and %llu predictions", round,
-                 (unsigned long long)rep[0].predictions, (unsigned long long)rep[1].predictions);
+    for (int run = 1; run < 3; run++) {
+      cr_assert_eq(rep[0].status, rep[run].status, "round %d run %d: %s / %s", round, run, rep[0].message,
+                   rep[run].message);
+      cr_assert_str_eq(rep[0].message, rep[run].message);
+      cr_assert_eq(rep[0].predictions, rep[run].predictions, "round %d run %d: %llu and %llu predictions", round,
+                   run, (unsigned long long)rep[0].predictions, (unsigned long long)rep[run].predictions);
+    }
     nans += rep[0].status == SIM_NAN;
     sim_state_free(&st);
   }
