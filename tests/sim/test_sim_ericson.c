@@ -189,97 +189,87 @@ static int one_pair(const double pa[3], const double va[3], double ra, const sim
   return sim_ericson_toi(pa, va, ra, pb, b->v, b->r, dim, dt);
 }
 
-/* Each lane of sim_ericson_toi2 against one_pair: the same answer, dt bit
-   for bit when 1, whatever the other lane holds; pairs drawn near contact,
-   overlapping, receding, slow, and with NaN and infinite numbers. */
+/* One draw for the lane tests: a moving ball (pa, va, ra at time t) and nb
+   partners near contact, overlapping, receding, slow, and with NaN and
+   infinite numbers, at a scale 2^e. */
+typedef struct lane_draw {
+  int dim;
+  double pa[3], va[3], ra, t;
+  sim_body b[4];
+} lane_draw;
+
+static void draw_lanes(lane_draw *w, test_rng *g, long i, int nb) {
+  memset(w, 0, sizeof *w);
+  w->dim = 2 + (int)(i & 1);
+  int e = (int)test_rng_int(g, -20, 20);
+  w->ra = ldexp(test_rng_uniform(g, 0.5, 1), e);
+  w->t = ldexp(test_rng_uniform(g, 0, 8), e);
+  for (int d = 0; d < w->dim; d++) {
+    w->pa[d] = ldexp(test_rng_uniform(g, -4, 4), e);
+    w->va[d] = test_rng_double(g, -24, 4);
+  }
+  for (int k = 0; k < nb; k++) {
+    sim_body *b = &w->b[k];
+    b->tr = ldexp(test_rng_uniform(g, 0, 8), e);
+    b->r = (i % 7 == 0) ? w->ra : ldexp(test_rng_uniform(g, 0.001, 1), e);
+    for (int d = 0; d < w->dim; d++) {
+      b->p[d] = w->pa[d] + ldexp(test_rng_uniform(g, -3, 3), e);
+      b->v[d] = (i % 5 == 0) ? w->va[d] : test_rng_double(g, -24, 4);
+    }
+    long odd = test_rng_int(g, 0, 199);
+    if (odd == 0) b->v[0] = NAN;
+    if (odd == 1) b->p[1] = INFINITY;
+    if (odd == 2) b->p[0] = 0x1p1000;
+    if (odd == 3) b->r = NAN;
+  }
+}
+
+/* Lanes hit (1) and nan (-1) with times dtl of w's nb partners against
+   one_pair on each: the same answer, dt bit for bit when 1; seen counts the
+   answers (-1, 0, 1). */
+static void check_lanes(const lane_draw *w, long i, int nb, int hit, int nan, const double *dtl, long seen[3]) {
+  for (int k = 0; k < nb; k++) {
+    double dt = -1;
+    int r = one_pair(w->pa, w->va, w->ra, &w->b[k], w->t, w->dim, &dt);
+    int got = (hit >> k & 1) ? 1 : (nan >> k & 1) ? -1 : 0;
+    cr_assert_eq(got, r, "pair %ld lane %d of %d (%dD): lanes %d, one %d", i, k, nb, w->dim, got, r);
+    cr_assert(!((hit & nan) >> k & 1), "lane %d both 1 and -1", k);
+    if (r == 1) cr_assert(!memcmp(&dt, &dtl[k], sizeof dt), "pair %ld lane %d: %a, one %a", i, k, dtl[k], dt);
+    seen[r + 1]++;
+  }
+}
+
+/* Each lane of sim_ericson_toi2 against one_pair, whatever the other lane
+   holds. */
 Test(sim_ericson, two_lanes_bit_for_bit) {
   test_rng g = {te_seed(7)};
   long n = 200000 * te_scale();
   long seen[3] = {0, 0, 0};
   for (long i = 0; i < n; i++) {
-    int dim = 2 + (int)(i & 1);
-    int e = (int)test_rng_int(&g, -20, 20);
-    double pa[3] = {0, 0, 0}, va[3] = {0, 0, 0}, ra = ldexp(test_rng_uniform(&g, 0.5, 1), e);
-    double t = ldexp(test_rng_uniform(&g, 0, 8), e);
-    sim_body b[2];
-    memset(b, 0, sizeof b);
-    for (int d = 0; d < dim; d++) {
-      pa[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
-      va[d] = test_rng_double(&g, -24, 4);
-    }
-    for (int k = 0; k < 2; k++) {
-      b[k].tr = ldexp(test_rng_uniform(&g, 0, 8), e);
-      b[k].r = (i % 7 == 0) ? ra : ldexp(test_rng_uniform(&g, 0.001, 1), e);
-      for (int d = 0; d < dim; d++) {
-        b[k].p[d] = pa[d] + ldexp(test_rng_uniform(&g, -3, 3), e);
-        b[k].v[d] = (i % 5 == 0) ? va[d] : test_rng_double(&g, -24, 4);
-      }
-      long odd = test_rng_int(&g, 0, 199);
-      if (odd == 0) b[k].v[0] = NAN;
-      if (odd == 1) b[k].p[1] = INFINITY;
-      if (odd == 2) b[k].p[0] = 0x1p1000;
-      if (odd == 3) b[k].r = NAN;
-    }
+    lane_draw w;
+    draw_lanes(&w, &g, i, 2);
     double dt2[2] = {-1, -1};
-    int nan = 0, hit = sim_ericson_toi2(pa, va, ra, &b[0], &b[1], t, dim, dt2, &nan);
-    for (int k = 0; k < 2; k++) {
-      double dt = -1;
-      int r = one_pair(pa, va, ra, &b[k], t, dim, &dt);
-      int got = (hit >> k & 1) ? 1 : (nan >> k & 1) ? -1 : 0;
-      cr_assert_eq(got, r, "pair %ld lane %d (%dD): two lanes %d, one %d", i, k, dim, got, r);
-      cr_assert(!((hit & nan) >> k & 1), "lane %d both 1 and -1", k);
-      if (r == 1) cr_assert(!memcmp(&dt, &dt2[k], sizeof dt), "pair %ld lane %d: %a, one %a", i, k, dt2[k], dt);
-      seen[r + 1]++;
-    }
+    int nan = 0, hit = sim_ericson_toi2(w.pa, w.va, w.ra, &w.b[0], &w.b[1], w.t, w.dim, dt2, &nan);
+    check_lanes(&w, i, 2, hit, nan, dt2, seen);
   }
   cr_assert(seen[0] > 100 && seen[1] > n / 4 && seen[2] > n / 20, "-1: %ld, 0: %ld, 1: %ld", seen[0], seen[1],
             seen[2]);
 }
 
-/* Each lane of sim_ericson_toi4 (AVX2) against one_pair, as the two lanes
-   above: the same answer, dt bit for bit when 1, whatever the other three
-   lanes hold. */
+/* Each lane of sim_ericson_toi4 (AVX2) against one_pair, whatever the
+   other three lanes hold. */
 Test(sim_ericson, four_lanes_bit_for_bit) {
   if (!__builtin_cpu_supports("avx2")) cr_skip_test("no AVX2 on this processor");
   test_rng g = {te_seed(13)};
   long n = 100000 * te_scale();
   long seen[3] = {0, 0, 0};
   for (long i = 0; i < n; i++) {
-    int dim = 2 + (int)(i & 1);
-    int e = (int)test_rng_int(&g, -20, 20);
-    double pa[3] = {0, 0, 0}, va[3] = {0, 0, 0}, ra = ldexp(test_rng_uniform(&g, 0.5, 1), e);
-    double t = ldexp(test_rng_uniform(&g, 0, 8), e);
-    sim_body b[4];
-    memset(b, 0, sizeof b);
-    for (int d = 0; d < dim; d++) {
-      pa[d] = ldexp(test_rng_uniform(&g, -4, 4), e);
-      va[d] = test_rng_double(&g, -24, 4);
-    }
-    for (int k = 0; k < 4; k++) {
-      b[k].tr = ldexp(test_rng_uniform(&g, 0, 8), e);
-      b[k].r = (i % 7 == 0) ? ra : ldexp(test_rng_uniform(&g, 0.001, 1), e);
-      for (int d = 0; d < dim; d++) {
-        b[k].p[d] = pa[d] + ldexp(test_rng_uniform(&g, -3, 3), e);
-        b[k].v[d] = (i % 5 == 0) ? va[d] : test_rng_double(&g, -24, 4);
-      }
-      long odd = test_rng_int(&g, 0, 199);
-      if (odd == 0) b[k].v[0] = NAN;
-      if (odd == 1) b[k].p[1] = INFINITY;
-      if (odd == 2) b[k].p[0] = 0x1p1000;
-      if (odd == 3) b[k].r = NAN;
-    }
-    const sim_body *bk[4] = {&b[0], &b[1], &b[2], &b[3]};
+    lane_draw w;
+    draw_lanes(&w, &g, i, 4);
+    const sim_body *bk[4] = {&w.b[0], &w.b[1], &w.b[2], &w.b[3]};
     double dt4[4] = {-1, -1, -1, -1};
-    int nan = 0, hit = sim_ericson_toi4(pa, va, ra, bk, t, dim, dt4, &nan);
-    for (int k = 0; k < 4; k++) {
-      double dt = -1;
-      int r = one_pair(pa, va, ra, &b[k], t, dim, &dt);
-      int got = (hit >> k & 1) ? 1 : (nan >> k & 1) ? -1 : 0;
-      cr_assert_eq(got, r, "pair %ld lane %d (%dD): four lanes %d, one %d", i, k, dim, got, r);
-      cr_assert(!((hit & nan) >> k & 1), "lane %d both 1 and -1", k);
-      if (r == 1) cr_assert(!memcmp(&dt, &dt4[k], sizeof dt), "pair %ld lane %d: %a, one %a", i, k, dt4[k], dt);
-      seen[r + 1]++;
-    }
+    int nan = 0, hit = sim_ericson_toi4(w.pa, w.va, w.ra, bk, w.t, w.dim, dt4, &nan);
+    check_lanes(&w, i, 4, hit, nan, dt4, seen);
   }
   cr_assert(seen[0] > 100 && seen[1] > n && seen[2] > n / 5, "-1: %ld, 0: %ld, 1: %ld", seen[0], seen[1],
             seen[2]);
