@@ -554,19 +554,56 @@ static const char garbage_base16[] =
     "-0x1.fffffffffffffp+1023 0x1.8p-1023 0x1.4p-1024 0x1.ABCDEFp-0999 -0x1.01p+0042 0x1.2p-0001 "
     "0x1.123456789abcdp+7 -0x1.cp-99 0x1.5p+00000 0x1.0494158d413ep-3 -0x1.76a4b0edfa78p-1";
 
+/* The ways of reading a line numparse_simd_use offers: four fields at a
+   time (then two, then one), two at a time, one at a time; each falls back
+   to the next where the machine lacks it. */
+static const int simd_ways[] = {2, 1, 0};
+#define N_WAYS ((int)(sizeof simd_ways / sizeof *simd_ways))
+
 Test(numparse, fields_garbage_at_each_byte) {
-  garbage_at_each_byte(garbage_base9, 9);
-  numparse_simd_use(0);
-  garbage_at_each_byte(garbage_base9, 9);
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base9, 9);
+  }
   numparse_simd_use(-1);
 }
 
-/* The same on a line of the common form, both ways of reading it (two
-   fields at a time where the machine allows it, and one at a time). */
+/* The same on a line of the common form, every way of reading it (four or
+   two fields at a time where the machine allows it, and one at a time). */
 Test(numparse, fields_garbage_at_each_byte_common_form) {
-  garbage_at_each_byte(garbage_base16, 16);
-  numparse_simd_use(0);
-  garbage_at_each_byte(garbage_base16, 16);
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base16, 16);
+  }
+  numparse_simd_use(-1);
+}
+
+/* Lines of the common form of 4, 5 and 8 fields (one or two groups of four,
+   and one left over), a bad or an added byte at every position of each: the
+   field read four at a time that holds it is refused whatever its place in
+   the four, and the readers after it agree with the byte loop. */
+static const char garbage_base4[] = "-0x1.fffffffffffffp+1023 0x1.8p-1 0x1.0000000000001p-1022 -0x1.abcdef0123456p-0999";
+static const char garbage_base5[] = "0x1.3e9deaa7d9b56p+3 -0x1p+0 0x1.ABCDEFp-42 0x1.4p+100 -0x1.123456789abcdp-7";
+static const char garbage_base8[] = "0x1.p+0 -0x1.6bc326d2da922p-2 0x1.5p+00000 -0x1.fp+10 0x1.2p-0001 "
+                                    "0x1.0494158d413ep-3 -0x1.cp-99 0x1.123456789abcdp+7";
+
+Test(numparse, fields_garbage_at_each_byte_four_at_a_time) {
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base4, 4);
+    garbage_at_each_byte(garbage_base5, 5);
+    garbage_at_each_byte(garbage_base8, 8);
+  }
+  numparse_simd_use(-1);
+}
+
+/* numparse_simd_use: a way beyond the machine's best gives the best, -1
+   the best, and each way asked for at most the best is the way in use. */
+Test(numparse, simd_ways) {
+  const int best = numparse_simd_use(-1);
+  cr_assert(best >= 0 && best <= 2);
+  cr_assert_eq(numparse_simd_use(5), best);
+  for (int w = 0; w <= best; w++) cr_assert_eq(numparse_simd_use(w), w);
   numparse_simd_use(-1);
 }
 
@@ -597,9 +634,10 @@ static void line_at_the_end_of_a_page(void) {
 }
 
 Test(numparse, fields_line_at_the_end_of_a_page) {
-  line_at_the_end_of_a_page();
-  numparse_simd_use(0);
-  line_at_the_end_of_a_page();
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    line_at_the_end_of_a_page();
+  }
   numparse_simd_use(-1);
 }
 
@@ -625,7 +663,7 @@ static double draw_class(test_rng *r) {
 
 /* Random lines of 1 to 16 numbers of every class, written by toi_fmt_hex or
    printf's %a (the same text), one blank apart or more, with 0 to 80 bytes
-   readable past the NUL: the line reader, two fields at a time and one at a
+   readable past the NUL: the line reader, four, two and one fields at a
    time, agrees with the field-by-field byte loop, and every field's value
    with strtod's (MPFR's for hex). */
 Test(numparse, fields_every_class_both_ways) {
@@ -648,9 +686,10 @@ Test(numparse, fields_every_class_both_ways) {
     line[k] = '\0';
     const size_t pad = (size_t)test_rng_int(&r, 0, 80);
     memset(line + k + 1, test_rng_int(&r, 0, 1) ? 'f' : ' ', pad);
-    for (int way = 0; way < 2; way++) {
-      numparse_simd_use(way ? -1 : 0);
-      check_fields(line, line + k + 1 + pad, nf, way ? "two at a time" : "one at a time", seed);
+    for (int w = 0; w < N_WAYS; w++) {
+      static const char *const way_name[] = {"four at a time", "two at a time", "one at a time"};
+      numparse_simd_use(simd_ways[w]);
+      check_fields(line, line + k + 1 + pad, nf, way_name[w], seed);
       double got[16];
       const char *end;
       int finite = 1;
