@@ -570,7 +570,7 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_pairs_avx2(const char
    lane. */
 static const struct quad_consts {
   __m256i blank, not_blank, c_dig, c_dig_lt, c_20, c_let, c_let_lt, c_0f, c_9, nib, to_lo, to_hi, head4, head5, low4,
-      low5, ones, thirteen, sign;
+      low5, ones, thirteen, sign, zp_mask, zp_val, zn_mask, zn_val;
   __m128i c7, c3, c80, c0, c9, p_plus, p_mask, w10, w100, bias, one, top;
 } quad_consts = {
     .blank = {B8(0x20), B8(0x20), B8(0x20), B8(0x20)},
@@ -593,6 +593,11 @@ static const struct quad_consts {
     .ones = {-1, -1, -1, -1},
     .thirteen = {13, 13, 13, 13},
     .sign = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
+    /* "0x0p+0" and "-0x0p+0" then a blank, or in the last field a blank or a NUL (0x20 masked out) */
+    .zp_mask = {INT64_C(0x00ffffffffffffff), INT64_C(0x00ffffffffffffff), INT64_C(0x00ffffffffffffff), INT64_C(0x00dfffffffffffff)},
+    .zp_val = {INT64_C(0x0020302b70307830), INT64_C(0x0020302b70307830), INT64_C(0x0020302b70307830), INT64_C(0x0000302b70307830)},
+    .zn_mask = {-1, -1, -1, (long long)UINT64_C(0xdfffffffffffffff)},
+    .zn_val = {INT64_C(0x20302b703078302d), INT64_C(0x20302b703078302d), INT64_C(0x20302b703078302d), INT64_C(0x00302b703078302d)},
     .c7 = {D2(7), D2(7)},
     .c3 = {D2(3), D2(3)},
     .c80 = {D2(80), D2(80)},
@@ -614,7 +619,7 @@ static const struct quad_consts {
    three, whose next field starts after it; a blank or a NUL for the last);
    then, with no branch, every check and the four values in vectors: the
    heads ('0x1.' or '-0x1.', which give the signs) compared as four 64-bit
-   words, the digits of two fields in each 256-bit vector (classified, their
+   words (and the zeros %a writes, '0x0p+0' and '-0x0p+0', taken there), the digits of two fields in each 256-bit vector (classified, their
    count n from the first other byte, packed by pmaddubsw and moved with one
    pshufb each into four 64-bit lanes, those past n cleared by a variable
    shift), the "p+" or "p-" after the digits compared as four 32-bit words,
@@ -626,6 +631,8 @@ static const struct quad_consts {
    at a time then take; returns the index of its first field, *p at its
    start, *last at the end of the last field read. */
 #define QUAD_SPAN 144
+/* the trailing zeros of a 32-bit mask (32 when none), as a 64-bit count */
+#define TZ64(m) _tzcnt_u64((uint32_t)(m))
 __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char **pp, const char *lim, int i, int n,
                                                                        double *v, const char **last) {
   const char *p = *pp, *lst = *last;
@@ -641,13 +648,13 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char
        from the last; 32 bytes on when there is none, which the exponent's
        length then refuses (a field of the form is at most 24 bytes) */
     const char *const s0 = p;
-    const char *const e0 = s0 + _tzcnt_u32((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s0), K->blank)));
+    const char *const e0 = s0 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s0), K->blank)));
     const char *const s1 = e0 + 1;
-    const char *const e1 = s1 + _tzcnt_u32((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s1), K->blank)));
+    const char *const e1 = s1 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s1), K->blank)));
     const char *const s2 = e1 + 1;
-    const char *const e2 = s2 + _tzcnt_u32((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s2), K->blank)));
+    const char *const e2 = s2 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s2), K->blank)));
     const char *const s3 = e2 + 1;
-    const char *const e3 = s3 + _tzcnt_u32((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+    const char *const e3 = s3 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
                                     _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)s3), K->not_blank), _mm256_setzero_si256())));
     /* the heads: 0x1. or -0x1., as four 64-bit words */
     int64_t h0, h1, h2, h3;
@@ -655,8 +662,13 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char
     const __m256i h = _mm256_set_epi64x(h3, h2, h1, h0);
     const __m256i hneg = _mm256_cmpeq_epi64(_mm256_and_si256(h, K->low5), K->head5);
     const __m256i hok = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(h, K->low4), K->head4), hneg);
-    const char *const b0 = s0 + (s0[0] == '-'), *const b1 = s1 + (s1[0] == '-');
-    const char *const b2 = s2 + (s2[0] == '-'), *const b3 = s3 + (s3[0] == '-');
+    /* or a zero as %a writes it, 0x0p+0 or -0x0p+0, and its end (the first
+       blank from its start, so the field's end found above) */
+    const __m256i zn = _mm256_cmpeq_epi64(_mm256_and_si256(h, K->zn_mask), K->zn_val);
+    const __m256i z = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(h, K->zp_mask), K->zp_val), zn);
+    /* after the sign: a '-' is the only byte below '0' a head may start with */
+    const char *const b0 = s0 + ((unsigned char)s0[0] < '0'), *const b1 = s1 + ((unsigned char)s1[0] < '0');
+    const char *const b2 = s2 + ((unsigned char)s2[0] < '0'), *const b3 = s3 + ((unsigned char)s3[0] < '0');
     /* the 16 bytes after each "0x1.": fields 0 and 2 in xa, 1 and 3 in xb */
     const __m256i xa = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(b0 + 4))),
                                                _mm_loadu_si128((const __m128i *)(const void *)(b2 + 4)), 1);
@@ -664,10 +676,10 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char
                                                _mm_loadu_si128((const __m128i *)(const void *)(b3 + 4)), 1);
     const __m256i leta = _mm256_cmpgt_epi8(K->c_let_lt, _mm256_add_epi8(_mm256_or_si256(xa, K->c_20), K->c_let));
     const __m256i letb = _mm256_cmpgt_epi8(K->c_let_lt, _mm256_add_epi8(_mm256_or_si256(xb, K->c_20), K->c_let));
-    const unsigned nha = ~(unsigned)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xa, K->c_dig)), leta));
-    const unsigned nhb = ~(unsigned)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xb, K->c_dig)), letb));
+    const uint32_t nha = ~(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xa, K->c_dig)), leta));
+    const uint32_t nhb = ~(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xb, K->c_dig)), letb));
     /* the digits' counts, 0 to 32 (more than 13 refused) */
-    const unsigned n0 = _tzcnt_u32(nha), n2 = _tzcnt_u32(nha >> 16), n1 = _tzcnt_u32(nhb), n3 = _tzcnt_u32(nhb >> 16);
+    const uint64_t n0 = TZ64(nha), n2 = TZ64(nha >> 16), n1 = TZ64(nhb), n3 = TZ64(nhb >> 16);
     const char *const x0 = b0 + n0, *const x1 = b1 + n1, *const x2 = b2 + n2, *const x3 = b3 + n3; /* the 'p' less 4 */
     /* the four bytes from each 'p', then the exponent's length, 1 to 4
        (the end less x, 7 to 10) */
@@ -697,9 +709,11 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char
     /* a normal exponent: 1 to 2046 biased */
     const __m128i be1 = _mm_sub_epi32(be, K->one);
     ok = _mm_and_si128(ok, _mm_cmpeq_epi32(_mm_min_epu32(be1, K->top), be1));
-    const __m256i nv = _mm256_set_epi64x(n3, n2, n1, n0);
+    const __m256i nv = _mm256_set_epi64x((int64_t)n3, (int64_t)n2, (int64_t)n1, (int64_t)n0);
     const __m256i ok4 = _mm256_andnot_si256(_mm256_cmpgt_epi64(nv, K->thirteen), hok);
-    if (!(_mm_testc_si128(ok, _mm256_castsi256_si128(K->ones)) & _mm256_testc_si256(ok4, K->ones))) break;
+    /* each field a zero, or all of its checks passed (all the bits of each 32-bit word of ok) */
+    const __m256i okf = _mm256_or_si256(_mm256_and_si256(ok4, _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ok, _mm256_castsi256_si128(K->ones)))), z);
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(okf)) != 15) break;
     /* the digits, two to a byte, the first on top, in four 64-bit lanes; those past n cleared */
     const __m256i da = _mm256_maddubs_epi16(_mm256_add_epi8(_mm256_and_si256(xa, K->c_0f), _mm256_and_si256(leta, K->c_9)), K->nib);
     const __m256i db = _mm256_maddubs_epi16(_mm256_add_epi8(_mm256_and_si256(xb, K->c_0f), _mm256_and_si256(letb, K->c_9)), K->nib);
@@ -707,7 +721,7 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char
     const __m256i frac = _mm256_srli_epi64(_mm256_andnot_si256(_mm256_srlv_epi64(K->ones, _mm256_slli_epi64(nv, 2)), d), 12);
     const __m256i bits = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(hneg, K->sign), frac),
                                          _mm256_slli_epi64(_mm256_cvtepu32_epi64(be), 52));
-    _mm256_storeu_si256((__m256i *)(void *)o, bits);
+    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_blendv_epi8(bits, _mm256_and_si256(zn, K->sign), z));
     o += 4;
     lst = e3;
     if (*e3 != ' ') {
