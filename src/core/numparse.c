@@ -617,19 +617,20 @@ static const struct quad_consts {
    bytes of the one before, and is read within 43 bytes of its start). Each
    field's end from one 32-byte load at its start (a blank for the first
    three, whose next field starts after it; a blank or a NUL for the last);
-   then, with no branch, every check and the four values in vectors: the
+   then, with one branch, every check and the four values in vectors: the
    heads ('0x1.' or '-0x1.', which give the signs) compared as four 64-bit
-   words (and the zeros %a writes, '0x0p+0' and '-0x0p+0', taken there), the digits of two fields in each 256-bit vector (classified, their
-   count n from the first other byte, packed by pmaddubsw and moved with one
+   words (and the zeros %a writes, '0x0p+0' and '-0x0p+0', taken there);
+   the digits of two fields in each 256-bit vector (classified, their count
+   n from the first other byte, packed by pmaddubsw and moved with one
    pshufb each into four 64-bit lanes, those past n cleared by a variable
-   shift), the "p+" or "p-" after the digits compared as four 32-bit words,
-   and the four exponents as four 32-bit words, each moved by its length so
-   that its digits are checked and valued at once by one pmaddubsw and one
-   pmaddwd; one 256-bit
-   store. Each value and end exactly as hex_a_fast gives them. Stops at the
-   first four with a field not of the form, which the readers two and one
-   at a time then take; returns the index of its first field, *p at its
-   start, *last at the end of the last field read. */
+   shift); the "p+" or "p-" after the digits compared as four 32-bit words;
+   the four exponents as four 32-bit words, each moved by its length so that
+   its digits are checked and valued at once by one pmaddubsw and one
+   pmaddwd; one 256-bit store. Each value and end exactly as
+   toi_parse_double_span gives them. Stops at the first four with a field
+   not of these forms, which the readers two and one at a time then take;
+   returns the index of its first field, *p at its start, *last at the end
+   of the last field read. */
 #define QUAD_SPAN 144
 /* the trailing zeros of a 32-bit mask (32 when none), as a 64-bit count */
 #define TZ64(m) _tzcnt_u64((uint32_t)(m))
