@@ -449,18 +449,19 @@ toi_num_status toi_parse_double(const char *tok, double *out) {
 #include <stdatomic.h>
 #define FIELDS_AVX2 1
 
-/* 1 to read fields two at a time with AVX2 (numparse_simd_use), 0 not;
-   -1 not asked yet (set before any thread reads, relaxed: idempotent). */
+/* 2 to read fields four then two at a time with AVX2, 1 two at a time
+   (numparse_simd_use), 0 neither; -1 not asked yet (set before any thread
+   reads, relaxed: idempotent). */
 static atomic_int fields_avx2 = -1;
 
 static int fields_avx2_best(void) {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") ? 1 : 0;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") ? 2 : 0;
 }
 
 int numparse_simd_use(int level) {
   const int best = fields_avx2_best();
-  atomic_store_explicit(&fields_avx2, level < 0 ? best : level > 0 && best, memory_order_relaxed);
+  atomic_store_explicit(&fields_avx2, level < 0 || level > best ? best : level, memory_order_relaxed);
   return atomic_load_explicit(&fields_avx2, memory_order_relaxed);
 }
 
@@ -558,6 +559,182 @@ __attribute__((target("avx2,bmi,bmi2"))) static int fields_pairs_avx2(const char
   *last = lst;
   return (int)(o - v);
 }
+
+#define B8(x) ((long long)(UINT64_C(0x0101010101010101) * (x)))
+#define D2(x) ((long long)(UINT64_C(0x0000000100000001) * (x)))
+/* The constants of fields_quads_avx2. A byte is a digit when it plus 0x50
+   is below -118 as a signed byte ('0'..'9' become -128..-119), a letter
+   when it with 0x20 set plus 0x1f is below -122 ('a'..'f' become
+   -128..-123). to_lo and to_hi move the eight bytes of pmaddubsw's pairs,
+   the first on top, into the low or the high 64-bit half of each 128-bit
+   lane. */
+static const struct quad_consts {
+  __m256i blank, not_blank, c_dig, c_dig_lt, c_20, c_let, c_let_lt, c_0f, c_9, nib, to_lo, to_hi, head4, head5, low4,
+      low5, ones, thirteen, sign, zp_mask, zp_val, zn_mask, zn_val;
+  __m128i c7, c3, c80, c0, c9, p_plus, p_mask, w10, w100, bias, one, top;
+} quad_consts = {
+    .blank = {B8(0x20), B8(0x20), B8(0x20), B8(0x20)},
+    .not_blank = {B8(0xdf), B8(0xdf), B8(0xdf), B8(0xdf)},
+    .c_dig = {B8(0x50), B8(0x50), B8(0x50), B8(0x50)},
+    .c_dig_lt = {B8(0x8a), B8(0x8a), B8(0x8a), B8(0x8a)}, /* -118 */
+    .c_20 = {B8(0x20), B8(0x20), B8(0x20), B8(0x20)},
+    .c_let = {B8(0x1f), B8(0x1f), B8(0x1f), B8(0x1f)},
+    .c_let_lt = {B8(0x86), B8(0x86), B8(0x86), B8(0x86)}, /* -122 */
+    .c_0f = {B8(0x0f), B8(0x0f), B8(0x0f), B8(0x0f)},
+    .c_9 = {B8(0x09), B8(0x09), B8(0x09), B8(0x09)},
+    /* 16 times the first byte of a pair, plus the second */
+    .nib = {INT64_C(0x0110011001100110), INT64_C(0x0110011001100110), INT64_C(0x0110011001100110), INT64_C(0x0110011001100110)},
+    .to_lo = {INT64_C(0x00020406080a0c0e), -1, INT64_C(0x00020406080a0c0e), -1},
+    .to_hi = {-1, INT64_C(0x00020406080a0c0e), -1, INT64_C(0x00020406080a0c0e)},
+    .head4 = {INT64_C(0x2e317830), INT64_C(0x2e317830), INT64_C(0x2e317830), INT64_C(0x2e317830)}, /* "0x1." */
+    .head5 = {INT64_C(0x2e3178302d), INT64_C(0x2e3178302d), INT64_C(0x2e3178302d), INT64_C(0x2e3178302d)}, /* "-0x1." */
+    .low4 = {INT64_C(0xffffffff), INT64_C(0xffffffff), INT64_C(0xffffffff), INT64_C(0xffffffff)},
+    .low5 = {INT64_C(0xffffffffff), INT64_C(0xffffffffff), INT64_C(0xffffffffff), INT64_C(0xffffffffff)},
+    .ones = {-1, -1, -1, -1},
+    .thirteen = {13, 13, 13, 13},
+    .sign = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN},
+    /* "0x0p+0" and "-0x0p+0" then a blank, or in the last field a blank or a NUL (0x20 masked out) */
+    .zp_mask = {INT64_C(0x00ffffffffffffff), INT64_C(0x00ffffffffffffff), INT64_C(0x00ffffffffffffff), INT64_C(0x00dfffffffffffff)},
+    .zp_val = {INT64_C(0x0020302b70307830), INT64_C(0x0020302b70307830), INT64_C(0x0020302b70307830), INT64_C(0x0000302b70307830)},
+    .zn_mask = {-1, -1, -1, (long long)UINT64_C(0xdfffffffffffffff)},
+    .zn_val = {INT64_C(0x20302b703078302d), INT64_C(0x20302b703078302d), INT64_C(0x20302b703078302d), INT64_C(0x00302b703078302d)},
+    .c7 = {D2(7), D2(7)},
+    .c3 = {D2(3), D2(3)},
+    .c80 = {D2(80), D2(80)},
+    .c0 = {B8(0x30), B8(0x30)},
+    .c9 = {B8(0x09), B8(0x09)},
+    .p_plus = {D2(0x2b70), D2(0x2b70)}, /* "p+" */
+    .p_mask = {D2(0xfdff), D2(0xfdff)},
+    .w10 = {INT64_C(0x010a010a010a010a), INT64_C(0x010a010a010a010a)}, /* 10 times the first byte of a pair, plus the second */
+    .w100 = {D2(0x00010064), D2(0x00010064)}, /* 100 times the first word of a pair, plus the second */
+    .bias = {D2(1023), D2(1023)},
+    .one = {D2(1), D2(1)},
+    .top = {D2(2045), D2(2045)},
+};
+
+/* Fields of hex_a_fast's form read four at a time, from field i of n at *p,
+   while at least QUAD_SPAN bytes are readable (each field starts within 33
+   bytes of the one before, and is read within 43 bytes of its start). Each
+   field's end from one 32-byte load at its start (a blank for the first
+   three, whose next field starts after it; a blank or a NUL for the last);
+   then, with one branch, every check and the four values in vectors: the
+   heads ('0x1.' or '-0x1.', which give the signs) compared as four 64-bit
+   words (and the zeros %a writes, '0x0p+0' and '-0x0p+0', taken there);
+   the digits of two fields in each 256-bit vector (classified, their count
+   n from the first other byte, packed by pmaddubsw and moved with one
+   pshufb each into four 64-bit lanes, those past n cleared by a variable
+   shift); the "p+" or "p-" after the digits compared as four 32-bit words;
+   the four exponents as four 32-bit words, each moved by its length so that
+   its digits are checked and valued at once by one pmaddubsw and one
+   pmaddwd; one 256-bit store. Each value and end exactly as
+   toi_parse_double_span gives them. Stops at the first four with a field
+   not of these forms, which the readers two and one at a time then take;
+   returns the index of its first field, *p at its start, *last at the end
+   of the last field read. */
+#define QUAD_SPAN 144
+/* the trailing zeros of a 32-bit mask (32 when none), as a 64-bit count */
+#define TZ64(m) _tzcnt_u64((uint32_t)(m))
+__attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char **pp, const char *lim, int i, int n,
+                                                                       double *v, const char **last) {
+  const char *p = *pp, *lst = *last;
+  double *o = v + i;
+  /* the constants read from memory by the instructions that use them,
+     through a pointer the compiler no longer knows (else it makes each
+     again from its value at each use: its registers are too few for them) */
+  const struct quad_consts *K = &quad_consts;
+  __asm__("" : "+r"(K));
+  for (int quads = (n - i) / 4; quads > 0 && lim - p >= QUAD_SPAN; quads--) {
+    /* the ends: the first blank from each of the first three starts (a NUL
+       before it then fails that field's exponent), the first blank or NUL
+       from the last; 32 bytes on when there is none, which the exponent's
+       length then refuses (a field of the form is at most 24 bytes) */
+    const char *const s0 = p;
+    const char *const e0 = s0 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s0), K->blank)));
+    const char *const s1 = e0 + 1;
+    const char *const e1 = s1 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s1), K->blank)));
+    const char *const s2 = e1 + 1;
+    const char *const e2 = s2 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)s2), K->blank)));
+    const char *const s3 = e2 + 1;
+    const char *const e3 = s3 + TZ64(_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                                    _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)s3), K->not_blank), _mm256_setzero_si256())));
+    /* the heads: 0x1. or -0x1., as four 64-bit words */
+    int64_t h0, h1, h2, h3;
+    memcpy(&h0, s0, 8), memcpy(&h1, s1, 8), memcpy(&h2, s2, 8), memcpy(&h3, s3, 8);
+    const __m256i h = _mm256_set_epi64x(h3, h2, h1, h0);
+    const __m256i hneg = _mm256_cmpeq_epi64(_mm256_and_si256(h, K->low5), K->head5);
+    const __m256i hok = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(h, K->low4), K->head4), hneg);
+    /* or a zero as %a writes it, 0x0p+0 or -0x0p+0, and its end (the first
+       blank from its start, so the field's end found above) */
+    const __m256i zn = _mm256_cmpeq_epi64(_mm256_and_si256(h, K->zn_mask), K->zn_val);
+    const __m256i z = _mm256_or_si256(_mm256_cmpeq_epi64(_mm256_and_si256(h, K->zp_mask), K->zp_val), zn);
+    /* after the sign: a '-' is the only byte below '0' a head may start with */
+    const char *const b0 = s0 + ((unsigned char)s0[0] < '0'), *const b1 = s1 + ((unsigned char)s1[0] < '0');
+    const char *const b2 = s2 + ((unsigned char)s2[0] < '0'), *const b3 = s3 + ((unsigned char)s3[0] < '0');
+    /* the 16 bytes after each "0x1.": fields 0 and 2 in xa, 1 and 3 in xb */
+    const __m256i xa = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(b0 + 4))),
+                                               _mm_loadu_si128((const __m128i *)(const void *)(b2 + 4)), 1);
+    const __m256i xb = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(b1 + 4))),
+                                               _mm_loadu_si128((const __m128i *)(const void *)(b3 + 4)), 1);
+    const __m256i leta = _mm256_cmpgt_epi8(K->c_let_lt, _mm256_add_epi8(_mm256_or_si256(xa, K->c_20), K->c_let));
+    const __m256i letb = _mm256_cmpgt_epi8(K->c_let_lt, _mm256_add_epi8(_mm256_or_si256(xb, K->c_20), K->c_let));
+    const uint32_t nha = ~(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xa, K->c_dig)), leta));
+    const uint32_t nhb = ~(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpgt_epi8(K->c_dig_lt, _mm256_add_epi8(xb, K->c_dig)), letb));
+    /* the digits' counts, 0 to 32 (more than 13 refused) */
+    const uint64_t n0 = TZ64(nha), n2 = TZ64(nha >> 16), n1 = TZ64(nhb), n3 = TZ64(nhb >> 16);
+    const char *const x0 = b0 + n0, *const x1 = b1 + n1, *const x2 = b2 + n2, *const x3 = b3 + n3; /* the 'p' less 4 */
+    /* the four bytes from each 'p', then the exponent's length, 1 to 4
+       (the end less x, 7 to 10) */
+    int32_t q0, q1, q2, q3;
+    memcpy(&q0, x0 + 4, 4), memcpy(&q1, x1 + 4, 4), memcpy(&q2, x2 + 4, 4), memcpy(&q3, x3 + 4, 4);
+    const __m128i q = _mm_setr_epi32(q0, q1, q2, q3);
+    /* 'p' then '+' or '-': less "p+", 0 or 2 in the second byte (a byte
+       other than 'p' leaves the first not zero, whatever it borrows) */
+    const __m128i k = _mm_setr_epi32((int)(e0 - x0), (int)(e1 - x1), (int)(e2 - x2), (int)(e3 - x3));
+    const __m128i k7 = _mm_sub_epi32(k, K->c7);
+    __m128i ok = _mm_and_si128(_mm_cmpeq_epi32(_mm_and_si128(_mm_sub_epi32(q, K->p_plus), K->p_mask),
+                                               _mm_setzero_si128()),
+                               _mm_cmpeq_epi32(_mm_min_epu32(k7, K->c3), k7));
+    /* the four bytes from each exponent's first digit, less '0', moved up
+       by 4 - (k - 6) bytes (80 - 8k bits): its k - 6 digits the top bytes,
+       zeros below, the bytes after it gone */
+    int32_t y0, y1, y2, y3;
+    memcpy(&y0, x0 + 6, 4), memcpy(&y1, x1 + 6, 4), memcpy(&y2, x2 + 6, 4), memcpy(&y3, x3 + 6, 4);
+    const __m128i y = _mm_sllv_epi32(_mm_sub_epi8(_mm_setr_epi32(y0, y1, y2, y3), K->c0),
+                                     _mm_sub_epi32(K->c80, _mm_slli_epi32(k, 3)));
+    ok = _mm_and_si128(ok, _mm_cmpeq_epi8(_mm_min_epu8(y, K->c9), y));
+    /* 1000 d0 + 100 d1 + 10 d2 + d3, then its sign: '+' (0x2b) has bit 1
+       set, '-' (0x2d) not, which q << 22 puts in the sign bit (the rest of
+       the word then holds the 'p': never zero) */
+    const __m128i ev = _mm_madd_epi16(_mm_maddubs_epi16(y, K->w10), K->w100);
+    const __m128i be = _mm_sub_epi32(K->bias, _mm_sign_epi32(ev, _mm_slli_epi32(q, 22)));
+    /* a normal exponent: 1 to 2046 biased */
+    const __m128i be1 = _mm_sub_epi32(be, K->one);
+    ok = _mm_and_si128(ok, _mm_cmpeq_epi32(_mm_min_epu32(be1, K->top), be1));
+    const __m256i nv = _mm256_set_epi64x((int64_t)n3, (int64_t)n2, (int64_t)n1, (int64_t)n0);
+    const __m256i ok4 = _mm256_andnot_si256(_mm256_cmpgt_epi64(nv, K->thirteen), hok);
+    /* each field a zero, or all of its checks passed (all the bits of each 32-bit word of ok) */
+    const __m256i okf = _mm256_or_si256(_mm256_and_si256(ok4, _mm256_cvtepi32_epi64(_mm_cmpeq_epi32(ok, _mm256_castsi256_si128(K->ones)))), z);
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(okf)) != 15) break;
+    /* the digits, two to a byte, the first on top, in four 64-bit lanes; those past n cleared */
+    const __m256i da = _mm256_maddubs_epi16(_mm256_add_epi8(_mm256_and_si256(xa, K->c_0f), _mm256_and_si256(leta, K->c_9)), K->nib);
+    const __m256i db = _mm256_maddubs_epi16(_mm256_add_epi8(_mm256_and_si256(xb, K->c_0f), _mm256_and_si256(letb, K->c_9)), K->nib);
+    const __m256i d = _mm256_or_si256(_mm256_shuffle_epi8(da, K->to_lo), _mm256_shuffle_epi8(db, K->to_hi));
+    const __m256i frac = _mm256_srli_epi64(_mm256_andnot_si256(_mm256_srlv_epi64(K->ones, _mm256_slli_epi64(nv, 2)), d), 12);
+    const __m256i bits = _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(hneg, K->sign), frac),
+                                         _mm256_slli_epi64(_mm256_cvtepu32_epi64(be), 52));
+    _mm256_storeu_si256((__m256i *)(void *)o, _mm256_blendv_epi8(bits, _mm256_and_si256(zn, K->sign), z));
+    o += 4;
+    lst = e3;
+    if (*e3 != ' ') {
+      p = e3;
+      break;
+    }
+    p = e3 + 1;
+  }
+  *pp = p;
+  *last = lst;
+  return (int)(o - v);
+}
 #else
 int numparse_simd_use(int level) {
   (void)level;
@@ -574,6 +751,7 @@ int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, co
 #endif
   while (i < n) {
 #ifdef FIELDS_AVX2
+    if (pairs > 1 && (i = fields_quads_avx2(&p, lim, i, n, v, &last)) == n) break;
     if (pairs && (i = fields_pairs_avx2(&p, lim, i, n, v, &last)) == n) break;
 #endif
 #ifdef HEX_A_FAST

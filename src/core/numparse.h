@@ -38,10 +38,11 @@ toi_num_status toi_parse_double_span(const char *tok, const char *lim, const cha
    after the last number when every one is TOI_NUM_OK, else 0. */
 int toi_parse_double_fields(const char *p, const char *lim, int n, double *v, const char **end);
 
-/* How toi_parse_double_fields reads a line where the machine allows: 1
-   two fields at a time with AVX2, 0 one at a time (SSE2 or bytes), -1 the
-   best this machine runs (the default). Returns the way now in use. The same
-   values either way; for tests and measurements. */
+/* How toi_parse_double_fields reads a line where the machine allows: 2
+   four fields at a time with AVX2 (then two, then one), 1 two at a time with
+   AVX2, 0 one at a time (SSE2 or bytes), -1 the best this machine runs (the
+   default). Returns the way now in use (at most the best). The same values
+   every way; for tests and measurements. */
 int numparse_simd_use(int level);
 
 #endif

@@ -526,19 +526,19 @@ static void garbage_at_each_byte(const char *base, int nf) {
   /* bytes one bit away from a blank or a NUL among them (\x01, \x60, \xa0, \x21) */
   static const char subst[] = " \tgGxXpP.+-019aAfF:/@`\x7f\x80\xff\x01\xa0!";
   const size_t len = strlen(base);
-  char line[16 * 40 + 64 + 2];
-  cr_assert(len + 1 + 64 + 1 <= sizeof line);
+  char line[16 * 40 + 160 + 2];
+  cr_assert(len + 1 + 160 + 1 <= sizeof line);
   for (size_t at = 0; at < len; at++)
     for (size_t j = 0; j < sizeof subst; j++) { /* the last is the NUL */
       memcpy(line, base, len + 1);
-      memset(line + len + 1, '7', 64);
+      memset(line + len + 1, '7', 160);
       line[at] = subst[j];
-      check_fields(line, line + len + 1 + 64, nf, "garbage", 0);
+      check_fields(line, line + len + 1 + 160, nf, "garbage", 0);
       /* a byte added there instead, the rest moved on */
       memcpy(line, base, at);
       line[at] = subst[j];
       memcpy(line + at + 1, base + at, len + 1 - at);
-      check_fields(line, line + len + 1 + 64, nf, "insertion", 0);
+      check_fields(line, line + len + 1 + 160, nf, "insertion", 0);
     }
 }
 
@@ -554,19 +554,60 @@ static const char garbage_base16[] =
     "-0x1.fffffffffffffp+1023 0x1.8p-1023 0x1.4p-1024 0x1.ABCDEFp-0999 -0x1.01p+0042 0x1.2p-0001 "
     "0x1.123456789abcdp+7 -0x1.cp-99 0x1.5p+00000 0x1.0494158d413ep-3 -0x1.76a4b0edfa78p-1";
 
+/* The ways of reading a line numparse_simd_use offers: four fields at a
+   time (then two, then one), two at a time, one at a time; each falls back
+   to the next where the machine lacks it. */
+static const int simd_ways[] = {2, 1, 0};
+#define N_WAYS ((int)(sizeof simd_ways / sizeof *simd_ways))
+
 Test(numparse, fields_garbage_at_each_byte) {
-  garbage_at_each_byte(garbage_base9, 9);
-  numparse_simd_use(0);
-  garbage_at_each_byte(garbage_base9, 9);
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base9, 9);
+  }
   numparse_simd_use(-1);
 }
 
-/* The same on a line of the common form, both ways of reading it (two
-   fields at a time where the machine allows it, and one at a time). */
+/* The same on a line of the common form, every way of reading it (four or
+   two fields at a time where the machine allows it, and one at a time). */
 Test(numparse, fields_garbage_at_each_byte_common_form) {
-  garbage_at_each_byte(garbage_base16, 16);
-  numparse_simd_use(0);
-  garbage_at_each_byte(garbage_base16, 16);
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base16, 16);
+  }
+  numparse_simd_use(-1);
+}
+
+/* Lines of the common form of 4, 5 and 8 fields (one or two groups of four,
+   and one left over), the zeros %a writes among them at every place in a
+   four, a bad or an added byte at every position of each: the
+   field read four at a time that holds it is refused whatever its place in
+   the four, and the readers after it agree with the byte loop. */
+static const char garbage_base4[] = "-0x1.fffffffffffffp+1023 0x1.8p-1 0x1.0000000000001p-1022 -0x0p+0";
+static const char garbage_base5[] = "0x1.3e9deaa7d9b56p+3 -0x1p+0 0x1.ABCDEFp-42 0x0p+0 -0x1.123456789abcdp-7";
+static const char garbage_base8[] = "0x1.p+0 -0x1.6bc326d2da922p-2 -0x0p+0 -0x1.fp+10 0x1.2p-0001 "
+                                    "0x1.0494158d413ep-3 -0x1.cp-99 0x0p+0";
+static const char garbage_base8b[] = "0x0p+0 -0x1.abcdef0123456p-0999 0x1.8p-1 0x1.0000000000001p-1022 -0x0p+0 0x0p+0 "
+                                     "0x1.4p+100 -0x1.123456789abcdp-7";
+
+Test(numparse, fields_garbage_at_each_byte_four_at_a_time) {
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    garbage_at_each_byte(garbage_base4, 4);
+    garbage_at_each_byte(garbage_base5, 5);
+    garbage_at_each_byte(garbage_base8, 8);
+    garbage_at_each_byte(garbage_base8b, 8);
+  }
+  numparse_simd_use(-1);
+}
+
+/* numparse_simd_use: a way beyond the machine's best gives the best, -1
+   the best, and each way asked for at most the best is the way in use. */
+Test(numparse, simd_ways) {
+  const int best = numparse_simd_use(-1);
+  cr_assert(best >= 0 && best <= 2);
+  cr_assert_eq(numparse_simd_use(5), best);
+  for (int w = 0; w <= best; w++) cr_assert_eq(numparse_simd_use(w), w);
   numparse_simd_use(-1);
 }
 
@@ -581,12 +622,12 @@ static void line_at_the_end_of_a_page(void) {
   static const char *const lines[] = {"0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p+2 0x1.0494158d413ep-3",
                                       "-0x1.fffffffffffffp+1023 0x1.8p+0 0x1.0000000000001p-1022",
                                       "0x1.3e9deaa7d9b56p+3", "0x1p-1074 0x1.p+0 0x1.abcdef0123456p+1000",
-                                      garbage_base16};
+                                      garbage_base16, garbage_base8b};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     size_t n = strlen(lines[i]);
     int nf = 1;
     for (size_t j = 0; j < n; j++) nf += lines[i][j] == ' ';
-    for (size_t cut = 0; cut < 96; cut++) { /* the line's end, then 0..95 more bytes ('7's), then the page's end */
+    for (size_t cut = 0; cut < 160; cut++) { /* the line's end, then 0..159 more bytes ('7's), then the page's end */
       char *line = map + pg - (n + 1 + cut);
       memcpy(line, lines[i], n + 1);
       memset(line + n + 1, '7', cut);
@@ -597,9 +638,10 @@ static void line_at_the_end_of_a_page(void) {
 }
 
 Test(numparse, fields_line_at_the_end_of_a_page) {
-  line_at_the_end_of_a_page();
-  numparse_simd_use(0);
-  line_at_the_end_of_a_page();
+  for (int w = 0; w < N_WAYS; w++) {
+    numparse_simd_use(simd_ways[w]);
+    line_at_the_end_of_a_page();
+  }
   numparse_simd_use(-1);
 }
 
@@ -624,15 +666,15 @@ static double draw_class(test_rng *r) {
 }
 
 /* Random lines of 1 to 16 numbers of every class, written by toi_fmt_hex or
-   printf's %a (the same text), one blank apart or more, with 0 to 80 bytes
-   readable past the NUL: the line reader, two fields at a time and one at a
+   printf's %a (the same text), one blank apart or more, with 0 to 200 bytes
+   readable past the NUL: the line reader, four, two and one fields at a
    time, agrees with the field-by-field byte loop, and every field's value
    with strtod's (MPFR's for hex). */
 Test(numparse, fields_every_class_both_ways) {
   const uint64_t seed = te_seed(0x70616972ULL);
   test_rng r = {seed};
   const long n = 20000 * te_scale();
-  char line[16 * 40 + 96], tok[48];
+  char line[16 * 40 + 208], tok[48];
   double x[16];
   for (long it = 0; it < n; it++) {
     const int nf = (int)test_rng_int(&r, 1, 16);
@@ -646,11 +688,12 @@ Test(numparse, fields_every_class_both_ways) {
       k += (size_t)len;
     }
     line[k] = '\0';
-    const size_t pad = (size_t)test_rng_int(&r, 0, 80);
+    const size_t pad = (size_t)test_rng_int(&r, 0, 200);
     memset(line + k + 1, test_rng_int(&r, 0, 1) ? 'f' : ' ', pad);
-    for (int way = 0; way < 2; way++) {
-      numparse_simd_use(way ? -1 : 0);
-      check_fields(line, line + k + 1 + pad, nf, way ? "two at a time" : "one at a time", seed);
+    for (int w = 0; w < N_WAYS; w++) {
+      static const char *const way_name[] = {"four at a time", "two at a time", "one at a time"};
+      numparse_simd_use(simd_ways[w]);
+      check_fields(line, line + k + 1 + pad, nf, way_name[w], seed);
       double got[16];
       const char *end;
       int finite = 1;
