@@ -633,7 +633,7 @@ static const struct quad_consts {
    of the last field read. */
 #define QUAD_SPAN 144
 /* the trailing zeros of a 32-bit mask (32 when none), as a 64-bit count */
-#define TZ64(m) _tzcnt_u64((uint32_t)(m))
+#define TZ64(m) ((uint64_t)_tzcnt_u32((uint32_t)(m)))
 __attribute__((target("avx2,bmi,bmi2"))) static int fields_quads_avx2(const char **pp, const char *lim, int i, int n,
                                                                        double *v, const char **last) {
   const char *p = *pp, *lst = *last;

@@ -613,7 +613,10 @@ Test(numparse, simd_ways) {
 
 /* A line whose NUL is the last readable byte before an unmapped page: the
    line reader, told so by lim, reads nothing past it, whatever the number of
-   bytes between each field and the end. */
+   bytes between each field and the end. LONG_DEC, 49 bytes, has no blank in
+   its first 32: a reader that looks for a field's end there reads furthest
+   past it (the bounds QUAD_SPAN and the pair reader's 65 bytes). */
+#define LONG_DEC "1.00000000000000000000000000000000000000000000001"
 static void line_at_the_end_of_a_page(void) {
   long pg = sysconf(_SC_PAGESIZE);
   char *map = mmap(NULL, (size_t)(2 * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -622,7 +625,10 @@ static void line_at_the_end_of_a_page(void) {
   static const char *const lines[] = {"0x1.3e9deaa7d9b56p+3 -0x1.6bc326d2da922p+2 0x1.0494158d413ep-3",
                                       "-0x1.fffffffffffffp+1023 0x1.8p+0 0x1.0000000000001p-1022",
                                       "0x1.3e9deaa7d9b56p+3", "0x1p-1074 0x1.p+0 0x1.abcdef0123456p+1000",
-                                      garbage_base16, garbage_base8b};
+                                      garbage_base16, garbage_base8b,
+                                      /* fields with no blank in their first 32 bytes: the readers' longest reads */
+                                      LONG_DEC " 0x1.8p+0", LONG_DEC " " LONG_DEC " " LONG_DEC " " LONG_DEC " 0x1.8p+0",
+                                      "0x1.8p+0 " LONG_DEC " -0x1.fffffffffffffp-1022 0x1.8p+0 0x1.8p+0"};
   for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
     size_t n = strlen(lines[i]);
     int nf = 1;
