@@ -40,8 +40,11 @@
  * 3. Common path (fast_body). Most cases end there: every difference
  *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
  *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
- *    normal. A sign the filter cannot settle, or a value not accurate
- *    enough for step 2, is computed exactly with Shewchuk's expansions
+ *    normal. A sign of D the filter cannot settle is first computed exactly
+ *    in 128- and 256-bit integers where the data fit (int_d_sign: the exact
+ *    grazes of constructed data, D = 0, and tiny negative D, which need no
+ *    value of D). A sign the filter cannot settle otherwise, or a value not
+ *    accurate enough for step 2, is computed exactly with Shewchuk's expansions
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
  *    compressed value also gives a double-double within 2^-100. Cases whose
  *    differences are out of its range (lengths or speeds beyond 2^150 or
@@ -172,6 +175,107 @@ TOI_INLINE dd fast_d(dd a, double ea, dd b, double eb, dd c, double ec, double *
          ETA;
   return two_sum(S.hi, T);
 }
+
+/*
+ * The exact sign of D (-1, 0, 1) in integer arithmetic, or 2 when the data
+ * do not fit (then the expansions decide): the test for exact grazes, whose
+ * D no filter can settle (its estimate is 0 or nearly), cheap where their
+ * data have few significant bits, as constructed grazes do. The lengths
+ * (s_i and R) and the velocities (v_i) are exact double-doubles. Within
+ * each group let lo be the least exponent of a last nonzero bit and hi the
+ * largest floor(log2 |x|) over the nonzero parts. When hi - lo <= 60 in
+ * both groups, every part x is an integer times 2^lo below 2^61 in
+ * magnitude, and x 2^-lo is that integer exactly (2^-lo a normal power of
+ * two, checked) and converts exactly to int64; so each s_i is S_i 2^ls, R
+ * is Rr 2^ls, v_i is V_i 2^lv, with |S_i|, |Rr|, |V_i| < 2^62 (the sum of
+ * two parts). Then a = A 2^(2 lv), b = B 2^(ls + lv), c = C 2^(2 ls) with
+ * A = sum V_i^2, B = sum S_i V_i, C = sum S_i^2 - Rr^2: at most four
+ * products below 2^124 in magnitude each, so every partial sum is below
+ * 2^126, exact in signed 128-bit integers. D = (B^2 - A C) 2^(2 ls + 2 lv),
+ * and B^2 and A C, below 2^252, are compared as exact 256-bit products.
+ * Called where c > 0 and v != 0, so C > 0 (checked) and A > 0: both
+ * products are nonnegative. The same test as the fast reference's.
+ */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 acc_u128;
+__extension__ typedef __int128 acc_i128;
+
+/* For x != 0: the exponent of its last nonzero bit; *top = floor(log2 |x|). */
+TOI_INLINE int int_bits(double x, int *top) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff);
+  uint64_t m = b & 0xfffffffffffffu;
+  int e0 = -1074; /* subnormal: m 2^-1074 */
+  if (ex) {
+    m |= (uint64_t)1 << 52;
+    e0 = ex - 1075;
+  }
+  *top = e0 + 63 - __builtin_clzll(m);
+  return e0 + __builtin_ctzll(m);
+}
+
+/* Over the nonzero parts of x[0..n-1] (and of *r when r is not NULL): lo
+   into *lo; whether some part is nonzero, hi - lo <= 60 and 2^-lo is a
+   normal power of two. */
+TOI_INLINE int int_span(const dd *x, int n, const dd *r, int *lo) {
+  int l = INT32_MAX, h = INT32_MIN;
+  for (int i = 0; i <= n; i++) {
+    if (i == n && !r) break;
+    const dd y = i < n ? x[i] : *r;
+    const double p[2] = {y.hi, y.lo};
+    for (int j = 0; j < 2; j++) {
+      if (p[j] == 0) continue;
+      int t, b = int_bits(p[j], &t);
+      l = b < l ? b : l;
+      h = t > h ? t : h;
+    }
+  }
+  *lo = l;
+  return h != INT32_MIN && h - l <= 60 && l >= -1022 && l <= 1022;
+}
+
+/* x 2^-lo as an integer (exact, see int_d_sign). */
+TOI_INLINE int64_t int_of(dd x, int lo) {
+  const double f = pow2i(-lo);
+  return (int64_t)(x.hi * f) + (int64_t)(x.lo * f);
+}
+
+/* x y for x, y < 2^126: *hi 2^128 + *lo, exactly. */
+TOI_INLINE void int_mul128(acc_u128 x, acc_u128 y, acc_u128 *hi, acc_u128 *lo) {
+  const uint64_t x0 = (uint64_t)x, x1 = (uint64_t)(x >> 64), y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
+  const acc_u128 p00 = (acc_u128)x0 * y0, p01 = (acc_u128)x0 * y1, p10 = (acc_u128)x1 * y0;
+  const acc_u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10; /* < 3 2^64 */
+  *lo = mid << 64 | (uint64_t)p00;
+  *hi = (acc_u128)x1 * y1 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+  int ls, lv;
+  if (!int_span(s, n, &R, &ls) || !int_span(v, n, NULL, &lv)) return 2;
+  acc_i128 A = 0, B = 0, C = 0;
+  for (int i = 0; i < n; i++) {
+    const acc_i128 S = int_of(s[i], ls), V = int_of(v[i], lv);
+    A += V * V;
+    B += S * V;
+    C += S * S;
+  }
+  const acc_i128 Rr = int_of(R, ls);
+  C -= Rr * Rr;
+  if (!(C > 0)) return 2;
+  const acc_u128 aB = (acc_u128)(B < 0 ? -B : B);
+  acc_u128 bh, bl, ch, cl;
+  int_mul128(aB, aB, &bh, &bl);
+  int_mul128((acc_u128)A, (acc_u128)C, &ch, &cl);
+  if (bh != ch) return bh > ch ? 1 : -1;
+  return (bl > cl) - (bl < cl);
+}
+#else
+static int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+  (void)s, (void)v, (void)R, (void)n;
+  return 2;
+}
+#endif
 
 /* Sign of an estimate x within err of the value: -1, +1, or 2 when unsure.
    A normalized x has |x| >= |x.hi| (1 - u), hence the 1.001. A certain
@@ -664,6 +768,16 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   if (info) record(info, info->d_est, &info->d_err, d, ed);
   int sd = filter_sign(d, ed);
   double h = sqrt_pos(d.hi);
+  /* An unsettled sign is first tried in integers: an exact zero (a graze:
+     D is not needed) or negative (a miss) settles the case; a positive D
+     still needs its value, from the expansions. */
+  if (sd == 2) {
+    int si = int_d_sign(s, v, R, n);
+    if (si <= 0) {
+      sd = si;
+      if (info) info->path |= TOI_ACC_INT_D;
+    }
+  }
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
   if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {

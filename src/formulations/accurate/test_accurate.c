@@ -185,6 +185,48 @@ Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
   kt_assert_rounding(&tl, "tangent neighbours");
 }
 
+/* Exact tangents (D = 0, built from dyadic data) are settled by D's sign in
+   integers, without the expansions, and so are their one-ulp neighbours
+   whose D is a tiny negative (a miss); every answer is checked against the
+   reference. */
+Test(accurate, exact_grazes_settle_in_integers) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
+  o.seed = kt_seed() + 53;
+  o.k.lo = o.k.hi = 0;
+  o.dim = 0;
+  kt_tally tl = {0};
+  long n = 100 * kt_scale(), misses = 0;
+  char line[512];
+  for (long i = 0; i < n; i++) {
+    toi_case base;
+    size_t bin;
+    cr_assert_eq(toi_gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_accurate_info info;
+    toi_result x = toi_accurate_explain(&base, &info);
+    kt_case_text(&base, line, sizeof line);
+    cr_assert_eq(x.cls, TOI_GRAZE, "not a graze: %s", line);
+    cr_assert(!(info.path & TOI_ACC_EXACT_D), "exact graze through the expansions: %s", line);
+    kt_check_accurate(&base, &tl);
+    double *g[18];
+    int nf = kt_fields(&base, g);
+    for (int j = 0; j < nf; j++)
+      for (int dir = -1; dir <= 1; dir += 2) {
+        toi_case c = base;
+        kt_fields(&c, g);
+        *g[j] = nextafter(*g[j], dir * INFINITY);
+        if ((g[j] == &c.ra || g[j] == &c.rb) && *g[j] < 0) continue;
+        x = toi_accurate_explain(&c, &info);
+        if (x.cls == TOI_MISS && !(info.path & TOI_ACC_EXACT_D) && isnan(info.d_err) == 0 &&
+            fabs(info.d_est[0]) <= 1.001 * info.d_err)
+          misses++;
+        kt_check_accurate(&c, &tl);
+      }
+  }
+  cr_assert(misses > 0, "no unsettled miss decided in integers");
+  kt_assert_rounding(&tl, "exact tangents in integers");
+}
+
 /* Grazing impact parameters R (1 +- 2^-k) for every k in 1..60, and gaps
    R 2^-k, apart and overlapping, approaching and leaving, in both
    dimensions (the generators build them exactly). */
