@@ -43,8 +43,10 @@
  *    normal. A sign of D the filter cannot settle is first computed exactly
  *    in 128- and 256-bit integers where the data fit (int_d_sign: the exact
  *    grazes of constructed data, D = 0, and tiny negative D, which need no
- *    value of D). A sign the filter cannot settle otherwise, or a value not
- *    accurate enough for step 2, is computed exactly with Shewchuk's expansions
+ *    value of D); likewise c, sign and value (int_c: lengths spanning up to
+ *    120 bits, the tiny gaps of near contacts). A sign the filter cannot
+ *    settle otherwise, or a value not accurate enough for step 2, is
+ *    computed exactly with Shewchuk's expansions
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
  *    compressed value also gives a double-double within 2^-100. Cases whose
  *    differences are out of its range (lengths or speeds beyond 2^150 or
@@ -270,10 +272,127 @@ static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, 
   if (bh != ch) return bh > ch ? 1 : -1;
   return (bl > cl) - (bl < cl);
 }
+
+/*
+ * c = s.s - R^2 exactly in integers: 1 with *sign its sign and *c a
+ * normalized double-double within *err = 2^-100 |c->hi| of it (as the
+ * expansions give), or 0 when the lengths span more than 120 bits or c
+ * would come too near the ends of the exponent range (then the expansions
+ * decide). With lo the least exponent of a last nonzero bit and hi the
+ * largest floor(log2 |x|) over the nonzero parts x of s_i and R, hi - lo <=
+ * 120: every part is M 2^e0 (M its integer significand, e0 >= lo where
+ * M's bits below lo - e0 are zero) and x 2^-lo = M 2^(e0 - lo), shifted
+ * left or right exactly, is an integer below 2^121; so s_i = S_i 2^lo,
+ * R = Rr 2^lo with |S_i|, |Rr| < 2^122 (the sum of two parts, signed
+ * 128-bit). Each square is below 2^244 (int_mul128, exact), P = sum S_i^2
+ * below 2^246 and Rr^2 are held as 256-bit numbers, and c = (P - Rr^2)
+ * 2^(2 lo) exactly. For X = |P - Rr^2| != 0 with top bit L: W, the 128 bits
+ * of X from bit L down (lower bits dropped, below 2^(L - 127)); H =
+ * floor(W 2^-75) (53 bits) and Lo = floor(W 2^-22) mod 2^53 are exact
+ * doubles and H 2^(top - 52) + Lo 2^(top - 105), top = L + 2 lo, is |c| up
+ * to less than 2^(L - 105) (1 + 2^-22) 2^(2 lo) < 2^-104.9 |c|. Both
+ * products by powers of two are exact when top - 105 >= -1022 and top <=
+ * 1000 (checked); the FastTwoSum that normalizes them is exact (Lo 2^(top -
+ * 105) < 2^(top - 52) <= H 2^(top - 52)). The error, below 2^-104.9 (1 +
+ * 2^-52) |c->hi|, is within 2^-100 |c->hi|.
+ */
+TOI_INLINE void wide_part(double x, uint64_t *m, int *e0) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff);
+  *m = b & 0xfffffffffffffu;
+  *e0 = -1074; /* subnormal: m 2^-1074 */
+  if (ex) {
+    *m |= (uint64_t)1 << 52;
+    *e0 = ex - 1075;
+  }
+}
+
+/* 256-bit x + y (no carry out: the sums here stay below 2^247). */
+TOI_INLINE void add256(acc_u128 *xh, acc_u128 *xl, acc_u128 yh, acc_u128 yl) {
+  acc_u128 l = *xl + yl;
+  *xh += yh + (l < yl);
+  *xl = l;
+}
+
+static __attribute__((noinline)) int int_c(const dd *s, dd R, int n, int *sign, dd *c, double *err) {
+  double x[8];
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    x[k++] = s[i].hi;
+    x[k++] = s[i].lo;
+  }
+  x[k++] = R.hi;
+  x[k++] = R.lo;
+  uint64_t m[8];
+  int e[8], lo = INT32_MAX, hi = INT32_MIN;
+  for (int j = 0; j < k; j++) {
+    wide_part(x[j], &m[j], &e[j]);
+    if (!m[j]) continue;
+    int b = e[j] + __builtin_ctzll(m[j]), t = e[j] + 63 - __builtin_clzll(m[j]);
+    lo = b < lo ? b : lo;
+    hi = t > hi ? t : hi;
+  }
+  if (hi == INT32_MIN || hi - lo > 120) return 0;
+  acc_i128 v[8];
+  for (int j = 0; j < k; j++) {
+    int sh = e[j] - lo; /* from -52 to 120 - 52: exact either way (above) */
+    acc_u128 u = sh >= 0 ? (acc_u128)m[j] << sh : (acc_u128)(m[j] >> -sh);
+    v[j] = x[j] < 0 ? -(acc_i128)u : (acc_i128)u;
+  }
+  acc_u128 ph = 0, pl = 0, qh = 0, ql = 0, th, tl;
+  for (int i = 0; i <= n; i++) {
+    acc_i128 S = v[2 * i] + v[2 * i + 1];
+    acc_u128 aS = (acc_u128)(S < 0 ? -S : S);
+    int_mul128(aS, aS, &th, &tl);
+    if (i < n)
+      add256(&ph, &pl, th, tl);
+    else
+      qh = th, ql = tl; /* Rr^2 */
+  }
+  if (ph == qh && pl == ql) {
+    *sign = 0;
+    *c = dd_make(0, 0);
+    *err = 0;
+    return 1;
+  }
+  int pos = ph > qh || (ph == qh && pl > ql);
+  acc_u128 xh, xl; /* X = |P - Rr^2| */
+  if (pos) {
+    xl = pl - ql;
+    xh = ph - qh - (pl < ql);
+  } else {
+    xl = ql - pl;
+    xh = qh - ph - (ql < pl);
+  }
+  int L;
+  acc_u128 W;
+  if (xh) {
+    uint64_t h64 = (uint64_t)(xh >> 64);
+    L = 128 + (h64 ? 127 - __builtin_clzll(h64) : 63 - __builtin_clzll((uint64_t)xh));
+    W = xh << (255 - L) | xl >> (L - 127); /* shifts 10..127 and 1..118 (L <= 245) */
+  } else {
+    uint64_t h64 = (uint64_t)(xl >> 64);
+    L = h64 ? 127 - __builtin_clzll(h64) : 63 - __builtin_clzll((uint64_t)xl);
+    W = xl << (127 - L);
+  }
+  const int top = L + 2 * lo;
+  if (top - 105 < -1022 || top > 1000) return 0;
+  const double H = (double)(uint64_t)(W >> 75), Lo = (double)((uint64_t)(W >> 22) & 0x1fffffffffffffu);
+  const double sg = pos ? 1.0 : -1.0;
+  *c = fast_two_sum(sg * H * pow2i(top - 52), sg * Lo * pow2i(top - 105));
+  *sign = pos ? 1 : -1;
+  *err = 0x1p-100 * fabs(c->hi);
+  return 1;
+}
 #else
 static int int_d_sign(const dd *s, const dd *v, dd R, int n) {
   (void)s, (void)v, (void)R, (void)n;
   return 2;
+}
+static int int_c(const dd *s, dd R, int n, int *sign, dd *c, double *err) {
+  (void)s, (void)R, (void)n, (void)sign, (void)c, (void)err;
+  return 0;
 }
 #endif
 
@@ -726,8 +845,12 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
   if (sc == 2) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
+    if (int_c(s, R, n, &sc, &c, &ec)) {
+      if (info) info->path |= TOI_ACC_INT_C;
+    } else {
+      if (!safe_for_exact(cs, n, safe)) return 0;
+      c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
+    }
     c_exact = 1;
   }
   if (sc < 0) {
@@ -757,10 +880,18 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   }
   /* Approaching from outside: the root needs c and b to ACC_REL. */
   int ignored;
-  if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
-    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
+  int need_c = !c_exact && ec > ACC_REL * c.hi, need_b = !b_exact && eb > ACC_REL * -b.hi;
+  if (need_c | need_b) {
+    /* c's value in integers first (its sign is already certain). */
+    if (need_c && int_c(s, R, n, &ignored, &c, &ec)) {
+      need_c = 0;
+      if (info) info->path |= TOI_ACC_INT_C;
+    }
+    if (need_c | need_b) {
+      if (!safe_for_exact(cs, n, safe)) return 0;
+      if (need_c) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
+      if (need_b) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
+    }
   }
   double ea, ed;
   dd a = fast_dot(v, v, n, &ea);

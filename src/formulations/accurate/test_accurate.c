@@ -227,6 +227,39 @@ Test(accurate, exact_grazes_settle_in_integers) {
   kt_assert_rounding(&tl, "exact tangents in integers");
 }
 
+/* Gaps R 2^-k too small for the filter to give c to 2^-64 (k > 35) or its
+   sign: c is computed exactly in integers, without the expansions, in both
+   dimensions; every answer is checked against the reference. */
+Test(accurate, near_contacts_take_c_in_integers) {
+  kt_tally tl = {0};
+  long exact = 0;
+  char line[512];
+  for (int dim = 2; dim <= 3; dim++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, TOI_GEN_NEAR_CONTACT);
+    o.seed = kt_seed() + 59;
+    o.dim = dim;
+    o.k.lo = 36;
+    o.k.hi = 60;
+    o.k.step = 1;
+    long n = 25 * 20 * kt_scale();
+    for (long i = 0; i < n; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      toi_accurate_info info;
+      (void)toi_accurate_explain(&c, &info);
+      kt_case_text(&c, line, sizeof line);
+      cr_assert(!(info.path & TOI_ACC_EXACT_C), "c through the expansions: %s", line);
+      if (!isnan(info.c_err) && (fabs(info.c_est[0]) <= 1.001 * info.c_err || info.c_err > 0x1p-64 * info.c_est[0]))
+        exact++;
+      kt_check_accurate(&c, &tl);
+    }
+  }
+  cr_assert(exact > 100, "only %ld cases needed c exactly", exact);
+  kt_assert_rounding(&tl, "near-contact in integers");
+}
+
 /* Grazing impact parameters R (1 +- 2^-k) for every k in 1..60, and gaps
    R 2^-k, apart and overlapping, approaching and leaving, in both
    dimensions (the generators build them exactly). */
