@@ -315,7 +315,15 @@ TOI_INLINE void add256(acc_u128 *xh, acc_u128 *xl, acc_u128 yh, acc_u128 yl) {
   *xl = l;
 }
 
-static __attribute__((noinline)) int int_c(const dd *s, dd R, int n, int *sign, dd *c, double *err) {
+/* int_c's answer: ok = 0 when the lengths do not fit. */
+typedef struct int_c_val {
+  dd c;
+  double err;
+  int sign, ok;
+} int_c_val;
+
+static __attribute__((noinline)) int_c_val int_c(const dd *s, dd R, int n) {
+  int_c_val r = {{0, 0}, 0, 0, 0};
   double x[8];
   int k = 0;
   for (int i = 0; i < n; i++) {
@@ -333,7 +341,7 @@ static __attribute__((noinline)) int int_c(const dd *s, dd R, int n, int *sign, 
     lo = b < lo ? b : lo;
     hi = t > hi ? t : hi;
   }
-  if (hi == INT32_MIN || hi - lo > 120) return 0;
+  if (hi == INT32_MIN || hi - lo > 120) return r;
   acc_i128 v[8];
   for (int j = 0; j < k; j++) {
     int sh = e[j] - lo; /* from -52 to 120 - 52: exact either way (above) */
@@ -350,12 +358,8 @@ static __attribute__((noinline)) int int_c(const dd *s, dd R, int n, int *sign, 
     else
       qh = th, ql = tl; /* Rr^2 */
   }
-  if (ph == qh && pl == ql) {
-    *sign = 0;
-    *c = dd_make(0, 0);
-    *err = 0;
-    return 1;
-  }
+  r.ok = 1;
+  if (ph == qh && pl == ql) return r; /* c = 0 */
   int pos = ph > qh || (ph == qh && pl > ql);
   acc_u128 xh, xl; /* X = |P - Rr^2| */
   if (pos) {
@@ -377,22 +381,31 @@ static __attribute__((noinline)) int int_c(const dd *s, dd R, int n, int *sign, 
     W = xl << (127 - L);
   }
   const int top = L + 2 * lo;
-  if (top - 105 < -1022 || top > 1000) return 0;
+  if (top - 105 < -1022 || top > 1000) {
+    r.ok = 0;
+    return r;
+  }
   const double H = (double)(uint64_t)(W >> 75), Lo = (double)((uint64_t)(W >> 22) & 0x1fffffffffffffu);
   const double sg = pos ? 1.0 : -1.0;
-  *c = fast_two_sum(sg * H * pow2i(top - 52), sg * Lo * pow2i(top - 105));
-  *sign = pos ? 1 : -1;
-  *err = 0x1p-100 * fabs(c->hi);
-  return 1;
+  r.c = fast_two_sum(sg * H * pow2i(top - 52), sg * Lo * pow2i(top - 105));
+  r.sign = pos ? 1 : -1;
+  r.err = 0x1p-100 * fabs(r.c.hi);
+  return r;
 }
 #else
 static int int_d_sign(const dd *s, const dd *v, dd R, int n) {
   (void)s, (void)v, (void)R, (void)n;
   return 2;
 }
-static int int_c(const dd *s, dd R, int n, int *sign, dd *c, double *err) {
-  (void)s, (void)R, (void)n, (void)sign, (void)c, (void)err;
-  return 0;
+typedef struct int_c_val {
+  dd c;
+  double err;
+  int sign, ok;
+} int_c_val;
+static int_c_val int_c(const dd *s, dd R, int n) {
+  (void)s, (void)R, (void)n;
+  int_c_val r = {{0, 0}, 0, 0, 0};
+  return r;
 }
 #endif
 
@@ -840,12 +853,17 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   /* The context for the exact values, built only where they are needed (a
      struct filled on every call costs a dozen stores). */
 #define FAST_EXACT_CTX {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info}
+  /* The integer paths too are left to the slow path on scaled differences
+     (safe = -1), where they would keep s and v in memory on every call. */
+#define INT_C(s, R, n) (safe >= 0 ? int_c(s, R, n) : (int_c_val){{0, 0}, 0, 0, 0})
   double ec;
   dd c = fast_c(s, R, n, &ec);
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
-  if (sc == 2) {
-    if (int_c(s, R, n, &sc, &c, &ec)) {
+  if (__builtin_expect(sc == 2, 0)) {
+    int_c_val ic = INT_C(s, R, n);
+    if (ic.ok) {
+      c = ic.c, ec = ic.err, sc = ic.sign;
       if (info) info->path |= TOI_ACC_INT_C;
     } else {
       if (!safe_for_exact(cs, n, safe)) return 0;
@@ -865,7 +883,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   dd b = fast_dot(s, v, n, &eb);
   if (info) record(info, info->b_est, &info->b_err, b, eb);
   int sb = filter_sign(b, eb), b_exact = 0;
-  if (sb == 2) {
+  if (__builtin_expect(sb == 2, 0)) {
     if (!safe_for_exact(cs, n, safe)) return 0;
     b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &sb, &eb);
     b_exact = 1;
@@ -880,12 +898,15 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   }
   /* Approaching from outside: the root needs c and b to ACC_REL. */
   int ignored;
-  int need_c = !c_exact && ec > ACC_REL * c.hi, need_b = !b_exact && eb > ACC_REL * -b.hi;
-  if (need_c | need_b) {
+  if (__builtin_expect((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi), 0)) {
+    int need_c = !c_exact && ec > ACC_REL * c.hi, need_b = !b_exact && eb > ACC_REL * -b.hi;
     /* c's value in integers first (its sign is already certain). */
-    if (need_c && int_c(s, R, n, &ignored, &c, &ec)) {
-      need_c = 0;
-      if (info) info->path |= TOI_ACC_INT_C;
+    if (need_c) {
+      int_c_val ic = INT_C(s, R, n);
+      if (ic.ok) {
+        c = ic.c, ec = ic.err, need_c = 0;
+        if (info) info->path |= TOI_ACC_INT_C;
+      }
     }
     if (need_c | need_b) {
       if (!safe_for_exact(cs, n, safe)) return 0;
@@ -902,7 +923,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   /* An unsettled sign is first tried in integers: an exact zero (a graze:
      D is not needed) or negative (a miss) settles the case; a positive D
      still needs its value, from the expansions. */
-  if (sd == 2) {
+  if (__builtin_expect(sd == 2, 0) && safe >= 0) {
     int si = int_d_sign(s, v, R, n);
     if (si <= 0) {
       sd = si;
@@ -911,7 +932,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   }
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
-  if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
+  if (__builtin_expect(sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi)), 0)) {
     if (!safe_for_exact(cs, n, safe)) return 0;
     d = exact_d(&(exact_ctx)FAST_EXACT_CTX, &sd, &ed);
     h = sqrt_pos(d.hi);
@@ -954,6 +975,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
 #undef FAST_EXACT_CTX
+#undef INT_C
 }
 
 /* The differences of a case, their largest magnitudes (lengths: R too) and
