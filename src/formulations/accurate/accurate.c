@@ -220,18 +220,23 @@ TOI_INLINE int int_bits(double x, int *top) {
 /* Over the nonzero parts of x[0..n-1] (and of *r when r is not NULL): lo
    into *lo; whether some part is nonzero, hi - lo <= 60 and 2^-lo is a
    normal power of two. */
-TOI_INLINE int int_span(const dd *x, int n, const dd *r, int *lo) {
+TOI_INLINE void int_span_part(double x, int *l, int *h) {
+  if (x == 0) return;
+  int t, b = int_bits(x, &t);
+  *l = b < *l ? b : *l;
+  *h = t > *h ? t : *h;
+}
+
+TOI_INLINE int int_span(const dd *x, const int n, const dd *r, int *lo) {
   int l = INT32_MAX, h = INT32_MIN;
-  for (int i = 0; i <= n; i++) {
-    if (i == n && !r) break;
-    const dd y = i < n ? x[i] : *r;
-    const double p[2] = {y.hi, y.lo};
-    for (int j = 0; j < 2; j++) {
-      if (p[j] == 0) continue;
-      int t, b = int_bits(p[j], &t);
-      l = b < l ? b : l;
-      h = t > h ? t : h;
-    }
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    int_span_part(x[i].hi, &l, &h);
+    int_span_part(x[i].lo, &l, &h);
+  }
+  if (r) {
+    int_span_part(r->hi, &l, &h);
+    int_span_part(r->lo, &l, &h);
   }
   *lo = l;
   return h != INT32_MIN && h - l <= 60 && l >= -1022 && l <= 1022;
@@ -252,10 +257,11 @@ TOI_INLINE void int_mul128(acc_u128 x, acc_u128 y, acc_u128 *hi, acc_u128 *lo) {
   *hi = (acc_u128)x1 * y1 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
 }
 
-static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+TOI_INLINE int int_d_sign_n(const dd *s, const dd *v, dd R, const int n) {
   int ls, lv;
   if (!int_span(s, n, &R, &ls) || !int_span(v, n, NULL, &lv)) return 2;
   acc_i128 A = 0, B = 0, C = 0;
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
     const acc_i128 S = int_of(s[i], ls), V = int_of(v[i], lv);
     A += V * V;
@@ -271,6 +277,10 @@ static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, 
   int_mul128((acc_u128)A, (acc_u128)C, &ch, &cl);
   if (bh != ch) return bh > ch ? 1 : -1;
   return (bl > cl) - (bl < cl);
+}
+
+static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+  return n == 3 ? int_d_sign_n(s, v, R, 3) : int_d_sign_n(s, v, R, 2);
 }
 
 /*
@@ -322,42 +332,39 @@ typedef struct int_c_val {
   int sign, ok;
 } int_c_val;
 
-static __attribute__((noinline)) int_c_val int_c(const dd *s, dd R, int n) {
+/* x 2^-lo as a signed integer, for a part x on the grid of 2^lo (int_c). */
+TOI_INLINE acc_i128 wide_int(double x, int lo) {
+  if (x == 0) return 0;
+  uint64_t m;
+  int e0;
+  wide_part(x, &m, &e0);
+  int sh = e0 - lo; /* from -52 to 120 - 52: exact either way (above) */
+  acc_u128 u = sh >= 0 ? (acc_u128)m << sh : (acc_u128)(m >> -sh);
+  return x < 0 ? -(acc_i128)u : (acc_i128)u;
+}
+
+TOI_INLINE int_c_val int_c_n(const dd *s, dd R, const int n) {
   int_c_val r = {{0, 0}, 0, 0, 0};
-  double x[8];
-  int k = 0;
+  int lo = INT32_MAX, hi = INT32_MIN;
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    x[k++] = s[i].hi;
-    x[k++] = s[i].lo;
+    int_span_part(s[i].hi, &lo, &hi);
+    int_span_part(s[i].lo, &lo, &hi);
   }
-  x[k++] = R.hi;
-  x[k++] = R.lo;
-  uint64_t m[8];
-  int e[8], lo = INT32_MAX, hi = INT32_MIN;
-  for (int j = 0; j < k; j++) {
-    wide_part(x[j], &m[j], &e[j]);
-    if (!m[j]) continue;
-    int b = e[j] + __builtin_ctzll(m[j]), t = e[j] + 63 - __builtin_clzll(m[j]);
-    lo = b < lo ? b : lo;
-    hi = t > hi ? t : hi;
-  }
+  int_span_part(R.hi, &lo, &hi);
+  int_span_part(R.lo, &lo, &hi);
   if (hi == INT32_MIN || hi - lo > 120) return r;
-  acc_i128 v[8];
-  for (int j = 0; j < k; j++) {
-    int sh = e[j] - lo; /* from -52 to 120 - 52: exact either way (above) */
-    acc_u128 u = sh >= 0 ? (acc_u128)m[j] << sh : (acc_u128)(m[j] >> -sh);
-    v[j] = x[j] < 0 ? -(acc_i128)u : (acc_i128)u;
-  }
-  acc_u128 ph = 0, pl = 0, qh = 0, ql = 0, th, tl;
-  for (int i = 0; i <= n; i++) {
-    acc_i128 S = v[2 * i] + v[2 * i + 1];
+  acc_u128 ph = 0, pl = 0, qh, ql, th, tl;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    acc_i128 S = wide_int(s[i].hi, lo) + wide_int(s[i].lo, lo);
     acc_u128 aS = (acc_u128)(S < 0 ? -S : S);
     int_mul128(aS, aS, &th, &tl);
-    if (i < n)
-      add256(&ph, &pl, th, tl);
-    else
-      qh = th, ql = tl; /* Rr^2 */
+    add256(&ph, &pl, th, tl);
   }
+  acc_i128 Rr = wide_int(R.hi, lo) + wide_int(R.lo, lo);
+  acc_u128 aR = (acc_u128)(Rr < 0 ? -Rr : Rr);
+  int_mul128(aR, aR, &qh, &ql); /* Rr^2 */
   r.ok = 1;
   if (ph == qh && pl == ql) return r; /* c = 0 */
   int pos = ph > qh || (ph == qh && pl > ql);
@@ -391,6 +398,10 @@ static __attribute__((noinline)) int_c_val int_c(const dd *s, dd R, int n) {
   r.sign = pos ? 1 : -1;
   r.err = 0x1p-100 * fabs(r.c.hi);
   return r;
+}
+
+static __attribute__((noinline)) int_c_val int_c(const dd *s, dd R, int n) {
+  return n == 3 ? int_c_n(s, R, 3) : int_c_n(s, R, 2);
 }
 #else
 static int int_d_sign(const dd *s, const dd *v, dd R, int n) {

@@ -258,6 +258,26 @@ Test(accurate, near_contacts_take_c_in_integers) {
   }
   cr_assert(exact > 100, "only %ld cases needed c exactly", exact);
   kt_assert_rounding(&tl, "near-contact in integers");
+  /* Exact contacts, c = 0: s = (3, 4) 2^e (pA offset by 2^(e - 20), which
+     the difference cancels exactly), R = 5 2^e; approaching (a contact at
+     t = 0) and leaving. */
+  for (int e = -40; e <= 40; e += 20)
+    for (int dir = -1; dir <= 1; dir += 2) {
+      toi_case c;
+      kt_blank(&c, 2);
+      c.pa[0] = ldexp(1, e - 20);
+      c.pb[0] = ldexp(3, e) + ldexp(1, e - 20);
+      c.pb[1] = ldexp(4, e);
+      c.ra = ldexp(2, e);
+      c.rb = ldexp(3, e);
+      c.vb[0] = dir;
+      toi_accurate_info info;
+      toi_result x = toi_accurate_explain(&c, &info);
+      kt_case_text(&c, line, sizeof line);
+      cr_assert(info.path & TOI_ACC_INT_C, "c not from the integers: %s", line);
+      cr_assert_eq(x.cls, dir < 0 ? TOI_CONTACT : TOI_SEPARATING, "%s", line);
+      kt_check_accurate(&c, &tl);
+    }
 }
 
 /* Grazing impact parameters R (1 +- 2^-k) for every k in 1..60, and gaps
