@@ -40,8 +40,13 @@
  * 3. Common path (fast_body). Most cases end there: every difference
  *    below 2^150 (nothing overflows), the accuracy of step 2 met, and c,
  *    |b| >= 2^-700, D >= 2^-900 so that every low part in the root stays
- *    normal. A sign the filter cannot settle, or a value not accurate
- *    enough for step 2, is computed exactly with Shewchuk's expansions
+ *    normal. A sign of D the filter cannot settle is first computed exactly
+ *    in 128- and 256-bit integers where the data fit (int_d_sign: the exact
+ *    grazes of constructed data, D = 0, and tiny negative D, which need no
+ *    value of D); likewise c, sign and value (int_c: lengths spanning up to
+ *    120 bits, the tiny gaps of near contacts). A sign the filter cannot
+ *    settle otherwise, or a value not accurate enough for step 2, is
+ *    computed exactly with Shewchuk's expansions
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
  *    compressed value also gives a double-double within 2^-100. Cases whose
  *    differences are out of its range (lengths or speeds beyond 2^150 or
@@ -172,6 +177,248 @@ TOI_INLINE dd fast_d(dd a, double ea, dd b, double eb, dd c, double ec, double *
          ETA;
   return two_sum(S.hi, T);
 }
+
+/*
+ * The exact sign of D (-1, 0, 1) in integer arithmetic, or 2 when the data
+ * do not fit (then the expansions decide): the test for exact grazes, whose
+ * D no filter can settle (its estimate is 0 or nearly), cheap where their
+ * data have few significant bits, as constructed grazes do. The lengths
+ * (s_i and R) and the velocities (v_i) are exact double-doubles. Within
+ * each group let lo be the least exponent of a last nonzero bit and hi the
+ * largest floor(log2 |x|) over the nonzero parts. When hi - lo <= 60 in
+ * both groups, every part x is an integer times 2^lo below 2^61 in
+ * magnitude, and x 2^-lo is that integer exactly (2^-lo a normal power of
+ * two, checked) and converts exactly to int64; so each s_i is S_i 2^ls, R
+ * is Rr 2^ls, v_i is V_i 2^lv, with |S_i|, |Rr|, |V_i| < 2^62 (the sum of
+ * two parts). Then a = A 2^(2 lv), b = B 2^(ls + lv), c = C 2^(2 ls) with
+ * A = sum V_i^2, B = sum S_i V_i, C = sum S_i^2 - Rr^2: at most four
+ * products below 2^124 in magnitude each, so every partial sum is below
+ * 2^126, exact in signed 128-bit integers. D = (B^2 - A C) 2^(2 ls + 2 lv),
+ * and B^2 and A C, below 2^252, are compared as exact 256-bit products.
+ * Called where c > 0 and v != 0, so C > 0 (checked) and A > 0: both
+ * products are nonnegative. The same test as the fast reference's.
+ */
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 acc_u128;
+__extension__ typedef __int128 acc_i128;
+
+/* For x != 0: the exponent of its last nonzero bit; *top = floor(log2 |x|). */
+TOI_INLINE int int_bits(double x, int *top) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff);
+  uint64_t m = b & 0xfffffffffffffu;
+  int e0 = -1074; /* subnormal: m 2^-1074 */
+  if (ex) {
+    m |= (uint64_t)1 << 52;
+    e0 = ex - 1075;
+  }
+  *top = e0 + 63 - __builtin_clzll(m);
+  return e0 + __builtin_ctzll(m);
+}
+
+/* Over the nonzero parts of x[0..n-1] (and of *r when r is not NULL): lo
+   into *lo; whether some part is nonzero, hi - lo <= 60 and 2^-lo is a
+   normal power of two. */
+TOI_INLINE void int_span_part(double x, int *l, int *h) {
+  if (x == 0) return;
+  int t, b = int_bits(x, &t);
+  *l = b < *l ? b : *l;
+  *h = t > *h ? t : *h;
+}
+
+TOI_INLINE int int_span(const dd *x, const int n, const dd *r, int *lo) {
+  int l = INT32_MAX, h = INT32_MIN;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    int_span_part(x[i].hi, &l, &h);
+    int_span_part(x[i].lo, &l, &h);
+  }
+  if (r) {
+    int_span_part(r->hi, &l, &h);
+    int_span_part(r->lo, &l, &h);
+  }
+  *lo = l;
+  return h != INT32_MIN && h - l <= 60 && l >= -1022 && l <= 1022;
+}
+
+/* x 2^-lo as an integer (exact, see int_d_sign). */
+TOI_INLINE int64_t int_of(dd x, int lo) {
+  const double f = pow2i(-lo);
+  return (int64_t)(x.hi * f) + (int64_t)(x.lo * f);
+}
+
+/* x y for x, y < 2^126: *hi 2^128 + *lo, exactly. */
+TOI_INLINE void int_mul128(acc_u128 x, acc_u128 y, acc_u128 *hi, acc_u128 *lo) {
+  const uint64_t x0 = (uint64_t)x, x1 = (uint64_t)(x >> 64), y0 = (uint64_t)y, y1 = (uint64_t)(y >> 64);
+  const acc_u128 p00 = (acc_u128)x0 * y0, p01 = (acc_u128)x0 * y1, p10 = (acc_u128)x1 * y0;
+  const acc_u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10; /* < 3 2^64 */
+  *lo = mid << 64 | (uint64_t)p00;
+  *hi = (acc_u128)x1 * y1 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+TOI_INLINE int int_d_sign_n(const dd *s, const dd *v, dd R, const int n) {
+  int ls, lv;
+  if (!int_span(s, n, &R, &ls) || !int_span(v, n, NULL, &lv)) return 2;
+  acc_i128 A = 0, B = 0, C = 0;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    const acc_i128 S = int_of(s[i], ls), V = int_of(v[i], lv);
+    A += V * V;
+    B += S * V;
+    C += S * S;
+  }
+  const acc_i128 Rr = int_of(R, ls);
+  C -= Rr * Rr;
+  if (!(C > 0)) return 2;
+  const acc_u128 aB = (acc_u128)(B < 0 ? -B : B);
+  acc_u128 bh, bl, ch, cl;
+  int_mul128(aB, aB, &bh, &bl);
+  int_mul128((acc_u128)A, (acc_u128)C, &ch, &cl);
+  if (bh != ch) return bh > ch ? 1 : -1;
+  return (bl > cl) - (bl < cl);
+}
+
+static __attribute__((noinline)) int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+  return n == 3 ? int_d_sign_n(s, v, R, 3) : int_d_sign_n(s, v, R, 2);
+}
+
+/*
+ * c = s.s - R^2 exactly in integers: 1 with *sign its sign and *c a
+ * normalized double-double within *err = 2^-100 |c->hi| of it (as the
+ * expansions give), or 0 when the lengths span more than 120 bits or c
+ * would come too near the ends of the exponent range (then the expansions
+ * decide). With lo the least exponent of a last nonzero bit and hi the
+ * largest floor(log2 |x|) over the nonzero parts x of s_i and R, hi - lo <=
+ * 120: every part is M 2^e0 (M its integer significand, e0 >= lo where
+ * M's bits below lo - e0 are zero) and x 2^-lo = M 2^(e0 - lo), shifted
+ * left or right exactly, is an integer below 2^121; so s_i = S_i 2^lo,
+ * R = Rr 2^lo with |S_i|, |Rr| < 2^122 (the sum of two parts, signed
+ * 128-bit). Each square is below 2^244 (int_mul128, exact), P = sum S_i^2
+ * below 2^246 and Rr^2 are held as 256-bit numbers, and c = (P - Rr^2)
+ * 2^(2 lo) exactly. For X = |P - Rr^2| != 0 with top bit L: W, the 128 bits
+ * of X from bit L down (lower bits dropped, below 2^(L - 127)); H =
+ * floor(W 2^-75) (53 bits) and Lo = floor(W 2^-22) mod 2^53 are exact
+ * doubles and H 2^(top - 52) + Lo 2^(top - 105), top = L + 2 lo, is |c| up
+ * to less than 2^(L - 105) (1 + 2^-22) 2^(2 lo) < 2^-104.9 |c|. Both
+ * products by powers of two are exact when top - 105 >= -1022 and top <=
+ * 1000 (checked); the FastTwoSum that normalizes them is exact (Lo 2^(top -
+ * 105) < 2^(top - 52) <= H 2^(top - 52)). The error, below 2^-104.9 (1 +
+ * 2^-52) |c->hi|, is within 2^-100 |c->hi|.
+ */
+TOI_INLINE void wide_part(double x, uint64_t *m, int *e0) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff);
+  *m = b & 0xfffffffffffffu;
+  *e0 = -1074; /* subnormal: m 2^-1074 */
+  if (ex) {
+    *m |= (uint64_t)1 << 52;
+    *e0 = ex - 1075;
+  }
+}
+
+/* 256-bit x + y (no carry out: the sums here stay below 2^247). */
+TOI_INLINE void add256(acc_u128 *xh, acc_u128 *xl, acc_u128 yh, acc_u128 yl) {
+  acc_u128 l = *xl + yl;
+  *xh += yh + (l < yl);
+  *xl = l;
+}
+
+/* int_c's answer: ok = 0 when the lengths do not fit. */
+typedef struct int_c_val {
+  dd c;
+  double err;
+  int sign, ok;
+} int_c_val;
+
+/* x 2^-lo as a signed integer, for a part x on the grid of 2^lo (int_c). */
+TOI_INLINE acc_i128 wide_int(double x, int lo) {
+  if (x == 0) return 0;
+  uint64_t m;
+  int e0;
+  wide_part(x, &m, &e0);
+  int sh = e0 - lo; /* from -52 to 120 - 52: exact either way (above) */
+  acc_u128 u = sh >= 0 ? (acc_u128)m << sh : (acc_u128)(m >> -sh);
+  return x < 0 ? -(acc_i128)u : (acc_i128)u;
+}
+
+TOI_INLINE int_c_val int_c_n(const dd *s, dd R, const int n) {
+  int_c_val r = {{0, 0}, 0, 0, 0};
+  int lo = INT32_MAX, hi = INT32_MIN;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    int_span_part(s[i].hi, &lo, &hi);
+    int_span_part(s[i].lo, &lo, &hi);
+  }
+  int_span_part(R.hi, &lo, &hi);
+  int_span_part(R.lo, &lo, &hi);
+  if (hi == INT32_MIN || hi - lo > 120) return r;
+  acc_u128 ph = 0, pl = 0, qh, ql, th, tl;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    acc_i128 S = wide_int(s[i].hi, lo) + wide_int(s[i].lo, lo);
+    acc_u128 aS = (acc_u128)(S < 0 ? -S : S);
+    int_mul128(aS, aS, &th, &tl);
+    add256(&ph, &pl, th, tl);
+  }
+  acc_i128 Rr = wide_int(R.hi, lo) + wide_int(R.lo, lo);
+  acc_u128 aR = (acc_u128)(Rr < 0 ? -Rr : Rr);
+  int_mul128(aR, aR, &qh, &ql); /* Rr^2 */
+  r.ok = 1;
+  if (ph == qh && pl == ql) return r; /* c = 0 */
+  int pos = ph > qh || (ph == qh && pl > ql);
+  acc_u128 xh, xl; /* X = |P - Rr^2| */
+  if (pos) {
+    xl = pl - ql;
+    xh = ph - qh - (pl < ql);
+  } else {
+    xl = ql - pl;
+    xh = qh - ph - (ql < pl);
+  }
+  int L;
+  acc_u128 W;
+  if (xh) {
+    uint64_t h64 = (uint64_t)(xh >> 64);
+    L = 128 + (h64 ? 127 - __builtin_clzll(h64) : 63 - __builtin_clzll((uint64_t)xh));
+    W = xh << (255 - L) | xl >> (L - 127); /* shifts 10..127 and 1..118 (L <= 245) */
+  } else {
+    uint64_t h64 = (uint64_t)(xl >> 64);
+    L = h64 ? 127 - __builtin_clzll(h64) : 63 - __builtin_clzll((uint64_t)xl);
+    W = xl << (127 - L);
+  }
+  const int top = L + 2 * lo;
+  if (top - 105 < -1022 || top > 1000) {
+    r.ok = 0;
+    return r;
+  }
+  const double H = (double)(uint64_t)(W >> 75), Lo = (double)((uint64_t)(W >> 22) & 0x1fffffffffffffu);
+  const double sg = pos ? 1.0 : -1.0;
+  r.c = fast_two_sum(sg * H * pow2i(top - 52), sg * Lo * pow2i(top - 105));
+  r.sign = pos ? 1 : -1;
+  r.err = 0x1p-100 * fabs(r.c.hi);
+  return r;
+}
+
+static __attribute__((noinline)) int_c_val int_c(const dd *s, dd R, int n) {
+  return n == 3 ? int_c_n(s, R, 3) : int_c_n(s, R, 2);
+}
+#else
+static int int_d_sign(const dd *s, const dd *v, dd R, int n) {
+  (void)s, (void)v, (void)R, (void)n;
+  return 2;
+}
+typedef struct int_c_val {
+  dd c;
+  double err;
+  int sign, ok;
+} int_c_val;
+static int_c_val int_c(const dd *s, dd R, int n) {
+  (void)s, (void)R, (void)n;
+  int_c_val r = {{0, 0}, 0, 0, 0};
+  return r;
+}
+#endif
 
 /* Sign of an estimate x within err of the value: -1, +1, or 2 when unsure.
    A normalized x has |x| >= |x.hi| (1 - u), hence the 1.001. A certain
@@ -617,13 +864,22 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   /* The context for the exact values, built only where they are needed (a
      struct filled on every call costs a dozen stores). */
 #define FAST_EXACT_CTX {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info}
+  /* The integer paths too are left to the slow path on scaled differences
+     (safe = -1), where they would keep s and v in memory on every call. */
+#define INT_C(s, R, n) (safe >= 0 ? int_c(s, R, n) : (int_c_val){{0, 0}, 0, 0, 0})
   double ec;
   dd c = fast_c(s, R, n, &ec);
   if (info) record(info, info->c_est, &info->c_err, c, ec);
   int sc = filter_sign(c, ec), c_exact = 0;
-  if (sc == 2) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
+  if (__builtin_expect(sc == 2, 0)) {
+    int_c_val ic = INT_C(s, R, n);
+    if (ic.ok) {
+      c = ic.c, ec = ic.err, sc = ic.sign;
+      if (info) info->path |= TOI_ACC_INT_C;
+    } else {
+      if (!safe_for_exact(cs, n, safe)) return 0;
+      c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
+    }
     c_exact = 1;
   }
   if (sc < 0) {
@@ -638,7 +894,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   dd b = fast_dot(s, v, n, &eb);
   if (info) record(info, info->b_est, &info->b_err, b, eb);
   int sb = filter_sign(b, eb), b_exact = 0;
-  if (sb == 2) {
+  if (__builtin_expect(sb == 2, 0)) {
     if (!safe_for_exact(cs, n, safe)) return 0;
     b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &sb, &eb);
     b_exact = 1;
@@ -653,10 +909,21 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   }
   /* Approaching from outside: the root needs c and b to ACC_REL. */
   int ignored;
-  if ((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi)) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    if (!c_exact && ec > ACC_REL * c.hi) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
-    if (!b_exact && eb > ACC_REL * -b.hi) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
+  if (__builtin_expect((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi), 0)) {
+    int need_c = !c_exact && ec > ACC_REL * c.hi, need_b = !b_exact && eb > ACC_REL * -b.hi;
+    /* c's value in integers first (its sign is already certain). */
+    if (need_c) {
+      int_c_val ic = INT_C(s, R, n);
+      if (ic.ok) {
+        c = ic.c, ec = ic.err, need_c = 0;
+        if (info) info->path |= TOI_ACC_INT_C;
+      }
+    }
+    if (need_c | need_b) {
+      if (!safe_for_exact(cs, n, safe)) return 0;
+      if (need_c) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
+      if (need_b) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
+    }
   }
   double ea, ed;
   dd a = fast_dot(v, v, n, &ea);
@@ -664,9 +931,19 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   if (info) record(info, info->d_est, &info->d_err, d, ed);
   int sd = filter_sign(d, ed);
   double h = sqrt_pos(d.hi);
+  /* An unsettled sign is first tried in integers: an exact zero (a graze:
+     D is not needed) or negative (a miss) settles the case; a positive D
+     still needs its value, from the expansions. */
+  if (__builtin_expect(sd == 2, 0) && safe >= 0) {
+    int si = int_d_sign(s, v, R, n);
+    if (si <= 0) {
+      sd = si;
+      if (info) info->path |= TOI_ACC_INT_D;
+    }
+  }
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
-  if (sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi))) {
+  if (__builtin_expect(sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi)), 0)) {
     if (!safe_for_exact(cs, n, safe)) return 0;
     d = exact_d(&(exact_ctx)FAST_EXACT_CTX, &sd, &ed);
     h = sqrt_pos(d.hi);
@@ -709,6 +986,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
   return 1;
 #undef FAST_EXACT_CTX
+#undef INT_C
 }
 
 /* The differences of a case, their largest magnitudes (lengths: R too) and

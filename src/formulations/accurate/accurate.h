@@ -12,7 +12,9 @@ enum {
   TOI_ACC_EXACT_B = 8u, ///< same for b
   TOI_ACC_EXACT_D = 16u,///< same for D
   TOI_ACC_BIG = 32u,    ///< an expansion outgrew its buffer: big numbers instead
-  TOI_ACC_SLOW = 64u    ///< the common path could not answer unscaled (any of the above may follow)
+  TOI_ACC_SLOW = 64u,   ///< the common path could not answer unscaled (any of the above may follow)
+  TOI_ACC_INT_D = 128u, ///< D's sign (zero or negative) in 128- and 256-bit integers, no expansions
+  TOI_ACC_INT_C = 256u  ///< c (sign or value) in 128-bit integers, no expansions
 };
 
 /// What the accurate kernel did on one case. The fast estimates are those

@@ -185,6 +185,101 @@ Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
   kt_assert_rounding(&tl, "tangent neighbours");
 }
 
+/* Exact tangents (D = 0, built from dyadic data) are settled by D's sign in
+   integers, without the expansions, and so are their one-ulp neighbours
+   whose D is a tiny negative (a miss); every answer is checked against the
+   reference. */
+Test(accurate, exact_grazes_settle_in_integers) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
+  o.seed = kt_seed() + 53;
+  o.k.lo = o.k.hi = 0;
+  o.dim = 0;
+  kt_tally tl = {0};
+  long n = 100 * kt_scale(), misses = 0;
+  char line[512];
+  for (long i = 0; i < n; i++) {
+    toi_case base;
+    size_t bin;
+    cr_assert_eq(toi_gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_accurate_info info;
+    toi_result x = toi_accurate_explain(&base, &info);
+    kt_case_text(&base, line, sizeof line);
+    cr_assert_eq(x.cls, TOI_GRAZE, "not a graze: %s", line);
+    cr_assert(!(info.path & TOI_ACC_EXACT_D), "exact graze through the expansions: %s", line);
+    kt_check_accurate(&base, &tl);
+    double *g[18];
+    int nf = kt_fields(&base, g);
+    for (int j = 0; j < nf; j++)
+      for (int dir = -1; dir <= 1; dir += 2) {
+        toi_case c = base;
+        kt_fields(&c, g);
+        *g[j] = nextafter(*g[j], dir * INFINITY);
+        if ((g[j] == &c.ra || g[j] == &c.rb) && *g[j] < 0) continue;
+        x = toi_accurate_explain(&c, &info);
+        if (x.cls == TOI_MISS && !(info.path & TOI_ACC_EXACT_D) && isnan(info.d_err) == 0 &&
+            fabs(info.d_est[0]) <= 1.001 * info.d_err)
+          misses++;
+        kt_check_accurate(&c, &tl);
+      }
+  }
+  cr_assert(misses > 0, "no unsettled miss decided in integers");
+  kt_assert_rounding(&tl, "exact tangents in integers");
+}
+
+/* Gaps R 2^-k too small for the filter to give c to 2^-64 (k > 35) or its
+   sign: c is computed exactly in integers, without the expansions, in both
+   dimensions; every answer is checked against the reference. */
+Test(accurate, near_contacts_take_c_in_integers) {
+  kt_tally tl = {0};
+  long exact = 0;
+  char line[512];
+  for (int dim = 2; dim <= 3; dim++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, TOI_GEN_NEAR_CONTACT);
+    o.seed = kt_seed() + 59;
+    o.dim = dim;
+    o.k.lo = 36;
+    o.k.hi = 60;
+    o.k.step = 1;
+    long n = 25 * 20 * kt_scale();
+    for (long i = 0; i < n; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      toi_accurate_info info;
+      (void)toi_accurate_explain(&c, &info);
+      kt_case_text(&c, line, sizeof line);
+      cr_assert(!(info.path & TOI_ACC_EXACT_C), "c through the expansions: %s", line);
+      if (!isnan(info.c_err) && (fabs(info.c_est[0]) <= 1.001 * info.c_err || info.c_err > 0x1p-64 * info.c_est[0]))
+        exact++;
+      kt_check_accurate(&c, &tl);
+    }
+  }
+  cr_assert(exact > 100, "only %ld cases needed c exactly", exact);
+  kt_assert_rounding(&tl, "near-contact in integers");
+  /* Exact contacts, c = 0: s = (3, 4) 2^e (pA offset by 2^(e - 20), which
+     the difference cancels exactly), R = 5 2^e; approaching (a contact at
+     t = 0) and leaving. */
+  for (int e = -40; e <= 40; e += 20)
+    for (int dir = -1; dir <= 1; dir += 2) {
+      toi_case c;
+      kt_blank(&c, 2);
+      c.pa[0] = ldexp(1, e - 20);
+      c.pb[0] = ldexp(3, e) + ldexp(1, e - 20);
+      c.pb[1] = ldexp(4, e);
+      c.ra = ldexp(2, e);
+      c.rb = ldexp(3, e);
+      c.vb[0] = dir;
+      toi_accurate_info info;
+      toi_result x = toi_accurate_explain(&c, &info);
+      kt_case_text(&c, line, sizeof line);
+      cr_assert(info.path & TOI_ACC_INT_C, "c not from the integers: %s", line);
+      cr_assert_eq(x.cls, dir < 0 ? TOI_CONTACT : TOI_SEPARATING, "%s", line);
+      kt_check_accurate(&c, &tl);
+    }
+}
+
 /* Grazing impact parameters R (1 +- 2^-k) for every k in 1..60, and gaps
    R 2^-k, apart and overlapping, approaching and leaving, in both
    dimensions (the generators build them exactly). */
