@@ -59,8 +59,8 @@ enum ref_fast_soa_field {
 };
 /// ref_fast_batch4 and 8 with their inputs read otherwise, for measuring
 /// what reading them costs (bench_fastref --layout), binary64: _gather
-/// builds each field's vector from one load per case (the 8-lane kernel's
-/// way, and the 4-lane one's before it read neighbouring pairs); _soa reads
+/// builds each field's vector from one load per case (the way both kernels
+/// read before they read neighbouring pairs, b_in_pairs); _soa reads
 /// field f of case j at soa[f * stride + j] (enum ref_fast_soa_field).
 int ref_fast_batch4_gather(toi_ref *out, const toi_case *c, int *signs, int *later);
 int ref_fast_batch8_gather(toi_ref *out, const toi_case *c, int *signs, int *later);
