@@ -680,7 +680,7 @@ static int predict_ericson(sim *s, const predict_ctx *pc, uint32_t i, size_t m) 
    whether a group meets then no longer waits for its root's division. */
 SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, size_t m) {
   uint32_t *cand = s->gbuf;
-  for (size_t k = m; k < m + 3; k++) cand[k] = i; /* the last lanes: never candidates */
+  cand[m] = cand[m + 1] = cand[m + 2] = i; /* the last lanes: never candidates */
   const uint32_t skip = pc->skip, oh = (uint32_t)pc->only_higher;
   const double tnow = s->tnow;
   double *gdt = s->gdt;
