@@ -160,7 +160,15 @@ static inline int sim_queue_room2(sim_queue *q, uint32_t a, uint32_t ca) {
 static inline void sim_queue_put(sim_queue *q, uint32_t a, const sim_qev *x, uint32_t keep) {
   sim_qlist *l = &q->list[a];
   uint32_t k = l->n;
-  l->e[k] = *x;
+  /* field by field: a copy of the whole record would be built on the stack
+     and read back in wider loads than its stores */
+  sim_qev *d = &l->e[k];
+  d->time = x->time;
+  d->base = x->base;
+  d->dt = x->dt;
+  d->sk = x->sk;
+  d->b = x->b;
+  d->cb = x->cb;
   l->n = k + keep;
   sim_qkey nk = sim_qkey_of(x->time, x->sk), bk = q->bkey[a];
   uint64_t lt = -(uint64_t)(((uint64_t)(nk >> 64) < (uint64_t)(bk >> 64)) & keep);
