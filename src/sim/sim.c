@@ -466,19 +466,24 @@ TOI_INLINE int push_wall_cell(sim *s, uint32_t i, int walls, double wbest, doubl
   uint32_t wkeep = (uint32_t)(walls & (waxis >= 0) & !isinf(wbest));
   uint32_t ckeep = (uint32_t)((caxis >= 0) & (cbest < INFINITY));
   if (!(wkeep | ckeep)) return 0;
-  if (sim_queue_room2(&s->q, i, s->cnt[i])) {
+  /* room for the events kept only, so that a list grows as one push at a
+     time would grow it (a ball seldom has no wall or no crossing ahead) */
+  if (sim_queue_room(&s->q, i, s->cnt[i], wkeep + ckeep)) {
     fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
     return 1;
   }
   uint64_t seq = s->q.seq;
-  sim_qev w = {.time = select_double(wbest < tnow, tnow, wbest), .base = s->b[i].tr, .dt = wdt,
-               .sk = seq << 2 | SIM_EV_WALL, .b = (uint32_t)(2 * waxis + wside)};
-  sim_queue_put(&s->q, i, &w, wkeep);
-  seq += wkeep;
-  sim_qev c = {.time = select_double(cbest < tnow, tnow, cbest), .sk = seq << 2 | SIM_EV_CELL,
-               .b = (uint32_t)(2 * caxis + cside)};
-  sim_queue_put(&s->q, i, &c, ckeep);
-  s->q.seq = seq + ckeep;
+  if (wkeep) {
+    sim_qev w = {.time = select_double(wbest < tnow, tnow, wbest), .base = s->b[i].tr, .dt = wdt,
+                 .sk = seq++ << 2 | SIM_EV_WALL, .b = (uint32_t)(2 * waxis + wside)};
+    sim_queue_put(&s->q, i, &w, 1);
+  }
+  if (ckeep) {
+    sim_qev c = {.time = select_double(cbest < tnow, tnow, cbest), .sk = seq++ << 2 | SIM_EV_CELL,
+                 .b = (uint32_t)(2 * caxis + cside)};
+    sim_queue_put(&s->q, i, &c, 1);
+  }
+  s->q.seq = seq;
   sim_qmark(&s->q, i);
   return 0;
 }
@@ -488,7 +493,7 @@ TOI_INLINE int push_wall_cell(sim *s, uint32_t i, int walls, double wbest, doubl
    predict_wall with sim_wall_toi_double's walls and predict_cell compute
    them, the same operations in the same order: pushed in that order with
    the same insertion numbers, written to i's list by sim_queue_put (room
-   for both made once, no event passed through the stack). Returns 1 when
+   for them made once, no event passed through the stack). Returns 1 when
    the run stops (a NaN wall time: no crossing is predicted then, as when
    predict_wall fails before predict_cell). */
 TOI_INLINE int predict_wall_cell_dim(sim *s, uint32_t i, int walls, const int dim) {
