@@ -458,6 +458,147 @@ static void predict_cell(sim *s, uint32_t i) {
   if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
 }
 
+/* The end of predict_wall_cell_dim: its events from the best times, axes and
+   sides found (waxis or caxis -1: none). */
+TOI_INLINE int push_wall_cell(sim *s, uint32_t i, int walls, double wbest, double wdt, int waxis, int wside,
+                              double cbest, int caxis, int cside) {
+  const double tnow = s->tnow;
+  uint32_t wkeep = (uint32_t)(walls & (waxis >= 0) & !isinf(wbest));
+  uint32_t ckeep = (uint32_t)((caxis >= 0) & (cbest < INFINITY));
+  if (!(wkeep | ckeep)) return 0;
+  /* room for the events kept only, so that a list grows as one push at a
+     time would grow it (a ball seldom has no wall or no crossing ahead) */
+  if (sim_queue_room(&s->q, i, s->cnt[i], wkeep + ckeep)) {
+    fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+    return 1;
+  }
+  uint64_t seq = s->q.seq;
+  if (wkeep) {
+    sim_qev w = {.time = select_double(wbest < tnow, tnow, wbest), .base = s->b[i].tr, .dt = wdt,
+                 .sk = seq++ << 2 | SIM_EV_WALL, .b = (uint32_t)(2 * waxis + wside)};
+    sim_queue_put(&s->q, i, &w, 1);
+  }
+  if (ckeep) {
+    sim_qev c = {.time = select_double(cbest < tnow, tnow, cbest), .sk = seq++ << 2 | SIM_EV_CELL,
+                 .b = (uint32_t)(2 * caxis + cside)};
+    sim_queue_put(&s->q, i, &c, 1);
+  }
+  s->q.seq = seq;
+  sim_qmark(&s->q, i);
+  return 0;
+}
+
+/* The next wall contact (when walls) and the next cell crossing (when
+   cells) of ball i in dim dimensions (a constant where it is inlined), as
+   predict_wall with sim_wall_toi_double's walls and predict_cell compute
+   them, the same operations in the same order: pushed in that order with
+   the same insertion numbers, written to i's list by sim_queue_put (room
+   for them made once, no event passed through the stack). Returns 1 when
+   the run stops (a NaN wall time: no crossing is predicted then, as when
+   predict_wall fails before predict_cell). */
+TOI_INLINE int predict_wall_cell_dim(sim *s, uint32_t i, int walls, const int dim) {
+  const sim_body *b = &s->b[i];
+  const double tr = b->tr;
+  double wbest = INFINITY, wdt = 0, cbest = INFINITY;
+  int waxis = -1, wside = 0, caxis = -1, cside = 0;
+  for (int d = 0; d < dim; d++) {
+    const double vd = b->v[d], pd = b->p[d];
+    if (walls) {
+      int side = vd > 0, moving = vd != 0;
+      double wall = select_double(side, s->st->box[d], 0);
+      double target = select_double(side, wall - b->r, wall + b->r);
+      double dt = (target - pd) / vd;
+      if (moving & isnan(dt)) {
+        fail(s, SIM_NAN, i, i, "NaN wall contact time");
+        return 1;
+      }
+      dt = select_double(dt < 0, 0, dt);
+      double t = tr + dt;
+      int take = moving & (t < wbest);
+      wbest = select_double(take, t, wbest);
+      wdt = select_double(take, dt, wdt);
+      waxis = take ? d : waxis;
+      wside = take ? side : wside;
+    }
+    {
+      int c = s->cell[3 * i + d];
+      int up = (vd > 0) & (c < s->g.nc[0][d] - 1), down = (vd < 0) & (c > 0);
+      double bound = (c + up) * s->g.w[d];
+      double t = tr + (bound - pd) / vd;
+      int take = (up | down) & (t < cbest);
+      cbest = select_double(take, t, cbest);
+      caxis = take ? d : caxis;
+      cside = take ? up : cside;
+    }
+  }
+  return push_wall_cell(s, i, walls, wbest, wdt, waxis, wside, cbest, caxis, cside);
+}
+
+/* predict_wall_cell_dim in 2D, both axes at once in the two lanes of SSE2
+   registers: each lane the same IEEE operations as the scalar axis (the
+   walls' and the crossings' divisions one instruction each), then the same
+   selections over the axes in order. */
+TOI_INLINE int predict_wall_cell2(sim *s, uint32_t i, int walls) {
+  const sim_body *b = &s->b[i];
+  const double tr = b->tr;
+  const __m128d v = _mm_loadu_pd(b->v), p = _mm_loadu_pd(b->p), ttr = _mm_set1_pd(tr), zero = _mm_setzero_pd();
+  const __m128d gt = _mm_cmpgt_pd(v, zero);
+  const int side = _mm_movemask_pd(gt), neg = _mm_movemask_pd(_mm_cmplt_pd(v, zero));
+  double wbest = INFINITY, wdt = 0, cbest = INFINITY;
+  int waxis = -1, wside = 0, caxis = -1, cside = 0;
+  if (walls) {
+    const int moving = _mm_movemask_pd(_mm_cmpneq_pd(v, zero));
+    const __m128d wall = _mm_and_pd(gt, _mm_loadu_pd(s->st->box)), r = _mm_set1_pd(b->r);
+    const __m128d target = _mm_or_pd(_mm_and_pd(gt, _mm_sub_pd(wall, r)), _mm_andnot_pd(gt, _mm_add_pd(wall, r)));
+    __m128d dt = _mm_div_pd(_mm_sub_pd(target, p), v);
+    if (moving & _mm_movemask_pd(_mm_cmpunord_pd(dt, dt))) {
+      fail(s, SIM_NAN, i, i, "NaN wall contact time");
+      return 1;
+    }
+    dt = _mm_andnot_pd(_mm_cmplt_pd(dt, zero), dt);
+    const __m128d t = _mm_add_pd(ttr, dt);
+    const double t0 = _mm_cvtsd_f64(t), t1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+    const double dt0 = _mm_cvtsd_f64(dt), dt1 = _mm_cvtsd_f64(_mm_unpackhi_pd(dt, dt));
+    int take = moving & (t0 < wbest);
+    wbest = select_double(take, t0, wbest);
+    wdt = select_double(take, dt0, wdt);
+    waxis = take ? 0 : waxis;
+    wside = take ? (side & 1) : wside;
+    take = (moving >> 1) & (t1 < wbest);
+    wbest = select_double(take, t1, wbest);
+    wdt = select_double(take, dt1, wdt);
+    waxis = take ? 1 : waxis;
+    wside = take ? (side >> 1) : wside;
+  }
+  const int32_t *cl = &s->cell[3 * i];
+  const int c0 = cl[0], c1 = cl[1];
+  const int up0 = (side & 1) & (c0 < s->g.nc[0][0] - 1), down0 = (neg & 1) & (c0 > 0);
+  const int up1 = (side >> 1) & (c1 < s->g.nc[0][1] - 1), down1 = (neg >> 1) & (c1 > 0);
+  const __m128d bound = _mm_mul_pd(_mm_set_pd(c1 + up1, c0 + up0), _mm_loadu_pd(s->g.w));
+  const __m128d t = _mm_add_pd(ttr, _mm_div_pd(_mm_sub_pd(bound, p), v));
+  const double t0 = _mm_cvtsd_f64(t), t1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+  int take = (up0 | down0) & (t0 < cbest);
+  cbest = select_double(take, t0, cbest);
+  caxis = take ? 0 : caxis;
+  cside = take ? up0 : cside;
+  take = (up1 | down1) & (t1 < cbest);
+  cbest = select_double(take, t1, cbest);
+  caxis = take ? 1 : caxis;
+  cside = take ? up1 : cside;
+  return push_wall_cell(s, i, walls, wbest, wdt, waxis, wside, cbest, caxis, cside);
+}
+
+/* predict_wall then predict_cell, for a kernel with sim_wall_toi_double's
+   walls (s->wall_double), or predict_cell alone (walls 0). */
+static void predict_wall_cell(sim *s, uint32_t i, int walls) {
+  if (s->stop) return;
+  if (walls) {
+    if (s->dim == 2) predict_wall_cell2(s, i, 1);
+    else predict_wall_cell_dim(s, i, 1, 3);
+  } else if (s->dim == 2) predict_wall_cell2(s, i, 0);
+  else predict_wall_cell_dim(s, i, 0, 3);
+}
+
 typedef struct predict_ctx {
   uint32_t skip;
   int only_higher;
@@ -544,7 +685,7 @@ static int predict_ericson(sim *s, const predict_ctx *pc, uint32_t i, size_t m) 
    whether a group meets then no longer waits for its root's division. */
 SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, size_t m) {
   uint32_t *cand = s->gbuf;
-  for (size_t k = m; k < m + 3; k++) cand[k] = i; /* the last lanes: never candidates */
+  cand[m] = cand[m + 1] = cand[m + 2] = i; /* the last lanes: never candidates */
   const uint32_t skip = pc->skip, oh = (uint32_t)pc->only_higher;
   const double tnow = s->tnow;
   double *gdt = s->gdt;
@@ -647,8 +788,11 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
 
 static void predict_ball(sim *s, uint32_t i, uint32_t skip) {
   predict_neighbours(s, i, skip, 0);
-  predict_wall(s, i);
-  predict_cell(s, i);
+  if (s->wall_double) predict_wall_cell(s, i, 1);
+  else {
+    predict_wall(s, i);
+    predict_cell(s, i);
+  }
 }
 
 /* ---- samples ---- */
@@ -941,7 +1085,7 @@ static void do_cell(sim *s, const ev *e) {
           scan(s, &q, i, predict_visit, &pc))
         return;
     }
-  predict_cell(s, i);
+  predict_wall_cell(s, i, 0);
 }
 
 /* ---- the run ---- */

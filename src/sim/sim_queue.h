@@ -138,19 +138,22 @@ static inline int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
   return 0;
 }
 
-/// Room for 2 more events in ball a's list, whose events from now on carry
+/// Room for k more events in ball a's list, whose events from now on carry
 /// counter ca (older ones are dropped: all stale). -1 when out of memory.
-static inline int sim_queue_room2(sim_queue *q, uint32_t a, uint32_t ca) {
+static inline int sim_queue_room(sim_queue *q, uint32_t a, uint32_t ca, uint32_t k) {
   if (q->lcnt[a] != ca) {
     sim_qdrop(q, a);
     sim_qmark(q, a);
     q->lcnt[a] = ca;
   }
   sim_qlist *l = &q->list[a];
-  while (l->n + 2 > l->cap)
+  while (l->n + k > l->cap)
     if (sim_queue_grow(l)) return -1;
   return 0;
 }
+
+/// sim_queue_room for 2 events.
+static inline int sim_queue_room2(sim_queue *q, uint32_t a, uint32_t ca) { return sim_queue_room(q, a, ca, 2); }
 
 /// Writes x at the end of ball a's list (room made by sim_queue_room2) and
 /// keeps it when keep is 1, not when 0: a push without a branch (the caller
@@ -160,7 +163,15 @@ static inline int sim_queue_room2(sim_queue *q, uint32_t a, uint32_t ca) {
 static inline void sim_queue_put(sim_queue *q, uint32_t a, const sim_qev *x, uint32_t keep) {
   sim_qlist *l = &q->list[a];
   uint32_t k = l->n;
-  l->e[k] = *x;
+  /* field by field: a copy of the whole record would be built on the stack
+     and read back in wider loads than its stores */
+  sim_qev *d = &l->e[k];
+  d->time = x->time;
+  d->base = x->base;
+  d->dt = x->dt;
+  d->sk = x->sk;
+  d->b = x->b;
+  d->cb = x->cb;
   l->n = k + keep;
   sim_qkey nk = sim_qkey_of(x->time, x->sk), bk = q->bkey[a];
   uint64_t lt = -(uint64_t)(((uint64_t)(nk >> 64) < (uint64_t)(bk >> 64)) & keep);

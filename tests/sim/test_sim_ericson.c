@@ -316,3 +316,82 @@ Test(sim_ericson, nan_stops_both_paths_alike) {
   }
   cr_assert_gt(nans, 10, "%d runs stopped by a NaN", nans);
 }
+
+/* sim_wall_toi_double through a function of the test's own: a kernel with
+   it predicts its walls by calls to the kernel, one axis at a time, and its
+   cell crossings one axis at a time (predict_wall, predict_cell), where the
+   kernel with sim_wall_toi_double itself has both computed together, both
+   axes at once in 2D. */
+static int wall_toi_called(void *ctx, const double p[3], const double v[3], double r, int dim, int axis,
+                           double wall, double *dt) {
+  return sim_wall_toi_double(ctx, p, v, r, dim, axis, wall, dt);
+}
+
+/* Runs st with the ericson kernel, once with its walls and once with
+   wall_toi_called: the same events, samples and figures. */
+static void walls_both_ways(const sim_state *st, uint64_t events) {
+  sim_kernel k[2] = {ericson_kernel(), ericson_kernel()};
+  k[1].wall_toi = wall_toi_called;
+  trace t[2];
+  sim_report rep[2];
+  for (int run = 0; run < 2; run++) {
+    memset(&t[run], 0, sizeof t[run]);
+    t[run].h = 0xcbf29ce484222325ULL;
+    sim_config cfg = {.restitution = 1, .events = events, .every = events / 20, .overlap_tol = 1e-9,
+                      .on_sample = on_sample, .on_event = on_event, .ctx = &t[run]};
+    sim_run(&rep[run], st, &k[run], &cfg);
+    cr_assert_eq(rep[run].status, SIM_OK, "%s", rep[run].message);
+  }
+  cr_assert_eq(rep[0].last.event, events);
+  cr_assert_gt(rep[0].last.wall_events, 0);
+  cr_assert_gt(rep[0].last.cell_events, 0);
+  cr_assert_eq(rep[0].predictions, rep[1].predictions);
+  cr_assert_eq(t[0].h, t[1].h, "dim %d: the events differ", st->dim);
+  cr_assert_eq(t[0].ns, t[1].ns);
+  cr_assert(!memcmp(t[0].s, t[1].s, t[0].ns * sizeof t[0].s[0]), "dim %d: the samples differ", st->dim);
+  cr_assert(!memcmp(&rep[0].last, &rep[1].last, sizeof rep[0].last));
+  cr_assert_eq(rep[0].time, rep[1].time);
+}
+
+Test(sim_ericson, walls_and_crossings_match_the_kernel_path) {
+  uint64_t seed = te_seed(5);
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, seed, dim, 200, 4), TOI_OK);
+    walls_both_ways(&st, 20000);
+    /* velocities along the axes only, some at rest: axes with no wall and
+       no crossing ahead, balls that sit in the box's edge cells */
+    test_rng g = {seed};
+    for (size_t i = 0; i < st.n; i++) {
+      long axis = test_rng_int(&g, -1, dim - 1);
+      for (int d = 0; d < dim; d++) st.balls[i].v[d] = d == axis ? (double)(2 * test_rng_int(&g, 0, 1) - 1) : 0;
+    }
+    walls_both_ways(&st, 5000);
+    sim_state_free(&st);
+  }
+  sim_radii rd = {0.5, 1, SIM_RADIUS_BIMODAL, 0.004, 20};
+  sim_state big;
+  cr_assert_eq(sim_generate_radii(&big, seed, 2, 300, 4, &rd), TOI_OK);
+  walls_both_ways(&big, 20000);
+  sim_state_free(&big);
+  /* balls a little past a wall, moving out: a wall time below 0, bounced
+     at once (dt 0, not the negative time) */
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st = {.dim = dim, .box = {20, 20, dim == 3 ? 20 : 0}, .n = 8};
+    st.balls = calloc(st.n, sizeof *st.balls);
+    cr_assert(st.balls);
+    for (size_t i = 0; i < st.n; i++) {
+      sim_ball *b = &st.balls[i];
+      int axis = (int)(i % (size_t)dim), out = (int)(i / 2 % 2);
+      b->r = 0.5 + 0.0625 * (double)i;
+      b->m = 1;
+      for (int d = 0; d < dim; d++) {
+        b->p[d] = 2.5 * (double)(i + 1);
+        b->v[d] = d == axis ? (out ? 1 : -1) : 0.25 * (double)(d + 1);
+      }
+      b->p[axis] = out ? 20 - b->r + 0x1p-20 : b->r - 0x1p-20;
+    }
+    walls_both_ways(&st, 300);
+    sim_state_free(&st);
+  }
+}
