@@ -764,24 +764,42 @@ struct toi_case_stream {
   id_spill ids;
 };
 
-/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
-   eight bytes at a time (the bytes past len masked off), mixed so that its
-   top bits pick a bucket evenly. */
-static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
-  uint64_t h = len * 0x9e3779b97f4a7c15ull, w;
-  for (size_t i = 0; i < len; i += 8) { /* i + 8 <= TOI_ID_MAX + 1: inside the array */
-    memcpy(&w, id + i, 8);
+__extension__ typedef unsigned __int128 u128;
+
+/* The xor of the two halves of a * b: every bit of the product depends on
+   most bits of a and b. */
+static inline uint64_t id_mum(uint64_t a, uint64_t b) {
+  const u128 p = (u128)a * b;
+  return (uint64_t)p ^ (uint64_t)(p >> 64);
+}
+
+/* Eight bytes of an ID array at p as a word, the first byte the lowest. */
+static inline uint64_t id_word(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w); /* the first byte the lowest, as the mask below takes it */
+  w = __builtin_bswap64(w);
 #endif
-    if (len - i < 8) w &= ~UINT64_C(0) >> (64 - 8 * (len - i)); /* the bytes of the ID alone */
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+  return w;
+}
+
+/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
+   sixteen bytes at a time (the bytes past len masked off), each sixteen
+   folded in by one 64x64-bit multiply, then mixed once more so that its top
+   bits pick a bucket evenly. */
+static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
+  _Static_assert((TOI_ID_MAX + 1) % 16 == 0, "sixteen bytes at a time stay inside the array");
+  uint64_t h = len * 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < len; i += 16) {
+    uint64_t w0 = id_word(id + i), w1 = id_word(id + i + 8);
+    const size_t rem = len - i; /* 1 or more */
+    if (rem < 16) { /* the bytes of the ID alone */
+      w1 = rem > 8 ? w1 & ~UINT64_C(0) >> (128 - 8 * rem) : 0;
+      if (rem < 8) w0 &= ~UINT64_C(0) >> (64 - 8 * rem);
+    }
+    h = id_mum(w0 ^ h ^ 0xa0761d6478bd642full, w1 ^ 0xe7037ed1a0b428dbull);
   }
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return id_mum(h ^ 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull);
 }
 
 /* Moves bucket k's chunk in memory to the end of the file: 0 or -1. */
