@@ -96,15 +96,17 @@ static void case_from_values(toi_case *c, const double *v) {
 #if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #include <emmintrin.h>
 #define ID_SSE2 1
-/* The bytes of x that are ID bytes (id_chars), one bit each. */
+/* The bytes of x that are ID bytes (id_chars), one bit each: each range
+   of bytes by one add and one signed compare (the range moved to start at
+   -128): '-' to ':' without '/', the letters (either case, by the 0x20 bit),
+   '_'. */
 static inline unsigned id_mask16(__m128i x) {
-  const __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-  const __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
-  const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-  const __m128i let = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(25)), l);
-  const __m128i pun = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')), _mm_cmpeq_epi8(x, _mm_set1_epi8('_'))),
-                                   _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')), _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))));
-  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dig, let), pun));
+  const __m128i pd = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + ':' - '-' + 1)), _mm_add_epi8(x, _mm_set1_epi8((char)(128 - '-'))));
+  const __m128i slash = _mm_cmpeq_epi8(x, _mm_set1_epi8('/'));
+  const __m128i l = _mm_add_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8((char)(128 - 'a')));
+  const __m128i let = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + 26)), l);
+  const __m128i und = _mm_cmpeq_epi8(x, _mm_set1_epi8('_'));
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(slash, pd), _mm_or_si128(let, und)));
 }
 
 /* The ID bytes at the start of line (at least TOI_ID_MAX + 1 bytes readable
@@ -123,11 +125,14 @@ static inline size_t id_scan_store(toi_case *c, const char *line) {
       break;
     }
   }
+  /* the sixteen bytes where the ID ends masked, those before it whole, zeros after */
   const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m128i nn = _mm_set1_epi8((char)n); /* n <= 64: compared as signed bytes */
-  for (int k = 0; k < 4; k++) {
-    __m128i keep = _mm_cmplt_epi8(_mm_add_epi8(iota, _mm_set1_epi8((char)(16 * k))), nn);
-    _mm_storeu_si128((__m128i *)(void *)(c->id + 16 * k), _mm_and_si128(v[k], keep));
+  const size_t kn = n / 16; /* 0 to 4 */
+  for (size_t k = 0; k < 4; k++) {
+    __m128i w = _mm_setzero_si128();
+    if (k < kn) w = v[k];
+    else if (k == kn) w = _mm_and_si128(v[k], _mm_cmplt_epi8(iota, _mm_set1_epi8((char)(n % 16))));
+    _mm_storeu_si128((__m128i *)(void *)(c->id + 16 * k), w);
   }
   return n;
 }
