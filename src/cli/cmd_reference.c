@@ -115,9 +115,16 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       return 1;
     }
   }
-  /* the class names' lengths, found once a block */
+  /* the class names and their lengths, found once a block; each name in 16
+     bytes so that it is copied by one fixed-size move */
   size_t clen[TOI_CLASS_COUNT];
-  for (int c = 0; c < TOI_CLASS_COUNT; c++) clen[c] = strlen(toi_class_name((toi_class)c));
+  char cname[TOI_CLASS_COUNT][16];
+  for (int c = 0; c < TOI_CLASS_COUNT; c++) {
+    const char *nm = toi_class_name((toi_class)c);
+    clen[c] = strlen(nm);
+    memset(cname[c], 0, sizeof cname[c]);
+    memcpy(cname[c], nm, clen[c] < sizeof cname[c] ? clen[c] : sizeof cname[c]);
+  }
   size_t at = 0;
   for (size_t k = 0; k < b->n; k++) {
     const toi_ref *ref = &s->refs[k];
@@ -126,14 +133,22 @@ static int ref_work(void *ctx, toi_stream_block *b) {
       snprintf(s->bad_id, sizeof s->bad_id, "%s", b->cases[k].id);
       return 1;
     }
-    /* ID CLASS TLO THI, built in place: no printf. */
+    /* ID CLASS TLO THI, built in place: no printf. The ID's whole array and
+       a class name's 16 bytes are copied by fixed-size moves (a line has room
+       for TOI_ID_MAX + 128 bytes), the bytes past them written over next. */
     char *line = s->text + at;
-    const char *cls = toi_class_name(ref->cls);
-    size_t n = strlen(b->cases[k].id), m = (unsigned)ref->cls < TOI_CLASS_COUNT ? clen[ref->cls] : strlen(cls);
-    memcpy(line, b->cases[k].id, n);
+    size_t n = strlen(b->cases[k].id);
+    memcpy(line, b->cases[k].id, sizeof b->cases[k].id);
     line[n++] = ' ';
-    memcpy(line + n, cls, m);
-    n += m;
+    if ((unsigned)ref->cls < TOI_CLASS_COUNT && clen[ref->cls] <= 16) {
+      memcpy(line + n, cname[ref->cls], 16);
+      n += clen[ref->cls];
+    } else {
+      const char *cls = toi_class_name(ref->cls);
+      size_t m = strlen(cls);
+      memcpy(line + n, cls, m);
+      n += m;
+    }
     line[n++] = ' ';
     n += cli_fmt_hex(line + n, ref->tlo);
     line[n++] = ' ';

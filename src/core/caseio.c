@@ -96,15 +96,17 @@ static void case_from_values(toi_case *c, const double *v) {
 #if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #include <emmintrin.h>
 #define ID_SSE2 1
-/* The bytes of x that are ID bytes (id_chars), one bit each. */
+/* The bytes of x that are ID bytes (id_chars), one bit each: each range
+   of bytes by one add and one signed compare (the range moved to start at
+   -128): '-' to ':' without '/', the letters (either case, by the 0x20 bit),
+   '_'. */
 static inline unsigned id_mask16(__m128i x) {
-  const __m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
-  const __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
-  const __m128i l = _mm_sub_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
-  const __m128i let = _mm_cmpeq_epi8(_mm_min_epu8(l, _mm_set1_epi8(25)), l);
-  const __m128i pun = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')), _mm_cmpeq_epi8(x, _mm_set1_epi8('_'))),
-                                   _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(':')), _mm_cmpeq_epi8(x, _mm_set1_epi8('-'))));
-  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(dig, let), pun));
+  const __m128i pd = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + ':' - '-' + 1)), _mm_add_epi8(x, _mm_set1_epi8((char)(128 - '-'))));
+  const __m128i slash = _mm_cmpeq_epi8(x, _mm_set1_epi8('/'));
+  const __m128i l = _mm_add_epi8(_mm_or_si128(x, _mm_set1_epi8(0x20)), _mm_set1_epi8((char)(128 - 'a')));
+  const __m128i let = _mm_cmpgt_epi8(_mm_set1_epi8((char)(-128 + 26)), l);
+  const __m128i und = _mm_cmpeq_epi8(x, _mm_set1_epi8('_'));
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(slash, pd), _mm_or_si128(let, und)));
 }
 
 /* The ID bytes at the start of line (at least TOI_ID_MAX + 1 bytes readable
@@ -123,11 +125,14 @@ static inline size_t id_scan_store(toi_case *c, const char *line) {
       break;
     }
   }
+  /* the sixteen bytes where the ID ends masked, those before it whole, zeros after */
   const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m128i nn = _mm_set1_epi8((char)n); /* n <= 64: compared as signed bytes */
-  for (int k = 0; k < 4; k++) {
-    __m128i keep = _mm_cmplt_epi8(_mm_add_epi8(iota, _mm_set1_epi8((char)(16 * k))), nn);
-    _mm_storeu_si128((__m128i *)(void *)(c->id + 16 * k), _mm_and_si128(v[k], keep));
+  const size_t kn = n / 16; /* 0 to 4 */
+  for (size_t k = 0; k < 4; k++) {
+    __m128i w = _mm_setzero_si128();
+    if (k < kn) w = v[k];
+    else if (k == kn) w = _mm_and_si128(v[k], _mm_cmplt_epi8(iota, _mm_set1_epi8((char)(n % 16))));
+    _mm_storeu_si128((__m128i *)(void *)(c->id + 16 * k), w);
   }
   return n;
 }
@@ -764,24 +769,42 @@ struct toi_case_stream {
   id_spill ids;
 };
 
-/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
-   eight bytes at a time (the bytes past len masked off), mixed so that its
-   top bits pick a bucket evenly. */
-static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
-  uint64_t h = len * 0x9e3779b97f4a7c15ull, w;
-  for (size_t i = 0; i < len; i += 8) { /* i + 8 <= TOI_ID_MAX + 1: inside the array */
-    memcpy(&w, id + i, 8);
+__extension__ typedef unsigned __int128 u128;
+
+/* The xor of the two halves of a * b: every bit of the product depends on
+   most bits of a and b. */
+static inline uint64_t id_mum(uint64_t a, uint64_t b) {
+  const u128 p = (u128)a * b;
+  return (uint64_t)p ^ (uint64_t)(p >> 64);
+}
+
+/* Eight bytes of an ID array at p as a word, the first byte the lowest. */
+static inline uint64_t id_word(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w); /* the first byte the lowest, as the mask below takes it */
+  w = __builtin_bswap64(w);
 #endif
-    if (len - i < 8) w &= ~UINT64_C(0) >> (64 - 8 * (len - i)); /* the bytes of the ID alone */
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+  return w;
+}
+
+/* The hash of the len bytes of an ID in its array of TOI_ID_MAX + 1, read
+   sixteen bytes at a time (the bytes past len masked off), each sixteen
+   folded in by one 64x64-bit multiply, then mixed once more so that its top
+   bits pick a bucket evenly. */
+static uint64_t id_hash(const char id[TOI_ID_MAX + 1], size_t len) {
+  _Static_assert((TOI_ID_MAX + 1) % 16 == 0, "sixteen bytes at a time stay inside the array");
+  uint64_t h = len * 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < len; i += 16) {
+    uint64_t w0 = id_word(id + i), w1 = id_word(id + i + 8);
+    const size_t rem = len - i; /* 1 or more */
+    if (rem < 16) { /* the bytes of the ID alone */
+      w1 = rem > 8 ? w1 & ~UINT64_C(0) >> (128 - 8 * rem) : 0;
+      if (rem < 8) w0 &= ~UINT64_C(0) >> (64 - 8 * rem);
+    }
+    h = id_mum(w0 ^ h ^ 0xa0761d6478bd642full, w1 ^ 0xe7037ed1a0b428dbull);
   }
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return id_mum(h ^ 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull);
 }
 
 /* Moves bucket k's chunk in memory to the end of the file: 0 or -1. */

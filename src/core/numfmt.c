@@ -33,6 +33,20 @@ static size_t put_uint(char *b, unsigned u, int min) {
   return (size_t)n;
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+/* The 13 hex digits of the 52-bit fraction f, top first, as 16 ASCII bytes
+   (three '0' after them): f's bytes put top first by one bswap, each byte's
+   two nibbles spread to two bytes by one interleave, 0-9 and a-f made ASCII
+   together, one store. */
+static inline void put_hex13(char *b, uint64_t f) {
+  const __m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(f << 12));
+  const __m128i lo4 = _mm_set1_epi8(0x0f);
+  const __m128i d = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), lo4), _mm_and_si128(x, lo4));
+  const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(d, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '0' - 10));
+  _mm_storeu_si128((__m128i *)(void *)b, _mm_add_epi8(_mm_add_epi8(d, _mm_set1_epi8('0')), letter));
+}
+#else
 /* Eight bytes whose first (in memory) is the ASCII hex digit of v's top
    nibble, and so on down to its lowest: the nibbles spread one to a byte,
    then 0-9 and a-f made ASCII together, without a loop or a table. */
@@ -50,39 +64,57 @@ static uint64_t hex_ascii8(uint32_t v) {
 #endif
 }
 
+/* The 13 hex digits of the 52-bit fraction f, top first, in 16 bytes. */
+static inline void put_hex13(char *b, uint64_t f) {
+  uint64_t hi = hex_ascii8((uint32_t)(f >> 20)), lo = hex_ascii8((uint32_t)(f << 12));
+  memcpy(b, &hi, 8);
+  memcpy(b + 8, &lo, 8);
+}
+#endif
+
+/* "00" to "99", two bytes each, the tens first. */
+static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                               "8081828384858687888990919293949596979899";
+
 size_t toi_fmt_hex(char *buf, double x) {
-  uint64_t bits = bits_of(x);
-  char *b = buf;
-  if (bits >> 63) *b++ = '-';
+  const uint64_t bits = bits_of(x);
+  const size_t neg = (size_t)(bits >> 63);
+  buf[0] = '-';
+  char *b = buf + neg;
   size_t s = put_special(b, bits);
-  if (s) return (size_t)(b - buf) + s;
-  int be = (int)(bits >> 52 & 0x7ff);
-  uint64_t frac = bits & FRAC_MASK;
+  if (s) return neg + s;
+  const unsigned be = (unsigned)(bits >> 52 & 0x7ff);
+  const uint64_t frac = bits & FRAC_MASK;
   b[0] = '0';
   b[1] = 'x';
-  b[2] = be ? '1' : '0';
+  b[2] = (char)('0' + (be != 0));
   b += 3;
   if (frac) {
     /* the 13 digits written whole (16 bytes: the room allows it), then cut
        after the last that is not zero */
-    uint64_t hi = hex_ascii8((uint32_t)(frac >> 20)), lo = hex_ascii8((uint32_t)(frac << 12));
     b[0] = '.';
-    memcpy(b + 1, &hi, 8);
-    memcpy(b + 9, &lo, 8);
+    put_hex13(b + 1, frac);
     b += 1 + 13 - __builtin_ctzll(frac) / 4;
   }
-  int e = be ? be - 1023 : (frac ? -1022 : 0);
-  unsigned u = (unsigned)(e < 0 ? -e : e); /* at most 1074: four digits */
-  b[0] = 'p';
-  b[1] = e < 0 ? '-' : '+';
-  b += 2;
-  /* the four digits of u, then the leading zeros dropped (one digit kept) */
+  const int e = be ? (int)be - 1023 : (frac ? -1022 : 0);
+  const unsigned u = (unsigned)(e < 0 ? -e : e); /* at most 1074: four digits */
+  /* 'p', the sign, the four digits of u with the leading zeros dropped (one
+     digit kept), zeros after them: one 8-byte store (b is at most 18 bytes
+     into the buffer of TOI_FMT_MAX), the NUL among the zeros */
+  const unsigned hi = u / 100, lo = u - 100 * hi; /* hi <= 10 */
   const int n = 1 + (u >= 10) + (u >= 100) + (u >= 1000);
-  const uint64_t w = ((uint64_t)('0' + u / 1000) | (uint64_t)('0' + u / 100 % 10) << 8 |
-                      (uint64_t)('0' + u / 10 % 10) << 16 | (uint64_t)('0' + u % 10) << 24) >> (8 * (4 - n));
-  for (int i = 0; i < 4; i++) b[i] = (char)(w >> (8 * i));
-  b[n] = '\0';
-  return (size_t)(b - buf) + (size_t)n;
+  uint16_t ph, pl;
+  memcpy(&ph, pairs + 2 * hi, 2);
+  memcpy(&pl, pairs + 2 * lo, 2);
+  const uint64_t digits = ((uint64_t)ph | (uint64_t)pl << 16) >> (8 * (4 - n));
+  const uint64_t w = (uint64_t)'p' | (uint64_t)(e < 0 ? '-' : '+') << 8 | digits << 16;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  for (int i = 0; i < 8; i++) b[i] = (char)(w >> (8 * i));
+#else
+  memcpy(b, &w, 8);
+#endif
+  return (size_t)(b - buf) + 2 + (size_t)n;
 }
 
 /* n = x 10^k rounded to an integer, x = M 2^E2 (M in [2^63, 2^64)), from M

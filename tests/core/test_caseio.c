@@ -551,3 +551,72 @@ Test(caseio, parse_case_line_reports_by_status_and_sink) {
   cr_assert_eq(toi_parse_case_line(&c, "bad 2 0 0 0 0 -1 1 3 0 0 0 1 1", NULL, NULL), TOI_ERR_INPUT);
   cr_assert_eq(toi_parse_case_line(NULL, "x", &field, &m), TOI_ERR_RANGE);
 }
+
+/* Every byte value at every place of an ID of 63 bytes, and IDs of every
+   length, through the block reader (whose ID is classified sixteen bytes at
+   a time): a line is a case exactly when each byte of its ID is a letter, a
+   digit or one of ._:- (the format's rule, written out here), and its ID
+   array holds the ID then zeros. */
+Test(caseio, block_reader_id_bytes_every_value_and_place) {
+  enum { NL = 64 };
+  char *text = malloc((size_t)NL * 160);
+  size_t start[NL];
+  long lineno[NL];
+  toi_case cases[NL];
+  unsigned char ok[NL];
+  cr_assert(text);
+  static const char nums[] = " 2 0x1p+0 0x1p+1 0x1p+2 0x1p+3 0x1p-1 0x1.8p+0 0x1p+4 0x1p+5 0x1p+6 0x1p+7 0x1p-2 0x1p+0";
+  for (int byte = 1; byte < 256; byte++) {
+    const int legal = (byte >= '0' && byte <= '9') || (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+                      byte == '.' || byte == '_' || byte == ':' || byte == '-';
+    for (int half = 0; half < 2; half++) { /* places 0-31, then 32-62 */
+      toi_line_block b;
+      memset(&b, 0, sizeof b);
+      b.text = text, b.start = start, b.line = lineno, b.cases = cases, b.ok = ok;
+      size_t at = 0;
+      for (int i = 0; i < 32 && 32 * half + i < 63; i++) {
+        char *line = text + at;
+        memset(line, 'k', 63);
+        line[32 * half + i] = (char)byte;
+        memcpy(line + 63, nums, sizeof nums);
+        start[b.n] = at;
+        lineno[b.n] = (long)b.n + 1;
+        b.n++;
+        at += 63 + sizeof nums;
+      }
+      b.len = at;
+      memset(cases, 0xa5, sizeof cases);
+      toi_line_block_parse(&b);
+      for (size_t i = 0; i < b.n; i++) {
+        const int place = 32 * half + (int)i;
+        if ((byte == ' ' || byte == '\t') && (place == 0 || place == 62)) continue; /* a blank before or after the ID */
+        cr_assert_eq(ok[i], legal, "byte 0x%02x at place %d", byte, place);
+        if (legal) cr_assert(memcmp(cases[i].id, text + start[i], 63) == 0 && cases[i].id[63] == 0);
+      }
+    }
+  }
+  /* IDs of 1 to 63 bytes: the ID, then zeros to the array's end */
+  toi_line_block b;
+  memset(&b, 0, sizeof b);
+  b.text = text, b.start = start, b.line = lineno, b.cases = cases, b.ok = ok;
+  size_t at = 0;
+  for (int len = 1; len <= 63; len++) {
+    char *line = text + at;
+    for (int k = 0; k < len; k++) line[k] = "Az09._:-"[(k + len) % 8];
+    memcpy(line + len, nums, sizeof nums);
+    start[b.n] = at;
+    lineno[b.n] = (long)b.n + 1;
+    b.n++;
+    at += (size_t)len + sizeof nums;
+  }
+  b.len = at;
+  memset(cases, 0xa5, sizeof cases);
+  toi_line_block_parse(&b);
+  for (size_t i = 0; i < b.n; i++) {
+    const size_t len = i + 1;
+    cr_assert(ok[i], "ID of %zu bytes", len);
+    cr_assert(memcmp(cases[i].id, text + start[i], len) == 0, "ID of %zu bytes", len);
+    for (size_t k = len; k < sizeof cases[i].id; k++) cr_assert_eq(cases[i].id[k], 0, "ID of %zu bytes, byte %zu", len, k);
+  }
+  free(text);
+}
