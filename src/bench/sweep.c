@@ -642,6 +642,18 @@ static inline __attribute__((always_inline)) toi_status error_next(error_memo *m
   return TOI_OK;
 }
 
+/* A scored column's score and error measure (the columns with its answer
+   share them: same_answer), on 128 bytes, so that the column's entry is
+   reached by a shift of its index, not a multiplication, per column of every case. */
+typedef union column_score {
+  struct {
+    toi_score_case sc;
+    error_memo m; /* set when first needed */
+  } s;
+  char pow2[128];
+} column_score;
+_Static_assert(sizeof(column_score) == 128, "a power of two");
+
 /* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), each enclosure tried
@@ -775,11 +787,10 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64) {
   sweep_view view[TOI_PRECISION_COUNT];
-  toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
+  column_score sd[SWEEP_MAXFORMS]; /* each scored column's score and error measure (same_answer's columns share them) */
   answer_key keys[SWEEP_MAXFORMS];
   uint64_t seen = 0; /* the hashes of the scored columns' keys (same_answer) */
   uint8_t first[64];  /* for each hash in seen, the first column with it */
-  error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -821,13 +832,14 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     keys[j] = key_of(cand, a);
     size_t k = same_answer(keys, j, &seen, first);
     if (k == j) {
-      memo[j].have = ERR_NONE;
-      if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
+      sd[j].s.m.have = ERR_NONE;
+      if ((st = score_case_deferred(&sd[j].s.sc, a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
         return st;
     }
-    const toi_score_case *sc = &sd[k]; /* read in place, not copied */
+    column_score *cs = &sd[k];
+    const toi_score_case *sc = &cs->s.sc; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
-      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, &memo[k]);
+      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, &cs->s.m);
       if (st != TOI_OK) return st;
       continue;
     }
