@@ -212,15 +212,22 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
   return kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
 }
 
+/* The verdict of a score as the confusion counts take it: a class, or
+   TOI_NONE for a value that is none (a candidate's answer is not checked). */
+static inline __attribute__((always_inline)) unsigned verdict_of(const toi_score_case *sc) {
+  return (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
+}
+
 /* A scored answer into its cell: kinds, confusion, witnesses, histograms
    (inline: it runs for every scored column of every case); add_scored_h
-   with h = ulp_bin(ulp) known already. */
+   with h = ulp_bin(ulp) known already, ref_cls the exact class (< TOI_CLASS_COUNT:
+   view_of, view_given) and verdict verdict_of(sc), both made once per answer.
+   sc->kind is one of the kinds (score_core sets it from them). */
 static inline __attribute__((always_inline)) void add_scored_h(sweep_cell *cell, const toi_score_case *sc, double ulp,
-                                                               int h, double bits, toi_class ref_cls,
+                                                               int h, double bits, unsigned ref_cls, unsigned verdict,
                                                                const toi_case *c, uint64_t index) {
   cell->cases++;
-  if ((unsigned)sc->kind < TOI_SCORE_KIND_COUNT) cell->kind[sc->kind]++;
-  unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
+  cell->kind[sc->kind]++;
   cell->confusion[ref_cls][verdict]++;
   if (sc->kind == TOI_SCORE_MISSED || sc->kind == TOI_SCORE_GHOST || sc->kind == TOI_SCORE_OTHER)
     sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)sc->kind, (double)verdict, index, c);
@@ -241,10 +248,9 @@ static inline __attribute__((always_inline)) void add_scored_h(sweep_cell *cell,
    no witness of it can win: add_scored_h would change the same counts, the
    bin and the largest bits, and nothing else. */
 static inline __attribute__((always_inline)) void add_placed(sweep_cell *cell, const toi_score_case *sc, int h,
-                                                             double bits, toi_class ref_cls) {
+                                                             double bits, unsigned ref_cls, unsigned verdict) {
   cell->cases++;
   cell->kind[sc->kind]++; /* TOI_SCORE_AGREE */
-  unsigned verdict = (unsigned)sc->verdict < TOI_CLASS_COUNT ? (unsigned)sc->verdict : TOI_NONE;
   cell->confusion[ref_cls][verdict]++;
   cell->timed++;
   if (h >= 0) cell->hist[h]++;
@@ -252,9 +258,9 @@ static inline __attribute__((always_inline)) void add_placed(sweep_cell *cell, c
 }
 
 static inline __attribute__((always_inline)) void add_scored(sweep_cell *cell, const toi_score_case *sc, double ulp,
-                                                             double bits, toi_class ref_cls, const toi_case *c,
-                                                             uint64_t index) {
-  add_scored_h(cell, sc, ulp, sc->timed ? ulp_bin(ulp) : -1, bits, ref_cls, c, index);
+                                                             double bits, unsigned ref_cls, unsigned verdict,
+                                                             const toi_case *c, uint64_t index) {
+  add_scored_h(cell, sc, ulp, sc->timed ? ulp_bin(ulp) : -1, bits, ref_cls, verdict, c, index);
 }
 
 /* An enclosure [lo, hi] of a root's kappa, the ratio's denominator at lo
@@ -642,13 +648,28 @@ static inline __attribute__((always_inline)) toi_status error_next(error_memo *m
   return TOI_OK;
 }
 
+/* A scored column's score and error measure (the columns with its answer
+   share them: same_answer), on 128 bytes, so that the column's entry is
+   reached by a shift of its index, not a multiplication, per column of every case. */
+typedef union column_score {
+  struct {
+    toi_score_case sc;
+    error_memo m; /* set when first needed */
+    unsigned char ref_cls, verdict; /* the view's exact class, verdict_of(&sc) (add_scored_h) */
+  } s;
+  char pow2[128];
+} column_score;
+_Static_assert(sizeof(column_score) == 128, "a power of two");
+
 /* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
    (lazy_decided; the error's bits are always exact), each enclosure tried
    from the cheapest (error_next), else from the error and kappa
    themselves, as add_scored and add_kappa take them. */
-static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_view *v, toi_direction dir, uint64_t index,
-                           toi_ref_engine engine, toi_precision q, error_memo *m) {
+static toi_status add_lazy(sweep_cell *cell, column_score *cs, sweep_view *v, toi_direction dir, uint64_t index,
+                           toi_ref_engine engine, toi_precision q) {
+  const toi_score_case *sc = &cs->s.sc;
+  error_memo *m = &cs->s.m;
   const kappa_enc *ke;
   toi_status st = TOI_OK;
   if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
@@ -656,7 +677,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
   for (;;) {
     if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
       double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
-      add_placed(cell, sc, m->hbin, bits, v->ref->cls); /* hi: in the error's bin, below the largest */
+      add_placed(cell, sc, m->hbin, bits, cs->s.ref_cls, cs->s.verdict); /* hi: in the error's bin, below the largest */
       v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;
       cell->kinf += ke->inf;
@@ -665,7 +686,7 @@ static toi_status add_lazy(sweep_cell *cell, const toi_score_case *sc, sweep_vie
     if (m->have == ERR_EXACT) break;
     if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   }
-  add_scored(cell, sc, m->er.ulp, m->er.bits, v->ref->cls, v->c, index);
+  add_scored(cell, sc, m->er.ulp, m->er.bits, cs->s.ref_cls, cs->s.verdict, v->c, index);
   v->counts->placed[ERR_EXACT]++;
   return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
 }
@@ -775,11 +796,10 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
                                  const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
                                  size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64) {
   sweep_view view[TOI_PRECISION_COUNT];
-  toi_score_case sd[SWEEP_MAXFORMS]; /* each scored column's score (same_answer's columns share one) */
+  column_score sd[SWEEP_MAXFORMS]; /* each scored column's score and error measure (same_answer's columns share them) */
   answer_key keys[SWEEP_MAXFORMS];
   uint64_t seen = 0; /* the hashes of the scored columns' keys (same_answer) */
   uint8_t first[64];  /* for each hash in seen, the first column with it */
-  error_memo memo[SWEEP_MAXFORMS]; /* each scored column's error measure (set when first needed) */
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) {
     view[q].state = 2;
     view[q].kappa[0] = view[q].kappa[1] = NAN;
@@ -821,17 +841,20 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     keys[j] = key_of(cand, a);
     size_t k = same_answer(keys, j, &seen, first);
     if (k == j) {
-      memo[j].have = ERR_NONE;
-      if ((st = score_case_deferred(&sd[j], a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
+      sd[j].s.m.have = ERR_NONE;
+      if ((st = score_case_deferred(&sd[j].s.sc, a->r, cand->direction, cand->domain, v->c, v->ref, tmax)) != TOI_OK)
         return st;
+      sd[j].s.ref_cls = (unsigned char)v->ref->cls;
+      sd[j].s.verdict = (unsigned char)verdict_of(&sd[j].s.sc);
     }
-    const toi_score_case *sc = &sd[k]; /* read in place, not copied */
+    column_score *cs = &sd[k];
+    const toi_score_case *sc = &cs->s.sc; /* read in place, not copied */
     if (sc->timed && isnan(sc->ulp)) {
-      st = add_lazy(cell, sc, v, cand->direction, index, engine, cand->precision, &memo[k]);
+      st = add_lazy(cell, cs, v, cand->direction, index, engine, cand->precision);
       if (st != TOI_OK) return st;
       continue;
     }
-    add_scored(cell, sc, sc->ulp, sc->bits, v->ref->cls, v->c, index);
+    add_scored(cell, sc, sc->ulp, sc->bits, cs->s.ref_cls, cs->s.verdict, v->c, index);
     if (!sc->timed) continue;
     if (isinf(sc->ulp)) { /* a NaN time: kappa from its enclosure where that decides */
       const kappa_enc *ke;
