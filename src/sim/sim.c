@@ -736,8 +736,10 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
     for (int l = 0; l < 4; l += 2) {
       if (!(hit >> l & 3)) continue;
       if (sim_queue_room2(&s->q, i, s->cnt[i])) {
-        s->predictions += seq - seq0;
-        s->q.seq = seq;
+        /* the predictions up to this pair's, as predict_ericson counts them */
+        const uint64_t upto = l == 0 ? sq[2] : seq;
+        s->predictions += upto - seq0;
+        s->q.seq = upto;
         fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
         return 1;
       }

@@ -264,6 +264,11 @@ typedef struct sim_config {
 /// to the other.
 void sim_set_lanes(int lanes);
 
+/// Test hook: the k-th growth of a ball's event list from now on fails, in
+/// this process, as when memory runs out (k = 0: none fails). Tests use it
+/// to hold the ways of writing events to one another when a run stops.
+void sim_queue_fail_grow(uint64_t k);
+
 /// How a run ended.
 typedef enum sim_status {
   SIM_OK = 0,        ///< ran the requested number of events (or no event was left: idle)

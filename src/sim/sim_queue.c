@@ -1,6 +1,7 @@
 /* sim_queue.c: the simulation's event queue: per-ball event lists under a tournament tree of N balls. */
 #include <stdlib.h>
 #include <string.h>
+#include "sim.h"
 #include "sim_queue.h"
 
 /*
@@ -107,8 +108,14 @@ void sim_queue_drop_ball(sim_queue *q, uint32_t a) {
   sim_qmark(q, a);
 }
 
+/* sim_queue_fail_grow's countdown: 0 when no growth is to fail. */
+static uint64_t grow_fail_in;
+
+void sim_queue_fail_grow(uint64_t k) { grow_fail_in = k; }
+
 int sim_queue_grow(sim_qlist *l) {
   if (l->cap == UINT32_MAX / 2) return -1;
+  if (grow_fail_in && --grow_fail_in == 0) return -1;
   uint32_t cap = l->cap ? 2 * l->cap : 4;
   sim_qev *e = realloc(l->e, cap * sizeof *e);
   if (!e) return -1;

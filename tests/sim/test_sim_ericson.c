@@ -395,3 +395,38 @@ Test(sim_ericson, walls_and_crossings_match_the_kernel_path) {
     sim_state_free(&st);
   }
 }
+
+/* Out of memory at the k-th growth of an event list, for k = 1 to 400: the
+   ericson predictions four lanes at a time and two at a time stop at the
+   same place, with the same status and the same count of predictions (the
+   run's report is printed even when it stopped). The two ways grow the
+   lists in the same order (room for two events at each pair that has a
+   contact), so the same growth fails in both. */
+Test(sim_ericson, out_of_memory_stops_both_lane_paths_alike) {
+  sim_kernel k = ericson_kernel();
+  int nomem = 0;
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, 3, dim, 300, 4), TOI_OK);
+    for (uint64_t at = 1; at <= 400; at++) {
+      sim_report rep[2];
+      for (int run = 0; run < 2; run++) {
+        sim_config cfg = {.restitution = 1, .events = 20000, .every = 1000, .overlap_tol = 1e-9};
+        sim_set_lanes(run ? 2 : 4);
+        sim_queue_fail_grow(at);
+        sim_run(&rep[run], &st, &k, &cfg);
+        sim_queue_fail_grow(0);
+        sim_set_lanes(4);
+      }
+      cr_assert_eq(rep[0].status, rep[1].status, "dim %d, growth %llu: %s / %s", dim, (unsigned long long)at,
+                   rep[0].message, rep[1].message);
+      cr_assert_eq(rep[0].predictions, rep[1].predictions, "dim %d, growth %llu fails: %llu and %llu predictions",
+                   dim, (unsigned long long)at, (unsigned long long)rep[0].predictions,
+                   (unsigned long long)rep[1].predictions);
+      cr_assert_eq(rep[0].event, rep[1].event);
+      nomem += rep[0].status == SIM_NOMEM;
+    }
+    sim_state_free(&st);
+  }
+  cr_assert_gt(nomem, 100, "%d runs ran out of memory", nomem);
+}
