@@ -1224,8 +1224,8 @@ static int stream_line(toi_case_stream *s, size_t *len) {
   }
 }
 
-/* Appends line text[0..l) to b. 0 or -1 (out of memory). */
-static int block_push(toi_line_block *b, const char *text, size_t l, long lineno) {
+/* Room in b for one more line of l bytes and its NUL. 0 or -1 (out of memory). */
+static int block_room(toi_line_block *b, size_t l) {
   if (b->n == b->ncap) {
     size_t nc = b->ncap ? 2 * b->ncap : 256;
     size_t *ns = realloc(b->start, nc * sizeof *ns);
@@ -1247,6 +1247,12 @@ static int block_push(toi_line_block *b, const char *text, size_t l, long lineno
     b->text = nt;
     b->cap = nc;
   }
+  return 0;
+}
+
+/* Appends line text[0..l) to b. 0 or -1 (out of memory). */
+static int block_push(toi_line_block *b, const char *text, size_t l, long lineno) {
+  if (block_room(b, l)) return -1;
   memcpy(b->text + b->len, text, l);
   b->text[b->len + l] = '\0';
   b->start[b->n] = b->len;
@@ -1255,11 +1261,105 @@ static int block_push(toi_line_block *b, const char *text, size_t l, long lineno
   return 0;
 }
 
+#ifdef ID_SSE2
+/* Lines up to this long are found and copied in one pass. */
+#define LINE_ONE_PASS 512
+
+/* p[0 .. stop) (stop a multiple of 32) copied to t thirty-two bytes a step
+   until the step that holds a '\n': the '\n''s index, or SIZE_MAX when there
+   is none (t then holds every byte). */
+static inline size_t copy_to_nl_sse2(char *t, const char *p, size_t stop) {
+  const __m128i nl = _mm_set1_epi8('\n');
+  for (size_t off = 0; off < stop; off += 32) {
+    const __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(p + off));
+    const __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + off + 16));
+    _mm_storeu_si128((__m128i *)(void *)(t + off), v0);
+    _mm_storeu_si128((__m128i *)(void *)(t + off + 16), v1);
+    const __m128i e0 = _mm_cmpeq_epi8(v0, nl), e1 = _mm_cmpeq_epi8(v1, nl);
+    if (_mm_movemask_epi8(_mm_or_si128(e0, e1)))
+      return off + (size_t)__builtin_ctz((unsigned)_mm_movemask_epi8(e0) | (unsigned)_mm_movemask_epi8(e1) << 16);
+  }
+  return SIZE_MAX;
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#include <stdatomic.h>
+/* 1 when the machine runs AVX2 (copy_to_nl_avx2), 0 not, -1 not asked yet
+   (relaxed: every thread that asks sets the same value). */
+static atomic_int line_avx2 = -1;
+
+/* As copy_to_nl_sse2, sixty-four bytes a step (stop a multiple of 64). */
+__attribute__((target("avx2"))) static size_t copy_to_nl_avx2(char *t, const char *p, size_t stop) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  for (size_t off = 0; off < stop; off += 64) {
+    const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)(p + off));
+    const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + off + 32));
+    _mm256_storeu_si256((__m256i *)(void *)(t + off), v0);
+    _mm256_storeu_si256((__m256i *)(void *)(t + off + 32), v1);
+    const __m256i e0 = _mm256_cmpeq_epi8(v0, nl), e1 = _mm256_cmpeq_epi8(v1, nl);
+    if (!_mm256_testz_si256(_mm256_or_si256(e0, e1), _mm256_or_si256(e0, e1))) {
+      const uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(e0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32;
+      return off + (size_t)__builtin_ctzll(m);
+    }
+  }
+  return SIZE_MAX;
+}
+#else
+static size_t copy_to_nl_avx2(char *t, const char *p, size_t stop) { return copy_to_nl_sse2(t, p, stop); }
+#endif
+
+/* The common line in one pass: its bytes copied into b sixteen at a time
+   while its '\n' is looked for, so that a line's end costs no call and its
+   bytes are read once. Only a line that starts with no blank, '#' or '\r',
+   has a '\n' within LINE_ONE_PASS bytes of the bytes already read, and no
+   NUL before it; anything else is left to stream_line and block_push (0,
+   nothing done). 1: the line is in b, s past it, as the general path leaves
+   them; -1: out of memory. */
+static int line_one_pass(toi_case_stream *s, toi_line_block *b) {
+  if (!s->started || s->scanned != s->pos) return 0;
+#if defined(__GNUC__) && defined(__x86_64__)
+  int avx2 = atomic_load_explicit(&line_avx2, memory_order_relaxed);
+  if (avx2 < 0) {
+    __builtin_cpu_init();
+    avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    atomic_store_explicit(&line_avx2, avx2, memory_order_relaxed);
+  }
+#else
+  const int avx2 = 0;
+#endif
+  const char *p = s->buf + s->pos;
+  const size_t avail = s->end - s->pos;
+  if (avail < 32 || *p == ' ' || *p == '\t' || *p == '#' || *p == '\r' || *p == '\n') return 0;
+  if ((b->n == b->ncap || b->len + LINE_ONE_PASS + 16 > b->cap) && block_room(b, LINE_ONE_PASS + 15)) return -1;
+  char *t = b->text + b->len;
+  /* the last step ends by the bytes read and by LINE_ONE_PASS */
+  const size_t l = avx2 > 0 ? copy_to_nl_avx2(t, p, avail < LINE_ONE_PASS ? avail & ~(size_t)63 : LINE_ONE_PASS)
+                                 : copy_to_nl_sse2(t, p, avail < LINE_ONE_PASS ? avail & ~(size_t)31 : LINE_ONE_PASS);
+  if (l == SIZE_MAX || (s->nul != SIZE_MAX && s->nul < s->pos + l)) return 0;
+  s->pos += l + 1;
+  s->scanned = s->pos;
+  s->lineno++;
+  s->nonempty = 1;
+  const size_t k = l - (l > 0 && p[l - 1] == '\r'); /* CRLF files are accepted */
+  t[k] = '\0';
+  b->start[b->n] = b->len;
+  b->line[b->n++] = s->lineno;
+  b->len += k + 1;
+  return 1;
+}
+#endif
+
 toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes) {
   b->n = b->len = b->nerrs = b->nbad = 0;
   if (s->fail) return s->fail;
   size_t l;
   while (b->n < max_lines && b->len < max_bytes) {
+#ifdef ID_SSE2
+    const int one = line_one_pass(s, b);
+    if (one < 0) return s->fail = TOI_ERR_NOMEM;
+    if (one) continue;
+#endif
     int r = stream_line(s, &l);
     if (r <= 0) return r < 0 ? s->fail : TOI_OK;
     const char *p = s->buf + s->pos;

@@ -421,8 +421,12 @@ Test(caseio, block_reader_agrees_with_the_line_reader) {
    the last without its LF, read in blocks of few lines and few bytes: each
    block's lines are the file's non-blank, non-comment lines in order, with
    their numbers, leading blanks and the CR taken off, each NUL-terminated. */
-Test(caseio, stream_blocks_list_the_files_lines) {
-  test_rng r = {te_seed(0x11e5b10c)};
+/* A file of about 3 MB of random lines of 1 to maxlen bytes (blank lines,
+   comments, leading blanks, CRLF, the last line without its LF) read by
+   toi_case_stream_read in blocks of random bounds: the lines, their numbers
+   and their text as split here byte by byte. */
+static void stream_lines_check(uint64_t seed, long maxlen) {
+  test_rng r = {te_seed(seed)};
   const char *tmp = getenv("TMPDIR");
   char path[512];
   snprintf(path, sizeof path, "%s/toistreamXXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -445,7 +449,7 @@ Test(caseio, stream_blocks_list_the_files_lines) {
     } else if (kind == 1) {
       len += sprintf(line + len, "# comment %ld", ln);
     } else {
-      long n = test_rng_int(&r, 1, 3000);
+      long n = test_rng_int(&r, 1, maxlen);
       for (long i = 0; i < n; i++) line[len++] = "ab 7x.-"[test_rng_int(&r, 0, 6)];
       line[body] = 'c'; /* not a blank, not '#' */
       if (line[len - 1] == ' ') line[len - 1] = 'z'; /* no trailing blank: the lines are kept as written */
@@ -496,6 +500,57 @@ Test(caseio, stream_blocks_list_the_files_lines) {
   free(want);
   free(wline);
   free(line);
+}
+
+Test(caseio, stream_blocks_list_the_files_lines) {
+  stream_lines_check(0x11e5b10c, 3000);
+}
+
+/* Lines up to 700 bytes: most are found and copied in one pass (those of
+   up to 512 bytes, 32 or 64 at a time), the others, and those cut by the
+   end of a read, by the general path; either way the same lines. */
+Test(caseio, stream_short_lines_every_length_and_place) {
+  stream_lines_check(0x5a17e11e, 700);
+  stream_lines_check(0x5a17e11f, 80);
+}
+
+/* A NUL in a short line (the one-pass path's lines) ends the file at that
+   line, as toi_read_cases reports it, wherever the line is. */
+Test(caseio, stream_nul_in_a_short_line_is_refused) {
+  const char *tmp = getenv("TMPDIR");
+  for (int at = 0; at < 200; at += 7) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/toistreamnulXXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    for (int k = 0; k < 3; k++) fprintf(f, "line%d-%0200d\n", k, 0);
+    char bad[300];
+    memset(bad, 'q', sizeof bad);
+    bad[at] = '\0';
+    fwrite(bad, 1, 250, f);
+    fputc('\n', f);
+    for (int k = 0; k < 3; k++) fprintf(f, "after%d\n", k);
+    cr_assert_eq(fclose(f), 0);
+    toi_diags dg;
+    memset(&dg, 0, sizeof dg);
+    toi_case_stream *s;
+    cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
+    toi_line_block b;
+    memset(&b, 0, sizeof b);
+    size_t got = 0;
+    toi_status st;
+    while ((st = toi_case_stream_read(s, &b, 100, 1 << 20)) == TOI_OK && b.n) got += b.n;
+    cr_assert_eq(st, TOI_ERR_INPUT, "NUL at %d", at);
+    cr_assert_leq(got, 3);
+    toi_line_block_free(&b);
+    cr_assert_eq(toi_case_stream_close(s, &dg), TOI_ERR_INPUT);
+    cr_assert_eq(dg.count, 1);
+    cr_assert_eq(dg.items[0].line, 4, "NUL at %d", at);
+    cr_assert(strstr(dg.items[0].message, "NUL"), "%s", dg.items[0].message);
+    unlink(path);
+  }
 }
 
 /* A sparse file of n bytes (holes: no disk used) at a fresh path in TMPDIR. */
