@@ -12,4 +12,11 @@
    make hashes collide and to pass the bound with few lines. */
 void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, size_t len), size_t mem_ids);
 
+/* The one-pass reader of short lines (toi_case_stream_read) from now on, in
+   this process: 2 sixty-four bytes a step (AVX2, where the machine has it),
+   1 thirty-two (SSE2), 0 not at all (every line by the general path); -1
+   or a level the machine lacks: its best. Returns the level in use. The
+   same lines every way; tests hold each way to the others. */
+int toi_case_stream_simd_use(int level);
+
 #endif

@@ -1282,12 +1282,29 @@ static inline size_t copy_to_nl_sse2(char *t, const char *p, size_t stop) {
   return SIZE_MAX;
 }
 
+#include <stdatomic.h>
+/* The level toi_case_stream_simd_use sets: 2 AVX2 (copy_to_nl_avx2), 1 SSE2,
+   0 no one-pass reader, -1 not asked yet (relaxed: every thread that asks
+   sets the same value). */
+static atomic_int line_simd = -1;
+
+static int line_simd_best(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? 2 : 1;
+#else
+  return 1;
+#endif
+}
+
+int toi_case_stream_simd_use(int level) {
+  const int best = line_simd_best();
+  atomic_store_explicit(&line_simd, level < 0 || level > best ? best : level, memory_order_relaxed);
+  return atomic_load_explicit(&line_simd, memory_order_relaxed);
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
-#include <stdatomic.h>
-/* 1 when the machine runs AVX2 (copy_to_nl_avx2), 0 not, -1 not asked yet
-   (relaxed: every thread that asks sets the same value). */
-static atomic_int line_avx2 = -1;
 
 /* As copy_to_nl_sse2, sixty-four bytes a step (stop a multiple of 64). */
 __attribute__((target("avx2"))) static size_t copy_to_nl_avx2(char *t, const char *p, size_t stop) {
@@ -1318,16 +1335,10 @@ static size_t copy_to_nl_avx2(char *t, const char *p, size_t stop) { return copy
    them; -1: out of memory. */
 static int line_one_pass(toi_case_stream *s, toi_line_block *b) {
   if (!s->started || s->scanned != s->pos) return 0;
-#if defined(__GNUC__) && defined(__x86_64__)
-  int avx2 = atomic_load_explicit(&line_avx2, memory_order_relaxed);
-  if (avx2 < 0) {
-    __builtin_cpu_init();
-    avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    atomic_store_explicit(&line_avx2, avx2, memory_order_relaxed);
-  }
-#else
-  const int avx2 = 0;
-#endif
+  int simd = atomic_load_explicit(&line_simd, memory_order_relaxed);
+  if (simd < 0) simd = toi_case_stream_simd_use(-1);
+  if (!simd) return 0;
+  const int avx2 = simd > 1;
   const char *p = s->buf + s->pos;
   const size_t avail = s->end - s->pos;
   if (avail < 32 || *p == ' ' || *p == '\t' || *p == '#' || *p == '\r' || *p == '\n') return 0;
@@ -1347,6 +1358,11 @@ static int line_one_pass(toi_case_stream *s, toi_line_block *b) {
   b->line[b->n++] = s->lineno;
   b->len += k + 1;
   return 1;
+}
+#else
+int toi_case_stream_simd_use(int level) {
+  (void)level;
+  return 0; /* no one-pass reader: every line by the general path */
 }
 #endif
 
