@@ -1,6 +1,7 @@
 /* stream.c: case files read, parsed, worked on and written in blocks on a pool of threads, in input order. */
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 /* Bytes of case lines per block at most, so that a file of long lines keeps
    the memory of a block bounded too. */
 #define STREAM_BLOCK_BYTES ((size_t)4 << 20)
+/* Threads of one stream at most (-j is at most 1024). */
+#define STREAM_THREADS_MAX 1024
 
 typedef struct slot {
   toi_line_block lb;
@@ -24,38 +27,47 @@ typedef struct slot {
   int worked, rc;
 } slot;
 
-/* The state of one file's stream: three sets of slots, which take turns:
-   while one set is parsed and worked on, the next is read and the previous
-   one committed, so that the work in input order (the IDs, the output)
-   overlaps the parallel work instead of waiting for it. */
-#define STREAM_SETS 3
-/* Blocks a thread works on each round. */
-#define STREAM_PER_JOB 2
+/* The blocks of a file go through a ring of slots, in input order: a thread
+   takes the next block from the file (one thread at a time, the reading
+   lock), parses and works on it, then commits every block that is done, in
+   input order (one thread at a time, the commit lock). So every thread does
+   every kind of work, reading and committing overlap the others' parsing and
+   work without rounds or barriers, and a block is parsed on the thread that
+   just copied its lines. Block k uses slot k mod nslots: it is read only
+   once block k - nslots is committed, so memory stays bounded. */
+
+/* Blocks in flight per thread, at most. */
+#define STREAM_PER_JOB 6
 
 typedef struct stream_run {
   const toi_stream_opts *o;
   toi_case_stream *cs;
-  slot *set[STREAM_SETS];
-  size_t nslots, block, filled[STREAM_SETS];
-  int cur;       /* the set worked on this round */
-  int to_commit; /* the set worked on last round, or -1 */
-  int working;   /* no problem so far: read and written by several threads (atomics) */
-  toi_status commit_st;
+  slot *slots;
+  size_t nslots, block;
+  int working; /* no problem so far: read and written by several threads (atomics) */
   toi_diags *dg;
   toi_stream_result *res;
+  /* the file's progress: read under rd, committed under cm */
+  pthread_mutex_t rd, cm;
+  pthread_cond_t freed; /* a slot was committed (under cm) */
+  uint64_t nread;       /* blocks read (rd) */
+  int eof;              /* no more blocks: the end, a reading problem or a stop (rd) */
+  uint64_t ncommitted;  /* blocks committed (cm) */
+  unsigned char *done;  /* slot k: its block is worked on and waits for its commit (cm) */
+  toi_status st;        /* the file's first problem of memory or of the ID file (cm) */
 } stream_run;
 
 int toi_stream_slots(const toi_stream_opts *o) {
-  return STREAM_SETS * STREAM_PER_JOB * (o->jobs < 1 ? 1 : o->jobs);
+  return STREAM_PER_JOB * (o->jobs < 1 ? 1 : o->jobs);
 }
 
-/* Cases in flight at most (every slot of the three sets full), whatever
-   the number of threads, so that memory stays bounded: about 200 bytes a case
-   and a block's answers. */
+/* Cases in flight at most (every slot full), whatever the number of
+   threads, so that memory stays bounded: about 200 bytes a case and a
+   block's answers. */
 #define STREAM_IN_FLIGHT ((size_t)32768)
 
 static size_t block_cases(const toi_stream_opts *o, size_t nslots) {
-  size_t cap = STREAM_IN_FLIGHT / (STREAM_SETS * nslots);
+  size_t cap = STREAM_IN_FLIGHT / nslots;
   if (cap < 256) cap = 256;
   size_t b = o->block ? o->block : 1024;
   return b < cap ? b : cap;
@@ -63,17 +75,6 @@ static size_t block_cases(const toi_stream_opts *o, size_t nslots) {
 
 static int is_working(stream_run *r) { return __atomic_load_n(&r->working, __ATOMIC_ACQUIRE); }
 static void stop_working(stream_run *r) { __atomic_store_n(&r->working, 0, __ATOMIC_RELEASE); }
-
-/* Fills the slots of set k from the file, in order, until it ends. */
-static void read_set(stream_run *r, int k) {
-  r->filled[k] = 0;
-  for (size_t i = 0; i < r->nslots; i++) {
-    toi_line_block *b = &r->set[k][i].lb;
-    toi_status st = toi_case_stream_read(r->cs, b, r->block, STREAM_BLOCK_BYTES);
-    if (b->n == 0 || st != TOI_OK) return; /* the problem is reported at close */
-    r->filled[k]++;
-  }
-}
 
 static void slot_drop_out(slot *s) {
   if (s->out) fclose(s->out);
@@ -85,73 +86,125 @@ static void slot_drop_out(slot *s) {
   s->wlen = 0;
 }
 
-static toi_status commit_set(stream_run *r, int k);
-
-/* Chunk 0 reads the next set, chunk 1 commits the previous one, the others
-   parse and work on the current one. */
-static int run_chunk(void *ctx, int worker, uint64_t chunk) {
-  (void)worker;
-  stream_run *r = ctx;
-  if (chunk == 0) {
-    read_set(r, (r->cur + 1) % STREAM_SETS);
-    return 0;
-  }
-  if (chunk == 1) {
-    if (r->to_commit >= 0) r->commit_st = commit_set(r, r->to_commit);
-    return 0;
-  }
-  size_t i = (size_t)chunk - 2;
-  if (i >= r->filled[r->cur]) return 0;
-  slot *s = &r->set[r->cur][i];
+/* Parses the block of slot i and, while nothing went wrong, works on it. */
+static void work_slot(stream_run *r, size_t i) {
+  slot *s = &r->slots[i];
   toi_line_block_parse(&s->lb);
   s->worked = 0;
-  if (!is_working(r) || s->lb.nbad) return 0;
+  s->rc = 0;
+  if (!is_working(r) || s->lb.nbad) return;
   if (!r->o->own_text && !(s->out = open_memstream(&s->obuf, &s->olen))) {
     s->rc = -1;
-    return 0;
+    return;
   }
-  toi_stream_block b = {s->lb.cases, s->lb.n, s->out, r->cur * (int)r->nslots + (int)i, 0, NULL, 0};
+  toi_stream_block b = {s->lb.cases, s->lb.n, s->out, (int)i, 0, NULL, 0};
   s->rc = r->o->work(r->o->ctx, &b);
   s->wtext = b.text;
   s->wlen = b.text ? b.len : 0;
   s->worked = 1;
-  return 0;
 }
 
-/* In input order: the checks that need the whole file so far, then commit
-   and the output of set k. TOI_OK or TOI_ERR_NOMEM. */
-static toi_status commit_set(stream_run *r, int k) {
+/* In input order, under cm: the checks that need the whole file so far,
+   then commit and the output of the block of slot i. TOI_OK or the problem
+   of toi_case_stream_accept. */
+static toi_status commit_slot(stream_run *r, size_t i) {
   toi_stream_result *res = r->res;
-  for (size_t i = 0; i < r->filled[k]; i++) {
-    slot *s = &r->set[k][i];
-    size_t before = r->dg->total;
-    toi_status st = toi_case_stream_accept(r->cs, &s->lb, r->dg);
-    if (st != TOI_OK) return st;
-    if (r->dg->total > before) stop_working(r);
-    if (is_working(r) && s->worked) {
-      if (s->out && fflush(s->out)) s->rc = -1;
-      const char *text = r->o->own_text ? s->wtext : s->obuf;
-      size_t len = r->o->own_text ? s->wlen : s->olen;
-      toi_stream_block b = {s->lb.cases, s->lb.n, NULL, k * (int)r->nslots + (int)i, s->rc, text, len};
-      int rc = r->o->commit ? r->o->commit(r->o->ctx, &b) : s->rc;
-      if (rc) {
-        res->commit_rc = rc;
-        stop_working(r);
-      } else {
-        if (r->o->out && len && fwrite(text, 1, len, r->o->out) != len) {
-          res->commit_rc = -1;
-          stop_working(r);
-        }
-        res->cases += s->lb.n;
-      }
-    }
+  slot *s = &r->slots[i];
+  size_t before = r->dg->total;
+  toi_status st = toi_case_stream_accept(r->cs, &s->lb, r->dg);
+  if (st != TOI_OK) {
     slot_drop_out(s);
+    return st;
   }
+  if (r->dg->total > before) stop_working(r);
+  if (is_working(r) && s->worked) {
+    if (s->out && fflush(s->out)) s->rc = -1;
+    const char *text = r->o->own_text ? s->wtext : s->obuf;
+    size_t len = r->o->own_text ? s->wlen : s->olen;
+    toi_stream_block b = {s->lb.cases, s->lb.n, NULL, (int)i, s->rc, text, len};
+    int rc = r->o->commit ? r->o->commit(r->o->ctx, &b) : s->rc;
+    if (rc) {
+      res->commit_rc = rc;
+      stop_working(r);
+    } else {
+      if (r->o->out && len && fwrite(text, 1, len, r->o->out) != len) {
+        res->commit_rc = -1;
+        stop_working(r);
+      }
+      res->cases += s->lb.n;
+    }
+  }
+  slot_drop_out(s);
   return TOI_OK;
 }
 
-/* One file through the pipeline; working says whether blocks are still
-   worked on (no problem so far). The file's status. */
+/* Marks block k (in slot i) done, then commits every block that is done, in
+   input order. After a problem of accept, the reading stops. */
+static void finish_block(stream_run *r, uint64_t k, size_t i) {
+  (void)k;
+  pthread_mutex_lock(&r->cm);
+  r->done[i] = 1;
+  int freed = 0;
+  for (;;) {
+    size_t j = (size_t)(r->ncommitted % r->nslots);
+    if (!r->done[j]) break;
+    r->done[j] = 0;
+    if (r->st == TOI_OK) r->st = commit_slot(r, j);
+    else slot_drop_out(&r->slots[j]);
+    r->ncommitted++;
+    freed = 1;
+  }
+  if (freed) pthread_cond_broadcast(&r->freed);
+  pthread_mutex_unlock(&r->cm);
+}
+
+/* The next block of the file into its slot: 1 with *k and *i set, or 0 at
+   the end (of the file, after a reading problem, or after a problem of
+   accept). */
+static int next_block(stream_run *r, uint64_t *k, size_t *i) {
+  pthread_mutex_lock(&r->rd);
+  int got = 0;
+  if (!r->eof) {
+    uint64_t n = r->nread;
+    /* the slot is free once block n - nslots is committed */
+    pthread_mutex_lock(&r->cm);
+    while (r->ncommitted + r->nslots <= n && r->st == TOI_OK) pthread_cond_wait(&r->freed, &r->cm);
+    toi_status pst = r->st;
+    pthread_mutex_unlock(&r->cm);
+    if (pst != TOI_OK) {
+      r->eof = 1;
+    } else {
+      size_t at = (size_t)(n % r->nslots);
+      toi_line_block *b = &r->slots[at].lb;
+      toi_status st = toi_case_stream_read(r->cs, b, r->block, STREAM_BLOCK_BYTES);
+      if (b->n == 0 || st != TOI_OK) {
+        r->eof = 1; /* the problem is reported at close */
+      } else {
+        r->nread = n + 1;
+        *k = n;
+        *i = at;
+        got = 1;
+      }
+    }
+  }
+  pthread_mutex_unlock(&r->rd);
+  return got;
+}
+
+static void *stream_thread(void *arg) {
+  stream_run *r = arg;
+  uint64_t k;
+  size_t i;
+  while (next_block(r, &k, &i)) {
+    work_slot(r, i);
+    finish_block(r, k, i);
+  }
+  return NULL;
+}
+
+/* One file through the pipeline on the caller's thread and jobs - 1 more
+   (fewer when threads cannot be had: the output does not change). The
+   file's status. */
 static toi_status run_file(stream_run *r, const char *path, toi_stream_result *res) {
   toi_diags dg;
   memset(&dg, 0, sizeof dg);
@@ -159,24 +212,18 @@ static toi_status run_file(stream_run *r, const char *path, toi_stream_result *r
   if (st == TOI_OK) {
     r->dg = &dg;
     r->res = res;
-    r->cur = 0;
-    r->to_commit = -1;
-    read_set(r, 0);
-    while ((r->filled[r->cur] || r->to_commit >= 0) && st == TOI_OK) {
-      sweep_run sr;
-      memset(&sr, 0, sizeof sr);
-      sr.jobs = r->o->jobs;
-      sr.nchunks = 2 + r->filled[r->cur];
-      sr.fn = run_chunk;
-      sr.ctx = r;
-      r->commit_st = TOI_OK;
-      if (sweep_parallel(&sr)) st = TOI_ERR_NOMEM;
-      if (st == TOI_OK) st = r->commit_st;
-      r->to_commit = r->filled[r->cur] ? r->cur : -1;
-      r->cur = (r->cur + 1) % STREAM_SETS;
-    }
-    for (int k = 0; k < STREAM_SETS; k++)
-      for (size_t i = 0; i < r->nslots; i++) slot_drop_out(&r->set[k][i]);
+    r->nread = r->ncommitted = 0;
+    r->eof = 0;
+    r->st = TOI_OK;
+    memset(r->done, 0, r->nslots);
+    int jobs = r->o->jobs < 1 ? 1 : r->o->jobs, started = 0;
+    pthread_t th[STREAM_THREADS_MAX];
+    if (jobs > STREAM_THREADS_MAX) jobs = STREAM_THREADS_MAX;
+    while (started < jobs - 1 && !pthread_create(&th[started], NULL, stream_thread, r)) started++;
+    stream_thread(r);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    st = r->st;
+    for (size_t i = 0; i < r->nslots; i++) slot_drop_out(&r->slots[i]);
     toi_status cst = toi_case_stream_close(r->cs, &dg);
     r->cs = NULL;
     r->dg = NULL;
@@ -192,12 +239,19 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
   stream_run r;
   memset(&r, 0, sizeof r);
   r.o = o;
-  r.nslots = (size_t)STREAM_PER_JOB * (size_t)(o->jobs < 1 ? 1 : o->jobs);
+  r.nslots = (size_t)toi_stream_slots(o);
   r.block = block_cases(o, r.nslots);
   r.working = 1;
-  int rc = 0, have = 1;
-  for (int k = 0; k < STREAM_SETS; k++) have &= (r.set[k] = calloc(r.nslots, sizeof *r.set[k])) != NULL;
-  if (!have) {
+  int rc = 0;
+  r.slots = calloc(r.nslots, sizeof *r.slots);
+  r.done = calloc(r.nslots, 1);
+  int sync = 0;
+  if (r.slots && r.done) {
+    sync = !pthread_mutex_init(&r.rd, NULL);
+    sync += sync == 1 && !pthread_mutex_init(&r.cm, NULL);
+    sync += sync == 2 && !pthread_cond_init(&r.freed, NULL);
+  }
+  if (sync < 3) {
     res->read = TOI_ERR_NOMEM;
     rc = -1;
   }
@@ -206,10 +260,12 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
     if (st == TOI_ERR_NOMEM) rc = -1;
     if (st != TOI_OK && (res->read == TOI_OK || st == TOI_ERR_NOMEM)) res->read = st;
   }
-  for (int k = 0; k < STREAM_SETS; k++) {
-    for (size_t i = 0; i < r.nslots && r.set[k]; i++) toi_line_block_free(&r.set[k][i].lb);
-    free(r.set[k]);
-  }
+  if (sync >= 3) pthread_cond_destroy(&r.freed);
+  if (sync >= 2) pthread_mutex_destroy(&r.cm);
+  if (sync >= 1) pthread_mutex_destroy(&r.rd);
+  for (size_t i = 0; i < r.nslots && r.slots; i++) toi_line_block_free(&r.slots[i].lb);
+  free(r.slots);
+  free(r.done);
   return rc;
 }
 

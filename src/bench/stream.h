@@ -48,9 +48,11 @@ typedef struct toi_stream_result {
 /// Slots of scratch a caller needs for opts (blocks in flight at once).
 int toi_stream_slots(const toi_stream_opts *o);
 /// Reads paths[0..nfiles-1] ("-": standard input) a block at a time: each
-/// block is parsed and worked on by one of o->jobs threads while the next
-/// ones are read, then checked for bad lines, committed and copied to o->out
-/// in input order, so the output is the same for any jobs. Duplicate IDs are
+/// block is read, parsed and worked on by one of o->jobs threads (the
+/// caller's among them) while the others read and work on the next ones,
+/// then checked for bad lines, committed and copied to o->out in input order
+/// (commit runs on one thread at a time), so the output is the same for any
+/// jobs. Duplicate IDs are
 /// found exactly at the end of each file (toi_case_stream_close): a caller
 /// keeps its output until r->read says every file was valid. After the first
 /// problem (a bad line, a file that cannot be read, commit's refusal) nothing

@@ -578,3 +578,145 @@ Test(stream, audit_same_as_library_and_any_jobs, .timeout = 120) {
   toi_audit_free(&au);
   toi_caselist_free(&l);
 }
+
+/* ---- toi_stream_files itself: order, slots and stops under uneven work ---- */
+
+#define LIB_SLOTS_MAX 64
+
+typedef struct lib_run {
+  int nslots;
+  int busy[LIB_SLOTS_MAX];      /* slot k holds a block worked on and not yet committed */
+  char *text[LIB_SLOTS_MAX];    /* each slot's scratch: the block's IDs, a line each */
+  int in_commit, overlaps, reuse;
+  size_t commits, stop_at;      /* commit refuses its stop_at-th call (0: never) */
+  char *got;
+  size_t len, cap;
+} lib_run;
+
+/* The IDs of a block, a line each, into the slot's scratch, after a wait
+   that differs from block to block (so that blocks finish out of order). */
+static int lib_work(void *ctx, toi_stream_block *b) {
+  lib_run *r = ctx;
+  cr_assert(b->slot >= 0 && b->slot < r->nslots);
+  if (__atomic_exchange_n(&r->busy[b->slot], 1, __ATOMIC_ACQ_REL)) __atomic_store_n(&r->reuse, 1, __ATOMIC_RELAXED);
+  uint64_t h = 1469598103934665603u;
+  for (const char *p = b->cases[0].id; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211u;
+  volatile uint64_t spin = 0;
+  for (uint64_t k = 0; k < (h % 7) * 20000; k++) spin += k;
+  size_t need = b->n * (TOI_ID_MAX + 2), at = 0;
+  free(r->text[b->slot]);
+  r->text[b->slot] = malloc(need);
+  cr_assert_not_null(r->text[b->slot]);
+  for (size_t i = 0; i < b->n; i++) at += (size_t)sprintf(r->text[b->slot] + at, "%s\n", b->cases[i].id);
+  b->text = r->text[b->slot];
+  b->len = at;
+  return 0;
+}
+
+static int lib_commit(void *ctx, toi_stream_block *b) {
+  lib_run *r = ctx;
+  if (__atomic_exchange_n(&r->in_commit, 1, __ATOMIC_ACQ_REL)) r->overlaps = 1;
+  __atomic_store_n(&r->busy[b->slot], 0, __ATOMIC_RELEASE);
+  int rc = 0;
+  if (++r->commits == r->stop_at) {
+    rc = 1;
+  } else {
+    if (r->len + b->len + 1 > r->cap) {
+      r->cap = 2 * (r->len + b->len + 1);
+      r->got = realloc(r->got, r->cap);
+      cr_assert_not_null(r->got);
+    }
+    memcpy(r->got + r->len, b->text, b->len);
+    r->len += b->len;
+    r->got[r->len] = '\0';
+  }
+  __atomic_store_n(&r->in_commit, 0, __ATOMIC_RELEASE);
+  return rc;
+}
+
+/* The IDs of the file's first n cases, a line each (toi_read_cases'). */
+static char *ids_of(const char *name, size_t n) {
+  toi_caselist l = read_whole(name);
+  cr_assert_geq(l.count, n);
+  char *s = malloc(n * (TOI_ID_MAX + 2) + 1);
+  size_t at = 0;
+  s[0] = '\0';
+  for (size_t i = 0; i < n; i++) at += (size_t)sprintf(s + at, "%s\n", l.items[i].id);
+  toi_caselist_free(&l);
+  return s;
+}
+
+/* The options of a run of lib_work and lib_commit, r made ready. */
+static toi_stream_opts lib_init(lib_run *r, int jobs, size_t block) {
+  memset(r, 0, sizeof *r);
+  toi_stream_opts o = {jobs, block, lib_work, lib_commit, NULL, r, NULL, 1};
+  r->nslots = toi_stream_slots(&o);
+  cr_assert_leq(r->nslots, LIB_SLOTS_MAX);
+  return o;
+}
+
+static void lib_free(lib_run *r) {
+  for (int k = 0; k < LIB_SLOTS_MAX; k++) free(r->text[k]);
+  free(r->got);
+}
+
+/* Blocks finish out of order on 1 to 4 threads: the commits come one at a
+   time, in input order, and a slot is never given to a second block before
+   the first is committed; the IDs come out as the file holds them, over two
+   files too. */
+Test(stream, library_blocks_in_input_order_under_uneven_work, .timeout = 120) {
+  write_mixed("u.txt", 20000, -1, 0);
+  char *want = ids_of("u.txt", 20000);
+  size_t wl = strlen(want);
+  char *two = malloc(2 * wl + 1);
+  memcpy(two, want, wl);
+  memcpy(two + wl, want, wl + 1);
+  char p[4096];
+  snprintf(p, sizeof p, "%s", td_path("u.txt"));
+  char *ps[] = {p, p};
+  for (int jobs = 1; jobs <= 4; jobs++) {
+    for (int nf = 1; nf <= 2; nf++) {
+      lib_run r;
+      toi_stream_result res;
+      toi_stream_opts o = lib_init(&r, jobs, 37);
+      cr_assert_eq(toi_stream_files(&res, &o, nf, ps), 0);
+      cr_assert_eq(res.read, TOI_OK);
+      cr_assert_eq(res.commit_rc, 0);
+      cr_assert_eq(res.cases, (size_t)nf * 20000);
+      cr_assert_eq(r.overlaps, 0, "-j%d: two commits at once", jobs);
+      cr_assert_eq(r.reuse, 0, "-j%d: a slot given to a block before the last one's commit", jobs);
+      cr_assert_eq(r.commits, (size_t)nf * ((20000 + 36) / 37));
+      cr_assert_str_eq(r.got, nf == 1 ? want : two, "-j%d, %d files: IDs out of order", jobs, nf);
+      lib_free(&r);
+    }
+  }
+  free(want);
+  free(two);
+}
+
+/* commit's refusal stops the stream: no later commit, the cases before it
+   counted, the rest of the file still read (its status TOI_OK). */
+Test(stream, library_commit_refusal_stops_later_commits, .timeout = 120) {
+  write_mixed("s.txt", 5000, -1, 0);
+  char *want = ids_of("s.txt", 5000);
+  char p[4096];
+  snprintf(p, sizeof p, "%s", td_path("s.txt"));
+  char *ps[] = {p};
+  for (int jobs = 1; jobs <= 3; jobs++) {
+    lib_run r;
+    toi_stream_result res;
+    toi_stream_opts o = lib_init(&r, jobs, 50);
+    r.stop_at = 7;
+    cr_assert_eq(toi_stream_files(&res, &o, 1, ps), 0);
+    cr_assert_eq(res.read, TOI_OK);
+    cr_assert_eq(res.commit_rc, 1);
+    cr_assert_eq(r.commits, 7, "-j%d: %zu commits", jobs, r.commits);
+    cr_assert_eq(res.cases, 6 * 50);
+    cr_assert_eq(strncmp(r.got, want, r.len), 0, "-j%d: the committed IDs are not the file's first", jobs);
+    size_t lines = 0;
+    for (size_t i = 0; i < r.len; i++) lines += r.got[i] == '\n';
+    cr_assert_eq(lines, 6 * 50);
+    lib_free(&r);
+  }
+  free(want);
+}
