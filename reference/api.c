@@ -36,6 +36,7 @@ typedef struct ref_prep {
 
 #define REF_PREP_MAGIC 0x746f6970u
 #define REF_PREP_DEFERRED 0x746f6964u /* numbers and engine set, the rest to do (ref_prepare_deferred) */
+#define REF_PREP_LIGHT 0x746f696cu /* numbers, the fast engine, chk TOI_OK and fp.st.r set (ref_prepare_deferred_solved) */
 
 _Static_assert(sizeof(ref_prep) <= sizeof(toi_ref_prepared), "toi_ref_prepared too small");
 _Static_assert(_Alignof(ref_prep) <= _Alignof(toi_ref_prepared), "toi_ref_prepared under-aligned");
@@ -150,16 +151,21 @@ static int same_case(const toi_case *p, const toi_case *c) {
 /* The prepared case a measure starts from: the query's, checked against its
  * c and engine, or *own prepared here for this call. NULL for a mismatch or
  * a prepared case toi_ref_prepare did not fill. */
-static ref_prep *prep_of(const toi_ref_query *q, ref_prep *own) {
+static ref_prep *prep_of(const toi_ref_query *q, ref_prep *own, int light) {
   if (q->prepared) {
     ref_prep *p = (ref_prep *)(void *)q->prepared->opaque;
+    if (p->magic == REF_PREP_LIGHT && !light) { /* the fast engine's state, the check being known */
+      ref_fast_err_prepare(&p->fp, &p->c);
+      p->magic = REF_PREP_MAGIC;
+    }
     if (p->magic == REF_PREP_DEFERRED) { /* prep_fill's work past the copy, on the copy */
       p->chk = ref_check_case(&p->c);
       if (p->chk == TOI_OK && p->engine == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
       p->magic = REF_PREP_MAGIC;
     }
-    if (p->magic != REF_PREP_MAGIC || p->engine != q->engine) return NULL;
-    if (q->c && p->chk == TOI_OK && (ref_check_case(q->c) != TOI_OK || !same_case(&p->c, q->c))) return NULL;
+    if ((p->magic != REF_PREP_MAGIC && p->magic != REF_PREP_LIGHT) || p->engine != q->engine) return NULL;
+    /* The check reads the numbers alone: a c of p's numbers has p's verdict. */
+    if (q->c && p->chk == TOI_OK && !same_case(&p->c, q->c)) return NULL;
     return p;
   }
   if (!engine_ok(q->engine)) return NULL;
@@ -195,8 +201,16 @@ toi_status toi_ref_error(toi_ref_error_result *out, const toi_ref_query *q) {
   if (!out) return TOI_ERR_RANGE;
   error_clear(out);
   if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
-  ref_prep own, *p = prep_of(q, &own);
+  ref_prep own, *p = prep_of(q, &own, 1);
   if (!p) return TOI_ERR_RANGE;
+  if (p->magic == REF_PREP_LIGHT) {
+    if (q->precision == TOI_BINARY64 && ref_fast_error_light(&p->fp, &p->c, &out->ulp, &out->bits, q->T, q->dir)) {
+      out->lo = out->hi = out->ulp;
+      return TOI_OK;
+    }
+    ref_fast_err_prepare(&p->fp, &p->c); /* as prep_of would have */
+    p->magic = REF_PREP_MAGIC;
+  }
   toi_status st = error_of(&out->ulp, &out->bits, p, q->T, q->dir, q->precision);
   out->lo = out->hi = out->ulp;
   return st;
@@ -207,7 +221,7 @@ toi_status toi_ref_error_bound(toi_ref_error_result *out, const toi_ref_query *q
   if (!out) return TOI_ERR_RANGE;
   error_clear(out);
   if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
-  ref_prep own, *p = prep_of(q, &own);
+  ref_prep own, *p = prep_of(q, &own, 0);
   if (!p) return TOI_ERR_RANGE;
   if (p->chk != TOI_OK) return p->chk;
   if (p->engine == TOI_REF_FAST &&
@@ -224,7 +238,7 @@ toi_status toi_ref_kappa(toi_ref_kappa_result *out, const toi_ref_query *q) {
   if (!out) return TOI_ERR_RANGE;
   kappa_clear(out);
   if (!q || !dir_ok(q->dir)) return TOI_ERR_RANGE;
-  ref_prep own, *p = prep_of(q, &own);
+  ref_prep own, *p = prep_of(q, &own, 0);
   if (!p) return TOI_ERR_RANGE;
   toi_status st = kappa_of(&out->kappa, p, q->dir);
   out->lo = out->hi = out->kappa;
@@ -236,7 +250,7 @@ toi_status toi_ref_kappa_bound(toi_ref_kappa_result *out, const toi_ref_query *q
   if (!out) return TOI_ERR_RANGE;
   kappa_clear(out);
   if (!q || !dir_ok(q->dir)) return TOI_ERR_RANGE;
-  ref_prep own, *p = prep_of(q, &own);
+  ref_prep own, *p = prep_of(q, &own, 0);
   if (!p) return TOI_ERR_RANGE;
   if (p->chk != TOI_OK) return p->chk;
   if (p->engine == TOI_REF_FAST && ref_fast_kappa_bound_p(&p->fp, &out->lo, &out->hi, &p->c, q->dir)) {
@@ -281,6 +295,20 @@ void ref_prepare_deferred(toi_ref_prepared *pp, const toi_case *c, toi_ref_engin
     memset(&p->c, 0, sizeof p->c); /* dim 0: refused by the check, as a NULL case is */
   }
   p->magic = REF_PREP_DEFERRED;
+}
+
+/* As ref_prepare_deferred, and with r (toi_ref_solve's TOI_OK answer for c
+ * in binary64, engine e) the check's verdict is TOI_OK (ref_prepare_solved);
+ * the fast engine's state is left to the first measure that needs it, which
+ * toi_ref_error in binary64 may not (ref_fast_error_light). */
+void ref_prepare_deferred_solved(toi_ref_prepared *pp, const toi_case *c, toi_ref_engine e, const toi_ref *r) {
+  ref_prepare_deferred(pp, c, e);
+  ref_prep *p = (ref_prep *)(void *)pp->opaque;
+  if (!c || !r || e != TOI_REF_FAST || p->magic != REF_PREP_DEFERRED) return;
+  p->chk = TOI_OK;
+  p->fp.st.r = *r;
+  p->fp.lite = 0;
+  p->magic = REF_PREP_LIGHT;
 }
 
 /* ---- the engines' names, as the command line spells them ---- */

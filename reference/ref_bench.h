@@ -25,6 +25,15 @@ int ref_prepared_offset(const toi_ref_prepared *p, toi_direction dir, double R, 
 /// one thread's, as the caller's stack in toi_bench_run.
 void ref_prepare_deferred(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e);
 
+/// ref_prepare_deferred with r, toi_ref_solve's answer for c in binary64
+/// with engine e, whose status was TOI_OK (so c passes the case check): a
+/// toi_ref_error in binary64 on *p may then be answered from r and c's
+/// numbers without the fast engine's state (ref_fast_error_light), the same
+/// doubles; any other measure, or one that cannot be had so, prepares *p
+/// first, as after ref_prepare_deferred. r NULL or e not TOI_REF_FAST: as
+/// ref_prepare_deferred.
+void ref_prepare_deferred_solved(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e, const toi_ref *r);
+
 /// toi_ref_prepare of c with engine e (TOI_REF_FAST or TOI_REF_MPFR) into
 /// *p, for a case c (not NULL) that toi_ref_solve answered with TOI_OK, in
 /// any precision: that answer means c passes the case check (toi_ref_solve

@@ -1068,6 +1068,46 @@ int ref_fast_prepare(ref_fast_state *fs, const toi_case *c) {
   return why == FAST_OK;
 }
 
+/* Step 1 of fast_front on its own (no target): the same s, v, R and scales,
+ * so exact_data means what it means there (fast_exact_ok). */
+int ref_fast_scaled_data(ref_fast_state *fs, const toi_case *c) {
+  if (!fs || !fast_plausible(c)) return 0;
+  fdd *s = fs->s, *v = fs->v;
+  double z = 0, ms, mv = 0;
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; i++) {
+    s[i] = two_sum(c->pb[i], -c->pa[i]);
+    v[i] = two_sum(c->vb[i], -c->va[i]);
+    z += (s[i].h - s[i].h) + (v[i].h - v[i].h);
+  }
+  s[3] = two_sum(c->ra, c->rb);
+  if (!(z + (s[3].h - s[3].h) == 0)) return 0;
+  ms = s[3].h;
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; i++) {
+    double as = fabs(s[i].h), av = fabs(v[i].h);
+    ms = as > ms ? as : ms;
+    mv = av > mv ? av : mv;
+  }
+  if (ms == 0 || mv == 0) return 0;
+  int es = 0, ev = 0, lost = 0;
+  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
+    es = fast_ilog2(ms);
+    ev = fast_ilog2(mv);
+    for (int i = 0; i < 3; i++) {
+      fast_scale_keep(&s[i].h, -es, &lost);
+      fast_scale_keep(&s[i].l, -es, &lost);
+      fast_scale_keep(&v[i].h, -ev, &lost);
+      fast_scale_keep(&v[i].l, -ev, &lost);
+    }
+    fast_scale_keep(&s[3].h, -es, &lost);
+    fast_scale_keep(&s[3].l, -es, &lost);
+  }
+  fs->es = es, fs->ev = ev, fs->k2 = es - ev;
+  fs->exact_data = fast_exact_ok(lost, s, v, 3);
+  return fs->exact_data;
+}
+
 int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, int *mb, double *xc, int *mc) {
   if (!fs->exact_data) return 0;
   fdd sr[4];

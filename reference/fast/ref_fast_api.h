@@ -60,6 +60,14 @@ int ref_fast_fma(void);
 /// thread at a time). c is the case k was prepared from.
 void ref_fast_err_prepare(ref_fast_prep *k, const toi_case *c);
 int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q);
+/// ref_fast_error_p's answer in binary64 for a case c that was not prepared:
+/// k->st.r its binary64 answer (toi_ref_solve's) and k->lite 0, set by the
+/// caller; the rest is derived here on first use and kept in k. 1 with *ulp
+/// and *bits set, the same doubles as ref_fast_error_p's; 0 when it cannot
+/// be had so: the caller then prepares k (ref_fast_err_prepare) and asks
+/// ref_fast_error_p.
+int ref_fast_error_light(ref_fast_prep *k, const toi_case *c, double *ulp, double *bits, double T,
+                         toi_direction dir);
 int ref_fast_kappa_p(ref_fast_prep *k, double *kappa, const toi_case *c, toi_direction dir);
 /// An enclosure lo <= ulp <= hi of ref_fast_error_p's ulp (lo = hi: the
 /// ulp itself), with its bits, from the root's enclosure alone. 0 when the
@@ -82,6 +90,8 @@ typedef struct ref_fast_err_counts {
   /// Errors decided near the root from the case's RN(t*) - t* (once per case
   /// and root), and those that needed the near method at T itself.
   unsigned long long error_near_rn, error_near_t;
+  /// ref_fast_error_light's answers, and the errors it left to the prepared case.
+  unsigned long long error_light, error_light_fb;
 } ref_fast_err_counts;
 void ref_fast_err_counts_get(ref_fast_err_counts *out);
 void ref_fast_err_counts_reset(void);

@@ -68,6 +68,7 @@ void ref_fast_err_counts_reset(void) { memset(&fe_counts, 0, sizeof fe_counts); 
 void ref_fast_err_prepare(ref_fast_prep *k, const toi_case *c) {
   k->ok = ref_fast_prepare(&k->st, c);
   k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
+  k->lite = 0;
   for (int d = 0; d < 2; d++)
     for (int q = 0; q < TOI_PRECISION_COUNT; q++) k->br[d][q].state = 0;
 }
@@ -263,6 +264,43 @@ FAST_INLINE int fe_sqrt_D(ref_fast_prep *k, const int fm) {
   return 1;
 }
 
+/*
+ * The same sqrt(D) from fewer products, where D does not cancel (the usual
+ * case; ref_fast_error_light's): fe_sqrt_D's sum with its two TwoProds, the
+ * three products of a leading and a second component rounded (u each, in
+ * P), and its ten other products (b1^2, 2 b0 b2, 2 b1 b2, b2^2, a1 c1,
+ * a0 c2, a2 c0, a1 c2, a2 c1, a2 c2) left out: together at most
+ * Q = (|b1| + |b2|)^2 + 2 |b0| |b2| + (|a1| + |a2|)(|c1| + |c2|) + |a0| |c2|
+ * + |a2| |c0|, evaluated on nonnegative numbers in eight roundings, which
+ * up() covers. With the triples' errors as there. When the check that
+ * follows fails (D cancels, near a graze), fe_sqrt_D itself.
+ */
+FAST_INLINE int fe_sqrt_D_lead(ref_fast_prep *k, const int fm) {
+  if (k->haveD) return k->haveD > 0;
+  if (!fe_triples(k, fm)) return k->haveD = -1, 0;
+  const double *a = k->a3, *b = k->b3, *c = k->c3;
+  fe_sum s = {0, 0, 0, 0, 0};
+  double P = 0;
+  fe_sum_prod(&s, b[0], b[0], fm);
+  fe_sum_prod(&s, -a[0], c[0], fm);
+  fe_sum_rprod(&s, &P, 2 * b[0], b[1]);
+  fe_sum_rprod(&s, &P, -a[0], c[1]);
+  fe_sum_rprod(&s, &P, -a[1], c[0]);
+  double ED, b12 = fabs(b[1]) + fabs(b[2]);
+  double Q = b12 * b12 + 2 * fabs(b[0]) * fabs(b[2]) + (fabs(a[1]) + fabs(a[2])) * (fabs(c[1]) + fabs(c[2])) +
+             fabs(a[0]) * fabs(c[2]) + fabs(a[2]) * fabs(c[0]);
+  fdd D = fe_sum_end(&s, &ED);
+  ED = up(ED + 0x1p-53 * P + Q + k->eb3 * (2 * fe_abs3(b) + k->eb3) + k->ea3 * fe_abs3(c) +
+          (fe_abs3(a) + k->ea3) * k->ec3) + 0x1p-930;
+  if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && ED <= 0x1p-62 * D.h)) return fe_sqrt_D(k, fm);
+  double h, w0;
+  const fdd zero = {0, 0};
+  k->sD = dd_add_sqrt(zero, D, &h, &w0, fm);
+  k->esD = up(0x1p-101 * k->sD.h + ED / h * (1 + 0x1p-51));
+  k->haveD = 1;
+  return 1;
+}
+
 /* ---- d = T - t* near the root ---- */
 
 /* G = a Ts + b from the triples (error *EG), as fe_sqrt_D: TwoProds of Ts by
@@ -335,23 +373,77 @@ static inline int fe_fine(fdd x, double E) {
 }
 
 /*
+ * Y = a (Ts - t**) = G + sigma sqrt(D) without sqrt(D), near t* (the light
+ * way's first try; G = a Ts + b, X = F(Ts), both from the triples, with
+ * their errors): D = G^2 - a F exactly (it is b^2 - a c), so when G has the
+ * sign sigma of t*'s side, sigma sqrt(D) = G sqrt(1 - mu), mu = a F / G^2,
+ * and Y = G (2 + s), s = sqrt(1 - mu) - 1 = -mu / (1 + sqrt(1 - mu)). Near
+ * t*, mu is about 4 (Ts - t*) / (t* - t**): tiny, so mu and s are needed
+ * to a few bits of their own only, and plain doubles do. u = 2^-53:
+ *  - a* within |a1| + |a2| + ea of a0, F* within |X.l| + EX of X.h, G*
+ *    within |G.l| + EG of G.h: relative ra, rX, rG (each checked <= 2^-40;
+ *    G* then has G.h's sign); mu~ = RN(RN(a0 X.h) / RN(G.h G.h)), the
+ *    products checked in [2^-900, 2^900] (no underflow), is within 3u
+ *    (1 + 2^-50) of a0 X.h / G.h^2, itself within (ra + rX + 2 rG)
+ *    (1 + 2^-36) of mu*: |mu* - mu~| <= Dmu = |mu~| (ra + rX + 2 rG + 4u)
+ *    (1 + 2^-35);
+ *  - |mu~| <= 2^-20 (checked), so |mu*| < 2^-19, where s has slope
+ *    1 / (2 sqrt(1 - mu)) <= 0.5001; s~ = RN(-mu~ / RN(1 + RN(sqrt(RN(1 -
+ *    mu~))))): RN(1 - mu~) within u, its root within 1.5u of sqrt(1 -
+ *    mu~), the sum with 1 (>= 1.99) within 3.5u, the quotient u more:
+ *    |s~ - s(mu~)| <= 3u |s~|; Es = 0.5001 Dmu + 3u |s~| bounds |s* - s~|;
+ *  - Y~ = Fast2Sum(2 G.h, l), l = RN(m + 2 G.l), m = RN(G.h s~) (exact:
+ *    |l| < 2^-18 |G.h|): against G~ (2 + s~), G~ = G.h + G.l, it misses
+ *    G.l s~ and two roundings: Er = u (|m| + |l|) + |G.l| |s~| + 2^-1070
+ *    (m may underflow);
+ *  - |Y* - Y~| <= |G* - G~| |2 + s*| + |G~| |s* - s~| + Er <= EG (2 +
+ *    2^-18) + (|G.h| + |G.l|) Es + Er, up() covering the roundings of the
+ *    bound.
+ * 0 when G's sign is not sigma or a check fails: the caller then takes
+ * sqrt(D) (fe_sqrt_D_lead).
+ */
+FAST_INLINE int fe_Y_near(fdd *Y, double *EY, const ref_fast_prep *k, int j, fdd X, double EX, fdd G, double EG) {
+  const double u = 0x1p-53, *a = k->a3;
+  if (!(j ? G.h > 0 : G.h < 0) || !(a[0] > 0) || !(fabs(G.h) <= 0x1p400) || X.h == 0) return 0;
+  const double ra = (fabs(a[1]) + fabs(a[2]) + k->ea3) / a[0], rX = (fabs(X.l) + EX) / fabs(X.h),
+               rG = (fabs(G.l) + EG) / fabs(G.h);
+  const double p = a[0] * X.h, g2 = G.h * G.h, mu = p / g2, amu = fabs(mu);
+  if (!(ra <= 0x1p-40 && rX <= 0x1p-40 && rG <= 0x1p-40) || !(fabs(p) >= 0x1p-900 && fabs(p) <= 0x1p900) ||
+      !(g2 >= 0x1p-900 && g2 <= 0x1p900) || !(amu >= 0x1p-900 && amu <= 0x1p-20))
+    return 0;
+  const double Dmu = amu * (ra + rX + 2 * rG + 4 * u) * (1 + 0x1p-35);
+  const double sm = -mu / (1 + sqrt(1 - mu)), Es = 0.5001 * Dmu + 3 * u * fabs(sm);
+  const double m = G.h * sm, l = m + 2 * G.l;
+  *Y = fast_two_sum(2 * G.h, l);
+  const double Er = u * (fabs(m) + fabs(l)) + fabs(G.l) * fabs(sm) + 0x1p-1070;
+  *EY = up(EG * (2 + 0x1p-18) + (fabs(G.h) + fabs(G.l)) * Es + Er);
+  return 1;
+}
+
+/*
  * d = Ts - t* for root j (0 lower, 1 upper), |Ts| <= 2^400, triples ready.
  * Double root: d = G / a. Otherwise d = F / Y, Y = a (Ts - t**), either
  * Y = Delta a with Delta = Ts - t** from the enclosure of t** (two dd_div)
  * or, when that enclosure is too wide for Delta (close roots), Y = G + sigma
  * sqrt(D) (sigma = +1 for the upper root, -1 for the lower: t** = (-b -
- * sigma sqrt D)/a), a sum without cancellation while Ts is near t*. Each
+ * sigma sqrt D)/a), a sum without cancellation while Ts is near t*. light:
+ * the state holds the scaled data and the answer alone
+ * (ref_fast_error_light), neither the roots' enclosures nor A nor whether
+ * D = 0; only that last way is taken, which needs none of them, given a > 0
+ * (v != 0) and D > 0: a D of 0 fails fe_sqrt_D's check (D.h >= 2^-800 with
+ * ED <= 2^-62 D.h); Y there first without sqrt(D) (fe_Y_near, whose mu
+ * would be 1 at D = 0, where it declines). Each
  * dd_div with iy = RN(1/y.h) is within 2^-100 relative; with r_x the
  * relative errors of the operands (each checked below 2^-62, read against
  * the hi parts, which the factor 1 + 2^-51 covers), the quotient's relative
  * error is below (sum r_x + 2^-99)(1 + 2^-58), and against |d~.h| one more
  * 1 + 2^-52: 1 + 2^-49 and up() cover all of it.
  */
-FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts, const int fm) {
+FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts, const int light, const int fm) {
   const ref_fast_state *fs = &k->st;
   double EX, EY, rel;
   fdd X, d;
-  if (fs->graze) {
+  if (!light && fs->graze) {
     X = fe_G(k, Ts, &EX, fm);
     if (!fe_fine(X, EX) || !fe_fine(fs->A, fs->Ea)) return 0;
     d = dd_div(X, fs->A, 1 / fs->A.h, fm);
@@ -360,18 +452,21 @@ FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts,
     X = fe_F(k, Ts, &EX, fm);
     if (!fe_fine(X, EX)) return 0;
     rel = EX / fabs(X.h);
-    fdd Y = fe_diff(Ts, fs->t[1 - j], fs->Et[1 - j], &EY);
-    if (fe_fine(Y, EY) && fe_fine(fs->A, fs->Ea)) {
+    fdd Y = {0, 0};
+    if (!light) Y = fe_diff(Ts, fs->t[1 - j], fs->Et[1 - j], &EY);
+    if (!light && fe_fine(Y, EY) && fe_fine(fs->A, fs->Ea)) {
       fdd Z = dd_div(X, Y, 1 / Y.h, fm);
       if (!fe_fine(Z, 0)) return 0;
       d = dd_div(Z, fs->A, 1 / fs->A.h, fm);
       rel += EY / fabs(Y.h) + fs->Ea / fs->A.h;
     } else {
-      if (!fe_sqrt_D(k, fm)) return 0;
       double EG, Er;
       fdd G = fe_G(k, Ts, &EG, fm);
-      Y = fe_add_any(G, j ? k->sD : dd_neg(k->sD), &Er);
-      EY = up(EG + k->esD + Er);
+      if (!(light && fe_Y_near(&Y, &EY, k, j, X, EX, G, EG))) {
+        if (!(light ? fe_sqrt_D_lead(k, fm) : fe_sqrt_D(k, fm))) return 0;
+        Y = fe_add_any(G, j ? k->sD : dd_neg(k->sD), &Er);
+        EY = up(EG + k->esD + Er);
+      }
       if (!fe_fine(Y, EY)) return 0;
       d = dd_div(X, Y, 1 / Y.h, fm);
       rel += EY / fabs(Y.h);
@@ -441,12 +536,12 @@ static int fe_ulp_exp(int *ue, const ref_fast_state *fs, int j, double rn, const
  * fe_near errs by about 2^-92 of it, so for T a few ulps from t* this gives
  * d to about 90 bits, where fe_near at Ts would cost the same sums again.
  */
-FAST_INLINE int fe_root_dr(ref_fast_prep *k, int j, const int fm) {
+FAST_INLINE int fe_root_dr(ref_fast_prep *k, int j, const int light, const int fm) {
   if (k->haveR[j]) return k->haveR[j] > 0;
   k->haveR[j] = -1;
   double rn = j ? k->st.r.thi : k->st.r.tlo, rs;
   if (!fe_scale_exact(&rs, rn, -k->st.k2) || !(fabs(rs) >= 0x1p-400 && fabs(rs) <= 0x1p400)) return 0;
-  if (!fe_near(&k->dr[j], &k->Edr[j], k, j, rs, fm)) return 0;
+  if (!fe_near(&k->dr[j], &k->Edr[j], k, j, rs, light, fm)) return 0;
   k->rs[j] = rs;
   k->haveR[j] = 1;
   return 1;
@@ -484,12 +579,31 @@ FAST_INLINE int fe_ulp(double *q, ref_fast_prep *k, int j, double Ts, int kq, co
   /* Near. */
   if (fs->Et[j] == 0 || !(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
   if (!fe_triples(k, fm)) return 0;
-  if (fe_root_dr(k, j, fm)) {
+  if (fe_root_dr(k, j, 0, fm)) {
     d = fe_near_from_rn(k, j, Ts, &Ed);
     if (fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return fe_counts.error_near_rn++, 1;
   }
-  if (!fe_near(&d, &Ed, k, j, Ts, fm) || !fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return 0;
+  if (!fe_near(&d, &Ed, k, j, Ts, 0, fm) || !fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq)) return 0;
   return fe_counts.error_near_t++, 1;
+}
+
+/*
+ * The ulp error in binary64 from the light state (ref_fast_error_light): the
+ * scaled data and RN(t*) alone. For T near t* this is fe_ulp's per-root
+ * path, rs - t* made by the near method without the roots' enclosures
+ * (fe_near's light way: Y = a Ts + b + sigma sqrt(D) from the triples); for
+ * T far from t*, d = (Ts - rs) + (rs - t*) is known far better than the
+ * quotient needs, so no far method is wanted either. 0 whenever anything is
+ * missing (t* exact or 0, D = 0 or too close to it, ranges): the caller then
+ * prepares the case and measures as before; what is certified here is the
+ * same double as there.
+ */
+FAST_INLINE int fe_ulp_light(double *q, ref_fast_prep *k, int j, double Ts, int kq, const int fm) {
+  if (!(Ts == 0 || (fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))) return 0;
+  if (!fe_triples(k, fm) || !fe_root_dr(k, j, 1, fm)) return 0;
+  double Ed;
+  fdd d = fe_near_from_rn(k, j, Ts, &Ed);
+  return fast_certify(q, d.h < 0 ? dd_neg(d) : d, Ed, kq);
 }
 
 /* ---- kappa ---- */
@@ -606,7 +720,7 @@ FAST_INLINE int fe_kappa(double *kappa, ref_fast_prep *k, const toi_case *c, int
     sq = k->sD, Esq = k->esD;
     better = 1;
   }
-  if (EQ > 0x1p-80 * fabs(Q.h) && fe_triples(k, fm) && fe_root_dr(k, j, fm)) {
+  if (EQ > 0x1p-80 * fabs(Q.h) && fe_triples(k, fm) && fe_root_dr(k, j, 0, fm)) {
     double Er;
     fdd Qr = fe_diff(k->rs[j], k->dr[j], k->Edr[j], &Er);
     if (Er < EQ) Q = Qr, EQ = Er, better = 1;
@@ -700,6 +814,9 @@ static int fe_kappa_gen(double *kappa, ref_fast_prep *k, const toi_case *c, int 
   return fe_kappa(kappa, k, c, j, FE_GEN_FMA);
 }
 static int fe_sqrt_D_gen(ref_fast_prep *k) { return fe_sqrt_D(k, FE_GEN_FMA); }
+static int fe_ulp_light_gen(double *q, ref_fast_prep *k, int j, double Ts, int kq) {
+  return fe_ulp_light(q, k, j, Ts, kq, FE_GEN_FMA);
+}
 #ifdef FE_DISPATCH
 __attribute__((target("fma"))) static int fe_ulp_fma(double *q, ref_fast_prep *k, int j, double Ts, int kq) {
   return fe_ulp(q, k, j, Ts, kq, 1);
@@ -708,9 +825,22 @@ __attribute__((target("fma"))) static int fe_kappa_fma(double *kappa, ref_fast_p
   return fe_kappa(kappa, k, c, j, 1);
 }
 __attribute__((target("fma"))) static int fe_sqrt_D_fma(ref_fast_prep *k) { return fe_sqrt_D(k, 1); }
+__attribute__((target("fma"))) static int fe_ulp_light_fma(double *q, ref_fast_prep *k, int j, double Ts, int kq) {
+  return fe_ulp_light(q, k, j, Ts, kq, 1);
+}
 #define FE_PICK(name) (ref_fast_fma() ? name##_fma : name##_gen)
+/* The upper halves of the vector registers set to zero. A measure reaches
+ * ref_fast_error_light with them in use (measured: something before it in
+ * the scoring loop leaves them so), and then every change between the FMA
+ * build's VEX code and the plain SSE2 code it calls (fe_scale_exact,
+ * fast_certify, the library's sqrt) or returns to costs a state change: the
+ * light path took 1.3 times the CPU time of the prepared one for fewer
+ * instructions. Values are unchanged (the low halves are kept). */
+__attribute__((target("avx"))) static void fe_upper_zero(void) { __builtin_ia32_vzeroupper(); }
+#define FE_UPPER_ZERO() (ref_fast_fma() ? fe_upper_zero() : (void)0)
 #else
 #define FE_PICK(name) name##_gen
+#define FE_UPPER_ZERO() ((void)0)
 #endif
 
 /* The data of the root in direction dir, precision q (k->ok) that every
@@ -869,6 +999,38 @@ int ref_fast_offset_p(const ref_fast_prep *k, double *lo, double *hi, double R, 
 
 int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_direction dir, toi_precision q) {
   return fe_error(k, ulp, bits, T, dir, q);
+}
+
+/*
+ * fe_error in binary64 from k->st.r (the case's binary64 answer, set by the
+ * caller) and the scaled data of c, made here on first use (k->lite): no
+ * solving. Only a finite T, a root in direction dir whose RN(t*) = rn is
+ * normal and not a power of two: ulp(t*) is then rn's (fe_ulp_exp, without
+ * the root's enclosure), and fe_ulp_light gives the quotient. 0 for the
+ * rest: the caller prepares the case (ref_fast_err_prepare) and asks
+ * ref_fast_error_p, whose answer is the same double.
+ */
+int ref_fast_error_light(ref_fast_prep *k, const toi_case *c, double *ulp, double *bits, double T,
+                         toi_direction dir) {
+  FE_UPPER_ZERO();
+  if (!k->lite) {
+    k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
+    k->lite = ref_fast_scaled_data(&k->st, c) ? 1 : -1;
+  }
+  const ref_fast_state *fs = &k->st;
+  int low = (unsigned)dir > 1 ? -1 : ref_dir_root(&fs->r, dir);
+  if (k->lite < 0 || low < 0 || !isfinite(T)) return fe_counts.error_light_fb++, 0;
+  double rn = low ? fs->r.tlo : fs->r.thi, arn = fabs(rn);
+  if (!(arn >= 0x1p-1021 && arn < INFINITY) || arn == fast_pow2(fast_ilog2(arn))) return fe_counts.error_light_fb++, 0;
+  int ue;
+  double e, Ts;
+  if (!fe_ulp_exp(&ue, fs, low ? 0 : 1, rn, toi_precision_get(TOI_BINARY64)) || !fe_scale_exact(&Ts, T, -fs->k2) ||
+      !FE_PICK(fe_ulp_light)(&e, k, low ? 0 : 1, Ts, fs->k2 - ue))
+    return fe_counts.error_light_fb++, 0;
+  fe_counts.error_light++;
+  *ulp = e;
+  *bits = ref_bits_apart_prec(T, rn, TOI_BINARY64);
+  return 1;
 }
 
 static int fe_kappa_of(ref_fast_prep *k, double *kappa, const toi_case *c, toi_direction dir) {

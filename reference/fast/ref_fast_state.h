@@ -32,6 +32,11 @@ typedef struct ref_fast_state {
 /// then unspecified). Does not touch the toi_ref_fast_stats counters.
 int ref_fast_prepare(ref_fast_state *fs, const toi_case *c);
 
+/// Only the scaled data of c as ref_fast_prepare keeps them (s, v, es, ev,
+/// k2, exact_data; nothing else of fs is set), without solving: 1 when
+/// they are exact (exact_data), 0 otherwise or for an invalid case.
+int ref_fast_scaled_data(ref_fast_state *fs, const toi_case *c);
+
 /// The exact expansions (ref_fast.c: nonoverlapping, increasing magnitude)
 /// of a = v.v, b = s.v and c = s.s - R^2 of a prepared state whose data are
 /// exact (fs->exact_data), each in at most 32 doubles. 0 when not exact_data.
@@ -51,6 +56,7 @@ typedef struct ref_fast_prep {
   fdd sD;               /* sqrt(D) from the triples, with absolute error esD */
   double esD;
   int haveR[2];         /* dr[j]: the same, per root */
+  int lite;             /* ref_fast_error_light's state: 0 not made, 1 st.r and the scaled data alone, -1 unusable */
   double rs[2];         /* RN(t*_j) scaled (exact) */
   fdd dr[2];            /* rs[j] - t*_j scaled, with absolute error Edr[j] */
   double Edr[2];

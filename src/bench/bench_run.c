@@ -121,8 +121,12 @@ static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case
   if (!pc->have_prep) {
     /* Prepared by the first measure that needs it (most answers need none):
        the measures give what they give after toi_ref_prepare, a case the
-       check refuses its status. */
-    ref_prepare_deferred(&pc->prep, c, o->engine);
+       check refuses its status. A binary64 case comes with its answer, from
+       which most errors are had without the preparation. */
+    if (cand->precision == TOI_BINARY64)
+      ref_prepare_deferred_solved(&pc->prep, c, o->engine, ref);
+    else
+      ref_prepare_deferred(&pc->prep, c, o->engine);
     pc->have_prep = 1;
   }
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};

@@ -271,6 +271,108 @@ Test(ref_prepared, solved_is_prepare_without_the_check) {
   }
 }
 
+/* ref_prepare_deferred_solved (ref_bench.h): a case handed over with its
+ * binary64 answer is measured without the fast engine's state where that can
+ * be had (ref_fast_error_light: its data scaled, the near method at RN(t*)
+ * with sqrt(D) from the triples), else prepared as before. Every measure is
+ * bit for bit the MPFR engine's on the case unprepared: binary64 errors
+ * first, answers around the root and far from it (what the light path
+ * answers), then what it leaves (NaN, Inf, binary32, kappa, the bounds) on
+ * the same prepared case. Returns the number of finite binary64 errors. */
+static long check_solved_deferral(const toi_case *c) {
+  toi_ref r;
+  if (tr_solve_engine(&r, c, TOI_REF_FAST) != TOI_OK) return 0;
+  toi_ref_prepared p;
+  ref_prepare_deferred_solved(&p, c, TOI_REF_FAST, &r);
+  long n = 0;
+  for (int rep = 0; rep < 2; rep++)
+    for (int d = 0; d < 2; d++) {
+      double t = d ? r.trev : r.tfwd, b = isfinite(t) ? t : 1.0;
+      const double T[10] = {b, nextafter(b, INFINITY), nextafter(b, -INFINITY), nextafter(nextafter(b, 1e300), 1e300),
+                            b * (1 + 0x1p-40), b * (1 - 0x1p-20), 3 * b + 2, -b, 0.0, 1.0};
+      for (int i = 0; i < 10; i++) {
+        toi_ref_query a = query_of(i % 2 ? c : NULL, TOI_REF_FAST, TOI_BINARY64, (toi_direction)d, T[i]);
+        a.prepared = &p;
+        toi_ref_query m = query_of(c, TOI_REF_MPFR, TOI_BINARY64, (toi_direction)d, T[i]);
+        toi_ref_error_result ea, em;
+        toi_status sa = toi_ref_error(&ea, &a), sm = toi_ref_error(&em, &m);
+        cr_assert_eq(sa, sm, "status %d against %d (dir %d, T %a) on %s", (int)sa, (int)sm, d, T[i], tr_fmt(c));
+        cr_assert(tr_same(ea.ulp, em.ulp) && tr_same(ea.bits, em.bits) && tr_same(ea.lo, em.ulp) &&
+                      tr_same(ea.hi, em.ulp),
+                  "error %a/%a against %a/%a (dir %d, T %a) on %s", ea.ulp, ea.bits, em.ulp, em.bits, d, T[i],
+                  tr_fmt(c));
+        n += sa == TOI_OK && isfinite(em.ulp);
+      }
+    }
+  /* the rest from the same prepared case: check_case_as's measures */
+  for (int q = 0; q < TOI_PRECISION_COUNT; q++)
+    for (int d = 0; d < 2; d++) {
+      toi_ref rq;
+      if (tr_solve_prec(&rq, c, (toi_precision)q, TOI_REF_MPFR) != TOI_OK) rq.tfwd = rq.trev = NAN;
+      double T[8];
+      int m = answers_of(T, &rq, (toi_direction)d);
+      for (int i = 0; i < m; i++) {
+        toi_ref_query a = query_of(NULL, TOI_REF_FAST, (toi_precision)q, (toi_direction)d, T[i]);
+        a.prepared = &p;
+        toi_ref_query b = query_of(c, TOI_REF_MPFR, (toi_precision)q, (toi_direction)d, T[i]);
+        toi_ref_error_result ea, eb, ba;
+        toi_status sa = toi_ref_error(&ea, &a), sb = toi_ref_error(&eb, &b), sc = toi_ref_error_bound(&ba, &a);
+        cr_assert_eq(sa, sb);
+        cr_assert_eq(sc, sb);
+        cr_assert(tr_same(ea.ulp, eb.ulp) && tr_same(ea.bits, eb.bits), "error %a against %a (q %d, T %a) on %s",
+                  ea.ulp, eb.ulp, q, T[i], tr_fmt(c));
+        cr_assert(tr_same(ba.lo, eb.ulp) || (ba.lo <= eb.ulp && eb.ulp <= ba.hi));
+      }
+      toi_ref_query a = query_of(NULL, TOI_REF_FAST, TOI_BINARY64, (toi_direction)d, 0);
+      a.prepared = &p;
+      toi_ref_query b = query_of(c, TOI_REF_MPFR, TOI_BINARY64, (toi_direction)d, 0);
+      toi_ref_kappa_result ka, kb;
+      cr_assert_eq(toi_ref_kappa(&ka, &a), toi_ref_kappa(&kb, &b));
+      cr_assert(tr_same(ka.kappa, kb.kappa), "kappa %a against %a on %s", ka.kappa, kb.kappa, tr_fmt(c));
+    }
+  return n;
+}
+
+Test(ref_prepared, a_solved_deferral_measures_without_preparing) {
+  ref_fast_err_counts_reset();
+  long n = 0;
+  /* with the FMA build and without it (Dekker's products), where there is a choice */
+  for (int fma = 1; fma >= 0; fma--)
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    ref_fast_use_fma(fma ? -1 : 0);
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x6c69676874ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 40; i++) {
+      if (i == 20 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      n += check_solved_deferral(&c);
+    }
+  }
+  ref_fast_use_fma(-1);
+  /* exact roots 3 and 7 (rs - t* = 0), a double root (D = 0), a touching
+   * pair (the root 0), a 3-4-5 triangle: the light path declines, the
+   * prepared case answers */
+  const toi_case exact[] = {tr_rel2(-5, 0, 1, 0, 1, 1), tr_rel2(-5, 2, 1, 0, 1, 1), tr_rel2(-2, 0, 1, 0, 1, 1),
+                            tr_rel2(-8, -6, 4, 3, 2.5, 2.5)};
+  for (size_t k = 0; k < sizeof exact / sizeof *exact; k++) n += check_solved_deferral(&exact[k]);
+  cr_expect_gt(n, 6000);
+  /* It is the light path that answered: nearly every finite binary64 error
+   * asked before anything else of its case. */
+  ref_fast_err_counts k;
+  ref_fast_err_counts_get(&k);
+  cr_expect_gt(k.error_light, 5000, "%llu errors answered without preparing, %llu left", k.error_light,
+               k.error_light_fb);
+  /* r NULL or the MPFR engine: a plain deferral */
+  toi_case c = tr_rel2(3, 0.5, -1, 0, 1, 1);
+  toi_ref_prepared p;
+  ref_prepare_deferred_solved(&p, &c, TOI_REF_MPFR, NULL);
+  double lo, hi;
+  cr_assert_eq(ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi), 0, "not prepared yet");
+}
+
 /* Two cases that differ in one bit of one number: a prepared case answers
  * for its own case only. */
 Test(ref_prepared, a_mismatch_is_refused) {
