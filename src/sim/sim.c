@@ -196,6 +196,33 @@ static inline size_t gather(sim *s, const sim_nbr *q, size_t m) {
   return w;
 }
 
+/* gather for one level of cells (the uniform grid: g.nused 1, level 0,
+   never a test): the block [lo, hi] of level-0 cells, row by row, with the
+   bounds in locals (a write to the buffer may alias anything the compiler
+   would otherwise read again at each cell). The same balls in the same
+   order as gather's. */
+static inline size_t gather_block(sim *s, const int32_t lo[3], const int32_t hi[3], size_t m) {
+  const size_t nc0 = (size_t)s->g.nc[0][0], nc1 = (size_t)s->g.nc[0][1];
+  const int32_t x0 = lo[0], y0 = lo[1], z0 = lo[2], nx = hi[0] - lo[0], y1 = hi[1], z1 = hi[2];
+  uint32_t *const buf = s->gbuf;
+  const sim_cell *const cl = s->cl; /* level 0's cells come first (g.off[0] is 0) */
+  for (int32_t z = z0; z <= z1; z++)
+    for (int32_t y = y0; y <= y1; y++) {
+      const sim_cell *c = cl + ((size_t)z * nc1 + (size_t)y) * nc0 + (size_t)x0;
+      for (int32_t x = 0; x <= nx; x++) {
+        const uint32_t n = c[x].n;
+        const uint32_t *it = c[x].items;
+        if (n <= SIM_CELL_SLOTS) memcpy(buf + m, it, SIM_CELL_SLOTS * sizeof *buf);
+        else memcpy(buf + m, it, n * sizeof *buf);
+        m += n;
+      }
+    }
+  return m;
+}
+
+/* 1 when the grid is one level of cells, level 0 (gather_block applies). */
+static inline int one_level(const sim *s) { return s->g.nused == 1 && s->g.used[0] == 0; }
+
 /* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
    list order within a cell, so the order of predictions is fixed, gathered
    first (gather) so that the loop over the candidates is one loop whose end
@@ -779,10 +806,15 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
   if (s->stop) return;
   if (s->ericson) {
     size_t m = 0;
-    for (int u = 0; u < s->g.nused; u++) {
-      sim_nbr q;
-      if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q)) m = gather(s, &q, m);
-    }
+    if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
+      int32_t lo[3], hi[3];
+      sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
+      m = gather_block(s, lo, hi, 0);
+    } else
+      for (int u = 0; u < s->g.nused; u++) {
+        sim_nbr q;
+        if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q)) m = gather(s, &q, m);
+      }
     predict_ericson_any(s, &pc, i, m);
   } else
     scan_neighbours(s, i, predict_visit, &pc);
@@ -1074,11 +1106,21 @@ static void do_cell(sim *s, const ev *e) {
   predict_ctx_init(s, &pc, i, NONE32, 0);
   if (s->ericson) {
     size_t m = 0;
-    for (int u = 0; u < s->g.nused; u++) {
-      sim_nbr q;
-      if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
-        m = gather(s, &q, m);
-    }
+    if (one_level(s)) { /* sim_levels_layer's slab at level 0, with no test */
+      const int32_t *c0 = &s->cell[3 * i];
+      const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
+      if (slab >= 0 && slab < s->g.nc[0][axis]) {
+        int32_t lo[3], hi[3];
+        sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
+        lo[axis] = hi[axis] = slab;
+        m = gather_block(s, lo, hi, 0);
+      }
+    } else
+      for (int u = 0; u < s->g.nused; u++) {
+        sim_nbr q;
+        if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
+          m = gather(s, &q, m);
+      }
     if (predict_ericson_any(s, &pc, i, m)) return;
   } else
     for (int u = 0; u < s->g.nused; u++) {
