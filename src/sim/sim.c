@@ -1141,7 +1141,7 @@ static void do_wall(sim *s, const ev *e) {
 static void do_cell(sim *s, const ev *e) {
   uint32_t i = e->a;
   int axis = (int)(e->b / 2), dir = e->b % 2 ? 1 : -1;
-  if (one_level(s)) {
+  if (s->g.level[i] == 0) { /* level 0's cells come first: its index is cell_cross's */
     if (cell_cross(s, i, axis, dir)) {
       fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
       return;
@@ -1174,9 +1174,21 @@ static void do_cell(sim *s, const ev *e) {
       }
     } else
       for (int u = 0; u < s->g.nused; u++) {
+        const int li = s->g.level[i], lm = s->g.used[u];
+        if ((li | lm) == 0) { /* as with one level */
+          const int32_t *c0 = &s->cell[3 * i];
+          const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
+          if (slab >= 0 && slab < s->g.nc[0][axis]) {
+            int32_t lo[3], hi[3];
+            sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
+            lo[axis] = hi[axis] = slab;
+            m = gather_block(s, 0, lo, hi, m);
+          }
+          continue;
+        }
         sim_nbr q;
-        if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
-          m = gather(s, &q, m);
+        if (sim_levels_layer(&s->g, &s->cell[3 * i], li, axis, dir, lm, &q))
+          m = q.test ? gather(s, &q, m) : gather_block(s, q.m, q.lo, q.hi, m);
       }
     if (predict_ericson_any(s, &pc, i, m)) return;
   } else
