@@ -165,6 +165,39 @@ static void cell_remove(sim *s, uint32_t i, size_t ci) {
   c->n--;
 }
 
+/* With one level of cells: ball i crosses by dir (+1 or -1) along axis into
+   the next level-0 cell, leaving its list for the other's first place, as
+   cell_remove then cell_insert. A list of SIM_CELL_SLOTS balls or fewer
+   (every array holds at least that many) is shifted as one 16-byte vector,
+   with no call and no loop. -1 when out of memory. */
+static int cell_cross(sim *s, uint32_t i, int axis, int dir) {
+  _Static_assert(SIM_CELL_SLOTS == 4, "a cell's slots are one 16-byte vector");
+  int32_t *c0 = &s->cell[3 * i];
+  const size_t nc0 = (size_t)s->g.nc[0][0], nc1 = (size_t)s->g.nc[0][1];
+  const size_t from = ((size_t)c0[2] * nc1 + (size_t)c0[1]) * nc0 + (size_t)c0[0];
+  c0[axis] += dir;
+  const size_t to = ((size_t)c0[2] * nc1 + (size_t)c0[1]) * nc0 + (size_t)c0[0];
+  sim_cell *c = &s->cl[from];
+  if (c->n <= SIM_CELL_SLOTS) {
+    /* lane k (i's place) and above take their right neighbour's ball */
+    const __m128i v = _mm_loadu_si128((const __m128i *)c->items);
+    const int k = __builtin_ctz((unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, _mm_set1_epi32((int)i)))));
+    const __m128i below = _mm_cmpgt_epi32(_mm_set1_epi32(k), _mm_set_epi32(3, 2, 1, 0));
+    const __m128i r = _mm_or_si128(_mm_and_si128(below, v), _mm_andnot_si128(below, _mm_srli_si128(v, 4)));
+    _mm_storeu_si128((__m128i *)c->items, r);
+    c->n--;
+  } else
+    cell_remove(s, i, from);
+  c = &s->cl[to];
+  if (c->n < SIM_CELL_SLOTS) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)c->items);
+    _mm_storeu_si128((__m128i *)c->items, _mm_or_si128(_mm_slli_si128(v, 4), _mm_cvtsi32_si128((int)i)));
+    c->n++;
+    return 0;
+  }
+  return cell_insert(s, i, to);
+}
+
 /* What to do with a candidate partner j of ball i: non-zero stops the scan. */
 typedef int (*visit_fn)(sim *s, uint32_t i, uint32_t j, void *ctx);
 
@@ -195,6 +228,34 @@ static inline size_t gather(sim *s, const sim_nbr *q, size_t m) {
   }
   return w;
 }
+
+/* gather for a block of cells with no test (the candidates' level l no
+   coarser than the ball's: always with one level of cells, the uniform
+   grid): the block [lo, hi] of level-l cells, row by row, with the bounds in
+   locals (a write to the buffer may alias anything the compiler would
+   otherwise read again at each cell). The same balls in the same order as
+   gather's. */
+static inline size_t gather_block(sim *s, int l, const int32_t lo[3], const int32_t hi[3], size_t m) {
+  const size_t nc0 = (size_t)s->g.nc[l][0], nc1 = (size_t)s->g.nc[l][1];
+  const int32_t x0 = lo[0], y0 = lo[1], z0 = lo[2], nx = hi[0] - lo[0], y1 = hi[1], z1 = hi[2];
+  uint32_t *const buf = s->gbuf;
+  const sim_cell *const cl = l ? s->cl + s->g.off[l] : s->cl; /* level 0's cells come first */
+  for (int32_t z = z0; z <= z1; z++)
+    for (int32_t y = y0; y <= y1; y++) {
+      const sim_cell *c = cl + ((size_t)z * nc1 + (size_t)y) * nc0 + (size_t)x0;
+      for (int32_t x = 0; x <= nx; x++) {
+        const uint32_t n = c[x].n;
+        const uint32_t *it = c[x].items;
+        if (n <= SIM_CELL_SLOTS) memcpy(buf + m, it, SIM_CELL_SLOTS * sizeof *buf);
+        else memcpy(buf + m, it, n * sizeof *buf);
+        m += n;
+      }
+    }
+  return m;
+}
+
+/* 1 when the grid is one level of cells, level 0 (gather_block applies). */
+static inline int one_level(const sim *s) { return s->g.nused == 1 && s->g.used[0] == 0; }
 
 /* The balls of q's cells that pass its test, cell by cell (z, y, x) and in
    list order within a cell, so the order of predictions is fixed, gathered
@@ -779,10 +840,22 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
   if (s->stop) return;
   if (s->ericson) {
     size_t m = 0;
-    for (int u = 0; u < s->g.nused; u++) {
-      sim_nbr q;
-      if (sim_levels_nbr(&s->g, &s->cell[3 * i], s->g.level[i], s->g.used[u], &q)) m = gather(s, &q, m);
-    }
+    if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
+      int32_t lo[3], hi[3];
+      sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
+      m = gather_block(s, 0, lo, hi, 0);
+    } else
+      for (int u = 0; u < s->g.nused; u++) {
+        const int li = s->g.level[i], lm = s->g.used[u];
+        if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
+          int32_t lo[3], hi[3];
+          sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
+          m = gather_block(s, lm, lo, hi, m);
+        } else {
+          sim_nbr q;
+          if (sim_levels_nbr(&s->g, &s->cell[3 * i], li, lm, &q)) m = gather(s, &q, m);
+        }
+      }
     predict_ericson_any(s, &pc, i, m);
   } else
     scan_neighbours(s, i, predict_visit, &pc);
@@ -991,6 +1064,21 @@ static int report_event(sim *s, sim_event_kind kind, size_t a, size_t b, int app
   return 0;
 }
 
+/* A pair contact's change of momentum (masses ma and mb, velocities from
+   vao to va and from vbo to vb) added to mom in double-double, in that
+   order. Compiled twice (TOI_FMA_CLONES): with the FMA instruction where the
+   processor has it, the library's fma otherwise; both exact, the same bits. */
+TOI_FMA_CLONES static __attribute__((noinline)) void momentum_add(dd mom[3], int dim, double ma, double mb,
+                                                                 const double va[3], const double vao[3],
+                                                                 const double vb[3], const double vbo[3]) {
+  for (int d = 0; d < dim; d++) {
+    dd_accum_prod(&mom[d], ma, va[d]);
+    dd_accum_prod(&mom[d], -ma, vao[d]);
+    dd_accum_prod(&mom[d], mb, vb[d]);
+    dd_accum_prod(&mom[d], -mb, vbo[d]);
+  }
+}
+
 static void do_pair(sim *s, const ev *e) {
   toi_case c;
   build_case(s, e->a, e->b, e->base, &c);
@@ -1009,13 +1097,7 @@ static void do_pair(sim *s, const ev *e) {
     fail(s, SIM_NAN, e->a, e->b, "non-finite state after the contact");
     return;
   }
-  double ma = s->st->balls[e->a].m, mb = s->st->balls[e->b].m;
-  for (int d = 0; d < s->dim; d++) {
-    dd_accum_prod(&s->mom[d], ma, va[d]);
-    dd_accum_prod(&s->mom[d], -ma, s->b[e->a].v[d]);
-    dd_accum_prod(&s->mom[d], mb, vb[d]);
-    dd_accum_prod(&s->mom[d], -mb, s->b[e->b].v[d]);
-  }
+  momentum_add(s->mom, s->dim, s->st->balls[e->a].m, s->st->balls[e->b].m, va, s->b[e->a].v, vb, s->b[e->b].v);
   for (int d = 0; d < 3; d++) {
     s->b[e->a].p[d] = d < s->dim ? pa[d] : 0;
     s->b[e->b].p[d] = d < s->dim ? pb[d] : 0;
@@ -1059,14 +1141,21 @@ static void do_wall(sim *s, const ev *e) {
 static void do_cell(sim *s, const ev *e) {
   uint32_t i = e->a;
   int axis = (int)(e->b / 2), dir = e->b % 2 ? 1 : -1;
-  size_t from = ball_cell(s, i);
-  s->cell[3 * i + axis] += dir;
-  size_t to = ball_cell(s, i);
-  if (to != from) {
-    cell_remove(s, i, from);
-    if (cell_insert(s, i, to)) {
+  if (s->g.level[i] == 0) { /* level 0's cells come first: its index is cell_cross's */
+    if (cell_cross(s, i, axis, dir)) {
       fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
       return;
+    }
+  } else {
+    size_t from = ball_cell(s, i);
+    s->cell[3 * i + axis] += dir;
+    size_t to = ball_cell(s, i);
+    if (to != from) {
+      cell_remove(s, i, from);
+      if (cell_insert(s, i, to)) {
+        fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+        return;
+      }
     }
   }
   s->cells++;
@@ -1074,11 +1163,33 @@ static void do_cell(sim *s, const ev *e) {
   predict_ctx_init(s, &pc, i, NONE32, 0);
   if (s->ericson) {
     size_t m = 0;
-    for (int u = 0; u < s->g.nused; u++) {
-      sim_nbr q;
-      if (sim_levels_layer(&s->g, &s->cell[3 * i], s->g.level[i], axis, dir, s->g.used[u], &q))
-        m = gather(s, &q, m);
-    }
+    if (one_level(s)) { /* sim_levels_layer's slab at level 0, with no test */
+      const int32_t *c0 = &s->cell[3 * i];
+      const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
+      if (slab >= 0 && slab < s->g.nc[0][axis]) {
+        int32_t lo[3], hi[3];
+        sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
+        lo[axis] = hi[axis] = slab;
+        m = gather_block(s, 0, lo, hi, 0);
+      }
+    } else
+      for (int u = 0; u < s->g.nused; u++) {
+        const int li = s->g.level[i], lm = s->g.used[u];
+        if ((li | lm) == 0) { /* as with one level */
+          const int32_t *c0 = &s->cell[3 * i];
+          const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
+          if (slab >= 0 && slab < s->g.nc[0][axis]) {
+            int32_t lo[3], hi[3];
+            sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
+            lo[axis] = hi[axis] = slab;
+            m = gather_block(s, 0, lo, hi, m);
+          }
+          continue;
+        }
+        sim_nbr q;
+        if (sim_levels_layer(&s->g, &s->cell[3 * i], li, axis, dir, lm, &q))
+          m = q.test ? gather(s, &q, m) : gather_block(s, q.m, q.lo, q.hi, m);
+      }
     if (predict_ericson_any(s, &pc, i, m)) return;
   } else
     for (int u = 0; u < s->g.nused; u++) {

@@ -29,22 +29,61 @@
  * neighbourhood asks for, the order of events is the same).
  */
 
+/* (*kh, *cur) = (sh, sib) when sh < *kh, by conditional moves: the
+   compiler, left to itself, branches on the comparison, whose outcome the
+   processor cannot guess. */
+static inline void qselect(uint64_t sh, uint32_t sib, uint64_t *kh, uint32_t *cur) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __asm__("cmpq %[k], %[s]\n\tcmovbq %[s], %[k]\n\tcmovbl %[j], %[c]"
+          : [k] "+r"(*kh), [c] "+r"(*cur)
+          : [s] "r"(sh), [j] "r"(sib)
+          : "cc");
+#else
+  int sw = sh < *kh;
+  *cur = sw ? sib : *cur;
+  *kh = sw ? sh : *kh;
+#endif
+}
+
+/* (*bt, *best) = (t, k) when t < *bt (t and *bt not equal), by a
+   conditional move and a minimum. */
+static inline void qselect_time(double t, uint32_t k, double *bt, uint32_t *best) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __asm__("ucomisd %[b], %[t]\n\tcmovbl %[k], %[i]\n\tminsd %[t], %[b]"
+          : [b] "+x"(*bt), [i] "+r"(*best)
+          : [t] "x"(t), [k] "r"(k)
+          : "cc");
+#else
+  int lt = t < *bt;
+  *best = lt ? k : *best;
+  *bt = lt ? t : *bt;
+#endif
+}
+
 /* Ball a's key from its earliest event, then the winners on its path to the
-   root. */
+   root. A level compares the high halves of the keys (the time's bits) and
+   looks at the low halves (the insertion number) only when they tie, which
+   the processor rightly guesses never happens: one 64-bit selection a level
+   instead of a 128-bit one, the same winners. */
 static void key_update(sim_queue *q, uint32_t a) {
-  sim_qkey k = q->bkey[a];
-  q->hn += (size_t)(k != SIM_QKEY_EMPTY) - (size_t)(q->key[a] != SIM_QKEY_EMPTY);
-  q->key[a] = k;
-  const sim_qkey *key = q->key;
+  const uint32_t b = q->best[a];
+  const sim_qkey k = b == SIM_QNONE ? SIM_QKEY_EMPTY : sim_qkey_of(q->list[a].e[b].time, q->list[a].e[b].sk);
+  uint64_t kh = (uint64_t)(k >> 64);
+  q->hn += (size_t)(k != SIM_QKEY_EMPTY) - (size_t)((q->khi[a] & q->klo[a]) != UINT64_MAX);
+  q->khi[a] = kh;
+  q->klo[a] = (uint64_t)k;
+  const uint64_t *khi = q->khi, *klo = q->klo;
   uint32_t *win = q->win, cur = a;
   for (size_t i = q->lsize + a; i > 1; i >>= 1) {
     /* the sibling's winner takes the node when its key is smaller (keys of
        events never tie, their seq differ; empty leaves may) */
     uint32_t sib = win[i ^ 1];
-    sim_qkey sk = key[sib];
-    int sw = sk < k;
-    cur = sw ? sib : cur;
-    k = sw ? sk : k;
+    uint64_t sh = khi[sib];
+    if (__builtin_expect(sh == kh, 0)) {
+      int sw = klo[sib] < klo[cur];
+      cur = sw ? sib : cur;
+    } else
+      qselect(sh, sib, &kh, &cur);
     win[i >> 1] = cur;
   }
 }
@@ -67,22 +106,23 @@ int sim_queue_init(sim_queue *q, size_t n) {
   q->list = calloc(n, sizeof *q->list);
   q->best = malloc(n * sizeof *q->best);
   q->lcnt = calloc(n, sizeof *q->lcnt);
-  q->bkey = malloc(n * sizeof *q->bkey);
-  q->key = malloc(L * sizeof *q->key);
+  q->btime = malloc(n * sizeof *q->btime);
+  q->khi = malloc(L * sizeof *q->khi);
+  q->klo = malloc(L * sizeof *q->klo);
   q->win = malloc(2 * L * sizeof *q->win);
   q->dirty = malloc(n * sizeof *q->dirty);
   q->isdirty = calloc(n, 1);
-  if (!q->list || !q->best || !q->lcnt || !q->bkey || !q->key || !q->win || !q->dirty || !q->isdirty) {
+  if (!q->list || !q->best || !q->lcnt || !q->btime || !q->khi || !q->klo || !q->win || !q->dirty || !q->isdirty) {
     sim_queue_free(q);
     return -1;
   }
   for (size_t i = 0; i < n; i++) {
     q->best[i] = SIM_QNONE;
-    q->bkey[i] = SIM_QKEY_EMPTY;
+    q->btime[i] = INFINITY;
   }
   /* every leaf empty: any ball may win a node */
   for (size_t i = 0; i < L; i++) {
-    q->key[i] = SIM_QKEY_EMPTY;
+    q->khi[i] = q->klo[i] = UINT64_MAX;
     q->win[L + i] = (uint32_t)i;
   }
   for (size_t i = L - 1; i >= 1; i--) q->win[i] = q->win[2 * i];
@@ -95,8 +135,9 @@ void sim_queue_free(sim_queue *q) {
   free(q->list);
   free(q->best);
   free(q->lcnt);
-  free(q->bkey);
-  free(q->key);
+  free(q->btime);
+  free(q->khi);
+  free(q->klo);
   free(q->win);
   free(q->dirty);
   free(q->isdirty);
@@ -132,16 +173,17 @@ ev sim_queue_pop(sim_queue *q) {
   /* the last event takes m's place; then the list's next earliest */
   l->e[m] = l->e[--l->n];
   uint32_t best = SIM_QNONE;
-  sim_qkey bk = SIM_QKEY_EMPTY;
+  double bt = INFINITY;
+  const sim_qev *e = l->e;
   for (uint32_t k = 0; k < l->n; k++) {
-    /* a selection, no branch on the keys */
-    sim_qkey xk = sim_qkey_of(l->e[k].time, l->e[k].sk);
-    int lt = xk < bk;
-    best = lt ? k : best;
-    bk = lt ? xk : bk;
+    const double t = e[k].time;
+    if (__builtin_expect(t == bt, 0)) { /* a tie in time (never with +infinity): the older first */
+      if (e[k].sk < e[best].sk) best = k;
+    } else
+      qselect_time(t, k, &bt, &best); /* a selection, no branch on the times */
   }
   q->best[a] = best;
-  q->bkey[a] = bk;
+  q->btime[a] = bt;
   sim_qmark(q, a);
   return top;
 }

@@ -2,6 +2,8 @@
 #ifndef TOI_SIM_QUEUE_H
 #define TOI_SIM_QUEUE_H
 
+#include <emmintrin.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -58,8 +60,9 @@ typedef struct sim_queue {
   size_t n;
   sim_qlist *list;              /* per ball: its events */
   uint32_t *best, *lcnt;        /* per ball: its earliest event's index in list, counter */
-  sim_qkey *bkey;               /* per ball: its earliest event's key (SIM_QKEY_EMPTY: none) */
-  sim_qkey *key;                /* per leaf (lsize, balls then padding): the ball's earliest event */
+  double *btime;                /* per ball: its earliest event's time (+infinity: none; times are finite) */
+  uint64_t *khi, *klo;          /* per leaf (lsize, balls then padding): the ball's earliest event's key,
+                                   its high and low halves (the tree compares the high ones) */
   uint32_t *win;                /* 2 lsize: win[i] the ball winning node i; leaves at lsize + ball */
   size_t lsize;                 /* leaves: n rounded up to a power of 2 */
   size_t hn;                    /* balls with a key */
@@ -93,6 +96,16 @@ static inline sim_qkey sim_qkey_of(double time, uint64_t sk) {
   return (sim_qkey)u << 64 | sk;
 }
 
+/* m (all ones or 0) ? x : y, by masks on the bits. */
+static inline double sim_select_time(uint64_t m, double x, double y) {
+  uint64_t ux, uy;
+  memcpy(&ux, &x, sizeof ux);
+  memcpy(&uy, &y, sizeof uy);
+  ux = (ux & m) | (uy & ~m);
+  memcpy(&x, &ux, sizeof x);
+  return x;
+}
+
 /* Ball a's key is due for an update. Until the flush the tree stays a tree
    of its stored keys; the flush moves each dirty ball's key to its list's
    earliest event. */
@@ -105,7 +118,7 @@ static inline void sim_qmark(sim_queue *q, uint32_t a) {
 static inline void sim_qdrop(sim_queue *q, uint32_t a) {
   q->list[a].n = 0;
   q->best[a] = SIM_QNONE;
-  q->bkey[a] = SIM_QKEY_EMPTY;
+  q->btime[a] = INFINITY;
 }
 
 /// Room for one more event in the list; -1 when out of memory.
@@ -129,11 +142,13 @@ static inline int sim_queue_push_seq(sim_queue *q, ev e, uint64_t seq) {
   uint64_t sk = seq << 2 | e.kind;
   l->e[k] = (sim_qev){.time = e.time, .base = e.base, .dt = e.dt, .sk = sk, .b = e.b, .cb = e.cb};
   /* the earliest kept by masks: whether the new event is earlier is no
-     pattern the processor can guess */
-  sim_qkey nk = sim_qkey_of(e.time, sk), bk = q->bkey[a];
-  uint64_t lt = -(uint64_t)(nk < bk);
-  q->best[a] ^= (q->best[a] ^ k) & (uint32_t)lt;
-  q->bkey[a] = bk ^ ((bk ^ nk) & ((sim_qkey)lt << 64 | lt));
+     pattern the processor can guess (seq may be below the list's: a
+     batched prediction's, reserved earlier, so ties compare it) */
+  const uint32_t b = q->best[a], none = b == SIM_QNONE;
+  const sim_qev *be = &l->e[none ? k : b];
+  uint64_t lt = -(uint64_t)(none | (sim_qkey_of(e.time, sk) < sim_qkey_of(be->time, be->sk)));
+  q->best[a] = b ^ ((b ^ k) & (uint32_t)lt);
+  q->btime[a] = sim_select_time(lt, e.time, q->btime[a]);
   sim_qmark(q, a);
   return 0;
 }
@@ -173,10 +188,13 @@ static inline void sim_queue_put(sim_queue *q, uint32_t a, const sim_qev *x, uin
   d->b = x->b;
   d->cb = x->cb;
   l->n = k + keep;
-  sim_qkey nk = sim_qkey_of(x->time, x->sk), bk = q->bkey[a];
-  uint64_t lt = -(uint64_t)(((uint64_t)(nk >> 64) < (uint64_t)(bk >> 64)) & keep);
+  /* earlier than the list's earliest, in time alone: x's seq is above
+     theirs (-0 and +0 compare equal, as in the keys) */
+  const __m128d xt = _mm_set_sd(x->time), bt = _mm_load_sd(&q->btime[a]);
+  const __m128d m = _mm_and_pd(_mm_cmplt_sd(xt, bt), _mm_castsi128_pd(_mm_cvtsi64_si128(-(int64_t)keep)));
+  const uint64_t lt = (uint64_t)_mm_cvtsi128_si64(_mm_castpd_si128(m));
   q->best[a] ^= (q->best[a] ^ k) & (uint32_t)lt;
-  q->bkey[a] = bk ^ ((bk ^ nk) & ((sim_qkey)lt << 64 | lt));
+  _mm_store_sd(&q->btime[a], _mm_or_pd(_mm_and_pd(m, xt), _mm_andnot_pd(m, bt)));
 }
 
 /// Adds e with the next insertion number. -1 when out of memory.

@@ -31,7 +31,7 @@ static void model_drop(model_ev *m, size_t n, uint32_t a) {
     if (m[i].a == a) m[i].live = 0;
 }
 
-/* Random pushes (times from a few values, so ties in time are frequent),
+/* Random pushes (times from a few values, -0 and +0 among them, so ties in time are frequent),
    changes of a ball (its next push carries a new counter and must drop its
    older events), explicit drops and pops: every pop must be the model's
    earliest live event by (time, seq), the insertion order breaking ties. */
@@ -54,6 +54,7 @@ static void check_queue(uint32_t BALLS, int rounds, uint64_t seed) {
           model_drop(m, nm, a);
         }
         double t = (double)test_rng_int(&r, 0, 30) * 0.25;
+        if (t == 0 && (op & 1)) t = -0.0; /* -0 ties with +0: the insertion order decides */
         ev e = {.time = t, .a = a, .b = (uint32_t)test_rng_int(&r, 0, (long)BALLS - 1), .ca = cnt[a]};
         cr_assert_eq(sim_queue_push(&q, e), 0);
         m[nm] = (model_ev){t, nm, a, cnt[a], 1};
