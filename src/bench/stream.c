@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "rng.h"
 #include "stats.h"
+#include "case_stream_tune.h"
 #include "stream.h"
 #include "tempfile.h"
 #include "sweep.h"
@@ -55,6 +56,7 @@ typedef struct stream_run {
   uint64_t ncommitted;  /* blocks committed (cm) */
   unsigned char *done;  /* slot k: its block is worked on and waits for its commit (cm) */
   toi_status st;        /* the file's first problem of memory or of the ID file (cm) */
+  unsigned nparts, next_part; /* the threads' parts of the ID check (toi_case_stream_check_ids) */
 } stream_run;
 
 int toi_stream_slots(const toi_stream_opts *o) {
@@ -160,7 +162,7 @@ static void finish_block(stream_run *r, uint64_t k, size_t i) {
 
 /* The next block of the file into its slot: 1 with *k and *i set, or 0 at
    the end (of the file, after a reading problem, or after a problem of
-   accept). */
+   accept), *k then the number of blocks read. */
 static int next_block(stream_run *r, uint64_t *k, size_t *i) {
   pthread_mutex_lock(&r->rd);
   int got = 0;
@@ -187,18 +189,28 @@ static int next_block(stream_run *r, uint64_t *k, size_t *i) {
       }
     }
   }
+  if (!got) *k = r->nread;
   pthread_mutex_unlock(&r->rd);
   return got;
 }
 
 static void *stream_thread(void *arg) {
   stream_run *r = arg;
+  unsigned part = __atomic_fetch_add(&r->next_part, 1, __ATOMIC_RELAXED);
   uint64_t k;
   size_t i;
   while (next_block(r, &k, &i)) {
     work_slot(r, i);
     finish_block(r, k, i);
   }
+  /* Once every block is committed, the file's ID set is checked by the
+     threads together, each its part, so that little is left to
+     toi_case_stream_close, which runs on one. */
+  pthread_mutex_lock(&r->cm);
+  while (r->ncommitted < k && r->st == TOI_OK) pthread_cond_wait(&r->freed, &r->cm);
+  int check = r->st == TOI_OK;
+  pthread_mutex_unlock(&r->cm);
+  if (check) (void)toi_case_stream_check_ids(r->cs, part, r->nparts); /* what it leaves, close checks */
   return NULL;
 }
 
@@ -219,6 +231,8 @@ static toi_status run_file(stream_run *r, const char *path, toi_stream_result *r
     int jobs = r->o->jobs < 1 ? 1 : r->o->jobs, started = 0;
     pthread_t th[STREAM_THREADS_MAX];
     if (jobs > STREAM_THREADS_MAX) jobs = STREAM_THREADS_MAX;
+    r->nparts = (unsigned)jobs;
+    r->next_part = 0;
     while (started < jobs - 1 && !pthread_create(&th[started], NULL, stream_thread, r)) started++;
     stream_thread(r);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);

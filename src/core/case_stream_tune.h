@@ -19,4 +19,14 @@ void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, s
    same lines every way; tests hold each way to the others. */
 int toi_case_stream_simd_use(int level);
 
+/* After the last toi_case_stream_accept of a file and before its
+   toi_case_stream_close: checks buckets part, part + nparts, ... of the
+   in-memory ID set for a hash seen twice, so that close does not check the
+   buckets found clean again (a bucket with a hash twice, or with IDs in the
+   spill, is left to close, which checks and reports as ever). Calls with the
+   parts 0 .. nparts - 1 may run at once on several threads, each on its own
+   part; a part never checked is checked at close. 0, or -1 without memory
+   (the buckets not yet checked are left to close). */
+int toi_case_stream_check_ids(toi_case_stream *s, unsigned part, unsigned nparts);
+
 #endif

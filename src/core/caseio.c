@@ -755,6 +755,9 @@ typedef struct id_mem {
 
 struct toi_case_stream {
   id_mem mem;
+  /* bucket k of mem found to hold no hash twice, and no ID of the spill
+     with it, before close (toi_case_stream_check_ids): not filled again */
+  unsigned char clean[ID_BUCKETS];
   int fd, is_stdin, eof, started, nonempty;
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
@@ -898,8 +901,8 @@ static int id_table_has(const id_table *t, uint64_t h) {
 }
 
 /* Bucket k of the set as a table in t (its slots reused from bucket to
-   bucket), m->hit set when a hash is there twice: 0 or -1. */
-static int id_table_fill(id_table *t, id_mem *m, size_t k, uint64_t **buf, size_t *bufcap) {
+   bucket), *hit set when a hash is there twice: 0 or -1. Reads m alone. */
+static int id_table_build(id_table *t, const id_mem *m, size_t k, uint64_t **buf, size_t *bufcap, int *hit) {
   size_t cap = 16;
   while (cap < 2 * m->n[k]) cap *= 2;
   if (cap > *bufcap) {
@@ -916,12 +919,17 @@ static int id_table_fill(id_table *t, id_mem *m, size_t k, uint64_t **buf, size_
     size_t at = (size_t)h & (cap - 1);
     for (; t->slot[at]; at = (at + 1) & (cap - 1))
       if (t->slot[at] == h) {
-        m->hit = 1; /* enough: the file is checked again (and many equal hashes would make long runs) */
+        *hit = 1; /* enough: the file is checked again (and many equal hashes would make long runs) */
         return 0;
       }
     t->slot[at] = h;
   }
   return 0;
+}
+
+/* The same, m->hit set when a hash is there twice. */
+static int id_table_fill(id_table *t, id_mem *m, size_t k, uint64_t **buf, size_t *bufcap) {
+  return id_table_build(t, m, k, buf, bufcap, &m->hit);
 }
 
 static void id_spill_free(id_spill *s) {
@@ -1038,6 +1046,7 @@ out:
 static void rescan_ids(toi_case_stream *s) {
   id_spill_free(&s->ids);
   id_mem_reset(&s->mem);
+  memset(s->clean, 0, sizeof s->clean);
   s->mem.max = 0;
   if (lseek(s->fd, 0, SEEK_SET) != 0) {
     s->fail = TOI_ERR_IO;
@@ -1071,7 +1080,7 @@ static toi_status report_dups(toi_case_stream *s, toi_diags *diags) {
     memset(&d, 0, sizeof d);
     for (size_t k = 0; k < ID_BUCKETS && !s->mem.hit; k++) {
       id_table t = {NULL, 0};
-      if ((s->mem.n[k] && id_table_fill(&t, &s->mem, k, &buf, &bufcap)) ||
+      if ((s->mem.n[k] && !s->clean[k] && id_table_fill(&t, &s->mem, k, &buf, &bufcap)) ||
           (s->ids.n[k] && id_bucket_dups(&s->ids, k, &d, &t, &s->mem.hit))) {
         free(buf);
         return TOI_ERR_NOMEM;
@@ -1436,6 +1445,21 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
     }
   }
   return TOI_OK;
+}
+
+int toi_case_stream_check_ids(toi_case_stream *s, unsigned part, unsigned nparts) {
+  uint64_t *buf = NULL;
+  size_t bufcap = 0;
+  int rc = 0;
+  for (size_t k = part; nparts && k < ID_BUCKETS && !rc; k += nparts) {
+    if (!s->mem.n[k] || s->ids.n[k]) continue; /* a bucket with spilled IDs is checked with them at close */
+    id_table t = {NULL, 0};
+    int hit = 0;
+    if (id_table_build(&t, &s->mem, k, &buf, &bufcap, &hit)) rc = -1;
+    else s->clean[k] = !hit;
+  }
+  free(buf);
+  return rc;
 }
 
 void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, size_t len), size_t mem_ids) {

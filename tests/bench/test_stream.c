@@ -166,8 +166,11 @@ static size_t whole_file_problems(const char *path, char *want, size_t wantsz) {
 }
 
 /* With the in-memory ID set's hash and bound replaced (tune). */
-static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(const char *, size_t), size_t mem_ids,
-                                  char *out, size_t outsz) {
+/* The file's problems as its stream reports them at close; before close,
+   toi_case_stream_check_ids is called on parts [first, nparts) (step 2 when
+   odd: every other part) of nparts, or not at all (nparts 0). */
+static void stream_problems_checked(const char *path, int tune, uint64_t (*hash)(const char *, size_t),
+                                    size_t mem_ids, unsigned nparts, int odd, char *out, size_t outsz) {
   toi_diags dg;
   memset(&dg, 0, sizeof dg);
   toi_case_stream *s;
@@ -179,6 +182,8 @@ static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(c
     toi_line_block_parse(&b);
     if (toi_case_stream_accept(s, &b, &dg) != TOI_OK) break;
   }
+  for (unsigned part = (unsigned)odd; part < nparts; part += 1 + (unsigned)odd)
+    cr_assert_eq(toi_case_stream_check_ids(s, part, nparts), 0);
   toi_status st = toi_case_stream_close(s, &dg);
   toi_line_block_free(&b);
   size_t k = (size_t)snprintf(out, outsz, "status %d\n", (int)st);
@@ -187,6 +192,22 @@ static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(c
     k += strlen(out + k);
     if (k + 1 < outsz) out[k++] = '\n', out[k] = '\0';
   }
+}
+
+/* The same problems, which must not depend on the ID check before close:
+   none, every part of one or of two, every other part of three (the rest
+   left to close). */
+static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(const char *, size_t), size_t mem_ids,
+                                  char *out, size_t outsz) {
+  static const unsigned ways[][2] = {{1, 0}, {2, 0}, {3, 1}};
+  stream_problems_checked(path, tune, hash, mem_ids, 0, 0, out, outsz);
+  char *other = malloc(outsz);
+  cr_assert_not_null(other);
+  for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+    stream_problems_checked(path, tune, hash, mem_ids, ways[w][0], (int)ways[w][1], other, outsz);
+    cr_assert_str_eq(other, out, "%s: checked in %u parts%s before close", path, ways[w][0], ways[w][1] ? " (odd ones)" : "");
+  }
+  free(other);
 }
 
 static void stream_problems(const char *path, char *out, size_t outsz) {
