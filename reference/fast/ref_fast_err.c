@@ -218,6 +218,18 @@ FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
 
 static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x[2]); }
 
+/* sqrt(D) into k from D, within ED, when D is positive and known to 2^-62
+   of itself (the bound below, fe_sqrt_D's): 1, else 0 (k unchanged). */
+FAST_INLINE int fe_sqrt_D_keep(ref_fast_prep *k, fdd D, double ED, const int fm) {
+  if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && ED <= 0x1p-62 * D.h)) return 0;
+  double h, w0;
+  const fdd zero = {0, 0};
+  k->sD = dd_add_sqrt(zero, D, &h, &w0, fm);
+  k->esD = up(0x1p-101 * k->sD.h + ED / h * (1 + 0x1p-51));
+  k->haveD = 1;
+  return 1;
+}
+
 /*
  * sqrt(D), D = b^2 - a c, from the triples, once per case: the nine
  * products of each pair of triples, those of the leading components by
@@ -255,13 +267,7 @@ FAST_INLINE int fe_sqrt_D(ref_fast_prep *k, const int fm) {
   fdd D = fe_sum_end(&s, &ED);
   ED = up(ED + 0x1p-53 * P + k->eb3 * (2 * fe_abs3(b) + k->eb3) + k->ea3 * fe_abs3(c) +
           (fe_abs3(a) + k->ea3) * k->ec3) + 0x1p-930;
-  if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && ED <= 0x1p-62 * D.h)) return 0;
-  double h, w0;
-  const fdd zero = {0, 0};
-  k->sD = dd_add_sqrt(zero, D, &h, &w0, fm);
-  k->esD = up(0x1p-101 * k->sD.h + ED / h * (1 + 0x1p-51));
-  k->haveD = 1;
-  return 1;
+  return fe_sqrt_D_keep(k, D, ED, fm);
 }
 
 /*
@@ -292,13 +298,7 @@ FAST_INLINE int fe_sqrt_D_lead(ref_fast_prep *k, const int fm) {
   fdd D = fe_sum_end(&s, &ED);
   ED = up(ED + 0x1p-53 * P + Q + k->eb3 * (2 * fe_abs3(b) + k->eb3) + k->ea3 * fe_abs3(c) +
           (fe_abs3(a) + k->ea3) * k->ec3) + 0x1p-930;
-  if (!(D.h >= 0x1p-800 && D.h <= 0x1p800 && ED <= 0x1p-62 * D.h)) return fe_sqrt_D(k, fm);
-  double h, w0;
-  const fdd zero = {0, 0};
-  k->sD = dd_add_sqrt(zero, D, &h, &w0, fm);
-  k->esD = up(0x1p-101 * k->sD.h + ED / h * (1 + 0x1p-51));
-  k->haveD = 1;
-  return 1;
+  return fe_sqrt_D_keep(k, D, ED, fm) || fe_sqrt_D(k, fm);
 }
 
 /* ---- d = T - t* near the root ---- */
