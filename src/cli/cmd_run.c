@@ -506,6 +506,7 @@ typedef struct run_stream {
   toi_target_merge *targets; /* an external candidate's second table (the others' unused) */
   toi_quota *quota;  /* the messages shown of each candidate, over every block */
   int with_precision, with_cause, want_hash, rows_open;
+  int commit_errno; /* errno where commit failed (it may run on any thread: errno is each thread's) */
   uint64_t hash;
   cli_out rowsf;
 } run_stream;
@@ -523,8 +524,7 @@ static int run_work(void *ctx, toi_stream_block *b) {
 
 /* In input order: the block's rows added to the run's, its --rows lines written
    (the file opened at the first block, so that invalid input never touches it). */
-static int run_commit(void *ctx, toi_stream_block *b) {
-  run_stream *r = ctx;
+static int run_commit_do(run_stream *r, toi_stream_block *b) {
   if (b->work_rc) return 1;
   run_slot *s = &r->slots[b->slot];
   for (size_t k = 0; k < r->l->n; k++) {
@@ -540,6 +540,14 @@ static int run_commit(void *ctx, toi_stream_block *b) {
             r->with_cause ? " cause" : "");
   }
   return fwrite(b->text, 1, b->len, r->rowsf.f) == b->len ? 0 : -1;
+}
+
+/* run_commit_do, errno kept where a write failed, for the message. */
+static int run_commit(void *ctx, toi_stream_block *b) {
+  run_stream *r = ctx;
+  int rc = run_commit_do(r, b);
+  if (rc < 0) r->commit_errno = errno;
+  return rc;
 }
 
 /* An external candidate's second table: medians from its spilled values, maxima as merged. 0 or -1. */
@@ -571,7 +579,7 @@ static int stream_stats(run_stream *r, toi_run_stats *st, target_figs *figs) {
 /* After the files: the outputs written, or nothing. */
 static int run_stream_finish(run_stream *r, int rc, const toi_stream_result *res, cli_format fmt) {
   if (rc == EXIT_OK && res->commit_rc) {
-    if (res->commit_rc < 0) cli_error("cannot write the rows or spill the ULP errors: %s", strerror(errno));
+    if (res->commit_rc < 0) cli_error("cannot write the rows or spill the ULP errors: %s", strerror(r->commit_errno));
     rc = EXIT_RUNTIME;
   }
   toi_run_stats *st = rc == EXIT_OK ? calloc(r->l->n, sizeof *st) : NULL;

@@ -221,6 +221,29 @@ Test(reliability, full_device_is_an_error_with_a_message) {
   }
 }
 
+/* A write that fails while a block is committed is named by its own cause
+   (full(4): ENOSPC), whichever thread committed the block: errno is each
+   thread's, so it is kept where the write failed. */
+Test(reliability, a_failed_rows_write_names_its_cause_on_any_thread) {
+  char dir[] = "/tmp/toirlrowsXXXXXX", cases[64];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(cases, sizeof cases, "%s/m.cases", dir);
+  const char *gen[] = {"gen", "mixed", "--count", "30000", "--seed", "4", "-o", cases, NULL};
+  cr_assert_eq(rl_run(NULL, NULL, -1, 60, gen)->status, 0);
+  char want[160];
+  snprintf(want, sizeof want, "cannot write the rows or spill the ULP errors: %s", strerror(ENOSPC));
+  const char *jobs[] = {"-j1", "-j2", "-j3"};
+  for (size_t j = 0; j < 3; j++)
+    for (int rep = 0; rep < 4; rep++) {
+      const char *args[] = {"run", "-f", "ericson", jobs[j], "--rows", "/dev/full", cases, NULL};
+      rl_out *r = rl_run(NULL, NULL, -1, 60, args);
+      cr_assert_eq(r->status, 1, "%s: exit %d", jobs[j], r->status);
+      cr_assert(strstr(r->err, want), "%s, run %d: %s", jobs[j], rep, r->err);
+    }
+  unlink(cases);
+  rmdir(dir);
+}
+
 /* Bytes of an input that are not printable ASCII are shown escaped. */
 Test(reliability, invalid_utf8_in_inputs_is_escaped_in_messages) {
   char path[] = "/tmp/toirl8XXXXXX";
