@@ -370,6 +370,41 @@ static uint64_t select_key(uint64_t *a, size_t n, size_t k) {
   return a[lo];
 }
 
+/* Below this many keys the quickselect is cheap enough. */
+#define SELECT_RADIX_MIN 4096
+
+/* The k-th smallest of a[0..n-1] (k < n), a reordered and its first
+   elements overwritten: by the keys' 16-bit digits from the top, each pass
+   counting the digits of what is left (no branch on the data), keeping the
+   bucket of rank k (moved to the front without a branch) and k's rank in
+   it, until few are left for select_key or the last digit makes them all
+   equal. Linear in n whatever the values (at most four passes); select_key
+   alone when the counts cannot be had. */
+static uint64_t select_key_radix(uint64_t *a, size_t n, size_t k) {
+  uint32_t *cnt = n > SELECT_RADIX_MIN ? malloc(((size_t)1 << 16) * sizeof *cnt) : NULL;
+  if (!cnt) return select_key(a, n, k);
+  for (int shift = 48; n > SELECT_RADIX_MIN; shift -= 16) {
+    memset(cnt, 0, ((size_t)1 << 16) * sizeof *cnt);
+    for (size_t i = 0; i < n; i++) cnt[(a[i] >> shift) & 0xffff]++;
+    size_t b = 0;
+    while (k >= cnt[b]) k -= cnt[b++];
+    if (shift == 0) { /* every key left in bucket b is the same */
+      uint64_t prefix = a[0] >> 16 << 16; /* the digits above, alike in all that are left */
+      free(cnt);
+      return prefix | b;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t x = a[i];
+      a[m] = x;
+      m += ((x >> shift) & 0xffff) == b;
+    }
+    n = m;
+  }
+  free(cnt);
+  return select_key(a, n, k);
+}
+
 /* The k-th smallest (from 0) of the n values whose key has the top bits
    prefix (above shift + 16), loaded and selected by their keys (the order of
    toi_quantile's sort; -0 and +0, which it does not tell apart, come back as
@@ -380,7 +415,37 @@ static int select_loaded(toi_qstream *q, uint64_t prefix, int shift, uint64_t n,
   int rc = -1;
   if (v && key && !spill_pass(q, prefix, shift, NULL, v)) {
     for (size_t i = 0; i < (size_t)n; i++) key[i] = qkey(v[i]);
-    *out = toi_double_from_ord((int64_t)(select_key(key, (size_t)n, (size_t)k) ^ ((uint64_t)1 << 63)));
+    *out = toi_double_from_ord((int64_t)(select_key_radix(key, (size_t)n, (size_t)k) ^ ((uint64_t)1 << 63)));
+    rc = 0;
+  }
+  free(v);
+  free(key);
+  return rc;
+}
+
+int toi_qstream_quantiles(toi_qstream *q, const double *quantiles, size_t nq, double *out) {
+  for (size_t j = 0; j < nq; j++) out[j] = NAN;
+  if (q->n == 0 || q->n > QSTREAM_LOAD_MAX) {
+    for (size_t j = 0; j < nq; j++)
+      if (toi_qstream_quantile(q, quantiles[j], &out[j])) return -1;
+    return 0;
+  }
+  /* every value loaded once; each selection leaves the keys a permutation
+     of themselves, so the next one selects among the same keys */
+  size_t n = (size_t)q->n;
+  double *v = malloc(n * sizeof *v);
+  uint64_t *key = malloc(n * sizeof *key);
+  int rc = -1;
+  if (v && key && !spill_pass(q, 0, 48, NULL, v)) {
+    for (size_t i = 0; i < n; i++) key[i] = qkey(v[i]);
+    /* each selection on a copy of the keys in v's room (it keeps only its
+       bucket); the values are not needed any more */
+    uint64_t *work = (uint64_t *)(void *)v;
+    for (size_t j = 0; j < nq; j++) {
+      size_t k = toi_quantile_index(n, quantiles[j]);
+      memcpy(work, key, n * sizeof *key);
+      out[j] = toi_double_from_ord((int64_t)(select_key_radix(work, n, k) ^ ((uint64_t)1 << 63)));
+    }
     rc = 0;
   }
   free(v);

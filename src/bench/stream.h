@@ -85,6 +85,9 @@ int toi_qstream_add(toi_qstream *q, const double *v, size_t n);
 /// What toi_quantile(all values, q) gives (NaN when there is none) in *out:
 /// 0, or -1 on a read error or without memory.
 int toi_qstream_quantile(toi_qstream *q, double quantile, double *out);
+/// The same for quantiles[0..nq-1] into out[0..nq-1], the values read once
+/// when they can be selected in memory (at most 2^20 of them). 0, or -1.
+int toi_qstream_quantiles(toi_qstream *q, const double *quantiles, size_t nq, double *out);
 void toi_qstream_free(toi_qstream *q);
 
 /// Adds the row of a block of cases (after every earlier block) to acc, as

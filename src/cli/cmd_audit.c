@@ -310,7 +310,12 @@ static int audit_finish(audit_stream *r, int rc, const toi_stream_result *res) {
   for (int j = 0; rc == EXIT_OK && j < r->nf * TOI_AUDIT_METRICS; j++) {
     toi_audit_stat *st = &r->acc.forms[j / TOI_AUDIT_METRICS].stat[j % TOI_AUDIT_METRICS];
     if (st->n == 0) st->max = NAN;
-    if (toi_qstream_quantile(&r->q[j], 0.5, &st->median) || toi_qstream_quantile(&r->q[j], 0.99, &st->p99)) {
+    static const double qs[2] = {0.5, 0.99};
+    double qv[2];
+    int qrc = toi_qstream_quantiles(&r->q[j], qs, 2, qv);
+    st->median = qv[0];
+    st->p99 = qv[1];
+    if (qrc) {
       cli_error("audit: cannot read back the metrics");
       rc = EXIT_RUNTIME;
     }

@@ -566,8 +566,12 @@ static int target_stats(const toi_run_row *x, toi_target_merge *m, target_figs *
 static int stream_stats(run_stream *r, toi_run_stats *st, target_figs *figs) {
   for (size_t k = 0; k < r->l->n; k++) {
     toi_run_row_counts(&r->acc[k], &st[k]);
-    if (toi_qstream_quantile(&r->ulps[k], 0.5, &st[k].median_ulp) ||
-        toi_qstream_quantile(&r->ulps[k], 0.99, &st[k].p99_ulp) ||
+    static const double qs[2] = {0.5, 0.99};
+    double qv[2];
+    int qrc = toi_qstream_quantiles(&r->ulps[k], qs, 2, qv);
+    st[k].median_ulp = qv[0];
+    st[k].p99_ulp = qv[1];
+    if (qrc ||
         ((r->l->v[k].flags & TOI_CAND_EXTERNAL) && target_stats(&r->acc[k], &r->targets[k], &figs[k]))) {
       cli_error("cannot read back the ULP errors of %s", r->l->v[k].name);
       return -1;

@@ -411,11 +411,15 @@ static void check_qstream(const double *v, size_t n) {
   double *copy = malloc((n ? n : 1) * sizeof *copy);
   if (n) memcpy(copy, v, n * sizeof *copy);
   const double qs[] = {0, 0.001, 0.25, 0.5, 0.75, 0.99, 0.999999, 1};
+  double all[8];
+  cr_assert_eq(toi_qstream_quantiles(&q, qs, 8, all), 0); /* all at once: one load when they fit */
   for (int k = 0; k < 8; k++) {
     double got, want = toi_quantile(copy, n, qs[k]);
     cr_assert_eq(toi_qstream_quantile(&q, qs[k], &got), 0);
     cr_assert(memcmp(&got, &want, sizeof got) == 0 || (got != got && want != want), "q %g of %zu: %a, want %a", qs[k],
               n, got, want);
+    cr_assert(memcmp(&all[k], &want, sizeof got) == 0 || (all[k] != all[k] && want != want),
+              "q %g of %zu, with the others: %a, want %a", qs[k], n, all[k], want);
   }
   free(copy);
   toi_qstream_free(&q);
