@@ -70,6 +70,8 @@ _Static_assert(sizeof(sim_body) == 64, "a ball's sim_body is one cache line");
    cell's SIM_CELL_SLOTS slots in one shared block until they overflow, then
    an array of its own (cap). */
 #define SIM_CELL_SLOTS 4
+/* Most balls of a coarse level kept in a list of their own (few_gather). */
+#define SIM_FEW 16
 typedef struct sim_cell {
   uint32_t *items;
   uint32_t n, cap;
@@ -113,6 +115,12 @@ typedef struct sim {
   int *br;
   double *bdt;
   size_t bn;
+  /* the coarse levels of SIM_FEW balls or fewer (nfew[l] > 0: level l > 0),
+     their balls in the order gather finds them (by cell, list order within
+     a cell): a finer ball looks at them directly (few_gather) */
+  uint8_t nfew[SIM_LEVELS];
+  uint32_t fset[SIM_LEVELS][SIM_FEW];  /* their balls by number */
+  uint32_t flist[SIM_LEVELS][SIM_FEW];
 } sim;
 
 /* Predictions gathered before a batch kernel is called: flushed when full,
@@ -251,6 +259,49 @@ static inline size_t gather_block(sim *s, int l, const int32_t lo[3], const int3
         m += n;
       }
     }
+  return m;
+}
+
+/* The balls of few level l (s->nfew[l] of them) in gather's order: the
+   cells that hold them by increasing index (the raster order of a block),
+   each cell's list in its order. Made again whenever one of them changes its
+   level-l cell. */
+static void few_order(sim *s, int l) {
+  size_t cells[SIM_FEW];
+  uint32_t nc = 0, nf = s->nfew[l], w = 0;
+  for (uint32_t f = 0; f < nf; f++) {
+    size_t c = ball_cell(s, s->fset[l][f]), k = nc;
+    int dup = 0;
+    for (uint32_t u = 0; u < nc; u++) dup |= cells[u] == c;
+    if (dup) continue;
+    for (; k > 0 && cells[k - 1] > c; k--) cells[k] = cells[k - 1];
+    cells[k] = c;
+    nc++;
+  }
+  for (uint32_t u = 0; u < nc && w < nf; u++) {
+    const sim_cell *c = &s->cl[cells[u]];
+    for (uint32_t k = 0; k < c->n && w < nf; k++) s->flist[l][w++] = c->items[k];
+  }
+}
+
+/* Appends to s->gbuf the balls of few level l whose own cell at level e (a
+   level below l: their level-0 cell >> e) lies in [lo, hi], in gather's
+   order: the balls gather finds for the level-l cells covering [lo, hi] with
+   that test, without walking those cells. Returns the new count. */
+static inline size_t few_gather(sim *s, int l, int e, const int32_t lo[3], const int32_t hi[3], size_t m) {
+  const uint32_t nf = s->nfew[l];
+  uint32_t *const buf = s->gbuf;
+  for (uint32_t u = 0; u < nf; u++) {
+    const uint32_t j = s->flist[l][u];
+    const int32_t *cj = &s->cell[3 * j];
+    int keep = 1;
+    for (int d = 0; d < 3; d++) {
+      const int32_t c = cj[d] >> e;
+      keep &= (c >= lo[d]) & (c <= hi[d]);
+    }
+    buf[m] = j;
+    m += (size_t)keep;
+  }
   return m;
 }
 
@@ -851,6 +902,10 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
           int32_t lo[3], hi[3];
           sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
           m = gather_block(s, lm, lo, hi, m);
+        } else if (s->nfew[lm]) { /* sim_levels_nbr's test at level li, on the few balls of level lm */
+          int32_t lo[3], hi[3];
+          sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
+          m = few_gather(s, lm, li, lo, hi, m);
         } else {
           sim_nbr q;
           if (sim_levels_nbr(&s->g, &s->cell[3 * i], li, lm, &q)) m = gather(s, &q, m);
@@ -1156,6 +1211,7 @@ static void do_cell(sim *s, const ev *e) {
         fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
         return;
       }
+      if (s->nfew[s->g.level[i]]) few_order(s, s->g.level[i]);
     }
   }
   s->cells++;
@@ -1184,6 +1240,18 @@ static void do_cell(sim *s, const ev *e) {
             lo[axis] = hi[axis] = slab;
             m = gather_block(s, 0, lo, hi, m);
           }
+          continue;
+        }
+        if (li < lm && s->nfew[lm]) { /* sim_levels_layer's slab at level li, on the few balls of level lm */
+          const int32_t *c0 = &s->cell[3 * i];
+          const int32_t now = c0[axis] >> li, before = (c0[axis] - dir) >> li;
+          if (now == before) continue;
+          const int32_t slab = now + dir * s->g.reach[li][lm][axis];
+          if (slab < 0 || slab >= s->g.nc[li][axis]) continue;
+          int32_t lo[3], hi[3];
+          sim_nbr_range(&s->g, c0, li, lm, lo, hi);
+          lo[axis] = hi[axis] = slab;
+          m = few_gather(s, lm, li, lo, hi, m);
           continue;
         }
         sim_nbr q;
@@ -1303,6 +1371,14 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
       return -1;
     }
   }
+  size_t count[SIM_LEVELS] = {0};
+  for (size_t i = 0; i < s->n; i++) count[s->g.level[i]]++;
+  for (int l = 1; l < SIM_LEVELS; l++)
+    if (count[l] && count[l] <= SIM_FEW) {
+      for (size_t i = 0; i < s->n; i++)
+        if (s->g.level[i] == l) s->fset[l][s->nfew[l]++] = (uint32_t)i;
+      few_order(s, l);
+    }
   kinetic(s, &s->ke0);
   return 0;
 }
