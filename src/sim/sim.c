@@ -284,21 +284,30 @@ static void few_order(sim *s, int l) {
   }
 }
 
-/* Appends to s->gbuf the balls of few level l whose own cell at level e (a
-   level below l: their level-0 cell >> e) lies in [lo, hi], in gather's
-   order: the balls gather finds for the level-l cells covering [lo, hi] with
-   that test, without walking those cells. Returns the new count. */
-static inline size_t few_gather(sim *s, int l, int e, const int32_t lo[3], const int32_t hi[3], size_t m) {
+/* Appends to s->gbuf the balls j of few level l for which, on every axis,
+   (cj >> e) - (c0 >> e) lies in [dlo, dhi] (cj, c0: the level-0 cells of j
+   and of the predicted ball, e a level below l), in gather's order. With
+   dlo = -reach and dhi = reach these are the balls that gather finds in the
+   level-l cells covering sim_nbr_range's block at level e, with its test
+   (cj >> e lies in [0, top] already, so the block's clamping to the cells
+   changes nothing); with dlo = dhi = dir reach on one axis, those of
+   sim_levels_layer's slab. Returns the new count. */
+static inline size_t few_gather(sim *s, int l, int e, const int32_t c0[3], const int32_t dlo[3],
+                                const int32_t dhi[3], size_t m) {
   const uint32_t nf = s->nfew[l];
+  const int dim = s->dim;
   uint32_t *const buf = s->gbuf;
+  int32_t base[3];
+  uint32_t span[3];
+  for (int d = 0; d < 3; d++) {
+    base[d] = (c0[d] >> e) + dlo[d];
+    span[d] = (uint32_t)(dhi[d] - dlo[d]);
+  }
   for (uint32_t u = 0; u < nf; u++) {
     const uint32_t j = s->flist[l][u];
     const int32_t *cj = &s->cell[3 * j];
     int keep = 1;
-    for (int d = 0; d < 3; d++) {
-      const int32_t c = cj[d] >> e;
-      keep &= (c >= lo[d]) & (c <= hi[d]);
-    }
+    for (int d = 0; d < dim; d++) keep &= (uint32_t)((cj[d] >> e) - base[d]) <= span[d];
     buf[m] = j;
     m += (size_t)keep;
   }
@@ -883,6 +892,31 @@ static int predict_ericson_any(sim *s, const predict_ctx *pc, uint32_t i, size_t
   return s->avx2 ? predict_ericson4(s, pc, i, m) : predict_ericson(s, pc, i, m);
 }
 
+/* The neighbours of ball i, level by level, gathered into s->gbuf as
+   scan_neighbours visits them (several levels of cells; apart, so that the
+   one level's path keeps its registers); returns their count. */
+static __attribute__((noinline)) size_t gather_levels(sim *s, uint32_t i) {
+  size_t m = 0;
+  const int li = s->g.level[i];
+  const int32_t *c0 = &s->cell[3 * i];
+  for (int u = 0; u < s->g.nused; u++) {
+    const int lm = s->g.used[u];
+    if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
+      int32_t lo[3], hi[3];
+      sim_nbr_range(&s->g, c0, li, lm, lo, hi);
+      m = gather_block(s, lm, lo, hi, m);
+    } else if (s->nfew[lm]) { /* sim_levels_nbr's test at level li, on the few balls of level lm */
+      const int32_t *reach = s->g.reach[li][lm];
+      const int32_t dlo[3] = {-reach[0], -reach[1], -reach[2]};
+      m = few_gather(s, lm, li, c0, dlo, reach, m);
+    } else {
+      sim_nbr q;
+      if (sim_levels_nbr(&s->g, c0, li, lm, &q)) m = gather(s, &q, m);
+    }
+  }
+  return m;
+}
+
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
@@ -896,21 +930,7 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
       sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
       m = gather_block(s, 0, lo, hi, 0);
     } else
-      for (int u = 0; u < s->g.nused; u++) {
-        const int li = s->g.level[i], lm = s->g.used[u];
-        if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
-          int32_t lo[3], hi[3];
-          sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
-          m = gather_block(s, lm, lo, hi, m);
-        } else if (s->nfew[lm]) { /* sim_levels_nbr's test at level li, on the few balls of level lm */
-          int32_t lo[3], hi[3];
-          sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
-          m = few_gather(s, lm, li, lo, hi, m);
-        } else {
-          sim_nbr q;
-          if (sim_levels_nbr(&s->g, &s->cell[3 * i], li, lm, &q)) m = gather(s, &q, m);
-        }
-      }
+      m = gather_levels(s, i);
     predict_ericson_any(s, &pc, i, m);
   } else
     scan_neighbours(s, i, predict_visit, &pc);
@@ -1248,10 +1268,10 @@ static void do_cell(sim *s, const ev *e) {
           if (now == before) continue;
           const int32_t slab = now + dir * s->g.reach[li][lm][axis];
           if (slab < 0 || slab >= s->g.nc[li][axis]) continue;
-          int32_t lo[3], hi[3];
-          sim_nbr_range(&s->g, c0, li, lm, lo, hi);
-          lo[axis] = hi[axis] = slab;
-          m = few_gather(s, lm, li, lo, hi, m);
+          const int32_t *reach = s->g.reach[li][lm];
+          int32_t dlo[3] = {-reach[0], -reach[1], -reach[2]}, dhi[3] = {reach[0], reach[1], reach[2]};
+          dlo[axis] = dhi[axis] = dir * reach[axis];
+          m = few_gather(s, lm, li, c0, dlo, dhi, m);
           continue;
         }
         sim_nbr q;
