@@ -70,6 +70,8 @@ _Static_assert(sizeof(sim_body) == 64, "a ball's sim_body is one cache line");
    cell's SIM_CELL_SLOTS slots in one shared block until they overflow, then
    an array of its own (cap). */
 #define SIM_CELL_SLOTS 4
+/* Most balls of a coarse level kept in a list of their own (few_gather). */
+#define SIM_FEW 16
 typedef struct sim_cell {
   uint32_t *items;
   uint32_t n, cap;
@@ -113,6 +115,12 @@ typedef struct sim {
   int *br;
   double *bdt;
   size_t bn;
+  /* the coarse levels of SIM_FEW balls or fewer (nfew[l] > 0: level l > 0),
+     their balls in the order gather finds them (by cell, list order within
+     a cell): a finer ball looks at them directly (few_gather) */
+  uint8_t nfew[SIM_LEVELS];
+  uint32_t fset[SIM_LEVELS][SIM_FEW];  /* their balls by number */
+  uint32_t flist[SIM_LEVELS][SIM_FEW];
 } sim;
 
 /* Predictions gathered before a batch kernel is called: flushed when full,
@@ -251,6 +259,58 @@ static inline size_t gather_block(sim *s, int l, const int32_t lo[3], const int3
         m += n;
       }
     }
+  return m;
+}
+
+/* The balls of few level l (s->nfew[l] of them) in gather's order: the
+   cells that hold them by increasing index (the raster order of a block),
+   each cell's list in its order. Made again whenever one of them changes its
+   level-l cell. */
+static void few_order(sim *s, int l) {
+  size_t cells[SIM_FEW];
+  uint32_t nc = 0, nf = s->nfew[l], w = 0;
+  for (uint32_t f = 0; f < nf; f++) {
+    size_t c = ball_cell(s, s->fset[l][f]), k = nc;
+    int dup = 0;
+    for (uint32_t u = 0; u < nc; u++) dup |= cells[u] == c;
+    if (dup) continue;
+    for (; k > 0 && cells[k - 1] > c; k--) cells[k] = cells[k - 1];
+    cells[k] = c;
+    nc++;
+  }
+  for (uint32_t u = 0; u < nc && w < nf; u++) {
+    const sim_cell *c = &s->cl[cells[u]];
+    for (uint32_t k = 0; k < c->n && w < nf; k++) s->flist[l][w++] = c->items[k];
+  }
+}
+
+/* Appends to s->gbuf the balls j of few level l for which, on every axis,
+   (cj >> e) - (c0 >> e) lies in [dlo, dhi] (cj, c0: the level-0 cells of j
+   and of the predicted ball, e a level below l), in gather's order. With
+   dlo = -reach and dhi = reach these are the balls that gather finds in the
+   level-l cells covering sim_nbr_range's block at level e, with its test
+   (cj >> e lies in [0, top] already, so the block's clamping to the cells
+   changes nothing); with dlo = dhi = dir reach on one axis, those of
+   sim_levels_layer's slab. Returns the new count. */
+static inline size_t few_gather(sim *s, int l, int e, const int32_t c0[3], const int32_t dlo[3],
+                                const int32_t dhi[3], size_t m) {
+  const uint32_t nf = s->nfew[l];
+  const int dim = s->dim;
+  uint32_t *const buf = s->gbuf;
+  int32_t base[3];
+  uint32_t span[3];
+  for (int d = 0; d < 3; d++) {
+    base[d] = (c0[d] >> e) + dlo[d];
+    span[d] = (uint32_t)(dhi[d] - dlo[d]);
+  }
+  for (uint32_t u = 0; u < nf; u++) {
+    const uint32_t j = s->flist[l][u];
+    const int32_t *cj = &s->cell[3 * j];
+    int keep = 1;
+    for (int d = 0; d < dim; d++) keep &= (uint32_t)((cj[d] >> e) - base[d]) <= span[d];
+    buf[m] = j;
+    m += (size_t)keep;
+  }
   return m;
 }
 
@@ -832,6 +892,31 @@ static int predict_ericson_any(sim *s, const predict_ctx *pc, uint32_t i, size_t
   return s->avx2 ? predict_ericson4(s, pc, i, m) : predict_ericson(s, pc, i, m);
 }
 
+/* The neighbours of ball i, level by level, gathered into s->gbuf as
+   scan_neighbours visits them (several levels of cells; apart, so that the
+   one level's path keeps its registers); returns their count. */
+static __attribute__((noinline)) size_t gather_levels(sim *s, uint32_t i) {
+  size_t m = 0;
+  const int li = s->g.level[i];
+  const int32_t *c0 = &s->cell[3 * i];
+  for (int u = 0; u < s->g.nused; u++) {
+    const int lm = s->g.used[u];
+    if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
+      int32_t lo[3], hi[3];
+      sim_nbr_range(&s->g, c0, li, lm, lo, hi);
+      m = gather_block(s, lm, lo, hi, m);
+    } else if (s->nfew[lm]) { /* sim_levels_nbr's test at level li, on the few balls of level lm */
+      const int32_t *reach = s->g.reach[li][lm];
+      const int32_t dlo[3] = {-reach[0], -reach[1], -reach[2]};
+      m = few_gather(s, lm, li, c0, dlo, reach, m);
+    } else {
+      sim_nbr q;
+      if (sim_levels_nbr(&s->g, c0, li, lm, &q)) m = gather(s, &q, m);
+    }
+  }
+  return m;
+}
+
 /* Pairs of ball i with its neighbours; with only_higher, only partners
    j > i (the first sweep predicts each pair once). */
 static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_higher) {
@@ -845,17 +930,7 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
       sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
       m = gather_block(s, 0, lo, hi, 0);
     } else
-      for (int u = 0; u < s->g.nused; u++) {
-        const int li = s->g.level[i], lm = s->g.used[u];
-        if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
-          int32_t lo[3], hi[3];
-          sim_nbr_range(&s->g, &s->cell[3 * i], li, lm, lo, hi);
-          m = gather_block(s, lm, lo, hi, m);
-        } else {
-          sim_nbr q;
-          if (sim_levels_nbr(&s->g, &s->cell[3 * i], li, lm, &q)) m = gather(s, &q, m);
-        }
-      }
+      m = gather_levels(s, i);
     predict_ericson_any(s, &pc, i, m);
   } else
     scan_neighbours(s, i, predict_visit, &pc);
@@ -1156,6 +1231,7 @@ static void do_cell(sim *s, const ev *e) {
         fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
         return;
       }
+      if (s->nfew[s->g.level[i]]) few_order(s, s->g.level[i]);
     }
   }
   s->cells++;
@@ -1184,6 +1260,18 @@ static void do_cell(sim *s, const ev *e) {
             lo[axis] = hi[axis] = slab;
             m = gather_block(s, 0, lo, hi, m);
           }
+          continue;
+        }
+        if (li < lm && s->nfew[lm]) { /* sim_levels_layer's slab at level li, on the few balls of level lm */
+          const int32_t *c0 = &s->cell[3 * i];
+          const int32_t now = c0[axis] >> li, before = (c0[axis] - dir) >> li;
+          if (now == before) continue;
+          const int32_t slab = now + dir * s->g.reach[li][lm][axis];
+          if (slab < 0 || slab >= s->g.nc[li][axis]) continue;
+          const int32_t *reach = s->g.reach[li][lm];
+          int32_t dlo[3] = {-reach[0], -reach[1], -reach[2]}, dhi[3] = {reach[0], reach[1], reach[2]};
+          dlo[axis] = dhi[axis] = dir * reach[axis];
+          m = few_gather(s, lm, li, c0, dlo, dhi, m);
           continue;
         }
         sim_nbr q;
@@ -1303,6 +1391,14 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
       return -1;
     }
   }
+  size_t count[SIM_LEVELS] = {0};
+  for (size_t i = 0; i < s->n; i++) count[s->g.level[i]]++;
+  for (int l = 1; l < SIM_LEVELS; l++)
+    if (count[l] && count[l] <= SIM_FEW) {
+      for (size_t i = 0; i < s->n; i++)
+        if (s->g.level[i] == l) s->fset[l][s->nfew[l]++] = (uint32_t)i;
+      few_order(s, l);
+    }
   kinetic(s, &s->ke0);
   return 0;
 }

@@ -136,8 +136,9 @@ static int on_predict(void *ctx, const sim_predict_info *p) {
 /* A caller that watches the predictions (on_predict) gets each case built
    and handed to the kernel; one that does not gets sim_ericson_toi's
    arithmetic, in four lanes (AVX2, when the processor has it) or in two
-   (SSE2, sim_set_lanes(2)). The runs must agree in every figure and event. */
-static void both_paths(const sim_state *st, uint64_t events) {
+   (SSE2, sim_set_lanes(2)). The runs must agree in every figure and event.
+   Returns the levels of the grid that hold balls. */
+static int both_paths(const sim_state *st, uint64_t events) {
   sim_kernel k = ericson_kernel();
   trace t[3];
   sim_report rep[3];
@@ -162,6 +163,7 @@ static void both_paths(const sim_state *st, uint64_t events) {
     cr_assert(!memcmp(&rep[0].last, &rep[run].last, sizeof rep[0].last));
     cr_assert_eq(rep[0].time, rep[run].time);
   }
+  return rep[0].grid_levels;
 }
 
 Test(sim_ericson, runs_match_the_general_path) {
@@ -178,6 +180,23 @@ Test(sim_ericson, runs_match_the_general_path) {
   cr_assert_eq(sim_generate_radii(&big, seed, 2, 300, 4, &rd), TOI_OK);
   both_paths(&big, 20000);
   sim_state_free(&big);
+}
+
+/* Several big balls of one level, 16 or fewer (looked at directly by the
+   small ones, in the order a walk of their cells finds them; in 2D and 3D)
+   or more (their cells walked; 2D), sharing cells and crossing them: the
+   same events and figures as the general path's walk of the cells. */
+Test(sim_ericson, runs_with_a_few_big_balls_match_the_general_path) {
+  uint64_t seed = te_seed(5);
+  const double fraction[3] = {0.01, 0.03, 0.06};
+  for (int dim = 2; dim <= 3; dim++)
+    for (int f = 0; f < (dim == 2 ? 3 : 2); f++) {
+      sim_radii rd = {0.5, 1, SIM_RADIUS_BIMODAL, fraction[f], dim == 2 ? 10 : 5};
+      sim_state st;
+      cr_assert_eq(sim_generate_radii(&st, seed + (uint64_t)f, dim, 400, 4, &rd), TOI_OK);
+      cr_assert_gt(both_paths(&st, 20000), 1, "%dD, fraction %g: one level", dim, fraction[f]);
+      sim_state_free(&st);
+    }
 }
 
 /* Ball A against the record b at time t, one pair at a time: the centre as
