@@ -284,6 +284,19 @@ static void few_order(sim *s, int l) {
   }
 }
 
+/* A level-0 ball in cell c0 that crossed along axis in direction dir: the
+   balls of the new slab of level-0 cells its neighbourhood reaches
+   (sim_levels_layer's slab at level 0, with no test) added to the
+   candidates after the first m. The new count. */
+static inline size_t gather_slab0(sim *s, const int32_t c0[3], int axis, int dir, size_t m) {
+  const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
+  if (slab < 0 || slab >= s->g.nc[0][axis]) return m;
+  int32_t lo[3], hi[3];
+  sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
+  lo[axis] = hi[axis] = slab;
+  return gather_block(s, 0, lo, hi, m);
+}
+
 /* Appends to s->gbuf the balls j of few level l for which, on every axis,
    (cj >> e) - (c0 >> e) lies in [dlo, dhi] (cj, c0: the level-0 cells of j
    and of the predicted ball, e a level below l), in gather's order. With
@@ -1239,27 +1252,13 @@ static void do_cell(sim *s, const ev *e) {
   predict_ctx_init(s, &pc, i, NONE32, 0);
   if (s->ericson) {
     size_t m = 0;
-    if (one_level(s)) { /* sim_levels_layer's slab at level 0, with no test */
-      const int32_t *c0 = &s->cell[3 * i];
-      const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
-      if (slab >= 0 && slab < s->g.nc[0][axis]) {
-        int32_t lo[3], hi[3];
-        sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
-        lo[axis] = hi[axis] = slab;
-        m = gather_block(s, 0, lo, hi, 0);
-      }
-    } else
+    if (one_level(s)) /* sim_levels_layer's slab at level 0, with no test */
+      m = gather_slab0(s, &s->cell[3 * i], axis, dir, 0);
+    else
       for (int u = 0; u < s->g.nused; u++) {
         const int li = s->g.level[i], lm = s->g.used[u];
         if ((li | lm) == 0) { /* as with one level */
-          const int32_t *c0 = &s->cell[3 * i];
-          const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
-          if (slab >= 0 && slab < s->g.nc[0][axis]) {
-            int32_t lo[3], hi[3];
-            sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
-            lo[axis] = hi[axis] = slab;
-            m = gather_block(s, 0, lo, hi, m);
-          }
+          m = gather_slab0(s, &s->cell[3 * i], axis, dir, m);
           continue;
         }
         if (li < lm && s->nfew[lm]) { /* sim_levels_layer's slab at level li, on the few balls of level lm */
