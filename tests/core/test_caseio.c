@@ -422,6 +422,16 @@ Test(caseio, block_reader_agrees_with_the_line_reader) {
    the last without its LF, read in blocks of few lines and few bytes: each
    block's lines are the file's non-blank, non-comment lines in order, with
    their numbers, leading blanks and the CR taken off, each NUL-terminated. */
+/* path opened as a case stream (it must open), with empty diagnostics and
+   an empty block to read it into. */
+static toi_case_stream *stream_open_fresh(const char *path, toi_diags *dg, toi_line_block *b) {
+  memset(dg, 0, sizeof *dg);
+  memset(b, 0, sizeof *b);
+  toi_case_stream *s;
+  cr_assert_eq(toi_case_stream_open(&s, path, dg), TOI_OK);
+  return s;
+}
+
 /* A file of about 3 MB of random lines of 1 to maxlen bytes (blank lines,
    comments, leading blanks, CRLF, the last line without its LF) read by
    toi_case_stream_read in blocks of random bounds: the lines, their numbers
@@ -474,11 +484,8 @@ static void stream_lines_check(uint64_t seed, long maxlen) {
   }
   cr_assert_eq(fclose(f), 0);
   toi_diags dg;
-  memset(&dg, 0, sizeof dg);
-  toi_case_stream *s;
-  cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
   toi_line_block b;
-  memset(&b, 0, sizeof b);
+  toi_case_stream *s = stream_open_fresh(path, &dg, &b);
   size_t got = 0;
   for (;;) {
     size_t max_lines = (size_t)test_rng_int(&r, 1, 40), max_bytes = (size_t)test_rng_int(&r, 1, 60000);
@@ -540,11 +547,8 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
     for (int k = 0; k < 3; k++) fprintf(f, "after%d\n", k);
     cr_assert_eq(fclose(f), 0);
     toi_diags dg;
-    memset(&dg, 0, sizeof dg);
-    toi_case_stream *s;
-    cr_assert_eq(toi_case_stream_open(&s, path, &dg), TOI_OK);
     toi_line_block b;
-    memset(&b, 0, sizeof b);
+    toi_case_stream *s = stream_open_fresh(path, &dg, &b);
     size_t got = 0;
     toi_status st;
     while ((st = toi_case_stream_read(s, &b, 100, 1 << 20)) == TOI_OK && b.n) got += b.n;
