@@ -181,7 +181,8 @@ typedef struct cli_out {
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 /// The same, but stdout too appears only when complete: held in an unnamed
 /// temporary file of TMPDIR (mode 0600, gone with the process) and copied to
-/// stdout by cli_out_commit; cli_out_abort writes nothing.
+/// stdout by cli_out_commit; cli_out_abort writes nothing. A stdout that is
+/// the null device is written in place (nothing there to take back).
 int cli_out_open_spooled(cli_out *o, const char *path);
 int cli_out_commit(cli_out *o);                   ///< 0 or -1 (error printed)
 void cli_out_abort(cli_out *o);

@@ -502,8 +502,17 @@ int cli_out_open(cli_out *o, const char *path) {
   return 0;
 }
 
+/* 1 when standard output is the null device: what is written there is
+   neither kept nor seen, so there is nothing to take back on failure. */
+static int stdout_is_null(void) {
+  struct stat so, sn;
+  return fstat(STDOUT_FILENO, &so) == 0 && S_ISCHR(so.st_mode) && stat("/dev/null", &sn) == 0 &&
+         S_ISCHR(sn.st_mode) && so.st_rdev == sn.st_rdev;
+}
+
 int cli_out_open_spooled(cli_out *o, const char *path) {
-  if (path && strcmp(path, "-")) return cli_out_open(o, path);
+  /* A file, or the null device (written in place: no copy of bytes thrown away). */
+  if ((path && strcmp(path, "-")) || stdout_is_null()) return cli_out_open(o, path);
   memset(o, 0, sizeof *o);
   sigset_t old;
   cli_hold_signals(&old); /* no name left behind by a signal (toi_temp_file) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -169,6 +170,58 @@ Test(outputs, standard_streams_on_an_input_are_refused, .init = td_setup, .fini 
   assert_intact("in.cases", "reference - -o in.cases <in.cases");
   /* a device is never "the same" as anything: /dev/null as an output is fine */
   cr_assert_eq(tb(NULL, "reference in.cases -o /dev/null", NULL), 0);
+}
+
+/* Runs toibench ARGS in the folder, every file it writes limited to 64 KiB
+ * (RLIMIT_FSIZE: the null device and a pipe are not files), stdout to
+ * /dev/null (to_null) or to a pipe drained here (its bytes in *piped),
+ * stderr to /dev/null. The exit status, -1 on a signal (SIGXFSZ). */
+static int tb_fsize(const char *args, int to_null, size_t *piped) {
+  static char words[8192];
+  char *argv[256];
+  argv[0] = (char *)TOIBENCH_PATH;
+  cc_split(args, words, sizeof words, argv + 1, 255);
+  int p[2] = {-1, -1};
+  cr_assert(to_null || pipe(p) == 0);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    struct rlimit rl = {64 * 1024, 64 * 1024};
+    int nul = open("/dev/null", O_RDWR);
+    if (chdir(td_dir) || setrlimit(RLIMIT_FSIZE, &rl) || nul < 0) _exit(126);
+    dup2(nul, 0), dup2(to_null ? nul : p[1], 1), dup2(nul, 2);
+    if (!to_null) close(p[0]), close(p[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  *piped = 0;
+  if (!to_null) {
+    close(p[1]);
+    char buf[65536];
+    for (ssize_t k; (k = read(p[0], buf, sizeof buf)) > 0;) *piped += (size_t)k;
+    close(p[0]);
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Standard output that is the null device keeps nothing, so `reference` and
+ * `solve` write it in place: no temporary copy of what is thrown away. Under a
+ * 64 KiB limit on the files a process writes, 2000 cases (about 120 KB of
+ * answers) go to /dev/null; to a pipe, where the output is held in a
+ * temporary file until complete (no partial output), the same limit stops the
+ * run and nothing reaches the pipe. */
+Test(outputs, null_standard_output_is_written_in_place, .init = td_setup, .fini = td_teardown) {
+  cr_assert_eq(tb(NULL, "gen mixed --count 2000 --seed 5 -o in.cases", NULL), 0);
+  const char *cmds[] = {"reference in.cases", "solve -f ericson in.cases"};
+  for (int k = 0; k < 2; k++) {
+    size_t piped = 0;
+    cr_assert_eq(tb_fsize(cmds[k], 1, &piped), 0, "%s >/dev/null under a 64 KiB file limit", cmds[k]);
+    int rc = tb_fsize(cmds[k], 0, &piped);
+    cr_assert_neq(rc, 0, "%s | ...: the spool is a file, the limit must stop it", cmds[k]);
+    cr_assert_eq(piped, 0, "%s | ...: %zu bytes of partial output", cmds[k], piped);
+  }
 }
 
 /* Two outputs of one command naming one file, which does not exist yet. */
