@@ -293,19 +293,62 @@ static uint64_t qkey(double x) {
   return (uint64_t)toi_double_ord(x) ^ ((uint64_t)1 << 63);
 }
 
-int toi_qstream_init(toi_qstream *q) {
+int toi_qstream_init_mem(toi_qstream *q, size_t max) {
   memset(q, 0, sizeof *q);
-  q->spill = toi_temp_file();
-  return q->spill ? 0 : -1;
+  q->max = max;
+  return 0;
+}
+
+int toi_qstream_init(toi_qstream *q) { return toi_qstream_init_mem(q, TOI_QSTREAM_MEM); }
+
+/* The values in memory moved to a new temporary file (as the doubles of
+   their keys: -0 comes back as +0, the same key), the memory freed. 0, or -1
+   (errno kept). */
+static int qstream_spill_start(toi_qstream *q) {
+  if (!(q->spill = toi_temp_file())) return -1;
+  double buf[4096];
+  for (uint64_t i = 0; i < q->n;) {
+    size_t k = 0;
+    for (; k < sizeof buf / sizeof *buf && i < q->n; k++, i++)
+      buf[k] = toi_double_from_ord((int64_t)(q->mem[i] ^ ((uint64_t)1 << 63)));
+    if (fwrite(buf, sizeof *buf, k, q->spill) != k) return -1;
+  }
+  free(q->mem);
+  q->mem = NULL;
+  q->cap = 0;
+  return 0;
 }
 
 int toi_qstream_add(toi_qstream *q, const double *v, size_t n) {
+  if (!n) return 0;
+  if (!q->spill && q->n + n <= q->max) {
+    size_t need = (size_t)q->n + n;
+    if (need > q->cap) {
+      size_t cap = q->cap ? q->cap : 4096;
+      while (cap < need) cap *= 2;
+      if (cap > q->max) cap = q->max;
+      uint64_t *m = realloc(q->mem, cap * sizeof *m);
+      if (m) {
+        q->mem = m;
+        q->cap = cap;
+      }
+    }
+    if (need <= q->cap) {
+      uint64_t *to = q->mem + q->n;
+      for (size_t i = 0; i < n; i++) to[i] = qkey(v[i]);
+      q->n = need;
+      return 0;
+    }
+    /* no memory for more: to the file, as past the bound */
+  }
+  if (!q->spill && qstream_spill_start(q)) return -1;
   q->n += n;
-  return n && fwrite(v, sizeof *v, n, q->spill) != n ? -1 : 0;
+  return fwrite(v, sizeof *v, n, q->spill) != n ? -1 : 0;
 }
 
 void toi_qstream_free(toi_qstream *q) {
   if (q->spill) fclose(q->spill);
+  free(q->mem);
   memset(q, 0, sizeof *q);
 }
 
@@ -423,8 +466,23 @@ static int select_loaded(toi_qstream *q, uint64_t prefix, int shift, uint64_t n,
   return rc;
 }
 
+/* The quantiles of the values kept in memory, each selected on a copy of
+   their keys. 0, or -1 without memory. */
+static int quantiles_in_memory(toi_qstream *q, const double *quantiles, size_t nq, double *out) {
+  size_t n = (size_t)q->n;
+  uint64_t *work = malloc(n * sizeof *work);
+  if (!work) return -1;
+  for (size_t j = 0; j < nq; j++) {
+    memcpy(work, q->mem, n * sizeof *work);
+    out[j] = toi_double_from_ord((int64_t)(select_key_radix(work, n, toi_quantile_index(n, quantiles[j])) ^ ((uint64_t)1 << 63)));
+  }
+  free(work);
+  return 0;
+}
+
 int toi_qstream_quantiles(toi_qstream *q, const double *quantiles, size_t nq, double *out) {
   for (size_t j = 0; j < nq; j++) out[j] = NAN;
+  if (q->n && !q->spill) return quantiles_in_memory(q, quantiles, nq, out);
   if (q->n == 0 || q->n > QSTREAM_LOAD_MAX) {
     for (size_t j = 0; j < nq; j++)
       if (toi_qstream_quantile(q, quantiles[j], &out[j])) return -1;
@@ -456,6 +514,7 @@ int toi_qstream_quantiles(toi_qstream *q, const double *quantiles, size_t nq, do
 int toi_qstream_quantile(toi_qstream *q, double quantile, double *out) {
   *out = NAN;
   if (q->n == 0) return 0;
+  if (!q->spill) return quantiles_in_memory(q, &quantile, 1, out);
   uint64_t k = toi_quantile_index((size_t)q->n, quantile), n = q->n, prefix = 0;
   uint64_t *h = malloc(((size_t)1 << 16) * sizeof *h);
   if (!h) return -1;
@@ -538,13 +597,12 @@ static void max_into(double *m, const double *v, size_t n) {
     if (isnan(*m) || v[i] > *m) *m = v[i];
 }
 
-int toi_target_merge_init(toi_target_merge *m) {
+int toi_target_merge_init(toi_target_merge *m, size_t mem) {
   memset(m, 0, sizeof *m);
   m->max_tulp = m->max_dt = m->max_dev = NAN;
-  if (toi_qstream_init(&m->tulps) || toi_qstream_init(&m->dts) || toi_qstream_init(&m->gaps)) {
-    toi_target_merge_free(m);
-    return -1;
-  }
+  toi_qstream_init_mem(&m->tulps, mem);
+  toi_qstream_init_mem(&m->dts, mem);
+  toi_qstream_init_mem(&m->gaps, mem);
   return 0;
 }
 

@@ -68,19 +68,29 @@ int toi_stream_files(toi_stream_result *r, const toi_stream_opts *o, int nfiles,
 #include "bench.h"
 
 /// Exact nearest-rank quantiles (toi_quantile's) of a stream of doubles (no
-/// NaN) in bounded memory: the values spilled to an unnamed temporary file of
-/// TMPDIR (8 bytes a value); a quantile rereads it, counting the values by 16
-/// bits of their order (toi_double_ord) at a time, top bits first, within the
-/// bucket of the wanted rank, until that bucket holds at most 2^20 values,
-/// which are then sorted in memory (8 MB at most).
+/// NaN) in bounded memory: the values' keys (their order, toi_double_ord) are
+/// kept in memory up to a bound (max values, 8 bytes each); past it every
+/// value goes to an unnamed temporary file of TMPDIR (8 bytes a value), and a
+/// quantile rereads it, counting the values by 16 bits of their order at a
+/// time, top bits first, within the bucket of the wanted rank, until that
+/// bucket holds at most 2^20 values, which are then selected in memory (8 MB
+/// at most).
 typedef struct toi_qstream {
-  FILE *spill;
+  FILE *spill;   ///< NULL while the values are in memory
   uint64_t n;
+  uint64_t *mem; ///< the keys of the n values while in memory
+  size_t cap, max;
 } toi_qstream;
 
-/// 0, or -1 (no memory, no temporary file).
+/// Values kept in memory by toi_qstream_init: 2^20 (8 MB).
+#define TOI_QSTREAM_MEM ((size_t)1 << 20)
+/// A stream that keeps up to TOI_QSTREAM_MEM values in memory: 0.
 int toi_qstream_init(toi_qstream *q);
-/// 0, or -1 on a write error.
+/// A stream that keeps up to max values in memory (0: none; a temporary file
+/// from the first value): 0.
+int toi_qstream_init_mem(toi_qstream *q, size_t max);
+/// 0, or -1 without memory (errno ENOMEM) or on a write error (errno kept),
+/// the temporary file made when the values pass the bound.
 int toi_qstream_add(toi_qstream *q, const double *v, size_t n);
 /// What toi_quantile(all values, q) gives (NaN when there is none) in *out:
 /// 0, or -1 on a read error or without memory.
@@ -104,8 +114,8 @@ typedef struct toi_target_merge {
   double max_tulp, max_dt, max_dev;
 } toi_target_merge;
 
-/// 0, or -1 (no memory, no temporary file).
-int toi_target_merge_init(toi_target_merge *m);
+/// Its three streams each keep up to mem values in memory: 0.
+int toi_target_merge_init(toi_target_merge *m, size_t mem);
 /// Adds the second table's values of a block's row (after every earlier
 /// block) to m, the row's counts having gone to acc by toi_run_row_merge.
 /// 0, or -1 on a write error.

@@ -47,8 +47,9 @@ static void help(void) {
       "  -o FILE           write the summary to FILE instead of stdout\n"
       "  -j N              threads (default: the number of online cores); the outputs are\n"
       "                    the same for any N: the files are read and audited a block at a\n"
-      "                    time, in memory that does not grow with them (the metrics go to\n"
-      "                    temporary files of TMPDIR, so that medians and p99 stay exact)\n"
+      "                    time, in memory that does not grow with them (the metrics are\n"
+      "                    kept, 8 MB of them in memory, the rest in temporary files of\n"
+      "                    TMPDIR, so that medians and p99 stay exact)\n"
       "Outputs appear only when complete; invalid input writes nothing (exit 3).\n");
 }
 
@@ -356,8 +357,9 @@ static int audit_alloc(audit_stream *r, int ns) {
         !(s->cap = calloc(nj + 1, sizeof *s->cap)))
       return -1;
   }
+  /* the values of every stream together in memory up to TOI_QSTREAM_MEM (8 MB), shared out */
   for (size_t j = 0; j < nj; j++)
-    if (toi_qstream_init(&r->q[j])) return -1;
+    if (toi_qstream_init_mem(&r->q[j], TOI_QSTREAM_MEM / (nj ? nj : 1))) return -1;
   return 0;
 }
 

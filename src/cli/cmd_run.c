@@ -93,9 +93,10 @@ static void help(void) {
       "  -j N         threads (default: the number of online cores); the outputs are\n"
       "               the same for any N. The files are read and scored a block at\n"
       "               a time, in memory that does not grow with them (the ULP errors\n"
-      "               go to a temporary file of TMPDIR, so that the medians stay\n"
-      "               exact); with a solver, one block at a time on one thread, each\n"
-      "               block in a fresh process of the solver.\n"
+      "               are kept, 8 MB of them in memory, the rest in a temporary file\n"
+      "               of TMPDIR, so that the medians stay exact); with a solver, one\n"
+      "               block at a time on one thread, each block in a fresh process\n"
+      "               of the solver.\n"
       "External solvers get a second table, against their own target as well as the\n"
       "true contact:\n"
       "  failed, unsupp  cases without an answer (crash, hang, bad answer, NaN time,\n"
@@ -628,9 +629,13 @@ static int run_streamed(const cli_args *args, const candlist *l, toi_run_row *ro
   int ok = r.slots && r.ulps && r.targets && r.quota;
   for (size_t k = 0; ok && k < l->n; k++) r.quota[k].log = solver_log;
   for (int i = 0; ok && i < ns; i++) ok = (r.slots[i].rows = calloc(l->n, sizeof *r.slots[i].rows)) != NULL;
-  for (size_t k = 0; ok && k < l->n; k++) ok = toi_qstream_init(&r.ulps[k]) == 0;
+  /* the values of every stream together in memory up to TOI_QSTREAM_MEM (8 MB), shared out */
+  size_t nstreams = l->n;
+  for (size_t k = 0; k < l->n; k++) nstreams += (l->v[k].flags & TOI_CAND_EXTERNAL) ? 3 : 0;
+  const size_t mem = TOI_QSTREAM_MEM / (nstreams ? nstreams : 1);
+  for (size_t k = 0; ok && k < l->n; k++) ok = toi_qstream_init_mem(&r.ulps[k], mem) == 0;
   for (size_t k = 0; ok && k < l->n; k++)
-    ok = !(l->v[k].flags & TOI_CAND_EXTERNAL) || toi_target_merge_init(&r.targets[k]) == 0;
+    ok = !(l->v[k].flags & TOI_CAND_EXTERNAL) || toi_target_merge_init(&r.targets[k], mem) == 0;
   if (!ok) {
     cli_error("run: out of memory or no temporary file for the ULP errors");
   } else {

@@ -404,9 +404,11 @@ Test(stream, jobs_usage) {
 
 /* ---- exact quantiles of a stream: toi_quantile's value, whatever the buckets ---- */
 
-static void check_qstream(const double *v, size_t n) {
+/* The quantiles of v[0..n-1] added 1000 at a time to a stream that keeps
+   up to mem values in memory (past it, all in its temporary file). */
+static void check_qstream_mem(const double *v, size_t n, size_t mem) {
   toi_qstream q;
-  cr_assert_eq(toi_qstream_init(&q), 0);
+  cr_assert_eq(toi_qstream_init_mem(&q, mem), 0);
   for (size_t i = 0; i < n; i += 1000) cr_assert_eq(toi_qstream_add(&q, v + i, n - i < 1000 ? n - i : 1000), 0);
   double *copy = malloc((n ? n : 1) * sizeof *copy);
   if (n) memcpy(copy, v, n * sizeof *copy);
@@ -421,8 +423,17 @@ static void check_qstream(const double *v, size_t n) {
     cr_assert(memcmp(&all[k], &want, sizeof got) == 0 || (all[k] != all[k] && want != want),
               "q %g of %zu, with the others: %a, want %a", qs[k], n, all[k], want);
   }
+  cr_assert_eq(q.spill != NULL, n > mem, "%zu values, %zu in memory: %s", n, mem, q.spill ? "spilled" : "in memory");
   free(copy);
   toi_qstream_free(&q);
+}
+
+/* The same in memory (the default bound, 2^20), in the file from the first
+   value, and moved to the file after two adds (2000 values in memory). */
+static void check_qstream(const double *v, size_t n) {
+  check_qstream_mem(v, n, TOI_QSTREAM_MEM);
+  check_qstream_mem(v, n, 0);
+  check_qstream_mem(v, n, 2500);
 }
 
 /* Few values (sorted in memory at once), and 3*2^20 values that share
