@@ -87,7 +87,7 @@ TESTBIN := $(BUILD)/toitest
 APT_PKGS := libmpfr-dev libgmp-dev libcriterion-dev gnuplot-nox pkg-config time
 
 .PHONY: all libs deps check-deps test test-install examples engines engine-deps engine-libs report report-check bench \
-        install uninstall clean help
+        install uninstall clean help tsan
 
 ## all: build build/toibench, build/libtoibench.a and build/libtoibench.so
 all: $(TOIBENCH) libs
@@ -592,6 +592,15 @@ endif
 sanitize: | check-deps
 	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS='$(SAN_CFLAGS)' TOI_SANITIZE=1 $(SAN_BUILD)/toitest
 	$(SAN_ENV) $(SAN_BUILD)/toitest -j2 --short-filename $(SANITIZE_ARGS)
+# make tsan: the CLI built with gcc's ThreadSanitizer into build/tsan/ (without the FMA clones: an
+# instrumented ifunc resolver runs while the program is relocated, before the sanitizer's runtime, and
+# crashes), then tests/tsan.sh runs the threaded commands with it and with build/toibench: no race
+# reported, the same bytes.
+TSAN_BUILD := $(BUILD)/tsan
+## tsan: build the CLI with -fsanitize=thread into build/tsan/ and run the threaded commands with it (tests/tsan.sh)
+tsan: all
+	@$(MAKE) --no-print-directory BUILD=$(TSAN_BUILD) CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=thread -DTOI_FMA_CLONES=' $(TSAN_BUILD)/toibench
+	bash tests/tsan.sh $(TSAN_BUILD)/toibench $(BUILD)/toibench $(TSAN_BUILD)/run
 -include $(FUZZ_BINS:=.d)
 # ---- end of the fuzzing and sanitizers block ----
 
