@@ -172,9 +172,11 @@ TOI_INLINE dd fast_d(dd a, double ea, dd b, double eb, dd c, double ec, double *
   dd P2 = two_prod(a.hi, c.hi);
   dd S = two_sum(P1.hi, -P2.hi);
   double T = S.lo + (P1.lo - P2.lo) + (2 * b.hi * b.lo - (a.hi * c.lo + a.lo * c.hi));
-  double ab = fabs(a.hi), bb = fabs(b.hi), cb = fabs(c.hi);
-  *err = 0x1p-100 * (P1.hi + fabs(P2.hi)) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea +
-         ETA;
+  /* Every caller has established a > 0, b < 0 and c > 0 (their high parts
+     too: a filter's certain sign, an integer or exact value's sign): the
+     absolute values are a.hi, -b.hi, c.hi and P2.hi, the same bits. */
+  double ab = a.hi, bb = -b.hi, cb = c.hi;
+  *err = 0x1p-100 * (P1.hi + P2.hi) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea + ETA;
   return two_sum(S.hi, T);
 }
 
@@ -1313,4 +1315,15 @@ TOI_FMA_CLONES toi_result toi_accurate_explain(const toi_case *c, toi_accurate_i
   return solve(c, info);
 }
 
-TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return solve(c, NULL); }
+/* The two dimensions in functions of their own: each gets its own register
+   allocation and frame, without the other's. */
+TOI_INLINE toi_result solve_dim(const toi_case *cs, const int n) {
+  toi_result r = solve_common(cs, n, NULL);
+  if (r.cls != TOI_NONE) return r;
+  return solve_slow(cs, n, NULL);
+}
+
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve2(const toi_case *cs) { return solve_dim(cs, 2); }
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve3(const toi_case *cs) { return solve_dim(cs, 3); }
+
+TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return c->dim == 3 ? solve3(c) : solve2(c); }
