@@ -959,6 +959,12 @@ TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int
   }
   double eb;
   dd b = fast_dot(s, v, n, &eb);
+  /* a here on the case's own differences, after the other products on the
+     scaled ones: the order the register allocation does best with (the
+     same values either way). */
+  double ea = 0, ed;
+  dd a = {0, 0};
+  if (safe >= 0) a = fast_dot(v, v, n, &ea);
   if (info) record(info, info->b_est, &info->b_err, b, eb);
   const int b_ok = eb <= ACC_REL * -b.hi;
   if (__builtin_expect(!(c_ok & b_ok), 0)) {
@@ -1000,8 +1006,7 @@ TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int
       }
     }
   }
-  double ea, ed;
-  dd a = fast_dot(v, v, n, &ea);
+  if (safe < 0) a = fast_dot(v, v, n, &ea);
   dd d = fast_d(a, ea, b, eb, c, ec, &ed);
   if (info) record(info, info->d_est, &info->d_err, d, ed);
   int sd = filter_sign(d, ed);
