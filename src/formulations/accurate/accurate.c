@@ -229,16 +229,34 @@ TOI_INLINE void int_span_part(double x, int *l, int *h) {
   *h = t > *h ? t : *h;
 }
 
+/* int_span_part over both parts of a normalized double-double (|lo| <=
+   ulp(hi) / 2, as TwoSum leaves them), with one int_bits where lo = 0:
+   where lo != 0, hi's last bit lies at or above ulp(hi) and lo's top bit
+   below it, so hi's last bit is not the least and lo's top not the
+   largest; only lo's last bit and hi's top count (hi = 0 makes lo = 0). */
+TOI_INLINE void int_span_dd(dd x, int *l, int *h) {
+  if (x.lo == 0) {
+    int_span_part(x.hi, l, h);
+    return;
+  }
+  int t, b = int_bits(x.lo, &t);
+  *l = b < *l ? b : *l;
+  /* hi's top from its exponent: hi is normal (lo != 0 is at least 2^-1074,
+     so ulp(hi) >= 2^-1073). */
+  uint64_t bits;
+  memcpy(&bits, &x.hi, sizeof bits);
+  t = (int)((bits >> 52) & 0x7ff) - 1023;
+  *h = t > *h ? t : *h;
+}
+
 TOI_INLINE int int_span(const dd *x, const int n, const dd *r, int *lo) {
   int l = INT32_MAX, h = INT32_MIN;
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    int_span_part(x[i].hi, &l, &h);
-    int_span_part(x[i].lo, &l, &h);
+    int_span_dd(x[i], &l, &h);
   }
   if (r) {
-    int_span_part(r->hi, &l, &h);
-    int_span_part(r->lo, &l, &h);
+    int_span_dd(*r, &l, &h);
   }
   *lo = l;
   return h != INT32_MIN && h - l <= 60 && l >= -1022 && l <= 1022;
@@ -350,11 +368,9 @@ TOI_INLINE int_c_val int_c_n(const dd *s, dd R, const int n) {
   int lo = INT32_MAX, hi = INT32_MIN;
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    int_span_part(s[i].hi, &lo, &hi);
-    int_span_part(s[i].lo, &lo, &hi);
+    int_span_dd(s[i], &lo, &hi);
   }
-  int_span_part(R.hi, &lo, &hi);
-  int_span_part(R.lo, &lo, &hi);
+  int_span_dd(R, &lo, &hi);
   if (hi == INT32_MIN || hi - lo > 120) return r;
   acc_u128 ph = 0, pl = 0, qh, ql, th, tl;
   ACC_UNROLL
