@@ -172,9 +172,11 @@ TOI_INLINE dd fast_d(dd a, double ea, dd b, double eb, dd c, double ec, double *
   dd P2 = two_prod(a.hi, c.hi);
   dd S = two_sum(P1.hi, -P2.hi);
   double T = S.lo + (P1.lo - P2.lo) + (2 * b.hi * b.lo - (a.hi * c.lo + a.lo * c.hi));
-  double ab = fabs(a.hi), bb = fabs(b.hi), cb = fabs(c.hi);
-  *err = 0x1p-100 * (P1.hi + fabs(P2.hi)) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea +
-         ETA;
+  /* Every caller has established a > 0, b < 0 and c > 0 (their high parts
+     too: a filter's certain sign, an integer or exact value's sign): the
+     absolute values are a.hi, -b.hi, c.hi and P2.hi, the same bits. */
+  double ab = a.hi, bb = -b.hi, cb = c.hi;
+  *err = 0x1p-100 * (P1.hi + P2.hi) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea + ETA;
   return two_sum(S.hi, T);
 }
 
@@ -227,16 +229,34 @@ TOI_INLINE void int_span_part(double x, int *l, int *h) {
   *h = t > *h ? t : *h;
 }
 
+/* int_span_part over both parts of a normalized double-double (|lo| <=
+   ulp(hi) / 2, as TwoSum leaves them), with one int_bits where lo = 0:
+   where lo != 0, hi's last bit lies at or above ulp(hi) and lo's top bit
+   below it, so hi's last bit is not the least and lo's top not the
+   largest; only lo's last bit and hi's top count (hi = 0 makes lo = 0). */
+TOI_INLINE void int_span_dd(dd x, int *l, int *h) {
+  if (x.lo == 0) {
+    int_span_part(x.hi, l, h);
+    return;
+  }
+  int t, b = int_bits(x.lo, &t);
+  *l = b < *l ? b : *l;
+  /* hi's top from its exponent: hi is normal (lo != 0 is at least 2^-1074,
+     so ulp(hi) >= 2^-1073). */
+  uint64_t bits;
+  memcpy(&bits, &x.hi, sizeof bits);
+  t = (int)((bits >> 52) & 0x7ff) - 1023;
+  *h = t > *h ? t : *h;
+}
+
 TOI_INLINE int int_span(const dd *x, const int n, const dd *r, int *lo) {
   int l = INT32_MAX, h = INT32_MIN;
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    int_span_part(x[i].hi, &l, &h);
-    int_span_part(x[i].lo, &l, &h);
+    int_span_dd(x[i], &l, &h);
   }
   if (r) {
-    int_span_part(r->hi, &l, &h);
-    int_span_part(r->lo, &l, &h);
+    int_span_dd(*r, &l, &h);
   }
   *lo = l;
   return h != INT32_MIN && h - l <= 60 && l >= -1022 && l <= 1022;
@@ -348,11 +368,9 @@ TOI_INLINE int_c_val int_c_n(const dd *s, dd R, const int n) {
   int lo = INT32_MAX, hi = INT32_MIN;
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    int_span_part(s[i].hi, &lo, &hi);
-    int_span_part(s[i].lo, &lo, &hi);
+    int_span_dd(s[i], &lo, &hi);
   }
-  int_span_part(R.hi, &lo, &hi);
-  int_span_part(R.lo, &lo, &hi);
+  int_span_dd(R, &lo, &hi);
   if (hi == INT32_MIN || hi - lo > 120) return r;
   acc_u128 ph = 0, pl = 0, qh, ql, th, tl;
   ACC_UNROLL
@@ -680,6 +698,65 @@ static dd exact_d(const exact_ctx *x, int *sign, double *err) {
   return exact_dd(&d, err);
 }
 
+/* A copy of s, v and R (their first n components) for the calls off the
+   common path (the integer and exact values, the scaled path), made there:
+   passing the addresses of the common path's own arrays would keep them in
+   memory throughout, and make it load them and compute their products
+   again after every place where such a call joins it. A value with its
+   sign and error bound, returned whole for the same reason. */
+typedef struct acc_sv {
+  dd s[3], v[3], R;
+} acc_sv;
+
+typedef struct acc_val {
+  dd x;
+  double err;
+  int sign;
+} acc_val;
+
+TOI_INLINE void sv_fill(acc_sv *x, const dd *s, const dd *v, dd R, const int n) {
+  for (int i = 0; i < n; i++) {
+    x->s[i] = s[i];
+    x->v[i] = v[i];
+  }
+  x->R = R;
+}
+
+enum { ACC_C, ACC_B, ACC_D };
+
+/* fast_body's answer when the slow path must decide (accurate never answers
+   TOI_NONE). */
+#define ACC_SLOW result(TOI_NONE, NAN)
+
+TOI_INLINE int_c_val int_c_of(const dd *s, const dd *v, dd R, const int n) {
+  acc_sv x;
+  sv_fill(&x, s, v, R, n);
+  return int_c(x.s, x.R, n);
+}
+
+TOI_INLINE int int_d_sign_of(const dd *s, const dd *v, dd R, const int n) {
+  acc_sv x;
+  sv_fill(&x, s, v, R, n);
+  return int_d_sign(x.s, x.v, x.R, n);
+}
+
+static __attribute__((noinline, cold)) acc_val exact_sv(int which, const acc_sv *sv, int n, const toi_case *cs,
+                                                        toi_accurate_info *info) {
+  exact_ctx x = {sv->s, sv->v, sv->R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info};
+  acc_val r;
+  r.x = which == ACC_C ? exact_c(&x, &r.sign, &r.err)
+        : which == ACC_B ? exact_b(&x, &r.sign, &r.err)
+                         : exact_d(&x, &r.sign, &r.err);
+  return r;
+}
+
+TOI_INLINE acc_val exact_of(int which, const dd *s, const dd *v, dd R, const int n, const toi_case *cs,
+                            toi_accurate_info *info) {
+  acc_sv x;
+  sv_fill(&x, s, v, R, n);
+  return exact_sv(which, &x, n, cs, info);
+}
+
 /* The largest and the smallest nonzero magnitude of a group, on the bits of
    finite inputs (for which the order of the bits of |x| is that of |x|),
    without branches: the smallest is kept as its bits minus one, so that a
@@ -792,12 +869,11 @@ TOI_INLINE toi_class quick_class(const dd *s, const dd *v, dd R, int n, int movi
   }
   double pr = R.hi * R.hi;
   double cd = ps - pr, ec = 8 * u * (ps + pr) + ETA;
-  if (!(fabs(cd) > ec)) return TOI_NONE;
-  if (cd < 0) return TOI_OVERLAP;
+  /* |x| > e as x > e or x < -e (e > 0): the common sign tested first. */
+  if (!(cd > ec)) return cd < -ec ? TOI_OVERLAP : TOI_NONE;
   if (!moving) return TOI_STATIC;
   double eb = 7 * u * mb + ETA;
-  if (!(fabs(psv) > eb)) return TOI_NONE;
-  if (psv > 0) return TOI_SEPARATING;
+  if (!(psv < -eb)) return psv > eb ? TOI_SEPARATING : TOI_NONE;
   double d = psv * psv - pv * cd;
   return d < -(40 * u * (pv * (ps + pr)) + 0x1p-690) ? TOI_MISS : TOI_NONE;
 }
@@ -833,9 +909,10 @@ TOI_INLINE int safe_for_exact(const toi_case *cs, int n, int safe) {
 
 /* The common case from the exact differences s = pB - pA, v = vB - vA and
    R = rA + rB (normalized double-doubles; moving when v != 0), with the
-   exact values only where the filter needs them: returns 1 with *out set,
-   or 0 when the slow path must decide. It gives the slow path's answer
-   whenever it answers: the same estimates, bounds and root, and it
+   exact values only where the filter needs them: returns the answer, or
+   ACC_SLOW (class TOI_NONE) when the slow path must decide. It gives the
+   slow path's answer whenever it answers: the same estimates, bounds and
+   root, and it
    requires what makes them valid and accurate without the safe range (no
    overflow: every difference below 2^150; products and remainders in the
    root clear of underflow: c, |b| >= 2^-700 and D >= 2^-900, so that
@@ -848,68 +925,82 @@ TOI_INLINE int safe_for_exact(const toi_case *cs, int n, int safe) {
    be in the safe range (safe = 1), checked first (safe = 0), or none
    (safe = -1: s, v, R are scaled differences, and the slow path decides
    where exact values are needed). */
-TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs, int safe,
-                         const toi_case *orig, int k, toi_accurate_info *info, toi_result *out) {
+TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs, int safe,
+                                const toi_case *orig, int k, toi_accurate_info *info) {
   /* Where the filter cannot settle a sign or an accuracy, the exact values
      (quad_exact.c) need every input in the safe range: true of inputs
      scaled by solve_slow, checked otherwise, or the slow path scales
      first. */
   if (!info) { /* (explain records the double-double estimates) */
     toi_class q = quick_class(s, v, R, n, moving);
-    if (q != TOI_NONE) {
-      *out = result(q, NAN);
-      return 1;
-    }
+    if (q != TOI_NONE) return result(q, NAN);
   }
   /* The context for the exact values, built only where they are needed (a
      struct filled on every call costs a dozen stores). */
-#define FAST_EXACT_CTX {s, v, R, n, cs->pa, cs->pb, cs->va, cs->vb, cs->ra, cs->rb, info}
+#define EXACT(which) exact_of(which, s, v, R, n, cs, info)
   /* The integer paths too are left to the slow path on scaled differences
      (safe = -1), where they would keep s and v in memory on every call. */
-#define INT_C(s, R, n) (safe >= 0 ? int_c(s, R, n) : (int_c_val){{0, 0}, 0, 0, 0})
+#define INT_C(s, R, n) (safe >= 0 ? int_c_of(s, v, R, n) : (int_c_val){{0, 0}, 0, 0, 0})
+  /* The common answer first: c > 0 and b < 0 certain and accurate enough
+     for the root at once (c_ok, b_ok). ec <= ACC_REL c.hi, ec >= ETA > 0,
+     gives c.hi >= 2^64 ec > RN(1.001 ec): filter_sign's +1, and the later
+     test of c's accuracy fails; likewise eb <= ACC_REL (-b.hi) gives
+     filter_sign's -1. Otherwise the signs and accuracies are decided as
+     before, in the same order. */
   double ec;
   dd c = fast_c(s, R, n, &ec);
   if (info) record(info, info->c_est, &info->c_err, c, ec);
-  int sc = filter_sign(c, ec), c_exact = 0;
-  if (__builtin_expect(sc == 2, 0)) {
-    int_c_val ic = INT_C(s, R, n);
-    if (ic.ok) {
-      c = ic.c, ec = ic.err, sc = ic.sign;
-      if (info) info->path |= TOI_ACC_INT_C;
-    } else {
-      if (!safe_for_exact(cs, n, safe)) return 0;
-      c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &sc, &ec);
+  const int c_ok = ec <= ACC_REL * c.hi;
+  int sc = 1, c_exact = 0;
+  if (__builtin_expect(!c_ok, 0)) {
+    sc = filter_sign(c, ec);
+    if (sc == 2) {
+      int_c_val ic = INT_C(s, R, n);
+      if (ic.ok) {
+        c = ic.c, ec = ic.err, sc = ic.sign;
+        if (info) info->path |= TOI_ACC_INT_C;
+      } else {
+        if (!safe_for_exact(cs, n, safe)) return ACC_SLOW;
+        acc_val x = EXACT(ACC_C);
+        c = x.x, ec = x.err, sc = x.sign;
+      }
+      c_exact = 1;
     }
-    c_exact = 1;
-  }
-  if (sc < 0) {
-    *out = result(TOI_OVERLAP, NAN);
-    return 1;
+    if (sc < 0) {
+      return result(TOI_OVERLAP, NAN);
+    }
   }
   if (!moving) {
-    *out = result(TOI_STATIC, NAN);
-    return 1;
+    return result(TOI_STATIC, NAN);
   }
   double eb;
   dd b = fast_dot(s, v, n, &eb);
+  /* a here on the case's own differences, after the other products on the
+     scaled ones: the order the register allocation does best with (the
+     same values either way). */
+  double ea = 0, ed;
+  dd a = {0, 0};
+  if (safe >= 0) a = fast_dot(v, v, n, &ea);
   if (info) record(info, info->b_est, &info->b_err, b, eb);
-  int sb = filter_sign(b, eb), b_exact = 0;
-  if (__builtin_expect(sb == 2, 0)) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &sb, &eb);
-    b_exact = 1;
-  }
-  if (sc == 0) {
-    *out = sb < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
-    return 1;
-  }
-  if (sb >= 0) {
-    *out = result(TOI_SEPARATING, NAN);
-    return 1;
-  }
-  /* Approaching from outside: the root needs c and b to ACC_REL. */
-  int ignored;
-  if (__builtin_expect((!c_exact && ec > ACC_REL * c.hi) || (!b_exact && eb > ACC_REL * -b.hi), 0)) {
+  const int b_ok = eb <= ACC_REL * -b.hi;
+  if (__builtin_expect(!(c_ok & b_ok), 0)) {
+    int sb = -1, b_exact = 0;
+    if (!b_ok) {
+      sb = filter_sign(b, eb);
+      if (sb == 2) {
+        if (!safe_for_exact(cs, n, safe)) return ACC_SLOW;
+        acc_val x = EXACT(ACC_B);
+        b = x.x, eb = x.err, sb = x.sign;
+        b_exact = 1;
+      }
+    }
+    if (sc == 0) {
+      return sb < 0 ? result(TOI_CONTACT, 0.0) : result(TOI_SEPARATING, NAN);
+    }
+    if (sb >= 0) {
+      return result(TOI_SEPARATING, NAN);
+    }
+    /* Approaching from outside: the root needs c and b to ACC_REL. */
     int need_c = !c_exact && ec > ACC_REL * c.hi, need_b = !b_exact && eb > ACC_REL * -b.hi;
     /* c's value in integers first (its sign is already certain). */
     if (need_c) {
@@ -920,13 +1011,18 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
       }
     }
     if (need_c | need_b) {
-      if (!safe_for_exact(cs, n, safe)) return 0;
-      if (need_c) c = exact_c(&(exact_ctx)FAST_EXACT_CTX, &ignored, &ec);
-      if (need_b) b = exact_b(&(exact_ctx)FAST_EXACT_CTX, &ignored, &eb);
+      if (!safe_for_exact(cs, n, safe)) return ACC_SLOW;
+      if (need_c) {
+        acc_val x = EXACT(ACC_C);
+        c = x.x, ec = x.err;
+      }
+      if (need_b) {
+        acc_val x = EXACT(ACC_B);
+        b = x.x, eb = x.err;
+      }
     }
   }
-  double ea, ed;
-  dd a = fast_dot(v, v, n, &ea);
+  if (safe < 0) a = fast_dot(v, v, n, &ea);
   dd d = fast_d(a, ea, b, eb, c, ec, &ed);
   if (info) record(info, info->d_est, &info->d_err, d, ed);
   int sd = filter_sign(d, ed);
@@ -935,7 +1031,7 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
      D is not needed) or negative (a miss) settles the case; a positive D
      still needs its value, from the expansions. */
   if (__builtin_expect(sd == 2, 0) && safe >= 0) {
-    int si = int_d_sign(s, v, R, n);
+    int si = int_d_sign_of(s, v, R, n);
     if (si <= 0) {
       sd = si;
       if (info) info->path |= TOI_ACC_INT_D;
@@ -944,21 +1040,19 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
   /* sqrt D is within ed / sqrt(d) of its value, which must be within
      ACC_REL of the denominator -b + sqrt D. */
   if (__builtin_expect(sd == 2 || (sd > 0 && ed > ACC_REL * h * (h - b.hi)), 0)) {
-    if (!safe_for_exact(cs, n, safe)) return 0;
-    d = exact_d(&(exact_ctx)FAST_EXACT_CTX, &sd, &ed);
+    if (!safe_for_exact(cs, n, safe)) return ACC_SLOW;
+    acc_val x = EXACT(ACC_D);
+    d = x.x, ed = x.err, sd = x.sign;
     h = sqrt_pos(d.hi);
   }
-  if (sd < 0) {
-    *out = result(TOI_MISS, NAN);
-    return 1;
-  }
+  if (sd < 0) return result(TOI_MISS, NAN);
   if (sd == 0) {
     d = dd_make(0, 0);
     h = 0;
   }
-  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && (sd == 0 || d.hi >= 0x1p-900))) return 0;
+  if (!(c.hi >= 0x1p-700 && b.hi <= -0x1p-700 && (sd == 0 || d.hi >= 0x1p-900))) return ACC_SLOW;
   dd t = root_dd(c, b, d, h);
-  if (!(t.hi >= 0x1p-960)) return 0; /* its low part could underflow */
+  if (!(t.hi >= 0x1p-960)) return ACC_SLOW; /* its low part could underflow */
   double y, nb, dist;
   int e;
   if (!k) {
@@ -983,10 +1077,24 @@ TOI_INLINE int fast_body(const dd *s, const dd *v, dd R, const int n, int moving
     if (maybe && near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
       y = tie_break(orig, n, y, nb);
   }
-  *out = result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
-  return 1;
-#undef FAST_EXACT_CTX
+  return result(sd > 0 ? TOI_HIT : TOI_GRAZE, y);
+#undef EXACT
 #undef INT_C
+}
+
+/* a - b as a double-double: two_sum(a, -b) without the negation, the same
+   bits. With bv' = a - s for two_sum's bv = s - a: where s != a, bv' = -bv
+   (RN(-x) = -RN(x)), so s + bv' is s - bv and bv' - b is -b - bv with its
+   terms swapped, the same operations; where s = a, bv = bv' = +0 and every
+   operation is the same but s + (+0) for s - (+0), which differ only for
+   s = a = -0, b = +0, where both give +0 in the end (also checked on every
+   pair of special values and 2 10^8 random pairs). */
+TOI_INLINE dd two_diff(double a, double b) {
+  double s = a - b;
+  double bv = a - s;
+  double av = s + bv;
+  dd r = {s, (a - av) + (bv - b)};
+  return r;
 }
 
 /* The differences of a case, their largest magnitudes (lengths: R too) and
@@ -996,8 +1104,8 @@ TOI_INLINE void diffs(const toi_case *cs, const int n, dd *s, dd *v, dd *R, doub
   uint64_t mo = 0; /* the bits of the v[i].hi without their signs: nonzero iff one is not +-0 (NaN too) */
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    s[i] = two_sum(cs->pb[i], -cs->pa[i]);
-    v[i] = two_sum(cs->vb[i], -cs->va[i]);
+    s[i] = two_diff(cs->pb[i], cs->pa[i]);
+    v[i] = two_diff(cs->vb[i], cs->va[i]);
     double as = fabs(s[i].hi), av = fabs(v[i].hi);
     as_ = as > as_ ? as : as_;
     av_ = av > av_ ? av : av_;
@@ -1022,14 +1130,14 @@ TOI_INLINE int common_range(double ms, double mv, int moving) {
 
 /* The common path on a case's own inputs (k = 0, cs = orig) or on its
    inputs scaled by solve_slow (k = kv - kp, inputs in the safe range). */
-TOI_INLINE int solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k, toi_accurate_info *info,
-                          toi_result *out) {
+TOI_INLINE toi_result solve_fast(const toi_case *cs, const int n, const toi_case *orig, int k,
+                                 toi_accurate_info *info) {
   dd s[3], v[3], R;
   double ms, mv;
   int moving;
   diffs(cs, n, s, v, &R, &ms, &mv, &moving);
-  if (!common_range(ms, mv, moving)) return 0;
-  return fast_body(s, v, R, n, moving, cs, k ? 1 : 0, orig, k, info, out);
+  if (!common_range(ms, mv, moving)) return ACC_SLOW;
+  return fast_body(s, v, R, n, moving, cs, k ? 1 : 0, orig, k, info);
 }
 
 /* Every case the fast path leaves: inputs scaled into the safe range (or big
@@ -1051,8 +1159,8 @@ TOI_FMA_CLONES static toi_result solve_slow(const toi_case *cs, int n, toi_accur
     scaled.rb = rb;
     /* Scaled, most cases left here are common ones too: those that
        solve_scaled could not take because exact values were needed. */
-    toi_result r;
-    if (n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info, &r) : solve_fast(&scaled, 2, cs, kv - kp, info, &r)) return r;
+    toi_result r = n == 3 ? solve_fast(&scaled, 3, cs, kv - kp, info) : solve_fast(&scaled, 2, cs, kv - kp, info);
+    if (r.cls != TOI_NONE) return r;
     pa = scaled.pa;
     pb = scaled.pb;
     va = scaled.va;
@@ -1145,11 +1253,11 @@ TOI_INLINE void track_min(double x, uint64_t *mn1) {
  * that no such scaling serves (a group spread over more than about 2^1000,
  * differences that overflow) go to the slow path too.
  */
-TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int moving, double ms, double mv,
-                           const toi_case *cs, toi_accurate_info *info, toi_result *out) {
-  if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return 0;
+TOI_INLINE toi_result scaled_body(const dd *s, const dd *v, dd R, const int n, int moving, double ms, double mv,
+                                  const toi_case *cs, toi_accurate_info *info) {
+  if (!(ms > 0 && ms < INFINITY && mv < INFINITY)) return ACC_SLOW;
   int kp = -ilog2d(ms), kv = moving ? -ilog2d(mv) : 0;
-  if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return 0;
+  if (kp < -1022 || kp > 1023 || kv < -1022 || kv > 1023) return ACC_SLOW;
   /* The bits of 2^(-1022 - k) for k < 0: exponent field 1 - k. */
   if (kp < 0) {
     uint64_t pmin = UINT64_MAX;
@@ -1160,7 +1268,7 @@ TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int movi
     }
     track_min(R.hi, &pmin);
     track_min(R.lo, &pmin);
-    if (pmin + 1 < (uint64_t)(1 - kp) << 52) return 0;
+    if (pmin + 1 < (uint64_t)(1 - kp) << 52) return ACC_SLOW;
   }
   if (kv < 0) {
     uint64_t vmin = UINT64_MAX;
@@ -1169,7 +1277,7 @@ TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int movi
       track_min(v[i].hi, &vmin);
       track_min(v[i].lo, &vmin);
     }
-    if (vmin + 1 < (uint64_t)(1 - kv) << 52) return 0;
+    if (vmin + 1 < (uint64_t)(1 - kv) << 52) return ACC_SLOW;
   }
   double P = pow2i(kp), V = pow2i(kv);
   dd ss[3], sv[3], sR = {R.hi * P, R.lo * P};
@@ -1182,33 +1290,37 @@ TOI_INLINE int scaled_body(const dd *s, const dd *v, dd R, const int n, int movi
     info->kp = kp;
     info->kv = kv;
   }
-  int ok = fast_body(ss, sv, sR, n, moving, cs, -1, cs, kv - kp, info, out);
-  if (ok && info) info->path |= TOI_ACC_SCALED;
-  return ok;
+  toi_result r = fast_body(ss, sv, sR, n, moving, cs, -1, cs, kv - kp, info);
+  if (r.cls != TOI_NONE && info) info->path |= TOI_ACC_SCALED;
+  return r;
 }
 
 /* Out of line: nearly all of the scale family, a few percent of mixed. */
-TOI_FMA_CLONES static __attribute__((noinline)) int solve_scaled(const dd *s, const dd *v, dd R, int n, int moving,
-                                                                 double ms, double mv, const toi_case *cs,
-                                                                 toi_accurate_info *info, toi_result *out) {
-  return n == 3 ? scaled_body(s, v, R, 3, moving, ms, mv, cs, info, out)
-                : scaled_body(s, v, R, 2, moving, ms, mv, cs, info, out);
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve_scaled(const acc_sv *x, int n, int moving,
+                                                                        double ms, double mv, const toi_case *cs,
+                                                                        toi_accurate_info *info) {
+  return n == 3 ? scaled_body(x->s, x->v, x->R, 3, moving, ms, mv, cs, info)
+                : scaled_body(x->s, x->v, x->R, 2, moving, ms, mv, cs, info);
 }
 
 /* The common path on the case as given, or on its scaled differences when
    they are out of its range (solve_scaled). */
-TOI_INLINE int solve_common(const toi_case *cs, const int n, toi_accurate_info *info, toi_result *out) {
+TOI_INLINE toi_result solve_common(const toi_case *cs, const int n, toi_accurate_info *info) {
   dd s[3], v[3], R;
   double ms, mv;
   int moving;
   diffs(cs, n, s, v, &R, &ms, &mv, &moving);
-  if (__builtin_expect(!common_range(ms, mv, moving), 0)) return solve_scaled(s, v, R, n, moving, ms, mv, cs, info, out);
-  return fast_body(s, v, R, n, moving, cs, 0, cs, 0, info, out);
+  if (__builtin_expect(!common_range(ms, mv, moving), 0)) {
+    acc_sv x;
+    sv_fill(&x, s, v, R, n);
+    return solve_scaled(&x, n, moving, ms, mv, cs, info);
+  }
+  return fast_body(s, v, R, n, moving, cs, 0, cs, 0, info);
 }
 
 TOI_INLINE toi_result solve(const toi_case *cs, toi_accurate_info *info) {
-  toi_result r;
-  if (cs->dim == 3 ? solve_common(cs, 3, info, &r) : solve_common(cs, 2, info, &r)) return r;
+  toi_result r = cs->dim == 3 ? solve_common(cs, 3, info) : solve_common(cs, 2, info);
+  if (r.cls != TOI_NONE) return r;
   if (info) {
     info_reset(info); /* the slow path records its own (possibly scaled) estimates */
     info->path |= TOI_ACC_SLOW;
@@ -1224,4 +1336,15 @@ TOI_FMA_CLONES toi_result toi_accurate_explain(const toi_case *c, toi_accurate_i
   return solve(c, info);
 }
 
-TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return solve(c, NULL); }
+/* The two dimensions in functions of their own: each gets its own register
+   allocation and frame, without the other's. */
+TOI_INLINE toi_result solve_dim(const toi_case *cs, const int n) {
+  toi_result r = solve_common(cs, n, NULL);
+  if (r.cls != TOI_NONE) return r;
+  return solve_slow(cs, n, NULL);
+}
+
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve2(const toi_case *cs) { return solve_dim(cs, 2); }
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve3(const toi_case *cs) { return solve_dim(cs, 3); }
+
+TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return c->dim == 3 ? solve3(c) : solve2(c); }
