@@ -195,13 +195,132 @@ FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd
   return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
 }
 
+#ifdef FE_DISPATCH
+#include <immintrin.h>
+
+/* The tail of fe_triple_direct for one of the three: its three doubles,
+ * error and verdict from the cascade's state, n its count of terms. */
+static int fe_triple_close(double *o, double *err, double S1, double S2, double S3, double G, int n) {
+  o[0] = S1, o[1] = S2, o[2] = S3;
+  *err = up((double)(n + 1) * 0x1p-53 * G);
+  double m = fabs(o[0]);
+  if (m == 0) return o[1] == 0 && o[2] == 0 && *err == 0;
+  return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
+}
+
+/* x[i].h, y[i].h (w = 0) or their low parts (w = 1) of a (v.v), b (s.v) and
+ * c (s.(s, -R)), term i, in lanes 0, 1, 2 (lane 3 unused, whatever comes
+ * cheapest); a's and b's fourth term is 0. */
+__attribute__((target("avx,fma"))) static inline void fe_lanes(__m256d *x, __m256d *y, const ref_fast_state *fs,
+                                                                 int i, int lo) {
+  const double vx = i < 3 ? (lo ? fs->v[i].l : fs->v[i].h) : 0, sx = lo ? fs->s[i].l : fs->s[i].h;
+  *x = _mm256_setr_pd(vx, i < 3 ? sx : 0, sx, sx);
+  *y = _mm256_setr_pd(vx, vx, i < 3 ? sx : -sx, vx);
+}
+
+/*
+ * fe_triple_direct for a, b and c at once, one lane each (the FMA build):
+ * every lane makes the same operations in the same order as the scalar
+ * code, so its S1, S2, S3 and G are those doubles bit for bit, and so are
+ * the triples, their errors and the verdict (the proofs above, unchanged).
+ * Where the scalar code has fewer terms (a and b: three, not four) or skips
+ * a term whose low parts are both 0, the lane adds products of zeros
+ * instead: TwoSum(x, +-0) = (x, 0) for an x that is not -0, and no sum here
+ * is ever -0 (they start at +0, and x + y rounds to -0 only when both are
+ * -0), so S1, S2, S3 and G stay as they are; only the counts n differ, and
+ * they are counted apart, as the scalar code counts them.
+ */
+__attribute__((target("avx,fma"))) static int fe_triples_direct_v(ref_fast_prep *k) {
+  const ref_fast_state *fs = &k->st;
+  __m256d S1 = _mm256_setzero_pd(), S2 = S1, S3 = S1, G = S1, x, y;
+  const __m256d sgn = _mm256_set1_pd(-0.0);
+#define FE_TS(a, b, hi, lo)                                                                                            \
+  do {                                                                                                                 \
+    __m256d s_ = _mm256_add_pd(a, b), bb_ = _mm256_sub_pd(s_, a), aa_ = _mm256_sub_pd(s_, bb_);                        \
+    lo = _mm256_add_pd(_mm256_sub_pd(a, aa_), _mm256_sub_pd(b, bb_));                                                 \
+    hi = s_;                                                                                                           \
+  } while (0)
+#define FE_ADD1(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m256d fl_, gl_;                                                                                                  \
+    FE_TS(S1, t, S1, fl_);                                                                                             \
+    FE_TS(S2, fl_, S2, gl_);                                                                                           \
+    S3 = _mm256_add_pd(S3, gl_);                                                                                       \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, gl_));                                                                  \
+  } while (0)
+#define FE_ADD2(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m256d gl_;                                                                                                       \
+    FE_TS(S2, t, S2, gl_);                                                                                             \
+    S3 = _mm256_add_pd(S3, gl_);                                                                                       \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, gl_));                                                                  \
+  } while (0)
+#define FE_ADD3(t)                                                                                                     \
+  do {                                                                                                                 \
+    S3 = _mm256_add_pd(S3, t);                                                                                         \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, t));                                                                    \
+  } while (0)
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) { /* fe_sum_prod of the leading parts */
+    fe_lanes(&x, &y, fs, i, 0);
+    __m256d ph = _mm256_mul_pd(x, y), pl = _mm256_fmsub_pd(x, y, ph);
+    FE_ADD1(ph);
+    FE_ADD2(pl);
+  }
+  int na = 6, nb = 6, nc = 8; /* the leading products' terms, then six a pair of low parts */
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    const int sz = fs->s[i].l == 0, vz = i < 3 ? fs->v[i].l == 0 : 1;
+    if (i < 3) {
+      na += vz ? 0 : 6;
+      nb += sz && vz ? 0 : 6;
+    }
+    nc += sz ? 0 : 6;
+    if (i < 3 ? sz && vz : sz) continue; /* all three skip */
+    __m256d xh, yh, xl, yl;
+    fe_lanes(&xh, &yh, fs, i, 0);
+    fe_lanes(&xl, &yl, fs, i, 1);
+    __m256d ph = _mm256_mul_pd(xh, yl), pl = _mm256_fmsub_pd(xh, yl, ph); /* fe_sum_prod2(x.h, y.l) */
+    FE_ADD2(ph);
+    FE_ADD3(pl);
+    ph = _mm256_mul_pd(xl, yh), pl = _mm256_fmsub_pd(xl, yh, ph); /* fe_sum_prod2(x.l, y.h) */
+    FE_ADD2(ph);
+    FE_ADD3(pl);
+    ph = _mm256_mul_pd(xl, yl), pl = _mm256_fmsub_pd(xl, yl, ph); /* two_prod(x.l, y.l), both parts into S3 */
+    FE_ADD3(ph);
+    FE_ADD3(pl);
+  }
+#undef FE_TS
+#undef FE_ADD1
+#undef FE_ADD2
+#undef FE_ADD3
+  double s1[4], s2[4], s3[4], g[4];
+  _mm256_storeu_pd(s1, S1);
+  _mm256_storeu_pd(s2, S2);
+  _mm256_storeu_pd(s3, S3);
+  _mm256_storeu_pd(g, G);
+  return fe_triple_close(k->a3, &k->ea3, s1[0], s2[0], s3[0], g[0], na) &&
+         fe_triple_close(k->b3, &k->eb3, s1[1], s2[1], s3[1], g[1], nb) &&
+         fe_triple_close(k->c3, &k->ec3, s1[2], s2[2], s3[2], g[2], nc);
+}
+#endif
+
+#ifdef FE_DISPATCH
+static int fe_triples_direct_v(ref_fast_prep *k);
+#endif
+
 FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
   if (k->have3) return k->have3 > 0;
   const ref_fast_state *fs = &k->st;
   k->have3 = -1;
   if (!fs->exact_data) return 0;
   fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
-  if (fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
+#ifdef FE_DISPATCH
+  if (fm ? fe_triples_direct_v(k) :
+#else
+  if (
+#endif
+      fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
       fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm)) {
     k->have3 = 1;
     return 1;
@@ -214,6 +333,39 @@ FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
   fe_triple(k->c3, &k->ec3, xc, mc);
   k->have3 = 1;
   return 1;
+}
+
+#ifdef FE_DISPATCH
+/* The scalar triples with FMA, for the comparison below. */
+__attribute__((target("fma"))) static int fe_triples_scalar_fma(double *t, double *e, const ref_fast_state *fs) {
+  fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
+  int r = fe_triple_direct(t, &e[0], fs->v, fs->v, 3, 1);
+  r = fe_triple_direct(t + 3, &e[1], fs->s, fs->v, 3, 1) && r;
+  return fe_triple_direct(t + 6, &e[2], fs->s, sr, 4, 1) && r;
+}
+#endif
+
+int ref_fast_triples_same(const toi_case *c) {
+#ifdef FE_DISPATCH
+  static ref_fast_prep k; /* large; for tests, one thread */
+  if (!ref_fast_fma() || !ref_fast_scaled_data(&k.st, c)) return -1;
+  double t[9], e[3];
+  int r = fe_triples_scalar_fma(t, e, &k.st);
+  memset(k.a3, 0xff, sizeof k.a3), memset(k.b3, 0xff, sizeof k.b3), memset(k.c3, 0xff, sizeof k.c3);
+  int rv = fe_triples_direct_v(&k);
+  if (rv != r) return 0;
+  /* The vector code stops at the first of the three that fails, as the
+   * scalar code does when it is called for them in turn. */
+  const double *o[3] = {k.a3, k.b3, k.c3}, eo[3] = {k.ea3, k.eb3, k.ec3};
+  for (int i = 0; i < 3; i++) {
+    if (memcmp(t + 3 * i, o[i], 3 * sizeof(double)) || memcmp(&e[i], &eo[i], sizeof(double))) return 0;
+    if (!r) break;
+  }
+  return 1;
+#else
+  (void)c;
+  return -1;
+#endif
 }
 
 static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x[2]); }
