@@ -88,6 +88,10 @@ int ref_fast_kappa_bound_p(ref_fast_prep *k, double *lo, double *hi, const toi_c
 /// same errors and verdict, 0 when they differ, -1 when there is no vector
 /// code here (no FMA) or the data are not exact.
 int ref_fast_triples_same(const toi_case *c);
+/// For tests: ref_fast_scaled_data of c and the FMA build's vector code for
+/// it: 1 when they agree (the same verdict and, when it is 1, the same s, v,
+/// scales and exact_data), 0 when not, -1 when there is no vector code here.
+int ref_fast_scaled_data_same(const toi_case *c);
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests
 /// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).

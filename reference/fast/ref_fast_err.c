@@ -1153,6 +1153,78 @@ int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_
   return fe_error(k, ulp, bits, T, dir, q);
 }
 
+#ifdef FE_DISPATCH
+/*
+ * ref_fast_scaled_data in AVX vectors (the FMA build): the same case check
+ * (fast_plausible's), s = pB - pA with R = rA + rB in one vector and
+ * v = vB - vA in another, each by Knuth's TwoSum with the operands in the
+ * same order (the same doubles: RN(x + y) and its exact error), the same
+ * checks that every part is finite and that neither s nor v is zero; data
+ * that need scaling (a largest component outside [2^-64, 2^64], rare) go
+ * to ref_fast_scaled_data itself; else es = ev = k2 = 0 and exact_data is
+ * the floor test of fast_exact_ok (every nonzero part at least 2^-480) with
+ * nothing lost. The same fields as ref_fast_scaled_data's, bit for bit.
+ */
+__attribute__((target("avx,fma"))) static int fe_scaled_data_v(ref_fast_state *fs, const toi_case *c) {
+  if (!c || (c->dim != 2 && c->dim != 3) || !(c->ra >= 0) || !(c->rb >= 0)) return 0;
+  if (c->dim == 2 && !(c->pa[2] == 0 && c->pb[2] == 0 && c->va[2] == 0 && c->vb[2] == 0)) return 0;
+  const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+  /* lanes (x, y, z, R) and (x, y, z, unused): pa[3] is va[0], va[3] is ra (toi_case's order) */
+  __m256d a = _mm256_blend_pd(_mm256_loadu_pd(c->pb), _mm256_broadcast_sd(&c->ra), 8);
+  __m256d b = _mm256_blend_pd(_mm256_xor_pd(_mm256_loadu_pd(c->pa), sign), _mm256_broadcast_sd(&c->rb), 8);
+  __m256d sh = _mm256_add_pd(a, b), bb = _mm256_sub_pd(sh, a), aa = _mm256_sub_pd(sh, bb);
+  __m256d sl = _mm256_add_pd(_mm256_sub_pd(a, aa), _mm256_sub_pd(b, bb));
+  a = _mm256_blend_pd(_mm256_loadu_pd(c->vb), zero, 8);
+  b = _mm256_blend_pd(_mm256_xor_pd(_mm256_loadu_pd(c->va), sign), zero, 8);
+  __m256d vh = _mm256_add_pd(a, b);
+  bb = _mm256_sub_pd(vh, a), aa = _mm256_sub_pd(vh, bb);
+  __m256d vl = _mm256_add_pd(_mm256_sub_pd(a, aa), _mm256_sub_pd(b, bb));
+  /* every hi part finite: x - x is 0 exactly then, NaN otherwise */
+  __m256d fin = _mm256_and_pd(_mm256_cmp_pd(_mm256_sub_pd(sh, sh), zero, _CMP_EQ_OQ),
+                              _mm256_cmp_pd(_mm256_sub_pd(vh, vh), zero, _CMP_EQ_OQ));
+  if (_mm256_movemask_pd(fin) != 15) return 0;
+  __m256d ash = _mm256_andnot_pd(sign, sh), avh = _mm256_andnot_pd(sign, vh); /* avh's lane 3 is 0 */
+  __m256d m = _mm256_unpacklo_pd(ash, avh), n = _mm256_unpackhi_pd(ash, avh); /* (s0 v0 s2 v2), (s1 v1 R 0) */
+  m = _mm256_max_pd(m, n);
+  __m128d mm = _mm_max_pd(_mm256_castpd256_pd128(m), _mm256_extractf128_pd(m, 1)); /* (ms, mv) */
+  const double ms = _mm_cvtsd_f64(mm), mv = _mm_cvtsd_f64(_mm_unpackhi_pd(mm, mm));
+  if (ms == 0 || mv == 0) return 0;
+  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) return ref_fast_scaled_data(fs, c);
+  __m256d lo = _mm256_unpacklo_pd(sh, sl), hi = _mm256_unpackhi_pd(sh, sl);
+  _mm256_storeu_pd(&fs->s[0].h, _mm256_permute2f128_pd(lo, hi, 0x20));
+  _mm256_storeu_pd(&fs->s[2].h, _mm256_permute2f128_pd(lo, hi, 0x31));
+  lo = _mm256_unpacklo_pd(vh, vl), hi = _mm256_unpackhi_pd(vh, vl);
+  _mm256_storeu_pd(&fs->v[0].h, _mm256_permute2f128_pd(lo, hi, 0x20));
+  _mm_storeu_pd(&fs->v[2].h, _mm256_extractf128_pd(lo, 1));
+  fs->es = fs->ev = fs->k2 = 0;
+  /* fast_floor_ok on s[0..3] and v[0..2] (v's lane 3 is 0): a nonzero part below 2^-480 */
+  const __m256d floor = _mm256_set1_pd(0x1p-480);
+#define FE_LOW(x) _mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(_mm256_andnot_pd(sign, x), floor, _CMP_NGE_UQ))
+  __m256d bad = _mm256_or_pd(_mm256_or_pd(FE_LOW(sh), FE_LOW(sl)), _mm256_or_pd(FE_LOW(vh), FE_LOW(vl)));
+#undef FE_LOW
+  fs->exact_data = _mm256_movemask_pd(bad) == 0;
+  return fs->exact_data;
+}
+#define FE_SCALED_DATA(fs, c) (ref_fast_fma() ? fe_scaled_data_v(fs, c) : ref_fast_scaled_data(fs, c))
+
+int ref_fast_scaled_data_same(const toi_case *c) {
+  if (!ref_fast_fma()) return -1;
+  static ref_fast_state x, y; /* for tests, one thread */
+  memset(&x, 0x5a, sizeof x), memset(&y, 0x5a, sizeof y);
+  int rx = ref_fast_scaled_data(&x, c), ry = fe_scaled_data_v(&y, c);
+  if (rx != ry) return 0;
+  if (!rx) return 1; /* nothing else is promised then */
+  return memcmp(x.s, y.s, sizeof x.s) == 0 && memcmp(x.v, y.v, sizeof x.v) == 0 && x.es == y.es && x.ev == y.ev &&
+         x.k2 == y.k2 && x.exact_data == y.exact_data;
+}
+#else
+#define FE_SCALED_DATA(fs, c) ref_fast_scaled_data(fs, c)
+int ref_fast_scaled_data_same(const toi_case *c) {
+  (void)c;
+  return -1;
+}
+#endif
+
 /*
  * fe_error in binary64 from k->st.r (the case's binary64 answer, set by the
  * caller) and the scaled data of c, made here on first use (k->lite): no
@@ -1167,7 +1239,7 @@ int ref_fast_error_light(ref_fast_prep *k, const toi_case *c, double *ulp, doubl
   FE_UPPER_ZERO();
   if (!k->lite) {
     k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
-    k->lite = ref_fast_scaled_data(&k->st, c) ? 1 : -1;
+    k->lite = FE_SCALED_DATA(&k->st, c) ? 1 : -1;
   }
   const ref_fast_state *fs = &k->st;
   int low = (unsigned)dir > 1 ? -1 : ref_dir_root(&fs->r, dir);

@@ -439,3 +439,45 @@ Test(ref_fast_err, vector_triples_are_the_scalar_ones) {
   if (!ref_fast_fma()) cr_skip_test("no FMA build here");
   cr_expect_gt(same, 1000);
 }
+
+/* The FMA build's scaled data (s, R, v by TwoSum in vectors, the checks
+ * without branches) are ref_fast_scaled_data's, bit for bit, with the same
+ * verdict: on every family in 2D and 3D, and on cases each of its checks
+ * refuses or sends to the scalar code (a NaN or an infinity in any number,
+ * a negative radius, a 2D case with a third component, s or v zero, scales
+ * far from 1, a part below 2^-480). */
+Test(ref_fast_err, vector_scaled_data_are_the_scalar_ones) {
+  if (!ref_fast_fma()) cr_skip_test("no FMA build here");
+  long n = 0;
+  const double odd[] = {NAN, INFINITY, -INFINITY, 0x1p-1074, 0x1p-500, 0x1p-479, 0x1p70, 0x1p-70, 1e300, -0.0, 0.0};
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x7363616c6564ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 300; i++) {
+      if (i == 150 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      cr_assert_eq(ref_fast_scaled_data_same(&c), 1, "differ on %s", tr_fmt(&c));
+      n++;
+      /* one of the fourteen numbers replaced by an odd value, in turn */
+      for (int k = 0; k < 14; k++) {
+        toi_case e = c;
+        double *x = k < 3 ? &e.pa[k] : k < 6 ? &e.va[k - 3] : k < 9 ? &e.pb[k - 6] : k < 12 ? &e.vb[k - 9]
+                  : k == 12 ? &e.ra : &e.rb;
+        double w = odd[(i + (uint64_t)k) % (sizeof odd / sizeof *odd)];
+        *x = k >= 12 && i % 3 == 0 ? -w : w;
+        cr_assert_eq(ref_fast_scaled_data_same(&e), 1, "differ on %s (number %d)", tr_fmt(&e), k);
+        /* s = 0 or v = 0 */
+        e = c;
+        for (int j = 0; j < 3; j++) (k % 2 ? e.pb : e.vb)[j] = (k % 2 ? e.pa : e.va)[j];
+        cr_assert_eq(ref_fast_scaled_data_same(&e), 1, "differ on %s", tr_fmt(&e));
+      }
+      toi_case d = c;
+      d.dim = 2;
+      cr_assert_eq(ref_fast_scaled_data_same(&d), 1, "differ on %s", tr_fmt(&d));
+    }
+  }
+  cr_expect_gt(n, 1000);
+}
