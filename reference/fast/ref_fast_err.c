@@ -500,6 +500,100 @@ FAST_INLINE fdd fe_F(const ref_fast_prep *k, double Ts, double *EF, const int fm
   return F;
 }
 
+#ifdef FE_DISPATCH
+/*
+ * fe_F and fe_G at once in the FMA build, F in lane 0 and G in lane 1 of
+ * 128-bit vectors: every lane makes the same operations in the same order
+ * as the scalar code, term by term (F's twelve; G's six at the places of
+ * F's terms of the same kind, products of zeros at the others, which leave
+ * the sums as they are: fe_triples_direct_v's argument), so F, G, their
+ * sums' term counts (17 and 8, kept apart) and errors are those doubles bit
+ * for bit. Every term is finite (|Ts| <= 2^400, the triples below 2^140),
+ * so adding a zero changes nothing.
+ */
+__attribute__((target("avx,fma"))) static void fe_FG_v(const ref_fast_prep *k, double Ts, fdd *F, double *EF, fdd *G,
+                                                       double *EG) {
+  const double *a = k->a3, *b = k->b3, *c = k->c3;
+  const double T2 = 2 * Ts;
+  const fdd H = two_prod(Ts, Ts, 1);
+  const __m128d sgn = _mm_set1_pd(-0.0), z = _mm_setzero_pd();
+  __m128d S1 = z, S2 = z, S3 = z, Gs = z, P = z;
+#define FE_TS(x, y, hi, lo)                                                                                            \
+  do {                                                                                                                 \
+    __m128d s_ = _mm_add_pd(x, y), bb_ = _mm_sub_pd(s_, x), aa_ = _mm_sub_pd(s_, bb_);                                 \
+    lo = _mm_add_pd(_mm_sub_pd(x, aa_), _mm_sub_pd(y, bb_));                                                           \
+    hi = s_;                                                                                                           \
+  } while (0)
+#define FE_ADD1(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m128d fl_, gl_;                                                                                                  \
+    FE_TS(S1, t, S1, fl_);                                                                                             \
+    FE_TS(S2, fl_, S2, gl_);                                                                                           \
+    S3 = _mm_add_pd(S3, gl_);                                                                                          \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, gl_));                                                                      \
+  } while (0)
+#define FE_ADD2(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m128d gl_;                                                                                                       \
+    FE_TS(S2, t, S2, gl_);                                                                                             \
+    S3 = _mm_add_pd(S3, gl_);                                                                                          \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, gl_));                                                                      \
+  } while (0)
+#define FE_ADD3(t)                                                                                                     \
+  do {                                                                                                                 \
+    S3 = _mm_add_pd(S3, t);                                                                                            \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, t));                                                                        \
+  } while (0)
+#define FE_PROD(x, y)                                                                                                  \
+  do {                                                                                                                 \
+    __m128d ph_ = _mm_mul_pd(x, y), pl_ = _mm_fmsub_pd(x, y, ph_);                                                     \
+    FE_ADD1(ph_);                                                                                                      \
+    FE_ADD2(pl_);                                                                                                      \
+  } while (0)
+#define FE_PROD2(x, y)                                                                                                 \
+  do {                                                                                                                 \
+    __m128d ph_ = _mm_mul_pd(x, y), pl_ = _mm_fmsub_pd(x, y, ph_);                                                     \
+    FE_ADD2(ph_);                                                                                                      \
+    FE_ADD3(pl_);                                                                                                      \
+  } while (0)
+#define FE_RPROD(x, y)                                                                                                 \
+  do {                                                                                                                 \
+    __m128d r_ = _mm_mul_pd(x, y);                                                                                     \
+    FE_ADD3(r_);                                                                                                       \
+    P = _mm_add_pd(P, _mm_andnot_pd(sgn, r_));                                                                         \
+  } while (0)
+  const __m128d tt = _mm_setr_pd(T2, Ts), hh = _mm_setr_pd(H.h, 0), hl = _mm_setr_pd(H.l, 0);
+  const __m128d y0 = _mm_setr_pd(b[0], a[0]), y1 = _mm_setr_pd(b[1], a[1]), y2 = _mm_setr_pd(b[2], a[2]);
+  const __m128d a0 = _mm_setr_pd(a[0], 0), a1 = _mm_setr_pd(a[1], 0), a2 = _mm_setr_pd(a[2], 0);
+  FE_ADD1(_mm_setr_pd(c[0], b[0]));
+  FE_PROD(tt, y0);
+  FE_PROD(hh, a0);
+  FE_ADD2(_mm_setr_pd(c[1], b[1]));
+  FE_PROD2(tt, y1);
+  FE_PROD2(hh, a1);
+  FE_PROD2(hl, a0);
+  FE_ADD3(_mm_setr_pd(c[2], b[2]));
+  FE_RPROD(tt, y2);
+  FE_RPROD(hh, a2);
+  FE_RPROD(hl, a1);
+  FE_RPROD(hl, a2);
+#undef FE_TS
+#undef FE_ADD1
+#undef FE_ADD2
+#undef FE_ADD3
+#undef FE_PROD
+#undef FE_PROD2
+#undef FE_RPROD
+  double s1[2], s2[2], s3[2], g[2], p[2];
+  _mm_storeu_pd(s1, S1), _mm_storeu_pd(s2, S2), _mm_storeu_pd(s3, S3), _mm_storeu_pd(g, Gs), _mm_storeu_pd(p, P);
+  const fe_sum sf = {s1[0], s2[0], s3[0], g[0], 17}, sg = {s1[1], s2[1], s3[1], g[1], 8};
+  *F = fe_sum_end(&sf, EF);
+  *EF = up(*EF + 0x1p-53 * p[0] + k->ec3 + fabs(T2) * k->eb3 + (fabs(H.h) + fabs(H.l)) * k->ea3) + 0x1p-930;
+  *G = fe_sum_end(&sg, EG);
+  *EG = up(*EG + 0x1p-53 * p[1] + k->eb3 + fabs(Ts) * k->ea3) + 0x1p-930;
+}
+#endif
+
 /* y - Q for a double y and an enclosure Q of a root (error EQ): a
  * normalized double-double and its error. TwoSum(y, -Q.h) is exact, the one
  * rounding of d.l - Q.l costs <= u |that|, the last TwoSum is exact. */
@@ -601,7 +695,16 @@ FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts,
     d = dd_div(X, fs->A, 1 / fs->A.h, fm);
     rel = EX / fabs(X.h) + fs->Ea / fs->A.h;
   } else {
-    X = fe_F(k, Ts, &EX, fm);
+    fdd G;
+    double EG;
+    int haveG = 0;
+#ifdef FE_DISPATCH
+    if (light && fm) { /* the light way always takes G: both at once */
+      fe_FG_v(k, Ts, &X, &EX, &G, &EG);
+      haveG = 1;
+    } else
+#endif
+      X = fe_F(k, Ts, &EX, fm);
     if (!fe_fine(X, EX)) return 0;
     rel = EX / fabs(X.h);
     fdd Y = {0, 0};
@@ -612,8 +715,8 @@ FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts,
       d = dd_div(Z, fs->A, 1 / fs->A.h, fm);
       rel += EY / fabs(Y.h) + fs->Ea / fs->A.h;
     } else {
-      double EG, Er;
-      fdd G = fe_G(k, Ts, &EG, fm);
+      double Er;
+      if (!haveG) G = fe_G(k, Ts, &EG, fm);
       if (!(light && fe_Y_near(&Y, &EY, k, j, X, EX, G, EG))) {
         if (!(light ? fe_sqrt_D_lead(k, fm) : fe_sqrt_D(k, fm))) return 0;
         Y = fe_add_any(G, j ? k->sD : dd_neg(k->sD), &Er);
@@ -1224,6 +1327,35 @@ int ref_fast_scaled_data_same(const toi_case *c) {
   return -1;
 }
 #endif
+
+#ifdef FE_DISPATCH
+static int fe_triples_gen_any(ref_fast_prep *k) { return fe_triples(k, FE_GEN_FMA); }
+__attribute__((target("fma"))) static void fe_FG_scalar_fma(const ref_fast_prep *k, double Ts, fdd *F, double *EF,
+                                                            fdd *G, double *EG) {
+  *F = fe_F(k, Ts, EF, 1);
+  *G = fe_G(k, Ts, EG, 1);
+}
+#endif
+
+int ref_fast_FG_same(const toi_case *c, double T) {
+#ifdef FE_DISPATCH
+  static ref_fast_prep k; /* for tests, one thread */
+  double Ts;
+  if (!ref_fast_fma() || !ref_fast_scaled_data(&k.st, c)) return -1;
+  k.have3 = 0;
+  if (!fe_triples_gen_any(&k) || !fe_scale_exact(&Ts, T, -k.st.k2) || !(fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))
+    return -1;
+  fdd F, G, F2, G2;
+  double EF, EG, EF2, EG2;
+  fe_FG_scalar_fma(&k, Ts, &F, &EF, &G, &EG);
+  fe_FG_v(&k, Ts, &F2, &EF2, &G2, &EG2);
+  return !memcmp(&F, &F2, sizeof F) && !memcmp(&G, &G2, sizeof G) && !memcmp(&EF, &EF2, sizeof EF) &&
+         !memcmp(&EG, &EG2, sizeof EG);
+#else
+  (void)c, (void)T;
+  return -1;
+#endif
+}
 
 /*
  * fe_error in binary64 from k->st.r (the case's binary64 answer, set by the

@@ -481,3 +481,35 @@ Test(ref_fast_err, vector_scaled_data_are_the_scalar_ones) {
   }
   cr_expect_gt(n, 1000);
 }
+
+/* F and G, which the light path evaluates at RN(t*), in one vector in the
+ * FMA build: the scalar code's doubles and errors, at each root of every
+ * family's cases, the doubles next to it, and farther. */
+Test(ref_fast_err, vector_F_and_G_are_the_scalar_ones) {
+  if (!ref_fast_fma()) cr_skip_test("no FMA build here");
+  long n = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x46472076ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 300; i++) {
+      if (i == 150 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      toi_ref r;
+      if (tr_solve_engine(&r, &c, TOI_REF_FAST) != TOI_OK) continue;
+      const double roots[2] = {r.tfwd, r.trev};
+      for (int d = 0; d < 2; d++) {
+        double t = isfinite(roots[d]) ? roots[d] : 1.5;
+        const double T[5] = {t, nextafter(t, INFINITY), nextafter(t, -INFINITY), t * (1 + 0x1p-30), 2 * t + 1};
+        for (int m = 0; m < 5; m++) {
+          int s = ref_fast_FG_same(&c, T[m]);
+          cr_assert_neq(s, 0, "differ at T %a on %s", T[m], tr_fmt(&c));
+          n += s > 0;
+        }
+      }
+    }
+  }
+  cr_expect_gt(n, 5000);
+}
