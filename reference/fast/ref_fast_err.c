@@ -198,16 +198,6 @@ FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd
 #ifdef FE_DISPATCH
 #include <immintrin.h>
 
-/* The tail of fe_triple_direct for one of the three: its three doubles,
- * error and verdict from the cascade's state, n its count of terms. */
-static int fe_triple_close(double *o, double *err, double S1, double S2, double S3, double G, int n) {
-  o[0] = S1, o[1] = S2, o[2] = S3;
-  *err = up((double)(n + 1) * 0x1p-53 * G);
-  double m = fabs(o[0]);
-  if (m == 0) return o[1] == 0 && o[2] == 0 && *err == 0;
-  return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
-}
-
 /* x[i].h, y[i].h (w = 0) or their low parts (w = 1) of a (v.v), b (s.v) and
  * c (s.(s, -R)), term i, in lanes 0, 1, 2 (lane 3 unused, whatever comes
  * cheapest); a's and b's fourth term is 0. */
@@ -294,14 +284,28 @@ __attribute__((target("avx,fma"))) static int fe_triples_direct_v(ref_fast_prep 
 #undef FE_ADD1
 #undef FE_ADD2
 #undef FE_ADD3
-  double s1[4], s2[4], s3[4], g[4];
+  /* fe_triple_direct's tail in each lane: err = up((n + 1) u G), and the
+   * verdict err <= 2^-145 m, |S2| <= 2^-45 m, |S3| <= 2^-90 m with m = |S1|,
+   * which for m = 0 is its other test (S2 = S3 = 0 and err = 0, err being
+   * nonnegative). The triples are written whatever the verdict (a 0 makes
+   * the caller write them again from the expansions). */
+  const __m256d err = _mm256_mul_pd(
+      _mm256_mul_pd(_mm256_mul_pd(_mm256_setr_pd(na + 1, nb + 1, nc + 1, 1), _mm256_set1_pd(0x1p-53)), G),
+      _mm256_set1_pd(1 + 0x1p-40));
+  const __m256d m = _mm256_andnot_pd(sgn, S1);
+  const __m256d ok = _mm256_and_pd(
+      _mm256_cmp_pd(err, _mm256_mul_pd(_mm256_set1_pd(0x1p-145), m), _CMP_LE_OQ),
+      _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sgn, S2), _mm256_mul_pd(_mm256_set1_pd(0x1p-45), m), _CMP_LE_OQ),
+                    _mm256_cmp_pd(_mm256_andnot_pd(sgn, S3), _mm256_mul_pd(_mm256_set1_pd(0x1p-90), m), _CMP_LE_OQ)));
+  double s1[4], s2[4], s3[4], e[4];
   _mm256_storeu_pd(s1, S1);
   _mm256_storeu_pd(s2, S2);
   _mm256_storeu_pd(s3, S3);
-  _mm256_storeu_pd(g, G);
-  return fe_triple_close(k->a3, &k->ea3, s1[0], s2[0], s3[0], g[0], na) &&
-         fe_triple_close(k->b3, &k->eb3, s1[1], s2[1], s3[1], g[1], nb) &&
-         fe_triple_close(k->c3, &k->ec3, s1[2], s2[2], s3[2], g[2], nc);
+  _mm256_storeu_pd(e, err);
+  double *o[3] = {k->a3, k->b3, k->c3};
+  for (int i = 0; i < 3; i++) o[i][0] = s1[i], o[i][1] = s2[i], o[i][2] = s3[i];
+  k->ea3 = e[0], k->eb3 = e[1], k->ec3 = e[2];
+  return (_mm256_movemask_pd(ok) & 7) == 7;
 }
 #endif
 
