@@ -1130,8 +1130,8 @@ int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, i
   sr[3] = dd_neg(fs->s[3]);
   int fm = ref_fast_fma();
   (void)fm; /* unused when there is a single build */
-  *ma = FAST_RARE(fast_xdot, fm)(xa, fs->v, fs->v, 3, 1);
-  *mb = FAST_RARE(fast_xdot, fm)(xb, fs->s, fs->v, 3, 0);
-  *mc = FAST_RARE(fast_xdot, fm)(xc, fs->s, sr, 4, 1);
+  if (xa) *ma = FAST_RARE(fast_xdot, fm)(xa, fs->v, fs->v, 3, 1);
+  if (xb) *mb = FAST_RARE(fast_xdot, fm)(xb, fs->s, fs->v, 3, 0);
+  if (xc) *mc = FAST_RARE(fast_xdot, fm)(xc, fs->s, sr, 4, 1);
   return 1;
 }

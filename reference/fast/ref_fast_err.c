@@ -212,7 +212,8 @@ __attribute__((target("avx,fma"))) static inline void fe_lanes(__m256d *x, __m25
  * fe_triple_direct for a, b and c at once, one lane each (the FMA build):
  * every lane makes the same operations in the same order as the scalar
  * code, so its S1, S2, S3 and G are those doubles bit for bit, and so are
- * the triples, their errors and the verdict (the proofs above, unchanged).
+ * the triples, their errors and the verdicts (the proofs above, unchanged;
+ * bit i of the result is the verdict of a, b, c for i = 0, 1, 2).
  * Where the scalar code has fewer terms (a and b: three, not four) or skips
  * a term whose low parts are both 0, the lane adds products of zeros
  * instead: TwoSum(x, +-0) = (x, 0) for an x that is not -0, and no sum here
@@ -305,12 +306,12 @@ __attribute__((target("avx,fma"))) static int fe_triples_direct_v(ref_fast_prep 
   double *o[3] = {k->a3, k->b3, k->c3};
   for (int i = 0; i < 3; i++) o[i][0] = s1[i], o[i][1] = s2[i], o[i][2] = s3[i];
   k->ea3 = e[0], k->eb3 = e[1], k->ec3 = e[2];
-  return (_mm256_movemask_pd(ok) & 7) == 7;
+  return _mm256_movemask_pd(ok) & 7;
 }
 #endif
 
 #ifdef FE_DISPATCH
-static int fe_triples_direct_v(ref_fast_prep *k);
+static int fe_triples_direct_v(ref_fast_prep *k); /* fe_triple_direct's verdicts on a, b, c: bits 0, 1, 2 */
 #endif
 
 FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
@@ -319,33 +320,37 @@ FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
   k->have3 = -1;
   if (!fs->exact_data) return 0;
   fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
+  /* Each of the three from the products where that is fine enough (bit 0
+   * a, 1 b, 2 c), the others from the exact expansions: each triple holds
+   * with its own bound whichever way it was made. */
+  int fine;
 #ifdef FE_DISPATCH
-  if (fm ? fe_triples_direct_v(k) :
-#else
-  if (
+  if (fm)
+    fine = fe_triples_direct_v(k);
+  else
 #endif
-      fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
-      fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm)) {
-    k->have3 = 1;
-    return 1;
+    fine = fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) |
+           fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) << 1 |
+           fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm) << 2;
+  if (fine != 7) {
+    double xa[32], xb[32], xc[32];
+    int ma, mb, mc;
+    if (!ref_fast_expand(fs, fine & 1 ? NULL : xa, &ma, fine & 2 ? NULL : xb, &mb, fine & 4 ? NULL : xc, &mc))
+      return 0;
+    if (!(fine & 1)) fe_triple(k->a3, &k->ea3, xa, ma);
+    if (!(fine & 2)) fe_triple(k->b3, &k->eb3, xb, mb);
+    if (!(fine & 4)) fe_triple(k->c3, &k->ec3, xc, mc);
   }
-  double xa[32], xb[32], xc[32];
-  int ma, mb, mc;
-  if (!ref_fast_expand(fs, xa, &ma, xb, &mb, xc, &mc)) return 0;
-  fe_triple(k->a3, &k->ea3, xa, ma);
-  fe_triple(k->b3, &k->eb3, xb, mb);
-  fe_triple(k->c3, &k->ec3, xc, mc);
   k->have3 = 1;
   return 1;
 }
 
 #ifdef FE_DISPATCH
-/* The scalar triples with FMA, for the comparison below. */
+/* The scalar triples with FMA and their verdicts (bits 0, 1, 2), for the comparison below. */
 __attribute__((target("fma"))) static int fe_triples_scalar_fma(double *t, double *e, const ref_fast_state *fs) {
   fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
-  int r = fe_triple_direct(t, &e[0], fs->v, fs->v, 3, 1);
-  r = fe_triple_direct(t + 3, &e[1], fs->s, fs->v, 3, 1) && r;
-  return fe_triple_direct(t + 6, &e[2], fs->s, sr, 4, 1) && r;
+  return fe_triple_direct(t, &e[0], fs->v, fs->v, 3, 1) | fe_triple_direct(t + 3, &e[1], fs->s, fs->v, 3, 1) << 1 |
+         fe_triple_direct(t + 6, &e[2], fs->s, sr, 4, 1) << 2;
 }
 #endif
 
@@ -356,15 +361,10 @@ int ref_fast_triples_same(const toi_case *c) {
   double t[9], e[3];
   int r = fe_triples_scalar_fma(t, e, &k.st);
   memset(k.a3, 0xff, sizeof k.a3), memset(k.b3, 0xff, sizeof k.b3), memset(k.c3, 0xff, sizeof k.c3);
-  int rv = fe_triples_direct_v(&k);
-  if (rv != r) return 0;
-  /* The vector code stops at the first of the three that fails, as the
-   * scalar code does when it is called for them in turn. */
+  if (fe_triples_direct_v(&k) != r) return 0;
   const double *o[3] = {k.a3, k.b3, k.c3}, eo[3] = {k.ea3, k.eb3, k.ec3};
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++)
     if (memcmp(t + 3 * i, o[i], 3 * sizeof(double)) || memcmp(&e[i], &eo[i], sizeof(double))) return 0;
-    if (!r) break;
-  }
   return 1;
 #else
   (void)c;
