@@ -581,20 +581,27 @@ __attribute__((target("avx,fma"))) static void fe_FG_v(const ref_fast_prep *k, d
   FE_RPROD(hh, a2);
   FE_RPROD(hl, a1);
   FE_RPROD(hl, a2);
-#undef FE_TS
 #undef FE_ADD1
 #undef FE_ADD2
 #undef FE_ADD3
 #undef FE_PROD
 #undef FE_PROD2
 #undef FE_RPROD
-  double s1[2], s2[2], s3[2], g[2], p[2];
-  _mm_storeu_pd(s1, S1), _mm_storeu_pd(s2, S2), _mm_storeu_pd(s3, S3), _mm_storeu_pd(g, Gs), _mm_storeu_pd(p, P);
-  const fe_sum sf = {s1[0], s2[0], s3[0], g[0], 17}, sg = {s1[1], s2[1], s3[1], g[1], 8};
-  *F = fe_sum_end(&sf, EF);
-  *EF = up(*EF + 0x1p-53 * p[0] + k->ec3 + fabs(T2) * k->eb3 + (fabs(H.h) + fabs(H.l)) * k->ea3) + 0x1p-930;
-  *G = fe_sum_end(&sg, EG);
-  *EG = up(*EG + 0x1p-53 * p[1] + k->eb3 + fabs(Ts) * k->ea3) + 0x1p-930;
+  /* fe_sum_end in both lanes (n = 17 and 8): TwoSum(S1, S2) = H + L, l =
+   * L + S3, err = up((n + 1) u G + u |l|), TwoSum(H, l). */
+  __m128d h, l, e, r;
+  FE_TS(S1, S2, h, l);
+  l = _mm_add_pd(l, S3);
+  e = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(_mm_setr_pd(18, 9), _mm_set1_pd(0x1p-53)), Gs),
+                 _mm_mul_pd(_mm_set1_pd(0x1p-53), _mm_andnot_pd(sgn, l)));
+  e = _mm_mul_pd(e, _mm_set1_pd(1 + 0x1p-40));
+  FE_TS(h, l, h, r);
+  double hh2[2], ll2[2], ee[2], p[2];
+  _mm_storeu_pd(hh2, h), _mm_storeu_pd(ll2, r), _mm_storeu_pd(ee, e), _mm_storeu_pd(p, P);
+  F->h = hh2[0], F->l = ll2[0], G->h = hh2[1], G->l = ll2[1];
+  *EF = up(ee[0] + 0x1p-53 * p[0] + k->ec3 + fabs(T2) * k->eb3 + (fabs(H.h) + fabs(H.l)) * k->ea3) + 0x1p-930;
+  *EG = up(ee[1] + 0x1p-53 * p[1] + k->eb3 + fabs(Ts) * k->ea3) + 0x1p-930;
+#undef FE_TS
 }
 #endif
 
