@@ -82,6 +82,22 @@ int ref_fast_offset_p(const ref_fast_prep *k, double *lo, double *hi, double R, 
 /// An enclosure lo <= kappa <= hi of ref_fast_kappa_p's kappa (lo = hi: kappa
 /// itself), from one pass in plain doubles. 0 when the caller must ask MPFR.
 int ref_fast_kappa_bound_p(ref_fast_prep *k, double *lo, double *hi, const toi_case *c, toi_direction dir);
+/// For tests: the three-double forms of a, b and c of c's scaled data
+/// (ref_fast_scaled_data) as the FMA build's vector code makes them and as
+/// the scalar code with FMA does: 1 when they are the same doubles with the
+/// same errors and verdict, 0 when they differ, -1 when there is no vector
+/// code here (no FMA) or the data are not exact.
+int ref_fast_triples_same(const toi_case *c);
+/// For tests: ref_fast_scaled_data of c and the FMA build's vector code for
+/// it: 1 when they agree (the same verdict and, when it is 1, the same s, v,
+/// scales and exact_data), 0 when not, -1 when there is no vector code here.
+int ref_fast_scaled_data_same(const toi_case *c);
+/// For tests: F(T) and G(T) = a T + b (T scaled as c's data) from the
+/// three-double forms of a, b, c of c, by the scalar code with FMA and by the
+/// FMA build's vector code: 1 when the same doubles with the same errors, 0
+/// when not, -1 when there is no vector code here or they cannot be had (data
+/// not exact, T out of range).
+int ref_fast_FG_same(const toi_case *c, double T);
 /// How often the fast paths of toi_ref_error and toi_ref_kappa were asked
 /// and how often they left the answer to MPFR, counted per thread (for tests
 /// and measurements; toi_ref_fast_stats counts toi_ref_solve alone).

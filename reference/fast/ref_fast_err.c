@@ -195,25 +195,181 @@ FAST_INLINE int fe_triple_direct(double *o, double *err, const fdd *x, const fdd
   return *err <= 0x1p-145 * m && fabs(o[1]) <= 0x1p-45 * m && fabs(o[2]) <= 0x1p-90 * m;
 }
 
+#ifdef FE_DISPATCH
+#include <immintrin.h>
+
+/* x[i].h, y[i].h (w = 0) or their low parts (w = 1) of a (v.v), b (s.v) and
+ * c (s.(s, -R)), term i, in lanes 0, 1, 2 (lane 3 unused, whatever comes
+ * cheapest); a's and b's fourth term is 0. */
+__attribute__((target("avx,fma"))) static inline void fe_lanes(__m256d *x, __m256d *y, const ref_fast_state *fs,
+                                                                 int i, int lo) {
+  const double vx = i < 3 ? (lo ? fs->v[i].l : fs->v[i].h) : 0, sx = lo ? fs->s[i].l : fs->s[i].h;
+  *x = _mm256_setr_pd(vx, i < 3 ? sx : 0, sx, sx);
+  *y = _mm256_setr_pd(vx, vx, i < 3 ? sx : -sx, vx);
+}
+
+/*
+ * fe_triple_direct for a, b and c at once, one lane each (the FMA build):
+ * every lane makes the same operations in the same order as the scalar
+ * code, so its S1, S2, S3 and G are those doubles bit for bit, and so are
+ * the triples, their errors and the verdicts (the proofs above, unchanged;
+ * bit i of the result is the verdict of a, b, c for i = 0, 1, 2).
+ * Where the scalar code has fewer terms (a and b: three, not four) or skips
+ * a term whose low parts are both 0, the lane adds products of zeros
+ * instead: TwoSum(x, +-0) = (x, 0) for an x that is not -0, and no sum here
+ * is ever -0 (they start at +0, and x + y rounds to -0 only when both are
+ * -0), so S1, S2, S3 and G stay as they are; only the counts n differ, and
+ * they are counted apart, as the scalar code counts them.
+ */
+__attribute__((target("avx,fma"))) static int fe_triples_direct_v(ref_fast_prep *k) {
+  const ref_fast_state *fs = &k->st;
+  __m256d S1 = _mm256_setzero_pd(), S2 = S1, S3 = S1, G = S1, x, y;
+  const __m256d sgn = _mm256_set1_pd(-0.0);
+#define FE_TS(a, b, hi, lo)                                                                                            \
+  do {                                                                                                                 \
+    __m256d s_ = _mm256_add_pd(a, b), bb_ = _mm256_sub_pd(s_, a), aa_ = _mm256_sub_pd(s_, bb_);                        \
+    lo = _mm256_add_pd(_mm256_sub_pd(a, aa_), _mm256_sub_pd(b, bb_));                                                 \
+    hi = s_;                                                                                                           \
+  } while (0)
+#define FE_ADD1(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m256d fl_, gl_;                                                                                                  \
+    FE_TS(S1, t, S1, fl_);                                                                                             \
+    FE_TS(S2, fl_, S2, gl_);                                                                                           \
+    S3 = _mm256_add_pd(S3, gl_);                                                                                       \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, gl_));                                                                  \
+  } while (0)
+#define FE_ADD2(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m256d gl_;                                                                                                       \
+    FE_TS(S2, t, S2, gl_);                                                                                             \
+    S3 = _mm256_add_pd(S3, gl_);                                                                                       \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, gl_));                                                                  \
+  } while (0)
+#define FE_ADD3(t)                                                                                                     \
+  do {                                                                                                                 \
+    S3 = _mm256_add_pd(S3, t);                                                                                         \
+    G = _mm256_add_pd(G, _mm256_andnot_pd(sgn, t));                                                                    \
+  } while (0)
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) { /* fe_sum_prod of the leading parts */
+    fe_lanes(&x, &y, fs, i, 0);
+    __m256d ph = _mm256_mul_pd(x, y), pl = _mm256_fmsub_pd(x, y, ph);
+    FE_ADD1(ph);
+    FE_ADD2(pl);
+  }
+  int na = 6, nb = 6, nc = 8; /* the leading products' terms, then six a pair of low parts */
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; i++) {
+    const int sz = fs->s[i].l == 0, vz = i < 3 ? fs->v[i].l == 0 : 1;
+    if (i < 3) {
+      na += vz ? 0 : 6;
+      nb += sz && vz ? 0 : 6;
+    }
+    nc += sz ? 0 : 6;
+    if (i < 3 ? sz && vz : sz) continue; /* all three skip */
+    __m256d xh, yh, xl, yl;
+    fe_lanes(&xh, &yh, fs, i, 0);
+    fe_lanes(&xl, &yl, fs, i, 1);
+    __m256d ph = _mm256_mul_pd(xh, yl), pl = _mm256_fmsub_pd(xh, yl, ph); /* fe_sum_prod2(x.h, y.l) */
+    FE_ADD2(ph);
+    FE_ADD3(pl);
+    ph = _mm256_mul_pd(xl, yh), pl = _mm256_fmsub_pd(xl, yh, ph); /* fe_sum_prod2(x.l, y.h) */
+    FE_ADD2(ph);
+    FE_ADD3(pl);
+    ph = _mm256_mul_pd(xl, yl), pl = _mm256_fmsub_pd(xl, yl, ph); /* two_prod(x.l, y.l), both parts into S3 */
+    FE_ADD3(ph);
+    FE_ADD3(pl);
+  }
+#undef FE_TS
+#undef FE_ADD1
+#undef FE_ADD2
+#undef FE_ADD3
+  /* fe_triple_direct's tail in each lane: err = up((n + 1) u G), and the
+   * verdict err <= 2^-145 m, |S2| <= 2^-45 m, |S3| <= 2^-90 m with m = |S1|,
+   * which for m = 0 is its other test (S2 = S3 = 0 and err = 0, err being
+   * nonnegative). The triples are written whatever the verdict (a 0 makes
+   * the caller write them again from the expansions). */
+  const __m256d err = _mm256_mul_pd(
+      _mm256_mul_pd(_mm256_mul_pd(_mm256_setr_pd(na + 1, nb + 1, nc + 1, 1), _mm256_set1_pd(0x1p-53)), G),
+      _mm256_set1_pd(1 + 0x1p-40));
+  const __m256d m = _mm256_andnot_pd(sgn, S1);
+  const __m256d ok = _mm256_and_pd(
+      _mm256_cmp_pd(err, _mm256_mul_pd(_mm256_set1_pd(0x1p-145), m), _CMP_LE_OQ),
+      _mm256_and_pd(_mm256_cmp_pd(_mm256_andnot_pd(sgn, S2), _mm256_mul_pd(_mm256_set1_pd(0x1p-45), m), _CMP_LE_OQ),
+                    _mm256_cmp_pd(_mm256_andnot_pd(sgn, S3), _mm256_mul_pd(_mm256_set1_pd(0x1p-90), m), _CMP_LE_OQ)));
+  double s1[4], s2[4], s3[4], e[4];
+  _mm256_storeu_pd(s1, S1);
+  _mm256_storeu_pd(s2, S2);
+  _mm256_storeu_pd(s3, S3);
+  _mm256_storeu_pd(e, err);
+  double *o[3] = {k->a3, k->b3, k->c3};
+  for (int i = 0; i < 3; i++) o[i][0] = s1[i], o[i][1] = s2[i], o[i][2] = s3[i];
+  k->ea3 = e[0], k->eb3 = e[1], k->ec3 = e[2];
+  return _mm256_movemask_pd(ok) & 7;
+}
+#endif
+
+#ifdef FE_DISPATCH
+static int fe_triples_direct_v(ref_fast_prep *k); /* fe_triple_direct's verdicts on a, b, c: bits 0, 1, 2 */
+#endif
+
 FAST_INLINE int fe_triples(ref_fast_prep *k, const int fm) {
   if (k->have3) return k->have3 > 0;
   const ref_fast_state *fs = &k->st;
   k->have3 = -1;
   if (!fs->exact_data) return 0;
   fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
-  if (fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) && fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) &&
-      fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm)) {
-    k->have3 = 1;
-    return 1;
+  /* Each of the three from the products where that is fine enough (bit 0
+   * a, 1 b, 2 c), the others from the exact expansions: each triple holds
+   * with its own bound whichever way it was made. */
+  int fine;
+#ifdef FE_DISPATCH
+  if (fm)
+    fine = fe_triples_direct_v(k);
+  else
+#endif
+    fine = fe_triple_direct(k->a3, &k->ea3, fs->v, fs->v, 3, fm) |
+           fe_triple_direct(k->b3, &k->eb3, fs->s, fs->v, 3, fm) << 1 |
+           fe_triple_direct(k->c3, &k->ec3, fs->s, sr, 4, fm) << 2;
+  if (fine != 7) {
+    double xa[32], xb[32], xc[32];
+    int ma, mb, mc;
+    if (!ref_fast_expand(fs, fine & 1 ? NULL : xa, &ma, fine & 2 ? NULL : xb, &mb, fine & 4 ? NULL : xc, &mc))
+      return 0;
+    if (!(fine & 1)) fe_triple(k->a3, &k->ea3, xa, ma);
+    if (!(fine & 2)) fe_triple(k->b3, &k->eb3, xb, mb);
+    if (!(fine & 4)) fe_triple(k->c3, &k->ec3, xc, mc);
   }
-  double xa[32], xb[32], xc[32];
-  int ma, mb, mc;
-  if (!ref_fast_expand(fs, xa, &ma, xb, &mb, xc, &mc)) return 0;
-  fe_triple(k->a3, &k->ea3, xa, ma);
-  fe_triple(k->b3, &k->eb3, xb, mb);
-  fe_triple(k->c3, &k->ec3, xc, mc);
   k->have3 = 1;
   return 1;
+}
+
+#ifdef FE_DISPATCH
+/* The scalar triples with FMA and their verdicts (bits 0, 1, 2), for the comparison below. */
+__attribute__((target("fma"))) static int fe_triples_scalar_fma(double *t, double *e, const ref_fast_state *fs) {
+  fdd sr[4] = {fs->s[0], fs->s[1], fs->s[2], dd_neg(fs->s[3])};
+  return fe_triple_direct(t, &e[0], fs->v, fs->v, 3, 1) | fe_triple_direct(t + 3, &e[1], fs->s, fs->v, 3, 1) << 1 |
+         fe_triple_direct(t + 6, &e[2], fs->s, sr, 4, 1) << 2;
+}
+#endif
+
+int ref_fast_triples_same(const toi_case *c) {
+#ifdef FE_DISPATCH
+  static ref_fast_prep k; /* large; for tests, one thread */
+  if (!ref_fast_fma() || !ref_fast_scaled_data(&k.st, c)) return -1;
+  double t[9], e[3];
+  int r = fe_triples_scalar_fma(t, e, &k.st);
+  memset(k.a3, 0xff, sizeof k.a3), memset(k.b3, 0xff, sizeof k.b3), memset(k.c3, 0xff, sizeof k.c3);
+  if (fe_triples_direct_v(&k) != r) return 0;
+  const double *o[3] = {k.a3, k.b3, k.c3}, eo[3] = {k.ea3, k.eb3, k.ec3};
+  for (int i = 0; i < 3; i++)
+    if (memcmp(t + 3 * i, o[i], 3 * sizeof(double)) || memcmp(&e[i], &eo[i], sizeof(double))) return 0;
+  return 1;
+#else
+  (void)c;
+  return -1;
+#endif
 }
 
 static double fe_abs3(const double *x) { return fabs(x[0]) + fabs(x[1]) + fabs(x[2]); }
@@ -348,6 +504,107 @@ FAST_INLINE fdd fe_F(const ref_fast_prep *k, double Ts, double *EF, const int fm
   return F;
 }
 
+#ifdef FE_DISPATCH
+/*
+ * fe_F and fe_G at once in the FMA build, F in lane 0 and G in lane 1 of
+ * 128-bit vectors: every lane makes the same operations in the same order
+ * as the scalar code, term by term (F's twelve; G's six at the places of
+ * F's terms of the same kind, products of zeros at the others, which leave
+ * the sums as they are: fe_triples_direct_v's argument), so F, G, their
+ * sums' term counts (17 and 8, kept apart) and errors are those doubles bit
+ * for bit. Every term is finite (|Ts| <= 2^400, the triples below 2^140),
+ * so adding a zero changes nothing.
+ */
+__attribute__((target("avx,fma"))) static void fe_FG_v(const ref_fast_prep *k, double Ts, fdd *F, double *EF, fdd *G,
+                                                       double *EG) {
+  const double *a = k->a3, *b = k->b3, *c = k->c3;
+  const double T2 = 2 * Ts;
+  const fdd H = two_prod(Ts, Ts, 1);
+  const __m128d sgn = _mm_set1_pd(-0.0), z = _mm_setzero_pd();
+  __m128d S1 = z, S2 = z, S3 = z, Gs = z, P = z;
+#define FE_TS(x, y, hi, lo)                                                                                            \
+  do {                                                                                                                 \
+    __m128d s_ = _mm_add_pd(x, y), bb_ = _mm_sub_pd(s_, x), aa_ = _mm_sub_pd(s_, bb_);                                 \
+    lo = _mm_add_pd(_mm_sub_pd(x, aa_), _mm_sub_pd(y, bb_));                                                           \
+    hi = s_;                                                                                                           \
+  } while (0)
+#define FE_ADD1(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m128d fl_, gl_;                                                                                                  \
+    FE_TS(S1, t, S1, fl_);                                                                                             \
+    FE_TS(S2, fl_, S2, gl_);                                                                                           \
+    S3 = _mm_add_pd(S3, gl_);                                                                                          \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, gl_));                                                                      \
+  } while (0)
+#define FE_ADD2(t)                                                                                                     \
+  do {                                                                                                                 \
+    __m128d gl_;                                                                                                       \
+    FE_TS(S2, t, S2, gl_);                                                                                             \
+    S3 = _mm_add_pd(S3, gl_);                                                                                          \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, gl_));                                                                      \
+  } while (0)
+#define FE_ADD3(t)                                                                                                     \
+  do {                                                                                                                 \
+    S3 = _mm_add_pd(S3, t);                                                                                            \
+    Gs = _mm_add_pd(Gs, _mm_andnot_pd(sgn, t));                                                                        \
+  } while (0)
+#define FE_PROD(x, y)                                                                                                  \
+  do {                                                                                                                 \
+    __m128d ph_ = _mm_mul_pd(x, y), pl_ = _mm_fmsub_pd(x, y, ph_);                                                     \
+    FE_ADD1(ph_);                                                                                                      \
+    FE_ADD2(pl_);                                                                                                      \
+  } while (0)
+#define FE_PROD2(x, y)                                                                                                 \
+  do {                                                                                                                 \
+    __m128d ph_ = _mm_mul_pd(x, y), pl_ = _mm_fmsub_pd(x, y, ph_);                                                     \
+    FE_ADD2(ph_);                                                                                                      \
+    FE_ADD3(pl_);                                                                                                      \
+  } while (0)
+#define FE_RPROD(x, y)                                                                                                 \
+  do {                                                                                                                 \
+    __m128d r_ = _mm_mul_pd(x, y);                                                                                     \
+    FE_ADD3(r_);                                                                                                       \
+    P = _mm_add_pd(P, _mm_andnot_pd(sgn, r_));                                                                         \
+  } while (0)
+  const __m128d tt = _mm_setr_pd(T2, Ts), hh = _mm_setr_pd(H.h, 0), hl = _mm_setr_pd(H.l, 0);
+  const __m128d y0 = _mm_setr_pd(b[0], a[0]), y1 = _mm_setr_pd(b[1], a[1]), y2 = _mm_setr_pd(b[2], a[2]);
+  const __m128d a0 = _mm_setr_pd(a[0], 0), a1 = _mm_setr_pd(a[1], 0), a2 = _mm_setr_pd(a[2], 0);
+  FE_ADD1(_mm_setr_pd(c[0], b[0]));
+  FE_PROD(tt, y0);
+  FE_PROD(hh, a0);
+  FE_ADD2(_mm_setr_pd(c[1], b[1]));
+  FE_PROD2(tt, y1);
+  FE_PROD2(hh, a1);
+  FE_PROD2(hl, a0);
+  FE_ADD3(_mm_setr_pd(c[2], b[2]));
+  FE_RPROD(tt, y2);
+  FE_RPROD(hh, a2);
+  FE_RPROD(hl, a1);
+  FE_RPROD(hl, a2);
+#undef FE_ADD1
+#undef FE_ADD2
+#undef FE_ADD3
+#undef FE_PROD
+#undef FE_PROD2
+#undef FE_RPROD
+  /* fe_sum_end in both lanes (n = 17 and 8): TwoSum(S1, S2) = H + L, l =
+   * L + S3, err = up((n + 1) u G + u |l|), TwoSum(H, l). */
+  __m128d h, l, e, r;
+  FE_TS(S1, S2, h, l);
+  l = _mm_add_pd(l, S3);
+  e = _mm_add_pd(_mm_mul_pd(_mm_mul_pd(_mm_setr_pd(18, 9), _mm_set1_pd(0x1p-53)), Gs),
+                 _mm_mul_pd(_mm_set1_pd(0x1p-53), _mm_andnot_pd(sgn, l)));
+  e = _mm_mul_pd(e, _mm_set1_pd(1 + 0x1p-40));
+  FE_TS(h, l, h, r);
+  double hh2[2], ll2[2], ee[2], p[2];
+  _mm_storeu_pd(hh2, h), _mm_storeu_pd(ll2, r), _mm_storeu_pd(ee, e), _mm_storeu_pd(p, P);
+  F->h = hh2[0], F->l = ll2[0], G->h = hh2[1], G->l = ll2[1];
+  *EF = up(ee[0] + 0x1p-53 * p[0] + k->ec3 + fabs(T2) * k->eb3 + (fabs(H.h) + fabs(H.l)) * k->ea3) + 0x1p-930;
+  *EG = up(ee[1] + 0x1p-53 * p[1] + k->eb3 + fabs(Ts) * k->ea3) + 0x1p-930;
+#undef FE_TS
+}
+#endif
+
 /* y - Q for a double y and an enclosure Q of a root (error EQ): a
  * normalized double-double and its error. TwoSum(y, -Q.h) is exact, the one
  * rounding of d.l - Q.l costs <= u |that|, the last TwoSum is exact. */
@@ -449,7 +706,16 @@ FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts,
     d = dd_div(X, fs->A, 1 / fs->A.h, fm);
     rel = EX / fabs(X.h) + fs->Ea / fs->A.h;
   } else {
-    X = fe_F(k, Ts, &EX, fm);
+    fdd G;
+    double EG;
+    int haveG = 0;
+#ifdef FE_DISPATCH
+    if (light && fm) { /* the light way always takes G: both at once */
+      fe_FG_v(k, Ts, &X, &EX, &G, &EG);
+      haveG = 1;
+    } else
+#endif
+      X = fe_F(k, Ts, &EX, fm);
     if (!fe_fine(X, EX)) return 0;
     rel = EX / fabs(X.h);
     fdd Y = {0, 0};
@@ -460,8 +726,8 @@ FAST_INLINE int fe_near(fdd *dq, double *Ed, ref_fast_prep *k, int j, double Ts,
       d = dd_div(Z, fs->A, 1 / fs->A.h, fm);
       rel += EY / fabs(Y.h) + fs->Ea / fs->A.h;
     } else {
-      double EG, Er;
-      fdd G = fe_G(k, Ts, &EG, fm);
+      double Er;
+      if (!haveG) G = fe_G(k, Ts, &EG, fm);
       if (!(light && fe_Y_near(&Y, &EY, k, j, X, EX, G, EG))) {
         if (!(light ? fe_sqrt_D_lead(k, fm) : fe_sqrt_D(k, fm))) return 0;
         Y = fe_add_any(G, j ? k->sD : dd_neg(k->sD), &Er);
@@ -1001,6 +1267,107 @@ int ref_fast_error_p(ref_fast_prep *k, double *ulp, double *bits, double T, toi_
   return fe_error(k, ulp, bits, T, dir, q);
 }
 
+#ifdef FE_DISPATCH
+/*
+ * ref_fast_scaled_data in AVX vectors (the FMA build): the same case check
+ * (fast_plausible's), s = pB - pA with R = rA + rB in one vector and
+ * v = vB - vA in another, each by Knuth's TwoSum with the operands in the
+ * same order (the same doubles: RN(x + y) and its exact error), the same
+ * checks that every part is finite and that neither s nor v is zero; data
+ * that need scaling (a largest component outside [2^-64, 2^64], rare) go
+ * to ref_fast_scaled_data itself; else es = ev = k2 = 0 and exact_data is
+ * the floor test of fast_exact_ok (every nonzero part at least 2^-480) with
+ * nothing lost. The same fields as ref_fast_scaled_data's, bit for bit.
+ */
+__attribute__((target("avx,fma"))) static int fe_scaled_data_v(ref_fast_state *fs, const toi_case *c) {
+  if (!c || (c->dim != 2 && c->dim != 3) || !(c->ra >= 0) || !(c->rb >= 0)) return 0;
+  if (c->dim == 2 && !(c->pa[2] == 0 && c->pb[2] == 0 && c->va[2] == 0 && c->vb[2] == 0)) return 0;
+  const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+  /* lanes (x, y, z, R) and (x, y, z, unused): pa[3] is va[0], va[3] is ra (toi_case's order) */
+  __m256d a = _mm256_blend_pd(_mm256_loadu_pd(c->pb), _mm256_broadcast_sd(&c->ra), 8);
+  __m256d b = _mm256_blend_pd(_mm256_xor_pd(_mm256_loadu_pd(c->pa), sign), _mm256_broadcast_sd(&c->rb), 8);
+  __m256d sh = _mm256_add_pd(a, b), bb = _mm256_sub_pd(sh, a), aa = _mm256_sub_pd(sh, bb);
+  __m256d sl = _mm256_add_pd(_mm256_sub_pd(a, aa), _mm256_sub_pd(b, bb));
+  a = _mm256_blend_pd(_mm256_loadu_pd(c->vb), zero, 8);
+  b = _mm256_blend_pd(_mm256_xor_pd(_mm256_loadu_pd(c->va), sign), zero, 8);
+  __m256d vh = _mm256_add_pd(a, b);
+  bb = _mm256_sub_pd(vh, a), aa = _mm256_sub_pd(vh, bb);
+  __m256d vl = _mm256_add_pd(_mm256_sub_pd(a, aa), _mm256_sub_pd(b, bb));
+  /* every hi part finite: x - x is 0 exactly then, NaN otherwise */
+  __m256d fin = _mm256_and_pd(_mm256_cmp_pd(_mm256_sub_pd(sh, sh), zero, _CMP_EQ_OQ),
+                              _mm256_cmp_pd(_mm256_sub_pd(vh, vh), zero, _CMP_EQ_OQ));
+  if (_mm256_movemask_pd(fin) != 15) return 0;
+  __m256d ash = _mm256_andnot_pd(sign, sh), avh = _mm256_andnot_pd(sign, vh); /* avh's lane 3 is 0 */
+  __m256d m = _mm256_unpacklo_pd(ash, avh), n = _mm256_unpackhi_pd(ash, avh); /* (s0 v0 s2 v2), (s1 v1 R 0) */
+  m = _mm256_max_pd(m, n);
+  __m128d mm = _mm_max_pd(_mm256_castpd256_pd128(m), _mm256_extractf128_pd(m, 1)); /* (ms, mv) */
+  const double ms = _mm_cvtsd_f64(mm), mv = _mm_cvtsd_f64(_mm_unpackhi_pd(mm, mm));
+  if (ms == 0 || mv == 0) return 0;
+  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) return ref_fast_scaled_data(fs, c);
+  __m256d lo = _mm256_unpacklo_pd(sh, sl), hi = _mm256_unpackhi_pd(sh, sl);
+  _mm256_storeu_pd(&fs->s[0].h, _mm256_permute2f128_pd(lo, hi, 0x20));
+  _mm256_storeu_pd(&fs->s[2].h, _mm256_permute2f128_pd(lo, hi, 0x31));
+  lo = _mm256_unpacklo_pd(vh, vl), hi = _mm256_unpackhi_pd(vh, vl);
+  _mm256_storeu_pd(&fs->v[0].h, _mm256_permute2f128_pd(lo, hi, 0x20));
+  _mm_storeu_pd(&fs->v[2].h, _mm256_extractf128_pd(lo, 1));
+  fs->es = fs->ev = fs->k2 = 0;
+  /* fast_floor_ok on s[0..3] and v[0..2] (v's lane 3 is 0): a nonzero part below 2^-480 */
+  const __m256d floor = _mm256_set1_pd(0x1p-480);
+#define FE_LOW(x) _mm256_and_pd(_mm256_cmp_pd(x, zero, _CMP_NEQ_UQ), _mm256_cmp_pd(_mm256_andnot_pd(sign, x), floor, _CMP_NGE_UQ))
+  __m256d bad = _mm256_or_pd(_mm256_or_pd(FE_LOW(sh), FE_LOW(sl)), _mm256_or_pd(FE_LOW(vh), FE_LOW(vl)));
+#undef FE_LOW
+  fs->exact_data = _mm256_movemask_pd(bad) == 0;
+  return fs->exact_data;
+}
+#define FE_SCALED_DATA(fs, c) (ref_fast_fma() ? fe_scaled_data_v(fs, c) : ref_fast_scaled_data(fs, c))
+
+int ref_fast_scaled_data_same(const toi_case *c) {
+  if (!ref_fast_fma()) return -1;
+  static ref_fast_state x, y; /* for tests, one thread */
+  memset(&x, 0x5a, sizeof x), memset(&y, 0x5a, sizeof y);
+  int rx = ref_fast_scaled_data(&x, c), ry = fe_scaled_data_v(&y, c);
+  if (rx != ry) return 0;
+  if (!rx) return 1; /* nothing else is promised then */
+  return memcmp(x.s, y.s, sizeof x.s) == 0 && memcmp(x.v, y.v, sizeof x.v) == 0 && x.es == y.es && x.ev == y.ev &&
+         x.k2 == y.k2 && x.exact_data == y.exact_data;
+}
+#else
+#define FE_SCALED_DATA(fs, c) ref_fast_scaled_data(fs, c)
+int ref_fast_scaled_data_same(const toi_case *c) {
+  (void)c;
+  return -1;
+}
+#endif
+
+#ifdef FE_DISPATCH
+static int fe_triples_gen_any(ref_fast_prep *k) { return fe_triples(k, FE_GEN_FMA); }
+__attribute__((target("fma"))) static void fe_FG_scalar_fma(const ref_fast_prep *k, double Ts, fdd *F, double *EF,
+                                                            fdd *G, double *EG) {
+  *F = fe_F(k, Ts, EF, 1);
+  *G = fe_G(k, Ts, EG, 1);
+}
+#endif
+
+int ref_fast_FG_same(const toi_case *c, double T) {
+#ifdef FE_DISPATCH
+  static ref_fast_prep k; /* for tests, one thread */
+  double Ts;
+  if (!ref_fast_fma() || !ref_fast_scaled_data(&k.st, c)) return -1;
+  k.have3 = 0;
+  if (!fe_triples_gen_any(&k) || !fe_scale_exact(&Ts, T, -k.st.k2) || !(fabs(Ts) >= 0x1p-400 && fabs(Ts) <= 0x1p400))
+    return -1;
+  fdd F, G, F2, G2;
+  double EF, EG, EF2, EG2;
+  fe_FG_scalar_fma(&k, Ts, &F, &EF, &G, &EG);
+  fe_FG_v(&k, Ts, &F2, &EF2, &G2, &EG2);
+  return !memcmp(&F, &F2, sizeof F) && !memcmp(&G, &G2, sizeof G) && !memcmp(&EF, &EF2, sizeof EF) &&
+         !memcmp(&EG, &EG2, sizeof EG);
+#else
+  (void)c, (void)T;
+  return -1;
+#endif
+}
+
 /*
  * fe_error in binary64 from k->st.r (the case's binary64 answer, set by the
  * caller) and the scaled data of c, made here on first use (k->lite): no
@@ -1015,7 +1382,7 @@ int ref_fast_error_light(ref_fast_prep *k, const toi_case *c, double *ulp, doubl
   FE_UPPER_ZERO();
   if (!k->lite) {
     k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
-    k->lite = ref_fast_scaled_data(&k->st, c) ? 1 : -1;
+    k->lite = FE_SCALED_DATA(&k->st, c) ? 1 : -1;
   }
   const ref_fast_state *fs = &k->st;
   int low = (unsigned)dir > 1 ? -1 : ref_dir_root(&fs->r, dir);

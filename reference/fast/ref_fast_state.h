@@ -40,6 +40,7 @@ int ref_fast_scaled_data(ref_fast_state *fs, const toi_case *c);
 /// The exact expansions (ref_fast.c: nonoverlapping, increasing magnitude)
 /// of a = v.v, b = s.v and c = s.s - R^2 of a prepared state whose data are
 /// exact (fs->exact_data), each in at most 32 doubles. 0 when not exact_data.
+/// xa, xb or xc NULL: that one is not made (its length untouched).
 int ref_fast_expand(const ref_fast_state *fs, double *xa, int *ma, double *xb, int *mb, double *xc, int *mc);
 
 /// What toi_ref_error and toi_ref_kappa derive from a case with the fast

@@ -373,6 +373,34 @@ Test(ref_prepared, a_solved_deferral_measures_without_preparing) {
   cr_assert_eq(ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi), 0, "not prepared yet");
 }
 
+/* Each of the fourteen numbers changed in its last bit, or from +0 to -0:
+ * refused; the masses (which no measure reads) changed: answered. */
+Test(ref_prepared, every_number_is_compared) {
+  toi_case a = tr_rel2(3, 0.5, -1, 0, 1, 1);
+  a.dim = 3;
+  toi_ref_prepared p;
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.c = &a;
+  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_OK);
+  q.prepared = &p;
+  q.T = 1.5;
+  toi_ref_error_result e;
+  for (int k = 0; k < 14; k++)
+    for (int z = 0; z < 2; z++) {
+      toi_case b = a;
+      double *x = k < 3 ? &b.pa[k] : k < 6 ? &b.va[k - 3] : k < 9 ? &b.pb[k - 6] : k < 12 ? &b.vb[k - 9]
+                : k == 12 ? &b.ra : &b.rb;
+      if (z && *x != 0) continue;
+      *x = z ? -0.0 : nextafter(*x, INFINITY);
+      q.c = &b;
+      cr_assert_eq(toi_ref_error(&e, &q), TOI_ERR_RANGE, "number %d (%s) not compared", k, z ? "-0" : "last bit");
+    }
+  toi_case m = a;
+  m.ma = 7, m.mb = 0.25;
+  q.c = &m;
+  cr_assert_eq(toi_ref_error(&e, &q), TOI_OK);
+}
+
 /* Two cases that differ in one bit of one number: a prepared case answers
  * for its own case only. */
 Test(ref_prepared, a_mismatch_is_refused) {

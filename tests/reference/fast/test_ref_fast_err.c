@@ -404,3 +404,112 @@ Test(ref_fast_err, sweep_identical_with_both_engines) {
   free(m);
   cc_rmtree(dir);
 }
+
+/* The FMA build makes the three-double forms of a, b and c in one vector,
+ * a lane each, with the scalar code's operations in its order: the same
+ * doubles, and the same error bounds (whose term counts it keeps apart: a
+ * count one short would make the bounds too small), on every family in 2D
+ * and 3D, and on data whose low parts are zero in some places only. */
+Test(ref_fast_err, vector_triples_are_the_scalar_ones) {
+  long same = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x747269706c65ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 400; i++) {
+      if (i == 200 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      int r = ref_fast_triples_same(&c);
+      cr_assert_neq(r, 0, "the vector triples differ on %s", tr_fmt(&c));
+      same += r > 0;
+      /* one number at a time made exact in the other's binade, so that
+       * each low part of s, v and R is zero in turn */
+      for (int k = 0; k < 7 && r >= 0; k++) {
+        toi_case e = c;
+        double *x = k < 3 ? &e.pb[k] : k < 6 ? &e.vb[k - 3] : &e.rb;
+        double y = k < 3 ? e.pa[k] : k < 6 ? e.va[k - 3] : e.ra;
+        *x = k == 6 ? y : 2 * y; /* pB - pA = pA, vB - vA = vA, rA + rB = 2 rA: exact */
+        r = ref_fast_triples_same(&e);
+        cr_assert_neq(r, 0, "the vector triples differ on %s", tr_fmt(&e));
+      }
+    }
+  }
+  if (!ref_fast_fma()) cr_skip_test("no FMA build here");
+  cr_expect_gt(same, 1000);
+}
+
+/* The FMA build's scaled data (s, R, v by TwoSum in vectors, the checks
+ * without branches) are ref_fast_scaled_data's, bit for bit, with the same
+ * verdict: on every family in 2D and 3D, and on cases each of its checks
+ * refuses or sends to the scalar code (a NaN or an infinity in any number,
+ * a negative radius, a 2D case with a third component, s or v zero, scales
+ * far from 1, a part below 2^-480). */
+Test(ref_fast_err, vector_scaled_data_are_the_scalar_ones) {
+  if (!ref_fast_fma()) cr_skip_test("no FMA build here");
+  long n = 0;
+  const double odd[] = {NAN, INFINITY, -INFINITY, 0x1p-1074, 0x1p-500, 0x1p-479, 0x1p70, 0x1p-70, 1e300, -0.0, 0.0};
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x7363616c6564ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 300; i++) {
+      if (i == 150 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      cr_assert_eq(ref_fast_scaled_data_same(&c), 1, "differ on %s", tr_fmt(&c));
+      n++;
+      /* one of the fourteen numbers replaced by an odd value, in turn */
+      for (int k = 0; k < 14; k++) {
+        toi_case e = c;
+        double *x = k < 3 ? &e.pa[k] : k < 6 ? &e.va[k - 3] : k < 9 ? &e.pb[k - 6] : k < 12 ? &e.vb[k - 9]
+                  : k == 12 ? &e.ra : &e.rb;
+        double w = odd[(i + (uint64_t)k) % (sizeof odd / sizeof *odd)];
+        *x = k >= 12 && i % 3 == 0 ? -w : w;
+        cr_assert_eq(ref_fast_scaled_data_same(&e), 1, "differ on %s (number %d)", tr_fmt(&e), k);
+        /* s = 0 or v = 0 */
+        e = c;
+        for (int j = 0; j < 3; j++) (k % 2 ? e.pb : e.vb)[j] = (k % 2 ? e.pa : e.va)[j];
+        cr_assert_eq(ref_fast_scaled_data_same(&e), 1, "differ on %s", tr_fmt(&e));
+      }
+      toi_case d = c;
+      d.dim = 2;
+      cr_assert_eq(ref_fast_scaled_data_same(&d), 1, "differ on %s", tr_fmt(&d));
+    }
+  }
+  cr_expect_gt(n, 1000);
+}
+
+/* F and G, which the light path evaluates at RN(t*), in one vector in the
+ * FMA build: the scalar code's doubles and errors, at each root of every
+ * family's cases, the doubles next to it, and farther. */
+Test(ref_fast_err, vector_F_and_G_are_the_scalar_ones) {
+  if (!ref_fast_fma()) cr_skip_test("no FMA build here");
+  long n = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x46472076ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 300; i++) {
+      if (i == 150 && o.dim != 0) o.dim = 3;
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      toi_ref r;
+      if (tr_solve_engine(&r, &c, TOI_REF_FAST) != TOI_OK) continue;
+      const double roots[2] = {r.tfwd, r.trev};
+      for (int d = 0; d < 2; d++) {
+        double t = isfinite(roots[d]) ? roots[d] : 1.5;
+        const double T[5] = {t, nextafter(t, INFINITY), nextafter(t, -INFINITY), t * (1 + 0x1p-30), 2 * t + 1};
+        for (int m = 0; m < 5; m++) {
+          int s = ref_fast_FG_same(&c, T[m]);
+          cr_assert_neq(s, 0, "differ at T %a on %s", T[m], tr_fmt(&c));
+          n += s > 0;
+        }
+      }
+    }
+  }
+  cr_expect_gt(n, 5000);
+}
