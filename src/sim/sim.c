@@ -758,7 +758,7 @@ TOI_INLINE int predict_wall_cell2(sim *s, uint32_t i, int walls) {
   const double tr = b->tr;
   const __m128d v = _mm_loadu_pd(b->v), p = _mm_loadu_pd(b->p), ttr = _mm_set1_pd(tr), zero = _mm_setzero_pd();
   const __m128d gt = _mm_cmpgt_pd(v, zero);
-  const int side = _mm_movemask_pd(gt), neg = _mm_movemask_pd(_mm_cmplt_pd(v, zero));
+  const int side = _mm_movemask_pd(gt);
   double wbest = INFINITY, wdt = 0, cbest = INFINITY;
   int waxis = -1, wside = 0, caxis = -1, cside = 0;
   if (walls) {
@@ -787,21 +787,30 @@ TOI_INLINE int predict_wall_cell2(sim *s, uint32_t i, int walls) {
     waxis = k1 ? 1 : k0 ? 0 : -1;
     wside = k1 ? (side >> 1) : k0 ? (side & 1) : 0;
   }
-  const int32_t *cl = &s->cell[3 * i];
-  const int c0 = cl[0], c1 = cl[1];
-  const int up0 = (side & 1) & (c0 < s->g.nc[0][0] - 1), down0 = (neg & 1) & (c0 > 0);
-  const int up1 = (side >> 1) & (c1 < s->g.nc[0][1] - 1), down1 = (neg >> 1) & (c1 > 0);
-  const __m128d bound = _mm_mul_pd(_mm_set_pd(c1 + up1, c0 + up0), _mm_loadu_pd(s->g.w));
+  /* the cells' bounds as masks of both axes: up when moving up below the
+     last cell, down when moving down above the first (32-bit lanes for the
+     cells, 64-bit ones for the times) */
+  const __m128i ci = _mm_loadl_epi64((const __m128i *)&s->cell[3 * i]);
+  const __m128i top = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)s->g.nc[0]), _mm_set1_epi32(-1));
+  const __m128i up32 = _mm_and_si128(_mm_cmpgt_epi32(top, ci), _mm_shuffle_epi32(_mm_castpd_si128(gt), 0x08));
+  const __m128i down32 = _mm_and_si128(_mm_cmpgt_epi32(ci, _mm_setzero_si128()),
+                                       _mm_shuffle_epi32(_mm_castpd_si128(_mm_cmplt_pd(v, zero)), 0x08));
+  const __m128d up = _mm_castsi128_pd(_mm_unpacklo_epi32(up32, up32));
+  const __m128d cross = _mm_castsi128_pd(_mm_unpacklo_epi32(_mm_or_si128(up32, down32), _mm_or_si128(up32, down32)));
+  /* (c + up) w, c + up as c minus the mask */
+  const __m128d bound = _mm_mul_pd(_mm_cvtepi32_pd(_mm_sub_epi32(ci, up32)), _mm_loadu_pd(s->g.w));
   const __m128d t = _mm_add_pd(ttr, _mm_div_pd(_mm_sub_pd(bound, p), v));
-  const double t0 = _mm_cvtsd_f64(t), t1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
-  int take = (up0 | down0) & (t0 < cbest);
-  cbest = select_double(take, t0, cbest);
-  caxis = take ? 0 : caxis;
-  cside = take ? up0 : cside;
-  take = (up1 | down1) & (t1 < cbest);
-  cbest = select_double(take, t1, cbest);
-  caxis = take ? 1 : caxis;
-  cside = take ? up1 : cside;
+  /* axis 0 then axis 1 taken when crossing and earlier, as the walls */
+  const __m128d inf = _mm_set_sd(INFINITY);
+  const __m128d ctake0 = _mm_and_pd(_mm_cmplt_sd(t, inf), cross);
+  __m128d cb = sel_sd(ctake0, t, inf);
+  const __m128d t1 = _mm_unpackhi_pd(t, t);
+  const __m128d ctake1 = _mm_and_pd(_mm_cmplt_sd(t1, cb), _mm_unpackhi_pd(cross, cross));
+  cb = sel_sd(ctake1, t1, cb);
+  cbest = _mm_cvtsd_f64(cb);
+  const int k0 = _mm_movemask_pd(ctake0) & 1, k1 = _mm_movemask_pd(ctake1) & 1, upm = _mm_movemask_pd(up);
+  caxis = k1 ? 1 : k0 ? 0 : -1;
+  cside = k1 ? upm >> 1 : k0 ? upm & 1 : 0;
   return push_wall_cell(s, i, walls, wbest, wdt, waxis, wside, cbest, caxis, cside);
 }
 
