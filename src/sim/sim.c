@@ -262,6 +262,55 @@ static inline size_t gather_block(sim *s, int l, const int32_t lo[3], const int3
   return m;
 }
 
+/* One cell's balls appended to buf from m (a list of SIM_CELL_SLOTS or
+   fewer as one 16-byte copy, as gather_block copies it); the new count. */
+TOI_INLINE size_t gather_cell(uint32_t *buf, const sim_cell *c, size_t m) {
+  const uint32_t n = c->n;
+  if (__builtin_expect(n <= SIM_CELL_SLOTS, 1)) memcpy(buf + m, c->items, SIM_CELL_SLOTS * sizeof *buf);
+  else memcpy(buf + m, c->items, n * sizeof *buf);
+  return m + n;
+}
+
+/* gather_block in 2D at level 0: the level-0 cells x0..x1 of rows y0..y1
+   (their third coordinate 0), row by row, in the same order; a row three
+   cells wide (the usual reach of one cell) with no loop over its cells. */
+TOI_INLINE size_t gather_rect0(sim *s, int32_t x0, int32_t x1, int32_t y0, int32_t y1, size_t m) {
+  const size_t nc0 = (size_t)s->g.nc[0][0];
+  uint32_t *const buf = s->gbuf;
+  const sim_cell *c = s->cl + (size_t)y0 * nc0 + (size_t)x0;
+  if (x1 - x0 == 2) {
+    for (int32_t y = y0; y <= y1; y++, c += nc0) {
+      m = gather_cell(buf, c, m);
+      m = gather_cell(buf, c + 1, m);
+      m = gather_cell(buf, c + 2, m);
+    }
+    return m;
+  }
+  const size_t w = (size_t)(x1 - x0) + 1;
+  for (int32_t y = y0; y <= y1; y++, c += nc0) {
+    size_t x = 0;
+    for (; x + 2 <= w; x += 2) {
+      m = gather_cell(buf, c + x, m);
+      m = gather_cell(buf, c + x + 1, m);
+    }
+    if (x < w) m = gather_cell(buf, c + x, m);
+  }
+  return m;
+}
+
+/* gather_block of sim_nbr_range's block at level 0 for a level-0 ball in
+   level-0 cell c0, in 2D (gather_rect0). */
+TOI_INLINE size_t gather_nbr0_2d(sim *s, const int32_t c0[3], size_t m) {
+  const int32_t *reach = s->g.reach[0][0];
+  int32_t lo[2], hi[2];
+  for (int d = 0; d < 2; d++) { /* sim_nbr_range's bounds */
+    const int32_t c = c0[d], top = s->g.nc[0][d] - 1;
+    lo[d] = c > reach[d] ? c - reach[d] : 0;
+    hi[d] = top - c > reach[d] ? c + reach[d] : top;
+  }
+  return gather_rect0(s, lo[0], hi[0], lo[1], hi[1], m);
+}
+
 /* The balls of few level l (s->nfew[l] of them) in gather's order: the
    cells that hold them by increasing index (the raster order of a block),
    each cell's list in its order. Made again whenever one of them changes its
@@ -288,9 +337,24 @@ static void few_order(sim *s, int l) {
    balls of the new slab of level-0 cells its neighbourhood reaches
    (sim_levels_layer's slab at level 0, with no test) added to the
    candidates after the first m. The new count. */
-static inline size_t gather_slab0(sim *s, const int32_t c0[3], int axis, int dir, size_t m) {
+TOI_INLINE size_t gather_slab0(sim *s, const int32_t c0[3], int axis, int dir, size_t m) {
   const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
   if (slab < 0 || slab >= s->g.nc[0][axis]) return m;
+  if (s->dim == 2) { /* the slab's cells along the other axis, in the block's order */
+    const int o = 1 - axis;
+    const int32_t c = c0[o], r = s->g.reach[0][0][o], top = s->g.nc[0][o] - 1;
+    const int32_t lo = c > r ? c - r : 0, hi = top - c > r ? c + r : top;
+    const size_t nc0 = (size_t)s->g.nc[0][0];
+    uint32_t *const buf = s->gbuf;
+    if (axis == 0) { /* a column: one cell a row */
+      const sim_cell *cp = s->cl + (size_t)lo * nc0 + (size_t)slab;
+      for (int32_t y = lo; y <= hi; y++, cp += nc0) m = gather_cell(buf, cp, m);
+    } else { /* a row */
+      const sim_cell *cp = s->cl + (size_t)slab * nc0 + (size_t)lo;
+      for (int32_t x = 0; x <= hi - lo; x++) m = gather_cell(buf, cp + x, m);
+    }
+    return m;
+  }
   int32_t lo[3], hi[3];
   sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
   lo[axis] = hi[axis] = slab;
@@ -305,14 +369,13 @@ static inline size_t gather_slab0(sim *s, const int32_t c0[3], int axis, int dir
    (cj >> e lies in [0, top] already, so the block's clamping to the cells
    changes nothing); with dlo = dhi = dir reach on one axis, those of
    sim_levels_layer's slab. Returns the new count. */
-static inline size_t few_gather(sim *s, int l, int e, const int32_t c0[3], const int32_t dlo[3],
-                                const int32_t dhi[3], size_t m) {
+TOI_INLINE size_t few_gather_dim(sim *s, int l, int e, const int32_t c0[3], const int32_t dlo[3],
+                                 const int32_t dhi[3], size_t m, const int dim) {
   const uint32_t nf = s->nfew[l];
-  const int dim = s->dim;
   uint32_t *const buf = s->gbuf;
   int32_t base[3];
   uint32_t span[3];
-  for (int d = 0; d < 3; d++) {
+  for (int d = 0; d < dim; d++) {
     base[d] = (c0[d] >> e) + dlo[d];
     span[d] = (uint32_t)(dhi[d] - dlo[d]);
   }
@@ -325,6 +388,13 @@ static inline size_t few_gather(sim *s, int l, int e, const int32_t c0[3], const
     m += (size_t)keep;
   }
   return m;
+}
+
+/* few_gather_dim in s->dim dimensions (a constant in each call). */
+TOI_INLINE size_t few_gather(sim *s, int l, int e, const int32_t c0[3], const int32_t dlo[3], const int32_t dhi[3],
+                             size_t m) {
+  if (s->dim == 2) return few_gather_dim(s, l, e, c0, dlo, dhi, m, 2);
+  return few_gather_dim(s, l, e, c0, dlo, dhi, m, 3);
 }
 
 /* 1 when the grid is one level of cells, level 0 (gather_block applies). */
@@ -592,6 +662,17 @@ static void predict_cell(sim *s, uint32_t i) {
   if (heap_push(s, e)) fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
 }
 
+/* m ? x : y in the low lanes (m all ones or 0 there), by masks. */
+static inline __m128d sel_sd(__m128d m, __m128d x, __m128d y) {
+  return _mm_or_pd(_mm_and_pd(m, x), _mm_andnot_pd(m, y));
+}
+
+/* t < lo ? lo : t, as one instruction: maxsd(lo, t) is lo when lo > t, else t
+   (t when they are equal or t is NaN, as the selection). */
+static inline double clamp_below(double t, double lo) {
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(lo), _mm_set_sd(t)));
+}
+
 /* The end of predict_wall_cell_dim: its events from the best times, axes and
    sides found (waxis or caxis -1: none). */
 TOI_INLINE int push_wall_cell(sim *s, uint32_t i, int walls, double wbest, double wdt, int waxis, int wside,
@@ -608,12 +689,12 @@ TOI_INLINE int push_wall_cell(sim *s, uint32_t i, int walls, double wbest, doubl
   }
   uint64_t seq = s->q.seq;
   if (wkeep) {
-    sim_qev w = {.time = select_double(wbest < tnow, tnow, wbest), .base = s->b[i].tr, .dt = wdt,
+    sim_qev w = {.time = clamp_below(wbest, tnow), .base = s->b[i].tr, .dt = wdt,
                  .sk = seq++ << 2 | SIM_EV_WALL, .b = (uint32_t)(2 * waxis + wside)};
     sim_queue_put(&s->q, i, &w, 1);
   }
   if (ckeep) {
-    sim_qev c = {.time = select_double(cbest < tnow, tnow, cbest), .sk = seq++ << 2 | SIM_EV_CELL,
+    sim_qev c = {.time = clamp_below(cbest, tnow), .sk = seq++ << 2 | SIM_EV_CELL,
                  .b = (uint32_t)(2 * caxis + cside)};
     sim_queue_put(&s->q, i, &c, 1);
   }
@@ -677,7 +758,7 @@ TOI_INLINE int predict_wall_cell2(sim *s, uint32_t i, int walls) {
   const double tr = b->tr;
   const __m128d v = _mm_loadu_pd(b->v), p = _mm_loadu_pd(b->p), ttr = _mm_set1_pd(tr), zero = _mm_setzero_pd();
   const __m128d gt = _mm_cmpgt_pd(v, zero);
-  const int side = _mm_movemask_pd(gt), neg = _mm_movemask_pd(_mm_cmplt_pd(v, zero));
+  const int side = _mm_movemask_pd(gt);
   double wbest = INFINITY, wdt = 0, cbest = INFINITY;
   int waxis = -1, wside = 0, caxis = -1, cside = 0;
   if (walls) {
@@ -691,40 +772,51 @@ TOI_INLINE int predict_wall_cell2(sim *s, uint32_t i, int walls) {
     }
     dt = _mm_andnot_pd(_mm_cmplt_pd(dt, zero), dt);
     const __m128d t = _mm_add_pd(ttr, dt);
-    const double t0 = _mm_cvtsd_f64(t), t1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
-    const double dt0 = _mm_cvtsd_f64(dt), dt1 = _mm_cvtsd_f64(_mm_unpackhi_pd(dt, dt));
-    int take = moving & (t0 < wbest);
-    wbest = select_double(take, t0, wbest);
-    wdt = select_double(take, dt0, wdt);
-    waxis = take ? 0 : waxis;
-    wside = take ? (side & 1) : wside;
-    take = (moving >> 1) & (t1 < wbest);
-    wbest = select_double(take, t1, wbest);
-    wdt = select_double(take, dt1, wdt);
-    waxis = take ? 1 : waxis;
-    wside = take ? (side >> 1) : wside;
+    /* axis 0 then axis 1 taken when moving and earlier (in the low lanes,
+       the selections by masks of the comparisons) */
+    const __m128d mov = _mm_cmpneq_pd(v, zero), inf = _mm_set_sd(INFINITY);
+    const __m128d take0 = _mm_and_pd(_mm_cmplt_sd(t, inf), mov);
+    __m128d wb = sel_sd(take0, t, inf), wd = sel_sd(take0, dt, zero);
+    const __m128d t1 = _mm_unpackhi_pd(t, t), dt1 = _mm_unpackhi_pd(dt, dt);
+    const __m128d take1 = _mm_and_pd(_mm_cmplt_sd(t1, wb), _mm_unpackhi_pd(mov, mov));
+    wb = sel_sd(take1, t1, wb);
+    wd = sel_sd(take1, dt1, wd);
+    wbest = _mm_cvtsd_f64(wb);
+    wdt = _mm_cvtsd_f64(wd);
+    const int k0 = _mm_movemask_pd(take0) & 1, k1 = _mm_movemask_pd(take1) & 1;
+    waxis = k1 ? 1 : k0 ? 0 : -1;
+    wside = k1 ? (side >> 1) : k0 ? (side & 1) : 0;
   }
-  const int32_t *cl = &s->cell[3 * i];
-  const int c0 = cl[0], c1 = cl[1];
-  const int up0 = (side & 1) & (c0 < s->g.nc[0][0] - 1), down0 = (neg & 1) & (c0 > 0);
-  const int up1 = (side >> 1) & (c1 < s->g.nc[0][1] - 1), down1 = (neg >> 1) & (c1 > 0);
-  const __m128d bound = _mm_mul_pd(_mm_set_pd(c1 + up1, c0 + up0), _mm_loadu_pd(s->g.w));
+  /* the cells' bounds as masks of both axes: up when moving up below the
+     last cell, down when moving down above the first (32-bit lanes for the
+     cells, 64-bit ones for the times) */
+  const __m128i ci = _mm_loadl_epi64((const __m128i *)&s->cell[3 * i]);
+  const __m128i top = _mm_add_epi32(_mm_loadl_epi64((const __m128i *)s->g.nc[0]), _mm_set1_epi32(-1));
+  const __m128i up32 = _mm_and_si128(_mm_cmpgt_epi32(top, ci), _mm_shuffle_epi32(_mm_castpd_si128(gt), 0x08));
+  const __m128i down32 = _mm_and_si128(_mm_cmpgt_epi32(ci, _mm_setzero_si128()),
+                                       _mm_shuffle_epi32(_mm_castpd_si128(_mm_cmplt_pd(v, zero)), 0x08));
+  const __m128d up = _mm_castsi128_pd(_mm_unpacklo_epi32(up32, up32));
+  const __m128d cross = _mm_castsi128_pd(_mm_unpacklo_epi32(_mm_or_si128(up32, down32), _mm_or_si128(up32, down32)));
+  /* (c + up) w, c + up as c minus the mask */
+  const __m128d bound = _mm_mul_pd(_mm_cvtepi32_pd(_mm_sub_epi32(ci, up32)), _mm_loadu_pd(s->g.w));
   const __m128d t = _mm_add_pd(ttr, _mm_div_pd(_mm_sub_pd(bound, p), v));
-  const double t0 = _mm_cvtsd_f64(t), t1 = _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
-  int take = (up0 | down0) & (t0 < cbest);
-  cbest = select_double(take, t0, cbest);
-  caxis = take ? 0 : caxis;
-  cside = take ? up0 : cside;
-  take = (up1 | down1) & (t1 < cbest);
-  cbest = select_double(take, t1, cbest);
-  caxis = take ? 1 : caxis;
-  cside = take ? up1 : cside;
+  /* axis 0 then axis 1 taken when crossing and earlier, as the walls */
+  const __m128d inf = _mm_set_sd(INFINITY);
+  const __m128d ctake0 = _mm_and_pd(_mm_cmplt_sd(t, inf), cross);
+  __m128d cb = sel_sd(ctake0, t, inf);
+  const __m128d t1 = _mm_unpackhi_pd(t, t);
+  const __m128d ctake1 = _mm_and_pd(_mm_cmplt_sd(t1, cb), _mm_unpackhi_pd(cross, cross));
+  cb = sel_sd(ctake1, t1, cb);
+  cbest = _mm_cvtsd_f64(cb);
+  const int k0 = _mm_movemask_pd(ctake0) & 1, k1 = _mm_movemask_pd(ctake1) & 1, upm = _mm_movemask_pd(up);
+  caxis = k1 ? 1 : k0 ? 0 : -1;
+  cside = k1 ? upm >> 1 : k0 ? upm & 1 : 0;
   return push_wall_cell(s, i, walls, wbest, wdt, waxis, wside, cbest, caxis, cside);
 }
 
 /* predict_wall then predict_cell, for a kernel with sim_wall_toi_double's
    walls (s->wall_double), or predict_cell alone (walls 0). */
-static void predict_wall_cell(sim *s, uint32_t i, int walls) {
+TOI_INLINE void predict_wall_cell(sim *s, uint32_t i, int walls) {
   if (s->stop) return;
   if (walls) {
     if (s->dim == 2) predict_wall_cell2(s, i, 1);
@@ -838,23 +930,60 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
     gm[2 * g] = (uint8_t)lanes;
     gm[2 * g + 1] = (uint8_t)(((unsigned)hit & lanes) | ((unsigned)nan & lanes) << 4);
   }
-  /* ... then the contacts, in order, with their insertion numbers */
+  /* ... then the contacts, in order, with their insertion numbers; i's
+     list (its events, length, earliest and its time) in locals from its
+     first contact on (E set), stored back before anything else reads it */
+  sim_qlist *const L = &s->q.list[i];
+  sim_qev *E = NULL;
+  uint32_t n = 0, cap = 0, best = 0;
+  double bt = 0;
+#define PUT_STORE()                                                                                       \
+  do {                                                                                                    \
+    if (E) {                                                                                              \
+      L->n = n;                                                                                           \
+      s->q.best[i] = best;                                                                                \
+      s->q.btime[i] = bt;                                                                                 \
+    }                                                                                                     \
+  } while (0)
+  /* sim_queue_put: written in any case, kept by the length; the earliest
+     when earlier in time than the list's (its seq is above theirs) */
+#define PUT_ONE(t, d, sqn, jj, keep)                                                                      \
+  do {                                                                                                    \
+    sim_qev *const x_ = &E[n];                                                                            \
+    x_->time = (t);                                                                                       \
+    x_->base = tnow;                                                                                      \
+    x_->dt = (d);                                                                                         \
+    x_->sk = (sqn) << 2 | SIM_EV_PAIR;                                                                    \
+    x_->b = (jj);                                                                                         \
+    x_->cb = s->cnt[jj];                                                                                  \
+    const __m128d tv_ = _mm_set_sd(t), bv_ = _mm_set_sd(bt);                                              \
+    const __m128d lt_ = _mm_and_pd(_mm_cmplt_sd(tv_, bv_), _mm_castsi128_pd(_mm_cvtsi64_si128(-(int64_t)(keep)))); \
+    best = _mm_movemask_pd(lt_) & 1 ? n : best;                                                           \
+    bt = _mm_cvtsd_f64(_mm_blendv_pd(bv_, tv_, lt_));                                                     \
+    n += (keep);                                                                                          \
+  } while (0)
   uint64_t seq = s->q.seq;
   const uint64_t seq0 = seq;
   uint32_t kept = 0;
+  /* the candidates among a group's four lanes, by its lane bits */
+  static const uint8_t ncand[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
   for (size_t k = 0, g = 0; k < m; k += 4, g++) {
     const unsigned lanes = gm[2 * g], hn = gm[2 * g + 1];
+    if (!hn) { /* no contact: only their insertion numbers */
+      seq += ncand[lanes];
+      continue;
+    }
     uint64_t sq[4];
     sq[0] = seq;
     sq[1] = sq[0] + (lanes & 1);
     sq[2] = sq[1] + (lanes >> 1 & 1);
     sq[3] = sq[2] + (lanes >> 2 & 1);
     seq = sq[3] + (lanes >> 3 & 1);
-    if (!hn) continue;
     const int hit = (int)(hn & 15), nan = (int)(hn >> 4);
     const uint32_t *j = cand + k;
     const double *dt = gdt + k;
     if (nan) { /* one by one, in order: the first NaN stops the run */
+      PUT_STORE();
       int first = __builtin_ctz((unsigned)nan);
       s->predictions += sq[first] + 1 - seq0; /* the predictions up to the NaN's */
       s->q.seq = sq[first] + 1;
@@ -869,31 +998,39 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
     }
     for (int l = 0; l < 4; l += 2) {
       if (!(hit >> l & 3)) continue;
-      if (sim_queue_room2(&s->q, i, s->cnt[i])) {
-        /* the predictions up to this pair's, as predict_ericson counts them */
-        const uint64_t upto = l == 0 ? sq[2] : seq;
-        s->predictions += upto - seq0;
-        s->q.seq = upto;
-        fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
-        return 1;
+      if (!E || n + 2 > cap) { /* sim_queue_room2, i's list then held in locals */
+        PUT_STORE();
+        if (sim_queue_room2(&s->q, i, s->cnt[i])) {
+          /* the predictions up to this pair's, as predict_ericson counts them */
+          const uint64_t upto = l == 0 ? sq[2] : seq;
+          s->predictions += upto - seq0;
+          s->q.seq = upto;
+          fail(s, SIM_NOMEM, SIZE_MAX, SIZE_MAX, "out of memory");
+          return 1;
+        }
+        E = L->e;
+        n = L->n;
+        cap = L->cap;
+        best = s->q.best[i];
+        bt = s->q.btime[i];
       }
-      /* pair_answer_in's event, kept when the contact's time is finite */
+      /* pair_answer_in's event, kept when the contact's time is finite;
+         written as sim_queue_put writes it */
       double t0 = tnow + dt[l], t1 = tnow + dt[l + 1];
       uint32_t push0 = (uint32_t)(hit >> l & 1) & (t0 < INFINITY),
                push1 = (uint32_t)(hit >> (l + 1) & 1) & (t1 < INFINITY);
-      sim_qev e0 = {.time = t0, .base = tnow, .dt = dt[l], .sk = sq[l] << 2 | SIM_EV_PAIR, .b = j[l],
-                    .cb = s->cnt[j[l]]};
-      sim_queue_put(&s->q, i, &e0, push0);
-      sim_qev e1 = {.time = t1, .base = tnow, .dt = dt[l + 1], .sk = sq[l + 1] << 2 | SIM_EV_PAIR,
-                    .b = j[l + 1], .cb = s->cnt[j[l + 1]]};
-      sim_queue_put(&s->q, i, &e1, push1);
+      PUT_ONE(t0, dt[l], sq[l], j[l], push0);
+      PUT_ONE(t1, dt[l + 1], sq[l + 1], j[l + 1], push1);
       kept |= push0 | push1;
     }
   }
+  PUT_STORE();
   s->predictions += seq - seq0;
   s->q.seq = seq;
   if (kept) sim_qmark(&s->q, i);
   return 0;
+#undef PUT_ONE
+#undef PUT_STORE
 }
 
 static int sim_lanes = 4;
@@ -914,7 +1051,13 @@ static __attribute__((noinline)) size_t gather_levels(sim *s, uint32_t i) {
   const int32_t *c0 = &s->cell[3 * i];
   for (int u = 0; u < s->g.nused; u++) {
     const int lm = s->g.used[u];
-    if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
+    if ((li | lm) == 0 && s->dim == 2) {
+      m = gather_nbr0_2d(s, c0, m);
+    } else if (lm == 0 && s->dim == 2) { /* level 0's block for a coarser ball, as gather_block's */
+      int32_t lo[3], hi[3];
+      sim_nbr_range(&s->g, c0, li, 0, lo, hi);
+      m = gather_rect0(s, lo[0], hi[0], lo[1], hi[1], m);
+    } else if (lm <= li) { /* sim_levels_nbr's block at level lm, with no test */
       int32_t lo[3], hi[3];
       sim_nbr_range(&s->g, c0, li, lm, lo, hi);
       m = gather_block(s, lm, lo, hi, m);
@@ -938,7 +1081,8 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
   if (s->stop) return;
   if (s->ericson) {
     size_t m = 0;
-    if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
+    if (one_level(s) && s->dim == 2) m = gather_nbr0_2d(s, &s->cell[3 * i], 0);
+    else if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
       int32_t lo[3], hi[3];
       sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
       m = gather_block(s, 0, lo, hi, 0);
@@ -1442,7 +1586,7 @@ static uint64_t event_loop(sim *s, uint64_t limit) {
       case SIM_EV_WALL: do_wall(s, &e); break;
       default: do_cell(s, &e); break;
     }
-    flush_batch(s);
+    if (s->bn) flush_batch(s);
     if (s->stop) break;
     if (s->phys != before && cfg->every && s->phys % cfg->every == 0) {
       last_sampled = s->phys;

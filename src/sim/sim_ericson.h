@@ -123,31 +123,47 @@ static inline int sim_ericson_toi2(const double pa[3], const double va[3], doubl
  * the lanes whose answer is 1 as bits (bit k: lane k), dt[k] their times, and
  * in *nan the lanes whose answer is -1.
  */
+/* The 16 bytes at x in lanes 0 and 1, those at y in lanes 2 and 3. */
+SIM_AVX2 static inline __m256d sim_load22(const double *x, const double *y) {
+  return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x)), _mm_loadu_pd(y), 1);
+}
+
 SIM_AVX2 static inline int sim_ericson_toi4(const double pa[3], const double va[3], double ra,
                                             const sim_body *const bk[4], double t, int dim, double dt[4],
                                             int *nan) {
   const sim_body *b0 = bk[0], *b1 = bk[1], *b2 = bk[2], *b3 = bk[3];
-  const __m256d tr = _mm256_set_pd(b3->tr, b2->tr, b1->tr, b0->tr);
+  /* the records' fields into lanes 0 to 3 by pairs: a 16-byte pair of
+     fields of b0 and b2 (lanes 0 and 2) and of b1 and b3 (lanes 1 and 3),
+     then their first and second fields interleaved (the same values as
+     lane-by-lane loads) */
+  const __m256d p01a = sim_load22(&b0->p[0], &b2->p[0]);
+  const __m256d p01b = sim_load22(&b1->p[0], &b3->p[0]);
+  const __m256d p2ta = sim_load22(&b0->p[2], &b2->p[2]);
+  const __m256d p2tb = sim_load22(&b1->p[2], &b3->p[2]);
+  const __m256d v01a = sim_load22(&b0->v[0], &b2->v[0]);
+  const __m256d v01b = sim_load22(&b1->v[0], &b3->v[0]);
+  const __m256d v2ra = sim_load22(&b0->v[2], &b2->v[2]);
+  const __m256d v2rb = sim_load22(&b1->v[2], &b3->v[2]);
+  const __m256d tr = _mm256_unpackhi_pd(p2ta, p2tb);
   const __m256d h = _mm256_sub_pd(_mm256_set1_pd(t), tr);
-  const __m256d vx = _mm256_set_pd(b3->v[0], b2->v[0], b1->v[0], b0->v[0]);
-  const __m256d vy = _mm256_set_pd(b3->v[1], b2->v[1], b1->v[1], b0->v[1]);
-  const __m256d px = _mm256_add_pd(_mm256_set_pd(b3->p[0], b2->p[0], b1->p[0], b0->p[0]), _mm256_mul_pd(vx, h));
-  const __m256d py = _mm256_add_pd(_mm256_set_pd(b3->p[1], b2->p[1], b1->p[1], b0->p[1]), _mm256_mul_pd(vy, h));
+  const __m256d vx = _mm256_unpacklo_pd(v01a, v01b);
+  const __m256d vy = _mm256_unpackhi_pd(v01a, v01b);
+  const __m256d px = _mm256_add_pd(_mm256_unpacklo_pd(p01a, p01b), _mm256_mul_pd(vx, h));
+  const __m256d py = _mm256_add_pd(_mm256_unpackhi_pd(p01a, p01b), _mm256_mul_pd(vy, h));
   const __m256d s0 = _mm256_sub_pd(px, _mm256_set1_pd(pa[0])), v0 = _mm256_sub_pd(vx, _mm256_set1_pd(va[0]));
   const __m256d s1 = _mm256_sub_pd(py, _mm256_set1_pd(pa[1])), v1 = _mm256_sub_pd(vy, _mm256_set1_pd(va[1]));
   __m256d ss = _mm256_add_pd(_mm256_mul_pd(s0, s0), _mm256_mul_pd(s1, s1));
   __m256d vv = _mm256_add_pd(_mm256_mul_pd(v0, v0), _mm256_mul_pd(v1, v1));
   __m256d vs = _mm256_add_pd(_mm256_mul_pd(v0, s0), _mm256_mul_pd(v1, s1));
   if (dim == 3) {
-    const __m256d vz = _mm256_set_pd(b3->v[2], b2->v[2], b1->v[2], b0->v[2]);
-    const __m256d pz =
-        _mm256_add_pd(_mm256_set_pd(b3->p[2], b2->p[2], b1->p[2], b0->p[2]), _mm256_mul_pd(vz, h));
+    const __m256d vz = _mm256_unpacklo_pd(v2ra, v2rb);
+    const __m256d pz = _mm256_add_pd(_mm256_unpacklo_pd(p2ta, p2tb), _mm256_mul_pd(vz, h));
     const __m256d s2 = _mm256_sub_pd(pz, _mm256_set1_pd(pa[2])), v2 = _mm256_sub_pd(vz, _mm256_set1_pd(va[2]));
     ss = _mm256_add_pd(ss, _mm256_mul_pd(s2, s2));
     vv = _mm256_add_pd(vv, _mm256_mul_pd(v2, v2));
     vs = _mm256_add_pd(vs, _mm256_mul_pd(v2, s2));
   }
-  const __m256d rr = _mm256_add_pd(_mm256_set_pd(b3->r, b2->r, b1->r, b0->r), _mm256_set1_pd(ra));
+  const __m256d rr = _mm256_add_pd(_mm256_unpackhi_pd(v2ra, v2rb), _mm256_set1_pd(ra));
   const __m256d cc = _mm256_sub_pd(ss, _mm256_mul_pd(rr, rr));
   const __m256d d = _mm256_sub_pd(_mm256_mul_pd(vs, vs), _mm256_mul_pd(vv, cc));
   const __m256d zero = _mm256_setzero_pd();

@@ -69,7 +69,6 @@ static void key_update(sim_queue *q, uint32_t a) {
   const uint32_t b = q->best[a];
   const sim_qkey k = b == SIM_QNONE ? SIM_QKEY_EMPTY : sim_qkey_of(q->list[a].e[b].time, q->list[a].e[b].sk);
   uint64_t kh = (uint64_t)(k >> 64);
-  q->hn += (size_t)(k != SIM_QKEY_EMPTY) - (size_t)((q->khi[a] & q->klo[a]) != UINT64_MAX);
   q->khi[a] = kh;
   q->klo[a] = (uint64_t)k;
   const uint64_t *khi = q->khi, *klo = q->klo;

@@ -65,7 +65,6 @@ typedef struct sim_queue {
                                    its high and low halves (the tree compares the high ones) */
   uint32_t *win;                /* 2 lsize: win[i] the ball winning node i; leaves at lsize + ball */
   size_t lsize;                 /* leaves: n rounded up to a power of 2 */
-  size_t hn;                    /* balls with a key */
   uint64_t seq;
   uint32_t *dirty; /* balls whose key waits for the next flush */
   size_t nd;
@@ -203,10 +202,11 @@ static inline int sim_queue_push(sim_queue *q, ev e) { return sim_queue_push_seq
 /// Brings the tree's keys up to date with the lists (see sim_queue.c).
 void sim_queue_flush(sim_queue *q);
 
-/// 1 when no event is left.
+/// 1 when no event is left: the root's key is empty (an event's key never
+/// has its high half all ones: that would be a NaN time).
 static inline int sim_queue_empty(sim_queue *q) {
   if (q->nd) sim_queue_flush(q);
-  return q->hn == 0;
+  return q->khi[q->win[1]] == UINT64_MAX;
 }
 
 /// Removes and returns the earliest event (the queue must not be empty).
