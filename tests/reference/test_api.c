@@ -373,17 +373,23 @@ Test(ref_prepared, a_solved_deferral_measures_without_preparing) {
   cr_assert_eq(ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi), 0, "not prepared yet");
 }
 
+/* A query at T = 1.5 on a's case, prepared into p. */
+static toi_ref_query prepared_query(toi_ref_prepared *p, const toi_case *a) {
+  toi_ref_query q = TOI_REF_QUERY_INIT;
+  q.c = a;
+  cr_assert_eq(toi_ref_prepare(p, &q), TOI_OK);
+  q.prepared = p;
+  q.T = 1.5;
+  return q;
+}
+
 /* Each of the fourteen numbers changed in its last bit, or from +0 to -0:
  * refused; the masses (which no measure reads) changed: answered. */
 Test(ref_prepared, every_number_is_compared) {
   toi_case a = tr_rel2(3, 0.5, -1, 0, 1, 1);
   a.dim = 3;
   toi_ref_prepared p;
-  toi_ref_query q = TOI_REF_QUERY_INIT;
-  q.c = &a;
-  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_OK);
-  q.prepared = &p;
-  q.T = 1.5;
+  toi_ref_query q = prepared_query(&p, &a);
   toi_ref_error_result e;
   for (int k = 0; k < 14; k++)
     for (int z = 0; z < 2; z++) {
@@ -407,11 +413,7 @@ Test(ref_prepared, a_mismatch_is_refused) {
   toi_case a = tr_rel2(3, 0.5, -1, 0, 1, 1), b = a;
   b.pb[1] = nextafter(0.5, 1);
   toi_ref_prepared p;
-  toi_ref_query q = TOI_REF_QUERY_INIT;
-  q.c = &a;
-  cr_assert_eq(toi_ref_prepare(&p, &q), TOI_OK);
-  q.prepared = &p;
-  q.T = 1.5;
+  toi_ref_query q = prepared_query(&p, &a);
   toi_ref_error_result e;
   toi_ref_kappa_result k;
   cr_assert_eq(toi_ref_error(&e, &q), TOI_OK);
