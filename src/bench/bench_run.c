@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "ref_bench.h"
 #include "stats.h"
+#include "sweep.h"
 
 void toi_bench_opts_init(toi_bench_opts *o) {
   memset(o, 0, sizeof *o);
@@ -131,7 +132,7 @@ static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case
   }
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
   toi_score_detail ss;
-  toi_status st = toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so);
+  toi_status st = score_answer_prepared(&ss, a->r, cand->direction, cand->domain, c, ref, &so);
   if (st == TOI_OK) st = toi_score_stats_add(&x->st, &ss.sc, c->id);
   if (st == TOI_OK && external && add_target(x, c, &ss, target, tol)) st = TOI_ERR_NOMEM;
   if (st != TOI_OK) return st;

@@ -5,6 +5,7 @@
 #include "class_group.h"
 #include "eft.h"
 #include "candidate.h"
+#include "ref_bench.h"
 #include "score.h"
 #include "stats.h"
 #include "sweep.h"
@@ -30,10 +31,22 @@ static toi_status measure_error(double *ulp, double *bits, double T, const toi_c
   return st;
 }
 
+/* measure_error for a prep that ref_prepare_deferred or _deferred_solved made
+   from c with engine (ref_error_prepared: the same doubles and status). */
+static inline toi_status measure_error_prepared(double *ulp, double *bits, double T, toi_direction dir, toi_precision q,
+                                                toi_ref_prepared *prep) {
+  toi_ref_error_result er;
+  toi_status st = ref_error_prepared(&er, prep, T, dir, q);
+  *ulp = er.ulp;
+  *bits = er.bits;
+  return st;
+}
+
 /* The verdict and time against ref, without step or target; the error of a
    timed answer with a time measured (engine, precision q) when measure is
-   set, else left NaN for the caller (score_case_deferred). Inlined into its
-   two callers' paths, so that the sweep's (measure 0) is specialised. */
+   set (2: by measure_error_prepared, prep made from c), else left NaN for
+   the caller (score_case_deferred). Inlined into its callers' paths, so
+   that each measure is specialised. */
 static inline __attribute__((always_inline)) toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
                              int measure, toi_ref_prepared *prep) {
@@ -74,7 +87,8 @@ static inline __attribute__((always_inline)) toi_status score_core(toi_score_cas
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else if (measure) {
-      toi_status st = measure_error(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep);
+      toi_status st = measure == 2 ? measure_error_prepared(&out->ulp, &out->bits, r.t, dir, q, prep)
+                                   : measure_error(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep);
       if (st != TOI_OK) return st;
     }
   }
@@ -250,8 +264,10 @@ toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction 
   return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0, NULL);
 }
 
-toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                        const toi_ref *ref, const toi_score_opts *o) {
+/* toi_score_answer, its error measured as score_core's measure says. */
+static inline __attribute__((always_inline)) toi_status score_answer(toi_score_detail *out, toi_result r, toi_direction dir,
+                                                                     unsigned domain, const toi_case *c, const toi_ref *ref,
+                                                                     const toi_score_opts *o, int measure) {
   /* Every field is set here or by score_core (no memset, as there). */
   out->target_timed = 0;
   out->off_tolerance = 0;
@@ -259,11 +275,22 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
   out->target = o->target;
   out->target_kind = TOI_SCORE_OUT_OF_DOMAIN;
   toi_result rr;
-  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1, o->prepared);
+  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, measure,
+                             o->prepared);
   if (st != TOI_OK) return st;
   if (!o->with_target || out->sc.kind == TOI_SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
   int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
+}
+
+toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                        const toi_ref *ref, const toi_score_opts *o) {
+  return score_answer(out, r, dir, domain, c, ref, o, 1);
+}
+
+toi_status score_answer_prepared(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                 const toi_case *c, const toi_ref *ref, const toi_score_opts *o) {
+  return score_answer(out, r, dir, domain, c, ref, o, 2);
 }
 
 
