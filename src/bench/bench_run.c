@@ -89,7 +89,7 @@ typedef struct prec_case {
   int state;
   toi_case c;
   toi_ref ref;
-  int have_prep;         /* prep set (on the first answer scored) */
+  int have_prep;         /* prep set (by the first error measured: score_answer_prepared) */
   toi_ref_prepared prep; /* c prepared for the error measures of every candidate (when the first asks) */
 } prec_case;
 
@@ -119,20 +119,15 @@ static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
-  if (!pc->have_prep) {
-    /* Prepared by the first measure that needs it (most answers need none):
-       the measures give what they give after toi_ref_prepare, a case the
-       check refuses its status. A binary64 case comes with its answer, from
-       which most errors are had without the preparation. */
-    if (cand->precision == TOI_BINARY64)
-      ref_prepare_deferred_solved(&pc->prep, c, o->engine, ref);
-    else
-      ref_prepare_deferred(&pc->prep, c, o->engine);
-    pc->have_prep = 1;
-  }
+  /* Made by the first answer whose error is measured (most answers need
+     none), prepared by the first measure that needs it: the measures give
+     what they give after toi_ref_prepare, a case the check refuses its
+     status. A binary64 case comes with its answer, from which most errors
+     are had without the preparation. */
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
   toi_score_detail ss;
-  toi_status st = score_answer_prepared(&ss, a->r, cand->direction, cand->domain, c, ref, &so);
+  toi_status st = score_answer_prepared(&ss, a->r, cand->direction, cand->domain, c, ref, &so, &pc->have_prep,
+                                        cand->precision == TOI_BINARY64 ? ref : NULL);
   if (st == TOI_OK) st = toi_score_stats_add(&x->st, &ss.sc, c->id);
   if (st == TOI_OK && external && add_target(x, c, &ss, target, tol)) st = TOI_ERR_NOMEM;
   if (st != TOI_OK) return st;

@@ -282,12 +282,16 @@ typedef struct sweep_answer {
 TOI_MUST_USE toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                                             const toi_case *c, const toi_ref *ref, double tmax);
 
-/// toi_score_answer (the same *out and status) for o->prepared (not NULL)
-/// made from c with o->engine by ref_prepare_deferred or
-/// ref_prepare_deferred_solved (ref_bench.h) and filled since by the
-/// measures alone: the error of a timed answer by ref_error_prepared.
+/// toi_score_answer (the same *out and status) with o->prepared (not NULL)
+/// made from c with o->engine by ref_prepare_deferred_solved (ref_bench.h;
+/// solved: c's binary64 answer, status TOI_OK) or, solved NULL,
+/// ref_prepare_deferred, and filled since by the measures alone: made here
+/// when *have_prep is 0 and an error is measured (then *have_prep is 1),
+/// so an answer without a time to score costs no copy; the error of a
+/// timed answer by ref_error_prepared.
 TOI_MUST_USE toi_status score_answer_prepared(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
-                                              const toi_case *c, const toi_ref *ref, const toi_score_opts *o);
+                                              const toi_case *c, const toi_ref *ref, const toi_score_opts *o,
+                                              int *have_prep, const toi_ref *solved);
 
 /// sweep_eval_case_with with every column's answer given: ans[j * stride] is
 /// column j's. ref64, when not NULL, is the exact answer of c in binary64 as

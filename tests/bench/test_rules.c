@@ -45,9 +45,11 @@ static toi_ref solved(const toi_case *c) {
 
 /* score_answer_prepared (sweep.h, what run uses) scores as toi_score_answer:
    on two prepared cases made alike from each case (deferred, with the
-   binary64 answer or without), the same answers (around the root, far, of
-   every group, NaN), directions, steps and targets give the same statuses
-   and fields, the errors measured from each prepared case in turn. */
+   binary64 answer or without; the first made by score_answer_prepared
+   itself when an error is first measured, for one case in two), the same
+   answers (around the root, far, of every group, NaN), directions, steps
+   and targets give the same statuses and fields, the errors measured from
+   each prepared case in turn. */
 Test(rules, run_scores_as_toi_score_answer) {
   long timed = 0;
   const toi_class cls[3] = {TOI_HIT, TOI_MISS, TOI_SEPARATING};
@@ -70,11 +72,13 @@ Test(rules, run_scores_as_toi_score_answer) {
         if (toi_score_input(&in, &ref, &rs, &c, q, TOI_REF_FAST) != TOI_OK || rs == TOI_ROUND_OVERFLOW) continue;
         c = in;
       }
-      if (!b32 && i % 3) {
-        ref_prepare_deferred_solved(&pa, &c, TOI_REF_FAST, &ref);
+      int with_r = !b32 && i % 3, have = (int)(i % 2), made = 0;
+      memset(&pa, 0xa5, sizeof pa);
+      if (with_r) {
+        if (have) ref_prepare_deferred_solved(&pa, &c, TOI_REF_FAST, &ref);
         ref_prepare_deferred_solved(&pb, &c, TOI_REF_FAST, &ref);
       } else {
-        ref_prepare_deferred(&pa, &c, TOI_REF_FAST);
+        if (have) ref_prepare_deferred(&pa, &c, TOI_REF_FAST);
         ref_prepare_deferred(&pb, &c, TOI_REF_FAST);
       }
       for (int d = 0; d < 2; d++) {
@@ -88,9 +92,17 @@ Test(rules, run_scores_as_toi_score_answer) {
             toi_result r = {k == 5 ? cls[(i + (uint64_t)k) % 3] : TOI_HIT, T[k]};
             toi_score_detail da, db;
             memset(&da, 0x5a, sizeof da), memset(&db, 0x5a, sizeof db);
-            toi_status sa = score_answer_prepared(&da, r, (toi_direction)d, 0, &c, &ref, &oa);
+            toi_status sa = score_answer_prepared(&da, r, (toi_direction)d, 0, &c, &ref, &oa, &have,
+                                                  with_r ? &ref : NULL);
             toi_status sb = toi_score_answer(&db, r, (toi_direction)d, 0, &c, &ref, &ob);
             cr_assert_eq(sa, sb);
+            /* made when an error was first measured (or may be, against the
+               target), and only then */
+            int measured = (db.sc.timed && !isnan(r.t)) ||
+                           (oa.with_target && d == TOI_FORWARD && db.sc.kind != TOI_SCORE_OUT_OF_DOMAIN);
+            made |= measured;
+            cr_assert(have == (made | (int)(i % 2)), "the prepared case made %s (case %d/%d)",
+                      have ? "without a measure" : "not made", f, (int)i);
             cr_assert(memcmp(&da, &db, sizeof da) == 0, "scores differ (dir %d, T %a, w %d, ulp %a/%a) on case %d/%d", d,
                       T[k], w, da.sc.ulp, db.sc.ulp, f, (int)i);
             timed += sa == TOI_OK && da.sc.timed && isfinite(da.sc.ulp);
