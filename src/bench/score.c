@@ -36,6 +36,7 @@ static toi_status measure_error(double *ulp, double *bits, double T, const toi_c
 typedef struct score_lazy {
   int *have;
   const toi_ref *solved;
+  score_memo *memo; /* NULL: none */
 } score_lazy;
 
 /* *prep made from c with engine, if not made yet (score_answer_prepared). */
@@ -46,6 +47,7 @@ static inline void prep_ensure(toi_ref_prepared *prep, const toi_case *c, toi_re
   else
     ref_prepare_deferred(prep, c, engine);
   *lz->have = 1;
+  if (lz->memo) lz->memo->n = lz->memo->next = 0;
 }
 
 /* measure_error for a prep that ref_prepare_deferred or _deferred_solved made
@@ -55,10 +57,26 @@ static inline toi_status measure_error_prepared(double *ulp, double *bits, doubl
                                                 toi_direction dir, toi_ref_engine engine, toi_precision q,
                                                 toi_ref_prepared *prep, const score_lazy *lz) {
   prep_ensure(prep, c, engine, lz);
+  score_memo *m = lz->memo;
+  uint64_t tb;
+  memcpy(&tb, &T, sizeof tb);
+  if (m)
+    for (int i = 0; i < m->n; i++)
+      if (m->tbits[i] == tb && m->dir[i] == dir) {
+        *ulp = m->ulp[i];
+        *bits = m->bits[i];
+        return TOI_OK;
+      }
   toi_ref_error_result er;
   toi_status st = ref_error_prepared(&er, prep, T, dir, q);
   *ulp = er.ulp;
   *bits = er.bits;
+  if (m && st == TOI_OK) {
+    int i = m->next;
+    m->tbits[i] = tb, m->dir[i] = dir, m->ulp[i] = er.ulp, m->bits[i] = er.bits;
+    m->next = (i + 1) % SCORE_MEMO_N;
+    if (m->n < SCORE_MEMO_N) m->n++;
+  }
   return st;
 }
 
@@ -312,8 +330,8 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
 
 toi_status score_answer_prepared(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
                                  const toi_case *c, const toi_ref *ref, const toi_score_opts *o, int *have_prep,
-                                 const toi_ref *solved) {
-  score_lazy lz = {have_prep, solved};
+                                 const toi_ref *solved, score_memo *memo) {
+  score_lazy lz = {have_prep, solved, memo};
   return score_answer(out, r, dir, domain, c, ref, o, 2, &lz);
 }
 

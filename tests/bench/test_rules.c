@@ -49,10 +49,14 @@ static toi_ref solved(const toi_case *c) {
    itself when an error is first measured, for one case in two), the same
    answers (around the root, far, of every group, NaN), directions, steps
    and targets give the same statuses and fields, the errors measured from
-   each prepared case in turn. */
+   each prepared case in turn; each answer is given three times (once a
+   step), so that the memo of errors (score_memo) answers some, and the
+   order of directions and answers makes it replace its entries. */
 Test(rules, run_scores_as_toi_score_answer) {
   long timed = 0;
   const toi_class cls[3] = {TOI_HIT, TOI_MISS, TOI_SEPARATING};
+  score_memo memo; /* one for every case, as run's: what a case left must not answer the next */
+  memset(&memo, 0xa5, sizeof memo);
   for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
     toi_gen_opts go;
     toi_gen_opts_default(&go, (toi_gen_family)f);
@@ -74,6 +78,7 @@ Test(rules, run_scores_as_toi_score_answer) {
       }
       int with_r = !b32 && i % 3, have = (int)(i % 2), made = 0;
       memset(&pa, 0xa5, sizeof pa);
+      if (have) memo.n = memo.next = 0; /* made here: the memo reset here (else by score_answer_prepared) */
       if (with_r) {
         if (have) ref_prepare_deferred_solved(&pa, &c, TOI_REF_FAST, &ref);
         ref_prepare_deferred_solved(&pb, &c, TOI_REF_FAST, &ref);
@@ -83,17 +88,17 @@ Test(rules, run_scores_as_toi_score_answer) {
       }
       for (int d = 0; d < 2; d++) {
         double t = d ? ref.trev : ref.tfwd, b = isfinite(t) ? t : 2.0;
-        const double T[6] = {b, nextafter(b, INFINITY), b * (1 + 0x1p-25), -b, NAN, 1e300};
+        const double T[6] = {b, nextafter(b, INFINITY), b * (1 + 0x1p-25), 1e300, NAN, -b};
         for (int k = 0; k < 6; k++)
           for (int w = 0; w < 3; w++) {
             double tmax = w == 1 ? fabs(b) : INFINITY, target = w == 2 ? 0x1p-10 : 0;
             toi_score_opts oa = {tmax, target, w == 2 ? 0x1p-12 : 0, w == 2, TOI_REF_FAST, q, &pa}, ob = oa;
             ob.prepared = &pb;
-            toi_result r = {k == 5 ? cls[(i + (uint64_t)k) % 3] : TOI_HIT, T[k]};
+            toi_result r = {k == 5 ? cls[i % 3] : TOI_HIT, T[k]};
             toi_score_detail da, db;
             memset(&da, 0x5a, sizeof da), memset(&db, 0x5a, sizeof db);
             toi_status sa = score_answer_prepared(&da, r, (toi_direction)d, 0, &c, &ref, &oa, &have,
-                                                  with_r ? &ref : NULL);
+                                                  with_r ? &ref : NULL, i % 5 ? &memo : NULL);
             toi_status sb = toi_score_answer(&db, r, (toi_direction)d, 0, &c, &ref, &ob);
             cr_assert_eq(sa, sb);
             /* made when an error was first measured (or may be, against the
