@@ -174,19 +174,25 @@ static int same_case(const toi_case *p, const toi_case *c) {
 /* The prepared case a measure starts from: the query's, checked against its
  * c and engine, or *own prepared here for this call. NULL for a mismatch or
  * a prepared case toi_ref_prepare did not fill. */
+/* The work a deferred *p left, done (REF_PREP_LIGHT kept when light: the
+ * measure may not need it); 1 when *p is then a prepared case, else 0. */
+static inline int prep_settle(ref_prep *p, int light) {
+  if (p->magic == REF_PREP_LIGHT && !light) { /* the fast engine's state, the check being known */
+    ref_fast_err_prepare(&p->fp, &p->c);
+    p->magic = REF_PREP_MAGIC;
+  }
+  if (p->magic == REF_PREP_DEFERRED) { /* prep_fill's work past the copy, on the copy */
+    p->chk = ref_check_case(&p->c);
+    if (p->chk == TOI_OK && p->engine == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
+    p->magic = REF_PREP_MAGIC;
+  }
+  return p->magic == REF_PREP_MAGIC || p->magic == REF_PREP_LIGHT;
+}
+
 static ref_prep *prep_of(const toi_ref_query *q, ref_prep *own, int light) {
   if (q->prepared) {
     ref_prep *p = (ref_prep *)(void *)q->prepared->opaque;
-    if (p->magic == REF_PREP_LIGHT && !light) { /* the fast engine's state, the check being known */
-      ref_fast_err_prepare(&p->fp, &p->c);
-      p->magic = REF_PREP_MAGIC;
-    }
-    if (p->magic == REF_PREP_DEFERRED) { /* prep_fill's work past the copy, on the copy */
-      p->chk = ref_check_case(&p->c);
-      if (p->chk == TOI_OK && p->engine == TOI_REF_FAST) ref_fast_err_prepare(&p->fp, &p->c);
-      p->magic = REF_PREP_MAGIC;
-    }
-    if ((p->magic != REF_PREP_MAGIC && p->magic != REF_PREP_LIGHT) || p->engine != q->engine) return NULL;
+    if (!prep_settle(p, light) || p->engine != q->engine) return NULL;
     /* The check reads the numbers alone: a c of p's numbers has p's verdict. */
     if (q->c && p->chk == TOI_OK && !same_case(&p->c, q->c)) return NULL;
     return p;
@@ -220,23 +226,30 @@ static toi_status kappa_of(double *kappa, ref_prep *p, toi_direction dir) {
 static void error_clear(toi_ref_error_result *out) { out->ulp = out->bits = out->lo = out->hi = NAN; }
 static void kappa_clear(toi_ref_kappa_result *out) { out->kappa = out->lo = out->hi = NAN; }
 
-toi_status toi_ref_error(toi_ref_error_result *out, const toi_ref_query *q) {
-  if (!out) return TOI_ERR_RANGE;
-  error_clear(out);
-  if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
-  ref_prep own, *p = prep_of(q, &own, 1);
-  if (!p) return TOI_ERR_RANGE;
+/* toi_ref_error's measure on p (prep_of's, light), dir and q valid: every
+ * field of *out set. */
+static inline toi_status error_measure(toi_ref_error_result *out, ref_prep *p, double T, toi_direction dir,
+                                       toi_precision q) {
   if (p->magic == REF_PREP_LIGHT) {
-    if (q->precision == TOI_BINARY64 && ref_fast_error_light(&p->fp, &p->c, &out->ulp, &out->bits, q->T, q->dir)) {
+    if (q == TOI_BINARY64 && ref_fast_error_light(&p->fp, &p->c, &out->ulp, &out->bits, T, dir)) {
       out->lo = out->hi = out->ulp;
       return TOI_OK;
     }
     ref_fast_err_prepare(&p->fp, &p->c); /* as prep_of would have */
     p->magic = REF_PREP_MAGIC;
   }
-  toi_status st = error_of(&out->ulp, &out->bits, p, q->T, q->dir, q->precision);
+  toi_status st = error_of(&out->ulp, &out->bits, p, T, dir, q);
   out->lo = out->hi = out->ulp;
   return st;
+}
+
+toi_status toi_ref_error(toi_ref_error_result *out, const toi_ref_query *q) {
+  if (!out) return TOI_ERR_RANGE;
+  error_clear(out);
+  if (!q || !dir_ok(q->dir) || !toi_precision_get(q->precision)) return TOI_ERR_RANGE;
+  ref_prep own, *p = prep_of(q, &own, 1);
+  if (!p) return TOI_ERR_RANGE;
+  return error_measure(out, p, q->T, q->dir, q->precision);
 }
 
 /* The fast engine's enclosure where it has one, else the error itself. */
@@ -300,6 +313,20 @@ int ref_prepared_offset(const toi_ref_prepared *pp, toi_direction dir, double R,
   const ref_prep *p = (const ref_prep *)(const void *)pp->opaque;
   if (p->magic != REF_PREP_MAGIC || p->engine != TOI_REF_FAST || p->chk != TOI_OK) return 0;
   return ref_fast_offset_p(&p->fp, lo, hi, R, u, dir);
+}
+
+/* toi_ref_error's steps less those that cannot fail here: no query, and no
+ * comparison of the case with *pp's numbers, which are the case's (copied
+ * from it by ref_prepare_deferred or _deferred_solved), nor of the engine,
+ * which is the one *pp was made with. */
+toi_status ref_error_prepared(toi_ref_error_result *out, toi_ref_prepared *pp, double T, toi_direction dir,
+                              toi_precision q) {
+  ref_prep *p = (ref_prep *)(void *)pp->opaque;
+  if (!dir_ok(dir) || (q != TOI_BINARY64 && !toi_precision_get(q)) || !prep_settle(p, 1)) {
+    error_clear(out);
+    return TOI_ERR_RANGE;
+  }
+  return error_measure(out, p, T, dir, q);
 }
 
 /* The copy prep_fill makes, the check (which reads the numbers alone) and the

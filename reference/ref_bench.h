@@ -34,6 +34,14 @@ void ref_prepare_deferred(toi_ref_prepared *p, const toi_case *c, toi_ref_engine
 /// ref_prepare_deferred.
 void ref_prepare_deferred_solved(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e, const toi_ref *r);
 
+/// toi_ref_error of the query {c, engine e, precision q, dir, T, prepared
+/// pp} (the same status and *out), for pp (not NULL) made by
+/// ref_prepare_deferred or ref_prepare_deferred_solved from c with engine e
+/// and not filled since by anything but the measures: the query is not
+/// built, nor c compared with pp's copy of it.
+TOI_MUST_USE toi_status ref_error_prepared(toi_ref_error_result *out, toi_ref_prepared *pp, double T,
+                                           toi_direction dir, toi_precision q);
+
 /// toi_ref_prepare of c with engine e (TOI_REF_FAST or TOI_REF_MPFR) into
 /// *p, for a case c (not NULL) that toi_ref_solve answered with TOI_OK, in
 /// any precision: that answer means c passes the case check (toi_ref_solve

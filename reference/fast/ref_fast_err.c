@@ -1104,9 +1104,16 @@ __attribute__((target("fma"))) static int fe_ulp_light_fma(double *q, ref_fast_p
  * instructions. Values are unchanged (the low halves are kept). */
 __attribute__((target("avx"))) static void fe_upper_zero(void) { __builtin_ia32_vzeroupper(); }
 #define FE_UPPER_ZERO() (ref_fast_fma() ? fe_upper_zero() : (void)0)
+/* FE_PICK and FE_UPPER_ZERO with fm = ref_fast_fma() read once by the caller. */
+#define FE_FMA_NOW() ref_fast_fma()
+#define FE_PICK_FM(name, fm) ((fm) ? name##_fma : name##_gen)
+#define FE_UPPER_ZERO_FM(fm) ((fm) ? fe_upper_zero() : (void)0)
 #else
 #define FE_PICK(name) name##_gen
 #define FE_UPPER_ZERO() ((void)0)
+#define FE_FMA_NOW() 0
+#define FE_PICK_FM(name, fm) ((void)(fm), name##_gen)
+#define FE_UPPER_ZERO_FM(fm) ((void)(fm))
 #endif
 
 /* The data of the root in direction dir, precision q (k->ok) that every
@@ -1320,6 +1327,8 @@ __attribute__((target("avx,fma"))) static int fe_scaled_data_v(ref_fast_state *f
   return fs->exact_data;
 }
 #define FE_SCALED_DATA(fs, c) (ref_fast_fma() ? fe_scaled_data_v(fs, c) : ref_fast_scaled_data(fs, c))
+/* The same with fm = ref_fast_fma() read once by the caller. */
+#define FE_SCALED_DATA_FM(fs, c, fm) ((fm) ? fe_scaled_data_v(fs, c) : ref_fast_scaled_data(fs, c))
 
 int ref_fast_scaled_data_same(const toi_case *c) {
   if (!ref_fast_fma()) return -1;
@@ -1333,6 +1342,7 @@ int ref_fast_scaled_data_same(const toi_case *c) {
 }
 #else
 #define FE_SCALED_DATA(fs, c) ref_fast_scaled_data(fs, c)
+#define FE_SCALED_DATA_FM(fs, c, fm) ((void)(fm), ref_fast_scaled_data(fs, c))
 int ref_fast_scaled_data_same(const toi_case *c) {
   (void)c;
   return -1;
@@ -1379,24 +1389,28 @@ int ref_fast_FG_same(const toi_case *c, double T) {
  */
 int ref_fast_error_light(ref_fast_prep *k, const toi_case *c, double *ulp, double *bits, double T,
                          toi_direction dir) {
-  FE_UPPER_ZERO();
+  const int fm = FE_FMA_NOW();
+  FE_UPPER_ZERO_FM(fm);
   if (!k->lite) {
     k->have3 = k->haveD = k->haveR[0] = k->haveR[1] = 0;
-    k->lite = FE_SCALED_DATA(&k->st, c) ? 1 : -1;
+    k->lite = FE_SCALED_DATA_FM(&k->st, c, fm) ? 1 : -1;
   }
   const ref_fast_state *fs = &k->st;
   int low = (unsigned)dir > 1 ? -1 : ref_dir_root(&fs->r, dir);
   if (k->lite < 0 || low < 0 || !isfinite(T)) return fe_counts.error_light_fb++, 0;
   double rn = low ? fs->r.tlo : fs->r.thi, arn = fabs(rn);
-  if (!(arn >= 0x1p-1021 && arn < INFINITY) || arn == fast_pow2(fast_ilog2(arn))) return fe_counts.error_light_fb++, 0;
-  int ue;
+  if (!(arn >= 0x1p-1021 && arn < INFINITY)) return fe_counts.error_light_fb++, 0;
+  /* 2^-1021 <= |rn| < 2^1024 and not a power of two: fe_ulp_exp's exponent
+   * of ulp(t*) in binary64 is ilog2|rn| - 52 (-1022 < ilog2|rn| <= 1023). */
+  int erl = fast_ilog2(arn);
+  if (arn == fast_pow2(erl)) return fe_counts.error_light_fb++, 0;
+  int ue = erl - 52;
   double e, Ts;
-  if (!fe_ulp_exp(&ue, fs, low ? 0 : 1, rn, toi_precision_get(TOI_BINARY64)) || !fe_scale_exact(&Ts, T, -fs->k2) ||
-      !FE_PICK(fe_ulp_light)(&e, k, low ? 0 : 1, Ts, fs->k2 - ue))
+  if (!fe_scale_exact(&Ts, T, -fs->k2) || !FE_PICK_FM(fe_ulp_light, fm)(&e, k, low ? 0 : 1, Ts, fs->k2 - ue))
     return fe_counts.error_light_fb++, 0;
   fe_counts.error_light++;
   *ulp = e;
-  *bits = ref_bits_apart_prec(T, rn, TOI_BINARY64);
+  *bits = ref_bits_apart(T, rn); /* ref_bits_apart_prec's in binary64 */
   return 1;
 }
 

@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "ref_bench.h"
 #include "stats.h"
+#include "sweep.h"
 
 void toi_bench_opts_init(toi_bench_opts *o) {
   memset(o, 0, sizeof *o);
@@ -88,14 +89,15 @@ typedef struct prec_case {
   int state;
   toi_case c;
   toi_ref ref;
-  int have_prep;         /* prep set (on the first answer scored) */
+  int have_prep;         /* prep set (by the first error measured: score_answer_prepared) */
   toi_ref_prepared prep; /* c prepared for the error measures of every candidate (when the first asks) */
+  score_memo memo;       /* the errors measured from prep (valid once prep is set) */
 } prec_case;
 
 /* Scores one candidate's answer for case c into its row: TOI_OK, or the
    status of what failed (the scoring's, TOI_ERR_NOMEM). */
 static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case *pc, const toi_answer *a,
-                     const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row, void *ud) {
+                     const toi_bench_opts *o, toi_quota *quota, toi_case_row_fn row, void *ud, int memo) {
   const toi_case *c = &pc->c;
   const toi_ref *ref = &pc->ref;
   if (pc->state < 0) {
@@ -118,20 +120,15 @@ static toi_status score_one(toi_run_row *x, const toi_candidate *cand, prec_case
   int external = (cand->flags & TOI_CAND_EXTERNAL) != 0;
   double target = isfinite(a->target) ? a->target : o->delta;
   double tol = isfinite(a->tolerance) ? a->tolerance : 0;
-  if (!pc->have_prep) {
-    /* Prepared by the first measure that needs it (most answers need none):
-       the measures give what they give after toi_ref_prepare, a case the
-       check refuses its status. A binary64 case comes with its answer, from
-       which most errors are had without the preparation. */
-    if (cand->precision == TOI_BINARY64)
-      ref_prepare_deferred_solved(&pc->prep, c, o->engine, ref);
-    else
-      ref_prepare_deferred(&pc->prep, c, o->engine);
-    pc->have_prep = 1;
-  }
+  /* Made by the first answer whose error is measured (most answers need
+     none), prepared by the first measure that needs it: the measures give
+     what they give after toi_ref_prepare, a case the check refuses its
+     status. A binary64 case comes with its answer, from which most errors
+     are had without the preparation. */
   toi_score_opts so = {o->tmax, target, tol, external, o->engine, cand->precision, &pc->prep};
   toi_score_detail ss;
-  toi_status st = toi_score_answer(&ss, a->r, cand->direction, cand->domain, c, ref, &so);
+  toi_status st = score_answer_prepared(&ss, a->r, cand->direction, cand->domain, c, ref, &so, &pc->have_prep,
+                                        cand->precision == TOI_BINARY64 ? ref : NULL, memo ? &pc->memo : NULL);
   if (st == TOI_OK) st = toi_score_stats_add(&x->st, &ss.sc, c->id);
   if (st == TOI_OK && external && add_target(x, c, &ss, target, tol)) st = TOI_ERR_NOMEM;
   if (st != TOI_OK) return st;
@@ -219,7 +216,7 @@ toi_status toi_bench_run(toi_run_row *rows, const toi_candidate *cands, size_t n
     rc = prepare_case(pc, used, &cases[i], ref64 ? &ref64[i] : NULL, st64 ? &st64[i] : NULL, o);
     for (size_t k = 0; k < nc && rc == TOI_OK; k++) {
       rc = score_one(&rows[k], &cands[k], &pc[cands[k].precision], &ans[k * n + i], o,
-                     o->quota ? &o->quota[k] : NULL, row, ud);
+                     o->quota ? &o->quota[k] : NULL, row, ud, nc > 1); /* the memo: for answers given again */
       if (rc != TOI_OK) toi_msgf(o->msg, "case %s: scoring %s failed", cases[i].id, cands[k].name);
     }
   }

@@ -5,6 +5,7 @@
 #include "class_group.h"
 #include "eft.h"
 #include "candidate.h"
+#include "ref_bench.h"
 #include "score.h"
 #include "stats.h"
 #include "sweep.h"
@@ -30,13 +31,63 @@ static toi_status measure_error(double *ulp, double *bits, double T, const toi_c
   return st;
 }
 
+/* score_answer_prepared's prepared case, made on first use: *have says
+   whether prep holds it, solved is c's binary64 answer or NULL. */
+typedef struct score_lazy {
+  int *have;
+  const toi_ref *solved;
+  score_memo *memo; /* NULL: none */
+} score_lazy;
+
+/* *prep made from c with engine, if not made yet (score_answer_prepared). */
+static inline void prep_ensure(toi_ref_prepared *prep, const toi_case *c, toi_ref_engine engine, const score_lazy *lz) {
+  if (*lz->have) return;
+  if (lz->solved)
+    ref_prepare_deferred_solved(prep, c, engine, lz->solved);
+  else
+    ref_prepare_deferred(prep, c, engine);
+  *lz->have = 1;
+  if (lz->memo) lz->memo->n = lz->memo->next = 0;
+}
+
+/* measure_error for a prep that ref_prepare_deferred or _deferred_solved made
+   (or makes now) from c with engine (ref_error_prepared: the same doubles
+   and status). */
+static inline toi_status measure_error_prepared(double *ulp, double *bits, double T, const toi_case *c,
+                                                toi_direction dir, toi_ref_engine engine, toi_precision q,
+                                                toi_ref_prepared *prep, const score_lazy *lz) {
+  prep_ensure(prep, c, engine, lz);
+  score_memo *m = lz->memo;
+  uint64_t tb;
+  memcpy(&tb, &T, sizeof tb);
+  if (m)
+    for (int i = 0; i < m->n; i++)
+      if (m->tbits[i] == tb && m->dir[i] == dir) {
+        *ulp = m->ulp[i];
+        *bits = m->bits[i];
+        return TOI_OK;
+      }
+  toi_ref_error_result er;
+  toi_status st = ref_error_prepared(&er, prep, T, dir, q);
+  *ulp = er.ulp;
+  *bits = er.bits;
+  if (m && st == TOI_OK) {
+    int i = m->next;
+    m->tbits[i] = tb, m->dir[i] = dir, m->ulp[i] = er.ulp, m->bits[i] = er.bits;
+    m->next = (i + 1) % SCORE_MEMO_N;
+    if (m->n < SCORE_MEMO_N) m->n++;
+  }
+  return st;
+}
+
 /* The verdict and time against ref, without step or target; the error of a
    timed answer with a time measured (engine, precision q) when measure is
-   set, else left NaN for the caller (score_case_deferred). Inlined into its
-   two callers' paths, so that the sweep's (measure 0) is specialised. */
+   set (2: by measure_error_prepared, prep made from c), else left NaN for
+   the caller (score_case_deferred). Inlined into its callers' paths, so
+   that each measure is specialised. */
 static inline __attribute__((always_inline)) toi_status score_core(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, toi_ref_engine engine, toi_precision q,
-                             int measure, toi_ref_prepared *prep) {
+                             int measure, toi_ref_prepared *prep, const score_lazy *lz) {
   /* Every field is set below (no memset: this runs for every column of every case of a sweep). */
   out->kind = TOI_SCORE_AGREE;
   out->timed = 0;
@@ -74,7 +125,8 @@ static inline __attribute__((always_inline)) toi_status score_core(toi_score_cas
     if (isnan(r.t)) {
       out->ulp = out->bits = INFINITY;
     } else if (measure) {
-      toi_status st = measure_error(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep);
+      toi_status st = measure == 2 ? measure_error_prepared(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep, lz)
+                                   : measure_error(&out->ulp, &out->bits, r.t, c, dir, engine, q, prep);
       if (st != TOI_OK) return st;
     }
   }
@@ -223,7 +275,7 @@ static toi_status score_target(toi_score_detail *out, toi_result r, toi_result r
    Inlined as score_core is. */
 static inline __attribute__((always_inline)) toi_status score_step(toi_score_case *out, toi_result *rr, toi_result r, toi_direction dir, unsigned domain,
                              const toi_case *c, const toi_ref *ref, double tmax, toi_ref_engine engine,
-                             toi_precision q, int measure, toi_ref_prepared *prep) {
+                             toi_precision q, int measure, toi_ref_prepared *prep, const score_lazy *lz) {
   toi_ref within; /* ref, or its copy with the class a step makes of it */
   const toi_ref *use = ref;
   *rr = r;
@@ -236,7 +288,7 @@ static inline __attribute__((always_inline)) toi_status score_step(toi_score_cas
     /* A verdict with a time after the step claims no contact in it either. */
     if (toi_class_group_inline(r.cls) == TOI_G_CONTACT && r.t > tmax) rr->cls = TOI_NONE;
   }
-  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, measure, prep);
+  toi_status st = score_core(out, *rr, dir, domain, c, use, engine, q, measure, prep, lz);
   if (st != TOI_OK) return st;
   out->verdict = r.cls;
   out->ref_cls = ref->cls;
@@ -247,11 +299,14 @@ static inline __attribute__((always_inline)) toi_status score_step(toi_score_cas
 toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
                                const toi_ref *ref, double tmax) {
   toi_result rr;
-  return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0, NULL);
+  return score_step(out, &rr, r, dir, domain, c, ref, tmax, TOI_REF_FAST, TOI_BINARY64, 0, NULL, NULL);
 }
 
-toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
-                        const toi_ref *ref, const toi_score_opts *o) {
+/* toi_score_answer, its error measured as score_core's measure says. */
+static inline __attribute__((always_inline)) toi_status score_answer(toi_score_detail *out, toi_result r, toi_direction dir,
+                                                                     unsigned domain, const toi_case *c, const toi_ref *ref,
+                                                                     const toi_score_opts *o, int measure,
+                                                                     const score_lazy *lz) {
   /* Every field is set here or by score_core (no memset, as there). */
   out->target_timed = 0;
   out->off_tolerance = 0;
@@ -259,11 +314,25 @@ toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction d
   out->target = o->target;
   out->target_kind = TOI_SCORE_OUT_OF_DOMAIN;
   toi_result rr;
-  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, 1, o->prepared);
+  toi_status st = score_step(&out->sc, &rr, r, dir, domain, c, ref, o->tmax, o->engine, o->precision, measure,
+                             o->prepared, lz);
   if (st != TOI_OK) return st;
   if (!o->with_target || out->sc.kind == TOI_SCORE_OUT_OF_DOMAIN || dir != TOI_FORWARD) return TOI_OK;
+  if (measure == 2) prep_ensure(o->prepared, c, o->engine, lz); /* score_target may measure from it */
   int contact_verdict = toi_class_group_inline(rr.cls) == TOI_G_CONTACT;
   return score_target(out, r, rr, contact_verdict, c, ref, o);
+}
+
+toi_status toi_score_answer(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain, const toi_case *c,
+                        const toi_ref *ref, const toi_score_opts *o) {
+  return score_answer(out, r, dir, domain, c, ref, o, 1, NULL);
+}
+
+toi_status score_answer_prepared(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                 const toi_case *c, const toi_ref *ref, const toi_score_opts *o, int *have_prep,
+                                 const toi_ref *solved, score_memo *memo) {
+  score_lazy lz = {have_prep, solved, memo};
+  return score_answer(out, r, dir, domain, c, ref, o, 2, &lz);
 }
 
 

@@ -282,6 +282,31 @@ typedef struct sweep_answer {
 TOI_MUST_USE toi_status score_case_deferred(toi_score_case *out, toi_result r, toi_direction dir, unsigned domain,
                                             const toi_case *c, const toi_ref *ref, double tmax);
 
+/// The errors score_answer_prepared measured on one prepared case, the last
+/// SCORE_MEMO_N (answer's bits, direction): an answer given again (several
+/// formulations often give the same double) has its error from here, the
+/// same doubles, instead of being measured again. Reset when the prepared
+/// case is made.
+#define SCORE_MEMO_N 4
+typedef struct score_memo {
+  int n, next;                   /* entries in use; the one to replace next */
+  uint64_t tbits[SCORE_MEMO_N];  /* the answers' bits */
+  toi_direction dir[SCORE_MEMO_N];
+  double ulp[SCORE_MEMO_N], bits[SCORE_MEMO_N];
+} score_memo;
+
+/// toi_score_answer (the same *out and status) with o->prepared (not NULL)
+/// made from c with o->engine by ref_prepare_deferred_solved (ref_bench.h;
+/// solved: c's binary64 answer, status TOI_OK) or, solved NULL,
+/// ref_prepare_deferred, and filled since by the measures alone: made here
+/// when *have_prep is 0 and an error is measured (then *have_prep is 1),
+/// so an answer without a time to score costs no copy; the error of a
+/// timed answer by ref_error_prepared, or from *memo (NULL: none; reset
+/// with the prepared case) when that answer was measured already.
+TOI_MUST_USE toi_status score_answer_prepared(toi_score_detail *out, toi_result r, toi_direction dir, unsigned domain,
+                                              const toi_case *c, const toi_ref *ref, const toi_score_opts *o,
+                                              int *have_prep, const toi_ref *solved, score_memo *memo);
+
 /// sweep_eval_case_with with every column's answer given: ans[j * stride] is
 /// column j's. ref64, when not NULL, is the exact answer of c in binary64 as
 /// toi_ref_solve gives it with the status TOI_OK (from toi_ref_solve_batch),

@@ -15,6 +15,8 @@
 #include "bench.h"
 #include "case_build.h"
 #include "cli_check.h"
+#include "gen.h"
+#include "ref_bench.h"
 #include "score.h"
 #include "stream.h"
 #include "sweep.h"
@@ -37,6 +39,83 @@ static toi_ref solved(const toi_case *c) {
   toi_ref ref;
   cr_assert_eq(tr_solve_engine(&ref, c, TOI_REF_FAST), TOI_OK);
   return ref;
+}
+
+/* ---- run's scoring with the prepared case it made (score_answer_prepared) ---- */
+
+/* score_answer_prepared (sweep.h, what run uses) scores as toi_score_answer:
+   on two prepared cases made alike from each case (deferred, with the
+   binary64 answer or without; the first made by score_answer_prepared
+   itself when an error is first measured, for one case in two), the same
+   answers (around the root, far, of every group, NaN), directions, steps
+   and targets give the same statuses and fields, the errors measured from
+   each prepared case in turn; each answer is given three times (once a
+   step), so that the memo of errors (score_memo) answers some, and the
+   order of directions and answers makes it replace its entries. */
+Test(rules, run_scores_as_toi_score_answer) {
+  long timed = 0;
+  const toi_class cls[3] = {TOI_HIT, TOI_MISS, TOI_SEPARATING};
+  score_memo memo; /* one for every case, as run's: what a case left must not answer the next */
+  memset(&memo, 0xa5, sizeof memo);
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts go;
+    toi_gen_opts_default(&go, (toi_gen_family)f);
+    go.seed = 0x72756e00ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 16; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &go, i), TOI_OK);
+      toi_ref ref;
+      if (tr_solve_engine(&ref, &c, TOI_REF_FAST) != TOI_OK) continue;
+      toi_ref_prepared pa, pb;
+      int b32 = i % 4 == 3;
+      toi_precision q = b32 ? TOI_BINARY32 : TOI_BINARY64;
+      if (b32) {
+        toi_case in;
+        toi_round_state rs;
+        if (toi_score_input(&in, &ref, &rs, &c, q, TOI_REF_FAST) != TOI_OK || rs == TOI_ROUND_OVERFLOW) continue;
+        c = in;
+      }
+      int with_r = !b32 && i % 3, have = (int)(i % 2), made = 0;
+      memset(&pa, 0xa5, sizeof pa);
+      if (have) memo.n = memo.next = 0; /* made here: the memo reset here (else by score_answer_prepared) */
+      if (with_r) {
+        if (have) ref_prepare_deferred_solved(&pa, &c, TOI_REF_FAST, &ref);
+        ref_prepare_deferred_solved(&pb, &c, TOI_REF_FAST, &ref);
+      } else {
+        if (have) ref_prepare_deferred(&pa, &c, TOI_REF_FAST);
+        ref_prepare_deferred(&pb, &c, TOI_REF_FAST);
+      }
+      for (int d = 0; d < 2; d++) {
+        double t = d ? ref.trev : ref.tfwd, b = isfinite(t) ? t : 2.0;
+        const double T[6] = {b, nextafter(b, INFINITY), b * (1 + 0x1p-25), 1e300, NAN, -b};
+        for (int k = 0; k < 6; k++)
+          for (int w = 0; w < 3; w++) {
+            double tmax = w == 1 ? fabs(b) : INFINITY, target = w == 2 ? 0x1p-10 : 0;
+            toi_score_opts oa = {tmax, target, w == 2 ? 0x1p-12 : 0, w == 2, TOI_REF_FAST, q, &pa}, ob = oa;
+            ob.prepared = &pb;
+            toi_result r = {k == 5 ? cls[i % 3] : TOI_HIT, T[k]};
+            toi_score_detail da, db;
+            memset(&da, 0x5a, sizeof da), memset(&db, 0x5a, sizeof db);
+            toi_status sa = score_answer_prepared(&da, r, (toi_direction)d, 0, &c, &ref, &oa, &have,
+                                                  with_r ? &ref : NULL, i % 5 ? &memo : NULL);
+            toi_status sb = toi_score_answer(&db, r, (toi_direction)d, 0, &c, &ref, &ob);
+            cr_assert_eq(sa, sb);
+            /* made when an error was first measured (or may be, against the
+               target), and only then */
+            int measured = (db.sc.timed && !isnan(r.t)) ||
+                           (oa.with_target && d == TOI_FORWARD && db.sc.kind != TOI_SCORE_OUT_OF_DOMAIN);
+            made |= measured;
+            cr_assert(have == (made | (int)(i % 2)), "the prepared case made %s (case %d/%d)",
+                      have ? "without a measure" : "not made", f, (int)i);
+            cr_assert(memcmp(&da, &db, sizeof da) == 0, "scores differ (dir %d, T %a, w %d, ulp %a/%a) on case %d/%d", d,
+                      T[k], w, da.sc.ulp, db.sc.ulp, f, (int)i);
+            timed += sa == TOI_OK && da.sc.timed && isfinite(da.sc.ulp);
+          }
+      }
+    }
+  }
+  cr_expect_gt(timed, 300, "%ld timed answers compared", timed);
 }
 
 /* ---- the step: a contact exactly at tmax is inside it ---- */

@@ -373,6 +373,87 @@ Test(ref_prepared, a_solved_deferral_measures_without_preparing) {
   cr_assert_eq(ref_prepared_offset(&p, TOI_FORWARD, 1, 0x1p-52, &lo, &hi), 0, "not prepared yet");
 }
 
+/* ref_error_prepared (ref_bench.h) is toi_ref_error of the query it does
+ * not build: on two prepared cases made alike from c (deferred, with the
+ * binary64 answer or without, engine e), the same sequence of measures
+ * gives the same statuses and bytes through both, and each error is the
+ * MPFR engine's on the case unprepared; bad directions and precisions are
+ * refused alike. Returns the number of finite errors compared. */
+static long check_error_prepared(const toi_case *c, toi_ref_engine e, int solved) {
+  toi_ref r;
+  int have = tr_solve_engine(&r, c, TOI_REF_FAST) == TOI_OK;
+  toi_ref_prepared pa, pb;
+  if (solved && have) {
+    ref_prepare_deferred_solved(&pa, c, e, &r);
+    ref_prepare_deferred_solved(&pb, c, e, &r);
+  } else {
+    ref_prepare_deferred(&pa, c, e);
+    ref_prepare_deferred(&pb, c, e);
+  }
+  long n = 0;
+  const toi_direction dirs[3] = {TOI_FORWARD, TOI_REVERSE, (toi_direction)5};
+  const toi_precision precs[3] = {TOI_BINARY64, TOI_BINARY32, (toi_precision)9};
+  for (int pi = 0; pi < 3; pi++)
+    for (int d = 0; d < 3; d++) {
+      double t = !have ? 1.0 : d == 1 ? r.trev : r.tfwd, b = isfinite(t) ? t : 1.0;
+      const double T[8] = {b, nextafter(b, INFINITY), nextafter(b, -INFINITY), b * (1 + 0x1p-30), -b, 0.0, NAN,
+                           INFINITY};
+      for (int i = 0; i < 8; i++) {
+        toi_ref_query q = query_of(c, e, precs[pi], dirs[d], T[i]);
+        q.prepared = &pb;
+        toi_ref_error_result ea, eb;
+        memset(&ea, 0x5a, sizeof ea);
+        toi_status sa = ref_error_prepared(&ea, &pa, T[i], dirs[d], precs[pi]), sb = toi_ref_error(&eb, &q);
+        cr_assert_eq(sa, sb, "status %d against %d (q %d, dir %d, T %a) on %s", (int)sa, (int)sb, pi, d, T[i],
+                     tr_fmt(c));
+        cr_assert(memcmp(&ea, &eb, sizeof ea) == 0, "error %a/%a against %a/%a (q %d, dir %d, T %a) on %s", ea.ulp,
+                  ea.bits, eb.ulp, eb.bits, pi, d, T[i], tr_fmt(c));
+        if (sa != TOI_OK || pi == 2 || d == 2) continue;
+        toi_ref_query m = query_of(c, TOI_REF_MPFR, precs[pi], dirs[d], T[i]);
+        toi_ref_error_result em;
+        cr_assert_eq(toi_ref_error(&em, &m), TOI_OK);
+        cr_assert(tr_same(ea.ulp, em.ulp) && tr_same(ea.bits, em.bits), "error %a/%a, MPFR %a/%a (T %a) on %s",
+                  ea.ulp, ea.bits, em.ulp, em.bits, T[i], tr_fmt(c));
+        n += isfinite(em.ulp);
+      }
+    }
+  return n;
+}
+
+Test(ref_prepared, the_private_error_is_the_querys) {
+  long n = 0;
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_gen_opts o;
+    toi_gen_opts_default(&o, (toi_gen_family)f);
+    o.seed = 0x7072657000ULL + (uint64_t)f;
+    for (uint64_t i = 0; i < 30; i++) {
+      toi_case c;
+      size_t bin;
+      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      n += check_error_prepared(&c, TOI_REF_FAST, (int)(i % 3 != 0));
+      if (i % 4 == 0) n += check_error_prepared(&c, TOI_REF_MPFR, 0);
+    }
+  }
+  /* exact roots, a double root, a touching pair: the light path declines */
+  const toi_case exact[] = {tr_rel2(-5, 0, 1, 0, 1, 1), tr_rel2(-2, 0, 1, 0, 1, 1), tr_rel2(-8, -6, 4, 3, 2.5, 2.5)};
+  for (size_t k = 0; k < sizeof exact / sizeof *exact; k++) n += check_error_prepared(&exact[k], TOI_REF_FAST, 1);
+  cr_expect_gt(n, 1500, "%ld finite errors compared", n);
+  /* refused: a case the check refuses (its status), no engine */
+  toi_case bad = tr_rel2(3, 0, -1, 0, 1, 1);
+  bad.ra = -1;
+  (void)check_error_prepared(&bad, TOI_REF_FAST, 0);
+  toi_case c = tr_rel2(3, 0.5, -1, 0, 1, 1);
+  (void)check_error_prepared(&c, (toi_ref_engine)7, 0);
+  toi_ref_prepared p;
+  toi_ref_error_result e;
+  ref_prepare_deferred(&p, &bad, TOI_REF_FAST);
+  cr_assert_eq(ref_error_prepared(&e, &p, 1, TOI_FORWARD, TOI_BINARY64), TOI_ERR_INPUT);
+  cr_assert(isnan(e.ulp) && isnan(e.bits) && isnan(e.lo) && isnan(e.hi));
+  ref_prepare_deferred(&p, &c, (toi_ref_engine)7);
+  cr_assert_eq(ref_error_prepared(&e, &p, 1, TOI_FORWARD, TOI_BINARY64), TOI_ERR_RANGE);
+  cr_assert(isnan(e.ulp) && isnan(e.bits) && isnan(e.lo) && isnan(e.hi));
+}
+
 /* A query at T = 1.5 on a's case, prepared into p. */
 static toi_ref_query prepared_query(toi_ref_prepared *p, const toi_case *a) {
   toi_ref_query q = TOI_REF_QUERY_INIT;
