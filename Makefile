@@ -464,7 +464,7 @@ $(FINDINGS): tools/findings.c | check-deps
 	$(CC) $(CFLAGS) $(TOI_CFLAGS) -D_XOPEN_SOURCE=700 -o $@ $<
 
 ## findings: run every recipe of doc/findings/recipes and write its block in README.md and doc/*.md (engines and MPI when built)
-findings: $(FINDINGS) $(TOIBENCH) $(EXAMPLES) $(BENCH_FASTREF) $(if $(MPI_OK),$(TOIBENCH_MPI))
+findings: $(FINDINGS) $(TOIBENCH) $(EXAMPLES) $(BENCH_FASTREF) $(BENCH_SOLVERPATH) $(if $(MPI_OK),$(TOIBENCH_MPI))
 	$(FINDINGS) --write $(FINDINGS_DOCS)
 
 $(TESTBIN): $(FINDINGS)

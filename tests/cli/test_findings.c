@@ -251,3 +251,52 @@ Test(findings, a_failing_recipe_fails_and_writes_nothing) {
     }
   }
 }
+
+/* Every program under build/ that a recipe runs (build/NAME, or the first
+ * folder of build/DIR/...) is made by `make findings` first: its rule's
+ * prerequisites, $(VAR)s whose `VAR := $(BUILD)/...` lines name the
+ * programs, cover them, so that no figure comes from a stale or missing
+ * program. */
+Test(findings, make_findings_builds_every_program_a_recipe_runs) {
+  char *mk = cc_read(TOI_SOURCE_DIR "/Makefile"), *rc = cc_read(TOI_SOURCE_DIR "/doc/findings/recipes");
+  cr_assert(mk && rc, "cannot read the Makefile or the recipes");
+  const char *rule = strstr(mk, "\nfindings:");
+  cr_assert_not_null(rule, "no findings rule in the Makefile");
+  rule += strlen("\nfindings:");
+  size_t rlen = strcspn(rule, "\n");
+  /* what the prerequisites build: each $(VAR)'s definition, its $(BUILD)/ words */
+  char built[4096] = " ";
+  for (const char *v = rule; (v = strstr(v, "$(")) && v < rule + rlen; v += 2) {
+    char name[64], def[96];
+    size_t n = strcspn(v + 2, ")");
+    if (n == 0 || n >= sizeof name) continue;
+    snprintf(name, sizeof name, "%.*s", (int)n, v + 2);
+    snprintf(def, sizeof def, "\n%s := ", name);
+    const char *d = strstr(mk, def);
+    if (!d) continue; /* $(if ...) and the like */
+    d += strlen(def);
+    for (const char *w = d; (w = strstr(w, "$(BUILD)/")) && w < d + strcspn(d, "\n"); w += 9) {
+      size_t m = strcspn(w + 9, " /\n");
+      snprintf(built + strlen(built), sizeof built - strlen(built), "%.*s ", (int)m, w + 9);
+    }
+  }
+  /* what the recipes run from build/ */
+  int seen = 0;
+  for (const char *p = rc; (p = strstr(p, "build/")); p += 6) {
+    if (p > rc && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '=') continue;
+    char word[80];
+    size_t m = strcspn(p + 6, " /\n'\"");
+    if (m == 0 || m >= sizeof word - 2) continue;
+    snprintf(word, sizeof word, " %.*s ", (int)m, p + 6);
+    /* a program, not a word of prose: the recipe's command starts with it (after `$ ` or `time `) */
+    const char *bol = p;
+    while (bol > rc && bol[-1] != '\n') bol--;
+    if (!(bol == p || !strncmp(bol, "$ ", 2) || !strncmp(bol, "time ", 5))) continue;
+    seen++;
+    cr_assert_not_null(strstr(built, word), "a recipe runs build/%s, which `make findings` does not build (it builds:%s)",
+                       word + 1, built);
+  }
+  cr_assert_gt(seen, 100, "too few programs found in the recipes: %d", seen);
+  free(mk);
+  free(rc);
+}
