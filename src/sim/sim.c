@@ -107,6 +107,7 @@ typedef struct sim {
   double *gdt;        /* their answers, a candidate each (gbuf) */
   uint8_t *gm;        /* a group of four's candidates and answers (predict_ericson4) */
   int wall_double;    /* the kernel's walls are sim_wall_toi_double's */
+  int resp_double;    /* its pair responses sim_pair_respond_double's, in binary64 (pair_respond_dim) */
   double ctol;        /* the kernel's contact tolerance at the last sample */
   /* a batch kernel's pending predictions: cases, balls, reserved seq numbers */
   toi_case *bq;
@@ -1311,11 +1312,59 @@ TOI_FMA_CLONES static __attribute__((noinline)) void momentum_add(dd mom[3], int
   }
 }
 
-static void do_pair(sim *s, const ev *e) {
+/* sim_pair_respond_double on the case build_case makes for e (binary64, no
+   float advances), from the two balls' records with no case, no call
+   through a pointer and no response record: the same operations in the same
+   order (toi_response_compute's, real = double; dim a constant where it is
+   inlined), so the same bits. Returns its -1, 0 or 1 and, for 1, the new
+   centres and velocities in pa, pb, va, vb (the third components 0 in 2D). */
+TOI_INLINE int pair_respond_dim(const sim *s, const ev *e, double E, double pa[3], double pb[3], double va[3],
+                                double vb[3], const int dim) {
+  const sim_body *A = &s->b[e->a], *B = &s->b[e->b];
+  const double T = e->dt, base = e->base;
+  if (!isfinite(T) || !(E >= 0 && E <= 1)) return -1;
+  const double ha = base - A->tr, hb = base - B->tr;
+  double d[3], len2 = 0;
+  for (int i = 0; i < dim; i++) {
+    /* build_case's centres at base, then the response's advance by T */
+    pa[i] = (A->p[i] + A->v[i] * ha) + A->v[i] * T;
+    pb[i] = (B->p[i] + B->v[i] * hb) + B->v[i] * T;
+    d[i] = pb[i] - pa[i];
+    len2 += d[i] * d[i];
+  }
+  const double len = sqrt(len2);
+  if (!(len > 0) || !isfinite(len)) return -1;
+  double n[3], vn = 0;
+  for (int i = 0; i < dim; i++) {
+    n[i] = d[i] / len;
+    vn += (B->v[i] - A->v[i]) * n[i];
+  }
+  if (!(vn < 0)) return 0; /* separating or tangent: no impulse */
+  const double ma = s->mass[e->a], mb = s->mass[e->b];
+  const double j = -(1 + E) * vn / (1 / ma + 1 / mb);
+  for (int i = 0; i < dim; i++) {
+    va[i] = A->v[i] - j * n[i] / ma;
+    vb[i] = B->v[i] + j * n[i] / mb;
+  }
+  for (int i = dim; i < 3; i++) pa[i] = pb[i] = va[i] = vb[i] = 0;
+  return 1;
+}
+
+/* The pair response of e: the kernel's, or pair_respond_dim's for
+   sim_pair_respond_double in binary64 (s->resp_double). */
+static inline int pair_respond(sim *s, const ev *e, double pa[3], double pb[3], double va[3], double vb[3]) {
+  if (s->resp_double) {
+    if (s->dim == 2) return pair_respond_dim(s, e, s->cfg->restitution, pa, pb, va, vb, 2);
+    return pair_respond_dim(s, e, s->cfg->restitution, pa, pb, va, vb, 3);
+  }
   toi_case c;
   build_case(s, e->a, e->b, e->base, &c);
+  return s->k->pair_respond(s->k->ctx, &c, e->dt, s->cfg->restitution, pa, pb, va, vb);
+}
+
+static void do_pair(sim *s, const ev *e) {
   double pa[3] = {0, 0, 0}, pb[3] = {0, 0, 0}, va[3] = {0, 0, 0}, vb[3] = {0, 0, 0};
-  int r = s->k->pair_respond(s->k->ctx, &c, e->dt, s->cfg->restitution, pa, pb, va, vb);
+  int r = pair_respond(s, e, pa, pb, va, vb);
   if (r < 0) {
     fail(s, SIM_FAILED, e->a, e->b, "could not resolve the contact (coincident centres)");
     return;
@@ -1512,6 +1561,7 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   s->ericson = !s->ids && sim_kernel_is_ericson(k);
   s->avx2 = s->ericson && sim_lanes == 4 && __builtin_cpu_supports("avx2");
   s->wall_double = k->wall_toi == sim_wall_toi_double;
+  s->resp_double = k->pair_respond == sim_pair_respond_double && k->precision == TOI_BINARY64;
   if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !s->gdt || !s->gm || !batch_ok ||
       sim_queue_init(&s->q, s->n)) {
     sim_free(s);

@@ -415,6 +415,65 @@ Test(sim_ericson, walls_and_crossings_match_the_kernel_path) {
   }
 }
 
+/* The kernel's pair responses through a call: a pointer other than
+   sim_pair_respond_double's, so the run builds each contact's case and
+   calls it (the general path) rather than responding from the balls'
+   records (pair_respond_dim). */
+static int pair_respond_called(void *ctx, const toi_case *c, double dt, double E, double pa[3], double pb[3],
+                               double va[3], double vb[3]) {
+  return sim_pair_respond_double(ctx, c, dt, E, pa, pb, va, vb);
+}
+
+/* Runs st with the kernel k and with k's pair responses called
+   (pair_respond_called), restitution E: the same events (null contacts
+   among them), samples and figures. */
+static void responses_both_ways(const sim_state *st, sim_kernel k, uint64_t events, double E) {
+  sim_kernel kk[2] = {k, k};
+  kk[1].pair_respond = pair_respond_called;
+  trace t[2];
+  sim_report rep[2];
+  for (int run = 0; run < 2; run++) {
+    memset(&t[run], 0, sizeof t[run]);
+    t[run].h = 0xcbf29ce484222325ULL;
+    sim_config cfg = {.restitution = E, .events = events, .every = events / 20, .overlap_tol = 1e-9,
+                      .on_sample = on_sample, .on_event = on_event, .ctx = &t[run]};
+    sim_run(&rep[run], st, &kk[run], &cfg);
+    cr_assert_eq(rep[run].status, SIM_OK, "%s", rep[run].message);
+  }
+  cr_assert_eq(rep[0].last.event, events);
+  cr_assert_gt(rep[0].last.pair_events, 0);
+  cr_assert_gt(rep[0].last.null_events, 0);
+  cr_assert_eq(rep[0].predictions, rep[1].predictions);
+  cr_assert_eq(t[0].h, t[1].h, "dim %d, E %g: the events differ", st->dim, E);
+  cr_assert_eq(t[0].ns, t[1].ns);
+  cr_assert(!memcmp(t[0].s, t[1].s, t[0].ns * sizeof t[0].s[0]), "dim %d, E %g: the samples differ", st->dim, E);
+  cr_assert(!memcmp(&rep[0].last, &rep[1].last, sizeof rep[0].last));
+  cr_assert_eq(rep[0].time, rep[1].time);
+}
+
+/* In binary64 a pair contact with sim_pair_respond_double is answered from
+   the two balls' records (no case built, no call): the same bits as the
+   case and the call, for every restitution, in 2D and 3D, with unequal
+   masses (radii 0.5 to 1, a big ball) and with kernels other than ericson
+   (accurate: its predictions through the case path, the same responses). */
+Test(sim_ericson, pair_responses_match_the_kernel_path) {
+  uint64_t seed = te_seed(7);
+  const double E[3] = {1, 0.9, 0.75};
+  for (int dim = 2; dim <= 3; dim++) {
+    sim_state st;
+    cr_assert_eq(sim_generate(&st, seed, dim, 200, 4), TOI_OK);
+    for (int e = 0; e < 3; e++) responses_both_ways(&st, ericson_kernel(), 10000, E[e]);
+    responses_both_ways(&st, sim_formulation_kernel(toi_formulation_find("accurate")), 3000, 1);
+    sim_state_free(&st);
+  }
+  sim_radii rd = {0.5, 1, SIM_RADIUS_BIMODAL, 0.004, 20};
+  sim_state big;
+  cr_assert_eq(sim_generate_radii(&big, seed, 2, 300, 4, &rd), TOI_OK);
+  responses_both_ways(&big, ericson_kernel(), 20000, 1);
+  responses_both_ways(&big, ericson_kernel(), 10000, 0.5);
+  sim_state_free(&big);
+}
+
 /* Out of memory at the k-th growth of an event list, for k = 1 to 400: the
    ericson predictions four lanes at a time and two at a time stop at the
    same place, with the same status and the same count of predictions (the
