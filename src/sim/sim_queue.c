@@ -29,73 +29,6 @@
  * neighbourhood asks for, the order of events is the same).
  */
 
-/* (*kh, *cur) = (sh, sib) when sh < *kh, by conditional moves: the
-   compiler, left to itself, branches on the comparison, whose outcome the
-   processor cannot guess. */
-static inline void qselect(uint64_t sh, uint32_t sib, uint64_t *kh, uint32_t *cur) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __asm__("cmpq %[k], %[s]\n\tcmovbq %[s], %[k]\n\tcmovbl %[j], %[c]"
-          : [k] "+r"(*kh), [c] "+r"(*cur)
-          : [s] "r"(sh), [j] "r"(sib)
-          : "cc");
-#else
-  int sw = sh < *kh;
-  *cur = sw ? sib : *cur;
-  *kh = sw ? sh : *kh;
-#endif
-}
-
-/* (*bt, *best) = (t, k) when t < *bt (t and *bt not equal), by a
-   conditional move and a minimum. */
-static inline void qselect_time(double t, uint32_t k, double *bt, uint32_t *best) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __asm__("ucomisd %[b], %[t]\n\tcmovbl %[k], %[i]\n\tminsd %[t], %[b]"
-          : [b] "+x"(*bt), [i] "+r"(*best)
-          : [t] "x"(t), [k] "r"(k)
-          : "cc");
-#else
-  int lt = t < *bt;
-  *best = lt ? k : *best;
-  *bt = lt ? t : *bt;
-#endif
-}
-
-/* Ball a's key from its earliest event, then the winners on its path to the
-   root. A level compares the high halves of the keys (the time's bits) and
-   looks at the low halves (the insertion number) only when they tie, which
-   the processor rightly guesses never happens: one 64-bit selection a level
-   instead of a 128-bit one, the same winners. */
-static void key_update(sim_queue *q, uint32_t a) {
-  const uint32_t b = q->best[a];
-  const sim_qkey k = b == SIM_QNONE ? SIM_QKEY_EMPTY : sim_qkey_of(q->list[a].e[b].time, q->list[a].e[b].sk);
-  uint64_t kh = (uint64_t)(k >> 64);
-  q->khi[a] = kh;
-  q->klo[a] = (uint64_t)k;
-  const uint64_t *khi = q->khi, *klo = q->klo;
-  uint32_t *win = q->win, cur = a;
-  for (size_t i = q->lsize + a; i > 1; i >>= 1) {
-    /* the sibling's winner takes the node when its key is smaller (keys of
-       events never tie, their seq differ; empty leaves may) */
-    uint32_t sib = win[i ^ 1];
-    uint64_t sh = khi[sib];
-    if (__builtin_expect(sh == kh, 0)) {
-      int sw = klo[sib] < klo[cur];
-      cur = sw ? sib : cur;
-    } else
-      qselect(sh, sib, &kh, &cur);
-    win[i >> 1] = cur;
-  }
-}
-
-void sim_queue_flush(sim_queue *q) {
-  for (size_t i = 0; i < q->nd; i++) {
-    uint32_t a = q->dirty[i];
-    q->isdirty[a] = 0;
-    key_update(q, a);
-  }
-  q->nd = 0;
-}
-
 int sim_queue_init(sim_queue *q, size_t n) {
   memset(q, 0, sizeof *q);
   q->n = n;
@@ -164,26 +97,8 @@ int sim_queue_grow(sim_qlist *l) {
   return 0;
 }
 
-ev sim_queue_pop(sim_queue *q) {
-  if (q->nd) sim_queue_flush(q);
-  uint32_t a = q->win[1], m = q->best[a];
-  sim_qlist *l = &q->list[a];
-  ev top = sim_queue_ev(q, a, &l->e[m]);
-  /* the last event takes m's place; then the list's next earliest */
-  l->e[m] = l->e[--l->n];
-  uint32_t best = SIM_QNONE;
-  double bt = INFINITY;
-  const sim_qev *e = l->e;
-  for (uint32_t k = 0; k < l->n; k++) {
-    const double t = e[k].time;
-    if (__builtin_expect(t == bt, 0)) { /* a tie in time (never with +infinity): the older first */
-      if (e[k].sk < e[best].sk) best = k;
-    } else
-      qselect_time(t, k, &bt, &best); /* a selection, no branch on the times */
-  }
-  q->best[a] = best;
-  q->btime[a] = bt;
-  sim_qmark(q, a);
-  return top;
+int sim_queue_grow_to(sim_qlist *l, uint32_t k) {
+  while (l->n + k > l->cap)
+    if (sim_queue_grow(l)) return -1;
+  return 0;
 }
-
