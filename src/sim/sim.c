@@ -921,7 +921,14 @@ SIM_AVX2 TOI_INLINE void ericson4_groups(sim *s, const predict_ctx *pc, uint32_t
     const __m128i no = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(j, vi), _mm_cmpeq_epi32(j, vskip)),
                                     _mm_and_si128(voh, _mm_cmpeq_epi32(_mm_min_epu32(j, vi), j)));
     const unsigned lanes = ~(unsigned)_mm_movemask_ps(_mm_castsi128_ps(no)) & 15;
-    const sim_body *bk[4] = {&s->b[cand[k]], &s->b[cand[k + 1]], &s->b[cand[k + 2]], &s->b[cand[k + 3]]};
+    /* the records' offsets (64 bytes a record) from the same four numbers,
+       in 32 bits: fewer than 2^26 balls (s->avx2) */
+    const __m128i off = _mm_slli_epi32(j, 6);
+    const char *const b0 = (const char *)s->b;
+    const sim_body *bk[4] = {(const sim_body *)(b0 + (uint32_t)_mm_cvtsi128_si32(off)),
+                             (const sim_body *)(b0 + (uint32_t)_mm_extract_epi32(off, 1)),
+                             (const sim_body *)(b0 + (uint32_t)_mm_extract_epi32(off, 2)),
+                             (const sim_body *)(b0 + (uint32_t)_mm_extract_epi32(off, 3))};
     int nan;
     int hit = sim_ericson_toi4(pc->half.pa, pc->half.va, pc->half.ra, bk, tnow, dim, gdt + k, &nan);
     gm[2 * g] = (uint8_t)lanes;
@@ -1582,7 +1589,9 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
   int batch_ok = !k->pair_toi_batch || (s->bq && s->bab && s->bseq && s->br && s->bdt);
   s->ids = k->pair_toi_batch || cfg->on_predict;
   s->ericson = !s->ids && sim_kernel_is_ericson(k);
-  s->avx2 = s->ericson && sim_lanes == 4 && __builtin_cpu_supports("avx2");
+  /* four lanes take a record's offset as a 32-bit number (ericson4_groups):
+     below 2^26 balls, two lanes at or above it (the same answers) */
+  s->avx2 = s->ericson && sim_lanes == 4 && s->n < (size_t)1 << 26 && __builtin_cpu_supports("avx2");
   s->wall_double = k->wall_toi == sim_wall_toi_double;
   s->resp_double = k->pair_respond == sim_pair_respond_double && k->precision == TOI_BINARY64;
   if (!s->b || !s->mass || !s->cnt || !s->cell || !s->cl || !s->cslot || !s->gbuf || !s->gdt || !s->gm || !batch_ok ||
