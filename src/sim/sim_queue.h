@@ -204,17 +204,21 @@ static inline int sim_queue_push(sim_queue *q, ev e) { return sim_queue_push_seq
 
 /* (*kh, *cur) = (sh, sib) when sh < *kh, by conditional moves: the
    compiler, left to itself, branches on the comparison, whose outcome the
-   processor cannot guess. */
-static inline void sim_qselect(uint64_t sh, uint32_t sib, uint64_t *kh, uint32_t *cur) {
-#if defined(__x86_64__) && defined(__GNUC__)
+   processor cannot guess. Returns sh == *kh (the comparison's own flag, no
+   second comparison): a tie, left to the caller. */
+static inline int sim_qselect(uint64_t sh, uint32_t sib, uint64_t *kh, uint32_t *cur) {
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+  int eq;
   __asm__("cmpq %[k], %[s]\n\tcmovbq %[s], %[k]\n\tcmovbl %[j], %[c]"
-          : [k] "+r"(*kh), [c] "+r"(*cur)
+          : [k] "+r"(*kh), [c] "+r"(*cur), "=@ccz"(eq)
           : [s] "r"(sh), [j] "r"(sib)
           : "cc");
+  return eq;
 #else
-  int sw = sh < *kh;
+  int sw = sh < *kh, eq = sh == *kh;
   *cur = sw ? sib : *cur;
   *kh = sw ? sh : *kh;
+  return eq;
 #endif
 }
 
@@ -233,14 +237,13 @@ static inline void sim_qkey_update(sim_queue *q, uint32_t a) {
   uint32_t *win = q->win, cur = a;
   for (size_t i = q->lsize + a; i > 1; i >>= 1) {
     /* the sibling's winner takes the node when its key is smaller (keys of
-       events never tie, their seq differ; empty leaves may) */
+       events never tie, their seq differ; empty leaves may): on a tie in
+       the high halves the selection leaves cur, and the low halves decide */
     uint32_t sib = win[i ^ 1];
-    uint64_t sh = khi[sib];
-    if (__builtin_expect(sh == kh, 0)) {
+    if (__builtin_expect(sim_qselect(khi[sib], sib, &kh, &cur), 0)) {
       int sw = klo[sib] < klo[cur];
       cur = sw ? sib : cur;
-    } else
-      sim_qselect(sh, sib, &kh, &cur);
+    }
     win[i >> 1] = cur;
   }
 }
