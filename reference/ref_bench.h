@@ -49,4 +49,26 @@ TOI_MUST_USE toi_status ref_error_prepared(toi_ref_error_result *out, toi_ref_pr
 /// then what toi_ref_prepare makes of c, whose status would be TOI_OK.
 void ref_prepare_solved(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e);
 
+/// An enclosure [*lo, *hi] of the double toi_ref_kappa gives (either
+/// engine) for the root t* of case c whose rounding to precision q is R =
+/// RN_q(t*) (toi_ref_solve's tfwd or trev for c in q, in the root's
+/// direction), from c's numbers and R alone: no preparation, no measure
+/// (reference/fast/ref_fast_kappa_root.c proves it). For a case that
+/// toi_ref_solve answered with TOI_OK. 1 with *lo <= kappa <= *hi and
+/// *hi <= *lo (1 + 2^-18), 0 when it cannot be had so (R not a normal value
+/// of q, R or the data out of the stated range, kappa infinite, or the
+/// enclosure too wide): the caller then asks toi_ref_kappa_bound.
+int ref_kappa_root_bound(double *lo, double *hi, const toi_case *c, double R, toi_precision q);
+
+/// An enclosure lo <= (t* - R) / u <= hi of the root t* of case c, the
+/// lower root when lower is 1, the upper when 0 (toi_ref's fwd_is_lo or
+/// rev_is_lo for the direction), for a finite R and a normal power of two
+/// u, from c's numbers alone: no preparation (one Newton step from R with a
+/// double-double residual; reference/fast/ref_fast_quick.c, quick_offset,
+/// proves it). For a case that toi_ref_solve answered with TOI_OK with
+/// roots. 1 with *lo and *hi set, 0 when it cannot be had so (no FMA, data
+/// or R out of range, the step not proved): the caller then asks
+/// ref_prepared_offset.
+int ref_root_offset(double *lo, double *hi, const toi_case *c, double R, double u, int lower);
+
 #endif

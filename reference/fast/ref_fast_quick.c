@@ -1,5 +1,6 @@
 /* ref_fast_quick.c: the fast engine's first stage: the class from plain-double filters, the roots by a Newton step. */
 #include <math.h>
+#include "ref_bench.h"
 #include "ref_common.h"
 #include "ref_fast_api.h"
 #include "ref_fdd.h"
@@ -120,7 +121,7 @@ QUICK_INLINE void v_two_prod(v2d a, v2d b, v2d *h, v2d *l) {
 
 /*
  * One Newton step in each lane of T: lane 0 aims at the lower root, lane 1
- * at the upper. Returns 1 when every check below holds in both lanes, with
+ * at the upper. Returns, lane by lane, all ones where every check below holds, with
  * *dlo = dl (the step), *Eo = E (|T + dl - t*| <= E for the root t* of the
  * lane) and *Fo the part of E that does not shrink with |dl|. sh, sl, vh,
  * vl, Rh and Rl are the exact (possibly scaled) data, H2 = TwoProd(Rh, Rh),
@@ -202,8 +203,9 @@ QUICK_INLINE void v_two_prod(v2d a, v2d b, v2d *h, v2d *l) {
  *  t = TwoSum(T, dl) (exact) lies within E = up(Ed + dm^2 K4) of the
  *  root, and fast_certify decides; the floor is F = X0 K2.
  */
-QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh, const double *sl, const double *vh,
-                            const double *vl, double Rh, fdd H2, double mR, double A, double Ea) {
+QUICK_INLINE v2l quick_step_lanes(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh, const double *sl,
+                                  const double *vh, const double *vl, double Rh, fdd H2, double mR, double A,
+                                  double Ea) {
   const v2d aT = v_abs(T);
   v2l ok = (aT >= v_set(0x1p-300)) & (aT <= v_set(0x1p200));
   v2d S[3], tau[3], m2 = v_set(0), vm = v_set(0), qp = v_set(0);
@@ -250,7 +252,13 @@ QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh,
   *dlo = dl;
   *Eo = E;
   *Fo = X0 * K2;
-  return v_all(ok);
+  return ok;
+}
+
+/* quick_step_lanes for both lanes: 1 when every check holds in both. */
+QUICK_INLINE int quick_step(v2d *dlo, v2d *Eo, v2d *Fo, v2d T, const double *sh, const double *sl, const double *vh,
+                            const double *vl, double Rh, fdd H2, double mR, double A, double Ea) {
+  return v_all(quick_step_lanes(dlo, Eo, Fo, T, sh, sl, vh, vl, Rh, H2, mR, A, Ea));
 }
 
 /*
@@ -469,6 +477,85 @@ QUICK_ATTR int ref_fast_quick(toi_ref *out, const toi_case *cs) { return quick_s
 
 QUICK_ATTR int ref_fast_quick32(toi_ref *out, const toi_case *cs) { return quick_solve(out, cs, 1); }
 
+/*
+ * The root's offset from a rounding R of it (ref_bench.h, ref_root_offset),
+ * by one step of quick_step from T = R: the data as quick_solve takes them
+ * (the differences and their low parts, the same range or the same scaling
+ * by quick_scale, so every statement at the top of the file holds), a <= A +
+ * Ea by step 1's bound, and Ts = R 2^-k2 (exact: fast_scale of a finite R to
+ * a result that quick_step requires in [2^-300, 2^200], normal, every step
+ * between R and it too, or R subnormal scaled up). The lane of the root
+ * wanted (lane 0 the lower, 1 the upper: quick_step's sign check makes the
+ * step aim at that root whatever T is) must pass every check; then the
+ * scaled root ts = t* 2^-k2 lies within E of Ts + dl: ts - Ts, which is
+ * (t* - R) 2^-k2, is in [dl - E, dl + E]. Those ends are rounded once each;
+ * they are pushed outward by 2^-52 of themselves as fe_offset
+ * (ref_fast_err.c) proves (|end| >= 2^-960 or end = 0, checked), and scaled
+ * by 2^(k2 - eu), u = 2^eu, exactly (each end 0 or normal before and after,
+ * checked): (t* - R) / u lies between them.
+ */
+QUICK_ATTR static int quick_offset(double *lo, double *hi, const toi_case *cs, double R, double u, int lower) {
+  if (!(u >= 0x1p-1022) || !(u < INFINITY) || !isfinite(R) || (lower != 0 && lower != 1)) return 0;
+  const int eu = fast_ilog2(u);
+  if (u != fast_pow2(eu)) return 0;
+  double sh[3], vh[3], sl[3], vl[3];
+  double ms, mv = 0;
+  for (int i = 0; i < 3; i++) {
+    sh[i] = cs->pb[i] - cs->pa[i];
+    vh[i] = cs->vb[i] - cs->va[i];
+  }
+  double Rh = cs->ra + cs->rb, Rl;
+  ms = Rh;
+  for (int i = 0; i < 3; i++) {
+    double as = fabs(sh[i]), av = fabs(vh[i]);
+    ms = as > ms ? as : ms;
+    mv = av > mv ? av : mv;
+  }
+  if (!isfinite(ms) || !isfinite(mv)) return 0;
+  int k2 = 0;
+  if (!(ms >= 0x1p-64 && ms <= 0x1p64 && mv >= 0x1p-64 && mv <= 0x1p64)) {
+    if (!quick_scale(sh, sl, vh, vl, &Rh, &Rl, &k2, ms, mv, cs)) return 0;
+  } else {
+    for (int i = 0; i < 3; i++) {
+      sl[i] = quick_low(cs->pb[i], -cs->pa[i], sh[i]);
+      vl[i] = quick_low(cs->vb[i], -cs->va[i], vh[i]);
+    }
+    Rl = quick_low(cs->ra, cs->rb, Rh);
+  }
+  const double A = (vh[0] * vh[0] + vh[1] * vh[1]) + vh[2] * vh[2];
+  const double Ea = 0x1p-50 * A + 0x1p-1000;
+  const fdd H2 = two_prod(Rh, Rh, 1);
+  const double mR = Rl * (2 * Rh + Rl);
+  const double Ts = k2 ? fast_scale(R, -k2) : R;
+  v2d dl, E, F;
+  v2l ok = quick_step_lanes(&dl, &E, &F, v_set(Ts), sh, sl, vh, vl, Rh, H2, mR, A, Ea);
+  const int j = lower ? 0 : 1;
+  if (!ok[j]) return 0;
+  double a = dl[j] - E[j], b = dl[j] + E[j];
+  if (!(a == 0 || (fabs(a) >= 0x1p-960 && fabs(a) <= 0x1p1000))) return 0;
+  if (!(b == 0 || (fabs(b) >= 0x1p-960 && fabs(b) <= 0x1p1000))) return 0;
+  a -= fabs(a) * 0x1p-52;
+  b += fabs(b) * 0x1p-52;
+  const int ks = k2 - eu;
+  if (a != 0) {
+    int e = fast_ilog2(fabs(a)) + ks;
+    if (e < -1000 || e > 1000) return 0;
+    a = fast_scale(a, ks);
+  }
+  if (b != 0) {
+    int e = fast_ilog2(fabs(b)) + ks;
+    if (e < -1000 || e > 1000) return 0;
+    b = fast_scale(b, ks);
+  }
+  *lo = a;
+  *hi = b;
+  return 1;
+}
+
+int ref_root_offset(double *lo, double *hi, const toi_case *c, double R, double u, int lower) {
+  return ref_fast_fma() && quick_offset(lo, hi, c, R, u, lower);
+}
+
 #else
 
 int ref_fast_quick(toi_ref *out, const toi_case *cs) {
@@ -480,6 +567,11 @@ int ref_fast_quick(toi_ref *out, const toi_case *cs) {
 int ref_fast_quick32(toi_ref *out, const toi_case *cs) {
   (void)out;
   (void)cs;
+  return 0;
+}
+
+int ref_root_offset(double *lo, double *hi, const toi_case *c, double R, double u, int lower) {
+  (void)lo, (void)hi, (void)c, (void)R, (void)u, (void)lower;
   return 0;
 }
 

@@ -378,9 +378,16 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
   return TOI_OK;
 }
 
-/* An enclosure of the view's kappa in direction dir (toi_ref_kappa_bound),
-   or kappa itself when it is known already, kept for the other columns, with
-   the ratio's denominator at its low end (ref_t the root's time). */
+/* An enclosure of the view's kappa in direction dir, or kappa itself when it
+   is known already, kept for the other columns, with the ratio's denominator
+   at its low end (ref_t the root's time). The enclosure comes from the case
+   and ref_t alone where it can (ref_kappa_root_bound: ref_t is RN_q(t*),
+   the reference's root of the view's case in dir, the view's case solved
+   with TOI_OK, as view_query states), else from the prepared case
+   (toi_ref_kappa_bound). Both enclose the same double, toi_ref_kappa's
+   with either engine, and the callers (lazy_decided, inf_error_decided)
+   decide from an enclosure only what every point of it decides, so which
+   one is used changes no output. */
 static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_view *v, toi_direction dir,
                                                                          double ref_t, toi_ref_engine engine,
                                                                          toi_precision q, const kappa_enc **out) {
@@ -391,12 +398,16 @@ static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_v
       v->have_kb[d] = 2;
     }
   } else if (!v->have_kb[d]) {
-    toi_ref_query rq;
-    toi_ref_kappa_result kr;
-    toi_status st = view_query(&rq, v, dir, engine, q);
-    if (st == TOI_OK) st = toi_ref_kappa_bound(&kr, &rq);
-    if (st != TOI_OK) return st;
-    v->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(ref_t, kr.lo, q));
+    double lo, hi;
+    if (!ref_kappa_root_bound(&lo, &hi, v->c, ref_t, q)) {
+      toi_ref_query rq;
+      toi_ref_kappa_result kr;
+      toi_status st = view_query(&rq, v, dir, engine, q);
+      if (st == TOI_OK) st = toi_ref_kappa_bound(&kr, &rq);
+      if (st != TOI_OK) return st;
+      lo = kr.lo, hi = kr.hi;
+    }
+    v->ke[d] = kappa_enc_of(lo, hi, ratio_den(ref_t, lo, q));
     v->have_kb[d] = 1;
   }
   *out = &v->ke[d];
@@ -450,10 +461,12 @@ static int lazy_decided(const sweep_cell *cell, int hsame, double hi, const kapp
  * ref_bits_apart_prec (other precisions, T being a value of q) give
  * |k| <= 1 ? |k| : log2(1.0 + (double)|k|), as ulp_bits_for does.
  *
- * delta itself comes once per case and direction (view_offset) from the
- * reference's enclosure of the root (ref_prepared_offset: an enclosure of
- * (t* - R) / u, which is delta, intersected with [-1/2, 1/2]), or, where
- * that cannot be had, from one measure:
+ * delta itself comes once per case and direction (view_offset) from an
+ * enclosure of (t* - R) / u, which is delta, intersected with [-1/2, 1/2]:
+ * one Newton step from R on the view's case, the lower or upper root as the
+ * reference's answer names it (ref_root_offset, without preparing the case),
+ * else the reference's enclosure of the prepared root (ref_prepared_offset),
+ * or, where neither can be had, from one measure:
  * the answer T1 = R + u (a value of q, exact) has E1 = |1 - delta| = 1 - delta
  * (delta <= 1/2), so an enclosure [l1, h1] of RN(E1) (toi_ref_error_bound)
  * gives E1 in (pred(l1), succ(h1)) (RN(E1) >= l1 needs E1 above the midpoint
@@ -531,13 +544,22 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
     toi_ref_query rq;
     toi_ref_error_result er;
     if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return 0;
-    if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
-    rq.T = T1;
-    v->counts->probes++;
     double lo, hi;
-    if (!ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi)) {
-      if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
-      lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+    int lower = dir == TOI_REVERSE ? v->ref->rev_is_lo : v->ref->fwd_is_lo;
+    /* The prepared root's enclosure where the case is prepared already (it
+       costs less than the step), else the step, else the preparation's. */
+    int got = v->have_prep && ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi);
+    if (!got) got = ref_root_offset(&lo, &hi, v->c, R, u, lower);
+    if (!got) {
+      if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
+      rq.T = T1;
+      v->counts->probes++;
+      if (!ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi)) {
+        if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
+        lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
+      }
+    } else {
+      v->counts->probes++;
     }
     v->off[d][0] = lo < -0.5 ? -0.5 : lo;
     v->off[d][1] = hi > 0.5 ? 0.5 : hi;
