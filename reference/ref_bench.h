@@ -55,7 +55,7 @@ void ref_prepare_solved(toi_ref_prepared *p, const toi_case *c, toi_ref_engine e
 /// direction), from c's numbers and R alone: no preparation, no measure
 /// (reference/fast/ref_fast_kappa_root.c proves it). For a case that
 /// toi_ref_solve answered with TOI_OK. 1 with *lo <= kappa <= *hi and
-/// *hi <= *lo (1 + 2^-18), 0 when it cannot be had so (R not a normal value
+/// *hi <= *lo (1 + 2^-8), 0 when it cannot be had so (R not a normal value
 /// of q, R or the data out of the stated range, kappa infinite, or the
 /// enclosure too wide): the caller then asks toi_ref_kappa_bound.
 int ref_kappa_root_bound(double *lo, double *hi, const toi_case *c, double R, toi_precision q);

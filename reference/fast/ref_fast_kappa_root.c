@@ -55,7 +55,7 @@
  * The denominator: u . v at t* against d = RN(sum_i RN(x_i v_i)) (recursive
  * summation, gamma_3 <= 3.01u of A = sum |x_i v_i|): |u . v - d| <= sum_i
  * (e_i |v_i| (1 + u) + |x_i| u |v_i|) + 3.01u A <= (sum_i e_i |v_i| + 5u
- * A')(1 + 2^-40) =: Ed with A' the computed A (within 3u of A). Ed <= 2^-22
+ * A')(1 + 2^-40) =: Ed with A' the computed A (within 3u of A). Ed <= 2^-12
  * |d| (required) puts u . v away from 0: D > 0, which is the case where
  * the reference's kappa is not +Inf (ref_kappa.c: D = 0 or t* = 0; t* != 0
  * as R != 0); rd = Ed / |d|. den = RN(|d| |R|), K = RN(N / den) (normal:
@@ -64,13 +64,16 @@
  * So the exact kappa is K (1 + eN)(1 + e1) / ((1 + e2)(1 + e3)(1 + e4)(1 +
  * e5)) with |eN| <= EN / N, |e2| <= rd, |e3| <= rho, |e4|, |e5|, |e1| <= u
  * (den's and K's roundings); with S >= the sum of these bounds and S <=
- * 2^-18, the quotient is within S (1 + 4S) <= S (1 + 2^-16) of 1 (the product
+ * 2^-9, the quotient is within S (1 + 4S) <= S (1 + 2^-7) of 1 (the product
  * of the (1 - x) is >= 1 - sum x, 1 / (1 - y) <= 1 + y (1 + 2y)). S is
  * computed from nonnegative terms with a few roundings, covered by 1 +
- * 2^-40, and required <= 2^-20: rK = S (1 + 2^-16). Finally MPFR's value is
- * within REF_KAPPA_REL_ERR of kappa and its double within u of that, so the
- * double lies in K (1 +- (rK + REF_KAPPA_REL_ERR + u)(1 + 2^-20)), whose ends
- * are rounded outward by 1 -+ 2^-50 (three roundings, each within u).
+ * 2^-40, and required <= 2^-10: rK = S (1 + 2^-7) <= 2^-9.9. Finally MPFR's
+ * value is within REF_KAPPA_REL_ERR of kappa and its double within u of
+ * that, so the double lies in K (1 +- (rK + REF_KAPPA_REL_ERR + u)(1 +
+ * 2^-8)) ((1 + a)(1 + b) <= 1 + (a + b)(1 + a) for a, b >= 0, b <= a), whose
+ * ends are rounded outward by 1 -+ 2^-50 (three roundings, each within u).
+ * The width (a relative 2^-8 at most) only decides how often the sweep's
+ * cells can be decided from the enclosure (kappa's bins are powers of two).
  */
 
 /* The enclosure for data pa, pb, va, vb (three components each), radii ra,
@@ -81,22 +84,23 @@ FAST_INLINE int kr_bound(double *lo, double *hi, const double *pa, const double 
                          const double *vb, double ra, double rb, double R, double rho) {
   const double u = 0x1p-53;
   const double r0 = fabs(R);
-  double mL = ra > rb ? ra : rb, mV = 0;
-  for (int i = 0; i < 3; i++) {
-    double x = fabs(pa[i]) > fabs(pb[i]) ? fabs(pa[i]) : fabs(pb[i]);
-    double y = fabs(va[i]) > fabs(vb[i]) ? fabs(va[i]) : fabs(vb[i]);
-    mL = x > mL ? x : mL;
-    mV = y > mV ? y : mV;
-  }
-  if (!(r0 >= 0x1p-200 && r0 <= 0x1p200) || !(mL <= 0x1p200) || !(mV <= 0x1p200)) return -1;
+  if (!(r0 >= 0x1p-200 && r0 <= 0x1p200)) return -1;
   const double hr = r0 * rho, rw = rho + 4 * u, U1 = u * (1 + 0x1p-45);
   const double c1 = (u * (r0 + hr) + hr) * (1 + 0x1p-45);
   double N = 0, WE = 0, d = 0, A = 0, Ed = 0;
+  /* The data's range is checked after the loop, before anything computed
+     in it is used: what data out of range make of it is thrown away. */
+  double mL = ra > rb ? ra : rb, mV = 0;
   for (int i = 0; i < 3; i++) {
     double s = pb[i] - pa[i], v = vb[i] - va[i];
     double P = v * R, x = s + P, ax = fabs(x), av = fabs(v);
     double e = U1 * ((fabs(s) + fabs(P)) + ax) + av * c1 + 0x1p-1070;
-    double wp = fabs(pa[i]) + fabs(pb[i]), wv = fabs(va[i]) + fabs(vb[i]);
+    double fa = fabs(pa[i]), fb = fabs(pb[i]), ga = fabs(va[i]), gb = fabs(vb[i]);
+    double wp = fa + fb, wv = ga + gb;
+    mL = fa > mL ? fa : mL;
+    mL = fb > mL ? fb : mL;
+    mV = ga > mV ? ga : mV;
+    mV = gb > mV ? gb : mV;
     double w = wp + r0 * wv;
     N += w * ax;
     WE += w * e;
@@ -105,18 +109,19 @@ FAST_INLINE int kr_bound(double *lo, double *hi, const double *pa, const double 
     A += fabs(xv);
     Ed += e * av;
   }
+  if (!(mL <= 0x1p200) || !(mV <= 0x1p200)) return -1;
   double Rr = ra + rb, tr = Rr * Rr;
   double EN = (1 + rw) * WE + (rw * (1 + u) + u) * N;
   N += tr;
   EN = up(EN + tr * 3 * u * (1 + 0x1p-50) + N * 3 * u) + 0x1p-660;
   double ad = fabs(d);
   Ed = up(Ed + 5 * u * A) + 0x1p-800;
-  if (!(N >= 0x1p-600 && N <= 0x1p820) || !(ad >= 0x1p-700) || !(Ed <= 0x1p-22 * ad)) return 0;
+  if (!(N >= 0x1p-600 && N <= 0x1p820) || !(ad >= 0x1p-700) || !(Ed <= 0x1p-12 * ad)) return 0;
   double den = ad * r0, K = N / den;
   if (!(den >= 0x1p-900) || !(K >= 0x1p-900) || !isfinite(K)) return 0;
   double S = up(EN / N + Ed / ad + rho + 3 * u);
-  if (!(S <= 0x1p-20)) return 0;
-  double r = (S * (1 + 0x1p-16) + REF_KAPPA_REL_ERR + u) * (1 + 0x1p-20);
+  if (!(S <= 0x1p-10)) return 0;
+  double r = (S * (1 + 0x1p-7) + REF_KAPPA_REL_ERR + u) * (1 + 0x1p-8);
   double l = K * (1 - r) * (1 - 0x1p-50), h = K * (1 + r) * (1 + 0x1p-50);
   if (!isfinite(h)) return 0;
   *lo = l;
@@ -164,7 +169,7 @@ int ref_kappa_root_bound(double *lo, double *hi, const toi_case *c, double R, to
   int p = 53, emin = -1022;
   if (q != TOI_BINARY64) {
     const toi_precision_info *pi = toi_precision_get(q);
-    if (!pi || !(pi->p >= 11 && pi->p <= 53) || !(pi->emin >= -1022)) return 0;
+    if (!pi || !(pi->p >= 24 && pi->p <= 53) || !(pi->emin >= -1022)) return 0;
     p = pi->p, emin = pi->emin;
   }
   if (!(fabs(R) >= fast_pow2(emin)) || !isfinite(R)) return 0; /* R normal in q: the root's bound */

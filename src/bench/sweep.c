@@ -387,13 +387,12 @@ static toi_status view_of(sweep_view *v, const toi_case *c, toi_precision q, toi
    (toi_ref_kappa_bound). Both enclose the same double, toi_ref_kappa's
    with either engine, and the callers (lazy_decided, inf_error_decided)
    decide from an enclosure only what every point of it decides, so which
-   one is used changes no output. In binary32, where R is only 2^-24 close
-   to t*, the first declines two cases in three on mixed: not tried there. */
+   one is used changes no output. */
 static __attribute__((noinline)) toi_status view_kappa_enclose(sweep_view *v, toi_direction dir, double ref_t,
                                                                toi_ref_engine engine, toi_precision q) {
   int d = dir == TOI_REVERSE;
   double lo, hi;
-  if (q != TOI_BINARY64 || !ref_kappa_root_bound(&lo, &hi, v->c, ref_t, q)) {
+  if (!ref_kappa_root_bound(&lo, &hi, v->c, ref_t, q)) {
     toi_ref_query rq;
     toi_ref_kappa_result kr;
     toi_status st = view_query(&rq, v, dir, engine, q);
