@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "candidate.h"
+#include "formulations.h"
 #include "solvers.h"
 
 /* Not a memset: the speed of a formulation is measured through this call. */
@@ -21,6 +22,18 @@ static toi_status formulation_solve(const toi_candidate *self, const toi_case *c
   memset(info, 0, sizeof *info);
   /* fn: the variant in the candidate's precision, when it is not binary64. */
   toi_solve_fn solve = self->fn ? self->fn : self->formulation->solve;
+  /* In binary64, the formulation's batch solve where it has one: the same
+     answers, several cases a call. */
+  toi_batch_fn batch = self->fn ? NULL : toi_formulation_batch(self->formulation);
+  if (batch) {
+    toi_result r[64];
+    for (size_t i = 0; i < n; i += 64) {
+      size_t m = n - i < 64 ? n - i : 64;
+      batch(&cases[i], m, r);
+      for (size_t j = 0; j < m; j++) answered(&ans[i + j], r[j]);
+    }
+    return TOI_OK;
+  }
   for (size_t i = 0; i < n; i++) answered(&ans[i], solve(&cases[i]));
   return TOI_OK;
 }

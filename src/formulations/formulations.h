@@ -74,4 +74,12 @@ int RNAME(toi_phet_quadratic_roots)(real a, real b, real c, real roots[2]);
    sim's velocity multiplier (+1 forward, -1 when the sim runs backwards). */
 toi_result RNAME(toi_phet_detect)(const toi_case *c, real velocity_multiplier);
 
+/* A formulation's batch solve, where it has one (private, binary64 only):
+   out[i] = f->solve(&cases[i]) bit for bit for i < n, faster than the loop
+   (accurate: toi_accurate_batch, accurate/accurate_batch.c). NULL when the
+   formulation has none. */
+typedef void (*toi_batch_fn)(const toi_case *cases, size_t n, toi_result *out);
+toi_batch_fn toi_formulation_batch(const toi_formulation *f);
+void toi_accurate_batch(const toi_case *cases, size_t n, toi_result *out);
+
 #endif

@@ -1,6 +1,7 @@
 /* registry.c: the table of built-in formulations behind toi_formulations(). */
 #include <string.h>
 #include "fpcore_kit.h"
+#include "formulations.h"
 #include "toi.h"
 
 /* The source documents, cited by their label (the summaries say "Left open by
@@ -153,6 +154,11 @@ const toi_formulation *toi_formulation_find(const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof formulations / sizeof formulations[0]; i++)
     if (!strcmp(formulations[i].name, name)) return &formulations[i];
+  return NULL;
+}
+
+toi_batch_fn toi_formulation_batch(const toi_formulation *f) {
+  if (f && f->solve == toi_f_accurate) return toi_accurate_batch;
   return NULL;
 }
 

@@ -1,0 +1,289 @@
+/* accurate_batch.c: accurate on many cases, the common path four cases at a time in AVX2 and FMA lanes. */
+#include <math.h>
+#include <stddef.h>
+#include "accurate.h"
+#include "formulations.h"
+
+/*
+ * toi_accurate_batch gives out[i] = toi_f_accurate(&cases[i]) bit for bit.
+ * Where the processor has AVX2 and FMA (checked at run time), cases of the
+ * same dimension are taken four at a time through the common path of
+ * accurate.c (fast_body on unscaled differences, k = 0, no info) in the
+ * lanes of 256-bit vectors: each lane makes exactly the operations of the
+ * scalar function, in the same order, with the same roundings (every
+ * operation is an IEEE 754 basic operation or a fused multiply-add, which
+ * are correctly rounded in both; -ffp-contract=off keeps every product and
+ * sum as written), so every value, every test and every answer is that of
+ * the scalar function by construction. The lane answers only where the
+ * scalar function ends on the common path's first way out:
+ *   - quick_class settles the class (overlap, static, separating, miss),
+ *   - or c and b are certain and accurate enough at once (c_ok, b_ok), the
+ *     sign of D settled by the filter (a miss, or a hit whose sqrt D is
+ *     accurate enough), every magnitude in range for root_dd and the root
+ *     clear of a midpoint by maybe_midpoint's bit test;
+ * plus the static cases after c_ok. Every other lane (out of the common
+ * range, a sign or an accuracy the filter cannot settle, integer or exact
+ * values, a root near a midpoint, tiny magnitudes) is recomputed by the
+ * scalar function, as are the cases left over (fewer than four of a
+ * dimension) and every case on a processor without AVX2 or FMA. The lane
+ * code below follows accurate.c function by function (names in comments);
+ * the two must change together (tests/formulations/test_accurate_batch.c
+ * compares them on every family).
+ */
+
+toi_result toi_f_accurate(const toi_case *c);
+
+static void scalar_run(const toi_case *cs, size_t n, toi_result *out) {
+  for (size_t i = 0; i < n; i++) out[i] = toi_f_accurate(&cs[i]);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(TOI_ACC_NO_BATCH)
+#include <immintrin.h>
+
+#define ACC_LANES __attribute__((target("avx2,fma"), always_inline)) static inline
+#define ACC_KERNEL __attribute__((target("avx2,fma"), noinline)) static
+
+#define ACC_REL 0x1p-64 /* accurate.c's */
+#define ETA 0x1p-1000   /* accurate.c's */
+
+typedef double vd __attribute__((vector_size(32)));
+typedef long long vl __attribute__((vector_size(32)));
+typedef unsigned long long vu __attribute__((vector_size(32)));
+
+typedef struct vdd {
+  vd hi, lo;
+} vdd;
+
+ACC_LANES vd v_set(double x) { return (vd){x, x, x, x}; }
+ACC_LANES vd v_abs(vd x) { return (vd)((vl)x & (vl)v_set(0x1.fffffffffffffp1023)); }
+ACC_LANES vd v_pick(vl m, vd x, vd y) { return (vd)((m & (vl)x) | (~m & (vl)y)); }
+ACC_LANES vd v_fma(vd a, vd b, vd c) { return _mm256_fmadd_pd(a, b, c); }
+
+/* eft.h's two_sum, fast_two_sum, two_prod and accurate.c's two_diff. */
+ACC_LANES vdd v_two_sum(vd a, vd b) {
+  vd s = a + b;
+  vd bv = s - a;
+  vd av = s - bv;
+  vdd r = {s, (a - av) + (b - bv)};
+  return r;
+}
+
+ACC_LANES vdd v_fast_two_sum(vd a, vd b) {
+  vd s = a + b;
+  vdd r = {s, b - (s - a)};
+  return r;
+}
+
+ACC_LANES vdd v_two_prod(vd a, vd b) {
+  vd p = a * b;
+  vdd r = {p, v_fma(a, b, -p)};
+  return r;
+}
+
+ACC_LANES vdd v_two_diff(vd a, vd b) {
+  vd s = a - b;
+  vd bv = a - s;
+  vd av = s + bv;
+  vdd r = {s, (a - av) + (bv - b)};
+  return r;
+}
+
+/* fast_c */
+ACC_LANES vdd v_fast_c(const vdd *s, vdd R, const int n, vd *err) {
+  vdd p = v_two_prod(s[0].hi, s[0].hi);
+  vd S = p.hi, T = p.lo, M = p.hi, cross = s[0].hi * s[0].lo;
+  for (int i = 1; i < n; i++) {
+    p = v_two_prod(s[i].hi, s[i].hi);
+    vdd q = v_two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += p.hi;
+    cross += s[i].hi * s[i].lo;
+  }
+  p = v_two_prod(R.hi, R.hi);
+  vdd q = v_two_sum(S, -p.hi);
+  T += q.lo - p.lo;
+  M += p.hi;
+  T += 2.0 * (cross - R.hi * R.lo);
+  *err = 0x1p-99 * M + ETA;
+  return v_two_sum(q.hi, T);
+}
+
+/* fast_dot */
+ACC_LANES vdd v_fast_dot(const vdd *x, const vdd *y, const int n, vd *err) {
+  vdd p = v_two_prod(x[0].hi, y[0].hi);
+  vd S = p.hi, T = p.lo, M = v_abs(p.hi), cross = x[0].hi * y[0].lo + x[0].lo * y[0].hi;
+  for (int i = 1; i < n; i++) {
+    p = v_two_prod(x[i].hi, y[i].hi);
+    vdd q = v_two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += v_abs(p.hi);
+    cross += x[i].hi * y[i].lo + x[i].lo * y[i].hi;
+  }
+  T += cross;
+  *err = 0x1p-99 * M + ETA;
+  return v_two_sum(S, T);
+}
+
+/* fast_d (a > 0, b < 0, c > 0 in the lanes that use it) */
+ACC_LANES vdd v_fast_d(vdd a, vd ea, vdd b, vd eb, vdd c, vd ec, vd *err) {
+  vdd P1 = v_two_prod(b.hi, b.hi);
+  vdd P2 = v_two_prod(a.hi, c.hi);
+  vdd S = v_two_sum(P1.hi, -P2.hi);
+  vd T = S.lo + (P1.lo - P2.lo) + (2.0 * b.hi * b.lo - (a.hi * c.lo + a.lo * c.hi));
+  vd ab = a.hi, bb = -b.hi, cb = c.hi;
+  *err = 0x1p-100 * (P1.hi + P2.hi) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea + ETA;
+  return v_two_sum(S.hi, T);
+}
+
+/* maybe_midpoint on the bits, lane by lane (all ones where it holds). */
+ACC_LANES vl v_maybe_midpoint(vdd t) {
+  const vu h = (vu)t.hi, l = (vu)t.lo;
+  const vu ex = (vu)v_set(INFINITY); /* 0x7ff0000000000000 */
+  const vu half = (h & ex) - ((unsigned long long)53 << 52);
+  const vu d1 = (l & (vu)v_set(0x1.fffffffffffffp1023)) - half;
+  const vu d2 = d1 + ((unsigned long long)1 << 52);
+  const unsigned long long w = (unsigned long long)1 << 48;
+  const vu w2 = {2 * w, 2 * w, 2 * w, 2 * w};
+  const unsigned long long lo = (unsigned long long)56 << 52;
+  return (vl)((d1 + w) <= w2) | (vl)((d2 + w) <= w2) | (vl)((h & ex) < (vu){lo, lo, lo, lo});
+}
+
+/* Four cases of dimension n through the common path: out[idx[j]] for each
+   lane j, from the lanes or from the scalar function. */
+ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_result *out) {
+  const toi_case *c0 = &cs[idx[0]], *c1 = &cs[idx[1]], *c2 = &cs[idx[2]], *c3 = &cs[idx[3]];
+#define LOAD(f) ((vd){c0->f, c1->f, c2->f, c3->f})
+  /* diffs */
+  vdd s[3], v[3];
+  vd as_ = v_set(0), av_ = v_set(0);
+  vl mo = {0, 0, 0, 0}, fin = {-1, -1, -1, -1};
+  for (int i = 0; i < n; i++) {
+    s[i] = v_two_diff(LOAD(pb[i]), LOAD(pa[i]));
+    v[i] = v_two_diff(LOAD(vb[i]), LOAD(va[i]));
+    vd as = v_abs(s[i].hi), av = v_abs(v[i].hi);
+    as_ = v_pick(as > as_, as, as_);
+    av_ = v_pick(av > av_, av, av_);
+    mo |= (vl)((vu)v[i].hi << 1);
+    /* (not in the scalar function: lanes with a NaN go to it) */
+    fin &= (as < v_set(0x1p150)) & (av < v_set(0x1p150));
+  }
+  vdd R = v_two_sum(LOAD(ra), LOAD(rb));
+#undef LOAD
+  vd ms = v_pick(R.hi > as_, R.hi, as_), mv = av_;
+  vl moving = mo != (vl){0, 0, 0, 0};
+  /* common_range */
+  vl go = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-300)) &
+          (~moving | (mv >= v_set(0x1p-300)));
+
+  /* quick_class */
+  const double u = 0x1p-53;
+  vd ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = v_abs(psv);
+  for (int i = 1; i < n; i++) {
+    ps += s[i].hi * s[i].hi;
+    pv += v[i].hi * v[i].hi;
+    vd q = s[i].hi * v[i].hi;
+    psv += q;
+    mb += v_abs(q);
+  }
+  vd pr = R.hi * R.hi;
+  vd cd = ps - pr, qec = 8 * u * (ps + pr) + ETA;
+  vl c_pos = cd > qec;
+  vl q_overlap = ~c_pos & (cd < -qec);
+  vl q_static = c_pos & ~moving;
+  vd qeb = 7 * u * mb + ETA;
+  vl b_neg = c_pos & moving & (psv < -qeb);
+  vl q_sep = c_pos & moving & ~(psv < -qeb) & (psv > qeb);
+  vd qd = psv * psv - pv * cd;
+  vl q_miss = b_neg & (qd < -(40 * u * (pv * (ps + pr)) + 0x1p-690));
+  vl quick = q_overlap | q_static | q_sep | q_miss;
+
+  /* fast_body: c, then b and a */
+  vd ec, eb, ea, ed;
+  vdd c = v_fast_c(s, R, n, &ec);
+  vl c_ok = ec <= ACC_REL * c.hi;
+  vl l_static = ~quick & c_ok & ~moving;
+  vdd b = v_fast_dot(s, v, n, &eb);
+  vdd a = v_fast_dot(v, v, n, &ea);
+  vl b_ok = eb <= ACC_REL * -b.hi;
+  vl rest = ~quick & c_ok & moving & b_ok; /* the lanes that go on to D */
+  vdd d = v_fast_d(a, ea, b, eb, c, ec, &ed);
+  /* filter_sign, sqrt_pos */
+  vl d_pos = d.hi > 1.001 * ed, d_neg = d.hi < -1.001 * ed;
+  vd h = _mm256_sqrt_pd(v_pick(d.hi > v_set(0), d.hi, v_set(0)));
+  vl l_miss = rest & d_neg;
+  vl hit = rest & d_pos & ~(ed > ACC_REL * h * (h - b.hi)) & (c.hi >= v_set(0x1p-700)) &
+           (b.hi <= v_set(-0x1p-700)) & (d.hi >= v_set(0x1p-900));
+  /* root_dd (d.hi > 0) */
+  vd i2 = 0.5 / h;
+  vd r = v_fma(-h, h, d.hi);
+  vd g = (r + d.lo) * i2;
+  vdd sd = v_two_sum(-b.hi, h);
+  vd Dh = sd.hi, Dl = sd.lo + (g - b.lo);
+  vd q0 = c.hi / Dh, inv = 1.0 / Dh;
+  vd e1 = v_fma(-q0, Dh, c.hi);
+  vd rho = e1 + (c.lo - q0 * Dl);
+  vdd t = v_fast_two_sum(q0, rho * inv);
+  hit &= (t.hi >= v_set(0x1p-960)) & ~v_maybe_midpoint(t);
+  vd y = t.hi + t.lo;
+
+  vl done = go & (quick | l_static | l_miss | hit);
+  toi_class cls[4];
+  for (int j = 0; j < 4; j++) {
+    cls[j] = q_overlap[j] ? TOI_OVERLAP
+             : q_static[j] | l_static[j] ? TOI_STATIC
+             : q_sep[j]                  ? TOI_SEPARATING
+             : q_miss[j] | l_miss[j]     ? TOI_MISS
+                                         : TOI_HIT;
+  }
+  for (int j = 0; j < 4; j++) {
+    toi_result *o = &out[idx[j]];
+    if (!done[j]) {
+      *o = toi_f_accurate(&cs[idx[j]]);
+    } else {
+      o->cls = cls[j];
+      o->t = cls[j] == TOI_HIT ? y[j] : NAN;
+    }
+  }
+}
+
+ACC_KERNEL void lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, out); }
+ACC_KERNEL void lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, out); }
+
+/* Cases of each dimension gathered four at a time, in order; the rest by
+   the scalar function. */
+static void batch4(const toi_case *cs, size_t n, toi_result *out) {
+  size_t q[2][4];
+  int m[2] = {0, 0};
+  for (size_t i = 0; i < n; i++) {
+    const int k = cs[i].dim == 3;
+    q[k][m[k]++] = i;
+    if (m[k] == 4) {
+      if (k)
+        lanes3(cs, q[1], out);
+      else
+        lanes2(cs, q[0], out);
+      m[k] = 0;
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    for (int j = 0; j < m[k]; j++) out[q[k][j]] = toi_f_accurate(&cs[q[k][j]]);
+}
+
+static int have_lanes(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+void toi_accurate_batch(const toi_case *cases, size_t n, toi_result *out) {
+  static int lanes_ok = -1; /* the same answer in every thread: a benign race */
+  if (lanes_ok < 0) lanes_ok = have_lanes();
+  if (lanes_ok && n >= 4)
+    batch4(cases, n, out);
+  else
+    scalar_run(cases, n, out);
+}
+#else
+void toi_accurate_batch(const toi_case *cases, size_t n, toi_result *out) { scalar_run(cases, n, out); }
+#endif

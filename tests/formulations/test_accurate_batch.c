@@ -1,0 +1,141 @@
+/* test_accurate_batch.c: accurate's batch solve gives the scalar function's answers bit for bit. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formulations.h"
+#include "gen.h"
+#include "msg_text.h"
+#include "toi.h"
+
+toi_result toi_f_accurate(const toi_case *c);
+
+/* Cases of every family, per family and dimension (0: any). */
+#define AB_COUNT 12000
+
+static int same(toi_result a, toi_result b) { return a.cls == b.cls && !memcmp(&a.t, &b.t, sizeof a.t); }
+
+/* The batch on cs[0..n-1] whole and in calls of lengths 1, 2, ..., 9, 1,
+   ... (every lane count and tail), each answer against the scalar one. */
+static void check_batches(const toi_case *cs, size_t n, const char *what) {
+  toi_result *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+  cr_assert(want && got);
+  for (size_t i = 0; i < n; i++) want[i] = toi_f_accurate(&cs[i]);
+  for (int pass = 0; pass < 2; pass++) {
+    memset(got, 0xa5, n * sizeof *got);
+    if (pass == 0) {
+      toi_accurate_batch(cs, n, got);
+    } else {
+      size_t len = 1;
+      for (size_t i = 0; i < n; i += len, len = len % 9 + 1) toi_accurate_batch(&cs[i], len < n - i ? len : n - i, &got[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+      cr_assert(same(want[i], got[i]), "%s, case %zu (%s, dim %d), pass %d: batch %s %a, scalar %s %a", what, i,
+                cs[i].id, cs[i].dim, pass, toi_class_name(got[i].cls), got[i].t, toi_class_name(want[i].cls),
+                want[i].t);
+  }
+  free(want);
+  free(got);
+}
+
+static toi_case *family_cases(toi_gen_family f, int dim, size_t n) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, f);
+  o.seed = 29;
+  o.dim = dim;
+  toi_case *cs = malloc(n * sizeof *cs);
+  size_t *bins = malloc(n * sizeof *bins);
+  cr_assert(cs && bins);
+  cr_assert_eq(toi_gen_cases(cs, bins, &o, 0, n, 0), TOI_OK);
+  free(bins);
+  return cs;
+}
+
+Test(accurate_batch, every_family_both_dims_and_mixed_batches) {
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
+    toi_case *c2 = family_cases((toi_gen_family)f, 2, AB_COUNT), *c3 = family_cases((toi_gen_family)f, 3, AB_COUNT);
+    char what[64];
+    snprintf(what, sizeof what, "%s dim 2", toi_gen_family_name((toi_gen_family)f));
+    check_batches(c2, AB_COUNT, what);
+    snprintf(what, sizeof what, "%s dim 3", toi_gen_family_name((toi_gen_family)f));
+    check_batches(c3, AB_COUNT, what);
+    /* Both dimensions interleaved in runs of 1 to 5: lanes of each dimension
+       gathered across the other's. */
+    toi_case *mix = malloc(2 * AB_COUNT * sizeof *mix);
+    cr_assert(mix);
+    size_t i2 = 0, i3 = 0, m = 0;
+    uint64_t r = 12345;
+    while (i2 < AB_COUNT || i3 < AB_COUNT) {
+      r = r * 6364136223846793005u + 1442695040888963407u;
+      size_t run = 1 + (size_t)(r >> 61) % 5;
+      int three = (int)(r >> 40) & 1;
+      for (size_t k = 0; k < run && (i2 < AB_COUNT || i3 < AB_COUNT); k++) {
+        if (three && i3 < AB_COUNT)
+          mix[m++] = c3[i3++];
+        else if (i2 < AB_COUNT)
+          mix[m++] = c2[i2++];
+        else
+          mix[m++] = c3[i3++];
+      }
+    }
+    snprintf(what, sizeof what, "%s dims mixed", toi_gen_family_name((toi_gen_family)f));
+    check_batches(mix, m, what);
+    free(mix);
+    free(c2);
+    free(c3);
+    toi_case *ca = family_cases((toi_gen_family)f, 0, AB_COUNT);
+    snprintf(what, sizeof what, "%s dim any", toi_gen_family_name((toi_gen_family)f));
+    check_batches(ca, AB_COUNT, what);
+    free(ca);
+  }
+}
+
+/* The worst-case corpora of every formulation (accurate's and the others':
+   cases near the limits of each kernel), and special inputs. */
+Test(accurate_batch, worst_case_corpora_and_special_inputs) {
+  size_t nf, n = 0, cap = 4096;
+  const toi_formulation *fs = toi_formulations(&nf);
+  toi_case *cs = malloc(cap * sizeof *cs);
+  cr_assert(cs);
+  for (size_t k = 0; k < nf; k++) {
+    char path[4096], folder[128];
+    snprintf(folder, sizeof folder, "%s", fs[k].name);
+    for (char *c = folder; *c; c++)
+      if (*c == '-') *c = '_';
+    snprintf(path, sizeof path, "%s/src/formulations/%s/worst.cases", TOI_SOURCE_DIR, folder);
+    FILE *in = fopen(path, "r");
+    if (!in) continue;
+    char line[2048];
+    while (fgets(line, sizeof line, in)) {
+      line[strcspn(line, "\r\n")] = 0;
+      if (line[0] == '#' || line[strspn(line, " \t")] == 0) continue;
+      int field;
+      char msg[160];
+      msg_text mt;
+      toi_msg m = msg_text_sink(&mt, msg, sizeof msg);
+      cr_assert(n < cap);
+      cr_assert_eq(toi_parse_case_line(&cs[n], line, &field, &m), TOI_OK, "%s: %s", path, msg);
+      n++;
+    }
+    fclose(in);
+  }
+  cr_assert_geq(n, 40, "the corpora hold at least 40 cases (%zu)", n);
+  /* Special inputs in one lane among common ones: zeros, negative zeros,
+     subnormals, huge and infinite values, NaN, each dimension. */
+  const double sp[] = {0.0, -0.0, 0x1p-1074, -0x1p-1060, 0x1p-400, 1e300, -0x1.fffffffffffffp1023, INFINITY, NAN, 3.5};
+  const size_t nsp = sizeof sp / sizeof sp[0];
+  toi_case *base = family_cases(TOI_GEN_AIMED, 0, 64);
+  for (size_t j = 0; j < 64 && n + 10 * nsp <= cap; j++)
+    for (size_t s = 0; s < nsp; s++) {
+      toi_case c = base[j];
+      int k = (int)((j * 7 + s) % (size_t)(4 * c.dim + 2));
+      double *x = k < 4 * c.dim ? (double *[]){c.pa, c.va, c.pb, c.vb}[k / c.dim] + k % c.dim : k == 4 * c.dim ? &c.ra : &c.rb;
+      *x = sp[s];
+      cs[n++] = c;
+    }
+  free(base);
+  check_batches(cs, n, "worst cases and special inputs");
+  free(cs);
+}
