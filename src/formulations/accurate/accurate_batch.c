@@ -44,6 +44,12 @@ static void scalar_run(const toi_case *cs, size_t n, toi_result *out) {
 #define ACC_KERNEL __attribute__((target("avx2,fma"), noinline)) static
 
 #define ACC_REL 0x1p-64 /* accurate.c's */
+/* The loops over the components fully unrolled, as in accurate.c. */
+#if defined(__clang__)
+#define ACC_UNROLL _Pragma("unroll")
+#else
+#define ACC_UNROLL _Pragma("GCC unroll 3")
+#endif
 #define ETA 0x1p-1000   /* accurate.c's */
 
 typedef double vd __attribute__((vector_size(32)));
@@ -92,6 +98,7 @@ ACC_LANES vdd v_two_diff(vd a, vd b) {
 ACC_LANES vdd v_fast_c(const vdd *s, vdd R, const int n, vd *err) {
   vdd p = v_two_prod(s[0].hi, s[0].hi);
   vd S = p.hi, T = p.lo, M = p.hi, cross = s[0].hi * s[0].lo;
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     p = v_two_prod(s[i].hi, s[i].hi);
     vdd q = v_two_sum(S, p.hi);
@@ -113,6 +120,7 @@ ACC_LANES vdd v_fast_c(const vdd *s, vdd R, const int n, vd *err) {
 ACC_LANES vdd v_fast_dot(const vdd *x, const vdd *y, const int n, vd *err) {
   vdd p = v_two_prod(x[0].hi, y[0].hi);
   vd S = p.hi, T = p.lo, M = v_abs(p.hi), cross = x[0].hi * y[0].lo + x[0].lo * y[0].hi;
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     p = v_two_prod(x[i].hi, y[i].hi);
     vdd q = v_two_sum(S, p.hi);
@@ -159,6 +167,7 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
   vdd s[3], v[3];
   vd as_ = v_set(0), av_ = v_set(0);
   vl mo = {0, 0, 0, 0}, fin = {-1, -1, -1, -1};
+  ACC_UNROLL
   for (int i = 0; i < n; i++) {
     s[i] = v_two_diff(LOAD(pb[i]), LOAD(pa[i]));
     v[i] = v_two_diff(LOAD(vb[i]), LOAD(va[i]));
@@ -180,6 +189,7 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
   /* quick_class */
   const double u = 0x1p-53;
   vd ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = v_abs(psv);
+  ACC_UNROLL
   for (int i = 1; i < n; i++) {
     ps += s[i].hi * s[i].hi;
     pv += v[i].hi * v[i].hi;
@@ -198,6 +208,20 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
   vd qd = psv * psv - pv * cd;
   vl q_miss = b_neg & (qd < -(40 * u * (pv * (ps + pr)) + 0x1p-690));
   vl quick = q_overlap | q_static | q_sep | q_miss;
+  /* The rest only where some lane goes on (none: the scale family, the
+     misses and separations of generic). */
+  if (_mm256_testz_si256((__m256i)(go & ~quick), (__m256i)(go & ~quick))) {
+    for (int j = 0; j < 4; j++) {
+      toi_result *o = &out[idx[j]];
+      if (!go[j]) {
+        *o = toi_f_accurate(&cs[idx[j]]);
+      } else {
+        o->cls = q_overlap[j] ? TOI_OVERLAP : q_static[j] ? TOI_STATIC : q_sep[j] ? TOI_SEPARATING : TOI_MISS;
+        o->t = NAN;
+      }
+    }
+    return;
+  }
 
   /* fast_body: c, then b and a */
   vd ec, eb, ea, ed;
