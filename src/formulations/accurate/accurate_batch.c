@@ -1,6 +1,7 @@
 /* accurate_batch.c: accurate on many cases, the common path four cases at a time in AVX2 and FMA lanes. */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 #include "accurate.h"
 #include "formulations.h"
 
@@ -145,6 +146,18 @@ ACC_LANES vdd v_fast_d(vdd a, vd ea, vdd b, vd eb, vdd c, vd ec, vd *err) {
   return v_two_sum(S.hi, T);
 }
 
+/* The biased exponent field of x >= 0. */
+ACC_LANES vl v_expo(vd x) { return (vl)((vu)x >> 52) & (vl){0x7ff, 0x7ff, 0x7ff, 0x7ff}; }
+
+/* 2^k for -1022 <= k <= 1023 (pow2i). */
+ACC_LANES vd v_pow2(vl k) { return (vd)((k + 1023) << 52); }
+
+/* track_min: the least of the magnitudes' bits minus one (zero wraps to the top). */
+ACC_LANES vu v_track_min(vd x, vu mn1) {
+  vu a = ((vu)x & (vu)v_set(0x1.fffffffffffffp1023)) - 1;
+  return (vu)v_pick((vl)(a < mn1), (vd)a, (vd)mn1);
+}
+
 /* maybe_midpoint on the bits, lane by lane (all ones where it holds). */
 ACC_LANES vl v_maybe_midpoint(vdd t) {
   const vu h = (vu)t.hi, l = (vu)t.lo;
@@ -158,15 +171,30 @@ ACC_LANES vl v_maybe_midpoint(vdd t) {
   return (vl)((d1 + w) <= w2) | (vl)((d2 + w) <= w2) | (vl)((h & ex) < (vu){lo, lo, lo, lo});
 }
 
+/* The answers of the lanes in done (bits), the scalar function's for the
+   others but those in left (left to the kernel with scaling). */
+ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out, vl cls, vd t, int done, int left) {
+  for (int j = 0; j < 4; j++) {
+    toi_result *o = &out[idx[j]];
+    if (done >> j & 1) {
+      o->cls = (toi_class)cls[j];
+      o->t = t[j];
+    } else if (!(left >> j & 1)) {
+      *o = toi_f_accurate(&cs[idx[j]]);
+    }
+  }
+}
+
 /* Four cases of dimension n through the common path: out[idx[j]] for each
    lane j, from the lanes or from the scalar function. */
-ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_result *out) {
+ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, toi_result *out) {
   const toi_case *c0 = &cs[idx[0]], *c1 = &cs[idx[1]], *c2 = &cs[idx[2]], *c3 = &cs[idx[3]];
 #define LOAD(f) ((vd){c0->f, c1->f, c2->f, c3->f})
   /* diffs */
   vdd s[3], v[3];
   vd as_ = v_set(0), av_ = v_set(0);
   vl mo = {0, 0, 0, 0}, fin = {-1, -1, -1, -1};
+  const vd big = v_set(0x1.fffffffffffffp1023);
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
     s[i] = v_two_diff(LOAD(pb[i]), LOAD(pa[i]));
@@ -175,16 +203,56 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
     as_ = v_pick(as > as_, as, as_);
     av_ = v_pick(av > av_, av, av_);
     mo |= (vl)((vu)v[i].hi << 1);
-    /* (not in the scalar function: lanes with a NaN go to it) */
-    fin &= (as < v_set(0x1p150)) & (av < v_set(0x1p150));
+    /* (not in the scalar function: lanes with a NaN or an infinity go to it) */
+    fin &= (as <= big) & (av <= big);
   }
   vdd R = v_two_sum(LOAD(ra), LOAD(rb));
 #undef LOAD
+  fin &= v_abs(R.hi) <= big;
   vd ms = v_pick(R.hi > as_, R.hi, as_), mv = av_;
   vl moving = mo != (vl){0, 0, 0, 0};
   /* common_range */
-  vl go = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-300)) &
-          (~moving | (mv >= v_set(0x1p-300)));
+  vl common = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-300)) &
+              (~moving | (mv >= v_set(0x1p-300)));
+  /* scaled_body where not common (solve_scaled), for ms and mv normal (the
+     others go to the scalar function): ilog2d is the exponent field less
+     1023, and kp, kv in [-1022, 1023] is that field in [1, 2045]. */
+  const vl zero = {0, 0, 0, 0}, b1023 = {1023, 1023, 1023, 1023};
+  vl k = zero, go = common;
+  int left = 0; /* lanes left to the kernel with scaling (bits) */
+  if (!sc) {
+    left = _mm256_movemask_pd((__m256d)~common);
+  } else {
+    const vl one = {1, 1, 1, 1}, e2045 = {2045, 2045, 2045, 2045};
+    vl ems = v_expo(ms), emv = v_expo(mv);
+    vl kp = b1023 - ems, kv = (b1023 - emv) & moving;
+    vl scaled = ~common & fin & (ms > v_set(0)) & (ems >= one) & (ems <= e2045) &
+                (~moving | ((emv >= one) & (emv <= e2045)));
+    /* the least nonzero part, as its bits minus one (track_min) */
+    vu pmin = {~0ull, ~0ull, ~0ull, ~0ull}, vmin = pmin;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      pmin = v_track_min(s[i].hi, v_track_min(s[i].lo, pmin));
+      vmin = v_track_min(v[i].hi, v_track_min(v[i].lo, vmin));
+    }
+    pmin = v_track_min(R.hi, v_track_min(R.lo, pmin));
+    scaled &= ~(kp < zero) | (vl)(pmin + 1 >= (vu)(one - kp) << 52);
+    scaled &= ~(kv < zero) | (vl)(vmin + 1 >= (vu)(one - kv) << 52);
+    kp &= scaled;
+    kv &= scaled;
+    k = kv - kp; /* t* 2^k is the root of the case as given */
+    go = common | scaled;
+    const vd P = v_pow2(kp), V = v_pow2(kv); /* 1 in the common lanes: x 1 = x */
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      s[i].hi = s[i].hi * P;
+      s[i].lo = s[i].lo * P;
+      v[i].hi = v[i].hi * V;
+      v[i].lo = v[i].lo * V;
+    }
+    R.hi = R.hi * P;
+    R.lo = R.lo * P;
+  }
 
   /* quick_class */
   const double u = 0x1p-53;
@@ -211,16 +279,9 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
   /* The rest only where some lane goes on (none: the scale family, the
      misses and separations of generic). */
   if (_mm256_testz_si256((__m256i)(go & ~quick), (__m256i)(go & ~quick))) {
-    for (int j = 0; j < 4; j++) {
-      toi_result *o = &out[idx[j]];
-      if (!go[j]) {
-        *o = toi_f_accurate(&cs[idx[j]]);
-      } else {
-        o->cls = q_overlap[j] ? TOI_OVERLAP : q_static[j] ? TOI_STATIC : q_sep[j] ? TOI_SEPARATING : TOI_MISS;
-        o->t = NAN;
-      }
-    }
-    return;
+    const vl cls = (q_overlap & TOI_OVERLAP) | (q_static & TOI_STATIC) | (q_sep & TOI_SEPARATING) | (q_miss & TOI_MISS);
+    put_lanes(cs, idx, out, cls, v_set(NAN), _mm256_movemask_pd((__m256d)go) & ~left, left);
+    return left;
   }
 
   /* fast_body: c, then b and a */
@@ -249,50 +310,86 @@ ACC_LANES void lanes(const toi_case *cs, const size_t *idx, const int n, toi_res
   vd e1 = v_fma(-q0, Dh, c.hi);
   vd rho = e1 + (c.lo - q0 * Dl);
   vdd t = v_fast_two_sum(q0, rho * inv);
-  hit &= (t.hi >= v_set(0x1p-960)) & ~v_maybe_midpoint(t);
+  /* The rounding (k = 0 in every lane of the kernel without scaling): y = RN(t) where k = 0; elsewhere t.hi 2^k in two exact
+     products where it is normal (e in [-1022, 1022]: then y is normal and
+     the bit test applies), or +0 where e < -1077; the other lanes (y
+     subnormal or infinite, scale_round's) go to the scalar function. */
+  const vl e = v_expo(t.hi) - b1023 + k;
+  const vl k1 = (k - (k < zero)) >> 1; /* k / 2, rounded toward zero as in C */
+  const vl k0 = k == zero;
+  const vl tiny = e < (vl){-1077, -1077, -1077, -1077};
+  const vl normal = (e >= (vl){-1022, -1022, -1022, -1022}) & (e <= (vl){1022, 1022, 1022, 1022}) &
+                    (k >= (vl){-2040, -2040, -2040, -2040}) & (k <= (vl){2040, 2040, 2040, 2040});
+  const vl mid = v_maybe_midpoint(t);
   vd y = t.hi + t.lo;
+  if (!sc) {
+    hit &= (t.hi >= v_set(0x1p-960)) & ~mid;
+  } else {
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~mid) | (~k0 & (tiny | (normal & ~mid))));
+    y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
+  }
 
   vl done = go & (quick | l_static | l_miss | hit);
-  toi_class cls[4];
-  for (int j = 0; j < 4; j++) {
-    cls[j] = q_overlap[j] ? TOI_OVERLAP
-             : q_static[j] | l_static[j] ? TOI_STATIC
-             : q_sep[j]                  ? TOI_SEPARATING
-             : q_miss[j] | l_miss[j]     ? TOI_MISS
-                                         : TOI_HIT;
-  }
-  for (int j = 0; j < 4; j++) {
-    toi_result *o = &out[idx[j]];
-    if (!done[j]) {
-      *o = toi_f_accurate(&cs[idx[j]]);
-    } else {
-      o->cls = cls[j];
-      o->t = cls[j] == TOI_HIT ? y[j] : NAN;
-    }
-  }
+  /* the classes are exclusive: quick's four, then static, miss and hit on
+     the lanes quick leaves, moving or not, D negative or positive */
+  const vl cls = (q_overlap & TOI_OVERLAP) | ((q_static | l_static) & TOI_STATIC) | (q_sep & TOI_SEPARATING) |
+                 ((q_miss | l_miss) & TOI_MISS) | (hit & TOI_HIT);
+  const vd tv = v_pick(hit, y, v_set(NAN));
+  put_lanes(cs, idx, out, cls, tv, _mm256_movemask_pd((__m256d)done) & ~left, left);
+  return left;
 }
 
-ACC_KERNEL void lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, out); }
-ACC_KERNEL void lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, out); }
+/* The common path, and the common path on scaled differences (the lanes
+   that the first leaves: few, so that the first does none of the scaling). */
+ACC_KERNEL int lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 2, 0, out); }
+ACC_KERNEL int lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 3, 0, out); }
+ACC_KERNEL void lanes2s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, 1, out); }
+ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, 1, out); }
 
-/* Cases of each dimension gathered four at a time, in order; the rest by
-   the scalar function. */
+/* A queue of cases (their indices) for a kernel of four lanes. */
+typedef struct acc_queue {
+  size_t at[4];
+  int n;
+} acc_queue;
+
+/* Cases of each dimension gathered four at a time, in order, through the
+   common path; those out of its range gathered again, four at a time,
+   through the scaled one; the rest (fewer than four in a queue) by the
+   scalar function. */
 static void batch4(const toi_case *cs, size_t n, toi_result *out) {
-  size_t q[2][4];
-  int m[2] = {0, 0};
-  for (size_t i = 0; i < n; i++) {
-    const int k = cs[i].dim == 3;
-    q[k][m[k]++] = i;
-    if (m[k] == 4) {
-      if (k)
-        lanes3(cs, q[1], out);
+  acc_queue q[2] = {{{0}, 0}, {{0}, 0}}, qs[2] = {{{0}, 0}, {{0}, 0}};
+  for (size_t i = 0; i < n;) {
+    const int d = cs[i].dim == 3;
+    int left;
+    size_t run[4];
+    if (i + 4 <= n && (cs[i + 1].dim == 3) == d && (cs[i + 2].dim == 3) == d && (cs[i + 3].dim == 3) == d) {
+      /* four of a dimension in a row (the usual case): straight to the lanes */
+      run[0] = i, run[1] = i + 1, run[2] = i + 2, run[3] = i + 3;
+      i += 4;
+      left = d ? lanes3(cs, run, out) : lanes2(cs, run, out);
+    } else {
+      q[d].at[q[d].n++] = i++;
+      if (q[d].n < 4) continue;
+      q[d].n = 0;
+      memcpy(run, q[d].at, sizeof run);
+      left = d ? lanes3(cs, run, out) : lanes2(cs, run, out);
+    }
+    if (!left) continue;
+    for (int j = 0; j < 4; j++) {
+      if (!(left >> j & 1)) continue;
+      qs[d].at[qs[d].n++] = run[j];
+      if (qs[d].n < 4) continue;
+      qs[d].n = 0;
+      if (d)
+        lanes3s(cs, qs[d].at, out);
       else
-        lanes2(cs, q[0], out);
-      m[k] = 0;
+        lanes2s(cs, qs[d].at, out);
     }
   }
-  for (int k = 0; k < 2; k++)
-    for (int j = 0; j < m[k]; j++) out[q[k][j]] = toi_f_accurate(&cs[q[k][j]]);
+  for (int d = 0; d < 2; d++) {
+    for (int j = 0; j < q[d].n; j++) out[q[d].at[j]] = toi_f_accurate(&cs[q[d].at[j]]);
+    for (int j = 0; j < qs[d].n; j++) out[qs[d].at[j]] = toi_f_accurate(&cs[qs[d].at[j]]);
+  }
 }
 
 static int have_lanes(void) {
