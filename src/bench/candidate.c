@@ -26,9 +26,9 @@ static toi_status formulation_solve(const toi_candidate *self, const toi_case *c
      answers, several cases a call. */
   toi_batch_fn batch = self->fn ? NULL : toi_formulation_batch(self->formulation);
   if (batch) {
-    toi_result r[64];
-    for (size_t i = 0; i < n; i += 64) {
-      size_t m = n - i < 64 ? n - i : 64;
+    toi_result r[256];
+    for (size_t i = 0; i < n; i += 256) {
+      size_t m = n - i < 256 ? n - i : 256;
       batch(&cases[i], m, r);
       for (size_t j = 0; j < m; j++) answered(&ans[i + j], r[j]);
     }

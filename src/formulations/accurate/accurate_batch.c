@@ -57,6 +57,10 @@ typedef double vd __attribute__((vector_size(32)));
 typedef long long vl __attribute__((vector_size(32)));
 typedef unsigned long long vu __attribute__((vector_size(32)));
 
+/* put_lanes stores a toi_result as two 8-byte halves: the class in the low
+   bytes of the first (little-endian x86-64), the time in the second. */
+_Static_assert(sizeof(toi_result) == 16 && offsetof(toi_result, t) == 8, "toi_result: class, padding, time");
+
 typedef struct vdd {
   vd hi, lo;
 } vdd;
@@ -174,6 +178,14 @@ ACC_LANES vl v_maybe_midpoint(vdd t) {
 /* The answers of the lanes in done (bits), the scalar function's for the
    others but those in left (left to the kernel with scaling). */
 ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out, vl cls, vd t, int done, int left) {
+  if (done == 15) { /* every lane: two halves of 16 bytes a case (the class, zero padding, the time) */
+    const vd lo = _mm256_unpacklo_pd((__m256d)cls, t), hi = _mm256_unpackhi_pd((__m256d)cls, t);
+    _mm_storeu_pd((double *)&out[idx[0]], _mm256_castpd256_pd128(lo));
+    _mm_storeu_pd((double *)&out[idx[1]], _mm256_castpd256_pd128(hi));
+    _mm_storeu_pd((double *)&out[idx[2]], _mm256_extractf128_pd(lo, 1));
+    _mm_storeu_pd((double *)&out[idx[3]], _mm256_extractf128_pd(hi, 1));
+    return;
+  }
   for (int j = 0; j < 4; j++) {
     toi_result *o = &out[idx[j]];
     if (done >> j & 1) {
@@ -222,6 +234,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   int left = 0; /* lanes left to the kernel with scaling (bits) */
   if (!sc) {
     left = _mm256_movemask_pd((__m256d)~common);
+    if (left == 15) return left; /* (the scale family) */
   } else {
     const vl one = {1, 1, 1, 1}, e2045 = {2045, 2045, 2045, 2045};
     vl ems = v_expo(ms), emv = v_expo(mv);
@@ -310,22 +323,28 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vd e1 = v_fma(-q0, Dh, c.hi);
   vd rho = e1 + (c.lo - q0 * Dl);
   vdd t = v_fast_two_sum(q0, rho * inv);
-  /* The rounding (k = 0 in every lane of the kernel without scaling): y = RN(t) where k = 0; elsewhere t.hi 2^k in two exact
-     products where it is normal (e in [-1022, 1022]: then y is normal and
-     the bit test applies), or +0 where e < -1077; the other lanes (y
-     subnormal or infinite, scale_round's) go to the scalar function. */
+  /* The rounding (k = 0 in every lane of the kernel without scaling):
+     y = RN(t) where k = 0 (the bit test first); elsewhere, with 2^e the
+     power of two of t.hi 2^k: +0 where e < -1077; t.hi 2^k in two products
+     where e >= -1022, exact where e <= 1023 (the partial product lies
+     between t.hi and the result, both normal; scale2 gives the same exact
+     value where e = 1023), the bit test applying (y normal), and +inf
+     where e >= 1024, as scale2 and scale_round give it there (and
+     near_midpoint does not test infinity). The other lanes (y subnormal,
+     or |k| > 2040) go to the scalar function. */
   const vl e = v_expo(t.hi) - b1023 + k;
   const vl k1 = (k - (k < zero)) >> 1; /* k / 2, rounded toward zero as in C */
   const vl k0 = k == zero;
   const vl tiny = e < (vl){-1077, -1077, -1077, -1077};
-  const vl normal = (e >= (vl){-1022, -1022, -1022, -1022}) & (e <= (vl){1022, 1022, 1022, 1022}) &
-                    (k >= (vl){-2040, -2040, -2040, -2040}) & (k <= (vl){2040, 2040, 2040, 2040});
+  const vl normal = (e >= (vl){-1022, -1022, -1022, -1022}) & (k >= (vl){-2040, -2040, -2040, -2040}) &
+                    (k <= (vl){2040, 2040, 2040, 2040});
+  const vl huge = e > (vl){1023, 1023, 1023, 1023};
   const vl mid = v_maybe_midpoint(t);
   vd y = t.hi + t.lo;
   if (!sc) {
     hit &= (t.hi >= v_set(0x1p-960)) & ~mid;
   } else {
-    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~mid) | (~k0 & (tiny | (normal & ~mid))));
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~mid) | (~k0 & (tiny | (normal & (huge | ~mid)))));
     y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
   }
 
@@ -346,49 +365,51 @@ ACC_KERNEL int lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { 
 ACC_KERNEL void lanes2s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, 1, out); }
 ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, 1, out); }
 
-/* A queue of cases (their indices) for a kernel of four lanes. */
-typedef struct acc_queue {
-  size_t at[4];
-  int n;
-} acc_queue;
+#define ACC_CHUNK 256
 
-/* Cases of each dimension gathered four at a time, in order, through the
-   common path; those out of its range gathered again, four at a time,
-   through the scaled one; the rest (fewer than four in a queue) by the
-   scalar function. */
+/* The cases' indices by dimension, chunk by chunk, each list taken four at a
+   time through the common path; the lanes it leaves (out of its range)
+   listed again by dimension and taken four at a time through the scaled
+   one. What is left of a list at the end of a chunk (fewer than four) is
+   carried to the next; at the end, the scalar function takes it. */
 static void batch4(const toi_case *cs, size_t n, toi_result *out) {
-  acc_queue q[2] = {{{0}, 0}, {{0}, 0}}, qs[2] = {{{0}, 0}, {{0}, 0}};
-  for (size_t i = 0; i < n;) {
-    const int d = cs[i].dim == 3;
-    int left;
-    size_t run[4];
-    if (i + 4 <= n && (cs[i + 1].dim == 3) == d && (cs[i + 2].dim == 3) == d && (cs[i + 3].dim == 3) == d) {
-      /* four of a dimension in a row (the usual case): straight to the lanes */
-      run[0] = i, run[1] = i + 1, run[2] = i + 2, run[3] = i + 3;
-      i += 4;
-      left = d ? lanes3(cs, run, out) : lanes2(cs, run, out);
-    } else {
-      q[d].at[q[d].n++] = i++;
-      if (q[d].n < 4) continue;
-      q[d].n = 0;
-      memcpy(run, q[d].at, sizeof run);
-      left = d ? lanes3(cs, run, out) : lanes2(cs, run, out);
+  size_t ix[2][ACC_CHUNK + 4], sx[2][ACC_CHUNK + 4];
+  size_t ni[2] = {0, 0}, ns[2] = {0, 0};
+  for (size_t base = 0; base < n; base += ACC_CHUNK) {
+    const size_t m = n - base < ACC_CHUNK ? n - base : ACC_CHUNK;
+    size_t n2 = ni[0], n3 = ni[1];
+    for (size_t i = base; i < base + m; i++) { /* without a branch */
+      const size_t d = cs[i].dim == 3;
+      ix[0][n2] = i;
+      ix[1][n3] = i;
+      n2 += 1 - d;
+      n3 += d;
     }
-    if (!left) continue;
-    for (int j = 0; j < 4; j++) {
-      if (!(left >> j & 1)) continue;
-      qs[d].at[qs[d].n++] = run[j];
-      if (qs[d].n < 4) continue;
-      qs[d].n = 0;
-      if (d)
-        lanes3s(cs, qs[d].at, out);
-      else
-        lanes2s(cs, qs[d].at, out);
+    ni[0] = n2, ni[1] = n3;
+    for (int d = 0; d < 2; d++) {
+      size_t j = 0;
+      for (; j + 4 <= ni[d]; j += 4) {
+        const size_t *at = &ix[d][j];
+        int left = d ? lanes3(cs, at, out) : lanes2(cs, at, out);
+        for (int l = 0; left; l++, left >>= 1)
+          if (left & 1) sx[d][ns[d]++] = at[l];
+      }
+      for (size_t r = j; r < ni[d]; r++) ix[d][r - j] = ix[d][r];
+      ni[d] -= j;
+      j = 0;
+      for (; j + 4 <= ns[d]; j += 4) {
+        if (d)
+          lanes3s(cs, &sx[d][j], out);
+        else
+          lanes2s(cs, &sx[d][j], out);
+      }
+      for (size_t r = j; r < ns[d]; r++) sx[d][r - j] = sx[d][r];
+      ns[d] -= j;
     }
   }
   for (int d = 0; d < 2; d++) {
-    for (int j = 0; j < q[d].n; j++) out[q[d].at[j]] = toi_f_accurate(&cs[q[d].at[j]]);
-    for (int j = 0; j < qs[d].n; j++) out[qs[d].at[j]] = toi_f_accurate(&cs[qs[d].at[j]]);
+    for (size_t j = 0; j < ni[d]; j++) out[ix[d][j]] = toi_f_accurate(&cs[ix[d][j]]);
+    for (size_t j = 0; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
   }
 }
 
