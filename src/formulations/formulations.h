@@ -81,5 +81,9 @@ toi_result RNAME(toi_phet_detect)(const toi_case *c, real velocity_multiplier);
 typedef void (*toi_batch_fn)(const toi_case *cases, size_t n, toi_result *out);
 toi_batch_fn toi_formulation_batch(const toi_formulation *f);
 void toi_accurate_batch(const toi_case *cases, size_t n, toi_result *out);
+/* toi_accurate_batch with at most the given kernels (for the tests): 0 the
+   scalar function only, 1 AVX2 and FMA, 2 AVX-512 where the processor
+   has each. */
+void toi_accurate_batch_as(int kind, const toi_case *cases, size_t n, toi_result *out);
 
 #endif

@@ -18,24 +18,31 @@ toi_result toi_f_accurate(const toi_case *c);
 static int same(toi_result a, toi_result b) { return a.cls == b.cls && !memcmp(&a.t, &b.t, sizeof a.t); }
 
 /* The batch on cs[0..n-1] whole and in calls of lengths 1, 2, ..., 9, 1,
-   ... (every lane count and tail), each answer against the scalar one. */
+   ... (every lane count and tail), each answer against the scalar one,
+   with each set of kernels; and toi_accurate_batch itself once. */
 static void check_batches(const toi_case *cs, size_t n, const char *what) {
   toi_result *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
   cr_assert(want && got);
   for (size_t i = 0; i < n; i++) want[i] = toi_f_accurate(&cs[i]);
-  for (int pass = 0; pass < 2; pass++) {
+  /* pass: the kernels (AVX2, AVX-512 where the processor has them; the
+     scalar function elsewhere) times whole or in short calls */
+  for (int pass = 0; pass < 4; pass++) {
+    const int kind = 1 + pass / 2;
     memset(got, 0xa5, n * sizeof *got);
-    if (pass == 0) {
-      toi_accurate_batch(cs, n, got);
+    if (pass % 2 == 0) {
+      toi_accurate_batch_as(kind, cs, n, got);
     } else {
       size_t len = 1;
-      for (size_t i = 0; i < n; i += len, len = len % 9 + 1) toi_accurate_batch(&cs[i], len < n - i ? len : n - i, &got[i]);
+      for (size_t i = 0; i < n; i += len, len = len % 9 + 1)
+        toi_accurate_batch_as(kind, &cs[i], len < n - i ? len : n - i, &got[i]);
     }
     for (size_t i = 0; i < n; i++)
       cr_assert(same(want[i], got[i]), "%s, case %zu (%s, dim %d), pass %d: batch %s %a, scalar %s %a", what, i,
                 cs[i].id, cs[i].dim, pass, toi_class_name(got[i].cls), got[i].t, toi_class_name(want[i].cls),
                 want[i].t);
   }
+  toi_accurate_batch(cs, n, got);
+  for (size_t i = 0; i < n; i++) cr_assert(same(want[i], got[i]), "%s, case %zu: toi_accurate_batch", what, i);
   free(want);
   free(got);
 }
