@@ -302,6 +302,13 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vdd c = v_fast_c(s, R, n, &ec);
   vl c_ok = ec <= ACC_REL * c.hi;
   vl l_static = ~quick & c_ok & ~moving;
+  /* No lane goes on to b (near contacts: c to the integers or the
+     expansions): the answers so far. */
+  if (_mm256_testz_si256((__m256i)(go & ~quick & c_ok & moving), (__m256i)(go & ~quick & c_ok & moving))) {
+    put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC), v_set(NAN),
+              _mm256_movemask_pd((__m256d)(go & (quick | l_static))) & ~left, left);
+    return left;
+  }
   vdd b = v_fast_dot(s, v, n, &eb);
   vdd a = v_fast_dot(v, v, n, &ea);
   vl b_ok = eb <= ACC_REL * -b.hi;
@@ -313,6 +320,13 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vl l_miss = rest & d_neg;
   vl hit = rest & d_pos & ~(ed > ACC_REL * h * (h - b.hi)) & (c.hi >= v_set(0x1p-700)) &
            (b.hi <= v_set(-0x1p-700)) & (d.hi >= v_set(0x1p-900));
+  /* No lane goes on to the root (grazes and tangents: D to the integers
+     or the expansions): the answers so far. */
+  if (_mm256_testz_si256((__m256i)(go & hit), (__m256i)(go & hit))) {
+    put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
+              _mm256_movemask_pd((__m256d)(go & (quick | l_static | l_miss))) & ~left, left);
+    return left;
+  }
   /* root_dd (d.hi > 0) */
   vd i2 = 0.5 / h;
   vd r = v_fma(-h, h, d.hi);
