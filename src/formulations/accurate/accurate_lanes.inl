@@ -1,0 +1,404 @@
+/* accurate_lanes.inl: accurate's common path in ACC_W lanes (accurate_batch.c's argument), compiled twice. */
+
+/*
+ * A type-generic source, not a header: included by accurate_lanes4.c
+ * (ACC_W 4, AVX2 and FMA) and accurate_lanes8.c (ACC_W 8, AVX-512 F and
+ * DQ), which define ACC_W, ACC_TARGET, ACC_BATCH (the batch function's
+ * name) and the few intrinsics below (ACC_SET1, ACC_SET1I, ACC_FMADD,
+ * ACC_SQRT, ACC_ANY, ACC_MASK, ACC_LOADP) before including it. One source for both
+ * widths, so the two cannot drift apart; no include guard on purpose.
+ * Each lane makes the operations of accurate.c's scalar function in the
+ * same order: the argument is in accurate_batch.c.
+ */
+
+#define ACC_ALL ((1 << ACC_W) - 1)
+
+#define ACC_LANES __attribute__((target(ACC_TARGET), always_inline)) static inline
+#define ACC_KERNEL __attribute__((target(ACC_TARGET), noinline)) static
+
+#define ACC_REL 0x1p-64 /* accurate.c's */
+/* The loops over the components fully unrolled, as in accurate.c. */
+#if defined(__clang__)
+#define ACC_UNROLL _Pragma("unroll")
+#else
+#define ACC_UNROLL _Pragma("GCC unroll 3")
+#endif
+#define ETA 0x1p-1000   /* accurate.c's */
+
+typedef double vd __attribute__((vector_size(8 * ACC_W)));
+typedef long long vl __attribute__((vector_size(8 * ACC_W)));
+typedef unsigned long long vu __attribute__((vector_size(8 * ACC_W)));
+
+/* put_lanes stores a toi_result as two 8-byte halves: the class in the low
+   bytes of the first (little-endian x86-64), the time in the second. */
+_Static_assert(sizeof(toi_result) == 16 && offsetof(toi_result, t) == 8, "toi_result: class, padding, time");
+
+typedef struct vdd {
+  vd hi, lo;
+} vdd;
+
+ACC_LANES vd v_set(double x) { return (vd)ACC_SET1(x); }
+ACC_LANES vl v_setl(long long x) { return (vl)ACC_SET1I(x); }
+ACC_LANES vd v_abs(vd x) { return (vd)((vl)x & (vl)v_set(0x1.fffffffffffffp1023)); }
+ACC_LANES vd v_pick(vl m, vd x, vd y) { return (vd)((m & (vl)x) | (~m & (vl)y)); }
+ACC_LANES vd v_fma(vd a, vd b, vd c) { return ACC_FMADD(a, b, c); }
+
+/* eft.h's two_sum, fast_two_sum, two_prod and accurate.c's two_diff. */
+ACC_LANES vdd v_two_sum(vd a, vd b) {
+  vd s = a + b;
+  vd bv = s - a;
+  vd av = s - bv;
+  vdd r = {s, (a - av) + (b - bv)};
+  return r;
+}
+
+ACC_LANES vdd v_fast_two_sum(vd a, vd b) {
+  vd s = a + b;
+  vdd r = {s, b - (s - a)};
+  return r;
+}
+
+ACC_LANES vdd v_two_prod(vd a, vd b) {
+  vd p = a * b;
+  vdd r = {p, v_fma(a, b, -p)};
+  return r;
+}
+
+ACC_LANES vdd v_two_diff(vd a, vd b) {
+  vd s = a - b;
+  vd bv = a - s;
+  vd av = s + bv;
+  vdd r = {s, (a - av) + (bv - b)};
+  return r;
+}
+
+/* fast_c */
+ACC_LANES vdd v_fast_c(const vdd *s, vdd R, const int n, vd *err) {
+  vdd p = v_two_prod(s[0].hi, s[0].hi);
+  vd S = p.hi, T = p.lo, M = p.hi, cross = s[0].hi * s[0].lo;
+  ACC_UNROLL
+  for (int i = 1; i < n; i++) {
+    p = v_two_prod(s[i].hi, s[i].hi);
+    vdd q = v_two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += p.hi;
+    cross += s[i].hi * s[i].lo;
+  }
+  p = v_two_prod(R.hi, R.hi);
+  vdd q = v_two_sum(S, -p.hi);
+  T += q.lo - p.lo;
+  M += p.hi;
+  T += 2.0 * (cross - R.hi * R.lo);
+  *err = 0x1p-99 * M + ETA;
+  return v_two_sum(q.hi, T);
+}
+
+/* fast_dot */
+ACC_LANES vdd v_fast_dot(const vdd *x, const vdd *y, const int n, vd *err) {
+  vdd p = v_two_prod(x[0].hi, y[0].hi);
+  vd S = p.hi, T = p.lo, M = v_abs(p.hi), cross = x[0].hi * y[0].lo + x[0].lo * y[0].hi;
+  ACC_UNROLL
+  for (int i = 1; i < n; i++) {
+    p = v_two_prod(x[i].hi, y[i].hi);
+    vdd q = v_two_sum(S, p.hi);
+    S = q.hi;
+    T += q.lo + p.lo;
+    M += v_abs(p.hi);
+    cross += x[i].hi * y[i].lo + x[i].lo * y[i].hi;
+  }
+  T += cross;
+  *err = 0x1p-99 * M + ETA;
+  return v_two_sum(S, T);
+}
+
+/* fast_d (a > 0, b < 0, c > 0 in the lanes that use it) */
+ACC_LANES vdd v_fast_d(vdd a, vd ea, vdd b, vd eb, vdd c, vd ec, vd *err) {
+  vdd P1 = v_two_prod(b.hi, b.hi);
+  vdd P2 = v_two_prod(a.hi, c.hi);
+  vdd S = v_two_sum(P1.hi, -P2.hi);
+  vd T = S.lo + (P1.lo - P2.lo) + (2.0 * b.hi * b.lo - (a.hi * c.lo + a.lo * c.hi));
+  vd ab = a.hi, bb = -b.hi, cb = c.hi;
+  *err = 0x1p-100 * (P1.hi + P2.hi) + (2.002 * bb + eb) * eb + 1.001 * ab * ec + (1.001 * cb + ec) * ea + ETA;
+  return v_two_sum(S.hi, T);
+}
+
+/* The biased exponent field of x >= 0. */
+ACC_LANES vl v_expo(vd x) { return (vl)((vu)x >> 52) & v_setl(0x7ff); }
+
+/* 2^k for -1022 <= k <= 1023 (pow2i). */
+ACC_LANES vd v_pow2(vl k) { return (vd)((k + 1023) << 52); }
+
+/* track_min: the least of the magnitudes' bits minus one (zero wraps to the top). */
+ACC_LANES vu v_track_min(vd x, vu mn1) {
+  vu a = ((vu)x & (vu)v_set(0x1.fffffffffffffp1023)) - 1;
+  return (vu)v_pick((vl)(a < mn1), (vd)a, (vd)mn1);
+}
+
+/* maybe_midpoint on the bits, lane by lane (all ones where it holds). */
+ACC_LANES vl v_maybe_midpoint(vdd t) {
+  const vu h = (vu)t.hi, l = (vu)t.lo;
+  const vu ex = (vu)v_set(INFINITY); /* 0x7ff0000000000000 */
+  const vu half = (h & ex) - ((unsigned long long)53 << 52);
+  const vu d1 = (l & (vu)v_set(0x1.fffffffffffffp1023)) - half;
+  const vu d2 = d1 + ((unsigned long long)1 << 52);
+  const unsigned long long w = (unsigned long long)1 << 48;
+  const vu w2 = (vu)v_setl((long long)(2 * w));
+  const unsigned long long lo = (unsigned long long)56 << 52;
+  return (vl)((d1 + w) <= w2) | (vl)((d2 + w) <= w2) | (vl)((h & ex) < (vu)v_setl((long long)lo));
+}
+
+/* The answers of the lanes in done (bits), the scalar function's for the
+   others but those in left (left to the kernel with scaling). */
+ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out, vl cls, vd t, int done, int left) {
+#if ACC_W == 4
+  if (done == 15) { /* every lane: two halves of 16 bytes a case (the class, zero padding, the time) */
+    const vd lo = _mm256_unpacklo_pd((__m256d)cls, t), hi = _mm256_unpackhi_pd((__m256d)cls, t);
+    _mm_storeu_pd((double *)&out[idx[0]], _mm256_castpd256_pd128(lo));
+    _mm_storeu_pd((double *)&out[idx[1]], _mm256_castpd256_pd128(hi));
+    _mm_storeu_pd((double *)&out[idx[2]], _mm256_extractf128_pd(lo, 1));
+    _mm_storeu_pd((double *)&out[idx[3]], _mm256_extractf128_pd(hi, 1));
+    return;
+  }
+#endif
+  for (int j = 0; j < ACC_W; j++) {
+    toi_result *o = &out[idx[j]];
+    if (done >> j & 1) {
+      o->cls = (toi_class)cls[j];
+      o->t = t[j];
+    } else if (!(left >> j & 1)) {
+      *o = toi_f_accurate(&cs[idx[j]]);
+    }
+  }
+}
+
+/* Four cases of dimension n through the common path: out[idx[j]] for each
+   lane j, from the lanes or from the scalar function. */
+ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, toi_result *out) {
+  const toi_case *cp[ACC_W];
+  for (int j = 0; j < ACC_W; j++) cp[j] = &cs[idx[j]];
+#define LOAD(f) ACC_LOADP(cp, f)
+  /* diffs */
+  vdd s[3], v[3];
+  vd as_ = v_set(0), av_ = v_set(0);
+  vl mo = v_setl(0), fin = v_setl(-1);
+  const vd big = v_set(0x1.fffffffffffffp1023);
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    s[i] = v_two_diff(LOAD(pb[i]), LOAD(pa[i]));
+    v[i] = v_two_diff(LOAD(vb[i]), LOAD(va[i]));
+    vd as = v_abs(s[i].hi), av = v_abs(v[i].hi);
+    as_ = v_pick(as > as_, as, as_);
+    av_ = v_pick(av > av_, av, av_);
+    mo |= (vl)((vu)v[i].hi << 1);
+    /* (not in the scalar function: lanes with a NaN or an infinity go to it) */
+    fin &= (as <= big) & (av <= big);
+  }
+  vdd R = v_two_sum(LOAD(ra), LOAD(rb));
+#undef LOAD
+  fin &= v_abs(R.hi) <= big;
+  vd ms = v_pick(R.hi > as_, R.hi, as_), mv = av_;
+  vl moving = mo != v_setl(0);
+  /* common_range */
+  vl common = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-300)) &
+              (~moving | (mv >= v_set(0x1p-300)));
+  /* scaled_body where not common (solve_scaled), for ms and mv normal (the
+     others go to the scalar function): ilog2d is the exponent field less
+     1023, and kp, kv in [-1022, 1023] is that field in [1, 2045]. */
+  const vl zero = v_setl(0), b1023 = v_setl(1023);
+  vl k = zero, go = common;
+  int left = 0; /* lanes left to the kernel with scaling (bits) */
+  if (!sc) {
+    left = ACC_MASK(~common);
+    if (left == ACC_ALL) return left; /* (the scale family) */
+  } else {
+    const vl one = v_setl(1), e2045 = v_setl(2045);
+    vl ems = v_expo(ms), emv = v_expo(mv);
+    vl kp = b1023 - ems, kv = (b1023 - emv) & moving;
+    vl scaled = ~common & fin & (ms > v_set(0)) & (ems >= one) & (ems <= e2045) &
+                (~moving | ((emv >= one) & (emv <= e2045)));
+    /* the least nonzero part, as its bits minus one (track_min) */
+    vu pmin = (vu)v_setl(-1), vmin = pmin;
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      pmin = v_track_min(s[i].hi, v_track_min(s[i].lo, pmin));
+      vmin = v_track_min(v[i].hi, v_track_min(v[i].lo, vmin));
+    }
+    pmin = v_track_min(R.hi, v_track_min(R.lo, pmin));
+    scaled &= ~(kp < zero) | (vl)(pmin + 1 >= (vu)(one - kp) << 52);
+    scaled &= ~(kv < zero) | (vl)(vmin + 1 >= (vu)(one - kv) << 52);
+    kp &= scaled;
+    kv &= scaled;
+    k = kv - kp; /* t* 2^k is the root of the case as given */
+    go = common | scaled;
+    const vd P = v_pow2(kp), V = v_pow2(kv); /* 1 in the common lanes: x 1 = x */
+    ACC_UNROLL
+    for (int i = 0; i < n; i++) {
+      s[i].hi = s[i].hi * P;
+      s[i].lo = s[i].lo * P;
+      v[i].hi = v[i].hi * V;
+      v[i].lo = v[i].lo * V;
+    }
+    R.hi = R.hi * P;
+    R.lo = R.lo * P;
+  }
+
+  /* quick_class */
+  const double u = 0x1p-53;
+  vd ps = s[0].hi * s[0].hi, pv = v[0].hi * v[0].hi, psv = s[0].hi * v[0].hi, mb = v_abs(psv);
+  ACC_UNROLL
+  for (int i = 1; i < n; i++) {
+    ps += s[i].hi * s[i].hi;
+    pv += v[i].hi * v[i].hi;
+    vd q = s[i].hi * v[i].hi;
+    psv += q;
+    mb += v_abs(q);
+  }
+  vd pr = R.hi * R.hi;
+  vd cd = ps - pr, qec = 8 * u * (ps + pr) + ETA;
+  vl c_pos = cd > qec;
+  vl q_overlap = ~c_pos & (cd < -qec);
+  vl q_static = c_pos & ~moving;
+  vd qeb = 7 * u * mb + ETA;
+  vl b_neg = c_pos & moving & (psv < -qeb);
+  vl q_sep = c_pos & moving & ~(psv < -qeb) & (psv > qeb);
+  vd qd = psv * psv - pv * cd;
+  vl q_miss = b_neg & (qd < -(40 * u * (pv * (ps + pr)) + 0x1p-690));
+  const vl quick = q_overlap | q_static | q_sep | q_miss;
+  const vl clsq = (q_overlap & TOI_OVERLAP) | (q_static & TOI_STATIC) | (q_sep & TOI_SEPARATING) | (q_miss & TOI_MISS);
+  /* The rest only where some lane goes on (none: the scale family, the
+     misses and separations of generic). */
+  if (!ACC_ANY(go & ~quick)) {
+    put_lanes(cs, idx, out, clsq, v_set(NAN), ACC_MASK(go) & ~left, left);
+    return left;
+  }
+
+  /* fast_body: c, then b and a */
+  vd ec, eb, ea, ed;
+  vdd c = v_fast_c(s, R, n, &ec);
+  vl c_ok = ec <= ACC_REL * c.hi;
+  vl l_static = ~quick & c_ok & ~moving;
+  /* No lane goes on to b (near contacts: c to the integers or the
+     expansions): the answers so far. */
+  if (!ACC_ANY(go & ~quick & c_ok & moving)) {
+    put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC), v_set(NAN),
+              ACC_MASK((go & (quick | l_static))) & ~left, left);
+    return left;
+  }
+  vdd b = v_fast_dot(s, v, n, &eb);
+  vdd a = v_fast_dot(v, v, n, &ea);
+  vl b_ok = eb <= ACC_REL * -b.hi;
+  vl rest = ~quick & c_ok & moving & b_ok; /* the lanes that go on to D */
+  vdd d = v_fast_d(a, ea, b, eb, c, ec, &ed);
+  /* filter_sign, sqrt_pos */
+  vl d_pos = d.hi > 1.001 * ed, d_neg = d.hi < -1.001 * ed;
+  vd h = ACC_SQRT(v_pick(d.hi > v_set(0), d.hi, v_set(0)));
+  vl l_miss = rest & d_neg;
+  vl hit = rest & d_pos & ~(ed > ACC_REL * h * (h - b.hi)) & (c.hi >= v_set(0x1p-700)) &
+           (b.hi <= v_set(-0x1p-700)) & (d.hi >= v_set(0x1p-900));
+  /* No lane goes on to the root (grazes and tangents: D to the integers
+     or the expansions): the answers so far. */
+  if (!ACC_ANY(go & hit)) {
+    put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
+              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left);
+    return left;
+  }
+  /* root_dd (d.hi > 0) */
+  vd i2 = 0.5 / h;
+  vd r = v_fma(-h, h, d.hi);
+  vd g = (r + d.lo) * i2;
+  vdd sd = v_two_sum(-b.hi, h);
+  vd Dh = sd.hi, Dl = sd.lo + (g - b.lo);
+  vd q0 = c.hi / Dh, inv = 1.0 / Dh;
+  vd e1 = v_fma(-q0, Dh, c.hi);
+  vd rho = e1 + (c.lo - q0 * Dl);
+  vdd t = v_fast_two_sum(q0, rho * inv);
+  /* The rounding (k = 0 in every lane of the kernel without scaling):
+     y = RN(t) where k = 0 (the bit test first); elsewhere, with 2^e the
+     power of two of t.hi 2^k: +0 where e < -1077; t.hi 2^k in two products
+     where e >= -1022, exact where e <= 1023 (the partial product lies
+     between t.hi and the result, both normal; scale2 gives the same exact
+     value where e = 1023), the bit test applying (y normal), and +inf
+     where e >= 1024, as scale2 and scale_round give it there (and
+     near_midpoint does not test infinity). The other lanes (y subnormal,
+     or |k| > 2040) go to the scalar function. */
+  const vl e = v_expo(t.hi) - b1023 + k;
+  const vl k1 = (k - (k < zero)) >> 1; /* k / 2, rounded toward zero as in C */
+  const vl k0 = k == zero;
+  const vl tiny = e < v_setl(-1077);
+  const vl normal = (e >= v_setl(-1022)) & (k >= v_setl(-2040)) &
+                    (k <= v_setl(2040));
+  const vl huge = e > v_setl(1023);
+  const vl mid = v_maybe_midpoint(t);
+  vd y = t.hi + t.lo;
+  if (!sc) {
+    hit &= (t.hi >= v_set(0x1p-960)) & ~mid;
+  } else {
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~mid) | (~k0 & (tiny | (normal & (huge | ~mid)))));
+    y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
+  }
+
+  vl done = go & (quick | l_static | l_miss | hit);
+  /* the classes are exclusive: quick's four, then static, miss and hit on
+     the lanes quick leaves, moving or not, D negative or positive */
+  const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT);
+  const vd tv = v_pick(hit, y, v_set(NAN));
+  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left);
+  return left;
+}
+
+/* The common path, and the common path on scaled differences (the lanes
+   that the first leaves: few, so that the first does none of the scaling). */
+ACC_KERNEL int lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 2, 0, out); }
+ACC_KERNEL int lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 3, 0, out); }
+ACC_KERNEL void lanes2s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, 1, out); }
+ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, 1, out); }
+
+#define ACC_CHUNK 256
+
+/* The cases' indices by dimension, chunk by chunk, each list taken four at a
+   time through the common path; the lanes it leaves (out of its range)
+   listed again by dimension and taken four at a time through the scaled
+   one. What is left of a list at the end of a chunk (fewer than four) is
+   carried to the next; at the end, the scalar function takes it. */
+void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
+  size_t ix[2][ACC_CHUNK + ACC_W], sx[2][ACC_CHUNK + ACC_W];
+  size_t ni[2] = {0, 0}, ns[2] = {0, 0};
+  for (size_t base = 0; base < n; base += ACC_CHUNK) {
+    const size_t m = n - base < ACC_CHUNK ? n - base : ACC_CHUNK;
+    size_t n2 = ni[0], n3 = ni[1];
+    for (size_t i = base; i < base + m; i++) { /* without a branch */
+      const size_t d = cs[i].dim == 3;
+      ix[0][n2] = i;
+      ix[1][n3] = i;
+      n2 += 1 - d;
+      n3 += d;
+    }
+    ni[0] = n2, ni[1] = n3;
+    for (int d = 0; d < 2; d++) {
+      size_t j = 0;
+      for (; j + ACC_W <= ni[d]; j += ACC_W) {
+        const size_t *at = &ix[d][j];
+        int left = d ? lanes3(cs, at, out) : lanes2(cs, at, out);
+        for (int l = 0; left; l++, left >>= 1)
+          if (left & 1) sx[d][ns[d]++] = at[l];
+      }
+      for (size_t r = j; r < ni[d]; r++) ix[d][r - j] = ix[d][r];
+      ni[d] -= j;
+      j = 0;
+      for (; j + ACC_W <= ns[d]; j += ACC_W) {
+        if (d)
+          lanes3s(cs, &sx[d][j], out);
+        else
+          lanes2s(cs, &sx[d][j], out);
+      }
+      for (size_t r = j; r < ns[d]; r++) sx[d][r - j] = sx[d][r];
+      ns[d] -= j;
+    }
+  }
+  for (int d = 0; d < 2; d++) {
+    for (size_t j = 0; j < ni[d]; j++) out[ix[d][j]] = toi_f_accurate(&cs[ix[d][j]]);
+    for (size_t j = 0; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
+  }
+}
+
