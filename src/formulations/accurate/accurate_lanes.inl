@@ -329,12 +329,27 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   const vl normal = (e >= v_setl(-1022)) & (k >= v_setl(-2040)) &
                     (k <= v_setl(2040));
   const vl huge = e > v_setl(1023);
-  const vl mid = v_maybe_midpoint(t);
+  vl mid = v_maybe_midpoint(t);
   vd y = t.hi + t.lo;
+  /* Where k = 0 and the bit test holds, near_midpoint and root_rel as the
+     scalar function makes them: only a lane whose root lies that near a
+     midpoint (tie_break's) goes to the scalar function. */
+  vl tie = mid;
+  if (ACC_ANY(hit & k0 & mid)) {
+    const vd r = (t.hi - y) + t.lo;
+    const vl up = (vl)(r > v_set(0));
+    const vd nb = (vd)((vl)y + (v_setl(0) - up - up - v_setl(1)));
+    const vd step = v_pick(nb < v_set(INFINITY), nb - y, v_set(0x1p971));
+    const vd half = 0.5 * step;
+    const vd dist = v_abs(r - half);
+    const vd den_err = eb + v_pick(h > v_set(0), ed / h, v_set(0));
+    const vd rel = 1.01 * (ec / c.hi + den_err / (h - b.hi) + 0x1p-98);
+    tie = mid & (y < v_set(INFINITY)) & (dist <= 0x1p-6 * v_abs(half)) & (dist <= rel * t.hi);
+  }
   if (!sc) {
-    hit &= (t.hi >= v_set(0x1p-960)) & ~mid;
+    hit &= (t.hi >= v_set(0x1p-960)) & ~tie;
   } else {
-    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~mid) | (~k0 & (tiny | (normal & (huge | ~mid)))));
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~mid)))));
     y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
   }
 
