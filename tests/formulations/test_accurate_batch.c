@@ -102,7 +102,7 @@ Test(accurate_batch, every_family_both_dims_and_mixed_batches) {
 /* The worst-case corpora of every formulation (accurate's and the others':
    cases near the limits of each kernel), and special inputs. */
 Test(accurate_batch, worst_case_corpora_and_special_inputs) {
-  size_t nf, n = 0, cap = 4096;
+  size_t nf, n = 0, cap = 8192;
   const toi_formulation *fs = toi_formulations(&nf);
   toi_case *cs = malloc(cap * sizeof *cs);
   cr_assert(cs);
@@ -129,6 +129,20 @@ Test(accurate_batch, worst_case_corpora_and_special_inputs) {
     fclose(in);
   }
   cr_assert_geq(n, 40, "the corpora hold at least 40 cases (%zu)", n);
+  /* Each corpus case with its lengths and speeds times powers of two (the
+     scaled path, t* times a power of two: its roots near midpoints too). */
+  const double scales[][2] = {{0x1p200, 1}, {1, 0x1p-350}, {0x1p-500, 0x1p400}, {0x1p600, 0x1p-300}};
+  const size_t ncorpus = n;
+  for (size_t i = 0; i < ncorpus; i++)
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0] && n < cap; k++) {
+      toi_case c = cs[i];
+      for (int j = 0; j < 3; j++) {
+        c.pa[j] *= scales[k][0], c.pb[j] *= scales[k][0];
+        c.va[j] *= scales[k][1], c.vb[j] *= scales[k][1];
+      }
+      c.ra *= scales[k][0], c.rb *= scales[k][0];
+      cs[n++] = c;
+    }
   /* Special inputs in one lane among common ones: zeros, negative zeros,
      subnormals, huge and infinite values, NaN, each dimension. */
   const double sp[] = {0.0, -0.0, 0x1p-1074, -0x1p-1060, 0x1p-400, 1e300, -0x1.fffffffffffffp1023, INFINITY, NAN, 3.5};

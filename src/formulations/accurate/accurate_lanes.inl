@@ -331,16 +331,26 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   const vl huge = e > v_setl(1023);
   vl mid = v_maybe_midpoint(t);
   vd y = t.hi + t.lo;
-  /* Where k = 0 and the bit test holds, near_midpoint and root_rel as the
-     scalar function makes them: only a lane whose root lies that near a
-     midpoint (tie_break's) goes to the scalar function. */
+  vl yn = k0; /* the lanes whose y is normal (or k = 0): the bit test applies */
+  vl nk1 = zero, nk2 = zero; /* -k in two halves where yn and k != 0, else 0 */
+  if (sc) {
+    y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
+    yn |= normal & ~huge;
+    nk1 = (zero - k1) & yn;
+    nk2 = (k1 - k) & yn;
+  }
+  /* Where the bit test holds, near_midpoint and root_rel as the scalar
+     function makes them (scale2(x, -k) as two exact products: y and step
+     are normal or powers of two, and so are the results, of t's scale): only a lane whose root lies near
+     enough a midpoint for tie_break goes to the scalar function. */
   vl tie = mid;
-  if (ACC_ANY(hit & k0 & mid)) {
-    const vd r = (t.hi - y) + t.lo;
+  if (ACC_ANY(hit & yn & mid)) {
+    const vd back = sc ? y * v_pow2(nk1) * v_pow2(nk2) : y;
+    const vd r = (t.hi - back) + t.lo;
     const vl up = (vl)(r > v_set(0));
     const vd nb = (vd)((vl)y + (v_setl(0) - up - up - v_setl(1)));
     const vd step = v_pick(nb < v_set(INFINITY), nb - y, v_set(0x1p971));
-    const vd half = 0.5 * step;
+    const vd half = 0.5 * (sc ? step * v_pow2(nk1) * v_pow2(nk2) : step);
     const vd dist = v_abs(r - half);
     const vd den_err = eb + v_pick(h > v_set(0), ed / h, v_set(0));
     const vd rel = 1.01 * (ec / c.hi + den_err / (h - b.hi) + 0x1p-98);
@@ -349,8 +359,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   if (!sc) {
     hit &= (t.hi >= v_set(0x1p-960)) & ~tie;
   } else {
-    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~mid)))));
-    y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~tie)))));
   }
 
   vl done = go & (quick | l_static | l_miss | hit);
