@@ -11,6 +11,8 @@
  * same order: the argument is in accurate_batch.c.
  */
 
+#include <stdint.h>
+
 #define ACC_ALL ((1 << ACC_W) - 1)
 
 #define ACC_LANES __attribute__((target(ACC_TARGET), always_inline)) static inline
@@ -380,19 +382,32 @@ ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) 
 
 #define ACC_CHUNK 256
 
-/* The cases' indices by dimension, chunk by chunk, each list taken four at a
-   time through the common path; the lanes it leaves (out of its range)
-   listed again by dimension and taken four at a time through the scaled
-   one. What is left of a list at the end of a chunk (fewer than four) is
-   carried to the next; at the end, the scalar function takes it. */
+/* The cases' indices by dimension, chunk by chunk, each list taken ACC_W
+   at a time through the common path; the lanes it leaves (out of its
+   range) listed again by dimension and taken ACC_W at a time through the
+   scaled one, which also takes at once the cases whose pA has a first
+   coordinate far from 1 (a guess that they are out of the common range, as in the scale
+   family: it only chooses the kernel; both give the same answers). What
+   is left of a list at the end of a chunk (fewer than ACC_W) is carried to
+   the next; at the end, the scalar function takes it. */
 void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
-  size_t ix[2][ACC_CHUNK + ACC_W], sx[2][ACC_CHUNK + ACC_W];
+  size_t ix[2][ACC_CHUNK + ACC_W], sx[2][2 * ACC_CHUNK + ACC_W];
   size_t ni[2] = {0, 0}, ns[2] = {0, 0};
   for (size_t base = 0; base < n; base += ACC_CHUNK) {
     const size_t m = n - base < ACC_CHUNK ? n - base : ACC_CHUNK;
     size_t n2 = ni[0], n3 = ni[1];
-    for (size_t i = base; i < base + m; i++) { /* without a branch */
+    for (size_t i = base; i < base + m; i++) { /* without a branch but for the guess */
       const size_t d = cs[i].dim == 3;
+      uint64_t xb;
+      memcpy(&xb, &cs[i].pa[0], sizeof xb);
+      /* pA's first coordinate nonzero, its exponent field out of [1023 -
+         250, 1023 + 100] (subtracted and compared unsigned): straight to
+         the scaled kernel (pa[0] lies next to dim, on the line just read) */
+      const uint64_t xe = xb >> 52 & 0x7ff;
+      if (__builtin_expect(xe - (1023 - 250) > 350 && xe != 0, 0)) {
+        sx[d][ns[d]++] = i;
+        continue;
+      }
       ix[0][n2] = i;
       ix[1][n3] = i;
       n2 += 1 - d;
