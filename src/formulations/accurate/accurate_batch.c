@@ -48,8 +48,7 @@ static int lane_kind(void) {
 }
 
 void toi_accurate_batch_as(int kind, const toi_case *cases, size_t n, toi_result *out) {
-  static int have = -1; /* the same answer in every thread: a benign race */
-  if (have < 0) have = lane_kind();
+  const int have = lane_kind(); /* (reads what the loader's check found: cheap, once a batch) */
   if (kind > have) kind = have;
   if (kind == 2 && n >= 8)
     toi_accurate_lanes8(cases, n, out);
