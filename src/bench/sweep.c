@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ref_bench.h"
+#include "ref_common.h"
 #include "sweep.h"
 #include "toiref.h"
 
@@ -538,20 +539,20 @@ static double ulp_bits_for(double k, const sweep_cell *cell) {
 
 /* An enclosure [dlo, dhi] of delta = (t* - R) / u for the view's root in
    direction dir, R its rounding to q, kept for the case's other answers
-   (the proof above ulp_distance): 1, or 0 when it cannot be had (R not fit
-   for ulp_distance, or the reference's measure fails: the caller then
-   measures as without it). */
-static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engine engine, toi_precision q,
-                       double *dlo, double *dhi) {
+   (the proof above ulp_distance), into v->off[d] with have_off[d] = 1, or
+   have_off[d] = -1 when it cannot be had (R not fit for ulp_distance, or the
+   reference's measure fails: the caller then measures as without it). */
+static __attribute__((noinline)) void view_offset_measure(sweep_view *v, toi_direction dir, double R,
+                                                          toi_ref_engine engine, toi_precision q) {
   int d = dir == TOI_REVERSE;
-  if (!v->have_off[d]) {
-    v->have_off[d] = -1;
+  {
+    v->have_off[d] = -1; /* until it is had */
     double k, u;
-    if (!ulp_distance(&k, &u, R, R, q)) return 0;
+    if (!ulp_distance(&k, &u, R, R, q)) return;
     double T1 = R + u; /* a multiple of u, at most 2^eR in magnitude: exact */
     toi_ref_query rq;
     toi_ref_error_result er;
-    if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return 0;
+    if (!isfinite(T1) || (q != TOI_BINARY64 && !toi_is_value_of(T1, q))) return;
     double lo, hi;
     int lower = dir == TOI_REVERSE ? v->ref->rev_is_lo : v->ref->fwd_is_lo;
     /* The prepared root's enclosure where the case is prepared already (it
@@ -559,11 +560,11 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
     int got = v->have_prep && ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi);
     if (!got) got = ref_root_offset(&lo, &hi, v->c, R, u, lower);
     if (!got) {
-      if (view_query(&rq, v, dir, engine, q) != TOI_OK) return 0;
+      if (view_query(&rq, v, dir, engine, q) != TOI_OK) return;
       rq.T = T1;
       v->counts->probes++;
       if (!ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi)) {
-        if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return 0;
+        if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return;
         lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
       }
     } else {
@@ -571,9 +572,17 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
     }
     v->off[d][0] = lo < -0.5 ? -0.5 : lo;
     v->off[d][1] = hi > 0.5 ? 0.5 : hi;
-    if (!(v->off[d][0] <= v->off[d][1])) return 0; /* cannot happen for a true enclosure */
+    if (!(v->off[d][0] <= v->off[d][1])) return; /* cannot happen for a true enclosure */
     v->have_off[d] = 1;
   }
+}
+
+/* view_offset_measure once per case and direction, then the kept enclosure: 1, or 0 when it could not be had. */
+static inline __attribute__((always_inline)) int view_offset(sweep_view *v, toi_direction dir, double R,
+                                                             toi_ref_engine engine, toi_precision q, double *dlo,
+                                                             double *dhi) {
+  int d = dir == TOI_REVERSE;
+  if (!v->have_off[d]) view_offset_measure(v, dir, R, engine, q);
   if (v->have_off[d] < 0) return 0;
   *dlo = v->off[d][0];
   *dhi = v->off[d][1];
@@ -582,7 +591,8 @@ static int view_offset(sweep_view *v, toi_direction dir, double R, toi_ref_engin
 
 /* A scored column's error measure, shared by the columns with its answer
    (same_answer), from the cheapest to the dearest: what each holds in er.lo,
-   er.hi, and er.bits: exact from ERR_BOUND on, before it NaN and ulp_bits_for's from k. */
+   er.hi, and er.bits: exact from ERR_BOUND on (and from error_far's ERR_OFFSET), before it NaN and
+   ulp_bits_for's from k. */
 enum {
   ERR_NONE = 0,                 /* not measured yet */
   ERR_ULPS = SWEEP_BY_ULPS,     /* [|k| - 1/2, |k| + 1/2] from the answer's distance k alone (ulp_distance) */
@@ -612,6 +622,54 @@ static inline __attribute__((always_inline)) int error_ulps(error_memo *m, const
   return 1;
 }
 
+/*
+ * An answer in another binade than R's (or of the other sign), R = RN_q(t*)
+ * being fit for ulp_distance (a normal value of q, not a power of two): its
+ * error from the root's offset delta = (t* - R) / u in [dlo, dhi]
+ * (view_offset), without the prepared case.
+ *
+ * t* is in R's binade (above ulp_distance), so ulp_q(t*) = u and the
+ * reference's error is RN(E), E = |T - t*| / u = |k - delta| with the real
+ * k = (T - R) / u. R is at least u inside its binade [2^e, 2^(e+1)) (a
+ * multiple of u other than 2^e), so a finite T outside it, or of the other
+ * sign (or zero), has |T - R| >= u. d = RN(T - R) (checked finite) has
+ * |d - (T - R)| <= 2^-53 |d|, so K = d / u (exact: u a power of two, the
+ * quotient checked in [1, 2^1000] in magnitude, which such a T passes as RN
+ * is monotone and u a double) has k's sign and |k| in [|K| (1 - 2^-53),
+ * |K| (1 + 2^-53)]: |k| > 1/2 >= |delta|, and E = |k| - sgn(k) delta lies in
+ * [|k| + L, |k| + H] with L = -dhi, H = -dlo (k > 0) or L = dlo, H = dhi
+ * (k < 0). |K| 2^-50 is exact. lo = RN(RN(|K| + L) - |K| 2^-50):
+ * |K| + L >= 1/2 > 0, RN(|K| + L) <= |K| + L + (|K| + 1/2) 2^-53 <=
+ * |K| + L + 1.5 |K| 2^-53, so x = RN(|K| + L) - |K| 2^-50 <= |K| + L -
+ * 6.5 |K| 2^-53, and x >= (|K| + L)(1 - 2^-53) - 8 |K| 2^-53 > 0 (|K| + L
+ * >= |K| / 2); RN(x) <= x + 2^-53 x <= x + 1.5 |K| 2^-53 <= |K| (1 - 2^-53)
+ * + L: lo is at most E's lower end, a double, so lo <= RN(E). Likewise
+ * hi = RN(RN(|K| + H) + |K| 2^-50) >= |K| (1 + 2^-53) + H: hi >= RN(E).
+ * The bits are the reference's own (ref_bits_apart_prec of T and RN_q(t*),
+ * as both engines give them), exact. 1 with m at ERR_OFFSET and er.bits
+ * set (not NaN: add_lazy takes them, not k's); 0 when anything is not so.
+ */
+static int error_far(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                     toi_ref_engine engine, toi_precision q) {
+  const double T = sc->t, R = sc->ref_t;
+  double k, u, dlo, dhi;
+  if (!isfinite(T) || !ulp_distance(&k, &u, R, R, q)) return 0;
+  const double d = T - R;
+  if (!isfinite(d)) return 0;
+  const double K = d / u, aK = fabs(K);
+  if (!(aK >= 1 && aK <= 0x1p1000)) return 0;
+  const double bits = ref_bits_apart_prec(T, R, q);
+  if (!(bits >= 0) || !view_offset(v, dir, R, engine, q, &dlo, &dhi)) return 0;
+  const double L = K > 0 ? -dhi : dlo, H = K > 0 ? -dlo : dhi;
+  m->er.ulp = NAN;
+  m->er.lo = (aK + L) - aK * 0x1p-50;
+  m->er.hi = (aK + H) + aK * 0x1p-50;
+  m->er.bits = bits;
+  m->k = K;
+  m->have = ERR_OFFSET;
+  return 1;
+}
+
 /* The error measure at the next level, from m's (a cheaper one skipped when it
    cannot be had): status, and m->have > ERR_NONE then. */
 static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
@@ -621,7 +679,7 @@ static toi_status error_level(error_memo *m, const toi_score_case *sc, sweep_vie
   double dlo, dhi;
   switch (m->have) {
   case ERR_NONE:
-    if (error_ulps(m, sc, q)) return TOI_OK;
+    if (error_ulps(m, sc, q) || error_far(m, sc, v, dir, engine, q)) return TOI_OK;
     break;
   case ERR_ULPS:
     if (view_offset(v, dir, sc->ref_t, engine, q, &dlo, &dhi)) {
@@ -706,7 +764,7 @@ static toi_status add_lazy(sweep_cell *cell, column_score *cs, sweep_view *v, to
   if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &ke)) != TOI_OK) return st;
   for (;;) {
     if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
-      double bits = m->have <= ERR_OFFSET ? ulp_bits_for(m->k, cell) : m->er.bits;
+      double bits = m->have <= ERR_OFFSET && isnan(m->er.bits) ? ulp_bits_for(m->k, cell) : m->er.bits;
       add_placed(cell, sc, m->hbin, bits, cs->s.ref_cls, cs->s.verdict); /* hi: in the error's bin, below the largest */
       v->counts->placed[m->have]++;
       cell->khist[ke->bin]++;

@@ -300,3 +300,53 @@ Test(sweep_ulps, zero_answer_below_the_binade) {
     sweep_acc_free(&warmed);
   }
 }
+
+/* Answers in other binades than the rounded root's, or of the other sign: t* = 4 + 2^-(p-3) / 3 (B at
+   14 + 2^-(p-6) closing at 3), R = 4 + 3 2^-(p-3) (8/3 rounded, u = 2^-(p-3)), delta = -1/3, in binary64
+   and binary32, answers a few values of q below 4 (in [2, 4), half as far apart), further below,
+   from 8 on, negative and 0. The error (MPFR's, checked in place_at, as are the bits, the histogram bin and
+   the largest figures the sweep keeps) comes from the distance T - R and the root's offset, without the
+   error's own measure (sweep.c, error_far), wherever the cell's largest ratio and error and the bins'
+   edges leave the enclosure to decide. */
+Test(sweep_ulps, other_binade) {
+  static const toi_precision qs[] = {TOI_BINARY64, TOI_BINARY32};
+  for (int i = 0; i < 2; i++) {
+    toi_precision q = qs[i];
+    const int p = toi_precision_get(q)->p;
+    sweep_acc warmed;
+    toi_candidate cand;
+    warm(&warmed, &cand, q);
+    toi_case c = head_on(14 + ldexp(1, -(p - 6)), -3), in;
+    toi_ref ref;
+    toi_round_state rs;
+    cr_assert_eq(toi_score_input(&in, &ref, &rs, &c, q, TOI_REF_FAST), TOI_OK);
+    cr_assert_eq(ref.tfwd, 4 + 3 * ldexp(1, -(p - 3)), "R %a", ref.tfwd);
+    double Ts[40];
+    int n = 0;
+    for (int j = 1; j <= 24; j++) Ts[n++] = 4 - j * ldexp(1, -(p - 2));
+    Ts[n++] = 4 - ldexp(1, -(p - 12));
+    Ts[n++] = 3.75, Ts[n++] = 8, Ts[n++] = 100, Ts[n++] = -1, Ts[n++] = 0, Ts[n++] = -4 - ldexp(1, -(p - 3));
+    int by_offset = 0, decidable = 0;
+    for (int j = 0; j < n; j++) {
+      toi_ref_query eq = TOI_REF_QUERY_INIT;
+      toi_ref_error_result er;
+      eq.c = &in, eq.engine = TOI_REF_MPFR, eq.precision = q, eq.T = Ts[j];
+      cr_assert_eq(toi_ref_error(&er, &eq), TOI_OK);
+      double r;
+      char what[64];
+      snprintf(what, sizeof what, "%s T %a", q == TOI_BINARY64 ? "binary64" : "binary32", Ts[j]);
+      int s = place_at(&warmed, &cand, &c, q, NAN, Ts[j], er.ulp, er.bits, what, &r);
+      /* Decidable: below the largest ratio and error, and off the bins' edges (powers of two). */
+      double f = er.ulp / exp2(floor(log2(er.ulp)));
+      if (r < warmed.cells[0].max_ratio && er.ulp < warmed.cells[0].max_ulp && f > 1.001 && f < 1.999) {
+        decidable++;
+        by_offset += s == SWEEP_BY_OFFSET;
+        cr_assert_eq(s, SWEEP_BY_OFFSET, "%s: placed by stage %d", what, s);
+      }
+    }
+    cr_assert_geq(decidable, 16, "%d decidable answers", decidable);
+    cr_log_info("other binades %s: %d of %d decidable answers by the offset", toi_precision_name(q), by_offset,
+                decidable);
+    sweep_acc_free(&warmed);
+  }
+}
