@@ -122,6 +122,10 @@ typedef struct sim {
   uint8_t nfew[SIM_LEVELS];
   uint32_t fset[SIM_LEVELS][SIM_FEW];  /* their balls by number */
   uint32_t flist[SIM_LEVELS][SIM_FEW];
+  /* in 2D with two levels of balls, level 0 and few level few2 (0
+     otherwise): a level-0 ball's reach in level-0 cells to them */
+  int few2;
+  int32_t few2r[2];
 } sim;
 
 /* Predictions gathered before a batch kernel is called: flushed when full,
@@ -387,6 +391,22 @@ TOI_INLINE size_t few_gather_dim(sim *s, int l, int e, const int32_t c0[3], cons
     for (int d = 0; d < dim; d++) keep &= (uint32_t)((cj[d] >> e) - base[d]) <= span[d];
     buf[m] = j;
     m += (size_t)keep;
+  }
+  return m;
+}
+
+/* few_gather for a level-0 ball in 2D when the grid's levels are 0 and few
+   level s->few2: the balls j of that level whose level-0 cell cj has
+   cj[d] - lo[d] within [0, span[d]] on both axes, in their order. */
+TOI_INLINE size_t few2_gather(sim *s, int32_t lo0, int32_t lo1, uint32_t span0, uint32_t span1, size_t m) {
+  const int l = s->few2;
+  const uint32_t nf = s->nfew[l];
+  uint32_t *const buf = s->gbuf;
+  for (uint32_t u = 0; u < nf; u++) {
+    const uint32_t j = s->flist[l][u];
+    const int32_t *cj = &s->cell[3 * j];
+    buf[m] = j;
+    m += (size_t)(((uint32_t)(cj[0] - lo0) <= span0) & ((uint32_t)(cj[1] - lo1) <= span1));
   }
   return m;
 }
@@ -1102,7 +1122,11 @@ static void predict_neighbours(sim *s, uint32_t i, uint32_t skip, int only_highe
   if (s->ericson) {
     size_t m = 0;
     if (one_level(s) && s->dim == 2) m = gather_nbr0_2d(s, &s->cell[3 * i], 0);
-    else if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
+    else if (s->few2 && s->g.level[i] == 0) { /* gather_levels' two levels: level 0's block, the few */
+      const int32_t *c0 = &s->cell[3 * i], *r = s->few2r;
+      m = gather_nbr0_2d(s, c0, 0);
+      m = few2_gather(s, c0[0] - r[0], c0[1] - r[1], 2 * (uint32_t)r[0], 2 * (uint32_t)r[1], m);
+    } else if (one_level(s)) { /* sim_levels_nbr's block at level 0, with no test */
       int32_t lo[3], hi[3];
       sim_nbr_range(&s->g, &s->cell[3 * i], 0, 0, lo, hi);
       m = gather_block(s, 0, lo, hi, 0);
@@ -1445,6 +1469,20 @@ static void do_wall(sim *s, const ev *e) {
   predict_ball(s, i, NONE32);
 }
 
+/* do_cell's loop over the levels for a level-0 ball in 2D when the levels
+   are 0 and few level s->few2 (s->few2 set): level 0's new slab, then the
+   few balls within reach of the new slab at level 0 (sim_levels_layer's at
+   level 0: span 0 along axis). The count gathered in s->gbuf. Apart from
+   do_cell, so that the event loop keeps its inlining. */
+static __attribute__((noinline)) size_t gather_cross_few2(sim *s, uint32_t i, int axis, int dir) {
+  const int32_t *c0 = &s->cell[3 * i], *r = s->few2r;
+  size_t m = gather_slab0(s, c0, axis, dir, 0);
+  const int32_t slab = c0[axis] + dir * r[axis];
+  if (slab < 0 || slab >= s->g.nc[0][axis]) return m;
+  if (axis == 0) return few2_gather(s, slab, c0[1] - r[1], 0, 2 * (uint32_t)r[1], m);
+  return few2_gather(s, c0[0] - r[0], slab, 2 * (uint32_t)r[0], 0, m);
+}
+
 /* A crossing moves ball i to the next level-0 cell (and to another list
    when its own level's cell changes too); it is then predicted against what
    came into its neighbourhood at each level: with one level, the layer of
@@ -1477,6 +1515,8 @@ static void do_cell(sim *s, const ev *e) {
     size_t m = 0;
     if (one_level(s)) /* sim_levels_layer's slab at level 0, with no test */
       m = gather_slab0(s, &s->cell[3 * i], axis, dir, 0);
+    else if (s->few2 && s->g.level[i] == 0)
+      m = gather_cross_few2(s, i, axis, dir);
     else
       for (int u = 0; u < s->g.nused; u++) {
         const int li = s->g.level[i], lm = s->g.used[u];
@@ -1624,6 +1664,11 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
         if (s->g.level[i] == l) s->fset[l][s->nfew[l]++] = (uint32_t)i;
       few_order(s, l);
     }
+  if (s->dim == 2 && s->g.nused == 2 && s->g.used[0] == 0 && s->nfew[s->g.used[1]]) {
+    s->few2 = s->g.used[1];
+    s->few2r[0] = s->g.reach[0][s->few2][0];
+    s->few2r[1] = s->g.reach[0][s->few2][1];
+  }
   kinetic(s, &s->ke0);
   return 0;
 }
