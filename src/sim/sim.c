@@ -126,6 +126,8 @@ typedef struct sim {
      otherwise): a level-0 ball's reach in level-0 cells to them */
   int few2;
   int32_t few2r[2];
+  uint32_t few2n;          /* nfew[few2] */
+  const uint32_t *few2l;   /* flist[few2] */
 } sim;
 
 /* Predictions gathered before a batch kernel is called: flushed when full,
@@ -291,14 +293,36 @@ TOI_INLINE size_t gather_rect0(sim *s, int32_t x0, int32_t x1, int32_t y0, int32
     }
     return m;
   }
-  const size_t w = (size_t)(x1 - x0) + 1;
+  /* wider rows (a coarse ball's): four cells a turn, copied as gather_cell
+     copies them when no list of the four is longer than the slots (their
+     lengths' bits together no more than SIM_CELL_SLOTS: one test) */
+  const size_t w = (size_t)(x1 - x0) + 1, nq = w / 4;
   for (int32_t y = y0; y <= y1; y++, c += nc0) {
-    size_t x = 0;
-    for (; x + 2 <= w; x += 2) {
-      m = gather_cell(buf, c + x, m);
-      m = gather_cell(buf, c + x + 1, m);
+    const sim_cell *q = c;
+    for (size_t k = nq; k; k--, q += 4) {
+      const uint32_t n0 = q[0].n, n1 = q[1].n, n2 = q[2].n, n3 = q[3].n;
+      if (__builtin_expect((n0 | n1 | n2 | n3) <= SIM_CELL_SLOTS, 1)) {
+        memcpy(buf + m, q[0].items, SIM_CELL_SLOTS * sizeof *buf);
+        m += n0;
+        memcpy(buf + m, q[1].items, SIM_CELL_SLOTS * sizeof *buf);
+        m += n1;
+        memcpy(buf + m, q[2].items, SIM_CELL_SLOTS * sizeof *buf);
+        m += n2;
+        memcpy(buf + m, q[3].items, SIM_CELL_SLOTS * sizeof *buf);
+        m += n3;
+      } else {
+        m = gather_cell(buf, q, m);
+        m = gather_cell(buf, q + 1, m);
+        m = gather_cell(buf, q + 2, m);
+        m = gather_cell(buf, q + 3, m);
+      }
     }
-    if (x < w) m = gather_cell(buf, c + x, m);
+    if (w & 2) {
+      m = gather_cell(buf, q, m);
+      m = gather_cell(buf, q + 1, m);
+      q += 2;
+    }
+    if (w & 1) m = gather_cell(buf, q, m);
   }
   return m;
 }
@@ -338,6 +362,24 @@ static void few_order(sim *s, int l) {
   }
 }
 
+/* gather_slab0's slab in 2D (slab: its level-0 coordinate along axis, a
+   cell of the grid): its cells along the other axis, in the block's order. */
+TOI_INLINE size_t gather_slab0_2d(sim *s, const int32_t c0[3], int axis, int32_t slab, size_t m) {
+  const int o = 1 - axis;
+  const int32_t c = c0[o], r = s->g.reach[0][0][o], top = s->g.nc[0][o] - 1;
+  const int32_t lo = c > r ? c - r : 0, hi = top - c > r ? c + r : top;
+  const size_t nc0 = (size_t)s->g.nc[0][0];
+  uint32_t *const buf = s->gbuf;
+  if (axis == 0) { /* a column: one cell a row */
+    const sim_cell *cp = s->cl + (size_t)lo * nc0 + (size_t)slab;
+    for (int32_t y = lo; y <= hi; y++, cp += nc0) m = gather_cell(buf, cp, m);
+  } else { /* a row */
+    const sim_cell *cp = s->cl + (size_t)slab * nc0 + (size_t)lo;
+    for (int32_t x = 0; x <= hi - lo; x++) m = gather_cell(buf, cp + x, m);
+  }
+  return m;
+}
+
 /* A level-0 ball in cell c0 that crossed along axis in direction dir: the
    balls of the new slab of level-0 cells its neighbourhood reaches
    (sim_levels_layer's slab at level 0, with no test) added to the
@@ -345,21 +387,7 @@ static void few_order(sim *s, int l) {
 TOI_INLINE size_t gather_slab0(sim *s, const int32_t c0[3], int axis, int dir, size_t m) {
   const int32_t slab = c0[axis] + dir * s->g.reach[0][0][axis];
   if (slab < 0 || slab >= s->g.nc[0][axis]) return m;
-  if (s->dim == 2) { /* the slab's cells along the other axis, in the block's order */
-    const int o = 1 - axis;
-    const int32_t c = c0[o], r = s->g.reach[0][0][o], top = s->g.nc[0][o] - 1;
-    const int32_t lo = c > r ? c - r : 0, hi = top - c > r ? c + r : top;
-    const size_t nc0 = (size_t)s->g.nc[0][0];
-    uint32_t *const buf = s->gbuf;
-    if (axis == 0) { /* a column: one cell a row */
-      const sim_cell *cp = s->cl + (size_t)lo * nc0 + (size_t)slab;
-      for (int32_t y = lo; y <= hi; y++, cp += nc0) m = gather_cell(buf, cp, m);
-    } else { /* a row */
-      const sim_cell *cp = s->cl + (size_t)slab * nc0 + (size_t)lo;
-      for (int32_t x = 0; x <= hi - lo; x++) m = gather_cell(buf, cp + x, m);
-    }
-    return m;
-  }
+  if (s->dim == 2) return gather_slab0_2d(s, c0, axis, slab, m);
   int32_t lo[3], hi[3];
   sim_nbr_range(&s->g, c0, 0, 0, lo, hi);
   lo[axis] = hi[axis] = slab;
@@ -399,11 +427,10 @@ TOI_INLINE size_t few_gather_dim(sim *s, int l, int e, const int32_t c0[3], cons
    level s->few2: the balls j of that level whose level-0 cell cj has
    cj[d] - lo[d] within [0, span[d]] on both axes, in their order. */
 TOI_INLINE size_t few2_gather(sim *s, int32_t lo0, int32_t lo1, uint32_t span0, uint32_t span1, size_t m) {
-  const int l = s->few2;
-  const uint32_t nf = s->nfew[l];
+  const uint32_t nf = s->few2n, *const fl = s->few2l;
   uint32_t *const buf = s->gbuf;
   for (uint32_t u = 0; u < nf; u++) {
-    const uint32_t j = s->flist[l][u];
+    const uint32_t j = fl[u];
     const int32_t *cj = &s->cell[3 * j];
     buf[m] = j;
     m += (size_t)(((uint32_t)(cj[0] - lo0) <= span0) & ((uint32_t)(cj[1] - lo1) <= span1));
@@ -975,18 +1002,28 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
      first contact on (E set), stored back before anything else reads it */
   sim_qlist *const L = &s->q.list[i];
   sim_qev *E = NULL;
-  uint32_t n = 0, cap = 0, best = 0;
-  double bt = 0;
+  uint32_t n = 0, n0 = 0, cap = 0;
+  /* the list's earliest (sim_queue_put's): found when the list is stored
+     back, over the events kept since it was loaded (from n0), in their
+     order, each the earliest when earlier in time (its seq is above the
+     earlier ones'): the same event as one put at a time keeps, with no
+     work for the lanes written and not kept */
 #define PUT_STORE()                                                                                       \
   do {                                                                                                    \
     if (E) {                                                                                              \
+      uint32_t best_ = s->q.best[i];                                                                      \
+      double bt_ = s->q.btime[i];                                                                         \
+      for (uint32_t k_ = n0; k_ < n; k_++) {                                                              \
+        const double t_ = E[k_].time;                                                                     \
+        best_ = t_ < bt_ ? k_ : best_;                                                                    \
+        bt_ = t_ < bt_ ? t_ : bt_;                                                                        \
+      }                                                                                                   \
       L->n = n;                                                                                           \
-      s->q.best[i] = best;                                                                                \
-      s->q.btime[i] = bt;                                                                                 \
+      s->q.best[i] = best_;                                                                               \
+      s->q.btime[i] = bt_;                                                                                \
     }                                                                                                     \
   } while (0)
-  /* sim_queue_put: written in any case, kept by the length; the earliest
-     when earlier in time than the list's (its seq is above theirs) */
+  /* sim_queue_put: written in any case, kept by the length */
 #define PUT_ONE(t, d, sqn, jj, keep)                                                                      \
   do {                                                                                                    \
     sim_qev *const x_ = &E[n];                                                                            \
@@ -996,10 +1033,6 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
     x_->sk = (sqn) << 2 | SIM_EV_PAIR;                                                                    \
     x_->b = (jj);                                                                                         \
     x_->cb = s->cnt[jj];                                                                                  \
-    const __m128d tv_ = _mm_set_sd(t), bv_ = _mm_set_sd(bt);                                              \
-    const __m128d lt_ = _mm_and_pd(_mm_cmplt_sd(tv_, bv_), _mm_castsi128_pd(_mm_cvtsi64_si128(-(int64_t)(keep)))); \
-    best = _mm_movemask_pd(lt_) & 1 ? n : best;                                                           \
-    bt = _mm_cvtsd_f64(_mm_blendv_pd(bv_, tv_, lt_));                                                     \
     n += (keep);                                                                                          \
   } while (0)
   uint64_t seq = s->q.seq;
@@ -1036,6 +1069,7 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
       if (!s->stop) pair_answer_in(s, i, j[first], -1, NAN, sq[first]);
       return 1;
     }
+#pragma GCC unroll 2
     for (int l = 0; l < 4; l += 2) {
       if (!(hit >> l & 3)) continue;
       if (!E || n + 2 > cap) { /* sim_queue_room2, i's list then held in locals */
@@ -1049,10 +1083,8 @@ SIM_AVX2 static int predict_ericson4(sim *s, const predict_ctx *pc, uint32_t i, 
           return 1;
         }
         E = L->e;
-        n = L->n;
+        n = n0 = L->n;
         cap = L->cap;
-        best = s->q.best[i];
-        bt = s->q.btime[i];
       }
       /* pair_answer_in's event, kept when the contact's time is finite;
          written as sim_queue_put writes it */
@@ -1476,9 +1508,10 @@ static void do_wall(sim *s, const ev *e) {
    do_cell, so that the event loop keeps its inlining. */
 static __attribute__((noinline)) size_t gather_cross_few2(sim *s, uint32_t i, int axis, int dir) {
   const int32_t *c0 = &s->cell[3 * i], *r = s->few2r;
-  size_t m = gather_slab0(s, c0, axis, dir, 0);
+  const int32_t slab0 = c0[axis] + dir * s->g.reach[0][0][axis], top = s->g.nc[0][axis];
+  size_t m = slab0 < 0 || slab0 >= top ? 0 : gather_slab0_2d(s, c0, axis, slab0, 0);
   const int32_t slab = c0[axis] + dir * r[axis];
-  if (slab < 0 || slab >= s->g.nc[0][axis]) return m;
+  if (slab < 0 || slab >= top) return m;
   if (axis == 0) return few2_gather(s, slab, c0[1] - r[1], 0, 2 * (uint32_t)r[1], m);
   return few2_gather(s, c0[0] - r[0], slab, 2 * (uint32_t)r[0], 0, m);
 }
@@ -1668,6 +1701,8 @@ static int sim_init(sim *s, sim_report *rep, const sim_state *st, const sim_kern
     s->few2 = s->g.used[1];
     s->few2r[0] = s->g.reach[0][s->few2][0];
     s->few2r[1] = s->g.reach[0][s->few2][1];
+    s->few2n = s->nfew[s->few2];
+    s->few2l = s->flist[s->few2];
   }
   kinetic(s, &s->ke0);
   return 0;
