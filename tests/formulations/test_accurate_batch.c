@@ -161,3 +161,79 @@ Test(accurate_batch, worst_case_corpora_and_special_inputs) {
   check_batches(cs, n, "worst cases and special inputs");
   free(cs);
 }
+
+/* A case from s = pB - pA (pA at the origin, offset by o in every
+   component), v = vB - vA (vA = 0) and the radii. */
+static toi_case exact_case(int dim, double o, const double s[3], const double v[3], double ra, double rb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.id, sizeof c.id, "exact");
+  c.dim = dim;
+  for (int i = 0; i < dim; i++) {
+    c.pa[i] = o;
+    c.pb[i] = o + s[i];
+    c.vb[i] = v[i];
+  }
+  c.ra = ra, c.rb = rb, c.ma = c.mb = 1;
+  return c;
+}
+
+/* Cases whose answers need exact values past the lanes' filter (c in
+   integers: int_c; the sign of D in integers: int_d_sign), answered from
+   the lanes' state by the scalar function's continuation: each in every
+   lane among common hits, and in batches of such cases only (the lanes'
+   early ways out), against answers known from the maths. */
+Test(accurate_batch, exact_value_lanes) {
+  const double L = 0x1p-40;
+  struct {
+    double s[3], v[3], ra, rb;
+    toi_class cls;
+    double t;
+  } ex[] = {
+      /* |s| = 10.05 closing along x with R = 1 at distance 1 from the line:
+         D = b^2 - a c = 100 - 100 = 0 exactly, a graze at t = c / -b = 10 */
+      {{10, 1, 0}, {-1, 0, 0}, 0.5, 0.5, TOI_GRAZE, 10},
+      {{-4, 0.5, 0}, {1, 0, 0}, 0.25, 0.25, TOI_GRAZE, 4},
+      /* gap 2^-40 closing at speed 1 (c = 2^-39 + 2^-80 to 2^-64 needs its
+         integer value): a hit at t = 2^-40 */
+      {{1 + L, 0, 0}, {-1, 0, 0}, 0.5, 0.5, TOI_HIT, L},
+      {{0, -(2 + 2 * L), 0}, {0, 4, 0}, 1.5, 0.5, TOI_HIT, L / 2},
+      /* touching (c = 0 exactly) and approaching: a contact at 0 */
+      {{1, 0, 0}, {-1, 0, 0}, 0.75, 0.25, TOI_CONTACT, 0},
+      /* touching and leaving: separating */
+      {{0, 3, 0}, {0, 1, 0}, 2, 1, TOI_SEPARATING, NAN},
+  };
+  const size_t nex = sizeof ex / sizeof ex[0];
+  toi_case *fill = family_cases(TOI_GEN_AIMED, 0, 64);
+  toi_case cs[32];
+  for (int dim = 2; dim <= 3; dim++)
+    for (size_t e = 0; e < nex; e++)
+      for (int off = 0; off < 2; off++) {
+        /* (off: the whole case moved by 2^10, the differences unchanged) */
+        toi_case x = exact_case(dim, off ? 1024 : 0, ex[e].s, ex[e].v, ex[e].ra, ex[e].rb);
+        toi_result r = toi_f_accurate(&x);
+        cr_assert(r.cls == ex[e].cls && (isnan(ex[e].t) ? isnan(r.t) : r.t == ex[e].t),
+                  "exact case %zu dim %d: scalar %s %a, expected %s %a", e, dim, toi_class_name(r.cls), r.t,
+                  toi_class_name(ex[e].cls), ex[e].t);
+        /* in each lane of 8 among hits of the same dimension */
+        for (int j = 0; j < 8; j++) {
+          size_t m = 0;
+          for (size_t f = 0; f < 64 && m < 8; f++)
+            if (fill[f].dim == dim) {
+              cs[m] = fill[f];
+              m++;
+            }
+          cr_assert_eq(m, 8);
+          cs[j] = x;
+          check_batches(cs, 8, "an exact-value case among common ones");
+        }
+        /* batches of it alone, and of every exact case of the dimension */
+        for (int j = 0; j < 8; j++) cs[j] = x;
+        check_batches(cs, 8, "exact-value cases only");
+        for (size_t k = 0; k < 16; k++)
+          cs[k] = exact_case(dim, k % 2 ? 1024 : 0, ex[(e + k) % nex].s, ex[(e + k) % nex].v, ex[(e + k) % nex].ra,
+                             ex[(e + k) % nex].rb);
+        check_batches(cs, 16, "exact-value cases mixed");
+      }
+  free(fill);
+}

@@ -5,6 +5,7 @@
 #include <emmintrin.h>
 #endif
 #include "accurate.h"
+#include "accurate_lanes.h"
 #include "eft.h"
 #include "formulations.h"
 #include "quad_exact.h"
@@ -925,6 +926,10 @@ TOI_INLINE int safe_for_exact(const toi_case *cs, int n, int safe) {
    be in the safe range (safe = 1), checked first (safe = 0), or none
    (safe = -1: s, v, R are scaled differences, and the slow path decides
    where exact values are needed). */
+TOI_INLINE toi_result fast_after_c(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs,
+                                   int safe, const toi_case *orig, int k, toi_accurate_info *info, dd c,
+                                   double ec);
+
 TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs, int safe,
                                 const toi_case *orig, int k, toi_accurate_info *info) {
   /* Where the filter cannot settle a sign or an accuracy, the exact values
@@ -935,6 +940,17 @@ TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int
     toi_class q = quick_class(s, v, R, n, moving);
     if (q != TOI_NONE) return result(q, NAN);
   }
+  double ec;
+  dd c = fast_c(s, R, n, &ec);
+  if (info) record(info, info->c_est, &info->c_err, c, ec);
+  return fast_after_c(s, v, R, n, moving, cs, safe, orig, k, info, c, ec);
+}
+
+/* fast_body from c (fast_c's value c and bound ec) on: the rest of the
+   common path, also the batch's continuation (toi_accurate_after_c). */
+TOI_INLINE toi_result fast_after_c(const dd *s, const dd *v, dd R, const int n, int moving, const toi_case *cs,
+                                   int safe, const toi_case *orig, int k, toi_accurate_info *info, dd c,
+                                   double ec) {
   /* The context for the exact values, built only where they are needed (a
      struct filled on every call costs a dozen stores). */
 #define EXACT(which) exact_of(which, s, v, R, n, cs, info)
@@ -947,9 +963,6 @@ TOI_INLINE toi_result fast_body(const dd *s, const dd *v, dd R, const int n, int
      test of c's accuracy fails; likewise eb <= ACC_REL (-b.hi) gives
      filter_sign's -1. Otherwise the signs and accuracies are decided as
      before, in the same order. */
-  double ec;
-  dd c = fast_c(s, R, n, &ec);
-  if (info) record(info, info->c_est, &info->c_err, c, ec);
   const int c_ok = ec <= ACC_REL * c.hi;
   int sc = 1, c_exact = 0;
   if (__builtin_expect(!c_ok, 0)) {
@@ -1348,3 +1361,32 @@ TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve2(const toi_case
 TOI_FMA_CLONES static __attribute__((noinline)) toi_result solve3(const toi_case *cs) { return solve_dim(cs, 3); }
 
 TOI_FMA_CLONES toi_result toi_f_accurate(const toi_case *c) { return c->dim == 3 ? solve3(c) : solve2(c); }
+
+/* The batch's continuation (accurate_lanes.inl): a case of the common
+   range (k = 0) that quick_class left, from its differences and c's value
+   and bound as fast_c gives them (the lanes make the same operations), on
+   to the answer as solve_dim gives it, without computing them again. */
+TOI_INLINE toi_result after_c_dim(const toi_case *cs, const double *st, int w, int moving, const int n) {
+  dd s[3], v[3];
+  for (int i = 0; i < n; i++) {
+    s[i] = dd_make(st[(ACC_ST_SHI + i) * w], st[(ACC_ST_SLO + i) * w]);
+    v[i] = dd_make(st[(ACC_ST_VHI + i) * w], st[(ACC_ST_VLO + i) * w]);
+  }
+  toi_result r = fast_after_c(s, v, dd_make(st[ACC_ST_RHI * w], st[ACC_ST_RLO * w]), n, moving, cs, 0, cs, 0, NULL,
+                              dd_make(st[ACC_ST_CHI * w], st[ACC_ST_CLO * w]), st[ACC_ST_EC * w]);
+  if (r.cls != TOI_NONE) return r;
+  return solve_slow(cs, n, NULL);
+}
+
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result after_c2(const toi_case *cs, const double *st, int w,
+                                                                    int moving) {
+  return after_c_dim(cs, st, w, moving, 2);
+}
+TOI_FMA_CLONES static __attribute__((noinline)) toi_result after_c3(const toi_case *cs, const double *st, int w,
+                                                                    int moving) {
+  return after_c_dim(cs, st, w, moving, 3);
+}
+
+toi_result toi_accurate_after_c(const toi_case *cs, const double *st, int w, int moving) {
+  return cs->dim == 3 ? after_c3(cs, st, w, moving) : after_c2(cs, st, w, moving);
+}

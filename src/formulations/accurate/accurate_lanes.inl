@@ -174,6 +174,26 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
   }
 }
 
+/* The lanes in cont (bits: cases of the common range, k = 0, that
+   quick_class left and the lanes do not answer) from their state after
+   fast_c on, by the scalar function's own continuation
+   (toi_accurate_after_c): its integer and exact steps without computing
+   the differences and c again. */
+ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const int n,
+                          const vdd *s, const vdd *v, vdd R, vdd c, vd ec, vl moving) {
+  vd st[ACC_ST_ROWS]; /* the rows of toi_accurate_after_c's state, one vector each */
+  for (int i = 0; i < n; i++) {
+    st[ACC_ST_SHI + i] = s[i].hi, st[ACC_ST_SLO + i] = s[i].lo;
+    st[ACC_ST_VHI + i] = v[i].hi, st[ACC_ST_VLO + i] = v[i].lo;
+  }
+  st[ACC_ST_RHI] = R.hi, st[ACC_ST_RLO] = R.lo;
+  st[ACC_ST_CHI] = c.hi, st[ACC_ST_CLO] = c.lo;
+  st[ACC_ST_EC] = ec;
+  const int mv = ACC_MASK(moving);
+  for (int j = 0; j < ACC_W; j++)
+    if (cont >> j & 1) out[idx[j]] = toi_accurate_after_c(&cs[idx[j]], (const double *)st + j, ACC_W, mv >> j & 1);
+}
+
 /* Four cases of dimension n through the common path: out[idx[j]] for each
    lane j, from the lanes or from the scalar function. */
 ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, toi_result *out) {
@@ -283,8 +303,10 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   /* No lane goes on to b (near contacts: c to the integers or the
      expansions): the answers so far. */
   if (!ACC_ANY(go & ~quick & c_ok & moving)) {
+    const int cont = ACC_MASK(common & ~quick & ~l_static) & ~left;
+    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC), v_set(NAN),
-              ACC_MASK((go & (quick | l_static))) & ~left, left);
+              ACC_MASK((go & (quick | l_static))) & ~left, left | cont);
     return left;
   }
   vdd b = v_fast_dot(s, v, n, &eb);
@@ -301,8 +323,10 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   /* No lane goes on to the root (grazes and tangents: D to the integers
      or the expansions): the answers so far. */
   if (!ACC_ANY(go & hit)) {
+    const int cont = ACC_MASK(common & ~(quick | l_static | l_miss)) & ~left;
+    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
-              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left);
+              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont);
     return left;
   }
   /* root_dd (d.hi > 0) */
@@ -369,7 +393,9 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      the lanes quick leaves, moving or not, D negative or positive */
   const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT);
   const vd tv = v_pick(hit, y, v_set(NAN));
-  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left);
+  const int cont = ACC_MASK(common & ~done) & ~left;
+  if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
+  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | cont);
   return left;
 }
 
