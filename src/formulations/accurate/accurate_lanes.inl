@@ -178,7 +178,9 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
    quick_class left and the lanes do not answer) from their state after
    fast_c on, by the scalar function's own continuation
    (toi_accurate_after_c): its integer and exact steps without computing
-   the differences and c again. */
+   the differences and c again. Only in the kernel without scaling: in the
+   scaled one (few lanes of the common range) the code would cost the
+   scale family more than it saves. */
 ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const int n,
                           const vdd *s, const vdd *v, vdd R, vdd c, vd ec, vl moving) {
   vd st[ACC_ST_ROWS]; /* the rows of toi_accurate_after_c's state, one vector each */
@@ -303,7 +305,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   /* No lane goes on to b (near contacts: c to the integers or the
      expansions): the answers so far. */
   if (!ACC_ANY(go & ~quick & c_ok & moving)) {
-    const int cont = ACC_MASK(common & ~quick & ~l_static) & ~left;
+    const int cont = sc ? 0 : ACC_MASK(common & ~quick & ~l_static) & ~left;
     if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC), v_set(NAN),
               ACC_MASK((go & (quick | l_static))) & ~left, left | cont);
@@ -323,7 +325,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   /* No lane goes on to the root (grazes and tangents: D to the integers
      or the expansions): the answers so far. */
   if (!ACC_ANY(go & hit)) {
-    const int cont = ACC_MASK(common & ~(quick | l_static | l_miss)) & ~left;
+    const int cont = sc ? 0 : ACC_MASK(common & ~(quick | l_static | l_miss)) & ~left;
     if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
               ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont);
@@ -393,7 +395,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      the lanes quick leaves, moving or not, D negative or positive */
   const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT);
   const vd tv = v_pick(hit, y, v_set(NAN));
-  const int cont = ACC_MASK(common & ~done) & ~left;
+  const int cont = sc ? 0 : ACC_MASK(common & ~done) & ~left;
   if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
   put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | cont);
   return left;
