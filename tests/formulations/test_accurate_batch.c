@@ -180,9 +180,10 @@ static toi_case exact_case(int dim, double o, const double s[3], const double v[
 
 /* Cases whose answers need exact values past the lanes' filter (c in
    integers: int_c; the sign of D in integers: int_d_sign), answered from
-   the lanes' state by the scalar function's continuation: each in every
-   lane among common hits, and in batches of such cases only (the lanes'
-   early ways out), against answers known from the maths. */
+   the lanes' state by the scalar function's continuation where no lane of
+   the batch goes on to b or to the root (batches of such cases only; among
+   common hits, in every lane, the scalar function starts over), against
+   answers known from the maths. */
 Test(accurate_batch, exact_value_lanes) {
   const double L = 0x1p-40;
   struct {

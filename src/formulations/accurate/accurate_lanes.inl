@@ -178,9 +178,12 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
    quick_class left and the lanes do not answer) from their state after
    fast_c on, by the scalar function's own continuation
    (toi_accurate_after_c): its integer and exact steps without computing
-   the differences and c again. Only in the kernel without scaling: in the
-   scaled one (few lanes of the common range) the code would cost the
-   scale family more than it saves. */
+   the differences and c again. Only at the early ways out (no lane goes
+   on to b, or to the root: near contacts, tangents), where the state is
+   at hand, and only in the kernel without scaling: past the root, or in
+   the scaled kernel (few lanes of the common range), keeping the state
+   costs the other lanes more than it saves (the scalar function then
+   starts over, as before). */
 ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const int n,
                           const vdd *s, const vdd *v, vdd R, vdd c, vd ec, vl moving) {
   vd st[ACC_ST_ROWS]; /* the rows of toi_accurate_after_c's state, one vector each */
@@ -395,9 +398,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      the lanes quick leaves, moving or not, D negative or positive */
   const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT);
   const vd tv = v_pick(hit, y, v_set(NAN));
-  const int cont = sc ? 0 : ACC_MASK(common & ~done) & ~left;
-  if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
-  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | cont);
+  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left);
   return left;
 }
 
