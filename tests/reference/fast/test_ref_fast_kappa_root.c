@@ -41,17 +41,21 @@ static int check(const toi_case *c, toi_precision q, toi_direction dir, const ch
   return 1;
 }
 
-/* Every family, both precisions and directions, 10^4 cases each (TOI_TEST_SCALE times): the enclosure holds
-   wherever it is given, and is given for most roots of mixed (else the sweep gains nothing). */
-Test(ref_kappa_root, families) {
-  long n = 10000 * te_scale();
+/* A probe of c's root in direction dir and q (check, check_offset): 1 when its enclosure is given. */
+typedef int (*root_probe)(const toi_case *c, toi_precision q, toi_direction dir, const char *what);
+
+/* Every family and both precisions, n cases each from seed, and both directions of each case as q receives it:
+   probe on every root that has_root accepts; the roots probed and the enclosures given, per family and
+   precision, into roots[f][qi] and given[f][qi] (qi 1 for binary32). */
+static void each_root(long n, unsigned seed, int (*has_root)(double R, toi_precision q), root_probe probe,
+                      long roots[][2], long given[][2]) {
   for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
     for (int qi = 0; qi < 2; qi++) {
       toi_precision q = qi ? TOI_BINARY32 : TOI_BINARY64;
       toi_gen_opts o;
       toi_gen_opts_default_in(&o, (toi_gen_family)f, q);
-      o.seed = te_seed(1515);
-      long roots = 0, given = 0;
+      o.seed = te_seed(seed);
+      roots[f][qi] = given[f][qi] = 0;
       for (long i = 0; i < n; i++) {
         toi_case c, in;
         size_t b;
@@ -59,19 +63,33 @@ Test(ref_kappa_root, families) {
         if (toi_candidate_input(&in, &c, q) == TOI_ROUND_OVERFLOW) continue;
         for (int d = 0; d < 2; d++) {
           toi_direction dir = d ? TOI_REVERSE : TOI_FORWARD;
-          if (isnan(root_of(&in, q, dir))) continue;
-          roots++;
-          given += check(&in, q, dir, toi_gen_family_name((toi_gen_family)f));
+          if (!has_root(root_of(&in, q, dir), q)) continue;
+          roots[f][qi]++;
+          given[f][qi] += probe(&in, q, dir, toi_gen_family_name((toi_gen_family)f));
         }
       }
-      cr_log_info("kappa_root %s %s: %ld of %ld roots enclosed", toi_gen_family_name((toi_gen_family)f),
-                  toi_precision_name(q), given, roots);
-      cr_assert_gt(roots, n / 10, "%s", toi_gen_family_name((toi_gen_family)f));
-      if (f == TOI_GEN_MIXED)
-        cr_assert_gt(given, roots * (q == TOI_BINARY64 ? 85 : 70) / 100, "mixed %s: %ld of %ld",
-                     toi_precision_name(q), given, roots);
+      cr_log_info("%s %s: %ld of %ld roots enclosed", toi_gen_family_name((toi_gen_family)f),
+                  toi_precision_name(q), given[f][qi], roots[f][qi]);
     }
   }
+}
+
+static int is_root(double R, toi_precision q) {
+  (void)q;
+  return !isnan(R);
+}
+
+/* Every family, both precisions and directions, 10^4 cases each (TOI_TEST_SCALE times): the enclosure holds
+   wherever it is given, and is given for most roots of mixed (else the sweep gains nothing). */
+Test(ref_kappa_root, families) {
+  long n = 10000 * te_scale(), roots[TOI_GEN_FAMILY_COUNT][2], given[TOI_GEN_FAMILY_COUNT][2];
+  each_root(n, 1515, is_root, check, roots, given);
+  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++)
+    for (int qi = 0; qi < 2; qi++) cr_assert_gt(roots[f][qi], n / 10, "%s", toi_gen_family_name((toi_gen_family)f));
+  cr_assert_gt(given[TOI_GEN_MIXED][0], roots[TOI_GEN_MIXED][0] * 85 / 100, "mixed binary64: %ld of %ld",
+               given[TOI_GEN_MIXED][0], roots[TOI_GEN_MIXED][0]);
+  cr_assert_gt(given[TOI_GEN_MIXED][1], roots[TOI_GEN_MIXED][1] * 70 / 100, "mixed binary32: %ld of %ld",
+               given[TOI_GEN_MIXED][1], roots[TOI_GEN_MIXED][1]);
 }
 
 /* A head-on contact: A at rest at 0, B at pb on the x axis moving at vb, radii ra, rb (t* = (pb - ra - rb) /
@@ -212,34 +230,16 @@ static int check_offset(const toi_case *c, toi_precision q, toi_direction dir, c
   return 1;
 }
 
+static int has_ulp(double R, toi_precision q) { return ulp_in(R, q) != 0; }
+
 /* Every family, both precisions and directions (10^4 cases each, TOI_TEST_SCALE times): the offset holds
    wherever it is given, and is given for most roots of mixed. */
 Test(ref_root_offset, families) {
-  long n = 10000 * te_scale();
-  for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
-    for (int qi = 0; qi < 2; qi++) {
-      toi_precision q = qi ? TOI_BINARY32 : TOI_BINARY64;
-      toi_gen_opts o;
-      toi_gen_opts_default_in(&o, (toi_gen_family)f, q);
-      o.seed = te_seed(1516);
-      long roots = 0, given = 0;
-      for (long i = 0; i < n; i++) {
-        toi_case c, in;
-        size_t b;
-        cr_assert_eq(toi_gen_case(&c, NULL, &b, &o, (uint64_t)i), TOI_OK);
-        if (toi_candidate_input(&in, &c, q) == TOI_ROUND_OVERFLOW) continue;
-        for (int d = 0; d < 2; d++) {
-          toi_direction dir = d ? TOI_REVERSE : TOI_FORWARD;
-          if (ulp_in(root_of(&in, q, dir), q) == 0) continue;
-          roots++;
-          given += check_offset(&in, q, dir, toi_gen_family_name((toi_gen_family)f));
-        }
-      }
-      cr_log_info("root_offset %s %s: %ld of %ld roots", toi_gen_family_name((toi_gen_family)f),
-                  toi_precision_name(q), given, roots);
-      if (f == TOI_GEN_MIXED) cr_assert_gt(given, roots * 8 / 10, "mixed: %ld of %ld", given, roots);
-    }
-  }
+  long n = 10000 * te_scale(), roots[TOI_GEN_FAMILY_COUNT][2], given[TOI_GEN_FAMILY_COUNT][2];
+  each_root(n, 1516, has_ulp, check_offset, roots, given);
+  for (int qi = 0; qi < 2; qi++)
+    cr_assert_gt(given[TOI_GEN_MIXED][qi], roots[TOI_GEN_MIXED][qi] * 8 / 10, "mixed: %ld of %ld",
+                 given[TOI_GEN_MIXED][qi], roots[TOI_GEN_MIXED][qi]);
 }
 
 /* Constructed roots: the head-on t* = 14/3 (t* - R = -u/3 in binary64), tiny and huge roots, a root next to a
