@@ -431,7 +431,8 @@ static inline __attribute__((always_inline)) toi_status view_kappa_bound(sweep_v
    (den_lo, ratio_den's) below the cell's largest ratio (the ratio grows with the error and falls
    with kappa: one division, by a denominator that grows with kappa). Then
    no maximum, minimum or witness moves, with the errors or with hi. */
-static int lazy_decided(const sweep_cell *cell, int hsame, double hi, const kappa_enc *k) {
+static inline __attribute__((always_inline)) int lazy_decided(const sweep_cell *cell, int hsame, double hi,
+                                                              const kappa_enc *k) {
   if (k->bin < 0 || !hsame || !(hi < cell->max_ulp)) return 0;
   if (k->inf) return 1; /* klo = khi = +Inf (kappa_enc_of) */
   if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
@@ -749,34 +750,56 @@ typedef union column_score {
 } column_score;
 _Static_assert(sizeof(column_score) == 128, "a power of two");
 
+/* A timed answer whose error was deferred into its cell from the enclosures
+   of its error m and kappa ke when they decide (lazy_decided; the error's
+   bits are always exact): 1, else 0 with the cell unchanged. */
+static inline __attribute__((always_inline)) int lazy_place(sweep_cell *cell, const column_score *cs, sweep_view *v,
+                                                            const kappa_enc *ke) {
+  const error_memo *m = &cs->s.m;
+  if (!lazy_decided(cell, m->hsame, m->er.hi, ke)) return 0;
+  double bits = m->have <= ERR_OFFSET && isnan(m->er.bits) ? ulp_bits_for(m->k, cell) : m->er.bits;
+  /* hi: in the error's bin, below the largest */
+  add_placed(cell, &cs->s.sc, m->hbin, bits, cs->s.ref_cls, cs->s.verdict);
+  v->counts->placed[m->have]++;
+  cell->khist[ke->bin]++;
+  cell->kinf += ke->inf;
+  return 1;
+}
+
+/* add_lazy past a first attempt that did not decide: each dearer enclosure
+   of the error in turn (error_next), else the error and kappa themselves, as
+   add_scored and add_kappa take them. Out of line: the usual column is
+   placed at the first attempt, and the loop's registers would cost it. */
+static __attribute__((noinline)) toi_status add_lazy_next(sweep_cell *cell, column_score *cs, sweep_view *v,
+                                                          toi_direction dir, uint64_t index, toi_ref_engine engine,
+                                                          toi_precision q, const kappa_enc *ke) {
+  const toi_score_case *sc = &cs->s.sc;
+  error_memo *m = &cs->s.m;
+  toi_status st;
+  while (m->have != ERR_EXACT) {
+    if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
+    if (lazy_place(cell, cs, v, ke)) return TOI_OK;
+  }
+  add_scored(cell, sc, m->er.ulp, m->er.bits, cs->s.ref_cls, cs->s.verdict, v->c, index);
+  v->counts->placed[ERR_EXACT]++;
+  return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
+}
+
 /* A timed answer whose error was deferred (score_case_deferred) into its
    cell: from the enclosures of its error and kappa when they decide
-   (lazy_decided; the error's bits are always exact), each enclosure tried
-   from the cheapest (error_next), else from the error and kappa
-   themselves, as add_scored and add_kappa take them. */
-static toi_status add_lazy(sweep_cell *cell, column_score *cs, sweep_view *v, toi_direction dir, uint64_t index,
-                           toi_ref_engine engine, toi_precision q) {
+   (lazy_place), each enclosure tried from the cheapest (error_next), else
+   from the error and kappa themselves (add_lazy_next). */
+static inline __attribute__((always_inline)) toi_status add_lazy(sweep_cell *cell, column_score *cs, sweep_view *v,
+                                                                 toi_direction dir, uint64_t index,
+                                                                 toi_ref_engine engine, toi_precision q) {
   const toi_score_case *sc = &cs->s.sc;
   error_memo *m = &cs->s.m;
   const kappa_enc *ke;
   toi_status st = TOI_OK;
   if (m->have == ERR_NONE && (st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
   if ((st = view_kappa_bound(v, dir, sc->ref_t, engine, q, &ke)) != TOI_OK) return st;
-  for (;;) {
-    if (lazy_decided(cell, m->hsame, m->er.hi, ke)) {
-      double bits = m->have <= ERR_OFFSET && isnan(m->er.bits) ? ulp_bits_for(m->k, cell) : m->er.bits;
-      add_placed(cell, sc, m->hbin, bits, cs->s.ref_cls, cs->s.verdict); /* hi: in the error's bin, below the largest */
-      v->counts->placed[m->have]++;
-      cell->khist[ke->bin]++;
-      cell->kinf += ke->inf;
-      return TOI_OK;
-    }
-    if (m->have == ERR_EXACT) break;
-    if ((st = error_next(m, sc, v, dir, engine, q)) != TOI_OK) return st;
-  }
-  add_scored(cell, sc, m->er.ulp, m->er.bits, cs->s.ref_cls, cs->s.verdict, v->c, index);
-  v->counts->placed[ERR_EXACT]++;
-  return add_kappa(cell, sc, m->er.ulp, dir, v, index, engine, q);
+  if (lazy_place(cell, cs, v, ke)) return TOI_OK;
+  return add_lazy_next(cell, cs, v, dir, index, engine, q, ke);
 }
 
 /* 1 when kappa's enclosure k decides all that add_kappa makes of a timed
@@ -836,11 +859,17 @@ typedef struct answer_key {
   uint64_t rest; /* state, verdict, and the column's precision, direction and domain */
 } answer_key;
 
-static answer_key key_of(const toi_candidate *cand, const sweep_answer *a) {
+/* The column's part of rest: its precision, direction and domain. */
+static uint64_t column_key(const toi_candidate *cand) {
+  return (uint64_t)(uint8_t)cand->precision << 16 | (uint64_t)(uint8_t)cand->direction << 24 |
+         (uint64_t)(uint32_t)cand->domain << 32;
+}
+
+/* The key of answer a in a column whose part is col (column_key). */
+static inline __attribute__((always_inline)) answer_key key_of(uint64_t col, const sweep_answer *a) {
   answer_key k;
   memcpy(&k.t, &a->r.t, sizeof k.t);
-  k.rest = (uint64_t)(uint8_t)a->state | (uint64_t)(uint8_t)a->r.cls << 8 | (uint64_t)(uint8_t)cand->precision << 16 |
-           (uint64_t)(uint8_t)cand->direction << 24 | (uint64_t)(uint32_t)cand->domain << 32;
+  k.rest = (uint64_t)(uint8_t)a->state | (uint64_t)(uint8_t)a->r.cls << 8 | col;
   return k;
 }
 
@@ -906,6 +935,12 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
      large: an index would multiply by its size, per column of every case). */
   sweep_view *vq[TOI_PRECISION_COUNT];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
+  if (acc->keyed != cands || acc->nkeyed != nc) { /* the columns' parts of the keys, once per accumulator */
+    for (size_t j = 0; j < nc; j++) acc->colkey[j] = column_key(&cands[j]);
+    acc->keyed = cands;
+    acc->nkeyed = nc;
+  }
+  const uint64_t *colkey = acc->colkey;
   const size_t nbins = acc->nbins; /* read once: the cells' counts could alias it for the compiler */
   sweep_cell *cell = acc->cells + b - nbins;
   const sweep_answer *a = ans - stride;
@@ -926,7 +961,7 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
         continue;
       }
     }
-    keys[j] = key_of(cand, a);
+    keys[j] = key_of(colkey[j], a);
     size_t k = same_answer(keys, j, &seen, first);
     if (k == j) {
       sd[j].s.m.have = ERR_NONE;

@@ -227,6 +227,13 @@ typedef struct sweep_acc {
   uint64_t *bincls;    ///< [bin][class]
   sweep_cell *cells;   ///< [form][bin]
   sweep_lazy_counts lazy; ///< how its timed answers were placed (statistics)
+  /// The columns' part of their answers' keys (sweep_eval_case_given), made
+  /// for the candidates keyed (their array and count) and kept for the next
+  /// cases: an accumulator's columns are the same candidates in every case,
+  /// as its cells are theirs.
+  const toi_candidate *keyed;
+  size_t nkeyed;
+  uint64_t colkey[SWEEP_MAXFORMS];
 } sweep_acc;
 
 int sweep_acc_init(sweep_acc *a, size_t nform, size_t nbins);  ///< 0 or -1 (no memory)
