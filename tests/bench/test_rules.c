@@ -58,13 +58,9 @@ Test(rules, run_scores_as_toi_score_answer) {
   score_memo memo; /* one for every case, as run's: what a case left must not answer the next */
   memset(&memo, 0xa5, sizeof memo);
   for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
-    toi_gen_opts go;
-    toi_gen_opts_default(&go, (toi_gen_family)f);
-    go.seed = 0x72756e00ULL + (uint64_t)f;
     for (uint64_t i = 0; i < 16; i++) {
       toi_case c;
-      size_t bin;
-      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &go, i), TOI_OK);
+      cr_assert_eq(tc_family_case(&c, (toi_gen_family)f, 0x72756e00ULL + (uint64_t)f, i), TOI_OK);
       toi_ref ref;
       if (tr_solve_engine(&ref, &c, TOI_REF_FAST) != TOI_OK) continue;
       toi_ref_prepared pa, pb;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "case_build.h"
 #include "gen.h"
 #include "ref_bench.h"
 #include "ref_common.h"
@@ -423,13 +424,9 @@ static long check_error_prepared(const toi_case *c, toi_ref_engine e, int solved
 Test(ref_prepared, the_private_error_is_the_querys) {
   long n = 0;
   for (int f = 0; f < TOI_GEN_FAMILY_COUNT; f++) {
-    toi_gen_opts o;
-    toi_gen_opts_default(&o, (toi_gen_family)f);
-    o.seed = 0x7072657000ULL + (uint64_t)f;
     for (uint64_t i = 0; i < 30; i++) {
       toi_case c;
-      size_t bin;
-      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, i), TOI_OK);
+      cr_assert_eq(tc_family_case(&c, (toi_gen_family)f, 0x7072657000ULL + (uint64_t)f, i), TOI_OK);
       n += check_error_prepared(&c, TOI_REF_FAST, (int)(i % 3 != 0));
       if (i % 4 == 0) n += check_error_prepared(&c, TOI_REF_MPFR, 0);
     }

@@ -1,8 +1,9 @@
-/* case_build.h: toi_case values built by hand in tests: a blank case, a 2D case from its numbers. */
+/* case_build.h: toi_case values built in tests: a blank case, a 2D case from its numbers, a family's case. */
 #ifndef TOI_CASE_BUILD_H
 #define TOI_CASE_BUILD_H
 
 #include <string.h>
+#include "gen.h"
 #include "toi.h"
 
 /* Every number 0 (id empty) but unit masses, in dimension dim: the start of a
@@ -24,6 +25,16 @@ static inline toi_case tc_case2(double pax, double pay, double vax, double vay, 
   c.pa[0] = pax, c.pa[1] = pay, c.va[0] = vax, c.va[1] = vay, c.ra = ra, c.ma = ma;
   c.pb[0] = pbx, c.pb[1] = pby, c.vb[0] = vbx, c.vb[1] = vby, c.rb = rb, c.mb = mb;
   return c;
+}
+
+/* Case i of family f's stream from seed, with f's default options (toi_gen_opts_default): the generator's
+   status. */
+static inline toi_status tc_family_case(toi_case *c, toi_gen_family f, uint64_t seed, uint64_t i) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, f);
+  o.seed = seed;
+  size_t bin;
+  return toi_gen_case(c, NULL, &bin, &o, i);
 }
 
 #endif
