@@ -527,6 +527,25 @@ int cli_out_open_spooled(cli_out *o, const char *path) {
   return 0;
 }
 
+#ifdef __linux__
+/* The largest pipe an unprivileged process may ask for by default
+   (/proc/sys/fs/pipe-max-size). */
+#define SPOOL_PIPE_BYTES (1 << 20)
+
+/* A pipe on fd that holds less than size bytes grown towards
+   SPOOL_PIPE_BYTES, best effort: a copy into the default 64 KiB pipe wakes
+   its reader and waits for it about every 64 KiB, which for tens of MB costs
+   several times the copy itself. A pipe that cannot grow (over the user's
+   share of pipe memory, a kernel's refusal) stays as it was. */
+static void widen_pipe(int fd, off_t size) {
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISFIFO(sb.st_mode)) return;
+  int cur = fcntl(fd, F_GETPIPE_SZ);
+  if (cur < 0 || cur >= SPOOL_PIPE_BYTES || size <= cur) return;
+  (void)fcntl(fd, F_SETPIPE_SZ, SPOOL_PIPE_BYTES);
+}
+#endif
+
 /* Copies the spool to standard output: 0 or -1. */
 static int spool_copy(cli_out *o) {
   if (fflush(o->f) || ferror(o->f) || fflush(stdout)) return -1;
@@ -535,6 +554,7 @@ static int spool_copy(cli_out *o) {
   if (size < 0 || lseek(in, 0, SEEK_SET) < 0) return -1;
   off_t done = 0;
 #ifdef __linux__
+  widen_pipe(out, size);
   /* In the kernel, without a copy through this process, where stdout takes it
      (a file, a pipe, a device); else, from where it stopped, read and written. */
   while (done < size) {

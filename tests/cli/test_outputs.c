@@ -1,4 +1,5 @@
 /* test_outputs.c: no command replaces one of its inputs, and every output is checked before the work. */
+#define _GNU_SOURCE /* F_GETPIPE_SZ, F_SETPIPE_SZ */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <dirent.h>
@@ -221,6 +222,80 @@ Test(outputs, null_standard_output_is_written_in_place, .init = td_setup, .fini 
     int rc = tb_fsize(cmds[k], 0, &piped);
     cr_assert_neq(rc, 0, "%s | ...: the spool is a file, the limit must stop it", cmds[k]);
     cr_assert_eq(piped, 0, "%s | ...: %zu bytes of partial output", cmds[k], piped);
+  }
+}
+
+/* Runs toibench ARGS in the folder with stdout a new pipe, drained here
+ * into *bytes (malloc'ed, *n of them); the pipe's size once the run is over
+ * into *pipesz. The exit status, -1 on a signal. */
+static int tb_piped(const char *args, char **bytes, size_t *n, int *pipesz) {
+  static char words[8192];
+  char *argv[256];
+  argv[0] = (char *)TOIBENCH_PATH;
+  cc_split(args, words, sizeof words, argv + 1, 255);
+  int p[2];
+  cr_assert_eq(pipe(p), 0);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDWR);
+    if (chdir(td_dir) || nul < 0) _exit(126);
+    dup2(nul, 0), dup2(p[1], 1), dup2(nul, 2);
+    close(p[0]), close(p[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(p[1]);
+  size_t cap = 1 << 16;
+  *bytes = malloc(cap);
+  *n = 0;
+  cr_assert_not_null(*bytes);
+  for (ssize_t k; (k = read(p[0], *bytes + *n, cap - *n)) > 0;) {
+    *n += (size_t)k;
+    if (*n == cap) cr_assert_not_null(*bytes = realloc(*bytes, cap *= 2));
+  }
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  *pipesz = fcntl(p[0], F_GETPIPE_SZ);
+  close(p[0]);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Standard output held until complete is copied into a pipe of the default
+ * 64 KiB after it has been widened to 1 MiB (fewer hand-offs to the reader)
+ * when it holds more than the pipe: the same bytes as to a file; a pipe
+ * that already holds the whole output is left as it is. The widening is
+ * asked only where this process may have a 1 MiB pipe itself. */
+Test(outputs, spooled_output_widens_a_small_pipe, .init = td_setup, .fini = td_teardown) {
+  int probe[2];
+  cr_assert_eq(pipe(probe), 0);
+  const int dflt = fcntl(probe[0], F_GETPIPE_SZ); /* a new pipe's size */
+  const int can_widen = fcntl(probe[1], F_SETPIPE_SZ, 1 << 20) >= (1 << 20);
+  close(probe[0]), close(probe[1]);
+  cr_assert_gt(dflt, 0);
+  cr_assert_eq(tb(NULL, "gen mixed --count 4000 --seed 7 -o big.cases", NULL), 0);
+  cr_assert_eq(tb(NULL, "gen mixed --count 10 --seed 7 -o small.cases", NULL), 0);
+  cr_assert_eq(tb(NULL, "reference big.cases -o big.ref", NULL), 0);
+  cr_assert_eq(tb(NULL, "reference small.cases -o small.ref", NULL), 0);
+  const char *names[] = {"big", "small"};
+  for (int k = 0; k < 2; k++) {
+    char args[64], ref[64];
+    snprintf(args, sizeof args, "reference %s.cases", names[k]);
+    snprintf(ref, sizeof ref, "%s.ref", names[k]);
+    size_t want_n, n;
+    char *want = cc_slurp(td_path(ref), &want_n), *got;
+    int pipesz;
+    cr_assert_eq(tb_piped(args, &got, &n, &pipesz), 0, "%s", args);
+    cr_assert(n == want_n && memcmp(got, want, n) == 0, "%s: %zu bytes piped, %zu to a file", args, n, want_n);
+    if (k == 0) {
+      cr_assert_gt(want_n, (size_t)dflt, "the big output must not fit the pipe");
+      if (can_widen) cr_assert_geq(pipesz, 1 << 20, "%s: a pipe of %d bytes", args, pipesz);
+    } else {
+      cr_assert_lt(want_n, (size_t)dflt);
+      cr_assert_eq(pipesz, dflt, "%s: a pipe of %d bytes, %d before", args, pipesz, dflt);
+    }
+    free(want);
+    free(got);
   }
 }
 
