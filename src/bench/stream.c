@@ -20,6 +20,8 @@
 
 typedef struct slot {
   toi_line_block lb;
+  uint64_t *hash; /* the IDs' hashes (toi_case_stream_hash_ids), made beside the work */
+  size_t hcap;
   FILE *out;
   char *obuf;
   size_t olen;
@@ -94,6 +96,13 @@ static void work_slot(stream_run *r, size_t i) {
   toi_line_block_parse(&s->lb);
   s->worked = 0;
   s->rc = 0;
+  if (s->lb.n > s->hcap) {
+    free(s->hash);
+    s->hash = malloc(s->lb.n * sizeof *s->hash);
+    s->hcap = s->hash ? s->lb.n : 0;
+  }
+  /* the hashes here, on every thread, not in commit_slot, one thread at a time */
+  if (s->hash) toi_case_stream_hash_ids(r->cs, &s->lb, s->hash);
   if (!is_working(r) || s->lb.nbad) return;
   if (!r->o->own_text && !(s->out = open_memstream(&s->obuf, &s->olen))) {
     s->rc = -1;
@@ -113,7 +122,8 @@ static toi_status commit_slot(stream_run *r, size_t i) {
   toi_stream_result *res = r->res;
   slot *s = &r->slots[i];
   size_t before = r->dg->total;
-  toi_status st = toi_case_stream_accept(r->cs, &s->lb, r->dg);
+  toi_status st = s->hash ? toi_case_stream_accept_hashed(r->cs, &s->lb, s->hash, r->dg)
+                          : toi_case_stream_accept(r->cs, &s->lb, r->dg);
   if (st != TOI_OK) {
     slot_drop_out(s);
     return st;
@@ -277,7 +287,10 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
   if (sync >= 3) pthread_cond_destroy(&r.freed);
   if (sync >= 2) pthread_mutex_destroy(&r.cm);
   if (sync >= 1) pthread_mutex_destroy(&r.rd);
-  for (size_t i = 0; i < r.nslots && r.slots; i++) toi_line_block_free(&r.slots[i].lb);
+  for (size_t i = 0; i < r.nslots && r.slots; i++) {
+    toi_line_block_free(&r.slots[i].lb);
+    free(r.slots[i].hash);
+  }
   free(r.slots);
   free(r.done);
   return rc;

@@ -29,4 +29,15 @@ int toi_case_stream_simd_use(int level);
    (the buckets not yet checked are left to close). */
 int toi_case_stream_check_ids(toi_case_stream *s, unsigned part, unsigned nparts);
 
+/* The hash the in-memory ID set keeps for each case of b that parsed
+   (toi_line_block_parse), into hash[0 .. b->n - 1] (0 for a bad line):
+   reads s's hash function alone, so that the threads of a stream can hash
+   their blocks while another accepts its own. */
+void toi_case_stream_hash_ids(const toi_case_stream *s, const toi_line_block *b, uint64_t *hash);
+
+/* toi_case_stream_accept with the hashes of toi_case_stream_hash_ids (made
+   with the same s): the same diagnostics, IDs and status, in file order. */
+TOI_MUST_USE toi_status toi_case_stream_accept_hashed(toi_case_stream *s, const toi_line_block *b, const uint64_t *hash,
+                                         toi_diags *diags);
+
 #endif

@@ -1421,7 +1421,9 @@ void toi_line_block_parse(toi_line_block *b) {
   }
 }
 
-toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags) {
+/* toi_case_stream_accept, with the IDs' hashes given (toi_case_stream_hash_ids)
+   or, hash NULL, made here. */
+static toi_status accept_block(toi_case_stream *s, const toi_line_block *b, const uint64_t *hash, toi_diags *diags) {
   size_t k = 0;
   for (size_t i = 0; i < b->n; i++) {
     if (!b->ok[i]) {
@@ -1435,9 +1437,8 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
       continue;
     }
     const char *id = b->cases[i].id;
-    size_t len = strlen(id);
-    uint64_t h = s->mem.hash(id, len);
-    if (!id_mem_add(&s->mem, h) && id_spill_add(&s->ids, id, len, h, b->line[i])) {
+    uint64_t h = hash ? hash[i] : s->mem.hash(id, strlen(id));
+    if (!id_mem_add(&s->mem, h) && id_spill_add(&s->ids, id, strlen(id), h, b->line[i])) {
       char msg[160];
       snprintf(msg, sizeof msg, "cannot keep the IDs in a temporary file of TMPDIR: %s", strerror(errno));
       add_diag(diags, s->name, 0, 0, 2, msg);
@@ -1445,6 +1446,23 @@ toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_dia
     }
   }
   return TOI_OK;
+}
+
+toi_status toi_case_stream_accept(toi_case_stream *s, toi_line_block *b, toi_diags *diags) {
+  return accept_block(s, b, NULL, diags);
+}
+
+void toi_case_stream_hash_ids(const toi_case_stream *s, const toi_line_block *b, uint64_t *hash) {
+  uint64_t (*const f)(const char *, size_t) = s->mem.hash;
+  for (size_t i = 0; i < b->n; i++) {
+    const char *id = b->cases[i].id;
+    hash[i] = b->ok[i] ? f(id, strlen(id)) : 0;
+  }
+}
+
+toi_status toi_case_stream_accept_hashed(toi_case_stream *s, const toi_line_block *b, const uint64_t *hash,
+                                         toi_diags *diags) {
+  return accept_block(s, b, hash, diags);
 }
 
 int toi_case_stream_check_ids(toi_case_stream *s, unsigned part, unsigned nparts) {

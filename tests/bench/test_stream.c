@@ -170,7 +170,7 @@ static size_t whole_file_problems(const char *path, char *want, size_t wantsz) {
    toi_case_stream_check_ids is called on parts [first, nparts) (step 2 when
    odd: every other part) of nparts, or not at all (nparts 0). */
 static void stream_problems_checked(const char *path, int tune, uint64_t (*hash)(const char *, size_t),
-                                    size_t mem_ids, unsigned nparts, int odd, char *out, size_t outsz) {
+                                    size_t mem_ids, unsigned nparts, int odd, int hashed, char *out, size_t outsz) {
   toi_diags dg;
   memset(&dg, 0, sizeof dg);
   toi_case_stream *s;
@@ -178,10 +178,20 @@ static void stream_problems_checked(const char *path, int tune, uint64_t (*hash)
   if (tune) toi_case_stream_tune(s, hash, mem_ids);
   toi_line_block b;
   memset(&b, 0, sizeof b);
+  uint64_t *h = hashed ? malloc(1000 * sizeof *h) : NULL;
+  cr_assert(!hashed || h);
   while (toi_case_stream_read(s, &b, 1000, (size_t)1 << 20) == TOI_OK && b.n) {
     toi_line_block_parse(&b);
-    if (toi_case_stream_accept(s, &b, &dg) != TOI_OK) break;
+    if (hashed) {
+      /* each hash is the set's function of its ID, as the plain accept makes it */
+      toi_case_stream_hash_ids(s, &b, h);
+      for (size_t i = 0; i < b.n; i++)
+        if (b.ok[i] && hash) cr_assert_eq(h[i], hash(b.cases[i].id, strlen(b.cases[i].id)), "line %ld", b.line[i]);
+    }
+    toi_status ast = hashed ? toi_case_stream_accept_hashed(s, &b, h, &dg) : toi_case_stream_accept(s, &b, &dg);
+    if (ast != TOI_OK) break;
   }
+  free(h);
   for (unsigned part = (unsigned)odd; part < nparts; part += 1 + (unsigned)odd)
     cr_assert_eq(toi_case_stream_check_ids(s, part, nparts), 0);
   toi_status st = toi_case_stream_close(s, &dg);
@@ -196,17 +206,22 @@ static void stream_problems_checked(const char *path, int tune, uint64_t (*hash)
 
 /* The same problems, which must not depend on the ID check before close:
    none, every part of one or of two, every other part of three (the rest
-   left to close). */
+   left to close); nor on whether the IDs' hashes were made beside the
+   blocks' work (toi_case_stream_hash_ids, toi_case_stream_accept_hashed). */
 static void stream_problems_tuned(const char *path, int tune, uint64_t (*hash)(const char *, size_t), size_t mem_ids,
                                   char *out, size_t outsz) {
   static const unsigned ways[][2] = {{1, 0}, {2, 0}, {3, 1}};
-  stream_problems_checked(path, tune, hash, mem_ids, 0, 0, out, outsz);
+  stream_problems_checked(path, tune, hash, mem_ids, 0, 0, 0, out, outsz);
   char *other = malloc(outsz);
   cr_assert_not_null(other);
-  for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
-    stream_problems_checked(path, tune, hash, mem_ids, ways[w][0], (int)ways[w][1], other, outsz);
-    cr_assert_str_eq(other, out, "%s: checked in %u parts%s before close", path, ways[w][0], ways[w][1] ? " (odd ones)" : "");
-  }
+  for (int hashed = 0; hashed <= 1; hashed++)
+    for (size_t w = 0; w < sizeof ways / sizeof *ways; w++) {
+      stream_problems_checked(path, tune, hash, mem_ids, ways[w][0], (int)ways[w][1], hashed, other, outsz);
+      cr_assert_str_eq(other, out, "%s: checked in %u parts%s before close%s", path, ways[w][0],
+                       ways[w][1] ? " (odd ones)" : "", hashed ? ", hashed beside the work" : "");
+    }
+  stream_problems_checked(path, tune, hash, mem_ids, 0, 0, 1, other, outsz);
+  cr_assert_str_eq(other, out, "%s: hashed beside the work", path);
   free(other);
 }
 
