@@ -229,11 +229,13 @@ static void stream_problems(const char *path, char *out, size_t outsz) {
   stream_problems_tuned(path, 0, NULL, 0, out, outsz);
 }
 
-/* A NUL byte on each side of the reader's first megabyte, and in a line
-   that spans it: the same report as the whole-file reader's, which names
-   the line (lines of 100 bytes, the NUL at byte `at` of the file). */
+/* A NUL byte on each side of the reader's first read (256 KiB) and of its
+   first megabyte, and in a line that spans either: the same report as the
+   whole-file reader's, which names the line (lines of 100 bytes, the NUL at
+   byte `at` of the file). */
 Test(stream, nul_byte_around_the_first_read) {
-  static const long at[] = {10, 1048475, 1048575, 1048576, 1048577, 1048600, 1048676, 2097152, 3000000};
+  static const long at[] = {10,      262043,  262143,  262144,  262145,  262200,  262244, 524288,
+                            1048475, 1048575, 1048576, 1048577, 1048600, 1048676, 2097152, 3000000};
   for (size_t t = 0; t < sizeof at / sizeof *at; t++) {
     FILE *f = fopen(td_path("z.txt"), "w");
     cr_assert_not_null(f);
