@@ -246,9 +246,12 @@ Test(checkpoint, sigint_saves_a_checkpoint_that_resumes_to_the_same_bytes, .init
   cr_assert(!td_exists(td_path("ck")), "the checkpoint was left behind");
 }
 
-/* SIGTERM before any checkpoint was due (--checkpoint-every 1000) still leaves one, of the cases done. */
+/* SIGTERM before any checkpoint was due (--checkpoint-every 1000) still leaves one, of the cases done (none
+ * yet, when the signal comes before the first block is scored), and it resumes to the bytes of a whole run. */
 Test(checkpoint, sigterm_saves_before_any_checkpoint_is_due, .init = td_setup, .fini = td_teardown, .timeout = 300) {
-  pid_t pid = ck_spawn("sweep mixed --count 3000000 -j2 -q --checkpoint ck --checkpoint-every 1000 -o res", 0);
+#define EARLY "sweep mixed --count 3000000 -j2 -q --checkpoint ck --checkpoint-every 1000 -o res"
+  cr_assert_eq(td_tb("sweep mixed --count 3000000 -j2 -q -o whole"), 0);
+  pid_t pid = ck_spawn(EARLY, 0);
   /* Its scoring threads (-j2) run once it works on the cases, after the signals are taken in hand. */
   for (double t0 = ck_now(); ck_now() - t0 < 120 && thread_count(pid) < 3;) usleep(2000);
   cr_assert_geq(thread_count(pid), 3, "the sweep did not start");
@@ -259,9 +262,13 @@ Test(checkpoint, sigterm_saves_before_any_checkpoint_is_due, .init = td_setup, .
   cr_assert(td_exists(td_path("ck")), "no checkpoint: %s", td_read("err"));
   char *ck = td_read("ck");
   unsigned long long end = range_end(ck);
-  cr_assert(end > 0 && end < 3000000);
+  cr_assert(end < 3000000, "the checkpoint says every case was done: %llu", end);
   cr_assert(err_has("stopped by SIGTERM: cases 0 to "));
   free(ck);
+  cr_assert_eq(td_tb(EARLY " --resume"), 0, "%s", td_read("err"));
+  cr_assert(td_same_file(td_path("whole"), td_path("res")), "the resumed sweep differs from the uninterrupted one");
+  cr_assert(!td_exists(td_path("ck")), "the checkpoint was left behind");
+#undef EARLY
 }
 
 /* A sweep started with SIGINT ignored (nohup, a shell's background job) keeps it ignored: it runs to its end. */
