@@ -909,9 +909,63 @@ static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint
   return hit ? (size_t)__builtin_ctzll(hit) : j;
 }
 
-toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
-                                 const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
-                                 size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64) {
+/* A column's score table (sweep_acc's coltab): for a binary64 column, the
+   score of an answer with each verdict v against an exact answer of class e
+   with a root in the column's direction or without (root 1 or 0), without a
+   step, as tab[root][e][v] = SCORE_TAB_SET | its kind | SCORE_TAB_TIMED when
+   it is timed; 0 everywhere for another precision (scored the general way).
+   Filled by score_case_deferred itself on an exact answer reduced to what it
+   reads of one without a step (score_core: the class and whether the root
+   exists) and a time that is not NaN (the only other thing it reads of the
+   answer), so the table holds its scores, not a second copy of its rules. */
+#define SCORE_TAB_SET 0x80u
+#define SCORE_TAB_TIMED 0x40u
+#define SCORE_TAB_KIND 0x07u
+typedef uint8_t score_tab[2][TOI_CLASS_COUNT][TOI_CLASS_COUNT];
+
+static void score_table(score_tab tab, const toi_candidate *cand) {
+  memset(tab, 0, sizeof(score_tab));
+  if (cand->precision != TOI_BINARY64) return;
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  for (int root = 0; root < 2; root++)
+    for (int e = 0; e < TOI_CLASS_COUNT; e++)
+      for (int v = 0; v < TOI_CLASS_COUNT; v++) {
+        toi_ref ref = {(toi_class)e, 1, 2, 1, -1, root ? 1 : -1, root ? 1 : -1};
+        toi_result r = {(toi_class)v, 1};
+        toi_score_case sc;
+        if (score_case_deferred(&sc, r, cand->direction, cand->domain, &c, &ref, INFINITY) != TOI_OK) continue;
+        if ((unsigned)sc.kind > SCORE_TAB_KIND || verdict_of(&sc) != (unsigned)v || sc.ref_cls != (toi_class)e)
+          continue;
+        tab[root][e][v] = (uint8_t)(SCORE_TAB_SET | (unsigned)sc.kind | (sc.timed ? SCORE_TAB_TIMED : 0));
+      }
+}
+
+/* What sweep_eval_span's pass over the columns learnt of one case without a
+   view, per direction: kappa's enclosure from the case and its root alone
+   (kb 1; -1: not had so) and the root's offset (off 1; -1: not had so). The
+   view made for the case's remaining columns starts from what was had. */
+typedef struct span_case {
+  kappa_enc ke[2];
+  double off[2][2];
+  signed char kb[2], off_set[2];
+} span_case;
+
+/* Makes acc's column keys and score tables for cands, once per accumulator. */
+static void acc_key(sweep_acc *acc, const toi_candidate *cands, size_t nc) {
+  if (acc->keyed == cands && acc->nkeyed == nc) return;
+  for (size_t j = 0; j < nc; j++) acc->colkey[j] = column_key(&cands[j]);
+  for (size_t j = 0; j < nc; j++) score_table(acc->coltab[j], &cands[j]);
+  acc->keyed = cands;
+  acc->nkeyed = nc;
+}
+
+/* sweep_eval_case_given for the columns of todo (bit j for column j; the
+   others were scored already), the binary64 view starting from sc0 (NULL:
+   nothing known). */
+static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, size_t nc, const sweep_answer *ans,
+                                 size_t stride, double tmax, const toi_case *c, size_t b, uint64_t index,
+                                 toi_ref_engine engine, const toi_ref *ref64, uint64_t todo, const span_case *sc0) {
   sweep_view view[TOI_PRECISION_COUNT];
   column_score sd[SWEEP_MAXFORMS]; /* each scored column's score and error measure (same_answer's columns share them) */
   answer_key keys[SWEEP_MAXFORMS];
@@ -931,15 +985,17 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   const toi_ref *r64 = view[TOI_BINARY64].ref;
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
+  if (!todo) return TOI_OK;
+  for (int d = 0; sc0 && d < 2; d++) {
+    sweep_view *v = &view[TOI_BINARY64];
+    if (sc0->kb[d] > 0) v->ke[d] = sc0->ke[d], v->have_kb[d] = 1;
+    if (sc0->off_set[d] > 0) v->off[d][0] = sc0->off[d][0], v->off[d][1] = sc0->off[d][1], v->have_off[d] = 1;
+  }
   /* Column j's cell, view and answer by pointers that step with j (a view is
      large: an index would multiply by its size, per column of every case). */
   sweep_view *vq[TOI_PRECISION_COUNT];
   for (int q = 0; q < TOI_PRECISION_COUNT; q++) vq[q] = &view[q];
-  if (acc->keyed != cands || acc->nkeyed != nc) { /* the columns' parts of the keys, once per accumulator */
-    for (size_t j = 0; j < nc; j++) acc->colkey[j] = column_key(&cands[j]);
-    acc->keyed = cands;
-    acc->nkeyed = nc;
-  }
+  acc_key(acc, cands, nc);
   const uint64_t *colkey = acc->colkey;
   const size_t nbins = acc->nbins; /* read once: the cells' counts could alias it for the compiler */
   sweep_cell *cell = acc->cells + b - nbins;
@@ -948,6 +1004,10 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     const toi_candidate *cand = &cands[j];
     cell += nbins;
     a += stride;
+    if (!(todo >> j & 1)) {
+      keys[j] = no_key;
+      continue;
+    }
     sweep_view *v = vq[cand->precision];
     /* A view made (state 0 or 1) and an answer: nothing below applies, so
        the usual column makes one test (states -1 and 2 fail the first). */
@@ -991,4 +1051,192 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
     if ((st = add_kappa(cell, sc, sc->ulp, cand->direction, v, index, engine, cand->precision)) != TOI_OK) return st;
   }
   return TOI_OK;
+}
+
+toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, size_t nc,
+                                 const sweep_answer *ans, size_t stride, double tmax, const toi_case *c,
+                                 size_t b, uint64_t index, toi_ref_engine engine, const toi_ref *ref64) {
+  return eval_case_cols(acc, cands, nc, ans, stride, tmax, c, b, index, engine, ref64, UINT64_MAX, NULL);
+}
+
+/* Kappa's enclosure for case c's root R in direction d from the case and R
+   alone (view_kappa_enclose's first way), kept in sc: 1, or 0 when not had
+   so (the case's view then tries its other way). */
+static inline __attribute__((always_inline)) int span_kappa(span_case *sc, int d, const toi_case *c, double R) {
+  if (sc->kb[d]) return sc->kb[d] > 0;
+  double lo, hi;
+  sc->kb[d] = -1;
+  if (!ref_kappa_root_bound(&lo, &hi, c, R, TOI_BINARY64)) return 0;
+  sc->ke[d] = kappa_enc_of(lo, hi, ratio_den(R, lo, TOI_BINARY64));
+  sc->kb[d] = 1;
+  return 1;
+}
+
+/* The root's offset for case c's root R in direction d by one step from R
+   (view_offset_measure's way without a prepared case), kept in sc: 1 with
+   [*dlo, *dhi], or 0 when not had so (the case's view then tries its other
+   ways). */
+static __attribute__((noinline)) int span_offset_measure(span_case *sc, int d, const toi_case *c, const toi_ref *ref,
+                                                         double R, sweep_lazy_counts *counts) {
+  double k, u, lo, hi;
+  sc->off_set[d] = -1;
+  if (!ulp_distance(&k, &u, R, R, TOI_BINARY64) || !isfinite(R + u)) return 0;
+  if (!ref_root_offset(&lo, &hi, c, R, u, d ? ref->rev_is_lo : ref->fwd_is_lo)) return 0;
+  counts->probes++;
+  sc->off[d][0] = lo < -0.5 ? -0.5 : lo;
+  sc->off[d][1] = hi > 0.5 ? 0.5 : hi;
+  if (!(sc->off[d][0] <= sc->off[d][1])) return 0;
+  sc->off_set[d] = 1;
+  return 1;
+}
+
+/* A timed answer T (kind agree; its exact class and verdict at conf of the
+   cell's confusion counts, [exact][verdict] flattened) to the root R of case
+   c in direction d into cell as add_lazy's first levels would place it: from
+   its distance k to R alone (error_ulps), else with the root's offset
+   (error_level's step from ERR_ULPS), when lazy_decided takes that and
+   kappa's enclosure; the offset and the enclosure from sc (made here when
+   first needed: span_offset_measure, span_kappa). The counts, bin and bits
+   add_placed and lazy_place would add. 1 when placed; 0 with the cell as it
+   was (the case's view then takes the answer the general way). */
+static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, double T, double R, unsigned conf,
+                                                            const toi_ref *ref, const toi_case *c, span_case *sc,
+                                                            int d, sweep_lazy_counts *counts) {
+  double k, u;
+  if (!ulp_distance(&k, &u, T, R, TOI_BINARY64)) return 0;
+  const double ak = fabs(k);
+  double lo = ak == 0 ? 0 : ak - 0.5, hi = ak + 0.5;
+  int h = ulp_bin(hi), level = ERR_ULPS;
+  if (ulp_bin(lo) != h) {
+    if (sc->off_set[d] < 0 || (!sc->off_set[d] && !span_offset_measure(sc, d, c, ref, R, counts))) return 0;
+    const double dlo = sc->off[d][0], dhi = sc->off[d][1];
+    if (k >= 1) {
+      lo = k - dhi, hi = k - dlo;
+    } else if (k <= -1) {
+      lo = -k + dlo, hi = -k + dhi;
+    } else if (dlo >= 0) {
+      lo = dlo, hi = dhi;
+    } else if (dhi <= 0) {
+      lo = -dhi, hi = -dlo;
+    } else {
+      lo = 0, hi = dhi > -dlo ? dhi : -dlo;
+    }
+    h = ulp_bin(hi);
+    if (ulp_bin(lo) != h) return 0;
+    level = ERR_OFFSET;
+  }
+  if (!span_kappa(sc, d, c, R)) return 0;
+  const kappa_enc *ke = &sc->ke[d];
+  if (!lazy_decided(cell, 1, hi, ke)) return 0;
+  cell->cases++;
+  cell->kind[TOI_SCORE_AGREE]++;
+  (&cell->confusion[0][0])[conf]++;
+  cell->timed++;
+  cell->hist[h]++;
+  const double bits = ulp_bits_for(k, cell);
+  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
+  cell->khist[ke->bin]++;
+  cell->kinf += ke->inf;
+  counts->placed[level]++;
+  return 1;
+}
+
+/* Column j's pass over the span's cases ord[0..m-1] (solved, exact class
+   valid; row[i]: the score table's row for case ord[i] in the column's
+   direction, root * 64 + exact class * 8): an untimed answer by its score
+   alone, a timed one by span_timed after the others (two loops: the
+   first's few registers stay apart from the second's). The answers placed
+   leave their bit in todo. */
+static void span_column(sweep_acc *acc, size_t j, int d, const sweep_answer *col, const toi_case *cases,
+                        const size_t *bins, const toi_ref *refs, const uint16_t *ord, const uint8_t *row, size_t m,
+                        span_case *sc, uint64_t index0, uint64_t *todo) {
+  const uint8_t *tab = &acc->coltab[j][0][0][0];
+  sweep_cell *cells = acc->cells + j * acc->nbins;
+  const uint64_t clear = ~((uint64_t)1 << j);
+  uint16_t timed[SWEEP_SPAN_MAX];
+  size_t nt = 0;
+  for (size_t i = 0; i < m; i++) {
+    const size_t k = ord[i];
+    const sweep_answer *a = &col[k];
+    const unsigned vc = (unsigned)a->r.cls;
+    if (a->state != TOI_ANSWERED || vc >= TOI_CLASS_COUNT) continue;
+    const unsigned e = tab[row[i] + vc];
+    if (e & SCORE_TAB_TIMED) {
+      timed[nt++] = (uint16_t)i;
+      continue;
+    }
+    if (!e) continue;
+    const unsigned kind = e & SCORE_TAB_KIND;
+    sweep_cell *cell = &cells[bins[k]];
+    cell->cases++;
+    cell->kind[kind]++;
+    (&cell->confusion[0][0])[(row[i] & 63) + vc]++;
+    todo[k] &= clear;
+    if (kind == TOI_SCORE_MISSED || kind == TOI_SCORE_GHOST || kind == TOI_SCORE_OTHER)
+      sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)kind, (double)vc, index0 + k, &cases[k]);
+  }
+  for (size_t t = 0; t < nt; t++) {
+    const size_t i = timed[t], k = ord[i];
+    const toi_ref *ref = &refs[k];
+    if (span_timed(&cells[bins[k]], col[k].r.t, d ? ref->trev : ref->tfwd, (row[i] & 63) + (unsigned)col[k].r.cls,
+                   ref, &cases[k], &sc[k], d, &acc->lazy))
+      todo[k] &= clear;
+  }
+}
+
+toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc, const sweep_answer *ans,
+                           size_t stride, double tmax, const toi_case *cases, const size_t *bins,
+                           const uint16_t *order, size_t n, uint64_t index0, toi_ref_engine engine,
+                           const toi_ref *refs, const toi_status *st, size_t *fail) {
+  span_case sc[SWEEP_SPAN_MAX];
+  uint64_t todo[SWEEP_SPAN_MAX];
+  uint16_t ord[SWEEP_SPAN_MAX];
+  uint8_t row[2][SWEEP_SPAN_MAX];
+  *fail = n;
+  if (n > SWEEP_SPAN_MAX || nc > SWEEP_MAXFORMS) {
+    *fail = 0;
+    return TOI_ERR_RANGE;
+  }
+  acc_key(acc, cands, nc);
+  const uint64_t all = nc == 64 ? UINT64_MAX : ((uint64_t)1 << nc) - 1;
+  /* The cases the columns' pass takes: solved (TOI_OK) with a valid exact
+     class; any other fails below, as sweep_eval_case_given's caller says. */
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const size_t k = order[i];
+    todo[k] = all;
+    sc[k].kb[0] = sc[k].kb[1] = sc[k].off_set[0] = sc[k].off_set[1] = 0;
+    const toi_ref *r = &refs[k];
+    if (st[k] != TOI_OK || (unsigned)r->cls >= TOI_CLASS_COUNT) continue;
+    ord[m] = (uint16_t)k;
+    row[0][m] = (uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8);
+    row[1][m] = (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8);
+    m++;
+  }
+  /* Column by column over the span: the column's table, direction and cells
+     stay in registers, and its answers (often alike from case to case) make
+     the branches predictable. Binary64 columns without a step only (the
+     score tables'). */
+  for (size_t j = 0; j < nc && tmax == INFINITY; j++) {
+    if (cands[j].precision != TOI_BINARY64) continue;
+    const int d = cands[j].direction == TOI_REVERSE;
+    span_column(acc, j, d, ans + j * stride, cases, bins, refs, ord, row[d], m, sc, index0, todo);
+  }
+  /* Then case by case, what remains, in the order given: the first failure
+     is that of the lowest index among the cases scored, as case by case. */
+  toi_status fst = TOI_OK;
+  for (size_t i = 0; i < n; i++) {
+    const size_t k = order[i];
+    if (k > *fail) continue;
+    if (st[k] == TOI_OK && !todo[k]) { /* every column placed: the case's bin counts alone */
+      acc->bincount[bins[k]]++;
+      acc->bincls[bins[k] * TOI_CLASS_COUNT + refs[k].cls]++;
+      continue;
+    }
+    toi_status s2 = st[k] != TOI_OK ? TOI_ERR_RANGE
+                                    : eval_case_cols(acc, cands, nc, ans + k, stride, tmax, &cases[k], bins[k],
+                                                     index0 + k, engine, &refs[k], todo[k], &sc[k]);
+    if (s2 != TOI_OK) *fail = k, fst = s2;
+  }
+  return fst;
 }

@@ -234,6 +234,10 @@ typedef struct sweep_acc {
   const toi_candidate *keyed;
   size_t nkeyed;
   uint64_t colkey[SWEEP_MAXFORMS];
+  /// Made with colkey: each column's score of a binary64 answer without a
+  /// step, by [root in its direction][exact class][verdict] (sweep.c,
+  /// score_table), 0 where the column is scored the general way.
+  uint8_t coltab[SWEEP_MAXFORMS][2][TOI_CLASS_COUNT][TOI_CLASS_COUNT];
 } sweep_acc;
 
 int sweep_acc_init(sweep_acc *a, size_t nform, size_t nbins);  ///< 0 or -1 (no memory)
@@ -322,6 +326,23 @@ TOI_MUST_USE toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidat
                                               const sweep_answer *ans, size_t stride, double tmax,
                                               const toi_case *c, size_t b, uint64_t index, toi_ref_engine engine,
                                               const toi_ref *ref64);
+
+/// Cases at most in one call of sweep_eval_span.
+#define SWEEP_SPAN_MAX 256
+
+/// sweep_eval_case_given on each case k of cases[0..n-1] in the order
+/// order[0..n-1] (a permutation of 0..n-1): bin bins[k], index index0 + k,
+/// column j's answer ans[j * stride + k], its exact binary64 answer refs[k]
+/// when st[k] is TOI_OK (else the case fails with TOI_ERR_RANGE). The same
+/// accumulator as those calls, the binary64 columns scored column by column
+/// over the cases first where their answers are placed without a measure,
+/// then each case's remaining columns. A failure stops the cases after it in
+/// the order whose index is higher: *fail is the failing position of the
+/// lowest index (with its status returned), or n with TOI_OK.
+TOI_MUST_USE toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc, const sweep_answer *ans,
+                                        size_t stride, double tmax, const toi_case *cases, const size_t *bins,
+                                        const uint16_t *order, size_t n, uint64_t index0, toi_ref_engine engine,
+                                        const toi_ref *refs, const toi_status *st, size_t *fail);
 
 /// Where the time of a sweep went (sweep --profile): seconds summed over the
 /// threads, measured per block of cases (not per case) on the monotonic clock.

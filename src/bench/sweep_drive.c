@@ -14,7 +14,7 @@
    (one batch), by each candidate (one call each), then scored case by case.
    The buffers of a span stay in a core's cache; the profile reads the clock
    once per phase of a span, not per case. */
-#define SPAN 256
+#define SPAN SWEEP_SPAN_MAX
 /* A column's row of answers: SPAN and three more, so that the columns' answers
    to one case (read together) are not 4 KiB apart, where they would share
    the few ways of one set of the first-level cache. */
@@ -146,18 +146,10 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
      accumulator does not depend on the order (sweep.h), and a failure is
      that of the lowest index, as in index order. */
   size_t nord = span_order(w->order, bins, n, x->accs[worker].nbins);
-  size_t fail = SPAN;
-  toi_status fst = TOI_OK;
-  for (size_t i = 0; i < nord; i++) {
-    size_t k = w->order[i];
-    if (k > fail) continue;
-    toi_status st = w->st[k] != TOI_OK ? TOI_ERR_RANGE
-                                       : sweep_eval_case_given(&x->accs[worker], x->cands, x->nc, &w->ans[k], ANS_STRIDE,
-                                                               x->o->tmax, &cases[k], bins[k], index0 + k,
-                                                               x->o->engine, &w->ref[k]);
-    if (st != TOI_OK) fail = k, fst = st;
-  }
-  if (fail < SPAN) return chunk_failed(x, index0 + fail, fst);
+  size_t fail;
+  toi_status fst = sweep_eval_span(&x->accs[worker], x->cands, x->nc, w->ans, ANS_STRIDE, x->o->tmax, cases, bins,
+                                   w->order, nord, index0, x->o->engine, w->ref, w->st, &fail);
+  if (fst != TOI_OK) return chunk_failed(x, index0 + fail, fst);
   if (prof) {
     w->prof.score += lap(&t);
     w->prof.cases += n;

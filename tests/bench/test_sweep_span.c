@@ -1,0 +1,201 @@
+/* test_sweep_span.c: a span scored column by column (sweep_eval_span) gives the accumulator of its cases scored one
+   by one the general way (sweep_eval_case_given), on every family, with every formulation, answers near the root,
+   NaN, declined, not a class, in any order, with and without a step. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gen.h"
+#include "sweep.h"
+#include "toiref.h"
+#include "test_env.h"
+
+enum { SPAN_N = SWEEP_SPAN_MAX, MAXC = 24 };
+
+/* Every statistic of two cells, bit for bit (the witnesses' cases by their numbers). */
+static void same_cell(const sweep_cell *x, const sweep_cell *y, const char *what) {
+  cr_assert_eq(x->cases, y->cases, "%s: cases", what);
+  cr_assert_eq(x->timed, y->timed, "%s: timed", what);
+  cr_assert_eq(x->kinf, y->kinf, "%s: kinf", what);
+  cr_assert(!memcmp(x->kind, y->kind, sizeof x->kind), "%s: kinds", what);
+  cr_assert(!memcmp(x->confusion, y->confusion, sizeof x->confusion), "%s: confusion", what);
+  cr_assert(!memcmp(x->hist, y->hist, sizeof x->hist), "%s: histogram", what);
+  cr_assert(!memcmp(x->khist, y->khist, sizeof x->khist), "%s: kappa histogram", what);
+  const double a[5] = {x->max_ulp, x->max_bits, x->kmin, x->kmax, x->max_ratio};
+  const double b[5] = {y->max_ulp, y->max_bits, y->kmin, y->kmax, y->max_ratio};
+  for (int i = 0; i < 5; i++) cr_assert_eq(te_bits(a[i]), te_bits(b[i]), "%s: field %d %a, not %a", what, i, a[i], b[i]);
+  for (int w = 0; w < SW_WHAT_COUNT; w++) {
+    cr_assert_eq(x->w[w].set, y->w[w].set, "%s: witness %d", what, w);
+    if (!x->w[w].set) continue;
+    cr_assert_eq(x->w[w].index, y->w[w].index, "%s: witness %d index", what, w);
+    cr_assert_eq(te_bits(x->w[w].value), te_bits(y->w[w].value), "%s: witness %d value", what, w);
+    cr_assert_eq(te_bits(x->w[w].aux), te_bits(y->w[w].aux), "%s: witness %d aux", what, w);
+    cr_assert(!memcmp(x->w[w].c.pa, y->w[w].c.pa, sizeof x->w[w].c.pa), "%s: witness %d case", what, w);
+  }
+}
+
+/* ulp(x) in binary64 for a normal x. */
+static double ulp64(double x) {
+  int e;
+  (void)frexp(x, &e);
+  return ldexp(1, e - 53);
+}
+
+/* The last column's answers made up from the reference's root R of each case: R + k u for k in -4 .. 4 (the
+   bins' edges near the root), R + 2^20 u, the root's negative, NaN, declined, a verdict that is no class, the
+   exact class with the root: every way an answer can go, each in turn. */
+static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st, size_t n, int dir, uint64_t seed) {
+  for (size_t k = 0; k < n; k++) {
+    sweep_answer *a = &col[k];
+    double R = dir ? ref[k].trev : ref[k].tfwd;
+    unsigned pick = (unsigned)((k * 2654435761u + seed) % 16);
+    a->state = TOI_ANSWERED;
+    a->r.cls = st[k] == TOI_OK ? ref[k].cls : TOI_HIT;
+    if (pick < 9 && isfinite(R) && R != 0)
+      a->r.t = R + ((double)pick - 4) * ulp64(R);
+    else if (pick == 9 && isfinite(R) && R != 0)
+      a->r.t = R + 0x1p20 * ulp64(R);
+    else if (pick == 10)
+      a->r.t = -R;
+    else if (pick == 11)
+      a->r.t = NAN;
+    else if (pick == 12)
+      a->state = TOI_UNSUPPORTED;
+    else if (pick == 13)
+      a->r.cls = (toi_class)(TOI_CLASS_COUNT + 3);
+    else
+      a->r.t = R;
+  }
+}
+
+/* One family: spans of SPAN_N cases, in index order and shuffled, into one accumulator by sweep_eval_span and
+   into another case by case; then every cell and bin count compared. */
+static void check_family(const char *family, const toi_candidate *cands, size_t nc, double tmax, uint64_t seed) {
+  toi_gen_opts o;
+  toi_gen_family fam;
+  cr_assert_eq(toi_gen_family_parse(&fam, family), TOI_OK);
+  toi_gen_opts_default(&o, fam);
+  o.seed = seed;
+  size_t nb = toi_gen_bin_count(&o);
+  sweep_acc span, one;
+  cr_assert_eq(sweep_acc_init(&span, nc, nb), 0);
+  cr_assert_eq(sweep_acc_init(&one, nc, nb), 0);
+  static toi_case cases[SPAN_N];
+  static size_t bins[SPAN_N];
+  static toi_ref ref[SPAN_N];
+  static toi_status st[SPAN_N];
+  static toi_answer out[SPAN_N];
+  static sweep_answer ans[MAXC * SPAN_N];
+  uint16_t order[SPAN_N];
+  for (int s = 0; s < 4; s++) {
+    uint64_t lo = (uint64_t)s * SPAN_N;
+    size_t n = s == 3 ? SPAN_N - 37 : SPAN_N; /* a short span too */
+    cr_assert_eq(toi_gen_cases(cases, bins, &o, lo, n, 0), TOI_OK);
+    toi_ref_query rq = TOI_REF_QUERY_INIT;
+    toi_status bst = toi_ref_solve_batch(ref, st, cases, n, &rq, NULL); /* each case's status in st */
+    (void)bst;
+    for (size_t j = 0; j + 1 < nc; j++) {
+      toi_run_info info;
+      cr_assert_eq(toi_candidate_run(&cands[j], cases, n, NULL, out, &info), TOI_OK);
+      for (size_t k = 0; k < n; k++) ans[j * SPAN_N + k].state = (int)out[k].state, ans[j * SPAN_N + k].r = out[k].r;
+    }
+    made_up(&ans[(nc - 1) * SPAN_N], ref, st, n, cands[nc - 1].direction == TOI_REVERSE, seed + (uint64_t)s);
+    for (size_t k = 0; k < n; k++) order[k] = (uint16_t)k;
+    if (s & 1) /* shuffled */
+      for (size_t k = n - 1; k > 0; k--) {
+        size_t r = (size_t)((k * 40503u + seed) % (k + 1));
+        uint16_t t = order[k];
+        order[k] = order[r], order[r] = t;
+      }
+    size_t fail = 0;
+    cr_assert_eq(sweep_eval_span(&span, cands, nc, ans, SPAN_N, tmax, cases, bins, order, n, lo, TOI_REF_FAST, ref,
+                                 st, &fail),
+                 TOI_OK, "%s span %d", family, s);
+    cr_assert_eq(fail, n);
+    for (size_t k = 0; k < n; k++) {
+      cr_assert_eq(st[k], TOI_OK);
+      cr_assert_eq(sweep_eval_case_given(&one, cands, nc, &ans[k], SPAN_N, tmax, &cases[k], bins[k], lo + k,
+                                         TOI_REF_FAST, &ref[k]),
+                   TOI_OK, "%s case %zu", family, (size_t)lo + k);
+    }
+  }
+  uint64_t timed = 0;
+  for (size_t b = 0; b < nb; b++) {
+    cr_assert_eq(span.bincount[b], one.bincount[b], "%s bin %zu", family, b);
+    cr_assert(!memcmp(&span.bincls[b * TOI_CLASS_COUNT], &one.bincls[b * TOI_CLASS_COUNT],
+                      TOI_CLASS_COUNT * sizeof *span.bincls),
+              "%s bin %zu classes", family, b);
+  }
+  for (size_t j = 0; j < nc; j++)
+    for (size_t b = 0; b < nb; b++) {
+      char what[96];
+      snprintf(what, sizeof what, "%s column %zu (%s) bin %zu", family, j, cands[j].name, b);
+      same_cell(&span.cells[j * nb + b], &one.cells[j * nb + b], what);
+      timed += one.cells[j * nb + b].timed;
+    }
+  cr_assert_gt(timed, 0, "%s: timed answers", family);
+  sweep_acc_free(&span);
+  sweep_acc_free(&one);
+}
+
+/* Every formulation in binary64, a few in binary32, and a made-up column (the last) in the direction of the
+   formulation before it. */
+static size_t columns(toi_candidate *cands, int reverse_last) {
+  size_t nf, nc = 0;
+  const toi_formulation *fs = toi_formulations(&nf);
+  for (size_t i = 0; i < nf && nc < MAXC - 4; i++) toi_candidate_formulation(&cands[nc++], &fs[i]);
+  static const char *const f32[] = {"accurate", "ericson"};
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(toi_candidate_formulation_prec(&cands[nc++], toi_formulation_find(f32[i]), TOI_BINARY32), TOI_OK);
+  toi_candidate_formulation(&cands[nc++], toi_formulation_find(reverse_last ? "phet-reverse" : "accurate"));
+  return nc;
+}
+
+Test(sweep_span, as_case_by_case_every_family) {
+  toi_candidate cands[MAXC];
+  static const char *const fams[] = {"generic", "aimed", "grazing", "near-contact", "far", "slow", "scale", "tangent",
+                                     "mixed"};
+  for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+    size_t nc = columns(cands, (int)(f & 1));
+    check_family(fams[f], cands, nc, INFINITY, te_seed(41 + f));
+  }
+}
+
+Test(sweep_span, as_case_by_case_with_a_step) {
+  toi_candidate cands[MAXC];
+  size_t nc = columns(cands, 1);
+  check_family("mixed", cands, nc, 2.0, te_seed(7));
+  check_family("grazing", cands, nc, 0.5, te_seed(8));
+}
+
+/* A case the reference did not solve fails the span with TOI_ERR_RANGE at the lowest such index in the order,
+   as case by case. */
+Test(sweep_span, failure_of_the_lowest_index) {
+  toi_candidate cands[MAXC];
+  size_t nc = columns(cands, 0);
+  toi_gen_opts o;
+  toi_gen_family fam;
+  cr_assert_eq(toi_gen_family_parse(&fam, "mixed"), TOI_OK);
+  toi_gen_opts_default(&o, fam);
+  enum { N = 64 };
+  toi_case cases[N];
+  size_t bins[N];
+  toi_ref ref[N];
+  toi_status st[N];
+  sweep_answer ans[MAXC * N];
+  uint16_t order[N];
+  cr_assert_eq(toi_gen_cases(cases, bins, &o, 0, N, 0), TOI_OK);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  cr_assert_eq(toi_ref_solve_batch(ref, st, cases, N, &rq, NULL), TOI_OK);
+  for (size_t j = 0; j < nc * N; j++) ans[j].state = TOI_ANSWERED, ans[j].r.cls = TOI_NONE, ans[j].r.t = NAN;
+  for (size_t k = 0; k < N; k++) order[k] = (uint16_t)(N - 1 - k);
+  st[40] = st[17] = TOI_ERR_INPUT;
+  sweep_acc acc;
+  cr_assert_eq(sweep_acc_init(&acc, nc, toi_gen_bin_count(&o)), 0);
+  size_t fail = 0;
+  cr_assert_eq(sweep_eval_span(&acc, cands, nc, ans, N, INFINITY, cases, bins, order, N, 0, TOI_REF_FAST, ref, st, &fail),
+               TOI_ERR_RANGE);
+  cr_assert_eq(fail, 17);
+  sweep_acc_free(&acc);
+}
