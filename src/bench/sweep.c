@@ -941,7 +941,7 @@ static void score_table(score_tab tab, const toi_candidate *cand) {
       }
 }
 
-/* What sweep_eval_span's pass over the columns learnt of one case without a
+/* What sweep_eval_span's table pass (span_case_cols) learnt of one case without a
    view, per direction: kappa's enclosure from the case and its root alone
    (kb 1; -1: not had so) and the root's offset (off 1; -1: not had so). The
    view made for the case's remaining columns starts from what was had. */
@@ -1141,57 +1141,47 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   return 1;
 }
 
-/* Column j's pass over the span's cases ord[0..m-1] (solved, exact class
-   valid; row[i]: the score table's row for case ord[i] in the column's
-   direction, root * 64 + exact class * 8): an untimed answer by its score
-   alone, a timed one by span_timed after the others (two loops: the
-   first's few registers stay apart from the second's). The answers placed
-   leave their bit in todo. */
-static void span_column(sweep_acc *acc, size_t j, int d, const sweep_answer *col, const toi_case *cases,
-                        const size_t *bins, const toi_ref *refs, const uint16_t *ord, const uint8_t *row, size_t m,
-                        span_case *sc, uint64_t index0, uint64_t *todo) {
-  const uint8_t *tab = &acc->coltab[j][0][0][0];
-  sweep_cell *cells = acc->cells + j * acc->nbins;
-  const uint64_t clear = ~((uint64_t)1 << j);
-  uint16_t timed[SWEEP_SPAN_MAX];
-  size_t nt = 0;
-  for (size_t i = 0; i < m; i++) {
-    const size_t k = ord[i];
-    const sweep_answer *a = &col[k];
+/* Case k's binary64 columns (ncol of them: column col[c], direction dir[c])
+   by their score tables alone, where that places them (row: the tables'
+   rows for the case by direction, root * 64 + exact class * 8): an untimed
+   answer by its score, a timed one by span_timed. Returns the columns left,
+   a mask of todo. */
+static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *acc, const uint8_t *col,
+                                                                     const uint8_t *dir, size_t ncol,
+                                                                     const sweep_answer *ans, size_t stride,
+                                                                     const toi_case *c, size_t b, const toi_ref *ref,
+                                                                     const uint8_t row[2], span_case *sc,
+                                                                     uint64_t index, uint64_t todo) {
+  const size_t nbins = acc->nbins;
+  for (size_t q = 0; q < ncol; q++) {
+    const size_t j = col[q];
+    const int d = dir[q];
+    const sweep_answer *a = &ans[j * stride];
     const unsigned vc = (unsigned)a->r.cls;
     if (a->state != TOI_ANSWERED || vc >= TOI_CLASS_COUNT) continue;
-    const unsigned e = tab[row[i] + vc];
+    const unsigned e = (&acc->coltab[j][0][0][0])[row[d] + vc];
+    sweep_cell *cell = &acc->cells[j * nbins + b];
     if (e & SCORE_TAB_TIMED) {
-      timed[nt++] = (uint16_t)i;
+      if (span_timed(cell, a->r.t, d ? ref->trev : ref->tfwd, (row[d] & 63) + vc, ref, c, sc, d, &acc->lazy))
+        todo &= ~((uint64_t)1 << j);
       continue;
     }
     if (!e) continue;
     const unsigned kind = e & SCORE_TAB_KIND;
-    sweep_cell *cell = &cells[bins[k]];
     cell->cases++;
     cell->kind[kind]++;
-    (&cell->confusion[0][0])[(row[i] & 63) + vc]++;
-    todo[k] &= clear;
+    (&cell->confusion[0][0])[(row[d] & 63) + vc]++;
+    todo &= ~((uint64_t)1 << j);
     if (kind == TOI_SCORE_MISSED || kind == TOI_SCORE_GHOST || kind == TOI_SCORE_OTHER)
-      sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)kind, (double)vc, index0 + k, &cases[k]);
+      sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)kind, (double)vc, index, c);
   }
-  for (size_t t = 0; t < nt; t++) {
-    const size_t i = timed[t], k = ord[i];
-    const toi_ref *ref = &refs[k];
-    if (span_timed(&cells[bins[k]], col[k].r.t, d ? ref->trev : ref->tfwd, (row[i] & 63) + (unsigned)col[k].r.cls,
-                   ref, &cases[k], &sc[k], d, &acc->lazy))
-      todo[k] &= clear;
-  }
+  return todo;
 }
 
 toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc, const sweep_answer *ans,
                            size_t stride, double tmax, const toi_case *cases, const size_t *bins,
                            const uint16_t *order, size_t n, uint64_t index0, toi_ref_engine engine,
                            const toi_ref *refs, const toi_status *st, size_t *fail) {
-  span_case sc[SWEEP_SPAN_MAX];
-  uint64_t todo[SWEEP_SPAN_MAX];
-  uint16_t ord[SWEEP_SPAN_MAX];
-  uint8_t row[2][SWEEP_SPAN_MAX];
   *fail = n;
   if (n > SWEEP_SPAN_MAX || nc > SWEEP_MAXFORMS) {
     *fail = 0;
@@ -1199,43 +1189,34 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
   }
   acc_key(acc, cands, nc);
   const uint64_t all = nc == 64 ? UINT64_MAX : ((uint64_t)1 << nc) - 1;
-  /* The cases the columns' pass takes: solved (TOI_OK) with a valid exact
-     class; any other fails below, as sweep_eval_case_given's caller says. */
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    const size_t k = order[i];
-    todo[k] = all;
-    sc[k].kb[0] = sc[k].kb[1] = sc[k].off_set[0] = sc[k].off_set[1] = 0;
-    const toi_ref *r = &refs[k];
-    if (st[k] != TOI_OK || (unsigned)r->cls >= TOI_CLASS_COUNT) continue;
-    ord[m] = (uint16_t)k;
-    row[0][m] = (uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8);
-    row[1][m] = (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8);
-    m++;
-  }
-  /* Column by column over the span: the column's table, direction and cells
-     stay in registers, and its answers (often alike from case to case) make
-     the branches predictable. Binary64 columns without a step only (the
-     score tables'). */
-  for (size_t j = 0; j < nc && tmax == INFINITY; j++) {
-    if (cands[j].precision != TOI_BINARY64) continue;
-    const int d = cands[j].direction == TOI_REVERSE;
-    span_column(acc, j, d, ans + j * stride, cases, bins, refs, ord, row[d], m, sc, index0, todo);
-  }
-  /* Then case by case, what remains, in the order given: the first failure
-     is that of the lowest index among the cases scored, as case by case. */
+  /* The columns the score tables take: binary64, without a step. */
+  uint8_t col[SWEEP_MAXFORMS], dir[SWEEP_MAXFORMS];
+  size_t ncol = 0;
+  for (size_t j = 0; j < nc && tmax == INFINITY; j++)
+    if (cands[j].precision == TOI_BINARY64) col[ncol] = (uint8_t)j, dir[ncol++] = cands[j].direction == TOI_REVERSE;
+  /* Case by case in the order given: the columns the tables place, then the
+     others, with a view made only for a case that has some (eval_case_cols);
+     the first failure is that of the lowest index, as case by case. */
   toi_status fst = TOI_OK;
   for (size_t i = 0; i < n; i++) {
     const size_t k = order[i];
     if (k > *fail) continue;
-    if (st[k] == TOI_OK && !todo[k]) { /* every column placed: the case's bin counts alone */
-      acc->bincount[bins[k]]++;
-      acc->bincls[bins[k] * TOI_CLASS_COUNT + refs[k].cls]++;
-      continue;
+    const toi_ref *r = &refs[k];
+    uint64_t todo = all;
+    span_case sc = {.kb = {0, 0}, .off_set = {0, 0}};
+    if (st[k] == TOI_OK && (unsigned)r->cls < TOI_CLASS_COUNT) {
+      const uint8_t row[2] = {(uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8),
+                              (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8)};
+      todo = span_case_cols(acc, col, dir, ncol, ans + k, stride, &cases[k], bins[k], r, row, &sc, index0 + k, todo);
+      if (!todo) { /* every column placed: the case's bin counts alone */
+        acc->bincount[bins[k]]++;
+        acc->bincls[bins[k] * TOI_CLASS_COUNT + r->cls]++;
+        continue;
+      }
     }
     toi_status s2 = st[k] != TOI_OK ? TOI_ERR_RANGE
                                     : eval_case_cols(acc, cands, nc, ans + k, stride, tmax, &cases[k], bins[k],
-                                                     index0 + k, engine, &refs[k], todo[k], &sc[k]);
+                                                     index0 + k, engine, r, todo, &sc);
     if (s2 != TOI_OK) *fail = k, fst = s2;
   }
   return fst;

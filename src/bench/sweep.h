@@ -334,9 +334,10 @@ TOI_MUST_USE toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidat
 /// order[0..n-1] (a permutation of 0..n-1): bin bins[k], index index0 + k,
 /// column j's answer ans[j * stride + k], its exact binary64 answer refs[k]
 /// when st[k] is TOI_OK (else the case fails with TOI_ERR_RANGE). The same
-/// accumulator as those calls, the binary64 columns scored column by column
-/// over the cases first where their answers are placed without a measure,
-/// then each case's remaining columns. A failure stops the cases after it in
+/// accumulator as those calls: a case's binary64 columns are placed from
+/// their score tables where that decides (no view, no answer key, no measure
+/// of the answer's own), and only the columns left are scored the general
+/// way. A failure stops the cases after it in
 /// the order whose index is higher: *fail is the failing position of the
 /// lowest index (with its status returned), or n with TOI_OK.
 TOI_MUST_USE toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc, const sweep_answer *ans,

@@ -1,6 +1,6 @@
-/* test_sweep_span.c: a span scored column by column (sweep_eval_span) gives the accumulator of its cases scored one
-   by one the general way (sweep_eval_case_given), on every family, with every formulation, answers near the root,
-   NaN, declined, not a class, in any order, with and without a step. */
+/* test_sweep_span.c: a span scored from the columns' score tables (sweep_eval_span) gives the accumulator of its
+   cases scored one by one the general way (sweep_eval_case_given), on every family, with every formulation, answers
+   near the root, NaN, declined, not a class, in any order, with and without a step. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
