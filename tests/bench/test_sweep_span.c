@@ -10,30 +10,9 @@
 #include "sweep.h"
 #include "toiref.h"
 #include "test_env.h"
+#include "sweep_cells.h"
 
 enum { SPAN_N = SWEEP_SPAN_MAX, MAXC = 24 };
-
-/* Every statistic of two cells, bit for bit (the witnesses' cases by their numbers). */
-static void same_cell(const sweep_cell *x, const sweep_cell *y, const char *what) {
-  cr_assert_eq(x->cases, y->cases, "%s: cases", what);
-  cr_assert_eq(x->timed, y->timed, "%s: timed", what);
-  cr_assert_eq(x->kinf, y->kinf, "%s: kinf", what);
-  cr_assert(!memcmp(x->kind, y->kind, sizeof x->kind), "%s: kinds", what);
-  cr_assert(!memcmp(x->confusion, y->confusion, sizeof x->confusion), "%s: confusion", what);
-  cr_assert(!memcmp(x->hist, y->hist, sizeof x->hist), "%s: histogram", what);
-  cr_assert(!memcmp(x->khist, y->khist, sizeof x->khist), "%s: kappa histogram", what);
-  const double a[5] = {x->max_ulp, x->max_bits, x->kmin, x->kmax, x->max_ratio};
-  const double b[5] = {y->max_ulp, y->max_bits, y->kmin, y->kmax, y->max_ratio};
-  for (int i = 0; i < 5; i++) cr_assert_eq(te_bits(a[i]), te_bits(b[i]), "%s: field %d %a, not %a", what, i, a[i], b[i]);
-  for (int w = 0; w < SW_WHAT_COUNT; w++) {
-    cr_assert_eq(x->w[w].set, y->w[w].set, "%s: witness %d", what, w);
-    if (!x->w[w].set) continue;
-    cr_assert_eq(x->w[w].index, y->w[w].index, "%s: witness %d index", what, w);
-    cr_assert_eq(te_bits(x->w[w].value), te_bits(y->w[w].value), "%s: witness %d value", what, w);
-    cr_assert_eq(te_bits(x->w[w].aux), te_bits(y->w[w].aux), "%s: witness %d aux", what, w);
-    cr_assert(!memcmp(x->w[w].c.pa, y->w[w].c.pa, sizeof x->w[w].c.pa), "%s: witness %d case", what, w);
-  }
-}
 
 /* ulp(x) in binary64 for a normal x. */
 static double ulp64(double x) {
@@ -131,7 +110,7 @@ static void check_family(const char *family, const toi_candidate *cands, size_t 
     for (size_t b = 0; b < nb; b++) {
       char what[96];
       snprintf(what, sizeof what, "%s column %zu (%s) bin %zu", family, j, cands[j].name, b);
-      same_cell(&span.cells[j * nb + b], &one.cells[j * nb + b], what);
+      tc_same_cell(&span.cells[j * nb + b], &one.cells[j * nb + b], what, 1);
       timed += one.cells[j * nb + b].timed;
     }
   cr_assert_gt(timed, 0, "%s: timed answers", family);

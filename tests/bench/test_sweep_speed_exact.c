@@ -11,6 +11,7 @@
 #include "sweep.h"
 #include "toiref.h"
 #include "test_env.h"
+#include "sweep_cells.h"
 #include "ref_forms.h"
 
 
@@ -198,25 +199,6 @@ Test(sweep_speed_exact, check_once_per_case) {
    of a sweep whose formulations repeat (accurate three times, ericson twice, robust between them) gets
    the statistics, bit for bit, of a sweep of that formulation alone, on grazing cases (errors and kappa
    large and near the bins' edges: the enclosures rarely decide) and on mixed ones. */
-static void same_cell(const sweep_cell *x, const sweep_cell *y, const char *what) {
-  cr_assert_eq(x->cases, y->cases, "%s: cases", what);
-  cr_assert_eq(x->timed, y->timed, "%s: timed", what);
-  cr_assert_eq(x->kinf, y->kinf, "%s: kinf", what);
-  cr_assert(!memcmp(x->kind, y->kind, sizeof x->kind), "%s: kinds", what);
-  cr_assert(!memcmp(x->confusion, y->confusion, sizeof x->confusion), "%s: confusion", what);
-  cr_assert(!memcmp(x->hist, y->hist, sizeof x->hist), "%s: histogram", what);
-  cr_assert(!memcmp(x->khist, y->khist, sizeof x->khist), "%s: kappa histogram", what);
-  const double a[5] = {x->max_ulp, x->max_bits, x->kmin, x->kmax, x->max_ratio};
-  const double b[5] = {y->max_ulp, y->max_bits, y->kmin, y->kmax, y->max_ratio};
-  for (int i = 0; i < 5; i++) cr_assert_eq(te_bits(a[i]), te_bits(b[i]), "%s: field %d %a, not %a", what, i, a[i], b[i]);
-  for (int w = 0; w < SW_WHAT_COUNT; w++) {
-    cr_assert_eq(x->w[w].set, y->w[w].set, "%s: witness %d", what, w);
-    if (!x->w[w].set) continue;
-    cr_assert_eq(x->w[w].index, y->w[w].index, "%s: witness %d index", what, w);
-    cr_assert_eq(te_bits(x->w[w].value), te_bits(y->w[w].value), "%s: witness %d value", what, w);
-    cr_assert_eq(te_bits(x->w[w].aux), te_bits(y->w[w].aux), "%s: witness %d aux", what, w);
-  }
-}
 
 Test(sweep_speed_exact, repeated_columns_score_as_alone) {
   static const char *const names[] = {"accurate", "ericson", "accurate", "robust", "ericson", "accurate"};
@@ -251,7 +233,7 @@ Test(sweep_speed_exact, repeated_columns_score_as_alone) {
       for (size_t b = 0; b < nb; b++) {
         char what[64];
         snprintf(what, sizeof what, "%s column %zu (%s) bin %zu", fams[fi], j, names[j], b);
-        same_cell(&all.cells[j * nb + b], &alone[j].cells[b], what);
+        tc_same_cell(&all.cells[j * nb + b], &alone[j].cells[b], what, 0);
         timed += alone[j].cells[b].timed;
       }
     cr_assert_gt(timed, N, "%s: %llu timed answers", fams[fi], (unsigned long long)timed);
