@@ -41,7 +41,10 @@ typedef struct vdd {
 
 ACC_LANES vd v_set(double x) { return (vd)ACC_SET1(x); }
 ACC_LANES vl v_setl(long long x) { return (vl)ACC_SET1I(x); }
-ACC_LANES vd v_abs(vd x) { return (vd)((vl)x & (vl)v_set(0x1.fffffffffffffp1023)); }
+/* The bits of a double but its sign: not those of DBL_MAX, 0x7fef..., which
+   lack the exponent's lowest bit. */
+ACC_LANES vu v_nosign(void) { return (vu)v_setl(0x7fffffffffffffffLL); }
+ACC_LANES vd v_abs(vd x) { return (vd)((vu)x & v_nosign()); }
 ACC_LANES vd v_pick(vl m, vd x, vd y) { return (vd)((m & (vl)x) | (~m & (vl)y)); }
 ACC_LANES vd v_fma(vd a, vd b, vd c) { return ACC_FMADD(a, b, c); }
 
@@ -133,7 +136,7 @@ ACC_LANES vd v_pow2(vl k) { return (vd)((k + 1023) << 52); }
 
 /* track_min: the least of the magnitudes' bits minus one (zero wraps to the top). */
 ACC_LANES vu v_track_min(vd x, vu mn1) {
-  vu a = ((vu)x & (vu)v_set(0x1.fffffffffffffp1023)) - 1;
+  vu a = ((vu)x & v_nosign()) - 1;
   return (vu)v_pick((vl)(a < mn1), (vd)a, (vd)mn1);
 }
 
@@ -142,7 +145,7 @@ ACC_LANES vl v_maybe_midpoint(vdd t) {
   const vu h = (vu)t.hi, l = (vu)t.lo;
   const vu ex = (vu)v_set(INFINITY); /* 0x7ff0000000000000 */
   const vu half = (h & ex) - ((unsigned long long)53 << 52);
-  const vu d1 = (l & (vu)v_set(0x1.fffffffffffffp1023)) - half;
+  const vu d1 = (l & v_nosign()) - half;
   const vu d2 = d1 + ((unsigned long long)1 << 52);
   const unsigned long long w = (unsigned long long)1 << 48;
   const vu w2 = (vu)v_setl((long long)(2 * w));
