@@ -238,3 +238,81 @@ Test(accurate_batch, exact_value_lanes) {
       }
   free(fill);
 }
+
+/* A case from its inputs' first two or three components as given: pA, pB
+   (the differences exact double-doubles, with a low part where pB and pA
+   are far apart), vA = 0, vB = v, the radii. */
+static toi_case parts_case(int dim, const double pa[3], const double pb[3], const double v[3], double ra, double rb) {
+  toi_case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.id, sizeof c.id, "int-d");
+  c.dim = dim;
+  for (int i = 0; i < dim; i++) {
+    c.pa[i] = pa[i];
+    c.pb[i] = pb[i];
+    c.vb[i] = v[i];
+  }
+  c.ra = ra, c.rb = rb, c.ma = c.mb = 1;
+  return c;
+}
+
+/* The sign of D where the filter cannot settle it, in the lanes (integers
+   modulo 2^64 where the filter's bound makes them exact) or left to the
+   scalar function: s = (X, Y) or (X, 0, Y), v = (-w, 0, 0), so that
+   D = w^2 (R^2 - Y^2) (Lagrange's identity: b^2 - a c = a R^2 - |s x v|^2):
+   Y = R a graze at t = X / w, Y = R + e a miss, Y = R - e a hit, with
+   spans from a few bits to past int_d_sign's 60, differences with a low
+   part (pB and pA of different magnitudes), in every lane among common
+   cases and in batches of such cases alone. */
+Test(accurate_batch, int_d_lanes) {
+  struct {
+    double pa0, pb0;   /* X = pb0 - pa0 */
+    double ra, rb, e;  /* R = ra + rb, Y = R + sigma e */
+    double w;
+  } g[] = {
+      {0, 12345 * 0x1p-10, 20, 17, 0x1p-10, 4},          /* a few bits */
+      {-3, 0x1p45, 0x1p20, 0x1p-20, 0x1p-20, 0x1p-3},     /* 66 bits: past int_d_sign's spans */
+      {-1, 0x1p55, 1, 0.5, 0.125, 2},                     /* X = 2^55 + 1: a low part, 58 bits */
+      {-0x1p-30, 0x1p20, 0x1.8p3, 0x1p-27, 0x1p-27, 0x1p-5}, /* a low part, 50 bits */
+      {0, 0x1.fffffp40, 0x1.23p10, 0x1.4p9, 0x1p-9, 0x1.8p-7}, /* speed with two bits */
+  };
+  const size_t ng = sizeof g / sizeof g[0];
+  toi_case *fill = family_cases(TOI_GEN_AIMED, 0, 64);
+  toi_case cs[24];
+  for (int dim = 2; dim <= 3; dim++)
+    for (size_t k = 0; k < ng; k++)
+      for (int sigma = -1; sigma <= 1; sigma++) {
+        const double R = g[k].ra + g[k].rb, Y = R + sigma * g[k].e;
+        cr_assert(Y - R == sigma * g[k].e && R - g[k].ra == g[k].rb, "the construction is exact");
+        double pa[3] = {g[k].pa0, 0, 0}, pb[3] = {g[k].pb0, 0, 0}, v[3] = {-g[k].w, 0, 0};
+        pb[dim - 1] = Y;
+        toi_case x = parts_case(dim, pa, pb, v, g[k].ra, g[k].rb);
+        toi_result r = toi_f_accurate(&x);
+        const toi_class want = sigma < 0 ? TOI_HIT : sigma > 0 ? TOI_MISS : TOI_GRAZE;
+        /* the graze's t = X / w: X correctly rounded (one addition), then
+           divided by a power of two */
+        const double t = (g[k].pb0 - g[k].pa0) / g[k].w;
+        cr_assert(r.cls == want && (sigma || r.t == t), "case %zu dim %d sigma %d: scalar %s %a, expected %s %a", k,
+                  dim, sigma, toi_class_name(r.cls), r.t, toi_class_name(want), t);
+        for (int j = 0; j < 8; j++) {
+          size_t m = 0;
+          for (size_t f = 0; f < 64 && m < 8; f++)
+            if (fill[f].dim == dim) cs[m++] = fill[f];
+          cr_assert_eq(m, 8);
+          cs[j] = x;
+          check_batches(cs, 8, "an unsure D among common cases");
+        }
+      }
+  /* batches of such cases only, each dimension, every construction */
+  for (int dim = 2; dim <= 3; dim++) {
+    size_t m = 0;
+    for (size_t k = 0; k < ng; k++)
+      for (int sigma = -1; sigma <= 1; sigma++) {
+        double pa[3] = {g[k].pa0, 0, 0}, pb[3] = {g[k].pb0, 0, 0}, v[3] = {-g[k].w, 0, 0};
+        pb[dim - 1] = g[k].ra + g[k].rb + sigma * g[k].e;
+        cs[m++] = parts_case(dim, pa, pb, v, g[k].ra, g[k].rb);
+      }
+    check_batches(cs, m, "unsure D cases only");
+  }
+  free(fill);
+}

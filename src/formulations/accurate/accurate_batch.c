@@ -23,8 +23,10 @@
  *   - quick_class settles the class (overlap, static, separating, miss),
  *   - or c and b are certain and accurate enough at once (c_ok, b_ok), the
  *     sign of D settled by the filter (a miss, or a hit whose sqrt D is
- *     accurate enough), every magnitude in range for root_dd and the root
- *     clear of a midpoint by maybe_midpoint's bit test;
+ *     accurate enough) or, unsettled, by int_d_sign's integers where they
+ *     are exact modulo 2^64 (a graze, D = 0, or a miss; v_int_d), every
+ *     magnitude in range for root_dd and the root clear of a midpoint by
+ *     maybe_midpoint's bit test;
  * plus the static cases after c_ok. Every other lane (out of the common
  * range, a sign or an accuracy the filter cannot settle, integer or exact
  * values, a root near a midpoint, tiny magnitudes) is recomputed by the

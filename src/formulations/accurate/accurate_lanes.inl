@@ -5,7 +5,8 @@
  * (ACC_W 4, AVX2 and FMA) and accurate_lanes8.c (ACC_W 8, AVX-512 F and
  * DQ), which define ACC_W, ACC_TARGET, ACC_BATCH (the batch function's
  * name) and the few intrinsics below (ACC_SET1, ACC_SET1I, ACC_FMADD,
- * ACC_SQRT, ACC_ANY, ACC_MASK, ACC_LOADP) before including it. One source for both
+ * ACC_SQRT, ACC_SLLV, ACC_SRLV (variable shifts of 64-bit lanes, 0 for a
+ * count above 63), ACC_ANY, ACC_MASK, ACC_LOADP) before including it. One source for both
  * widths, so the two cannot drift apart; no include guard on purpose.
  * Each lane makes the operations of accurate.c's scalar function in the
  * same order: the argument is in accurate_batch.c.
@@ -153,6 +154,130 @@ ACC_LANES vl v_maybe_midpoint(vdd t) {
   return (vl)((d1 + w) <= w2) | (vl)((d2 + w) <= w2) | (vl)((h & ex) < (vu)v_setl((long long)lo));
 }
 
+/* A part's integer significand m and the exponent e0 of its bit 0 (int_bits,
+   wide_part): |x| = m 2^e0. */
+ACC_LANES vu v_signif(vd x, vl *e0) {
+  const vu b = (vu)x & v_nosign();
+  const vl ex = (vl)(b >> 52);
+  const vl normal = ex != v_setl(0); /* all ones where normal */
+  *e0 = ex - v_setl(1074) + normal;   /* ex - 1075, or -1074 where subnormal */
+  return (b & (vu)v_setl(0xfffffffffffffLL)) | ((vu)normal & (vu)v_setl(1LL << 52));
+}
+
+/* The exponent of the last nonzero bit of m 2^e0, m != 0: the lowest set bit
+   of m (at most 2^52) made a double exactly by adding it to the bits of
+   2^52, which leaves 2^52 + it, and subtracting 2^52. */
+ACC_LANES vl v_last_bit(vu m, vl e0) {
+  const vu low = m & ((vu)v_setl(0) - m);
+  const vd f = (vd)(low + (vu)v_set(0x1p52)) - v_set(0x1p52);
+  return e0 + (vl)((vu)f >> 52) - v_setl(1023);
+}
+
+/* int_span over a group's parts x[0..np-1] (both parts of each difference,
+   and of R): *lo, the least exponent of a last nonzero bit, and the lanes
+   where int_span holds: some part nonzero, hi - lo <= 60, lo in [-1022,
+   1022] (hi the largest floor(log2 |x|)). A nonzero subnormal part has its
+   last bit below 2^-1022 and fails there, so hi is taken from the
+   exponent fields, which a part of zero (field 0) never sets. */
+ACC_LANES vl v_int_span(const vd *x, const int np, vu *m, vl *e0, vl *lo) {
+  const vl big = v_setl(1 << 20);
+  vl l = big, h = v_setl(-(1 << 20));
+  ACC_UNROLL
+  for (int i = 0; i < np; i++) {
+    m[i] = v_signif(x[i], &e0[i]);
+    const vl last = v_last_bit(m[i], e0[i]);
+    const vl nz = m[i] != (vu)v_setl(0);
+    const vl t = e0[i] + v_setl(52); /* floor(log2 |x|) where normal */
+    l = (vl)v_pick(nz & (last < l), (vd)last, (vd)l);
+    h = (vl)v_pick(nz & (t > h), (vd)t, (vd)h);
+  }
+  *lo = l;
+  return (h - l <= v_setl(60)) & (l >= v_setl(-1022)) & (l <= v_setl(1022));
+}
+
+/* x 2^-lo mod 2^64 as a two's complement integer, for a part m 2^e0 of the
+   sign of x on the grid of 2^lo (int_of): m shifted left by e0 - lo or
+   right by lo - e0 (whose bits are zero), one of the two shifts 0. */
+ACC_LANES vu v_int_part(vd x, vu m, vl e0, vl lo) {
+  const vl sh = e0 - lo;
+  const vu val = ACC_SLLV(m, sh) | ACC_SRLV(m, v_setl(0) - sh);
+  const vu neg = (vu)((vl)x < v_setl(0));
+  return (val ^ neg) - neg;
+}
+
+/*
+ * int_d_sign's sign of D where it is cheap in lanes: the lanes (of those
+ * the filter left unsure) where int_d_sign's spans hold and D is 0
+ * (*zero) or negative (*neg). With s_i = S_i 2^ls, R = Rr 2^ls, v_i =
+ * V_i 2^lv (int_d_sign), D = (B^2 - A C) 2^(2 ls + 2 lv): the integer
+ * N = B^2 - A C is computed modulo 2^64 (wrapping products of the parts'
+ * integers, which are themselves taken modulo 2^64). Where the filter left
+ * the sign unsure, |d.hi| <= 1.001 ed and |D - d| <= ed, so |D| < 2.002 ed
+ * < 2^(E + 3) for ed < 2^(E + 1), E its exponent (ed >= ETA is normal).
+ * Where E <= 60 + 2 ls + 2 lv, |N| < 2^63: N is the residue read as a
+ * signed integer, its sign int_d_sign's. Elsewhere (the residue does not
+ * determine N) the lane is not decided.
+ */
+ACC_LANES void v_int_d_parts(const vdd *s, const vdd *v, vdd R, const int n, const int lo_parts, vd ed, vl *zero,
+                             vl *neg) {
+  const int k = lo_parts ? 2 : 1; /* parts a difference */
+  vd xs[8], xv[6];
+  vu ms[8], mv[6];
+  vl es[8], ev[6], ls, lv;
+  ACC_UNROLL
+  for (int i = 0; i <= n; i++) {
+    const vdd x = i < n ? s[i] : R;
+    xs[k * i] = x.hi;
+    if (lo_parts) xs[k * i + 1] = x.lo;
+  }
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    xv[k * i] = v[i].hi;
+    if (lo_parts) xv[k * i + 1] = v[i].lo;
+  }
+  vl ok = v_int_span(xs, k * (n + 1), ms, es, &ls) & v_int_span(xv, k * n, mv, ev, &lv);
+  ok &= v_expo(ed) - v_setl(1023) <= v_setl(60) + 2 * (ls + lv);
+  if (!ACC_ANY(ok)) {
+    *zero = *neg = v_setl(0);
+    return;
+  }
+  vu in[7]; /* S_i, Rr, V_i */
+  ACC_UNROLL
+  for (int i = 0; i < 2 * n + 1; i++) {
+    const vd *x = i <= n ? xs : xv;
+    const vu *m = i <= n ? ms : mv;
+    const vl *e = i <= n ? es : ev;
+    const vl l = i <= n ? ls : lv;
+    const int j = k * (i <= n ? i : i - n - 1);
+    in[i] = v_int_part(x[j], m[j], e[j], l);
+    if (lo_parts) in[i] += v_int_part(x[j + 1], m[j + 1], e[j + 1], l);
+  }
+  vu A = in[n + 1] * in[n + 1], B = in[0] * in[n + 1], C = in[0] * in[0];
+  ACC_UNROLL
+  for (int i = 1; i < n; i++) {
+    A += in[n + 1 + i] * in[n + 1 + i];
+    B += in[i] * in[n + 1 + i];
+    C += in[i] * in[i];
+  }
+  C -= in[n] * in[n];
+  const vl N = (vl)(B * B - A * C);
+  *zero = ok & (N == v_setl(0));
+  *neg = ok & (N < v_setl(0));
+}
+
+/* Without the low parts where those of every lane in want are zero (data
+   with few significant bits, as the constructed tangents and grazes have):
+   the same values there, half the work. */
+ACC_LANES void v_int_d(const vdd *s, const vdd *v, vdd R, const int n, vd ed, vl want, vl *zero, vl *neg) {
+  vu lo = (vu)R.lo;
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) lo |= (vu)s[i].lo | (vu)v[i].lo;
+  if (ACC_ANY(lo & v_nosign() & (vu)want))
+    v_int_d_parts(s, v, R, n, 1, ed, zero, neg);
+  else
+    v_int_d_parts(s, v, R, n, 0, ed, zero, neg);
+}
+
 /* The answers of the lanes in done (bits), the scalar function's for the
    others but those in left (left to the kernel with scaling). */
 ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out, vl cls, vd t, int done, int left) {
@@ -182,7 +307,8 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
    fast_c on, by the scalar function's own continuation
    (toi_accurate_after_c): its integer and exact steps without computing
    the differences and c again. Only at the early ways out (no lane goes
-   on to b, or to the root: near contacts, tangents), where the state is
+   on to b, or to the root: near contacts, tangents) and for the signs of
+   D left unsure by the filter and the lanes' integers, where the state is
    at hand, and only in the kernel without scaling: past the root, or in
    the scaled kernel (few lanes of the common range), keeping the state
    costs the other lanes more than it saves (the scalar function then
@@ -328,21 +454,40 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vl l_miss = rest & d_neg;
   vl hit = rest & d_pos & ~(ed > ACC_REL * h * (h - b.hi)) & (c.hi >= v_set(0x1p-700)) &
            (b.hi <= v_set(-0x1p-700)) & (d.hi >= v_set(0x1p-900));
+  /* The sign the filter leaves unsure, in the kernel without scaling (the
+     scalar function's int_d_sign, safe = 0): D = 0 goes on to the root as
+     a graze (sd = 0: d = 0, h = 0), D < 0 is a miss; the other unsure
+     lanes (D > 0, or spans int_d_sign or the lanes do not take) continue
+     from their state (cont_lanes) without computing c again. */
+  vl graze = zero;
+  int unsure_cont = 0;
+  if (!sc) {
+    const vl unsure = rest & ~d_pos & ~d_neg;
+    if (ACC_ANY(unsure)) {
+      vl z, ng;
+      v_int_d(s, v, R, n, ed, unsure, &z, &ng);
+      l_miss |= unsure & ng;
+      graze = unsure & z & (c.hi >= v_set(0x1p-700)) & (b.hi <= v_set(-0x1p-700));
+      unsure_cont = ACC_MASK(unsure & ~(z | ng)) & ~left;
+      if (unsure_cont) cont_lanes(cs, idx, out, unsure_cont, n, s, v, R, c, ec, moving);
+    }
+  }
   /* No lane goes on to the root (grazes and tangents: D to the integers
      or the expansions): the answers so far. */
-  if (!ACC_ANY(go & hit)) {
-    const int cont = sc ? 0 : ACC_MASK(common & ~(quick | l_static | l_miss)) & ~left;
+  if (!ACC_ANY(go & (hit | graze))) {
+    const int cont = sc ? 0 : ACC_MASK(common & ~(quick | l_static | l_miss)) & ~(left | unsure_cont);
     if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
-              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont);
+              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont | unsure_cont);
     return left;
   }
-  /* root_dd (d.hi > 0) */
+  /* root_dd (d.hi > 0; d = 0 and h = 0 in the grazes: Dh = -b.hi, Dl = -b.lo) */
   vd i2 = 0.5 / h;
   vd r = v_fma(-h, h, d.hi);
   vd g = (r + d.lo) * i2;
   vdd sd = v_two_sum(-b.hi, h);
-  vd Dh = sd.hi, Dl = sd.lo + (g - b.lo);
+  vd Dh = v_pick(graze, -b.hi, sd.hi), Dl = v_pick(graze, -b.lo, sd.lo + (g - b.lo));
+  h = v_pick(graze, v_set(0), h);
   vd q0 = c.hi / Dh, inv = 1.0 / Dh;
   vd e1 = v_fma(-q0, Dh, c.hi);
   vd rho = e1 + (c.lo - q0 * Dl);
@@ -378,7 +523,8 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      are normal or powers of two, and so are the results, of t's scale): only a lane whose root lies near
      enough a midpoint for tie_break goes to the scalar function. */
   vl tie = mid;
-  if (ACC_ANY(hit & yn & mid)) {
+  const vl root = hit | graze;
+  if (ACC_ANY(root & yn & mid)) {
     const vd back = sc ? y * v_pow2(nk1) * v_pow2(nk2) : y;
     const vd r = (t.hi - back) + t.lo;
     const vl up = (vl)(r > v_set(0));
@@ -392,16 +538,18 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   }
   if (!sc) {
     hit &= (t.hi >= v_set(0x1p-960)) & ~tie;
+    graze &= (t.hi >= v_set(0x1p-960)) & ~tie;
   } else {
     hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~tie)))));
   }
 
-  vl done = go & (quick | l_static | l_miss | hit);
-  /* the classes are exclusive: quick's four, then static, miss and hit on
-     the lanes quick leaves, moving or not, D negative or positive */
-  const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT);
-  const vd tv = v_pick(hit, y, v_set(NAN));
-  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left);
+  vl done = go & (quick | l_static | l_miss | hit | graze);
+  /* the classes are exclusive: quick's four, then static, miss, hit and
+     graze on the lanes quick leaves, moving or not, D negative, positive
+     or zero */
+  const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT) | (graze & TOI_GRAZE);
+  const vd tv = v_pick(hit | graze, y, v_set(NAN));
+  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | unsure_cont);
   return left;
 }
 

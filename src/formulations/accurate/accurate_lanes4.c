@@ -14,6 +14,8 @@
 #define ACC_SET1I(x) _mm256_set1_epi64x(x)
 #define ACC_FMADD(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define ACC_SQRT(a) _mm256_sqrt_pd(a)
+#define ACC_SLLV(a, c) ((vu)_mm256_sllv_epi64((__m256i)(a), (__m256i)(c)))
+#define ACC_SRLV(a, c) ((vu)_mm256_srlv_epi64((__m256i)(a), (__m256i)(c)))
 #define ACC_ANY(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #define ACC_MASK(m) _mm256_movemask_pd((__m256d)(m))
 #define ACC_LOADP(c, f) ((vd){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
