@@ -366,7 +366,9 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   int left = 0; /* lanes left to the kernel with scaling (bits) */
   if (!sc) {
     left = ACC_MASK(~common);
-    if (left == ACC_ALL) return left; /* (the scale family) */
+    /* Mostly out of range (the scale family): every lane to the kernel
+       with scaling, which answers the common ones too (k = 0). */
+    if (__builtin_popcount((unsigned)left) >= ACC_W / 2) return ACC_ALL;
   } else {
     const vl one = v_setl(1), e2045 = v_setl(2045);
     vl ems = v_expo(ms), emv = v_expo(mv);
