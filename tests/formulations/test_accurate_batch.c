@@ -316,3 +316,58 @@ Test(accurate_batch, int_d_lanes) {
   }
   free(fill);
 }
+
+/* Roots in the subnormal range, through the kernel with scaling: s = (d, 0)
+   or (d, 0, 0) with d = R + N 2^-75, R = 2^-75, closing at |v| = 2^1000
+   (1 + sigma 2^-60) (vA = sigma 2^940, vB = -2^1000: v an exact
+   double-double), so t* = (d - R) / |v| = N 2^-1075 (1 - sigma 2^-60 +
+   ...). On the grid of 2^-1074: N even gives N / 2 (its distance to that
+   point is far below half a step), N odd lies on the midpoint (sigma = 0:
+   an exact tie, to the even neighbour) or just below it (sigma = 1) or
+   above (sigma = -1), where the low part of the root, not the tie rule,
+   picks the side. Each answer from the maths; then the batch in batches of
+   such cases alone and alternating with common ones (half the lanes out of
+   range: every lane through the kernel with scaling), with N = 2^53 - 1 too,
+   whose t* lies next to 2^-1022 (the batch against the scalar function
+   only: its rounding up to 2^-1022 is scale_round's). */
+Test(accurate_batch, subnormal_roots_lanes) {
+  const double N[] = {1, 2, 3, 5, 6, 7, 1000001, 0x1p40 + 1, 0x1p45 - 1, 0x1p53 - 1};
+  const size_t nmath = 9; /* the first nine checked against the maths */
+  const size_t nn = sizeof N / sizeof N[0];
+  toi_case *fill = family_cases(TOI_GEN_AIMED, 0, 64);
+  for (int dim = 2; dim <= 3; dim++) {
+    toi_case cs[3 * sizeof N / sizeof N[0]], mix[6 * sizeof N / sizeof N[0]];
+    size_t m = 0, f = 0;
+    for (size_t k = 0; k < nn; k++)
+      for (int sigma = -1; sigma <= 1; sigma++) {
+        const double R = 0x1p-75, d = R + N[k] * 0x1p-75;
+        cr_assert(d - R == N[k] * 0x1p-75, "the construction is exact");
+        toi_case x;
+        memset(&x, 0, sizeof x);
+        snprintf(x.id, sizeof x.id, "sub-%zu-%d", k, sigma);
+        x.dim = dim;
+        x.pb[0] = d;
+        x.va[0] = sigma * 0x1p940;
+        x.vb[0] = -0x1p1000;
+        x.ra = x.rb = R / 2;
+        x.ma = x.mb = 1;
+        /* the multiple q of 2^-1074 nearest t* */
+        const double h = floor(N[k] / 2);
+        double q = h;
+        if (N[k] != 2 * h) q = sigma > 0 ? h : sigma < 0 ? h + 1 : fmod(h, 2) == 0 ? h : h + 1;
+        const double want = q * 0x1p-1074;
+        toi_result r = toi_f_accurate(&x);
+        cr_assert(k >= nmath || (r.cls == TOI_HIT && r.t == want),
+                  "N = %a, sigma %d, dim %d: scalar %s %a, expected hit %a", N[k], sigma, dim, toi_class_name(r.cls),
+                  r.t, want);
+        cs[m++] = x;
+        while (fill[f].dim != dim) f = (f + 1) % 64;
+        mix[2 * (m - 1)] = x;
+        mix[2 * (m - 1) + 1] = fill[f];
+        f = (f + 1) % 64;
+      }
+    check_batches(cs, m, "subnormal roots only");
+    check_batches(mix, 2 * m, "subnormal roots among common cases");
+  }
+  free(fill);
+}

@@ -501,8 +501,13 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      between t.hi and the result, both normal; scale2 gives the same exact
      value where e = 1023), the bit test applying (y normal), and +inf
      where e >= 1024, as scale2 and scale_round give it there (and
-     near_midpoint does not test infinity). The other lanes (y subnormal,
-     or |k| > 2040) go to the scalar function. */
+     near_midpoint does not test infinity); in the subnormal range (sub:
+     -1077 <= e < -1022) scale_round's RN(t.hi 2^k), t.hi 2^(k + 1022)
+     being exact and normal, and the one rounding that of its product by
+     2^-1022, then its correction where t.hi 2^k lies on a midpoint of the
+     subnormal grid, and near_midpoint wherever y < 2^-1022 (the scalar
+     function's maybe). The other lanes (|k| > 2040, or a subnormal y with
+     k > -53, which t >= 2^-960 excludes) go to the scalar function. */
   const vl e = v_expo(t.hi) - b1023 + k;
   const vl k1 = (k - (k < zero)) >> 1; /* k / 2, rounded toward zero as in C */
   const vl k0 = k == zero;
@@ -513,36 +518,73 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vl mid = v_maybe_midpoint(t);
   vd y = t.hi + t.lo;
   vl yn = k0; /* the lanes whose y is normal (or k = 0): the bit test applies */
-  vl nk1 = zero, nk2 = zero; /* -k in two halves where yn and k != 0, else 0 */
+  vl sub = zero;
+  vl nk1 = zero, nk2 = zero; /* 2^nk1 2^nk2 = 2^-k, each exact on yz's and step's scale, else 0 */
+  vd yz = y;                 /* y, or y 2^1022 where subnormal (sub) */
+  vl gate = mid;             /* near_midpoint's lanes: the bit test's, or every subnormal y */
+  const vl root = hit | graze;
   if (sc) {
+    const vd one = v_set(1.0);
+    const vl m1022 = v_setl(-1022), p1022 = v_setl(1022);
+    sub = ~normal & ~tiny & (k >= v_setl(-2040)) & (k <= v_setl(-53));
     y = v_pick(k0, y, v_pick(tiny, v_set(0.0), t.hi * v_pow2(k1 & normal) * v_pow2((k - k1) & normal)));
     yn |= normal & ~huge;
     nk1 = (zero - k1) & yn;
-    nk2 = (k1 - k) & yn;
+    nk2 = ((k1 - k) & yn) | ((m1022 - k) & sub);
+    /* Kept off the subnormal range, where every operation of a vector
+       would be slow: x = t.hi 2^(k + 1022) is exact and normal (in [2^-55,
+       1)), x + 1 rounds it to the grid of 2^-52 as RN(x 2^-1022) rounds it
+       to that of 2^-1074 (ties to the even multiple, up to 2^-1022 from
+       above), so yz = (x + 1) - 1 (exact) is RN(t.hi 2^k) 2^1022, and y's
+       bits are those of x + 1 less those of 1. */
+    yz = v_pick(yn, y, one); /* (1 in the other lanes: harmless) */
+    if (ACC_ANY(root & sub)) {
+      const vd w = t.hi * v_pow2((k + p1022) & sub) + one;
+      vd ys = w - one;
+      /* scale_round: back = y 2^-k and diff = t.hi - back exact; where
+         y < 2^-1022, t.lo != 0 and |diff| is half a step of the grid
+         (2^(-1075 - k)), t.lo's sign picks the side: back + 2 diff or back,
+         a point of the grid, times 2^k (exact, again by its bits). */
+      const vd back = ys * v_pow2(nk2 & sub);
+      const vd diff = t.hi - back;
+      const vl fix = sub & (ys < one) & (t.lo != v_set(0)) & (v_abs(diff) == v_pow2((v_setl(-1075) - k) & sub));
+      vd wf = w;
+      if (ACC_ANY(fix)) {
+        const vl same = ~((diff > v_set(0)) ^ (t.lo > v_set(0)));
+        const vd z = v_pick(same, back + 2.0 * diff, back);
+        wf = v_pick(fix, z * v_pow2((k + p1022) & fix) + one, w);
+        ys = v_pick(fix, wf - one, ys);
+      }
+      y = v_pick(sub, (vd)((vu)wf - (vu)one), y);
+      yz = v_pick(sub, ys, yz);
+    }
+    gate = (yn & mid) | (sub & ((yz < one) | mid));
   }
-  /* Where the bit test holds, near_midpoint and root_rel as the scalar
-     function makes them (scale2(x, -k) as two exact products: y and step
-     are normal or powers of two, and so are the results, of t's scale): only a lane whose root lies near
-     enough a midpoint for tie_break goes to the scalar function. */
-  vl tie = mid;
-  const vl root = hit | graze;
-  if (ACC_ANY(root & yn & mid)) {
-    const vd back = sc ? y * v_pow2(nk1) * v_pow2(nk2) : y;
+  /* Where the gate holds, near_midpoint and root_rel as the scalar
+     function makes them (scale2(x, -k) as exact products: yz and step are
+     normal or powers of two, and the results of t's scale; a subnormal y's
+     step is 2^-1074 either way, 2^-52 on yz's scale): only a lane whose
+     root lies near enough a midpoint for tie_break goes to the scalar
+     function. */
+  vl tie = gate;
+  if (ACC_ANY(root & gate)) {
+    const vd back = sc ? yz * v_pow2(nk1) * v_pow2(nk2) : y;
     const vd r = (t.hi - back) + t.lo;
     const vl up = (vl)(r > v_set(0));
-    const vd nb = (vd)((vl)y + (v_setl(0) - up - up - v_setl(1)));
-    const vd step = v_pick(nb < v_set(INFINITY), nb - y, v_set(0x1p971));
+    const vd nb = (vd)((vl)yz + (v_setl(0) - up - up - v_setl(1)));
+    vd step = v_pick(nb < v_set(INFINITY), nb - yz, v_set(0x1p971));
+    if (sc) step = v_pick(sub, v_pick(up, v_set(0x1p-52), v_set(-0x1p-52)), step);
     const vd half = 0.5 * (sc ? step * v_pow2(nk1) * v_pow2(nk2) : step);
     const vd dist = v_abs(r - half);
     const vd den_err = eb + v_pick(h > v_set(0), ed / h, v_set(0));
     const vd rel = 1.01 * (ec / c.hi + den_err / (h - b.hi) + 0x1p-98);
-    tie = mid & (y < v_set(INFINITY)) & (dist <= 0x1p-6 * v_abs(half)) & (dist <= rel * t.hi);
+    tie = gate & (y < v_set(INFINITY)) & (dist <= 0x1p-6 * v_abs(half)) & (dist <= rel * t.hi);
   }
   if (!sc) {
     hit &= (t.hi >= v_set(0x1p-960)) & ~tie;
     graze &= (t.hi >= v_set(0x1p-960)) & ~tie;
   } else {
-    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~tie)))));
+    hit &= (t.hi >= v_set(0x1p-960)) & ((k0 & ~tie) | (~k0 & (tiny | (normal & (huge | ~tie)) | (sub & ~tie))));
   }
 
   vl done = go & (quick | l_static | l_miss | hit | graze);
