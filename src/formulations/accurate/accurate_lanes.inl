@@ -6,8 +6,10 @@
  * DQ), which define ACC_W, ACC_TARGET, ACC_BATCH (the batch function's
  * name) and the few intrinsics below (ACC_SET1, ACC_SET1I, ACC_FMADD,
  * ACC_SQRT, ACC_SLLV, ACC_SRLV (variable shifts of 64-bit lanes, 0 for a
- * count above 63), ACC_ANY, ACC_MASK, ACC_LOADP) before including it. One source for both
- * widths, so the two cannot drift apart; no include guard on purpose.
+ * count above 63), ACC_ANY, ACC_MASK, and ACC_GATHER_SETUP and ACC_LOADP,
+ * which load a field of the lanes' cases into a vector) before including
+ * it. One source for both widths, so the two cannot drift apart; no
+ * include guard on purpose.
  * Each lane makes the operations of accurate.c's scalar function in the
  * same order: the argument is in accurate_batch.c.
  */
@@ -290,6 +292,19 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
     _mm_storeu_pd((double *)&out[idx[3]], _mm256_extractf128_pd(hi, 1));
     return;
   }
+#elif ACC_W == 8
+  if (done == 255) { /* the same in 512-bit vectors (AVX-512 DQ's extracts) */
+    const __m512d lo = _mm512_unpacklo_pd((__m512d)cls, (__m512d)t), hi = _mm512_unpackhi_pd((__m512d)cls, (__m512d)t);
+    _mm_storeu_pd((double *)&out[idx[0]], _mm512_castpd512_pd128(lo));
+    _mm_storeu_pd((double *)&out[idx[1]], _mm512_castpd512_pd128(hi));
+    _mm_storeu_pd((double *)&out[idx[2]], _mm512_extractf64x2_pd(lo, 1));
+    _mm_storeu_pd((double *)&out[idx[3]], _mm512_extractf64x2_pd(hi, 1));
+    _mm_storeu_pd((double *)&out[idx[4]], _mm512_extractf64x2_pd(lo, 2));
+    _mm_storeu_pd((double *)&out[idx[5]], _mm512_extractf64x2_pd(hi, 2));
+    _mm_storeu_pd((double *)&out[idx[6]], _mm512_extractf64x2_pd(lo, 3));
+    _mm_storeu_pd((double *)&out[idx[7]], _mm512_extractf64x2_pd(hi, 3));
+    return;
+  }
 #endif
   for (int j = 0; j < ACC_W; j++) {
     toi_result *o = &out[idx[j]];
@@ -331,9 +346,8 @@ ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out
 /* Four cases of dimension n through the common path: out[idx[j]] for each
    lane j, from the lanes or from the scalar function. */
 ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, toi_result *out) {
-  const toi_case *cp[ACC_W];
-  for (int j = 0; j < ACC_W; j++) cp[j] = &cs[idx[j]];
-#define LOAD(f) ACC_LOADP(cp, f)
+  ACC_GATHER_SETUP(cs, idx);
+#define LOAD(f) ACC_LOADP(cs, f)
   /* diffs */
   vdd s[3], v[3];
   vd as_ = v_set(0), av_ = v_set(0);

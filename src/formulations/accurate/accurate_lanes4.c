@@ -18,6 +18,9 @@
 #define ACC_SRLV(a, c) ((vu)_mm256_srlv_epi64((__m256i)(a), (__m256i)(c)))
 #define ACC_ANY(m) (!_mm256_testz_si256((__m256i)(m), (__m256i)(m)))
 #define ACC_MASK(m) _mm256_movemask_pd((__m256d)(m))
-#define ACC_LOADP(c, f) ((vd){c[0]->f, c[1]->f, c[2]->f, c[3]->f})
+#define ACC_GATHER_SETUP(cs, idx) \
+  const toi_case *cp[ACC_W];       \
+  for (int j = 0; j < ACC_W; j++) cp[j] = &(cs)[(idx)[j]]
+#define ACC_LOADP(cs, f) ((vd){cp[0]->f, cp[1]->f, cp[2]->f, cp[3]->f})
 #include "accurate_lanes.inl"
 #endif

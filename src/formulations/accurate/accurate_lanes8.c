@@ -18,6 +18,12 @@
 #define ACC_SRLV(a, c) ((vu)_mm512_srlv_epi64((__m512i)(a), (__m512i)(c)))
 #define ACC_ANY(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
 #define ACC_MASK(m) ((int)_mm512_movepi64_mask((__m512i)(m)))
-#define ACC_LOADP(c, f) ((vd){c[0]->f, c[1]->f, c[2]->f, c[3]->f, c[4]->f, c[5]->f, c[6]->f, c[7]->f})
+/* The lanes' inputs by gathers: case idx[j]'s field f lies sizeof (toi_case) / 8
+   doubles after case 0's for each unit of idx[j]. */
+_Static_assert(sizeof(toi_case) % 8 == 0, "toi_case: a whole number of doubles");
+#define ACC_GATHER_SETUP(cs, idx) \
+  const __m512i gix = _mm512_mullo_epi64(_mm512_loadu_si512((const void *)(idx)), \
+                                         _mm512_set1_epi64((long long)(sizeof(toi_case) / 8)))
+#define ACC_LOADP(cs, f) ((vd)_mm512_i64gather_pd(gix, (const void *)&(cs)[0].f, 8))
 #include "accurate_lanes.inl"
 #endif
