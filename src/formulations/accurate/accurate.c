@@ -513,10 +513,12 @@ TOI_INLINE dd root_dd(dd c, dd b, dd d, double h) {
    normal this is x.hi 2^k (x.hi is already RN(x.hi + x.lo)). In the
    subnormal range x.hi 2^k is rounded once more, and the low part matters
    only when x.hi 2^k falls exactly on a midpoint of the subnormal grid:
-   then the low part's sign, not ties-to-even, picks the side. */
+   then the low part's sign, not ties-to-even, picks the side. The grid's
+   last midpoint, 2^-1022 - 2^-1075, rounds to even up to 2^-1022: hence
+   <=, a y of 2^-1022 being checked too. */
 static double scale_round(dd x, int k) {
   double y = scale2(x.hi, k);
-  if (!(fabs(y) < DBL_MIN) || x.lo == 0) return y;
+  if (!(fabs(y) <= DBL_MIN) || x.lo == 0) return y;
   double back = scale2(y, -k);                 /* exact: a grid point, scaled up */
   double diff = x.hi - back;                   /* exact: within one grid step */
   if (fabs(diff) != scale2(1.0, -1075 - k)) return y; /* not a midpoint (half a grid step) */
@@ -1084,9 +1086,10 @@ TOI_INLINE toi_result fast_after_c(const dd *s, const dd *v, dd R, const int n, 
        t.hi and t.hi 2^k, both normal, and k1, k - k1 are within the
        exponents of pow2i. Elsewhere scale_round rounds once. */
     y = e >= -1022 && e <= 1022 && k >= -2040 && k <= 2040 ? t.hi * pow2i(k1) * pow2i(k - k1) : scale_round(t, k);
-    /* Where y is normal, scaling by 2^k maps t's grid to y's: the bit test
-       on t applies. */
-    int maybe = !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
+    /* Where t.hi 2^k is normal, scaling by 2^k maps t's grid to y's: the
+       bit test on t applies. Not where it is subnormal, y = 2^-1022 (rounded
+       up from below) included: the grid there is 2^-1074. */
+    int maybe = e < -1022 || !(y >= DBL_MIN && y <= DBL_MAX) || maybe_midpoint(t);
     if (maybe && near_midpoint(t, k, y, &nb, &dist) && dist <= root_rel(c, ec, b, eb, ed, h) * t.hi)
       y = tie_break(orig, n, y, nb);
   }

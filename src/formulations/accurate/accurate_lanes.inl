@@ -519,8 +519,8 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      -1077 <= e < -1022) scale_round's RN(t.hi 2^k), t.hi 2^(k + 1022)
      being exact and normal, and the one rounding that of its product by
      2^-1022, then its correction where t.hi 2^k lies on a midpoint of the
-     subnormal grid, and near_midpoint wherever y < 2^-1022 (the scalar
-     function's maybe). The other lanes (|k| > 2040, or a subnormal y with
+     subnormal grid, and near_midpoint in every such lane, y = 2^-1022
+     (rounded up from below) included (the scalar function's maybe). The other lanes (|k| > 2040, or a subnormal y with
      k > -53, which t >= 2^-960 excludes) go to the scalar function. */
   const vl e = v_expo(t.hi) - b1023 + k;
   const vl k1 = (k - (k < zero)) >> 1; /* k / 2, rounded toward zero as in C */
@@ -556,12 +556,12 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
       const vd w = t.hi * v_pow2((k + p1022) & sub) + one;
       vd ys = w - one;
       /* scale_round: back = y 2^-k and diff = t.hi - back exact; where
-         y < 2^-1022, t.lo != 0 and |diff| is half a step of the grid
+         y <= 2^-1022, t.lo != 0 and |diff| is half a step of the grid
          (2^(-1075 - k)), t.lo's sign picks the side: back + 2 diff or back,
          a point of the grid, times 2^k (exact, again by its bits). */
       const vd back = ys * v_pow2(nk2 & sub);
       const vd diff = t.hi - back;
-      const vl fix = sub & (ys < one) & (t.lo != v_set(0)) & (v_abs(diff) == v_pow2((v_setl(-1075) - k) & sub));
+      const vl fix = sub & (ys <= one) & (t.lo != v_set(0)) & (v_abs(diff) == v_pow2((v_setl(-1075) - k) & sub));
       vd wf = w;
       if (ACC_ANY(fix)) {
         const vl same = ~((diff > v_set(0)) ^ (t.lo > v_set(0)));
@@ -572,7 +572,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
       y = v_pick(sub, (vd)((vu)wf - (vu)one), y);
       yz = v_pick(sub, ys, yz);
     }
-    gate = (yn & mid) | (sub & ((yz < one) | mid));
+    gate = (yn & mid) | sub;
   }
   /* Where the gate holds, near_midpoint and root_rel as the scalar
      function makes them (scale2(x, -k) as exact products: yz and step are
