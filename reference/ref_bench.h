@@ -71,4 +71,16 @@ int ref_kappa_root_bound(double *lo, double *hi, const toi_case *c, double R, to
 /// ref_prepared_offset.
 int ref_root_offset(double *lo, double *hi, const toi_case *c, double R, double u, int lower);
 
+/// ref_root_offset and ref_kappa_root_bound in binary64 for n roots at once:
+/// for j < n, the root R[j] of case *c[j], u[j] and lower[j] as
+/// ref_root_offset takes them. Bit 0 of ok[j] set when ref_root_offset gives
+/// 1, with its *lo, *hi in off[j][0], off[j][1]; bit 1 when
+/// ref_kappa_root_bound (q = TOI_BINARY64) gives 1, with kap[j]. The same
+/// doubles as the two functions give: several roots per vector instruction
+/// where the processor has AVX2 and FMA or AVX-512 (reference/fast/
+/// ref_fast_batch_kernel.inl, b_offset and b_kr_bound, their operations lane
+/// by lane), else one by one. Where a bit is 0 its pair is unspecified.
+void ref_root_offset_kappa_n(double (*off)[2], double (*kap)[2], unsigned char *ok, const toi_case *const *c,
+                             const double *R, const double *u, const signed char *lower, size_t n);
+
 #endif

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "ref_bench.h"
 #include "ref_fast_api.h"
 #include "ref_fast_kernels.h"
 
@@ -259,4 +260,44 @@ size_t ref_fast_solve_batch_q(toi_ref *out, toi_status *st, const toi_case *c, s
 
 size_t ref_fast_solve_batch(toi_ref *out, toi_status *st, const toi_case *c, size_t n, size_t *bad) {
   return ref_fast_solve_batch_q(out, st, c, n, bad, TOI_BINARY64);
+}
+
+/* The roots' offsets and kappa's enclosures (ref_bench.h): the kernels
+ * ref_fast_root4 or 8 on w roots at a time (a short last group repeats its
+ * last root into scratch), each lane they leave by ref_root_offset
+ * itself; no vector code: both functions root by root. */
+void ref_root_offset_kappa_n(double (*off)[2], double (*kap)[2], unsigned char *ok, const toi_case *const *c,
+                             const double *R, const double *u, const signed char *lower, size_t n) {
+  size_t j = 0;
+#if BATCH_BUILD
+  const int w = ref_fast_fma() ? batch_width() : 0;
+  for (; w && j < n; j += (size_t)w) {
+    const toi_case *cp[8];
+    double Rs[8], us[8], olo[8], ohi[8], klo[8], khi[8];
+    int low = 0, bad = 0;
+    for (int i = 0; i < w; i++) {
+      const size_t at = j + (size_t)i < n ? j + (size_t)i : n - 1;
+      cp[i] = c[at];
+      Rs[i] = R[at];
+      us[i] = u[at];
+      low |= (lower[at] == 1) << i;
+      bad |= (lower[at] != 0 && lower[at] != 1) << i;
+    }
+    int kok = 0, scalar = 0;
+    const int ook = (w == 8 ? ref_fast_root8 : ref_fast_root4)(olo, ohi, klo, khi, &kok, &scalar, cp, Rs, us, low);
+    for (int i = 0; i < w && j + (size_t)i < n; i++) {
+      const size_t at = j + (size_t)i;
+      int o = (ook >> i & 1) && !(bad >> i & 1), k = kok >> i & 1;
+      off[at][0] = olo[i], off[at][1] = ohi[i];
+      kap[at][0] = klo[i], kap[at][1] = khi[i];
+      if (scalar >> i & 1) o = ref_root_offset(&off[at][0], &off[at][1], c[at], R[at], u[at], lower[at]);
+      ok[at] = (unsigned char)(o | k << 1);
+    }
+  }
+#endif
+  for (; j < n; j++) {
+    const int o = ref_root_offset(&off[j][0], &off[j][1], c[j], R[j], u[j], lower[j]);
+    const int k = ref_kappa_root_bound(&kap[j][0], &kap[j][1], c[j], R[j], TOI_BINARY64);
+    ok[j] = (unsigned char)(o | k << 1);
+  }
 }

@@ -2,6 +2,7 @@
 #include "ref_common.h"
 #include "ref_fast_kernels.h"
 #include "ref_fdd.h"
+#include "ref_mpfr.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
@@ -12,6 +13,7 @@
 #define B_NAME_DD ref_fast_batch4_dd
 #define B_NAME_GATHER ref_fast_batch4_gather
 #define B_NAME_SOA ref_fast_batch4_soa
+#define B_NAME_ROOT ref_fast_root4
 #define B_NAME32 ref_fast_batch4_32
 #define B_NAME32_FULL ref_fast_batch4_32_full
 #define B_NAME32_DD ref_fast_batch4_32_dd

@@ -75,9 +75,9 @@ typedef struct bdata {
 } bdata;
 
 /* quick_step of ref_fast_quick.c in BW lanes, for the root named by want
- * (-1 the lower, +1 the upper). Returns the mask of lanes whose checks all
+ * lane by lane (-1 the lower, +1 the upper). Returns the mask of lanes whose checks all
  * hold; *dlo, *Eo and *Fo as there. */
-BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, double want, const bdata *d, bvd H2h, bvd H2l, bvd mR, bvd A,
+BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, bvd want, const bdata *d, bvd H2h, bvd H2l, bvd mR, bvd A,
                         bvd Ea) {
   const bvd aT = b_abs(T);
   bvl ok = (aT >= b_set(0x1p-300)) & (aT <= b_set(0x1p200));
@@ -97,7 +97,7 @@ BATCH_INLINE bvl b_step(bvd *dlo, bvd *Eo, bvd *Fo, bvd T, double want, const bd
   }
   const bvd Qp = 2 * qp, aQp = b_abs(Qp);
   const bvd EQp = b_up(b_set(0x1p-48) * vm) + b_set(0x1p-990);
-  ok &= (EQp <= b_set(0x1p-20) * aQp) & (Qp * b_set(want) > b_set(0));
+  ok &= (EQp <= b_set(0x1p-20) * aQp) & (Qp * want > b_set(0));
   const bvd iQ = b_set(1) / Qp, aiQ = b_abs(iQ);
   bvd H[3], h[3], g1, e1, g2, e2, g3, e3;
 #pragma GCC unroll 3
@@ -526,9 +526,9 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const bin *in, int *signs, int *lat
     b_two_prod(d.Rh, d.Rh, &H2h, &H2l);
     const bvd mR = d.Rl * (2 * d.Rh + d.Rl);
     bvd dlo, dhi, E, Flo, Fhi;
-    bvl okl = b_step(&dlo, &E, &Flo, Tlo, -1.0, &d, H2h, H2l, mR, A, Ea);
+    bvl okl = b_step(&dlo, &E, &Flo, Tlo, b_set(-1.0), &d, H2h, H2l, mR, A, Ea);
     okl &= b_cert(&tlo, &late, Tlo, dlo, E, k2, full, f32);
-    bvl okh = b_step(&dhi, &E, &Fhi, Thi, 1.0, &d, H2h, H2l, mR, A, Ea);
+    bvl okh = b_step(&dhi, &E, &Fhi, Thi, b_set(1.0), &d, H2h, H2l, mR, A, Ea);
     okh &= b_cert(&thi, &late, Thi, dhi, E, k2, full, f32);
     /* quick_roots: where the first step could not certify both roots yet
      * both floors leave room, a second step from RN(T + dl). */
@@ -543,9 +543,9 @@ BATCH_INLINE int b_quick(toi_ref *const *op, const bin *in, int *signs, int *lat
     if (here && na) {
       const bvd T2lo = Tlo + dlo, T2hi = Thi + dhi;
       bvd t2lo, t2hi;
-      bvl ok2 = again & b_step(&dlo, &E, &Flo, T2lo, -1.0, &d, H2h, H2l, mR, A, Ea);
+      bvl ok2 = again & b_step(&dlo, &E, &Flo, T2lo, b_set(-1.0), &d, H2h, H2l, mR, A, Ea);
       ok2 &= b_cert(&t2lo, &late, T2lo, dlo, E, k2, full, f32);
-      ok2 &= b_step(&dhi, &E, &Fhi, T2hi, 1.0, &d, H2h, H2l, mR, A, Ea);
+      ok2 &= b_step(&dhi, &E, &Fhi, T2hi, b_set(1.0), &d, H2h, H2l, mR, A, Ea);
       ok2 &= b_cert(&t2hi, &late, T2hi, dhi, E, k2, full, f32);
       tlo = b_pick(ok2, t2lo, tlo);
       thi = b_pick(ok2, t2hi, thi);
@@ -824,3 +824,185 @@ BATCH_INLINE int b_dd(toi_ref *const *op, const toi_case *const *cp, int *c3, co
 BATCH_ATTR int B_NAME_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) { return b_dd(op, cp, c3, 0); }
 
 BATCH_ATTR int B_NAME32_DD(toi_ref *const *op, const toi_case *const *cp, int *c3) { return b_dd(op, cp, c3, 1); }
+
+
+/* ---- the root's offset and kappa's enclosure from a rounded root (ref_bench.h) ---- */
+
+/* fast_scale of ref_fdd.h lane by lane, the same products: one by 2^k for
+ * -1022 <= k <= 1023, else two by 2^(k/2) (C's division) and 2^(k - k/2),
+ * for |k| <= 2044 (what fast_scale requires; other lanes give garbage). */
+BATCH_INLINE bvd b_fast_scale(bvd x, bvl k) {
+  const bvl one = (k >= -1022) & (k <= 1023);
+  const bvl k1 = (k - (k >> 63)) >> 1; /* k / 2, toward zero */
+  return b_pick(one, x * b_pow2(k & one), x * b_pow2(k1 & ~one) * b_pow2((k - k1) & ~one));
+}
+
+/* quick_offset of ref_fast_quick.c in BW lanes (R, u, lower lane by lane,
+ * lower all ones for the lower root): the same data (b_prepare makes them
+ * as quick_offset does, scaled or not, for its live lanes), the same step
+ * (b_step) and the same checks and scalings, so each lane gives quick_offset's
+ * doubles, and the bound proved there. Returns the lanes where quick_offset
+ * gives 1, with *lo, *hi; *scalar: the lanes b_prepare does not follow
+ * (not live), which the caller gives to quick_offset itself. */
+BATCH_INLINE bvl b_offset(bvd *lo, bvd *hi, bvl *scalar, const bin *in, bvd R, bvd u, bvl lower) {
+  const bvd inf = b_set(INFINITY);
+  const bvl eu = b_expo(u) - 1023; /* fast_ilog2(u) for a normal u */
+  bvl pre = (u >= b_set(0x1p-1022)) & (u < inf) & (b_abs(R) < inf);
+  pre &= (bvl)u == (bvl)b_pow2(eu & pre);
+  bdata d;
+  bvl whole, k2;
+  const bvl live = b_prepare(&d, &whole, &k2, in);
+  *scalar = pre & ~live;
+  const bvd *vh = d.vh;
+  const bvd A = (vh[0] * vh[0] + vh[1] * vh[1]) + vh[2] * vh[2];
+  const bvd Ea = b_set(0x1p-50) * A + b_set(0x1p-1000);
+  bvd H2h, H2l;
+  b_two_prod(d.Rh, d.Rh, &H2h, &H2l);
+  const bvd mR = d.Rl * (2 * d.Rh + d.Rl);
+  const bvd Ts = b_pick(k2 == 0, R, b_fast_scale(R, -k2));
+  bvd dl, E, F;
+  bvl ok = pre & live & b_step(&dl, &E, &F, Ts, b_pick(lower, b_set(-1.0), b_set(1.0)), &d, H2h, H2l, mR, A, Ea);
+  bvd a = dl - E, b = dl + E;
+  const bvd aa = b_abs(a), ab = b_abs(b);
+  ok &= ((a == b_set(0)) | ((aa >= b_set(0x1p-960)) & (aa <= b_set(0x1p1000)))) &
+        ((b == b_set(0)) | ((ab >= b_set(0x1p-960)) & (ab <= b_set(0x1p1000))));
+  a -= b_abs(a) * b_set(0x1p-52);
+  b += b_abs(b) * b_set(0x1p-52);
+  const bvl ks = k2 - eu, za = a == b_set(0), zb = b == b_set(0);
+  /* |a|, |b| normal where ok holds and they are not 0: their exponents are the fields less 1023. */
+  const bvl ea = b_expo(b_abs(a)) - 1023 + ks, eb = b_expo(b_abs(b)) - 1023 + ks;
+  ok &= (za | ((ea >= -1000) & (ea <= 1000))) & (zb | ((eb >= -1000) & (eb <= 1000)));
+  const bvl ksok = ks & ok; /* no scaling by a garbage ks */
+  *lo = b_pick(za, a, b_fast_scale(a, ksok));
+  *hi = b_pick(zb, b, b_fast_scale(b, ksok));
+  return ok;
+}
+
+/* kr_bound of ref_fast_kappa_root.c in BW lanes, its operations in its
+ * order (rho = 2^-53: binary64), so each lane gives its doubles and the
+ * bound proved there. Returns the lanes where it gives 1, with *lo, *hi;
+ * *far: those where it gives -1 (a number out of its range: the caller
+ * gives them to ref_kappa_root_bound itself, which scales them). */
+BATCH_INLINE bvl b_kr_bound(bvd *lo, bvd *hi, bvl *far, const bin *in, bvd R) {
+  const double u = 0x1p-53, rho = 0x1p-53;
+  const bvd r0 = b_abs(R);
+  bvl range = (r0 >= b_set(0x1p-200)) & (r0 <= b_set(0x1p200));
+  const bvd hr = r0 * rho;
+  const double rw = rho + 4 * u, U1 = u * (1 + 0x1p-45);
+  const bvd c1 = (u * (r0 + hr) + hr) * (1 + 0x1p-45);
+  bvd N = b_set(0), WE = b_set(0), d = b_set(0), A = b_set(0), Ed = b_set(0);
+  bvd mL = b_pick(in->ra > in->rb, in->ra, in->rb), mV = b_set(0);
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; i++) {
+    const bvd s = in->pb[i] - in->pa[i], v = in->vb[i] - in->va[i];
+    const bvd P = v * R, x = s + P, ax = b_abs(x), av = b_abs(v);
+    const bvd e = U1 * ((b_abs(s) + b_abs(P)) + ax) + av * c1 + 0x1p-1070;
+    const bvd fa = b_abs(in->pa[i]), fb = b_abs(in->pb[i]), ga = b_abs(in->va[i]), gb = b_abs(in->vb[i]);
+    const bvd wp = fa + fb, wv = ga + gb;
+    mL = b_pick(fa > mL, fa, mL);
+    mL = b_pick(fb > mL, fb, mL);
+    mV = b_pick(ga > mV, ga, mV);
+    mV = b_pick(gb > mV, gb, mV);
+    const bvd w = wp + r0 * wv;
+    N += w * ax;
+    WE += w * e;
+    const bvd xv = x * v;
+    d += xv;
+    A += b_abs(xv);
+    Ed += e * av;
+  }
+  range &= (mL <= b_set(0x1p200)) & (mV <= b_set(0x1p200));
+  const bvd Rr = in->ra + in->rb, tr = Rr * Rr;
+  bvd EN = (1 + rw) * WE + (rw * (1 + u) + u) * N;
+  N += tr;
+  EN = b_up(EN + tr * 3 * u * (1 + 0x1p-50) + N * 3 * u) + 0x1p-660;
+  const bvd ad = b_abs(d);
+  Ed = b_up(Ed + 5 * u * A) + 0x1p-800;
+  bvl ok = (N >= b_set(0x1p-600)) & (N <= b_set(0x1p820)) & (ad >= b_set(0x1p-700)) & (Ed <= 0x1p-12 * ad);
+  const bvd den = ad * r0, K = N / den;
+  ok &= (den >= b_set(0x1p-900)) & (K >= b_set(0x1p-900)) & (b_abs(K) < b_set(INFINITY));
+  const bvd S = b_up(EN / N + Ed / ad + rho + 3 * u);
+  ok &= S <= b_set(0x1p-10);
+  const bvd r = (S * (1 + 0x1p-7) + REF_KAPPA_REL_ERR + u) * (1 + 0x1p-8);
+  const bvd l = K * (1 - r) * (1 - 0x1p-50), h = K * (1 + r) * (1 + 0x1p-50);
+  ok &= b_abs(h) < b_set(INFINITY);
+  *lo = l;
+  *hi = h;
+  *far = ~range;
+  return range & ok;
+}
+
+/* floor(log2 |x|) of a finite x != 0 as fast_ilog2 of ref_fdd.h gives it,
+ * lane by lane: the exponent field, or that of x 2^64 (exact) for a
+ * subnormal x. */
+BATCH_INLINE bvl b_ilog2(bvd x) {
+  const bvl e = b_expo(b_abs(x)), sub = e == 0;
+  return (sub & (b_expo(b_abs(x * b_set(0x1p64))) - 1023 - 64)) | (~sub & (e - 1023));
+}
+
+/* The largest |x_i| of kr_top, in its order (a NaN is passed over). */
+BATCH_INLINE bvd b_top(const bvd *x, int n) {
+  bvd m = b_set(0);
+  for (int i = 0; i < n; i++) m = b_pick(b_abs(x[i]) > m, b_abs(x[i]), m);
+  return m;
+}
+
+/* kr_bound_scaled of ref_fast_kappa_root.c in BW lanes, its scalings
+ * (fast_scale's products, b_fast_scale) and checks: the lanes where it
+ * gives 1, with *lo, *hi. */
+BATCH_INLINE bvl b_kr_scaled(bvd *lo, bvd *hi, const bin *in, bvd R) {
+  bvd L[8], V[6];
+  for (int i = 0; i < 3; i++) L[i] = in->pa[i], L[3 + i] = in->pb[i], V[i] = in->va[i], V[3 + i] = in->vb[i];
+  L[6] = in->ra, L[7] = in->rb;
+  const bvd mL = b_top(L, 8), mV = b_top(V, 6);
+  bvl ok = (mL > b_set(0)) & (mV > b_set(0)); /* kr_top's INT_MIN: 0 */
+  const bvl el = b_ilog2(b_pick(ok, mL, b_set(1))) & ok, ev = b_ilog2(b_pick(ok, mV, b_set(1))) & ok;
+  bvl lost = {};
+  bin s;
+  for (int i = 0; i < 8; i++) {
+    L[i] = b_fast_scale(L[i], -el);
+    lost |= (L[i] != b_set(0)) & ~(b_abs(L[i]) >= b_set(0x1p-1000));
+  }
+  for (int i = 0; i < 6; i++) {
+    V[i] = b_fast_scale(V[i], -ev);
+    lost |= (V[i] != b_set(0)) & ~(b_abs(V[i]) >= b_set(0x1p-1000));
+  }
+  ok &= ~lost;
+  for (int i = 0; i < 3; i++) s.pa[i] = L[i], s.pb[i] = L[3 + i], s.va[i] = V[i], s.vb[i] = V[3 + i];
+  s.ra = L[6], s.rb = L[7], s.dim = in->dim;
+  bvl far;
+  return ok & b_kr_bound(lo, hi, &far, &s, b_fast_scale(R, ev - el));
+}
+
+/* B_NAME_ROOT (ref_fast_kernels.h): quick_offset and ref_kappa_root_bound
+ * in binary64 on the cases *cp[0..BW-1], whose roots are R[j] (ulp u[j], the
+ * lower when bit j of lower is set). */
+BATCH_ATTR int B_NAME_ROOT(double *olo, double *ohi, double *klo, double *khi, int *kok, int *scalar,
+                           const toi_case *const *cp, const double *R, const double *u, int lower) {
+  bin in;
+  b_in(&in, cp);
+  bvl bit;
+  for (int j = 0; j < BW; j++) bit[j] = 1LL << j;
+  const bvd vR = *(const bvdu *)R, vu = *(const bvdu *)u;
+  bvd lo, hi;
+  bvl soff, far;
+  const bvl ook = b_offset(&lo, &hi, &soff, &in, vR, vu, (bit & lower) != 0);
+  *(bvdu *)olo = lo;
+  *(bvdu *)ohi = hi;
+  /* ref_kappa_root_bound's own checks in binary64: R normal and finite. */
+  const bvd aR = b_abs(vR);
+  const bvl pre = (aR >= b_set(0x1p-1022)) & (aR < b_set(INFINITY));
+  bvl kk = pre & b_kr_bound(&lo, &hi, &far, &in, vR);
+  if (__builtin_expect(B_MASK(pre & far) != 0, 0)) { /* data out of kr_bound's range: scaled */
+    bvd slo, shi;
+    const bvl sk = pre & far & b_kr_scaled(&slo, &shi, &in, vR);
+    lo = b_pick(sk, slo, lo);
+    hi = b_pick(sk, shi, hi);
+    kk |= sk;
+  }
+  *(bvdu *)klo = lo;
+  *(bvdu *)khi = hi;
+  *kok = B_MASK(kk);
+  *scalar = B_MASK(soff);
+  return B_MASK(ook);
+}

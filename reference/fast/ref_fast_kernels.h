@@ -77,6 +77,17 @@ int ref_fast_batch8_32_full(toi_ref *const *out, const toi_case *const *c, int *
 /// *c[0..3] or *c[0..7], for cases the first stage declined: bit j of the
 /// result set when *c[j] was answered into *out[j]; bit j of *c3 when c was
 /// computed to 2^-145 for it (near contact).
+/// ref_root_offset and ref_kappa_root_bound (binary64) of ref_bench.h on the
+/// cases *c[0..3] or *c[0..7], lane j for the root R[j] of case *c[j] with
+/// u[j] its ulp, the lower root when bit j of lower is set (else the upper),
+/// the same doubles lane by lane: bit j of the result set when ref_root_offset
+/// gives 1 for lane j, with olo[j], ohi[j]; bit j of *kok when
+/// ref_kappa_root_bound does, with klo[j], khi[j]. Bit j of *scalar: the
+/// lane's offset was not computed (ref_root_offset itself must be asked).
+int ref_fast_root4(double *olo, double *ohi, double *klo, double *khi, int *kok, int *scalar,
+                   const toi_case *const *c, const double *R, const double *u, int lower);
+int ref_fast_root8(double *olo, double *ohi, double *klo, double *khi, int *kok, int *scalar,
+                   const toi_case *const *c, const double *R, const double *u, int lower);
 int ref_fast_batch4_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 int ref_fast_batch8_dd(toi_ref *const *out, const toi_case *const *c, int *c3);
 int ref_fast_batch4_32_dd(toi_ref *const *out, const toi_case *const *c, int *c3);

@@ -296,6 +296,7 @@ typedef struct sweep_view {
   int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
   double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
   int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
+  int tried[2];          /* per direction: bit 0 when ref_kappa_root_bound, bit 1 when ref_root_offset gave 0 already */
   sweep_lazy_counts *counts; /* the accumulator's (statistics) */
   toi_status prep_st;
   toi_ref_prepared prep;
@@ -393,7 +394,7 @@ static __attribute__((noinline)) toi_status view_kappa_enclose(sweep_view *v, to
                                                                toi_ref_engine engine, toi_precision q) {
   int d = dir == TOI_REVERSE;
   double lo, hi;
-  if (!ref_kappa_root_bound(&lo, &hi, v->c, ref_t, q)) {
+  if ((v->tried[d] & 1) || !ref_kappa_root_bound(&lo, &hi, v->c, ref_t, q)) {
     toi_ref_query rq;
     toi_ref_kappa_result kr;
     toi_status st = view_query(&rq, v, dir, engine, q);
@@ -559,7 +560,7 @@ static __attribute__((noinline)) void view_offset_measure(sweep_view *v, toi_dir
     /* The prepared root's enclosure where the case is prepared already (it
        costs less than the step), else the step, else the preparation's. */
     int got = v->have_prep && ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi);
-    if (!got) got = ref_root_offset(&lo, &hi, v->c, R, u, lower);
+    if (!got && !(v->tried[d] & 2)) got = ref_root_offset(&lo, &hi, v->c, R, u, lower);
     if (!got) {
       if (view_query(&rq, v, dir, engine, q) != TOI_OK) return;
       rq.T = T1;
@@ -943,8 +944,10 @@ static void score_table(score_tab tab, const toi_candidate *cand) {
 
 /* What sweep_eval_span's table pass (span_case_cols) learnt of one case without a
    view, per direction: kappa's enclosure from the case and its root alone
-   (kb 1; -1: not had so) and the root's offset (off 1; -1: not had so). The
-   view made for the case's remaining columns starts from what was had. */
+   (kb 1; -1: not had so) and the root's offset (off_set 1; 2: had by
+   span_prepare and not used yet, which counts it as a probe when it is;
+   -1: not had so). The view made for the case's remaining columns starts
+   from what was had. */
 typedef struct span_case {
   kappa_enc ke[2];
   double off[2][2];
@@ -978,6 +981,7 @@ static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
     view[q].have_off[0] = view[q].have_off[1] = 0;
     view[q].have_prep = 0;
+    view[q].tried[0] = view[q].tried[1] = 0;
     view[q].counts = &acc->lazy;
   }
   toi_status st = ref64 ? view_given(&view[TOI_BINARY64], c, ref64) : view_of(&view[TOI_BINARY64], c, TOI_BINARY64, engine);
@@ -989,6 +993,8 @@ static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, siz
   for (int d = 0; sc0 && d < 2; d++) {
     sweep_view *v = &view[TOI_BINARY64];
     if (sc0->kb[d] > 0) v->ke[d] = sc0->ke[d], v->have_kb[d] = 1;
+    /* what failed there fails again: not asked twice */
+    v->tried[d] = (sc0->kb[d] < 0) | (sc0->off_set[d] < 0) << 1;
     if (sc0->off_set[d] > 0) v->off[d][0] = sc0->off[d][0], v->off[d][1] = sc0->off[d][1], v->have_off[d] = 1;
   }
   /* Column j's cell, view and answer by pointers that step with j (a view is
@@ -1090,6 +1096,63 @@ static __attribute__((noinline)) int span_offset_measure(span_case *sc, int d, c
   return 1;
 }
 
+/* Cases of a span whose offsets and kappas span_prepare makes at once. */
+#define SPAN_GROUP 64
+
+/* The span_case of each case order[i0 .. i1 - 1] (at most SPAN_GROUP) into
+   sc[i - i0]: for each direction of dmask (bit d: some binary64 column
+   takes direction d) in which the case has a root R fit for ulp_distance,
+   kappa's enclosure and the root's offset as span_kappa and
+   span_offset_measure would make them, all of them in one call
+   (ref_root_offset_kappa_n: vector lanes, the same doubles as
+   ref_kappa_root_bound and ref_root_offset one by one); nothing known
+   for the rest (made when first needed, as before). Nearly every case with
+   a root in a column's direction needs both (an answer equal to R needs
+   the offset), so they are made for every such case; one made and not
+   used changes nothing but the time (off_set 2 is counted as a probe only
+   when used). */
+static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t i1, unsigned dmask,
+                         const toi_case *cases, const toi_ref *refs, const toi_status *st) {
+  const toi_case *cp[2 * SPAN_GROUP];
+  double R[2 * SPAN_GROUP], u[2 * SPAN_GROUP], off[2 * SPAN_GROUP][2], kap[2 * SPAN_GROUP][2];
+  signed char lower[2 * SPAN_GROUP];
+  uint8_t ok[2 * SPAN_GROUP], at[2 * SPAN_GROUP]; /* at: the case's place in sc times 2, plus d */
+  size_t m = 0;
+  for (size_t i = i0; i < i1; i++) {
+    span_case *s = &sc[i - i0];
+    s->kb[0] = s->kb[1] = s->off_set[0] = s->off_set[1] = 0;
+    const size_t k = order[i];
+    const toi_ref *r = &refs[k];
+    if (st[k] != TOI_OK || (unsigned)r->cls >= TOI_CLASS_COUNT) continue;
+    for (int d = 0; d < 2; d++) {
+      const int lo = d ? r->rev_is_lo : r->fwd_is_lo;
+      const double Rd = d ? r->trev : r->tfwd;
+      double kd, ud;
+      if (!(dmask >> d & 1) || lo < 0 || !ulp_distance(&kd, &ud, Rd, Rd, TOI_BINARY64)) continue;
+      cp[m] = &cases[k], R[m] = Rd, u[m] = ud, lower[m] = (signed char)lo;
+      at[m++] = (uint8_t)((i - i0) * 2 + (size_t)d);
+    }
+  }
+  if (!m) return;
+  ref_root_offset_kappa_n(off, kap, ok, cp, R, u, lower, m);
+  for (size_t j = 0; j < m; j++) {
+    span_case *s = &sc[at[j] >> 1];
+    const int d = at[j] & 1;
+    if (ok[j] & 2) {
+      s->ke[d] = kappa_enc_of(kap[j][0], kap[j][1], ratio_den(R[j], kap[j][0], TOI_BINARY64));
+      s->kb[d] = 1;
+    } else {
+      s->kb[d] = -1;
+    }
+    /* span_offset_measure's conditions and clamp */
+    s->off_set[d] = -1;
+    if (!(ok[j] & 1) || !isfinite(R[j] + u[j])) continue;
+    s->off[d][0] = off[j][0] < -0.5 ? -0.5 : off[j][0];
+    s->off[d][1] = off[j][1] > 0.5 ? 0.5 : off[j][1];
+    if (s->off[d][0] <= s->off[d][1]) s->off_set[d] = 2;
+  }
+}
+
 /* A timed answer T (kind agree; its exact class and verdict at conf of the
    cell's confusion counts, [exact][verdict] flattened) to the root R of case
    c in direction d into cell as add_lazy's first levels would place it: from
@@ -1108,7 +1171,12 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   double lo = ak == 0 ? 0 : ak - 0.5, hi = ak + 0.5;
   int h = ulp_bin(hi), level = ERR_ULPS;
   if (ulp_bin(lo) != h) {
-    if (sc->off_set[d] < 0 || (!sc->off_set[d] && !span_offset_measure(sc, d, c, ref, R, counts))) return 0;
+    if (sc->off_set[d] == 2) { /* made by span_prepare, first used here */
+      counts->probes++;
+      sc->off_set[d] = 1;
+    } else if (sc->off_set[d] < 0 || (!sc->off_set[d] && !span_offset_measure(sc, d, c, ref, R, counts))) {
+      return 0;
+    }
     const double dlo = sc->off[d][0], dhi = sc->off[d][1];
     if (k >= 1) {
       lo = k - dhi, hi = k - dlo;
@@ -1197,17 +1265,21 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
   /* Case by case in the order given: the columns the tables place, then the
      others, with a view made only for a case that has some (eval_case_cols);
      the first failure is that of the lowest index, as case by case. */
+  unsigned dmask = 0;
+  for (size_t q = 0; q < ncol; q++) dmask |= 1u << dir[q];
   toi_status fst = TOI_OK;
+  span_case scs[SPAN_GROUP];
   for (size_t i = 0; i < n; i++) {
+    if (i % SPAN_GROUP == 0) span_prepare(scs, order, i, n - i < SPAN_GROUP ? n : i + SPAN_GROUP, dmask, cases, refs, st);
     const size_t k = order[i];
     if (k > *fail) continue;
     const toi_ref *r = &refs[k];
     uint64_t todo = all;
-    span_case sc = {.kb = {0, 0}, .off_set = {0, 0}};
+    span_case *const sc = &scs[i % SPAN_GROUP];
     if (st[k] == TOI_OK && (unsigned)r->cls < TOI_CLASS_COUNT) {
       const uint8_t row[2] = {(uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8),
                               (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8)};
-      todo = span_case_cols(acc, col, dir, ncol, ans + k, stride, &cases[k], bins[k], r, row, &sc, index0 + k, todo);
+      todo = span_case_cols(acc, col, dir, ncol, ans + k, stride, &cases[k], bins[k], r, row, sc, index0 + k, todo);
       if (!todo) { /* every column placed: the case's bin counts alone */
         acc->bincount[bins[k]]++;
         acc->bincls[bins[k] * TOI_CLASS_COUNT + r->cls]++;
@@ -1216,7 +1288,7 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
     }
     toi_status s2 = st[k] != TOI_OK ? TOI_ERR_RANGE
                                     : eval_case_cols(acc, cands, nc, ans + k, stride, tmax, &cases[k], bins[k],
-                                                     index0 + k, engine, r, todo, &sc);
+                                                     index0 + k, engine, r, todo, sc);
     if (s2 != TOI_OK) *fail = k, fst = s2;
   }
   return fst;
