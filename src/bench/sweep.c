@@ -921,6 +921,7 @@ static size_t same_answer(const answer_key *keys, size_t j, uint64_t *seen, uint
    answer), so the table holds its scores, not a second copy of its rules. */
 #define SCORE_TAB_SET 0x80u
 #define SCORE_TAB_TIMED 0x40u
+#define SCORE_TAB_MISCLASS 0x20u /* the kind is missed, ghost or other (a misclassification witness) */
 #define SCORE_TAB_KIND 0x07u
 typedef uint8_t score_tab[2][TOI_CLASS_COUNT][TOI_CLASS_COUNT];
 
@@ -938,7 +939,9 @@ static void score_table(score_tab tab, const toi_candidate *cand) {
         if (score_case_deferred(&sc, r, cand->direction, cand->domain, &c, &ref, INFINITY) != TOI_OK) continue;
         if ((unsigned)sc.kind > SCORE_TAB_KIND || verdict_of(&sc) != (unsigned)v || sc.ref_cls != (toi_class)e)
           continue;
-        tab[root][e][v] = (uint8_t)(SCORE_TAB_SET | (unsigned)sc.kind | (sc.timed ? SCORE_TAB_TIMED : 0));
+        const int mis = sc.kind == TOI_SCORE_MISSED || sc.kind == TOI_SCORE_GHOST || sc.kind == TOI_SCORE_OTHER;
+        tab[root][e][v] = (uint8_t)(SCORE_TAB_SET | (unsigned)sc.kind | (sc.timed ? SCORE_TAB_TIMED : 0) |
+                                    (mis ? SCORE_TAB_MISCLASS : 0));
       }
 }
 
@@ -1153,6 +1156,93 @@ static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t
   }
 }
 
+/* The cell's largest bits raised by an answer |k| values of q from
+   RN_q(t*), as ulp_bits_for's bits and add_placed take them, with one
+   branch the usual answer takes the same way: with x = 1 + |k| (exact) in
+   [2^(n-1), 2^n), the bits are below n + 1 (ulp_bits_for; |k| <= 1 gives
+   bits |k| <= 1 < n + 1 too), so when n + 1 is at most the largest bits
+   they leave it; else they are ulp_bits_for's (|k| for |k| <= 1). */
+static inline __attribute__((always_inline)) void span_bits(sweep_cell *cell, double k) {
+  const double dist = fabs(k), x = 1.0 + dist;
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  const int n = (int)(b >> 52) - 1022; /* x >= 1: normal, sign 0 */
+  if (n + 1 <= cell->max_bits) return;
+  cell->max_bits = max_set(cell->max_bits, dist <= 1 ? dist : log2(x));
+}
+
+/* The root's offset for case c's root R in direction d from sc (made when
+   first needed: span_offset_measure), an offset span_prepare made counted
+   as a probe when first used: 1, or 0 when it cannot be had so. */
+static inline __attribute__((always_inline)) int span_offset(span_case *sc, int d, const toi_case *c,
+                                                             const toi_ref *ref, double R, sweep_lazy_counts *counts) {
+  if (sc->off_set[d] == 1) return 1;
+  if (sc->off_set[d] == 2) { /* made by span_prepare, first used here */
+    counts->probes++;
+    sc->off_set[d] = 1;
+    return 1;
+  }
+  return !sc->off_set[d] && span_offset_measure(sc, d, c, ref, R, counts);
+}
+
+/* span_timed for an answer T that ulp_distance does not take, as add_lazy
+   and add_scored would place it in case c's view where that takes no
+   measure of the reference's: a NaN time (score_core's error and bits
+   +Inf) as eval_case_cols adds it, with kappa's enclosure where
+   inf_error_decided takes it (it reads nothing add_scored_h changes, so it
+   is asked first); a finite T outside R's binade from error_far's
+   enclosure (the same conditions and doubles, its bits the reference's)
+   where lazy_decided takes it with kappa's. 1 when placed, 0 with the cell
+   as it was. Out of line: about one answer in ten. */
+static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double R, unsigned conf,
+                                              const toi_ref *ref, const toi_case *c, span_case *sc, int d,
+                                              sweep_lazy_counts *counts, uint64_t index) {
+  if (isnan(T)) {
+    if (!span_kappa(sc, d, c, R)) return 0;
+    const kappa_enc *ke = &sc->ke[d];
+    if (!inf_error_decided(cell, ke, index)) return 0;
+    /* add_scored_h with ulp = bits = +Inf, kind agree, timed */
+    cell->cases++;
+    cell->kind[TOI_SCORE_AGREE]++;
+    (&cell->confusion[0][0])[conf]++;
+    cell->timed++;
+    cell->hist[ulp_bin(INFINITY)]++;
+    cell->max_ulp = max_set(cell->max_ulp, INFINITY);
+    cell->max_bits = max_set(cell->max_bits, INFINITY);
+    if (!(INFINITY < cell->max_ulp)) sweep_witness_offer(&cell->w[SW_MAX_ULP], INFINITY, INFINITY, index, c);
+    cell->khist[ke->bin]++;
+    cell->kinf += ke->inf;
+    return 1;
+  }
+  /* error_far */
+  double k, u;
+  if (!isfinite(T) || !ulp_distance(&k, &u, R, R, TOI_BINARY64)) return 0;
+  const double dt = T - R;
+  if (!isfinite(dt)) return 0;
+  const double K = dt / u, aK = fabs(K);
+  if (!(aK >= 1 && aK <= 0x1p1000)) return 0;
+  const double bits = ref_bits_apart_prec(T, R, TOI_BINARY64);
+  if (!(bits >= 0) || !span_offset(sc, d, c, ref, R, counts)) return 0;
+  const double dlo = sc->off[d][0], dhi = sc->off[d][1];
+  const double L = K > 0 ? -dhi : dlo, H = K > 0 ? -dlo : dhi;
+  const double lo = (aK + L) - aK * 0x1p-50, hi = (aK + H) + aK * 0x1p-50;
+  const int h = ulp_bin(hi);
+  if (ulp_bin(lo) != h || !span_kappa(sc, d, c, R)) return 0;
+  const kappa_enc *ke = &sc->ke[d];
+  if (!lazy_decided(cell, 1, hi, ke)) return 0;
+  /* add_placed, as lazy_place */
+  cell->cases++;
+  cell->kind[TOI_SCORE_AGREE]++;
+  (&cell->confusion[0][0])[conf]++;
+  cell->timed++;
+  if (h >= 0) cell->hist[h]++;
+  cell->max_bits = max_set(cell->max_bits, bits);
+  cell->khist[ke->bin]++;
+  cell->kinf += ke->inf;
+  counts->placed[ERR_OFFSET]++;
+  return 1;
+}
+
 /* A timed answer T (kind agree; its exact class and verdict at conf of the
    cell's confusion counts, [exact][verdict] flattened) to the root R of case
    c in direction d into cell as add_lazy's first levels would place it: from
@@ -1164,19 +1254,14 @@ static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t
    was (the case's view then takes the answer the general way). */
 static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, double T, double R, unsigned conf,
                                                             const toi_ref *ref, const toi_case *c, span_case *sc,
-                                                            int d, sweep_lazy_counts *counts) {
+                                                            int d, sweep_lazy_counts *counts, uint64_t index) {
   double k, u;
-  if (!ulp_distance(&k, &u, T, R, TOI_BINARY64)) return 0;
-  const double ak = fabs(k);
-  double lo = ak == 0 ? 0 : ak - 0.5, hi = ak + 0.5;
+  if (!ulp_distance(&k, &u, T, R, TOI_BINARY64)) return span_far(cell, T, R, conf, ref, c, sc, d, counts, index);
+  const double ak = fabs(k), lm = ak - 0.5;
+  double lo = lm > 0 ? lm : 0, hi = ak + 0.5; /* 0 for k = 0, without a branch on k */
   int h = ulp_bin(hi), level = ERR_ULPS;
   if (ulp_bin(lo) != h) {
-    if (sc->off_set[d] == 2) { /* made by span_prepare, first used here */
-      counts->probes++;
-      sc->off_set[d] = 1;
-    } else if (sc->off_set[d] < 0 || (!sc->off_set[d] && !span_offset_measure(sc, d, c, ref, R, counts))) {
-      return 0;
-    }
+    if (!span_offset(sc, d, c, ref, R, counts)) return 0;
     const double dlo = sc->off[d][0], dhi = sc->off[d][1];
     if (k >= 1) {
       lo = k - dhi, hi = k - dlo;
@@ -1201,8 +1286,7 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   (&cell->confusion[0][0])[conf]++;
   cell->timed++;
   cell->hist[h]++;
-  const double bits = ulp_bits_for(k, cell);
-  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
+  span_bits(cell, k);
   cell->khist[ke->bin]++;
   cell->kinf += ke->inf;
   counts->placed[level]++;
@@ -1230,7 +1314,7 @@ static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *
     const unsigned e = (&acc->coltab[j][0][0][0])[row[d] + vc];
     sweep_cell *cell = &acc->cells[j * nbins + b];
     if (e & SCORE_TAB_TIMED) {
-      if (span_timed(cell, a->r.t, d ? ref->trev : ref->tfwd, (row[d] & 63) + vc, ref, c, sc, d, &acc->lazy))
+      if (span_timed(cell, a->r.t, d ? ref->trev : ref->tfwd, (row[d] & 63) + vc, ref, c, sc, d, &acc->lazy, index))
         todo &= ~((uint64_t)1 << j);
       continue;
     }
@@ -1240,7 +1324,7 @@ static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *
     cell->kind[kind]++;
     (&cell->confusion[0][0])[(row[d] & 63) + vc]++;
     todo &= ~((uint64_t)1 << j);
-    if (kind == TOI_SCORE_MISSED || kind == TOI_SCORE_GHOST || kind == TOI_SCORE_OTHER)
+    if (e & SCORE_TAB_MISCLASS)
       sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)kind, (double)vc, index, c);
   }
   return todo;

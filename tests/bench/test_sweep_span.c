@@ -23,12 +23,13 @@ static double ulp64(double x) {
 
 /* The last column's answers made up from the reference's root R of each case: R + k u for k in -4 .. 4 (the
    bins' edges near the root), R + 2^20 u, the root's negative, NaN, declined, a verdict that is no class, the
-   exact class with the root: every way an answer can go, each in turn. */
+   exact class with the root, R 2^3 and R 2^-3 (other binades), R + 2^1001 u (beyond the offset's range), +Inf:
+   every way an answer can go, each in turn. */
 static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st, size_t n, int dir, uint64_t seed) {
   for (size_t k = 0; k < n; k++) {
     sweep_answer *a = &col[k];
     double R = dir ? ref[k].trev : ref[k].tfwd;
-    unsigned pick = (unsigned)((k * 2654435761u + seed) % 16);
+    unsigned pick = (unsigned)((k * 2654435761u + seed) % 20);
     a->state = TOI_ANSWERED;
     a->r.cls = st[k] == TOI_OK ? ref[k].cls : TOI_HIT;
     if (pick < 9 && isfinite(R) && R != 0)
@@ -43,6 +44,14 @@ static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st,
       a->state = TOI_UNSUPPORTED;
     else if (pick == 13)
       a->r.cls = (toi_class)(TOI_CLASS_COUNT + 3);
+    else if (pick == 16)
+      a->r.t = ldexp(R, 3);
+    else if (pick == 17)
+      a->r.t = ldexp(R, -3);
+    else if (pick == 18 && isfinite(R) && R != 0)
+      a->r.t = R + 0x1p1001 * ulp64(R);
+    else if (pick == 19)
+      a->r.t = INFINITY;
     else
       a->r.t = R;
   }
