@@ -213,6 +213,24 @@ static double ratio_den(double ref_t, double kappa, toi_precision q) {
   return kappa * (m * pow2_upto_1023(e - p - ue)) + pow2_upto_1023(emin - p - ue);
 }
 
+/* ratio_den(R, kappa, TOI_BINARY64) for a normal R, the same double with
+   fewer steps: |R| = m 2^e (frexp's), e - 1 >= -1022, so ulp(t*) = 2^ue
+   with ue = e - 53, e - p - ue = 0 (the product m 2^0 is m) and emin - p -
+   ue = -1022 - e: kappa m + 2^(-1022-e). */
+static inline __attribute__((always_inline)) double ratio_den64n(double R, double kappa) {
+  if (!isfinite(kappa) || !(kappa > 0)) return NAN;
+  uint64_t b;
+  memcpy(&b, &R, sizeof b);
+  const int e = (int)(b >> 52 & 0x7ff) - 1022;
+  b = (b & ~((uint64_t)0xfff << 52)) | (uint64_t)1022 << 52; /* m = |R| 2^-e, in [1/2, 1) */
+  double m;
+  memcpy(&m, &b, sizeof m);
+  return kappa * m + pow2_upto_1023(-1022 - e);
+}
+
+double sweep_ratio_den(double ref_t, double kappa) { return ratio_den(ref_t, kappa, TOI_BINARY64); }
+double sweep_ratio_den64n(double ref_t, double kappa) { return ratio_den64n(ref_t, kappa); }
+
 /* The verdict of a score as the confusion counts take it: a class, or
    TOI_NONE for a value that is none (a candidate's answer is not checked). */
 static inline __attribute__((always_inline)) unsigned verdict_of(const toi_score_case *sc) {
@@ -1142,7 +1160,7 @@ static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t
     span_case *s = &sc[at[j] >> 1];
     const int d = at[j] & 1;
     if (ok[j] & 2) {
-      s->ke[d] = kappa_enc_of(kap[j][0], kap[j][1], ratio_den(R[j], kap[j][0], TOI_BINARY64));
+      s->ke[d] = kappa_enc_of(kap[j][0], kap[j][1], ratio_den64n(R[j], kap[j][0]));
       s->kb[d] = 1;
     } else {
       s->kb[d] = -1;

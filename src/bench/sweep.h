@@ -262,6 +262,12 @@ double sweep_ratio(double ulp, double ref_t, double kappa);
 /// The same in precision q: |T - t*| / (kappa 2^-p |t*| + 2^(emin-p)), ulp in
 /// q's ULPs (binary64 is sweep_ratio).
 double sweep_ratio_prec(double ulp, double ref_t, double kappa, toi_precision q);
+/// The binary64 ratio's denominator (sweep_ratio is ulp over it, ulp in
+/// units of ulp(t*)) for ref_t and kappa, and the same for a normal ref_t
+/// by the shorter way the span's table pass takes (sweep.c, ratio_den64n):
+/// the same doubles. For tests.
+double sweep_ratio_den(double ref_t, double kappa);
+double sweep_ratio_den64n(double ref_t, double kappa);
 
 
 /// Scores one case for every candidate (column j is cands[j]) into acc (bin

@@ -74,6 +74,30 @@ Test(sweep_speed_exact, bins_at_powers_of_two) {
   cr_assert_eq(sweep_ratio(1.0, -0x1p-1074, 1.0), 1.0 / (0.5 + 0x1p-53));
 }
 
+/* The ratio's denominator for a normal root the short way (ratio_den64n) against the general way and against
+   the definition through the C library (kappa m + 2^(-1022-e), |R| = m 2^e by frexp, 2^k by ldexp, which
+   rounds 2^-1075 and below as IEEE 754 does): every exponent, random patterns, kappa from subnormal to
+   huge, and kappa +Inf, NaN, 0 and negative (NaN). */
+Test(sweep_speed_exact, ratio_den_of_normal_roots) {
+  toi_rng r;
+  toi_rng_seed(&r, 20261129u);
+  for (int i = 0; i < 400000; i++) {
+    uint64_t rb = toi_rng_next(&r), kb = toi_rng_next(&r);
+    /* a normal R: exponent field 1 .. 2046, either sign; kappa > 0 over the whole range */
+    rb = (rb & ~((uint64_t)0x7ff << 52)) | (uint64_t)(1 + (rb >> 52 & 0x7ff) % 2046) << 52;
+    double R = te_of_bits(rb), kappa = fabs(te_of_bits((kb & ~((uint64_t)0x7ff << 52)) | ((kb >> 52 & 0x7ff) % 2047) << 52));
+    if (i % 97 == 0) kappa = i % 3 ? INFINITY : i % 2 ? NAN : -1.0;
+    if (i % 101 == 0) kappa = 0;
+    double got = sweep_ratio_den64n(R, kappa), general = sweep_ratio_den(R, kappa);
+    cr_assert(!memcmp(&got, &general, sizeof got) || (isnan(got) && isnan(general)), "R %a kappa %a: %a, general %a",
+              R, kappa, got, general);
+    int e;
+    double m = frexp(fabs(R), &e), def = isfinite(kappa) && kappa > 0 ? kappa * m + ldexp(1, -1022 - e) : NAN;
+    cr_assert(!memcmp(&got, &def, sizeof got) || (isnan(got) && isnan(def)), "R %a kappa %a: %a, by definition %a",
+              R, kappa, got, def);
+  }
+}
+
 /* The bins as sweep.h defines them, through the C library's frexp (x = m 2^e,
    m in [0.5, 1): x in [2^(e-1), 2^e)): the exponent-field bins must agree. */
 static int ulp_bin_by_def(double u) {
