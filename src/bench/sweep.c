@@ -1311,29 +1311,37 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   return 1;
 }
 
-/* Case k's binary64 columns (ncol of them: column col[c], direction dir[c])
+/* A binary64 column as a span's table pass reads it: its answers (a row of
+   the span's), its score table flattened, its cells (one per bin), its bit
+   in a mask of columns, its direction (1: reverse). Made once per span. */
+typedef struct span_col {
+  const sweep_answer *a;
+  const uint8_t *tab;
+  sweep_cell *cells;
+  uint64_t bit;
+  int d;
+} span_col;
+
+/* Case k's binary64 columns (cols[0 .. ncol - 1])
    by their score tables alone, where that places them (row: the tables'
    rows for the case by direction, root * 64 + exact class * 8): an untimed
    answer by its score, a timed one by span_timed. Returns the columns left,
    a mask of todo. */
-static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *acc, const uint8_t *col,
-                                                                     const uint8_t *dir, size_t ncol,
-                                                                     const sweep_answer *ans, size_t stride,
-                                                                     const toi_case *c, size_t b, const toi_ref *ref,
+static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *acc, const span_col *cols,
+                                                                     size_t ncol, size_t k, const toi_case *c,
+                                                                     size_t b, const toi_ref *ref,
                                                                      const uint8_t row[2], span_case *sc,
                                                                      uint64_t index, uint64_t todo) {
-  const size_t nbins = acc->nbins;
-  for (size_t q = 0; q < ncol; q++) {
-    const size_t j = col[q];
-    const int d = dir[q];
-    const sweep_answer *a = &ans[j * stride];
+  for (const span_col *cq = cols; cq < cols + ncol; cq++) {
+    const int d = cq->d;
+    const sweep_answer *a = cq->a + k;
     const unsigned vc = (unsigned)a->r.cls;
     if (a->state != TOI_ANSWERED || vc >= TOI_CLASS_COUNT) continue;
-    const unsigned e = (&acc->coltab[j][0][0][0])[row[d] + vc];
-    sweep_cell *cell = &acc->cells[j * nbins + b];
+    const unsigned e = cq->tab[row[d] + vc];
+    sweep_cell *cell = cq->cells + b;
     if (e & SCORE_TAB_TIMED) {
       if (span_timed(cell, a->r.t, d ? ref->trev : ref->tfwd, (row[d] & 63) + vc, ref, c, sc, d, &acc->lazy, index))
-        todo &= ~((uint64_t)1 << j);
+        todo &= ~cq->bit;
       continue;
     }
     if (!e) continue;
@@ -1341,7 +1349,7 @@ static inline __attribute__((always_inline)) uint64_t span_case_cols(sweep_acc *
     cell->cases++;
     cell->kind[kind]++;
     (&cell->confusion[0][0])[(row[d] & 63) + vc]++;
-    todo &= ~((uint64_t)1 << j);
+    todo &= ~cq->bit;
     if (e & SCORE_TAB_MISCLASS)
       sweep_witness_offer_first(&cell->w[SW_MISCLASS], (double)kind, (double)vc, index, c);
   }
@@ -1368,7 +1376,15 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
      others, with a view made only for a case that has some (eval_case_cols);
      the first failure is that of the lowest index, as case by case. */
   unsigned dmask = 0;
-  for (size_t q = 0; q < ncol; q++) dmask |= 1u << dir[q];
+  span_col cols[SWEEP_MAXFORMS];
+  for (size_t q = 0; q < ncol; q++) {
+    dmask |= 1u << dir[q];
+    cols[q].a = &ans[col[q] * stride];
+    cols[q].tab = &acc->coltab[col[q]][0][0][0];
+    cols[q].cells = &acc->cells[col[q] * acc->nbins];
+    cols[q].bit = (uint64_t)1 << col[q];
+    cols[q].d = dir[q];
+  }
   toi_status fst = TOI_OK;
   span_case scs[SPAN_GROUP];
   for (size_t i = 0; i < n; i++) {
@@ -1381,7 +1397,7 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
     if (st[k] == TOI_OK && (unsigned)r->cls < TOI_CLASS_COUNT) {
       const uint8_t row[2] = {(uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8),
                               (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8)};
-      todo = span_case_cols(acc, col, dir, ncol, ans + k, stride, &cases[k], bins[k], r, row, sc, index0 + k, todo);
+      todo = span_case_cols(acc, cols, ncol, k, &cases[k], bins[k], r, row, sc, index0 + k, todo);
       if (!todo) { /* every column placed: the case's bin counts alone */
         acc->bincount[bins[k]]++;
         acc->bincls[bins[k] * TOI_CLASS_COUNT + r->cls]++;
