@@ -1203,6 +1203,21 @@ static inline __attribute__((always_inline)) int span_offset(span_case *sc, int 
   return !sc->off_set[d] && span_offset_measure(sc, d, c, ref, R, counts);
 }
 
+/* A placed timed answer's counts, as add_placed and lazy_place add them: its
+   case, kind agree, exact class and verdict at conf of the confusion counts
+   ([exact][verdict] flattened), its ULP bin h (none when h < 0) and kappa's
+   bin from its enclosure ke. The bits are the caller's. */
+static inline __attribute__((always_inline)) void span_add(sweep_cell *cell, unsigned conf, int h,
+                                                           const kappa_enc *ke) {
+  cell->cases++;
+  cell->kind[TOI_SCORE_AGREE]++;
+  (&cell->confusion[0][0])[conf]++;
+  cell->timed++;
+  if (h >= 0) cell->hist[h]++;
+  cell->khist[ke->bin]++;
+  cell->kinf += ke->inf;
+}
+
 /* span_timed for an answer T that ulp_distance does not take, as add_lazy
    and add_scored would place it in case c's view where that takes no
    measure of the reference's: a NaN time (score_core's error and bits
@@ -1248,15 +1263,8 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
   if (ulp_bin(lo) != h || !span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
   if (!lazy_decided(cell, 1, hi, ke)) return 0;
-  /* add_placed, as lazy_place */
-  cell->cases++;
-  cell->kind[TOI_SCORE_AGREE]++;
-  (&cell->confusion[0][0])[conf]++;
-  cell->timed++;
-  if (h >= 0) cell->hist[h]++;
+  span_add(cell, conf, h, ke);
   cell->max_bits = max_set(cell->max_bits, bits);
-  cell->khist[ke->bin]++;
-  cell->kinf += ke->inf;
   counts->placed[ERR_OFFSET]++;
   return 1;
 }
@@ -1299,14 +1307,8 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   if (!span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
   if (!lazy_decided(cell, 1, hi, ke)) return 0;
-  cell->cases++;
-  cell->kind[TOI_SCORE_AGREE]++;
-  (&cell->confusion[0][0])[conf]++;
-  cell->timed++;
-  cell->hist[h]++;
+  span_add(cell, conf, h, ke);
   span_bits(cell, k);
-  cell->khist[ke->bin]++;
-  cell->kinf += ke->inf;
   counts->placed[level]++;
   return 1;
 }
