@@ -177,6 +177,7 @@ typedef struct cli_out {
   int direct;   ///< a device or pipe written in place
   int spool;    ///< stdout, held in an unnamed temporary file until commit
   int unnamed;  ///< an O_TMPFILE file, linked at commit
+  char *spool_buf; ///< the spool's stdio buffer (SPOOL_BUF_BYTES), freed with it
 } cli_out;
 int cli_out_open(cli_out *o, const char *path);   ///< 0 or -1 (error printed)
 /// The same, but stdout too appears only when complete: held in an unnamed
