@@ -20,6 +20,7 @@
 
 typedef struct slot {
   toi_line_block lb;
+  toi_raw_block raw; /* lb's lines still to make (toi_case_stream_read_raw) */
   uint64_t *hash; /* the IDs' hashes (toi_case_stream_hash_ids), made beside the work */
   size_t hcap;
   FILE *out;
@@ -36,8 +37,11 @@ typedef struct slot {
    input order (one thread at a time, the commit lock). So every thread does
    every kind of work, reading and committing overlap the others' parsing and
    work without rounds or barriers, and a block is parsed on the thread that
-   just copied its lines. Block k uses slot k mod nslots: it is read only
-   once block k - nslots is committed, so memory stays bounded. */
+   just read it. The reading lock holds one read and a count of the lines
+   (toi_case_stream_read_raw), into the thread's own buffer (text_buf); the
+   lines are cut out of it, in place, outside the lock. Block k uses slot k
+   mod nslots: it is read only once block k - nslots is committed, so memory
+   stays bounded. */
 
 /* Blocks in flight per thread, at most. */
 #define STREAM_PER_JOB 6
@@ -90,10 +94,36 @@ static void slot_drop_out(slot *s) {
   s->wlen = 0;
 }
 
-/* Parses the block of slot i and, while nothing went wrong, works on it. */
-static void work_slot(stream_run *r, size_t i) {
+/* A thread's buffer for the bytes of the blocks it reads (*text, *cap):
+   lent to the block from its read to its parse, so that each thread reads
+   into the same memory, still in its core's caches. */
+typedef struct text_buf {
+  char *text;
+  size_t cap;
+} text_buf;
+
+static void text_lend(toi_line_block *b, text_buf *t) {
+  b->text = t->text;
+  b->cap = t->cap;
+  t->text = NULL;
+  t->cap = 0;
+}
+
+static void text_take_back(toi_line_block *b, text_buf *t) {
+  free(t->text);
+  t->text = b->text;
+  t->cap = b->cap;
+  b->text = NULL;
+  b->cap = b->len = 0;
+}
+
+/* Parses the block of slot i (its bytes then back in tb) and, while nothing
+   went wrong, works on it. */
+static void work_slot(stream_run *r, size_t i, text_buf *tb) {
   slot *s = &r->slots[i];
+  toi_line_block_split(&s->lb, &s->raw);
   toi_line_block_parse(&s->lb);
+  text_take_back(&s->lb, tb); /* the cases hold what is needed of them */
   s->worked = 0;
   s->rc = 0;
   if (s->lb.n > s->hcap) {
@@ -103,7 +133,7 @@ static void work_slot(stream_run *r, size_t i) {
   }
   /* the hashes here, on every thread, not in commit_slot, one thread at a time */
   if (s->hash) toi_case_stream_hash_ids(r->cs, &s->lb, s->hash);
-  if (!is_working(r) || s->lb.nbad) return;
+  if (!is_working(r) || s->lb.nbad || !s->lb.n) return; /* a block of comments: nothing to work on */
   if (!r->o->own_text && !(s->out = open_memstream(&s->obuf, &s->olen))) {
     s->rc = -1;
     return;
@@ -173,7 +203,7 @@ static void finish_block(stream_run *r, uint64_t k, size_t i) {
 /* The next block of the file into its slot: 1 with *k and *i set, or 0 at
    the end (of the file, after a reading problem, or after a problem of
    accept), *k then the number of blocks read. */
-static int next_block(stream_run *r, uint64_t *k, size_t *i) {
+static int next_block(stream_run *r, uint64_t *k, size_t *i, text_buf *tb) {
   pthread_mutex_lock(&r->rd);
   int got = 0;
   if (!r->eof) {
@@ -187,9 +217,11 @@ static int next_block(stream_run *r, uint64_t *k, size_t *i) {
       r->eof = 1;
     } else {
       size_t at = (size_t)(n % r->nslots);
-      toi_line_block *b = &r->slots[at].lb;
-      toi_status st = toi_case_stream_read(r->cs, b, r->block, STREAM_BLOCK_BYTES);
-      if (b->n == 0 || st != TOI_OK) {
+      slot *sl = &r->slots[at];
+      text_lend(&sl->lb, tb);
+      toi_status st = toi_case_stream_read_raw(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &sl->raw);
+      if ((sl->lb.n == 0 && sl->raw.nlines == 0) || st != TOI_OK) {
+        text_take_back(&sl->lb, tb);
         r->eof = 1; /* the problem is reported at close */
       } else {
         r->nread = n + 1;
@@ -209,10 +241,12 @@ static void *stream_thread(void *arg) {
   unsigned part = __atomic_fetch_add(&r->next_part, 1, __ATOMIC_RELAXED);
   uint64_t k;
   size_t i;
-  while (next_block(r, &k, &i)) {
-    work_slot(r, i);
+  text_buf tb = {NULL, 0};
+  while (next_block(r, &k, &i, &tb)) {
+    work_slot(r, i, &tb);
     finish_block(r, k, i);
   }
+  free(tb.text);
   /* Once every block is committed, the file's ID set is checked by the
      threads together, each its part, so that little is left to
      toi_case_stream_close, which runs on one. */

@@ -14,9 +14,11 @@ void toi_case_stream_tune(toi_case_stream *s, uint64_t (*hash)(const char *id, s
 
 /* The one-pass reader of short lines (toi_case_stream_read) from now on, in
    this process: 2 sixty-four bytes a step (AVX2, where the machine has it),
-   1 thirty-two (SSE2), 0 not at all (every line by the general path); -1
-   or a level the machine lacks: its best. Returns the level in use. The
-   same lines every way; tests hold each way to the others. */
+   1 thirty-two (SSE2), 0 not at all (every line by the general path); 3 as
+   2, but the newlines of the blocks read whole (toi_case_stream_read_raw,
+   toi_line_block_split) found by AVX-512 (BW); -1 or a level the machine
+   lacks: its best. Returns the level in use. The same lines every way;
+   tests hold each way to the others. */
 int toi_case_stream_simd_use(int level);
 
 /* After the last toi_case_stream_accept of a file and before its
@@ -39,5 +41,33 @@ void toi_case_stream_hash_ids(const toi_case_stream *s, const toi_line_block *b,
    with the same s): the same diagnostics, IDs and status, in file order. */
 TOI_MUST_USE toi_status toi_case_stream_accept_hashed(toi_case_stream *s, const toi_line_block *b, const uint64_t *hash,
                                          toi_diags *diags);
+
+/* A block of a case stream read whole (toi_case_stream_read_raw): the bytes
+   of its lines, cut into lines by toi_line_block_split on the thread that
+   parses them. */
+typedef struct toi_raw_block {
+  size_t from, to;  /* its lines: the bytes [from, to) of the block's text */
+  size_t nlines;    /* the file's lines there (blank and comment lines too); 0: nothing to split */
+  long first_line;  /* the number of the first */
+} toi_raw_block;
+
+/* toi_case_stream_read, the same lines with the same numbers, problems and
+   end of the file, but the block's lines are left as the file's bytes in
+   b's text (one read into it, after the bytes the last block left), with
+   their count (at most max_lines): b->n is 0 and raw->nlines not, and
+   toi_line_block_split makes the lines. So the reading lock of a stream
+   holds a read and a count, no copy line by line. The first block (its byte
+   order mark), bytes that hold a NUL, and a line that one read does not hold
+   whole (perhaps longer than TOI_LINE_MAX) are read as toi_case_stream_read
+   reads them (raw->nlines 0, b->n set). The end of the file: b->n and
+   raw->nlines 0. */
+TOI_MUST_USE toi_status toi_case_stream_read_raw(toi_case_stream *s, toi_line_block *b, size_t max_lines,
+                                                 size_t max_bytes, toi_raw_block *raw);
+
+/* The lines of a block of toi_case_stream_read_raw, on any thread (touches b
+   only): each NUL-terminated in place (a CR before its '\n' taken off),
+   blank and comment lines skipped, numbered, as toi_case_stream_read leaves
+   them. Nothing when raw->nlines is 0. */
+void toi_line_block_split(toi_line_block *b, const toi_raw_block *raw);
 
 #endif

@@ -763,6 +763,7 @@ struct toi_case_stream {
      with it, before close (toi_case_stream_check_ids): not filled again */
   unsigned char clean[ID_BUCKETS];
   int fd, is_stdin, eof, started, nonempty;
+  int accepted;    /* a block of lines accepted (read whole, their lines made elsewhere) */
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
   size_t pos, end, cap, scanned;
@@ -1298,15 +1299,16 @@ static inline size_t copy_to_nl_sse2(char *t, const char *p, size_t stop) {
 }
 
 #include <stdatomic.h>
-/* The level toi_case_stream_simd_use sets: 2 AVX2 (copy_to_nl_avx2), 1 SSE2,
-   0 no one-pass reader, -1 not asked yet (relaxed: every thread that asks
-   sets the same value). */
+/* The level toi_case_stream_simd_use sets: 3 AVX-512 (BW) for the blocks
+   read whole (nl_cut_avx512, split_lines_avx512), AVX2 otherwise; 2 AVX2
+   (copy_to_nl_avx2); 1 SSE2; 0 no one-pass reader; -1 not asked yet
+   (relaxed: every thread that asks sets the same value). */
 static atomic_int line_simd = -1;
 
 static int line_simd_best(void) {
 #if defined(__GNUC__) && defined(__x86_64__)
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") ? 2 : 1;
+  return __builtin_cpu_supports("avx512bw") ? 3 : __builtin_cpu_supports("avx2") ? 2 : 1;
 #else
   return 1;
 #endif
@@ -1409,6 +1411,285 @@ toi_status toi_case_stream_read(toi_case_stream *s, toi_line_block *b, size_t ma
   return TOI_OK;
 }
 
+/* ---- blocks read whole, their lines made on the thread that parses them ---- */
+
+/* The newlines of p[0 .. n) counted, at most max of them (max >= 1): their
+   count in *count and the offset just past the last one counted (0: none).
+   Byte by byte from start on, c counted before it; the vector versions
+   below count 64 bytes a step the same way. */
+static size_t nl_cut_from(const char *p, size_t start, size_t n, size_t max, size_t c, size_t *count) {
+  for (size_t i = start; i < n; i++)
+    if (p[i] == '\n' && ++c == max) {
+      *count = c;
+      return i + 1;
+    }
+  *count = c;
+  const char *last = c ? memrchr(p, '\n', n) : NULL; /* fewer than max: the last of all */
+  return last ? (size_t)(last - p) + 1 : 0;
+}
+
+/* A step's mask of the newlines among 64 bytes counted; at max, the one
+   that makes it is the cut. No branch on the bytes but that rare one (a
+   line ends in one step of four or five: a branch on it would be
+   mispredicted about once a line). */
+#define NL_CUT_STEP(m)                                                            \
+  do {                                                                            \
+    const size_t k_ = (size_t)__builtin_popcountll(m);                            \
+    if (__builtin_expect(c + k_ >= max, 0)) { /* m is not 0: c < max */          \
+      uint64_t m_ = (m);                                                          \
+      for (size_t j_ = max - c; j_ > 1; j_--) m_ &= m_ - 1;                       \
+      *count = max;                                                               \
+      return off + (size_t)__builtin_ctzll(m_) + 1;                               \
+    }                                                                             \
+    c += k_;                                                                      \
+  } while (0)
+
+#ifdef ID_SSE2
+static size_t nl_cut_sse2(const char *p, size_t n, size_t max, size_t *count) {
+  const __m128i nl = _mm_set1_epi8('\n');
+  size_t c = 0, off = 0;
+  for (; off + 64 <= n; off += 64) {
+    uint64_t m = 0;
+    for (int q = 0; q < 4; q++)
+      m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + off + 16 * q)), nl)) << (16 * q);
+    NL_CUT_STEP(m);
+  }
+  return nl_cut_from(p, off, n, max, c, count);
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx2"))) static size_t nl_cut_avx2(const char *p, size_t n, size_t max, size_t *count) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  size_t c = 0, off = 0;
+  for (; off + 64 <= n; off += 64) {
+    const uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + off)), nl)) |
+                       (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + off + 32)), nl)) << 32;
+    NL_CUT_STEP(m);
+  }
+  return nl_cut_from(p, off, n, max, c, count);
+}
+__attribute__((target("avx512f,avx512bw"))) static size_t nl_cut_avx512(const char *p, size_t n, size_t max,
+                                                                      size_t *count) {
+  const __m512i nl = _mm512_set1_epi8('\n');
+  size_t c = 0, off = 0;
+  for (; off + 64 <= n; off += 64) {
+    const uint64_t m = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(p + off)), nl);
+    NL_CUT_STEP(m);
+  }
+  return nl_cut_from(p, off, n, max, c, count);
+}
+#else
+static size_t nl_cut_avx2(const char *p, size_t n, size_t max, size_t *count) { return nl_cut_sse2(p, n, max, count); }
+static size_t nl_cut_avx512(const char *p, size_t n, size_t max, size_t *count) { return nl_cut_sse2(p, n, max, count); }
+#endif
+#endif
+
+/* The newlines of p[0 .. n), at most max (>= 1): nl_cut_from's answer, at
+   the width toi_case_stream_simd_use chose. */
+static size_t nl_cut(const char *p, size_t n, size_t max, size_t *count) {
+#ifdef ID_SSE2
+  int simd = atomic_load_explicit(&line_simd, memory_order_relaxed);
+  if (simd < 0) simd = toi_case_stream_simd_use(-1);
+  if (simd > 2) return nl_cut_avx512(p, n, max, count);
+  if (simd > 1) return nl_cut_avx2(p, n, max, count);
+  if (simd == 1) return nl_cut_sse2(p, n, max, count);
+#endif
+  return nl_cut_from(p, 0, n, max, 0, count);
+}
+
+/* The unconsumed bytes of s handed back from b's text[0 .. n) (nul: where
+   its first NUL byte is, or SIZE_MAX), for toi_case_stream_read to go on
+   from: 0, or -1 out of memory. */
+static int stream_take_back(toi_case_stream *s, const char *text, size_t n, size_t nul) {
+  if (n > s->cap) {
+    char *nb = realloc(s->buf, n);
+    if (!nb) return -1;
+    s->buf = nb;
+    s->cap = n;
+  }
+  memcpy(s->buf, text, n);
+  s->pos = s->scanned = 0;
+  s->end = n;
+  s->nul = nul;
+  return 0;
+}
+
+toi_status toi_case_stream_read_raw(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes,
+                                    toi_raw_block *raw) {
+  memset(raw, 0, sizeof *raw);
+  b->n = b->len = b->nerrs = b->nbad = 0;
+  if (s->fail) return s->fail;
+  /* the first block (its byte order mark), and after a NUL byte: line by line */
+  if (!s->started || s->nul != SIZE_MAX || max_lines == 0) return toi_case_stream_read(s, b, max_lines, max_bytes);
+  /* the bytes left from the last block, then one read up to
+     STREAM_READ_BYTES, a byte left for the NUL of a last line without its '\n' */
+  const size_t left = s->end - s->pos, fill = STREAM_READ_BYTES - 1;
+  const size_t need = (left > fill ? left : fill) + 1;
+  if (b->cap < need) {
+    char *nt = realloc(b->text, need);
+    if (!nt) return s->fail = TOI_ERR_NOMEM;
+    b->text = nt;
+    b->cap = need;
+  }
+  char *t = b->text;
+  memcpy(t, s->buf + s->pos, left);
+  size_t end = left, nul = SIZE_MAX; /* the bytes left hold no NUL: s->nul is SIZE_MAX */
+  while (!s->eof && end < fill) {
+    ssize_t got = read(s->fd, t + end, fill - end);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return s->fail = errno == ENOMEM ? TOI_ERR_NOMEM : TOI_ERR_IO;
+    if (got == 0) s->eof = 1;
+    const char *z = got > 0 ? memchr(t + end, '\0', (size_t)got) : NULL;
+    if (z) nul = (size_t)(z - t);
+    end += (size_t)got;
+    break;
+  }
+  size_t nlines, cut = nl_cut(t, end, max_lines, &nlines);
+  const int open_end = nlines < max_lines && s->eof && cut < end; /* a last line without its '\n' */
+  if (open_end) {
+    cut = end;
+    nlines++;
+  }
+  /* A NUL byte, a line that the bytes do not hold whole (perhaps longer than
+     TOI_LINE_MAX: no line in TOI_LINE_MAX + 1 bytes is): line by line. */
+  if (nul != SIZE_MAX || nlines == 0 || end > (size_t)TOI_LINE_MAX + 1) {
+    if (stream_take_back(s, t, end, nul)) return s->fail = TOI_ERR_NOMEM;
+    return toi_case_stream_read(s, b, max_lines, max_bytes);
+  }
+  if (nlines > b->ncap) {
+    size_t *ns = realloc(b->start, nlines * sizeof *ns);
+    if (ns) b->start = ns;
+    long *nl = realloc(b->line, nlines * sizeof *nl);
+    if (nl) b->line = nl;
+    toi_case *ncs = realloc(b->cases, nlines * sizeof *ncs);
+    if (ncs) b->cases = ncs;
+    unsigned char *nok = realloc(b->ok, nlines);
+    if (nok) b->ok = nok;
+    if (!ns || !nl || !ncs || !nok) return s->fail = TOI_ERR_NOMEM;
+    b->ncap = nlines;
+  }
+  /* the bytes after the block stay for the next (s->buf holds them: they
+     came from it, or from one read of at most its size) */
+  memcpy(s->buf, t + cut, end - cut);
+  s->pos = s->scanned = 0;
+  s->end = end - cut;
+  b->len = cut;
+  raw->from = 0;
+  raw->to = cut;
+  raw->nlines = nlines;
+  raw->first_line = s->lineno + 1;
+  s->lineno += (long)nlines;
+  return TOI_OK;
+}
+
+/* The lines of a block being made (toi_line_block_split): kept in locals,
+   so that the NUL written in the text does not make the compiler reload
+   them. */
+typedef struct line_cut {
+  char *t;
+  size_t *start;
+  long *line;
+  size_t n;
+  long lineno;
+} line_cut;
+
+/* Line [p, q) of the text (q its '\n' or the end of the block's bytes) as
+   toi_case_stream_read takes it: a CR before its end and blanks before it
+   off, kept unless blank or a comment, NUL-terminated in place. */
+static inline void split_line(line_cut *c, size_t p, size_t q) {
+  char *t = c->t;
+  const long lineno = c->lineno++;
+  if (q > p && t[q - 1] == '\r') q--; /* CRLF files are accepted */
+  while (p < q && (t[p] == ' ' || t[p] == '\t')) p++;
+  if (p == q || t[p] == '#') return;
+  t[q] = '\0';
+  c->start[c->n] = p;
+  c->line[c->n++] = lineno;
+}
+
+/* The lines ending in the newlines of t[off .. end) (off + 64 * k <= end),
+   from *p on: each split, *p past it. The offset reached. */
+static size_t split_lines_sse2(line_cut *c, size_t *p, size_t off, size_t end) {
+#ifdef ID_SSE2
+  const __m128i nl = _mm_set1_epi8('\n');
+  for (; off + 64 <= end; off += 64) {
+    uint64_t m = 0;
+    for (int q = 0; q < 4; q++)
+      m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(c->t + off + 16 * q)), nl)) << (16 * q);
+    for (; m; m &= m - 1) {
+      const size_t q = off + (size_t)__builtin_ctzll(m);
+      split_line(c, *p, q);
+      *p = q + 1;
+    }
+  }
+#else
+  (void)c, (void)p, (void)end;
+#endif
+  return off;
+}
+
+#if defined(ID_SSE2) && defined(__GNUC__) && defined(__x86_64__)
+__attribute__((target("avx2"))) static size_t split_lines_avx2(line_cut *c, size_t *p, size_t off, size_t end) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  size_t at = *p;
+  for (; off + 64 <= end; off += 64) {
+    uint64_t m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(c->t + off)), nl)) |
+                 (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(c->t + off + 32)), nl)) << 32;
+    for (; m; m &= m - 1) {
+      const size_t q = off + (size_t)__builtin_ctzll(m);
+      split_line(c, at, q);
+      at = q + 1;
+    }
+  }
+  *p = at;
+  return off;
+}
+__attribute__((target("avx512f,avx512bw"))) static size_t split_lines_avx512(line_cut *c, size_t *p, size_t off,
+                                                                           size_t end) {
+  const __m512i nl = _mm512_set1_epi8('\n');
+  size_t at = *p;
+  for (; off + 64 <= end; off += 64) {
+    uint64_t m = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)(c->t + off)), nl);
+    for (; m; m &= m - 1) {
+      const size_t q = off + (size_t)__builtin_ctzll(m);
+      split_line(c, at, q);
+      at = q + 1;
+    }
+  }
+  *p = at;
+  return off;
+}
+#else
+static size_t split_lines_avx2(line_cut *c, size_t *p, size_t off, size_t end) { return split_lines_sse2(c, p, off, end); }
+static size_t split_lines_avx512(line_cut *c, size_t *p, size_t off, size_t end) { return split_lines_sse2(c, p, off, end); }
+#endif
+
+void toi_line_block_split(toi_line_block *b, const toi_raw_block *raw) {
+  if (!raw->nlines) return; /* made by toi_case_stream_read */
+  line_cut c = {b->text, b->start, b->line, 0, raw->first_line};
+  size_t p = raw->from, off = raw->from;
+  const size_t end = raw->to;
+#ifdef ID_SSE2
+  int simd = atomic_load_explicit(&line_simd, memory_order_relaxed);
+  if (simd < 0) simd = toi_case_stream_simd_use(-1);
+  if (simd > 2) off = split_lines_avx512(&c, &p, off, end);
+  else if (simd > 1) off = split_lines_avx2(&c, &p, off, end);
+  else if (simd == 1) off = split_lines_sse2(&c, &p, off, end);
+#endif
+  for (; off < end; off++)
+    if (c.t[off] == '\n') {
+      split_line(&c, p, off);
+      p = off + 1;
+    }
+  b->len = end;
+  if (p < end) { /* the last line, without its '\n' */
+    split_line(&c, p, end);
+    b->len = end + 1;
+  }
+  b->n = c.n;
+  b->nerrs = b->nbad = 0;
+}
+
 void toi_line_block_parse(toi_line_block *b) {
   b->nerrs = b->nbad = 0;
   for (size_t i = 0; i < b->n; i++) {
@@ -1431,6 +1712,7 @@ void toi_line_block_parse(toi_line_block *b) {
    or, hash NULL, made here. */
 static toi_status accept_block(toi_case_stream *s, const toi_line_block *b, const uint64_t *hash, toi_diags *diags) {
   size_t k = 0;
+  if (b->n) s->accepted = 1;
   for (size_t i = 0; i < b->n; i++) {
     if (!b->ok[i]) {
       /* Past the block's first TOI_DIAG_MAX, diags is full: only counted. */
@@ -1505,7 +1787,7 @@ toi_status toi_case_stream_close(toi_case_stream *s, toi_diags *diags) {
     if (s->fail == TOI_ERR_INPUT) add_diag(diags, s->name, s->fail_line, 0, 2, s->fail_msg);
     if (s->fail == TOI_ERR_IO) add_diag(diags, s->path, 0, 0, 2, "read error");
     st = s->fail;
-  } else if (st == TOI_OK && !s->nonempty) {
+  } else if (st == TOI_OK && !s->nonempty && !s->accepted) {
     add_diag(diags, s->name, 0, 0, 2, "no cases (the file is empty or holds only comments)");
     st = TOI_ERR_INPUT;
   }

@@ -436,7 +436,24 @@ static toi_case_stream *stream_open_fresh(const char *path, toi_diags *dg, toi_l
    comments, leading blanks, CRLF, the last line without its LF) read by
    toi_case_stream_read in blocks of random bounds: the lines, their numbers
    and their text as split here byte by byte. */
-static void stream_lines_check(uint64_t seed, long maxlen) {
+/* One block of s into b: by toi_case_stream_read, or (raw) by
+   toi_case_stream_read_raw and toi_line_block_split as a stream's threads
+   do. 1 a block (perhaps of comments alone: b->n 0), 0 the end. */
+static int stream_block(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes, int raw,
+                        toi_status *st) {
+  if (!raw) {
+    *st = toi_case_stream_read(s, b, max_lines, max_bytes);
+    return *st == TOI_OK && b->n;
+  }
+  toi_raw_block rb;
+  *st = toi_case_stream_read_raw(s, b, max_lines, max_bytes, &rb);
+  if (*st != TOI_OK || (!b->n && !rb.nlines)) return 0;
+  cr_assert_leq(rb.nlines, max_lines);
+  toi_line_block_split(b, &rb);
+  return 1;
+}
+
+static void stream_lines_check_way(uint64_t seed, long maxlen, int raw) {
   test_rng r = {te_seed(seed)};
   const char *tmp = getenv("TMPDIR");
   char path[512];
@@ -488,9 +505,13 @@ static void stream_lines_check(uint64_t seed, long maxlen) {
   toi_case_stream *s = stream_open_fresh(path, &dg, &b);
   size_t got = 0;
   for (;;) {
-    size_t max_lines = (size_t)test_rng_int(&r, 1, 40), max_bytes = (size_t)test_rng_int(&r, 1, 60000);
-    cr_assert_eq(toi_case_stream_read(s, &b, max_lines, max_bytes), TOI_OK);
-    if (!b.n) break;
+    /* raw: blocks of up to a few thousand lines too, cut by the reads */
+    size_t max_lines = (size_t)test_rng_int(&r, 1, raw && test_rng_int(&r, 0, 1) ? 5000 : 40);
+    size_t max_bytes = (size_t)test_rng_int(&r, 1, 60000);
+    toi_status st;
+    int more = stream_block(s, &b, max_lines, max_bytes, raw, &st);
+    cr_assert_eq(st, TOI_OK);
+    if (!more) break;
     cr_assert_leq(b.n, max_lines);
     for (size_t i = 0; i < b.n; i++, got++) {
       cr_assert_lt(got, nwant);
@@ -510,6 +531,13 @@ static void stream_lines_check(uint64_t seed, long maxlen) {
   free(line);
 }
 
+/* The same lines whether a block's lines are made as it is read or, read
+   whole, on the thread that parses it. */
+static void stream_lines_check(uint64_t seed, long maxlen) {
+  stream_lines_check_way(seed, maxlen, 0);
+  stream_lines_check_way(seed, maxlen, 1);
+}
+
 Test(caseio, stream_blocks_list_the_files_lines) {
   stream_lines_check(0x11e5b10c, 3000);
 }
@@ -518,7 +546,7 @@ Test(caseio, stream_blocks_list_the_files_lines) {
    up to 512 bytes, 32 or 64 at a time), the others, and those cut by the
    end of a read, by the general path; either way the same lines. */
 Test(caseio, stream_short_lines_every_length_and_place) {
-  for (int way = 2; way >= 0; way--) { /* AVX2 where the machine has it, SSE2, the general path alone */
+  for (int way = 3; way >= 0; way--) { /* AVX-512 and AVX2 where the machine has them, SSE2, the general path alone */
     cr_assert_leq(toi_case_stream_simd_use(way), way);
     stream_lines_check(0x5a17e11e, 700);
     stream_lines_check(0x5a17e11f, 80);
@@ -530,8 +558,9 @@ Test(caseio, stream_short_lines_every_length_and_place) {
    line, as toi_read_cases reports it, wherever the line is. */
 Test(caseio, stream_nul_in_a_short_line_is_refused) {
   const char *tmp = getenv("TMPDIR");
-  for (int at = 0; at < 3 * 200; at += 7) {
-    toi_case_stream_simd_use(2 - at / 200); /* each way: AVX2 where the machine has it, SSE2, the general path */
+  for (int at = 0; at < 2 * 4 * 200; at += 7) {
+    const int raw = at >= 4 * 200; /* then the blocks read whole, after the first of 2 lines */
+    toi_case_stream_simd_use(3 - at % 800 / 200); /* each way: AVX-512, AVX2 where the machine has them, SSE2, the general path */
     char path[512];
     snprintf(path, sizeof path, "%s/toistreamnulXXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
@@ -551,7 +580,7 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
     toi_case_stream *s = stream_open_fresh(path, &dg, &b);
     size_t got = 0;
     toi_status st;
-    while ((st = toi_case_stream_read(s, &b, 100, 1 << 20)) == TOI_OK && b.n) got += b.n;
+    while (stream_block(s, &b, raw ? 2 : 100, 1 << 20, raw, &st)) got += b.n;
     cr_assert_eq(st, TOI_ERR_INPUT, "NUL at %d", at);
     cr_assert_leq(got, 3);
     toi_line_block_free(&b);
@@ -559,6 +588,47 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
     cr_assert_eq(dg.count, 1);
     cr_assert_eq(dg.items[0].line, 4, "NUL at %d", at);
     cr_assert(strstr(dg.items[0].message, "NUL"), "%s", dg.items[0].message);
+    unlink(path);
+  }
+}
+
+/* Read whole after a first block of 2 lines or line by line: a line of
+   TOI_LINE_MAX + 1 bytes (the readers' bound) is a line; one byte more, or a
+   CR after it, ends the file at that line. */
+Test(caseio, stream_overlong_line_ends_the_file_either_way) {
+  const char *tmp = getenv("TMPDIR");
+  for (int k = 0; k < 6; k++) {
+    const int raw = k % 2, over = k / 2 > 0, cr = k / 2 == 2;
+    char path[512];
+    snprintf(path, sizeof path, "%s/toistreamlongXXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    cr_assert(f);
+    for (int i = 0; i < 3; i++) fprintf(f, "line%d\n", i);
+    for (long i = 0; i < (long)TOI_LINE_MAX + 1 + (k / 2 == 1); i++) fputc('w', f);
+    if (cr) fputc('\r', f);
+    fputs("\nafter0\nafter1\n", f);
+    cr_assert_eq(fclose(f), 0);
+    toi_diags dg;
+    toi_line_block b;
+    toi_case_stream *s = stream_open_fresh(path, &dg, &b);
+    size_t got = 0;
+    long last = 0;
+    toi_status st;
+    while (stream_block(s, &b, 2, 1 << 20, raw, &st))
+      for (size_t i = 0; i < b.n; i++, got++) last = b.line[i];
+    cr_assert_eq(st, over ? TOI_ERR_INPUT : TOI_OK, "case %d", k);
+    if (over) cr_assert_leq(got, 3, "case %d: %zu lines", k, got); /* the blocks before the line's, as cut */
+    else cr_assert(got == 6 && last == 6, "case %d: %zu lines, the last %ld", k, got, last);
+    toi_line_block_free(&b);
+    toi_status cst = toi_case_stream_close(s, &dg);
+    if (over) {
+      cr_assert_eq(cst, TOI_ERR_INPUT);
+      cr_assert_eq(dg.count, 1);
+      cr_assert_eq(dg.items[0].line, 4);
+      cr_assert(strstr(dg.items[0].message, "longer than"), "%s", dg.items[0].message);
+    }
     unlink(path);
   }
 }
