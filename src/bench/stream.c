@@ -1,4 +1,5 @@
 /* stream.c: case files read, parsed, worked on and written in blocks on a pool of threads, in input order. */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -57,8 +58,15 @@ typedef struct stream_run {
   /* the file's progress: read under rd, committed under cm */
   pthread_mutex_t rd, cm;
   pthread_cond_t freed; /* a slot was committed (under cm) */
+  /* a regular file read by ranges (toi_case_stream_read_range): each thread
+     claims the next range and reads it outside the lock, then takes its
+     turn in the order of the ranges */
+  int ranged;           /* still read so (rd; read outside it by atomics) */
+  uint64_t claimed;     /* ranges claimed (atomics) */
+  uint64_t turn;        /* the range whose turn it is (rd) */
+  pthread_cond_t turned; /* the turn moved, or the ranges ended (under rd) */
   uint64_t nread;       /* blocks read (rd) */
-  int eof;              /* no more blocks: the end, a reading problem or a stop (rd) */
+  int eof;              /* no more blocks: the end, a reading problem or a stop (rd; atomics) */
   uint64_t ncommitted;  /* blocks committed (cm) */
   unsigned char *done;  /* slot k: its block is worked on and waits for its commit (cm) */
   toi_status st;        /* the file's first problem of memory or of the ID file (cm) */
@@ -204,7 +212,14 @@ static void finish_block(stream_run *r, uint64_t k, size_t i) {
    the end (of the file, after a reading problem, or after a problem of
    accept), *k then the number of blocks read. */
 static int next_block(stream_run *r, uint64_t *k, size_t *i, text_buf *tb) {
+  toi_range rr;
+  int ranged = __atomic_load_n(&r->ranged, __ATOMIC_ACQUIRE) && !__atomic_load_n(&r->eof, __ATOMIC_RELAXED);
+  if (ranged) { /* the read, the search for NUL bytes and the count of newlines outside the lock */
+    rr.k = __atomic_fetch_add(&r->claimed, 1, __ATOMIC_RELAXED);
+    if (toi_case_stream_pread(r->cs, &rr, &tb->text, &tb->cap)) rr.err = ENOMEM;
+  }
   pthread_mutex_lock(&r->rd);
+  while (ranged && r->ranged && !r->eof && r->turn != rr.k) pthread_cond_wait(&r->turned, &r->rd);
   int got = 0;
   if (!r->eof) {
     uint64_t n = r->nread;
@@ -214,15 +229,20 @@ static int next_block(stream_run *r, uint64_t *k, size_t *i, text_buf *tb) {
     toi_status pst = r->st;
     pthread_mutex_unlock(&r->cm);
     if (pst != TOI_OK) {
-      r->eof = 1;
+      __atomic_store_n(&r->eof, 1, __ATOMIC_RELAXED);
     } else {
       size_t at = (size_t)(n % r->nslots);
       slot *sl = &r->slots[at];
       text_lend(&sl->lb, tb);
-      toi_status st = toi_case_stream_read_raw(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &sl->raw);
+      toi_status st = ranged ? toi_case_stream_read_range(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &rr, &sl->raw)
+                             : toi_case_stream_read_raw(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &sl->raw);
+      if (r->ranged && !toi_case_stream_ranged(r->cs)) { /* in order from here on: nobody waits for a turn */
+        __atomic_store_n(&r->ranged, 0, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&r->turned);
+      }
       if ((sl->lb.n == 0 && sl->raw.nlines == 0) || st != TOI_OK) {
         text_take_back(&sl->lb, tb);
-        r->eof = 1; /* the problem is reported at close */
+        __atomic_store_n(&r->eof, 1, __ATOMIC_RELAXED); /* the problem is reported at close */
       } else {
         r->nread = n + 1;
         *k = n;
@@ -232,6 +252,11 @@ static int next_block(stream_run *r, uint64_t *k, size_t *i, text_buf *tb) {
     }
   }
   if (!got) *k = r->nread;
+  if (ranged && r->turn == rr.k) {
+    r->turn = rr.k + 1;
+    pthread_cond_broadcast(&r->turned);
+  }
+  if (r->eof) pthread_cond_broadcast(&r->turned); /* those waiting for a turn stop */
   pthread_mutex_unlock(&r->rd);
   return got;
 }
@@ -269,7 +294,9 @@ static toi_status run_file(stream_run *r, const char *path, toi_stream_result *r
     r->dg = &dg;
     r->res = res;
     r->nread = r->ncommitted = 0;
-    r->eof = 0;
+    r->ranged = toi_case_stream_ranged(r->cs);
+    r->claimed = r->turn = 0;
+    __atomic_store_n(&r->eof, 0, __ATOMIC_RELAXED);
     r->st = TOI_OK;
     memset(r->done, 0, r->nslots);
     int jobs = r->o->jobs < 1 ? 1 : r->o->jobs, started = 0;
@@ -308,8 +335,9 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
     sync = !pthread_mutex_init(&r.rd, NULL);
     sync += sync == 1 && !pthread_mutex_init(&r.cm, NULL);
     sync += sync == 2 && !pthread_cond_init(&r.freed, NULL);
+    sync += sync == 3 && !pthread_cond_init(&r.turned, NULL);
   }
-  if (sync < 3) {
+  if (sync < 4) {
     res->read = TOI_ERR_NOMEM;
     rc = -1;
   }
@@ -318,6 +346,7 @@ int toi_stream_files(toi_stream_result *res, const toi_stream_opts *o, int nfile
     if (st == TOI_ERR_NOMEM) rc = -1;
     if (st != TOI_OK && (res->read == TOI_OK || st == TOI_ERR_NOMEM)) res->read = st;
   }
+  if (sync >= 4) pthread_cond_destroy(&r.turned);
   if (sync >= 3) pthread_cond_destroy(&r.freed);
   if (sync >= 2) pthread_mutex_destroy(&r.cm);
   if (sync >= 1) pthread_mutex_destroy(&r.rd);

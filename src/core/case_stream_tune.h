@@ -64,6 +64,41 @@ typedef struct toi_raw_block {
 TOI_MUST_USE toi_status toi_case_stream_read_raw(toi_case_stream *s, toi_line_block *b, size_t max_lines,
                                                  size_t max_bytes, toi_raw_block *raw);
 
+/* A range of a regular file (its bytes [k R, (k + 1) R), R = 256 KiB),
+   read outside the reading lock by toi_case_stream_pread, with what can be
+   known of it alone. */
+typedef struct toi_range {
+  uint64_t k;
+  size_t got;   /* bytes read: fewer than R, the end of the file is there */
+  int err;      /* errno of a failed read, or 0 */
+  size_t nl;    /* its newlines */
+  size_t last;  /* the offset past its last newline (0: none) */
+  size_t nul;   /* the offset of its first NUL byte, or SIZE_MAX */
+} toi_range;
+
+/* 1 while s reads a regular file by ranges (from its open, if it is one and
+   not standard input; until a block needs the reading in order). */
+int toi_case_stream_ranged(const toi_case_stream *s);
+
+/* Range rr->k of s's file into *text (grown to fit, *cap its size; the
+   range at a fixed offset in it), with its counts: on any thread at once
+   (reads s's descriptor alone). 0, or -1 out of memory (a failed read is in
+   rr->err). */
+int toi_case_stream_pread(const toi_case_stream *s, toi_range *rr, char **text, size_t *cap);
+
+/* The next block as toi_case_stream_read_raw gives it, made of the range
+   that toi_case_stream_pread read into b's text and what the last block
+   left: in the order of the ranges (0, 1, 2, ...: another order is
+   TOI_ERR_IO), one at a time, so that the reading lock holds a copy of a
+   line's end and a sum. Where the bytes left are more than a line's end
+   (max_lines reached early), the range holds a NUL byte, or a line longer
+   than a range, the file goes on in order from there (its offset set past
+   the range, the range's bytes kept), and from then on, as once s is not
+   ranged, this is toi_case_stream_read_raw (the range's bytes are not read).
+   max_lines >= 1. */
+TOI_MUST_USE toi_status toi_case_stream_read_range(toi_case_stream *s, toi_line_block *b, size_t max_lines,
+                                                   size_t max_bytes, const toi_range *rr, toi_raw_block *raw);
+
 /* The lines of a block of toi_case_stream_read_raw, on any thread (touches b
    only): each NUL-terminated in place (a CR before its '\n' taken off),
    blank and comment lines skipped, numbered, as toi_case_stream_read leaves

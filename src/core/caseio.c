@@ -764,6 +764,8 @@ struct toi_case_stream {
   unsigned char clean[ID_BUCKETS];
   int fd, is_stdin, eof, started, nonempty;
   int accepted;    /* a block of lines accepted (read whole, their lines made elsewhere) */
+  int ranged;      /* read by ranges (toi_case_stream_read_range) */
+  uint64_t next_range; /* the range toi_case_stream_read_range takes next */
   char name[256], path[256];
   char *buf;       /* bytes read, [pos, end) not yet consumed */
   size_t pos, end, cap, scanned;
@@ -1151,6 +1153,7 @@ toi_status toi_case_stream_open(toi_case_stream **sp, const char *path, toi_diag
   s->nul = SIZE_MAX;
   s->mem.hash = id_hash_of;
   s->mem.max = !s->is_stdin && fstat(s->fd, &sb) == 0 && S_ISREG(sb.st_mode) ? ID_MEM_MAX : 0;
+  s->ranged = s->mem.max > 0; /* a regular file opened here: its offset is 0, pread reads it anywhere */
   if (!(s->buf = malloc(s->cap))) {
     if (!s->is_stdin) close(s->fd);
     free(s);
@@ -1514,6 +1517,46 @@ static int stream_take_back(toi_case_stream *s, const char *text, size_t n, size
   return 0;
 }
 
+/* Room in b for the cases of n lines: 0, or -1 out of memory. */
+static int block_reserve(toi_line_block *b, size_t n) {
+  if (n <= b->ncap) return 0;
+  size_t *ns = realloc(b->start, n * sizeof *ns);
+  if (ns) b->start = ns;
+  long *nl = realloc(b->line, n * sizeof *nl);
+  if (nl) b->line = nl;
+  toi_case *ncs = realloc(b->cases, n * sizeof *ncs);
+  if (ncs) b->cases = ncs;
+  unsigned char *nok = realloc(b->ok, n);
+  if (nok) b->ok = nok;
+  if (!ns || !nl || !ncs || !nok) return -1;
+  b->ncap = n;
+  return 0;
+}
+
+/* The block of nlines lines of b's text [from, cut), the bytes [cut, end)
+   kept in s->buf for the next. */
+static toi_status raw_block(toi_case_stream *s, toi_line_block *b, size_t from, size_t cut, size_t end, size_t nlines,
+                            toi_raw_block *raw) {
+  if (block_reserve(b, nlines)) return s->fail = TOI_ERR_NOMEM;
+  if (end - cut > s->cap) { /* what s->buf held is in b: a new one */
+    char *nb = malloc(end - cut);
+    if (!nb) return s->fail = TOI_ERR_NOMEM;
+    free(s->buf);
+    s->buf = nb;
+    s->cap = end - cut;
+  }
+  memcpy(s->buf, b->text + cut, end - cut);
+  s->pos = s->scanned = 0;
+  s->end = end - cut;
+  b->len = cut;
+  raw->from = from;
+  raw->to = cut;
+  raw->nlines = nlines;
+  raw->first_line = s->lineno + 1;
+  s->lineno += (long)nlines;
+  return TOI_OK;
+}
+
 toi_status toi_case_stream_read_raw(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes,
                                     toi_raw_block *raw) {
   memset(raw, 0, sizeof *raw);
@@ -1556,30 +1599,130 @@ toi_status toi_case_stream_read_raw(toi_case_stream *s, toi_line_block *b, size_
     if (stream_take_back(s, t, end, nul)) return s->fail = TOI_ERR_NOMEM;
     return toi_case_stream_read(s, b, max_lines, max_bytes);
   }
-  if (nlines > b->ncap) {
-    size_t *ns = realloc(b->start, nlines * sizeof *ns);
-    if (ns) b->start = ns;
-    long *nl = realloc(b->line, nlines * sizeof *nl);
-    if (nl) b->line = nl;
-    toi_case *ncs = realloc(b->cases, nlines * sizeof *ncs);
-    if (ncs) b->cases = ncs;
-    unsigned char *nok = realloc(b->ok, nlines);
-    if (nok) b->ok = nok;
-    if (!ns || !nl || !ncs || !nok) return s->fail = TOI_ERR_NOMEM;
-    b->ncap = nlines;
-  }
   /* the bytes after the block stay for the next (s->buf holds them: they
      came from it, or from one read of at most its size) */
-  memcpy(s->buf, t + cut, end - cut);
+  return raw_block(s, b, 0, cut, end, nlines, raw);
+}
+
+/* ---- a regular file read by ranges, outside the reading lock ---- */
+
+/* The ranges' size, and the room before each in its buffer for the bytes
+   the last block left (a line's end, most often: more, and the file goes on
+   by toi_case_stream_read_raw). */
+#define RANGE_BYTES STREAM_READ_BYTES
+#define RANGE_ROOM ((size_t)1 << 16)
+
+int toi_case_stream_ranged(const toi_case_stream *s) { return s->ranged; }
+
+int toi_case_stream_pread(const toi_case_stream *s, toi_range *rr, char **text, size_t *cap) {
+  rr->got = 0;
+  rr->err = 0;
+  rr->nl = rr->last = 0;
+  rr->nul = SIZE_MAX;
+  const size_t need = RANGE_ROOM + RANGE_BYTES + 1; /* a byte for the NUL of a last line without its '\n' */
+  if (*cap < need) {
+    char *nt = realloc(*text, need);
+    if (!nt) return -1;
+    *text = nt;
+    *cap = need;
+  }
+  char *d = *text + RANGE_ROOM;
+  const off_t at = (off_t)(rr->k * RANGE_BYTES);
+  while (rr->got < RANGE_BYTES) {
+    ssize_t n = pread(s->fd, d + rr->got, RANGE_BYTES - rr->got, at + (off_t)rr->got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      rr->err = errno ? errno : EIO;
+      return 0;
+    }
+    if (n == 0) break;
+    rr->got += (size_t)n;
+  }
+  const char *z = memchr(d, '\0', rr->got);
+  if (z) rr->nul = (size_t)(z - d);
+  size_t count;
+  (void)nl_cut(d, rr->got, SIZE_MAX, &count);
+  rr->nl = count;
+  const char *last = count ? memrchr(d, '\n', rr->got) : NULL;
+  rr->last = last ? (size_t)(last - d) + 1 : 0;
+  return 0;
+}
+
+/* From range k on, the file is read in order (toi_case_stream_read_raw):
+   the bytes not yet taken, s->buf's then data[0 .. got), into s->buf, and
+   the file's offset after range k. The next block so. */
+static toi_status ranges_end(toi_case_stream *s, toi_line_block *b, const char *data, size_t got, uint64_t k,
+                             size_t max_lines, size_t max_bytes, toi_raw_block *raw) {
+  s->ranged = 0;
+  const size_t left = s->end - s->pos;
+  if (left + got > s->cap) {
+    char *nb = malloc(left + got);
+    if (!nb) return s->fail = TOI_ERR_NOMEM;
+    memcpy(nb, s->buf + s->pos, left);
+    free(s->buf);
+    s->buf = nb;
+    s->cap = left + got;
+  } else {
+    memmove(s->buf, s->buf + s->pos, left);
+  }
+  memcpy(s->buf + left, data, got);
   s->pos = s->scanned = 0;
-  s->end = end - cut;
-  b->len = cut;
-  raw->from = 0;
-  raw->to = cut;
-  raw->nlines = nlines;
-  raw->first_line = s->lineno + 1;
-  s->lineno += (long)nlines;
-  return TOI_OK;
+  s->end = left + got;
+  const char *z = memchr(s->buf, '\0', s->end);
+  s->nul = z ? (size_t)(z - s->buf) : SIZE_MAX;
+  if (!s->eof && lseek(s->fd, (off_t)((k + 1) * RANGE_BYTES), SEEK_SET) < 0) return s->fail = TOI_ERR_IO;
+  return toi_case_stream_read_raw(s, b, max_lines, max_bytes, raw);
+}
+
+toi_status toi_case_stream_read_range(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes,
+                                      const toi_range *rr, toi_raw_block *raw) {
+  memset(raw, 0, sizeof *raw);
+  b->n = b->len = b->nerrs = b->nbad = 0;
+  if (s->fail) return s->fail;
+  if (!s->ranged) return toi_case_stream_read_raw(s, b, max_lines, max_bytes, raw);
+  if (rr->k != s->next_range || max_lines == 0) return s->fail = TOI_ERR_IO; /* a caller's mistake */
+  s->next_range++;
+  if (rr->err) return s->fail = rr->err == ENOMEM ? TOI_ERR_NOMEM : TOI_ERR_IO;
+  char *data = b->text + RANGE_ROOM;
+  size_t got = rr->got, nl = rr->nl, last = rr->last, nul = rr->nul;
+  if (s->eof) got = nl = last = 0, nul = SIZE_MAX; /* the end was in an earlier range */
+  if (got < RANGE_BYTES) s->eof = 1;                /* the end of the file is in this range */
+  if (rr->k == 0) { /* the file's start: a byte order mark is skipped (it holds no '\n', no NUL) */
+    const size_t bom = text_bom_len(data, got);
+    data += bom;
+    got -= bom;
+    last -= last ? bom : 0;
+    nul -= nul != SIZE_MAX ? bom : 0;
+    s->started = 1;
+  }
+  const size_t left = s->end - s->pos;
+  /* the bytes the last block left go before the range's, unless many */
+  if (left > RANGE_ROOM || nul != SIZE_MAX || s->nul != SIZE_MAX)
+    return ranges_end(s, b, data, got, rr->k, max_lines, max_bytes, raw);
+  char *t = data - left;
+  memcpy(t, s->buf + s->pos, left);
+  const size_t from = (size_t)(t - b->text), end = left + got;
+  size_t left_nl, nlines, cut = nl_cut(t, left, SIZE_MAX, &left_nl); /* the lines left, most often none */
+  if (left_nl + nl <= max_lines) { /* the range's counted outside the lock */
+    nlines = left_nl + nl;
+    if (last) cut = left + last;
+  } else {
+    cut = nl_cut(t, end, max_lines, &nlines);
+  }
+  if (nlines < max_lines && s->eof && cut < end) { /* a last line without its '\n' */
+    cut = end;
+    nlines++;
+  }
+  if (nlines == 0) {
+    if (end == 0) return TOI_OK; /* the end of the file */
+    /* a line longer than a range and the room: in order from here on */
+    return ranges_end(s, b, data, got, rr->k, max_lines, max_bytes, raw);
+  }
+  if (end - cut > RANGE_ROOM) s->ranged = 0; /* many lines left (a block of max_lines): in order from here on */
+  toi_status st = raw_block(s, b, from, from + cut, from + end, nlines, raw);
+  if (st == TOI_OK && !s->ranged && !s->eof && lseek(s->fd, (off_t)((rr->k + 1) * RANGE_BYTES), SEEK_SET) < 0)
+    st = s->fail = TOI_ERR_IO;
+  return st;
 }
 
 /* The lines of a block being made (toi_line_block_split): kept in locals,

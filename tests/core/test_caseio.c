@@ -424,7 +424,11 @@ Test(caseio, block_reader_agrees_with_the_line_reader) {
    their numbers, leading blanks and the CR taken off, each NUL-terminated. */
 /* path opened as a case stream (it must open), with empty diagnostics and
    an empty block to read it into. */
+/* The next range stream_block reads (raw 2); 0 for a stream just opened. */
+static uint64_t range_next;
+
 static toi_case_stream *stream_open_fresh(const char *path, toi_diags *dg, toi_line_block *b) {
+  range_next = 0;
   memset(dg, 0, sizeof *dg);
   memset(b, 0, sizeof *b);
   toi_case_stream *s;
@@ -436,9 +440,11 @@ static toi_case_stream *stream_open_fresh(const char *path, toi_diags *dg, toi_l
    comments, leading blanks, CRLF, the last line without its LF) read by
    toi_case_stream_read in blocks of random bounds: the lines, their numbers
    and their text as split here byte by byte. */
-/* One block of s into b: by toi_case_stream_read, or (raw) by
-   toi_case_stream_read_raw and toi_line_block_split as a stream's threads
-   do. 1 a block (perhaps of comments alone: b->n 0), 0 the end. */
+/* One block of s into b: by toi_case_stream_read (raw 0), or as a stream's
+   threads read it: by toi_case_stream_read_raw (raw 1) or by ranges (raw 2:
+   toi_case_stream_pread, toi_case_stream_read_range), then
+   toi_line_block_split. 1 a block (perhaps of comments alone: b->n 0), 0
+   the end. */
 static int stream_block(toi_case_stream *s, toi_line_block *b, size_t max_lines, size_t max_bytes, int raw,
                         toi_status *st) {
   if (!raw) {
@@ -446,7 +452,15 @@ static int stream_block(toi_case_stream *s, toi_line_block *b, size_t max_lines,
     return *st == TOI_OK && b->n;
   }
   toi_raw_block rb;
-  *st = toi_case_stream_read_raw(s, b, max_lines, max_bytes, &rb);
+  if (raw == 2) {
+    toi_range rr;
+    memset(&rr, 0, sizeof rr);
+    rr.k = range_next++;
+    if (toi_case_stream_ranged(s)) cr_assert_eq(toi_case_stream_pread(s, &rr, &b->text, &b->cap), 0);
+    *st = toi_case_stream_read_range(s, b, max_lines, max_bytes, &rr, &rb);
+  } else {
+    *st = toi_case_stream_read_raw(s, b, max_lines, max_bytes, &rb);
+  }
   if (*st != TOI_OK || (!b->n && !rb.nlines)) return 0;
   cr_assert_leq(rb.nlines, max_lines);
   toi_line_block_split(b, &rb);
@@ -505,8 +519,10 @@ static void stream_lines_check_way(uint64_t seed, long maxlen, int raw) {
   toi_case_stream *s = stream_open_fresh(path, &dg, &b);
   size_t got = 0;
   for (;;) {
-    /* raw: blocks of up to a few thousand lines too, cut by the reads */
-    size_t max_lines = (size_t)test_rng_int(&r, 1, raw && test_rng_int(&r, 0, 1) ? 5000 : 40);
+    /* raw: blocks of up to a few thousand lines too, cut by the reads; by
+       ranges, mostly (few lines a block go on in order, once one leaves
+       more than a line's end) */
+    size_t max_lines = (size_t)test_rng_int(&r, 1, raw && test_rng_int(&r, 0, raw == 2 ? 7 : 1) ? 5000 : 40);
     size_t max_bytes = (size_t)test_rng_int(&r, 1, 60000);
     toi_status st;
     int more = stream_block(s, &b, max_lines, max_bytes, raw, &st);
@@ -532,10 +548,9 @@ static void stream_lines_check_way(uint64_t seed, long maxlen, int raw) {
 }
 
 /* The same lines whether a block's lines are made as it is read or, read
-   whole, on the thread that parses it. */
+   whole, on the thread that parses them, and whether by ranges. */
 static void stream_lines_check(uint64_t seed, long maxlen) {
-  stream_lines_check_way(seed, maxlen, 0);
-  stream_lines_check_way(seed, maxlen, 1);
+  for (int raw = 0; raw <= 2; raw++) stream_lines_check_way(seed, maxlen, raw);
 }
 
 Test(caseio, stream_blocks_list_the_files_lines) {
@@ -558,8 +573,8 @@ Test(caseio, stream_short_lines_every_length_and_place) {
    line, as toi_read_cases reports it, wherever the line is. */
 Test(caseio, stream_nul_in_a_short_line_is_refused) {
   const char *tmp = getenv("TMPDIR");
-  for (int at = 0; at < 2 * 4 * 200; at += 7) {
-    const int raw = at >= 4 * 200; /* then the blocks read whole, after the first of 2 lines */
+  for (int at = 0; at < 3 * 4 * 200; at += 7) {
+    const int raw = at / (4 * 200); /* 1: the blocks read whole, after the first of 2 lines; 2: by ranges */
     toi_case_stream_simd_use(3 - at % 800 / 200); /* each way: AVX-512, AVX2 where the machine has them, SSE2, the general path */
     char path[512];
     snprintf(path, sizeof path, "%s/toistreamnulXXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -580,7 +595,7 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
     toi_case_stream *s = stream_open_fresh(path, &dg, &b);
     size_t got = 0;
     toi_status st;
-    while (stream_block(s, &b, raw ? 2 : 100, 1 << 20, raw, &st)) got += b.n;
+    while (stream_block(s, &b, raw == 1 ? 2 : 100, 1 << 20, raw, &st)) got += b.n;
     cr_assert_eq(st, TOI_ERR_INPUT, "NUL at %d", at);
     cr_assert_leq(got, 3);
     toi_line_block_free(&b);
@@ -592,13 +607,13 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
   }
 }
 
-/* Read whole after a first block of 2 lines or line by line: a line of
-   TOI_LINE_MAX + 1 bytes (the readers' bound) is a line; one byte more, or a
-   CR after it, ends the file at that line. */
+/* Line by line, read whole after a first block of 2 lines, or by ranges: a
+   line of TOI_LINE_MAX + 1 bytes (the readers' bound) is a line; one byte
+   more, or a CR after it, ends the file at that line. */
 Test(caseio, stream_overlong_line_ends_the_file_either_way) {
   const char *tmp = getenv("TMPDIR");
-  for (int k = 0; k < 6; k++) {
-    const int raw = k % 2, over = k / 2 > 0, cr = k / 2 == 2;
+  for (int k = 0; k < 9; k++) {
+    const int raw = k % 3, over = k / 3 > 0, cr = k / 3 == 2;
     char path[512];
     snprintf(path, sizeof path, "%s/toistreamlongXXXXXX", tmp && *tmp ? tmp : "/tmp");
     int fd = mkstemp(path);
@@ -606,7 +621,7 @@ Test(caseio, stream_overlong_line_ends_the_file_either_way) {
     FILE *f = fdopen(fd, "w");
     cr_assert(f);
     for (int i = 0; i < 3; i++) fprintf(f, "line%d\n", i);
-    for (long i = 0; i < (long)TOI_LINE_MAX + 1 + (k / 2 == 1); i++) fputc('w', f);
+    for (long i = 0; i < (long)TOI_LINE_MAX + 1 + (k / 3 == 1); i++) fputc('w', f);
     if (cr) fputc('\r', f);
     fputs("\nafter0\nafter1\n", f);
     cr_assert_eq(fclose(f), 0);
