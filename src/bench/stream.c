@@ -38,11 +38,16 @@ typedef struct slot {
    input order (one thread at a time, the commit lock). So every thread does
    every kind of work, reading and committing overlap the others' parsing and
    work without rounds or barriers, and a block is parsed on the thread that
-   just read it. The reading lock holds one read and a count of the lines
-   (toi_case_stream_read_raw), into the thread's own buffer (text_buf); the
-   lines are cut out of it, in place, outside the lock. Block k uses slot k
-   mod nslots: it is read only once block k - nslots is committed, so memory
-   stays bounded. */
+   just read it, into its own buffer (text_buf). With several threads a
+   regular file is read by ranges: the read, outside the reading lock; in
+   the lock, in the order of the ranges, a line's end put before the range
+   and a sum (toi_case_stream_pread, toi_case_stream_read_range). Other
+   inputs: the lock holds one read and a count of the lines
+   (toi_case_stream_read_raw). Either way the lines are cut out of the bytes,
+   in place, outside the lock, and a block is at most a range or a read
+   (256 KiB). One thread reads line by line, blocks of o->block cases (an
+   out-of-process solver's calls). Block k uses slot k mod nslots: it is
+   read only once block k - nslots is committed, so memory stays bounded. */
 
 /* Blocks in flight per thread, at most. */
 #define STREAM_PER_JOB 6
@@ -61,6 +66,8 @@ typedef struct stream_run {
   /* a regular file read by ranges (toi_case_stream_read_range): each thread
      claims the next range and reads it outside the lock, then takes its
      turn in the order of the ranges */
+  int whole;            /* blocks read whole (several threads: the lock is shared); else line by line, as
+                           many cases a block as o->block says (one thread, often for a solver's process) */
   int ranged;           /* still read so (rd; read outside it by atomics) */
   uint64_t claimed;     /* ranges claimed (atomics) */
   uint64_t turn;        /* the range whose turn it is (rd) */
@@ -234,8 +241,10 @@ static int next_block(stream_run *r, uint64_t *k, size_t *i, text_buf *tb) {
       size_t at = (size_t)(n % r->nslots);
       slot *sl = &r->slots[at];
       text_lend(&sl->lb, tb);
-      toi_status st = ranged ? toi_case_stream_read_range(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &rr, &sl->raw)
-                             : toi_case_stream_read_raw(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &sl->raw);
+      toi_status st;
+      if (ranged) st = toi_case_stream_read_range(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &rr, &sl->raw);
+      else if (r->whole) st = toi_case_stream_read_raw(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES, &sl->raw);
+      else st = toi_case_stream_read(r->cs, &sl->lb, r->block, STREAM_BLOCK_BYTES); /* sl->raw stays empty */
       if (r->ranged && !toi_case_stream_ranged(r->cs)) { /* in order from here on: nobody waits for a turn */
         __atomic_store_n(&r->ranged, 0, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&r->turned);
@@ -294,7 +303,8 @@ static toi_status run_file(stream_run *r, const char *path, toi_stream_result *r
     r->dg = &dg;
     r->res = res;
     r->nread = r->ncommitted = 0;
-    r->ranged = toi_case_stream_ranged(r->cs);
+    r->whole = r->o->jobs > 1;
+    r->ranged = r->whole && toi_case_stream_ranged(r->cs);
     r->claimed = r->turn = 0;
     __atomic_store_n(&r->eof, 0, __ATOMIC_RELAXED);
     r->st = TOI_OK;

@@ -21,7 +21,8 @@ typedef struct toi_stream_block {
 /// The work of a command on a stream of case files.
 typedef struct toi_stream_opts {
   int jobs;       ///< threads (1 or more)
-  size_t block;   ///< lines of the file per block at most, blank and comment lines among them (0: a default suited to jobs)
+  size_t block;   ///< cases per block (0: a default suited to jobs); with jobs > 1, lines of the file per block at
+                  ///< most, blank and comment lines among them, and at most 256 KiB of them
   /// Solves and scores a block and writes its output to b->out, on any
   /// thread, using only the scratch of b->slot: 0, or nonzero (kept for commit).
   int (*work)(void *ctx, toi_stream_block *b);
