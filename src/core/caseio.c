@@ -1243,21 +1243,25 @@ static int stream_line(toi_case_stream *s, size_t *len) {
   }
 }
 
+/* Room in b for the cases of n lines: 0, or -1 out of memory. */
+static int block_reserve(toi_line_block *b, size_t n) {
+  if (n <= b->ncap) return 0;
+  size_t *ns = realloc(b->start, n * sizeof *ns);
+  if (ns) b->start = ns;
+  long *nl = realloc(b->line, n * sizeof *nl);
+  if (nl) b->line = nl;
+  toi_case *ncs = realloc(b->cases, n * sizeof *ncs);
+  if (ncs) b->cases = ncs;
+  unsigned char *nok = realloc(b->ok, n);
+  if (nok) b->ok = nok;
+  if (!ns || !nl || !ncs || !nok) return -1;
+  b->ncap = n;
+  return 0;
+}
+
 /* Room in b for one more line of l bytes and its NUL. 0 or -1 (out of memory). */
 static int block_room(toi_line_block *b, size_t l) {
-  if (b->n == b->ncap) {
-    size_t nc = b->ncap ? 2 * b->ncap : 256;
-    size_t *ns = realloc(b->start, nc * sizeof *ns);
-    if (ns) b->start = ns;
-    long *nl = realloc(b->line, nc * sizeof *nl);
-    if (nl) b->line = nl;
-    toi_case *ncs = realloc(b->cases, nc * sizeof *ncs);
-    if (ncs) b->cases = ncs;
-    unsigned char *nok = realloc(b->ok, nc);
-    if (nok) b->ok = nok;
-    if (!ns || !nl || !ncs || !nok) return -1;
-    b->ncap = nc;
-  }
+  if (b->n == b->ncap && block_reserve(b, b->ncap ? 2 * b->ncap : 256)) return -1;
   if (b->len + l + 1 > b->cap) {
     size_t nc = b->cap ? b->cap : 1 << 16;
     while (nc < b->len + l + 1) nc *= 2;
@@ -1514,22 +1518,6 @@ static int stream_take_back(toi_case_stream *s, const char *text, size_t n, size
   s->pos = s->scanned = 0;
   s->end = n;
   s->nul = nul;
-  return 0;
-}
-
-/* Room in b for the cases of n lines: 0, or -1 out of memory. */
-static int block_reserve(toi_line_block *b, size_t n) {
-  if (n <= b->ncap) return 0;
-  size_t *ns = realloc(b->start, n * sizeof *ns);
-  if (ns) b->start = ns;
-  long *nl = realloc(b->line, n * sizeof *nl);
-  if (nl) b->line = nl;
-  toi_case *ncs = realloc(b->cases, n * sizeof *ncs);
-  if (ncs) b->cases = ncs;
-  unsigned char *nok = realloc(b->ok, n);
-  if (nok) b->ok = nok;
-  if (!ns || !nl || !ncs || !nok) return -1;
-  b->ncap = n;
   return 0;
 }
 

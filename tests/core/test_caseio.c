@@ -467,15 +467,22 @@ static int stream_block(toi_case_stream *s, toi_line_block *b, size_t max_lines,
   return 1;
 }
 
-static void stream_lines_check_way(uint64_t seed, long maxlen, int raw) {
-  test_rng r = {te_seed(seed)};
+/* A new file for writing at a fresh path (size bytes) in TMPDIR, named from
+   stem: its stream. */
+static FILE *fresh_file(char *path, size_t size, const char *stem) {
   const char *tmp = getenv("TMPDIR");
-  char path[512];
-  snprintf(path, sizeof path, "%s/toistreamXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  snprintf(path, size, "%s/%sXXXXXX", tmp && *tmp ? tmp : "/tmp", stem);
   int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
+  cr_assert_geq(fd, 0, "mkstemp %s", path);
   FILE *f = fdopen(fd, "w");
   cr_assert(f);
+  return f;
+}
+
+static void stream_lines_check_way(uint64_t seed, long maxlen, int raw) {
+  test_rng r = {te_seed(seed)};
+  char path[512];
+  FILE *f = fresh_file(path, sizeof path, "toistream");
   size_t nwant = 0, cap = 1 << 14;
   char **want = malloc(cap * sizeof *want);
   long *wline = malloc(cap * sizeof *wline);
@@ -572,16 +579,11 @@ Test(caseio, stream_short_lines_every_length_and_place) {
 /* A NUL in a short line (the one-pass path's lines) ends the file at that
    line, as toi_read_cases reports it, wherever the line is. */
 Test(caseio, stream_nul_in_a_short_line_is_refused) {
-  const char *tmp = getenv("TMPDIR");
   for (int at = 0; at < 3 * 4 * 200; at += 7) {
     const int raw = at / (4 * 200); /* 1: the blocks read whole, after the first of 2 lines; 2: by ranges */
     toi_case_stream_simd_use(3 - at % 800 / 200); /* each way: AVX-512, AVX2 where the machine has them, SSE2, the general path */
     char path[512];
-    snprintf(path, sizeof path, "%s/toistreamnulXXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    cr_assert(f);
+    FILE *f = fresh_file(path, sizeof path, "toistreamnul");
     for (int k = 0; k < 3; k++) fprintf(f, "line%d-%0200d\n", k, 0);
     char bad[300];
     memset(bad, 'q', sizeof bad);
@@ -611,15 +613,10 @@ Test(caseio, stream_nul_in_a_short_line_is_refused) {
    line of TOI_LINE_MAX + 1 bytes (the readers' bound) is a line; one byte
    more, or a CR after it, ends the file at that line. */
 Test(caseio, stream_overlong_line_ends_the_file_either_way) {
-  const char *tmp = getenv("TMPDIR");
   for (int k = 0; k < 9; k++) {
     const int raw = k % 3, over = k / 3 > 0, cr = k / 3 == 2;
     char path[512];
-    snprintf(path, sizeof path, "%s/toistreamlongXXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    cr_assert(f);
+    FILE *f = fresh_file(path, sizeof path, "toistreamlong");
     for (int i = 0; i < 3; i++) fprintf(f, "line%d\n", i);
     for (long i = 0; i < (long)TOI_LINE_MAX + 1 + (k / 3 == 1); i++) fputc('w', f);
     if (cr) fputc('\r', f);
