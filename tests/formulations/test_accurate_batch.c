@@ -371,3 +371,73 @@ Test(accurate_batch, subnormal_roots_lanes) {
   }
   free(fill);
 }
+
+/* Roots on, next to and near midpoints between doubles, in the kernel
+   without scaling: head-on along an axis, pA = p, pB = X, vB = -V, rA = 3,
+   rB = V kappa 2^-115, so that t* = (X - p - 3) / V - kappa 2^-115; with
+   X = 3 + V (upper midpoint) or 3 + 2V (lower), p = -V (2^-53 + dp) or
+   V (2^-53 - dp), t* = T + delta, delta = dp - kappa 2^-115, for T = 1 +
+   2^-53, the midpoint above 1, or 2 - 2^-53, the one under 2 (half the step
+   above it). delta = 0 is a tie (to the even neighbour: 1, 2); otherwise
+   its sign picks the side: delta = +-2^-115 and +-2^-100 lie within the
+   root's error bound (the scalar function decides the side exactly, the
+   lanes must leave such cases to it), +-2^-80 and +-2^-62 outside (the
+   lanes round them). p, rB and the differences are exact (V has a few
+   bits), and so is T + delta; all of it times 2^j (positions and radii
+   scaled: t* too). Each answer from the maths; then the batch with each
+   case in every lane among common ones, and such cases alone. */
+Test(accurate_batch, midpoint_roots_lanes) {
+  const double V[] = {1, 3, 5, 7, 13};
+  const struct {
+    double dp, kappa;
+  } dk[] = {{0, 0}, {0, 1}, {0x1p-100, 0x1p15 - 1}, {0x1p-100, 0x1p15 + 1}, {0x1p-100, 0x1p15}, {0x1p-100, 0},
+            {-0x1p-100, 0}, {0x1p-100, 3}, {0x1p-80, 0}, {-0x1p-80, 0}, {0x1p-62, 0}, {-0x1p-62, 0}};
+  const int js[] = {0, -40, 37};
+  const size_t nv = sizeof V / sizeof V[0], nd = sizeof dk / sizeof dk[0];
+  toi_case *fill = family_cases(TOI_GEN_AIMED, 0, 64);
+  static toi_case all[2 * 3 * sizeof V / sizeof V[0] * sizeof dk / sizeof dk[0]];
+  for (int dim = 2; dim <= 3; dim++) {
+    size_t m = 0;
+    for (int lower = 0; lower < 2; lower++)
+      for (size_t jj = 0; jj < 3; jj++)
+        for (size_t iv = 0; iv < nv; iv++)
+          for (size_t k = 0; k < nd; k++) {
+            const double sc = ldexp(1, js[jj]), v = V[iv], dp = dk[k].dp, eps = v * dk[k].kappa * 0x1p-115;
+            const double X = lower ? 3 + 2 * v : 3 + v;
+            const double p = lower ? v * (0x1p-53 - dp) : -v * (0x1p-53 + dp);
+            cr_assert((0x1p-53 + dp) - 0x1p-53 == dp && fma(lower ? v : -v, lower ? 0x1p-53 - dp : 0x1p-53 + dp, -p) == 0 &&
+                          eps / v == dk[k].kappa * 0x1p-115,
+                      "the construction is exact");
+            /* the neighbours of the midpoint T and the even one */
+            const double below = lower ? 2 - 0x1p-52 : 1, above = lower ? 2 : 1 + 0x1p-52;
+            const double kk = dk[k].kappa * 0x1p-115; /* delta = dp - kk */
+            const double want = (dp > kk ? above : dp < kk ? below : lower ? above : below) * sc;
+            toi_case x;
+            memset(&x, 0, sizeof x);
+            snprintf(x.id, sizeof x.id, "mid-%d-%zu-%zu-%zu", lower, jj, iv, k);
+            x.dim = dim;
+            x.pa[dim - 1] = p * sc;
+            x.pb[dim - 1] = X * sc;
+            x.vb[dim - 1] = -v;
+            x.ra = 3 * sc;
+            x.rb = eps * sc;
+            x.ma = x.mb = 1;
+            toi_result r = toi_f_accurate(&x);
+            cr_assert(r.cls == TOI_HIT && r.t == want,
+                      "V %g, dp %a, kappa %a, lower %d, 2^%d, dim %d: scalar %s %a, expected hit %a", v, dp,
+                      dk[k].kappa, lower, js[jj], dim, toi_class_name(r.cls), r.t, want);
+            toi_case cs[8];
+            for (int j = 0; j < 8; j++) {
+              size_t n = 0;
+              for (size_t f = 0; f < 64 && n < 8; f++)
+                if (fill[f].dim == dim) cs[n++] = fill[f];
+              cr_assert_eq(n, 8);
+              cs[j] = x;
+              check_batches(cs, 8, "a root near a midpoint among common cases");
+            }
+            all[m++] = x;
+          }
+    check_batches(all, m, "roots near midpoints only");
+  }
+  free(fill);
+}

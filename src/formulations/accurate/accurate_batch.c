@@ -26,7 +26,8 @@
  *     accurate enough) or, unsettled, by int_d_sign's integers where they
  *     are exact modulo 2^64 (a graze, D = 0, or a miss; v_int_d), every
  *     magnitude in range for root_dd and the root clear of a midpoint by
- *     maybe_midpoint's bit test;
+ *     a bit test (maybe_midpoint's in the kernel with scaling, a narrower
+ *     one, v_tie_gate, that root_rel's bound allows, in the other);
  * plus the static cases after c_ok. Every other lane (out of the common
  * range, a sign or an accuracy the filter cannot settle, integer or exact
  * values, a root near a midpoint, tiny magnitudes) is recomputed by the

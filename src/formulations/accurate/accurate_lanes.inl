@@ -156,6 +156,35 @@ ACC_LANES vl v_maybe_midpoint(vdd t) {
   return (vl)((d1 + w) <= w2) | (vl)((d2 + w) <= w2) | (vl)((h & ex) < (vu)v_setl((long long)lo));
 }
 
+/* In the kernel without scaling, a gate to the near_midpoint block much
+   narrower than maybe_midpoint: the lanes of a hit or a graze where the
+   scalar function can call tie_break. maybe_midpoint's window (2^-4 of
+   half a step each side of two powers of two) holds in several percent of
+   the lanes, so the block ran in most groups of eight and cost the common
+   path about a tenth (its branch at the end of the longest chain, taken
+   at random); this one holds in a few lanes in a thousand.
+   Where the lanes answer a hit or a graze, k = 0 and t is normalized by
+   FastTwoSum, so y = RN(t.hi + t.lo) = t.hi and near_midpoint's r is t.lo;
+   its half is 2^(E-53) for t.hi in [2^E, 2^(E+1)), or 2^(E-54) where t.hi =
+   2^E and t.lo <= 0 (the neighbour below, in the binade under), and |t.lo|
+   <= |half|, so dist = |r - half| = |half| - |t.lo|, exact where it is
+   below |half| / 2. tie_break needs dist <= RN(rel t.hi) for root_rel's
+   rel, which is below 2^-62 there: c_ok gives ec / c.hi <= 2^-64, b_ok eb
+   <= 2^-64 (-b.hi) <= 2^-64 H (H = RN(h - b.hi)), the hit's accuracy test
+   ed <= 2^-64 h H (1 + u) (none for a graze, h = 0), so den_err / H <=
+   2^-63 (1 + 4u), and rel <= 1.01 (3 2^-64 (1 + 5u) + 2^-98) (1 + 3u) <
+   2^-62.4. Hence |t.lo| >= |half| - 2^-62 t.hi (m, an exact product), and
+   |t.lo| >= RN(|half| - m), RN being monotone and |t.lo| a double. Below
+   2^-967 (t.hi's field under 56) half may be subnormal: every such lane
+   passes, as in maybe_midpoint (the lanes answer none of them). */
+ACC_LANES vl v_tie_gate(vdd t, vd m) {
+  const vu h = (vu)t.hi;
+  const vu ex = (vu)v_set(INFINITY); /* 0x7ff0000000000000 */
+  const vu below = (vu)(((h & (vu)v_setl(0xfffffffffffffLL)) == (vu)v_setl(0)) & ~(t.lo > v_set(0)));
+  const vd half = (vd)((h & ex) - ((unsigned long long)53 << 52) - (below & ((unsigned long long)1 << 52)));
+  return (vl)(v_abs(t.lo) >= half - m) | (vl)((h & ex) < (vu)v_setl((long long)56 << 52));
+}
+
 /* A part's integer significand m and the exponent e0 of its bit 0 (int_bits,
    wide_part): |x| = m 2^e0. */
 ACC_LANES vu v_signif(vd x, vl *e0) {
@@ -529,7 +558,7 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   const vl normal = (e >= v_setl(-1022)) & (k >= v_setl(-2040)) &
                     (k <= v_setl(2040));
   const vl huge = e > v_setl(1023);
-  vl mid = v_maybe_midpoint(t);
+  vl mid = sc ? v_maybe_midpoint(t) : v_tie_gate(t, 0x1p-62 * t.hi);
   vd y = t.hi + t.lo;
   vl yn = k0; /* the lanes whose y is normal (or k = 0): the bit test applies */
   vl sub = zero;
