@@ -24,7 +24,8 @@
  *   - or c and b are certain and accurate enough at once (c_ok, b_ok), the
  *     sign of D settled by the filter (a miss, or a hit whose sqrt D is
  *     accurate enough) or, unsettled, by int_d_sign's integers where they
- *     are exact modulo 2^64 (a graze, D = 0, or a miss; v_int_d), every
+ *     are exact modulo 2^64 (a graze, D = 0, or a miss; v_int_d, in a
+ *     kernel that takes the unsure lanes of several groups at once), every
  *     magnitude in range for root_dd and the root clear of a midpoint by
  *     a bit test (maybe_midpoint's in the kernel with scaling, a narrower
  *     one, v_tie_gate, that root_rel's bound allows, in the other);

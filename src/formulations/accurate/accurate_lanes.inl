@@ -310,39 +310,33 @@ ACC_LANES void v_int_d(const vdd *s, const vdd *v, vdd R, const int n, vd ed, vl
 }
 
 /* The answers of the lanes in done (bits), the scalar function's for the
-   others but those in left (left to the kernel with scaling). */
+   others but those in left (left to another kernel, or to the
+   continuation, which write their answers after this). Every lane's is
+   stored, as two halves of 16 bytes a case (the class, zero padding, the
+   time), without a branch on the lanes: those not in done are written
+   again after. */
 ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out, vl cls, vd t, int done, int left) {
 #if ACC_W == 4
-  if (done == 15) { /* every lane: two halves of 16 bytes a case (the class, zero padding, the time) */
-    const vd lo = _mm256_unpacklo_pd((__m256d)cls, t), hi = _mm256_unpackhi_pd((__m256d)cls, t);
-    _mm_storeu_pd((double *)&out[idx[0]], _mm256_castpd256_pd128(lo));
-    _mm_storeu_pd((double *)&out[idx[1]], _mm256_castpd256_pd128(hi));
-    _mm_storeu_pd((double *)&out[idx[2]], _mm256_extractf128_pd(lo, 1));
-    _mm_storeu_pd((double *)&out[idx[3]], _mm256_extractf128_pd(hi, 1));
-    return;
-  }
+  const vd lo = _mm256_unpacklo_pd((__m256d)cls, t), hi = _mm256_unpackhi_pd((__m256d)cls, t);
+  _mm_storeu_pd((double *)&out[idx[0]], _mm256_castpd256_pd128(lo));
+  _mm_storeu_pd((double *)&out[idx[1]], _mm256_castpd256_pd128(hi));
+  _mm_storeu_pd((double *)&out[idx[2]], _mm256_extractf128_pd(lo, 1));
+  _mm_storeu_pd((double *)&out[idx[3]], _mm256_extractf128_pd(hi, 1));
 #elif ACC_W == 8
-  if (done == 255) { /* the same in 512-bit vectors (AVX-512 DQ's extracts) */
-    const __m512d lo = _mm512_unpacklo_pd((__m512d)cls, (__m512d)t), hi = _mm512_unpackhi_pd((__m512d)cls, (__m512d)t);
-    _mm_storeu_pd((double *)&out[idx[0]], _mm512_castpd512_pd128(lo));
-    _mm_storeu_pd((double *)&out[idx[1]], _mm512_castpd512_pd128(hi));
-    _mm_storeu_pd((double *)&out[idx[2]], _mm512_extractf64x2_pd(lo, 1));
-    _mm_storeu_pd((double *)&out[idx[3]], _mm512_extractf64x2_pd(hi, 1));
-    _mm_storeu_pd((double *)&out[idx[4]], _mm512_extractf64x2_pd(lo, 2));
-    _mm_storeu_pd((double *)&out[idx[5]], _mm512_extractf64x2_pd(hi, 2));
-    _mm_storeu_pd((double *)&out[idx[6]], _mm512_extractf64x2_pd(lo, 3));
-    _mm_storeu_pd((double *)&out[idx[7]], _mm512_extractf64x2_pd(hi, 3));
-    return;
-  }
+  /* (AVX-512 DQ's extracts) */
+  const __m512d lo = _mm512_unpacklo_pd((__m512d)cls, (__m512d)t), hi = _mm512_unpackhi_pd((__m512d)cls, (__m512d)t);
+  _mm_storeu_pd((double *)&out[idx[0]], _mm512_castpd512_pd128(lo));
+  _mm_storeu_pd((double *)&out[idx[1]], _mm512_castpd512_pd128(hi));
+  _mm_storeu_pd((double *)&out[idx[2]], _mm512_extractf64x2_pd(lo, 1));
+  _mm_storeu_pd((double *)&out[idx[3]], _mm512_extractf64x2_pd(hi, 1));
+  _mm_storeu_pd((double *)&out[idx[4]], _mm512_extractf64x2_pd(lo, 2));
+  _mm_storeu_pd((double *)&out[idx[5]], _mm512_extractf64x2_pd(hi, 2));
+  _mm_storeu_pd((double *)&out[idx[6]], _mm512_extractf64x2_pd(lo, 3));
+  _mm_storeu_pd((double *)&out[idx[7]], _mm512_extractf64x2_pd(hi, 3));
 #endif
-  for (int j = 0; j < ACC_W; j++) {
-    toi_result *o = &out[idx[j]];
-    if (done >> j & 1) {
-      o->cls = (toi_class)cls[j];
-      o->t = t[j];
-    } else if (!(left >> j & 1)) {
-      *o = toi_f_accurate(&cs[idx[j]]);
-    }
+  for (int rest = ACC_ALL & ~done & ~left; rest; rest &= rest - 1) {
+    const size_t i = idx[__builtin_ctz((unsigned)rest)];
+    out[i] = toi_f_accurate(&cs[i]);
   }
 }
 
@@ -356,10 +350,9 @@ ACC_LANES void put_lanes(const toi_case *cs, const size_t *idx, toi_result *out,
    at hand, and only in the kernel without scaling: past the root, or in
    the scaled kernel (few lanes of the common range), keeping the state
    costs the other lanes more than it saves (the scalar function then
-   starts over, as before). */
-ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const int n,
-                          const vdd *s, const vdd *v, vdd R, vdd c, vd ec, vl moving) {
-  vd st[ACC_ST_ROWS]; /* the rows of toi_accurate_after_c's state, one vector each */
+   starts over, as before). Called after put_lanes, whose stores cover
+   every lane: keep_state keeps the rows, cont_from answers from them. */
+ACC_LANES void keep_state(vd *st, const int n, const vdd *s, const vdd *v, vdd R, vdd c, vd ec) {
   for (int i = 0; i < n; i++) {
     st[ACC_ST_SHI + i] = s[i].hi, st[ACC_ST_SLO + i] = s[i].lo;
     st[ACC_ST_VHI + i] = v[i].hi, st[ACC_ST_VLO + i] = v[i].lo;
@@ -367,14 +360,32 @@ ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out
   st[ACC_ST_RHI] = R.hi, st[ACC_ST_RLO] = R.lo;
   st[ACC_ST_CHI] = c.hi, st[ACC_ST_CLO] = c.lo;
   st[ACC_ST_EC] = ec;
-  const int mv = ACC_MASK(moving);
-  for (int j = 0; j < ACC_W; j++)
-    if (cont >> j & 1) out[idx[j]] = toi_accurate_after_c(&cs[idx[j]], (const double *)st + j, ACC_W, mv >> j & 1);
 }
 
-/* Four cases of dimension n through the common path: out[idx[j]] for each
-   lane j, from the lanes or from the scalar function. */
-ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, toi_result *out) {
+ACC_LANES void cont_from(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const vd *st, int mv) {
+  for (; cont; cont &= cont - 1) {
+    const int j = __builtin_ctz((unsigned)cont);
+    out[idx[j]] = toi_accurate_after_c(&cs[idx[j]], (const double *)st + j, ACC_W, mv >> j & 1);
+  }
+}
+
+ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out, int cont, const int n,
+                          const vdd *s, const vdd *v, vdd R, vdd c, vd ec, vl moving) {
+  vd st[ACC_ST_ROWS]; /* the rows of toi_accurate_after_c's state, one vector each */
+  keep_state(st, n, s, v, R, c, ec);
+  cont_from(cs, idx, out, cont, st, ACC_MASK(moving));
+}
+
+/* ACC_W cases of dimension n through the common path: out[idx[j]] for each
+   lane j, from the lanes or from the scalar function, but for the lanes
+   returned: bit j, lane j left to the kernel with scaling; bit ACC_W + j
+   (the kernel without scaling, un = 0), lane j's sign of D left unsure by
+   the filter, left to the kernel for those (un = 1: int_d_sign's integers
+   in lanes, v_int_d, then the root of the grazes). Apart, the unsure lanes
+   of several groups fill the vectors of v_int_d, about eight times fewer
+   runs in the tangent family, whose lanes are 13% unsure (in seven groups
+   of ten), and the common path has no branch on them. */
+ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, const int un, toi_result *out) {
   ACC_GATHER_SETUP(cs, idx);
 #define LOAD(f) ACC_LOADP(cs, f)
   /* diffs */
@@ -483,9 +494,9 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      expansions): the answers so far. */
   if (!ACC_ANY(go & ~quick & c_ok & moving)) {
     const int cont = sc ? 0 : ACC_MASK(common & ~quick & ~l_static) & ~left;
-    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC), v_set(NAN),
               ACC_MASK((go & (quick | l_static))) & ~left, left | cont);
+    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
     return left;
   }
   vdd b = v_fast_dot(s, v, n, &eb);
@@ -505,26 +516,32 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      lanes (D > 0, or spans int_d_sign or the lanes do not take) continue
      from their state (cont_lanes) without computing c again. */
   vl graze = zero;
-  int unsure_cont = 0;
+  int unsure_cont = 0, later = 0, st_mv = 0;
+  vd st[ACC_ST_ROWS]; /* unsure_cont's state, for after the answers of the others */
   if (!sc) {
     const vl unsure = rest & ~d_pos & ~d_neg;
-    if (ACC_ANY(unsure)) {
+    if (!un) {
+      later = ACC_MASK(go & unsure);
+    } else if (ACC_ANY(unsure)) {
       vl z, ng;
       v_int_d(s, v, R, n, ed, unsure, &z, &ng);
       l_miss |= unsure & ng;
       graze = unsure & z & (c.hi >= v_set(0x1p-700)) & (b.hi <= v_set(-0x1p-700));
       unsure_cont = ACC_MASK(unsure & ~(z | ng)) & ~left;
-      if (unsure_cont) cont_lanes(cs, idx, out, unsure_cont, n, s, v, R, c, ec, moving);
+      if (unsure_cont) {
+        keep_state(st, n, s, v, R, c, ec);
+        st_mv = ACC_MASK(moving);
+      }
     }
   }
   /* No lane goes on to the root (grazes and tangents: D to the integers
      or the expansions): the answers so far. */
   if (!ACC_ANY(go & (hit | graze))) {
-    const int cont = sc ? 0 : ACC_MASK(common & ~(quick | l_static | l_miss)) & ~(left | unsure_cont);
-    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
+    const int cont = sc ? 0 : ACC_MASK(common & ~(quick | l_static | l_miss)) & ~(left | later);
     put_lanes(cs, idx, out, clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS), v_set(NAN),
-              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont | unsure_cont);
-    return left;
+              ACC_MASK((go & (quick | l_static | l_miss))) & ~left, left | cont | later);
+    if (cont) cont_lanes(cs, idx, out, cont, n, s, v, R, c, ec, moving);
+    return left | later << ACC_W;
   }
   /* root_dd (d.hi > 0; d = 0 and h = 0 in the grazes: Dh = -b.hi, Dl = -b.lo) */
   vd i2 = 0.5 / h;
@@ -636,16 +653,19 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
      or zero */
   const vl cls = clsq | (l_static & TOI_STATIC) | (l_miss & TOI_MISS) | (hit & TOI_HIT) | (graze & TOI_GRAZE);
   const vd tv = v_pick(hit | graze, y, v_set(NAN));
-  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | unsure_cont);
-  return left;
+  put_lanes(cs, idx, out, cls, tv, ACC_MASK(done) & ~left, left | unsure_cont | later);
+  if (unsure_cont) cont_from(cs, idx, out, unsure_cont, st, st_mv);
+  return left | later << ACC_W;
 }
 
 /* The common path, and the common path on scaled differences (the lanes
    that the first leaves: few, so that the first does none of the scaling). */
-ACC_KERNEL int lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 2, 0, out); }
-ACC_KERNEL int lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 3, 0, out); }
-ACC_KERNEL void lanes2s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, 1, out); }
-ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, 1, out); }
+ACC_KERNEL int lanes2(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 2, 0, 0, out); }
+ACC_KERNEL int lanes3(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 3, 0, 0, out); }
+ACC_KERNEL int lanes2u(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 2, 0, 1, out); }
+ACC_KERNEL int lanes3u(const toi_case *cs, const size_t *idx, toi_result *out) { return lanes(cs, idx, 3, 0, 1, out); }
+ACC_KERNEL void lanes2s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 2, 1, 0, out); }
+ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) { lanes(cs, idx, 3, 1, 0, out); }
 
 #define ACC_CHUNK 256
 
@@ -654,12 +674,14 @@ ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) 
    range) listed again by dimension and taken ACC_W at a time through the
    scaled one, which also takes at once the cases whose pA has a first
    coordinate far from 1 (a guess that they are out of the common range, as in the scale
-   family: it only chooses the kernel; both give the same answers). What
-   is left of a list at the end of a chunk (fewer than ACC_W) is carried to
-   the next; at the end, the scalar function takes it. */
+   family: it only chooses the kernel; both give the same answers). The
+   lanes whose sign of D the filter leaves unsure are listed too, and
+   taken ACC_W at a time through the kernel for those. What is left of a
+   list at the end of a chunk (fewer than ACC_W) is carried to the next; at
+   the end, the scalar function takes it. */
 void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
-  size_t ix[2][ACC_CHUNK + ACC_W], sx[2][2 * ACC_CHUNK + ACC_W];
-  size_t ni[2] = {0, 0}, ns[2] = {0, 0};
+  size_t ix[2][ACC_CHUNK + ACC_W], sx[2][2 * ACC_CHUNK + ACC_W], ux[2][ACC_CHUNK + 2 * ACC_W];
+  size_t ni[2] = {0, 0}, ns[2] = {0, 0}, nu[2] = {0, 0};
   for (size_t base = 0; base < n; base += ACC_CHUNK) {
     const size_t m = n - base < ACC_CHUNK ? n - base : ACC_CHUNK;
     size_t n2 = ni[0], n3 = ni[1];
@@ -685,12 +707,22 @@ void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
       size_t j = 0;
       for (; j + ACC_W <= ni[d]; j += ACC_W) {
         const size_t *at = &ix[d][j];
-        int left = d ? lanes3(cs, at, out) : lanes2(cs, at, out);
-        for (int l = 0; left; l++, left >>= 1)
-          if (left & 1) sx[d][ns[d]++] = at[l];
+        const int ret = d ? lanes3(cs, at, out) : lanes2(cs, at, out);
+        for (int left = ret & ACC_ALL; left; left &= left - 1) sx[d][ns[d]++] = at[__builtin_ctz((unsigned)left)];
+        for (int later = ret >> ACC_W; later; later &= later - 1) ux[d][nu[d]++] = at[__builtin_ctz((unsigned)later)];
       }
       for (size_t r = j; r < ni[d]; r++) ix[d][r - j] = ix[d][r];
       ni[d] -= j;
+      j = 0;
+      for (; j + ACC_W <= nu[d]; j += ACC_W) {
+        const size_t *at = &ux[d][j];
+        /* (these lanes were of the common range, and are again: none is
+           left to the kernel with scaling; the scalar function otherwise) */
+        int left = (d ? lanes3u(cs, at, out) : lanes2u(cs, at, out)) & ACC_ALL;
+        for (; left; left &= left - 1) out[at[__builtin_ctz((unsigned)left)]] = toi_f_accurate(&cs[at[__builtin_ctz((unsigned)left)]]);
+      }
+      for (size_t r = j; r < nu[d]; r++) ux[d][r - j] = ux[d][r];
+      nu[d] -= j;
       j = 0;
       for (; j + ACC_W <= ns[d]; j += ACC_W) {
         if (d)
@@ -705,6 +737,7 @@ void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
   for (int d = 0; d < 2; d++) {
     for (size_t j = 0; j < ni[d]; j++) out[ix[d][j]] = toi_f_accurate(&cs[ix[d][j]]);
     for (size_t j = 0; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
+    for (size_t j = 0; j < nu[d]; j++) out[ux[d][j]] = toi_f_accurate(&cs[ux[d][j]]);
   }
 }
 
