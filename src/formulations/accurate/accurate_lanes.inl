@@ -669,6 +669,16 @@ ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) 
 
 #define ACC_CHUNK 256
 
+/* pA's first coordinate nonzero, its exponent field out of [1023 - 250,
+   1023 + 100] (subtracted and compared unsigned): the guess (pa[0] lies
+   next to dim, on the line just read). */
+static inline int far_guess(const toi_case *c) {
+  uint64_t xb;
+  memcpy(&xb, &c->pa[0], sizeof xb);
+  const uint64_t xe = xb >> 52 & 0x7ff;
+  return (xe - (1023 - 250) > 350) & (xe != 0);
+}
+
 /* The cases' indices by dimension, chunk by chunk, each list taken ACC_W
    at a time through the common path; the lanes it leaves (out of its
    range) listed again by dimension and taken ACC_W at a time through the
@@ -678,22 +688,35 @@ ACC_KERNEL void lanes3s(const toi_case *cs, const size_t *idx, toi_result *out) 
    lanes whose sign of D the filter leaves unsure are listed too, and
    taken ACC_W at a time through the kernel for those. What is left of a
    list at the end of a chunk (fewer than ACC_W) is carried to the next; at
-   the end, the scalar function takes it. */
+   the end, the scalar function takes it. Before the lists, the groups of
+   consecutive cases that need none go straight to the common path. */
 void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
   size_t ix[2][ACC_CHUNK + ACC_W], sx[2][2 * ACC_CHUNK + ACC_W], ux[2][ACC_CHUNK + 2 * ACC_W];
   size_t ni[2] = {0, 0}, ns[2] = {0, 0}, nu[2] = {0, 0};
+  static const size_t iota[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   for (size_t base = 0; base < n; base += ACC_CHUNK) {
     const size_t m = n - base < ACC_CHUNK ? n - base : ACC_CHUNK;
+    size_t i = base;
+    /* Groups of ACC_W consecutive cases of one dimension, none guessed out
+       of range (most batches, whole): straight through the common path,
+       without the lists, up to the first that is not (a branch on every
+       group would be taken at random in a mixture). */
+    for (; i + ACC_W <= base + m; i += ACC_W) {
+      const int d0 = cs[i].dim;
+      int bad = d0 != 2 && d0 != 3;
+      for (int j = 0; j < ACC_W; j++) bad |= (cs[i + j].dim != d0) | far_guess(&cs[i + j]);
+      if (bad) break;
+      const int d = d0 == 3;
+      const int ret = d ? lanes3(&cs[i], iota, &out[i]) : lanes2(&cs[i], iota, &out[i]);
+      for (int left = ret & ACC_ALL; left; left &= left - 1) sx[d][ns[d]++] = i + (size_t)__builtin_ctz((unsigned)left);
+      for (int later = ret >> ACC_W; later; later &= later - 1) ux[d][nu[d]++] = i + (size_t)__builtin_ctz((unsigned)later);
+    }
+    /* The rest listed by dimension, case by case. */
     size_t n2 = ni[0], n3 = ni[1];
-    for (size_t i = base; i < base + m; i++) { /* without a branch but for the guess */
+    for (; i < base + m; i++) { /* without a branch but for the guess */
       const size_t d = cs[i].dim == 3;
-      uint64_t xb;
-      memcpy(&xb, &cs[i].pa[0], sizeof xb);
-      /* pA's first coordinate nonzero, its exponent field out of [1023 -
-         250, 1023 + 100] (subtracted and compared unsigned): straight to
-         the scaled kernel (pa[0] lies next to dim, on the line just read) */
-      const uint64_t xe = xb >> 52 & 0x7ff;
-      if (__builtin_expect(xe - (1023 - 250) > 350 && xe != 0, 0)) {
+      /* the guess: straight to the scaled kernel */
+      if (__builtin_expect(far_guess(&cs[i]), 0)) {
         sx[d][ns[d]++] = i;
         continue;
       }
