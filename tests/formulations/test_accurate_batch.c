@@ -48,6 +48,20 @@ static void check_batches(const toi_case *cs, size_t n, const char *what) {
   free(got);
 }
 
+/* x in each lane j of a group of eight, the other lanes common cases of x's
+   dimension from fill[0..63]; each group checked by check_batches (cs: room
+   for the eight). */
+static void check_in_every_lane(const toi_case *x, const toi_case *fill, toi_case *cs, const char *what) {
+  for (int j = 0; j < 8; j++) {
+    size_t n = 0;
+    for (size_t f = 0; f < 64 && n < 8; f++)
+      if (fill[f].dim == x->dim) cs[n++] = fill[f];
+    cr_assert_eq(n, 8);
+    cs[j] = *x;
+    check_batches(cs, 8, what);
+  }
+}
+
 static toi_case *family_cases(toi_gen_family f, int dim, size_t n) {
   toi_gen_opts o;
   toi_gen_opts_default(&o, f);
@@ -294,14 +308,7 @@ Test(accurate_batch, int_d_lanes) {
         const double t = (g[k].pb0 - g[k].pa0) / g[k].w;
         cr_assert(r.cls == want && (sigma || r.t == t), "case %zu dim %d sigma %d: scalar %s %a, expected %s %a", k,
                   dim, sigma, toi_class_name(r.cls), r.t, toi_class_name(want), t);
-        for (int j = 0; j < 8; j++) {
-          size_t m = 0;
-          for (size_t f = 0; f < 64 && m < 8; f++)
-            if (fill[f].dim == dim) cs[m++] = fill[f];
-          cr_assert_eq(m, 8);
-          cs[j] = x;
-          check_batches(cs, 8, "an unsure D among common cases");
-        }
+        check_in_every_lane(&x, fill, cs, "an unsure D among common cases");
       }
   /* batches of such cases only, each dimension, every construction */
   for (int dim = 2; dim <= 3; dim++) {
@@ -427,14 +434,7 @@ Test(accurate_batch, midpoint_roots_lanes) {
                       "V %g, dp %a, kappa %a, lower %d, 2^%d, dim %d: scalar %s %a, expected hit %a", v, dp,
                       dk[k].kappa, lower, js[jj], dim, toi_class_name(r.cls), r.t, want);
             toi_case cs[8];
-            for (int j = 0; j < 8; j++) {
-              size_t n = 0;
-              for (size_t f = 0; f < 64 && n < 8; f++)
-                if (fill[f].dim == dim) cs[n++] = fill[f];
-              cr_assert_eq(n, 8);
-              cs[j] = x;
-              check_batches(cs, 8, "a root near a midpoint among common cases");
-            }
+            check_in_every_lane(&x, fill, cs, "a root near a midpoint among common cases");
             all[m++] = x;
           }
     check_batches(all, m, "roots near midpoints only");
