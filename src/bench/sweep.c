@@ -1223,14 +1223,20 @@ static inline __attribute__((always_inline)) void span_add(sweep_cell *cell, uns
    measure of the reference's: a NaN time (score_core's error and bits
    +Inf) as eval_case_cols adds it, with kappa's enclosure where
    inf_error_decided takes it (it reads nothing add_scored_h changes, so it
-   is asked first); a finite T outside R's binade from error_far's
+   is asked first); an infinite T other than R the same way: its error and
+   bits are +Inf too (toi_ref_error, either engine: ref_error.c and
+   ref_fast_err.c's fe_error give +Inf for an infinite T unless RN(t*) is
+   T, and R is RN(t*), the reference's certified root in binary64), which
+   is all add_lazy takes of the measures, so the general way would place it
+   as a NaN time (add_scored with +Inf, then kappa's), whose counts
+   inf_error_decided proves; a finite T outside R's binade from error_far's
    enclosure (the same conditions and doubles, its bits the reference's)
    where lazy_decided takes it with kappa's. 1 when placed, 0 with the cell
    as it was. Out of line: about one answer in ten. */
 static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double R, unsigned conf,
                                               const toi_ref *ref, const toi_case *c, span_case *sc, int d,
                                               sweep_lazy_counts *counts, uint64_t index) {
-  if (isnan(T)) {
+  if (isnan(T) || (isinf(T) && T != R)) {
     if (!span_kappa(sc, d, c, R)) return 0;
     const kappa_enc *ke = &sc->ke[d];
     if (!inf_error_decided(cell, ke, index)) return 0;

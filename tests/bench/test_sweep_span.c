@@ -23,8 +23,8 @@ static double ulp64(double x) {
 
 /* The last column's answers made up from the reference's root R of each case: R + k u for k in -4 .. 4 (the
    bins' edges near the root), R + 2^20 u, the root's negative, NaN, declined, a verdict that is no class, the
-   exact class with the root, R 2^3 and R 2^-3 (other binades), R + 2^1001 u (beyond the offset's range), +Inf:
-   every way an answer can go, each in turn. */
+   exact class with the root, R 2^3 and R 2^-3 (other binades), R + 2^1001 u (beyond the offset's range), +Inf,
+   -Inf: every way an answer can go, each in turn. */
 static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st, size_t n, int dir, uint64_t seed) {
   for (size_t k = 0; k < n; k++) {
     sweep_answer *a = &col[k];
@@ -52,6 +52,8 @@ static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st,
       a->r.t = R + 0x1p1001 * ulp64(R);
     else if (pick == 19)
       a->r.t = INFINITY;
+    else if (pick == 15)
+      a->r.t = -INFINITY;
     else
       a->r.t = R;
   }
@@ -186,4 +188,90 @@ Test(sweep_span, failure_of_the_lowest_index) {
                TOI_ERR_RANGE);
   cr_assert_eq(fail, 17);
   sweep_acc_free(&acc);
+}
+
+/* Infinite answers to a root R that is finite: the reference's error and bits are +Inf (the MPFR engine's,
+   checked here on some of them), as for a NaN time, so a span places them as it places NaN times, from
+   kappa's enclosure alone, and gives the accumulator of the cases scored one by one the general way (which
+   measures them); the span measures far fewer of them itself (the first in a cell sets its largest ratio
+   and figures, the rest are placed). */
+Test(sweep_span, infinite_answers) {
+  toi_candidate cands[2];
+  toi_candidate_formulation(&cands[0], toi_formulation_find("accurate"));
+  toi_candidate_formulation(&cands[1], toi_formulation_find("phet-reverse"));
+  static const char *const fams[] = {"aimed", "mixed"};
+  enum { N = SPAN_N };
+  static toi_case cases[N];
+  static size_t bins[N];
+  static toi_ref ref[N];
+  static toi_status st[N];
+  static sweep_answer ans[2 * N];
+  uint16_t order[N];
+  for (size_t f = 0; f < 2; f++) {
+    toi_gen_opts o;
+    toi_gen_family fam;
+    cr_assert_eq(toi_gen_family_parse(&fam, fams[f]), TOI_OK);
+    toi_gen_opts_default(&o, fam);
+    o.seed = te_seed(91 + f);
+    size_t nb = toi_gen_bin_count(&o);
+    sweep_acc span, one;
+    cr_assert_eq(sweep_acc_init(&span, 2, nb), 0);
+    cr_assert_eq(sweep_acc_init(&one, 2, nb), 0);
+    size_t infinite = 0, checked = 0;
+    for (int s = 0; s < 3; s++) {
+      uint64_t lo = (uint64_t)s * N;
+      cr_assert_eq(toi_gen_cases(cases, bins, &o, lo, N, 0), TOI_OK);
+      toi_ref_query rq = TOI_REF_QUERY_INIT;
+      toi_status bst = toi_ref_solve_batch(ref, st, cases, N, &rq, NULL);
+      (void)bst;
+      for (size_t k = 0; k < N; k++) {
+        cr_assert_eq(st[k], TOI_OK);
+        for (int j = 0; j < 2; j++) {
+          sweep_answer *a = &ans[(size_t)j * N + k];
+          const double R = j ? ref[k].trev : ref[k].tfwd;
+          a->state = TOI_ANSWERED;
+          a->r.cls = ref[k].cls;
+          a->r.t = (k + (size_t)j) & 1 ? INFINITY : -INFINITY;
+          if (isnan(R) || !isfinite(R)) continue;
+          infinite++;
+          if (k % 7 == 0) { /* the error the claim rests on, from MPFR */
+            toi_ref_query eq = TOI_REF_QUERY_INIT;
+            toi_ref_error_result er;
+            eq.c = &cases[k], eq.engine = TOI_REF_MPFR, eq.dir = j ? TOI_REVERSE : TOI_FORWARD, eq.T = a->r.t;
+            cr_assert_eq(toi_ref_error(&er, &eq), TOI_OK);
+            cr_assert(er.ulp == INFINITY && er.bits == INFINITY, "%s case %zu: ulp %g bits %g", fams[f],
+                      (size_t)lo + k, er.ulp, er.bits);
+            checked++;
+          }
+        }
+        order[k] = (uint16_t)k;
+      }
+      size_t fail = 0;
+      cr_assert_eq(sweep_eval_span(&span, cands, 2, ans, N, INFINITY, cases, bins, order, N, lo, TOI_REF_FAST, ref, st,
+                                   &fail),
+                   TOI_OK);
+      for (size_t k = 0; k < N; k++)
+        cr_assert_eq(sweep_eval_case_given(&one, cands, 2, &ans[k], N, INFINITY, &cases[k], bins[k], lo + k,
+                                           TOI_REF_FAST, &ref[k]),
+                     TOI_OK);
+    }
+    cr_assert_gt(checked, 4, "%s: %zu errors checked", fams[f], checked);
+    for (size_t j = 0; j < 2; j++)
+      for (size_t b = 0; b < nb; b++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s column %zu bin %zu", fams[f], j, b);
+        tc_same_cell(&span.cells[j * nb + b], &one.cells[j * nb + b], what, 1);
+      }
+    /* every timed infinite answer is measured case by case (some of the answers to a root are not timed: an
+       overlap's exit time); the span measures only those kappa's enclosure leaves */
+    const uint64_t all = one.lazy.placed[SWEEP_BY_EXACT], left = span.lazy.placed[SWEEP_BY_EXACT];
+    cr_assert(all > infinite / 2 && all <= infinite, "%s: %llu of %zu measured", fams[f], (unsigned long long)all,
+              infinite);
+    cr_assert_lt(left * 4, all, "%s: the span measured %llu of %llu", fams[f], (unsigned long long)left,
+                 (unsigned long long)all);
+    cr_log_info("%s: %zu infinite answers to a root, %llu timed, the span measured %llu", fams[f], infinite,
+                (unsigned long long)all, (unsigned long long)left);
+    sweep_acc_free(&span);
+    sweep_acc_free(&one);
+  }
 }
