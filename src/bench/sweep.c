@@ -313,10 +313,11 @@ typedef struct sweep_view {
   int have_kb[2];  /* per direction: 1 when ke[d] holds it */
   int have_off[2];   /* per direction: 0 not yet, 1 off[d] holds the root's offset (view_offset), -1 none */
   double off[2][2];  /* per direction: an enclosure [lo, hi] of (t* - R) / ulp(t*), R = RN(t*) */
-  int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) */
+  int have_prep;         /* 0 not prepared yet, 1 prepared (prep_st its status) in *pp */
   int tried[2];          /* per direction: bit 0 when ref_kappa_root_bound, bit 1 when ref_root_offset gave 0 already */
   sweep_lazy_counts *counts; /* the accumulator's (statistics) */
   toi_status prep_st;
+  toi_ref_prepared *pp; /* &prep, or a preparation of the case made before the view (span_prep) */
   toi_ref_prepared prep;
 } sweep_view;
 
@@ -333,11 +334,11 @@ static toi_status view_query(toi_ref_query *rq, sweep_view *v, toi_direction dir
   *rq = z;
   rq->engine = engine;
   if (!v->have_prep) {
-    ref_prepare_solved(&v->prep, v->c, engine);
+    ref_prepare_solved(v->pp, v->c, engine);
     v->prep_st = TOI_OK;
     v->have_prep = 1;
   }
-  rq->prepared = &v->prep;
+  rq->prepared = v->pp;
   rq->precision = q;
   rq->dir = dir;
   return v->prep_st;
@@ -577,13 +578,13 @@ static __attribute__((noinline)) void view_offset_measure(sweep_view *v, toi_dir
     int lower = dir == TOI_REVERSE ? v->ref->rev_is_lo : v->ref->fwd_is_lo;
     /* The prepared root's enclosure where the case is prepared already (it
        costs less than the step), else the step, else the preparation's. */
-    int got = v->have_prep && ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi);
+    int got = v->have_prep && ref_prepared_offset(v->pp, dir, R, u, &lo, &hi);
     if (!got && !(v->tried[d] & 2)) got = ref_root_offset(&lo, &hi, v->c, R, u, lower);
     if (!got) {
       if (view_query(&rq, v, dir, engine, q) != TOI_OK) return;
       rq.T = T1;
       v->counts->probes++;
-      if (!ref_prepared_offset(&v->prep, dir, R, u, &lo, &hi)) {
+      if (!ref_prepared_offset(v->pp, dir, R, u, &lo, &hi)) {
         if (toi_ref_error_bound(&er, &rq) != TOI_OK || !(er.lo >= 0) || !(er.hi < INFINITY)) return;
         lo = 1 - nextafter(er.hi, INFINITY), hi = 1 - nextafter(er.lo, -INFINITY);
       }
@@ -963,16 +964,30 @@ static void score_table(score_tab tab, const toi_candidate *cand) {
       }
 }
 
+/* The case the table pass prepared for the reference's measures
+   (ref_prepare_solved with engine), where kappa's enclosure or the root's
+   offset could not be had from the case and its root alone: one case at a
+   time (c, NULL before the first), handed on to the case's view
+   (eval_case_cols), which would prepare it for the same measures. */
+typedef struct span_prep {
+  const toi_case *c;
+  toi_ref_engine engine;
+  toi_ref_prepared p;
+} span_prep;
+
 /* What sweep_eval_span's table pass (span_case_cols) learnt of one case without a
-   view, per direction: kappa's enclosure from the case and its root alone
-   (kb 1; -1: not had so) and the root's offset (off_set 1; 2: had by
-   span_prepare and not used yet, which counts it as a probe when it is;
-   -1: not had so). The view made for the case's remaining columns starts
-   from what was had. */
+   view, per direction: kappa's enclosure (kb 1; -1: not had from the case
+   and its root alone, the prepared case not asked yet; -2: not had either
+   way) and the root's offset (off_set 1; 2: had by span_prepare and not
+   used yet, which counts it as a probe when it is; -1: not had by the step,
+   the prepared case not asked yet; -2: not had either way). sp: the span's
+   preparation (span_prep). The view made for the case's remaining columns
+   starts from what was had. */
 typedef struct span_case {
   kappa_enc ke[2];
   double off[2][2];
   signed char kb[2], off_set[2];
+  span_prep *sp;
 } span_case;
 
 /* Makes acc's column keys and score tables for cands, once per accumulator. */
@@ -1002,6 +1017,7 @@ static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, siz
     view[q].have_kb[0] = view[q].have_kb[1] = 0;
     view[q].have_off[0] = view[q].have_off[1] = 0;
     view[q].have_prep = 0;
+    view[q].pp = &view[q].prep;
     view[q].tried[0] = view[q].tried[1] = 0;
     view[q].counts = &acc->lazy;
   }
@@ -1011,6 +1027,11 @@ static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, siz
   acc->bincount[b]++;
   acc->bincls[b * TOI_CLASS_COUNT + r64->cls]++;
   if (!todo) return TOI_OK;
+  if (sc0 && sc0->sp->c == c) { /* prepared by the table pass */
+    view[TOI_BINARY64].pp = &sc0->sp->p;
+    view[TOI_BINARY64].have_prep = 1;
+    view[TOI_BINARY64].prep_st = TOI_OK;
+  }
   for (int d = 0; sc0 && d < 2; d++) {
     sweep_view *v = &view[TOI_BINARY64];
     if (sc0->kb[d] > 0) v->ke[d] = sc0->ke[d], v->have_kb[d] = 1;
@@ -1086,17 +1107,48 @@ toi_status sweep_eval_case_given(sweep_acc *acc, const toi_candidate *cands, siz
   return eval_case_cols(acc, cands, nc, ans, stride, tmax, c, b, index, engine, ref64, UINT64_MAX, NULL);
 }
 
-/* Kappa's enclosure for case c's root R in direction d from the case and R
-   alone (view_kappa_enclose's first way), kept in sc: 1, or 0 when not had
-   so (the case's view then tries its other way). */
-static inline __attribute__((always_inline)) int span_kappa(span_case *sc, int d, const toi_case *c, double R) {
-  if (sc->kb[d]) return sc->kb[d] > 0;
-  double lo, hi;
-  sc->kb[d] = -1;
-  if (!ref_kappa_root_bound(&lo, &hi, c, R, TOI_BINARY64)) return 0;
-  sc->ke[d] = kappa_enc_of(lo, hi, ratio_den(R, lo, TOI_BINARY64));
+/* sc's case prepared in sc->sp (span_prep), once. */
+static void span_prepared(span_case *sc, const toi_case *c) {
+  span_prep *sp = sc->sp;
+  if (sp->c == c) return;
+  ref_prepare_solved(&sp->p, c, sp->engine);
+  sp->c = c;
+}
+
+/* Kappa's enclosure for case c's root R in direction d from the prepared
+   case (view_kappa_enclose's second way, the same query): 1, or 0 when not
+   had so (kb -2; the case's view then asks again and reports a failure). */
+static __attribute__((noinline)) int span_kappa_prepared(span_case *sc, int d, const toi_case *c, double R) {
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  toi_ref_kappa_result kr;
+  sc->kb[d] = -2;
+  span_prepared(sc, c);
+  rq.engine = sc->sp->engine;
+  rq.prepared = &sc->sp->p;
+  rq.precision = TOI_BINARY64;
+  rq.dir = d ? TOI_REVERSE : TOI_FORWARD;
+  if (toi_ref_kappa_bound(&kr, &rq) != TOI_OK) return 0;
+  sc->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(R, kr.lo, TOI_BINARY64));
   sc->kb[d] = 1;
   return 1;
+}
+
+/* Kappa's enclosure for case c's root R in direction d from the case and R
+   alone (view_kappa_enclose's first way), else from the prepared case (its
+   second), kept in sc: 1, or 0 when not had either way (the case's view
+   then measures kappa). */
+static inline __attribute__((always_inline)) int span_kappa(span_case *sc, int d, const toi_case *c, double R) {
+  if (sc->kb[d] > 0) return 1;
+  if (!sc->kb[d]) {
+    double lo, hi;
+    if (ref_kappa_root_bound(&lo, &hi, c, R, TOI_BINARY64)) {
+      sc->ke[d] = kappa_enc_of(lo, hi, ratio_den(R, lo, TOI_BINARY64));
+      sc->kb[d] = 1;
+      return 1;
+    }
+    sc->kb[d] = -1;
+  }
+  return sc->kb[d] == -1 && span_kappa_prepared(sc, d, c, R);
 }
 
 /* The root's offset for case c's root R in direction d by one step from R
@@ -1189,9 +1241,30 @@ static inline __attribute__((always_inline)) void span_bits(sweep_cell *cell, do
   cell->max_bits = max_set(cell->max_bits, dist <= 1 ? dist : log2(x));
 }
 
+/* The root's offset for case c's root R in direction d from the prepared
+   case's enclosure of the root (view_offset_measure's way once the case is
+   prepared: ref_prepared_offset, the same conditions and clamp), kept in
+   sc: 1, or 0 when not had so (off_set -2; the case's view then tries its
+   last way, from an error's enclosure). */
+static __attribute__((noinline)) int span_offset_prepared(span_case *sc, int d, const toi_case *c, double R,
+                                                          sweep_lazy_counts *counts) {
+  double k, u, lo, hi;
+  sc->off_set[d] = -2;
+  if (!ulp_distance(&k, &u, R, R, TOI_BINARY64) || !isfinite(R + u)) return 0;
+  span_prepared(sc, c);
+  if (!ref_prepared_offset(&sc->sp->p, d ? TOI_REVERSE : TOI_FORWARD, R, u, &lo, &hi)) return 0;
+  counts->probes++;
+  sc->off[d][0] = lo < -0.5 ? -0.5 : lo;
+  sc->off[d][1] = hi > 0.5 ? 0.5 : hi;
+  if (!(sc->off[d][0] <= sc->off[d][1])) return 0;
+  sc->off_set[d] = 1;
+  return 1;
+}
+
 /* The root's offset for case c's root R in direction d from sc (made when
-   first needed: span_offset_measure), an offset span_prepare made counted
-   as a probe when first used: 1, or 0 when it cannot be had so. */
+   first needed: span_offset_measure, else span_offset_prepared), an offset
+   span_prepare made counted as a probe when first used: 1, or 0 when it
+   cannot be had so. */
 static inline __attribute__((always_inline)) int span_offset(span_case *sc, int d, const toi_case *c,
                                                              const toi_ref *ref, double R, sweep_lazy_counts *counts) {
   if (sc->off_set[d] == 1) return 1;
@@ -1200,7 +1273,8 @@ static inline __attribute__((always_inline)) int span_offset(span_case *sc, int 
     sc->off_set[d] = 1;
     return 1;
   }
-  return !sc->off_set[d] && span_offset_measure(sc, d, c, ref, R, counts);
+  if (!sc->off_set[d] && span_offset_measure(sc, d, c, ref, R, counts)) return 1;
+  return sc->off_set[d] == -1 && span_offset_prepared(sc, d, c, R, counts);
 }
 
 /* A placed timed answer's counts, as add_placed and lazy_place add them: its
@@ -1395,6 +1469,9 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
   }
   toi_status fst = TOI_OK;
   span_case scs[SPAN_GROUP];
+  span_prep prep;
+  prep.c = NULL;
+  prep.engine = engine;
   for (size_t i = 0; i < n; i++) {
     if (i % SPAN_GROUP == 0) span_prepare(scs, order, i, n - i < SPAN_GROUP ? n : i + SPAN_GROUP, dmask, cases, refs, st);
     const size_t k = order[i];
@@ -1402,6 +1479,7 @@ toi_status sweep_eval_span(sweep_acc *acc, const toi_candidate *cands, size_t nc
     const toi_ref *r = &refs[k];
     uint64_t todo = all;
     span_case *const sc = &scs[i % SPAN_GROUP];
+    sc->sp = &prep;
     if (st[k] == TOI_OK && (unsigned)r->cls < TOI_CLASS_COUNT) {
       const uint8_t row[2] = {(uint8_t)((r->fwd_is_lo >= 0) * 64 + (unsigned)r->cls * 8),
                               (uint8_t)((r->rev_is_lo >= 0) * 64 + (unsigned)r->cls * 8)};
