@@ -976,9 +976,10 @@ typedef struct span_prep {
 } span_prep;
 
 /* What sweep_eval_span's table pass (span_case_cols) learnt of one case without a
-   view, per direction: kappa's enclosure (kb 1; -1: not had from the case
-   and its root alone, the prepared case not asked yet; -2: not had either
-   way) and the root's offset (off_set 1; 2: had by span_prepare and not
+   view, per direction: kappa's enclosure (kb 1; 2: kappa itself, measured
+   on the prepared case (span_kappa_exact), ke[d] its point enclosure; -1:
+   not had from the case and its root alone, the prepared case not asked
+   yet; -2: not had either way) and the root's offset (off_set 1; 2: had by span_prepare and not
    used yet, which counts it as a probe when it is; -1: not had by the step,
    the prepared case not asked yet; -2: not had either way). sp: the span's
    preparation (span_prep). The view made for the case's remaining columns
@@ -1035,6 +1036,8 @@ static toi_status eval_case_cols(sweep_acc *acc, const toi_candidate *cands, siz
   for (int d = 0; sc0 && d < 2; d++) {
     sweep_view *v = &view[TOI_BINARY64];
     if (sc0->kb[d] > 0) v->ke[d] = sc0->ke[d], v->have_kb[d] = 1;
+    if (sc0->kb[d] == 2) /* kappa itself, as view_kappa keeps it */
+      v->kappa[d] = sc0->ke[d].lo, v->den[d] = sc0->ke[d].den, v->have[d] = 1, v->have_kb[d] = 2;
     /* what failed there fails again: not asked twice */
     v->tried[d] = (sc0->kb[d] < 0) | (sc0->off_set[d] < 0) << 1;
     if (sc0->off_set[d] > 0) v->off[d][0] = sc0->off[d][0], v->off[d][1] = sc0->off[d][1], v->have_off[d] = 1;
@@ -1131,6 +1134,30 @@ static __attribute__((noinline)) int span_kappa_prepared(span_case *sc, int d, c
   sc->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(R, kr.lo, TOI_BINARY64));
   sc->kb[d] = 1;
   return 1;
+}
+
+/* Kappa itself for case c's root R in direction d, where its enclosure
+   (kb 1) leaves its bin open (ke's bin -1: the ends straddle a power of
+   two, as for a kappa that is one): measured on the prepared case as
+   view_kappa measures it (toi_ref_kappa, the same query), its point
+   enclosure and ratio_den at it into ke[d] (kb 2), as view_kappa_bound
+   makes them of a measured kappa. 1 when its bin is then known; 0 otherwise
+   (kb 2 still, or the measure failed: kb stays 1 and the view measures). */
+static __attribute__((noinline)) int span_kappa_exact(span_case *sc, int d, const toi_case *c, double R,
+                                                      sweep_lazy_counts *counts) {
+  if (sc->kb[d] != 1) return 0;
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  toi_ref_kappa_result kr;
+  span_prepared(sc, c);
+  rq.engine = sc->sp->engine;
+  rq.prepared = &sc->sp->p;
+  rq.precision = TOI_BINARY64;
+  rq.dir = d ? TOI_REVERSE : TOI_FORWARD;
+  if (toi_ref_kappa(&kr, &rq) != TOI_OK) return 0;
+  sc->ke[d] = kappa_enc_of(kr.kappa, kr.kappa, ratio_den(R, kr.kappa, TOI_BINARY64));
+  sc->kb[d] = 2;
+  counts->kappas++;
+  return sc->ke[d].bin >= 0;
 }
 
 /* Kappa's enclosure for case c's root R in direction d from the case and R
@@ -1313,7 +1340,9 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
   if (isnan(T) || (isinf(T) && T != R)) {
     if (!span_kappa(sc, d, c, R)) return 0;
     const kappa_enc *ke = &sc->ke[d];
-    if (!inf_error_decided(cell, ke, index)) return 0;
+    if (!inf_error_decided(cell, ke, index) &&
+        !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && inf_error_decided(cell, ke, index)))
+      return 0;
     /* add_scored_h with ulp = bits = +Inf, kind agree, timed */
     cell->cases++;
     cell->kind[TOI_SCORE_AGREE]++;
@@ -1342,7 +1371,9 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
   const int h = ulp_bin(hi);
   if (ulp_bin(lo) != h || !span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
-  if (!lazy_decided(cell, 1, hi, ke)) return 0;
+  if (!lazy_decided(cell, 1, hi, ke) &&
+      !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && lazy_decided(cell, 1, hi, ke)))
+    return 0;
   span_add(cell, conf, h, ke);
   cell->max_bits = max_set(cell->max_bits, bits);
   counts->placed[ERR_OFFSET]++;
@@ -1386,7 +1417,9 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   }
   if (!span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
-  if (!lazy_decided(cell, 1, hi, ke)) return 0;
+  if (!lazy_decided(cell, 1, hi, ke) &&
+      !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && lazy_decided(cell, 1, hi, ke)))
+    return 0;
   span_add(cell, conf, h, ke);
   span_bits(cell, k);
   counts->placed[level]++;
