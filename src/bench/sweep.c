@@ -1118,18 +1118,25 @@ static void span_prepared(span_case *sc, const toi_case *c) {
   sp->c = c;
 }
 
-/* Kappa's enclosure for case c's root R in direction d from the prepared
-   case (view_kappa_enclose's second way, the same query): 1, or 0 when not
-   had so (kb -2; the case's view then asks again and reports a failure). */
-static __attribute__((noinline)) int span_kappa_prepared(span_case *sc, int d, const toi_case *c, double R) {
+/* The reference query of case c prepared (span_prepared) in direction d,
+   binary64, as the case's view asks it. */
+static toi_ref_query span_query(span_case *sc, const toi_case *c, int d) {
   toi_ref_query rq = TOI_REF_QUERY_INIT;
-  toi_ref_kappa_result kr;
-  sc->kb[d] = -2;
   span_prepared(sc, c);
   rq.engine = sc->sp->engine;
   rq.prepared = &sc->sp->p;
   rq.precision = TOI_BINARY64;
   rq.dir = d ? TOI_REVERSE : TOI_FORWARD;
+  return rq;
+}
+
+/* Kappa's enclosure for case c's root R in direction d from the prepared
+   case (view_kappa_enclose's second way, the same query): 1, or 0 when not
+   had so (kb -2; the case's view then asks again and reports a failure). */
+static __attribute__((noinline)) int span_kappa_prepared(span_case *sc, int d, const toi_case *c, double R) {
+  toi_ref_kappa_result kr;
+  sc->kb[d] = -2;
+  const toi_ref_query rq = span_query(sc, c, d);
   if (toi_ref_kappa_bound(&kr, &rq) != TOI_OK) return 0;
   sc->ke[d] = kappa_enc_of(kr.lo, kr.hi, ratio_den(R, kr.lo, TOI_BINARY64));
   sc->kb[d] = 1;
@@ -1146,13 +1153,8 @@ static __attribute__((noinline)) int span_kappa_prepared(span_case *sc, int d, c
 static __attribute__((noinline)) int span_kappa_exact(span_case *sc, int d, const toi_case *c, double R,
                                                       sweep_lazy_counts *counts) {
   if (sc->kb[d] != 1) return 0;
-  toi_ref_query rq = TOI_REF_QUERY_INIT;
   toi_ref_kappa_result kr;
-  span_prepared(sc, c);
-  rq.engine = sc->sp->engine;
-  rq.prepared = &sc->sp->p;
-  rq.precision = TOI_BINARY64;
-  rq.dir = d ? TOI_REVERSE : TOI_FORWARD;
+  const toi_ref_query rq = span_query(sc, c, d);
   if (toi_ref_kappa(&kr, &rq) != TOI_OK) return 0;
   sc->ke[d] = kappa_enc_of(kr.kappa, kr.kappa, ratio_den(R, kr.kappa, TOI_BINARY64));
   sc->kb[d] = 2;
@@ -1178,6 +1180,18 @@ static inline __attribute__((always_inline)) int span_kappa(span_case *sc, int d
   return sc->kb[d] == -1 && span_kappa_prepared(sc, d, c, R);
 }
 
+/* An offset [lo, hi] measured for direction d kept in sc, clamped to half
+   an ulp each side, counted as a probe: 1, or 0 when the clamp leaves it
+   empty. */
+static int span_offset_keep(span_case *sc, int d, double lo, double hi, sweep_lazy_counts *counts) {
+  counts->probes++;
+  sc->off[d][0] = lo < -0.5 ? -0.5 : lo;
+  sc->off[d][1] = hi > 0.5 ? 0.5 : hi;
+  if (!(sc->off[d][0] <= sc->off[d][1])) return 0;
+  sc->off_set[d] = 1;
+  return 1;
+}
+
 /* The root's offset for case c's root R in direction d by one step from R
    (view_offset_measure's way without a prepared case), kept in sc: 1 with
    [*dlo, *dhi], or 0 when not had so (the case's view then tries its other
@@ -1188,12 +1202,7 @@ static __attribute__((noinline)) int span_offset_measure(span_case *sc, int d, c
   sc->off_set[d] = -1;
   if (!ulp_distance(&k, &u, R, R, TOI_BINARY64) || !isfinite(R + u)) return 0;
   if (!ref_root_offset(&lo, &hi, c, R, u, d ? ref->rev_is_lo : ref->fwd_is_lo)) return 0;
-  counts->probes++;
-  sc->off[d][0] = lo < -0.5 ? -0.5 : lo;
-  sc->off[d][1] = hi > 0.5 ? 0.5 : hi;
-  if (!(sc->off[d][0] <= sc->off[d][1])) return 0;
-  sc->off_set[d] = 1;
-  return 1;
+  return span_offset_keep(sc, d, lo, hi, counts);
 }
 
 /* Cases of a span whose offsets and kappas span_prepare makes at once. */
@@ -1280,12 +1289,7 @@ static __attribute__((noinline)) int span_offset_prepared(span_case *sc, int d, 
   if (!ulp_distance(&k, &u, R, R, TOI_BINARY64) || !isfinite(R + u)) return 0;
   span_prepared(sc, c);
   if (!ref_prepared_offset(&sc->sp->p, d ? TOI_REVERSE : TOI_FORWARD, R, u, &lo, &hi)) return 0;
-  counts->probes++;
-  sc->off[d][0] = lo < -0.5 ? -0.5 : lo;
-  sc->off[d][1] = hi > 0.5 ? 0.5 : hi;
-  if (!(sc->off[d][0] <= sc->off[d][1])) return 0;
-  sc->off_set[d] = 1;
-  return 1;
+  return span_offset_keep(sc, d, lo, hi, counts);
 }
 
 /* The root's offset for case c's root R in direction d from sc (made when
