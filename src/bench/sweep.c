@@ -667,24 +667,44 @@ static inline __attribute__((always_inline)) int error_ulps(error_memo *m, const
  * + L: lo is at most E's lower end, a double, so lo <= RN(E). Likewise
  * hi = RN(RN(|K| + H) + |K| 2^-50) >= |K| (1 + 2^-53) + H: hi >= RN(E).
  * The bits are the reference's own (ref_bits_apart_prec of T and RN_q(t*),
- * as both engines give them), exact. 1 with m at ERR_OFFSET and er.bits
- * set (not NaN: add_lazy takes them, not k's); 0 when anything is not so.
+ * as both engines give them), exact.
  */
-static int error_far(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
-                     toi_ref_engine engine, toi_precision q) {
-  const double T = sc->t, R = sc->ref_t;
-  double k, u, dlo, dhi;
+
+/* The argument above's K = RN(T - R) / u and the reference's bits into *K
+   and *bits, when its conditions hold (T finite, R fit for ulp_distance,
+   T - R finite, |K| in [1, 2^1000], the bits not NaN): 1, else 0. */
+static inline __attribute__((always_inline)) int far_distance(double *K, double *bits, double T, double R,
+                                                              toi_precision q) {
+  double k, u;
   if (!isfinite(T) || !ulp_distance(&k, &u, R, R, q)) return 0;
   const double d = T - R;
   if (!isfinite(d)) return 0;
-  const double K = d / u, aK = fabs(K);
+  *K = d / u;
+  const double aK = fabs(*K);
   if (!(aK >= 1 && aK <= 0x1p1000)) return 0;
-  const double bits = ref_bits_apart_prec(T, R, q);
-  if (!(bits >= 0) || !view_offset(v, dir, R, engine, q, &dlo, &dhi)) return 0;
-  const double L = K > 0 ? -dhi : dlo, H = K > 0 ? -dlo : dhi;
+  *bits = ref_bits_apart_prec(T, R, q);
+  return *bits >= 0;
+}
+
+/* The argument above's enclosure [*lo, *hi] of the error E = |k - delta|
+   from K (far_distance) and the root's offset delta in [dlo, dhi]. */
+static inline __attribute__((always_inline)) void far_bounds(double *lo, double *hi, double K, double dlo,
+                                                             double dhi) {
+  const double aK = fabs(K), L = K > 0 ? -dhi : dlo, H = K > 0 ? -dlo : dhi;
+  *lo = (aK + L) - aK * 0x1p-50;
+  *hi = (aK + H) + aK * 0x1p-50;
+}
+
+/* The argument above for sc's answer, the offset from the case's view: 1
+   with m at ERR_OFFSET and er.bits set (not NaN: add_lazy takes them, not
+   k's); 0 when anything is not so. */
+static int error_far(error_memo *m, const toi_score_case *sc, sweep_view *v, toi_direction dir,
+                     toi_ref_engine engine, toi_precision q) {
+  const double T = sc->t, R = sc->ref_t;
+  double K, bits, dlo, dhi;
+  if (!far_distance(&K, &bits, T, R, q) || !view_offset(v, dir, R, engine, q, &dlo, &dhi)) return 0;
   m->er.ulp = NAN;
-  m->er.lo = (aK + L) - aK * 0x1p-50;
-  m->er.hi = (aK + H) + aK * 0x1p-50;
+  far_bounds(&m->er.lo, &m->er.hi, K, dlo, dhi);
   m->er.bits = bits;
   m->k = K;
   m->have = ERR_OFFSET;
@@ -1361,17 +1381,9 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
     return 1;
   }
   /* error_far */
-  double k, u;
-  if (!isfinite(T) || !ulp_distance(&k, &u, R, R, TOI_BINARY64)) return 0;
-  const double dt = T - R;
-  if (!isfinite(dt)) return 0;
-  const double K = dt / u, aK = fabs(K);
-  if (!(aK >= 1 && aK <= 0x1p1000)) return 0;
-  const double bits = ref_bits_apart_prec(T, R, TOI_BINARY64);
-  if (!(bits >= 0) || !span_offset(sc, d, c, ref, R, counts)) return 0;
-  const double dlo = sc->off[d][0], dhi = sc->off[d][1];
-  const double L = K > 0 ? -dhi : dlo, H = K > 0 ? -dlo : dhi;
-  const double lo = (aK + L) - aK * 0x1p-50, hi = (aK + H) + aK * 0x1p-50;
+  double K, bits, lo, hi;
+  if (!far_distance(&K, &bits, T, R, TOI_BINARY64) || !span_offset(sc, d, c, ref, R, counts)) return 0;
+  far_bounds(&lo, &hi, K, sc->off[d][0], sc->off[d][1]);
   const int h = ulp_bin(hi);
   if (ulp_bin(lo) != h || !span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
