@@ -299,7 +299,7 @@ Test(compare, hunt_summary_json) {
   cr_assert_eq(td_tb("hunt -f ericson --budget 2000 --format json >out"), 2);
 }
 
-/* ---- bad and unbounded inputs (issue 26, items 1 and 9) ---- */
+/* ---- bad and unbounded inputs ---- */
 
 /* Expects `compare ARGS` to refuse invalid input (status 3, nothing on
    stdout) with a message holding each of want (NULL-terminated). */
