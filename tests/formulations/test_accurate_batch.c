@@ -114,6 +114,32 @@ Test(accurate_batch, every_family_both_dims_and_mixed_batches) {
   }
 }
 
+/* Lengths and speeds between 2^-320 and 2^-140 (the scale family with
+   --e -320:-140:10 --f -320:0), in both dimensions and mixed: the lanes
+   whose largest length or speed is below 2^-150 take the kernel with
+   scaling (common_range), the others the common path; every answer the
+   scalar function's. */
+Test(accurate_batch, tiny_differences_lanes) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_SCALE);
+  o.e = (toi_gen_range){-320, -140, 10};
+  o.f = (toi_gen_range){-320, 0, 1};
+  for (int dim = 0; dim <= 3; dim++) {
+    if (dim == 1) continue;
+    o.seed = 31 + (uint64_t)dim;
+    o.dim = dim;
+    toi_case *cs = malloc(AB_COUNT * sizeof *cs);
+    size_t *bins = malloc(AB_COUNT * sizeof *bins);
+    cr_assert(cs && bins);
+    cr_assert_eq(toi_gen_cases(cs, bins, &o, 0, AB_COUNT, 0), TOI_OK);
+    char what[64];
+    snprintf(what, sizeof what, "tiny differences dim %d", dim);
+    check_batches(cs, AB_COUNT, what);
+    free(bins);
+    free(cs);
+  }
+}
+
 /* The worst-case corpora of every formulation (accurate's and the others':
    cases near the limits of each kernel), and special inputs. */
 Test(accurate_batch, worst_case_corpora_and_special_inputs) {

@@ -51,7 +51,7 @@
  *    (quad_exact.c) when every input is in the safe range of step 4, whose
  *    compressed value also gives a double-double within 2^-100. Cases whose
  *    differences are out of its range (lengths or speeds beyond 2^150 or
- *    below 2^-300: the scale family) take it on their exact differences
+ *    below 2^-150: the scale family) take it on their exact differences
  *    scaled by powers of two (solve_scaled: the largest length and the
  *    largest speed brought into [1, 2), where every part stays exact),
  *    with the root rounded back as in step 4; the slow path decides where
@@ -1136,12 +1136,21 @@ TOI_INLINE void diffs(const toi_case *cs, const int n, dd *s, dd *v, dd *R, doub
 }
 
 /* Whether the differences are in the common path's range: below 2^150 (no
-   overflow), and, lengths and velocities, not below 2^-300: tiny ones
-   would make the products subnormal, which the hardware does slowly;
-   scaled, they are common cases (solve_scaled, solve_slow). The lower
-   bound is not needed for correctness. */
-TOI_INLINE int common_range(double ms, double mv, int moving) {
-  return ms < SAFE_HI && mv < SAFE_HI && ms >= 0x1p-300 && (!moving || mv >= 0x1p-300);
+   overflow), and, lengths and velocities, not below lo: tiny ones would
+   make the products subnormal, which the hardware does slowly (each vector
+   operation with a subnormal operand or result, about as long as a whole
+   case); scaled, they are common cases (solve_scaled, solve_slow). The
+   lower bound is not needed for correctness: every path gives the
+   correctly rounded root and the exact class, so it only chooses the
+   path. On a case's own differences (solve_common) lo is 2^-150, the safe
+   range's bottom: with the largest length and speed at least 2^-150, the
+   largest terms of c, b and a are at least 2^-300, those of D 2^-600 and
+   their low parts about 2^-706, far above the subnormals, where 2^-300
+   let D's terms fall to 2^-1200 (the scale family between 2^-300
+   and 2^-200: about three times the cost of a case). On the inputs
+   solve_slow has scaled (solve_fast), 2^-300 as before. */
+TOI_INLINE int common_range(double ms, double mv, int moving, double lo) {
+  return ms < SAFE_HI && mv < SAFE_HI && ms >= lo && (!moving || mv >= lo);
 }
 
 /* The common path on a case's own inputs (k = 0, cs = orig) or on its
@@ -1152,7 +1161,7 @@ TOI_INLINE toi_result solve_fast(const toi_case *cs, const int n, const toi_case
   double ms, mv;
   int moving;
   diffs(cs, n, s, v, &R, &ms, &mv, &moving);
-  if (!common_range(ms, mv, moving)) return ACC_SLOW;
+  if (!common_range(ms, mv, moving, 0x1p-300)) return ACC_SLOW;
   return fast_body(s, v, R, n, moving, cs, k ? 1 : 0, orig, k, info);
 }
 
@@ -1326,7 +1335,7 @@ TOI_INLINE toi_result solve_common(const toi_case *cs, const int n, toi_accurate
   double ms, mv;
   int moving;
   diffs(cs, n, s, v, &R, &ms, &mv, &moving);
-  if (__builtin_expect(!common_range(ms, mv, moving), 0)) {
+  if (__builtin_expect(!common_range(ms, mv, moving, SAFE_LO), 0)) {
     acc_sv x;
     sv_fill(&x, s, v, R, n);
     return solve_scaled(&x, n, moving, ms, mv, cs, info);

@@ -410,8 +410,8 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   vd ms = v_pick(R.hi > as_, R.hi, as_), mv = av_;
   vl moving = mo != v_setl(0);
   /* common_range */
-  vl common = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-300)) &
-              (~moving | (mv >= v_set(0x1p-300)));
+  vl common = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-150)) &
+              (~moving | (mv >= v_set(0x1p-150)));
   /* scaled_body where not common (solve_scaled), for ms and mv normal (the
      others go to the scalar function): ilog2d is the exponent field less
      1023, and kp, kv in [-1022, 1023] is that field in [1, 2045]. */

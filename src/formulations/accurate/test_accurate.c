@@ -612,6 +612,49 @@ Test(accurate, scaled_differences_take_the_common_path) {
   kt_assert_rounding(&tl, "scale");
 }
 
+/* Lengths and speeds between 2^-320 and 2^-140 (the scale family's, with
+   --e -320:-140:10 --f -320:0): where the largest length or speed is below
+   2^-150 the case's differences leave the common path for the scaled one
+   (common_range), which keeps every product off the subnormals. Every
+   answer must be the reference's: the exact class and RN(t*) bit for bit
+   (every path rounds correctly); and a case whose lengths are all below
+   2^-151 (so its differences are below 2^-150) must have been scaled. */
+Test(accurate, tiny_differences_take_the_scaled_path) {
+  toi_gen_opts o;
+  toi_gen_opts_default(&o, TOI_GEN_SCALE);
+  o.seed = kt_seed() + 131;
+  o.dim = 0;
+  o.e = (toi_gen_range){-320, -140, 10};
+  o.f = (toi_gen_range){-320, 0, 1};
+  long n = 3000 * kt_scale(), tiny = 0, timed = 0;
+  char line[512];
+  for (long i = 0; i < n; i++) {
+    toi_case c;
+    size_t bin;
+    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    toi_ref ref;
+    cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
+    toi_accurate_info info;
+    toi_result x = toi_accurate_explain(&c, &info);
+    kt_case_text(&c, line, sizeof line);
+    cr_assert(kt_same(x, toi_f_accurate(&c)), "explain and solve differ: %s", line);
+    cr_assert(x.cls == ref.cls, "class %s, exact %s: %s " KT_SEED_MSG, toi_class_name(x.cls),
+              toi_class_name(ref.cls), line, KT_SEED_ARGS);
+    if (kt_contact_class(ref.cls) && ref.cls != TOI_CONTACT) {
+      timed++;
+      cr_assert(memcmp(&x.t, &ref.tfwd, sizeof x.t) == 0, "t = %a, RN(t*) = %a: %s " KT_SEED_MSG, x.t, ref.tfwd,
+                line, KT_SEED_ARGS);
+    }
+    double big = fmax(fabs(c.ra), fabs(c.rb));
+    for (int k = 0; k < c.dim; k++) big = fmax(big, fmax(fabs(c.pa[k]), fabs(c.pb[k])));
+    if (big < 0x1p-151) {
+      tiny++;
+      cr_assert(info.path & TOI_ACC_SCALED, "lengths below 2^-151, not scaled: %s", line);
+    }
+  }
+  cr_assert(tiny > n / 10 && timed > n / 20, "only %ld tiny cases, %ld roots of %ld", tiny, timed, n);
+}
+
 /* ---- the filter's proven bounds and the exact modules, against MPFR ---- */
 
 /* MPFR numbers this wide hold any sum or product of degree 4 of doubles
