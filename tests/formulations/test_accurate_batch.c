@@ -140,6 +140,67 @@ Test(accurate_batch, tiny_differences_lanes) {
   }
 }
 
+/* The kernel with scaling multiplies by 2^600 the lengths (velocities) of
+   the lanes whose first coordinate of pA (vA) is nonzero and below 2^-900,
+   before their differences: cases around that guess, each lane's answer
+   the scalar function's. Lengths and speeds are drawn at scales from the
+   subnormals to 2^500, pA's or vA's first coordinate apart from the rest
+   (tiny or subnormal beside ordinary lengths: common lanes among those
+   multiplied; beside lengths of 2^423 and more: lanes the product would
+   overflow, or that scaled_body would scale down; or zero), in groups
+   alone and beside the scale family's cases, whole and in short calls. */
+Test(accurate_batch, tiny_inputs_multiplied_before_their_differences) {
+  static const int scales[] = {-1074, -1060, -1040, -1000, -990, -950, -901, -899, -800,
+                               -300,  -150,  0,     100,   300,  422,  423,  424,  500};
+  const int ns = (int)(sizeof scales / sizeof scales[0]);
+  const size_t n = 6000;
+  toi_case *cs = malloc(2 * n * sizeof *cs), *sc = family_cases(TOI_GEN_SCALE, 0, n);
+  cr_assert(cs && sc);
+  uint64_t r = 777;
+#define AB_NEXT() (r = r * 6364136223846793005u + 1442695040888963407u, r >> 11)
+#define AB_UNIT() ((double)AB_NEXT() * 0x1p-53 * 2 - 1) /* [-1, 1) */
+  for (size_t i = 0; i < n; i++) {
+    toi_case *c = &cs[i];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "tiny-%zu", i);
+    c->dim = 2 + (int)(AB_NEXT() % 2);
+    c->ma = c->mb = 1;
+    const int ep = scales[AB_NEXT() % (uint64_t)ns], ev = scales[AB_NEXT() % (uint64_t)ns];
+    for (int k = 0; k < c->dim; k++) {
+      c->pa[k] = ldexp(8 * AB_UNIT(), ep);
+      c->pb[k] = ldexp(8 * AB_UNIT(), ep);
+      c->va[k] = ldexp(AB_UNIT(), ev);
+      c->vb[k] = ldexp(AB_UNIT(), ev);
+    }
+    c->ra = ldexp(1 + AB_UNIT(), ep);
+    c->rb = ldexp(1 + AB_UNIT(), ep);
+    /* the first coordinates apart: tiny, subnormal, zero, or as drawn */
+    static const double firsts[] = {0x1.8p-1000, 0x1.4p-960, 0x1p-901, 0x1.2p-1060, 0, NAN};
+    const double fp = firsts[AB_NEXT() % 6], fv = firsts[AB_NEXT() % 6];
+    if (!isnan(fp)) c->pa[0] = AB_NEXT() % 2 ? fp : -fp;
+    if (!isnan(fv)) c->va[0] = AB_NEXT() % 2 ? fv : -fv;
+    /* and B's too, now and then: a tiny first difference beside big ones,
+       whose low part scaled_body's scaling down would lose */
+    if (AB_NEXT() % 3 == 0) c->pb[0] = AB_NEXT() % 2 ? 0 : 3 * c->pa[0];
+    if (AB_NEXT() % 3 == 0) c->vb[0] = AB_NEXT() % 2 ? 0 : 3 * c->va[0];
+    /* aimed, now and then: B moving towards A */
+    if (AB_NEXT() % 4 == 0)
+      for (int k = 0; k < c->dim; k++) c->vb[k] = c->va[k] + (c->pa[k] - c->pb[k]) * ldexp(1, ev - ep);
+  }
+#undef AB_UNIT
+#undef AB_NEXT
+  check_batches(cs, n, "tiny inputs alone");
+  for (size_t i = 0; i < n; i++) cs[n + i] = sc[i];
+  for (size_t i = 0; i < n; i += 2) { /* interleaved with the scale family's */
+    const toi_case t = cs[i + 1];
+    cs[i + 1] = cs[n + i];
+    cs[n + i] = t;
+  }
+  check_batches(cs, 2 * n, "tiny inputs beside the scale family");
+  free(sc);
+  free(cs);
+}
+
 /* The worst-case corpora of every formulation (accurate's and the others':
    cases near the limits of each kernel), and special inputs. */
 Test(accurate_batch, worst_case_corpora_and_special_inputs) {

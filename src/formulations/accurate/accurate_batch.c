@@ -36,7 +36,12 @@
  * dimension) and every case on a processor without AVX2 or FMA. The lane
  * code below follows accurate.c function by function (names in comments);
  * the two must change together (tests/formulations/test_accurate_batch.c
- * compares them on every family).
+ * compares them on every family). One step is the lanes' own: in the
+ * kernel with scaling, the inputs of lanes guessed tiny (lengths or speeds
+ * of 2^-1000) are multiplied by 2^600 before their differences, which are
+ * then the scalar function's times 2^600 exactly, and scaled back by the
+ * same power less 600 (the argument at the top of lanes(), in
+ * accurate_lanes.inl): the same values, without subnormal low parts.
  */
 
 static void scalar_run(const toi_case *cs, size_t n, toi_result *out) {

@@ -388,6 +388,58 @@ ACC_LANES void cont_lanes(const toi_case *cs, const size_t *idx, toi_result *out
 ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const int sc, const int un, toi_result *out) {
   ACC_GATHER_SETUP(cs, idx);
 #define LOAD(f) ACC_LOADP(cs, f)
+  /* In the kernel with scaling, the lanes whose first coordinate of pA
+     (of vA) is nonzero and below 2^-900 (gp, gv: a guess, the scale
+     family's lengths or speeds of 2^-1000) have their lengths (their
+     velocities) multiplied by 2^600 (Kp, Kv: 600 there, else 0) as they
+     are loaded: the low parts of their differences would be subnormal, and
+     every vector operation on them, with them, is slow (about a case's
+     time each, for the whole group). Nothing here changes a value the
+     lanes go on with: x 2^K is exact (K > 0, no overflow: a lane that
+     overflows is not finite below and goes to the scalar function), and
+     each operation of two_diff and two_sum on x 2^K, y 2^K gives its
+     result on x, y times 2^K exactly (a sum that rounds is normal, and
+     stays so, with the same rounding, times 2^K; one in the subnormal
+     range is exact; zeros keep their signs), so the differences and R are
+     the scalar function's times 2^K, ms and mv too: the range tests below
+     take 2^K times their bounds, the exponents less K, and the powers of
+     two that scale the differences 2^(kp - Kp) and 2^(kv - Kv), which give
+     the scalar function's scaled parts exactly (the exact products are
+     those it makes, doubles; or, where it does not scale, 2^-K: the
+     differences themselves). A guessed lane that scaled_body would scale
+     down (kp < 0: lengths of 2^423 or more beside a coordinate below
+     2^-900) goes to the scalar function, so that 2^(kp - Kp) stays in
+     range and the test of the least part holds as written. */
+  vd in_pa[3], in_pb[3], in_va[3], in_vb[3], in_ra = LOAD(ra), in_rb = LOAD(rb);
+  ACC_UNROLL
+  for (int i = 0; i < n; i++) {
+    in_pa[i] = LOAD(pa[i]);
+    in_pb[i] = LOAD(pb[i]);
+    in_va[i] = LOAD(va[i]);
+    in_vb[i] = LOAD(vb[i]);
+  }
+#undef LOAD
+  vl gp = v_setl(0), gv = gp;
+  int pre = 0;
+  if (sc) {
+    const vu small = (vu)v_set(0x1p-900) - 1;
+    gp = (vl)(((vu)in_pa[0] & v_nosign()) - 1 < small);
+    gv = (vl)(((vu)in_va[0] & v_nosign()) - 1 < small);
+    pre = ACC_ANY(gp | gv);
+    if (pre) {
+      const vd Lp = v_pick(gp, v_set(0x1p600), v_set(1.0)), Lv = v_pick(gv, v_set(0x1p600), v_set(1.0));
+      ACC_UNROLL
+      for (int i = 0; i < n; i++) {
+        in_pa[i] *= Lp;
+        in_pb[i] *= Lp;
+        in_va[i] *= Lv;
+        in_vb[i] *= Lv;
+      }
+      in_ra *= Lp;
+      in_rb *= Lp;
+    }
+  }
+  const vl Kp = gp & v_setl(600), Kv = gv & v_setl(600);
   /* diffs */
   vdd s[3], v[3];
   vd as_ = v_set(0), av_ = v_set(0);
@@ -395,8 +447,8 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
   const vd big = v_set(0x1.fffffffffffffp1023);
   ACC_UNROLL
   for (int i = 0; i < n; i++) {
-    s[i] = v_two_diff(LOAD(pb[i]), LOAD(pa[i]));
-    v[i] = v_two_diff(LOAD(vb[i]), LOAD(va[i]));
+    s[i] = v_two_diff(in_pb[i], in_pa[i]);
+    v[i] = v_two_diff(in_vb[i], in_va[i]);
     vd as = v_abs(s[i].hi), av = v_abs(v[i].hi);
     as_ = v_pick(as > as_, as, as_);
     av_ = v_pick(av > av_, av, av_);
@@ -404,14 +456,19 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
     /* (not in the scalar function: lanes with a NaN or an infinity go to it) */
     fin &= (as <= big) & (av <= big);
   }
-  vdd R = v_two_sum(LOAD(ra), LOAD(rb));
-#undef LOAD
+  vdd R = v_two_sum(in_ra, in_rb);
   fin &= v_abs(R.hi) <= big;
   vd ms = v_pick(R.hi > as_, R.hi, as_), mv = av_;
   vl moving = mo != v_setl(0);
-  /* common_range */
-  vl common = fin & (ms < v_set(0x1p150)) & (mv < v_set(0x1p150)) & (ms >= v_set(0x1p-150)) &
-              (~moving | (mv >= v_set(0x1p-150)));
+  /* common_range (its bounds times 2^Kp, 2^Kv) */
+  vd ms_lo = v_set(0x1p-150), ms_hi = v_set(0x1p150), mv_lo = ms_lo, mv_hi = ms_hi;
+  if (pre) {
+    ms_lo = v_pick(gp, v_set(0x1p450), ms_lo);
+    ms_hi = v_pick(gp, v_set(0x1p750), ms_hi);
+    mv_lo = v_pick(gv, v_set(0x1p450), mv_lo);
+    mv_hi = v_pick(gv, v_set(0x1p750), mv_hi);
+  }
+  vl common = fin & (ms < ms_hi) & (mv < mv_hi) & (ms >= ms_lo) & (~moving | (mv >= mv_lo));
   /* scaled_body where not common (solve_scaled), for ms and mv normal (the
      others go to the scalar function): ilog2d is the exponent field less
      1023, and kp, kv in [-1022, 1023] is that field in [1, 2045]. */
@@ -425,10 +482,10 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
     if (__builtin_popcount((unsigned)left) >= ACC_W / 2) return ACC_ALL;
   } else {
     const vl one = v_setl(1), e2045 = v_setl(2045);
-    vl ems = v_expo(ms), emv = v_expo(mv);
+    vl ems = v_expo(ms) - Kp, emv = v_expo(mv) - Kv;
     vl kp = b1023 - ems, kv = (b1023 - emv) & moving;
     vl scaled = ~common & fin & (ms > v_set(0)) & (ems >= one) & (ems <= e2045) &
-                (~moving | ((emv >= one) & (emv <= e2045)));
+                (~moving | ((emv >= one) & (emv <= e2045))) & ~(gp & (kp < zero)) & ~(gv & (kv < zero));
     /* the least nonzero part, as its bits minus one (track_min) */
     vu pmin = (vu)v_setl(-1), vmin = pmin;
     ACC_UNROLL
@@ -443,7 +500,8 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
     kv &= scaled;
     k = kv - kp; /* t* 2^k is the root of the case as given */
     go = common | scaled;
-    const vd P = v_pow2(kp), V = v_pow2(kv); /* 1 in the common lanes: x 1 = x */
+    /* 1 in the common lanes (x 1 = x) but those guessed, 2^-K there */
+    const vd P = v_pow2(kp - Kp), V = v_pow2(kv - Kv);
     ACC_UNROLL
     for (int i = 0; i < n; i++) {
       s[i].hi = s[i].hi * P;
