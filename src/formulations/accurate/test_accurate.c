@@ -582,6 +582,16 @@ Test(accurate, swap_and_power_of_two_scaling) {
   cr_assert(scaled > n / 4, "only %ld scaled cases checked", scaled);
 }
 
+/* Case c explained (its path into *info, its text into line), the same
+   answer as toi_f_accurate's, and checked against the reference
+   (kt_check_accurate: the exact class, RN(t*) bit for bit). */
+static void kt_explain_checked(const toi_case *c, toi_accurate_info *info, char line[512], kt_tally *tl) {
+  toi_result x = toi_accurate_explain(c, info);
+  kt_case_text(c, line, 512);
+  cr_assert(kt_same(x, toi_f_accurate(c)), "explain and solve differ: %s", line);
+  kt_check_accurate(c, tl);
+}
+
 /* Cases whose differences lie outside the common path's range but scale
    exactly by powers of two (the scale family: lengths and speeds from
    2^-1000 to 2^1000) take the common path on their scaled differences, not
@@ -599,10 +609,7 @@ Test(accurate, scaled_differences_take_the_common_path) {
     size_t bin;
     cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
     toi_accurate_info info;
-    toi_result x = toi_accurate_explain(&c, &info);
-    kt_case_text(&c, line, sizeof line);
-    cr_assert(kt_same(x, toi_f_accurate(&c)), "explain and solve differ: %s", line);
-    kt_check_accurate(&c, &tl);
+    kt_explain_checked(&c, &info, line, &tl);
     if (!(info.path & TOI_ACC_SCALED)) continue;
     scaled++;
     if (!(info.path & TOI_ACC_SLOW)) common++;
@@ -626,25 +633,15 @@ Test(accurate, tiny_differences_take_the_scaled_path) {
   o.dim = 0;
   o.e = (toi_gen_range){-320, -140, 10};
   o.f = (toi_gen_range){-320, 0, 1};
-  long n = 3000 * kt_scale(), tiny = 0, timed = 0;
+  kt_tally tl = {0};
+  long n = 3000 * kt_scale(), tiny = 0;
   char line[512];
   for (long i = 0; i < n; i++) {
     toi_case c;
     size_t bin;
     cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
-    toi_ref ref;
-    cr_assert_eq(kt_ref(&ref, &c), TOI_OK);
     toi_accurate_info info;
-    toi_result x = toi_accurate_explain(&c, &info);
-    kt_case_text(&c, line, sizeof line);
-    cr_assert(kt_same(x, toi_f_accurate(&c)), "explain and solve differ: %s", line);
-    cr_assert(x.cls == ref.cls, "class %s, exact %s: %s " KT_SEED_MSG, toi_class_name(x.cls),
-              toi_class_name(ref.cls), line, KT_SEED_ARGS);
-    if (kt_contact_class(ref.cls) && ref.cls != TOI_CONTACT) {
-      timed++;
-      cr_assert(memcmp(&x.t, &ref.tfwd, sizeof x.t) == 0, "t = %a, RN(t*) = %a: %s " KT_SEED_MSG, x.t, ref.tfwd,
-                line, KT_SEED_ARGS);
-    }
+    kt_explain_checked(&c, &info, line, &tl);
     double big = fmax(fabs(c.ra), fabs(c.rb));
     for (int k = 0; k < c.dim; k++) big = fmax(big, fmax(fabs(c.pa[k]), fabs(c.pb[k])));
     if (big < 0x1p-151) {
@@ -652,7 +649,7 @@ Test(accurate, tiny_differences_take_the_scaled_path) {
       cr_assert(info.path & TOI_ACC_SCALED, "lengths below 2^-151, not scaled: %s", line);
     }
   }
-  cr_assert(tiny > n / 10 && timed > n / 20, "only %ld tiny cases, %ld roots of %ld", tiny, timed, n);
+  cr_assert(tiny > n / 10 && tl.timed > n / 20, "only %ld tiny cases, %ld roots of %ld", tiny, tl.timed, n);
 }
 
 /* ---- the filter's proven bounds and the exact modules, against MPFR ---- */
