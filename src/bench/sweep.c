@@ -1002,11 +1002,14 @@ typedef struct span_prep {
    yet; -2: not had either way) and the root's offset (off_set 1; 2: had by span_prepare and not
    used yet, which counts it as a probe when it is; -1: not had by the step,
    the prepared case not asked yet; -2: not had either way). sp: the span's
-   preparation (span_prep). The view made for the case's remaining columns
-   starts from what was had. */
+   preparation (span_prep). rs: per direction, 1 / ulp(R) where the root R
+   is fit for ulp_distance and that is a double, else 0 (span_prepare; what
+   span_timed needs of R alone). The view made for the case's remaining
+   columns starts from what was had. */
 typedef struct span_case {
   kappa_enc ke[2];
   double off[2][2];
+  double rs[2];
   signed char kb[2], off_set[2];
   span_prep *sp;
 } span_case;
@@ -1225,6 +1228,13 @@ static __attribute__((noinline)) int span_offset_measure(span_case *sc, int d, c
   return span_offset_keep(sc, d, lo, hi, counts);
 }
 
+/* The bits of x. */
+static inline __attribute__((always_inline)) uint64_t span_bits64(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
 /* Cases of a span whose offsets and kappas span_prepare makes at once. */
 #define SPAN_GROUP 64
 
@@ -1250,6 +1260,7 @@ static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t
   for (size_t i = i0; i < i1; i++) {
     span_case *s = &sc[i - i0];
     s->kb[0] = s->kb[1] = s->off_set[0] = s->off_set[1] = 0;
+    s->rs[0] = s->rs[1] = 0;
     const size_t k = order[i];
     const toi_ref *r = &refs[k];
     if (st[k] != TOI_OK || (unsigned)r->cls >= TOI_CLASS_COUNT) continue;
@@ -1258,6 +1269,9 @@ static void span_prepare(span_case *sc, const uint16_t *order, size_t i0, size_t
       const double Rd = d ? r->trev : r->tfwd;
       double kd, ud;
       if (!(dmask >> d & 1) || lo < 0 || !ulp_distance(&kd, &ud, Rd, Rd, TOI_BINARY64)) continue;
+      /* ulp_distance's factor for k where it multiplies: 2^(53 - eR) (ud = 2^(eR - 53)) */
+      const int eR = (int)(span_bits64(Rd) >> 52 & 0x7ff) - 1022;
+      if (53 - eR <= 1023) s->rs[d] = pow2_upto_1023(53 - eR);
       cp[m] = &cases[k], R[m] = Rd, u[m] = ud, lower[m] = (signed char)lo;
       at[m++] = (uint8_t)((i - i0) * 2 + (size_t)d);
     }
@@ -1396,6 +1410,20 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
   return 1;
 }
 
+/* lazy_decided(cell, 1, hi, k) for an error's upper end hi that is finite
+   and >= 0 (span_timed's), the ratio as a plain quotient: ratio_with gives
+   NaN for a NaN den, 0 for hi = 0, else hi / den, and every kappa_enc's
+   den (ratio_den, ratio_den64n: kappa times a positive factor plus a power
+   of two, or NaN) is NaN or > 0, so hi / den is NaN, a zero (of either
+   sign, which compare alike) or the same quotient. */
+static inline __attribute__((always_inline)) int span_decided(const sweep_cell *cell, double hi, const kappa_enc *k) {
+  if (k->bin < 0 || !(hi < cell->max_ulp)) return 0;
+  if (k->inf) return 1;
+  if (!(k->lo >= cell->kmin && k->hi <= cell->kmax)) return 0;
+  const double r = hi / k->den;
+  return isnan(r) || r < cell->max_ratio;
+}
+
 /* A timed answer T (kind agree; its exact class and verdict at conf of the
    cell's confusion counts, [exact][verdict] flattened) to the root R of case
    c in direction d into cell as add_lazy's first levels would place it: from
@@ -1409,11 +1437,27 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
                                                             const toi_ref *ref, const toi_case *c, span_case *sc,
                                                             int d, sweep_lazy_counts *counts, uint64_t index) {
   double k, u;
-  if (!ulp_distance(&k, &u, T, R, TOI_BINARY64)) return span_far(cell, T, R, conf, ref, c, sc, d, counts, index);
-  const double ak = fabs(k), lm = ak - 0.5;
-  double lo = lm > 0 ? lm : 0, hi = ak + 0.5; /* 0 for k = 0, without a branch on k */
-  int h = ulp_bin(hi), level = ERR_ULPS;
-  if (ulp_bin(lo) != h) {
+  const double rs = sc->rs[d];
+  if (rs != 0) {
+    /* ulp_distance with R's part made once (span_prepare): R is fit, and T
+       is taken when it has R's sign and exponent fields; k = (T - R) rs. */
+    if ((span_bits64(R) ^ span_bits64(T)) >> 52) return span_far(cell, T, R, conf, ref, c, sc, d, counts, index);
+    k = (T - R) * rs;
+  } else if (!ulp_distance(&k, &u, T, R, TOI_BINARY64)) {
+    return span_far(cell, T, R, conf, ref, c, sc, d, counts, index);
+  }
+  /* The bins of [|k| - 1/2, |k| + 1/2] (k = 0: [0, 1/2]) from the integer
+     n = |k| < 2^52 (T and R in one binade): for n >= 1, n + 1/2 (exact) is
+     in n's binade [2^m, 2^(m+1)), m = floor(log2 n), whose ulp_bin is m + 3
+     (the exponent field m + 1023, less 1020; m <= 51, below the cap); n - 1/2
+     is in it too unless n = 2^m (then in the binade below, 1/2 for n = 1).
+     So the ends share a bin exactly when n is neither 0 nor a power of two;
+     for n = 0, 1, 2, 4, ... (n & (n - 1) = 0) the offset is asked. */
+  const double ak = fabs(k);
+  const uint64_t n = (uint64_t)ak;
+  double lo = ak - 0.5, hi = ak + 0.5;
+  int h = 63 - __builtin_clzll(n | 1) + 3, level = ERR_ULPS;
+  if (!(n & (n - 1))) {
     if (!span_offset(sc, d, c, ref, R, counts)) return 0;
     const double dlo = sc->off[d][0], dhi = sc->off[d][1];
     if (k >= 1) {
@@ -1433,7 +1477,7 @@ static inline __attribute__((always_inline)) int span_timed(sweep_cell *cell, do
   }
   if (!span_kappa(sc, d, c, R)) return 0;
   const kappa_enc *ke = &sc->ke[d];
-  if (!lazy_decided(cell, 1, hi, ke) &&
+  if (!span_decided(cell, hi, ke) &&
       !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && lazy_decided(cell, 1, hi, ke)))
     return 0;
   span_add(cell, conf, h, ke);

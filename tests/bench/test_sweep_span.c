@@ -22,14 +22,15 @@ static double ulp64(double x) {
 }
 
 /* The last column's answers made up from the reference's root R of each case: R + k u for k in -4 .. 4 (the
-   bins' edges near the root), R + 2^20 u, the root's negative, NaN, declined, a verdict that is no class, the
-   exact class with the root, R 2^3 and R 2^-3 (other binades), R + 2^1001 u (beyond the offset's range), +Inf,
-   -Inf: every way an answer can go, each in turn. */
+   bins' edges near the root), R + 2^20 u, R + k u for k = 3, -5, 2^20 + 1 and -(2^33 + 7) (error enclosures
+   whose ends share a bin), the root's negative, NaN, declined, a verdict that is no class, the exact class with
+   the root, R 2^3 and R 2^-3 (other binades), R + 2^1001 u (beyond the offset's range), +Inf, -Inf: every way an
+   answer can go, each in turn. */
 static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st, size_t n, int dir, uint64_t seed) {
   for (size_t k = 0; k < n; k++) {
     sweep_answer *a = &col[k];
     double R = dir ? ref[k].trev : ref[k].tfwd;
-    unsigned pick = (unsigned)((k * 2654435761u + seed) % 20);
+    unsigned pick = (unsigned)((k * 2654435761u + seed) % 24);
     a->state = TOI_ANSWERED;
     a->r.cls = st[k] == TOI_OK ? ref[k].cls : TOI_HIT;
     if (pick < 9 && isfinite(R) && R != 0)
@@ -54,6 +55,8 @@ static void made_up(sweep_answer *col, const toi_ref *ref, const toi_status *st,
       a->r.t = INFINITY;
     else if (pick == 15)
       a->r.t = -INFINITY;
+    else if (pick >= 20 && isfinite(R) && R != 0)
+      a->r.t = R + (pick == 20 ? 3 : pick == 21 ? -5 : pick == 22 ? 0x1p20 + 1 : -(0x1p33 + 7)) * ulp64(R);
     else
       a->r.t = R;
   }
