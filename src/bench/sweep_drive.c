@@ -102,20 +102,34 @@ static void solve_columns(sweep_ctx *x, sweep_scratch *w, const toi_case *cases,
   }
 }
 
-/* The positions 0..n-1 of a span into order, stably by their bins when
-   there are at most SPAN_SORT_BINS of them, else as they are; returns n. */
+/* The positions 0..n-1 of a span into order, stably by their bins and,
+   within a bin, by their exact classes (ref; TOI_NONE where the reference
+   failed, st) when there are at most SPAN_SORT_BINS bins, else as they are;
+   returns n. A bin's cells stay in the core's cache, and cases of one class
+   follow one another: their columns mostly take the same ways through the
+   scoring (timed or not, misclassified or not), which the processor then
+   predicts. */
 #define SPAN_SORT_BINS 64
-static size_t span_order(uint16_t *order, const size_t *bins, size_t n, size_t nbins) {
-  size_t start[SPAN_SORT_BINS + 1] = {0};
+static size_t span_order(uint16_t *order, const size_t *bins, const toi_ref *ref, const toi_status *st, size_t n,
+                         size_t nbins) {
+  enum { NCLS = TOI_CLASS_COUNT };
+  size_t start[SPAN_SORT_BINS * NCLS + 1];
   for (size_t k = 0; k < n && nbins <= SPAN_SORT_BINS; k++)
     if (bins[k] >= nbins) nbins = SPAN_SORT_BINS + 1; /* not a bin: left where it is */
   if (nbins > SPAN_SORT_BINS) {
     for (size_t k = 0; k < n; k++) order[k] = (uint16_t)k;
     return n;
   }
-  for (size_t k = 0; k < n; k++) start[bins[k] + 1]++;
-  for (size_t b = 0; b < nbins; b++) start[b + 1] += start[b];
-  for (size_t k = 0; k < n; k++) order[start[bins[k]]++] = (uint16_t)k;
+  uint16_t key[SPAN];
+  for (size_t k = 0; k < n; k++) {
+    const unsigned c = st[k] == TOI_OK && (unsigned)ref[k].cls < NCLS ? (unsigned)ref[k].cls : TOI_NONE;
+    key[k] = (uint16_t)(bins[k] * NCLS + c);
+  }
+  const size_t nkeys = nbins * NCLS;
+  memset(start, 0, (nkeys + 1) * sizeof start[0]);
+  for (size_t k = 0; k < n; k++) start[key[k] + 1]++;
+  for (size_t b = 0; b < nkeys; b++) start[b + 1] += start[b];
+  for (size_t k = 0; k < n; k++) order[start[key[k]]++] = (uint16_t)k;
   return n;
 }
 
@@ -145,7 +159,7 @@ static int score_span(sweep_ctx *x, int worker, const toi_case *cases, const siz
   /* Bin by bin, so that the cells of one bin stay in the core's cache: the
      accumulator does not depend on the order (sweep.h), and a failure is
      that of the lowest index, as in index order. */
-  size_t nord = span_order(w->order, bins, n, x->accs[worker].nbins);
+  size_t nord = span_order(w->order, bins, w->ref, w->st, n, x->accs[worker].nbins);
   size_t fail;
   toi_status fst = sweep_eval_span(&x->accs[worker], x->cands, x->nc, w->ans, ANS_STRIDE, x->o->tmax, cases, bins,
                                    w->order, nord, index0, x->o->engine, w->ref, w->st, &fail);
