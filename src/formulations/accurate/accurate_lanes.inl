@@ -689,7 +689,9 @@ ACC_LANES int lanes(const toi_case *cs, const size_t *idx, const int n, const in
     const vd back = sc ? yz * v_pow2(nk1) * v_pow2(nk2) : y;
     const vd r = (t.hi - back) + t.lo;
     const vl up = (vl)(r > v_set(0));
-    const vd nb = (vd)((vl)yz + (v_setl(0) - up - up - v_setl(1)));
+    /* yz's neighbour by its bits, in unsigned lanes (a lane left out, such as
+       one of -0, may wrap: its value is not used) */
+    const vd nb = (vd)((vu)yz + (vu)(v_setl(0) - up - up - v_setl(1)));
     vd step = v_pick(nb < v_set(INFINITY), nb - yz, v_set(0x1p971));
     if (sc) step = v_pick(sub, v_pick(up, v_set(0x1p-52), v_set(-0x1p-52)), step);
     const vd half = 0.5 * (sc ? step * v_pow2(nk1) * v_pow2(nk2) : step);
