@@ -992,6 +992,9 @@ static void score_table(score_tab tab, const toi_candidate *cand) {
 typedef struct span_prep {
   const toi_case *c;
   toi_ref_engine engine;
+  int bset[2]; /* per direction, 1 when er[d] holds the reference's enclosure of the error of bT[d] (span_bound) */
+  double bT[2];
+  toi_ref_error_result er[2];
   toi_ref_prepared p;
 } span_prep;
 
@@ -1139,6 +1142,7 @@ static void span_prepared(span_case *sc, const toi_case *c) {
   if (sp->c == c) return;
   ref_prepare_solved(&sp->p, c, sp->engine);
   sp->c = c;
+  sp->bset[0] = sp->bset[1] = 0;
 }
 
 /* The reference query of case c prepared (span_prepared) in direction d,
@@ -1357,6 +1361,73 @@ static inline __attribute__((always_inline)) void span_add(sweep_cell *cell, uns
   cell->kinf += ke->inf;
 }
 
+/* A timed answer T to case c's root R in direction d whose error the
+   reference encloses in [lo, hi] (0 <= lo, ulp_bin(lo) = ulp_bin(hi) = h)
+   with its bits exact, into cell as lazy_place would place it, with kappa's
+   enclosure (span_kappa; kappa itself where that leaves its bin open,
+   span_kappa_exact): 1 when lazy_decided takes them, counted at level;
+   0 with the cell as it was. */
+static int span_enclosed(sweep_cell *cell, double hi, int h, double bits, int level, double R, unsigned conf,
+                         const toi_case *c, span_case *sc, int d, sweep_lazy_counts *counts) {
+  if (!span_kappa(sc, d, c, R)) return 0;
+  const kappa_enc *ke = &sc->ke[d];
+  if (!lazy_decided(cell, 1, hi, ke) &&
+      !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && lazy_decided(cell, 1, hi, ke)))
+    return 0;
+  span_add(cell, conf, h, ke);
+  if (!isnan(bits)) cell->max_bits = max_set(cell->max_bits, bits);
+  counts->placed[level]++;
+  return 1;
+}
+
+/*
+ * What is left of span_far's answers to the general way's measures, taken
+ * here on the case the table pass prepares (span_prep), as the case's view
+ * takes them (add_lazy, error_level; the same query: view_query's and
+ * span_query's):
+ *
+ * - an infinite T equal to R, the root beyond the largest double (t* at
+ *   least the overflow threshold): the reference's error and bits are both
+ *   0, exactly, with either engine (ref_error.c's ref_error_mpfr_prec and
+ *   ref_fast_err.c's fe_error: ulp = bits = 0 when T is RN_q(t*); the fast
+ *   engine's toi_ref_error_bound refuses an infinite T and gives fe_error's
+ *   double, lo = hi): the enclosure [0, 0], bin ulp_bin(0) = 0;
+ * - a finite T to a root R that ulp_distance does not take (0, subnormal,
+ *   a power of two, infinite) or that error_far's enclosure leaves open:
+ *   toi_ref_error_bound's enclosure, lo <= the reference's error <= hi, its
+ *   bits exactly the reference's (toiref.h), as error_level asks it; it
+ *   depends on the case, the direction and T alone, so it is kept for the
+ *   case's other columns with the same T (span_prep's bset, bT, er, while
+ *   sp holds the case: the columns of a case mostly agree, as same_answer
+ *   finds for the case's view).
+ *
+ * Either enclosure is then placed as lazy_place places one (span_enclosed:
+ * lazy_decided on the enclosure and kappa's, the counts add_placed adds;
+ * the bits exact), which gives the cell what the exact error and kappa would
+ * give it (lazy_decided's proof), so the cell is the general way's whatever
+ * way it would have taken. A failed measure, or an enclosure that does not
+ * decide, leaves the answer to the general way (0), which measures again and
+ * reports a failure itself. Typical answers: 0 to a root below 2^-1075 (R =
+ * 0: the error is |t*| 2^1074, in [0, 1/2]), +Inf to a root that overflows.
+ */
+static __attribute__((noinline)) int span_bound(sweep_cell *cell, double T, double R, unsigned conf,
+                                                const toi_case *c, span_case *sc, int d, sweep_lazy_counts *counts) {
+  if (isinf(T)) /* T = R (span_far): error and bits 0 */
+    return span_enclosed(cell, 0.0, ulp_bin(0.0), 0.0, ERR_EXACT, R, conf, c, sc, d, counts);
+  span_prep *sp = sc->sp;
+  toi_ref_error_result *er = &sp->er[d];
+  if (sp->c != c || !sp->bset[d] || span_bits64(sp->bT[d]) != span_bits64(T)) { /* kept for the case's columns */
+    toi_ref_query rq = span_query(sc, c, d); /* c prepared in sp (which clears bset when it prepares another) */
+    rq.T = T;
+    sp->bset[d] = 0;
+    if (toi_ref_error_bound(er, &rq) != TOI_OK) return 0;
+    sp->bT[d] = T, sp->bset[d] = 1;
+  }
+  const int h = ulp_bin(er->hi);
+  if (ulp_bin(er->lo) != h) return 0;
+  return span_enclosed(cell, er->hi, h, er->bits, er->lo == er->hi ? ERR_EXACT : ERR_BOUND, R, conf, c, sc, d, counts);
+}
+
 /* span_timed for an answer T that ulp_distance does not take, as add_lazy
    and add_scored would place it in case c's view where that takes no
    measure of the reference's: a NaN time (score_core's error and bits
@@ -1370,8 +1441,11 @@ static inline __attribute__((always_inline)) void span_add(sweep_cell *cell, uns
    as a NaN time (add_scored with +Inf, then kappa's), whose counts
    inf_error_decided proves; a finite T outside R's binade from error_far's
    enclosure (the same conditions and doubles, its bits the reference's)
-   where lazy_decided takes it with kappa's. 1 when placed, 0 with the cell
-   as it was. Out of line: about one answer in ten. */
+   where lazy_decided takes it with kappa's; what is left of the rest
+   (an infinite T equal to R, a root R that ulp_distance does not take,
+   error_far's enclosure not had or open) from the reference's measure on
+   the prepared case (span_bound). 1 when placed, 0 with the cell as it
+   was. Out of line: about one answer in ten. */
 static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double R, unsigned conf,
                                               const toi_ref *ref, const toi_case *c, span_case *sc, int d,
                                               sweep_lazy_counts *counts, uint64_t index) {
@@ -1396,18 +1470,12 @@ static __attribute__((noinline)) int span_far(sweep_cell *cell, double T, double
   }
   /* error_far */
   double K, bits, lo, hi;
-  if (!far_distance(&K, &bits, T, R, TOI_BINARY64) || !span_offset(sc, d, c, ref, R, counts)) return 0;
-  far_bounds(&lo, &hi, K, sc->off[d][0], sc->off[d][1]);
-  const int h = ulp_bin(hi);
-  if (ulp_bin(lo) != h || !span_kappa(sc, d, c, R)) return 0;
-  const kappa_enc *ke = &sc->ke[d];
-  if (!lazy_decided(cell, 1, hi, ke) &&
-      !(ke->bin < 0 && span_kappa_exact(sc, d, c, R, counts) && lazy_decided(cell, 1, hi, ke)))
-    return 0;
-  span_add(cell, conf, h, ke);
-  cell->max_bits = max_set(cell->max_bits, bits);
-  counts->placed[ERR_OFFSET]++;
-  return 1;
+  if (far_distance(&K, &bits, T, R, TOI_BINARY64) && span_offset(sc, d, c, ref, R, counts)) {
+    far_bounds(&lo, &hi, K, sc->off[d][0], sc->off[d][1]);
+    const int h = ulp_bin(hi);
+    if (ulp_bin(lo) == h && span_enclosed(cell, hi, h, bits, ERR_OFFSET, R, conf, c, sc, d, counts)) return 1;
+  }
+  return span_bound(cell, T, R, conf, c, sc, d, counts);
 }
 
 /* lazy_decided(cell, 1, hi, k) for an error's upper end hi that is finite

@@ -278,3 +278,108 @@ Test(sweep_span, infinite_answers) {
     sweep_acc_free(&one);
   }
 }
+
+/* Constructed cases whose roots round to 0 or overflow: along x, ball B at X from A (radii r in all, X - r the
+   gap), closing at speed V, so the lower root is (X - r) / V, exactly for y = 0 and irrational with a y offset.
+   Kind 0: X - r = 2^-501, V about 2^574, a root near 2^-1075 (just below, at it, and far below: R = 0, the
+   error |t*| 2^1074 near 1/2 or tiny); kind 1: the same with a y offset (irrational roots); kind 2: the balls
+   overlapping by 2^-501, so the reverse root is a tiny negative one (R = -0); kind 3: X - r = 2^100 and V
+   about 2^-924 or less, a root at or beyond 2^1024 (R = +Inf). */
+static void tiny_or_huge(toi_case *c, size_t k) {
+  memset(c, 0, sizeof *c);
+  c->dim = 3;
+  c->ma = c->mb = 1;
+  const int kind = (int)(k % 4);
+  const double frac[6] = {1, 1 + 0x1p-50, 1 + 0x1p-60, 3, 1.75, 0x1p40};
+  const double f = frac[(k / 4) % 6];
+  if (kind < 3) {
+    c->ra = c->rb = 0x1p-501; /* r = 2^-500 */
+    c->pb[0] = kind == 2 ? 0x1p-500 - 0x1p-501 : 0x1p-500 + 0x1p-501;
+    if (kind == 1) c->pb[1] = ldexp(1 + (double)(k % 7), -530);
+    c->vb[0] = -0x1p574 * f;
+    c->va[1] = kind == 1 ? ldexp((double)(k % 5), 560) : 0;
+  } else {
+    c->ra = c->rb = 0x1p99; /* r = 2^100 */
+    c->pb[0] = 0x1p101;
+    c->pb[2] = (k / 4) % 2 ? 0x1p60 : 0;
+    c->vb[0] = -0x1p-924 / f;
+  }
+}
+
+/* Answers to roots that round to 0 (below 2^-1075) or overflow, placed by the span from the reference's
+   enclosure of the error on the prepared case (an infinite answer equal to an infinite root: error and bits 0)
+   give the accumulator of the cases scored one by one the general way; the premises from the MPFR engine:
+   the error of an answer equal to an infinite root is 0 and its bits 0, that of 0 to a root that rounds to 0
+   is |t*| 2^1074, in [0, 1/2], with bits 0. */
+Test(sweep_span, roots_rounding_to_zero_or_overflowing) {
+  toi_candidate cands[3];
+  toi_candidate_formulation(&cands[0], toi_formulation_find("accurate"));
+  toi_candidate_formulation(&cands[1], toi_formulation_find("accurate"));
+  toi_candidate_formulation(&cands[2], toi_formulation_find("phet-reverse"));
+  enum { N = 240, NB = 3 };
+  static toi_case cases[N];
+  static size_t bins[N];
+  static toi_ref ref[N];
+  static toi_status st[N];
+  static sweep_answer ans[3 * N];
+  static toi_answer out[N];
+  uint16_t order[N];
+  const double picks[] = {0, 0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1060, 0x1p-1022, 1, 0x1.fffffffffffffp+1023,
+                          INFINITY, -INFINITY, NAN};
+  const size_t np = sizeof picks / sizeof picks[0];
+  for (size_t k = 0; k < N; k++) tiny_or_huge(&cases[k], k), bins[k] = k % NB, order[k] = (uint16_t)(N - 1 - k);
+  toi_ref_query rq = TOI_REF_QUERY_INIT;
+  cr_assert_eq(toi_ref_solve_batch(ref, st, cases, N, &rq, NULL), TOI_OK);
+  toi_run_info info;
+  cr_assert_eq(toi_candidate_run(&cands[0], cases, N, NULL, out, &info), TOI_OK);
+  size_t zero = 0, huge = 0;
+  for (size_t k = 0; k < N; k++) {
+    cr_assert_eq(st[k], TOI_OK);
+    ans[k].state = (int)out[k].state, ans[k].r = out[k].r;
+    for (int j = 1; j < 3; j++) {
+      sweep_answer *a = &ans[(size_t)j * N + k];
+      const double R = j == 2 ? ref[k].trev : ref[k].tfwd;
+      const size_t p = (k / 4 + (size_t)j * 5) % (np + 2);
+      a->state = TOI_ANSWERED;
+      a->r.cls = ref[k].cls;
+      a->r.t = p < np ? picks[p] : R; /* R itself, often */
+      if (!(R == 0 || isinf(R))) continue;
+      zero += R == 0, huge += isinf(R);
+      if (k % 3 || !(a->r.t == R || a->r.t == 0)) continue;
+      toi_ref_query eq = TOI_REF_QUERY_INIT; /* the premises, from MPFR */
+      toi_ref_error_result er;
+      eq.c = &cases[k], eq.engine = TOI_REF_MPFR, eq.dir = j == 2 ? TOI_REVERSE : TOI_FORWARD, eq.T = a->r.t;
+      cr_assert_eq(toi_ref_error(&er, &eq), TOI_OK);
+      if (isinf(R) && a->r.t == R)
+        cr_assert(er.ulp == 0 && er.bits == 0, "case %zu: ulp %a bits %a", k, er.ulp, er.bits);
+      else if (R == 0)
+        cr_assert(er.ulp >= 0 && er.ulp <= 0.5 && er.bits == 0, "case %zu: ulp %a bits %a", k, er.ulp, er.bits);
+    }
+  }
+  cr_assert_gt(zero, N / 4, "%zu answers to a root that rounds to 0", zero);
+  cr_assert_gt(huge, N / 8, "%zu answers to a root that overflows", huge);
+  sweep_acc span, one;
+  cr_assert_eq(sweep_acc_init(&span, 3, NB), 0);
+  cr_assert_eq(sweep_acc_init(&one, 3, NB), 0);
+  size_t fail = 0;
+  cr_assert_eq(sweep_eval_span(&span, cands, 3, ans, N, INFINITY, cases, bins, order, N, 0, TOI_REF_FAST, ref, st, &fail),
+               TOI_OK);
+  cr_assert_eq(fail, N);
+  for (size_t k = 0; k < N; k++)
+    cr_assert_eq(sweep_eval_case_given(&one, cands, 3, &ans[k], N, INFINITY, &cases[k], bins[k], k, TOI_REF_FAST,
+                                       &ref[k]),
+                 TOI_OK);
+  uint64_t timed = 0, bins_seen = 0;
+  for (size_t j = 0; j < 3; j++)
+    for (size_t b = 0; b < NB; b++) {
+      char what[64];
+      snprintf(what, sizeof what, "column %zu bin %zu", j, b);
+      tc_same_cell(&span.cells[j * NB + b], &one.cells[j * NB + b], what, 1);
+      timed += one.cells[j * NB + b].timed;
+      for (int h = 0; h < 3; h++) bins_seen |= (uint64_t)(one.cells[j * NB + b].hist[h] > 0) << h;
+    }
+  cr_assert_gt(timed, N / 2);
+  cr_assert_eq(bins_seen, 7, "errors in bins 0, 1 and 2 (%llx)", (unsigned long long)bins_seen);
+  sweep_acc_free(&span);
+  sweep_acc_free(&one);
+}
