@@ -114,6 +114,36 @@ Test(accurate_batch, every_family_both_dims_and_mixed_batches) {
   }
 }
 
+/* Calls of lengths about the batch's chunk of 64 cases and the sweep's 256
+   (chunks whole and cut short, the lists carried from chunk to chunk, the
+   next chunk prefetched up to the call's end), on the mixed family and on
+   the scale family (cases guessed out of the common range) with both
+   dimensions: each answer the scalar function's, bit for bit. */
+Test(accurate_batch, calls_about_the_chunk_length) {
+  static const size_t lens[] = {63, 64, 65, 127, 128, 129, 191, 256, 257, 300, 1, 72};
+  const toi_gen_family fams[] = {TOI_GEN_MIXED, TOI_GEN_SCALE, TOI_GEN_TANGENT};
+  const size_t n = 6000;
+  toi_result *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+  cr_assert(want && got);
+  for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+    toi_case *cs = family_cases(fams[f], 0, n);
+    for (size_t i = 0; i < n; i++) want[i] = toi_f_accurate(&cs[i]);
+    for (int kind = 0; kind <= 2; kind++) {
+      memset(got, 0xa5, n * sizeof *got);
+      size_t k = 0;
+      for (size_t i = 0, len = lens[0]; i < n; i += len, k++, len = lens[k % (sizeof lens / sizeof lens[0])])
+        toi_accurate_batch_as(kind, &cs[i], len < n - i ? len : n - i, &got[i]);
+      for (size_t i = 0; i < n; i++)
+        cr_assert(same(want[i], got[i]), "%s, case %zu (dim %d), kernels %d: batch %s %a, scalar %s %a",
+                  toi_gen_family_name(fams[f]), i, cs[i].dim, kind, toi_class_name(got[i].cls), got[i].t,
+                  toi_class_name(want[i].cls), want[i].t);
+    }
+    free(cs);
+  }
+  free(want);
+  free(got);
+}
+
 /* Lengths and speeds between 2^-320 and 2^-140 (the scale family with
    --e -320:-140:10 --f -320:0), in both dimensions and mixed: the lanes
    whose largest length or speed is below 2^-150 take the kernel with
