@@ -144,6 +144,42 @@ Test(accurate_batch, calls_about_the_chunk_length) {
   free(got);
 }
 
+/* The lists' last cases, run as a group filled up with copies of its first
+   case: batches of 8 to 40 cases drawn from a few cases only (one to
+   five, so that the real lanes repeat too, beside the copies), from the
+   tangent family (lanes whose sign of D the filter leaves unsure), the
+   scale family (the kernel with scaling) and the mixed family (both
+   dimensions listed), every case's answer the scalar function's. */
+Test(accurate_batch, last_cases_in_groups_filled_with_copies) {
+  const toi_gen_family fams[] = {TOI_GEN_TANGENT, TOI_GEN_SCALE, TOI_GEN_MIXED};
+  enum { POOL = 400, MAXN = 40 };
+  toi_case cs[MAXN];
+  toi_result want[MAXN], got[MAXN];
+  uint64_t r = 2029;
+  for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+    toi_case *pool = family_cases(fams[f], 0, POOL);
+    for (int trial = 0; trial < 600; trial++) {
+      r = r * 6364136223846793005u + 1442695040888963407u;
+      const size_t n = 8 + (size_t)(r >> 33) % (MAXN - 7), distinct = 1 + (size_t)(r >> 20) % 5;
+      const size_t first = (size_t)(r >> 45) % (POOL - distinct);
+      for (size_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        cs[i] = pool[first + (size_t)(r >> 40) % distinct];
+        want[i] = toi_f_accurate(&cs[i]);
+      }
+      for (int kind = 0; kind <= 2; kind++) {
+        memset(got, 0xa5, sizeof got);
+        toi_accurate_batch_as(kind, cs, n, got);
+        for (size_t i = 0; i < n; i++)
+          cr_assert(same(want[i], got[i]), "%s, trial %d, case %zu of %zu (%s), kernels %d: batch %s %a, scalar %s %a",
+                    toi_gen_family_name(fams[f]), trial, i, n, cs[i].id, kind, toi_class_name(got[i].cls), got[i].t,
+                    toi_class_name(want[i].cls), want[i].t);
+      }
+    }
+    free(pool);
+  }
+}
+
 /* Lengths and speeds between 2^-320 and 2^-140 (the scale family with
    --e -320:-140:10 --f -320:0), in both dimensions and mixed: the lanes
    whose largest length or speed is below 2^-150 take the kernel with

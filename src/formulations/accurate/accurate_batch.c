@@ -32,8 +32,10 @@
  * plus the static cases after c_ok. Every other lane (out of the common
  * range, a sign or an accuracy the filter cannot settle, integer or exact
  * values, a root near a midpoint, tiny magnitudes) is recomputed by the
- * scalar function, as are the cases left over (fewer than four of a
- * dimension) and every case on a processor without AVX2 or FMA. The lane
+ * scalar function, as are batches of fewer than four cases, a list's one
+ * case left over at the end of a batch (two or more fill a group with
+ * copies of the first, each copy giving the same answer to the same
+ * place) and every case on a processor without AVX2 or FMA. The lane
  * code below follows accurate.c function by function (names in comments);
  * the two must change together (tests/formulations/test_accurate_batch.c
  * compares them on every family). One step is the lanes' own: in the

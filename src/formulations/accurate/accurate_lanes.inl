@@ -762,6 +762,19 @@ static inline void pf_step(const char **pf, const char *end) {
   *pf = p;
 }
 
+/* The least count of a list's last cases that a group filled up with
+   copies takes (fewer: the scalar function). */
+#ifndef ACC_TAIL
+#define ACC_TAIL 2
+#endif
+
+/* at[0..ACC_W-1]: the k (1 to ACC_W) indices of from, then copies of the
+   first; the real lanes as bits. */
+static inline int fill_group(size_t *at, const size_t *from, size_t k) {
+  for (size_t j = 0; j < ACC_W; j++) at[j] = from[j < k ? j : 0];
+  return (int)((1u << k) - 1);
+}
+
 /* pA's first coordinate nonzero, its exponent field out of [1023 - 250,
    1023 + 100] (subtracted and compared unsigned): the guess (pa[0] lies
    next to dim, on the line just read). */
@@ -781,7 +794,8 @@ static inline int far_guess(const toi_case *c) {
    lanes whose sign of D the filter leaves unsure are listed too, and
    taken ACC_W at a time through the kernel for those. What is left of a
    list at the end of a chunk (fewer than ACC_W) is carried to the next; at
-   the end, the scalar function takes it. Before the lists, the groups of
+   the end, a group filled up with copies takes it (one case alone, the
+   scalar function). Before the lists, the groups of
    consecutive cases that need none go straight to the common path; the
    rest of the chunk is listed and run ACC_LIST cases at a time, the next
    block prefetched meanwhile. The blocks and the prefetch only order the
@@ -869,10 +883,50 @@ void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
       }
     } while (i < base + m);
   }
+  /* What the lists hold at the end (fewer than ACC_W a list, but for
+     those the first adds to): a group filled up with copies of its first
+     case, where at least ACC_TAIL are left, else the scalar function. A
+     copy's lane computes that case's answer from the same inputs, so it
+     takes the same way and stores the same bits to the same place (a
+     group's choices of a way only choose the kernel, never an answer);
+     what the kernels hand back is taken from the real lanes only. */
   for (int d = 0; d < 2; d++) {
+    size_t at[ACC_W];
+    if (ni[d] >= ACC_TAIL) {
+      const int real = fill_group(at, ix[d], ni[d]);
+      const int ret = d ? lanes3(cs, at, out) : lanes2(cs, at, out);
+      for (int left = ret & real; left; left &= left - 1) sx[d][ns[d]++] = at[__builtin_ctz((unsigned)left)];
+      for (int later = ret >> ACC_W & real; later; later &= later - 1) ux[d][nu[d]++] = at[__builtin_ctz((unsigned)later)];
+      ni[d] = 0;
+    }
+    for (size_t j = 0; j < nu[d];) {
+      const size_t k = nu[d] - j < ACC_W ? nu[d] - j : ACC_W;
+      if (k < ACC_TAIL) {
+        for (; j < nu[d]; j++) out[ux[d][j]] = toi_f_accurate(&cs[ux[d][j]]);
+        break;
+      }
+      const int real = fill_group(at, &ux[d][j], k);
+      int left = (d ? lanes3u(cs, at, out) : lanes2u(cs, at, out)) & real;
+      for (; left; left &= left - 1) {
+        const size_t c = at[__builtin_ctz((unsigned)left)];
+        out[c] = toi_f_accurate(&cs[c]);
+      }
+      j += k;
+    }
+    for (size_t j = 0; j < ns[d];) {
+      const size_t k = ns[d] - j < ACC_W ? ns[d] - j : ACC_W;
+      if (k < ACC_TAIL) {
+        for (; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
+        break;
+      }
+      fill_group(at, &sx[d][j], k);
+      if (d)
+        lanes3s(cs, at, out);
+      else
+        lanes2s(cs, at, out);
+      j += k;
+    }
     for (size_t j = 0; j < ni[d]; j++) out[ix[d][j]] = toi_f_accurate(&cs[ix[d][j]]);
-    for (size_t j = 0; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
-    for (size_t j = 0; j < nu[d]; j++) out[ux[d][j]] = toi_f_accurate(&cs[ux[d][j]]);
   }
 }
 
