@@ -182,6 +182,19 @@ typedef struct kt_family {
   long count;    /* at TOI_TEST_SCALE=1 */
 } kt_family;
 
+/* family's default options, the test's seed plus add, dimensions 2 and 3 */
+static inline void kt_opts(toi_gen_opts *o, toi_gen_family family, uint64_t add) {
+  toi_gen_opts_default(o, family);
+  o->seed = kt_seed() + add;
+  o->dim = 0;
+}
+
+/* Case i of o into c, asserted made. */
+static inline void kt_gen(toi_case *c, const toi_gen_opts *o, long i) {
+  size_t bin;
+  cr_assert_eq(toi_gen_case(c, NULL, &bin, o, (uint64_t)i), TOI_OK);
+}
+
 static inline void kt_family_opts(toi_gen_opts *o, const kt_family *f) {
   toi_gen_opts_default(o, (toi_gen_family)f->family);
   o->seed = kt_seed();

@@ -151,8 +151,7 @@ ParameterizedTest(kt_family *f, accurate, families) {
   long n = f->count * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     kt_check_accurate(&c, &tl);
   }
   kt_assert_rounding(&tl, f->name);
@@ -163,16 +162,13 @@ ParameterizedTest(kt_family *f, accurate, families) {
    edge, and the root is as ill-conditioned as it gets. */
 Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
   toi_gen_opts o;
-  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
-  o.seed = kt_seed();
+  kt_opts(&o, TOI_GEN_TANGENT, 0);
   o.k.lo = o.k.hi = 0; /* the exact tangent itself */
-  o.dim = 0;
   kt_tally tl = {0};
   long n = 150 * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case base;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&base, &o, i);
     kt_check_accurate(&base, &tl);
     double *fld[18];
     int nf = kt_fields(&base, fld);
@@ -195,17 +191,14 @@ Test(accurate, tangent_cases_and_every_one_ulp_neighbour) {
    reference. */
 Test(accurate, exact_grazes_settle_in_integers) {
   toi_gen_opts o;
-  toi_gen_opts_default(&o, TOI_GEN_TANGENT);
-  o.seed = kt_seed() + 53;
+  kt_opts(&o, TOI_GEN_TANGENT, 53);
   o.k.lo = o.k.hi = 0;
-  o.dim = 0;
   kt_tally tl = {0};
   long n = 100 * kt_scale(), misses = 0;
   char line[512];
   for (long i = 0; i < n; i++) {
     toi_case base;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&base, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&base, &o, i);
     toi_accurate_info info;
     toi_result x = toi_accurate_explain(&base, &info);
     kt_case_text(&base, line, sizeof line);
@@ -249,8 +242,7 @@ Test(accurate, near_contacts_take_c_in_integers) {
     long n = 25 * 20 * kt_scale();
     for (long i = 0; i < n; i++) {
       toi_case c;
-      size_t bin;
-      cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+      kt_gen(&c, &o, i);
       toi_accurate_info info;
       (void)toi_accurate_explain(&c, &info);
       kt_case_text(&c, line, sizeof line);
@@ -301,8 +293,7 @@ Test(accurate, every_grazing_and_near_contact_k) {
       long n = 60 * 20 * kt_scale();
       for (long i = 0; i < n; i++) {
         toi_case c;
-        size_t bin;
-        cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+        kt_gen(&c, &o, i);
         kt_check_accurate(&c, &tl);
       }
     }
@@ -316,22 +307,17 @@ Test(accurate, every_grazing_and_near_contact_k) {
 Test(accurate, far_and_extreme_scales) {
   kt_tally tl = {0};
   toi_gen_opts o;
-  toi_gen_opts_default(&o, TOI_GEN_FAR);
-  o.seed = kt_seed() + 11;
-  o.dim = 0;
+  kt_opts(&o, TOI_GEN_FAR, 11);
   o.e.lo = 0;
   o.e.hi = 300;
   o.e.step = 1;
   long n = 3000 * kt_scale();
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     kt_check_accurate(&c, &tl);
   }
-  toi_gen_opts_default(&o, TOI_GEN_SCALE);
-  o.seed = kt_seed() + 13;
-  o.dim = 0;
+  kt_opts(&o, TOI_GEN_SCALE, 13);
   o.e.lo = -1100;
   o.e.hi = 1000;
   o.e.step = 10;
@@ -339,8 +325,7 @@ Test(accurate, far_and_extreme_scales) {
   o.f.hi = 1000;
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     kt_check_accurate(&c, &tl);
   }
   kt_assert_rounding(&tl, "far and scale");
@@ -551,8 +536,7 @@ Test(accurate, swap_and_power_of_two_scaling) {
   char line[512];
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     toi_result x = toi_f_accurate(&c), xr = toi_f_robust(&c);
     toi_case d = c;
     kt_swap(&d);
@@ -599,15 +583,12 @@ static void kt_explain_checked(const toi_case *c, toi_accurate_info *info, char 
 Test(accurate, scaled_differences_take_the_common_path) {
   kt_tally tl = {0};
   toi_gen_opts o;
-  toi_gen_opts_default(&o, TOI_GEN_SCALE);
-  o.seed = kt_seed() + 97;
-  o.dim = 0;
+  kt_opts(&o, TOI_GEN_SCALE, 97);
   long n = 2000 * kt_scale(), scaled = 0, common = 0;
   char line[512];
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     toi_accurate_info info;
     kt_explain_checked(&c, &info, line, &tl);
     if (!(info.path & TOI_ACC_SCALED)) continue;
@@ -628,9 +609,7 @@ Test(accurate, scaled_differences_take_the_common_path) {
    2^-151 (so its differences are below 2^-150) must have been scaled. */
 Test(accurate, tiny_differences_take_the_scaled_path) {
   toi_gen_opts o;
-  toi_gen_opts_default(&o, TOI_GEN_SCALE);
-  o.seed = kt_seed() + 131;
-  o.dim = 0;
+  kt_opts(&o, TOI_GEN_SCALE, 131);
   o.e = (toi_gen_range){-320, -140, 10};
   o.f = (toi_gen_range){-320, 0, 1};
   kt_tally tl = {0};
@@ -638,8 +617,7 @@ Test(accurate, tiny_differences_take_the_scaled_path) {
   char line[512];
   for (long i = 0; i < n; i++) {
     toi_case c;
-    size_t bin;
-    cr_assert_eq(toi_gen_case(&c, NULL, &bin, &o, (uint64_t)i), TOI_OK);
+    kt_gen(&c, &o, i);
     toi_accurate_info info;
     kt_explain_checked(&c, &info, line, &tl);
     double big = fmax(fabs(c.ra), fabs(c.rb));
@@ -732,11 +710,8 @@ static int kt_approx_ok(const qx_num *q, mpfr_t x) {
 static void kt_hard_case(toi_case *c, test_rng *r, uint64_t i) {
   static const int fams[] = {TOI_GEN_TANGENT, TOI_GEN_GRAZING, TOI_GEN_NEAR_CONTACT, TOI_GEN_MIXED, TOI_GEN_GENERIC, TOI_GEN_FAR};
   toi_gen_opts o;
-  toi_gen_opts_default(&o, (toi_gen_family)fams[i % 6]);
-  o.seed = kt_seed() + 31;
-  o.dim = 0;
-  size_t bin;
-  cr_assert_eq(toi_gen_case(c, NULL, &bin, &o, i), TOI_OK);
+  kt_opts(&o, (toi_gen_family)fams[i % 6], 31);
+  kt_gen(c, &o, (long)i);
   if (i % 3 == 0) {
     double *f[18];
     int nf = kt_fields(c, f);
