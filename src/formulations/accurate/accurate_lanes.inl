@@ -764,15 +764,42 @@ static inline void pf_step(const char **pf, const char *end) {
 
 /* The least count of a list's last cases that a group filled up with
    copies takes (fewer: the scalar function). */
-#ifndef ACC_TAIL
 #define ACC_TAIL 2
-#endif
 
 /* at[0..ACC_W-1]: the k (1 to ACC_W) indices of from, then copies of the
    first; the real lanes as bits. */
 static inline int fill_group(size_t *at, const size_t *from, size_t k) {
   for (size_t j = 0; j < ACC_W; j++) at[j] = from[j < k ? j : 0];
   return (int)((1u << k) - 1);
+}
+
+/* A list's n cases of dimension 2 + d, ACC_W at a time, through the kernel
+   for an unsure sign of D (scaled 0: its lanes left over go to the scalar
+   function) or the kernel with scaling (scaled 1); the last group filled
+   up with copies of its first case where at least ACC_TAIL are left
+   (fill_group), fewer by the scalar function. */
+static void run_list(const toi_case *cs, const size_t *list, size_t n, int d, int scaled, toi_result *out) {
+  size_t at[ACC_W];
+  for (size_t j = 0; j < n;) {
+    const size_t k = n - j < ACC_W ? n - j : ACC_W;
+    if (k < ACC_TAIL) {
+      for (; j < n; j++) out[list[j]] = toi_f_accurate(&cs[list[j]]);
+      break;
+    }
+    const int real = fill_group(at, &list[j], k);
+    if (scaled) {
+      if (d)
+        lanes3s(cs, at, out);
+      else
+        lanes2s(cs, at, out);
+    } else {
+      for (int left = (d ? lanes3u(cs, at, out) : lanes2u(cs, at, out)) & real; left; left &= left - 1) {
+        const size_t c = at[__builtin_ctz((unsigned)left)];
+        out[c] = toi_f_accurate(&cs[c]);
+      }
+    }
+    j += k;
+  }
 }
 
 /* pA's first coordinate nonzero, its exponent field out of [1023 - 250,
@@ -899,33 +926,8 @@ void ACC_BATCH(const toi_case *cs, size_t n, toi_result *out) {
       for (int later = ret >> ACC_W & real; later; later &= later - 1) ux[d][nu[d]++] = at[__builtin_ctz((unsigned)later)];
       ni[d] = 0;
     }
-    for (size_t j = 0; j < nu[d];) {
-      const size_t k = nu[d] - j < ACC_W ? nu[d] - j : ACC_W;
-      if (k < ACC_TAIL) {
-        for (; j < nu[d]; j++) out[ux[d][j]] = toi_f_accurate(&cs[ux[d][j]]);
-        break;
-      }
-      const int real = fill_group(at, &ux[d][j], k);
-      int left = (d ? lanes3u(cs, at, out) : lanes2u(cs, at, out)) & real;
-      for (; left; left &= left - 1) {
-        const size_t c = at[__builtin_ctz((unsigned)left)];
-        out[c] = toi_f_accurate(&cs[c]);
-      }
-      j += k;
-    }
-    for (size_t j = 0; j < ns[d];) {
-      const size_t k = ns[d] - j < ACC_W ? ns[d] - j : ACC_W;
-      if (k < ACC_TAIL) {
-        for (; j < ns[d]; j++) out[sx[d][j]] = toi_f_accurate(&cs[sx[d][j]]);
-        break;
-      }
-      fill_group(at, &sx[d][j], k);
-      if (d)
-        lanes3s(cs, at, out);
-      else
-        lanes2s(cs, at, out);
-      j += k;
-    }
+    run_list(cs, ux[d], nu[d], d, 0, out);
+    run_list(cs, sx[d], ns[d], d, 1, out);
     for (size_t j = 0; j < ni[d]; j++) out[ix[d][j]] = toi_f_accurate(&cs[ix[d][j]]);
   }
 }
